@@ -1,0 +1,44 @@
+/// The rules a title and an author must meet before they are sent to a store.
+/// Stores apply the same rules, so a bypassed client still cannot write garbage.
+public enum BookValidation {
+    public static let maximumTitleLength = 500
+    public static let maximumAuthorLength = 200
+
+    /// The title as it will be stored: trimmed, non-empty, bounded, free of control characters.
+    public static func title(_ raw: String) throws(BookFailure) -> String {
+        let trimmed = trim(raw)
+        guard !trimmed.isEmpty, trimmed.count <= maximumTitleLength, !hasControlCharacters(trimmed) else {
+            throw .invalidTitle
+        }
+        return trimmed
+    }
+
+    /// The author as it will be stored: trimmed, possibly empty, bounded, no control characters.
+    public static func author(_ raw: String) throws(BookFailure) -> String {
+        let trimmed = trim(raw)
+        guard trimmed.count <= maximumAuthorLength, !hasControlCharacters(trimmed) else {
+            throw .invalidAuthor
+        }
+        return trimmed
+    }
+
+    public static func hasControlCharacters(_ text: String) -> Bool {
+        text.unicodeScalars.contains { isControl($0) }
+    }
+
+    /// C0, DEL, C1 and the bidirectional overrides that can disguise text on a terminal.
+    public static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x00...0x1F, 0x7F...0x9F, 0x202A...0x202E, 0x2066...0x2069: true
+        default: false
+        }
+    }
+
+    private static func trim(_ text: String) -> String {
+        let scalars = text.unicodeScalars
+        guard let start = scalars.firstIndex(where: { !$0.properties.isWhitespace }),
+              let end = scalars.lastIndex(where: { !$0.properties.isWhitespace })
+        else { return "" }
+        return String(scalars[start...end])
+    }
+}

@@ -1,0 +1,147 @@
+import Foundation
+import Synchronization
+
+/// An in-memory catalog shared by any number of `MemoryBookRemote`s, one per account, so
+/// two "people" can edit the same book and meet a real conflict. For tests and demos.
+public final class MemoryCatalog: Sendable {
+    struct StoredBook {
+        var record: BookRecord
+        var scope: String
+    }
+
+    struct State {
+        var books: [Int: StoredBook] = [:]
+        var accounts: [String: Account] = [:]
+        var nextID = 1
+        /// Bumped by every committed save; remotes compare it to notice others' commits.
+        var commitCount = 0
+        var committedOperations: [UUID: Int] = [:]
+    }
+
+    private let state = Mutex(State())
+
+    public init() {}
+
+    public func addAccount(_ account: Account) {
+        state.withLock { $0.accounts[account.name] = account }
+    }
+
+    public func account(named name: String) -> Account? {
+        state.withLock { $0.accounts[name] }
+    }
+
+    public var accounts: [Account] {
+        state.withLock { $0.accounts.values.sorted { $0.name < $1.name } }
+    }
+
+    /// Adds a book at revision 1 and returns it.
+    @discardableResult
+    public func addBook(title: String, author: String = "", scope: String) -> BookRecord {
+        state.withLock { state in
+            let record = BookRecord(id: state.nextID, title: title, revision: 1, author: author)
+            state.nextID += 1
+            state.books[record.id] = StoredBook(record: record, scope: scope)
+            return record
+        }
+    }
+
+    /// Puts a record in place exactly as given (fixtures with chosen ids and revisions).
+    public func put(_ record: BookRecord, scope: String) {
+        state.withLock { state in
+            state.books[record.id] = StoredBook(record: record, scope: scope)
+            state.nextID = max(state.nextID, record.id + 1)
+        }
+    }
+
+    var commitCount: Int { state.withLock { $0.commitCount } }
+
+    func withState<T>(_ body: (inout State) throws(BookFailure) -> T) throws(BookFailure) -> T {
+        try state.withLock { state throws(BookFailure) in try body(&state) }
+    }
+}
+
+/// One account's view of a `MemoryCatalog`. It enforces the same rules a real store does:
+/// only the account's scope is visible, readers cannot save, saves are compare-and-set.
+public actor MemoryBookRemote: SearchableBookRemote, ChangeDetectingRemote, SaveOutcomeRecordingRemote, AccountAwareRemote {
+    public static let defaultScope = "main"
+
+    public let catalog: MemoryCatalog
+    public nonisolated let account: Account
+    public private(set) var loads = 0
+    private var lastSeenCommitCount: Int
+    private var ownCommits = 0
+
+    public init(catalog: MemoryCatalog, account: Account) {
+        self.catalog = catalog
+        self.account = account
+        self.lastSeenCommitCount = catalog.commitCount
+    }
+
+    /// A private catalog holding `records`, seen by one editor.
+    public init(_ records: [Int: BookRecord]) {
+        let catalog = MemoryCatalog()
+        let account = Account(name: "editor", role: .editor, scope: Self.defaultScope)
+        catalog.addAccount(account)
+        for record in records.values { catalog.put(record, scope: Self.defaultScope) }
+        self.init(catalog: catalog, account: account)
+    }
+
+    public func load(id: Int) async throws -> BookRecord {
+        loads += 1
+        let scope = account.scope
+        return try catalog.withState { state throws(BookFailure) in
+            guard let stored = state.books[id], stored.scope == scope else { throw .missing }
+            return stored.record
+        }
+    }
+
+    public func save(id: Int, title: String, expectedRevision: Int) async throws -> BookRecord {
+        try await save(SaveRequest(id: id, title: title, expectedRevision: expectedRevision))
+    }
+
+    public func save(_ request: SaveRequest) async throws -> BookRecord {
+        let title = try BookValidation.title(request.title)
+        let author = try request.author.map { raw throws(BookFailure) in try BookValidation.author(raw) }
+        let account = self.account
+        let saved = try catalog.withState { state throws(BookFailure) in
+            guard let stored = state.books[request.id], stored.scope == account.scope else { throw .missing }
+            guard account.role == .editor else { throw .notAllowed }
+            let old = stored.record
+            guard old.revision == request.expectedRevision else {
+                throw .conflict(expected: request.expectedRevision, actual: old.revision)
+            }
+            guard old.revision < Int.max else { throw .revisionExhausted }
+            let next = BookRecord(id: old.id, title: title, revision: old.revision + 1, author: author ?? old.author)
+            state.books[old.id]?.record = next
+            state.commitCount += 1
+            state.committedOperations[request.operation] = next.revision
+            return next
+        }
+        ownCommits += 1
+        return saved
+    }
+
+    public func search(_ query: SearchQuery) async throws -> SearchPage {
+        let terms = SearchTerms(query.text)
+        let scope = account.scope
+        let visible = try catalog.withState { state throws(BookFailure) in
+            state.books.values.filter { $0.scope == scope }.map(\.record)
+        }
+        let matches = visible.filter { terms.isEmpty || terms.matches($0) }
+            .map { (key: terms.sortKey($0), record: $0) }
+            .sorted { $0.key < $1.key }
+            .map(\.record)
+        let page = matches.dropFirst(query.offset).prefix(query.limit)
+        return SearchPage(records: Array(page), total: matches.count)
+    }
+
+    public func checkForChanges() async throws -> ChangeNotice? {
+        let now = catalog.commitCount
+        defer { lastSeenCommitCount = now; ownCommits = 0 }
+        return now - lastSeenCommitCount > ownCommits ? .unspecified : nil
+    }
+
+    public func committedRevision(of operation: UUID) async throws -> Int? {
+        try catalog.withState { state throws(BookFailure) in state.committedOperations[operation] }
+    }
+}

@@ -1,0 +1,136 @@
+import Foundation
+
+/// The one definition of how text is matched, shared by every adapter and by the UI's
+/// highlighting, so "what matches" never differs between stores.
+///
+/// Text is folded (case and diacritics removed) and cut into tokens: a run of letters or
+/// digits is one token, except that each Han, kana or Hangul character is a token of its
+/// own, because those scripts do not separate words with spaces. A query word matches when
+/// its tokens appear consecutively in the text, the last one as a prefix: "hist" matches
+/// "History", "cafe" matches "Café", "歴史" matches "日本の歴史".
+public struct SearchTerms: Sendable, Hashable {
+    /// One token sequence per query word.
+    public let words: [[String]]
+
+    public init(_ query: String) {
+        words = SearchTerms.queryWords(query).map { SearchTerms.tokens(of: String($0)) }.filter { !$0.isEmpty }
+    }
+
+    public var isEmpty: Bool { words.isEmpty }
+
+    /// Folded tokens of `text`, in order.
+    public static func tokens(of text: String) -> [String] {
+        tokenRanges(of: text).map { fold(String(text[$0])) }
+    }
+
+    /// The text an index should store for `text`: its tokens joined by single spaces.
+    public static func indexText(_ text: String) -> String {
+        tokens(of: text).joined(separator: " ")
+    }
+
+    /// Lowercase without diacritics ("Café" -> "cafe").
+    public static func fold(_ text: String) -> String {
+        text.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil)
+    }
+
+    /// True when every query word matches `record`'s title or author.
+    public func matches(_ record: BookRecord) -> Bool {
+        let title = SearchTerms.tokens(of: record.title)
+        let author = SearchTerms.tokens(of: record.author)
+        return words.allSatisfy { SearchTerms.find($0, in: title) != nil || SearchTerms.find($0, in: author) != nil }
+    }
+
+    /// Lower ranks first: 0 when the title begins with the first query word and all words
+    /// are in the title, 1 when all words are in the title, 2 when the author was needed.
+    public func rank(_ record: BookRecord) -> Int {
+        let title = SearchTerms.tokens(of: record.title)
+        let inTitle = words.map { SearchTerms.find($0, in: title) }
+        guard inTitle.allSatisfy({ $0 != nil }) else { return 2 }
+        return inTitle.first == 0 ? 0 : 1
+    }
+
+    /// The order of results: rank, then title as folded, then id.
+    public func sortKey(_ record: BookRecord) -> (Int, String, Int) {
+        (rank(record), SearchTerms.fold(record.title), record.id)
+    }
+
+    /// Ranges of `text` to highlight: for each matching query word, the matched characters.
+    public func highlightRanges(in text: String) -> [Range<String.Index>] {
+        let ranges = SearchTerms.tokenRanges(of: text)
+        let folded = ranges.map { SearchTerms.fold(String(text[$0])) }
+        var result: [Range<String.Index>] = []
+        for word in words {
+            var start = 0
+            while let at = SearchTerms.find(word, in: folded, from: start) {
+                let last = ranges[at + word.count - 1]
+                let prefixLength = word.last!.count
+                let end = text.index(last.lowerBound, offsetBy: prefixLength, limitedBy: last.upperBound) ?? last.upperBound
+                result.append(ranges[at].lowerBound..<end)
+                start = at + 1
+            }
+        }
+        return result.sorted { $0.lowerBound < $1.lowerBound }
+    }
+
+    /// Index of the first token where `word` matches, or nil.
+    static func find(_ word: [String], in tokens: [String], from start: Int = 0) -> Int? {
+        guard !word.isEmpty, tokens.count >= word.count, start <= tokens.count - word.count else { return nil }
+        for at in start...(tokens.count - word.count) {
+            var matched = true
+            for (offset, part) in word.enumerated() {
+                let token = tokens[at + offset]
+                let isLast = offset == word.count - 1
+                if isLast ? !token.hasPrefix(part) : token != part {
+                    matched = false
+                    break
+                }
+            }
+            if matched { return at }
+        }
+        return nil
+    }
+
+    private static func queryWords(_ query: String) -> [Substring] {
+        query.split(whereSeparator: { $0.isWhitespace })
+    }
+
+    private static func tokenRanges(of text: String) -> [Range<String.Index>] {
+        var ranges: [Range<String.Index>] = []
+        var runStart: String.Index?
+        var index = text.startIndex
+        while index < text.endIndex {
+            let next = text.index(after: index)
+            let character = text[index]
+            if isIdeographic(character) {
+                if let start = runStart { ranges.append(start..<index); runStart = nil }
+                ranges.append(index..<next)
+            } else if isWordCharacter(character) {
+                if runStart == nil { runStart = index }
+            } else if let start = runStart {
+                ranges.append(start..<index)
+                runStart = nil
+            }
+            index = next
+        }
+        if let start = runStart { ranges.append(start..<text.endIndex) }
+        return ranges
+    }
+
+    private static func isWordCharacter(_ character: Character) -> Bool {
+        guard let scalar = character.unicodeScalars.first else { return false }
+        return scalar.properties.isAlphabetic || scalar.properties.numericType != nil
+    }
+
+    static func isIdeographic(_ character: Character) -> Bool {
+        guard let scalar = character.unicodeScalars.first else { return false }
+        switch scalar.value {
+        case 0x3040...0x30FF,  // Hiragana, Katakana
+             0x3400...0x4DBF, 0x4E00...0x9FFF, 0xF900...0xFAFF, 0x20000...0x2FA1F,  // Han
+             0xAC00...0xD7AF, 0x1100...0x11FF,  // Hangul
+             0x31F0...0x31FF, 0xFF66...0xFF9F:  // Katakana extensions, half-width
+            return true
+        default:
+            return false
+        }
+    }
+}

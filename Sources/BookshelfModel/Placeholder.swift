@@ -1,0 +1,1 @@
+// BookshelfModel: under construction.

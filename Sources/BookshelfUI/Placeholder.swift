@@ -1,0 +1,1 @@
+// BookshelfUI: under construction.

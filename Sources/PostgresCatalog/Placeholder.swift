@@ -1,0 +1,1 @@
+// PostgresCatalog: under construction.

@@ -1,0 +1,1 @@
+// SQLiteCatalog: under construction.

@@ -1,0 +1,1 @@
+// TerminalUI: under construction.

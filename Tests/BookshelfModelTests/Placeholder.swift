@@ -1,0 +1,1 @@
+// BookshelfModelTests: under construction.

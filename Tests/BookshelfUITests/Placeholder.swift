@@ -1,0 +1,1 @@
+// BookshelfUITests: under construction.

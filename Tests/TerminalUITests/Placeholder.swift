@@ -1,0 +1,1 @@
+// TerminalUITests: under construction.
