@@ -36,7 +36,10 @@ public actor BookRepository {
         let generation: Int
         let token: Int
         let task: Task<BookRecord, any Error>
+        var callers = 1
     }
+    /// Tests wait on these to know a load has joined a shared call before they release it.
+    private var callerWaiters: [(id: Int, callers: Int, continuation: CheckedContinuation<Void, Never>)] = []
 
     public init(remote: any BookRemote) { self.remote = remote }
 
@@ -143,6 +146,8 @@ public actor BookRepository {
 
     private func sharedLoad(id: Int, generation: Int) async throws -> BookRecord {
         if let running = inFlightLoads[id], running.generation == generation {
+            inFlightLoads[id]?.callers += 1
+            resumeCallerWaiters(id: id)
             return try await running.task.value
         }
         nextLoadToken += 1
@@ -152,6 +157,19 @@ public actor BookRepository {
         inFlightLoads[id] = InFlightLoad(generation: generation, token: token, task: task)
         defer { if inFlightLoads[id]?.token == token { inFlightLoads[id] = nil } }
         return try await task.value
+    }
+
+    /// Suspends until `callers` callers await one shared in-flight load of `id`.
+    func waitForSharedLoad(id: Int, callers: Int) async {
+        if (inFlightLoads[id]?.callers ?? 0) >= callers { return }
+        await withCheckedContinuation { callerWaiters.append((id, callers, $0)) }
+    }
+
+    private func resumeCallerWaiters(id: Int) {
+        let count = inFlightLoads[id]?.callers ?? 0
+        let ready = callerWaiters.filter { $0.id == id && $0.callers <= count }
+        callerWaiters.removeAll { $0.id == id && $0.callers <= count }
+        ready.forEach { $0.continuation.resume() }
     }
 
     private func advance(_ id: Int) {

@@ -1,0 +1,79 @@
+import BookCatalog
+import Testing
+
+@Suite("Search terms")
+struct SearchTermsTests {
+    func record(_ title: String, author: String = "") -> BookRecord {
+        BookRecord(id: 1, title: title, revision: 1, author: author)
+    }
+
+    @Test("case and diacritics are ignored", arguments: ["cafe", "CAFÉ", "Cafe", "café"])
+    func foldsCaseAndDiacritics(query: String) {
+        #expect(SearchTerms(query).matches(record("Le Café du Coin")))
+    }
+
+    @Test("every word matches as a prefix of a word in the title or author")
+    func wordsArePrefixes() {
+        #expect(SearchTerms("hist rom").matches(record("A History of Rome")))
+        #expect(SearchTerms("rom hist").matches(record("A History of Rome")))
+        #expect(!SearchTerms("istory").matches(record("A History of Rome")))
+        #expect(SearchTerms("hist gibb").matches(record("The History", author: "Edward Gibbon")))
+        #expect(!SearchTerms("hist zzz").matches(record("A History of Rome")))
+    }
+
+    @Test("Han, kana and Hangul match inside a run of characters")
+    func ideographicScripts() {
+        #expect(SearchTerms("歴史").matches(record("日本の歴史")))
+        #expect(SearchTerms("日本").matches(record("日本の歴史")))
+        #expect(!SearchTerms("史歴").matches(record("日本の歴史")))
+        #expect(SearchTerms("한국").matches(record("한국의 역사")))
+    }
+
+    @Test("query syntax characters are text", arguments: ["\"", "*", "AND", "NEAR(", "-", "(", ")", "\"\"", "a*b", "-x"])
+    func hostileQueriesAreText(query: String) {
+        let terms = SearchTerms(query)
+        _ = terms.matches(record("Anything AND everything (near)"))
+        #expect(terms.words.allSatisfy { $0.allSatisfy { !$0.contains("\"") && !$0.contains("*") } })
+    }
+
+    @Test("ranking: title start, then title, then author")
+    func ranking() {
+        let terms = SearchTerms("rome")
+        #expect(terms.rank(record("Rome and Its Rivals")) == 0)
+        #expect(terms.rank(record("A History of Rome")) == 1)
+        #expect(terms.rank(record("Empire", author: "Romeo Smith")) == 2)
+    }
+
+    @Test("highlight ranges cover the matched prefix of each word")
+    func highlights() {
+        let title = "A History of Rome"
+        let ranges = SearchTerms("hist ro").highlightRanges(in: title)
+        #expect(ranges.map { String(title[$0]) } == ["Hist", "Ro"])
+        let accented = "Le Café"
+        #expect(SearchTerms("cafe").highlightRanges(in: accented).map { String(accented[$0]) } == ["Café"])
+    }
+}
+
+@Suite("Validation")
+struct ValidationTests {
+    @Test("titles are trimmed and bounded") func titles() throws {
+        #expect(try BookValidation.title("  Dune \n") == "Dune")
+        #expect(throws: BookFailure.invalidTitle) { try BookValidation.title("   ") }
+        #expect(throws: BookFailure.invalidTitle) { try BookValidation.title(String(repeating: "x", count: 501)) }
+        #expect(throws: BookFailure.invalidTitle) { try BookValidation.title("Bad\u{1B}[31mTitle") }
+        #expect(throws: BookFailure.invalidTitle) { try BookValidation.title("Evil\u{202E}txt") }
+        #expect(try BookValidation.title("日本の歴史 📚") == "日本の歴史 📚")
+    }
+
+    @Test("authors may be empty but not hostile") func authors() throws {
+        #expect(try BookValidation.author("") == "")
+        #expect(throws: BookFailure.invalidAuthor) { try BookValidation.author("a\u{7}b") }
+    }
+
+    @Test("the repository refuses an invalid title before touching the store") func repositoryValidates() async throws {
+        let remote = MemoryBookRemote([1: BookRecord(id: 1, title: "Dune", revision: 1)])
+        let repository = BookRepository(remote: remote)
+        await #expect(throws: BookFailure.invalidTitle) { try await repository.update(id: 1, title: " \t", expectedRevision: 1) }
+        #expect(try await repository.book(id: 1, policy: .cached).title == "Dune")
+    }
+}

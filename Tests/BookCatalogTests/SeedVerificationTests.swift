@@ -1,0 +1,90 @@
+import BookCatalog
+import Testing
+
+// The seed's sample code, unchanged: its test fake and its two verification blocks must
+// compile and pass against `import BookCatalog`. This file is the floor of the public API.
+
+actor DelayedBookRemote: BookRemote {
+    private var current = BookRecord(id: 1, title: "Before", revision: 1)
+    private var held: (BookRecord, CheckedContinuation<BookRecord, Never>)?
+    private var waitingForLoad: CheckedContinuation<Void, Never>?
+    private(set) var loadCount = 0
+
+    func load(id: Int) async throws -> BookRecord {
+        guard id == current.id else { throw BookFailure.missing }
+        loadCount += 1
+        if loadCount == 1 {
+            let captured = current
+            return await withCheckedContinuation { continuation in
+                held = (captured, continuation)
+                waitingForLoad?.resume()
+                waitingForLoad = nil
+            }
+        }
+        return current
+    }
+    func waitUntilLoadIsHeld() async {
+        if held != nil { return }
+        await withCheckedContinuation { waitingForLoad = $0 }
+    }
+    func releaseHeldLoad() {
+        guard let (value, continuation) = held else { preconditionFailure("No held load") }
+        held = nil
+        continuation.resume(returning: value)
+    }
+    func save(id: Int, title: String, expectedRevision: Int) async throws -> BookRecord {
+        guard id == current.id else { throw BookFailure.missing }
+        guard !title.isEmpty else { throw BookFailure.invalidTitle }
+        guard current.revision == expectedRevision else {
+            throw BookFailure.conflict(expected: expectedRevision, actual: current.revision)
+        }
+        guard current.revision < Int.max else { throw BookFailure.revisionExhausted }
+        current = BookRecord(id: id, title: title, revision: current.revision + 1)
+        return current
+    }
+}
+
+@Suite("Seed verification")
+struct SeedVerificationTests {
+    @Test("cache, update and conflict behave as the seed states")
+    func cacheUpdateAndConflict() async throws {
+        let remote = MemoryBookRemote([1: BookRecord(id: 1, title: "Draft", revision: 1)])
+        let repository = BookRepository(remote: remote)
+        let first = try await repository.book(id: 1, policy: .cached)
+        let again = try await repository.book(id: 1, policy: .cached)
+        let loads = await remote.loads
+        assert(first == again && loads == 1)
+        let saved = try await repository.update(id: 1, title: "Published", expectedRevision: 1)
+        assert(saved.revision == 2)
+        let cached = try await repository.book(id: 1, policy: .cached)
+        assert(cached == saved)
+        do {
+            _ = try await repository.update(id: 1, title: "Obsolete edit", expectedRevision: 1)
+            assertionFailure("An obsolete writer must not overwrite the new revision")
+        } catch BookFailure.conflict(expected: 1, actual: 2) {}
+        let afterConflict = try await repository.book(id: 1, policy: .cached)
+        assert(afterConflict.title == "Published")
+
+        // The same facts as test expectations, so a release build still checks them.
+        #expect(first == again && loads == 1)
+        #expect(saved.revision == 2 && cached == saved && afterConflict.title == "Published")
+    }
+
+    @Test("an old load released after a write does not replace the cached write")
+    func delayedLoadAfterWrite() async throws {
+        let delayedRemote = DelayedBookRemote()
+        let racingRepository = BookRepository(remote: delayedRemote)
+        let oldRead = Task { try await racingRepository.book(id: 1, policy: .refresh) }
+        await delayedRemote.waitUntilLoadIsHeld()
+        let newWrite = try await racingRepository.update(id: 1, title: "After", expectedRevision: 1)
+        await delayedRemote.releaseHeldLoad()
+        let oldResult = try await oldRead.value
+        let retainedResult = try await racingRepository.book(id: 1, policy: .cached)
+        let delayedLoadCount = await delayedRemote.loadCount
+        assert(oldResult.revision == 1 && newWrite.revision == 2)
+        assert(retainedResult == newWrite && delayedLoadCount == 1)
+
+        #expect(oldResult.revision == 1 && newWrite.revision == 2)
+        #expect(retainedResult == newWrite && delayedLoadCount == 1)
+    }
+}
