@@ -63,17 +63,18 @@ final class NcursesBackend {
         _ = mvwadd_wch(screen, Int32(y), Int32(x), &character)
     }
 
-    /// ncurses stores a spacing character followed by at most CCHARW_MAX - 1
+    /// ncurses stores a spacing character followed by at most CCHARW_MAX - 1 (4)
     /// non-spacing ones; a longer cluster (a ZWJ emoji sequence) keeps its first
     /// scalar and the zero-width ones directly after it. Width was fixed by the canvas
     /// from the first scalar, so the terminal's cell count is unaffected.
-    static func cursesCharacters(_ symbol: String) -> [wchar_t] {
+    nonisolated static func cursesCharacters(_ symbol: String) -> [wchar_t] {
+        TerminalLocale.prepare()
         var result: [wchar_t] = []
         for scalar in symbol.unicodeScalars {
             let value = wchar_t(bitPattern: scalar.value)
             if result.isEmpty {
                 result.append(value)
-            } else if wcwidth(value) == 0 && result.count < Int(CCHARW_MAX) - 1 {
+            } else if wcwidth(value) == 0 && result.count < Int(CCHARW_MAX) {
                 result.append(value)
             } else {
                 break

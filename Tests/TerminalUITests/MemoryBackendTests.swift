@@ -1,0 +1,83 @@
+import Testing
+@testable import TerminalUI
+
+@Suite("Memory backend")
+struct MemoryBackendTests {
+    /// A small screen the way an app would compose one: a title bar, a list with a
+    /// selected row, CJK and emoji titles, a status line that must be truncated.
+    static func composedScreen(selected: Int) -> Canvas {
+        var canvas = Canvas(width: 20, height: 6)
+        let titleBar = Style(foreground: .white, background: .blue, attributes: .bold)
+        canvas.fill(Rect(x: 0, y: 0, width: 20, height: 1), style: titleBar)
+        canvas.draw("Bookshelf", x: 1, y: 0, style: titleBar)
+        let rows = ["Dune", "ノルウェイの森", "Emoji 📚 book", "Lais \u{1B}[31mMarie"]
+        for (index, title) in rows.enumerated() {
+            let style: Style = index == selected ? .reverse : .plain
+            canvas.drawTruncated(title, x: 0, y: index + 1, width: 20, style: style)
+        }
+        canvas.drawTruncated("3 results for \"murakami haruki\"", x: 0, y: 5, width: 20, style: .dim)
+        canvas.cursor = Position(x: 4, y: 5)
+        return canvas
+    }
+
+    @Test("A composed 20x6 screen renders as text with styles")
+    func composedScreen() {
+        var backend = MemoryBackend(width: 20, height: 6)
+        backend.present(Self.composedScreen(selected: 1))
+        #expect(backend.lines == [
+            " Bookshelf          ",
+            "Dune                ",
+            "ノルウェイの森      ",
+            "Emoji 📚 book       ",
+            "Lais ␛[31mMarie     ",
+            "3 results for \"mura…",
+        ])
+        #expect(backend.style(x: 0, y: 0) == Style(foreground: .white, background: .blue, attributes: .bold))
+        #expect(backend.style(x: 19, y: 0).background == .blue, "the title bar spans the row")
+        #expect(backend.style(x: 0, y: 1) == .plain)
+        #expect(backend.style(x: 0, y: 2) == .reverse, "selected row")
+        #expect(backend.style(x: 19, y: 2) == .reverse, "selection padded to the full width")
+        #expect(backend.style(x: 19, y: 5) == .dim)
+        #expect(backend.screen.cursor == Position(x: 4, y: 5))
+    }
+
+    @Test("The next frame sends only the cells that changed")
+    func secondFrameSendsChanges() {
+        var backend = MemoryBackend(width: 20, height: 6)
+        backend.present(Self.composedScreen(selected: 1))
+        #expect(backend.lastUpdates.count == 20 * 6 - 8, "first frame: everything but 8 continuation cells (7 kana, 1 emoji)")
+        backend.present(Self.composedScreen(selected: 1))
+        #expect(backend.lastUpdates.isEmpty)
+        backend.present(Self.composedScreen(selected: 2))
+        // Row 2 (7 wide glyphs + 6 padding cells) and row 3 (all 19 non-continuation
+        // cells) change style; nothing else is sent.
+        #expect(Set(backend.lastUpdates.map(\.position.y)) == [2, 3])
+        #expect(backend.lastUpdates.count == 13 + 19)
+        #expect(backend.style(x: 0, y: 3) == .reverse)
+        #expect(backend.style(x: 0, y: 2) == .plain)
+    }
+
+    @Test("invalidate forces a full redraw; a new size starts over")
+    func invalidate() {
+        var backend = MemoryBackend(width: 20, height: 6)
+        let frame = Self.composedScreen(selected: 0)
+        backend.present(frame)
+        backend.invalidate()
+        backend.present(frame)
+        #expect(backend.lastUpdates.count == 20 * 6 - 8)
+        var small = Canvas(width: 4, height: 1)
+        small.draw("abcd", x: 0, y: 0)
+        backend.present(small)
+        #expect(backend.lines == ["abcd"])
+    }
+
+    @Test("ncurses receives a spacing character plus at most four zero-width ones")
+    func cursesCharacters() {
+        #expect(NcursesBackend.cursesCharacters("a") == [97, 0])
+        #expect(NcursesBackend.cursesCharacters("e\u{301}") == [0x65, 0x301, 0])
+        #expect(NcursesBackend.cursesCharacters("👨\u{200D}👩\u{200D}👧") == [0x1F468, 0x200D, 0],
+            "stops at the next spacing scalar")
+        #expect(NcursesBackend.cursesCharacters("a\u{301}\u{302}\u{303}\u{304}\u{305}") == [0x61, 0x301, 0x302, 0x303, 0x304, 0])
+        #expect(NcursesBackend.cursesCharacters("") == [32, 0])
+    }
+}

@@ -1,1 +1,0 @@
-// TerminalUITests: under construction.
