@@ -39,7 +39,7 @@ public enum TerminalError: Error, Equatable, Sendable {
 /// `render`'s canvas after every event (coalesced into one frame per turn of the main
 /// queue).
 ///
-/// Lifetime guarantees (see the module README section):
+/// Lifetime guarantees (README, "Terminal behaviour"):
 /// - `quit(status:)`, SIGINT, SIGTERM and SIGHUP restore the terminal, then exit
 ///   (SIGxxx exits with 128 + signal number);
 /// - any other `exit()` restores it from an atexit handler; a crash (SIGSEGV, SIGBUS,
@@ -97,7 +97,7 @@ public final class Terminal {
         // Ignored before ncurses starts, so it installs none of its own handlers for
         // these; dispatch sources receive them instead (a source needs the default
         // action out of the way).
-        for signal in Self.handledSignals { Glibc.signal(signal, SIG_IGN) }
+        for signo in Self.handledSignals { signal(signo, SIG_IGN) }
 
         guard shim_newterm() != nil else {
             throw TerminalError.unsupportedTerminal(getenv("TERM").map { String(cString: $0) } ?? "")
@@ -266,16 +266,16 @@ public final class Terminal {
     private static let handledSignals: [Int32] = [SIGINT, SIGTERM, SIGHUP, SIGWINCH, SIGTSTP, SIGCONT]
 
     private func installSignalSources() {
-        for signal in [SIGINT, SIGTERM, SIGHUP] {
-            addSignalSource(signal) { [unowned self] in self.quit(status: 128 + signal) }
+        for signo in [SIGINT, SIGTERM, SIGHUP] {
+            addSignalSource(signo) { [unowned self] in self.quit(status: 128 + signo) }
         }
         addSignalSource(SIGWINCH) { [unowned self] in self.syncSize() }
         addSignalSource(SIGTSTP) { [unowned self] in self.suspend() }
         addSignalSource(SIGCONT) { [unowned self] in self.continued() }
     }
 
-    private func addSignalSource(_ signal: Int32, _ action: @escaping @MainActor () -> Void) {
-        let source = DispatchSource.makeSignalSource(signal: signal, queue: .main)
+    private func addSignalSource(_ signo: Int32, _ action: @escaping @MainActor () -> Void) {
+        let source = DispatchSource.makeSignalSource(signal: signo, queue: .main)
         source.setEventHandler {
             MainActor.assumeIsolated { action() }
         }
