@@ -108,13 +108,16 @@ extension SampleBooks {
         case 0..<24: title = "The \(random.pick(adjectives)) \(random.pick(nouns))"
         case 24..<40: title = "\(random.pick(historyForms))\(random.pick(subjects))"
         case 40..<50: title = "\(random.pick(nouns)) of \(random.pick(places))"
-        case 50..<58: title = "The \(random.pick(nouns)) and the \(random.pick(nouns))"
-        case 58..<66: title = random.pick(accentedTitles)
+        case 50..<58:
+            let first = random.below(nouns.count)
+            let second = (first + 1 + random.below(nouns.count - 1)) % nouns.count
+            title = "The \(nouns[first]) and the \(nouns[second])"
+        case 58..<66: title = random.pick(accentedTitles) + random.pick(accentedEndings)
         case 66..<72: title = random.pick(japaneseStems) + random.pick(japaneseEndings)
         case 72..<77: title = random.pick(chineseStems) + random.pick(chineseEndings)
         case 77..<82: title = random.pick(koreanStems) + random.pick(koreanEndings)
         case 82..<89: title = emojiTitle(using: &random)
-        case 89..<92: title = longTitle(using: &random)
+        case 89..<90: title = longTitle(using: &random)
         default: title = "\(random.pick(adjectives)) \(random.pick(nouns))s"
         }
         switch random.below(10) {
@@ -177,10 +180,13 @@ extension SampleBooks {
         "Łódź", "Besançon", "Düsseldorf", "Tromsø", "Venice", "Alexandria", "Kyoto", "Timbuktu",
     ]
     private static let accentedTitles = [
-        "Crème Brûlée at Midnight", "Señor Niño's Garden", "Über den Wolken", "Ångström's Notebook",
-        "Müller and Daughters", "Les Misérables Revisited", "Fiancée from Besançon",
-        "Smörgåsbord for Beginners", "Café au Lait", "Dvořák in the New World", "Ça ira",
-        "Ærø: An Island Story", "Pokémon and the Post-War Toy Industry", "Déjà Vu",
+        "Crème Brûlée", "Señor Niño's Garden", "Über den Wolken", "Ångström's Notebook",
+        "Müller and Daughters", "Les Misérables", "The Fiancée", "Smörgåsbord", "Café au Lait",
+        "Dvořák", "Ça ira", "Ærø", "Pokémon", "Déjà Vu", "Naïveté", "El Niño",
+    ]
+    private static let accentedEndings = [
+        "", "", " at Midnight", " Revisited", " in Zürich", " in Kraków", " in Montréal",
+        ": An Island Story", " and Other Stories", " for Beginners", " in São Paulo",
     ]
     private static let japaneseStems = ["日本", "東京", "京都", "大阪", "江戸", "富士山", "北海道", "コーヒー"]
     private static let japaneseEndings = ["の歴史", "物語", "の四季", "の料理", "散歩", "の文化", "の科学"]
