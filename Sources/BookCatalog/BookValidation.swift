@@ -7,7 +7,7 @@ public enum BookValidation {
     /// The title as it will be stored: trimmed, non-empty, bounded, free of control characters.
     public static func title(_ raw: String) throws(BookFailure) -> String {
         let trimmed = trim(raw)
-        guard !trimmed.isEmpty, trimmed.count <= maximumTitleLength, !hasControlCharacters(trimmed) else {
+        guard !trimmed.isEmpty, fits(trimmed, maximumTitleLength), !hasControlCharacters(trimmed) else {
             throw .invalidTitle
         }
         return trimmed
@@ -16,7 +16,7 @@ public enum BookValidation {
     /// The author as it will be stored: trimmed, possibly empty, bounded, no control characters.
     public static func author(_ raw: String) throws(BookFailure) -> String {
         let trimmed = trim(raw)
-        guard trimmed.count <= maximumAuthorLength, !hasControlCharacters(trimmed) else {
+        guard fits(trimmed, maximumAuthorLength), !hasControlCharacters(trimmed) else {
             throw .invalidAuthor
         }
         return trimmed
@@ -32,6 +32,12 @@ public enum BookValidation {
         case 0x00...0x1F, 0x7F...0x9F, 0x202A...0x202E, 0x2066...0x2069: true
         default: false
         }
+    }
+
+    /// At most `limit` characters. Counting graphemes is slow, so short text in UTF-8 bytes
+    /// (never fewer than characters) is accepted without counting.
+    private static func fits(_ text: String, _ limit: Int) -> Bool {
+        text.utf8.count <= limit || text.count <= limit
     }
 
     private static func trim(_ text: String) -> String {
