@@ -137,19 +137,22 @@ public enum LatencySpecError: Error, Equatable, Sendable, CustomStringConvertibl
     }
 }
 
-/// SplitMix64 (Steele, Lea, Flood 2014): a tiny, well-mixed generator whose whole state is one
-/// integer, so a seed reproduces a run on every platform and Swift version. Never the system RNG.
-public struct SplitMix64: RandomNumberGenerator, Sendable {
-    private var state: UInt64
+extension LatencySchedule {
+    /// SplitMix64 (Steele, Lea, Flood 2014), nested so it never clashes with another file's
+    /// generator: a tiny, well-mixed generator whose whole state is one
+    /// integer, so a seed reproduces a run on every platform and Swift version. Never the system RNG.
+    public struct SplitMix64: RandomNumberGenerator, Sendable {
+        private var state: UInt64
 
-    public init(seed: UInt64) { state = seed }
+        public init(seed: UInt64) { state = seed }
 
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var mixed = state
-        mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
-        return mixed ^ (mixed >> 31)
+        public mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var mixed = state
+            mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
+            return mixed ^ (mixed >> 31)
+        }
     }
 }
 

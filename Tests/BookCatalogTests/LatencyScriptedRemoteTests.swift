@@ -38,7 +38,7 @@ struct LatencyScriptedRemoteTests {
 
     @Test("SplitMix64 produces the published reference sequence for seed 0")
     func splitMixReference() {
-        var generator = SplitMix64(seed: 0)
+        var generator = LatencySchedule.SplitMix64(seed: 0)
         // First outputs of SplitMix64 seeded with 0, as in the reference implementation.
         #expect(generator.next() == 0xE220_A839_7B1D_CDAF)
         #expect(generator.next() == 0x6E78_9E6A_A1B9_65F4)
