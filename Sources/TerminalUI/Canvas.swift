@@ -1,0 +1,181 @@
+/// A position on the grid; `x` is the column, `y` the row, both from 0.
+public struct Position: Hashable, Sendable {
+    public var x: Int
+    public var y: Int
+    public init(x: Int, y: Int) {
+        self.x = x
+        self.y = y
+    }
+}
+
+public struct Rect: Hashable, Sendable {
+    public var x: Int
+    public var y: Int
+    public var width: Int
+    public var height: Int
+    public init(x: Int, y: Int, width: Int, height: Int) {
+        self.x = x
+        self.y = y
+        self.width = width
+        self.height = height
+    }
+}
+
+/// One cell of the grid. A wide glyph occupies its own cell (the lead, `width` 2) and
+/// the cell to its right (a continuation: empty `symbol`, `width` 0, same style).
+public struct Cell: Hashable, Sendable {
+    public private(set) var symbol: String
+    public private(set) var width: Int
+    public var style: Style
+
+    public static func blank(_ style: Style = .plain) -> Cell {
+        Cell(symbol: " ", width: 1, style: style)
+    }
+
+    static func continuation(_ style: Style) -> Cell {
+        Cell(symbol: "", width: 0, style: style)
+    }
+
+    init(symbol: String, width: Int, style: Style) {
+        self.symbol = symbol
+        self.width = width
+        self.style = style
+    }
+
+    public var isContinuation: Bool { width == 0 }
+}
+
+/// The frame a render function paints: a `width` × `height` grid of cells plus where
+/// the cursor should be (nil hides it).
+///
+/// Invariants every mutation keeps, so backends never see a broken frame:
+/// - a continuation cell always follows a wide lead cell on the same row;
+/// - a wide glyph never starts in the last column (a space is drawn instead);
+/// - overwriting either half of a wide glyph blanks the other half;
+/// - every symbol went through `sanitize`, so no control character is ever emitted.
+public struct Canvas: Hashable, Sendable {
+    public let width: Int
+    public let height: Int
+    public var cursor: Position?
+    private var cells: [Cell]
+
+    public init(width: Int, height: Int) {
+        self.width = max(0, width)
+        self.height = max(0, height)
+        self.cells = Array(repeating: .blank(), count: self.width * self.height)
+    }
+
+    public var bounds: Rect { Rect(x: 0, y: 0, width: width, height: height) }
+
+    public subscript(x: Int, y: Int) -> Cell {
+        precondition(contains(x: x, y: y), "cell (\(x), \(y)) outside \(width)x\(height) canvas")
+        return cells[y * width + x]
+    }
+
+    public func contains(x: Int, y: Int) -> Bool {
+        x >= 0 && y >= 0 && x < width && y < height
+    }
+
+    /// Draws `text` from column `x` on row `y`, clipped to `maxWidth` columns (and to the
+    /// canvas). A wide glyph that would cross the clip edge is replaced by a space.
+    /// Returns the number of columns drawn.
+    @discardableResult
+    public mutating func draw(_ text: String, x: Int, y: Int, style: Style = .plain, maxWidth: Int? = nil) -> Int {
+        guard y >= 0, y < height else { return 0 }
+        let limit = min(width, maxWidth.map { x + max(0, $0) } ?? width)
+        var column = x
+        for glyph in TextLayout.glyphs(text) {
+            if column >= limit { break }
+            if column + glyph.width > limit {
+                // Only a wide glyph can overhang: never cut it, blank what is left.
+                while column < limit {
+                    if column >= 0 { place(.space, style: style, x: column, y: y) }
+                    column += 1
+                }
+                break
+            }
+            if column >= 0 {
+                place(glyph, style: style, x: column, y: y)
+            } else if column + glyph.width > 0 {
+                // A wide glyph straddling the left edge: show its visible half as a space.
+                place(.space, style: style, x: 0, y: y)
+            }
+            column += glyph.width
+        }
+        return max(0, column - max(x, 0))
+    }
+
+    /// Draws `text` into exactly `width` columns: cut with "…" when too long (see
+    /// `TextLayout.truncate`), padded with spaces in `style` when short.
+    public mutating func drawTruncated(_ text: String, x: Int, y: Int, width: Int, style: Style = .plain) {
+        guard width > 0 else { return }
+        let fitted = TextLayout.truncate(text, toWidth: width)
+        let drawn = draw(fitted, x: x, y: y, style: style, maxWidth: width)
+        if drawn < width {
+            fill(Rect(x: x + drawn, y: y, width: width - drawn, height: 1), style: style)
+        }
+    }
+
+    /// Paints every cell of `rect` (clipped to the canvas) with `symbol` in `style`.
+    /// `symbol` must be one column wide; anything else fills with spaces.
+    public mutating func fill(_ rect: Rect, symbol: Character = " ", style: Style = .plain) {
+        let glyphs = TextLayout.glyphs(String(symbol))
+        let glyph = glyphs.count == 1 && glyphs[0].width == 1 ? glyphs[0] : .space
+        let left = max(0, rect.x), right = min(width, rect.x + rect.width)
+        let top = max(0, rect.y), bottom = min(height, rect.y + rect.height)
+        guard left < right, top < bottom else { return }
+        for row in top..<bottom {
+            for column in left..<right {
+                place(glyph, style: style, x: column, y: row)
+            }
+        }
+    }
+
+    /// Blanks `rect` to plain spaces.
+    public mutating func clear(_ rect: Rect) {
+        fill(rect, style: .plain)
+    }
+
+    /// Changes the style of the cells in `rect` without touching their text, e.g. to
+    /// highlight a selected row after drawing it.
+    public mutating func setStyle(_ style: Style, in rect: Rect) {
+        let left = max(0, rect.x), right = min(width, rect.x + rect.width)
+        let top = max(0, rect.y), bottom = min(height, rect.y + rect.height)
+        guard left < right, top < bottom else { return }
+        for row in top..<bottom {
+            for column in left..<right {
+                cells[row * width + column].style = style
+            }
+            // Keep both halves of a wide glyph cut by the rect in one style.
+            if left > 0, cells[row * width + left].isContinuation {
+                cells[row * width + left - 1].style = style
+            }
+            if right < width, cells[row * width + right].isContinuation {
+                cells[row * width + right].style = cells[row * width + right - 1].style
+            }
+        }
+    }
+
+    private mutating func place(_ glyph: Glyph, style: Style, x: Int, y: Int) {
+        var glyph = glyph
+        if glyph.width == 2 && x == width - 1 { glyph = .space }
+        detachWideGlyph(x: x, y: y)
+        if glyph.width == 2 { detachWideGlyph(x: x + 1, y: y) }
+        cells[y * width + x] = Cell(symbol: glyph.symbol, width: glyph.width, style: style)
+        if glyph.width == 2 {
+            cells[y * width + x + 1] = .continuation(style)
+        }
+    }
+
+    /// Before (x, y) is overwritten: if it is half of a wide glyph, blank the other half.
+    private mutating func detachWideGlyph(x: Int, y: Int) {
+        let index = y * width + x
+        let cell = cells[index]
+        if cell.isContinuation, x > 0 {
+            cells[index - 1] = .blank(cells[index - 1].style)
+            cells[index] = .blank(cell.style)
+        } else if cell.width == 2, x + 1 < width {
+            cells[index + 1] = .blank(cell.style)
+        }
+    }
+}

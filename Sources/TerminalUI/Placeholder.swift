@@ -1,1 +1,0 @@
-// TerminalUI: under construction.

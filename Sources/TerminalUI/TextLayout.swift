@@ -1,0 +1,106 @@
+import CNcurses
+
+/// One grapheme cluster ready for the grid: already sanitised, and `width` is the
+/// number of cells it covers (1, or 2 for CJK and most emoji).
+public struct Glyph: Hashable, Sendable {
+    public let symbol: String
+    public let width: Int
+
+    init(symbol: String, width: Int) {
+        self.symbol = symbol
+        self.width = width
+    }
+
+    static let space = Glyph(symbol: " ", width: 1)
+    static let ellipsis = Glyph(symbol: "…", width: 1)
+}
+
+/// Display widths, the single definition shared by the canvas and every caller that
+/// measures text. Widths come from the C library's `wcwidth` (the same table ncurses
+/// uses to place characters), so the canvas and the terminal never disagree.
+///
+/// Rules for a grapheme cluster:
+/// - its width is the width of its first scalar, capped at 2, so combining marks,
+///   variation selectors and zero-width joiners inside a cluster never add columns;
+/// - a cluster whose first scalar has width 0 (a lone combining mark, ZWSP, a stray
+///   ZWJ) is dropped, except that a cluster with an emoji-presentation scalar counts
+///   at least 1;
+/// - a cluster the C library cannot print (`wcwidth` is -1: unassigned, or newer than
+///   the system's Unicode tables) is shown as U+FFFD, width 1, because ncurses could
+///   not place it either.
+public enum TextLayout {
+    /// The glyphs `text` is drawn as, after `sanitize`.
+    public static func glyphs(_ text: String) -> [Glyph] {
+        TerminalLocale.prepare()
+        var glyphs: [Glyph] = []
+        glyphs.reserveCapacity(text.utf8.count)
+        for character in sanitize(text) {
+            if let glyph = glyph(character) { glyphs.append(glyph) }
+        }
+        return glyphs
+    }
+
+    /// Columns `text` occupies when drawn.
+    public static func width(_ text: String) -> Int {
+        glyphs(text).reduce(0) { $0 + $1.width }
+    }
+
+    /// Columns one character occupies when drawn (0 if it is dropped).
+    public static func width(_ character: Character) -> Int {
+        TerminalLocale.prepare()
+        return sanitize(String(character)).reduce(0) { $0 + (glyph($1)?.width ?? 0) }
+    }
+
+    /// `text` cut to at most `width` columns. When something had to be cut the last
+    /// visible column is "…"; if a wide character would have straddled the cut, the
+    /// ellipsis follows the text directly and a space pads the result, so a truncated
+    /// result is always exactly `width` columns wide and no character is cut in half.
+    public static func truncate(_ text: String, toWidth width: Int) -> String {
+        guard width > 0 else { return "" }
+        let all = glyphs(text)
+        let total = all.reduce(0) { $0 + $1.width }
+        if total <= width { return all.map(\.symbol).joined() }
+        var kept = ""
+        var used = 0
+        for glyph in all {
+            if used + glyph.width > width - 1 { break }
+            kept += glyph.symbol
+            used += glyph.width
+        }
+        kept += Glyph.ellipsis.symbol
+        used += 1
+        return kept + String(repeating: " ", count: width - used)
+    }
+
+    static func glyph(_ character: Character) -> Glyph? {
+        let scalars = character.unicodeScalars
+        guard let first = scalars.first else { return nil }
+        let width = Int(wcwidth(wchar_t(bitPattern: first.value)))
+        if width < 0 {
+            return Glyph(symbol: String(TerminalSafety.replacementCharacter), width: 1)
+        }
+        if width == 0 {
+            guard scalars.contains(where: { $0.properties.isEmojiPresentation }) else { return nil }
+            return Glyph(symbol: String(character), width: 1)
+        }
+        return Glyph(symbol: String(character), width: min(width, 2))
+    }
+}
+
+/// `wcwidth` answers according to LC_CTYPE, and ncurses only draws wide characters in
+/// a UTF-8 locale, so both the terminal and any width query first make sure the
+/// process runs in one: the user's locale if it is UTF-8, otherwise C.UTF-8.
+/// Runs once per process.
+public enum TerminalLocale {
+    private static let prepared: Bool = {
+        setlocale(LC_ALL, "")
+        if shim_locale_is_utf8() == 0 {
+            setlocale(LC_ALL, "C.UTF-8")
+        }
+        return shim_locale_is_utf8() != 0
+    }()
+
+    /// Whether the process now has a UTF-8 LC_CTYPE.
+    @discardableResult
+    public static func prepare() -> Bool { prepared }
+}
