@@ -58,7 +58,7 @@ final class PaneOracle {
             account = name
             sessionFirstCall = calls.count
             editorOpenedInSession = false
-        case let .type(text):
+        case let .type(text), let .enterQuery(text):
             typed = text
         case .openFirst:
             editorOpenedInSession = true

@@ -119,7 +119,7 @@ final class RealPane: DemoPane {
                 expected = 1
             }
             await model.accountsListed()
-        case let .type(text):
+        case let .type(text), let .enterQuery(text):
             expected = model.setQuery(text) == nil ? 0 : 1
         case .openFirst:
             if let first = model.state.search.rows.first { expected = model.open(bookID: first.id) == nil ? 0 : 1 }
@@ -204,7 +204,7 @@ final class NaivePane: DemoPane {
             guard let remote = try? connector.remote(for: account) else { preconditionFailure("no account \(account)") }
             model.switchAccount(to: remote, account: account)
             expected = 1
-        case let .type(text):
+        case let .type(text), let .enterQuery(text):
             model.setQuery(text)
             expected = 1
         case .openFirst:
@@ -238,7 +238,7 @@ final class NaivePane: DemoPane {
     }
 
     func fate(since marker: PaneProgress) -> String? {
-        model.finishedEffects > marker.finished ? "applied" : "applied, sent another request"
+        model.finishedEffects > marker.finished ? "applied" : "applied, retried"
     }
 }
 

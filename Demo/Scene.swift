@@ -4,6 +4,8 @@ enum DemoAction: Equatable, Sendable, CustomStringConvertible {
     case start(account: String)
     /// One keystroke: the whole query text after it.
     case type(String)
+    /// The whole query at once (pasted, or typed before the scene's interesting part).
+    case enterQuery(String)
     /// Open the first row in the editor.
     case openFirst
     case editTitle(String)
@@ -19,11 +21,12 @@ enum DemoAction: Equatable, Sendable, CustomStringConvertible {
         switch self {
         case let .start(account): "start as \(account)"
         case let .type(text): "type \(quoted(String(text.last.map { String($0) } ?? ""))) -> query \(quoted(text))"
+        case let .enterQuery(text): "enter the query \(quoted(text))"
         case .openFirst: "open the first row in the editor"
         case let .editTitle(title): "edit the title to \(quoted(title))"
         case .save: "save"
         case let .otherWriterSaves(title): "another writer saves the same book as \(quoted(title))"
-        case let .switchAccount(account): "switch account to \(account)"
+        case let .switchAccount(account): "switch account to \(account) (confirming the draft may go)"
         case .reloadTheirs: "conflict: reload (take theirs)"
         }
     }
@@ -70,7 +73,7 @@ struct Scene: Sendable {
 
     static let annotatedTitle = "History of Rome (annotated)"
     static let otherWritersTitle = "History of Rome, 2nd edition"
-    static let revisedTitle = "History of Rome (revised by alice)"
+    static let revisedTitle = "Revised by alice before the switch"
 
     static func make(_ kind: SceneKind, query: String, typingMilliseconds: Int) -> Scene {
         let first = DemoWorld.firstAccount.name
@@ -89,13 +92,13 @@ struct Scene: Sendable {
                 SceneStep(at: 200, action: .openFirst, afterIdle: true),
                 SceneStep(at: 400, action: .editTitle(revisedTitle), afterIdle: true),
                 SceneStep(at: 450, action: .save),
-                SceneStep(at: 500, action: .type("history")),
+                SceneStep(at: 500, action: .enterQuery("history")),
                 SceneStep(at: 700, action: .switchAccount(DemoWorld.secondAccount.name)),
             ])
         case .conflict:
             return Scene(kind: kind, steps: [
                 SceneStep(at: 0, action: .start(account: first)),
-                SceneStep(at: 100, action: .type("history of rome")),
+                SceneStep(at: 100, action: .enterQuery("history of rome")),
                 SceneStep(at: 300, action: .openFirst, afterIdle: true),
                 SceneStep(at: 500, action: .editTitle(annotatedTitle), afterIdle: true),
                 SceneStep(at: 600, action: .otherWriterSaves(title: otherWritersTitle)),

@@ -104,6 +104,7 @@ final class ScriptRun {
                      + " sent\(call.failsByScript ? " (scripted to fail)" : ""), answers in \(call.latencyMilliseconds) ms")
             }
             report(oracles[index].check(.action(action), before: before, after: pane.view, calls: calls), pane)
+            noteEditorChange(pane, from: before.editor)
         }
     }
 
@@ -126,6 +127,25 @@ final class ScriptRun {
             emit("\(stamp(nil))  \(label(pane)) #\(follow.number) \(describe(follow, index)) sent, answers in \(follow.latencyMilliseconds) ms")
         }
         report(found, pane)
+        noteEditorChange(pane, from: before.editor)
+    }
+
+    /// Tells the editor's story (opened, saving, conflict with theirs and yours, saved, closed).
+    private func noteEditorChange(_ pane: any DemoPane, from before: PaneView.Editor?) {
+        let after = pane.view.editor
+        guard after != before else { return }
+        guard let editor = after else {
+            emit("          \(label(pane)) editor: closed")
+            return
+        }
+        var text = "editor on #\(editor.bookID)"
+        if let revision = editor.baseRevision { text += " rev \(revision)" }
+        if let theirs = editor.theirs {
+            text += ": CONFLICT, theirs \(quoted(theirs.title)) (rev \(theirs.revision)), yours \(quoted(editor.draft))"
+        } else {
+            text += ", draft \(quoted(editor.draft))" + (editor.status.map { " (\($0))" } ?? "")
+        }
+        emit("          \(label(pane)) \(text)")
     }
 
     private func report(_ found: [Violation], _ pane: any DemoPane) {
