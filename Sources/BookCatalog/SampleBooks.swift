@@ -19,9 +19,9 @@ public struct SampleBooks: Sequence, Sendable {
 
     /// The book at `index` (0-based); defined for any index, not only those below `count`.
     public func book(at index: Int) -> NewBook {
-        var random = SplitMix64(seed: seed &+ UInt64(truncatingIfNeeded: index) &* 0x9E37_79B9_7F4A_7C15)
-        // Mixing once more decorrelates neighbouring indexes.
-        _ = random.next()
+        // Each book starts at a scrambled point of the generator's cycle: seeding with
+        // `seed + index` directly would make book n+1 replay book n's draws shifted by one.
+        var random = SplitMix64(seed: SplitMix64.mix(seed ^ SplitMix64.mix(UInt64(truncatingIfNeeded: index))))
         let title = Self.title(using: &random)
         let author = Self.author(using: &random)
         return NewBook(title: title, author: author)
@@ -135,15 +135,16 @@ extension SampleBooks {
             : "The \(random.pick(adjectives)) \(random.pick(nouns)) \(emoji)"
     }
 
-    /// A title of 200 to about 480 characters, under the 500-character limit even with a
-    /// volume suffix, so long-title rendering and storage get exercised.
+    /// A title of about 200 to 440 characters, so long-title rendering and storage get
+    /// exercised; with any edition or volume suffix it stays under the 500-character limit.
     private static func longTitle(using random: inout SplitMix64) -> String {
-        let target = 200 + random.below(260)
+        let target = 260 + random.below(181)
         var title = "The \(random.pick(adjectives)) \(random.pick(nouns)): Being a True Account"
-        while title.count < target {
-            title += " \(random.pick(longClauses)) \(random.pick(subjects))"
+        while true {
+            let clause = " \(random.pick(longClauses)) \(random.pick(subjects))"
+            guard title.count + clause.count <= target else { return title }
+            title += clause
         }
-        return title
     }
 
     private static func author(using random: inout SplitMix64) -> String {
@@ -227,7 +228,12 @@ struct SplitMix64 {
 
     mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
+        return Self.mix(state)
+    }
+
+    /// SplitMix64's finaliser: a bijection that scatters nearby inputs across all 64 bits.
+    static func mix(_ value: UInt64) -> UInt64 {
+        var z = value
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
         z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
         return z ^ (z >> 31)
