@@ -33,6 +33,9 @@ final class NaiveModel {
 
     /// How many effects have finished; the script driver waits on it.
     private(set) var finishedEffects = 0
+    /// Every effect it started, for the interactive request panel (the demo's own bookkeeping,
+    /// not part of the naive design).
+    private(set) var requests: [NaiveRequest] = []
     var onChange: (() -> Void)?
 
     init(pageSize: Int) { self.pageSize = pageSize }
@@ -55,7 +58,7 @@ final class NaiveModel {
         guard let remote else { return }
         let text = query
         let limit = pageSize
-        run {
+        run("search \(quoted(text))") {
             do {
                 let page = try await remote.search(SearchQuery(text: text, limit: limit))
                 self.rows = page.records
@@ -69,7 +72,7 @@ final class NaiveModel {
     func open(bookID: Int) {
         guard let remote, editor == nil else { return }
         editor = Editor(bookID: bookID)
-        run {
+        run("load #\(bookID)") {
             do {
                 let record = try await remote.load(id: bookID)
                 self.editor?.base = record
@@ -85,7 +88,7 @@ final class NaiveModel {
     func save() {
         guard let remote, let editor, let base = editor.base else { return }
         let title = editor.draft
-        run {
+        run("save #\(base.id)") {
             do {
                 let saved: BookRecord
                 do {
@@ -105,14 +108,24 @@ final class NaiveModel {
     }
 
     /// Starts an effect the naive way: busy on, and busy off when *this* effect ends.
-    private func run(_ body: @escaping @MainActor () async -> Void) {
+    private func run(_ what: String, _ body: @escaping @MainActor () async -> Void) {
         busy = true
+        let index = requests.count
+        requests.append(NaiveRequest(number: index + 1, what: what, started: .now))
         onChange?()
         Task { @MainActor in
             await body()
             self.busy = false
             self.finishedEffects += 1
+            self.requests[index].finished = .now
             self.onChange?()
         }
     }
+}
+
+struct NaiveRequest {
+    let number: Int
+    let what: String
+    let started: ContinuousClock.Instant
+    var finished: ContinuousClock.Instant?
 }

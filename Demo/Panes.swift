@@ -70,6 +70,8 @@ final class RealPane: DemoPane {
     let model: BookshelfModel
     private let clock: VirtualClock?
     private(set) var traces: [RequestTrace] = []
+    /// The demo's own note of the query text behind each model request number.
+    private(set) var noted: [Int: String] = [:]
 
     init(world: DemoWorld, schedule: LatencySchedule, clock: VirtualClock?, pageSize: Int) {
         catalog = world.makeCatalog()
@@ -120,7 +122,9 @@ final class RealPane: DemoPane {
             }
             await model.accountsListed()
         case let .type(text), let .enterQuery(text):
-            expected = model.setQuery(text) == nil ? 0 : 1
+            let request = model.setQuery(text)
+            if let request { noted[request] = text }
+            expected = request == nil ? 0 : 1
         case .openFirst:
             if let first = model.state.search.rows.first { expected = model.open(bookID: first.id) == nil ? 0 : 1 }
         case let .editTitle(title):
