@@ -1,0 +1,246 @@
+import BookCatalog
+import BookshelfModel
+import Foundation
+import TerminalUI
+
+/// The scene on a real terminal, in real time: the same panes as `--script`, a wall-clock
+/// store, and a screen redrawn on every change and on a short ticker (for the spinner and
+/// the running request times).
+@MainActor
+enum InteractiveDemo {
+    static func run(options: DemoOptions, schedule: LatencySchedule) async {
+        let terminal: Terminal
+        do {
+            terminal = try Terminal()
+        } catch {
+            FileHandle.standardError.write(Data("bookshelf-demo: cannot use this terminal (\(error)); try --script\n".utf8))
+            exit(2)
+        }
+        let session = InteractiveSession(options: options, schedule: schedule, redraw: { terminal.setNeedsDraw() })
+        terminal.render = { canvas in session.draw(&canvas) }
+        terminal.onEvent = { event in
+            if session.handle(event) == .quit { terminal.quit(status: 0) }
+        }
+        terminal.setTicker(every: .milliseconds(50))
+        terminal.start()
+        // The terminal's sources drive everything from here; this task only keeps main alive.
+        while true { try? await Task.sleep(for: .seconds(3600)) }
+    }
+}
+
+@MainActor
+final class InteractiveSession {
+    enum Reply { case keepGoing, quit }
+
+    let options: DemoOptions
+    let schedule: LatencySchedule
+    let scene: Scene
+    private let redraw: () -> Void
+    private var naive: NaivePane
+    private var real: RealPane
+    private var started = ContinuousClock.now
+    private var nextStep = 0
+    private var performing = false
+    private var queued: [DemoAction] = []
+    private var typed = ""
+    private var ticks = 0
+
+    init(options: DemoOptions, schedule: LatencySchedule, redraw: @escaping () -> Void) {
+        self.options = options
+        self.schedule = schedule
+        self.redraw = redraw
+        var steps = Scene.make(options.scene, query: options.query, typingMilliseconds: options.typingMilliseconds)
+        if options.manual && options.scene == .typing {
+            steps = Scene(kind: .typing, steps: [steps.steps[0]])  // just start; the user types
+        }
+        scene = steps
+        (naive, real) = Self.makePanes(options: options, schedule: schedule)
+        restart()
+    }
+
+    private static func makePanes(options: DemoOptions, schedule: LatencySchedule) -> (NaivePane, RealPane) {
+        let world = DemoWorld()
+        return (NaivePane(world: world, schedule: schedule, clock: nil, pageSize: options.pageSize),
+                RealPane(world: world, schedule: schedule, clock: nil, pageSize: options.pageSize))
+    }
+
+    private func restart() {
+        (naive, real) = Self.makePanes(options: options, schedule: schedule)
+        naive.model.onChange = { [redraw] in redraw() }
+        real.model.onChange = { [redraw] in redraw() }
+        started = .now
+        nextStep = 0
+        typed = ""
+        performing = false
+        queued = []
+        advance()
+    }
+
+    private var elapsedMilliseconds: Int {
+        let (seconds, attoseconds) = (ContinuousClock.now - started).components
+        return Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000)
+    }
+
+    private var idle: Bool {
+        naive.script.calls.allSatisfy { $0.outcome != .pending } && real.script.calls.allSatisfy { $0.outcome != .pending }
+    }
+
+    /// Performs the scene steps that are due, one at a time, on both panes.
+    private func advance() {
+        guard !performing, nextStep < scene.steps.count else { return }
+        let step = scene.steps[nextStep]
+        guard step.at <= elapsedMilliseconds, !step.afterIdle || idle else { return }
+        nextStep += 1
+        perform(step.action)
+    }
+
+    /// Queues `action` for both panes; actions run one after another, in order, so keys
+    /// typed faster than a pane takes them are never lost or reordered.
+    private func perform(_ action: DemoAction) {
+        queued.append(action)
+        guard !performing else { return }
+        performing = true
+        let generation = (naive, real)
+        Task { @MainActor in
+            while generation.0 === self.naive, !self.queued.isEmpty {
+                let next = self.queued.removeFirst()
+                await generation.0.perform(next)
+                await generation.1.perform(next)
+                self.redraw()
+            }
+            guard generation.0 === self.naive else { return }  // restarted meanwhile
+            self.performing = false
+            self.advance()
+        }
+    }
+
+    // MARK: Keys
+
+    func handle(_ event: TerminalEvent) -> Reply {
+        switch event {
+        case .tick:
+            ticks += 1
+            advance()
+        case .resize:
+            break
+        case let .key(key):
+            return handle(key)
+        }
+        return .keepGoing
+    }
+
+    private var typesByHand: Bool { options.manual && options.scene == .typing }
+
+    private func handle(_ key: Key) -> Reply {
+        switch key {
+        case .escape, .ctrl("q"), .ctrl("c"):
+            return .quit
+        case .ctrl("r"):
+            restart()
+        case .character("q") where !typesByHand:
+            return .quit
+        case .character("r") where !typesByHand:
+            restart()
+        case let .character(character) where typesByHand:
+            typed.append(character)
+            perform(.type(typed))
+        case .backspace where typesByHand && !typed.isEmpty:
+            typed.removeLast()
+            perform(.type(typed))
+        default:
+            break
+        }
+        return .keepGoing
+    }
+
+    // MARK: Drawing
+
+    func draw(_ canvas: inout Canvas) {
+        let width = canvas.width
+        let height = canvas.height
+        guard width >= 40, height >= 12 else {
+            _ = canvas.draw("Make the window at least 40x12.", x: 0, y: 0)
+            return
+        }
+        let quitKeys = typesByHand ? "type to search, Esc quit, Ctrl-R restart" : "q quit, r restart"
+        canvas.drawTruncated("bookshelf-demo \(scene.kind.rawValue): \(scene.kind.summary)", x: 0, y: 0, width: width, style: .bold)
+        canvas.drawTruncated("latency \(schedule)   t = \(elapsedMilliseconds) ms   \(quitKeys)", x: 0, y: 1, width: width, style: .dim)
+
+        let half = (width - 1) / 2
+        let paneHeight = max(6, (height - 3) * 3 / 5)
+        drawPane(naive.view, title: "naive model: the WRONG way", x: 0, y: 3, width: half, height: paneHeight, canvas: &canvas)
+        drawPane(real.view, title: "BookshelfModel: gated by (session, request)", x: half + 1, y: 3, width: width - half - 1,
+                 height: paneHeight, canvas: &canvas)
+        for y in 3..<(3 + paneHeight) where y < height { _ = canvas.draw("│", x: half, y: y, style: .dim) }
+
+        let panelTop = 3 + paneHeight
+        let panelHeight = height - panelTop
+        guard panelHeight >= 3 else { return }
+        canvas.drawTruncated("requests (query text is the demo's note of what it typed)", x: 0, y: panelTop, width: width, style: .bold)
+        drawRequests(naiveRequestLines, x: 0, y: panelTop + 1, width: half, height: panelHeight - 1, canvas: &canvas)
+        drawRequests(realRequestLines, x: half + 1, y: panelTop + 1, width: width - half - 1, height: panelHeight - 1, canvas: &canvas)
+    }
+
+    private func drawPane(_ view: PaneView, title: String, x: Int, y: Int, width: Int, height: Int, canvas: inout Canvas) {
+        var row = y
+        func line(_ text: String, _ style: Style = .plain) {
+            guard row < y + height else { return }
+            canvas.drawTruncated(text, x: x, y: row, width: width, style: style)
+            row += 1
+        }
+        let spinner = ["|", "/", "-", "\\"][ticks % 4]
+        line(title, .bold)
+        line("account \(view.account ?? "-")   " + (view.busy ? "\(spinner) searching" : "idle"))
+        line("query: \(view.query)▏", .underline)
+        if let error = view.error { line("error: \(error)", Style(foreground: .red)) }
+        if let editor = view.editor {
+            line("editor #\(editor.bookID) rev \(editor.baseRevision.map(String.init) ?? "…"): \(editor.draft)", .reverse)
+            if let theirs = editor.theirs {
+                line("CONFLICT  theirs: \(theirs.title) (rev \(theirs.revision))", Style(foreground: .yellow, attributes: .bold))
+                line("          yours:  \(editor.draft)", Style(foreground: .yellow))
+            } else if editor.conflictShown {
+                line("CONFLICT  fetching theirs…", Style(foreground: .yellow))
+            } else if let status = editor.status {
+                line("  \(status)", .dim)
+            }
+        }
+        line("\(view.rows.count) rows", .dim)
+        for record in view.rows {
+            line("  \(record.title)")
+        }
+    }
+
+    private func drawRequests(_ lines: [String], x: Int, y: Int, width: Int, height: Int, canvas: inout Canvas) {
+        for (offset, text) in lines.suffix(height).enumerated() {
+            canvas.drawTruncated(text, x: x, y: y + offset, width: width)
+        }
+    }
+
+    private var naiveRequestLines: [String] {
+        naive.model.requests.map { request in
+            let time = Self.milliseconds((request.finished ?? .now) - request.started)
+            let fate = request.finished == nil ? "in flight" : "applied"
+            return "#\(request.number) \(request.what) \(time) ms \(fate)"
+        }
+    }
+
+    private var realRequestLines: [String] {
+        let finished = real.traces.map { trace in
+            (trace.request, "#\(trace.request) \(describe(trace.request, trace.kind)) \(Self.milliseconds(trace.storeTime)) ms \(trace.fate)")
+        }
+        let running = real.model.runningRequests.filter { number in number > 0 && !real.traces.contains { $0.request == number } }
+            .map { ($0, "#\($0) \(real.noted[$0].map { "search \(quoted($0))" } ?? "request") in flight") }
+        return (finished + running).sorted { $0.0 < $1.0 }.map(\.1)
+    }
+
+    private func describe(_ request: Int, _ kind: RequestKind) -> String {
+        if let text = real.noted[request] { return "\(kind.rawValue) \(quoted(text))" }
+        // A search the model started by itself: the first of a new account session.
+        return kind == .search ? "search (new session)" : kind.rawValue
+    }
+
+    private static func milliseconds(_ duration: Duration) -> Int {
+        let (seconds, attoseconds) = duration.components
+        return Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000)
+    }
+}
