@@ -26,11 +26,15 @@ final class SearchIndex {
     private let postingStart: [Int32]      // vocabulary.count + 1
     private let postings: [Int32]          // ordinals per token, token by token
     private let ordinalsByID: [Int32]      // ordinals sorted by id, for lookup by id
+    /// Precomputed answers for queries of one ASCII token of one or two bytes ("a", "th"),
+    /// which match a large part of the catalog: base ordinals per rank, in result order.
+    private let shortPrefixes: [UInt16: [[Int32]]]
 
     // Changes since the build.
     private(set) var syncedSequence: Int
     private var tombstones: [UInt64]
     private var tombstoneCount = 0
+    private var tombstonedOrdinals: [Int] = []
     private var overlay: [Int: OverlayBook] = [:]
 
     var count: Int { ids.count }
@@ -144,6 +148,70 @@ final class SearchIndex {
         ordinalsByID = (0..<Int32(count)).sorted { ids[Int($0)] < ids[Int($1)] }
         syncedSequence = sequence
         tombstones = [UInt64](repeating: 0, count: (count + 63) / 64)
+        shortPrefixes = SearchIndex.shortPrefixAnswers(vocabulary: vocabulary, tokens: tokens, titleStart: titleStart,
+                                                       authorStart: builder.authorStart)
+    }
+
+    /// The key of an ASCII prefix of one or two bytes.
+    private static func shortKey(_ bytes: some Collection<UInt8>) -> UInt16? {
+        guard (1...2).contains(bytes.count), bytes.allSatisfy({ $0 < 0x80 && $0 != 0 }) else { return nil }
+        let first = UInt16(bytes.first!)
+        return bytes.count == 1 ? first : first | UInt16(bytes[bytes.index(after: bytes.startIndex)]) << 8
+    }
+
+    /// One pass over all books ranks each against every one- and two-byte ASCII prefix its
+    /// tokens have, exactly as `SearchTerms.rank` would rank the one-word query of that prefix.
+    private static func shortPrefixAnswers(vocabulary: [String], tokens: [UInt32], titleStart: [Int32],
+                                           authorStart: [Int32]) -> [UInt16: [[Int32]]] {
+        var keys: [UInt16] = []
+        var numbers: [UInt16: Int32] = [:]
+        // Up to two prefix numbers per token (its first byte, its first two bytes); -1 for none.
+        var prefixesOfToken = [Int32](repeating: -1, count: vocabulary.count * 2)
+        for (number, token) in vocabulary.enumerated() {
+            let utf8 = Array(token.utf8)
+            for length in 1...2 where utf8.count >= length {
+                let prefix = utf8[0..<length]
+                guard let key = shortKey(prefix) else { continue }
+                // A character-wise prefix: the next byte starts a new character (ASCII) or the
+                // token ends; otherwise let `hasPrefix` decide (a combining mark may follow).
+                let isPrefix = utf8.count == length || utf8[length] < 0x80
+                    || token.hasPrefix(String(decoding: prefix, as: UTF8.self))
+                guard isPrefix else { continue }
+                let prefixNumber: Int32
+                if let known = numbers[key] {
+                    prefixNumber = known
+                } else {
+                    prefixNumber = Int32(keys.count)
+                    numbers[key] = prefixNumber
+                    keys.append(key)
+                }
+                prefixesOfToken[number * 2 + length - 1] = prefixNumber
+            }
+        }
+        var lists = [[Int32]](repeating: [], count: keys.count * 3)
+        var stamp = [Int32](repeating: -1, count: keys.count)
+        var rankOf = [Int8](repeating: 0, count: keys.count)
+        var touched: [Int32] = []
+        for ordinal in 0..<authorStart.count {
+            touched.removeAll(keepingCapacity: true)
+            let titleLow = Int(titleStart[ordinal]), titleHigh = Int(authorStart[ordinal]), end = Int(titleStart[ordinal + 1])
+            for position in titleLow..<end {
+                let token = Int(tokens[position])
+                let rank: Int8 = position == titleLow ? 0 : (position < titleHigh ? 1 : 2)
+                for slot in 0..<2 {
+                    let prefix = prefixesOfToken[token * 2 + slot]
+                    if prefix >= 0 && stamp[Int(prefix)] != Int32(ordinal) {
+                        stamp[Int(prefix)] = Int32(ordinal)
+                        rankOf[Int(prefix)] = rank
+                        touched.append(prefix)
+                    }
+                }
+            }
+            for prefix in touched { lists[Int(prefix) * 3 + Int(rankOf[Int(prefix)])].append(Int32(ordinal)) }
+        }
+        var answers: [UInt16: [[Int32]]] = [:]
+        for (index, key) in keys.enumerated() { answers[key] = Array(lists[index * 3..<index * 3 + 3]) }
+        return answers
     }
 
     // MARK: Catching up
@@ -161,6 +229,7 @@ final class SearchIndex {
             if let ordinal = ordinal(ofID: record.id), !isTombstoned(ordinal) {
                 tombstones[ordinal >> 6] |= 1 << UInt64(ordinal & 63)
                 tombstoneCount += 1
+                tombstonedOrdinals.append(ordinal)
             }
             overlay[record.id] = OverlayBook(id: record.id, record: record, key: key,
                                              basePosition: basePosition(key: key, id: record.id))
@@ -209,7 +278,11 @@ final class SearchIndex {
             collectAll(into: &base)
             overlayMatches[0] = Array(overlay.values)
         } else {
-            if let words = compile(terms) { collect(words, into: &base) }
+            if let key = shortQueryKey(terms) {
+                collectShort(key, terms, into: &base)
+            } else if let words = compile(terms) {
+                collect(words, into: &base)
+            }
             for book in overlay.values where terms.matches(book.record) {
                 overlayMatches[terms.rank(book.record)].append(book)
             }
@@ -254,6 +327,40 @@ final class SearchIndex {
         mutating func add(_ ordinal: Int, rank: Int) {
             if counts[rank] < cap { ordinals[rank].append(Int32(ordinal)) }
             counts[rank] += 1
+        }
+    }
+
+    private func shortQueryKey(_ terms: SearchTerms) -> UInt16? {
+        guard terms.words.count == 1, terms.words[0].count == 1 else { return nil }
+        return SearchIndex.shortKey(terms.words[0][0].utf8)
+    }
+
+    /// The precomputed answer, less the books changed since the build.
+    private func collectShort(_ key: UInt16, _ terms: SearchTerms, into base: inout BaseMatches) {
+        guard let lists = shortPrefixes[key] else { return }  // no token starts with it
+        if tombstoneCount == 0 {
+            for rank in 0..<3 {
+                base.counts[rank] = lists[rank].count
+                base.ordinals[rank] = Array(lists[rank].prefix(base.cap))
+            }
+            return
+        }
+        for rank in 0..<3 {
+            base.counts[rank] = lists[rank].count
+            for ordinal in lists[rank] where base.ordinals[rank].count < base.cap {
+                if !isTombstoned(Int(ordinal)) { base.ordinals[rank].append(ordinal) }
+            }
+        }
+        guard let words = compile(terms) else { return }
+        tokens.withUnsafeBufferPointer { tokens in
+            titleStart.withUnsafeBufferPointer { titleStart in
+                authorStart.withUnsafeBufferPointer { authorStart in
+                    let judge = Judge(words: words, tokens: tokens, titleStart: titleStart, authorStart: authorStart)
+                    for ordinal in tombstonedOrdinals {
+                        if let rank = judge.rank(ordinal) { base.counts[rank] -= 1 }
+                    }
+                }
+            }
         }
     }
 

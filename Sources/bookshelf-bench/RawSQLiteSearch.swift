@@ -43,7 +43,7 @@ final class RawSQLiteSearch {
         if let match {
             let total = try scalar("SELECT count(*) FROM bench_fts WHERE bench_fts MATCH ?1", [match])
             let ids = try column("""
-                SELECT b.id FROM bench_fts JOIN books b ON b.id = bench_fts.rowid
+                SELECT b.id FROM bench_fts CROSS JOIN books b ON b.id = bench_fts.rowid
                 WHERE bench_fts MATCH ?1 AND b.scope = ?2 ORDER BY b.title_key, b.id LIMIT ?3 OFFSET ?4
                 """, [match, scope, limit, offset])
             return (total, ids)
