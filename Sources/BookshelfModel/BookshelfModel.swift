@@ -103,7 +103,13 @@ public final class BookshelfModel {
     }
 
     /// Request numbers whose effects are still running (any session).
-    public var runningRequests: [Int] { running.keys.sorted() }
+    public var runningRequests: [Int] { running.keys.filter { $0 > 0 }.sorted() }
+
+    /// Requests that have not answered yet, oldest first (any session): for a request panel.
+    public var pendingRequests: [PendingRequest] {
+        inFlight.map { PendingRequest(request: $0.key.request, session: $0.key.session, kind: $0.value) }
+            .sorted { $0.request < $1.request }
+    }
 
     // MARK: Requests
 

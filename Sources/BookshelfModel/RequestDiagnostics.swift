@@ -91,6 +91,13 @@ public struct RequestTrace: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
+/// A request still waiting for the store.
+public struct PendingRequest: Sendable, Hashable {
+    public let request: Int
+    public let session: Int
+    public let kind: RequestKind
+}
+
 /// The last `capacity` request traces, oldest first. Bounded so a long session cannot grow it.
 public struct RequestLog: Sendable, Equatable {
     public let capacity: Int
