@@ -142,7 +142,7 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
         guard sequence > index.syncedSequence else { return true }
         let limit = SearchIndex.overlayLimit(bookCount: index.count)
         let changed = try connection.queryFirst(
-            "SELECT count(*) FROM (SELECT 1 FROM books WHERE change_seq > ?1 AND scope = ?2 LIMIT ?3)",
+            "SELECT count(*) FROM (SELECT 1 FROM books WHERE change_seq > ?1 AND +scope = ?2 LIMIT ?3)",
             [.int(index.syncedSequence), .text(account.scope), .int(limit + 1)]) { $0.int(0) } ?? 0
         if index.overlayCount + changed > limit { return false }
         try index.catchUp(connection: connection, scope: account.scope, sequence: sequence)

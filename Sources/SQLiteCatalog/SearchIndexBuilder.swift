@@ -1,13 +1,17 @@
-/// Builds a `SearchIndexBase` from the derived text columns in two streaming passes over one
-/// read transaction, so the peak is little more than the finished index: no `String` per
-/// token, no intermediate array of four-byte tokens, every final array allocated once at its
-/// exact size.
+/// Builds a `SearchIndexBase` from the derived text columns in streaming passes over one
+/// read transaction, with no `String` per token and every final array allocated once at its
+/// exact size. The transient peak is pass 1's provisional copy of the tokens (about one byte
+/// per token), freed before the postings are allocated.
 ///
-/// 1. Unordered scan: the distinct tokens and how often each occurs, the number of books and
-///    their id range. Tokens are then numbered in byte order and coded by frequency, which
-///    also gives the exact size of the forward index.
-/// 2. Scan in result order (folded title, id): the forward index and the ids.
+/// 1. Table scan in file order: the distinct tokens and how often each occurs, and each book's
+///    tokens as provisional entries. Tokens are then numbered in byte order and coded by
+///    frequency, which also gives the exact size of the forward index.
+/// 2. Scan of the (scope, title_key, id) index, in result order without touching the table:
+///    the ids and the forward index, recoded from pass 1.
 /// 3. Two passes over the forward index in memory: the size of each posting list, then the lists.
+///
+/// Reading the table in title order instead costs a random page read per book (seconds for
+/// a million books); these scans are sequential.
 struct SearchIndexBuilder {
     let connection: Connection
     let scope: String
@@ -26,25 +30,43 @@ struct SearchIndexBuilder {
     }
 
     private func build(sequence: Int) throws -> SearchIndexBase {
-        // Pass 1: vocabulary and frequencies.
+        guard let (count, smallestID, largestID) = try connection.queryFirst(
+            "SELECT count(*), coalesce(min(id), 0), coalesce(max(id), 0) FROM books WHERE scope = ?1", [.text(scope)],
+            row: { ($0.int(0), $0.int(1), $0.int(2)) })
+        else { throw SearchIndexBuildError.changedDuringBuild }
+
+        // Pass 1, in file order (sequential reads): the vocabulary and how often each token
+        // occurs, and each book's tokens as vocabulary entries, kept until pass 2 recodes them.
         var table = TokenTable()
-        var count = 0, smallestID = Int.max, largestID = Int.min, titleCountBytes = 0
-        let unordered = try connection.statement("SELECT id, title_terms, author_terms FROM books WHERE scope = ?1")
+        var titleCountBytes = 0
+        var rowIDs = PackedIntegers(count: count, maximum: UInt64(largestID - smallestID))
+        var rowStart = [UInt32](repeating: 0, count: count + 1)
+        var rowBytes: [UInt8] = []
+        rowBytes.reserveCapacity(count * 8)
+        let unordered = try connection.statement(
+            "SELECT id, title_terms, author_terms FROM books NOT INDEXED WHERE scope = ?1")
         try unordered.bind([.text(scope)])
+        var row = 0
         do {
             defer { unordered.reset() }
             while try unordered.step() {
-                let id = unordered.int(0)
-                smallestID = min(smallestID, id)
-                largestID = max(largestID, id)
-                let titleTokens = table.count(unordered.bytes(1))
-                _ = table.count(unordered.bytes(2))
-                titleCountBytes += VarInt.length(UInt32(clamping: titleTokens))
-                count += 1
-                if count & 4_095 == 0 { try checkCancelled() }
+                guard row < count else { throw SearchIndexBuildError.changedDuringBuild }
+                rowIDs[row] = UInt64(unordered.int(0) - smallestID)
+                let title = unordered.bytes(1)
+                let titleTokens = UInt32(clamping: TokenTable.tokenCount(title))
+                titleCountBytes += VarInt.length(titleTokens)
+                VarInt.append(titleTokens, to: &rowBytes)
+                for text in [title, unordered.bytes(2)] {
+                    TokenTable.forEachToken(text) { token in
+                        VarInt.append(UInt32(table.count(token)), to: &rowBytes)
+                    }
+                }
+                row += 1
+                rowStart[row] = UInt32(rowBytes.count)
+                if row & 4_095 == 0 { try checkCancelled() }
             }
         }
-        if count == 0 { smallestID = 0; largestID = 0 }
+        guard row == count else { throw SearchIndexBuildError.changedDuringBuild }
 
         let size = table.size
         let byBytes = (0..<size).sorted { a, b in table.withToken(a) { x in table.withToken(b) { y in x.lexicographicallyPrecedes(y) } } }
@@ -58,51 +80,61 @@ struct SearchIndexBuilder {
             table.withToken(entry) { vocabularyBytes.append(contentsOf: $0) }
             vocabularyStart.append(UInt32(vocabularyBytes.count))
         }
-        let byFrequency = (0..<size).sorted { table.occurrences[$0] > table.occurrences[$1] || table.occurrences[$0] == table.occurrences[$1] && $0 < $1 }
+        let occurrences = table.occurrences
+        table = TokenTable()
+        let byFrequency = (0..<size).sorted { occurrences[$0] > occurrences[$1] || occurrences[$0] == occurrences[$1] && $0 < $1 }
         var codeOfEntry = [UInt32](repeating: 0, count: size)
         var numberOfCode = [UInt32](repeating: 0, count: size)
         var forwardSize = titleCountBytes
         for (code, entry) in byFrequency.enumerated() {
             codeOfEntry[entry] = UInt32(code)
             numberOfCode[code] = numberOfEntry[entry]
-            forwardSize += Int(table.occurrences[entry]) * VarInt.length(UInt32(code))
+            forwardSize += Int(occurrences[entry]) * VarInt.length(UInt32(code))
         }
 
-        // Pass 2: forward index and ids in result order.
+        // Pass 2, in result order from the covering index (no table reads): ids, and the
+        // forward index recoded from pass 1's entries. Rows came in id order, so a book's row
+        // is found by binary search over those ids.
         var bookStart = PackedIntegers(count: count + 1, maximum: UInt64(forwardSize))
         var ids = PackedIntegers(count: count, maximum: UInt64(largestID - smallestID))
         var bookBytes = [UInt8](repeating: 0, count: forwardSize)
-        let ordered = try connection.statement(
-            "SELECT id, title_terms, author_terms FROM books WHERE scope = ?1 ORDER BY title_key, id")
+        let ordered = try connection.statement("SELECT id FROM books WHERE scope = ?1 ORDER BY title_key, id")
         try ordered.bind([.text(scope)])
         var ordinal = 0
         var written = 0
         try bookBytes.withUnsafeMutableBufferPointer { forward in
-            defer { ordered.reset() }
-            while try ordered.step() {
-                guard ordinal < count else { throw SearchIndexBuildError.changedDuringBuild }
-                ids[ordinal] = UInt64(ordered.int(0) - smallestID)
-                bookStart[ordinal] = UInt64(written)
-                let title = ordered.bytes(1), author = ordered.bytes(2)
-                guard written + VarInt.length(UInt32(clamping: TokenTable.tokenCount(title))) <= forward.count else {
-                    throw SearchIndexBuildError.changedDuringBuild
-                }
-                VarInt.write(UInt32(clamping: TokenTable.tokenCount(title)), to: forward, at: &written)
-                for text in [title, author] {
-                    try TokenTable.forEachToken(text) { token in
-                        guard let entry = table.entry(token) else { throw SearchIndexBuildError.changedDuringBuild }
-                        let code = codeOfEntry[entry]
-                        guard written + VarInt.length(code) <= forward.count else { throw SearchIndexBuildError.changedDuringBuild }
+            try rowBytes.withUnsafeBufferPointer { rows in
+                defer { ordered.reset() }
+                while try ordered.step() {
+                    guard ordinal < count else { throw SearchIndexBuildError.changedDuringBuild }
+                    let id = UInt64(ordered.int(0) - smallestID)
+                    var low = 0, high = count
+                    while low < high {
+                        let middle = (low + high) / 2
+                        if rowIDs[middle] < id { low = middle + 1 } else { high = middle }
+                    }
+                    guard low < count, rowIDs[low] == id else { throw SearchIndexBuildError.changedDuringBuild }
+                    ids[ordinal] = id
+                    bookStart[ordinal] = UInt64(written)
+                    var offset = Int(rowStart[low])
+                    let end = Int(rowStart[low + 1])
+                    let titleTokens = VarInt.read(rows, at: &offset)
+                    VarInt.write(titleTokens, to: forward, at: &written)
+                    while offset < end {
+                        let code = codeOfEntry[Int(VarInt.read(rows, at: &offset))]
                         VarInt.write(code, to: forward, at: &written)
                     }
+                    ordinal += 1
+                    if ordinal & 4_095 == 0 { try checkCancelled() }
                 }
-                ordinal += 1
-                if ordinal & 4_095 == 0 { try checkCancelled() }
             }
         }
         guard ordinal == count, written == forwardSize else { throw SearchIndexBuildError.changedDuringBuild }
         bookStart[count] = UInt64(written)
-        table = TokenTable()  // free it before the postings are allocated
+        // Free pass 1's copy before the postings are allocated.
+        rowBytes = []
+        rowStart = []
+        rowIDs = PackedIntegers(count: 0, maximum: 0)
 
         // Pass 3: postings from the forward index.
         let (postingBytes, postingStart, postingsBefore) = try postings(count: count, size: size, bookBytes: bookBytes,
@@ -193,23 +225,14 @@ struct TokenTable {
         bytes.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[Int(starts[entry])..<Int(starts[entry + 1])])) }
     }
 
-    /// Counts every token of `text`; answers how many there were.
-    mutating func count(_ text: UnsafeBufferPointer<UInt8>) -> Int {
-        var tokens = 0
-        TokenTable.forEachToken(text) { token in
-            let entry = entry(token, inserting: true)!
-            occurrences[entry] += 1
-            tokens += 1
-        }
-        return tokens
+    /// Counts one occurrence of `token`; answers its entry.
+    mutating func count(_ token: UnsafeBufferPointer<UInt8>) -> Int {
+        let entry = entry(token)
+        occurrences[entry] += 1
+        return entry
     }
 
-    func entry(_ token: UnsafeBufferPointer<UInt8>) -> Int? {
-        var copy = self
-        return copy.entry(token, inserting: false)
-    }
-
-    private mutating func entry(_ token: UnsafeBufferPointer<UInt8>, inserting: Bool) -> Int? {
+    private mutating func entry(_ token: UnsafeBufferPointer<UInt8>) -> Int {
         let mask = slots.count - 1
         var slot = Int(truncatingIfNeeded: TokenTable.hash(token)) & mask
         while true {
@@ -218,7 +241,6 @@ struct TokenTable {
             if withToken(entry, { $0.elementsEqual(token) }) { return entry }
             slot = (slot + 1) & mask
         }
-        guard inserting else { return nil }
         let entry = occurrences.count
         bytes.append(contentsOf: token)
         starts.append(UInt32(bytes.count))

@@ -21,7 +21,7 @@ enum SearchIndexSnapshot {
 
     // MARK: Saving
 
-    /// Replaces the scope's snapshot with `base`, unless one at least as recent is stored.
+    /// Replaces the scope's snapshot with `base`, unless a more recent one is stored.
     /// Answers whether it wrote.
     @discardableResult
     static func save(_ base: SearchIndexBase, scope: String, connection: Connection) throws -> Bool {
@@ -31,7 +31,7 @@ enum SearchIndexSnapshot {
         return try connection.transaction(immediate: true) {
             let stored = try connection.queryFirst(
                 "SELECT change_seq FROM search_snapshots WHERE scope = ?1 AND format = ?2", [.text(scope), .int(format)]) { $0.int(0) }
-            if let stored, stored >= base.sequence { return false }
+            if let stored, stored > base.sequence { return false }
             try connection.run("DELETE FROM search_snapshot_parts WHERE scope = ?1", [.text(scope)])
             try connection.run("DELETE FROM search_snapshots WHERE scope = ?1", [.text(scope)])
             let row = try connection.statement(
@@ -83,7 +83,7 @@ enum SearchIndexSnapshot {
         else { return nil }
         guard stored <= sequence, count >= 0, header.count == 4 + Part.allCases.count else { return nil }
         let behind = try connection.queryFirst(
-            "SELECT count(*) FROM (SELECT 1 FROM books WHERE change_seq > ?1 AND scope = ?2 LIMIT ?3)",
+            "SELECT count(*) FROM (SELECT 1 FROM books WHERE change_seq > ?1 AND +scope = ?2 LIMIT ?3)",
             [.int(stored), .text(scope), .int(maximumBehind(count) + 1)]) { $0.int(0) } ?? 0
         guard behind <= maximumBehind(count) else { return nil }
 

@@ -170,9 +170,10 @@ import Testing
 final class RawConnection {
     let handle: OpaquePointer
 
-    init(_ path: String) throws {
+    init(_ path: String, create: Bool = false) throws {
         var handle: OpaquePointer?
-        guard sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK, let handle else {
+        let flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0)
+        guard sqlite3_open_v2(path, &handle, flags, nil) == SQLITE_OK, let handle else {
             sqlite3_close(handle)
             throw RawError(message: "cannot open \(path)")
         }
