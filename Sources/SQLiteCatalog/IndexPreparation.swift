@@ -22,7 +22,8 @@ public struct SearchIndexReport: Sendable, Equatable {
 
 /// Loads or builds a search index on a background thread with a connection of its own, as
 /// soon as a remote is made, so that the first search waits only for what is left (or not at
-/// all). After a build it stores the index in the catalog for the next connection.
+/// all). After a build it stores the index in the catalog for the next connection, before
+/// handing it over (a few hundred milliseconds for a million books).
 ///
 /// Runs on a Dispatch queue rather than a Swift task: loading and building block on SQLite
 /// and on CPU for a while, and must not hold one of the few threads of Swift's cooperative pool.
@@ -30,10 +31,11 @@ final class IndexPreparation: Sendable {
     struct Prepared: Sendable {
         let base: SearchIndexBase
         let report: SearchIndexReport
+        /// Whether this preparation built the index and stored it in the catalog.
+        let snapshotStored: Bool
     }
 
     private let prepared = Promise<Prepared>()
-    private let snapshotSaved = Promise<Bool>()
     private let cancelled = Atomic<Bool>(false)
 
     /// Starts at once. A stored snapshot is used if it lags by no more changed rows than an
@@ -55,43 +57,34 @@ final class IndexPreparation: Sendable {
     /// The outcome if the preparation has finished, without waiting.
     var finished: Result<Prepared, any Error>? { prepared.current }
 
-    /// Waits until the snapshot of a built index is stored (true) or was not (false).
-    func waitForSnapshot() async -> Bool { (try? await snapshotSaved.value()) ?? false }
-
     private func run(path: String, busyTimeout: Duration, scope: String) {
+        // The connection is closed before anyone hears of the outcome: a program that exits
+        // right after its first search then leaves the catalog closed cleanly (no WAL file).
+        prepared.fulfil(Result { try prepare(path: path, busyTimeout: busyTimeout, scope: scope) })
+    }
+
+    private func prepare(path: String, busyTimeout: Duration, scope: String) throws -> Prepared {
         let clock = ContinuousClock()
         let start = clock.now
-        let connection: Connection
-        do {
-            connection = try CatalogConnection.open(path: path, create: false, busyTimeout: busyTimeout)
-        } catch {
-            prepared.fulfil(.failure(error))
-            snapshotSaved.fulfil(.success(false))
-            return
+        let connection = try CatalogConnection.open(path: path, create: false, busyTimeout: busyTimeout)
+        let loaded = try? connection.transaction(immediate: false) { () throws -> SearchIndexBase? in
+            let sequence = try connection.queryFirst("SELECT coalesce(max(change_seq), 0) FROM books") { $0.int(0) } ?? 0
+            return try SearchIndexSnapshot.load(scope: scope, sequence: sequence, maximumBehind: SearchIndex.overlayLimit,
+                                                connection: connection)
         }
-        let outcome = Result { () throws -> (SearchIndexBase, SearchIndexReport.Origin) in
-            let loaded = try? connection.transaction(immediate: false) { () throws -> SearchIndexBase? in
-                let sequence = try connection.queryFirst("SELECT coalesce(max(change_seq), 0) FROM books") { $0.int(0) } ?? 0
-                return try SearchIndexSnapshot.load(scope: scope, sequence: sequence, maximumBehind: SearchIndex.overlayLimit,
-                                                    connection: connection)
-            }
-            if let loaded { return (loaded, .loadedSnapshot) }
-            return (try SearchIndexBuilder(connection: connection, scope: scope, isCancelled: { self.cancelled.load(ordering: .relaxed) }).build(), .built)
+        if let loaded {
+            let report = SearchIndexReport(origin: .loadedSnapshot, books: loaded.count, bytes: loaded.byteCount, duration: clock.now - start)
+            return Prepared(base: loaded, report: report, snapshotStored: false)
         }
-        switch outcome {
-        case let .success((base, origin)):
-            let report = SearchIndexReport(origin: origin, books: base.count, bytes: base.byteCount, duration: clock.now - start)
-            prepared.fulfil(.success(Prepared(base: base, report: report)))
-            var saved = false
-            if origin == .built && !cancelled.load(ordering: .relaxed) {
-                // Another connection may hold the write lock; the snapshot is only an aid.
-                saved = (try? SearchIndexSnapshot.save(base, scope: scope, connection: connection)) ?? false
-            }
-            snapshotSaved.fulfil(.success(saved))
-        case let .failure(error):
-            prepared.fulfil(.failure(error))
-            snapshotSaved.fulfil(.success(false))
-        }
+        let builder = SearchIndexBuilder(connection: connection, scope: scope, isCancelled: { self.cancelled.load(ordering: .relaxed) })
+        let built = try builder.build()
+        let report = SearchIndexReport(origin: .built, books: built.count, bytes: built.byteCount, duration: clock.now - start)
+        // The snapshot is only an aid: if another writer holds the lock for long, skip it (the
+        // next connection builds and tries again) rather than keep the first search waiting.
+        connection.setBusyTimeout(milliseconds: 250)
+        let stored = !cancelled.load(ordering: .relaxed)
+            && ((try? SearchIndexSnapshot.save(built, scope: scope, connection: connection)) ?? false)
+        return Prepared(base: built, report: report, snapshotStored: stored)
     }
 }
 

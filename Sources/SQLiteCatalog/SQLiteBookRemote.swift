@@ -21,7 +21,7 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
     /// remote is made, later a replacement when too many rows changed since the base.
     private var preparation: IndexPreparation?
     /// Where the index in use came from.
-    private var installedFrom: (preparation: IndexPreparation, report: SearchIndexReport)?
+    private var installedFrom: IndexPreparation.Prepared?
     /// `PRAGMA data_version` at the last check; it moves only for other connections' commits.
     private var seenDataVersion: Int
     /// What other connections' commits are checked against: the books' latest change and the
@@ -175,7 +175,7 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
     private func install(_ prepared: IndexPreparation.Prepared, from source: IndexPreparation) -> SearchIndex {
         let fresh = SearchIndex(base: prepared.base)
         index = fresh
-        installedFrom = (source, prepared.report)
+        installedFrom = prepared
         return fresh
     }
 
@@ -201,14 +201,12 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
         }
     }
 
-    /// How the search index in use was obtained, waiting until there is one. With
-    /// `waitingForSnapshot`, also waits until a freshly built index has been stored in the
-    /// catalog for the next connection, and answers whether it was.
-    public func searchIndexReport(waitingForSnapshot: Bool = false) async throws -> (report: SearchIndexReport, snapshotStored: Bool) {
+    /// How the search index in use was obtained, waiting until there is one, and whether this
+    /// remote built it and stored it in the catalog for the next connection.
+    public func searchIndexReport() async throws -> (report: SearchIndexReport, snapshotStored: Bool) {
         _ = try await readyIndex()
-        let (source, report) = installedFrom!
-        let stored = waitingForSnapshot ? await source.waitForSnapshot() : false
-        return (report, stored)
+        let prepared = installedFrom!
+        return (prepared.report, prepared.snapshotStored)
     }
 
     // MARK: ChangeDetectingRemote

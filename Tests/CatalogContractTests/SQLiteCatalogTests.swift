@@ -139,7 +139,7 @@ import Testing
         let catalog = try SQLiteCatalog.open(path: path, create: false, busyTimeout: .milliseconds(150))
         let remote = try catalog.remote(account: "editor")
         // The remote's background index work writes a snapshot; let it finish first.
-        _ = try await remote.searchIndexReport(waitingForSnapshot: true)
+        _ = try await remote.searchIndexReport()
         let held = try RawConnection(path)
         try execute(held.handle, "BEGIN IMMEDIATE")
         await expectFailure(.storeUnavailable("the catalog is locked by another program; try again")) {

@@ -16,7 +16,7 @@ import Testing
     @Test func aBuiltIndexIsStoredAndTheNextRemoteLoadsIt() async throws {
         let (catalog, books) = try makeCatalog(books: 300)
         let first = try catalog.remote(account: "editor")
-        let (built, stored) = try await first.searchIndexReport(waitingForSnapshot: true)
+        let (built, stored) = try await first.searchIndexReport()
         #expect(built.origin == .built && built.books == books.count && stored)
         try await expectExactSearches(first, books)
 
@@ -29,7 +29,7 @@ import Testing
     @Test func aStaleSnapshotIsLoadedAndCaughtUpWithLaterChanges() async throws {
         let (catalog, books) = try makeCatalog(books: 300)
         let first = try catalog.remote(account: "editor")
-        #expect(try await first.searchIndexReport(waitingForSnapshot: true).snapshotStored)
+        #expect(try await first.searchIndexReport().snapshotStored)
         // Changes after the snapshot: edits (some twice), new books, and a book in another scope.
         var current = books
         var generator = GeneratedBooks(seed: 11)
@@ -53,13 +53,13 @@ import Testing
     @Test func aSnapshotTooFarBehindIsRebuiltAndStoredAgain() async throws {
         let (catalog, books) = try makeCatalog(books: 50)
         let first = try catalog.remote(account: "editor")
-        #expect(try await first.searchIndexReport(waitingForSnapshot: true).snapshotStored)
+        #expect(try await first.searchIndexReport().snapshotStored)
         // More changed rows than an index may hold in its overlay (1,024 for a small catalog).
         var generator = GeneratedBooks(seed: 5)
         try catalog.insertBooks((0..<1_100).map { _ in let seed = generator.book(); return NewBook(title: seed.title, author: seed.author) },
                                 scope: "main")
         let second = try catalog.remote(account: "reader")
-        let (report, stored) = try await second.searchIndexReport(waitingForSnapshot: true)
+        let (report, stored) = try await second.searchIndexReport()
         #expect(report.origin == .built && report.books == books.count + 1_100 && stored)
         let current = try await allBooks(second)
         #expect(current.count == books.count + 1_100)
@@ -73,7 +73,7 @@ import Testing
     func aDamagedSnapshotIsIgnoredAndRebuilt(part: Int) async throws {
         let path = directory.path("damaged-\(part).sqlite")
         let (catalog, books) = try makeCatalog(books: 200, path: path)
-        #expect(try await catalog.remote(account: "editor").searchIndexReport(waitingForSnapshot: true).snapshotStored)
+        #expect(try await catalog.remote(account: "editor").searchIndexReport().snapshotStored)
         // Flip one byte in the middle of the part, as a damaged disk might.
         try withRawConnection(path) {
             try execute($0, """
@@ -83,7 +83,7 @@ import Testing
                 """)
         }
         let remote = try catalog.remote(account: "reader")
-        let (report, stored) = try await remote.searchIndexReport(waitingForSnapshot: true)
+        let (report, stored) = try await remote.searchIndexReport()
         #expect(report.origin == .built && stored, "part \(part)")
         try await expectExactSearches(remote, books)
         #expect(try await catalog.remote(account: "reader").searchIndexReport().report.origin == .loadedSnapshot)
@@ -110,7 +110,7 @@ import Testing
         let page = try await remote.search(SearchQuery(text: "rom"))
         #expect(page.records.map(\.title) == ["Rome", "A History of Rome"] && page.total == 2)
         #expect(page.records.last?.revision == 3)
-        #expect(try await remote.searchIndexReport(waitingForSnapshot: true).snapshotStored)
+        #expect(try await remote.searchIndexReport().snapshotStored)
     }
 
     // MARK: Helpers
