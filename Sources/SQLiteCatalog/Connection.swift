@@ -144,6 +144,15 @@ final class Statement {
         }
     }
 
+    /// Binds `bytes` as a BLOB without copying them: they must stay valid until `reset()`.
+    func bindBlobWithoutCopy(_ index: Int32, _ bytes: UnsafeRawBufferPointer) throws(SQLiteError) {
+        // A zero-length buffer may have no address; SQLite would store NULL for it.
+        let result = bytes.isEmpty
+            ? sqlite3_bind_zeroblob(handle, index, 0)
+            : sqlite3_bind_blob64(handle, index, bytes.baseAddress, sqlite3_uint64(bytes.count), nil)
+        guard result == SQLITE_OK else { throw connection.lastError(result) }
+    }
+
     /// Advances to the next row; false when done.
     func step() throws(SQLiteError) -> Bool {
         let result = sqlite3_step(handle)
@@ -160,6 +169,12 @@ final class Statement {
     }
 
     func int(_ column: Int32) -> Int { Int(sqlite3_column_int64(handle, column)) }
+
+    func blob(_ column: Int32) -> UnsafeRawBufferPointer {
+        let count = Int(sqlite3_column_bytes(handle, column))
+        guard let bytes = sqlite3_column_blob(handle, column), count > 0 else { return UnsafeRawBufferPointer(start: nil, count: 0) }
+        return UnsafeRawBufferPointer(start: bytes, count: count)
+    }
 
     func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
 

@@ -14,15 +14,31 @@ import Foundation
 public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, SaveOutcomeRecordingRemote, AccountAwareRemote {
     public nonisolated let account: Account
     private let connection: Connection
+    private let catalogPath: String
+    private let busyTimeout: Duration
     private var index: SearchIndex?
+    /// The index being loaded or built in the background: the first one from the moment the
+    /// remote is made, later a replacement when too many rows changed since the base.
+    private var preparation: IndexPreparation?
+    /// Where the index in use came from.
+    private var installedFrom: IndexPreparation.Prepared?
     /// `PRAGMA data_version` at the last check; it moves only for other connections' commits.
     private var seenDataVersion: Int
+    /// What other connections' commits are checked against: the books' latest change and the
+    /// accounts. Commits that change neither (a stored search index snapshot) are no news.
+    private var seenState: CatalogState
 
-    init(connection: sending Connection, account: Account) {
+    init(connection: sending Connection, account: Account, catalogPath: String, busyTimeout: Duration) {
         self.connection = connection
         self.account = account
+        self.catalogPath = catalogPath
+        self.busyTimeout = busyTimeout
         self.seenDataVersion = (try? connection.queryFirst("PRAGMA data_version") { $0.int(0) }) ?? 0
+        self.seenState = (try? CatalogState(connection)) ?? CatalogState(sequence: -1, accounts: "")
+        preparation = IndexPreparation.start(path: catalogPath, busyTimeout: busyTimeout, scope: account.scope)
     }
+
+    deinit { preparation?.cancel() }
 
     // MARK: BookRemote
 
@@ -56,14 +72,17 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
                         change_seq = (SELECT max(change_seq) FROM books) + 1
                     WHERE id = ?6 AND revision = ?7 AND scope = ?8 AND revision < ?9
                       AND EXISTS (SELECT 1 FROM accounts WHERE name = ?10 AND role = 'editor' AND scope = ?8)
-                    RETURNING id, title, author, revision
+                    RETURNING id, title, author, revision, change_seq
                     """,
                     [.text(title), author.map { .text($0) } ?? .null,
                      .text(text.titleKey), .text(text.titleTerms), author == nil ? .null : .text(text.authorTerms),
                      .int(request.id), .int(request.expectedRevision), .text(account.scope), .int(Int.max),
                      .text(account.name)],
-                    row: Self.record)
-                if let saved {
+                    row: { (Self.record($0), $0.int(4)) })
+                if let (saved, sequence) = saved {
+                    // This connection's own commit is no news to it, as long as nobody else's
+                    // came between the last check and this one.
+                    if sequence == seenState.sequence + 1 { seenState.sequence = sequence }
                     try connection.run(
                         "INSERT INTO committed_saves(operation, book_id, revision) VALUES (?1, ?2, ?3)",
                         [.text(request.operation.uuidString), .int(saved.id), .int(saved.revision)])
@@ -92,42 +111,135 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
 
     public func search(_ query: SearchQuery) async throws -> SearchPage {
         let terms = SearchTerms(query.text)
-        return try mappingFailures {
-            // One read transaction: the index catches up to, and the page rows are read from,
-            // the same snapshot.
-            try connection.transaction(immediate: false) {
-                let sequence = try connection.queryFirst("SELECT coalesce(max(change_seq), 0) FROM books") { $0.int(0) } ?? 0
-                let index = try currentIndex(sequence: sequence)
-                let (ids, total) = index.search(terms, offset: query.offset, limit: query.limit)
-                let records = try ids.map { id in
-                    guard let record = try connection.queryFirst(
-                        "SELECT id, title, author, revision FROM books WHERE id = ?1 AND scope = ?2",
-                        [.int(id), .text(account.scope)], row: Self.record)
-                    else { throw BookFailure.invalidResponse }
-                    return record
+        var index = try await readyIndex()
+        while true {
+            let page: SearchPage? = try mappingFailures {
+                // One read transaction: the index catches up to, and the page rows are read from,
+                // the same snapshot.
+                try connection.transaction(immediate: false) {
+                    let sequence = try connection.queryFirst("SELECT coalesce(max(change_seq), 0) FROM books") { $0.int(0) } ?? 0
+                    guard try catchUp(index, to: sequence) else { return nil }
+                    let (ids, total) = index.search(terms, offset: query.offset, limit: query.limit)
+                    let records = try ids.map { id in
+                        guard let record = try connection.queryFirst(
+                            "SELECT id, title, author, revision FROM books WHERE id = ?1 AND scope = ?2",
+                            [.int(id), .text(account.scope)], row: Self.record)
+                        else { throw BookFailure.invalidResponse }
+                        return record
+                    }
+                    return SearchPage(records: records, total: total)
                 }
-                return SearchPage(records: records, total: total)
             }
+            if let page { return page }
+            // Too many rows changed since the index was built: wait for a fresh one.
+            index = try await replacementIndex()
         }
     }
 
-    private func currentIndex(sequence: Int) throws -> SearchIndex {
+    /// Replays the changes up to `sequence` into `index`; false when there are too many for its
+    /// overlay. Starts building a replacement in the background once the overlay is half full.
+    private func catchUp(_ index: SearchIndex, to sequence: Int) throws -> Bool {
+        guard sequence > index.syncedSequence else { return true }
+        let limit = SearchIndex.overlayLimit(bookCount: index.count)
+        let changed = try connection.queryFirst(
+            "SELECT count(*) FROM (SELECT 1 FROM books WHERE change_seq > ?1 AND +scope = ?2 LIMIT ?3)",
+            [.int(index.syncedSequence), .text(account.scope), .int(limit + 1)]) { $0.int(0) } ?? 0
+        if index.overlayCount + changed > limit { return false }
+        try index.catchUp(connection: connection, scope: account.scope, sequence: sequence)
+        if index.overlayCount * 2 > limit && preparation == nil { startPreparation() }
+        return true
+    }
+
+    /// The current index: the first one when it is ready (waiting for it if need be), or a
+    /// replacement prepared in the background once it has finished.
+    private func readyIndex() async throws -> SearchIndex {
         if let index {
-            try index.catchUp(connection: connection, scope: account.scope, sequence: sequence)
-            if !index.needsRebuild { return index }
+            if let preparation, let finished = preparation.finished {
+                self.preparation = nil
+                if case let .success(prepared) = finished, prepared.base.sequence > index.base.sequence {
+                    return install(prepared, from: preparation)
+                }
+            }
+            return index
         }
-        self.index = nil  // free the old one before building its replacement
-        let fresh = try SearchIndex.build(connection: connection, scope: account.scope, sequence: sequence)
-        self.index = fresh
+        let (prepared, source) = try await awaitPreparation()
+        if let index { return index }  // another call installed one while this one waited
+        return install(prepared, from: source)
+    }
+
+    private func replacementIndex() async throws -> SearchIndex {
+        let (prepared, source) = try await awaitPreparation()
+        return install(prepared, from: source)
+    }
+
+    private func install(_ prepared: IndexPreparation.Prepared, from source: IndexPreparation) -> SearchIndex {
+        let fresh = SearchIndex(base: prepared.base)
+        index = fresh
+        installedFrom = prepared
         return fresh
+    }
+
+    private func startPreparation() {
+        preparation = IndexPreparation.start(path: catalogPath, busyTimeout: busyTimeout, scope: account.scope)
+    }
+
+    /// Waits for the preparation under way (starting one if none is); a failed one is
+    /// forgotten so that the next call retries.
+    private func awaitPreparation() async throws -> (IndexPreparation.Prepared, IndexPreparation) {
+        if preparation == nil { startPreparation() }
+        let current = preparation!
+        do {
+            let prepared = try await current.value()
+            if preparation === current { preparation = nil }
+            return (prepared, current)
+        } catch {
+            if preparation === current { preparation = nil }
+            if let failure = error as? BookFailure { throw failure }
+            if let failure = error as? SQLiteError { throw failure.bookFailure }
+            if let failure = error as? SQLiteCatalogError { throw BookFailure.storeUnavailable(failure.description) }
+            throw BookFailure.storeUnavailable(String(describing: error))
+        }
+    }
+
+    /// How the search index in use was obtained, waiting until there is one, and whether this
+    /// remote built it and stored it in the catalog for the next connection.
+    public func searchIndexReport() async throws -> (report: SearchIndexReport, snapshotStored: Bool) {
+        _ = try await readyIndex()
+        let prepared = installedFrom!
+        return (prepared.report, prepared.snapshotStored)
     }
 
     // MARK: ChangeDetectingRemote
 
     public func checkForChanges() async throws -> ChangeNotice? {
-        let version = try mappingFailures { try connection.queryFirst("PRAGMA data_version") { $0.int(0) } ?? 0 }
-        defer { seenDataVersion = version }
-        return version != seenDataVersion ? .unspecified : nil
+        try mappingFailures {
+            let version = try connection.queryFirst("PRAGMA data_version") { $0.int(0) } ?? 0
+            guard version != seenDataVersion else { return nil }
+            seenDataVersion = version
+            let state = try CatalogState(connection)
+            defer { seenState = state }
+            return state != seenState ? .unspecified : nil
+        }
+    }
+
+    /// What a change notice is about, read in one statement.
+    struct CatalogState: Equatable {
+        var sequence: Int
+        var accounts: String
+
+        init(sequence: Int, accounts: String) {
+            self.sequence = sequence
+            self.accounts = accounts
+        }
+
+        init(_ connection: Connection) throws {
+            (sequence, accounts) = try connection.queryFirst(
+                """
+                SELECT (SELECT coalesce(max(change_seq), 0) FROM books),
+                       (SELECT coalesce(group_concat(name || char(31) || role || char(31) || scope, char(30)), '')
+                        FROM (SELECT * FROM accounts ORDER BY name))
+                """) { ($0.int(0), $0.text(1)) } ?? (0, "")
+        }
     }
 
     // MARK: SaveOutcomeRecordingRemote

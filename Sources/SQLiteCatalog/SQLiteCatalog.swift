@@ -69,7 +69,7 @@ public final class SQLiteCatalog: Sendable {
         }
         guard let account = found else { throw .unknownAccount(name) }
         let connection = try CatalogConnection.open(path: path, create: false, busyTimeout: busyTimeout)
-        return SQLiteBookRemote(connection: connection, account: account)
+        return SQLiteBookRemote(connection: connection, account: account, catalogPath: path, busyTimeout: busyTimeout)
     }
 
     // MARK: Books
@@ -140,6 +140,17 @@ public final class SQLiteCatalog: Sendable {
                 try connection.queryFirst("SELECT count(*) FROM books WHERE scope = ?1", [.text(scope)]) { $0.int(0) } ?? 0
             } else {
                 try connection.queryFirst("SELECT count(*) FROM books") { $0.int(0) } ?? 0
+            }
+        }
+    }
+
+    /// Deletes the stored search index snapshots (derived data), so that the next remote of
+    /// each scope rebuilds its index from the books. For benchmarks and troubleshooting.
+    public func discardSearchSnapshots() throws(SQLiteCatalogError) {
+        try withConnection { connection in
+            try connection.transaction(immediate: true) {
+                try connection.run("DELETE FROM search_snapshot_parts")
+                try connection.run("DELETE FROM search_snapshots")
             }
         }
     }

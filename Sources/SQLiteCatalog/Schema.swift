@@ -35,11 +35,31 @@ enum Schema {
             revision INTEGER NOT NULL
         ) STRICT, WITHOUT ROWID;
         """,
+        // 2: the search index as built by some connection, so the next one loads it instead of
+        // rebuilding it. Derived data only: deleting these rows loses nothing.
+        """
+        CREATE TABLE search_snapshots(
+            scope TEXT PRIMARY KEY NOT NULL,
+            format INTEGER NOT NULL,       -- SearchIndexSnapshot.format; others are ignored
+            change_seq INTEGER NOT NULL,   -- the snapshot reflects the rows up to this
+            book_count INTEGER NOT NULL,
+            header BLOB NOT NULL           -- sizes, widths and checksums of the parts
+        ) STRICT;
+        CREATE TABLE search_snapshot_parts(
+            id INTEGER PRIMARY KEY,
+            scope TEXT NOT NULL REFERENCES search_snapshots(scope) ON DELETE CASCADE,
+            part INTEGER NOT NULL,
+            data BLOB NOT NULL,
+            UNIQUE (scope, part)
+        ) STRICT;
+        """,
     ]
 
     /// Brings the file up to `currentVersion` in one write transaction. Re-reads the version
     /// under the lock, because another process may have migrated meanwhile.
     static func migrate(_ connection: Connection) throws {
+        // A current file needs no write lock: opening must not wait for another writer.
+        guard try version(of: connection) < currentVersion else { return }
         try connection.transaction(immediate: true) {
             let found = try version(of: connection)
             guard found < currentVersion else { return }

@@ -56,11 +56,11 @@ import Testing
         try makeCatalog(path, books: 3)
         try withRawConnection(path) { try execute($0, "PRAGMA user_version = 99") }
         let before = try Data(contentsOf: URL(fileURLWithPath: path))
-        #expect(throws: SQLiteCatalogError.newerSchema(found: 99, known: 1)) { try SQLiteCatalog.open(path: path, create: false) }
-        #expect(throws: SQLiteCatalogError.newerSchema(found: 99, known: 1)) { try SQLiteCatalog.open(path: path, create: true) }
+        #expect(throws: SQLiteCatalogError.newerSchema(found: 99, known: 2)) { try SQLiteCatalog.open(path: path, create: false) }
+        #expect(throws: SQLiteCatalogError.newerSchema(found: 99, known: 2)) { try SQLiteCatalog.open(path: path, create: true) }
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
         #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
-        #expect(SQLiteCatalogError.newerSchema(found: 99, known: 1).description.contains("newer Bookshelf"))
+        #expect(SQLiteCatalogError.newerSchema(found: 99, known: 2).description.contains("newer Bookshelf"))
     }
 
     /// File permissions do not bind root, so this can only be shown as another user.
@@ -82,7 +82,7 @@ import Testing
         let raw = try RawConnection(path)
         let mode = try queryText(raw.handle, "PRAGMA journal_mode")
         let version = try queryText(raw.handle, "PRAGMA user_version")
-        #expect(mode == "wal" && version == "1")
+        #expect(mode == "wal" && version == "2")
     }
 
     // MARK: Accounts
@@ -138,6 +138,8 @@ import Testing
         try makeCatalog(path, books: 3)
         let catalog = try SQLiteCatalog.open(path: path, create: false, busyTimeout: .milliseconds(150))
         let remote = try catalog.remote(account: "editor")
+        // The remote's background index work writes a snapshot; let it finish first.
+        _ = try await remote.searchIndexReport()
         let held = try RawConnection(path)
         try execute(held.handle, "BEGIN IMMEDIATE")
         await expectFailure(.storeUnavailable("the catalog is locked by another program; try again")) {
@@ -168,9 +170,10 @@ import Testing
 final class RawConnection {
     let handle: OpaquePointer
 
-    init(_ path: String) throws {
+    init(_ path: String, create: Bool = false) throws {
         var handle: OpaquePointer?
-        guard sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK, let handle else {
+        let flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0)
+        guard sqlite3_open_v2(path, &handle, flags, nil) == SQLITE_OK, let handle else {
             sqlite3_close(handle)
             throw RawError(message: "cannot open \(path)")
         }

@@ -1,0 +1,109 @@
+/// Variable-length unsigned integers (LEB128: seven bits a byte, high bit = more follow).
+/// The search index stores token codes and posting gaps this way: most are below 128, so a
+/// million books cost about one byte per token instead of four.
+enum VarInt {
+    @inline(__always)
+    static func length(_ value: UInt32) -> Int {
+        value < 1 << 7 ? 1 : value < 1 << 14 ? 2 : value < 1 << 21 ? 3 : value < 1 << 28 ? 4 : 5
+    }
+
+    @inline(__always)
+    static func append(_ value: UInt32, to bytes: inout [UInt8]) {
+        var value = value
+        while value >= 0x80 {
+            bytes.append(UInt8(truncatingIfNeeded: value) | 0x80)
+            value >>= 7
+        }
+        bytes.append(UInt8(value))
+    }
+
+    @inline(__always)
+    static func write(_ value: UInt32, to bytes: UnsafeMutableBufferPointer<UInt8>, at offset: inout Int) {
+        var value = value
+        while value >= 0x80 {
+            bytes[offset] = UInt8(truncatingIfNeeded: value) | 0x80
+            offset += 1
+            value >>= 7
+        }
+        bytes[offset] = UInt8(value)
+        offset += 1
+    }
+
+    /// Reads one value at `offset` and moves past it. Reads never leave `bytes`.
+    @inline(__always)
+    static func read(_ bytes: UnsafeBufferPointer<UInt8>, at offset: inout Int) -> UInt32 {
+        var byte = bytes[offset]
+        offset += 1
+        if byte < 0x80 { return UInt32(byte) }
+        var value = UInt32(byte & 0x7F)
+        var shift: UInt32 = 7
+        repeat {
+            byte = bytes[offset]
+            offset += 1
+            value |= UInt32(byte & 0x7F) &<< shift
+            shift += 7
+        } while byte >= 0x80 && shift < 35
+        return value
+    }
+}
+
+/// Unsigned integers of a fixed bit width chosen for the largest value, packed end to end:
+/// a million ids below 2^20 take 2.5 MB instead of 8.
+struct PackedIntegers: Sendable {
+    let count: Int
+    let width: Int
+    private(set) var words: [UInt64]
+
+    init(count: Int, maximum: UInt64) {
+        self.count = count
+        width = max(1, 64 - maximum.leadingZeroBitCount)
+        // One spare word lets `subscript` read two words without a bounds special case.
+        words = [UInt64](repeating: 0, count: (count * width + 63) / 64 + 1)
+    }
+
+    /// Rebuilds from stored words; nil when they cannot hold `count` values of `width` bits.
+    init?(count: Int, width: Int, words: [UInt64]) {
+        guard count >= 0, (1...64).contains(width), words.count == (count * width + 63) / 64 + 1 else { return nil }
+        self.count = count
+        self.width = width
+        self.words = words
+    }
+
+    subscript(index: Int) -> UInt64 {
+        get {
+            precondition(index >= 0 && index < count)
+            let bit = index &* width
+            let word = bit >> 6, shift = bit & 63
+            var value = words[word] >> UInt64(shift)
+            if shift + width > 64 { value |= words[word + 1] << UInt64(64 - shift) }
+            return width == 64 ? value : value & ((1 << UInt64(width)) - 1)
+        }
+        set {
+            precondition(index >= 0 && index < count)
+            let bit = index &* width
+            let word = bit >> 6, shift = bit & 63
+            let mask: UInt64 = width == 64 ? ~0 : (1 << UInt64(width)) - 1
+            let value = newValue & mask
+            words[word] = words[word] & ~(mask << UInt64(shift)) | value << UInt64(shift)
+            if shift + width > 64 {
+                let high = UInt64(64 - shift)
+                words[word + 1] = words[word + 1] & ~(mask >> high) | value >> high
+            }
+        }
+    }
+
+    var byteCount: Int { words.count * 8 }
+}
+
+/// A set of ordinals as one bit each.
+struct Bitmap {
+    var words: [UInt64]
+
+    init(count: Int) { words = [UInt64](repeating: 0, count: (count + 63) / 64) }
+
+    @inline(__always)
+    mutating func insert(_ ordinal: Int) { words[ordinal >> 6] |= 1 << UInt64(ordinal & 63) }
+
+    @inline(__always)
+    func contains(_ ordinal: Int) -> Bool { words[ordinal >> 6] & (1 << UInt64(ordinal & 63)) != 0 }
+}

@@ -1,0 +1,122 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// How a remote's search index came to be, for the benchmark and for tests.
+public struct SearchIndexReport: Sendable, Equatable {
+    public enum Origin: Sendable, Equatable {
+        /// Read from the snapshot stored in the catalog.
+        case loadedSnapshot
+        /// Built from the books (no usable snapshot).
+        case built
+    }
+
+    public let origin: Origin
+    /// Books in the index's base (changes since are replayed on top).
+    public let books: Int
+    /// Bytes the index's base holds.
+    public let bytes: Int
+    /// How long loading or building took, on a background thread.
+    public let duration: Duration
+}
+
+/// Loads or builds a search index on a background thread with a connection of its own, as
+/// soon as a remote is made, so that the first search waits only for what is left (or not at
+/// all). After a build it stores the index in the catalog for the next connection, before
+/// handing it over (a few hundred milliseconds for a million books).
+///
+/// Runs on a Dispatch queue rather than a Swift task: loading and building block on SQLite
+/// and on CPU for a while, and must not hold one of the few threads of Swift's cooperative pool.
+final class IndexPreparation: Sendable {
+    struct Prepared: Sendable {
+        let base: SearchIndexBase
+        let report: SearchIndexReport
+        /// Whether this preparation built the index and stored it in the catalog.
+        let snapshotStored: Bool
+    }
+
+    private let prepared = Promise<Prepared>()
+    private let cancelled = Atomic<Bool>(false)
+
+    /// Starts at once. A stored snapshot is used if it lags by no more changed rows than an
+    /// index may hold in its overlay.
+    static func start(path: String, busyTimeout: Duration, scope: String) -> IndexPreparation {
+        let preparation = IndexPreparation()
+        DispatchQueue.global(qos: .userInitiated).async {
+            preparation.run(path: path, busyTimeout: busyTimeout, scope: scope)
+        }
+        return preparation
+    }
+
+    /// Stops a build nobody waits for any more (its remote is gone).
+    func cancel() { cancelled.store(true, ordering: .relaxed) }
+
+    /// The index, waiting for it if need be.
+    func value() async throws -> Prepared { try await prepared.value() }
+
+    /// The outcome if the preparation has finished, without waiting.
+    var finished: Result<Prepared, any Error>? { prepared.current }
+
+    private func run(path: String, busyTimeout: Duration, scope: String) {
+        // The connection is closed before anyone hears of the outcome: a program that exits
+        // right after its first search then leaves the catalog closed cleanly (no WAL file).
+        prepared.fulfil(Result { try prepare(path: path, busyTimeout: busyTimeout, scope: scope) })
+    }
+
+    private func prepare(path: String, busyTimeout: Duration, scope: String) throws -> Prepared {
+        let clock = ContinuousClock()
+        let start = clock.now
+        let connection = try CatalogConnection.open(path: path, create: false, busyTimeout: busyTimeout)
+        let loaded = try? connection.transaction(immediate: false) { () throws -> SearchIndexBase? in
+            let sequence = try connection.queryFirst("SELECT coalesce(max(change_seq), 0) FROM books") { $0.int(0) } ?? 0
+            return try SearchIndexSnapshot.load(scope: scope, sequence: sequence, maximumBehind: SearchIndex.overlayLimit,
+                                                connection: connection)
+        }
+        if let loaded {
+            let report = SearchIndexReport(origin: .loadedSnapshot, books: loaded.count, bytes: loaded.byteCount, duration: clock.now - start)
+            return Prepared(base: loaded, report: report, snapshotStored: false)
+        }
+        let builder = SearchIndexBuilder(connection: connection, scope: scope, isCancelled: { self.cancelled.load(ordering: .relaxed) })
+        let built = try builder.build()
+        let report = SearchIndexReport(origin: .built, books: built.count, bytes: built.byteCount, duration: clock.now - start)
+        // The snapshot is only an aid: if another writer holds the lock for long, skip it (the
+        // next connection builds and tries again) rather than keep the first search waiting.
+        connection.setBusyTimeout(milliseconds: 250)
+        let stored = !cancelled.load(ordering: .relaxed)
+            && ((try? SearchIndexSnapshot.save(built, scope: scope, connection: connection)) ?? false)
+        return Prepared(base: built, report: report, snapshotStored: stored)
+    }
+}
+
+/// A value that arrives once, for any number of waiters.
+final class Promise<Value: Sendable>: Sendable {
+    private struct State {
+        var result: Result<Value, any Error>?
+        var waiters: [CheckedContinuation<Value, any Error>] = []
+    }
+
+    private let state = Mutex(State())
+
+    var current: Result<Value, any Error>? { state.withLock { $0.result } }
+
+    func fulfil(_ result: Result<Value, any Error>) {
+        let waiters = state.withLock { state -> [CheckedContinuation<Value, any Error>] in
+            guard state.result == nil else { return [] }
+            state.result = result
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        for waiter in waiters { waiter.resume(with: result) }
+    }
+
+    func value() async throws -> Value {
+        try await withCheckedThrowingContinuation { continuation in
+            let ready = state.withLock { state -> Result<Value, any Error>? in
+                if let result = state.result { return result }
+                state.waiters.append(continuation)
+                return nil
+            }
+            if let ready { continuation.resume(with: ready) }
+        }
+    }
+}

@@ -1,0 +1,351 @@
+import BookCatalog
+import Foundation
+
+/// The immutable part of a search index: one scope's books as they were at one `change_seq`,
+/// in result order, in compact arrays. Built by `SearchIndexBuilder` or loaded from the
+/// snapshot stored in the catalog (`SearchIndexSnapshot`); `SearchIndex` adds later changes.
+///
+/// Layout (a million books take about 25 MB):
+/// - Every book has an ordinal: its position in (folded title, id) order, which is result order.
+/// - Tokens are numbered in byte order, so the tokens a prefix matches are a range of numbers.
+///   In the arrays they appear as *codes*, numbered by frequency, so that common tokens take
+///   one byte as a `VarInt`; `numberOfCode` turns a code back into its number.
+/// - `bookBytes`: per book, the number of title tokens, then the codes of its title tokens and
+///   author tokens (the forward index, for words of several tokens that must be consecutive).
+/// - `postingBytes`: per token number, the books that contain it, as gaps between ordinals
+///   shifted left by two, with the token's best place in the book in the low two bits
+///   (0 first title token, 1 elsewhere in the title, 2 author only). That place is exactly
+///   what `SearchTerms.rank` needs for a word of one token, so most queries never touch the
+///   forward index: they OR posting lists into bitmaps and count bits.
+final class SearchIndexBase: Sendable {
+    /// The highest `change_seq` among the rows this reflects.
+    let sequence: Int
+    let count: Int
+    let vocabularyBytes: [UInt8]
+    let vocabularyStart: [UInt32]       // vocabularySize + 1
+    let numberOfCode: [UInt32]          // vocabularySize
+    let bookBytes: [UInt8]
+    let bookStart: PackedIntegers       // count + 1
+    let idBase: Int
+    let ids: PackedIntegers             // id - idBase, by ordinal
+    let postingBytes: [UInt8]
+    let postingStart: [UInt32]          // vocabularySize + 1, byte offsets by token number
+    let postingsBefore: [UInt32]        // vocabularySize + 1, entries before each token number
+
+    var vocabularySize: Int { numberOfCode.count }
+
+    /// Bytes held, for reports.
+    var byteCount: Int {
+        vocabularyBytes.count + 4 * (vocabularyStart.count + numberOfCode.count + postingStart.count + postingsBefore.count)
+            + bookBytes.count + bookStart.byteCount + ids.byteCount + postingBytes.count
+    }
+
+    init(sequence: Int, count: Int, vocabularyBytes: [UInt8], vocabularyStart: [UInt32], numberOfCode: [UInt32],
+         bookBytes: [UInt8], bookStart: PackedIntegers, idBase: Int, ids: PackedIntegers,
+         postingBytes: [UInt8], postingStart: [UInt32], postingsBefore: [UInt32]) {
+        self.sequence = sequence
+        self.count = count
+        self.vocabularyBytes = vocabularyBytes
+        self.vocabularyStart = vocabularyStart
+        self.numberOfCode = numberOfCode
+        self.bookBytes = bookBytes
+        self.bookStart = bookStart
+        self.idBase = idBase
+        self.ids = ids
+        self.postingBytes = postingBytes
+        self.postingStart = postingStart
+        self.postingsBefore = postingsBefore
+    }
+
+    /// Checks the invariants every reader relies on, so that a damaged snapshot is rebuilt
+    /// instead of read out of bounds.
+    var isConsistent: Bool {
+        let size = numberOfCode.count
+        guard vocabularyStart.count == size + 1, postingStart.count == size + 1, postingsBefore.count == size + 1,
+              bookStart.count == count + 1, ids.count == count,
+              vocabularyStart.first == 0, Int(vocabularyStart.last!) == vocabularyBytes.count,
+              postingStart.first == 0, Int(postingStart.last!) == postingBytes.count, postingsBefore.first == 0,
+              bookStart[0] == 0, Int(bookStart[count]) == bookBytes.count
+        else { return false }
+        for index in 0..<size where vocabularyStart[index] > vocabularyStart[index + 1]
+            || postingStart[index] > postingStart[index + 1] || postingsBefore[index] > postingsBefore[index + 1]
+            || numberOfCode[index] >= UInt32(size) { return false }
+        // A varint stream must end on a final byte, or a reader would run into the next one.
+        if let last = bookBytes.last, last >= 0x80 { return false }
+        if let last = postingBytes.last, last >= 0x80 { return false }
+        return true
+    }
+
+    func id(_ ordinal: Int) -> Int { idBase + Int(ids[ordinal]) }
+
+    /// The ordinals of those `wanted` ids that are in this base, in one pass over all ids.
+    func ordinals(of wanted: Set<Int>) -> [Int: Int] {
+        var found: [Int: Int] = [:]
+        guard !wanted.isEmpty else { return found }
+        for ordinal in 0..<count {
+            let id = self.id(ordinal)
+            if wanted.contains(id) {
+                found[id] = ordinal
+                if found.count == wanted.count { break }
+            }
+        }
+        return found
+    }
+
+    // MARK: Vocabulary
+
+    func withToken<T>(_ number: Int, _ body: (UnsafeBufferPointer<UInt8>) -> T) -> T {
+        vocabularyBytes.withUnsafeBufferPointer { bytes in
+            body(UnsafeBufferPointer(rebasing: bytes[Int(vocabularyStart[number])..<Int(vocabularyStart[number + 1])]))
+        }
+    }
+
+    /// The token numbers whose bytes start with `prefix`.
+    func prefixRange(_ prefix: [UInt8]) -> Range<Int> {
+        var low = 0, high = vocabularySize
+        while low < high {
+            let middle = (low + high) / 2
+            if withToken(middle, { $0.lexicographicallyPrecedes(prefix) }) { low = middle + 1 } else { high = middle }
+        }
+        let start = low
+        high = vocabularySize
+        while low < high {
+            let middle = (low + high) / 2
+            let before = withToken(middle) { token in
+                token.prefix(prefix.count).lexicographicallyPrecedes(prefix) || token.starts(with: prefix)
+            }
+            if before { low = middle + 1 } else { high = middle }
+        }
+        return start..<low
+    }
+
+    func exactNumber(_ token: [UInt8]) -> UInt32? {
+        let range = prefixRange(token)
+        for number in range where withToken(number, { $0.count }) == token.count { return UInt32(number) }
+        return nil
+    }
+
+    /// How many (book, token) entries the token numbers in `range` have.
+    func postingCount(_ range: Range<Int>) -> Int {
+        Int(postingsBefore[range.upperBound] - postingsBefore[range.lowerBound])
+    }
+
+    // MARK: Searching
+
+    /// Base matches per rank: all are counted, the first `cap` of each rank are listed.
+    struct Matches {
+        let cap: Int
+        var counts = [0, 0, 0]
+        var ordinals: [[Int32]] = [[], [], []]
+
+        init(cap: Int) { self.cap = cap }
+
+        @inline(__always)
+        mutating func add(_ ordinal: Int, rank: Int) {
+            if counts[rank] < cap { ordinals[rank].append(Int32(ordinal)) }
+            counts[rank] += 1
+        }
+
+        /// Adds the ordinals `slot * 64 + i` for the bits `i` set in `bits`.
+        @inline(__always)
+        mutating func add(bits: UInt64, slot: Int, rank: Int) {
+            guard bits != 0 else { return }
+            if counts[rank] >= cap {
+                counts[rank] += bits.nonzeroBitCount
+                return
+            }
+            var bits = bits
+            while bits != 0 {
+                add(slot << 6 | bits.trailingZeroBitCount, rank: rank)
+                bits &= bits - 1
+            }
+        }
+    }
+
+    /// One query word against the vocabulary: exact token numbers for all but the last token,
+    /// the range of numbers the last token is a prefix of, minus the few in that range that
+    /// are byte-prefixed but not character-prefixed (a combining mark after the prefix).
+    struct CompiledWord {
+        var exact: [UInt32]
+        var range: Range<Int>
+        var excluded: Set<UInt32>
+        /// The posting range a candidate must appear in, and its length.
+        var anchor: Range<Int>
+        var estimate: Int
+    }
+
+    /// Nil when some word cannot match any base book.
+    func compile(_ terms: SearchTerms) -> [CompiledWord]? {
+        var words: [CompiledWord] = []
+        for word in terms.words {
+            let parts = word.map(BookText.normalized)
+            var exact: [UInt32] = []
+            var anchor: Range<Int>? = nil
+            for part in parts.dropLast() {
+                guard let number = exactNumber(Array(part.utf8)) else { return nil }
+                exact.append(number)
+                let range = Int(number)..<Int(number) + 1
+                if anchor == nil || postingCount(range) < postingCount(anchor!) { anchor = range }
+            }
+            let prefix = parts.last!
+            let prefixBytes = Array(prefix.utf8)
+            let range = prefixRange(prefixBytes)
+            guard !range.isEmpty else { return nil }
+            var excluded: Set<UInt32> = []
+            let asciiPrefix = prefixBytes.allSatisfy { $0 < 0x80 }
+            for number in range {
+                let isPrefix = withToken(number) { token -> Bool in
+                    if asciiPrefix && (token.count == prefixBytes.count || token[prefixBytes.count] < 0x80) { return true }
+                    return String(decoding: token, as: UTF8.self).hasPrefix(prefix)
+                }
+                if !isPrefix { excluded.insert(UInt32(number)) }
+            }
+            guard excluded.count < range.count else { return nil }
+            if anchor == nil || postingCount(range) < postingCount(anchor!) { anchor = range }
+            words.append(CompiledWord(exact: exact, range: range, excluded: excluded, anchor: anchor!,
+                                      estimate: postingCount(anchor!)))
+        }
+        return words
+    }
+
+    /// Every base book matching `words`, ranked as `SearchTerms.rank` ranks, except those in
+    /// `hidden` (superseded by later changes).
+    func collect(_ words: [CompiledWord], hidden: Bitmap?, into matches: inout Matches) {
+        if words.allSatisfy({ $0.exact.isEmpty }) {
+            collectByPlaces(words, hidden: hidden, into: &matches)
+        } else {
+            collectByJudging(words, hidden: hidden, into: &matches)
+        }
+    }
+
+    /// Words of one token each: the places stored in the postings decide the rank.
+    /// A book is rank 0 when every word is in its title and the first word is its first title
+    /// token, rank 1 when every word is in its title, rank 2 when some word needed the author.
+    private func collectByPlaces(_ words: [CompiledWord], hidden: Bitmap?, into matches: inout Matches) {
+        let wordCount = (count + 63) / 64
+        var anywhere = [UInt64](repeating: ~0, count: wordCount)
+        var inTitle = [UInt64](repeating: ~0, count: wordCount)
+        var first = [UInt64](repeating: 0, count: wordCount)
+        var wordAnywhere = [UInt64](repeating: 0, count: wordCount)
+        var wordInTitle = [UInt64](repeating: 0, count: wordCount)
+        postingBytes.withUnsafeBufferPointer { postings in
+            for (index, word) in words.enumerated() {
+                for slot in 0..<wordCount { wordAnywhere[slot] = 0; wordInTitle[slot] = 0 }
+                for number in word.range where word.excluded.isEmpty || !word.excluded.contains(UInt32(number)) {
+                    var offset = Int(postingStart[number])
+                    let end = Int(postingStart[number + 1])
+                    var ordinal = 0
+                    while offset < end {
+                        let value = VarInt.read(postings, at: &offset)
+                        ordinal += Int(value >> 2)
+                        let bit: UInt64 = 1 << UInt64(ordinal & 63)
+                        let slot = ordinal >> 6
+                        wordAnywhere[slot] |= bit
+                        let place = value & 3
+                        if place <= 1 { wordInTitle[slot] |= bit }
+                        if index == 0 && place == 0 { first[slot] |= bit }
+                    }
+                }
+                for slot in 0..<wordCount {
+                    anywhere[slot] &= wordAnywhere[slot]
+                    inTitle[slot] &= wordInTitle[slot]
+                }
+            }
+        }
+        let tail = count & 63
+        if tail != 0 { anywhere[wordCount - 1] &= (1 << UInt64(tail)) - 1 }
+        for slot in 0..<wordCount {
+            var found = anywhere[slot]
+            if let hidden { found &= ~hidden.words[slot] }
+            let title = inTitle[slot] & found
+            matches.add(bits: title & first[slot], slot: slot, rank: 0)
+            matches.add(bits: title & ~first[slot], slot: slot, rank: 1)
+            matches.add(bits: found & ~title, slot: slot, rank: 2)
+        }
+    }
+
+    /// Some word has several tokens that must be consecutive: take the books of the rarest
+    /// token range as candidates and judge each against the forward index.
+    private func collectByJudging(_ words: [CompiledWord], hidden: Bitmap?, into matches: inout Matches) {
+        let best = words.min { $0.estimate < $1.estimate }!
+        var candidates = Bitmap(count: count)
+        postingBytes.withUnsafeBufferPointer { postings in
+            var offset = Int(postingStart[best.anchor.lowerBound])
+            for number in best.anchor {
+                let end = Int(postingStart[number + 1])
+                var ordinal = 0
+                while offset < end {
+                    ordinal += Int(VarInt.read(postings, at: &offset) >> 2)
+                    candidates.insert(ordinal)
+                }
+            }
+        }
+        var judge = Judge(words: words, base: self)
+        for (slot, var bits) in candidates.words.enumerated() {
+            if let hidden { bits &= ~hidden.words[slot] }
+            while bits != 0 {
+                let ordinal = slot << 6 | bits.trailingZeroBitCount
+                bits &= bits - 1
+                if let rank = judge.rank(ordinal) { matches.add(ordinal, rank: rank) }
+            }
+        }
+    }
+
+    /// Ranks one base book against compiled words, exactly as `SearchTerms.rank` would.
+    private struct Judge {
+        let words: [CompiledWord]
+        let base: SearchIndexBase
+        var tokens: [UInt32] = []
+
+        init(words: [CompiledWord], base: SearchIndexBase) {
+            self.words = words
+            self.base = base
+            tokens.reserveCapacity(64)
+        }
+
+        mutating func rank(_ ordinal: Int) -> Int? {
+            let titleCount = decode(ordinal)
+            let all = tokens.count
+            var allInTitle = true
+            var firstAtStart = false
+            for (index, word) in words.enumerated() {
+                if let at = find(word, low: 0, high: titleCount) {
+                    if index == 0 { firstAtStart = at == 0 }
+                } else {
+                    allInTitle = false
+                    if find(word, low: titleCount, high: all) == nil { return nil }
+                }
+            }
+            return allInTitle ? (firstAtStart ? 0 : 1) : 2
+        }
+
+        /// Fills `tokens` with the book's token numbers; answers how many are the title's.
+        private mutating func decode(_ ordinal: Int) -> Int {
+            tokens.removeAll(keepingCapacity: true)
+            var offset = Int(base.bookStart[ordinal])
+            let end = Int(base.bookStart[ordinal + 1])
+            return base.bookBytes.withUnsafeBufferPointer { bytes in
+                let titleCount = Int(VarInt.read(bytes, at: &offset))
+                while offset < end { tokens.append(base.numberOfCode[Int(VarInt.read(bytes, at: &offset))]) }
+                return min(titleCount, tokens.count)
+            }
+        }
+
+        private func find(_ word: CompiledWord, low: Int, high: Int) -> Int? {
+            let length = word.exact.count + 1
+            guard high - low >= length else { return nil }
+            let lowest = UInt32(word.range.lowerBound), span = UInt32(word.range.count)
+            for at in low...(high - length) {
+                var matched = true
+                for (offset, number) in word.exact.enumerated() where tokens[at + offset] != number {
+                    matched = false
+                    break
+                }
+                guard matched else { continue }
+                let last = tokens[at + length - 1]
+                if last &- lowest < span && (word.excluded.isEmpty || !word.excluded.contains(last)) { return at }
+            }
+            return nil
+        }
+    }
+}

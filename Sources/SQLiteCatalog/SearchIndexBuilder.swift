@@ -1,0 +1,282 @@
+/// Builds a `SearchIndexBase` from the derived text columns in streaming passes over one
+/// read transaction, with no `String` per token and every final array allocated once at its
+/// exact size. The transient peak is pass 1's provisional copy of the tokens (about one byte
+/// per token), freed before the postings are allocated.
+///
+/// 1. Table scan in file order: the distinct tokens and how often each occurs, and each book's
+///    tokens as provisional entries. Tokens are then numbered in byte order and coded by
+///    frequency, which also gives the exact size of the forward index.
+/// 2. Scan of the (scope, title_key, id) index, in result order without touching the table:
+///    the ids and the forward index, recoded from pass 1.
+/// 3. Two passes over the forward index in memory: the size of each posting list, then the lists.
+///
+/// Reading the table in title order instead costs a random page read per book (seconds for
+/// a million books); these scans are sequential.
+struct SearchIndexBuilder {
+    let connection: Connection
+    let scope: String
+    /// Asked now and then, to stop a build nobody waits for any more.
+    var isCancelled: () -> Bool = { false }
+
+    func build() throws -> SearchIndexBase {
+        try connection.transaction(immediate: false) {
+            let sequence = try connection.queryFirst("SELECT coalesce(max(change_seq), 0) FROM books") { $0.int(0) } ?? 0
+            return try build(sequence: sequence)
+        }
+    }
+
+    private func checkCancelled() throws {
+        if isCancelled() { throw CancellationError() }
+    }
+
+    private func build(sequence: Int) throws -> SearchIndexBase {
+        guard let (count, smallestID, largestID) = try connection.queryFirst(
+            "SELECT count(*), coalesce(min(id), 0), coalesce(max(id), 0) FROM books WHERE scope = ?1", [.text(scope)],
+            row: { ($0.int(0), $0.int(1), $0.int(2)) })
+        else { throw SearchIndexBuildError.changedDuringBuild }
+
+        // Pass 1, in file order (sequential reads): the vocabulary and how often each token
+        // occurs, and each book's tokens as vocabulary entries, kept until pass 2 recodes them.
+        var table = TokenTable()
+        var titleCountBytes = 0
+        var rowIDs = PackedIntegers(count: count, maximum: UInt64(largestID - smallestID))
+        var rowStart = [UInt32](repeating: 0, count: count + 1)
+        var rowBytes: [UInt8] = []
+        rowBytes.reserveCapacity(count * 8)
+        let unordered = try connection.statement(
+            "SELECT id, title_terms, author_terms FROM books NOT INDEXED WHERE scope = ?1")
+        try unordered.bind([.text(scope)])
+        var row = 0
+        do {
+            defer { unordered.reset() }
+            while try unordered.step() {
+                guard row < count else { throw SearchIndexBuildError.changedDuringBuild }
+                rowIDs[row] = UInt64(unordered.int(0) - smallestID)
+                let title = unordered.bytes(1)
+                let titleTokens = UInt32(clamping: TokenTable.tokenCount(title))
+                titleCountBytes += VarInt.length(titleTokens)
+                VarInt.append(titleTokens, to: &rowBytes)
+                for text in [title, unordered.bytes(2)] {
+                    TokenTable.forEachToken(text) { token in
+                        VarInt.append(UInt32(table.count(token)), to: &rowBytes)
+                    }
+                }
+                row += 1
+                rowStart[row] = UInt32(rowBytes.count)
+                if row & 4_095 == 0 { try checkCancelled() }
+            }
+        }
+        guard row == count else { throw SearchIndexBuildError.changedDuringBuild }
+
+        let size = table.size
+        let byBytes = (0..<size).sorted { a, b in table.withToken(a) { x in table.withToken(b) { y in x.lexicographicallyPrecedes(y) } } }
+        var numberOfEntry = [UInt32](repeating: 0, count: size)
+        var vocabularyBytes: [UInt8] = []
+        vocabularyBytes.reserveCapacity(table.byteCount)
+        var vocabularyStart: [UInt32] = [0]
+        vocabularyStart.reserveCapacity(size + 1)
+        for (number, entry) in byBytes.enumerated() {
+            numberOfEntry[entry] = UInt32(number)
+            table.withToken(entry) { vocabularyBytes.append(contentsOf: $0) }
+            vocabularyStart.append(UInt32(vocabularyBytes.count))
+        }
+        let occurrences = table.occurrences
+        table = TokenTable()
+        let byFrequency = (0..<size).sorted { occurrences[$0] > occurrences[$1] || occurrences[$0] == occurrences[$1] && $0 < $1 }
+        var codeOfEntry = [UInt32](repeating: 0, count: size)
+        var numberOfCode = [UInt32](repeating: 0, count: size)
+        var forwardSize = titleCountBytes
+        for (code, entry) in byFrequency.enumerated() {
+            codeOfEntry[entry] = UInt32(code)
+            numberOfCode[code] = numberOfEntry[entry]
+            forwardSize += Int(occurrences[entry]) * VarInt.length(UInt32(code))
+        }
+
+        // Pass 2, in result order from the covering index (no table reads): ids, and the
+        // forward index recoded from pass 1's entries. Rows came in id order, so a book's row
+        // is found by binary search over those ids.
+        var bookStart = PackedIntegers(count: count + 1, maximum: UInt64(forwardSize))
+        var ids = PackedIntegers(count: count, maximum: UInt64(largestID - smallestID))
+        var bookBytes = [UInt8](repeating: 0, count: forwardSize)
+        let ordered = try connection.statement("SELECT id FROM books WHERE scope = ?1 ORDER BY title_key, id")
+        try ordered.bind([.text(scope)])
+        var ordinal = 0
+        var written = 0
+        try bookBytes.withUnsafeMutableBufferPointer { forward in
+            try rowBytes.withUnsafeBufferPointer { rows in
+                defer { ordered.reset() }
+                while try ordered.step() {
+                    guard ordinal < count else { throw SearchIndexBuildError.changedDuringBuild }
+                    let id = UInt64(ordered.int(0) - smallestID)
+                    var low = 0, high = count
+                    while low < high {
+                        let middle = (low + high) / 2
+                        if rowIDs[middle] < id { low = middle + 1 } else { high = middle }
+                    }
+                    guard low < count, rowIDs[low] == id else { throw SearchIndexBuildError.changedDuringBuild }
+                    ids[ordinal] = id
+                    bookStart[ordinal] = UInt64(written)
+                    var offset = Int(rowStart[low])
+                    let end = Int(rowStart[low + 1])
+                    let titleTokens = VarInt.read(rows, at: &offset)
+                    VarInt.write(titleTokens, to: forward, at: &written)
+                    while offset < end {
+                        let code = codeOfEntry[Int(VarInt.read(rows, at: &offset))]
+                        VarInt.write(code, to: forward, at: &written)
+                    }
+                    ordinal += 1
+                    if ordinal & 4_095 == 0 { try checkCancelled() }
+                }
+            }
+        }
+        guard ordinal == count, written == forwardSize else { throw SearchIndexBuildError.changedDuringBuild }
+        bookStart[count] = UInt64(written)
+        // Free pass 1's copy before the postings are allocated.
+        rowBytes = []
+        rowStart = []
+        rowIDs = PackedIntegers(count: 0, maximum: 0)
+
+        // Pass 3: postings from the forward index.
+        let (postingBytes, postingStart, postingsBefore) = try postings(count: count, size: size, bookBytes: bookBytes,
+                                                                       bookStart: bookStart, numberOfCode: numberOfCode)
+        return SearchIndexBase(sequence: sequence, count: count, vocabularyBytes: vocabularyBytes,
+                               vocabularyStart: vocabularyStart, numberOfCode: numberOfCode, bookBytes: bookBytes,
+                               bookStart: bookStart, idBase: smallestID, ids: ids, postingBytes: postingBytes,
+                               postingStart: postingStart, postingsBefore: postingsBefore)
+    }
+
+    /// Posting lists by token number: each book once per token, with the token's best place.
+    private func postings(count: Int, size: Int, bookBytes: [UInt8], bookStart: PackedIntegers,
+                          numberOfCode: [UInt32]) throws -> ([UInt8], [UInt32], [UInt32]) {
+        var sizes = [UInt32](repeating: 0, count: size + 1)
+        var entries = [UInt32](repeating: 0, count: size + 1)
+        var last = [Int32](repeating: 0, count: size)
+        var places: [(number: UInt32, place: UInt32)] = []
+        func forEachBook(_ body: (Int) -> Void) {
+            bookBytes.withUnsafeBufferPointer { bytes in
+                for ordinal in 0..<count {
+                    places.removeAll(keepingCapacity: true)
+                    var offset = Int(bookStart[ordinal])
+                    let end = Int(bookStart[ordinal + 1])
+                    let titleCount = Int(VarInt.read(bytes, at: &offset))
+                    var position = 0
+                    while offset < end {
+                        let number = numberOfCode[Int(VarInt.read(bytes, at: &offset))]
+                        let place: UInt32 = position == 0 && titleCount > 0 ? 0 : (position < titleCount ? 1 : 2)
+                        if let seen = places.firstIndex(where: { $0.number == number }) {
+                            places[seen].place = min(places[seen].place, place)
+                        } else {
+                            places.append((number, place))
+                        }
+                        position += 1
+                    }
+                    body(ordinal)
+                }
+            }
+        }
+        forEachBook { ordinal in
+            for (number, place) in places {
+                let gap = UInt32(ordinal) - UInt32(last[Int(number)])
+                sizes[Int(number) + 1] += UInt32(VarInt.length(gap << 2 | place))
+                entries[Int(number) + 1] += 1
+                last[Int(number)] = Int32(ordinal)
+            }
+        }
+        try checkCancelled()
+        for index in 0..<size {
+            sizes[index + 1] += sizes[index]
+            entries[index + 1] += entries[index]
+        }
+        var cursor = sizes
+        for index in 0..<size { last[index] = 0 }
+        var postingBytes = [UInt8](repeating: 0, count: Int(sizes[size]))
+        postingBytes.withUnsafeMutableBufferPointer { output in
+            forEachBook { ordinal in
+                for (number, place) in places {
+                    let gap = UInt32(ordinal) - UInt32(last[Int(number)])
+                    var offset = Int(cursor[Int(number)])
+                    VarInt.write(gap << 2 | place, to: output, at: &offset)
+                    cursor[Int(number)] = UInt32(offset)
+                    last[Int(number)] = Int32(ordinal)
+                }
+            }
+        }
+        return (postingBytes, sizes, entries)
+    }
+}
+
+enum SearchIndexBuildError: Error {
+    /// The rows differed between the two passes; cannot happen inside one read transaction.
+    case changedDuringBuild
+}
+
+/// Distinct tokens as bytes in one buffer, with an open-addressing hash table over them and
+/// how often each occurs. Tokens are separated by single spaces in the derived columns.
+struct TokenTable {
+    private var bytes: [UInt8] = []
+    private var starts: [UInt32] = [0]
+    private(set) var occurrences: [UInt32] = []
+    private var slots = [Int32](repeating: -1, count: 1 << 12)
+
+    var size: Int { occurrences.count }
+    var byteCount: Int { bytes.count }
+
+    func withToken<T>(_ entry: Int, _ body: (UnsafeBufferPointer<UInt8>) -> T) -> T {
+        bytes.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[Int(starts[entry])..<Int(starts[entry + 1])])) }
+    }
+
+    /// Counts one occurrence of `token`; answers its entry.
+    mutating func count(_ token: UnsafeBufferPointer<UInt8>) -> Int {
+        let entry = entry(token)
+        occurrences[entry] += 1
+        return entry
+    }
+
+    private mutating func entry(_ token: UnsafeBufferPointer<UInt8>) -> Int {
+        let mask = slots.count - 1
+        var slot = Int(truncatingIfNeeded: TokenTable.hash(token)) & mask
+        while true {
+            let entry = Int(slots[slot])
+            if entry < 0 { break }
+            if withToken(entry, { $0.elementsEqual(token) }) { return entry }
+            slot = (slot + 1) & mask
+        }
+        let entry = occurrences.count
+        bytes.append(contentsOf: token)
+        starts.append(UInt32(bytes.count))
+        occurrences.append(0)
+        slots[slot] = Int32(entry)
+        if occurrences.count * 2 > slots.count { grow() }
+        return entry
+    }
+
+    private mutating func grow() {
+        slots = [Int32](repeating: -1, count: slots.count * 2)
+        let mask = slots.count - 1
+        for entry in 0..<occurrences.count {
+            var slot = withToken(entry) { Int(truncatingIfNeeded: TokenTable.hash($0)) } & mask
+            while slots[slot] >= 0 { slot = (slot + 1) & mask }
+            slots[slot] = Int32(entry)
+        }
+    }
+
+    private static func hash(_ token: UnsafeBufferPointer<UInt8>) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in token { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
+        return hash ^ (hash >> 29)
+    }
+
+    static func forEachToken(_ text: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) throws -> Void) rethrows {
+        var start = 0
+        for index in 0...text.count where index == text.count || text[index] == 0x20 {
+            if index > start { try body(UnsafeBufferPointer(rebasing: text[start..<index])) }
+            start = index + 1
+        }
+    }
+
+    static func tokenCount(_ text: UnsafeBufferPointer<UInt8>) -> Int {
+        var tokens = 0
+        forEachToken(text) { _ in tokens += 1 }
+        return tokens
+    }
+}
