@@ -36,6 +36,13 @@ public struct SaveRequest: Sendable, Equatable {
         self.operation = operation
     }
 
+    /// The request with title and author as a store keeps them (trimmed), or why it cannot be sent.
+    public func validated() throws(BookFailure) -> SaveRequest {
+        SaveRequest(id: id, title: try BookValidation.title(title),
+                    author: try author.map { raw throws(BookFailure) in try BookValidation.author(raw) },
+                    expectedRevision: expectedRevision, operation: operation)
+    }
+
     /// The same operation against another base revision (an explicit overwrite).
     public func rebased(onto revision: Int) -> SaveRequest {
         SaveRequest(id: id, title: title, author: author, expectedRevision: revision, operation: UUID())

@@ -84,11 +84,8 @@ public actor BookRepository {
     }
 
     public func save(_ request: SaveRequest) async throws -> BookRecord {
-        let title = try BookValidation.title(request.title)
-        let author = try request.author.map { raw throws(BookFailure) in try BookValidation.author(raw) }
-        let id = request.id
-        let clean = SaveRequest(id: id, title: title, author: author,
-                                expectedRevision: request.expectedRevision, operation: request.operation)
+        let clean = try request.validated()
+        let id = clean.id
         advance(id)
         cache.removeValue(forKey: id)
         do {
@@ -114,9 +111,10 @@ public actor BookRepository {
             let committed = try await recorder.committedRevision(of: request.operation)
             return committed == nil ? .notCommitted(current: current) : .committed(current)
         }
+        let sent = try? request.validated()
         let matches = current.revision == request.expectedRevision + 1
-            && current.title == (try? BookValidation.title(request.title))
-            && (request.author == nil || current.author == (try? BookValidation.author(request.author!)))
+            && current.title == sent?.title
+            && (request.author == nil || current.author == sent?.author)
         return matches ? .committed(current) : .notCommitted(current: current)
     }
 

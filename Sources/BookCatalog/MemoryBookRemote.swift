@@ -99,9 +99,8 @@ public actor MemoryBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
         try await save(SaveRequest(id: id, title: title, expectedRevision: expectedRevision))
     }
 
-    public func save(_ request: SaveRequest) async throws -> BookRecord {
-        let title = try BookValidation.title(request.title)
-        let author = try request.author.map { raw throws(BookFailure) in try BookValidation.author(raw) }
+    public func save(_ unchecked: SaveRequest) async throws -> BookRecord {
+        let request = try unchecked.validated()
         let account = self.account
         let saved = try catalog.withState { state throws(BookFailure) in
             guard let stored = state.books[request.id], stored.scope == account.scope else { throw .missing }
@@ -111,7 +110,7 @@ public actor MemoryBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
                 throw .conflict(expected: request.expectedRevision, actual: old.revision)
             }
             guard old.revision < Int.max else { throw .revisionExhausted }
-            let next = BookRecord(id: old.id, title: title, revision: old.revision + 1, author: author ?? old.author)
+            let next = BookRecord(id: old.id, title: request.title, revision: old.revision + 1, author: request.author ?? old.author)
             state.books[old.id]?.record = next
             state.commitCount += 1
             state.committedOperations[request.operation] = next.revision

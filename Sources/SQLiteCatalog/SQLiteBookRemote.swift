@@ -56,9 +56,9 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
         try await save(SaveRequest(id: id, title: title, expectedRevision: expectedRevision))
     }
 
-    public func save(_ request: SaveRequest) async throws -> BookRecord {
-        let title = try BookValidation.title(request.title)
-        let author = try request.author.map { raw throws(BookFailure) in try BookValidation.author(raw) }
+    public func save(_ unchecked: SaveRequest) async throws -> BookRecord {
+        let request = try unchecked.validated()
+        let (title, author) = (request.title, request.author)
         let text = BookText(title: title, author: author ?? "")
         let outcome: Result<BookRecord, BookFailure> = try mappingFailures {
             try connection.transaction(immediate: true) {
