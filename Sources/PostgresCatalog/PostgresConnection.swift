@@ -79,6 +79,8 @@ final class PostgresConnection {
             if needsPassword && (password ?? "").isEmpty { throw PostgresConnectFailure.passwordRequired }
             throw BookFailure.storeUnavailable(message)
         }
+        // Server notices (NOTICE, WARNING) are not the user's business; libpq would print them to stderr.
+        PQsetNoticeProcessor(connection, { _, _ in }, nil)
         handle = connection
         statementTimeout = connector.statementTimeout
     }

@@ -27,13 +27,17 @@ enum PostgresSchema {
     private static let version1: StaticString = #"""
         CREATE EXTENSION IF NOT EXISTS pg_trgm WITH SCHEMA bookshelf;
 
+        -- Roles belong to the whole cluster: another database's setup may create them at the
+        -- same moment, so losing that race is fine.
         DO $$ BEGIN
-            IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'bookshelf_reader') THEN
+            BEGIN
                 CREATE ROLE bookshelf_reader NOLOGIN;
-            END IF;
-            IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'bookshelf_editor') THEN
+            EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL;
+            END;
+            BEGIN
                 CREATE ROLE bookshelf_editor NOLOGIN;
-            END IF;
+            EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL;
+            END;
         END $$;
 
         CREATE TABLE bookshelf.accounts (
