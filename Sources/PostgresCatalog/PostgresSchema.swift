@@ -112,8 +112,13 @@ enum PostgresSchema {
                             WHERE a.name = current_user AND a.role = 'editor'))
             WITH CHECK (scope = (SELECT a.scope FROM bookshelf.accounts a
                                  WHERE a.name = current_user AND a.role = 'editor'));
-        CREATE POLICY saves_own ON bookshelf.saves FOR ALL TO bookshelf_reader, bookshelf_editor
-            USING (saved_by = current_user) WITH CHECK (saved_by = current_user);
+        -- A save's record is visible to whoever can see its book (any session of the scope
+        -- may reconcile an operation id it was handed); only its own author can write one.
+        CREATE POLICY saves_of_visible_books ON bookshelf.saves FOR SELECT
+            TO bookshelf_reader, bookshelf_editor
+            USING (EXISTS (SELECT 1 FROM bookshelf.books b WHERE b.id = book_id));
+        CREATE POLICY saves_written_by_self ON bookshelf.saves FOR INSERT TO bookshelf_editor
+            WITH CHECK (saved_by = current_user);
 
         REVOKE ALL ON ALL TABLES IN SCHEMA bookshelf FROM PUBLIC;
         GRANT USAGE ON SCHEMA bookshelf TO bookshelf_reader, bookshelf_editor;

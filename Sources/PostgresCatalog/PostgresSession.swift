@@ -53,6 +53,11 @@ final class PostgresSession: @unchecked Sendable {
     /// after a reconnect.
     func changes() throws -> ChangeNotice? {
         let connection = try live()
+        // One round trip: the server signals listeners before it answers the committer, and
+        // delivers pending notifications before answering us, so every save that completed
+        // before this call is seen now rather than "eventually".
+        _ = try PostgresSession.read(connection.execute("SELECT 1"))
+        dropIfBroken()
         let notifications = connection.takeNotifications()
         if reconnectedSinceLastCheck {
             reconnectedSinceLastCheck = false
