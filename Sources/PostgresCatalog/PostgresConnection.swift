@@ -99,8 +99,9 @@ final class PostgresConnection {
     /// when it shuts down) without waiting. False if the connection turned out to be dead.
     @discardableResult
     func absorbPendingInput() -> Bool {
-        guard !isBroken else { return false }
-        if wait(for: Int16(POLLIN), until: .now) == .ready {
+        // Until the socket has nothing more: a server that ends a session first sends its
+        // error message and then closes, and libpq sees the close only on a later read.
+        while !isBroken, wait(for: Int16(POLLIN), until: .now) == .ready {
             if PQconsumeInput(handle) == 0 { return false }
         }
         return !isBroken
