@@ -91,9 +91,8 @@ public actor PostgresRemote: SearchableBookRemote, ChangeDetectingRemote, SaveOu
         let session = self.session
         return try await worker.perform {
             let rows = try session.reading { try PostgresSession.read($0.execute(sql, parameters)) }
-            guard let first = rows.rows.first, let totalText = first[0], let total = Int(totalText) else {
-                throw BookFailure.invalidResponse
-            }
+            guard let first = rows.rows.first else { return SearchPage(records: [], total: 0) }
+            guard let totalText = first[0], let total = Int(totalText) else { throw BookFailure.invalidResponse }
             let records = try rows.rows.filter { $0[1] != nil }.map { try PostgresRemote.record(Array($0.dropFirst())) }
             return SearchPage(records: records, total: total)
         }

@@ -120,6 +120,46 @@ enum PostgresSchema {
         CREATE POLICY saves_written_by_self ON bookshelf.saves FOR INSERT TO bookshelf_editor
             WITH CHECK (saved_by = current_user);
 
+        -- Word search. A policy's filter runs before any non-leakproof condition of the query,
+        -- so LIKE could never use the trigram index through row-level security: every search
+        -- would read the whole table. This function runs as the owner instead and applies the
+        -- scope itself, taken from session_user (the role that signed in, which the caller
+        -- cannot change; a definer function cannot see the caller's current_user). Its SQL
+        -- is fixed text; patterns arrive as values ($1[i]), never as SQL.
+        CREATE FUNCTION bookshelf.search_books(patterns text[], first_at_start text, page_limit bigint, page_offset bigint)
+        RETURNS TABLE (total bigint, id bigint, title text, revision bigint, author text)
+        LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+        DECLARE
+            account_scope text;
+            in_text text := 'true';
+            in_title text := 'true';
+        BEGIN
+            SELECT a.scope INTO account_scope FROM bookshelf.accounts a WHERE a.name = session_user::text;
+            IF account_scope IS NULL OR coalesce(array_length(patterns, 1), 0) = 0 THEN
+                RETURN;
+            END IF;
+            FOR i IN 1 .. array_length(patterns, 1) LOOP
+                in_text := in_text || format(' AND b.search_words LIKE $1[%s] ESCAPE ''\''', i);
+                in_title := in_title || format(' AND b.title_words LIKE $1[%s] ESCAPE ''\''', i);
+            END LOOP;
+            RETURN QUERY EXECUTE format($query$
+                WITH matches AS MATERIALIZED (
+                    SELECT b.id, b.title, b.revision, b.author, b.title_sort,
+                        CASE WHEN %s THEN CASE WHEN b.title_words LIKE $2 ESCAPE '\' THEN 0 ELSE 1 END ELSE 2 END AS rank
+                    FROM bookshelf.books b
+                    WHERE b.scope = $5 AND %s)
+                SELECT t.total, p.id, p.title, p.revision, p.author
+                FROM (SELECT count(*) AS total FROM matches) AS t
+                LEFT JOIN LATERAL (
+                    SELECT * FROM matches m ORDER BY m.rank, m.title_sort, m.id LIMIT $3 OFFSET $4) AS p ON true
+                ORDER BY p.rank, p.title_sort, p.id
+                $query$, in_title, in_text)
+            USING patterns, first_at_start, page_limit, page_offset, account_scope;
+        END $$;
+        REVOKE ALL ON FUNCTION bookshelf.search_books(text[], text, bigint, bigint) FROM PUBLIC;
+        GRANT EXECUTE ON FUNCTION bookshelf.search_books(text[], text, bigint, bigint)
+            TO bookshelf_reader, bookshelf_editor;
+
         REVOKE ALL ON ALL TABLES IN SCHEMA bookshelf FROM PUBLIC;
         GRANT USAGE ON SCHEMA bookshelf TO bookshelf_reader, bookshelf_editor;
         GRANT SELECT ON bookshelf.accounts, bookshelf.books, bookshelf.saves

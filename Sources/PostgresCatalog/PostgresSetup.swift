@@ -44,6 +44,18 @@ public actor PostgresSetup {
         }
     }
 
+    /// Creates a database on this server unless it exists (connect to `postgres` for this).
+    /// The name is quoted by libpq; CREATE DATABASE cannot take a bound parameter.
+    public func createDatabase(named name: String) async throws {
+        let box = self.box
+        try await worker.perform {
+            let connection = box.connection
+            let found = try run(connection.execute("SELECT 1 FROM pg_database WHERE datname = $1", [name]))
+            guard found.isEmpty else { return }
+            try run(connection.executeQuoted("CREATE DATABASE " + connection.quotedIdentifier(name)))
+        }
+    }
+
     /// Creates or migrates the schema and returns the version now in place. Concurrent
     /// setups wait for each other on an advisory lock.
     @discardableResult

@@ -34,8 +34,9 @@ enum PostgresStatements {
 
     static let committedRevision = "SELECT revision FROM bookshelf.saves WHERE operation = $1::uuid"
 
-    /// One page and the exact number of matches, from one snapshot. The first row always
-    /// exists and carries the total; its book columns are NULL when the page is empty.
+    /// One page and the exact number of matches, from one snapshot. The first row carries
+    /// the total (and NULL book columns when the page is empty); no row at all means the
+    /// signed-in role has no account, hence no books.
     /// $1 limit, $2 offset, then one LIKE pattern per query word, then the first word
     /// anchored at the start of the title.
     static func search(wordCount: Int) -> String {
@@ -49,21 +50,12 @@ enum PostgresStatements {
                 ORDER BY p.title_sort, p.id
                 """
         }
-        let words = (0..<wordCount).map { $0 + 3 }
-        let inText = words.map { #"search_words LIKE $\#($0) ESCAPE '\'"# }.joined(separator: " AND ")
-        let inTitle = words.map { #"title_words LIKE $\#($0) ESCAPE '\'"# }.joined(separator: " AND ")
-        let atStart = #"title_words LIKE $\#(wordCount + 3) ESCAPE '\'"#
+        // Word searches go through bookshelf.search_books, which can use the trigram index
+        // (see PostgresSchema for why row-level security alone cannot).
+        let patterns = (0..<wordCount).map { "$\($0 + 3)" }.joined(separator: ", ")
         return """
-            WITH matches AS MATERIALIZED (
-                SELECT id, title, revision, author, title_sort,
-                    CASE WHEN \(inTitle) THEN CASE WHEN \(atStart) THEN 0 ELSE 1 END ELSE 2 END AS rank
-                FROM bookshelf.books
-                WHERE \(inText))
-            SELECT t.total, p.id, p.title, p.revision, p.author
-            FROM (SELECT count(*) AS total FROM matches) AS t
-            LEFT JOIN LATERAL (
-                SELECT * FROM matches ORDER BY rank, title_sort, id LIMIT $1 OFFSET $2) AS p ON true
-            ORDER BY p.rank, p.title_sort, p.id
+            SELECT total, id, title, revision, author
+            FROM bookshelf.search_books(ARRAY[\(patterns)]::text[], $\(wordCount + 3), $1, $2)
             """
     }
 
