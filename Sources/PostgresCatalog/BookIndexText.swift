@@ -1,0 +1,51 @@
+import BookCatalog
+import Foundation
+
+/// The derived columns a book row stores so the database can match and order exactly as
+/// `SearchTerms` does. Folding happens here, in Swift, because the database's own case and
+/// accent folding differs from Foundation's; the database only compares the results.
+///
+/// `titleWords` and `authorWords` are the folded tokens, each preceded by one space
+/// (" the history of rome"), so "a query word matches" becomes "the text contains a space,
+/// the word's tokens joined by spaces, anything": a LIKE pattern (see `SearchPattern`).
+/// `titleSort` is the folded title in NFC, whose UTF-8 byte order (COLLATE "C") is Swift's
+/// String order.
+struct BookIndexText: Sendable, Equatable {
+    let titleSort: String
+    let titleWords: String
+    let authorWords: String
+
+    init(title: String, author: String) {
+        titleSort = SearchTerms.fold(title).precomposedStringWithCanonicalMapping
+        titleWords = BookIndexText.words(title)
+        authorWords = BookIndexText.words(author)
+    }
+
+    static func words(_ text: String) -> String {
+        " " + SearchTerms.indexText(text)
+    }
+}
+
+/// LIKE patterns for one search: every value is bound as a parameter, with LIKE's own
+/// wildcards (`%`, `_`) and the escape character in the user's text escaped.
+struct SearchPattern: Sendable, Equatable {
+    /// One per query word: the word anywhere in the text, at token boundaries.
+    let words: [String]
+    /// The first word at the very start of the title (the best rank).
+    let firstWordAtStart: String?
+
+    init(_ terms: SearchTerms) {
+        let phrases = terms.words.map { SearchPattern.escaped($0.joined(separator: " ")) }
+        words = phrases.map { "% " + $0 + "%" }
+        firstWordAtStart = phrases.first.map { " " + $0 + "%" }
+    }
+
+    static func escaped(_ text: String) -> String {
+        var result = ""
+        for character in text {
+            if character == "\\" || character == "%" || character == "_" { result.append("\\") }
+            result.append(character)
+        }
+        return result
+    }
+}

@@ -1,1 +1,0 @@
-// PostgresCatalog: under construction.

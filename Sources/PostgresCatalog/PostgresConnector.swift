@@ -1,0 +1,97 @@
+import CLibPQ
+import Foundation
+
+/// Where and how to reach a PostgreSQL catalog, the PostgreSQL way: a URL
+/// (`postgresql://user@host/db`) or a libpq keyword string (`host=... dbname=...`), with
+/// anything left out taken from libpq's environment variables (PGHOST, PGDATABASE, PGUSER,
+/// PGPASSFILE, ...) and defaults. The string is handed to libpq as it is; this type only adds
+/// defaults that keep a lost server from hanging the app.
+public struct PostgresConnector: Sendable, CustomStringConvertible {
+    /// A URL, a keyword string, a bare database name, or empty for libpq's defaults.
+    public let connectionString: String
+    /// Seconds libpq may spend reaching the server (unless the string or PGCONNECT_TIMEOUT says).
+    public var connectTimeoutSeconds: Int
+    /// How long one statement may run. The server cancels it then; the client gives up a
+    /// little later in case the server itself is unreachable.
+    public var statementTimeout: Duration
+    /// Shown in `pg_stat_activity`, so an administrator can tell Bookshelf sessions apart.
+    public var applicationName: String
+
+    public init(_ connectionString: String = "", connectTimeoutSeconds: Int = 5,
+                statementTimeout: Duration = .seconds(30), applicationName: String = "bookshelf") {
+        self.connectionString = connectionString
+        self.connectTimeoutSeconds = connectTimeoutSeconds
+        self.statementTimeout = statementTimeout
+        self.applicationName = applicationName
+    }
+
+    /// The same settings with another user (an account's login role), keeping host and database.
+    public func signingIn(as user: String) -> PostgresConnector {
+        var copy = self
+        copy.user = user
+        return copy
+    }
+
+    /// Overrides the user of the connection string (set by `signingIn(as:)`).
+    var user: String? = nil
+
+    /// Host, port, database and user, never the password.
+    public var description: String {
+        let shown = ["host", "hostaddr", "port", "dbname", "user"]
+        var parts: [String] = []
+        var error: UnsafeMutablePointer<CChar>?
+        if let options = PQconninfoParse(connectionString, &error) {
+            defer { PQconninfoFree(options) }
+            var option = options
+            while let keyword = option.pointee.keyword {
+                let name = String(cString: keyword)
+                if shown.contains(name), let value = option.pointee.val, name != "user" || user == nil {
+                    parts.append("\(name)=\(String(cString: value))")
+                }
+                option += 1
+            }
+        } else if let error {
+            PQfreemem(error)
+            return "postgresql (unparsable connection string)"
+        }
+        if let user { parts.append("user=\(user)") }
+        return parts.isEmpty ? "postgresql (libpq defaults)" : "postgresql " + parts.joined(separator: " ")
+    }
+
+    /// Keyword/value pairs for PQconnectdbParams. Later pairs override earlier ones, and the
+    /// connection string is expanded in place of `dbname`: so our defaults come first (the
+    /// user's string wins over them), our requirements last.
+    func parameters(password: String?) -> [(String, String)] {
+        let environment = ProcessInfo.processInfo.environment
+        var pairs: [(String, String)] = []
+        if environment["PGCONNECT_TIMEOUT"] == nil {
+            pairs.append(("connect_timeout", String(max(1, connectTimeoutSeconds))))
+        }
+        if environment["PGAPPNAME"] == nil { pairs.append(("application_name", applicationName)) }
+        // A server that vanishes without closing the socket is noticed within about a minute.
+        pairs += [("keepalives", "1"), ("keepalives_idle", "30"), ("keepalives_interval", "10"),
+                  ("keepalives_count", "3")]
+        pairs.append(("dbname", connectionString))
+        if let user { pairs.append(("user", user)) }
+        // Titles are Swift strings; the wire must carry UTF-8 whatever the environment says.
+        pairs.append(("client_encoding", "UTF8"))
+        if let password, !password.isEmpty { pairs.append(("password", password)) }
+        return pairs
+    }
+}
+
+/// Why connecting failed in a way the caller can do something about.
+public enum PostgresConnectFailure: Error, Equatable, CustomStringConvertible {
+    /// The server wants a password and none was given (nor found in PGPASSWORD / PGPASSFILE).
+    /// Ask the user and connect again with it.
+    case passwordRequired
+    /// The login role exists but has no Bookshelf account (see `PostgresSetup.addAccount`).
+    case noAccount(role: String)
+
+    public var description: String {
+        switch self {
+        case .passwordRequired: "The PostgreSQL server wants a password."
+        case let .noAccount(role): "The PostgreSQL role \(role) has no Bookshelf account."
+        }
+    }
+}

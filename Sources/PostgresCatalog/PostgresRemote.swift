@@ -1,0 +1,147 @@
+import BookCatalog
+import Foundation
+
+/// One account's session on a PostgreSQL catalog: one connection, signed in as the
+/// account's login role, so the database itself decides which books it sees and whether it
+/// may save (row-level security and grants; see `PostgresSchema`).
+///
+/// Every call runs on the session's own serial worker, never on the caller's actor. A lost
+/// server is `storeUnavailable`; the next call reconnects. A save whose connection dies
+/// after sending is `outcomeUnknown`, and `committedRevision(of:)` settles it exactly
+/// because each save records its operation id in the same statement.
+public actor PostgresRemote: SearchableBookRemote, ChangeDetectingRemote, SaveOutcomeRecordingRemote, AccountAwareRemote {
+    public nonisolated let account: Account
+    private nonisolated let worker: PostgresWorker
+    private nonisolated let session: PostgresSession
+
+    private init(session: PostgresSession, worker: PostgresWorker) {
+        self.session = session
+        self.worker = worker
+        self.account = session.account
+    }
+
+    /// Signs in. `password` (from a prompt) is used for this handshake only and not kept;
+    /// reconnects rely on libpq's own sources (PGPASSFILE, PGPASSWORD, the connection string).
+    /// Throws `PostgresConnectFailure.passwordRequired` when the server wants one,
+    /// `PostgresConnectFailure.noAccount` for a role without an account, and
+    /// `BookFailure.storeUnavailable` when the server cannot be reached.
+    public static func connect(_ connector: PostgresConnector, password: String? = nil) async throws -> PostgresRemote {
+        let worker = PostgresWorker(label: "bookshelf.postgres.session")
+        let session = try await worker.perform { try PostgresSession(connector: connector, password: password) }
+        return PostgresRemote(session: session, worker: worker)
+    }
+
+    public func load(id: Int) async throws -> BookRecord {
+        let session = self.session
+        return try await worker.perform {
+            let rows = try session.reading { try PostgresSession.read($0.execute(PostgresStatements.load, [String(id)])) }
+            guard let row = rows.rows.first else { throw BookFailure.missing }
+            return try PostgresRemote.record(row)
+        }
+    }
+
+    public func save(id: Int, title: String, expectedRevision: Int) async throws -> BookRecord {
+        try await save(SaveRequest(id: id, title: title, expectedRevision: expectedRevision))
+    }
+
+    public func save(_ request: SaveRequest) async throws -> BookRecord {
+        let title = try BookValidation.title(request.title)
+        let author = try request.author.map { raw throws(BookFailure) in try BookValidation.author(raw) }
+        let index = BookIndexText(title: title, author: author ?? "")
+        let parameters: [String?] = [
+            String(request.id), String(request.expectedRevision), title, author,
+            index.titleSort, index.titleWords, author == nil ? nil : index.authorWords,
+            request.operation.uuidString,
+        ]
+        let session = self.session
+        return try await worker.perform {
+            let connection = try session.live()
+            switch connection.execute(PostgresStatements.save, parameters) {
+            case let .success(rows):
+                if let row = rows.rows.first { return try PostgresRemote.record(row) }
+                throw try PostgresRemote.whyNotSaved(request, on: session, refusedByGrant: false)
+            case let .failure(.notSent(message)):
+                session.dropIfBroken()
+                throw BookFailure.storeUnavailable(message)
+            case .failure(.lostAfterSending):
+                session.dropIfBroken()
+                throw BookFailure.outcomeUnknown
+            case let .failure(.server(error)):
+                switch error.sqlState {
+                case PostgresServerError.insufficientPrivilege:
+                    throw try PostgresRemote.whyNotSaved(request, on: session, refusedByGrant: true)
+                case PostgresServerError.checkViolation:
+                    throw error.constraint == "books_author_valid" ? BookFailure.invalidAuthor : BookFailure.invalidTitle
+                case PostgresServerError.numericOutOfRange:
+                    throw BookFailure.revisionExhausted
+                case PostgresServerError.uniqueViolation:
+                    // This operation id already committed once; the book has moved on since.
+                    throw try PostgresRemote.whyNotSaved(request, on: session, refusedByGrant: false)
+                case PostgresServerError.queryCanceled:
+                    throw BookFailure.storeUnavailable("the save took too long and was cancelled; nothing was changed")
+                default:
+                    throw BookFailure.storeUnavailable(error.message)
+                }
+            }
+        }
+    }
+
+    public func search(_ query: SearchQuery) async throws -> SearchPage {
+        let (sql, parameters) = PostgresStatements.searchParameters(query)
+        let session = self.session
+        return try await worker.perform {
+            let rows = try session.reading { try PostgresSession.read($0.execute(sql, parameters)) }
+            guard let first = rows.rows.first else { return SearchPage(records: [], total: 0) }
+            guard let totalText = first[0], let total = Int(totalText) else { throw BookFailure.invalidResponse }
+            let records = try rows.rows.filter { $0[1] != nil }.map { try PostgresRemote.record(Array($0.dropFirst())) }
+            return SearchPage(records: records, total: total)
+        }
+    }
+
+    public func checkForChanges() async throws -> ChangeNotice? {
+        let session = self.session
+        return try await worker.perform { try session.changes() }
+    }
+
+    public func committedRevision(of operation: UUID) async throws -> Int? {
+        let session = self.session
+        return try await worker.perform {
+            let rows = try session.reading {
+                try PostgresSession.read($0.execute(PostgresStatements.committedRevision, [operation.uuidString]))
+            }
+            guard let row = rows.rows.first else { return nil }
+            guard let text = row[0], let revision = Int(text) else { throw BookFailure.invalidResponse }
+            return revision
+        }
+    }
+
+    // MARK: Rules
+
+    /// No row changed: the book is gone or invisible (missing), someone saved first
+    /// (conflict), or the database refused this account (notAllowed).
+    private static func whyNotSaved(_ request: SaveRequest, on session: PostgresSession, refusedByGrant: Bool) throws -> BookFailure {
+        let rows = try session.reading {
+            try PostgresSession.read($0.execute(PostgresStatements.currentRevision, [String(request.id)]))
+        }
+        guard let text = rows.rows.first?[0] else { return .missing }
+        guard let actual = Int(text) else { return .invalidResponse }
+        if refusedByGrant { return .notAllowed }
+        return actual == request.expectedRevision ? .notAllowed : .conflict(expected: request.expectedRevision, actual: actual)
+    }
+
+    static func record(_ row: [String?]) throws -> BookRecord {
+        guard row.count >= 4, let idText = row[0], let id = Int(idText), let title = row[1],
+              let revisionText = row[2], let revision = Int(revisionText), let author = row[3]
+        else { throw BookFailure.invalidResponse }
+        return BookRecord(id: id, title: title, revision: revision, author: author)
+    }
+}
+
+extension PostgresSession {
+    /// Runs a read on a live connection; a connection that died during it is dropped.
+    func reading<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
+        let connection = try live()
+        defer { dropIfBroken() }
+        return try body(connection)
+    }
+}

@@ -1,0 +1,110 @@
+import BookCatalog
+import Foundation
+
+/// One account's connection and what survives reconnecting it. Touched only on its
+/// worker's serial queue (hence `@unchecked Sendable`): that queue is the lock.
+///
+/// A dead connection is dropped and replaced on the next call; the replacement LISTENs
+/// before anything else, and the next `changes()` answers "everything may have changed",
+/// because notifications sent while no connection listened are gone.
+final class PostgresSession: @unchecked Sendable {
+    let connector: PostgresConnector
+    let account: Account
+    private let channel: String
+    private var connection: PostgresConnection?
+    private var reconnectedSinceLastCheck = false
+
+    /// Signs in (blocking; call on the worker). The password serves this handshake only.
+    init(connector: PostgresConnector, password: String?) throws {
+        self.connector = connector
+        let connection = try PostgresConnection(connector, password: password)
+        let (account, channel) = try PostgresSession.prepare(connection, connector: connector)
+        self.account = account
+        self.channel = channel
+        self.connection = connection
+    }
+
+    /// A live connection, reconnecting if the last one died. Throws `storeUnavailable` when
+    /// the server cannot be reached.
+    func live() throws -> PostgresConnection {
+        if let connection, connection.absorbPendingInput() { return connection }
+        connection = nil
+        let fresh: PostgresConnection
+        do {
+            fresh = try PostgresConnection(connector, password: nil)
+        } catch PostgresConnectFailure.passwordRequired {
+            throw BookFailure.storeUnavailable("the connection was lost and needs the password again; sign in again")
+        }
+        let (again, channel) = try PostgresSession.prepare(fresh, connector: connector)
+        guard again == account, channel == self.channel else {
+            throw BookFailure.storeUnavailable("this account was changed on the server; sign in again")
+        }
+        connection = fresh
+        reconnectedSinceLastCheck = true
+        return fresh
+    }
+
+    /// Forgets a connection that died, so the next call reconnects.
+    func dropIfBroken() {
+        if connection?.isBroken == true { connection = nil }
+    }
+
+    /// Notifications from other connections since the last call, or `.unspecified` once
+    /// after a reconnect.
+    func changes() throws -> ChangeNotice? {
+        let connection = try live()
+        // One round trip: the server signals listeners before it answers the committer, and
+        // delivers pending notifications before answering us, so every save that completed
+        // before this call is seen now rather than "eventually".
+        _ = try PostgresSession.read(connection.execute("SELECT 1"))
+        dropIfBroken()
+        let notifications = connection.takeNotifications()
+        if reconnectedSinceLastCheck {
+            reconnectedSinceLastCheck = false
+            return .unspecified
+        }
+        var ids = Set<Int>()
+        for notification in notifications where notification.senderPID != connection.backendPID {
+            guard notification.channel == channel else { continue }
+            // The payload is "<book id> <revision>"; anything else is treated as "re-read all".
+            let parts = notification.payload.split(separator: " ")
+            guard parts.count == 2, let id = Int(parts[0]), Int(parts[1]) != nil else { return .unspecified }
+            ids.insert(id)
+        }
+        return ids.isEmpty ? nil : ChangeNotice(bookIDs: ids)
+    }
+
+    /// Session settings, the account behind the login role, and LISTEN: done on every
+    /// (re)connect, LISTEN before anything is read so no later commit goes unnoticed.
+    private static func prepare(_ connection: PostgresConnection, connector: PostgresConnector) throws -> (Account, String) {
+        connection.useNonBlockingSends()
+        let milliseconds = connector.statementTimeout.components.seconds * 1000
+            + connector.statementTimeout.components.attoseconds / 1_000_000_000_000_000
+        _ = try PostgresSession.read(connection.execute(PostgresStatements.sessionTimeout, [String(milliseconds)]))
+        let rows = try PostgresSession.read(connection.execute(PostgresStatements.account))
+        guard let row = rows.rows.first, let roleName = row[0] else { throw BookFailure.invalidResponse }
+        guard let roleText = row[1], let scope = row[2], let channel = row[3] else {
+            throw PostgresConnectFailure.noAccount(role: roleName)
+        }
+        guard let role = AccountRole(rawValue: roleText) else { throw BookFailure.invalidResponse }
+        _ = try PostgresSession.read(connection.executeQuoted("LISTEN " + connection.quotedIdentifier(channel)))
+        return (Account(name: roleName, role: role, scope: scope), channel)
+    }
+
+    /// The rows of a read, or the failure as the app understands it.
+    static func read(_ result: Result<PostgresRows, PostgresCallFailure>) throws -> PostgresRows {
+        switch result {
+        case let .success(rows): return rows
+        case let .failure(.notSent(message)), let .failure(.lostAfterSending(message)):
+            throw BookFailure.storeUnavailable(message)
+        case let .failure(.server(error)):
+            if error.sqlState == PostgresServerError.queryCanceled {
+                throw BookFailure.storeUnavailable("the server took too long to answer")
+            }
+            if error.sqlState == "42P01" || error.sqlState == "3F000" {
+                throw BookFailure.storeUnavailable("this database has no Bookshelf catalog yet (run bookshelf setup)")
+            }
+            throw BookFailure.storeUnavailable(error.message)
+        }
+    }
+}

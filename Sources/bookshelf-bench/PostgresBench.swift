@@ -1,0 +1,241 @@
+import BookCatalog
+import Foundation
+import PostgresCatalog
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Search latency and concurrent saves on a PostgreSQL catalog, through the stack the app
+/// uses (BookRepository -> PostgresRemote), on a throwaway server or on `--db`.
+enum PostgresBench: BenchMode {
+    static let name = "postgres"
+    static let summary = "PostgreSQL: bulk load, search p50/p99 per query class, saves/s with concurrent writers"
+
+    static let help = """
+        usage: bookshelf-bench postgres [--count N] [--db CONNINFO] [--iterations N] [--writers N]
+                                        [--seconds N] [--hot-books N]
+
+          --count N       books to load (default 1000000; reused if the catalog already holds N)
+          --db CONNINFO   an administrative connection (URL or keyword string) to a database to
+                          set up and use; default: a throwaway server in a temporary directory
+                          (needs the PostgreSQL server binaries; as root they run as `postgres`)
+          --iterations N  timed searches per query class (default 100)
+          --writers N     concurrent writers, each on its own connection (default 8)
+          --seconds N     how long the writers run (default 10)
+          --hot-books N   how many books the writers fight over (default 100)
+        """
+
+    static let scope = "bench"
+    static let accountName = "bench_editor"
+
+    static func run(_ arguments: [String]) async throws {
+        if arguments.contains("--help") || arguments.contains("-h") {
+            print(help)
+            return
+        }
+        let options = try BenchOptions(arguments, valued: ["--count", "--db", "--iterations", "--writers", "--seconds", "--hot-books"],
+                                       flags: [])
+        let count = try options.int("--count", default: 1_000_000)
+        let iterations = max(1, try options.int("--iterations", default: 100))
+        let writers = max(1, try options.int("--writers", default: 8))
+        let seconds = max(1, try options.int("--seconds", default: 10))
+        let hotBooks = max(1, try options.int("--hot-books", default: 100))
+        #if DEBUG
+        print("warning: debug build; use `swift run -c release bookshelf-bench postgres` for real figures")
+        #endif
+
+        let server: ScratchServer?
+        let admin: PostgresConnector
+        if let given = options.string("--db") {
+            server = nil
+            admin = PostgresConnector(given)
+        } else {
+            let started = try ScratchServer.start()
+            server = started
+            admin = try await started.benchDatabase()
+            print("throwaway PostgreSQL server in \(started.directory)")
+        }
+        defer { server?.stop() }
+        print("catalog: \(admin)")
+
+        let setup = try await PostgresSetup.connect(admin)
+        try await setup.migrate()
+        let account = Account(name: accountName, role: .editor, scope: scope)
+        try await setup.addAccount(account)
+        let user = admin.signingIn(as: accountName)
+        let probe = try await PostgresRemote.connect(user)
+        let present = try await probe.search(SearchQuery(text: "", limit: 0)).total
+        if present != count {
+            guard present == 0 else {
+                throw BenchError("scope \"\(scope)\" already holds \(present) books, not \(count); use an empty database")
+            }
+            try await load(count: count, into: setup)
+        } else {
+            print("reusing \(present) books")
+        }
+
+        let repository = BookRepository(remote: probe)
+        print("\nsearch: BookRepository -> PostgresRemote, \(iterations) searches per class")
+        print("class          p50          p99          max    matches (first query)")
+        for queryClass in SearchBench.classes {
+            var timings = Timings()
+            var totals: [Int] = []
+            for iteration in 0..<iterations {
+                let query = queryClass.queries[iteration % queryClass.queries.count]
+                let page = try await timings.measure { try await repository.search(query) }
+                if iteration < queryClass.queries.count { totals.append(page.total) }
+            }
+            print("\(queryClass.name.padding(toLength: 12, withPad: " ", startingAt: 0)) \(timings.p50.formatted)  \(timings.p99.formatted)  \(timings.percentile(1).formatted)    \(totals.first ?? 0)")
+        }
+
+        try await saves(writers: writers, seconds: seconds, hotBooks: hotBooks, connector: user, probe: probe)
+    }
+
+    static func load(count: Int, into setup: PostgresSetup) async throws {
+        let clock = ContinuousClock()
+        let start = clock.now
+        var books = BenchBooks(count: count)
+        var loaded = 0
+        while loaded < count {
+            var batch: [NewBook] = []
+            batch.reserveCapacity(50_000)
+            while batch.count < 50_000, let book = books.next() { batch.append(book) }
+            loaded += try await setup.importBooks(batch, scope: scope)
+        }
+        let copied = clock.now - start
+        try await setup.analyze()
+        print("loaded \(loaded) books by COPY in \(copied.formatted), VACUUM ANALYZE done at \((clock.now - start).formatted)")
+    }
+
+    /// Writers save random hot books from fresh reads for a while; each save is
+    /// compare-and-set, so a lost update would show as a revision count that disagrees
+    /// with the number of successful saves, or as two successes claiming one revision.
+    static func saves(writers: Int, seconds: Int, hotBooks: Int, connector: PostgresConnector, probe: PostgresRemote) async throws {
+        let hot = try await probe.search(SearchQuery(text: "", limit: hotBooks)).records
+        var before: [Int: Int] = [:]
+        for book in hot { before[book.id] = try await probe.load(id: book.id).revision }
+        var remotes: [PostgresRemote] = []
+        for _ in 0..<writers { remotes.append(try await PostgresRemote.connect(connector)) }
+
+        struct Tally: Sendable {
+            var wins: [Int: [Int]] = [:]   // book id -> revisions produced
+            var conflicts = 0
+            var latencies: [Duration] = []
+        }
+        let clock = ContinuousClock()
+        let start = clock.now
+        let end = start + .seconds(seconds)
+        let tallies = try await withThrowingTaskGroup(of: Tally.self) { group in
+            for (writer, remote) in remotes.enumerated() {
+                group.addTask {
+                    var tally = Tally()
+                    var generator = SystemRandomNumberGenerator()
+                    var round = 0
+                    while clock.now < end {
+                        let book = hot[Int.random(in: 0..<hot.count, using: &generator)]
+                        let base = try await remote.load(id: book.id)
+                        let began = clock.now
+                        do {
+                            let saved = try await remote.save(SaveRequest(id: book.id, title: "\(book.title) w\(writer) r\(round)",
+                                                                          expectedRevision: base.revision))
+                            tally.wins[book.id, default: []].append(saved.revision)
+                        } catch BookFailure.conflict {
+                            tally.conflicts += 1
+                        }
+                        tally.latencies.append(clock.now - began)
+                        round += 1
+                    }
+                    return tally
+                }
+            }
+            return try await group.reduce(into: [Tally]()) { $0.append($1) }
+        }
+        let elapsed = clock.now - start
+        var wins: [Int: [Int]] = [:]
+        var timings = Timings()
+        for tally in tallies {
+            tally.wins.forEach { wins[$0.key, default: []] += $0.value }
+            tally.latencies.forEach { timings.record($0) }
+        }
+        let conflicts = tallies.reduce(0) { $0 + $1.conflicts }
+        let committed = wins.values.reduce(0) { $0 + $1.count }
+        var lost = 0
+        for book in hot {
+            let revisions = (wins[book.id] ?? []).sorted()
+            let after = try await probe.load(id: book.id).revision
+            let first = before[book.id]! + 1
+            // Every revision from first to after was produced by exactly one successful save.
+            if revisions != Array(stride(from: first, through: after, by: 1)) { lost += abs(after - first + 1 - revisions.count) + 1 }
+        }
+        let perSecond = Double(committed) / (elapsed.milliseconds / 1000)
+        print("\nsaves: \(writers) writers on \(hot.count) hot books for \(String(format: "%.1f", elapsed.milliseconds / 1000)) s")
+        print("committed \(committed) (\(String(format: "%.0f", perSecond))/s), conflicts \(conflicts), lost updates \(lost)")
+        print("save latency p50 \(timings.p50.formatted), p99 \(timings.p99.formatted)")
+        if lost != 0 { throw BenchError("lost updates detected: \(lost)") }
+    }
+}
+
+/// A throwaway PostgreSQL server for the benchmark: initdb in a temporary directory, a Unix
+/// socket there and no TCP, stopped and removed at the end.
+final class ScratchServer: Sendable {
+    let directory: String
+    let port: Int
+    private let binaries: String
+    private let asPostgres: Bool
+
+    static func start() throws -> ScratchServer {
+        let roots = (try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql")) ?? []
+        let candidates = roots.compactMap(Int.init).sorted(by: >).map { "/usr/lib/postgresql/\($0)/bin" }
+        guard let binaries = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0 + "/initdb") }) else {
+            throw BenchError("no PostgreSQL server binaries under /usr/lib/postgresql; pass --db")
+        }
+        let server = try ScratchServer(binaries: binaries)
+        try server.command("initdb", ["-D", server.directory + "/data", "-U", "postgres", "-E", "UTF8",
+                                      "--locale=C.UTF-8", "--auth=trust"])
+        try server.command("pg_ctl", ["-D", server.directory + "/data", "-l", server.directory + "/server.log", "-w",
+                                      "-o", "-c listen_addresses='' -c unix_socket_directories='\(server.directory)' -p \(server.port) -c shared_buffers=256MB -c max_connections=40",
+                                      "start"])
+        return server
+    }
+
+    private init(binaries: String) throws {
+        self.binaries = binaries
+        asPostgres = geteuid() == 0
+        directory = FileManager.default.temporaryDirectory.path + "/bspg-bench-" + UUID().uuidString.prefix(8).lowercased()
+        port = Int.random(in: 20_000...60_000)
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
+        if asPostgres {
+            guard let user = getpwnam("postgres"), chown(directory, user.pointee.pw_uid, user.pointee.pw_gid) == 0 else {
+                throw BenchError("running as root needs a postgres user to own the server")
+            }
+        }
+    }
+
+    func benchDatabase() async throws -> PostgresConnector {
+        let setup = try await PostgresSetup.connect(PostgresConnector("host=\(directory) port=\(port) dbname=postgres user=postgres"))
+        try await setup.createDatabase(named: "bookshelf_bench")
+        return PostgresConnector("host=\(directory) port=\(port) dbname=bookshelf_bench user=postgres")
+    }
+
+    func stop() {
+        try? command("pg_ctl", ["-D", directory + "/data", "-m", "fast", "-w", "stop"])
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    private func command(_ tool: String, _ arguments: [String]) throws {
+        let argv = (asPostgres ? ["/usr/sbin/runuser", "-u", "postgres", "--"] : []) + [binaries + "/" + tool] + arguments
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, directory + "/\(tool).out", O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        let pointers = argv.map { strdup($0) } + [nil]
+        defer { pointers.forEach { free($0) } }
+        var pid: pid_t = 0
+        guard posix_spawn(&pid, argv[0], &actions, nil, pointers, environ) == 0 else { throw BenchError("cannot run \(tool)") }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        guard status == 0 else { throw BenchError("\(tool) failed; see \(directory)/\(tool).out") }
+    }
+}

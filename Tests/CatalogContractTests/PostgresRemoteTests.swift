@@ -1,0 +1,132 @@
+import BookCatalog
+import Foundation
+@testable import PostgresCatalog
+import Testing
+
+@Suite("PostgreSQL remote", .enabled(if: PostgresTestCluster.shouldRun, "PostgreSQL server binaries not found"))
+struct PostgresRemoteTests {
+    @Test("saves are compare-and-set, keep or change the author, and record their operation")
+    func compareAndSet() async throws {
+        let catalog = try await PostgresTestCatalog.make()
+        let editor = try await catalog.addAccount("editor", role: .editor, scope: "main")
+        let reader = try await catalog.addAccount("reader", role: .reader, scope: "main")
+        let books = try await catalog.addBooks([NewBook(title: "Dune", author: "Frank Herbert")], scope: "main")
+        let dune = try #require(books.first)
+        let remote = try await catalog.remote(for: editor)
+
+        #expect(try await remote.load(id: dune.id) == BookRecord(id: dune.id, title: "Dune", revision: 1, author: "Frank Herbert"))
+        let renamed = SaveRequest(id: dune.id, title: "  Dune Messiah ", expectedRevision: 1)
+        let saved = try await remote.save(renamed)
+        #expect(saved == BookRecord(id: dune.id, title: "Dune Messiah", revision: 2, author: "Frank Herbert"))
+        let reauthored = try await remote.save(SaveRequest(id: dune.id, title: "Dune Messiah", author: "F. Herbert", expectedRevision: 2))
+        #expect(reauthored.revision == 3 && reauthored.author == "F. Herbert")
+
+        await #expect(throws: BookFailure.conflict(expected: 2, actual: 3)) {
+            try await remote.save(id: dune.id, title: "Stale", expectedRevision: 2)
+        }
+        await #expect(throws: BookFailure.missing) { try await remote.save(id: 999_999, title: "Nope", expectedRevision: 1) }
+        await #expect(throws: BookFailure.missing) { try await remote.load(id: 999_999) }
+        await #expect(throws: BookFailure.invalidTitle) { try await remote.save(id: dune.id, title: "bad\u{1B}[2J", expectedRevision: 3) }
+
+        #expect(try await remote.committedRevision(of: renamed.operation) == 2)
+        #expect(try await remote.committedRevision(of: UUID()) == nil)
+
+        let readerRemote = try await catalog.remote(for: reader)
+        #expect(readerRemote.account == reader)
+        await #expect(throws: BookFailure.notAllowed) { try await readerRemote.save(id: dune.id, title: "Mine", expectedRevision: 3) }
+        await #expect(throws: BookFailure.missing) { try await readerRemote.save(id: 999_999, title: "Mine", expectedRevision: 1) }
+        #expect(try await remote.load(id: dune.id).revision == 3)
+    }
+
+    @Test("search pages and totals equal the in-memory reference for tricky text")
+    func searchMatchesReference() async throws {
+        let catalog = try await PostgresTestCatalog.make()
+        let editor = try await catalog.addAccount("editor", role: .editor, scope: "main")
+        let books: [NewBook] = [
+            NewBook(title: "The History of Rome", author: "Mary Beard"),
+            NewBook(title: "History", author: "Herodotus"),
+            NewBook(title: "A Short History of Nearly Everything", author: "Bill Bryson"),
+            NewBook(title: "Café Society", author: "Émile Zola"),
+            NewBook(title: "cafe noir", author: "Anon"),
+            NewBook(title: "日本の歴史", author: "山田 太郎"),
+            NewBook(title: "歴史とは何か", author: "E. H. Carr"),
+            NewBook(title: "100% Pure", author: "Under_Score"),
+            NewBook(title: "1000 Places", author: "Back\\Slash"),
+            NewBook(title: "Rome: An Empire's Story", author: "Robert Kagan"),
+            NewBook(title: "Romeo and Juliet", author: "William Shakespeare"),
+            NewBook(title: "Zebra", author: "History Channel"),
+            NewBook(title: "Straße nach Rom", author: "Groß"),
+            NewBook(title: "Ωmega", author: "Ångström"),
+            NewBook(title: "Don't Panic", author: "O'Brien"),
+        ] + (1...30).map { NewBook(title: "Volume \($0) of Rome", author: "Series Writer") }
+        let stored = try await catalog.addBooks(books, scope: "main")
+        // A different scope's book that must never show up.
+        _ = try await catalog.addBooks([NewBook(title: "History of Elsewhere")], scope: "other")
+
+        let reference = MemoryCatalog()
+        let referenceAccount = Account(name: "reference", role: .editor, scope: "main")
+        reference.addAccount(referenceAccount)
+        for record in stored { reference.put(record, scope: "main") }
+        let expected = MemoryBookRemote(catalog: reference, account: referenceAccount)
+        let remote = try await catalog.remote(for: editor)
+
+        let queries = ["", "hist", "HISTORY", "history rome", "rom", "rome volume 1", "cafe", "CAFÉ", "zola",
+                       "歴史", "歴", "本の", "100%", "%", "_", "under_", "back\\", "\\", "'", "don't", "o'b",
+                       "strasse", "straße", "gross", "omega", "ωm", "angstrom", "of", "of rome", "e h carr",
+                       "nothing-matches", "a%b", "h_story", "   ", "volume 3", "elsewhere"]
+        var compared = 0
+        for text in queries {
+            for (limit, offset) in [(50, 0), (5, 0), (5, 5), (7, 28), (3, 100)] {
+                let query = SearchQuery(text: text, limit: limit, offset: offset)
+                let want = try await expected.search(query)
+                let got = try await remote.search(query)
+                #expect(got == want, "query \(text.debugDescription) limit \(limit) offset \(offset)")
+                compared += 1
+            }
+        }
+        print("PostgreSQL search compared with the reference on \(compared) pages")
+    }
+
+    @Test("a password prompt's password signs in once; without it the server asks for one")
+    func passwordSignIn() async throws {
+        let catalog = try await PostgresTestCatalog.make()
+        let account = Account(name: PostgresTestCluster.passwordRole, role: .editor, scope: "main")
+        try await catalog.setup.addAccount(account, password: "correct horse")
+        await #expect(throws: PostgresConnectFailure.passwordRequired) {
+            _ = try await PostgresRemote.connect(catalog.connector(for: account))
+        }
+        await #expect(throws: BookFailure.self) {
+            _ = try await PostgresRemote.connect(catalog.connector(for: account), password: "wrong")
+        }
+        let remote = try await PostgresRemote.connect(catalog.connector(for: account), password: "correct horse")
+        #expect(remote.account == account)
+        #expect(!catalog.connector(for: account).description.contains("correct"))
+    }
+
+    @Test("setup is idempotent and refuses to make a superuser an account")
+    func setupIdempotent() async throws {
+        let catalog = try await PostgresTestCatalog.make()
+        #expect(try await catalog.setup.migrate() == PostgresSchema.latestVersion)
+        let account = try await catalog.addAccount("editor", role: .editor, scope: "main")
+        try await catalog.setup.prepare(accounts: [account], samples: ["main": [NewBook(title: "One"), NewBook(title: "Two")]])
+        try await catalog.setup.prepare(accounts: [account], samples: ["main": [NewBook(title: "One"), NewBook(title: "Two")]])
+        let count = try await catalog.setup.execute("SELECT count(*) FROM bookshelf.books")
+        #expect(count.first?[0] == "2")
+        let versions = try await catalog.setup.execute("SELECT count(*), max(version) FROM bookshelf.schema_version")
+        #expect(versions.first == ["1", String(PostgresSchema.latestVersion)])
+        await #expect(throws: PostgresSetupFailure.privilegedRole("postgres")) {
+            try await catalog.setup.addAccount(Account(name: "postgres", role: .reader, scope: "main"))
+        }
+        await #expect(throws: PostgresSetupFailure.invalidAccountName("x\"; DROP")) {
+            try await catalog.setup.addAccount(Account(name: "x\"; DROP", role: .reader, scope: "main"))
+        }
+        // Demoting an editor takes effect in the database.
+        let demoted = Account(name: account.name, role: .reader, scope: "main")
+        try await catalog.setup.addAccount(demoted)
+        let remote = try await catalog.remote(for: demoted)
+        #expect(remote.account.role == .reader)
+        let first = try await catalog.setup.execute("SELECT min(id) FROM bookshelf.books")
+        let id = try #require(first.first?[0].flatMap { Int($0) })
+        await #expect(throws: BookFailure.notAllowed) { try await remote.save(id: id, title: "Changed", expectedRevision: 1) }
+    }
+}
