@@ -1,0 +1,166 @@
+import BookCatalog
+
+/// Everything the UI draws, as plain values: the screen is a pure function of this.
+public struct BookshelfState: Equatable, Sendable {
+    /// The account session number; it moves up each time a connection succeeds (0: none yet).
+    public var session: Int
+    /// The account of the current session, nil before the first successful connection.
+    public var account: String?
+    public var accounts: [AccountChoice]
+    public var connection: ConnectionState
+    public var search: SearchState
+    /// The open editor, if any. It is modal: search intents are ignored while it is open.
+    public var editor: EditorState?
+    /// A question the user must answer before something destructive happens.
+    public var confirmation: Confirmation?
+    /// Set when the UI should ask for a password; answer with `submitPassword` or `cancelPasswordPrompt`.
+    public var passwordPrompt: PasswordPrompt?
+    /// The user asked to quit and nothing unsaved stands in the way: the UI should exit.
+    public var shouldQuit: Bool
+}
+
+public struct AccountChoice: Equatable, Sendable, Hashable {
+    public let name: String
+    public let needsPassword: Bool
+    public let isCurrent: Bool
+}
+
+public struct ConnectionState: Equatable, Sendable {
+    /// The account a connection is being opened for (the current session stays usable meanwhile).
+    public var connectingTo: String?
+    /// Why the last connection attempt failed; the current session (if any) is unchanged.
+    public var error: String?
+}
+
+public struct PasswordPrompt: Equatable, Sendable {
+    public let account: String
+}
+
+public struct Confirmation: Equatable, Sendable {
+    public enum Action: Equatable, Sendable {
+        case closeEditor
+        case switchAccount(String)
+        case quit
+    }
+
+    public let action: Action
+
+    /// What to ask; the confirm choice discards the draft, cancel keeps editing.
+    public var question: String {
+        switch action {
+        case .closeEditor: "Discard your unsaved changes and close the editor?"
+        case let .switchAccount(name): "Discard your unsaved changes and switch to \(name)?"
+        case .quit: "Discard your unsaved changes and quit?"
+        }
+    }
+}
+
+public struct SearchState: Equatable, Sendable {
+    /// The text the user typed.
+    public var query: String
+    /// The rows of the newest search that answered, never older than a revision this session saw.
+    public var rows: [BookRecord]
+    /// How many matches the store reported for those rows' query.
+    public var total: Int
+    /// Index into `rows`, nil when there are none.
+    public var selection: Int?
+    /// The failure of the current request, shown while the previous rows stay.
+    public var error: String?
+    /// The current search request is in flight.
+    public var isBusy: Bool
+    /// A further page of these rows is in flight.
+    public var isLoadingMore: Bool
+
+    public var selectedBook: BookRecord? { selection.map { rows[$0] } }
+    public var hasMore: Bool { rows.count < total }
+}
+
+public enum EditorField: Sendable, Hashable, CaseIterable {
+    case title
+    case author
+}
+
+/// The text the user is editing, as typed (validation trims it when saving).
+public struct BookDraft: Equatable, Sendable, Hashable {
+    public var title: String
+    public var author: String
+
+    public init(title: String, author: String) {
+        self.title = title
+        self.author = author
+    }
+
+    public init(_ record: BookRecord) { self.init(title: record.title, author: record.author) }
+
+    public subscript(field: EditorField) -> String {
+        get { field == .title ? title : author }
+        set { if field == .title { title = newValue } else { author = newValue } }
+    }
+}
+
+/// What the editor is waiting for, derived from the editor's request in flight.
+public enum EditorActivity: Equatable, Sendable {
+    case loading
+    case saving
+    /// A save conflicted; fetching the record as it stands now.
+    case fetchingCurrent
+    /// A save's outcome was unknown; finding out whether it committed.
+    case reconciling
+}
+
+/// The last answer to a save, shown in the editor until the next save.
+public enum SaveOutcome: Equatable, Sendable {
+    case saved(revision: Int)
+    /// The store refused or failed (not allowed, invalid, unavailable, missing...). Draft kept.
+    case rejected(BookFailure)
+    /// The outcome was unknown and reconciliation found it did not commit. Saving again retries.
+    case notCommitted
+    /// The outcome was unknown and reconciliation itself failed. Saving again checks once more
+    /// before sending anything.
+    case unresolved(BookFailure?)
+}
+
+public enum ConflictChoice: Sendable, Hashable {
+    /// Take their version, dropping my draft.
+    case reload
+    /// Save my draft against their revision.
+    case overwrite
+    /// Close the conflict and keep my draft (the next save will conflict again).
+    case keepEditing
+}
+
+/// Someone else saved the book since the draft's base revision.
+public struct ConflictState: Equatable, Sendable {
+    /// Their version, once fetched.
+    public var theirs: BookRecord?
+    /// Why fetching their version failed, if it did.
+    public var fetchError: String?
+
+    public var choices: [ConflictChoice] { theirs == nil ? [.keepEditing] : [.reload, .overwrite, .keepEditing] }
+}
+
+public struct EditorState: Equatable, Sendable {
+    public let bookID: Int
+    /// The revision the draft edits; nil until the record has loaded.
+    public var base: BookRecord?
+    public var draft: BookDraft
+    public var focus: EditorField
+    public var activity: EditorActivity?
+    public var outcome: SaveOutcome?
+    public var conflict: ConflictState?
+    /// A newer revision someone else saved since the base: "changed by someone else since you opened it".
+    public var changedElsewhere: BookRecord?
+    /// Why the record could not be opened.
+    public var loadError: String?
+    /// Why a background re-read of the record failed (the draft is untouched).
+    public var watchError: String?
+    public var titleProblem: String?
+    public var authorProblem: String?
+
+    /// The draft differs from its base: closing, switching or quitting asks first.
+    public var isDirty: Bool { base.map { BookDraft($0) != draft } ?? false }
+    public var isLoaded: Bool { base != nil }
+    public var canSave: Bool {
+        base != nil && activity == nil && titleProblem == nil && authorProblem == nil && conflict == nil
+    }
+}

@@ -1,1 +1,0 @@
-// BookshelfModel: under construction.

@@ -1,0 +1,55 @@
+/// Who started an effect: the account session it belongs to and its request number.
+/// The same request number under a new session is a different owner.
+public struct PublicationIdentity: Hashable, Sendable, CustomStringConvertible {
+    public let session: Int
+    public let request: Int
+
+    public init(session: Int, request: Int) {
+        self.session = session
+        self.request = request
+    }
+
+    public var description: String { "session \(session) request \(request)" }
+}
+
+/// What a request asked the store for. Diagnostics use it; it carries no user text.
+public enum RequestKind: String, Sendable, Hashable, CaseIterable {
+    /// A search for a changed query (first page).
+    case search
+    /// A further page of the results on screen.
+    case page
+    /// A search re-run because someone else committed.
+    case refresh
+    /// A single record: opening the editor, re-reading it after a change, fetching theirs in a conflict.
+    case load
+    case save
+    /// Finding out whether a save whose outcome was unknown committed.
+    case reconcile
+    /// Opening an account session.
+    case connect
+    /// Asking the store whether someone else committed (recorded only when it found something or failed).
+    case changeCheck = "change-check"
+}
+
+/// The publication rights that requests compete for. In each slot only the newest request of
+/// the current session may publish; a newer request in the same slot makes older ones stale.
+enum PublicationSlot: Hashable, Sendable {
+    /// Search, refresh and their results, error and busy indicator.
+    case search
+    /// Loading further pages of the results on screen.
+    case page
+    /// The editor's own chain: opening, saving, fetching theirs, reconciling.
+    case editor
+    /// Re-reading the edited record after a change notice; never touches the draft.
+    case editorWatch
+    case changeCheck
+    case connect
+}
+
+/// One request in flight: its identity, the right it competes for and when it started.
+struct RequestTicket: Sendable {
+    let identity: PublicationIdentity
+    let slot: PublicationSlot
+    let kind: RequestKind
+    let started: Duration
+}

@@ -1,0 +1,146 @@
+import BookCatalog
+
+/// The search screen's stored values (busy flags are derived, see `searchState`).
+struct SearchResults {
+    var query = ""
+    var rows: [BookRecord] = []
+    var total = 0
+    var selection: Int?
+    /// The search request whose answer the rows are; further pages may extend only it.
+    var rowsOwner: PublicationIdentity?
+    /// The query text the rows answer (the typed text may have moved on).
+    var rowsQuery = ""
+    var error: String?
+
+    var selectedID: Int? { selection.map { rows[$0].id } }
+
+    /// Shows `record` in place of any older revision of it among the rows.
+    mutating func lift(to record: BookRecord) {
+        for index in rows.indices where rows[index].id == record.id && rows[index].revision < record.revision {
+            rows[index] = record
+        }
+    }
+
+    /// New rows: selection stays on the same book if it is still there, else at the same
+    /// index (clamped) when `keepSelection`, else on the first row.
+    mutating func replaceRows(_ newRows: [BookRecord], total: Int, keepSelection: Bool) {
+        let previousID = selectedID
+        let previousIndex = selection ?? 0
+        rows = newRows
+        self.total = total
+        if newRows.isEmpty {
+            selection = nil
+        } else if keepSelection, let previousID, let index = newRows.firstIndex(where: { $0.id == previousID }) {
+            selection = index
+        } else {
+            selection = keepSelection ? min(previousIndex, newRows.count - 1) : 0
+        }
+    }
+
+    mutating func append(_ page: [BookRecord], total: Int) {
+        let present = Set(rows.map(\.id))
+        rows.append(contentsOf: page.filter { !present.contains($0.id) })
+        self.total = max(total, rows.count)
+        if selection == nil, !rows.isEmpty { selection = 0 }
+    }
+}
+
+extension BookshelfModel {
+    var searchState: SearchState {
+        let owner = owners[.search]
+        return SearchState(
+            query: results.query,
+            rows: results.rows,
+            total: results.total,
+            selection: results.selection,
+            error: results.error,
+            isBusy: owner.map { inFlight[$0] != nil && showsBusy.contains($0) } ?? false,
+            isLoadingMore: isPending(.page))
+    }
+
+    /// The user changed the query: starts a search for it (the previous one can no longer
+    /// publish). Returns the request number, or nil if nothing started (same text, no session).
+    @discardableResult
+    public func setQuery(_ text: String) -> Int? {
+        guard text != results.query else { return nil }
+        results.query = text
+        defer { changed() }
+        return startSearch(.search)
+    }
+
+    /// Runs the current query again (e.g. after an error). Returns the request number.
+    @discardableResult
+    public func retrySearch() -> Int? {
+        defer { changed() }
+        return startSearch(.search)
+    }
+
+    /// Moves the selection, clamped to the rows; near the end it loads the next page.
+    public func moveSelection(by delta: Int) {
+        guard !results.rows.isEmpty else { return }
+        select(index: (results.selection ?? 0) + delta)
+    }
+
+    /// Selects a row by index (clamped); near the end it loads the next page.
+    public func select(index: Int) {
+        guard !results.rows.isEmpty else { return }
+        results.selection = min(max(0, index), results.rows.count - 1)
+        if let selection = results.selection, selection >= results.rows.count - 1 - loadMoreThreshold {
+            loadMore()
+        }
+        changed()
+    }
+
+    /// Loads the next page of the rows on screen, if there is one and the rows answer the
+    /// current search. It appends only if no newer search or session started meanwhile.
+    @discardableResult
+    public func loadMore() -> Int? {
+        guard let repository, let current = owners[.search], results.rowsOwner == current,
+              inFlight[current] == nil, results.rows.count < results.total, !isPending(.page)
+        else { return nil }
+        let query = SearchQuery(text: results.rowsQuery, limit: pageSize, offset: results.rows.count)
+        let ticket = begin(.page, .page)
+        spawn(ticket) { [self] in
+            do {
+                let page = try await repository.search(query)
+                guard conclude(ticket) else { return }
+                results.append(page.records.map(floor), total: page.total)
+                results.error = nil
+            } catch {
+                guard conclude(ticket, error: error) else { return }
+                results.error = Self.message(for: error)
+            }
+        }
+        changed()
+        return ticket.identity.request
+    }
+
+    /// Starts a search (or a refresh) of the typed query; it takes over the search slot and
+    /// makes any page load of the old rows stale.
+    func startSearch(_ kind: RequestKind) -> Int? {
+        guard let repository else { return nil }
+        let userIsWaiting = owners[.search].map { inFlight[$0] != nil && showsBusy.contains($0) } ?? false
+        owners[.page] = nil
+        cancellable[.page]?.cancel()
+        let ticket = begin(.search, kind)
+        if kind != .refresh || userIsWaiting { showsBusy.insert(ticket.identity) }
+        let text = results.query
+        let isRefresh = kind == .refresh
+        // A refresh re-reads every loaded row so the list does not shrink under the user.
+        let limit = isRefresh ? max(pageSize, results.rows.count) : pageSize
+        spawn(ticket) { [self] in
+            do {
+                let page = try await repository.search(SearchQuery(text: text, limit: limit))
+                guard conclude(ticket) else { return }
+                results.replaceRows(page.records.map(floor), total: page.total, keepSelection: isRefresh)
+                results.rowsOwner = ticket.identity
+                results.rowsQuery = text
+                results.error = nil
+            } catch {
+                guard conclude(ticket, error: error) else { return }
+                results.error = Self.message(for: error)
+            }
+        }
+        return ticket.identity.request
+    }
+}

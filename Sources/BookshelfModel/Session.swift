@@ -1,0 +1,157 @@
+import BookCatalog
+
+extension BookshelfModel {
+    // MARK: Starting and switching accounts
+
+    /// Lists the accounts and connects to the starting account (prompting for a password if
+    /// it needs one and none is given). Returns the connect request number, if one started.
+    @discardableResult
+    public func start(password: String? = nil) -> Int? {
+        let connector = self.connector
+        let listing = Task { @MainActor [weak self] in
+            let names = (try? await connector.accountNames()) ?? []
+            self?.accountNames = names
+            self?.changed()
+        }
+        running[0] = listing
+        return proceedToConnect(startingAccount, password: password)
+    }
+
+    /// Waits until the account list asked for by `start` has arrived.
+    public func accountsListed() async { await running[0]?.value }
+
+    /// Switches to another account. With an unsaved draft it asks first; if the account
+    /// needs a password it asks for that (`passwordPrompt`). The current session stays as
+    /// it is until the new connection succeeds.
+    @discardableResult
+    public func requestAccountSwitch(to name: String) -> Int? {
+        guard name != accountName || repository == nil else { return nil }
+        defer { changed() }
+        if editor?.isDirty == true {
+            confirmation = Confirmation(action: .switchAccount(name))
+            return nil
+        }
+        return proceedToConnect(name, password: nil)
+    }
+
+    /// Connects with the password the user typed for `passwordPrompt`. The password is not kept.
+    @discardableResult
+    public func submitPassword(_ password: String) -> Int? {
+        guard let prompt = passwordPrompt else { return nil }
+        passwordPrompt = nil
+        defer { changed() }
+        return connect(to: prompt.account, password: password)
+    }
+
+    public func cancelPasswordPrompt() {
+        passwordPrompt = nil
+        changed()
+    }
+
+    /// Asks to quit; with an unsaved draft it asks first. Watch `state.shouldQuit`.
+    public func requestQuit() {
+        if editor?.isDirty == true {
+            confirmation = Confirmation(action: .quit)
+        } else {
+            shouldQuit = true
+        }
+        changed()
+    }
+
+    /// The user confirmed the pending question: the draft may be discarded.
+    @discardableResult
+    public func confirm() -> Int? {
+        guard let pending = confirmation else { return nil }
+        confirmation = nil
+        defer { changed() }
+        switch pending.action {
+        case .closeEditor:
+            discardEditor()
+            return nil
+        case .quit:
+            shouldQuit = true
+            return nil
+        case let .switchAccount(name):
+            // The draft goes only when the new session begins; a failed connect keeps it.
+            return proceedToConnect(name, password: nil)
+        }
+    }
+
+    /// The user declined the pending question: nothing is discarded.
+    public func cancelConfirmation() {
+        confirmation = nil
+        changed()
+    }
+
+    private func proceedToConnect(_ name: String, password: String?) -> Int? {
+        if password == nil, connector.requiresPassword(for: name) {
+            passwordPrompt = PasswordPrompt(account: name)
+            changed()
+            return nil
+        }
+        return connect(to: name, password: password)
+    }
+
+    private func connect(to name: String, password: String?) -> Int {
+        let connector = self.connector
+        connectingAccount = name
+        connectionError = nil
+        let ticket = begin(.connect, .connect)
+        spawn(ticket) { [self] in
+            do {
+                let remote = try await connector.connect(account: name, password: password)
+                guard conclude(ticket) else { return }
+                beginSession(remote: remote, account: name)
+            } catch {
+                guard conclude(ticket, error: error) else { return }
+                connectionError = Self.message(for: error)
+            }
+        }
+        changed()
+        return ticket.identity.request
+    }
+
+    /// A connection succeeded: the session number moves first, so nothing started under the
+    /// old session can publish from here on; then the repository (and its cache), the rows,
+    /// errors, busy state and editor are replaced, and the typed query runs again.
+    private func beginSession(remote: any BookRemote, account: String) {
+        session += 1
+        owners.removeAll()
+        showsBusy.removeAll()
+        for task in cancellable.values { task.cancel() }
+        cancellable.removeAll()
+        repository = BookRepository(remote: remote)
+        accountName = account
+        newestSeen.removeAll()
+        results = SearchResults(query: results.query)
+        editor = nil
+        confirmation = nil
+        passwordPrompt = nil
+        connectionError = nil
+        _ = startSearch(.search)
+    }
+
+    // MARK: Freshness
+
+    /// Asks the store whether someone else committed (call it from a UI timer). On a notice
+    /// it refreshes the rows (keeping the selection) and re-reads the edited record without
+    /// touching the draft. Skipped while a check is already in flight. Returns the check's
+    /// request number.
+    @discardableResult
+    public func checkForChanges() -> Int? {
+        guard let repository, !isPending(.changeCheck) else { return nil }
+        let ticket = begin(.changeCheck, .changeCheck)
+        spawn(ticket) { [self] in
+            do {
+                let notice = try await repository.checkForChanges()
+                // Quiet checks are not logged: a timer would flood the ring with them.
+                guard conclude(ticket, record: notice != nil), let notice else { return }
+                _ = startSearch(.refresh)
+                if let editor, notice.concerns(editor.bookID) { watchEditedRecord() }
+            } catch {
+                _ = conclude(ticket, error: error)
+            }
+        }
+        return ticket.identity.request
+    }
+}

@@ -1,0 +1,97 @@
+import BookCatalog
+import Synchronization
+@testable import BookshelfModel
+
+func book(_ id: Int, _ title: String, revision: Int = 1, author: String = "") -> BookRecord {
+    BookRecord(id: id, title: title, revision: revision, author: author)
+}
+
+/// A model wired to scripted remotes, with helpers that release one parked call and wait
+/// until the model has processed its answer. Nothing here waits on a clock.
+@MainActor
+final class Harness {
+    let connector: ScriptedConnector
+    let model: BookshelfModel
+    private(set) var traces: [RequestTrace] = []
+    private(set) var changeCount = 0
+    /// Calls of each kind already claimed by `nextCall`, per remote.
+    private var claimed: [ObjectIdentifier: [ScriptedRemote.CallKind: Int]] = [:]
+    private var ticks = 0
+
+    init(books: [String: [BookRecord]] = ["alice": [], "bob": []], passwords: [String: String] = [:],
+         account: String = "alice", pageSize: Int = 50) {
+        connector = ScriptedConnector(books: books, passwords: passwords)
+        let counter = TickClock()
+        model = BookshelfModel(connector: connector, account: account, pageSize: pageSize, loadMoreThreshold: 1,
+                               clock: StoreClock { counter.tick() })
+        model.onTrace = { [unowned self] in traces.append($0) }
+        model.onChange = { [unowned self] in changeCount += 1 }
+    }
+
+    var remote: ScriptedRemote { connector.latest }
+    var state: BookshelfState { model.state }
+    var search: SearchState { model.state.search }
+    var editor: EditorState? { model.state.editor }
+
+    /// Connects to the starting account and answers its first search with `reply`.
+    func start(answering reply: ScriptedRemote.Reply = .deliver) async {
+        let connect = model.start()!
+        await model.finished(request: connect)
+        await model.accountsListed()
+        await answer(.search, with: reply)
+    }
+
+    /// Waits for the next call of `kind` on `remote` (the current one by default).
+    func nextCall(_ kind: ScriptedRemote.CallKind, on remote: ScriptedRemote? = nil) async -> (number: Int, call: ScriptedRemote.Call) {
+        let remote = remote ?? self.remote
+        let key = ObjectIdentifier(remote)
+        let index = claimed[key, default: [:]][kind, default: 0] + 1
+        claimed[key, default: [:]][kind] = index
+        return await remote.call(index, of: kind)
+    }
+
+    /// Releases call `number` and waits until the model processed request `request`.
+    func release(_ number: Int, on remote: ScriptedRemote? = nil, _ reply: ScriptedRemote.Reply, request: Int) async {
+        await (remote ?? self.remote).release(number, reply)
+        await model.finished(request: request)
+    }
+
+    /// Waits for the next call of `kind`, releases it and waits for the newest pending
+    /// request of the matching model kind.
+    func answer(_ kind: ScriptedRemote.CallKind, with reply: ScriptedRemote.Reply) async {
+        let request = model.pendingRequests.last { $0.kind.matches(kind) }!.request
+        let call = await nextCall(kind)
+        await release(call.number, reply, request: request)
+    }
+
+    /// Switches account (confirming a dirty draft if asked) and waits for the new session.
+    func switchAccount(to name: String, password: String? = nil) async {
+        var connect = model.requestAccountSwitch(to: name)
+        if connect == nil, model.state.confirmation != nil { connect = model.confirm() }
+        if connect == nil, let password { connect = model.submitPassword(password) }
+        await model.finished(request: connect!)
+    }
+
+    /// Fails every parked call on every remote and waits until the model processed them all.
+    func drain() async {
+        for remote in connector.remotes { await remote.failAll() }
+        for request in model.runningRequests { await model.finished(request: request) }
+    }
+}
+
+extension RequestKind {
+    func matches(_ call: ScriptedRemote.CallKind) -> Bool {
+        switch call {
+        case .search: self == .search || self == .refresh || self == .page
+        case .load: self == .load || self == .reconcile
+        case .save: self == .save
+        case .check: self == .changeCheck
+        }
+    }
+}
+
+/// A clock that moves one millisecond per reading, so store times are deterministic.
+final class TickClock: Sendable {
+    private let count = Mutex(0)
+    func tick() -> Duration { .milliseconds(count.withLock { $0 += 1; return $0 }) }
+}

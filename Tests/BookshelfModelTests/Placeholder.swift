@@ -1,1 +1,0 @@
-// BookshelfModelTests: under construction.

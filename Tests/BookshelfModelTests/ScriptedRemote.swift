@@ -1,0 +1,227 @@
+import BookCatalog
+import BookshelfModel
+import Synchronization
+
+/// A remote for race tests: every call parks until the test releases it with a chosen reply,
+/// so the order of completions is the test's choice, never the machine's.
+///
+/// It also holds the store's truth (`books`), so a call can be released with `.deliver`: a
+/// read answers with the snapshot taken when it arrived (the worst case for staleness), a
+/// save performs its compare-and-set at the moment of release.
+actor ScriptedRemote: SearchableBookRemote, ChangeDetectingRemote {
+    enum Call: Sendable, Equatable {
+        case search(SearchQuery)
+        case load(Int)
+        case save(SaveRequest)
+        case checkForChanges
+
+        var kind: CallKind {
+            switch self {
+            case .search: .search
+            case .load: .load
+            case .save: .save
+            case .checkForChanges: .check
+            }
+        }
+    }
+
+    enum CallKind: Sendable, Hashable { case search, load, save, check }
+
+    enum Reply: Sendable {
+        /// Answer as the store would.
+        case deliver
+        case page([BookRecord], total: Int)
+        case record(BookRecord)
+        case notice(ChangeNotice?)
+        case fail(BookFailure)
+        /// The remote noticed its task was cancelled and gave up.
+        case cancelled
+        /// A save commits, then its answer is lost with this failure.
+        case commitThenFail(BookFailure)
+    }
+
+    private enum Answer: Sendable {
+        case page(SearchPage)
+        case record(BookRecord)
+        case notice(ChangeNotice?)
+    }
+
+    private struct Parked {
+        let call: Call
+        let snapshot: [Int: BookRecord]
+        let continuation: CheckedContinuation<Answer, any Error>
+    }
+
+    /// The store's truth.
+    var books: [Int: BookRecord]
+    private(set) var arrivals: [(number: Int, call: Call)] = []
+    private var parked: [Int: Parked] = [:]
+    private var waiters: [(kind: CallKind?, count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+
+    init(books: [BookRecord] = []) {
+        self.books = Dictionary(uniqueKeysWithValues: books.map { ($0.id, $0) })
+    }
+
+    /// Another writer commits.
+    func put(_ record: BookRecord) { books[record.id] = record }
+
+    // MARK: Remote
+
+    func search(_ query: SearchQuery) async throws -> SearchPage {
+        guard case let .page(page) = try await park(.search(query)) else { throw BookFailure.invalidResponse }
+        return page
+    }
+
+    func load(id: Int) async throws -> BookRecord {
+        guard case let .record(record) = try await park(.load(id)) else { throw BookFailure.invalidResponse }
+        return record
+    }
+
+    func save(id: Int, title: String, expectedRevision: Int) async throws -> BookRecord {
+        try await save(SaveRequest(id: id, title: title, expectedRevision: expectedRevision))
+    }
+
+    func save(_ request: SaveRequest) async throws -> BookRecord {
+        guard case let .record(record) = try await park(.save(request)) else { throw BookFailure.invalidResponse }
+        return record
+    }
+
+    func checkForChanges() async throws -> ChangeNotice? {
+        guard case let .notice(notice) = try await park(.checkForChanges) else { throw BookFailure.invalidResponse }
+        return notice
+    }
+
+    // MARK: Test control
+
+    /// Suspends until `count` calls (of `kind`, if given) have arrived in all.
+    func waitForArrivals(_ count: Int, of kind: CallKind? = nil) async {
+        if arrivalCount(of: kind) >= count { return }
+        await withCheckedContinuation { waiters.append((kind, count, $0)) }
+    }
+
+    func arrivalCount(of kind: CallKind? = nil) -> Int {
+        arrivals.filter { kind == nil || $0.call.kind == kind }.count
+    }
+
+    /// The `index`-th call (1-based) of `kind` to arrive, waiting for it if need be.
+    func call(_ index: Int, of kind: CallKind) async -> (number: Int, call: Call) {
+        await waitForArrivals(index, of: kind)
+        return arrivals.filter { $0.call.kind == kind }[index - 1]
+    }
+
+    /// Parked calls, oldest first.
+    var parkedCalls: [(number: Int, call: Call)] {
+        parked.keys.sorted().map { ($0, parked[$0]!.call) }
+    }
+
+    /// The newest parked call of `kind`.
+    func newestParked(_ kind: CallKind) -> Int? {
+        parked.filter { $0.value.call.kind == kind }.keys.max()
+    }
+
+    func isParked(_ number: Int) -> Bool { parked[number] != nil }
+
+    /// Completes call `number` (1-based arrival order) with `reply`.
+    func release(_ number: Int, _ reply: Reply) {
+        guard let call = parked.removeValue(forKey: number) else { preconditionFailure("call \(number) is not parked") }
+        do {
+            call.continuation.resume(returning: try answer(call, reply))
+        } catch {
+            call.continuation.resume(throwing: error)
+        }
+    }
+
+    /// Fails every parked call (end of a test, so no continuation leaks).
+    func failAll() {
+        for number in parked.keys.sorted() { release(number, .fail(.storeUnavailable("test over"))) }
+    }
+
+    private func park(_ call: Call) async throws -> Answer {
+        let number = arrivals.count + 1
+        arrivals.append((number, call))
+        let snapshot = books
+        return try await withCheckedThrowingContinuation { continuation in
+            parked[number] = Parked(call: call, snapshot: snapshot, continuation: continuation)
+            let ready = waiters.filter { arrivalCount(of: $0.kind) >= $0.count }
+            waiters.removeAll { arrivalCount(of: $0.kind) >= $0.count }
+            ready.forEach { $0.continuation.resume() }
+        }
+    }
+
+    private func answer(_ parked: Parked, _ reply: Reply) throws -> Answer {
+        switch reply {
+        case let .page(records, total): return .page(SearchPage(records: records, total: total))
+        case let .record(record): return .record(record)
+        case let .notice(notice): return .notice(notice)
+        case let .fail(failure): throw failure
+        case .cancelled: throw CancellationError()
+        case let .commitThenFail(failure):
+            guard case let .save(request) = parked.call else { preconditionFailure("only saves commit") }
+            _ = try commit(request)
+            throw failure
+        case .deliver:
+            switch parked.call {
+            case .search:
+                let records = parked.snapshot.values.sorted { $0.id < $1.id }
+                return .page(SearchPage(records: records, total: records.count))
+            case let .load(id):
+                guard let record = parked.snapshot[id] else { throw BookFailure.missing }
+                return .record(record)
+            case let .save(request):
+                return .record(try commit(request))
+            case .checkForChanges:
+                return .notice(nil)
+            }
+        }
+    }
+
+    private func commit(_ request: SaveRequest) throws(BookFailure) -> BookRecord {
+        guard let old = books[request.id] else { throw .missing }
+        guard old.revision == request.expectedRevision else {
+            throw .conflict(expected: request.expectedRevision, actual: old.revision)
+        }
+        let next = BookRecord(id: old.id, title: try BookValidation.title(request.title), revision: old.revision + 1,
+                              author: try request.author.map { raw throws(BookFailure) in try BookValidation.author(raw) } ?? old.author)
+        books[old.id] = next
+        return next
+    }
+}
+
+/// Connects each account to a fresh `ScriptedRemote` seeded with that account's books.
+final class ScriptedConnector: CatalogConnector {
+    private struct State {
+        var remotes: [(account: String, remote: ScriptedRemote)] = []
+        var failures: [String: BookFailure] = [:]
+    }
+
+    let books: [String: [BookRecord]]
+    let passwords: [String: String]
+    private let state = Mutex(State())
+
+    init(books: [String: [BookRecord]], passwords: [String: String] = [:]) {
+        self.books = books
+        self.passwords = passwords
+    }
+
+    func accountNames() async throws -> [String] { books.keys.sorted() }
+
+    func requiresPassword(for account: String) -> Bool { passwords[account] != nil }
+
+    func connect(account: String, password: String?) async throws -> any BookRemote {
+        if let failure = state.withLock({ $0.failures[account] }) { throw failure }
+        guard books[account] != nil else { throw BookFailure.missing }
+        if let expected = passwords[account], expected != password { throw BookFailure.notAllowed }
+        let remote = ScriptedRemote(books: books[account] ?? [])
+        state.withLock { $0.remotes.append((account, remote)) }
+        return remote
+    }
+
+    func failConnections(to account: String, with failure: BookFailure?) {
+        state.withLock { $0.failures[account] = failure }
+    }
+
+    /// Every remote handed out, oldest first.
+    var remotes: [ScriptedRemote] { state.withLock { $0.remotes.map(\.remote) } }
+    var latest: ScriptedRemote { remotes.last! }
+    var connectionCount: Int { remotes.count }
+}
