@@ -1,0 +1,605 @@
+/// The two file formats `bookshelf import` reads.
+public enum BookImportFormat: String, Sendable, Equatable {
+    /// RFC 4180: a header line naming the columns (`title` required, `author` optional, any
+    /// order, other columns ignored), fields quoted with `"` when they hold commas, quotes
+    /// (doubled) or line breaks.
+    case csv
+    /// One JSON object per line: `{"title": "...", "author": "..."}`; other keys are ignored.
+    case jsonLines
+}
+
+/// One line of an import file that cannot become a book, and why, in words a user can act on.
+public struct BookImportProblem: Sendable, Equatable, CustomStringConvertible {
+    /// The 1-based physical line where the bad record starts.
+    public let line: Int
+    public let reason: String
+
+    public init(line: Int, reason: String) {
+        self.line = line
+        self.reason = reason
+    }
+
+    public var description: String { "line \(line): \(reason)" }
+}
+
+/// What a file held: the books ready to store (validated, trimmed) and every line that was bad.
+/// Importers store nothing unless `problems` is empty.
+public struct BookImportResult: Sendable, Equatable {
+    public let books: [NewBook]
+    public let problems: [BookImportProblem]
+
+    public init(books: [NewBook], problems: [BookImportProblem]) {
+        self.books = books
+        self.problems = problems
+    }
+}
+
+/// Parses import files into books. Pure: bytes in, books and problems out. It never stops at
+/// the first bad line, so one run tells the user everything to fix.
+public enum BookImport {
+    /// `parse` reports progress after every this many physical lines.
+    public static let progressInterval = 50_000
+
+    /// The format a file's name says (`.csv`, `.jsonl`, `.ndjson`) or, failing that, its
+    /// content: a first non-blank character `{` means JSON Lines, anything else CSV.
+    public static func format(fileName: String, content: some Collection<UInt8>) -> BookImportFormat {
+        let name = fileName.lowercased()
+        if name.hasSuffix(".csv") { return .csv }
+        if name.hasSuffix(".jsonl") || name.hasSuffix(".ndjson") { return .jsonLines }
+        let first = content.dropFirst(hasByteOrderMark(content) ? 3 : 0).first { !isJSONWhitespace($0) }
+        return first == UInt8(ascii: "{") ? .jsonLines : .csv
+    }
+
+    /// Parses UTF-8 `bytes` (a leading byte order mark is ignored). `progress`, if given,
+    /// receives the number of lines read every `progressInterval` lines.
+    public static func parse(_ bytes: [UInt8], format: BookImportFormat, progress: ((Int) -> Void)? = nil) -> BookImportResult {
+        bytes.withUnsafeBufferPointer { buffer in
+            let start = hasByteOrderMark(buffer) ? 3 : 0
+            var collector = Collector(progress: progress)
+            switch format {
+            case .csv: parseCSV(buffer, from: start, into: &collector)
+            case .jsonLines: parseJSONLines(buffer, from: start, into: &collector)
+            }
+            return BookImportResult(books: collector.books, problems: collector.problems)
+        }
+    }
+
+    public static func parse(_ text: String, format: BookImportFormat) -> BookImportResult {
+        parse(Array(text.utf8), format: format)
+    }
+
+    /// Why `title` and `author` cannot be stored (the `BookValidation` rules), or nil if they can.
+    public static func rejection(title: String, author: String) -> String? {
+        if let reason = rejection(of: title, field: "title", maximum: BookValidation.maximumTitleLength, required: true) {
+            return reason
+        }
+        return rejection(of: author, field: "author", maximum: BookValidation.maximumAuthorLength, required: false)
+    }
+
+    // MARK: Shared
+
+    private struct Collector {
+        let progress: ((Int) -> Void)?
+        var books: [NewBook] = []
+        var problems: [BookImportProblem] = []
+        private var nextProgressLine = BookImport.progressInterval
+
+        init(progress: ((Int) -> Void)?) { self.progress = progress }
+
+        mutating func add(title: String, author: String, line: Int) {
+            do {
+                books.append(try NewBook(title: title, author: author).validated())
+            } catch {
+                let reason = BookImport.rejection(title: title, author: author) ?? "\(error)"
+                problems.append(BookImportProblem(line: line, reason: reason))
+            }
+        }
+
+        mutating func reject(line: Int, _ reason: String) {
+            problems.append(BookImportProblem(line: line, reason: reason))
+        }
+
+        /// Called with the number of lines fully read so far.
+        mutating func linesRead(_ lines: Int) {
+            guard let progress, lines >= nextProgressLine else { return }
+            progress(lines)
+            nextProgressLine = (lines / BookImport.progressInterval + 1) * BookImport.progressInterval
+        }
+    }
+
+    private static func rejection(of raw: String, field: String, maximum: Int, required: Bool) -> String? {
+        let scalars = raw.unicodeScalars
+        guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }),
+              let last = scalars.lastIndex(where: { !$0.properties.isWhitespace })
+        else { return required ? "missing \(field)" : nil }
+        let trimmed = String(scalars[first...last])
+        if let control = trimmed.unicodeScalars.first(where: BookValidation.isControl) {
+            return "\(field) contains a control character (\(codePoint(control)))"
+        }
+        if trimmed.count > maximum {
+            return "\(field) is too long (\(trimmed.count) characters, at most \(maximum))"
+        }
+        return nil
+    }
+
+    private static func codePoint(_ scalar: Unicode.Scalar) -> String {
+        let hex = String(scalar.value, radix: 16, uppercase: true)
+        return "U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+    }
+
+    private static func hasByteOrderMark(_ bytes: some Collection<UInt8>) -> Bool {
+        bytes.starts(with: [0xEF, 0xBB, 0xBF])
+    }
+
+    static func isJSONWhitespace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
+    }
+
+    // MARK: CSV
+
+    private static func parseCSV(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, into collector: inout Collector) {
+        var reader = CSVReader(bytes: bytes, position: start)
+        guard let header = reader.next() else {
+            collector.reject(line: 1, "the file is empty; the first line must name the columns, e.g. title,author")
+            return
+        }
+        guard case let .record(headerLine, headerFields) = header else {
+            if case let .malformed(line, reason) = header { collector.reject(line: line, reason) }
+            return
+        }
+        let names = headerFields.map { ($0 ?? "").trimmingWhitespace.lowercased() }
+        for column in ["title", "author"] where names.filter({ $0 == column }).count > 1 {
+            collector.reject(line: headerLine, "the header names the column \"\(column)\" twice")
+            return
+        }
+        guard let titleColumn = names.firstIndex(of: "title") else {
+            let found = names.map { "\"\($0)\"" }.joined(separator: ", ")
+            collector.reject(line: headerLine, "the first line must name the columns and include \"title\", e.g. title,author (found \(found))")
+            return
+        }
+        let authorColumn = names.firstIndex(of: "author")
+
+        while let outcome = reader.next() {
+            switch outcome {
+            case let .malformed(line, reason):
+                collector.reject(line: line, reason)
+            case let .record(line, fields):
+                guard fields.count == names.count else {
+                    collector.reject(line: line, "expected \(names.count) fields as in the header, found \(fields.count) (quote fields that contain commas)")
+                    break
+                }
+                guard let title = fields[titleColumn], let author = authorColumn.map({ fields[$0] }) ?? "" else {
+                    collector.reject(line: line, "not valid UTF-8 text")
+                    break
+                }
+                collector.add(title: title, author: author, line: line)
+            }
+            collector.linesRead(reader.line - 1)
+        }
+    }
+
+    /// Reads RFC 4180 records. A record may span several physical lines (quoted line
+    /// breaks); records are reported with the line they start on. After a malformed record
+    /// the reader resumes at the next line, so later records are still checked.
+    struct CSVReader {
+        enum Outcome: Equatable {
+            /// Fields in order; nil where a field is not valid UTF-8.
+            case record(line: Int, fields: [String?])
+            case malformed(line: Int, reason: String)
+        }
+
+        let bytes: UnsafeBufferPointer<UInt8>
+        var position: Int
+        /// The physical line `position` is on.
+        private(set) var line = 1
+        private var scratch: [UInt8] = []
+
+        private static let quote = UInt8(ascii: "\""), comma = UInt8(ascii: ","),
+                           lf = UInt8(ascii: "\n"), cr = UInt8(ascii: "\r")
+
+        init(bytes: UnsafeBufferPointer<UInt8>, position: Int) {
+            self.bytes = bytes
+            self.position = position
+        }
+
+        mutating func next() -> Outcome? {
+            skipBlankLines()
+            guard position < bytes.count else { return nil }
+            let startLine = line
+            var fields: [String?] = []
+            while true {
+                if bytes[position] == Self.quote {
+                    guard let field = readQuotedField() else {
+                        return .malformed(line: startLine, reason: "a quoted field is never closed (a \" is missing)")
+                    }
+                    fields.append(field)
+                } else {
+                    guard let field = readUnquotedField() else {
+                        skipRestOfLine()
+                        return .malformed(line: startLine, reason: "a quote inside an unquoted field (quote the whole field and double the quotes inside it)")
+                    }
+                    fields.append(field)
+                }
+                guard position < bytes.count else { return .record(line: startLine, fields: fields) }
+                switch bytes[position] {
+                case Self.comma:
+                    position += 1
+                    if position == bytes.count { fields.append(""); return .record(line: startLine, fields: fields) }
+                case Self.lf:
+                    position += 1
+                    line += 1
+                    return .record(line: startLine, fields: fields)
+                case Self.cr where position + 1 == bytes.count:
+                    position += 1
+                    return .record(line: startLine, fields: fields)
+                case Self.cr where bytes[position + 1] == Self.lf:
+                    position += 2
+                    line += 1
+                    return .record(line: startLine, fields: fields)
+                default:
+                    skipRestOfLine()
+                    return .malformed(line: startLine, reason: "unexpected text after a closing quote (double a quote to include it)")
+                }
+            }
+        }
+
+        /// Reads from an opening quote through its closing quote; nil if the file ends first.
+        private mutating func readQuotedField() -> String?? {
+            position += 1
+            scratch.removeAll(keepingCapacity: true)
+            var segmentStart = position
+            while position < bytes.count {
+                let byte = bytes[position]
+                if byte == Self.quote {
+                    scratch.append(contentsOf: bytes[segmentStart..<position])
+                    if position + 1 < bytes.count, bytes[position + 1] == Self.quote {
+                        scratch.append(Self.quote)
+                        position += 2
+                        segmentStart = position
+                        continue
+                    }
+                    position += 1
+                    return .some(String(validating: scratch, as: UTF8.self))
+                }
+                if byte == Self.lf { line += 1 }
+                position += 1
+            }
+            return nil
+        }
+
+        /// Reads up to the next comma or line break; nil if the field holds a quote.
+        private mutating func readUnquotedField() -> String?? {
+            let start = position
+            while position < bytes.count {
+                let byte = bytes[position]
+                if byte == Self.comma || byte == Self.lf { break }
+                if byte == Self.quote { return nil }
+                position += 1
+            }
+            var end = position
+            // A CR just before the line break (or the end of the file) belongs to the break.
+            if end > start, bytes[end - 1] == Self.cr, position == bytes.count || bytes[position] == Self.lf {
+                end -= 1
+                if position == bytes.count { position = end }
+            }
+            return .some(String(validating: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self))
+        }
+
+        private mutating func skipBlankLines() {
+            while position < bytes.count {
+                if bytes[position] == Self.lf {
+                    position += 1
+                } else if bytes[position] == Self.cr, position + 1 < bytes.count, bytes[position + 1] == Self.lf {
+                    position += 2
+                } else {
+                    return
+                }
+                line += 1
+            }
+        }
+
+        private mutating func skipRestOfLine() {
+            while position < bytes.count {
+                let byte = bytes[position]
+                position += 1
+                if byte == Self.lf {
+                    line += 1
+                    return
+                }
+            }
+        }
+    }
+
+    // MARK: JSON Lines
+
+    private static func parseJSONLines(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, into collector: inout Collector) {
+        var lineStart = start
+        var lineNumber = 0
+        while lineStart < bytes.count {
+            lineNumber += 1
+            var lineEnd = lineStart
+            while lineEnd < bytes.count, bytes[lineEnd] != UInt8(ascii: "\n") { lineEnd += 1 }
+            let line = UnsafeBufferPointer(rebasing: bytes[lineStart..<lineEnd])
+            lineStart = lineEnd + 1
+            defer { collector.linesRead(lineNumber) }
+            guard line.contains(where: { !isJSONWhitespace($0) }) else { continue }
+
+            let object: [String: JSONLineParser.Value]
+            do {
+                object = try JSONLineParser.object(in: line, keeping: ["title", "author"])
+            } catch {
+                collector.reject(line: lineNumber, "bad JSON: \(error.reason)")
+                continue
+            }
+            let title: String
+            switch object["title"] {
+            case .string(let value)?: title = value
+            case nil: collector.reject(line: lineNumber, "missing \"title\""); continue
+            case .null?: collector.reject(line: lineNumber, "missing title"); continue
+            case .other(let kind)?: collector.reject(line: lineNumber, "\"title\" must be a string, not \(kind)"); continue
+            }
+            var author = ""
+            switch object["author"] {
+            case .string(let value)?: author = value
+            case nil, .null?: break
+            case .other(let kind)?: collector.reject(line: lineNumber, "\"author\" must be a string, not \(kind)"); continue
+            }
+            collector.add(title: title, author: author, line: lineNumber)
+        }
+    }
+}
+
+/// A strict JSON reader for one line holding one object. It keeps only the string (or null)
+/// values of the keys asked for and checks, without keeping, everything else, so a malformed
+/// line is always reported, with the column where it goes wrong.
+enum JSONLineParser {
+    enum Value: Equatable {
+        case string(String)
+        case null
+        /// A number, boolean, array or object, described for an error message.
+        case other(String)
+    }
+
+    struct Failure: Error {
+        let reason: String
+    }
+
+    /// Nested arrays or objects deeper than this are refused rather than risking the stack.
+    static let maximumDepth = 64
+
+    static func object(in line: UnsafeBufferPointer<UInt8>, keeping keys: Set<String>) throws(Failure) -> [String: Value] {
+        var reader = Reader(bytes: line)
+        reader.skipWhitespace()
+        guard reader.peek == UInt8(ascii: "{") else {
+            throw reader.failure(reader.atEnd ? "empty line" : "each line must be one object like {\"title\": \"...\"}")
+        }
+        var kept: [String: Value] = [:]
+        try reader.readObject(depth: 1) { key, reader throws(Failure) in
+            if keys.contains(key) {
+                kept[key] = try reader.readValue(depth: 1)
+            } else {
+                _ = try reader.readValue(depth: 1)
+            }
+        }
+        reader.skipWhitespace()
+        guard reader.atEnd else { throw reader.failure("unexpected text after the object") }
+        return kept
+    }
+
+    struct Reader {
+        let bytes: UnsafeBufferPointer<UInt8>
+        var position = 0
+
+        init(bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
+
+        var atEnd: Bool { position >= bytes.count }
+        var peek: UInt8? { atEnd ? nil : bytes[position] }
+
+        func failure(_ reason: String) -> Failure {
+            Failure(reason: "\(reason) (column \(position + 1))")
+        }
+
+        mutating func skipWhitespace() {
+            while let byte = peek, BookImport.isJSONWhitespace(byte) { position += 1 }
+        }
+
+        mutating func expect(_ character: Unicode.Scalar, _ description: String) throws(Failure) {
+            skipWhitespace()
+            guard peek == UInt8(ascii: character) else { throw failure("expected \(description)") }
+            position += 1
+        }
+
+        /// Reads `{ "key": value, ... }`, handing each key to `member`, which must read the value.
+        mutating func readObject(depth: Int, member: (String, inout Reader) throws(Failure) -> Void) throws(Failure) {
+            guard depth <= JSONLineParser.maximumDepth else { throw failure("nested too deeply") }
+            try expect("{", "'{'")
+            skipWhitespace()
+            if peek == UInt8(ascii: "}") { position += 1; return }
+            while true {
+                skipWhitespace()
+                guard peek == UInt8(ascii: "\"") else { throw failure("expected a quoted key") }
+                let key = try readString()
+                try expect(":", "':' after a key")
+                try member(key, &self)
+                skipWhitespace()
+                switch peek {
+                case UInt8(ascii: ","): position += 1
+                case UInt8(ascii: "}"): position += 1; return
+                default: throw failure("expected ',' or '}'")
+                }
+            }
+        }
+
+        mutating func readValue(depth: Int) throws(Failure) -> Value {
+            skipWhitespace()
+            guard let byte = peek else { throw failure("a value is missing") }
+            switch byte {
+            case UInt8(ascii: "\""):
+                return .string(try readString())
+            case UInt8(ascii: "{"):
+                try readObject(depth: depth + 1) { _, reader throws(Failure) in _ = try reader.readValue(depth: depth + 1) }
+                return .other("an object")
+            case UInt8(ascii: "["):
+                try readArray(depth: depth + 1)
+                return .other("an array")
+            case UInt8(ascii: "t"):
+                try readLiteral("true")
+                return .other("a boolean")
+            case UInt8(ascii: "f"):
+                try readLiteral("false")
+                return .other("a boolean")
+            case UInt8(ascii: "n"):
+                try readLiteral("null")
+                return .null
+            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                try readNumber()
+                return .other("a number")
+            default:
+                throw failure("unexpected character")
+            }
+        }
+
+        private mutating func readArray(depth: Int) throws(Failure) {
+            guard depth <= JSONLineParser.maximumDepth else { throw failure("nested too deeply") }
+            position += 1
+            skipWhitespace()
+            if peek == UInt8(ascii: "]") { position += 1; return }
+            while true {
+                _ = try readValue(depth: depth)
+                skipWhitespace()
+                switch peek {
+                case UInt8(ascii: ","): position += 1
+                case UInt8(ascii: "]"): position += 1; return
+                default: throw failure("expected ',' or ']'")
+                }
+            }
+        }
+
+        private mutating func readLiteral(_ literal: StaticString) throws(Failure) {
+            let expected = UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount)
+            guard position + expected.count <= bytes.count,
+                  bytes[position..<(position + expected.count)].elementsEqual(expected)
+            else { throw failure("unexpected character") }
+            position += expected.count
+        }
+
+        /// JSON's number grammar: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?
+        private mutating func readNumber() throws(Failure) {
+            if peek == UInt8(ascii: "-") { position += 1 }
+            if peek == UInt8(ascii: "0") {
+                position += 1
+            } else {
+                guard try digits() > 0 else { throw failure("malformed number") }
+            }
+            if peek == UInt8(ascii: ".") {
+                position += 1
+                guard try digits() > 0 else { throw failure("malformed number") }
+            }
+            if peek == UInt8(ascii: "e") || peek == UInt8(ascii: "E") {
+                position += 1
+                if peek == UInt8(ascii: "+") || peek == UInt8(ascii: "-") { position += 1 }
+                guard try digits() > 0 else { throw failure("malformed number") }
+            }
+        }
+
+        private mutating func digits() throws(Failure) -> Int {
+            let start = position
+            while let byte = peek, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) { position += 1 }
+            return position - start
+        }
+
+        /// Reads a quoted string, decoding escapes. Raw control characters are refused as JSON
+        /// requires; escaped ones are decoded and left for the book rules to judge.
+        mutating func readString() throws(Failure) -> String {
+            position += 1
+            var utf8: [UInt8] = []
+            var segmentStart = position
+            while let byte = peek {
+                switch byte {
+                case UInt8(ascii: "\""):
+                    utf8.append(contentsOf: bytes[segmentStart..<position])
+                    position += 1
+                    guard let text = String(validating: utf8, as: UTF8.self) else {
+                        throw failure("a string is not valid UTF-8")
+                    }
+                    return text
+                case UInt8(ascii: "\\"):
+                    utf8.append(contentsOf: bytes[segmentStart..<position])
+                    position += 1
+                    try readEscape(into: &utf8)
+                    segmentStart = position
+                case 0x00..<0x20:
+                    throw failure("a control character must be escaped inside a string")
+                default:
+                    position += 1
+                }
+            }
+            throw failure("a string is never closed")
+        }
+
+        private mutating func readEscape(into utf8: inout [UInt8]) throws(Failure) {
+            guard let byte = peek else { throw failure("a string is never closed") }
+            position += 1
+            let simple: UInt8? = switch byte {
+            case UInt8(ascii: "\""): UInt8(ascii: "\"")
+            case UInt8(ascii: "\\"): UInt8(ascii: "\\")
+            case UInt8(ascii: "/"): UInt8(ascii: "/")
+            case UInt8(ascii: "b"): 0x08
+            case UInt8(ascii: "f"): 0x0C
+            case UInt8(ascii: "n"): 0x0A
+            case UInt8(ascii: "r"): 0x0D
+            case UInt8(ascii: "t"): 0x09
+            default: nil
+            }
+            if let simple {
+                utf8.append(simple)
+                return
+            }
+            guard byte == UInt8(ascii: "u") else { throw failure("unknown escape") }
+            var value = try readHex4()
+            if (0xD800..<0xDC00).contains(value) {
+                // A high surrogate must be followed by an escaped low surrogate.
+                guard peek == UInt8(ascii: "\\"), position + 1 < bytes.count, bytes[position + 1] == UInt8(ascii: "u") else {
+                    throw failure("an unpaired surrogate escape")
+                }
+                position += 2
+                let low = try readHex4()
+                guard (0xDC00..<0xE000).contains(low) else { throw failure("an unpaired surrogate escape") }
+                value = 0x10000 + ((value - 0xD800) << 10) + (low - 0xDC00)
+            } else if (0xDC00..<0xE000).contains(value) {
+                throw failure("an unpaired surrogate escape")
+            }
+            guard let scalar = Unicode.Scalar(value) else { throw failure("an invalid \\u escape") }
+            utf8.append(contentsOf: String(Character(scalar)).utf8)
+        }
+
+        private mutating func readHex4() throws(Failure) -> UInt32 {
+            var value: UInt32 = 0
+            for _ in 0..<4 {
+                guard let byte = peek, let digit = hexValue(byte) else { throw failure("a \\u escape needs four hex digits") }
+                value = value << 4 | digit
+                position += 1
+            }
+            return value
+        }
+
+        private func hexValue(_ byte: UInt8) -> UInt32? {
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): UInt32(byte - UInt8(ascii: "0"))
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): UInt32(byte - UInt8(ascii: "a") + 10)
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): UInt32(byte - UInt8(ascii: "A") + 10)
+            default: nil
+            }
+        }
+    }
+}
+
+private extension String {
+    var trimmingWhitespace: String {
+        let scalars = unicodeScalars
+        guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }),
+              let last = scalars.lastIndex(where: { !$0.properties.isWhitespace })
+        else { return "" }
+        return String(scalars[first...last])
+    }
+}

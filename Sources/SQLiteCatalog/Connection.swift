@@ -1,0 +1,177 @@
+import CSQLite
+
+/// A failed SQLite call: the extended result code and SQLite's own message.
+struct SQLiteError: Error, CustomStringConvertible {
+    let code: Int32
+    let message: String
+
+    /// The primary result code (SQLITE_BUSY, SQLITE_FULL, ...) without the extended bits.
+    var primary: Int32 { code & 0xFF }
+
+    var description: String { "SQLite error \(code): \(message)" }
+}
+
+/// A value bound to a statement parameter. Every value that reaches SQL goes through this,
+/// so user text is never spliced into SQL.
+enum SQLValue {
+    case int(Int)
+    case text(String)
+    case null
+}
+
+/// One SQLite connection. Not thread-safe by design: its owner (the `SQLiteBookRemote` actor,
+/// or the `SQLiteCatalog` mutex) guarantees one caller at a time. The handle is opened with
+/// SQLITE_OPEN_FULLMUTEX as a second line of defence.
+final class Connection {
+    let handle: OpaquePointer
+    private var statements: [String: Statement] = [:]
+
+    init(path: String, flags: Int32) throws(SQLiteError) {
+        var handle: OpaquePointer?
+        let result = sqlite3_open_v2(path, &handle, flags | SQLITE_OPEN_FULLMUTEX, nil)
+        guard result == SQLITE_OK, let handle else {
+            let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(result))
+            let code = handle.map { sqlite3_extended_errcode($0) } ?? result
+            sqlite3_close_v2(handle)
+            throw SQLiteError(code: code, message: message)
+        }
+        self.handle = handle
+        sqlite3_extended_result_codes(handle, 1)
+    }
+
+    deinit {
+        statements.removeAll()
+        sqlite3_close_v2(handle)
+    }
+
+    var isReadOnly: Bool { sqlite3_db_readonly(handle, "main") == 1 }
+
+    func setBusyTimeout(milliseconds: Int32) {
+        sqlite3_busy_timeout(handle, milliseconds)
+    }
+
+    /// Runs SQL without parameters (pragmas, DDL, BEGIN/COMMIT).
+    func execute(_ sql: String) throws(SQLiteError) {
+        let result = sqlite3_exec(handle, sql, nil, nil, nil)
+        guard result == SQLITE_OK else { throw lastError(result) }
+    }
+
+    /// A prepared statement for `sql`, compiled once per connection and reused.
+    func statement(_ sql: String) throws(SQLiteError) -> Statement {
+        if let cached = statements[sql] { return cached }
+        var pointer: OpaquePointer?
+        let result = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &pointer, nil)
+        guard result == SQLITE_OK, let pointer else { throw lastError(result) }
+        let statement = Statement(handle: pointer, connection: self)
+        statements[sql] = statement
+        return statement
+    }
+
+    /// Runs `sql` with `arguments` and maps every row.
+    func query<T>(_ sql: String, _ arguments: [SQLValue] = [], row: (Statement) throws -> T) throws -> [T] {
+        let statement = try statement(sql)
+        try statement.bind(arguments)
+        defer { statement.reset() }
+        var rows: [T] = []
+        while try statement.step() { rows.append(try row(statement)) }
+        return rows
+    }
+
+    /// The first row of `sql`, or nil.
+    func queryFirst<T>(_ sql: String, _ arguments: [SQLValue] = [], row: (Statement) throws -> T) throws -> T? {
+        let statement = try statement(sql)
+        try statement.bind(arguments)
+        defer { statement.reset() }
+        return try statement.step() ? try row(statement) : nil
+    }
+
+    /// Runs a statement that returns no rows of interest; answers how many rows it changed.
+    @discardableResult
+    func run(_ sql: String, _ arguments: [SQLValue] = []) throws -> Int {
+        let statement = try statement(sql)
+        try statement.bind(arguments)
+        defer { statement.reset() }
+        while try statement.step() {}
+        return Int(sqlite3_changes64(handle))
+    }
+
+    /// Runs `body` in a transaction. `immediate` takes the write lock up front (waiting up to
+    /// the busy timeout), so a writer never fails half-way on a lock upgrade.
+    func transaction<T>(immediate: Bool, _ body: () throws -> T) throws -> T {
+        try execute(immediate ? "BEGIN IMMEDIATE" : "BEGIN")
+        do {
+            let value = try body()
+            try execute("COMMIT")
+            return value
+        } catch {
+            if sqlite3_get_autocommit(handle) == 0 { _ = sqlite3_exec(handle, "ROLLBACK", nil, nil, nil) }
+            throw error
+        }
+    }
+
+    func lastError(_ result: Int32) -> SQLiteError {
+        let code = sqlite3_extended_errcode(handle)
+        let message = String(cString: sqlite3_errmsg(handle))
+        return SQLiteError(code: code == SQLITE_OK ? result : code, message: message)
+    }
+}
+
+/// A prepared statement owned by one `Connection`.
+final class Statement {
+    let handle: OpaquePointer
+    private unowned let connection: Connection
+
+    init(handle: OpaquePointer, connection: Connection) {
+        self.handle = handle
+        self.connection = connection
+    }
+
+    deinit { sqlite3_finalize(handle) }
+
+    func bind(_ values: [SQLValue]) throws(SQLiteError) {
+        for (offset, value) in values.enumerated() {
+            let index = Int32(offset + 1)
+            let result: Int32
+            switch value {
+            case let .int(number): result = sqlite3_bind_int64(handle, index, sqlite3_int64(number))
+            case .null: result = sqlite3_bind_null(handle, index)
+            case let .text(text):
+                // Explicit byte length: the text is bound exactly, never cut at a NUL.
+                let length = Int32(text.utf8.count)
+                result = text.withCString { sqlite3_bind_text(handle, index, $0, length, shim_sqlite_transient()) }
+            }
+            guard result == SQLITE_OK else { throw connection.lastError(result) }
+        }
+    }
+
+    /// Advances to the next row; false when done.
+    func step() throws(SQLiteError) -> Bool {
+        let result = sqlite3_step(handle)
+        switch result {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE: return false
+        default: throw connection.lastError(result)
+        }
+    }
+
+    func reset() {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+    }
+
+    func int(_ column: Int32) -> Int { Int(sqlite3_column_int64(handle, column)) }
+
+    func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
+
+    func text(_ column: Int32) -> String {
+        guard let bytes = sqlite3_column_text(handle, column) else { return "" }
+        let count = Int(sqlite3_column_bytes(handle, column))
+        return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
+    }
+
+    /// The column's UTF-8 bytes, valid until the next step or reset.
+    func bytes(_ column: Int32) -> UnsafeBufferPointer<UInt8> {
+        guard let bytes = sqlite3_column_text(handle, column) else { return UnsafeBufferPointer(start: nil, count: 0) }
+        return UnsafeBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(handle, column)))
+    }
+}

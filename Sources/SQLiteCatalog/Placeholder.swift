@@ -1,1 +1,0 @@
-// SQLiteCatalog: under construction.

@@ -1,0 +1,179 @@
+import BookCatalog
+import CSQLite
+import Foundation
+import Synchronization
+
+/// One catalog file: accounts, books and the record of committed saves.
+///
+/// Opening sets WAL mode (readers never block the writer), a busy timeout (a writer waits
+/// for another process's write lock instead of failing), foreign keys, and migrates the
+/// schema by `PRAGMA user_version`. A file that is not a catalog, or was written by a newer
+/// program, is refused before anything is written to it.
+///
+/// Threading: the catalog's own connection is used under a mutex; each `SQLiteBookRemote`
+/// opens a connection of its own and uses it only from its actor. Calls block on SQLite
+/// (a local file, waiting at most the busy timeout), so never call them on the main actor.
+public final class SQLiteCatalog: Sendable {
+    public let path: String
+    /// How long a write waits for another connection's write lock before failing.
+    public let busyTimeout: Duration
+    /// Used only while holding `lock`, which is what makes sharing this class safe.
+    private nonisolated(unsafe) let connection: Connection
+    private let lock = Mutex(())
+
+    private init(path: String, busyTimeout: Duration, connection: Connection) {
+        self.path = path
+        self.busyTimeout = busyTimeout
+        self.connection = connection
+    }
+
+    /// Opens the catalog at `path`; with `create`, makes a new empty one if there is none.
+    public static func open(path: String, create: Bool, busyTimeout: Duration = .seconds(5)) throws(SQLiteCatalogError) -> SQLiteCatalog {
+        let connection = try CatalogConnection.open(path: path, create: create, busyTimeout: busyTimeout)
+        return SQLiteCatalog(path: path, busyTimeout: busyTimeout, connection: connection)
+    }
+
+    // MARK: Accounts
+
+    public func accounts() throws(SQLiteCatalogError) -> [Account] {
+        try withConnection { connection in
+            try connection.query("SELECT name, role, scope FROM accounts ORDER BY name") { row in
+                Account(name: row.text(0), role: AccountRole(rawValue: row.text(1)) ?? .reader, scope: row.text(2))
+            }
+        }
+    }
+
+    /// Adds the account, or replaces the role and scope of an account of the same name.
+    public func addAccount(_ account: Account) throws(SQLiteCatalogError) {
+        for (field, value) in [("name", account.name), ("scope", account.scope)] {
+            guard !value.isEmpty, !BookValidation.hasControlCharacters(value) else {
+                throw .invalidAccount("the \(field) must be non-empty text without control characters")
+            }
+        }
+        _ = try withConnection { connection in
+            try connection.run(
+                """
+                INSERT INTO accounts(name, role, scope) VALUES (?1, ?2, ?3)
+                ON CONFLICT(name) DO UPDATE SET role = excluded.role, scope = excluded.scope
+                """,
+                [.text(account.name), .text(account.role.rawValue), .text(account.scope)])
+        }
+    }
+
+    /// A remote for one account, on a connection of its own.
+    public func remote(account name: String) throws(SQLiteCatalogError) -> SQLiteBookRemote {
+        let found = try withConnection { connection in
+            try connection.queryFirst("SELECT name, role, scope FROM accounts WHERE name = ?1", [.text(name)]) { row in
+                Account(name: row.text(0), role: AccountRole(rawValue: row.text(1)) ?? .reader, scope: row.text(2))
+            }
+        }
+        guard let account = found else { throw .unknownAccount(name) }
+        let connection = try CatalogConnection.open(path: path, create: false, busyTimeout: busyTimeout)
+        return SQLiteBookRemote(connection: connection, account: account)
+    }
+
+    // MARK: Books
+
+    /// Inserts `books` into `scope` in ONE transaction: every book is validated first
+    /// (`NewBook.validated()`), and if any is invalid or the write fails, nothing is inserted.
+    /// `progress` is called with the number inserted so far, every 1,000 books and at the end.
+    @discardableResult
+    public func insertBooks(_ books: some Sequence<NewBook>, scope: String, progress: ((Int) -> Void)? = nil) throws(SQLiteCatalogError) -> Int {
+        guard !scope.isEmpty, !BookValidation.hasControlCharacters(scope) else {
+            throw .invalidAccount("the scope must be non-empty text without control characters")
+        }
+        return try withConnection { connection in
+            try connection.transaction(immediate: true) {
+                // One change sequence number for the whole import: it is one commit.
+                let sequence = try connection.queryFirst("SELECT coalesce(max(change_seq), 0) + 1 FROM books") { $0.int(0) } ?? 1
+                let insert = try connection.statement(
+                    """
+                    INSERT INTO books(scope, title, author, revision, title_key, title_terms, author_terms, change_seq)
+                    VALUES (?1, ?2, ?3, 1, ?4, ?5, ?6, ?7)
+                    """)
+                var count = 0
+                for book in books {
+                    let valid: NewBook
+                    do { valid = try book.validated() } catch let failure as BookFailure { throw SQLiteCatalogError.invalidBook(index: count, reason: failure) }
+                    let text = BookText(title: valid.title, author: valid.author)
+                    try insert.bind([.text(scope), .text(valid.title), .text(valid.author),
+                                     .text(text.titleKey), .text(text.titleTerms), .text(text.authorTerms), .int(sequence)])
+                    defer { insert.reset() }
+                    while try insert.step() {}
+                    count += 1
+                    if count % 1_000 == 0 { progress?(count) }
+                }
+                progress?(count)
+                return count
+            }
+        }
+    }
+
+    /// How many books the catalog holds in `scope`, or in all scopes when `scope` is nil.
+    public func bookCount(scope: String?) throws(SQLiteCatalogError) -> Int {
+        try withConnection { connection in
+            if let scope {
+                try connection.queryFirst("SELECT count(*) FROM books WHERE scope = ?1", [.text(scope)]) { $0.int(0) } ?? 0
+            } else {
+                try connection.queryFirst("SELECT count(*) FROM books") { $0.int(0) } ?? 0
+            }
+        }
+    }
+
+    private func withConnection<T>(_ body: (Connection) throws -> T) throws(SQLiteCatalogError) -> T {
+        do {
+            return try lock.withLock { _ in try body(connection) }
+        } catch let error as SQLiteCatalogError {
+            throw error
+        } catch let error as SQLiteError {
+            throw error.catalogError(path: path)
+        } catch {
+            throw .failed(String(describing: error))
+        }
+    }
+}
+
+/// Opens and prepares a connection to a catalog file, refusing files it must not touch.
+enum CatalogConnection {
+    static func open(path: String, create: Bool, busyTimeout: Duration) throws(SQLiteCatalogError) -> Connection {
+        var isDirectory: ObjCBool = false
+        let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
+        if isDirectory.boolValue { throw .cannotOpen(path: path, reason: "it is a directory") }
+        if !exists && !create { throw .notFound(path: path) }
+
+        let flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0)
+        let connection: Connection
+        do {
+            connection = try Connection(path: path, flags: flags)
+        } catch {
+            throw error.catalogError(path: path)
+        }
+        let milliseconds = busyTimeout.components.seconds * 1_000 + busyTimeout.components.attoseconds / 1_000_000_000_000_000
+        connection.setBusyTimeout(milliseconds: Int32(clamping: milliseconds))
+        // SQLite silently falls back to read-only when the file cannot be written.
+        if connection.isReadOnly { throw .readOnly(path: path) }
+
+        do {
+            // Reading the version is the first touch of the file: it detects "not a
+            // database" and a newer schema before anything is written.
+            let found = try Schema.version(of: connection)
+            if found > Schema.currentVersion { throw SQLiteCatalogError.newerSchema(found: found, known: Schema.currentVersion) }
+            let mode = try connection.queryFirst("PRAGMA journal_mode = WAL") { $0.text(0) }
+            guard mode?.lowercased() == "wal" else {
+                let directory = (path as NSString).deletingLastPathComponent
+                if access(directory.isEmpty ? "." : directory, W_OK) != 0 { throw SQLiteCatalogError.readOnly(path: path) }
+                throw SQLiteCatalogError.cannotOpen(path: path, reason: "WAL mode is not available on this file system")
+            }
+            try connection.execute("PRAGMA foreign_keys = ON")
+            try connection.execute("PRAGMA synchronous = NORMAL")
+            try Schema.migrate(connection)
+        } catch let error as SQLiteCatalogError {
+            throw error
+        } catch let error as SQLiteError {
+            throw error.catalogError(path: path)
+        } catch {
+            throw .failed(String(describing: error))
+        }
+        return connection
+    }
+}

@@ -1,0 +1,89 @@
+import BookCatalog
+import CSQLite
+
+/// Why a catalog could not be opened or changed, in words a user can act on.
+/// Opening never modifies a file it refuses.
+public enum SQLiteCatalogError: Error, Equatable, Sendable {
+    /// No file at the path, and the caller did not ask to create one.
+    case notFound(path: String)
+    /// SQLite could not open or create the file (a missing directory, say).
+    case cannotOpen(path: String, reason: String)
+    /// The file exists but is not an SQLite database.
+    case notADatabase(path: String)
+    /// The file is an SQLite database but damaged.
+    case corrupt(path: String)
+    /// The file or its directory cannot be written (WAL needs to create files beside it).
+    case readOnly(path: String)
+    /// Another program held the write lock longer than the busy timeout.
+    case locked(path: String)
+    /// The disk (or a size limit) is full; nothing was written.
+    case diskFull(path: String)
+    /// The file was written by a newer Bookshelf; it is left untouched.
+    case newerSchema(found: Int, known: Int)
+    /// No account of that name in this catalog.
+    case unknownAccount(String)
+    /// A book handed to `insertBooks` failed validation; nothing was inserted.
+    case invalidBook(index: Int, reason: BookFailure)
+    /// An account name or scope that cannot be stored (empty, control characters).
+    case invalidAccount(String)
+    /// Any other SQLite failure, with SQLite's message.
+    case failed(String)
+}
+
+extension SQLiteCatalogError: CustomStringConvertible {
+    public var description: String {
+        switch self {
+        case let .notFound(path): "No catalog at \(path). Create one first (for example with `bookshelf sample`)."
+        case let .cannotOpen(path, reason): "Cannot open the catalog \(path): \(reason)."
+        case let .notADatabase(path): "\(path) is not a Bookshelf catalog (not an SQLite database). It was left untouched."
+        case let .corrupt(path): "The catalog \(path) is damaged (SQLite reports corruption). Restore it from a backup."
+        case let .readOnly(path): "The catalog \(path) cannot be written: the file or its directory is read-only."
+        case let .locked(path): "The catalog \(path) is locked by another program; try again when it has finished."
+        case let .diskFull(path): "The disk holding \(path) is full; nothing was changed."
+        case let .newerSchema(found, known):
+            "This catalog was written by a newer Bookshelf (schema \(found), this program knows up to \(known)). It was left untouched; upgrade Bookshelf."
+        case let .unknownAccount(name): "There is no account named \"\(name)\" in this catalog."
+        case let .invalidBook(index, reason): "Book \(index + 1) cannot be stored: \(reason) Nothing was imported."
+        case let .invalidAccount(reason): "That account cannot be stored: \(reason)"
+        case let .failed(message): "The catalog failed: \(message)"
+        }
+    }
+}
+
+extension SQLiteError {
+    /// The error a user meets when opening or bulk-changing the catalog at `path`.
+    func catalogError(path: String) -> SQLiteCatalogError {
+        switch primary {
+        case SQLITE_NOTADB: .notADatabase(path: path)
+        case SQLITE_CORRUPT: .corrupt(path: path)
+        case SQLITE_READONLY: .readOnly(path: path)
+        case SQLITE_BUSY, SQLITE_LOCKED: .locked(path: path)
+        case SQLITE_FULL: .diskFull(path: path)
+        case SQLITE_CANTOPEN: .cannotOpen(path: path, reason: message)
+        default: .failed(message)
+        }
+    }
+
+    /// The failure a remote call reports. SQLite never half-applies a statement, so in every
+    /// case nothing was changed.
+    var bookFailure: BookFailure {
+        switch primary {
+        case SQLITE_BUSY, SQLITE_LOCKED: .storeUnavailable("the catalog is locked by another program; try again")
+        case SQLITE_FULL: .storeUnavailable("the disk is full")
+        case SQLITE_READONLY: .storeUnavailable("the catalog file is read-only")
+        case SQLITE_CORRUPT, SQLITE_NOTADB: .storeUnavailable("the catalog file is damaged")
+        case SQLITE_IOERR: .storeUnavailable("the catalog file could not be read or written (\(message))")
+        case SQLITE_CANTOPEN: .storeUnavailable("the catalog file cannot be opened (\(message))")
+        default: .storeUnavailable(message)
+        }
+    }
+}
+
+/// Runs `body`, turning SQLite failures into the remote's `BookFailure`.
+func mappingFailures<T>(_ body: () throws -> T) throws -> T {
+    do {
+        return try body()
+    } catch let error as SQLiteError {
+        throw error.bookFailure
+    }
+}

@@ -1,0 +1,135 @@
+/// The program: reads the options before the command name, picks the command from the table,
+/// parses the rest against that command's options, and runs it. Without a command name it
+/// runs the interactive mode. New subcommands go in `commands`; nothing else changes.
+enum Bookshelf {
+    static let version = "0.1.0"
+
+    static let commands: [Command] = [
+        SearchCommand.command,
+        ImportCommand.command,
+        SampleCommand.command,
+        helpCommand,
+    ]
+
+    /// Options accepted before the command name (and by the interactive mode). Values given
+    /// there apply to the command as if written after it.
+    static let programOptions: [OptionSpec] = InteractiveMode.command.options + [
+        .help, OptionSpec("version", help: "Print the version and exit."),
+    ]
+
+    static func main(arguments: [String], environment: [String: String]) async -> Int32 {
+        let console = Console()
+        let status = await run(arguments, environment: environment, console: console)
+        console.flush()
+        return status.rawValue
+    }
+
+    static func run(_ arguments: [String], environment: [String: String], console: Console) async -> ExitStatus {
+        let leading: ParsedArguments
+        let rest: [String]
+        do {
+            (leading, rest) = try ArgumentParser(options: programOptions).parse(arguments, stopAtPositional: true)
+        } catch {
+            console.note("bookshelf: \(error.message). See 'bookshelf --help'.")
+            return .usage
+        }
+        if leading.isSet("version") {
+            console.line("bookshelf \(version)")
+            return .success
+        }
+        guard let name = rest.first else {
+            if leading.isSet("help") {
+                console.line(help)
+                return .success
+            }
+            return await execute(InteractiveMode.command, arguments: leading, environment: environment, console: console)
+        }
+        guard let command = commands.first(where: { $0.name == name }) else {
+            console.note("bookshelf: unknown command \"\(name.printable)\". See 'bookshelf --help'.")
+            return .usage
+        }
+        let parsed: ParsedArguments
+        do {
+            let (own, _) = try ArgumentParser(options: command.allOptions).parse(Array(rest.dropFirst()))
+            parsed = try own.filling(from: leading, acceptedBy: command)
+            if !parsed.isSet("help") { try command.positionals.check(parsed.positionals) }
+        } catch {
+            console.note("bookshelf \(command.name): \(error.message). See 'bookshelf \(command.name) --help'.")
+            return .usage
+        }
+        if parsed.isSet("help") {
+            console.line(command.help)
+            return .success
+        }
+        return await execute(command, arguments: parsed, environment: environment, console: console)
+    }
+
+    private static func execute(_ command: Command, arguments: ParsedArguments, environment: [String: String], console: Console) async -> ExitStatus {
+        let prefix = command.name.isEmpty ? "bookshelf" : "bookshelf \(command.name)"
+        do {
+            return try await command.run(CommandContext(arguments: arguments, environment: environment, console: console))
+        } catch let error as UsageError {
+            console.note("\(prefix): \(error.message). See '\(prefix) --help'.")
+            return .usage
+        } catch let error as CommandFailure {
+            console.note("\(prefix): \(error.message)")
+            return .failure
+        } catch {
+            console.note("\(prefix): \(TerminalText.sanitized(String(describing: error)))")
+            return .failure
+        }
+    }
+
+    static var help: String {
+        let width = commands.map(\.name.count).max() ?? 0
+        let list = commands.map { "  \($0.name.padding(to: width))   \($0.summary)\n" }.joined()
+        return """
+            bookshelf \(version): search and edit a book catalog from the terminal.
+
+            Usage:
+              bookshelf [--db PATH] [--account NAME]   open the interactive catalog
+              bookshelf COMMAND [options]               run one command; bookshelf COMMAND --help
+
+            Commands:
+            \(list)
+            Options:
+            \(HelpFormat.optionList(programOptions))
+            \(CatalogLocation.explanation) A catalog that does not exist yet is created
+            with a sample of a few thousand books and the accounts alice (editor) and bob
+            (reader) in scope main, and carol (editor) in scope north.
+
+            Exit status: 0 success; 1 no match (search) or bad lines (import); 2 usage error;
+            3 the catalog or a file could not be used.
+            """
+    }
+
+    static let helpCommand = Command(
+        name: "help",
+        summary: "Show help for the program or for one command.",
+        positionals: .optional("COMMAND"),
+        options: [],
+        details: "",
+        run: { context in
+            guard let name = context.arguments.positionals.first else {
+                context.console.line(help)
+                return .success
+            }
+            guard let command = commands.first(where: { $0.name == name }) else {
+                throw UsageError("unknown command \"\(name.printable)\"")
+            }
+            context.console.line(command.help)
+            return .success
+        })
+}
+
+extension ParsedArguments {
+    /// `self` with options given before the command name filled in, refusing those the
+    /// command does not take (`bookshelf --account bob import ...`).
+    func filling(from leading: ParsedArguments, acceptedBy command: Command) throws(UsageError) -> ParsedArguments {
+        let known = Set(command.allOptions.map(\.name))
+        for name in Set(leading.values.keys).union(leading.flags) where !known.contains(name) {
+            throw UsageError("--\(name) does not apply to this command")
+        }
+        return filling(from: leading)
+    }
+}

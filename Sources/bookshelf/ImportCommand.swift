@@ -1,0 +1,91 @@
+import BookCatalog
+import Foundation
+
+/// `bookshelf import FILE`: adds the books of a CSV or JSON Lines file, all or nothing.
+/// The whole file is checked before the catalog is touched, every bad line is reported, and
+/// the store inserts in one transaction, so a failed import leaves the catalog as it was.
+enum ImportCommand {
+    static let command = Command(
+        name: "import",
+        summary: "Add the books of a CSV or JSON Lines file, all or nothing.",
+        positionals: .one("FILE"),
+        options: [.scope, .db],
+        details: """
+            Formats (by extension .csv, .jsonl or .ndjson, otherwise by content; FILE - reads
+            standard input):
+              CSV         a header line naming the columns, title required, author optional,
+                          in any order (other columns are ignored); RFC 4180 quoting:
+                          "Rome, the City","Beard, Mary" and "The ""Quoted"" Book".
+              JSON Lines  one object per line: {"title": "Dune", "author": "Frank Herbert"}
+            UTF-8, with or without a byte order mark; LF or CRLF line ends.
+
+            A title needs 1 to \(BookValidation.maximumTitleLength) characters, an author at most \
+            \(BookValidation.maximumAuthorLength), neither with control characters.
+            If any line is bad, each is reported as FILE:LINE: reason, nothing is imported
+            and the exit status is 1.
+
+            \(CatalogLocation.explanation)
+            """,
+        run: run)
+
+    @Sendable static func run(_ context: CommandContext) async throws -> ExitStatus {
+        let arguments = context.arguments
+        let console = context.console
+        let file = arguments.positionals[0]
+        let scope = arguments.value("scope") ?? "main"
+        guard !scope.isEmpty, !BookValidation.hasControlCharacters(scope) else {
+            throw UsageError("--scope needs a name without control characters")
+        }
+        let path = try CatalogLocation.resolve(option: arguments.value("db"), environment: context.environment)
+
+        let bytes = try read(file)
+        let format = BookImport.format(fileName: file, content: bytes)
+        let reading = console.progress("Reading \(file.printable)")
+        let result = BookImport.parse(bytes, format: format) { reading?.update($0) }
+        reading?.finish()
+
+        guard result.problems.isEmpty else {
+            for problem in result.problems {
+                console.note("\(file.printable):\(problem.line): \(TerminalText.sanitized(problem.reason))")
+            }
+            let count = result.problems.count
+            console.note("bookshelf import: nothing imported: \(count) bad line\(count == 1 ? "" : "s") in \(file.printable)")
+            return .nothingDone
+        }
+
+        let catalog = try CatalogOpener.open(path: path, console: console)
+        let adding = console.progress("Adding books")
+        let added: Int
+        do {
+            added = try catalog.insertBooks(result.books, scope: scope) { adding?.update($0, of: result.books.count) }
+        } catch {
+            adding?.finish()
+            throw CommandFailure("nothing imported: " + TerminalText.sanitized(error.description))
+        }
+        adding?.finish()
+        console.line("Added \(ProgressLine.grouped(added)) book\(added == 1 ? "" : "s") to scope \(scope.printable).")
+        if let accounts = try? catalog.accounts(), !accounts.contains(where: { $0.scope == scope }) {
+            console.note("bookshelf import: note: no account sees scope \(scope.printable) yet")
+        }
+        return .success
+    }
+
+    private static func read(_ file: String) throws(CommandFailure) -> [UInt8] {
+        if file == "-" {
+            return [UInt8](FileHandle.standardInput.readDataToEndOfFile())
+        }
+        do {
+            return [UInt8](try Data(contentsOf: URL(fileURLWithPath: file)))
+        } catch {
+            throw CommandFailure("cannot read \(file.printable): \(reason(error))")
+        }
+    }
+
+    private static func reason(_ error: any Error) -> String {
+        let underlying = (error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError
+        if let underlying, underlying.domain == NSPOSIXErrorDomain {
+            return String(cString: strerror(Int32(underlying.code)))
+        }
+        return error.localizedDescription
+    }
+}

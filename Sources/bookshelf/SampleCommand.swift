@@ -1,0 +1,59 @@
+import BookCatalog
+
+/// `bookshelf sample --count N`: fills a catalog with generated books, the same ones for the
+/// same seed, for demos and benchmarks.
+enum SampleCommand {
+    static let maximumCount = 10_000_000
+
+    static let command = Command(
+        name: "sample",
+        summary: "Add N generated books (the same ones for the same seed).",
+        positionals: .none,
+        options: [
+            OptionSpec("count", value: "N", help: "How many books to add (required, 1 to \(ProgressLine.grouped(maximumCount)))."),
+            OptionSpec("seed", value: "S", help: "Generator seed, a whole number (default 1)."),
+            .scope,
+            .db,
+        ],
+        details: """
+            The books have varied titles and authors: accents, Japanese, Chinese and Korean
+            text, emoji, very long titles, titles sharing their first words. All are added in
+            one transaction.
+
+            \(CatalogLocation.explanation)
+            """,
+        run: run)
+
+    @Sendable static func run(_ context: CommandContext) async throws -> ExitStatus {
+        let arguments = context.arguments
+        guard arguments.value("count") != nil else { throw UsageError("--count N is required") }
+        let count = try arguments.integer("count", in: 1...maximumCount, default: 0)
+        let seed = try seedValue(arguments.value("seed"))
+        let scope = arguments.value("scope") ?? "main"
+        guard !scope.isEmpty, !BookValidation.hasControlCharacters(scope) else {
+            throw UsageError("--scope needs a name without control characters")
+        }
+        let path = try CatalogLocation.resolve(option: arguments.value("db"), environment: context.environment)
+
+        let catalog = try CatalogOpener.open(path: path, console: context.console)
+        let progress = context.console.progress("Adding sample books")
+        let added: Int
+        do {
+            added = try catalog.insertBooks(SampleBooks(count: count, seed: seed), scope: scope) { progress?.update($0, of: count) }
+        } catch {
+            progress?.finish()
+            throw CommandFailure("nothing added: " + TerminalText.sanitized(error.description))
+        }
+        progress?.finish()
+        context.console.line("Added \(ProgressLine.grouped(added)) sample books (seed \(seed)) to scope \(scope.printable).")
+        return .success
+    }
+
+    private static func seedValue(_ text: String?) throws(UsageError) -> UInt64 {
+        guard let text else { return 1 }
+        guard let seed = UInt64(text) else {
+            throw UsageError("--seed needs a whole number from 0 to \(UInt64.max), not \"\(text.printable)\"")
+        }
+        return seed
+    }
+}

@@ -1,0 +1,75 @@
+import BookCatalog
+
+/// `bookshelf search QUERY`: the catalog's search without the interactive screen, for
+/// scripts and quick look-ups (fzf's `--filter`, in spirit). It goes through the same
+/// `BookRepository` and store as the app, so it finds exactly what the app would.
+enum SearchCommand {
+    static let maximumLimit = 100_000
+
+    static let command = Command(
+        name: "search",
+        summary: "Print the books matching QUERY, best first.",
+        positionals: .words("QUERY"),
+        options: [
+            OptionSpec("limit", value: "N", help: "Print at most N books (default 50, at most \(maximumLimit))."),
+            OptionSpec("offset", value: "N", help: "Skip the first N matches (default 0)."),
+            OptionSpec("json", help: "Print JSON Lines: {\"id\":..,\"title\":..,\"author\":..,\"revision\":..}."),
+            .account,
+            .db,
+        ],
+        details: """
+            Every word of QUERY must begin a word of the title or the author, ignoring case and
+            accents ("hist rom" finds "A History of Rome", "cafe" finds "Café"); an empty
+            QUERY ("") lists every book. QUERY is plain text, never search syntax.
+
+            Output: one book per line, id<TAB>title<TAB>author<TAB>revision; control
+            characters in stored text are shown as \u{FFFD}. The number of matches goes to
+            standard error. Exit status 0 if anything matched, 1 if nothing did.
+
+            \(CatalogLocation.explanation)
+            """,
+        run: run)
+
+    @Sendable static func run(_ context: CommandContext) async throws -> ExitStatus {
+        let arguments = context.arguments
+        let query = SearchQuery(
+            text: arguments.positionals.joined(separator: " "),
+            limit: try arguments.integer("limit", in: 1...maximumLimit, default: 50),
+            offset: try arguments.integer("offset", in: 0...Int(Int32.max), default: 0))
+        let json = arguments.isSet("json")
+        let path = try CatalogLocation.resolve(option: arguments.value("db"), environment: context.environment)
+
+        let catalog = try CatalogOpener.open(path: path, console: context.console)
+        let account = try CatalogOpener.account(named: arguments.value("account"), in: catalog)
+        let page: SearchPage
+        do {
+            let repository = BookRepository(remote: try catalog.remote(account: account.name))
+            page = try await repository.search(query)
+        } catch {
+            throw CommandFailure(TerminalText.sanitized(String(describing: error)))
+        }
+
+        for record in page.records {
+            context.console.line(json ? jsonLine(record) : tabSeparatedLine(record))
+        }
+        context.console.note(summary(page, query: query))
+        return page.total == 0 ? .nothingDone : .success
+    }
+
+    static func tabSeparatedLine(_ record: BookRecord) -> String {
+        "\(record.id)\t\(TerminalText.sanitized(record.title))\t\(TerminalText.sanitized(record.author))\t\(record.revision)"
+    }
+
+    static func jsonLine(_ record: BookRecord) -> String {
+        "{\"id\":\(record.id),\"title\":\(TerminalText.jsonString(record.title)),"
+            + "\"author\":\(TerminalText.jsonString(record.author)),\"revision\":\(record.revision)}"
+    }
+
+    /// "3 matches", or "120 matches (showing 51–100)" when the page is not all of them.
+    static func summary(_ page: SearchPage, query: SearchQuery) -> String {
+        let matches = page.total == 1 ? "1 match" : "\(ProgressLine.grouped(page.total)) matches"
+        guard page.records.count < page.total else { return matches }
+        guard !page.records.isEmpty else { return "\(matches) (none from \(query.offset + 1) on)" }
+        return "\(matches) (showing \(query.offset + 1)–\(query.offset + page.records.count))"
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+import Testing
+
+/// Runs the real `bookshelf` binary built next to this test bundle.
+struct BookshelfProcess {
+    struct Outcome {
+        let status: Int32
+        let output: String
+        let errors: String
+
+        var outputLines: [String] { output.split(separator: "\n", omittingEmptySubsequences: true).map(String.init) }
+        var errorLines: [String] { errors.split(separator: "\n", omittingEmptySubsequences: true).map(String.init) }
+    }
+
+    /// The build's products directory holds both the test bundle and the executables:
+    /// look beside (and a few levels above, for a macOS bundle) the test binary.
+    static let binary: URL? = {
+        var directories: [URL] = []
+        if let executable = Bundle.main.executableURL { directories.append(executable.deletingLastPathComponent()) }
+        directories.append(Bundle.main.bundleURL)
+        directories.append(URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent())
+        for start in directories {
+            var directory = start
+            for _ in 0..<4 {
+                let candidate = directory.appendingPathComponent("bookshelf")
+                var isDirectory: ObjCBool = false
+                if FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isDirectory), !isDirectory.boolValue,
+                   FileManager.default.isExecutableFile(atPath: candidate.path) {
+                    return candidate
+                }
+                directory = directory.deletingLastPathComponent()
+            }
+        }
+        return nil
+    }()
+
+    /// A scratch directory for one test: catalogs, import files and the child's output.
+    let directory: URL
+
+    init() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("bookshelf-e2e-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    }
+
+    func remove() { try? FileManager.default.removeItem(at: directory) }
+
+    func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
+
+    /// Runs `bookshelf arguments` with a private HOME and no inherited catalog settings, so a
+    /// test never touches a real user's catalog; `environment` adds or overrides variables.
+    func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Outcome {
+        let binary = try #require(Self.binary, "the bookshelf executable was not found beside the test bundle")
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments
+        var inherited = ProcessInfo.processInfo.environment
+        for name in ["BOOKSHELF_DB", "XDG_DATA_HOME"] { inherited[name] = nil }
+        inherited["HOME"] = path("home")
+        process.environment = inherited.merging(environment) { _, new in new }
+
+        // Files, not pipes: a child that writes a lot can never block on a full pipe.
+        let outputFile = path("stdout-\(UUID().uuidString)")
+        let errorFile = path("stderr-\(UUID().uuidString)")
+        for file in [outputFile, errorFile] {
+            guard FileManager.default.createFile(atPath: file, contents: nil) else { throw CocoaError(.fileWriteUnknown) }
+        }
+        let output = try FileHandle(forWritingTo: URL(fileURLWithPath: outputFile))
+        let errors = try FileHandle(forWritingTo: URL(fileURLWithPath: errorFile))
+        process.standardOutput = output
+        process.standardError = errors
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        try output.close()
+        try errors.close()
+        #expect(process.terminationReason == .exit, "bookshelf \(arguments) was killed by signal \(process.terminationStatus)")
+        return Outcome(
+            status: process.terminationStatus,
+            output: try String(contentsOfFile: outputFile, encoding: .utf8),
+            errors: try String(contentsOfFile: errorFile, encoding: .utf8))
+    }
+
+    func write(_ name: String, _ text: String) throws -> String {
+        let file = path(name)
+        try text.write(toFile: file, atomically: true, encoding: .utf8)
+        return file
+    }
+}
