@@ -1,0 +1,180 @@
+import BookCatalog
+
+/// The kinds of wrong the seed names, plus the lost update of the conflict scene.
+enum ViolationKind: String, CaseIterable, Sendable {
+    case staleResult = "stale result"
+    case staleError = "stale error"
+    case staleBusy = "stale busy state"
+    case oldSession = "old-session data"
+    case missedAnswer = "newest answer not shown"
+    case lostUpdate = "lost update"
+}
+
+struct Violation: Sendable, CustomStringConvertible {
+    let kind: ViolationKind
+    let detail: String
+    var description: String { "\(kind.rawValue): \(detail)" }
+}
+
+/// What happened, for the oracle: a user action or the answer of one scripted call.
+enum PaneEvent {
+    case action(DemoAction)
+    case answer(Int)
+}
+
+/// An independent judge of one pane. It never asks the model what is current: it keeps its
+/// own note of what the demo did (which account, which text was typed, which calls reached
+/// the store) and decides from that and the script's log what the pane may show after
+/// every event:
+/// - the busy indicator is on exactly while the newest search of the current session is in flight;
+/// - the newest search's answer is shown when it arrives (its rows, computed here from the
+///   world's books, or an error if it failed);
+/// - any other answer (older, or from a previous session) changes nothing on screen;
+/// - rows only ever hold books the current account can see; no editor of a previous session survives;
+/// - in a conflict, the other writer's edit is never silently overwritten and theirs is shown.
+@MainActor
+final class PaneOracle {
+    let world: DemoWorld
+    let pageSize: Int
+    private(set) var violations: [Violation] = []
+    /// The demo's own note of the query each search call asked (the model never records it).
+    private(set) var queryOfCall: [Int: String] = [:]
+    private var account: String?
+    private var sessionFirstCall = Int.max
+    private var typed = ""
+    private var editorOpenedInSession = false
+    private(set) var otherWritersRecord: BookRecord?
+    private var sawTheirs = false
+
+    init(world: DemoWorld, pageSize: Int) {
+        self.world = world
+        self.pageSize = pageSize
+    }
+
+    /// Records what an action means for what may be shown next; call after the pane performed it.
+    func noteAction(_ action: DemoAction, calls: [ScriptedCall], catalog: MemoryCatalog) async {
+        switch action {
+        case let .start(name), let .switchAccount(name):
+            account = name
+            sessionFirstCall = calls.count
+            editorOpenedInSession = false
+        case let .type(text), let .enterQuery(text):
+            typed = text
+        case .openFirst:
+            editorOpenedInSession = true
+        case .otherWriterSaves:
+            if let bookID = calls.last(where: { if case .load = $0.kind { true } else { false } }).flatMap({ call -> Int? in
+                if case let .load(id) = call.kind { id } else { nil }
+            }) {
+                otherWritersRecord = try? await MemoryBookRemote(catalog: catalog, account: OtherWriter.account).load(id: bookID)
+            }
+        case .editTitle, .save, .reloadTheirs:
+            break
+        }
+        for call in calls where call.kind == .search && queryOfCall[call.number] == nil {
+            queryOfCall[call.number] = typed
+        }
+    }
+
+    /// Checks the pane after one event; returns what it found wrong (also kept in `violations`).
+    @discardableResult
+    func check(_ event: PaneEvent, before: PaneView, after: PaneView, calls: [ScriptedCall]) -> [Violation] {
+        var found: [Violation] = []
+        func flag(_ kind: ViolationKind, _ detail: String) { found.append(Violation(kind: kind, detail: detail)) }
+
+        let scope = account.flatMap(world.scope(of:))
+        if let scope, let stranger = after.rows.first(where: { !world.ids(inScope: scope).contains($0.id) }) {
+            flag(.oldSession, "\(quoted(stranger.title)) is shown, but \(account ?? "") cannot see it")
+        }
+        if after.editor != nil, !editorOpenedInSession {
+            flag(.oldSession, "an editor from the previous session is still shown")
+        }
+
+        let newest = calls.last { $0.kind == .search && $0.number >= sessionFirstCall }
+        if let newest {
+            let pending = newest.outcome == .pending
+            if after.busy != pending {
+                flag(.staleBusy, pending
+                     ? "the spinner is off while the newest search #\(newest.number) is still in flight"
+                     : "the spinner is on although no search of this session is in flight")
+            }
+        }
+
+        if case let .answer(number) = event, number >= 1, number <= calls.count {
+            let call = calls[number - 1]
+            let query = queryOfCall[number].map(quoted) ?? ""
+            let isOldSession = number < sessionFirstCall
+            if call.kind == .search, number == newest?.number {
+                switch call.outcome {
+                case .answered:
+                    let expected = world.expectedIDs(query: queryOfCall[number] ?? "", scope: scope ?? "", limit: pageSize)
+                    if after.rowIDs != expected {
+                        flag(.missedAnswer, "the newest search #\(number) \(query) answered but the rows are not its answer")
+                    }
+                    if after.error != nil { flag(.staleError, "an error is shown although the newest search #\(number) succeeded") }
+                case .failed:
+                    if after.error == nil { flag(.missedAnswer, "the newest search #\(number) failed but no error is shown") }
+                    if after.rowIDs != before.rowIDs { flag(.staleResult, "a failed search #\(number) changed the rows") }
+                case .pending:
+                    break
+                }
+            } else if call.kind == .search {
+                let kind: ViolationKind = isOldSession ? .oldSession : .staleResult
+                let why = isOldSession ? "from the previous session" : "superseded by #\(newest?.number ?? 0)"
+                if after.rowIDs != before.rowIDs {
+                    flag(kind, "search #\(number) \(query), \(why), replaced the rows")
+                }
+                if after.error != before.error {
+                    flag(isOldSession ? .oldSession : .staleError, "search #\(number) \(query), \(why), changed the error line")
+                }
+            } else if isOldSession, after.editor != before.editor || after.rows != before.rows {
+                flag(.oldSession, "the answer to \(call.kind) #\(number) from the previous session changed the screen")
+            }
+        }
+
+        if let theirs = after.editor?.theirs, let written = otherWritersRecord {
+            if theirs == written { sawTheirs = true } else if theirs.revision < written.revision {
+                flag(.staleResult, "the conflict shows revision \(theirs.revision) as theirs, but theirs is \(written.revision)")
+            }
+        }
+
+        violations += found
+        return found
+    }
+
+    /// Checks that hold once the scene is over.
+    func checkEnd(_ scene: SceneKind, view: PaneView, catalog: MemoryCatalog) async {
+        var found: [Violation] = []
+        switch scene {
+        case .typing:
+            let expected = world.expectedIDs(query: typed, scope: account.flatMap(world.scope(of:)) ?? "", limit: pageSize)
+            if view.rowIDs != expected, view.error == nil {
+                found.append(Violation(kind: .staleResult, detail: "it ends showing rows that do not answer the final query \(quoted(typed))"))
+            }
+        case .accounts:
+            if view.account != account {
+                found.append(Violation(kind: .oldSession, detail: "it ends as \(view.account ?? "nobody"), not \(account ?? "")"))
+            }
+        case .conflict:
+            guard let written = otherWritersRecord else { break }
+            let stored = try? await MemoryBookRemote(catalog: catalog, account: OtherWriter.account).load(id: written.id)
+            if stored != written {
+                found.append(Violation(kind: .lostUpdate, detail: "the other writer's \(quoted(written.title)) was silently overwritten with \(quoted(stored?.title ?? "?"))"))
+            }
+            if !sawTheirs {
+                found.append(Violation(kind: .lostUpdate, detail: "the user was never shown the other writer's version"))
+            } else if view.editor?.draft != written.title || view.editor?.baseRevision != written.revision {
+                found.append(Violation(kind: .lostUpdate, detail: "reload did not take theirs into the editor"))
+            }
+        }
+        violations += found
+    }
+
+    /// Which typed query the rows answer, if any (for the final-state report).
+    func queryAnswered(by rowIDs: [Int]) -> String? {
+        let scope = account.flatMap(world.scope(of:)) ?? ""
+        return Set(queryOfCall.values).sorted { $0.count > $1.count }.first {
+            world.expectedIDs(query: $0, scope: scope, limit: pageSize) == rowIDs
+        }
+    }
+}

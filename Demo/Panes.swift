@@ -1,0 +1,258 @@
+import BookCatalog
+import BookshelfModel
+
+/// What a pane shows, reduced to what the oracle and the transcript compare.
+struct PaneView: Equatable {
+    struct Editor: Equatable {
+        let bookID: Int
+        var baseRevision: Int?
+        var draft: String
+        var conflictShown: Bool
+        var theirs: BookRecord?
+        var status: String?
+    }
+
+    var account: String?
+    var query: String
+    var rows: [BookRecord]
+    var error: String?
+    var busy: Bool
+    var editor: Editor?
+
+    var rowIDs: [Int] { rows.map(\.id) }
+}
+
+/// One side of the demo: a model, its own copy of the catalog and its own latency script.
+@MainActor
+protocol DemoPane: AnyObject {
+    var name: String { get }
+    var catalog: MemoryCatalog { get }
+    var script: LatencyScript { get }
+    var view: PaneView { get }
+
+    /// Does `action` and, on virtual time, returns once the requests it started have reached
+    /// the store (so time can move on without reordering anything).
+    func perform(_ action: DemoAction) async
+
+    /// A marker taken just before an answer is released; `settle(since:)` returns once the
+    /// model has fully dealt with that answer (published, dropped, or sent a follow-up).
+    func progressMarker() -> PaneProgress
+    func settle(since marker: PaneProgress) async
+    /// What became of the call whose answer was released after `marker`, in the model's words.
+    func fate(since marker: PaneProgress) -> String?
+}
+
+struct PaneProgress {
+    let finished: Int
+    let arrivals: Int
+}
+
+/// Spins the main actor until `condition` holds. Used only in script mode, where every
+/// event is already decided by virtual time; this just lets the model's effect (hopping
+/// between the repository actor and the main actor) run to its next resting point.
+@MainActor
+func waitUntil(_ what: @autoclosure () -> String, _ condition: () -> Bool) async {
+    var turns = 0
+    while !condition() {
+        turns += 1
+        if turns > 20_000_000 { fatalError("the demo did not settle while waiting for \(what())") }
+        await Task.yield()
+    }
+}
+
+// MARK: - The real model
+
+@MainActor
+final class RealPane: DemoPane {
+    let name = "real"
+    let catalog: MemoryCatalog
+    let script: LatencyScript
+    let model: BookshelfModel
+    private let clock: VirtualClock?
+    private(set) var traces: [RequestTrace] = []
+
+    init(world: DemoWorld, schedule: LatencySchedule, clock: VirtualClock?, pageSize: Int) {
+        catalog = world.makeCatalog()
+        self.clock = clock
+        script = LatencyScript(schedule: schedule, sleeper: clock ?? WallClockSleeper())
+        let storeClock = clock.map { clock in StoreClock { clock.now } } ?? .continuous()
+        model = BookshelfModel(
+            connector: ScriptedConnector(catalog: catalog, script: script),
+            account: DemoWorld.firstAccount.name, pageSize: pageSize, clock: storeClock)
+        model.onTrace = { [weak self] trace in self?.traces.append(trace) }
+    }
+
+    var view: PaneView {
+        let state = model.state
+        return PaneView(
+            account: state.account, query: state.search.query, rows: state.search.rows,
+            error: state.search.error, busy: state.search.isBusy,
+            editor: state.editor.map { editor in
+                PaneView.Editor(
+                    bookID: editor.bookID, baseRevision: editor.base?.revision, draft: editor.draft.title,
+                    conflictShown: editor.conflict != nil, theirs: editor.conflict?.theirs,
+                    status: Self.status(of: editor))
+            })
+    }
+
+    private static func status(of editor: EditorState) -> String? {
+        if let activity = editor.activity { return "\(activity)" }
+        if let conflict = editor.conflict {
+            return conflict.theirs.map { "conflict: theirs is revision \($0.revision)" } ?? "conflict: fetching theirs"
+        }
+        switch editor.outcome {
+        case let .saved(revision)?: return "saved revision \(revision)"
+        case let .rejected(failure)?: return "rejected: \(failure)"
+        case .notCommitted?: return "not committed"
+        case .unresolved?: return "outcome unknown"
+        case nil: return nil
+        }
+    }
+
+    func perform(_ action: DemoAction) async {
+        let arrivals = clock?.arrivalCount ?? 0
+        var expected = 0
+        switch action {
+        case .start:
+            if let connect = model.start() {
+                await connected(connect)
+                expected = 1
+            }
+            await model.accountsListed()
+        case let .type(text), let .enterQuery(text):
+            expected = model.setQuery(text) == nil ? 0 : 1
+        case .openFirst:
+            if let first = model.state.search.rows.first { expected = model.open(bookID: first.id) == nil ? 0 : 1 }
+        case let .editTitle(title):
+            model.setDraft(.title, to: title)
+        case .save:
+            expected = model.save() == nil ? 0 : 1
+        case let .otherWriterSaves(title):
+            if let bookID = model.state.editor?.bookID { await OtherWriter.save(title: title, bookID: bookID, in: catalog) }
+        case let .switchAccount(account):
+            var connect = model.requestAccountSwitch(to: account)
+            if model.state.confirmation != nil { connect = model.confirm() }
+            if let connect {
+                await connected(connect)
+                expected = 1
+            }
+        case .reloadTheirs:
+            model.resolveConflict(.reload)
+        }
+        await clock?.waitForArrivals(arrivals + expected)
+    }
+
+    /// Waits for a connection (not scripted: it answers at once) to open its session.
+    private func connected(_ request: Int) async {
+        guard clock != nil else { return }
+        await waitUntil("connect request \(request)") {
+            traces.contains { $0.request == request } && !model.runningRequests.contains(request)
+        }
+    }
+
+    func progressMarker() -> PaneProgress {
+        PaneProgress(finished: traces.count, arrivals: clock?.arrivalCount ?? 0)
+    }
+
+    func settle(since marker: PaneProgress) async {
+        await waitUntil("the real model to take an answer") { traces.count > marker.finished }
+        let request = traces[marker.finished].request
+        await waitUntil("request \(request) to publish or go on") {
+            !model.runningRequests.contains(request) || (clock?.arrivalCount ?? 0) > marker.arrivals
+        }
+    }
+
+    func fate(since marker: PaneProgress) -> String? {
+        traces.count > marker.finished ? traces[marker.finished].fate.description : nil
+    }
+}
+
+// MARK: - The naive model
+
+@MainActor
+final class NaivePane: DemoPane {
+    let name = "naive"
+    let catalog: MemoryCatalog
+    let script: LatencyScript
+    let model: NaiveModel
+    private let clock: VirtualClock?
+    private let connector: ScriptedConnector
+
+    init(world: DemoWorld, schedule: LatencySchedule, clock: VirtualClock?, pageSize: Int) {
+        catalog = world.makeCatalog()
+        self.clock = clock
+        script = LatencyScript(schedule: schedule, sleeper: clock ?? WallClockSleeper())
+        connector = ScriptedConnector(catalog: catalog, script: script)
+        model = NaiveModel(pageSize: pageSize)
+    }
+
+    var view: PaneView {
+        PaneView(
+            account: model.account, query: model.query, rows: model.rows, error: model.error, busy: model.busy,
+            editor: model.editor.map { editor in
+                PaneView.Editor(bookID: editor.bookID, baseRevision: editor.base?.revision, draft: editor.draft,
+                                conflictShown: false, theirs: nil, status: editor.status)
+            })
+    }
+
+    func perform(_ action: DemoAction) async {
+        let arrivals = clock?.arrivalCount ?? 0
+        var expected = 0
+        switch action {
+        case let .start(account), let .switchAccount(account):
+            // Names come from the scene, so a failure here is a bug in the demo itself.
+            guard let remote = try? connector.remote(for: account) else { preconditionFailure("no account \(account)") }
+            model.switchAccount(to: remote, account: account)
+            expected = 1
+        case let .type(text), let .enterQuery(text):
+            model.setQuery(text)
+            expected = 1
+        case .openFirst:
+            if let first = model.rows.first, model.editor == nil {
+                model.open(bookID: first.id)
+                expected = 1
+            }
+        case let .editTitle(title):
+            model.setDraft(title)
+        case .save:
+            if model.editor?.base != nil {
+                model.save()
+                expected = 1
+            }
+        case let .otherWriterSaves(title):
+            if let bookID = model.editor?.bookID { await OtherWriter.save(title: title, bookID: bookID, in: catalog) }
+        case .reloadTheirs:
+            break  // it never noticed a conflict, so there is nothing to reload
+        }
+        await clock?.waitForArrivals(arrivals + expected)
+    }
+
+    func progressMarker() -> PaneProgress {
+        PaneProgress(finished: model.finishedEffects, arrivals: clock?.arrivalCount ?? 0)
+    }
+
+    func settle(since marker: PaneProgress) async {
+        await waitUntil("the naive model to take an answer") {
+            model.finishedEffects > marker.finished || (clock?.arrivalCount ?? 0) > marker.arrivals
+        }
+    }
+
+    func fate(since marker: PaneProgress) -> String? {
+        model.finishedEffects > marker.finished ? "applied" : "applied, retried"
+    }
+}
+
+/// The second person in the conflict scene: saves straight to the catalog, unscripted.
+enum OtherWriter {
+    static let account = DemoWorld.firstAccount
+
+    static func save(title: String, bookID: Int, in catalog: MemoryCatalog) async {
+        let remote = MemoryBookRemote(catalog: catalog, account: account)
+        do {
+            let current = try await remote.load(id: bookID)
+            _ = try await remote.save(SaveRequest(id: bookID, title: title, expectedRevision: current.revision))
+        } catch {
+            preconditionFailure("the other writer's save failed: \(error)")
+        }
+    }
+}

@@ -1,0 +1,236 @@
+import BookCatalog
+import Foundation
+
+/// `--script` mode: runs a scene on virtual time and writes a transcript.
+///
+/// The scheduler keeps one timeline for both panes: scene steps (keystrokes and other
+/// actions) and the scripted answers of each pane's store, processed strictly in time
+/// order. Ties are broken the same way every run: answers before steps at the same instant,
+/// and among answers the naive pane's before the real pane's, each pane's in the order its
+/// requests arrived. After every event each pane's oracle checks what the pane shows.
+@MainActor
+final class ScriptRun {
+    let options: DemoOptions
+    let scene: Scene
+    let world = DemoWorld()
+    let panes: [any DemoPane]
+    let clocks: [VirtualClock]
+    let oracles: [PaneOracle]
+    private var fates: [[Int: String]]
+    private var output: [String] = []
+
+    init(options: DemoOptions, schedule: LatencySchedule) {
+        self.options = options
+        scene = Scene.make(options.scene, query: options.query, typingMilliseconds: options.typingMilliseconds)
+        let naiveClock = VirtualClock()
+        let realClock = VirtualClock()
+        clocks = [naiveClock, realClock]
+        panes = [
+            NaivePane(world: world, schedule: schedule, clock: naiveClock, pageSize: options.pageSize),
+            RealPane(world: world, schedule: schedule, clock: realClock, pageSize: options.pageSize),
+        ]
+        oracles = panes.map { _ in PaneOracle(world: DemoWorld(), pageSize: options.pageSize) }
+        fates = panes.map { _ in [:] }
+    }
+
+    private var now: Int { clocks[0].nowMilliseconds }
+
+    /// Runs the scene; returns the lines of the transcript and whether the real model stayed right.
+    func run() async -> (transcript: [String], realModelRight: Bool, naiveCaught: Bool) {
+        let schedule = panes[1].script.schedule
+        emit("bookshelf-demo \(scene.kind.rawValue) --script: \(scene.kind.summary)")
+        emit("latency \(schedule), typing \(options.typingMilliseconds) ms per key, virtual time")
+        emit("left pane: naive model (the WRONG way); right pane: BookshelfModel")
+        emit("")
+
+        var next = 0
+        while true {
+            let step = next < scene.steps.count ? scene.steps[next] : nil
+            if let (index, wake) = earliestWake(),
+               step == nil || step!.afterIdle || wake.wakeMilliseconds <= step!.at {
+                advance(to: wake.wakeMilliseconds)
+                await answer(pane: index)
+            } else if let step {
+                advance(to: max(step.at, now))
+                await perform(step.action)
+                next += 1
+            } else {
+                break
+            }
+        }
+
+        for (index, pane) in panes.enumerated() {
+            let before = oracles[index].violations.count
+            await oracles[index].checkEnd(scene.kind, view: pane.view, catalog: pane.catalog)
+            for violation in oracles[index].violations[before...] { emit("          !! \(pane.name) at the end: \(violation)") }
+        }
+        emitRequestTable()
+        emitFinalState()
+        let realRight = oracles[1].violations.isEmpty
+        let naiveCaught = !oracles[0].violations.isEmpty
+        emit("")
+        emit("SUMMARY scene=\(scene.kind.rawValue) latency=\(schedule.description.replacingOccurrences(of: " ", with: "/")) "
+             + "real=\(realRight ? "ok" : "WRONG") real_violations=\(oracles[1].violations.count) "
+             + "naive=\(naiveCaught ? "caught" : "not-caught") naive_violations=\(oracles[0].violations.count)"
+             + (naiveCaught ? " (\(breakdown(oracles[0].violations)))" : ""))
+        return (output, realRight, naiveCaught)
+    }
+
+    // MARK: Events
+
+    private func earliestWake() -> (Int, VirtualClock.PendingWake)? {
+        var best: (Int, VirtualClock.PendingWake)?
+        for (index, clock) in clocks.enumerated() {
+            guard let wake = clock.nextWake else { continue }
+            if best == nil || wake.wakeMilliseconds < best!.1.wakeMilliseconds { best = (index, wake) }
+        }
+        return best
+    }
+
+    private func advance(to milliseconds: Int) {
+        clocks.forEach { $0.advance(to: milliseconds) }
+    }
+
+    private func perform(_ action: DemoAction) async {
+        emit("\(stamp(now))  user   \(action)")
+        for (index, pane) in panes.enumerated() {
+            let before = pane.view
+            let known = pane.script.calls.count
+            await pane.perform(action)
+            let calls = pane.script.calls
+            await oracles[index].noteAction(action, calls: calls, catalog: pane.catalog)
+            for call in calls[known...] {
+                emit("\(stamp(nil))  \(label(pane)) #\(call.number) \(describe(call, index))"
+                     + " sent\(call.failsByScript ? " (scripted to fail)" : ""), answers in \(call.latencyMilliseconds) ms")
+            }
+            report(oracles[index].check(.action(action), before: before, after: pane.view, calls: calls), pane)
+            noteEditorChange(pane, from: before.editor)
+        }
+    }
+
+    private func answer(pane index: Int) async {
+        let pane = panes[index]
+        let before = pane.view
+        let marker = pane.progressMarker()
+        let known = pane.script.calls.count
+        guard let woken = clocks[index].wakeNext() else { return }
+        await pane.script.waitForFinish(of: woken.request)
+        await pane.settle(since: marker)
+        let calls = pane.script.calls
+        let call = calls[woken.request - 1]
+        let fate = pane.fate(since: marker) ?? "?"
+        let found = oracles[index].check(.answer(call.number), before: before, after: pane.view, calls: calls)
+        fates[index][call.number] = found.isEmpty ? fate : "\(fate), WRONG"
+        emit("\(stamp(now))  \(label(pane)) #\(call.number) \(describe(call, index)) \(outcome(call)) -> \(fate)")
+        // Follow-up requests the answer caused (a conflict fetching theirs, a blind retry).
+        for follow in calls[known...] {
+            emit("\(stamp(nil))  \(label(pane)) #\(follow.number) \(describe(follow, index)) sent, answers in \(follow.latencyMilliseconds) ms")
+        }
+        report(found, pane)
+        noteEditorChange(pane, from: before.editor)
+    }
+
+    /// Tells the editor's story (opened, saving, conflict with theirs and yours, saved, closed).
+    private func noteEditorChange(_ pane: any DemoPane, from before: PaneView.Editor?) {
+        let after = pane.view.editor
+        guard after != before else { return }
+        guard let editor = after else {
+            emit("          \(label(pane)) editor: closed")
+            return
+        }
+        var text = "editor on #\(editor.bookID)"
+        if let revision = editor.baseRevision { text += " rev \(revision)" }
+        if let theirs = editor.theirs {
+            text += ": CONFLICT, theirs \(quoted(theirs.title)) (rev \(theirs.revision)), yours \(quoted(editor.draft))"
+        } else {
+            text += ", draft \(quoted(editor.draft))" + (editor.status.map { " (\($0))" } ?? "")
+        }
+        emit("          \(label(pane)) \(text)")
+    }
+
+    private func report(_ found: [Violation], _ pane: any DemoPane) {
+        for violation in found { emit("          !! \(pane.name): \(violation)") }
+    }
+
+    // MARK: Formatting
+
+    private func emit(_ line: String) { output.append(line) }
+
+    private func stamp(_ milliseconds: Int?) -> String {
+        guard let milliseconds else { return String(repeating: " ", count: 8) }
+        let text = "\(milliseconds) ms"
+        return String(repeating: " ", count: max(0, 8 - text.count)) + text
+    }
+
+    private func label(_ pane: any DemoPane) -> String {
+        pane.name.padding(toLength: 5, withPad: " ", startingAt: 0)
+    }
+
+    private func describe(_ call: ScriptedCall, _ index: Int) -> String {
+        let account = call.label.isEmpty ? "" : " (\(call.label))"
+        if call.kind == .search { return "search \(quoted(oracles[index].queryOfCall[call.number] ?? ""))\(account)" }
+        return "\(call.kind)\(account)"
+    }
+
+    private func outcome(_ call: ScriptedCall) -> String {
+        switch call.outcome {
+        case .pending: "pending"
+        case let .answered(ids): call.kind == .search ? "answered (\(ids.count) rows)" : "answered"
+        case let .failed(failure, injected):
+            injected ? "failed (scripted)" : "failed (\(failure.map { "\($0)" } ?? "error"))"
+        }
+    }
+
+    private func emitRequestTable() {
+        emit("")
+        emit("requests (query text is the demo's own note of what it typed; the model records none)")
+        emit("   #  request                                  latency  naive                     real")
+        let count = panes.map { $0.script.calls.count }.max() ?? 0
+        for number in stride(from: 1, through: count, by: 1) {
+            let real = panes[1].script.call(number)
+            let naive = panes[0].script.call(number)
+            let shown = (real ?? naive).map { describe($0, real == nil ? 0 : 1) } ?? ""
+            let latency = (real ?? naive).map { "\($0.latencyMilliseconds) ms" } ?? ""
+            emit(String(format: "%4d  ", number) + shown.padding(toLength: 40, withPad: " ", startingAt: 0)
+                 + " " + latency.leftPadded(7) + "  "
+                 + (fates[0][number] ?? (naive == nil ? "-" : "pending")).padding(toLength: 24, withPad: " ", startingAt: 0)
+                 + "  " + (fates[1][number] ?? (real == nil ? "-" : "pending")))
+        }
+        for (index, pane) in panes.enumerated() {
+            let counts = Dictionary(grouping: fates[index].values, by: { $0 }).mapValues(\.count)
+            emit("   \(pane.name): " + counts.keys.sorted().map { "\(counts[$0]!) \($0)" }.joined(separator: ", "))
+        }
+    }
+
+    private func emitFinalState() {
+        emit("")
+        emit("final state")
+        for (index, pane) in panes.enumerated() {
+            let view = pane.view
+            let answers = oracles[index].queryAnswered(by: view.rowIDs).map { "answering \(quoted($0))" } ?? "answering no typed query"
+            var line = "  \(label(pane)) account \(view.account ?? "-"), query \(quoted(view.query)), "
+                + "\(view.rows.count) rows \(answers), busy \(view.busy ? "yes" : "no"), error \(view.error.map(quoted) ?? "none")"
+            if let editor = view.editor {
+                line += "; editor on #\(editor.bookID) rev \(editor.baseRevision.map(String.init) ?? "-") draft \(quoted(editor.draft))"
+                    + (editor.status.map { " (\($0))" } ?? "")
+            }
+            emit(line)
+            if let first = view.rows.first { emit("         first row: \(quoted(first.title))") }
+            emit("         verdict: " + (oracles[index].violations.isEmpty ? "right at every event"
+                                         : "WRONG \(oracles[index].violations.count) times (\(breakdown(oracles[index].violations)))"))
+        }
+    }
+
+    private func breakdown(_ violations: [Violation]) -> String {
+        ViolationKind.allCases.compactMap { kind in
+            let count = violations.filter { $0.kind == kind }.count
+            return count == 0 ? nil : "\(count) \(kind.rawValue)"
+        }.joined(separator: ", ")
+    }
+}
+
+extension String {
+    func leftPadded(_ width: Int) -> String {
+        count >= width ? self : String(repeating: " ", count: width - count) + self
+    }
+}

@@ -1,0 +1,171 @@
+import Foundation
+import Testing
+
+/// Runs the built `bookshelf-demo` in `--script` mode (virtual time, no terminal) and reads
+/// its verdict: the exit status says whether the real model was ever wrong, the SUMMARY line
+/// whether the naive model was caught. The demo's oracle does the checking after every
+/// event; these tests make sure it runs for every scene over many schedules and that it
+/// does catch the naive model's defects.
+@Suite("bookshelf-demo --script")
+struct DemoScriptTests {
+    static let scenes = ["typing", "accounts", "conflict"]
+    static let seeds: [UInt64] = Array(1...8)
+
+    @Test("the real model is never wrong and the naive one is caught, over the default and eight random schedules",
+          arguments: scenes)
+    func realModelNeverWrong(scene: String) throws {
+        let defaultRun = try DemoRun(scene, "--script")
+        #expect(defaultRun.status == 0, "\(scene), default schedule:\n\(defaultRun.output)")
+        #expect(defaultRun.summary["real"] == "ok")
+        // The default schedules are tuned so that the naive model goes wrong.
+        #expect(defaultRun.summary["naive"] == "caught", "\(scene): naive not caught with the default schedule")
+
+        var caught = 0
+        for seed in Self.seeds {
+            let run = try DemoRun(scene, "--script", "--latency", "random:50-600", "--seed", "\(seed)")
+            #expect(run.status == 0, "\(scene), seed \(seed):\n\(run.output)")
+            #expect(run.summary["real"] == "ok", "\(scene), seed \(seed)")
+            if run.summary["naive"] == "caught" { caught += 1 }
+        }
+        print("\(scene): real model right in all \(Self.seeds.count + 1) runs; naive caught in \(caught) of \(Self.seeds.count) random schedules")
+        #expect(caught >= 1)
+    }
+
+    @Test("scripted failures: the naive model shows stale errors, the real model never does")
+    func failuresStayFresh() throws {
+        let run = try DemoRun("typing", "--script", "--latency", "random:50-600", "--seed", "3", "--fail", "2,5,9,16")
+        #expect(run.status == 0, "\(run.output)")
+        #expect(run.summary["real"] == "ok")
+        #expect(run.output.contains("!! naive: stale error"))
+        #expect(!run.output.contains("!! real"))
+    }
+
+    @Test("the same seed gives the same transcript, another seed another one")
+    func deterministic() throws {
+        let arguments = ["typing", "--script", "--latency", "random:20-400", "--typing-ms", "50", "--seed"]
+        let first = try DemoRun(arguments + ["11"])
+        let second = try DemoRun(arguments + ["11"])
+        let other = try DemoRun(arguments + ["12"])
+        #expect(first.status == 0)
+        #expect(first.output == second.output)
+        #expect(other.output != first.output)
+    }
+
+    @Test("the request table maps each request to the typed text, its latency and its fate")
+    func transcriptShowsRequests() throws {
+        // #1 "" 300 ms, #2 "r" 10, #3 "ro" 300, #4 "rom" 10, #5 "rome" 300: the newest answers last.
+        let run = try DemoRun("typing", "--script", "--query", "rome", "--latency", "300,10")
+        #expect(run.status == 0)
+        let table = run.requestTable.filter { $0.contains("search \"") }
+        #expect(table.count == 5)
+        #expect(table.last?.contains("search \"rome\" (alice)") == true)
+        #expect(table.last?.contains("300 ms") == true)
+        #expect(table.last?.hasSuffix("published") == true)
+        #expect(table.first?.hasSuffix("dropped-stale") == true)
+        #expect(run.output.contains("real  account alice, query \"rome\""))
+    }
+
+    @Test("bad options are refused with status 2 and a message", arguments: [
+        ["typing", "--latency", "random:600-50"],
+        ["typing", "--latency", "fast"],
+        ["typing", "--fail", "0"],
+        ["typing", "--typing-ms", "0"],
+        ["dancing"],
+        [],
+    ])
+    func badOptions(arguments: [String]) throws {
+        let run = try DemoRun(arguments + ["--script"])
+        #expect(run.status == 2)
+        #expect(run.errors.contains("bookshelf-demo:"))
+    }
+
+    @Test("--help explains the scenes, options and keys")
+    func help() throws {
+        let run = try DemoRun("--help")
+        #expect(run.status == 0)
+        for word in ["typing", "accounts", "conflict", "--script", "--latency", "--seed", "--typing-ms", "--query", "Ctrl-Q"] {
+            #expect(run.output.contains(word), "help lacks \(word)")
+        }
+    }
+}
+
+/// One finished run of the demo binary, its output captured through files (a pipe could
+/// fill up and stall the child).
+struct DemoRun {
+    let status: Int32
+    let output: String
+    let errors: String
+
+    var outputLines: [String] { output.split(separator: "\n").map(String.init) }
+
+    init(_ arguments: String...) throws { try self.init(arguments) }
+
+    init(_ arguments: [String]) throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bookshelf-demo-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let outputURL = directory.appendingPathComponent("stdout")
+        let errorURL = directory.appendingPathComponent("stderr")
+        for url in [outputURL, errorURL] {
+            guard FileManager.default.createFile(atPath: url.path, contents: nil) else { throw CocoaError(.fileWriteUnknown) }
+        }
+        let outputHandle = try FileHandle(forWritingTo: outputURL)
+        let errorHandle = try FileHandle(forWritingTo: errorURL)
+
+        let process = Process()
+        process.executableURL = try Self.binary()
+        process.arguments = arguments
+        process.standardOutput = outputHandle
+        process.standardError = errorHandle
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        try outputHandle.close()
+        try errorHandle.close()
+        #expect(process.terminationReason == .exit, "bookshelf-demo \(arguments) was killed by signal \(process.terminationStatus)")
+        status = process.terminationStatus
+        output = try String(contentsOf: outputURL, encoding: .utf8)
+        errors = try String(contentsOf: errorURL, encoding: .utf8)
+    }
+
+    /// The rows of the request table (after its header line, up to the per-pane counts).
+    var requestTable: [String] {
+        let lines = outputLines
+        guard let header = lines.firstIndex(where: { $0.hasPrefix("   #  request") }) else { return [] }
+        return Array(lines[(header + 1)...].prefix { $0.first == " " && $0.trimmingCharacters(in: .whitespaces).first?.isNumber == true })
+    }
+
+    /// The `key=value` words of the SUMMARY line.
+    var summary: [String: String] {
+        guard let line = outputLines.last(where: { $0.hasPrefix("SUMMARY ") }) else { return [:] }
+        var pairs: [String: String] = [:]
+        for word in line.split(separator: " ") {
+            let parts = word.split(separator: "=", maxSplits: 1)
+            if parts.count == 2 { pairs[String(parts[0])] = String(parts[1]) }
+        }
+        return pairs
+    }
+
+    /// `bookshelf-demo` in the build products directory, beside the test bundle (or a few
+    /// levels above it, for a macOS bundle).
+    static func binary() throws -> URL {
+        var starts: [URL] = []
+        if let executable = Bundle.main.executableURL { starts.append(executable.deletingLastPathComponent()) }
+        starts.append(Bundle.main.bundleURL)
+        starts.append(URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent())
+        for start in starts {
+            var directory = start
+            for _ in 0..<4 {
+                let candidate = directory.appendingPathComponent("bookshelf-demo")
+                if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+                directory = directory.deletingLastPathComponent()
+            }
+        }
+        throw DemoBinaryMissing(searched: starts.map(\.path))
+    }
+}
+
+struct DemoBinaryMissing: Error, CustomStringConvertible {
+    let searched: [String]
+    var description: String { "bookshelf-demo was not found beside the tests in: \(searched.joined(separator: ", "))" }
+}
