@@ -517,11 +517,16 @@ enum JSONLineParser {
             while let byte = peek {
                 switch byte {
                 case UInt8(ascii: "\""):
-                    utf8.append(contentsOf: bytes[segmentStart..<position])
-                    position += 1
-                    guard let text = String(validating: utf8, as: UTF8.self) else {
-                        throw failure("a string is not valid UTF-8")
+                    let text: String?
+                    if utf8.isEmpty {
+                        // No escapes (the usual case): decode straight from the line.
+                        text = String(validating: UnsafeBufferPointer(rebasing: bytes[segmentStart..<position]), as: UTF8.self)
+                    } else {
+                        utf8.append(contentsOf: bytes[segmentStart..<position])
+                        text = String(validating: utf8, as: UTF8.self)
                     }
+                    position += 1
+                    guard let text else { throw failure("a string is not valid UTF-8") }
                     return text
                 case UInt8(ascii: "\\"):
                     utf8.append(contentsOf: bytes[segmentStart..<position])

@@ -109,6 +109,30 @@ public final class SQLiteCatalog: Sendable {
         }
     }
 
+    /// Adds one validated book to `scope` at revision 1 and returns it with its new id.
+    @discardableResult
+    public func addBook(_ book: NewBook, scope: String) throws(SQLiteCatalogError) -> BookRecord {
+        let valid: NewBook
+        do { valid = try book.validated() } catch { throw .invalidBook(index: 0, reason: error) }
+        guard !scope.isEmpty, !BookValidation.hasControlCharacters(scope) else {
+            throw .invalidAccount("the scope must be non-empty text without control characters")
+        }
+        let text = BookText(title: valid.title, author: valid.author)
+        return try withConnection { connection in
+            try connection.transaction(immediate: true) {
+                try connection.queryFirst(
+                    """
+                    INSERT INTO books(scope, title, author, revision, title_key, title_terms, author_terms, change_seq)
+                    VALUES (?1, ?2, ?3, 1, ?4, ?5, ?6, (SELECT coalesce(max(change_seq), 0) + 1 FROM books))
+                    RETURNING id, title, author, revision
+                    """,
+                    [.text(scope), .text(valid.title), .text(valid.author),
+                     .text(text.titleKey), .text(text.titleTerms), .text(text.authorTerms)]
+                ) { BookRecord(id: $0.int(0), title: $0.text(1), revision: $0.int(3), author: $0.text(2)) }!
+            }
+        }
+    }
+
     /// How many books the catalog holds in `scope`, or in all scopes when `scope` is nil.
     public func bookCount(scope: String?) throws(SQLiteCatalogError) -> Int {
         try withConnection { connection in

@@ -48,7 +48,8 @@ final class ProgressLine {
     init(label: String) { self.label = label }
 
     func update(_ done: Int, of total: Int? = nil) {
-        guard done - lastShown >= Self.step || (total != nil && done == total && shownAnything) else { return }
+        let finished = total == done && shownAnything
+        guard done != lastShown, done - lastShown >= Self.step || finished else { return }
         lastShown = done
         shownAnything = true
         let of = total.map { " of \(Self.grouped($0))" } ?? ""

@@ -131,7 +131,7 @@ import Testing
         defer { sandbox.remove() }
         let db = sandbox.path("catalog.sqlite")
         let queries = ["\"", "NEAR(", "*", "AND", "OR", "NOT", "title:rome", "rome*", "(", ")", "'", "\\", "%", "_",
-                       "^", "\"a\" OR \"b\"", "NEAR(rome history, 2)", "-", "{", "\u{0}", "'; DROP TABLE books; --"]
+                       "^", "\"a\" OR \"b\"", "NEAR(rome history, 2)", "-", "{", "\u{1B}[31m", "'; DROP TABLE books; --"]
         for query in queries {
             let result = try sandbox.run(["search", query, "--db", db])
             #expect(result.status == 0 || result.status == 1, "\(query.debugDescription): \(result.status) \(result.errors)")
@@ -195,6 +195,16 @@ import Testing
         #expect(try SQLiteCatalog.open(path: db, create: false).bookCount(scope: nil) == before)
         let search = try sandbox.run(["search", "good book", "--db", db])
         #expect(!search.output.contains("Good Book"))
+    }
+
+    @Test func importReadsStandardInputAndDetectsItsFormat() throws {
+        let sandbox = try BookshelfProcess()
+        defer { sandbox.remove() }
+        let db = sandbox.path("catalog.sqlite")
+        let result = try sandbox.run(["import", "-", "--db", db], input: "{\"title\": \"Piped Qwzx Book\"}\n")
+        #expect(result.status == 0, "\(result.errors)")
+        #expect(result.output == "Added 1 book to scope main.\n")
+        #expect(try sandbox.run(["search", "qwzx", "--db", db]).output.contains("\tPiped Qwzx Book\t"))
     }
 
     @Test func importRejectsBadJSONWithLineNumbers() throws {

@@ -48,7 +48,7 @@ struct BookshelfProcess {
 
     /// Runs `bookshelf arguments` with a private HOME and no inherited catalog settings, so a
     /// test never touches a real user's catalog; `environment` adds or overrides variables.
-    func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Outcome {
+    func run(_ arguments: [String], environment: [String: String] = [:], input: String? = nil) throws -> Outcome {
         let binary = try #require(Self.binary, "the bookshelf executable was not found beside the test bundle")
         let process = Process()
         process.executableURL = binary
@@ -68,7 +68,11 @@ struct BookshelfProcess {
         let errors = try FileHandle(forWritingTo: URL(fileURLWithPath: errorFile))
         process.standardOutput = output
         process.standardError = errors
-        process.standardInput = FileHandle.nullDevice
+        if let input {
+            process.standardInput = try FileHandle(forReadingFrom: URL(fileURLWithPath: write("stdin-\(UUID().uuidString)", input)))
+        } else {
+            process.standardInput = FileHandle.nullDevice
+        }
         try process.run()
         process.waitUntilExit()
         try output.close()

@@ -1,0 +1,92 @@
+import Foundation
+
+/// One benchmark mode of `bookshelf-bench`.
+protocol BenchMode {
+    static var name: String { get }
+    static var summary: String { get }
+    /// Runs with the arguments after the mode name; prints its own `--help`.
+    static func run(_ arguments: [String]) async throws
+}
+
+struct BenchError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// `--name value` options and `--flag`s, nothing more.
+struct BenchOptions {
+    private var values: [String: String] = [:]
+    private var flags: Set<String> = []
+
+    init(_ arguments: [String], valued: Set<String>, flags known: Set<String>) throws {
+        var rest = arguments[...]
+        while let argument = rest.popFirst() {
+            if valued.contains(argument) {
+                guard let value = rest.popFirst() else { throw BenchError("\(argument) needs a value") }
+                values[argument] = value
+            } else if known.contains(argument) {
+                flags.insert(argument)
+            } else {
+                throw BenchError("unknown option \(argument)")
+            }
+        }
+    }
+
+    func has(_ flag: String) -> Bool { flags.contains(flag) }
+    func string(_ name: String) -> String? { values[name] }
+
+    func int(_ name: String, default fallback: Int) throws -> Int {
+        guard let text = values[name] else { return fallback }
+        guard let value = Int(text.replacingOccurrences(of: "_", with: "")), value >= 0 else {
+            throw BenchError("\(name) needs a non-negative whole number, not \(text)")
+        }
+        return value
+    }
+}
+
+/// Latencies of one kind of call.
+struct Timings {
+    private(set) var samples: [Duration] = []
+
+    mutating func measure<T>(_ body: () async throws -> T) async rethrows -> T {
+        let clock = ContinuousClock()
+        let start = clock.now
+        let value = try await body()
+        samples.append(clock.now - start)
+        return value
+    }
+
+    mutating func record(_ duration: Duration) { samples.append(duration) }
+
+    func percentile(_ fraction: Double) -> Duration {
+        let sorted = samples.sorted()
+        guard !sorted.isEmpty else { return .zero }
+        let index = min(sorted.count - 1, Int((Double(sorted.count) * fraction).rounded(.up)) - 1)
+        return sorted[max(0, index)]
+    }
+
+    var p50: Duration { percentile(0.50) }
+    var p99: Duration { percentile(0.99) }
+}
+
+extension Duration {
+    var milliseconds: Double {
+        Double(components.seconds) * 1_000 + Double(components.attoseconds) / 1e15
+    }
+
+    var formatted: String { String(format: "%8.3f ms", milliseconds) }
+}
+
+/// Peak resident memory of this process (VmHWM), as the kernel reports it.
+func peakMemory() -> String {
+    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+          let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") })
+    else { return "unknown" }
+    return line.dropFirst("VmHWM:".count).trimmingCharacters(in: .whitespaces)
+}
+
+/// The first executable called `name` on PATH.
+func executableOnPath(_ name: String) -> String? {
+    let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+    return path.split(separator: ":").map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+}

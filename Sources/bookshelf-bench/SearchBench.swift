@@ -1,0 +1,168 @@
+import BookCatalog
+import Foundation
+import SQLiteCatalog
+
+/// Search latency on a large SQLite catalog, through the whole stack the app uses
+/// (BookRepository -> SQLiteBookRemote) and through the raw SQLite C API with FTS5.
+enum SearchBench: BenchMode {
+    static let name = "search"
+    static let summary = "search latency per query class on an SQLite catalog (p50/p99, peak memory)"
+
+    static let help = """
+        usage: bookshelf-bench search [--count N] [--db PATH] [--iterations N] [--raw-iterations N] [--no-raw] [--no-fzf]
+
+          --count N           books in the catalog (default 1000000)
+          --db PATH           catalog file; reused when it holds exactly N benchmark books, rebuilt
+                              otherwise (default: bookshelf-bench-N.sqlite in the temporary directory)
+          --iterations N      timed searches per query class through the full stack (default 300)
+          --raw-iterations N  timed searches per class through the raw C API (default 40)
+          --no-raw            skip the raw SQLite/FTS5 reference (building its FTS5 index takes a while)
+          --no-fzf            skip timing `fzf --filter` even if fzf is installed
+        """
+
+    struct QueryClass {
+        let name: String
+        let queries: [SearchQuery]
+    }
+
+    static let classes: [QueryClass] = [
+        QueryClass(name: "one letter", queries: "abcdefghilmnoprstw".map { SearchQuery(text: String($0)) }),
+        QueryClass(name: "two letters", queries: ["th", "ma", "co", "st", "hi", "re", "an", "pa", "be", "de", "lo", "wi", "ka"]
+            .map { SearchQuery(text: $0) }),
+        QueryClass(name: "common word", queries: ["the", "history", "of", "garden", "river", "night", "love", "war"]
+            .map { SearchQuery(text: $0) }),
+        QueryClass(name: "multi-word", queries: ["hist rom", "the gar", "night riv", "a his of", "secret gard", "war and pe",
+                                                  "lost city"].map { SearchQuery(text: $0) }),
+        QueryClass(name: "author", queries: ["tolstoy", "murakami", "zoe", "marquez", "bronte", "achebe", "mary beard"]
+            .map { SearchQuery(text: $0) }),
+        QueryClass(name: "CJK", queries: ["歴史", "日本", "東京", "物語", "日本の", "村上"].map { SearchQuery(text: $0) }),
+        QueryClass(name: "no match", queries: ["zzqx", "qqqv wxj", "xylophonist", "日本 zzz"].map { SearchQuery(text: $0) }),
+        QueryClass(name: "empty query", queries: [SearchQuery(text: "")]),
+        QueryClass(name: "deep page", queries: [SearchQuery(text: "the", offset: 2_000), SearchQuery(text: "", offset: 100_000),
+                                                SearchQuery(text: "a", offset: 5_000), SearchQuery(text: "hist", offset: 1_000)]),
+    ]
+
+    static func run(_ arguments: [String]) async throws {
+        if arguments.contains("--help") || arguments.contains("-h") {
+            print(help)
+            return
+        }
+        let options = try BenchOptions(arguments, valued: ["--count", "--db", "--iterations", "--raw-iterations"],
+                                       flags: ["--no-raw", "--no-fzf"])
+        let count = try options.int("--count", default: 1_000_000)
+        let iterations = max(1, try options.int("--iterations", default: 300))
+        let rawIterations = max(1, try options.int("--raw-iterations", default: 40))
+        let path = options.string("--db")
+            ?? FileManager.default.temporaryDirectory.appendingPathComponent("bookshelf-bench-\(count).sqlite").path
+        #if DEBUG
+        print("warning: debug build; use `swift run -c release bookshelf-bench search` for real figures")
+        #endif
+
+        let catalog = try prepareCatalog(path: path, count: count)
+        let remote = try catalog.remote(account: "bench")
+        let repository = BookRepository(remote: remote)
+
+        let clock = ContinuousClock()
+        let buildStart = clock.now
+        let first = try await repository.search(SearchQuery(text: "a"))
+        print("first search (builds the in-memory index): \((clock.now - buildStart).formatted), \"a\" matches \(first.total)")
+        print("peak memory after index build: \(peakMemory())")
+
+        print("\nfull stack: BookRepository -> SQLiteBookRemote, \(iterations) searches per class")
+        print("class          p50          p99          max    matches (first query)")
+        var fullP50: [String: Duration] = [:]
+        for queryClass in classes {
+            var timings = Timings()
+            var totals: [Int] = []
+            for iteration in 0..<iterations {
+                let query = queryClass.queries[iteration % queryClass.queries.count]
+                let page = try await timings.measure { try await repository.search(query) }
+                if iteration < queryClass.queries.count { totals.append(page.total) }
+            }
+            fullP50[queryClass.name] = timings.p50
+            print("\(queryClass.name.padding(toLength: 12, withPad: " ", startingAt: 0)) \(timings.p50.formatted)  \(timings.p99.formatted)  \(timings.percentile(1).formatted)    \(totals.first ?? 0)")
+        }
+        print("peak memory: \(peakMemory())")
+
+        if !options.has("--no-raw") {
+            try rawReference(path: path, iterations: rawIterations, fullP50: fullP50)
+        }
+        if !options.has("--no-fzf") {
+            try fzfPeer(catalog: catalog)
+        }
+    }
+
+    /// Opens the catalog at `path`, rebuilding it unless it holds exactly `count` books.
+    static func prepareCatalog(path: String, count: Int) throws -> SQLiteCatalog {
+        if FileManager.default.fileExists(atPath: path) {
+            let existing = try SQLiteCatalog.open(path: path, create: false)
+            if try existing.bookCount(scope: nil) == count, try existing.accounts().contains(where: { $0.name == "bench" }) {
+                print("reusing \(path) (\(count) books)")
+                return existing
+            }
+            print("\(path) holds other data; rebuilding it")
+            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+        }
+        let catalog = try SQLiteCatalog.open(path: path, create: true)
+        try catalog.addAccount(Account(name: "bench", role: .editor, scope: "main"))
+        let clock = ContinuousClock()
+        let start = clock.now
+        try catalog.insertBooks(BenchBooks(count: count), scope: "main") { done in
+            if done % 100_000 == 0 { print("  inserted \(done) books") }
+        }
+        print("built \(path): \(count) books in \((clock.now - start).formatted)")
+        return catalog
+    }
+
+    static func rawReference(path: String, iterations: Int, fullP50: [String: Duration]) throws {
+        let raw = try RawSQLiteSearch(path: path)
+        let clock = ContinuousClock()
+        let start = clock.now
+        if try raw.prepareIndex() { print("\nbuilt the reference FTS5 index in \((clock.now - start).formatted)") }
+        print("\nraw C API reference: FTS5 MATCH count(*) + page ordered by folded title (no rank tiers), \(iterations) per class")
+        print("class          p50          p99    full-stack p50 / raw p50")
+        for queryClass in classes {
+            var timings = Timings()
+            for iteration in 0..<iterations {
+                let query = queryClass.queries[iteration % queryClass.queries.count]
+                let words = SearchTerms(query.text).words.map { $0.map { $0.precomposedStringWithCanonicalMapping } }
+                let match = RawSQLiteSearch.match(words: words)
+                let clock = ContinuousClock()
+                let start = clock.now
+                _ = try raw.search(match: match, scope: "main", limit: query.limit, offset: query.offset)
+                timings.record(clock.now - start)
+            }
+            let ratio = (fullP50[queryClass.name] ?? .zero).milliseconds / max(timings.p50.milliseconds, 0.000_001)
+            print("\(queryClass.name.padding(toLength: 12, withPad: " ", startingAt: 0)) \(timings.p50.formatted)  \(timings.p99.formatted)    \(String(format: "%.3f", ratio))")
+        }
+        print("peak memory: \(peakMemory())")
+    }
+
+    /// Times `fzf --filter` over the same titles, as a peer: a fuzzy matcher, not the same semantics.
+    static func fzfPeer(catalog: SQLiteCatalog) throws {
+        guard let fzf = executableOnPath("fzf") else {
+            print("\nfzf: not installed; peer comparison skipped")
+            return
+        }
+        let titles = FileManager.default.temporaryDirectory.appendingPathComponent("bookshelf-bench-titles-\(getpid()).txt")
+        defer { try? FileManager.default.removeItem(at: titles) }
+        try RawSQLiteSearch(path: catalog.path).writeTitles(to: titles)
+        print("\nfzf --filter over the same titles (a whole process per query, fuzzy semantics)")
+        for text in ["a", "th", "history", "hist rom", "歴史", "zzqx"] {
+            var timings = Timings()
+            for _ in 0..<5 {
+                let process = Process()
+                process.executableURL = URL(fileURLWithPath: fzf)
+                process.arguments = ["--filter", text]
+                process.standardInput = try FileHandle(forReadingFrom: titles)
+                process.standardOutput = FileHandle.nullDevice
+                let clock = ContinuousClock()
+                let start = clock.now
+                try process.run()
+                process.waitUntilExit()
+                timings.record(clock.now - start)
+            }
+            print("  \(text.padding(toLength: 10, withPad: " ", startingAt: 0)) p50 \(timings.p50.formatted)")
+        }
+    }
+}

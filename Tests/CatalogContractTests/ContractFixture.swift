@@ -1,0 +1,45 @@
+import BookCatalog
+import Foundation
+
+/// Everything a catalog adapter offers through one account.
+typealias ContractRemote = SearchableBookRemote & ChangeDetectingRemote & SaveOutcomeRecordingRemote & AccountAwareRemote
+
+/// A book to seed a catalog with, and the scope it belongs to.
+struct SeedBook: Sendable {
+    let title: String
+    let author: String
+    let scope: String
+
+    init(_ title: String, by author: String = "", scope: String = "main") {
+        self.title = title
+        self.author = author
+        self.scope = scope
+    }
+}
+
+/// Makes fresh catalogs of one adapter for the contract suite. To run the suite against
+/// another adapter, implement this and add one parameterised test over `ContractCheck.all`
+/// (see `MemoryContractTests` and `SQLiteContractTests`).
+protocol ContractFixture: Sendable {
+    /// A fresh, empty catalog holding exactly these accounts and books, in this order.
+    func makeCatalog(books: [SeedBook], accounts: [Account]) async throws -> any ContractCatalog
+}
+
+/// One fresh catalog made by a fixture.
+protocol ContractCatalog: Sendable {
+    /// The books as stored, in seeding order (ids as the store assigned them, revision 1).
+    var books: [BookRecord] { get }
+    /// A new remote (a new connection, for stores that have them) for the named account.
+    func remote(for account: String) async throws -> any ContractRemote
+}
+
+/// One named check of the contract, run against any fixture.
+struct ContractCheck: Sendable, CustomStringConvertible {
+    let description: String
+    let run: @Sendable (any ContractFixture) async throws -> Void
+
+    init(_ description: String, _ run: @escaping @Sendable (any ContractFixture) async throws -> Void) {
+        self.description = description
+        self.run = run
+    }
+}

@@ -1,1 +1,0 @@
-// CatalogContractTests: under construction.

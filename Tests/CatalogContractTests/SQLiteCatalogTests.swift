@@ -1,0 +1,204 @@
+import BookCatalog
+import CSQLite
+import Foundation
+import SQLiteCatalog
+import Testing
+
+/// What only the SQLite adapter promises: opening errors that leave files untouched, locking,
+/// several connections to one file, and all-or-nothing imports.
+@Suite struct SQLiteCatalogTests {
+    let directory: TemporaryDirectory
+    init() throws { directory = try TemporaryDirectory() }
+
+    // MARK: Opening
+
+    @Test func aMissingFileIsNotFoundAndNotCreated() throws {
+        let path = directory.path("absent.sqlite")
+        #expect(throws: SQLiteCatalogError.notFound(path: path)) { try SQLiteCatalog.open(path: path, create: false) }
+        #expect(!FileManager.default.fileExists(atPath: path))
+    }
+
+    @Test func aMissingDirectoryCannotBeCreated() throws {
+        let path = directory.path("no/such/dir/catalog.sqlite")
+        do {
+            _ = try SQLiteCatalog.open(path: path, create: true)
+            Issue.record("opened a catalog in a missing directory")
+        } catch {
+            guard case .cannotOpen(path, _) = error else { Issue.record("unexpected \(error)"); return }
+            #expect(error.description.contains(path))
+        }
+    }
+
+    @Test func aFileThatIsNotADatabaseIsRefusedAndLeftUntouched() throws {
+        let path = directory.path("notes.txt")
+        let content = Data(String(repeating: "Shopping list: eggs, milk, bread.\n", count: 200).utf8)
+        try content.write(to: URL(fileURLWithPath: path))
+        #expect(throws: SQLiteCatalogError.notADatabase(path: path)) { try SQLiteCatalog.open(path: path, create: false) }
+        #expect(throws: SQLiteCatalogError.notADatabase(path: path)) { try SQLiteCatalog.open(path: path, create: true) }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == content)
+        #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
+        #expect(SQLiteCatalogError.notADatabase(path: path).description.contains("not a Bookshelf catalog"))
+    }
+
+    @Test func aDamagedCatalogIsReportedAsCorrupt() throws {
+        let path = directory.path("damaged.sqlite")
+        try makeCatalog(path, books: 50)
+        // Keep the 100-byte header (it still says "SQLite format 3") and wreck the schema page.
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        for index in 100..<4_096 { bytes[index] = 0xA5 }
+        try bytes.write(to: URL(fileURLWithPath: path))
+        #expect(throws: SQLiteCatalogError.corrupt(path: path)) { try SQLiteCatalog.open(path: path, create: false) }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == bytes)
+    }
+
+    @Test func aCatalogFromANewerProgramIsRefusedAndLeftUntouched() throws {
+        let path = directory.path("future.sqlite")
+        try makeCatalog(path, books: 3)
+        try withRawConnection(path) { try execute($0, "PRAGMA user_version = 99") }
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        #expect(throws: SQLiteCatalogError.newerSchema(found: 99, known: 1)) { try SQLiteCatalog.open(path: path, create: false) }
+        #expect(throws: SQLiteCatalogError.newerSchema(found: 99, known: 1)) { try SQLiteCatalog.open(path: path, create: true) }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+        #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
+        #expect(SQLiteCatalogError.newerSchema(found: 99, known: 1).description.contains("newer Bookshelf"))
+    }
+
+    /// File permissions do not bind root, so this can only be shown as another user.
+    @Test(.enabled(if: geteuid() != 0, "root may write read-only files"))
+    func aReadOnlyFileIsRefused() throws {
+        let path = directory.path("readonly.sqlite")
+        try makeCatalog(path, books: 3)
+        try FileManager.default.setAttributes([.posixPermissions: 0o444], ofItemAtPath: path)
+        #expect(throws: SQLiteCatalogError.readOnly(path: path)) { try SQLiteCatalog.open(path: path, create: false) }
+    }
+
+    @Test func reopeningKeepsBooksAndAccounts() throws {
+        let path = directory.path("kept.sqlite")
+        try makeCatalog(path, books: 10)
+        let reopened = try SQLiteCatalog.open(path: path, create: false)
+        #expect(try reopened.bookCount(scope: "main") == 10)
+        #expect(try reopened.bookCount(scope: nil) == 10)
+        #expect(try reopened.accounts().map(\.name) == ["editor", "reader"])
+        let raw = try RawConnection(path)
+        let mode = try queryText(raw.handle, "PRAGMA journal_mode")
+        let version = try queryText(raw.handle, "PRAGMA user_version")
+        #expect(mode == "wal" && version == "1")
+    }
+
+    // MARK: Accounts
+
+    @Test func anUnknownAccountIsAClearError() throws {
+        let catalog = try makeCatalog(directory.path("c.sqlite"), books: 1)
+        #expect(throws: SQLiteCatalogError.unknownAccount("mallory")) { try catalog.remote(account: "mallory") }
+        #expect(SQLiteCatalogError.unknownAccount("mallory").description.contains("mallory"))
+    }
+
+    @Test func theStoreChecksTheRoleOnEveryCall() async throws {
+        let catalog = try makeCatalog(directory.path("c.sqlite"), books: 1)
+        let remote = try catalog.remote(account: "editor")
+        let first = try await remote.save(SaveRequest(id: 1, title: "Still an editor", expectedRevision: 1))
+        try catalog.addAccount(Account(name: "editor", role: .reader, scope: "main"))
+        await expectFailure(.notAllowed) { _ = try await remote.save(SaveRequest(id: 1, title: "Demoted", expectedRevision: 2)) }
+        #expect(try await remote.load(id: 1) == first)
+    }
+
+    // MARK: Imports
+
+    @Test func anImportIsAllOrNothing() throws {
+        let catalog = try makeCatalog(directory.path("c.sqlite"), books: 2)
+        let books = [NewBook(title: "Fine"), NewBook(title: "  "), NewBook(title: "Also fine")]
+        #expect(throws: SQLiteCatalogError.invalidBook(index: 1, reason: .invalidTitle)) {
+            try catalog.insertBooks(books, scope: "main", progress: nil)
+        }
+        #expect(try catalog.bookCount(scope: nil) == 2)
+        var reported: [Int] = []
+        let inserted = try catalog.insertBooks((0..<2_500).map { NewBook(title: " Book \($0) ", author: "A") }, scope: "main") {
+            reported.append($0)
+        }
+        #expect(inserted == 2_500 && reported == [1_000, 2_000, 2_500])
+        #expect(try catalog.bookCount(scope: "main") == 2_502)
+    }
+
+    @Test func aSearchIndexCatchesUpWithALargeImportByAnotherConnection() async throws {
+        let catalog = try makeCatalog(directory.path("c.sqlite"), books: 100)
+        let remote = try catalog.remote(account: "reader")
+        #expect(try await remote.search(SearchQuery(text: "imported")).total == 0)
+        try catalog.insertBooks((0..<6_000).map { NewBook(title: "Imported \($0)") }, scope: "main")
+        try catalog.insertBooks([NewBook(title: "Imported elsewhere")], scope: "elsewhere")
+        let page = try await remote.search(SearchQuery(text: "imported 59", limit: 5))
+        #expect(page.total == 111)  // 59, 590...599, 5900...5999
+        #expect(page.records.map(\.title) == ["Imported 59", "Imported 590", "Imported 5900", "Imported 5901", "Imported 5902"])
+        #expect(try await remote.search(SearchQuery(text: "")).total == 6_100)
+    }
+
+    // MARK: Locking
+
+    @Test func aWriteLockHeldBeyondTheTimeoutFailsClearlyAndChangesNothing() async throws {
+        let path = directory.path("locked.sqlite")
+        try makeCatalog(path, books: 3)
+        let catalog = try SQLiteCatalog.open(path: path, create: false, busyTimeout: .milliseconds(150))
+        let remote = try catalog.remote(account: "editor")
+        let held = try RawConnection(path)
+        try execute(held.handle, "BEGIN IMMEDIATE")
+        await expectFailure(.storeUnavailable("the catalog is locked by another program; try again")) {
+            _ = try await remote.save(SaveRequest(id: 1, title: "Blocked", expectedRevision: 1))
+        }
+        #expect(throws: SQLiteCatalogError.locked(path: path)) { try catalog.insertBooks([NewBook(title: "x")], scope: "main") }
+        // Readers are not blocked by a writer in WAL mode.
+        #expect(try await remote.load(id: 1).revision == 1)
+        #expect(try await remote.search(SearchQuery(text: "")).total == 3)
+        try execute(held.handle, "COMMIT")
+        let saved = try await remote.save(SaveRequest(id: 1, title: "Unblocked", expectedRevision: 1))
+        #expect(saved.revision == 2)
+    }
+
+    // MARK: Helpers
+
+    @discardableResult
+    private func makeCatalog(_ path: String, books: Int) throws -> SQLiteCatalog {
+        let catalog = try SQLiteCatalog.open(path: path, create: true)
+        try catalog.addAccount(Account(name: "editor", role: .editor, scope: "main"))
+        try catalog.addAccount(Account(name: "reader", role: .reader, scope: "main"))
+        try catalog.insertBooks((0..<books).map { NewBook(title: "Book \($0)") }, scope: "main", progress: nil)
+        return catalog
+    }
+}
+
+/// A plain SQLite connection standing in for another program using the same file.
+final class RawConnection {
+    let handle: OpaquePointer
+
+    init(_ path: String) throws {
+        var handle: OpaquePointer?
+        guard sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK, let handle else {
+            sqlite3_close(handle)
+            throw RawError(message: "cannot open \(path)")
+        }
+        self.handle = handle
+    }
+
+    deinit { sqlite3_close(handle) }
+}
+
+struct RawError: Error { let message: String }
+
+func withRawConnection(_ path: String, _ body: (OpaquePointer) throws -> Void) throws {
+    let connection = try RawConnection(path)
+    try body(connection.handle)
+}
+
+func execute(_ handle: OpaquePointer, _ sql: String) throws {
+    guard sqlite3_exec(handle, sql, nil, nil, nil) == SQLITE_OK else {
+        throw RawError(message: String(cString: sqlite3_errmsg(handle)))
+    }
+}
+
+func queryText(_ handle: OpaquePointer, _ sql: String) throws -> String? {
+    var statement: OpaquePointer?
+    guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK else {
+        throw RawError(message: String(cString: sqlite3_errmsg(handle)))
+    }
+    defer { sqlite3_finalize(statement) }
+    guard sqlite3_step(statement) == SQLITE_ROW, let text = sqlite3_column_text(statement, 0) else { return nil }
+    return String(cString: text)
+}

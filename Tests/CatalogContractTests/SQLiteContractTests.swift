@@ -1,0 +1,46 @@
+import BookCatalog
+import Foundation
+import SQLiteCatalog
+import Testing
+
+/// The SQLite adapter on a fresh file in a fresh temporary directory.
+struct SQLiteFixture: ContractFixture {
+    func makeCatalog(books: [SeedBook], accounts: [Account]) async throws -> any ContractCatalog {
+        let directory = try TemporaryDirectory()
+        let catalog = try SQLiteCatalog.open(path: directory.path("catalog.sqlite"), create: true)
+        for account in accounts { try catalog.addAccount(account) }
+        let stored = try books.map { try catalog.addBook(NewBook(title: $0.title, author: $0.author), scope: $0.scope) }
+        return SQLiteContractCatalog(directory: directory, catalog: catalog, books: stored)
+    }
+}
+
+struct SQLiteContractCatalog: ContractCatalog {
+    let directory: TemporaryDirectory
+    let catalog: SQLiteCatalog
+    let books: [BookRecord]
+
+    func remote(for account: String) async throws -> any ContractRemote {
+        try catalog.remote(account: account)
+    }
+}
+
+@Suite struct SQLiteContractTests {
+    @Test(arguments: ContractCheck.all)
+    func contract(_ check: ContractCheck) async throws {
+        try await check.run(SQLiteFixture())
+    }
+}
+
+/// A directory under the system's temporary directory, removed when the last copy is gone.
+final class TemporaryDirectory: Sendable {
+    let url: URL
+
+    init() throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("bookshelf-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
+
+    deinit { try? FileManager.default.removeItem(at: url) }
+}
