@@ -144,12 +144,14 @@ enum ResultList {
             return StyledText(" ", style: base) + title
         }
         let authorWidth = min(30, width / 3)
-        let titleWidth = width - authorWidth - 3
+        // A space of margin on both sides and two between the columns.
+        let titleWidth = width - authorWidth - 4
         let author = StyledText.highlighted(record.author, ranges: terms.highlightRanges(in: record.author), base: authorBase, highlight: match)
         var canvas = Canvas(width: width, height: 1)
         (StyledText(" ", style: base) + title).draw(in: &canvas, x: 0, y: 0, width: titleWidth + 1, fill: base)
         canvas.fill(Rect(x: titleWidth + 1, y: 0, width: 2, height: 1), style: base)
         author.draw(in: &canvas, x: titleWidth + 3, y: 0, width: authorWidth, fill: base)
+        canvas.fill(Rect(x: width - 1, y: 0, width: 1, height: 1), style: base)
         return StyledText(canvas: canvas)
     }
 }
