@@ -212,6 +212,12 @@ public final class BookshelfApp {
     }
 
     private func helpKey(_ key: Key, scroll: Int) -> Int? {
+        defer {
+            if case let .help(wanted)? = ui.overlay {
+                let limit = Overlays.helpMaximumScroll(columns: size.columns, rows: size.rows)
+                ui.overlay = .help(scroll: min(wanted, limit))
+            }
+        }
         switch key {
         case .down:
             ui.overlay = .help(scroll: scroll + 1)

@@ -86,6 +86,8 @@ public enum Screen {
         let count: String
         if search.rows.isEmpty {
             count = search.isBusy ? "" : (search.error == nil ? "no matches" : "")
+        } else if layout.list.height == 0 {
+            count = search.total == 1 ? "1 match" : "\(NumberText.grouped(search.total)) matches"
         } else {
             let last = min(search.rows.count, top + layout.list.height)
             count = "\(NumberText.grouped(top + 1))–\(NumberText.grouped(last)) of \(NumberText.grouped(search.total))"

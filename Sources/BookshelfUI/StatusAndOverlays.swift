@@ -109,9 +109,18 @@ enum Overlays {
         }
     }
 
-    static func renderHelp(scroll: Int, into canvas: inout Canvas) {
+    static func helpBox(canvas: Canvas, scroll: Int) -> Box {
         let innerWidth = min(canvas.width - 2, 80) - 4
-        let box = Box(title: "Keys", lines: KeyHelp.lines(width: innerWidth), canvas: canvas, preferredWidth: 80, scroll: scroll)
+        return Box(title: "Keys", lines: KeyHelp.lines(width: innerWidth), canvas: canvas, preferredWidth: 80, scroll: scroll)
+    }
+
+    /// The furthest the help can scroll at this size.
+    static func helpMaximumScroll(columns: Int, rows: Int) -> Int {
+        helpBox(canvas: Canvas(width: columns, height: rows), scroll: .max).scroll
+    }
+
+    static func renderHelp(scroll: Int, into canvas: inout Canvas) {
+        let box = helpBox(canvas: canvas, scroll: scroll)
         box.draw(into: &canvas)
         let titles = Set(KeyHelp.sections.map(\.title))
         for row in 0..<box.inner.height where box.scroll + row < box.lines.count && titles.contains(box.lines[box.scroll + row]) {
