@@ -9,7 +9,7 @@ import TerminalUI
 @MainActor
 public final class TerminalSession {
     public static let busyTick: Duration = .milliseconds(100)
-    public static let idleTick: Duration = .milliseconds(500)
+    public static let idleTick: Duration = .seconds(1)
 
     private let terminal: Terminal
     private let app: BookshelfApp
