@@ -86,9 +86,10 @@ enum KeysBench: BenchMode {
         var clearing = Timings()
         var render = Timings()
         var keys = 0
+        var slowest: [(Duration, String)] = []
         for _ in 0..<rounds {
             for query in queries {
-                for character in query {
+                for (offset, character) in query.enumerated() {
                     let start = clock.now
                     app.handle(.key(.character(character)))
                     await settle()
@@ -97,6 +98,7 @@ enum KeysBench: BenchMode {
                     let end = clock.now
                     typing.record(end - start)
                     render.record(end - renderStart)
+                    slowest.append((end - start, String(query.prefix(offset + 1))))
                     keys += 1
                 }
                 guard model.state.search.query == query, model.state.search.error == nil else {
@@ -118,6 +120,9 @@ enum KeysBench: BenchMode {
                                  ("  of which paint", render)] {
             print("\(label.padding(toLength: 18, withPad: " ", startingAt: 0)) \(timings.p50.formatted)  \(timings.p99.formatted)  \(timings.percentile(1).formatted)")
         }
+        let worst = Dictionary(slowest.map { ($0.1, $0.0) }, uniquingKeysWith: max).sorted { $0.value > $1.value }.prefix(8)
+        print("\nslowest typed prefixes: " + worst.map { "\"\($0.key)\" \(String(format: "%.1f", $0.value.milliseconds)) ms" }
+            .joined(separator: ", "))
         print("\ntarget: p99 under 16 ms; peak memory under 64 MB")
         print("peak memory (since the reset): \(peakMemory())")
     }
