@@ -171,6 +171,19 @@ import Testing
         await h.drain()
     }
 
+    @Test func editorNeverOpensOnARevisionOlderThanTheRowShowed() async {
+        let h = Harness(books: ["alice": [theirs], "bob": []])
+        await h.start()
+        #expect(h.search.rows == [theirs])
+        let open = h.model.openSelected()!
+        // A lagging replica answers with the revision before.
+        await h.release(await h.nextCall(.load).number, .record(original), request: open)
+        #expect(h.editor?.base == theirs)
+        #expect(h.editor?.draft == BookDraft(theirs))
+        #expect(h.search.rows == [theirs])
+        await h.drain()
+    }
+
     @Test func refreshKeepsSelectionOnTheSameBook() async {
         let books = [book(1, "Alpha"), book(2, "Beta"), book(3, "Gamma")]
         let h = Harness(books: ["alice": books, "bob": []])
