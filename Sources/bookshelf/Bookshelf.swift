@@ -94,9 +94,10 @@ enum Bookshelf {
             \(list)
             Options:
             \(HelpFormat.optionList(programOptions))
-            \(CatalogLocation.explanation) A catalog that does not exist yet is created
-            with a sample of a few thousand books and the accounts alice (editor) and bob
-            (reader) in scope main, and carol (editor) in scope north.
+            \(CatalogLocation.explanation)
+            A catalog that does not exist yet is created with a sample of a few thousand
+            books and the accounts alice (editor) and bob (reader) in scope main, and carol
+            (editor) in scope north.
 
             Exit status: 0 success; 1 no match (search) or bad lines (import); 2 usage error;
             3 the catalog or a file could not be used.

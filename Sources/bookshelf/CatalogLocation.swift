@@ -23,9 +23,9 @@ enum CatalogLocation {
         throw UsageError("cannot tell where the catalog is: pass --db PATH or set \(environmentVariable)")
     }
 
-    /// One line for help texts.
+    /// For help texts.
     static let explanation = """
-        The catalog is --db PATH, else $\(environmentVariable), else \
+        The catalog is --db PATH, else $\(environmentVariable), else
         $XDG_DATA_HOME/bookshelf/catalog.sqlite, else ~/.local/share/bookshelf/catalog.sqlite.
         """
 }
