@@ -1,15 +1,11 @@
-/// `bookshelf` with no command: the interactive catalog. Its options are also accepted before
-/// any command name. The terminal UI is not built yet; until it is, this says so.
+/// `bookshelf` with no command: the interactive catalog (see `InteractiveCommand`). Its
+/// options are also accepted before any command name.
 enum InteractiveMode {
     static let command = Command(
         name: "",
         summary: "Search and edit the catalog interactively.",
         positionals: .none,
-        options: [.db, .account],
+        options: InteractiveCommand.options,
         details: "",
-        run: { context in
-            context.console.line(Bookshelf.help)
-            context.console.note("bookshelf: the interactive catalog is not built yet; use one of the commands above.")
-            return .usage
-        })
+        run: InteractiveCommand.run)
 }

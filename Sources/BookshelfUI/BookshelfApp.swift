@@ -1,0 +1,372 @@
+import BookCatalog
+import BookshelfModel
+import TerminalUI
+
+/// The update half of the app (Bubble Tea's `Update`): turns keys, resizes and ticks into
+/// model intents and small UI-state changes, and hands the pure `Screen.render` what it
+/// draws. It never draws by itself and never waits for the store; the model's `onChange`
+/// asks for a frame whenever an answer arrives.
+@MainActor
+public final class BookshelfApp {
+    public let model: BookshelfModel
+    public let store: StoreInfo
+    public private(set) var ui = UIState()
+    public private(set) var size: TerminalSize
+    /// Asks for a frame (the terminal coalesces requests into one draw).
+    public var onNeedsDraw: () -> Void = {}
+    /// The user quit and nothing unsaved stands in the way.
+    public var onQuit: () -> Void = {}
+    /// Optional key-to-paint measurements (see `EventTrace`).
+    public var trace: EventTrace?
+
+    /// How often the store is asked whether someone else committed.
+    public let freshnessInterval: Duration
+    private let countBooks: (@Sendable (String) async -> Int?)?
+    private let now: () -> Duration
+    private var lastFreshnessCheck: Duration?
+    private var countedSession: Int?
+    private var quitReported = false
+
+    public init(
+        model: BookshelfModel,
+        store: StoreInfo,
+        size: TerminalSize,
+        freshnessInterval: Duration = .seconds(1),
+        countBooks: (@Sendable (String) async -> Int?)? = nil,
+        now: @escaping () -> Duration = BookshelfApp.monotonicNow
+    ) {
+        self.model = model
+        self.store = store
+        self.size = size
+        self.freshnessInterval = freshnessInterval
+        self.countBooks = countBooks
+        self.now = now
+        model.onChange = { [weak self] in self?.modelChanged() }
+    }
+
+    public nonisolated static func monotonicNow() -> Duration { ContinuousClock.now - processStart }
+    private nonisolated static let processStart = ContinuousClock.now
+
+    /// Lists accounts and connects to the starting one.
+    public func start() {
+        model.start()
+        lastFreshnessCheck = now()
+    }
+
+    /// Something is in flight that the user sees waiting for (drives the spinner's speed).
+    public var isBusy: Bool {
+        let state = model.state
+        return state.search.isBusy || state.search.isLoadingMore || state.editor?.activity != nil
+            || state.connection.connectingTo != nil
+    }
+
+    public var layout: ScreenLayout {
+        ScreenLayout(columns: size.columns, rows: size.rows, editorOpen: model.state.editor != nil)
+    }
+
+    // MARK: Drawing
+
+    /// Paints the current state (the view half: `Screen.render` is pure).
+    public func render(into canvas: inout Canvas) {
+        normalizeViewport()
+        Screen.render(model.state, ui: ui, store: store, into: &canvas)
+        trace?.frameRendered(model: model)
+    }
+
+    // MARK: Events
+
+    public func handle(_ event: TerminalEvent) {
+        switch event {
+        case let .key(key):
+            let started = trace?.keyArrived()
+            ui.notice = nil
+            let request = handleKey(key)
+            if let started { trace?.keyHandled(key, request: request, arrived: started) }
+        case let .resize(newSize):
+            size = newSize
+            trace?.resized()
+        case .tick:
+            tick()
+        }
+        normalizeViewport()
+        checkQuit()
+        onNeedsDraw()
+    }
+
+    private func tick() {
+        if isBusy { ui.spinnerPhase &+= 1 }
+        let time = now()
+        if let last = lastFreshnessCheck, time - last < freshnessInterval { return }
+        lastFreshnessCheck = time
+        model.checkForChanges()
+    }
+
+    private func modelChanged() {
+        refreshCatalogSize()
+        checkQuit()
+        onNeedsDraw()
+    }
+
+    private func checkQuit() {
+        guard model.state.shouldQuit, !quitReported else { return }
+        quitReported = true
+        onQuit()
+    }
+
+    private func normalizeViewport() {
+        let search = model.state.search
+        ui.listTop = ListViewport.top(current: ui.listTop, selection: search.selection, count: search.rows.count,
+                                      height: layout.list.height)
+    }
+
+    /// Counts the current account's books once per session; a count that arrives after the
+    /// session changed is dropped (the same publication rule the model follows).
+    private func refreshCatalogSize() {
+        let state = model.state
+        guard let countBooks, let account = state.account, countedSession != state.session else { return }
+        let session = state.session
+        countedSession = session
+        Task { @MainActor [weak self] in
+            let count = await countBooks(account)
+            guard let self, self.model.state.session == session, let count else { return }
+            self.ui.catalogSize = CatalogSize(account: account, books: count)
+            self.onNeedsDraw()
+        }
+    }
+
+    // MARK: Keys
+
+    /// Handles one key; returns the number of the request it started, if any.
+    private func handleKey(_ key: Key) -> Int? {
+        let state = model.state
+        if layout.isTooSmall {
+            // Nothing is visible to act on: only quitting and answering a pending question work.
+            if state.confirmation != nil { return answerConfirmation(key) }
+            if key == .ctrl("q") || key == .ctrl("c") { model.requestQuit() }
+            return nil
+        }
+        if state.confirmation != nil { return answerConfirmation(key) }
+        if state.passwordPrompt != nil { return typePassword(key) }
+        switch key {
+        case .ctrl("q"), .ctrl("c"):
+            ui.overlay = nil
+            model.requestQuit()
+            return nil
+        case .function(1):
+            ui.overlay = ui.overlay == .help(scroll: 0) ? nil : .help(scroll: 0)
+            return nil
+        case .function(2), .ctrl("t"):
+            if case .accounts? = ui.overlay {
+                ui.overlay = nil
+            } else {
+                let current = state.accounts.firstIndex { $0.isCurrent } ?? 0
+                ui.overlay = .accounts(selection: current)
+            }
+            return nil
+        default:
+            break
+        }
+        switch ui.overlay {
+        case let .help(scroll)?:
+            return helpKey(key, scroll: scroll)
+        case let .accounts(selection)?:
+            return accountKey(key, selection: selection, accounts: state.accounts)
+        case nil:
+            break
+        }
+        if let editor = state.editor { return editorKey(key, editor: editor) }
+        return searchKey(key, state: state)
+    }
+
+    private func answerConfirmation(_ key: Key) -> Int? {
+        switch key {
+        case .character("y"), .character("Y"), .enter:
+            return model.confirm()
+        case .character("n"), .character("N"), .escape:
+            model.cancelConfirmation()
+        default:
+            break
+        }
+        return nil
+    }
+
+    private func typePassword(_ key: Key) -> Int? {
+        switch key {
+        case let .character(character):
+            ui.password.append(String(character))
+        case .backspace:
+            ui.password.removeLast()
+        case .ctrl("u"):
+            ui.password.clear()
+        case .enter:
+            let secret = ui.password.reveal()
+            ui.password.clear()
+            return model.submitPassword(secret)
+        case .escape, .ctrl("c"):
+            ui.password.clear()
+            model.cancelPasswordPrompt()
+        default:
+            break
+        }
+        return nil
+    }
+
+    private func helpKey(_ key: Key, scroll: Int) -> Int? {
+        defer {
+            if case let .help(wanted)? = ui.overlay {
+                let limit = Overlays.helpMaximumScroll(columns: size.columns, rows: size.rows)
+                ui.overlay = .help(scroll: min(wanted, limit))
+            }
+        }
+        switch key {
+        case .down:
+            ui.overlay = .help(scroll: scroll + 1)
+        case let .mouse(event) where event.action == .wheelDown:
+            ui.overlay = .help(scroll: scroll + 3)
+        case let .mouse(event) where event.action == .wheelUp:
+            ui.overlay = .help(scroll: max(0, scroll - 3))
+        case .up:
+            ui.overlay = .help(scroll: max(0, scroll - 1))
+        case .pageDown:
+            ui.overlay = .help(scroll: scroll + max(1, size.rows - 4))
+        case .pageUp:
+            ui.overlay = .help(scroll: max(0, scroll - max(1, size.rows - 4)))
+        default:
+            ui.overlay = nil
+        }
+        return nil
+    }
+
+    private func accountKey(_ key: Key, selection: Int, accounts: [AccountChoice]) -> Int? {
+        switch key {
+        case .up:
+            ui.overlay = .accounts(selection: max(0, selection - 1))
+        case .down:
+            ui.overlay = .accounts(selection: min(max(0, accounts.count - 1), selection + 1))
+        case .enter:
+            ui.overlay = nil
+            guard accounts.indices.contains(selection) else { return nil }
+            return model.requestAccountSwitch(to: accounts[selection].name)
+        case .escape:
+            ui.overlay = nil
+        default:
+            break
+        }
+        return nil
+    }
+
+    // MARK: Search screen
+
+    private func searchKey(_ key: Key, state: BookshelfState) -> Int? {
+        if let edit = Self.lineEdit(for: key) {
+            if case .insert("?") = edit, state.search.query.isEmpty {
+                ui.overlay = .help(scroll: 0)
+                return nil
+            }
+            ui.query.follow(state.search.query)
+            guard ui.query.apply(edit) else { return nil }
+            return model.setQuery(ui.query.text)
+        }
+        let page = max(1, layout.list.height)
+        switch key {
+        case .up: model.moveSelection(by: -1)
+        case .down: model.moveSelection(by: 1)
+        case .pageUp: model.moveSelection(by: -page)
+        case .pageDown: model.moveSelection(by: page)
+        case .enter: return model.openSelected()
+        case .escape:
+            guard !state.search.query.isEmpty else { return nil }
+            ui.query = LineEditor()
+            return model.setQuery("")
+        case let .mouse(event):
+            return mouse(event, state: state)
+        default:
+            break
+        }
+        return nil
+    }
+
+    private func mouse(_ event: MouseEvent, state: BookshelfState) -> Int? {
+        switch event.action {
+        case .wheelUp: model.moveSelection(by: -3)
+        case .wheelDown: model.moveSelection(by: 3)
+        case .click:
+            guard let index = layout.resultIndex(atRow: event.row, column: event.column, top: ui.listTop),
+                  index < state.search.rows.count
+            else { return nil }
+            if index == state.search.selection { return model.openSelected() }
+            model.select(index: index)
+        }
+        return nil
+    }
+
+    // MARK: Editor
+
+    private func editorKey(_ key: Key, editor: EditorState) -> Int? {
+        let conflictOpen = editor.conflict != nil
+        switch key {
+        case .ctrl("r"):
+            if editor.conflict?.theirs != nil { return model.resolveConflict(.reload) }
+            ui.notice = "Ctrl-R reloads only after a conflict."
+            return nil
+        case .ctrl("o"):
+            if editor.conflict?.theirs != nil { return model.resolveConflict(.overwrite) }
+            ui.notice = "Ctrl-O overwrites only after a conflict."
+            return nil
+        case .escape:
+            if conflictOpen { return model.resolveConflict(.keepEditing) }
+            model.closeEditor()
+            return nil
+        case .enter, .ctrl("s"):
+            if conflictOpen {
+                ui.notice = "Choose first: Ctrl-R take theirs, Ctrl-O overwrite, Esc keep editing."
+                return nil
+            }
+            let request = model.save()
+            if request == nil { ui.notice = saveRefusal(editor) }
+            return request
+        case .tab, .backTab, .up, .down:
+            model.focusNextField()
+            return nil
+        default:
+            break
+        }
+        guard let edit = Self.lineEdit(for: key), editor.isLoaded else { return nil }
+        let field = editor.focus
+        var line = ui.field(field)
+        line.follow(editor.draft[field])
+        let changed = line.apply(edit)
+        ui.edit(field) { $0 = line }
+        guard changed else { return nil }
+        // Any edit during a conflict means "keep editing my version".
+        if conflictOpen { model.resolveConflict(.keepEditing) }
+        model.setDraft(field, to: line.text)
+        return nil
+    }
+
+    private func saveRefusal(_ editor: EditorState) -> String? {
+        if editor.activity != nil { return "Wait for the store to answer first." }
+        if editor.titleProblem != nil || editor.authorProblem != nil { return "Fix the problems shown before saving." }
+        return nil
+    }
+
+    /// The readline keys shared by the search line and the editor's fields.
+    static func lineEdit(for key: Key) -> LineEditor.Edit? {
+        switch key {
+        case let .character(character): .insert(String(character))
+        case .backspace: .backspace
+        case .delete: .deleteForward
+        case .left: .left
+        case .right: .right
+        case .home, .ctrl("a"): .home
+        case .end, .ctrl("e"): .end
+        case .ctrl("u"): .deleteToStart
+        case .ctrl("k"): .deleteToEnd
+        case .ctrl("w"): .deleteWordBackward
+        case .ctrl("b"): .left
+        case .ctrl("f"): .right
+        case .ctrl("d"): .deleteForward
+        default: nil
+        }
+    }
+}

@@ -1,0 +1,150 @@
+import Foundation
+import BookCatalog
+import BookshelfModel
+import TerminalUI
+
+/// The editor: two fields, what the store said about the last save, and, after a conflict,
+/// their version and yours side by side with the three ways out.
+enum EditorPane {
+    static let labelWidth = 8
+
+    static func render(_ editor: EditorState, ui: UIState, in area: Rect, into canvas: inout Canvas) {
+        var writer = PaneWriter(area: area)
+        guard let base = editor.base else {
+            if let error = editor.loadError {
+                writer.wrapped("Could not open book #\(editor.bookID): \(error)", style: Theme.error, into: &canvas)
+                writer.line(StyledText("Esc to go back", style: Theme.hint), into: &canvas)
+            } else {
+                writer.line(StyledText("Opening book #\(editor.bookID)…", style: Theme.hint), into: &canvas)
+            }
+            return
+        }
+        var heading = StyledText("Edit book #\(editor.bookID)", style: Theme.label)
+        heading.append(" · revision \(base.revision)", style: Theme.hint)
+        if editor.isDirty { heading.append(" · modified", style: Theme.warning) }
+        writer.line(heading, into: &canvas)
+
+        for field in EditorField.allCases {
+            let y = writer.y
+            guard writer.take() else { break }
+            let focused = field == editor.focus
+            canvas.draw(field == .title ? "Title" : "Author", x: area.x + 1, y: y, style: focused ? Theme.label : Theme.hint)
+            var line = ui.field(field)
+            line.follow(editor.draft[field])
+            let x = area.x + labelWidth
+            let cursorX = FieldView.draw(line, in: &canvas, x: x, y: y, width: max(1, area.width - labelWidth - 1),
+                                         style: focused ? Theme.focusedField : Theme.field)
+            if focused, ui.overlay == nil {
+                canvas.cursor = Position(x: cursorX, y: y)
+            }
+        }
+        for problem in [editor.titleProblem, editor.authorProblem].compactMap({ $0 }) {
+            writer.wrapped(problem, style: Theme.error, into: &canvas)
+        }
+        if let activity = editor.activity {
+            writer.line(StyledText(activityText(activity), style: Theme.hint), into: &canvas)
+        } else if let outcome = editor.outcome {
+            let (text, style) = outcomeText(outcome)
+            writer.wrapped(text, style: style, into: &canvas)
+        }
+        if let newer = editor.changedElsewhere {
+            writer.wrapped("Someone else saved revision \(newer.revision) since you opened this book: \(newer.title)",
+                           style: Theme.warning, into: &canvas)
+        }
+        if let error = editor.watchError {
+            writer.wrapped("Could not re-read this book: \(error)", style: Theme.hint, into: &canvas)
+        }
+        if let conflict = editor.conflict {
+            writer.skip()
+            ConflictBanner.render(conflict, draft: editor.draft, base: base, writer: &writer, into: &canvas)
+        } else {
+            writer.skip()
+            writer.line(StyledText("Tab next field · Enter save · Esc close", style: Theme.hint), into: &canvas)
+        }
+    }
+
+    static func activityText(_ activity: EditorActivity) -> String {
+        switch activity {
+        case .loading: "Opening…"
+        case .saving: "Saving…"
+        case .fetchingCurrent: "Someone else saved first; fetching their version…"
+        case .reconciling: "Checking whether the last save went through…"
+        }
+    }
+
+    static func outcomeText(_ outcome: SaveOutcome) -> (String, Style) {
+        switch outcome {
+        case let .saved(revision): ("Saved as revision \(revision).", Theme.success)
+        case let .rejected(failure): ("Not saved: \(failure.description)", Theme.error)
+        case .notCommitted: ("The last save did not go through. Save again to retry.", Theme.warning)
+        case let .unresolved(failure):
+            ("Unknown whether the last save went through\(failure.map { " (\($0.description))" } ?? ""). Save again to check.",
+             Theme.warning)
+        }
+    }
+}
+
+/// Their version and yours, inline, with the keys that resolve the conflict.
+enum ConflictBanner {
+    static func render(_ conflict: ConflictState, draft: BookDraft, base: BookRecord, writer: inout PaneWriter, into canvas: inout Canvas) {
+        guard let theirs = conflict.theirs else {
+            writer.line(StyledText("Someone else saved this book first.", style: Theme.conflict), into: &canvas)
+            if let error = conflict.fetchError {
+                writer.wrapped("Their version could not be fetched: \(error)", style: Theme.error, into: &canvas)
+            } else {
+                writer.line(StyledText("Fetching their version…", style: Theme.hint), into: &canvas)
+            }
+            writer.line(StyledText("Esc keep editing", style: Theme.hint), into: &canvas)
+            return
+        }
+        writer.wrapped("Conflict: someone else saved revision \(theirs.revision) while you edited revision \(base.revision).",
+                       style: Theme.conflict, into: &canvas)
+        version("Theirs", title: theirs.title, author: theirs.author, writer: &writer, into: &canvas)
+        version("Yours", title: draft.title, author: draft.author, writer: &writer, into: &canvas)
+        writer.line(StyledText("Ctrl-R take theirs · Ctrl-O overwrite with yours · Esc keep editing", style: Theme.hint), into: &canvas)
+    }
+
+    private static func version(_ label: String, title: String, author: String, writer: inout PaneWriter, into canvas: inout Canvas) {
+        var text = StyledText("\(label): ".padding(toLength: 8, withPad: " ", startingAt: 0), style: Theme.label)
+        text.append(title)
+        if !author.isEmpty { text.append(" — " + author, style: Theme.author) }
+        writer.line(text, into: &canvas)
+    }
+}
+
+/// Writes lines top-down into a pane, stopping at its bottom.
+struct PaneWriter {
+    let area: Rect
+    private(set) var y: Int
+
+    init(area: Rect) {
+        self.area = area
+        y = area.y
+    }
+
+    var hasRoom: Bool { y < area.y + area.height }
+
+    /// Claims the next row; false when the pane is full.
+    mutating func take() -> Bool {
+        guard hasRoom else { return false }
+        y += 1
+        return true
+    }
+
+    mutating func skip() { _ = take() }
+
+    mutating func line(_ text: StyledText, into canvas: inout Canvas) {
+        let row = y
+        guard take() else { return }
+        text.draw(in: &canvas, x: area.x + 1, y: row, width: max(0, area.width - 2))
+    }
+
+    /// Up to three wrapped lines of `text`; a longer text is cut with "…".
+    mutating func wrapped(_ text: String, style: Style, into canvas: inout Canvas, maxLines: Int = 3) {
+        let lines = TextWrap.lines(text, width: max(1, area.width - 2))
+        for (index, part) in lines.prefix(maxLines).enumerated() {
+            let cut = index == maxLines - 1 && lines.count > maxLines
+            line(StyledText(cut ? part + " …" : part, style: style), into: &canvas)
+        }
+    }
+}

@@ -1,0 +1,69 @@
+import Foundation
+
+/// Every key the app understands, grouped as the help overlay shows them. The overlay and
+/// the README are written from this one list, so they cannot disagree with each other.
+public enum KeyHelp {
+    public struct Entry: Equatable, Sendable {
+        public let keys: String
+        public let action: String
+    }
+
+    public struct Section: Equatable, Sendable {
+        public let title: String
+        public let entries: [Entry]
+    }
+
+    public static let sections: [Section] = [
+        Section(title: "Searching", entries: [
+            Entry(keys: "typing", action: "edit the search; results follow as you type"),
+            Entry(keys: "Left Right Ctrl-B Ctrl-F", action: "move the cursor in the search line"),
+            Entry(keys: "Home End Ctrl-A Ctrl-E", action: "cursor to the start / end of the line"),
+            Entry(keys: "Backspace Delete Ctrl-D", action: "delete before / under the cursor"),
+            Entry(keys: "Ctrl-U Ctrl-K", action: "delete to the start / end of the line"),
+            Entry(keys: "Ctrl-W", action: "delete the word before the cursor"),
+            Entry(keys: "Esc", action: "clear the search"),
+            Entry(keys: "Up Down", action: "move the selection"),
+            Entry(keys: "PgUp PgDn", action: "move the selection by a page"),
+            Entry(keys: "wheel, click", action: "scroll; select a row (click it again to open it)"),
+            Entry(keys: "Enter", action: "edit the selected book"),
+        ]),
+        Section(title: "Editing a book", entries: [
+            Entry(keys: "Tab Shift-Tab Up Down", action: "move between title and author"),
+            Entry(keys: "line keys", action: "as in the search line (Left, Ctrl-A, Ctrl-W...)"),
+            Entry(keys: "Enter Ctrl-S", action: "save"),
+            Entry(keys: "Esc", action: "close the editor (asks first if unsaved)"),
+        ]),
+        Section(title: "When someone else saved first", entries: [
+            Entry(keys: "Ctrl-R", action: "reload: take their version, drop yours"),
+            Entry(keys: "Ctrl-O", action: "overwrite their version with yours"),
+            Entry(keys: "Esc, any edit", action: "keep editing your version"),
+        ]),
+        Section(title: "Anywhere", entries: [
+            Entry(keys: "F1 (? with an empty search)", action: "this help; any key closes it"),
+            Entry(keys: "F2 Ctrl-T", action: "switch account"),
+            Entry(keys: "Ctrl-Q Ctrl-C", action: "quit (asks first if unsaved)"),
+            Entry(keys: "y / n", action: "answer a question (Enter = yes, Esc = no)"),
+        ]),
+    ]
+
+    /// The help as plain lines for a box `width` columns wide: keys and action side by side
+    /// when there is room, else the action indented under its keys.
+    public static func lines(width: Int = 80) -> [String] {
+        let keyColumn = (sections.flatMap(\.entries).map(\.keys.count).max() ?? 0) + 2
+        let sideBySide = width >= keyColumn + 2 + 40
+        var lines: [String] = []
+        for (index, section) in sections.enumerated() {
+            if index > 0 { lines.append("") }
+            lines.append(section.title)
+            for entry in section.entries {
+                if sideBySide {
+                    lines.append("  " + entry.keys.padding(toLength: keyColumn, withPad: " ", startingAt: 0) + entry.action)
+                } else {
+                    lines.append("  " + entry.keys)
+                    lines.append("      " + entry.action)
+                }
+            }
+        }
+        return lines
+    }
+}

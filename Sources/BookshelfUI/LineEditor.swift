@@ -1,0 +1,77 @@
+/// One line of editable text and a cursor, with the readline keys a terminal user expects.
+/// The cursor counts characters (grapheme clusters), so it can never sit inside an emoji or
+/// between a letter and its accent.
+public struct LineEditor: Equatable, Sendable {
+    public private(set) var text: String
+    /// Characters before the cursor, 0...text.count.
+    public private(set) var cursor: Int
+
+    public init(_ text: String = "", cursor: Int? = nil) {
+        self.text = text
+        self.cursor = min(max(0, cursor ?? text.count), text.count)
+    }
+
+    /// An edit the line understands.
+    public enum Edit: Equatable, Sendable {
+        case insert(String)
+        case backspace, deleteForward
+        case left, right, home, end
+        /// Ctrl-U: delete from the start of the line to the cursor.
+        case deleteToStart
+        /// Ctrl-K: delete from the cursor to the end of the line.
+        case deleteToEnd
+        /// Ctrl-W: delete the word before the cursor (and the spaces after it).
+        case deleteWordBackward
+    }
+
+    /// Applies `edit`; returns whether the text changed (the cursor may move either way).
+    @discardableResult
+    public mutating func apply(_ edit: Edit) -> Bool {
+        var characters = Array(text)
+        let before = text
+        switch edit {
+        case let .insert(inserted):
+            let new = Array(inserted)
+            characters.insert(contentsOf: new, at: cursor)
+            cursor += new.count
+        case .backspace:
+            guard cursor > 0 else { return false }
+            characters.remove(at: cursor - 1)
+            cursor -= 1
+        case .deleteForward:
+            guard cursor < characters.count else { return false }
+            characters.remove(at: cursor)
+        case .left: cursor = max(0, cursor - 1)
+        case .right: cursor = min(characters.count, cursor + 1)
+        case .home: cursor = 0
+        case .end: cursor = characters.count
+        case .deleteToStart:
+            characters.removeSubrange(0..<cursor)
+            cursor = 0
+        case .deleteToEnd:
+            characters.removeSubrange(cursor...)
+        case .deleteWordBackward:
+            var start = cursor
+            while start > 0, characters[start - 1].isWhitespace { start -= 1 }
+            while start > 0, !characters[start - 1].isWhitespace { start -= 1 }
+            characters.removeSubrange(start..<cursor)
+            cursor = start
+        }
+        // Joining can merge clusters (a combining mark typed after a letter): keep the
+        // cursor in range of what the string now holds.
+        text = String(characters)
+        cursor = min(cursor, text.count)
+        return text != before
+    }
+
+    /// Follows text that changed elsewhere (a reload, a newly opened record): the cursor
+    /// stays if the text is unchanged, else it goes to the end.
+    public mutating func follow(_ external: String) {
+        guard external != text else { return }
+        text = external
+        cursor = external.count
+    }
+
+    /// The text before the cursor, for measuring the column the cursor is drawn at.
+    public var textBeforeCursor: String { String(text.prefix(cursor)) }
+}

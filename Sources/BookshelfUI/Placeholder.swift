@@ -1,1 +1,0 @@
-// BookshelfUI: under construction.

@@ -1,0 +1,247 @@
+import BookCatalog
+import BookshelfModel
+import TerminalUI
+
+/// What the header says about the store: its kind and where it is. Given by the executable.
+public struct StoreInfo: Equatable, Sendable {
+    public let kind: String
+    public let location: String
+
+    public init(kind: String, location: String) {
+        self.kind = kind
+        self.location = location
+    }
+}
+
+/// The whole screen as a pure function of the model's state, the UI state and the size.
+/// Nothing here reads a clock, a store or a global: the same inputs paint the same cells.
+public enum Screen {
+    public static func render(_ state: BookshelfState, ui: UIState, store: StoreInfo, into canvas: inout Canvas) {
+        let layout = ScreenLayout(columns: canvas.width, rows: canvas.height, editorOpen: state.editor != nil)
+        canvas.cursor = nil
+        if layout.isTooSmall {
+            renderTooSmall(into: &canvas)
+            return
+        }
+        renderHeader(state, ui: ui, store: store, layout: layout, into: &canvas)
+        renderSearchLine(state, ui: ui, layout: layout, into: &canvas)
+        let top = ListViewport.top(current: ui.listTop, selection: state.search.selection,
+                                   count: state.search.rows.count, height: layout.list.height)
+        renderRule(state, top: top, layout: layout, into: &canvas)
+        ResultList.render(state.search, top: top, in: layout.list, into: &canvas)
+        if let divider = layout.divider {
+            let symbol: Character = divider.width == 1 ? "│" : "─"
+            canvas.fill(divider, symbol: symbol, style: Theme.border)
+        }
+        if let pane = layout.pane {
+            if let editor = state.editor {
+                EditorPane.render(editor, ui: ui, in: pane, into: &canvas)
+            } else {
+                DetailPane.render(state.search.selectedBook, in: pane, into: &canvas)
+            }
+        }
+        StatusLine.render(state, ui: ui, in: layout.status, into: &canvas)
+        Overlays.render(state, ui: ui, into: &canvas)
+    }
+
+    static func renderTooSmall(into canvas: inout Canvas) {
+        let message = "Terminal too small: \(canvas.width)x\(canvas.height), needs "
+            + "\(ScreenLayout.minimumColumns)x\(ScreenLayout.minimumRows). Resize it, or Ctrl-Q to quit."
+        let lines = TextWrap.lines(message, width: canvas.width)
+        let first = max(0, (canvas.height - lines.count) / 2)
+        for (offset, line) in lines.enumerated() where first + offset < canvas.height {
+            let x = max(0, (canvas.width - TextLayout.width(line)) / 2)
+            canvas.draw(line, x: x, y: first + offset, style: Theme.warning, maxWidth: canvas.width - x)
+        }
+    }
+
+    static func renderHeader(_ state: BookshelfState, ui: UIState, store: StoreInfo, layout: ScreenLayout, into canvas: inout Canvas) {
+        var text = StyledText(" Bookshelf", style: Theme.header)
+        let account = state.account.map { "  \($0)" } ?? "  not connected"
+        text.append(account, style: Theme.header)
+        if let size = ui.catalogSize, size.account == state.account {
+            text.append(" · \(NumberText.grouped(size.books)) books", style: Theme.header)
+        }
+        text.append("  \(store.kind) \(store.location)", style: Theme.header)
+        text.draw(in: &canvas, x: 0, y: layout.header.y, width: layout.columns, fill: Theme.header)
+    }
+
+    static let promptText = "Search: "
+
+    static func renderSearchLine(_ state: BookshelfState, ui: UIState, layout: ScreenLayout, into canvas: inout Canvas) {
+        let y = layout.search.y
+        let promptWidth = canvas.draw(promptText, x: 0, y: y, style: Theme.prompt)
+        // The mirror of the model's query; if they ever differ the model's text wins.
+        var line = ui.query
+        line.follow(state.search.query)
+        let cursorX = FieldView.draw(line, in: &canvas, x: promptWidth, y: y, width: layout.columns - promptWidth, style: .plain)
+        if state.editor == nil, ui.overlay == nil, state.passwordPrompt == nil, state.confirmation == nil {
+            canvas.cursor = Position(x: cursorX, y: y)
+        }
+    }
+
+    static func renderRule(_ state: BookshelfState, top: Int, layout: ScreenLayout, into canvas: inout Canvas) {
+        canvas.fill(layout.rule, symbol: "─", style: Theme.border)
+        let search = state.search
+        let count: String
+        if search.rows.isEmpty {
+            count = search.isBusy ? "" : (search.error == nil ? "no matches" : "")
+        } else if layout.list.height == 0 {
+            count = search.total == 1 ? "1 match" : "\(NumberText.grouped(search.total)) matches"
+        } else {
+            let last = min(search.rows.count, top + layout.list.height)
+            count = "\(NumberText.grouped(top + 1))–\(NumberText.grouped(last)) of \(NumberText.grouped(search.total))"
+        }
+        guard !count.isEmpty else { return }
+        let label = " \(count) "
+        let width = TextLayout.width(label)
+        canvas.draw(label, x: max(0, layout.columns - width - 1), y: layout.rule.y, style: Theme.count)
+    }
+}
+
+/// The results: one book per row, the matched parts highlighted, the selection reversed.
+enum ResultList {
+    static func render(_ search: SearchState, top: Int, in area: Rect, into canvas: inout Canvas) {
+        guard area.height > 0, area.width > 0 else { return }
+        if search.rows.isEmpty {
+            let message: String
+            let style: Style
+            if let error = search.error {
+                message = error
+                style = Theme.error
+            } else if search.isBusy {
+                message = "Searching…"
+                style = Theme.hint
+            } else {
+                message = search.query.isEmpty ? "The catalog is empty." : "No books match."
+                style = Theme.hint
+            }
+            for (offset, line) in TextWrap.lines(message, width: area.width - 2).prefix(area.height).enumerated() {
+                canvas.draw(line, x: area.x + 1, y: area.y + offset, style: style, maxWidth: area.width - 1)
+            }
+            return
+        }
+        let terms = SearchTerms(search.query)
+        for row in 0..<area.height {
+            let index = top + row
+            let y = area.y + row
+            if index < search.rows.count {
+                let record = search.rows[index]
+                line(for: record, terms: terms, selected: index == search.selection, width: area.width)
+                    .draw(in: &canvas, x: area.x, y: y, width: area.width,
+                          fill: index == search.selection ? Theme.selected : .plain)
+            } else if index == search.rows.count, search.isLoadingMore {
+                canvas.draw(" Loading more…", x: area.x, y: y, style: Theme.hint, maxWidth: area.width)
+            }
+        }
+    }
+
+    /// " Title ………… Author ": the title gets what the author column leaves.
+    static func line(for record: BookRecord, terms: SearchTerms, selected: Bool, width: Int) -> StyledText {
+        let base = selected ? Theme.selected : Style.plain
+        let match = selected ? Theme.selectedMatch : Theme.match
+        let authorBase = selected ? Theme.selected : Theme.author
+        let title = StyledText.highlighted(record.title, ranges: terms.highlightRanges(in: record.title), base: base, highlight: match)
+        guard !record.author.isEmpty, width >= 50 else {
+            return StyledText(" ", style: base) + title
+        }
+        let authorWidth = min(30, width / 3)
+        // A space of margin on both sides and two between the columns.
+        let titleWidth = width - authorWidth - 4
+        let author = StyledText.highlighted(record.author, ranges: terms.highlightRanges(in: record.author), base: authorBase, highlight: match)
+        var canvas = Canvas(width: width, height: 1)
+        (StyledText(" ", style: base) + title).draw(in: &canvas, x: 0, y: 0, width: titleWidth + 1, fill: base)
+        canvas.fill(Rect(x: titleWidth + 1, y: 0, width: 2, height: 1), style: base)
+        author.draw(in: &canvas, x: titleWidth + 3, y: 0, width: authorWidth, fill: base)
+        canvas.fill(Rect(x: width - 1, y: 0, width: 1, height: 1), style: base)
+        return StyledText(canvas: canvas)
+    }
+}
+
+extension StyledText {
+    /// One row of a canvas back as runs (used to compose columns that were cut separately).
+    init(canvas: Canvas) {
+        self.init()
+        for x in 0..<canvas.width where !canvas[x, 0].isContinuation {
+            let cell = canvas[x, 0]
+            if let last = runs.last, last.style == cell.style {
+                runs[runs.count - 1].text += cell.symbol
+            } else {
+                runs.append(Run(text: cell.symbol, style: cell.style))
+            }
+        }
+    }
+}
+
+/// The selected book, read-only.
+enum DetailPane {
+    static func render(_ book: BookRecord?, in area: Rect, into canvas: inout Canvas) {
+        guard let book, area.height > 0 else { return }
+        let width = area.width - 2
+        var y = area.y
+        let bottom = area.y + area.height
+        let titleLines = TextWrap.lines(book.title, width: width)
+        let titleBudget = max(1, area.height - 3)
+        for (index, line) in titleLines.prefix(titleBudget).enumerated() where y < bottom {
+            let cut = index == titleBudget - 1 && titleLines.count > titleBudget
+            StyledText(cut ? line + " …" : line, style: Theme.label).draw(in: &canvas, x: area.x + 1, y: y, width: width)
+            y += 1
+        }
+        if y < bottom, !book.author.isEmpty {
+            StyledText("by " + book.author, style: Theme.author).draw(in: &canvas, x: area.x + 1, y: y, width: width)
+            y += 1
+        }
+        if y < bottom {
+            StyledText("#\(book.id) · revision \(book.revision) · Enter to edit", style: Theme.hint)
+                .draw(in: &canvas, x: area.x + 1, y: y, width: width)
+        }
+    }
+}
+
+/// A one-line text field that scrolls sideways to keep the cursor in view.
+enum FieldView {
+    /// Draws `line` into `width` columns and returns the cursor's screen column.
+    @discardableResult
+    static func draw(_ line: LineEditor, in canvas: inout Canvas, x: Int, y: Int, width: Int, style: Style) -> Int {
+        guard width > 0 else { return x }
+        let glyphs = TextLayout.glyphs(line.text)
+        let cursorColumn = TextLayout.width(line.textBeforeCursor)
+        // Leave the last column for the cursor when it is at the end.
+        let offset = max(0, cursorColumn - (width - 1))
+        var column = 0
+        var visible = ""
+        for glyph in glyphs {
+            defer { column += glyph.width }
+            if column < offset { continue }
+            if column - offset + glyph.width > width { break }
+            visible += glyph.symbol
+        }
+        let lead = glyphs.isEmpty ? 0 : leadingGap(glyphs, offset: offset)
+        canvas.fill(Rect(x: x, y: y, width: width, height: 1), style: style)
+        canvas.draw(visible, x: x + lead, y: y, style: style, maxWidth: width - lead)
+        return x + min(width - 1, cursorColumn - offset)
+    }
+
+    /// A wide glyph cut by the left edge leaves one blank column before the first shown glyph.
+    private static func leadingGap(_ glyphs: [Glyph], offset: Int) -> Int {
+        var column = 0
+        for glyph in glyphs {
+            if column >= offset { return column - offset }
+            column += glyph.width
+        }
+        return 0
+    }
+}
+
+enum NumberText {
+    /// 12345 -> "12,345".
+    static func grouped(_ number: Int) -> String {
+        let digits = String(number.magnitude)
+        var result = number < 0 ? "-" : ""
+        for (offset, digit) in digits.enumerated() {
+            if offset > 0, (digits.count - offset) % 3 == 0 { result.append(",") }
+            result.append(digit)
+        }
+        return result
+    }
+}

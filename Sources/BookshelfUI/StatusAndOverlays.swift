@@ -1,0 +1,176 @@
+import BookshelfModel
+import Foundation
+import TerminalUI
+
+/// The bottom line: the spinner and what the app is waiting for, or the error to act on,
+/// and the keys that matter right now.
+enum StatusLine {
+    static let spinnerFrames: [Character] = ["|", "/", "-", "\\"]
+
+    static func render(_ state: BookshelfState, ui: UIState, in area: Rect, into canvas: inout Canvas) {
+        let spinner = String(spinnerFrames[ui.spinnerPhase % spinnerFrames.count])
+        var message: StyledText?
+        if let connecting = state.connection.connectingTo {
+            message = StyledText("\(spinner) Connecting to \(connecting)…", style: Theme.status)
+        } else if let error = state.connection.error {
+            message = StyledText("Could not switch account: \(error)", style: Theme.statusError)
+        } else if let activity = state.editor?.activity {
+            message = StyledText("\(spinner) \(EditorPane.activityText(activity))", style: Theme.status)
+        } else if state.search.isBusy {
+            message = StyledText("\(spinner) Searching…", style: Theme.status)
+        } else if state.search.isLoadingMore {
+            message = StyledText("\(spinner) Loading more…", style: Theme.status)
+        } else if let error = state.search.error {
+            message = StyledText("Search failed: \(error)", style: Theme.statusError)
+        } else if let notice = ui.notice {
+            message = StyledText(notice, style: Theme.status)
+        }
+        let hints = " " + hintText(state, ui: ui) + " "
+        let hintsWidth = TextLayout.width(hints)
+        canvas.fill(area, style: Theme.status)
+        if let message {
+            // The message wins the room; hints take what is left on the right.
+            let needed = min(area.width, message.width + 2)
+            (StyledText(" ", style: Theme.status) + message).draw(in: &canvas, x: area.x, y: area.y, width: needed, fill: Theme.status)
+            if area.width - needed >= hintsWidth {
+                canvas.draw(hints, x: area.x + area.width - hintsWidth, y: area.y, style: Theme.status)
+            }
+        } else {
+            StyledText(hints, style: Theme.status).draw(in: &canvas, x: area.x, y: area.y, width: area.width, fill: Theme.status)
+        }
+    }
+
+    static func hintText(_ state: BookshelfState, ui: UIState) -> String {
+        if state.passwordPrompt != nil { return "Enter connect · Esc cancel" }
+        if state.confirmation != nil { return "y yes · n no" }
+        switch ui.overlay {
+        case .help?: return "any key closes"
+        case .accounts?: return "Enter switch · Esc close"
+        case nil: break
+        }
+        if let editor = state.editor {
+            if editor.conflict?.theirs != nil { return "Ctrl-R theirs · Ctrl-O overwrite · Esc keep editing" }
+            return "Tab field · Enter save · Esc close · F1 help"
+        }
+        return "Enter edit · F1 help · F2 account · Ctrl-Q quit"
+    }
+}
+
+/// Boxes drawn over the screen: a question, the password prompt, the account switcher, help.
+enum Overlays {
+    static func render(_ state: BookshelfState, ui: UIState, into canvas: inout Canvas) {
+        if let confirmation = state.confirmation {
+            let box = Box(title: "Unsaved changes", lines: [confirmation.question, "", "y: yes, discard    n: no, keep editing"],
+                          canvas: canvas, preferredWidth: 52)
+            box.draw(into: &canvas)
+            return
+        }
+        if let prompt = state.passwordPrompt {
+            renderPassword(prompt, secret: ui.password, into: &canvas)
+            return
+        }
+        switch ui.overlay {
+        case let .help(scroll)?:
+            renderHelp(scroll: scroll, into: &canvas)
+        case let .accounts(selection)?:
+            renderAccounts(state, selection: selection, into: &canvas)
+        case nil:
+            break
+        }
+    }
+
+    static func renderPassword(_ prompt: PasswordPrompt, secret: SecretText, into canvas: inout Canvas) {
+        let box = Box(title: "Password", lines: ["Account \(prompt.account) needs a password.", "", "", "Enter connect · Esc cancel"],
+                      canvas: canvas, preferredWidth: 44)
+        box.draw(into: &canvas)
+        // Only a mask is drawn: one bullet per character typed, capped to the field.
+        let fieldWidth = box.inner.width
+        let mask = String(repeating: "•", count: min(secret.count, fieldWidth - 1))
+        let y = box.inner.y + 2
+        canvas.fill(Rect(x: box.inner.x, y: y, width: fieldWidth, height: 1), style: Theme.focusedField)
+        canvas.draw(mask, x: box.inner.x, y: y, style: Theme.focusedField)
+        canvas.cursor = Position(x: box.inner.x + TextLayout.width(mask), y: y)
+    }
+
+    static func renderAccounts(_ state: BookshelfState, selection: Int, into canvas: inout Canvas) {
+        var lines: [String] = []
+        for choice in state.accounts {
+            var line = choice.name
+            if choice.isCurrent { line += "  (current)" }
+            if choice.needsPassword { line += "  (password)" }
+            lines.append(line)
+        }
+        if lines.isEmpty { lines = ["Listing accounts…"] }
+        let box = Box(title: "Switch account", lines: lines, canvas: canvas, preferredWidth: 40)
+        box.draw(into: &canvas)
+        let row = min(max(0, selection), max(0, state.accounts.count - 1))
+        if !state.accounts.isEmpty, row < box.inner.height {
+            canvas.setStyle(Theme.selected, in: Rect(x: box.inner.x, y: box.inner.y + row, width: box.inner.width, height: 1))
+        }
+    }
+
+    static func helpBox(canvas: Canvas, scroll: Int) -> Box {
+        let innerWidth = min(canvas.width - 2, 80) - 4
+        return Box(title: "Keys", lines: KeyHelp.lines(width: innerWidth), canvas: canvas, preferredWidth: 80, scroll: scroll)
+    }
+
+    /// The furthest the help can scroll at this size.
+    static func helpMaximumScroll(columns: Int, rows: Int) -> Int {
+        helpBox(canvas: Canvas(width: columns, height: rows), scroll: .max).scroll
+    }
+
+    static func renderHelp(scroll: Int, into canvas: inout Canvas) {
+        let box = helpBox(canvas: canvas, scroll: scroll)
+        box.draw(into: &canvas)
+        let titles = Set(KeyHelp.sections.map(\.title))
+        for row in 0..<box.inner.height where box.scroll + row < box.lines.count && titles.contains(box.lines[box.scroll + row]) {
+            canvas.draw(box.lines[box.scroll + row], x: box.inner.x, y: box.inner.y + row, style: Theme.overlayTitle,
+                        maxWidth: box.inner.width)
+        }
+    }
+}
+
+/// A bordered box centred on the screen, as large as its lines or the screen allow.
+struct Box {
+    let frame: Rect
+    let inner: Rect
+    let title: String
+    let lines: [String]
+    let scroll: Int
+
+    init(title: String, lines: [String], canvas: Canvas, preferredWidth: Int, scroll: Int = 0) {
+        let widest = lines.map(TextLayout.width).max() ?? 0
+        let width = min(canvas.width - 2, max(preferredWidth, min(widest + 4, canvas.width - 2)))
+        // Wrap to the room there is.
+        let wrapped = lines.flatMap { $0.isEmpty ? [""] : TextWrap.lines($0, width: max(1, width - 4)) }
+        let height = min(canvas.height - 2, wrapped.count + 2)
+        let x = max(0, (canvas.width - width) / 2)
+        let y = max(0, (canvas.height - height) / 2)
+        frame = Rect(x: x, y: y, width: width, height: height)
+        inner = Rect(x: x + 2, y: y + 1, width: max(0, width - 4), height: max(0, height - 2))
+        self.title = title
+        self.lines = wrapped
+        self.scroll = min(max(0, scroll), max(0, wrapped.count - inner.height))
+    }
+
+    func draw(into canvas: inout Canvas) {
+        let right = frame.x + frame.width - 1
+        let bottom = frame.y + frame.height - 1
+        canvas.fill(frame, style: Theme.overlay)
+        canvas.fill(Rect(x: frame.x + 1, y: frame.y, width: frame.width - 2, height: 1), symbol: "─", style: Theme.border)
+        canvas.fill(Rect(x: frame.x + 1, y: bottom, width: frame.width - 2, height: 1), symbol: "─", style: Theme.border)
+        canvas.fill(Rect(x: frame.x, y: frame.y + 1, width: 1, height: frame.height - 2), symbol: "│", style: Theme.border)
+        canvas.fill(Rect(x: right, y: frame.y + 1, width: 1, height: frame.height - 2), symbol: "│", style: Theme.border)
+        canvas.draw("┌", x: frame.x, y: frame.y, style: Theme.border)
+        canvas.draw("┐", x: right, y: frame.y, style: Theme.border)
+        canvas.draw("└", x: frame.x, y: bottom, style: Theme.border)
+        canvas.draw("┘", x: right, y: bottom, style: Theme.border)
+        canvas.draw(" \(title) ", x: frame.x + 2, y: frame.y, style: Theme.overlayTitle, maxWidth: max(0, frame.width - 4))
+        for row in 0..<inner.height where scroll + row < lines.count {
+            canvas.draw(lines[scroll + row], x: inner.x, y: inner.y + row, style: Theme.overlay, maxWidth: inner.width)
+        }
+        if lines.count > inner.height + scroll {
+            canvas.draw(" more ↓ ", x: right - 9, y: bottom, style: Theme.hint)
+        }
+    }
+}

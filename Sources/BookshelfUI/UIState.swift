@@ -1,0 +1,62 @@
+import BookshelfModel
+
+/// What the screen needs besides the model's state: where cursors are, which overlay is
+/// open, how far the list is scrolled. Small, plain and owned by `BookshelfApp`; the screen
+/// is a pure function of `BookshelfState` plus this.
+public struct UIState: Equatable, Sendable {
+    public enum Overlay: Equatable, Sendable {
+        /// The key list; `scroll` is the first line shown.
+        case help(scroll: Int)
+        /// The account switcher; `selection` indexes `BookshelfState.accounts`.
+        case accounts(selection: Int)
+    }
+
+    /// The search line (its text mirrors `SearchState.query`).
+    public var query = LineEditor()
+    /// The editor's fields (their texts mirror the draft).
+    public var title = LineEditor()
+    public var author = LineEditor()
+    public var overlay: Overlay?
+    /// What the user is typing into the password prompt. Never drawn, never logged.
+    public var password = SecretText()
+    /// The first result row shown.
+    public var listTop = 0
+    /// Advances on every timer tick while something is busy.
+    public var spinnerPhase = 0
+    /// The size of the catalog the current account sees, once counted.
+    public var catalogSize: CatalogSize?
+    /// A one-line hint about the last key (e.g. why nothing was saved), cleared by the next key.
+    public var notice: String?
+
+    public init() {}
+
+    public func field(_ field: EditorField) -> LineEditor { field == .title ? title : author }
+
+    public mutating func edit(_ field: EditorField, _ body: (inout LineEditor) -> Void) {
+        if field == .title { body(&title) } else { body(&author) }
+    }
+}
+
+/// How many books an account sees; shown in the header only while that account is current.
+public struct CatalogSize: Equatable, Sendable {
+    public let account: String
+    public let books: Int
+}
+
+/// Text that must never reach the screen, a log or a description: a password.
+public struct SecretText: Equatable, Sendable, CustomStringConvertible, CustomDebugStringConvertible {
+    private var storage = ""
+
+    public init() {}
+
+    public var count: Int { storage.count }
+    public var isEmpty: Bool { storage.isEmpty }
+    public mutating func append(_ text: String) { storage += text }
+    public mutating func removeLast() { if !storage.isEmpty { storage.removeLast() } }
+    public mutating func clear() { storage = "" }
+    /// The secret, for handing to the connector only.
+    public func reveal() -> String { storage }
+
+    public var description: String { "<secret>" }
+    public var debugDescription: String { "<secret>" }
+}

@@ -1,0 +1,147 @@
+import BookCatalog
+import BookshelfModel
+import BookshelfUI
+import Foundation
+import SQLiteCatalog
+import TerminalUI
+
+/// Keystroke-to-paint latency of the interactive app on a large SQLite catalog: the real
+/// `BookshelfModel` and `BookshelfApp` (key handling, the model's search through
+/// `BookRepository` and `SQLiteBookRemote`, the pure `Screen.render` and the frame diff into
+/// a `MemoryBackend`), typing queries one character at a time. Each key is timed from the
+/// moment it is handed to the app until the frame showing that key's search results has been
+/// presented; the next key is typed only then, so every key pays for its own search (the
+/// worst case: in the real app a fast typist's older searches are superseded and dropped).
+enum KeysBench: BenchMode {
+    static let name = "keys"
+    static let summary = "keystroke-to-paint latency of the app (model + screen) on an SQLite catalog (p50/p99, peak memory)"
+
+    static let help = """
+        usage: bookshelf-bench keys [--count N] [--db PATH] [--rounds N] [--columns C] [--rows R]
+
+          --count N     books in the catalog (default 1000000)
+          --db PATH     catalog file, shared with the search mode: reused when it holds exactly N
+                        benchmark books, rebuilt otherwise
+                        (default: bookshelf-bench-N.sqlite in the temporary directory)
+          --rounds N    times the whole query set is typed (default 3)
+          --columns C   --rows R   screen size (default 120 x 40)
+
+        Peak memory is the process's VmHWM, reset (Linux clear_refs) after the catalog is ready,
+        so it covers the app: model, search index, screen.
+        """
+
+    /// Typed one character at a time, then cleared with Ctrl-U (also a timed key).
+    static let queries = [
+        "history of rome", "the secret garden", "war and peace", "murakami", "日本の歴史", "cafe society",
+        "a", "zzqx", "night river", "tolstoy", "lost city of gold", "ångström",
+    ]
+
+    static func run(_ arguments: [String]) async throws {
+        if arguments.contains("--help") || arguments.contains("-h") {
+            print(help)
+            return
+        }
+        let options = try BenchOptions(arguments, valued: ["--count", "--db", "--rounds", "--columns", "--rows"], flags: [])
+        let count = try options.int("--count", default: 1_000_000)
+        let rounds = max(1, try options.int("--rounds", default: 3))
+        let size = TerminalSize(rows: max(10, try options.int("--rows", default: 40)),
+                                columns: max(40, try options.int("--columns", default: 120)))
+        let path = options.string("--db")
+            ?? FileManager.default.temporaryDirectory.appendingPathComponent("bookshelf-bench-\(count).sqlite").path
+        #if DEBUG
+        print("warning: debug build; use `swift run -c release bookshelf-bench keys` for real figures")
+        #endif
+        let catalog = try SearchBench.prepareCatalog(path: path, count: count)
+        let reset = resetPeakMemory()
+        print("peak memory before the app starts: \(peakMemory())\(reset ? " (reset)" : " (could not reset; includes the catalog build)")")
+        try await measure(catalog: catalog, path: path, rounds: rounds, size: size)
+    }
+
+    @MainActor
+    static func measure(catalog: SQLiteCatalog, path: String, rounds: Int, size: TerminalSize) async throws {
+        let model = BookshelfModel(connector: BenchConnector(catalog: catalog), account: "bench")
+        let app = BookshelfApp(model: model, store: StoreInfo(kind: "SQLite", location: path), size: size)
+        var backend = MemoryBackend(width: size.columns, height: size.rows)
+        func paint() {
+            var canvas = Canvas(width: size.columns, height: size.rows)
+            app.render(into: &canvas)
+            backend.present(canvas)
+        }
+        func settle() async {
+            while let request = model.runningRequests.first { await model.finished(request: request) }
+        }
+
+        let clock = ContinuousClock()
+        let startup = clock.now
+        app.start()
+        await settle()
+        paint()
+        let state = model.state
+        guard state.account == "bench", state.search.error == nil else {
+            throw BenchError("the app did not connect: \(state.connection.error ?? state.search.error ?? "unknown")")
+        }
+        print("first paint (connects, builds the in-memory index): \((clock.now - startup).formatted); \(state.search.total) books")
+
+        var typing = Timings()
+        var clearing = Timings()
+        var render = Timings()
+        var keys = 0
+        var slowest: [(Duration, String)] = []
+        for _ in 0..<rounds {
+            for query in queries {
+                for (offset, character) in query.enumerated() {
+                    let start = clock.now
+                    app.handle(.key(.character(character)))
+                    await settle()
+                    let renderStart = clock.now
+                    paint()
+                    let end = clock.now
+                    typing.record(end - start)
+                    render.record(end - renderStart)
+                    slowest.append((end - start, String(query.prefix(offset + 1))))
+                    keys += 1
+                }
+                guard model.state.search.query == query, model.state.search.error == nil else {
+                    throw BenchError("the app did not search for the typed query")
+                }
+                let start = clock.now
+                app.handle(.key(.ctrl("u")))
+                await settle()
+                paint()
+                clearing.record(clock.now - start)
+                keys += 1
+            }
+        }
+        var all = Timings()
+        for sample in typing.samples + clearing.samples { all.record(sample) }
+        print("\n\(keys) keys over \(queries.count) queries x \(rounds) rounds, screen \(size.columns)x\(size.rows)")
+        print("key kind             p50          p99          max")
+        for (label, timings) in [("typing a character", typing), ("Ctrl-U (all books)", clearing), ("all keys", all),
+                                 ("  of which paint", render)] {
+            print("\(label.padding(toLength: 18, withPad: " ", startingAt: 0)) \(timings.p50.formatted)  \(timings.p99.formatted)  \(timings.percentile(1).formatted)")
+        }
+        let worst = Dictionary(slowest.map { ($0.1, $0.0) }, uniquingKeysWith: max).sorted { $0.value > $1.value }.prefix(8)
+        print("\nslowest typed prefixes: " + worst.map { "\"\($0.key)\" \(String(format: "%.1f", $0.value.milliseconds)) ms" }
+            .joined(separator: ", "))
+        print("\ntarget: p99 under 16 ms; peak memory under 64 MB")
+        print("peak memory (since the reset): \(peakMemory())")
+    }
+
+    /// Resets VmHWM to the current resident size (Linux 4.0+), so the peak that follows is the app's.
+    static func resetPeakMemory() -> Bool {
+        guard let handle = FileHandle(forWritingAtPath: "/proc/self/clear_refs") else { return false }
+        defer { try? handle.close() }
+        return (try? handle.write(contentsOf: Data("5".utf8))) != nil
+    }
+}
+
+/// The benchmark's one account, on its own connection, as the app's connector opens it.
+private struct BenchConnector: CatalogConnector {
+    let catalog: SQLiteCatalog
+
+    func accountNames() async throws -> [String] { try catalog.accounts().map(\.name).sorted() }
+    func requiresPassword(for account: String) -> Bool { false }
+    func connect(account: String, password: String?) async throws -> any BookRemote {
+        try catalog.remote(account: account)
+    }
+}

@@ -1,0 +1,176 @@
+import BookCatalog
+import BookshelfModel
+import BookshelfUI
+import Foundation
+import SQLiteCatalog
+import TerminalUI
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `bookshelf` with no command: the interactive catalog on the terminal.
+///
+/// Everything that can fail for a reason the user can fix (an unknown account, a catalog that
+/// cannot be read, a bad latency spec, a trace file that cannot be written, no terminal) is
+/// checked and reported on standard error BEFORE the screen opens.
+enum InteractiveCommand {
+    static let account = OptionSpec(
+        "account", value: "NAME", help: "Act as account NAME (default: the first editor account by name).")
+    static let latency = OptionSpec(
+        "latency", value: "SPEC",
+        help: "Delay each store request: 400,250,60 (ms per request, cycling) or random:50-600.")
+    static let seed = OptionSpec("seed", value: "N", help: "Seed for --latency random:A-B (default 0).")
+    static let trace = OptionSpec(
+        "trace", value: "FILE", help: "Write per-event timings to FILE (ids and durations, never text).")
+
+    static let options: [OptionSpec] = [.db, account, latency, seed, trace]
+
+    @Sendable static func run(_ context: CommandContext) async throws -> ExitStatus {
+        let setup = try await prepare(context)
+        await runOnTerminal(setup)
+    }
+
+    /// What the screen needs, all checked before it opens.
+    struct Setup: Sendable {
+        let catalog: SQLiteCatalog
+        let path: String
+        let account: Account
+        let books: Int
+        let schedule: LatencySchedule?
+        let tracePath: String?
+    }
+
+    static func prepare(_ context: CommandContext) async throws -> Setup {
+        let arguments = context.arguments
+        let path = try CatalogLocation.resolve(option: arguments.value("db"), environment: context.environment)
+        var schedule: LatencySchedule?
+        if let spec = arguments.value("latency") {
+            let seed = try seedValue(arguments.value("seed"))
+            do {
+                schedule = try LatencySchedule.parse(spec, seed: seed)
+            } catch {
+                throw UsageError("--latency: \(error.description)")
+            }
+        } else if arguments.value("seed") != nil {
+            throw UsageError("--seed applies only with --latency")
+        }
+        let catalog = try CatalogOpener.open(path: path, console: context.console)
+        let account = try defaultAccount(named: arguments.value("account"), in: catalog)
+        // Reading the account's books proves the catalog is readable before the screen opens.
+        let books: Int
+        do {
+            books = try catalog.bookCount(scope: account.scope)
+            _ = try catalog.remote(account: account.name)
+        } catch {
+            throw CommandFailure("cannot read the catalog \(path.printable): " + TerminalText.sanitized(error.description))
+        }
+        let tracePath = arguments.value("trace")
+        if let tracePath {
+            guard FileManager.default.createFile(atPath: tracePath, contents: nil) else {
+                throw CommandFailure("cannot write the trace file \(tracePath.printable)")
+            }
+        }
+        guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else {
+            throw CommandFailure("the interactive catalog needs a terminal; in scripts use 'bookshelf search QUERY'")
+        }
+        return Setup(catalog: catalog, path: path, account: account, books: books, schedule: schedule, tracePath: tracePath)
+    }
+
+    /// The account `name`, or the first editor account by name (else the first account).
+    static func defaultAccount(named name: String?, in catalog: SQLiteCatalog) throws(CommandFailure) -> Account {
+        if name != nil { return try CatalogOpener.account(named: name, in: catalog) }
+        let accounts: [Account]
+        do {
+            accounts = try catalog.accounts().sorted { $0.name < $1.name }
+        } catch {
+            throw CommandFailure(TerminalText.sanitized(error.description))
+        }
+        guard let chosen = accounts.first(where: { $0.role == .editor }) ?? accounts.first else {
+            throw CommandFailure("the catalog has no accounts")
+        }
+        return chosen
+    }
+
+    private static func seedValue(_ text: String?) throws(UsageError) -> UInt64 {
+        guard let text else { return 0 }
+        guard let seed = UInt64(text) else { throw UsageError("--seed needs a whole number, not \"\(text.printable)\"") }
+        return seed
+    }
+
+    /// Opens the screen and runs until the user quits (which ends the process).
+    @MainActor
+    static func runOnTerminal(_ setup: Setup) async -> Never {
+        let terminal: Terminal
+        do {
+            terminal = try Terminal()
+        } catch {
+            FileHandle.standardError.write(Data("bookshelf: cannot use this terminal: \(describe(error))\n".utf8))
+            exit(ExitStatus.failure.rawValue)
+        }
+        let script = setup.schedule.map { LatencyScript(schedule: $0, sleeper: WallClockSleeper()) }
+        let connector = SQLiteConnector(catalog: setup.catalog, script: script)
+        let model = BookshelfModel(connector: connector, account: setup.account.name)
+        let catalog = setup.catalog
+        let app = BookshelfApp(
+            model: model, store: StoreInfo(kind: "SQLite", location: displayPath(setup.path)), size: terminal.size,
+            countBooks: { account in
+                guard let scope = try? catalog.accounts().first(where: { $0.name == account })?.scope else { return nil }
+                return try? catalog.bookCount(scope: scope)
+            })
+        let traceFile = setup.tracePath.flatMap { FileHandle(forWritingAtPath: $0) }
+        if let traceFile {
+            let trace = EventTrace { line in traceFile.write(Data((line + "\n").utf8)) }
+            app.trace = trace
+            model.onTrace = { trace.request($0) }
+        }
+        let session = TerminalSession(terminal: terminal, app: app, beforeExit: { try? traceFile?.close() })
+        session.start()
+        // The terminal's sources and the model's tasks run on the main queue from here on;
+        // quitting exits the process.
+        while true { try? await Task.sleep(for: .seconds(3600)) }
+    }
+
+    private static func describe(_ error: any Error) -> String {
+        switch error as? TerminalError {
+        case .notATerminal?: "standard input and output must be a terminal"
+        case .noUTF8Locale?: "no UTF-8 locale is available (install C.UTF-8 or set LANG to a UTF-8 locale)"
+        case let .unsupportedTerminal(name)?: "ncurses does not know the terminal type \"\(name.printable)\" (TERM)"
+        case .alreadyActive?: "the terminal is already in use"
+        case nil: String(describing: error)
+        }
+    }
+
+    /// `~/...` for paths under the home directory: shorter in the header.
+    static func displayPath(_ path: String) -> String {
+        let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+        if let home = ProcessInfo.processInfo.environment["HOME"], home.count > 1, absolute.hasPrefix(home + "/") {
+            return "~" + absolute.dropFirst(home.count)
+        }
+        return absolute
+    }
+}
+
+/// Opens account sessions on an SQLite catalog for the model: one connection (and search
+/// index) per session, optionally slowed down by a latency script. SQLite has no passwords.
+struct SQLiteConnector: CatalogConnector {
+    let catalog: SQLiteCatalog
+    let script: LatencyScript?
+
+    func accountNames() async throws -> [String] {
+        try catalog.accounts().map(\.name).sorted()
+    }
+
+    func requiresPassword(for account: String) -> Bool { false }
+
+    func connect(account: String, password: String?) async throws -> any BookRemote {
+        let remote: SQLiteBookRemote
+        do {
+            remote = try catalog.remote(account: account)
+        } catch {
+            throw BookFailure.storeUnavailable(error.description)
+        }
+        guard let script else { return remote }
+        return LatencyScriptedRemote(remote, script: script, label: account)
+    }
+}

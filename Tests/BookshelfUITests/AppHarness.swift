@@ -1,0 +1,98 @@
+import BookCatalog
+import BookshelfModel
+import BookshelfUI
+import TerminalUI
+
+/// The app over an in-memory catalog, driven key by key, with the screen read back as text.
+/// Waiting is always for the model's own effects to finish, never for a clock.
+@MainActor
+final class AppHarness {
+    let catalog: MemoryCatalog
+    let model: BookshelfModel
+    let app: BookshelfApp
+    private(set) var quitCount = 0
+    private var backend: MemoryBackend
+
+    init(columns: Int = 80, rows: Int = 12, books: [(String, String)] = AppHarness.classics,
+         accounts: [Account] = [Account(name: "alice", role: .editor, scope: "main"), Account(name: "bob", role: .editor, scope: "main")],
+         passwords: [String: String] = [:], account: String = "alice") {
+        catalog = MemoryCatalog()
+        for account in accounts { catalog.addAccount(account) }
+        for (title, author) in books { catalog.addBook(title: title, author: author, scope: "main") }
+        model = BookshelfModel(connector: MemoryCatalogConnector(catalog: catalog, passwords: passwords), account: account)
+        app = BookshelfApp(model: model, store: StoreInfo(kind: "Memory", location: "test"),
+                           size: TerminalSize(rows: rows, columns: columns))
+        backend = MemoryBackend(width: columns, height: rows)
+        app.onQuit = { [unowned self] in quitCount += 1 }
+    }
+
+    static let classics: [(String, String)] = [
+        ("A History of Rome", "Mary Beard"),
+        ("History of Rome", "Theodor Mommsen"),
+        ("The Histories", "Herodotus"),
+        ("Roman Gardens", "Anna Green"),
+        ("War and Peace", "Leo Tolstoy"),
+    ]
+
+    func start() async {
+        app.start()
+        await settle()
+        await model.accountsListed()
+    }
+
+    /// Waits until every effect the model started has been processed.
+    func settle() async {
+        while let request = model.runningRequests.first {
+            await model.finished(request: request)
+        }
+    }
+
+    func press(_ keys: Key...) async {
+        for key in keys { app.handle(.key(key)) }
+        await settle()
+    }
+
+    func type(_ text: String) async {
+        for character in text { app.handle(.key(.character(character))) }
+        await settle()
+    }
+
+    func resize(columns: Int, rows: Int) {
+        app.handle(.resize(TerminalSize(rows: rows, columns: columns)))
+    }
+
+    /// The frame as the terminal would show it, after a diff against the previous one.
+    var screen: Canvas {
+        var canvas = Canvas(width: app.size.columns, height: app.size.rows)
+        app.render(into: &canvas)
+        backend.present(canvas)
+        return backend.screen
+    }
+
+    var lines: [String] { let screen = self.screen; return (0..<screen.height).map { screen.trimmedLine($0) } }
+
+    var text: String { lines.joined(separator: "\n") }
+
+    /// A second person editing the same catalog.
+    func otherEditor(_ name: String = "bob") -> MemoryBookRemote {
+        MemoryBookRemote(catalog: catalog, account: catalog.account(named: name)!)
+    }
+}
+
+extension Canvas {
+    /// Column where `needle` starts on row `y`, counted in cells.
+    func column(of needle: String, row y: Int) -> Int? {
+        var cells: [String] = []
+        for x in 0..<width { cells.append(self[x, y].symbol) }
+        let target = Array(needle).map(String.init)
+        guard target.count <= cells.count else { return nil }
+        for start in 0...(cells.count - target.count) where Array(cells[start..<start + target.count]) == target {
+            return start
+        }
+        return nil
+    }
+
+    func row(containing needle: String) -> Int? {
+        (0..<height).first { textLines()[$0].contains(needle) }
+    }
+}

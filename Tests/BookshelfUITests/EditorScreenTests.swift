@@ -1,0 +1,205 @@
+import BookCatalog
+import BookshelfModel
+@testable import BookshelfUI
+import Testing
+import TerminalUI
+
+@MainActor
+@Suite struct EditorScreenTests {
+    /// Opens "History of Rome" (Mommsen) in the editor on a narrow screen.
+    func openMommsen(columns: Int = 72, rows: Int = 14) async -> AppHarness {
+        let harness = AppHarness(columns: columns, rows: rows)
+        await harness.start()
+        await harness.type("mommsen")
+        await harness.press(.enter)
+        return harness
+    }
+
+    @Test func enterOpensTheSelectedBookAndTypingEditsTheFocusedField() async {
+        let harness = await openMommsen()
+        #expect(harness.lines == [
+            " Bookshelf  alice  Memory test",
+            "Search: mommsen",
+            String(repeating: "─", count: 62) + " 1 match ─",
+            " Edit book #2 · revision 1",
+            " Title  History of Rome",
+            " Author Theodor Mommsen",
+            "",
+            " Tab next field · Enter save · Esc close",
+            "",
+            "",
+            "",
+            "",
+            "",
+            " Tab field · Enter save · Esc close · F1 help",
+        ])
+        #expect(harness.screen.cursor == Position(x: 23, y: 4), "cursor after the title")
+        await harness.press(.ctrl("w"))
+        await harness.type("Republic")
+        await harness.press(.tab, .ctrl("a"), .ctrl("k"))
+        await harness.type("T. Mommsen")
+        #expect(harness.model.state.editor?.draft == BookDraft(title: "History of Republic", author: "T. Mommsen"))
+        #expect(harness.lines[3] == " Edit book #2 · revision 1 · modified")
+        #expect(harness.screen.cursor == Position(x: 18, y: 5), "cursor after the author")
+        #expect(harness.screen[8, 5].style == Theme.focusedField)
+        #expect(harness.screen[8, 4].style == Theme.field)
+
+        await harness.press(.ctrl("s"))
+        #expect(harness.lines[3] == " Edit book #2 · revision 2")
+        #expect(harness.lines[6] == " Saved as revision 2.")
+        #expect(try! await harness.otherEditor().load(id: 2).title == "History of Republic")
+    }
+
+    @Test func anInvalidTitleIsExplainedAndNotSent() async {
+        let harness = await openMommsen()
+        await harness.press(.ctrl("u"), .ctrl("k"), .enter)
+        #expect(harness.lines[6].hasPrefix(" A title needs 1 to 500 characters"))
+        #expect(harness.lines.last?.hasPrefix(" Fix the problems shown before saving.") == true)
+        #expect(try! await harness.otherEditor().load(id: 2).revision == 1)
+    }
+
+    @Test func aConflictShowsTheirsAndYoursInlineAndCtrlRTakesTheirs() async throws {
+        let harness = await openMommsen(columns: 80, rows: 16)
+        // Someone else saves the same book while we edit it.
+        _ = try await harness.otherEditor().save(SaveRequest(id: 2, title: "History of Rome (Bob's edition)", author: "Theodor Mommsen", expectedRevision: 1))
+        await harness.press(.end)
+        await harness.type(", Vol. 1")
+        await harness.press(.enter)
+        #expect(harness.lines[3...12] == [
+            " Edit book #2 · revision 1 · modified",
+            " Title  History of Rome, Vol. 1",
+            " Author Theodor Mommsen",
+            "",
+            " Conflict: someone else saved revision 2 while you edited revision 1.",
+            " Theirs: History of Rome (Bob's edition) — Theodor Mommsen",
+            " Yours:  History of Rome, Vol. 1 — Theodor Mommsen",
+            " Ctrl-R take theirs · Ctrl-O overwrite with yours · Esc keep editing",
+            "",
+            "",
+        ])
+        #expect(harness.lines.last == " Ctrl-R theirs · Ctrl-O overwrite · Esc keep editing")
+        let screen = harness.screen
+        #expect(screen[1, 7].style == Theme.conflict)
+
+        await harness.press(.ctrl("r"))
+        #expect(harness.model.state.editor?.draft.title == "History of Rome (Bob's edition)")
+        #expect(harness.model.state.editor?.base?.revision == 2)
+        #expect(harness.lines[3] == " Edit book #2 · revision 2")
+        #expect(harness.lines[4] == " Title  History of Rome (Bob's edition)")
+        #expect(harness.screen.cursor == Position(x: 39, y: 4), "the cursor follows the reloaded text")
+    }
+
+    @Test func duringAConflictCtrlOOverwritesAndAnEditKeepsEditing() async throws {
+        let harness = await openMommsen()
+        let bob = harness.otherEditor()
+        _ = try await bob.save(SaveRequest(id: 2, title: "Theirs 1", author: "", expectedRevision: 1))
+        await harness.type("!")
+        await harness.press(.enter)
+        #expect(harness.model.state.editor?.conflict?.theirs?.title == "Theirs 1")
+        // Typing closes the banner and keeps my draft (the next save conflicts again).
+        await harness.type("?")
+        #expect(harness.model.state.editor?.conflict == nil)
+        #expect(harness.model.state.editor?.draft.title == "History of Rome!?")
+        await harness.press(.enter)
+        #expect(harness.model.state.editor?.conflict?.theirs?.title == "Theirs 1")
+        await harness.press(.ctrl("o"))
+        #expect(harness.model.state.editor?.outcome == .saved(revision: 3))
+        #expect(try await bob.load(id: 2).title == "History of Rome!?")
+        #expect(harness.text.contains("Saved as revision 3."))
+    }
+
+    @Test func escAndQuitAskBeforeDroppingADraft() async {
+        let harness = await openMommsen()
+        await harness.type("x")
+        await harness.press(.escape)
+        #expect(harness.text.contains("Discard your unsaved changes and close the editor?"))
+        #expect(harness.text.contains("y: yes, discard    n: no, keep editing"))
+        await harness.press(.character("n"))
+        #expect(harness.model.state.editor?.draft.title == "History of Romex")
+        await harness.press(.ctrl("c"))
+        #expect(harness.text.contains("Discard your unsaved changes and quit?"))
+        #expect(harness.quitCount == 0)
+        await harness.press(.escape)
+        #expect(harness.quitCount == 0)
+        await harness.press(.ctrl("q"), .character("y"))
+        #expect(harness.quitCount == 1)
+    }
+}
+
+@MainActor
+@Suite struct OverlayTests {
+    @Test func helpListsEveryKeyAndAnyKeyClosesIt() async {
+        let harness = AppHarness(columns: 100, rows: 40)
+        await harness.start()
+        await harness.press(.function(1))
+        let text = harness.text
+        #expect(text.contains("┌─ Keys ─"))
+        for section in KeyHelp.sections {
+            #expect(text.contains(section.title))
+            for entry in section.entries {
+                #expect(text.contains(entry.keys + " "), "\(entry.keys)")
+                #expect(text.contains(entry.action), "\(entry.action)")
+            }
+        }
+        await harness.press(.character("x"))
+        #expect(harness.app.ui.overlay == nil)
+        #expect(harness.model.state.search.query == "", "the key that closes help is not typed")
+    }
+
+    @Test func helpScrollsOnASmallTerminal() async {
+        let harness = AppHarness(columns: 44, rows: 12)
+        await harness.start()
+        await harness.press(.function(1))
+        #expect(harness.lines[1].contains("┌─ Keys ─"))
+        #expect(harness.lines[2].contains("Searching"))
+        #expect(harness.text.contains("more ↓"))
+        for _ in 0..<20 { await harness.press(.pageDown) }
+        #expect(harness.text.contains("y / n"), "the last entry is reachable")
+        #expect(!harness.text.contains("more ↓"))
+        // Scrolling stops at the end, so one step back shows an earlier line at once.
+        await harness.press(.up)
+        #expect(harness.text.contains("more ↓"))
+    }
+
+    @Test func switchingToAnAccountWithAPasswordMasksWhatIsTyped() async {
+        let harness = AppHarness(columns: 60, rows: 14, passwords: ["bob": "s3cret"])
+        await harness.start()
+        await harness.press(.function(2))
+        #expect(harness.text.contains("alice  (current)"))
+        #expect(harness.text.contains("bob  (password)"))
+        await harness.press(.down, .enter)
+        #expect(harness.model.state.passwordPrompt?.account == "bob")
+        await harness.type("s3cret")
+        let text = harness.text
+        #expect(text.contains("Account bob needs a password."))
+        #expect(text.contains("••••••"))
+        #expect(!text.contains("s3cret"))
+        #expect(!String(describing: harness.app.ui).contains("s3cret"), "the UI state never prints the secret")
+        await harness.press(.backspace, .character("t"), .enter)
+        #expect(harness.model.state.account == "bob")
+        #expect(harness.app.ui.password.isEmpty, "the password is not kept")
+        #expect(harness.lines[0].hasPrefix(" Bookshelf  bob"))
+    }
+
+    @Test func aWrongPasswordLeavesTheSessionAndSaysWhy() async {
+        let harness = AppHarness(columns: 60, rows: 14, passwords: ["bob": "s3cret"])
+        await harness.start()
+        await harness.press(.ctrl("t"), .down, .enter)
+        await harness.type("nope")
+        await harness.press(.enter)
+        #expect(harness.model.state.account == "alice")
+        #expect(harness.lines.last?.hasPrefix(" Could not switch account: This account may not do that.") == true)
+    }
+
+    @Test func switchingAccountsWithAnUnsavedDraftAsksFirst() async {
+        let harness = AppHarness(columns: 60, rows: 14)
+        await harness.start()
+        await harness.press(.enter)
+        await harness.type("!")
+        await harness.press(.function(2), .down, .enter)
+        #expect(harness.text.contains("Discard your unsaved changes and switch to bob?"))
+        await harness.press(.character("y"))
+        #expect(harness.model.state.account == "bob")
+        #expect(harness.model.state.editor == nil)
+    }
+}

@@ -1,1 +1,0 @@
-// BookshelfUITests: under construction.

@@ -1,0 +1,140 @@
+import BookCatalog
+import BookshelfModel
+@testable import BookshelfUI
+import Testing
+import TerminalUI
+
+@MainActor
+@Suite struct SearchScreenTests {
+    @Test func typingAQueryShowsTheMatchesWithTheMatchedPartsHighlighted() async throws {
+        let harness = AppHarness(columns: 80, rows: 12)
+        await harness.start()
+        await harness.type("hist rom")
+        #expect(harness.lines == [
+            " Bookshelf  alice  Memory test",
+            "Search: hist rom",
+            "───────────────────────────────────────────────────────────────────── 1–2 of 2 ─",
+            " History of Rome                                     Theodor Mommsen",
+            " A History of Rome                                   Mary Beard",
+            "",
+            "",
+            "",
+            "",
+            "",
+            "",
+            " Enter edit · F1 help · F2 account · Ctrl-Q quit",
+        ])
+        let screen = harness.screen
+        // The selected first row: matched letters in the selected-match style, the rest reversed.
+        #expect(screen.column(of: "History", row: 3) == 1)
+        for x in 1...4 { #expect(screen[x, 3].style == Theme.selectedMatch, "cell \(x) of 'Hist'") }
+        for x in 5...7 { #expect(screen[x, 3].style == Theme.selected, "cell \(x) of 'ory'") }
+        for x in 12...14 { #expect(screen[x, 3].style == Theme.selectedMatch, "cell \(x) of 'Rom'") }
+        #expect(screen[15, 3].style == Theme.selected)
+        // An unselected row: matched letters highlighted, the rest plain.
+        let second = try #require(screen.column(of: "History", row: 4))
+        for x in second..<(second + 4) { #expect(screen[x, 4].style == Theme.match) }
+        #expect(screen[second + 4, 4].style == .plain)
+        #expect(screen[1, 4].style == .plain, "'A' is not part of any match")
+        // The cursor sits after the query.
+        #expect(screen.cursor == Position(x: 16, y: 1))
+    }
+
+    @Test func readlineKeysEditTheQueryAndEveryChangeSearches() async {
+        let harness = AppHarness()
+        await harness.start()
+        await harness.type("war peace")
+        #expect(harness.model.state.search.query == "war peace")
+        await harness.press(.ctrl("w"))
+        #expect(harness.model.state.search.query == "war ")
+        await harness.press(.ctrl("a"), .character("x"), .end, .character("y"))
+        #expect(harness.model.state.search.query == "xwar y")
+        await harness.press(.home, .delete, .right, .right, .right, .ctrl("k"))
+        #expect(harness.model.state.search.query == "war")
+        await harness.press(.left, .backspace)
+        #expect(harness.model.state.search.query == "wr")
+        #expect(harness.screen.cursor == Position(x: 9, y: 1))
+        await harness.press(.ctrl("e"), .ctrl("u"))
+        #expect(harness.model.state.search.query == "")
+        #expect(harness.model.state.search.rows.count == 5, "the empty query lists every book")
+    }
+
+    @Test func theSelectionScrollsTheListAndTheCountFollows() async {
+        let books = (1...40).map { (String(format: "Book %02d", $0), "") }
+        let harness = AppHarness(columns: 60, rows: 12, books: books)
+        await harness.start()
+        #expect(harness.lines[2].hasSuffix(" 1–8 of 40 ─"))
+        await harness.press(.pageDown)
+        #expect(harness.model.state.search.selection == 8)
+        #expect(harness.lines[3] == " Book 02", "the window moved only as far as needed")
+        #expect(harness.lines[10] == " Book 09")
+        #expect(harness.lines[2].hasSuffix(" 2–9 of 40 ─"))
+        await harness.press(.up, .up, .up, .up, .up, .up, .up, .up)
+        #expect(harness.lines[3] == " Book 01")
+        // The wheel moves three rows; a click selects, a second click opens.
+        await harness.press(.mouse(MouseEvent(.wheelDown, row: 5, column: 3)))
+        #expect(harness.model.state.search.selection == 3)
+        await harness.press(.mouse(MouseEvent(.click, row: 5, column: 3)))
+        #expect(harness.model.state.search.selection == 2)
+        #expect(harness.model.state.editor == nil)
+        await harness.press(.mouse(MouseEvent(.click, row: 5, column: 3)))
+        #expect(harness.model.state.editor?.bookID == harness.model.state.search.rows[2].id)
+    }
+
+    @Test func aTitleFullOfControlCharactersIsDrawnAsVisiblePlaceholders() async {
+        let evil = "Evil\u{1B}[31mRed\u{1B}]0;owned\u{07}\u{08}\u{7F}\u{9B}2J\u{202E}txet"
+        let harness = AppHarness(columns: 70, rows: 10, books: [(evil, "Bad\u{1B}[2JGuy")])
+        await harness.start()
+        let screen = harness.screen
+        let row = harness.lines[3]
+        #expect(row.hasPrefix(" Evil␛[31mRed␛]0;owned␇␈␡�2J�txet"), "\(row)")
+        #expect(row.hasSuffix("Bad␛[2JGuy"))
+        for y in 0..<screen.height {
+            for x in 0..<screen.width {
+                #expect(!screen[x, y].symbol.unicodeScalars.contains { BookValidation.isControl($0) }, "cell \(x),\(y)")
+            }
+        }
+    }
+
+    @Test func wideCharactersAtTheRightEdgeAreNeverCutInHalf() async {
+        let title = "日本の歴史と文化についての長い物語日本の歴史と文化"
+        let harness = AppHarness(columns: 41, rows: 10, books: [(title, ""), ("短い", "")])
+        await harness.start()
+        let screen = harness.screen
+        for y in 0..<screen.height {
+            #expect(TextLayout.width(harness.screen.textLines()[y]) == 41, "row \(y) is exactly the terminal's width")
+        }
+        // 1 space of margin, then 19 wide glyphs (38 columns), then the ellipsis in the 40th,
+        // and one column left over that a wide glyph cannot fill.
+        #expect(harness.lines[3] == " 日本の歴史と文化についての長い物語日本…", "\(harness.lines[3])")
+        #expect(harness.lines[4] == " 短い")
+        #expect(harness.screen[39, 3].symbol == "…" && harness.screen[40, 3].symbol == " ")
+    }
+
+    @Test func aTinyTerminalSaysSoAndRecoversOnResize() async {
+        let harness = AppHarness(columns: 20, rows: 6)
+        await harness.start()
+        let text = harness.lines.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }.joined(separator: " ")
+        #expect(text == "Terminal too small: 20x6, needs 40x10. Resize it, or Ctrl-Q to quit.")
+        // Typing does nothing while too small; a resize brings the screen back.
+        await harness.type("rome")
+        #expect(harness.model.state.search.query == "")
+        harness.resize(columns: 60, rows: 12)
+        #expect(harness.lines[1] == "Search:")
+        #expect(harness.lines[3] == " A History of Rome                     Mary Beard")
+        await harness.press(.ctrl("q"))
+        #expect(harness.quitCount == 1)
+    }
+
+    @Test func escClearsTheQueryAndQuestionMarkOpensHelpOnlyWhenItIsEmpty() async {
+        let harness = AppHarness()
+        await harness.start()
+        await harness.type("rome?")
+        #expect(harness.model.state.search.query == "rome?")
+        #expect(harness.app.ui.overlay == nil)
+        await harness.press(.escape)
+        #expect(harness.model.state.search.query == "")
+        await harness.type("?")
+        #expect(harness.app.ui.overlay == .help(scroll: 0))
+    }
+}
