@@ -77,7 +77,7 @@ final class PostgresTestCluster: Sendable {
 
     func startServer() throws {
         let options = "-c listen_addresses='' -c unix_socket_directories='\(directory)' -p \(port) -c fsync=off "
-            + "-c synchronous_commit=off -c full_page_writes=off -c max_connections=60"
+            + "-c synchronous_commit=off -c full_page_writes=off -c max_connections=300"
         try runServerCommand("pg_ctl", ["-D", dataDirectory, "-o", options, "-l", directory + "/server.log",
                                         "-w", "-t", "60", "start"])
     }
