@@ -82,6 +82,15 @@ struct PostgresFaultTests {
             guard ContinuousClock.now < deadline else { Issue.record("the backend outlived its termination"); return }
             try await Task.sleep(for: .milliseconds(10))
         }
+        // The backend leaves pg_stat_activity a moment before its process exits and its
+        // socket closes; wait for the process itself so the client can see the close.
+        for row in idlePID {
+            guard let text = row[0], let number = Int32(text) else { continue }
+            while kill(number, 0) == 0 {
+                guard ContinuousClock.now < deadline else { Issue.record("the backend process outlived its termination"); return }
+                try await Task.sleep(for: .milliseconds(10))
+            }
+        }
         let saved = try await repository.save(retry)
         #expect(saved == BookRecord(id: dune.id, title: "Blocked", revision: 2))
         #expect(try await repository.reconcile(retry) == .committed(saved))
