@@ -80,7 +80,7 @@ enum KeysBench: BenchMode {
         guard state.account == "bench", state.search.error == nil else {
             throw BenchError("the app did not connect: \(state.connection.error ?? state.search.error ?? "unknown")")
         }
-        print("first paint (connects, builds the in-memory index): \((clock.now - startup).formatted); \(state.search.total) books")
+        print("first paint (connects, loads or builds the search index): \((clock.now - startup).formatted); \(state.search.total) books")
 
         var typing = Timings()
         var clearing = Timings()
