@@ -158,12 +158,19 @@ public final class SQLiteCatalog: Sendable {
     private func withConnection<T>(_ body: (Connection) throws -> T) throws(SQLiteCatalogError) -> T {
         do {
             return try lock.withLock { _ in try body(connection) }
-        } catch let error as SQLiteCatalogError {
-            throw error
-        } catch let error as SQLiteError {
-            throw error.catalogError(path: path)
         } catch {
-            throw .failed(String(describing: error))
+            throw SQLiteCatalogError(error, path: path)
+        }
+    }
+}
+
+extension SQLiteCatalogError {
+    /// Any error met while working on the file at `path`, as a catalog error.
+    init(_ error: any Error, path: String) {
+        switch error {
+        case let error as SQLiteCatalogError: self = error
+        case let error as SQLiteError: self = error.catalogError(path: path)
+        default: self = .failed(String(describing: error))
         }
     }
 }
@@ -202,12 +209,8 @@ enum CatalogConnection {
             try connection.execute("PRAGMA foreign_keys = ON")
             try connection.execute("PRAGMA synchronous = NORMAL")
             try Schema.migrate(connection)
-        } catch let error as SQLiteCatalogError {
-            throw error
-        } catch let error as SQLiteError {
-            throw error.catalogError(path: path)
         } catch {
-            throw .failed(String(describing: error))
+            throw SQLiteCatalogError(error, path: path)
         }
         return connection
     }
