@@ -11,8 +11,10 @@ import Darwin
 /// through standard input or output. Used before the screen opens; the screen has its own
 /// masked prompt.
 enum TerminalPassword {
-    /// The line typed after `prompt`, or nil when there is no terminal to ask on.
+    /// The line typed after `prompt`, or nil when there is no one to ask: standard input
+    /// is not a terminal (a script, `< /dev/null`), so a run without a person never waits.
     static func ask(prompt: String) -> String? {
+        guard isatty(STDIN_FILENO) == 1 else { return nil }
         let descriptor = open("/dev/tty", O_RDWR | O_NOCTTY)
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }
