@@ -100,9 +100,10 @@ enum InteractiveCommand {
             } catch {
                 throw CommandFailure(PostgresSignIn.message(error))
             }
-            // "host=... dbname=..." (the header already says PostgreSQL and the account).
-            var shown = connector.description
-            if shown.hasPrefix("postgresql ") { shown.removeFirst("postgresql ".count) }
+            // "dbname=... host=...": the header already says PostgreSQL and the account, which
+            // changes when the user switches, so the connection's user is left out.
+            let shown = connector.description.split(separator: " ")
+                .filter { $0 != "postgresql" && !$0.hasPrefix("user=") }.joined(separator: " ")
             return (.postgres(PostgresAccountConnector(connector: connector, opened: remote),
                               description: TerminalText.sanitized(shown)), remote.account)
         }

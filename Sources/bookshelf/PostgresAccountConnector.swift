@@ -34,15 +34,16 @@ final class PostgresAccountConnector: CatalogConnector {
         let remote = state.withLock { $0.newest }
         let current = remote.account.name
         var names: [String] = []
+        // The current account too: it may have signed in with a password typed at start-up,
+        // which is gone now, so switching back to it must ask again.
         for name in try await remote.accountNames() {
-            if name == current { names.append(name); continue }
             do {
                 _ = try await PostgresRemote.connect(connector.signingIn(as: name))
                 names.append(name)
             } catch PostgresConnectFailure.passwordRequired {
                 state.withLock { _ = $0.needsPassword.insert(name) }
                 names.append(name)
-            } catch PostgresConnectFailure.noAccount {
+            } catch PostgresConnectFailure.noAccount where name != current {
                 continue
             } catch {
                 names.append(name)  // unreachable or refused now; connecting will say why

@@ -58,7 +58,7 @@ enum PostgresSignIn {
 
     static func oneLine(_ text: String) -> String {
         let lines = text.split(whereSeparator: \.isNewline).map {
-            $0.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ")
+            $0.split(whereSeparator: { $0 == " " || $0 == "\t" }).joined(separator: " ")
         }
         return TerminalText.sanitized(lines.filter { !$0.isEmpty }.joined(separator: "; "))
     }
