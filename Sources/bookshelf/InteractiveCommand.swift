@@ -64,6 +64,7 @@ enum InteractiveCommand {
         if schedule != nil, case .postgres = target {
             throw UsageError("--latency applies to SQLite catalogs only (a PostgreSQL server has latency of its own)")
         }
+        let (store, account) = try await open(target, account: arguments.value("account"), console: context.console)
         let tracePath = arguments.value("trace")
         if let tracePath {
             guard FileManager.default.createFile(atPath: tracePath, contents: nil) else {
@@ -73,7 +74,6 @@ enum InteractiveCommand {
         guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else {
             throw CommandFailure("the interactive catalog needs a terminal; in scripts use 'bookshelf search QUERY'")
         }
-        let (store, account) = try await open(target, account: arguments.value("account"), console: context.console)
         return Setup(store: store, account: account, schedule: schedule, tracePath: tracePath)
     }
 

@@ -60,6 +60,11 @@ import Testing
         #expect(wrong.errorLines.count == 1, "one line: \(wrong.errors)")
         #expect(wrong.errors.contains("password authentication failed for user \"dave\""), "\(wrong.errors)")
 
+        let interactiveWrong = try sandbox.run(["--account", "dave"], environment: davesEnvironment)
+        #expect(interactiveWrong.status == 3, "the interactive mode checks the sign-in before the screen")
+        #expect(interactiveWrong.errorLines == wrong.errorLines.map { $0.replacingOccurrences(of: "bookshelf search:", with: "bookshelf:") },
+                "\(interactiveWrong.errors)")
+
         davesEnvironment["PGPASSWORD"] = ""
         let none = try sandbox.run(["search", "rome", "--account", "dave"], environment: davesEnvironment)
         #expect(none.status == 3)

@@ -46,8 +46,7 @@ import Testing
         defer { alice.kill() }
         let bob = try fixture.pane(user: "bob")
         defer { bob.kill() }
-        let header = try alice.waitFor(text: "of 3,011")
-        #expect(header.contains("alice · 3,011 books  PostgreSQL"), "\(header)")
+        try alice.waitFor(text: "alice · 3,011 books  PostgreSQL dbname=postgres")
         try bob.waitFor(text: "of 3,011")
 
         for pane in [alice, bob] {
@@ -93,8 +92,7 @@ import Testing
         let prompt = try dave.capture()
         #expect(!prompt.contains("correct"), "the password is never echoed: \(prompt)")
         try dave.send("Enter")
-        let screen = try dave.waitFor(text: "of 3,011")
-        #expect(screen.contains("dave · 3,011 books  PostgreSQL"), "\(screen)")
+        try dave.waitFor(text: "dave · 3,011 books  PostgreSQL")
 
         // Switching away and back asks again: the start-up password was not kept.
         try dave.send("C-t")

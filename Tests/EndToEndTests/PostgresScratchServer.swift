@@ -83,8 +83,9 @@ final class PostgresScratchServer: Sendable {
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
         let argv = command.map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
+        let attributes = SpawnAttributes()
         var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, command[0], &actions, nil, argv, environ)
+        let spawned = posix_spawn(&pid, command[0], &actions, &attributes.value, argv, environ)
         try #require(spawned == 0, "cannot start \(command[0])")
         guard wait else { return 0 }
         var status: Int32 = 0
