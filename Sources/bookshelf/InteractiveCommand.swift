@@ -17,7 +17,8 @@ import Glibc
 /// checked and reported on standard error BEFORE the screen opens.
 enum InteractiveCommand {
     static let account = OptionSpec(
-        "account", value: "NAME", help: "Act as account NAME (default: the first editor account by name).")
+        "account", value: "NAME",
+        help: "Act as account NAME (default: SQLite, the first editor by name; PostgreSQL, the connection's user).")
     static let latency = OptionSpec(
         "latency", value: "SPEC",
         help: "Delay each store request: 400,250,60 (ms per request, cycling) or random:50-600.")
