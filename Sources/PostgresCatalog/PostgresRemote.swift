@@ -98,6 +98,16 @@ public actor PostgresRemote: SearchableBookRemote, ChangeDetectingRemote, SaveOu
         }
     }
 
+    /// The accounts someone could sign in as on this server, by name (for an account
+    /// switcher). Which of them this database knows is settled when signing in.
+    public func accountNames() async throws -> [String] {
+        let session = self.session
+        return try await worker.perform {
+            let rows = try session.reading { try PostgresSession.read($0.execute(PostgresStatements.accountNames)) }
+            return rows.rows.compactMap { $0[0] }
+        }
+    }
+
     public func checkForChanges() async throws -> ChangeNotice? {
         let session = self.session
         return try await worker.perform { try session.changes() }

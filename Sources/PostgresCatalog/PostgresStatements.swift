@@ -12,6 +12,20 @@ enum PostgresStatements {
         LEFT JOIN bookshelf.accounts AS a ON a.name = u.role_name
         """
 
+    /// Who may sign in to Bookshelf: the accounts this role may read (its own, under
+    /// row-level security) and every login role in a Bookshelf group (roles belong to the
+    /// whole server, so a role made an account in another database shows up too).
+    static let accountNames = """
+        SELECT name FROM bookshelf.accounts
+        UNION
+        SELECT r.rolname::text FROM pg_catalog.pg_roles AS r
+        JOIN pg_catalog.pg_auth_members AS m ON m.member = r.oid
+        JOIN pg_catalog.pg_roles AS g ON g.oid = m.roleid
+        WHERE g.rolname IN ('bookshelf_reader', 'bookshelf_editor')
+            AND r.rolcanlogin AND NOT r.rolsuper AND NOT r.rolbypassrls
+        ORDER BY 1
+        """
+
     static let load = "SELECT id, title, revision, author FROM bookshelf.books WHERE id = $1"
 
     static let currentRevision = "SELECT revision FROM bookshelf.books WHERE id = $1"

@@ -8,6 +8,7 @@ enum Bookshelf {
         SearchCommand.command,
         ImportCommand.command,
         SampleCommand.command,
+        SetupCommand.command,
         helpCommand,
     ]
 
@@ -88,16 +89,22 @@ enum Bookshelf {
 
             Usage:
               bookshelf [--db PATH] [--account NAME]   open the interactive catalog
+              bookshelf --db postgresql://alice@host/books
+                                                        the same on a PostgreSQL catalog
               bookshelf COMMAND [options]               run one command; bookshelf COMMAND --help
 
             Commands:
             \(list)
             Options:
             \(HelpFormat.optionList(programOptions))
-            \(CatalogLocation.explanation)
-            A catalog that does not exist yet is created with a sample of a few thousand
-            books and the accounts alice (editor) and bob (reader) in scope main, and carol
-            (editor) in scope north.
+            \(CatalogTarget.explanation)
+            An SQLite catalog that does not exist yet is created with a sample of a few
+            thousand books and the accounts alice (editor) and bob (reader) in scope main, and
+            carol (editor) in scope north. A PostgreSQL database gets the same from
+            'bookshelf setup --db postgresql://OWNER@HOST/DB', run as the database's owner; then
+            each person signs in as their own account (a PostgreSQL role), and the server
+            decides which books each account sees and may edit. When the server wants a
+            password that neither PGPASSWORD nor ~/.pgpass has, bookshelf asks for it.
 
             Exit status: 0 success; 1 no match (search) or bad lines (import); 2 usage error;
             3 the catalog or a file could not be used.

@@ -103,7 +103,8 @@ extension String {
 
 /// Options shared by the commands that use a catalog.
 extension OptionSpec {
-    static let db = OptionSpec("db", value: "PATH", help: "Use the catalog at PATH (default: see below).")
+    static let db = OptionSpec(
+        "db", value: "PATH", help: "The catalog: an SQLite file, or a PostgreSQL URL or keyword string (see below).")
     static let account = OptionSpec("account", value: "NAME", help: "Act as account NAME (default: the first account by name).")
     static let scope = OptionSpec("scope", value: "S", help: "Add the books to scope S (default: main).")
 }

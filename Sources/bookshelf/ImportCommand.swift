@@ -1,5 +1,6 @@
 import BookCatalog
 import Foundation
+import PostgresCatalog
 
 /// `bookshelf import FILE`: adds the books of a CSV or JSON Lines file, all or nothing.
 /// The whole file is checked before the catalog is touched, every bad line is reported, and
@@ -24,7 +25,10 @@ enum ImportCommand {
             If any line is bad, each is reported as FILE:LINE: reason, nothing is imported
             and the exit status is 1.
 
-            \(CatalogLocation.explanation)
+            On PostgreSQL, import as the database owner (the role that ran 'bookshelf setup');
+            accounts cannot add books.
+
+            \(CatalogTarget.explanation)
             """,
         run: run)
 
@@ -36,7 +40,7 @@ enum ImportCommand {
         guard !scope.isEmpty, !BookValidation.hasControlCharacters(scope) else {
             throw UsageError("--scope needs a name without control characters")
         }
-        let path = try CatalogLocation.resolve(option: arguments.value("db"), environment: context.environment)
+        let target = try CatalogTarget.resolve(option: arguments.value("db"), environment: context.environment)
 
         let bytes = try read(file)
         let format = BookImport.format(fileName: file, content: bytes)
@@ -53,6 +57,10 @@ enum ImportCommand {
             return .nothingDone
         }
 
+        guard case let .sqlite(path) = target else {
+            guard case let .postgres(connector) = target else { return .failure }
+            return try await importIntoPostgres(result.books, scope: scope, connector: connector, console: console)
+        }
         let catalog = try CatalogOpener.open(path: path, console: console)
         let adding = console.progress("Adding books")
         let added: Int
@@ -67,6 +75,19 @@ enum ImportCommand {
         if let accounts = try? catalog.accounts(), !accounts.contains(where: { $0.scope == scope }) {
             console.note("bookshelf import: note: no account sees scope \(scope.printable) yet")
         }
+        return .success
+    }
+
+    /// One COPY in one transaction, as the database owner (accounts may not add books).
+    private static func importIntoPostgres(_ books: [NewBook], scope: String, connector: PostgresConnector, console: Console) async throws -> ExitStatus {
+        let setup = try await PostgresSignIn.administrator(connector)
+        let added: Int
+        do {
+            added = try await setup.importBooks(books, scope: scope)
+        } catch {
+            throw CommandFailure("nothing imported: " + PostgresSignIn.message(error))
+        }
+        console.line("Added \(ProgressLine.grouped(added)) book\(added == 1 ? "" : "s") to scope \(scope.printable).")
         return .success
     }
 

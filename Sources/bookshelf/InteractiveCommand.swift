@@ -2,6 +2,7 @@ import BookCatalog
 import BookshelfModel
 import BookshelfUI
 import Foundation
+import PostgresCatalog
 import SQLiteCatalog
 import TerminalUI
 
@@ -16,7 +17,8 @@ import Glibc
 /// checked and reported on standard error BEFORE the screen opens.
 enum InteractiveCommand {
     static let account = OptionSpec(
-        "account", value: "NAME", help: "Act as account NAME (default: the first editor account by name).")
+        "account", value: "NAME",
+        help: "Act as account NAME (default: SQLite, the first editor by name; PostgreSQL, the connection's user).")
     static let latency = OptionSpec(
         "latency", value: "SPEC",
         help: "Delay each store request: 400,250,60 (ms per request, cycling) or random:50-600.")
@@ -33,17 +35,22 @@ enum InteractiveCommand {
 
     /// What the screen needs, all checked before it opens.
     struct Setup: Sendable {
-        let catalog: SQLiteCatalog
-        let path: String
+        let store: Store
         let account: Account
-        let books: Int
         let schedule: LatencySchedule?
         let tracePath: String?
     }
 
+    /// The catalog the screen works on, already proven readable by the starting account.
+    enum Store: Sendable {
+        case sqlite(SQLiteCatalog, path: String)
+        /// With the starting account's session already open (it may have needed a password).
+        case postgres(PostgresAccountConnector, description: String)
+    }
+
     static func prepare(_ context: CommandContext) async throws -> Setup {
         let arguments = context.arguments
-        let path = try CatalogLocation.resolve(option: arguments.value("db"), environment: context.environment)
+        let target = try CatalogTarget.resolve(option: arguments.value("db"), environment: context.environment)
         var schedule: LatencySchedule?
         if let spec = arguments.value("latency") {
             let seed = try seedValue(arguments.value("seed"))
@@ -55,16 +62,10 @@ enum InteractiveCommand {
         } else if arguments.value("seed") != nil {
             throw UsageError("--seed applies only with --latency")
         }
-        let catalog = try CatalogOpener.open(path: path, console: context.console)
-        let account = try defaultAccount(named: arguments.value("account"), in: catalog)
-        // Reading the account's books proves the catalog is readable before the screen opens.
-        let books: Int
-        do {
-            books = try catalog.bookCount(scope: account.scope)
-            _ = try catalog.remote(account: account.name)
-        } catch {
-            throw CommandFailure("cannot read the catalog \(path.printable): " + TerminalText.sanitized(error.description))
+        if schedule != nil, case .postgres = target {
+            throw UsageError("--latency applies to SQLite catalogs only (a PostgreSQL server has latency of its own)")
         }
+        let (store, account) = try await open(target, account: arguments.value("account"), console: context.console)
         let tracePath = arguments.value("trace")
         if let tracePath {
             guard FileManager.default.createFile(atPath: tracePath, contents: nil) else {
@@ -74,7 +75,39 @@ enum InteractiveCommand {
         guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else {
             throw CommandFailure("the interactive catalog needs a terminal; in scripts use 'bookshelf search QUERY'")
         }
-        return Setup(catalog: catalog, path: path, account: account, books: books, schedule: schedule, tracePath: tracePath)
+        return Setup(store: store, account: account, schedule: schedule, tracePath: tracePath)
+    }
+
+    /// Opens the catalog as the starting account, so every reason it cannot be used is told
+    /// on standard error before the screen opens. On PostgreSQL the starting account is
+    /// `--account`, else the connection's own user (the URL's, PGUSER, or the login name).
+    private static func open(_ target: CatalogTarget, account name: String?, console: Console) async throws -> (Store, Account) {
+        switch target {
+        case let .sqlite(path):
+            let catalog = try CatalogOpener.open(path: path, console: console)
+            let account = try defaultAccount(named: name, in: catalog)
+            // Reading the account's books proves the catalog is readable before the screen opens.
+            do {
+                _ = try catalog.bookCount(scope: account.scope)
+                _ = try catalog.remote(account: account.name)
+            } catch {
+                throw CommandFailure("cannot read the catalog \(path.printable): " + TerminalText.sanitized(error.description))
+            }
+            return (.sqlite(catalog, path: path), account)
+        case let .postgres(connector):
+            let remote = try await PostgresSignIn.remote(connector, account: name)
+            do {
+                _ = try await remote.search(SearchQuery(text: "", limit: 1, offset: 0))
+            } catch {
+                throw CommandFailure(PostgresSignIn.message(error))
+            }
+            // "dbname=... host=...": the header already says PostgreSQL and the account, which
+            // changes when the user switches, so the connection's user is left out.
+            let shown = connector.description.split(separator: " ")
+                .filter { $0 != "postgresql" && !$0.hasPrefix("user=") }.joined(separator: " ")
+            return (.postgres(PostgresAccountConnector(connector: connector, opened: remote),
+                              description: TerminalText.sanitized(shown)), remote.account)
+        }
     }
 
     /// The account `name`, or the first editor account by name (else the first account).
@@ -108,16 +141,25 @@ enum InteractiveCommand {
             FileHandle.standardError.write(Data("bookshelf: cannot use this terminal: \(describe(error))\n".utf8))
             exit(ExitStatus.failure.rawValue)
         }
-        let script = setup.schedule.map { LatencyScript(schedule: $0, sleeper: WallClockSleeper()) }
-        let connector = SQLiteConnector(catalog: setup.catalog, script: script)
-        let model = BookshelfModel(connector: connector, account: setup.account.name)
-        let catalog = setup.catalog
-        let app = BookshelfApp(
-            model: model, store: StoreInfo(kind: "SQLite", location: displayPath(setup.path)), size: terminal.size,
-            countBooks: { account in
+        let connector: any CatalogConnector
+        let store: StoreInfo
+        let countBooks: @Sendable (String) async -> Int?
+        switch setup.store {
+        case let .sqlite(catalog, path):
+            let script = setup.schedule.map { LatencyScript(schedule: $0, sleeper: WallClockSleeper()) }
+            connector = SQLiteConnector(catalog: catalog, script: script)
+            store = StoreInfo(kind: "SQLite", location: displayPath(path))
+            countBooks = { account in
                 guard let scope = try? catalog.accounts().first(where: { $0.name == account })?.scope else { return nil }
                 return try? catalog.bookCount(scope: scope)
-            })
+            }
+        case let .postgres(postgres, description):
+            connector = postgres
+            store = StoreInfo(kind: "PostgreSQL", location: description)
+            countBooks = { account in await postgres.bookCount(account: account) }
+        }
+        let model = BookshelfModel(connector: connector, account: setup.account.name)
+        let app = BookshelfApp(model: model, store: store, size: terminal.size, countBooks: countBooks)
         let traceFile = setup.tracePath.flatMap { FileHandle(forWritingAtPath: $0) }
         if let traceFile {
             let trace = EventTrace { line in traceFile.write(Data((line + "\n").utf8)) }

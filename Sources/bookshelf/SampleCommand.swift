@@ -1,4 +1,5 @@
 import BookCatalog
+import PostgresCatalog
 
 /// `bookshelf sample --count N`: fills a catalog with generated books, the same ones for the
 /// same seed, for demos and benchmarks.
@@ -20,7 +21,7 @@ enum SampleCommand {
             text, emoji, very long titles, titles sharing their first words. All are added in
             one transaction.
 
-            \(CatalogLocation.explanation)
+            \(CatalogTarget.explanation)
             """,
         run: run)
 
@@ -33,7 +34,19 @@ enum SampleCommand {
         guard !scope.isEmpty, !BookValidation.hasControlCharacters(scope) else {
             throw UsageError("--scope needs a name without control characters")
         }
-        let path = try CatalogLocation.resolve(option: arguments.value("db"), environment: context.environment)
+        let target = try CatalogTarget.resolve(option: arguments.value("db"), environment: context.environment)
+        guard case let .sqlite(path) = target else {
+            guard case let .postgres(connector) = target else { return .failure }
+            let setup = try await PostgresSignIn.administrator(connector)
+            let added: Int
+            do {
+                added = try await setup.importBooks(Array(SampleBooks(count: count, seed: seed)), scope: scope)
+            } catch {
+                throw CommandFailure("nothing added: " + PostgresSignIn.message(error))
+            }
+            context.console.line("Added \(ProgressLine.grouped(added)) sample books (seed \(seed)) to scope \(scope.printable).")
+            return .success
+        }
 
         let catalog = try CatalogOpener.open(path: path, console: context.console)
         let progress = context.console.progress("Adding sample books")

@@ -1,4 +1,5 @@
 import BookCatalog
+import PostgresCatalog
 
 /// `bookshelf search QUERY`: the catalog's search without the interactive screen, for
 /// scripts and quick look-ups (fzf's `--filter`, in spirit). It goes through the same
@@ -26,7 +27,7 @@ enum SearchCommand {
             characters in stored text are shown as \u{FFFD}. The number of matches goes to
             standard error. Exit status 0 if anything matched, 1 if nothing did.
 
-            \(CatalogLocation.explanation)
+            \(CatalogTarget.explanation)
             """,
         run: run)
 
@@ -37,16 +38,12 @@ enum SearchCommand {
             limit: try arguments.integer("limit", in: 1...maximumLimit, default: 50),
             offset: try arguments.integer("offset", in: 0...Int(Int32.max), default: 0))
         let json = arguments.isSet("json")
-        let path = try CatalogLocation.resolve(option: arguments.value("db"), environment: context.environment)
-
-        let catalog = try CatalogOpener.open(path: path, console: context.console)
-        let account = try CatalogOpener.account(named: arguments.value("account"), in: catalog)
+        let remote = try await openRemote(arguments, environment: context.environment, console: context.console)
         let page: SearchPage
         do {
-            let repository = BookRepository(remote: try catalog.remote(account: account.name))
-            page = try await repository.search(query)
+            page = try await BookRepository(remote: remote).search(query)
         } catch {
-            throw CommandFailure(TerminalText.sanitized(String(describing: error)))
+            throw CommandFailure(PostgresSignIn.oneLine(String(describing: error)))
         }
 
         for record in page.records {
@@ -54,6 +51,23 @@ enum SearchCommand {
         }
         context.console.note(summary(page, query: query))
         return page.total == 0 ? .nothingDone : .success
+    }
+
+    /// The session `--account` (or the default account) searches through: on SQLite the
+    /// first account by name, on PostgreSQL the connection's own user.
+    private static func openRemote(_ arguments: ParsedArguments, environment: [String: String], console: Console) async throws -> any SearchableBookRemote {
+        switch try CatalogTarget.resolve(option: arguments.value("db"), environment: environment) {
+        case let .sqlite(path):
+            let catalog = try CatalogOpener.open(path: path, console: console)
+            let account = try CatalogOpener.account(named: arguments.value("account"), in: catalog)
+            do {
+                return try catalog.remote(account: account.name)
+            } catch {
+                throw CommandFailure(TerminalText.sanitized(error.description))
+            }
+        case let .postgres(connector):
+            return try await PostgresSignIn.remote(connector, account: arguments.value("account"))
+        }
     }
 
     static func tabSeparatedLine(_ record: BookRecord) -> String {

@@ -89,8 +89,9 @@ final class TmuxPane {
         let environment = ProcessInfo.processInfo.environment.filter { $0.key != "TMUX" }
         let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { (argv + envp).forEach { free($0) } }
+        let attributes = SpawnAttributes()
         var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, tmux, &actions, nil, argv, envp)
+        let spawned = posix_spawn(&pid, tmux, &actions, &attributes.value, argv, envp)
         guard spawned == 0 else { throw TmuxFailure(arguments: arguments, status: spawned) }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
@@ -104,6 +105,27 @@ final class TmuxPane {
         let status: Int32
         var description: String { "tmux \(arguments.joined(separator: " ")) exited with \(status)" }
     }
+}
+
+/// Spawn attributes that give the child an empty signal mask and default signal actions.
+/// A test runs on a Dispatch or Swift Concurrency thread that blocks most signals, and
+/// posix_spawn passes that mask on: a tmux server started with SIGTERM blocked ignores
+/// `kill-server` and outlives the test, with its app still running.
+final class SpawnAttributes {
+    var value = posix_spawnattr_t()
+
+    init() {
+        posix_spawnattr_init(&value)
+        var none = sigset_t()
+        sigemptyset(&none)
+        posix_spawnattr_setsigmask(&value, &none)
+        var all = sigset_t()
+        sigfillset(&all)
+        posix_spawnattr_setsigdefault(&value, &all)
+        posix_spawnattr_setflags(&value, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+    }
+
+    deinit { posix_spawnattr_destroy(&value) }
 }
 
 /// Single-quotes `text` for `sh -c`.

@@ -1,0 +1,110 @@
+import Foundation
+import Testing
+
+/// The interactive `bookshelf` on a PostgreSQL catalog, in real terminals under tmux: two
+/// people on one catalog see each other's saves, and a role that needs a password is asked
+/// for it (without echo) before the screen opens.
+@Suite(.serialized) struct PostgresInteractiveTests {
+    struct Fixture {
+        let server: PostgresScratchServer
+        let sandbox: BookshelfProcess
+        let binary: URL
+
+        init() throws {
+            server = try PostgresScratchServer(passwordRoles: ["dave"])
+            sandbox = try BookshelfProcess()
+            binary = try #require(BookshelfProcess.binary, "the bookshelf executable was not found")
+            let setup = try sandbox.run(["setup", "--db", server.conninfo()], environment: Self.clean(sandbox))
+            try #require(setup.status == 0, "\(setup.errors)")
+            let file = try sandbox.write("zebra.csv", "title,author\nQuixotic Zebra Handbook,Ada Tester\n")
+            let imported = try sandbox.run(["import", file, "--db", server.conninfo()], environment: Self.clean(sandbox))
+            try #require(imported.status == 0, "\(imported.errors)")
+        }
+
+        static func clean(_ sandbox: BookshelfProcess) -> [String: String] {
+            ["PGPASSWORD": "", "PGUSER": "", "PGHOST": "", "PGDATABASE": "", "PGPASSFILE": sandbox.path("no-pgpass")]
+        }
+
+        /// `bookshelf --db <conninfo for user>` in its own pane.
+        func pane(user: String) throws -> TmuxPane {
+            let command = "env HOME=\(shellQuoted(sandbox.path("home"))) PGPASSWORD= PGPASSFILE=\(shellQuoted(sandbox.path("no-pgpass"))) "
+                + "\(shellQuoted(binary.path)) --db \(shellQuoted(server.conninfo(user: user))); echo EXITED $?; exec sleep 600"
+            return try TmuxPane(command, columns: 100, rows: 30)
+        }
+
+        func remove() {
+            server.stop()
+            sandbox.remove()
+        }
+    }
+
+    @Test(.enabled(if: TmuxPane.shouldRun && PostgresScratchServer.shouldRun))
+    func aSaveInOneSessionShowsUpInTheOther() throws {
+        let fixture = try Fixture()
+        defer { fixture.remove() }
+        let alice = try fixture.pane(user: "alice")
+        defer { alice.kill() }
+        let bob = try fixture.pane(user: "bob")
+        defer { bob.kill() }
+        try alice.waitFor(text: "alice · 3,011 books  PostgreSQL dbname=postgres")
+        try bob.waitFor(text: "of 3,011")
+
+        for pane in [alice, bob] {
+            try pane.type("quixotic")
+            try pane.waitFor(text: "1–1 of 1")
+        }
+        try alice.send("Enter")
+        try alice.waitFor(text: "revision 1")
+        try alice.send("C-w")
+        try alice.type("Field Guide")
+        try alice.waitFor(text: "Title  Quixotic Zebra Field Guide")
+        try alice.send("Enter")
+        try alice.waitFor(text: "Saved as revision 2.")
+
+        // Bob's session hears of it (LISTEN/NOTIFY, checked every second) and re-reads.
+        let seen = try bob.waitFor(text: "Quixotic Zebra Field Guide", timeout: .seconds(10))
+        #expect(seen.contains("1–1 of 1"))
+        #expect(!seen.contains("Quixotic Zebra Handbook"), "the old title is gone: \(seen)")
+    }
+
+    @Test(.enabled(if: TmuxPane.shouldRun && PostgresScratchServer.shouldRun))
+    func aRoleThatNeedsAPasswordIsAskedBeforeTheScreenOpens() throws {
+        let fixture = try Fixture()
+        defer { fixture.remove() }
+        let added = try fixture.sandbox.run(
+            ["setup", "--db", fixture.server.conninfo(), "--account", "dave", "--scope", "main", "--password-stdin"],
+            environment: Fixture.clean(fixture.sandbox), input: "correct horse\n")
+        try #require(added.status == 0, "\(added.errors)")
+
+        let wrong = try fixture.pane(user: "dave")
+        defer { wrong.kill() }
+        try wrong.waitFor(text: "Password for postgresql")
+        try wrong.type("battery staple")
+        try wrong.send("Enter")
+        let refused = try wrong.waitFor(text: "EXITED 3")
+        #expect(refused.contains("password authentication failed for user \"dave\""), "\(refused)")
+        #expect(!refused.contains("battery"), "the password is never echoed")
+
+        let dave = try fixture.pane(user: "dave")
+        defer { dave.kill() }
+        try dave.waitFor(text: "Password for postgresql")
+        try dave.type("correct horse")
+        let prompt = try dave.capture()
+        #expect(!prompt.contains("correct"), "the password is never echoed: \(prompt)")
+        try dave.send("Enter")
+        try dave.waitFor(text: "dave · 3,011 books  PostgreSQL")
+
+        // Switching away and back asks again: the start-up password was not kept.
+        try dave.send("C-t")
+        try dave.waitFor(text: "dave  (current)  (password)")
+        try dave.send("Up", "Up", "Up", "Enter")
+        try dave.waitFor(text: "alice · 3,011 books")
+        try dave.send("C-t")
+        try dave.waitFor(text: "Switch account")
+        try dave.send("Down", "Down", "Down", "Enter")
+        try dave.waitFor(text: "Account dave needs a password.")
+        try dave.type("correct horse")
+        try dave.send("Enter")
+        try dave.waitFor(text: "dave · 3,011 books")
+    }
+}
