@@ -12,27 +12,7 @@ struct BookshelfProcess {
         var errorLines: [String] { errors.split(separator: "\n", omittingEmptySubsequences: true).map(String.init) }
     }
 
-    /// The build's products directory holds both the test bundle and the executables:
-    /// look beside (and a few levels above, for a macOS bundle) the test binary.
-    static let binary: URL? = {
-        var directories: [URL] = []
-        if let executable = Bundle.main.executableURL { directories.append(executable.deletingLastPathComponent()) }
-        directories.append(Bundle.main.bundleURL)
-        directories.append(URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent())
-        for start in directories {
-            var directory = start
-            for _ in 0..<4 {
-                let candidate = directory.appendingPathComponent("bookshelf")
-                var isDirectory: ObjCBool = false
-                if FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isDirectory), !isDirectory.boolValue,
-                   FileManager.default.isExecutableFile(atPath: candidate.path) {
-                    return candidate
-                }
-                directory = directory.deletingLastPathComponent()
-            }
-        }
-        return nil
-    }()
+    static let binary: URL? = BuildProducts.executable(named: "bookshelf")
 
     /// A scratch directory for one test: catalogs, import files and the child's output.
     let directory: URL
@@ -88,5 +68,29 @@ struct BookshelfProcess {
         let file = path(name)
         try text.write(toFile: file, atomically: true, encoding: .utf8)
         return file
+    }
+}
+
+/// The build's products directory holds both the test bundle and the package's
+/// executables: look beside (and a few levels above, for a macOS bundle) the test binary.
+enum BuildProducts {
+    static func executable(named name: String) -> URL? {
+        var directories: [URL] = []
+        if let executable = Bundle.main.executableURL { directories.append(executable.deletingLastPathComponent()) }
+        directories.append(Bundle.main.bundleURL)
+        directories.append(URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent())
+        for start in directories {
+            var directory = start
+            for _ in 0..<4 {
+                let candidate = directory.appendingPathComponent(name)
+                var isDirectory: ObjCBool = false
+                if FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isDirectory), !isDirectory.boolValue,
+                   FileManager.default.isExecutableFile(atPath: candidate.path) {
+                    return candidate
+                }
+                directory = directory.deletingLastPathComponent()
+            }
+        }
+        return nil
     }
 }

@@ -146,26 +146,12 @@ struct DemoRun {
         return pairs
     }
 
-    /// `bookshelf-demo` in the build products directory, beside the test bundle (or a few
-    /// levels above it, for a macOS bundle).
     static func binary() throws -> URL {
-        var starts: [URL] = []
-        if let executable = Bundle.main.executableURL { starts.append(executable.deletingLastPathComponent()) }
-        starts.append(Bundle.main.bundleURL)
-        starts.append(URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent())
-        for start in starts {
-            var directory = start
-            for _ in 0..<4 {
-                let candidate = directory.appendingPathComponent("bookshelf-demo")
-                if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-                directory = directory.deletingLastPathComponent()
-            }
-        }
-        throw DemoBinaryMissing(searched: starts.map(\.path))
+        guard let url = BuildProducts.executable(named: "bookshelf-demo") else { throw DemoBinaryMissing() }
+        return url
     }
 }
 
 struct DemoBinaryMissing: Error, CustomStringConvertible {
-    let searched: [String]
-    var description: String { "bookshelf-demo was not found beside the tests in: \(searched.joined(separator: ", "))" }
+    var description: String { "bookshelf-demo was not found beside the test bundle" }
 }
