@@ -188,6 +188,8 @@ enum CatalogConnection {
         do {
             connection = try Connection(path: path, flags: flags)
         } catch {
+            // Creating a file in a read-only directory fails as a bare "unable to open".
+            if !exists && error.primary == SQLITE_CANTOPEN && directoryRefusesWrites(path) { throw .readOnly(path: path) }
             throw error.catalogError(path: path)
         }
         let milliseconds = busyTimeout.components.seconds * 1_000 + busyTimeout.components.attoseconds / 1_000_000_000_000_000
@@ -202,8 +204,7 @@ enum CatalogConnection {
             if found > Schema.currentVersion { throw SQLiteCatalogError.newerSchema(found: found, known: Schema.currentVersion) }
             let mode = try connection.queryFirst("PRAGMA journal_mode = WAL") { $0.text(0) }
             guard mode?.lowercased() == "wal" else {
-                let directory = (path as NSString).deletingLastPathComponent
-                if access(directory.isEmpty ? "." : directory, W_OK) != 0 { throw SQLiteCatalogError.readOnly(path: path) }
+                if directoryRefusesWrites(path) { throw SQLiteCatalogError.readOnly(path: path) }
                 throw SQLiteCatalogError.cannotOpen(path: path, reason: "WAL mode is not available on this file system")
             }
             try connection.execute("PRAGMA foreign_keys = ON")
@@ -213,5 +214,13 @@ enum CatalogConnection {
             throw SQLiteCatalogError(error, path: path)
         }
         return connection
+    }
+
+    /// Whether the directory holding `path` exists but cannot be written: a read-only file
+    /// system or missing permission, not a missing directory.
+    private static func directoryRefusesWrites(_ path: String) -> Bool {
+        let directory = (path as NSString).deletingLastPathComponent
+        guard access(directory.isEmpty ? "." : directory, W_OK) != 0 else { return false }
+        return errno == EROFS || errno == EACCES
     }
 }

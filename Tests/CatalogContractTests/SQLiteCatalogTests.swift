@@ -63,7 +63,8 @@ import Testing
         #expect(SQLiteCatalogError.newerSchema(found: 99, known: 2).description.contains("newer Bookshelf"))
     }
 
-    /// File permissions do not bind root, so this can only be shown as another user.
+    /// File permissions do not bind root, so this can only be shown as another user. As root,
+    /// `SQLiteFileSystemTests` shows the same error on a read-only tmpfs.
     @Test(.enabled(if: geteuid() != 0, "root may write read-only files"))
     func aReadOnlyFileIsRefused() throws {
         let path = directory.path("readonly.sqlite")

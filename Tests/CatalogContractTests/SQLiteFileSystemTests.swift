@@ -1,0 +1,227 @@
+import BookCatalog
+import Foundation
+import SQLiteCatalog
+import Testing
+
+/// What a user meets when the file system under a catalog refuses writes: a read-only mount
+/// and a full disk. Each test mounts a small tmpfs of its own, which only root may do; file
+/// permissions alone cannot show a read-only catalog to root, and a real disk cannot be filled.
+@Suite(.enabled(if: TmpfsMount.mayMount,
+                "needs root and a tmpfs mount; with CI set, running as root, a refused mount fails instead"))
+struct SQLiteFileSystemTests {
+    // MARK: Read-only
+
+    @Test func aCatalogOnAReadOnlyFileSystemIsRefusedAndLeftUntouched() async throws {
+        try await onTmpfs(size: "4m") { mount in
+            let path = mount.path("catalog.sqlite")
+            try makeCatalog(path, books: 20)
+            // The catalog is released, so its connection is closed: the WAL was checkpointed
+            // into the file and removed, and nothing holds the file open for writing.
+            #expect(try mount.contents() == ["catalog.sqlite"])
+            let before = try Data(contentsOf: URL(fileURLWithPath: path))
+            try mount.remountReadOnly()
+
+            for create in [false, true] {
+                #expect(throws: SQLiteCatalogError.readOnly(path: path)) { try SQLiteCatalog.open(path: path, create: create) }
+            }
+            let message = SQLiteCatalogError.readOnly(path: path).description
+            #expect(message.contains(path) && message.contains("read-only"))
+            #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+
+            let fresh = mount.path("new.sqlite")
+            #expect(throws: SQLiteCatalogError.readOnly(path: fresh)) { try SQLiteCatalog.open(path: fresh, create: true) }
+            #expect(try mount.contents() == ["catalog.sqlite"])
+        }
+    }
+
+    // MARK: Disk full
+
+    @Test func anImportThatFillsTheDiskFailsWholeAndKeepsWhatWasCommitted() async throws {
+        try await onTmpfs(size: "2m") { mount in
+            let path = mount.path("catalog.sqlite")
+            let padding = String(repeating: "filling the disk ", count: 20)
+            var committed = 0
+            var batches = 0
+            var failure: SQLiteCatalogError?
+            do {
+                let catalog = try SQLiteCatalog.open(path: path, create: true)
+                // Each batch is one transaction; the WAL decides where exactly the disk runs
+                // out, so the test only knows the count of the batches that succeeded.
+                while failure == nil {
+                    guard batches < 200 else { Issue.record("\(committed) books did not fill a 2 MiB file system"); return }
+                    let books = (0..<100).map { NewBook(title: "Batch \(batches) book \($0) \(padding)", author: "Filler") }
+                    do throws(SQLiteCatalogError) {
+                        committed += try catalog.insertBooks(books, scope: "main")
+                        batches += 1
+                    } catch {
+                        failure = error
+                    }
+                    #expect(try catalog.bookCount(scope: nil) == committed)
+                }
+                #expect(failure == .diskFull(path: path))
+                #expect(batches > 0, "the disk was full before the first batch")
+                let message = failure?.description ?? ""
+                #expect(message.contains(path) && message.contains("full") && message.contains("nothing was changed"))
+                // A small import fails the same way once the disk is full, and still adds nothing.
+                #expect(throws: SQLiteCatalogError.diskFull(path: path)) {
+                    try catalog.insertBooks([NewBook(title: "One more \(padding)")], scope: "main")
+                }
+                #expect(try catalog.bookCount(scope: "main") == committed)
+            }
+            // Closed on the full disk and opened again: exactly the committed batches.
+            let reopened = try SQLiteCatalog.open(path: path, create: false)
+            #expect(try reopened.bookCount(scope: nil) == committed)
+            print("Disk full after \(batches) batches (\(committed) books) on a 2 MiB tmpfs")
+        }
+    }
+
+    @Test func aSaveOnAFullDiskFailsAsStoreUnavailableAndKeepsTheOldRevision() async throws {
+        try await onTmpfs(size: "4m") { mount in
+            let path = mount.path("catalog.sqlite")
+            let catalog = try makeCatalog(path, books: 50)
+            let remote = try catalog.remote(account: "editor")
+            // The remote's background index build stores a snapshot: let it finish first.
+            _ = try await remote.searchIndexReport()
+            let original = try await remote.load(id: 1)
+
+            // Another file takes every free page, so the save's WAL frames cannot be written.
+            let filler = try mount.fill()
+            await expectFailure(.storeUnavailable("the disk is full")) {
+                _ = try await remote.save(SaveRequest(id: 1, title: "Saved on a full disk", expectedRevision: 1))
+            }
+            #expect(try await remote.load(id: 1) == original)
+            #expect(try await remote.search(SearchQuery(text: "full disk")).total == 0)
+            #expect(throws: SQLiteCatalogError.diskFull(path: path)) { try catalog.insertBooks([NewBook(title: "x")], scope: "main") }
+
+            // Freeing space is all it takes: the same remote saves the same edit.
+            try FileManager.default.removeItem(atPath: filler)
+            let saved = try await remote.save(SaveRequest(id: 1, title: "Saved on a full disk", expectedRevision: 1))
+            #expect(saved.revision == 2 && saved.title == "Saved on a full disk")
+            #expect(try await remote.search(SearchQuery(text: "full disk")).records.map(\.id) == [1])
+        }
+    }
+
+    // MARK: Helpers
+
+    /// Runs `body` on a fresh tmpfs of `size` and unmounts it afterwards, also when `body`
+    /// fails. Everything `body` opened is released by then, so the unmount finds nothing busy.
+    private func onTmpfs(size: String, _ body: (TmpfsMount) async throws -> Void) async throws {
+        let mount = try TmpfsMount(size: size)
+        defer { mount.unmountRecordingIssues() }
+        try await body(mount)
+    }
+
+    @discardableResult
+    private func makeCatalog(_ path: String, books: Int) throws -> SQLiteCatalog {
+        let catalog = try SQLiteCatalog.open(path: path, create: true)
+        try catalog.addAccount(Account(name: "editor", role: .editor, scope: "main"))
+        try catalog.insertBooks((0..<books).map { NewBook(title: "Book \($0)", author: "Author \($0 % 7)") }, scope: "main")
+        return catalog
+    }
+}
+
+/// A small tmpfs mounted on a fresh temporary directory, for one test.
+final class TmpfsMount {
+    let directory: URL
+    private var isMounted = false
+
+    /// Whether these tests can run: as root, a probe mount must succeed, unless `CI` is set,
+    /// where a refused mount must fail the tests rather than skip them.
+    static let mayMount: Bool = {
+        guard geteuid() == 0 else { return false }
+        if ProcessInfo.processInfo.environment["CI"] != nil { return true }
+        guard let probe = try? TmpfsMount(size: "64k") else { return false }
+        return (try? probe.unmount()) != nil
+    }()
+
+    init(size: String) throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("bookshelf-tmpfs-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        do {
+            try Self.run(Self.tool("mount"), ["-t", "tmpfs", "-o", "size=\(size),mode=0700", "tmpfs", directory.path])
+        } catch {
+            try? FileManager.default.removeItem(at: directory)
+            throw error
+        }
+        isMounted = true
+    }
+
+    deinit { if isMounted { try? unmount() } }
+
+    func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
+
+    /// The names in the mount, sorted.
+    func contents() throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
+    }
+
+    func remountReadOnly() throws {
+        try Self.run(Self.tool("mount"), ["-o", "remount,ro", directory.path])
+    }
+
+    /// Writes a file until the file system has no free page left; answers its path.
+    func fill() throws -> String {
+        let path = self.path("filler")
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
+        guard descriptor >= 0 else { throw MountError(message: "cannot create \(path): errno \(errno)") }
+        defer { close(descriptor) }
+        let chunk = [UInt8](repeating: 0x5A, count: 64 * 1024)
+        var written = 0
+        while true {
+            let count = chunk.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == ENOSPC { return path }
+                throw MountError(message: "writing \(path) failed: errno \(errno)")
+            }
+            written += count
+            // A size limit that is not enforced would fill the machine's memory instead.
+            guard written < 1 << 30 else { throw MountError(message: "the tmpfs took 1 GiB without filling up") }
+        }
+    }
+
+    /// Unmounts. If something still holds the file system, detaches it anyway (lazily), so
+    /// that no mount outlives the test, and reports what was busy.
+    func unmount() throws {
+        guard isMounted else { return }
+        do {
+            try Self.run(Self.tool("umount"), [directory.path])
+        } catch {
+            try Self.run(Self.tool("umount"), ["-l", directory.path])
+            isMounted = false
+            try? FileManager.default.removeItem(at: directory)
+            throw error
+        }
+        isMounted = false
+        try FileManager.default.removeItem(at: directory)
+    }
+
+    func unmountRecordingIssues() {
+        do { try unmount() } catch { Issue.record("unmounting the test tmpfs: \(error)") }
+    }
+
+    private static func tool(_ name: String) -> String {
+        ["/usr/bin/\(name)", "/bin/\(name)", "/usr/sbin/\(name)", "/sbin/\(name)"]
+            .first { FileManager.default.isExecutableFile(atPath: $0) } ?? "/bin/\(name)"
+    }
+
+    /// Runs a short-lived tool (mount and umount exit at once) and fails with its message.
+    private static func run(_ tool: String, _ arguments: [String]) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: tool)
+        process.arguments = arguments
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        guard process.terminationStatus == 0 else {
+            throw MountError(message: "\(tool) \(arguments.joined(separator: " ")) exited with \(process.terminationStatus): \(message)")
+        }
+    }
+}
+
+struct MountError: Error, CustomStringConvertible {
+    let message: String
+    var description: String { message }
+}
