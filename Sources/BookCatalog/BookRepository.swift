@@ -4,8 +4,11 @@ public enum ReadPolicy: Sendable { case cached, refresh }
 
 /// What a reconciliation found out about a save whose outcome was unknown.
 public enum ReconciledSave: Sendable, Equatable {
-    /// The save did commit; this is the record it produced (or a later one).
+    /// The save did commit, and this is the record it produced: the book as it stands now.
     case committed(BookRecord)
+    /// The save did commit as `revision`, and someone else has saved since: `current` is
+    /// theirs, never to be taken for the saver's own record.
+    case committedThenChanged(revision: Int, current: BookRecord)
     /// The save did not commit; this is the record as it stands now.
     case notCommitted(current: BookRecord)
 }
@@ -16,24 +19,43 @@ public enum ReconciledSave: Sendable, Equatable {
 /// - the cache never moves a book to a lower revision;
 /// - a malformed answer from the remote (wrong id, revision not newer, empty title) is an
 ///   error, never a committed update;
-/// - a failed or uncertain write leaves no value of that book cached.
+/// - a failed or uncertain write leaves no value of that book cached;
+/// - nothing enters the cache that is older than a revision the repository has already seen
+///   or been told about (by a load, a search, a save's answer or a conflict), whichever path
+///   it comes from;
+/// - a change notice stops every read that started before it from entering the cache, and
+///   a notice that names no books does so for every book.
 /// Concurrent loads of one book share a single remote call when they start under the same
 /// generation. Create a new repository for a new account session: the cache dies with it.
 public actor BookRepository {
     private let remote: any BookRemote
     private var cache: [Int: BookRecord] = [:]
-    /// Per-book write counters: a load may publish only if its book's counter did not move.
+    /// Per-book write counters: a read may publish only if its book's counter did not move.
     private var generations: [Int: Int] = [:]
+    /// Moved by a change notice that names no books: it concerns every book at once.
+    private var allBooksGeneration = 0
+    /// Saves of each book that have not answered yet. A read that starts while one runs may
+    /// see the store before or after that save's commit, so it never publishes.
+    private var writesInFlight: [Int: Int] = [:]
     /// Moves on every write or invalidation of any book: a search may admit its rows only
     /// if nothing moved while it ran.
     private var epoch = 0
-    /// The newest revision this session has seen of each book, as a floor for search rows.
+    /// The newest record this session has seen of each book, as a floor for search rows.
     private var newestSeen: [Int: BookRecord] = [:]
+    /// The highest revision of each book known to exist: seen in any answer, or named by a
+    /// conflict. The cache never admits anything below it.
+    private var knownRevision: [Int: Int] = [:]
     private var inFlightLoads: [Int: InFlightLoad] = [:]
     private var nextLoadToken = 0
 
+    /// Where a book's invalidation counters stood when a read began.
+    private struct Stamp: Equatable {
+        let book: Int
+        let allBooks: Int
+    }
+
     private struct InFlightLoad {
-        let generation: Int
+        let stamp: Stamp
         let token: Int
         let task: Task<BookRecord, any Error>
         var callers = 1
@@ -47,10 +69,11 @@ public actor BookRepository {
 
     public func book(id: Int, policy: ReadPolicy) async throws -> BookRecord {
         if policy == .cached, let value = cache[id] { return value }
-        let generation = generations[id, default: 0]
-        let loaded = try await sharedLoad(id: id, generation: generation)
+        let started = stamp(id)
+        let mayAdmit = writesInFlight[id, default: 0] == 0
+        let loaded = try await sharedLoad(id: id, stamp: started)
         try validate(loaded, id: id)
-        if generations[id, default: 0] == generation { admit(loaded) }
+        if mayAdmit && stamp(id) == started { admit(loaded) } else { remember(loaded) }
         return loaded
     }
 
@@ -59,6 +82,7 @@ public actor BookRepository {
     public func search(_ query: SearchQuery) async throws -> SearchPage {
         guard let searchable = remote as? any SearchableBookRemote else { throw BookFailure.unsupported }
         let startEpoch = epoch
+        let mayAdmit = writesInFlight.isEmpty
         let page = try await searchable.search(query)
         for record in page.records {
             guard record.id > 0, record.revision > 0, !record.title.isEmpty else { throw BookFailure.invalidResponse }
@@ -70,7 +94,7 @@ public actor BookRepository {
             if let seen = newestSeen[record.id], seen.revision > record.revision { return seen }
             return record
         }
-        if epoch == startEpoch { fresh.forEach(admit) } else { fresh.forEach(remember) }
+        if mayAdmit && epoch == startEpoch { fresh.forEach(admit) } else { fresh.forEach(remember) }
         return SearchPage(records: fresh, total: page.total)
     }
 
@@ -88,14 +112,20 @@ public actor BookRepository {
         let id = clean.id
         advance(id)
         cache.removeValue(forKey: id)
+        writesInFlight[id, default: 0] += 1
+        let started = stamp(id)
+        defer { endWrite(id) }
         do {
             let saved = try await remote.save(clean)
             try validate(saved, id: id)
             guard saved.revision > request.expectedRevision else { throw BookFailure.invalidResponse }
+            // Another write or a notice since this one began: the answer may already be old.
+            let mayAdmit = stamp(id) == started
             advance(id)
-            admit(saved)
+            if mayAdmit { admit(saved) } else { remember(saved) }
             return saved
         } catch {
+            if case let .conflict(_, actual) = error as? BookFailure { learn(revision: actual, of: id) }
             advance(id)
             cache.removeValue(forKey: id)
             throw error
@@ -105,12 +135,22 @@ public actor BookRepository {
     /// Finds out whether a save whose outcome was unknown committed. Uses the store's record
     /// of operation ids when it has one; otherwise the save counts as committed only if the
     /// book is at exactly the next revision and holds exactly the saved fields.
+    ///
+    /// The log is asked before the book is read: a save that commits between the two reads
+    /// then shows in the record, never as "committed" beside the record from before it.
     public func reconcile(_ request: SaveRequest) async throws -> ReconciledSave {
-        let current = try await book(id: request.id, policy: .refresh)
         if let recorder = remote as? any SaveOutcomeRecordingRemote {
             let committed = try await recorder.committedRevision(of: request.operation)
-            return committed == nil ? .notCommitted(current: current) : .committed(current)
+            if let committed { learn(revision: committed, of: request.id) }
+            let current = try await book(id: request.id, policy: .refresh)
+            guard let committed else { return .notCommitted(current: current) }
+            // A store that answers with a record older than the commit it just reported
+            // leaves the outcome as unknown as it was.
+            guard current.revision >= committed else { throw BookFailure.outcomeUnknown }
+            return current.revision == committed
+                ? .committed(current) : .committedThenChanged(revision: committed, current: current)
         }
+        let current = try await book(id: request.id, policy: .refresh)
         let sent = try? request.validated()
         let matches = current.revision == request.expectedRevision + 1
             && current.title == sent?.title
@@ -130,10 +170,16 @@ public actor BookRepository {
         return notice
     }
 
-    /// Forgets cached values a change notice concerns, and stops loads already in flight
-    /// for them from publishing.
+    /// Forgets cached values a change notice concerns, and stops every read already in
+    /// flight for them (loads and searches) from publishing. A notice that names no books
+    /// concerns all of them, cached or not.
     public func invalidate(_ notice: ChangeNotice) {
-        let ids = notice.bookIDs ?? Set(cache.keys).union(inFlightLoads.keys)
+        epoch += 1
+        guard let ids = notice.bookIDs else {
+            allBooksGeneration += 1
+            cache.removeAll()
+            return
+        }
         for id in ids {
             advance(id)
             cache.removeValue(forKey: id)
@@ -142,8 +188,8 @@ public actor BookRepository {
 
     // MARK: Rules
 
-    private func sharedLoad(id: Int, generation: Int) async throws -> BookRecord {
-        if let running = inFlightLoads[id], running.generation == generation {
+    private func sharedLoad(id: Int, stamp: Stamp) async throws -> BookRecord {
+        if let running = inFlightLoads[id], running.stamp == stamp {
             inFlightLoads[id]?.callers += 1
             resumeCallerWaiters(id: id)
             return try await running.task.value
@@ -152,7 +198,7 @@ public actor BookRepository {
         let token = nextLoadToken
         let remote = self.remote
         let task = Task { try await remote.load(id: id) }
-        inFlightLoads[id] = InFlightLoad(generation: generation, token: token, task: task)
+        inFlightLoads[id] = InFlightLoad(stamp: stamp, token: token, task: task)
         defer { if inFlightLoads[id]?.token == token { inFlightLoads[id] = nil } }
         return try await task.value
     }
@@ -170,6 +216,15 @@ public actor BookRepository {
         ready.forEach { $0.continuation.resume() }
     }
 
+    private func stamp(_ id: Int) -> Stamp {
+        Stamp(book: generations[id, default: 0], allBooks: allBooksGeneration)
+    }
+
+    private func endWrite(_ id: Int) {
+        let remaining = writesInFlight[id, default: 1] - 1
+        writesInFlight[id] = remaining > 0 ? remaining : nil
+    }
+
     private func advance(_ id: Int) {
         let old = generations[id, default: 0]
         precondition(old < Int.max)
@@ -184,13 +239,22 @@ public actor BookRepository {
     }
 
     private func admit(_ record: BookRecord) {
+        let floor = knownRevision[record.id, default: 0]
         remember(record)
+        guard record.revision >= floor else { return }
         if let old = cache[record.id], old.revision > record.revision { return }
         cache[record.id] = record
     }
 
     private func remember(_ record: BookRecord) {
+        learn(revision: record.revision, of: record.id)
         if let seen = newestSeen[record.id], seen.revision >= record.revision { return }
         newestSeen[record.id] = record
+    }
+
+    /// Notes that `revision` of a book exists: a cached value older than it is stale now.
+    private func learn(revision: Int, of id: Int) {
+        knownRevision[id] = max(knownRevision[id, default: 0], revision)
+        if let cached = cache[id], cached.revision < revision { cache.removeValue(forKey: id) }
     }
 }

@@ -16,7 +16,7 @@ public final class BookshelfModel {
     /// Called with each finished request's trace, e.g. to append it to a trace file.
     public var onTrace: ((RequestTrace) -> Void)?
     /// What happened to recent requests: identifiers, timings and fates only.
-    public private(set) var log: RequestLog
+    public internal(set) var log: RequestLog
 
     /// Rows asked for per page.
     public let pageSize: Int
@@ -110,79 +110,6 @@ public final class BookshelfModel {
         inFlight.map { PendingRequest(request: $0.key.request, session: $0.key.session, kind: $0.value) }
             .sorted { $0.request < $1.request }
     }
-
-    // MARK: Requests
-
-    func begin(_ slot: PublicationSlot, _ kind: RequestKind) -> RequestTicket {
-        lastRequest += 1
-        let identity = PublicationIdentity(session: session, request: lastRequest)
-        owners[slot] = identity
-        inFlight[identity] = kind
-        return RequestTicket(identity: identity, slot: slot, kind: kind, started: clock.now())
-    }
-
-    /// Starts the next request of an effect that is still running (a save's conflict fetch
-    /// or reconciliation). Call it only right after `conclude` allowed publication.
-    func chain(from previous: RequestTicket, _ kind: RequestKind) -> RequestTicket {
-        let next = begin(previous.slot, kind)
-        running[next.identity.request] = running[previous.identity.request]
-        return next
-    }
-
-    /// Runs `body` as the effect of `ticket`; a search or page effect replaces (and cancels)
-    /// the previous one of its slot.
-    func spawn(_ ticket: RequestTicket, _ body: @escaping @MainActor @Sendable () async -> Void) {
-        let number = ticket.identity.request
-        let task = Task { @MainActor [weak self] in
-            await body()
-            self?.effectEnded(number)
-        }
-        running[number] = task
-        if ticket.slot == .search || ticket.slot == .page {
-            cancellable[ticket.slot]?.cancel()
-            cancellable[ticket.slot] = task
-        }
-    }
-
-    private func effectEnded(_ number: Int) {
-        let task = running[number]
-        running = running.filter { $0.value != task }
-        changed()
-    }
-
-    /// The commit boundary: ends `ticket`'s wait, records its fate and says whether it may
-    /// publish, which it may only if it is still the newest request of its slot in the
-    /// current session. Call it right after the await, before touching any state.
-    func conclude(_ ticket: RequestTicket, error: (any Error)? = nil, record: Bool = true) -> Bool {
-        inFlight[ticket.identity] = nil
-        showsBusy.remove(ticket.identity)
-        let cancelled = error is CancellationError
-        let fate: RequestFate =
-            if ticket.identity.session != session { .droppedOldSession }
-            else if owners[ticket.slot] != ticket.identity { cancelled ? .cancelled : .droppedStale }
-            else if cancelled { .cancelled }
-            else if let error { .failed(FailureKind(error)) }
-            else { .published }
-        if record {
-            let trace = RequestTrace(
-                request: ticket.identity.request, session: ticket.identity.session, kind: ticket.kind,
-                started: ticket.started, storeTime: clock.now() - ticket.started, fate: fate)
-            log.record(trace)
-            onTrace?(trace)
-        }
-        return fate.wasShown
-    }
-
-    func isPending(_ slot: PublicationSlot) -> Bool {
-        guard let owner = owners[slot] else { return false }
-        return inFlight[owner] != nil
-    }
-
-    func pendingKind(_ slot: PublicationSlot) -> RequestKind? {
-        owners[slot].flatMap { inFlight[$0] }
-    }
-
-    func isCurrentSession(_ ticket: RequestTicket) -> Bool { ticket.identity.session == session }
 
     func changed() { onChange?() }
 

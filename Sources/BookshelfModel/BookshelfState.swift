@@ -156,11 +156,14 @@ public struct EditorState: Equatable, Sendable {
     public var watchError: String?
     public var titleProblem: String?
     public var authorProblem: String?
+    /// Why the draft cannot be changed now (typing is ignored), if it cannot.
+    public var readOnlyReason: String?
 
     /// The draft differs from its base: closing, switching or quitting asks first.
     public var isDirty: Bool { base.map { BookDraft($0) != draft } ?? false }
     public var isLoaded: Bool { base != nil }
     public var canSave: Bool {
         base != nil && activity == nil && titleProblem == nil && authorProblem == nil && conflict == nil
+            && readOnlyReason == nil
     }
 }

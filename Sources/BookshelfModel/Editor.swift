@@ -52,7 +52,7 @@ extension BookshelfModel {
             bookID: editor.bookID, base: editor.base, draft: editor.draft, focus: editor.focus,
             activity: activity, outcome: editor.outcome, conflict: editor.conflict,
             changedElsewhere: changedElsewhere, loadError: editor.loadError, watchError: editor.watchError,
-            titleProblem: titleProblem, authorProblem: authorProblem)
+            titleProblem: titleProblem, authorProblem: authorProblem, readOnlyReason: editorReadOnlyReason)
     }
 
     // MARK: Opening and closing
@@ -69,23 +69,15 @@ extension BookshelfModel {
     public func open(bookID: Int) -> Int? {
         guard let repository, editor == nil else { return nil }
         editor = EditorSession(bookID: bookID)
-        let ticket = begin(.editor, .load)
-        spawn(ticket) { [self] in
-            do {
-                let loaded = try await repository.book(id: bookID, policy: .refresh)
-                let mayPublish = conclude(ticket)
-                guard isCurrentSession(ticket) else { return }
-                let newest = observe(loaded)
-                guard mayPublish else { return }
+        defer { changed() }
+        return launch(.editor, .load, { try await repository.book(id: bookID, policy: .refresh) },
+            witness: { [self] in observe($0) },
+            publish: { [self] loaded, _ in
+                let newest = floor(loaded)
                 editor?.rebase(on: newest)
                 editor?.draft = BookDraft(newest)
-            } catch {
-                guard conclude(ticket, error: error) else { return }
-                editor?.loadError = Self.message(for: error)
-            }
-        }
-        changed()
-        return ticket.identity.request
+            },
+            fail: { [self] error, _ in editor?.loadError = Self.message(for: error) })
     }
 
     /// Closes the editor; with unsaved changes it asks first (see `confirmation`).
@@ -109,10 +101,20 @@ extension BookshelfModel {
 
     // MARK: Editing
 
+    /// Changes a field of the draft. Ignored while the editor is read-only (see
+    /// `EditorState.readOnlyReason`): nothing typed then could be kept.
     public func setDraft(_ field: EditorField, to text: String) {
-        guard editor?.base != nil else { return }
+        guard editor?.base != nil, editorReadOnlyReason == nil else { return }
         editor?.draft[field] = text
         changed()
+    }
+
+    /// Why the draft cannot change now, if it cannot. While another account connects, the
+    /// editor belongs to a session that is about to end: typing then would be dropped
+    /// without a question, so it is refused and the editor says why.
+    var editorReadOnlyReason: String? {
+        guard isPending(.connect), let account = connectingAccount else { return nil }
+        return "Switching to \(account): the editor is read-only until the switch is done."
     }
 
     public func focus(_ field: EditorField) {
@@ -134,13 +136,13 @@ extension BookshelfModel {
     @discardableResult
     public func save() -> Int? {
         guard let repository, let editor, let base = editor.base, pendingKind(.editor) == nil,
-              editor.conflict == nil
+              editor.conflict == nil, editorReadOnlyReason == nil
         else { return nil }
         if let unresolved = editor.unresolvedRequest {
-            let ticket = begin(.editor, .reconcile)
-            spawn(ticket) { [self] in await reconcile(unresolved, ticket: ticket, on: repository) }
-            changed()
-            return ticket.identity.request
+            defer { changed() }
+            return launch(.editor, .reconcile, { try await repository.reconcile(unresolved) },
+                publish: { [self] found, _ in settle(found, of: unresolved) },
+                fail: { [self] error, _ in self.editor?.outcome = .unresolved(error as? BookFailure) })
         }
         guard let request = saveRequest(for: editor, against: base.revision) else {
             changed()
@@ -191,84 +193,68 @@ extension BookshelfModel {
     private func send(_ request: SaveRequest, on repository: BookRepository) -> Int {
         editor?.outcome = nil
         editor?.conflict = nil
-        let ticket = begin(.editor, .save)
-        spawn(ticket) { [self] in
-            do {
-                let saved = try await repository.save(request)
-                let mayPublish = conclude(ticket)
-                guard isCurrentSession(ticket) else { return }
-                let newest = observe(saved)
-                if mayPublish { applySaved(newest, sent: request) }
-            } catch {
-                guard conclude(ticket, error: error) else { return }
+        defer { changed() }
+        return launch(.editor, .save, { try await repository.save(request) },
+            witness: { [self] in observe($0) },
+            publish: { [self] saved, _ in applySaved(saved, sent: request) },
+            fail: { [self] error, ticket in
                 switch error as? BookFailure {
                 case .conflict?:
                     // Keep the draft; show theirs beside it once fetched.
                     editor?.conflict = ConflictState()
-                    changed()
-                    await fetchTheirs(after: ticket, bookID: request.id, on: repository)
+                    await performChained(after: ticket, .load, { try await repository.book(id: request.id, policy: .refresh) },
+                        witness: { [self] in observe($0) },
+                        publish: { [self] current, _ in editor?.conflict = ConflictState(theirs: floor(current)) },
+                        fail: { [self] error, _ in editor?.conflict = ConflictState(fetchError: Self.message(for: error)) })
                 case .outcomeUnknown?:
                     // It may have committed: find out before offering a retry.
                     editor?.unresolvedRequest = request
-                    changed()
-                    await reconcile(request, ticket: chain(from: ticket, .reconcile), on: repository)
+                    await performChained(after: ticket, .reconcile, { try await repository.reconcile(request) },
+                        publish: { [self] found, _ in settle(found, of: request) },
+                        fail: { [self] error, _ in editor?.outcome = .unresolved(error as? BookFailure) })
                 default:
                     editor?.outcome = .rejected(error as? BookFailure ?? .storeUnavailable(Self.message(for: error)))
                 }
-            }
-        }
-        changed()
-        return ticket.identity.request
+            })
     }
 
-    private func fetchTheirs(after saveTicket: RequestTicket, bookID: Int, on repository: BookRepository) async {
-        let ticket = chain(from: saveTicket, .load)
-        do {
-            let current = try await repository.book(id: bookID, policy: .refresh)
-            let mayPublish = conclude(ticket)
-            guard isCurrentSession(ticket) else { return }
-            let newest = observe(current)
-            guard mayPublish else { return }
-            editor?.conflict = ConflictState(theirs: newest)
-        } catch {
-            guard conclude(ticket, error: error) else { return }
-            editor?.conflict = ConflictState(fetchError: Self.message(for: error))
+    /// What reconciliation found out about an uncertain save, shown in the editor.
+    private func settle(_ found: ReconciledSave, of request: SaveRequest) {
+        editor?.unresolvedRequest = nil
+        switch found {
+        case let .committed(record):
+            observe(record)
+            applySaved(record, sent: request)
+        case let .committedThenChanged(revision, current):
+            observe(current)
+            applySaved(record(of: request, committedAs: revision), sent: request)
+        case let .notCommitted(current):
+            editor?.outcome = .notCommitted
+            editor?.noteNewer(observe(current))
         }
     }
 
-    private func reconcile(_ request: SaveRequest, ticket: RequestTicket, on repository: BookRepository) async {
-        do {
-            let found = try await repository.reconcile(request)
-            let mayPublish = conclude(ticket)
-            guard isCurrentSession(ticket) else { return }
-            switch found {
-            case let .committed(record):
-                let newest = observe(record)
-                guard mayPublish else { return }
-                editor?.unresolvedRequest = nil
-                applySaved(newest, sent: request)
-            case let .notCommitted(current):
-                let newest = observe(current)
-                guard mayPublish else { return }
-                editor?.unresolvedRequest = nil
-                editor?.outcome = .notCommitted
-                editor?.noteNewer(newest)
-            }
-        } catch {
-            guard conclude(ticket, error: error) else { return }
-            editor?.outcome = .unresolved(error as? BookFailure)
-        }
+    /// The record a save produced, rebuilt from what it sent, when the store has moved on and
+    /// holds someone else's revision.
+    private func record(of request: SaveRequest, committedAs revision: Int) -> BookRecord {
+        let sent = (try? request.validated()) ?? request
+        let author = sent.author ?? editor?.base?.author ?? ""
+        return BookRecord(id: request.id, title: sent.title, revision: revision, author: author)
     }
 
-    /// A save committed: it becomes the base; the draft becomes clean unless the user kept
-    /// typing while it was in flight (then their newer text stays, dirty against the new base).
-    private func applySaved(_ record: BookRecord, sent request: SaveRequest) {
+    /// A save committed as `saved`: it becomes the base, and the draft becomes clean unless
+    /// the user kept typing while it was in flight (then their newer text stays, dirty
+    /// against the new base). If someone else has saved a newer revision since, that stays
+    /// theirs: the editor reports the user's own revision and shows theirs as changed
+    /// elsewhere, never adopting their text as the user's save.
+    private func applySaved(_ saved: BookRecord, sent request: SaveRequest) {
         guard var editor else { return }
         let sentDraft = BookDraft(title: request.title, author: request.author ?? editor.draft.author)
-        editor.rebase(on: record)
-        if editor.draft == sentDraft { editor.draft = BookDraft(record) }
-        editor.outcome = .saved(revision: record.revision)
+        editor.rebase(on: saved)
+        if editor.draft == sentDraft { editor.draft = BookDraft(saved) }
+        editor.outcome = .saved(revision: saved.revision)
         editor.conflict = nil
+        if let newest = newestSeen[saved.id] { editor.noteNewer(newest) }
         self.editor = editor
     }
 
@@ -279,21 +265,13 @@ extension BookshelfModel {
     func watchEditedRecord() {
         guard let repository, let editor, editor.base != nil else { return }
         let bookID = editor.bookID
-        let ticket = begin(.editorWatch, .load)
-        spawn(ticket) { [self] in
-            do {
-                let current = try await repository.book(id: bookID, policy: .refresh)
-                let mayPublish = conclude(ticket)
-                guard isCurrentSession(ticket) else { return }
-                let newest = observe(current)
-                guard mayPublish else { return }
+        launch(.editorWatch, .load, { try await repository.book(id: bookID, policy: .refresh) },
+            witness: { [self] in observe($0) },
+            publish: { [self] current, _ in
                 self.editor?.watchError = nil
-                self.editor?.noteNewer(newest)
-            } catch {
-                guard conclude(ticket, error: error) else { return }
-                self.editor?.watchError = Self.message(for: error)
-            }
-        }
+                self.editor?.noteNewer(floor(current))
+            },
+            fail: { [self] error, _ in self.editor?.watchError = Self.message(for: error) })
     }
 }
 

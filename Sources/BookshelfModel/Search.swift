@@ -99,20 +99,13 @@ extension BookshelfModel {
               inFlight[current] == nil, results.rows.count < results.total, !isPending(.page)
         else { return nil }
         let query = SearchQuery(text: results.rowsQuery, limit: pageSize, offset: results.rows.count)
-        let ticket = begin(.page, .page)
-        spawn(ticket) { [self] in
-            do {
-                let page = try await repository.search(query)
-                guard conclude(ticket) else { return }
+        defer { changed() }
+        return launch(.page, .page, { try await repository.search(query) },
+            publish: { [self] page, _ in
                 results.append(page.records.map(floor), total: page.total)
                 results.error = nil
-            } catch {
-                guard conclude(ticket, error: error) else { return }
-                results.error = Self.message(for: error)
-            }
-        }
-        changed()
-        return ticket.identity.request
+            },
+            fail: { [self] error, _ in results.error = Self.message(for: error) })
     }
 
     /// Starts a search (or a refresh) of the typed query; it takes over the search slot and
@@ -122,25 +115,18 @@ extension BookshelfModel {
         let userIsWaiting = owners[.search].map { inFlight[$0] != nil && showsBusy.contains($0) } ?? false
         owners[.page] = nil
         cancellable[.page]?.cancel()
-        let ticket = begin(.search, kind)
-        if kind != .refresh || userIsWaiting { showsBusy.insert(ticket.identity) }
         let text = results.query
         let isRefresh = kind == .refresh
         // A refresh re-reads every loaded row so the list does not shrink under the user.
         let limit = isRefresh ? max(pageSize, results.rows.count) : pageSize
-        spawn(ticket) { [self] in
-            do {
-                let page = try await repository.search(SearchQuery(text: text, limit: limit))
-                guard conclude(ticket) else { return }
+        return launch(.search, kind, showsBusy: !isRefresh || userIsWaiting,
+            { try await repository.search(SearchQuery(text: text, limit: limit)) },
+            publish: { [self] page, ticket in
                 results.replaceRows(page.records.map(floor), total: page.total, keepSelection: isRefresh)
                 results.rowsOwner = ticket.identity
                 results.rowsQuery = text
                 results.error = nil
-            } catch {
-                guard conclude(ticket, error: error) else { return }
-                results.error = Self.message(for: error)
-            }
-        }
-        return ticket.identity.request
+            },
+            fail: { [self] error, _ in results.error = Self.message(for: error) })
     }
 }

@@ -96,19 +96,10 @@ extension BookshelfModel {
         let connector = self.connector
         connectingAccount = name
         connectionError = nil
-        let ticket = begin(.connect, .connect)
-        spawn(ticket) { [self] in
-            do {
-                let remote = try await connector.connect(account: name, password: password)
-                guard conclude(ticket) else { return }
-                beginSession(remote: remote, account: name)
-            } catch {
-                guard conclude(ticket, error: error) else { return }
-                connectionError = Self.message(for: error)
-            }
-        }
-        changed()
-        return ticket.identity.request
+        defer { changed() }
+        return launch(.connect, .connect, { try await connector.connect(account: name, password: password) },
+            publish: { [self] remote, _ in beginSession(remote: remote, account: name) },
+            fail: { [self] error, _ in connectionError = Self.message(for: error) })
     }
 
     /// A connection succeeded: the session number moves first, so nothing started under the
@@ -140,18 +131,14 @@ extension BookshelfModel {
     @discardableResult
     public func checkForChanges() -> Int? {
         guard let repository, !isPending(.changeCheck) else { return nil }
-        let ticket = begin(.changeCheck, .changeCheck)
-        spawn(ticket) { [self] in
-            do {
-                let notice = try await repository.checkForChanges()
-                // Quiet checks are not logged: a timer would flood the ring with them.
-                guard conclude(ticket, record: notice != nil), let notice else { return }
+        return launch(.changeCheck, .changeCheck, { try await repository.checkForChanges() },
+            // Quiet checks are not logged: a timer would flood the ring with them.
+            logged: { $0 != nil },
+            publish: { [self] notice, _ in
+                guard let notice else { return }
                 _ = startSearch(.refresh)
                 if let editor, notice.concerns(editor.bookID) { watchEditedRecord() }
-            } catch {
-                _ = conclude(ticket, error: error)
-            }
-        }
-        return ticket.identity.request
+            },
+            fail: { _, _ in })
     }
 }
