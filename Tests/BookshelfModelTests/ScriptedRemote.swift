@@ -7,7 +7,10 @@ import Synchronization
 ///
 /// It also holds the store's truth (`books`), so a call can be released with `.deliver`: a
 /// read answers with the snapshot taken when it arrived (the worst case for staleness), a
-/// save performs its compare-and-set at the moment of release.
+/// save performs its compare-and-set at the moment of release. `perform` moves a call's
+/// store step to a moment of the test's choosing before its answer: a read takes its
+/// snapshot then, a save commits then and answers later (or loses its answer), so answers
+/// can arrive in any order relative to commits, as a real store's do.
 actor ScriptedRemote: SearchableBookRemote, ChangeDetectingRemote {
     enum Call: Sendable, Equatable {
         case search(SearchQuery)
@@ -48,7 +51,9 @@ actor ScriptedRemote: SearchableBookRemote, ChangeDetectingRemote {
 
     private struct Parked {
         let call: Call
-        let snapshot: [Int: BookRecord]
+        var snapshot: [Int: BookRecord]
+        /// A save's compare-and-set, once `perform` ran it.
+        var committed: Result<BookRecord, BookFailure>?
         let continuation: CheckedContinuation<Answer, any Error>
     }
 
@@ -121,6 +126,19 @@ actor ScriptedRemote: SearchableBookRemote, ChangeDetectingRemote {
 
     func isParked(_ number: Int) -> Bool { parked[number] != nil }
 
+    /// Runs call `number`'s store step now, before its answer: a read snapshots the store, a
+    /// save performs its compare-and-set (its answer, released later, reports it).
+    func perform(_ number: Int) {
+        guard var call = parked[number] else { preconditionFailure("call \(number) is not parked") }
+        precondition(call.committed == nil, "call \(number) already performed")
+        if case let .save(request) = call.call {
+            call.committed = Result { () throws(BookFailure) in try commit(request) }
+        } else {
+            call.snapshot = books
+        }
+        parked[number] = call
+    }
+
     /// Completes call `number` (1-based arrival order) with `reply`.
     func release(_ number: Int, _ reply: Reply) {
         guard let call = parked.removeValue(forKey: number) else { preconditionFailure("call \(number) is not parked") }
@@ -141,7 +159,7 @@ actor ScriptedRemote: SearchableBookRemote, ChangeDetectingRemote {
         arrivals.append((number, call))
         let snapshot = books
         return try await withCheckedThrowingContinuation { continuation in
-            parked[number] = Parked(call: call, snapshot: snapshot, continuation: continuation)
+            parked[number] = Parked(call: call, snapshot: snapshot, committed: nil, continuation: continuation)
             let ready = waiters.filter { arrivalCount(of: $0.kind) >= $0.count }
             waiters.removeAll { arrivalCount(of: $0.kind) >= $0.count }
             ready.forEach { $0.continuation.resume() }
@@ -157,7 +175,7 @@ actor ScriptedRemote: SearchableBookRemote, ChangeDetectingRemote {
         case .cancelled: throw CancellationError()
         case let .commitThenFail(failure):
             guard case let .save(request) = parked.call else { preconditionFailure("only saves commit") }
-            _ = try commit(request)
+            if parked.committed == nil { _ = try commit(request) }
             throw failure
         case .deliver:
             switch parked.call {
@@ -168,6 +186,7 @@ actor ScriptedRemote: SearchableBookRemote, ChangeDetectingRemote {
                 guard let record = parked.snapshot[id] else { throw BookFailure.missing }
                 return .record(record)
             case let .save(request):
+                if let committed = parked.committed { return .record(try committed.get()) }
                 return .record(try commit(request))
             case .checkForChanges:
                 return .notice(nil)
@@ -192,6 +211,9 @@ final class ScriptedConnector: CatalogConnector {
     private struct State {
         var remotes: [(account: String, remote: ScriptedRemote)] = []
         var failures: [String: BookFailure] = [:]
+        var holdsConnections = false
+        var heldConnections: [CheckedContinuation<Void, Never>] = []
+        var heldWaiters: [CheckedContinuation<Void, Never>] = []
     }
 
     let books: [String: [BookRecord]]
@@ -208,6 +230,17 @@ final class ScriptedConnector: CatalogConnector {
     func requiresPassword(for account: String) -> Bool { passwords[account] != nil }
 
     func connect(account: String, password: String?) async throws -> any BookRemote {
+        if state.withLock({ $0.holdsConnections }) {
+            // Connecting takes time while the user goes on typing: wait for the test.
+            await withCheckedContinuation { continuation in
+                let waiters = state.withLock { state in
+                    state.heldConnections.append(continuation)
+                    defer { state.heldWaiters.removeAll() }
+                    return state.heldWaiters
+                }
+                waiters.forEach { $0.resume() }
+            }
+        }
         if let failure = state.withLock({ $0.failures[account] }) { throw failure }
         guard books[account] != nil else { throw BookFailure.missing }
         if let expected = passwords[account], expected != password { throw BookFailure.notAllowed }
@@ -218,6 +251,26 @@ final class ScriptedConnector: CatalogConnector {
 
     func failConnections(to account: String, with failure: BookFailure?) {
         state.withLock { $0.failures[account] = failure }
+    }
+
+    /// From now on each connection waits for `releaseHeldConnection` before it opens.
+    func holdConnections() { state.withLock { $0.holdsConnections = true } }
+
+    /// Suspends until a connection is waiting to be released.
+    func waitForHeldConnection() async {
+        await withCheckedContinuation { continuation in
+            let ready = state.withLock { state in
+                if state.heldConnections.isEmpty { state.heldWaiters.append(continuation); return false }
+                return true
+            }
+            if ready { continuation.resume() }
+        }
+    }
+
+    /// Lets the oldest waiting connection open.
+    func releaseHeldConnection() {
+        let next = state.withLock { $0.heldConnections.isEmpty ? nil : $0.heldConnections.removeFirst() }
+        next?.resume()
     }
 
     /// Every remote handed out, oldest first.
