@@ -282,10 +282,13 @@ public struct ScriptedCall: Sendable, Equatable {
         case search
         case load(id: Int)
         case save(id: Int)
+        /// Opening an account session: connecting takes time while the user keeps typing.
+        case connect
 
         public var description: String {
             switch self {
             case .search: "search"
+            case .connect: "connect"
             case let .load(id): "load #\(id)"
             case let .save(id): "save #\(id)"
             }
@@ -342,6 +345,18 @@ public final class LatencyScript: @unchecked Sendable {
             }
             if finished { continuation.resume() }
         }
+    }
+
+    /// Holds a connection back for its scheduled latency, as a numbered request of its own
+    /// (and fails it if the schedule says so). Call it before opening the connection.
+    public func connect(label: String) async throws {
+        let call = begin(.connect, label: label)
+        await sleeper.sleep(milliseconds: call.latencyMilliseconds, request: call.number)
+        guard !call.failsByScript else {
+            finish(call.number, .failed(.storeUnavailable("scripted failure of request \(call.number)"), injected: true))
+            throw BookFailure.storeUnavailable("scripted failure of request \(call.number)")
+        }
+        finish(call.number, .answered(ids: []))
     }
 
     func begin(_ kind: ScriptedCall.Kind, label: String) -> ScriptedCall {

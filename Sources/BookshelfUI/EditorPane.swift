@@ -41,6 +41,9 @@ enum EditorPane {
         for problem in [editor.titleProblem, editor.authorProblem].compactMap({ $0 }) {
             writer.wrapped(problem, style: Theme.error, into: &canvas)
         }
+        if let reason = editor.readOnlyReason {
+            writer.wrapped(reason, style: Theme.warning, into: &canvas)
+        }
         if let activity = editor.activity {
             writer.line(StyledText(activityText(activity), style: Theme.hint), into: &canvas)
         } else if let outcome = editor.outcome {

@@ -206,6 +206,7 @@ struct SQLiteConnector: CatalogConnector {
     func requiresPassword(for account: String) -> Bool { false }
 
     func connect(account: String, password: String?) async throws -> any BookRemote {
+        try await script?.connect(label: account)
         let remote: SQLiteBookRemote
         do {
             remote = try catalog.remote(account: account)
