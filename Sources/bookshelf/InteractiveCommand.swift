@@ -21,7 +21,7 @@ enum InteractiveCommand {
         help: "Act as account NAME (default: SQLite, the first editor by name; PostgreSQL, the connection's user).")
     static let latency = OptionSpec(
         "latency", value: "SPEC",
-        help: "Delay each store request: 400,250,60 (ms per request, cycling) or random:50-600.")
+        help: "Delay each store request and account connection: 400,250,60 (ms per request, cycling) or random:50-600.")
     static let seed = OptionSpec("seed", value: "N", help: "Seed for --latency random:A-B (default 0).")
     static let trace = OptionSpec(
         "trace", value: "FILE", help: "Write per-event timings to FILE (ids and durations, never text).")
