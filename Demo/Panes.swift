@@ -107,6 +107,7 @@ final class RealPane: DemoPane {
         case let .rejected(failure)?: return "rejected: \(failure)"
         case .notCommitted?: return "not committed"
         case .unresolved?: return "outcome unknown"
+        case .noChanges?: return "no changes to save"
         case nil: return nil
         }
     }

@@ -47,7 +47,9 @@ public final class BookshelfModel {
 
     var repository: BookRepository?
     var accountName: String?
+    var accountRole: AccountRole?
     var accountNames: [String] = []
+    var accountRoles: [String: AccountRole] = [:]
     var connectingAccount: String?
     var connectionError: String?
     /// The newest revision of each book this session has seen: rows and editor bases never go below it.
@@ -56,10 +58,15 @@ public final class BookshelfModel {
     // MARK: Screens
 
     var results = SearchResults()
+    /// Enter was pressed while this search was on its way: its first row opens when it answers.
+    var openWhenAnswered: PublicationIdentity?
     var editor: EditorSession?
     var confirmation: Confirmation?
     var passwordPrompt: PasswordPrompt?
     var shouldQuit = false
+    /// What the user confirmed to do once the save in flight has gone through.
+    var afterSave: Confirmation.Action?
+    var message: String?
 
     public init(
         connector: any CatalogConnector,
@@ -82,8 +89,10 @@ public final class BookshelfModel {
         BookshelfState(
             session: session,
             account: accountName,
+            accountRole: accountRole,
             accounts: accountNames.map {
-                AccountChoice(name: $0, needsPassword: connector.requiresPassword(for: $0), isCurrent: $0 == accountName)
+                AccountChoice(name: $0, needsPassword: connector.requiresPassword(for: $0), isCurrent: $0 == accountName,
+                              role: accountRoles[$0])
             },
             connection: ConnectionState(
                 connectingTo: isPending(.connect) ? connectingAccount : nil,
@@ -92,7 +101,9 @@ public final class BookshelfModel {
             editor: editorState,
             confirmation: confirmation,
             passwordPrompt: passwordPrompt,
-            shouldQuit: shouldQuit)
+            shouldQuit: shouldQuit,
+            waitingForSave: afterSave,
+            message: message)
     }
 
     /// Waits until the effect that request `number` belongs to has finished processing (its

@@ -6,6 +6,8 @@ public struct BookshelfState: Equatable, Sendable {
     public var session: Int
     /// The account of the current session, nil before the first successful connection.
     public var account: String?
+    /// What the current account may do, when the store tells.
+    public var accountRole: AccountRole?
     public var accounts: [AccountChoice]
     public var connection: ConnectionState
     public var search: SearchState
@@ -17,12 +19,19 @@ public struct BookshelfState: Equatable, Sendable {
     public var passwordPrompt: PasswordPrompt?
     /// The user asked to quit and nothing unsaved stands in the way: the UI should exit.
     public var shouldQuit: Bool
+    /// What the user asked for that waits for a save in flight to finish (switch, close, quit).
+    public var waitingForSave: Confirmation.Action?
+    /// A fact worth a line in the status bar until the user's next action: what became of
+    /// a save the user waited for, say, even after switching account or before quitting.
+    public var message: String?
 }
 
 public struct AccountChoice: Equatable, Sendable, Hashable {
     public let name: String
     public let needsPassword: Bool
     public let isCurrent: Bool
+    /// Nil when the catalog does not say.
+    public var role: AccountRole? = nil
 }
 
 public struct ConnectionState: Equatable, Sendable {
@@ -41,23 +50,46 @@ public struct Confirmation: Equatable, Sendable {
         case closeEditor
         case switchAccount(String)
         case quit
+
+        /// "switch to bob", as in "Discard your unsaved changes and switch to bob?"
+        public var verb: String {
+            switch self {
+            case .closeEditor: "close the editor"
+            case let .switchAccount(name): "switch to \(name)"
+            case .quit: "quit"
+            }
+        }
     }
 
     public let action: Action
+    /// A save is in flight: it cannot be discarded, so the question is whether to do the
+    /// action once the save has finished (and only if it went through).
+    public var waitsForSave = false
 
-    /// What to ask; the confirm choice discards the draft, cancel keeps editing.
+    public init(action: Action, waitsForSave: Bool = false) {
+        self.action = action
+        self.waitsForSave = waitsForSave
+    }
+
+    /// What to ask; the confirm choice discards the draft (or, while a save is in flight,
+    /// waits for it), cancel keeps editing.
     public var question: String {
-        switch action {
-        case .closeEditor: "Discard your unsaved changes and close the editor?"
-        case let .switchAccount(name): "Discard your unsaved changes and switch to \(name)?"
-        case .quit: "Discard your unsaved changes and quit?"
+        if waitsForSave {
+            return "A save is in progress and cannot be undone. \(action.verb.capitalizedFirst) when it has gone through?"
         }
+        return "Discard your unsaved changes and \(action.verb)?"
     }
 }
 
 public struct SearchState: Equatable, Sendable {
     /// The text the user typed.
     public var query: String
+    /// The query the rows answer: while a newer search is on its way it is an older one,
+    /// and the rows should look it.
+    public var rowsQuery: String
+    /// Enter was pressed while the rows answered an older query: the first row of the
+    /// current answer opens when it arrives.
+    public var opensWhenAnswered: Bool
     /// The rows of the newest search that answered, never older than a revision this session saw.
     public var rows: [BookRecord]
     /// How many matches the store reported for those rows' query.
@@ -73,6 +105,8 @@ public struct SearchState: Equatable, Sendable {
 
     public var selectedBook: BookRecord? { selection.map { rows[$0] } }
     public var hasMore: Bool { rows.count < total }
+    /// The rows answer the typed query (not an older one).
+    public var rowsAreCurrent: Bool { rowsQuery == query }
 }
 
 public enum EditorField: Sendable, Hashable, CaseIterable {
@@ -118,6 +152,8 @@ public enum SaveOutcome: Equatable, Sendable {
     /// The outcome was unknown and reconciliation itself failed. Saving again checks once more
     /// before sending anything.
     case unresolved(BookFailure?)
+    /// The draft equals the revision it edits: nothing was sent, no revision was made.
+    case noChanges
 }
 
 public enum ConflictChoice: Sendable, Hashable {
@@ -158,6 +194,8 @@ public struct EditorState: Equatable, Sendable {
     public var authorProblem: String?
     /// Why the draft cannot be changed now (typing is ignored), if it cannot.
     public var readOnlyReason: String?
+    /// The account editing, for messages that name it.
+    public var account: String?
 
     /// The draft differs from its base: closing, switching or quitting asks first.
     public var isDirty: Bool { base.map { BookDraft($0) != draft } ?? false }
@@ -166,4 +204,9 @@ public struct EditorState: Equatable, Sendable {
         base != nil && activity == nil && titleProblem == nil && authorProblem == nil && conflict == nil
             && readOnlyReason == nil
     }
+}
+
+extension String {
+    /// The string with its first character uppercased ("switch to bob" -> "Switch to bob").
+    var capitalizedFirst: String { prefix(1).uppercased() + dropFirst() }
 }

@@ -6,11 +6,17 @@ import BookCatalog
 public protocol CatalogConnector: Sendable {
     /// The accounts the user can choose from, in display order.
     func accountNames() async throws -> [String]
+    /// Each account's role, where the catalog tells (the switcher shows it).
+    func accountRoles() async throws -> [String: AccountRole]
     /// Whether `connect` needs a password for `account` (the UI prompts before connecting).
     func requiresPassword(for account: String) -> Bool
     /// A remote acting as `account`. Searching needs a `SearchableBookRemote`; freshness
     /// checks need a `ChangeDetectingRemote`.
     func connect(account: String, password: String?) async throws -> any BookRemote
+}
+
+extension CatalogConnector {
+    public func accountRoles() async throws -> [String: AccountRole] { [:] }
 }
 
 /// Connects to the accounts of an in-memory catalog, one `MemoryBookRemote` per session.
@@ -25,6 +31,10 @@ public struct MemoryCatalogConnector: CatalogConnector {
     }
 
     public func accountNames() async throws -> [String] { catalog.accounts.map(\.name) }
+
+    public func accountRoles() async throws -> [String: AccountRole] {
+        Dictionary(catalog.accounts.map { ($0.name, $0.role) }, uniquingKeysWith: { first, _ in first })
+    }
 
     public func requiresPassword(for account: String) -> Bool { passwords[account] != nil }
 

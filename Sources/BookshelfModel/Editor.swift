@@ -52,16 +52,30 @@ extension BookshelfModel {
             bookID: editor.bookID, base: editor.base, draft: editor.draft, focus: editor.focus,
             activity: activity, outcome: editor.outcome, conflict: editor.conflict,
             changedElsewhere: changedElsewhere, loadError: editor.loadError, watchError: editor.watchError,
-            titleProblem: titleProblem, authorProblem: authorProblem, readOnlyReason: editorReadOnlyReason)
+            titleProblem: titleProblem, authorProblem: authorProblem, readOnlyReason: editorReadOnlyReason,
+            account: accountName)
     }
 
     // MARK: Opening and closing
 
     /// Opens the selected book: loads it from the store; its revision becomes the draft's base.
+    ///
+    /// While the rows answer an older query than the one typed, the user cannot have meant
+    /// one of them: the first row of the current search's answer opens when it arrives.
     @discardableResult
     public func openSelected() -> Int? {
+        if rowsAreBehindTheQuery, let current = owners[.search], inFlight[current] != nil {
+            openWhenAnswered = current
+            changed()
+            return nil
+        }
         guard let book = results.selectedBook else { return nil }
         return open(bookID: book.id)
+    }
+
+    /// The rows on screen answer an older query than the one typed.
+    var rowsAreBehindTheQuery: Bool {
+        results.rowsQuery != results.query || (results.rowsOwner == nil && isPending(.search))
     }
 
     /// Opens a book by id (ignored while an editor is open).
@@ -82,12 +96,9 @@ extension BookshelfModel {
 
     /// Closes the editor; with unsaved changes it asks first (see `confirmation`).
     public func closeEditor() {
-        guard let editor else { return }
-        if editor.isDirty {
-            confirmation = Confirmation(action: .closeEditor)
-        } else {
-            discardEditor()
-        }
+        guard editor != nil else { return }
+        message = nil
+        if !askBeforeDroppingTheEditor(.closeEditor) { discardEditor() }
         changed()
     }
 
@@ -104,8 +115,16 @@ extension BookshelfModel {
     /// Changes a field of the draft. Ignored while the editor is read-only (see
     /// `EditorState.readOnlyReason`): nothing typed then could be kept.
     public func setDraft(_ field: EditorField, to text: String) {
-        guard editor?.base != nil, editorReadOnlyReason == nil else { return }
+        guard let current = editor?.draft[field], editor?.base != nil, editorReadOnlyReason == nil,
+              current != text
+        else { return }
         editor?.draft[field] = text
+        // What the last save said is about another draft now.
+        switch editor?.outcome {
+        case .saved?, .noChanges?, .rejected?: editor?.outcome = nil
+        default: break
+        }
+        message = nil
         changed()
     }
 
@@ -113,8 +132,12 @@ extension BookshelfModel {
     /// editor belongs to a session that is about to end: typing then would be dropped
     /// without a question, so it is refused and the editor says why.
     var editorReadOnlyReason: String? {
-        guard isPending(.connect), let account = connectingAccount else { return nil }
-        return "Switching to \(account): the editor is read-only until the switch is done."
+        if isPending(.connect), let account = connectingAccount {
+            return "Switching to \(account): the editor is read-only until the switch is done."
+        }
+        if accountRole == .reader { return "\(accountName ?? "This account") is a reader: viewing only." }
+        if afterSave != nil { return "Waiting for the save to go through before you \(afterSave!.verb)." }
+        return nil
     }
 
     public func focus(_ field: EditorField) {
@@ -138,11 +161,18 @@ extension BookshelfModel {
         guard let repository, let editor, let base = editor.base, pendingKind(.editor) == nil,
               editor.conflict == nil, editorReadOnlyReason == nil
         else { return nil }
+        message = nil
         if let unresolved = editor.unresolvedRequest {
             defer { changed() }
             return launch(.editor, .reconcile, { try await repository.reconcile(unresolved) },
                 publish: { [self] found, _ in settle(found, of: unresolved) },
                 fail: { [self] error, _ in self.editor?.outcome = .unresolved(error as? BookFailure) })
+        }
+        // Every needless revision is a needless conflict for someone else.
+        guard editor.isDirty else {
+            self.editor?.outcome = .noChanges
+            changed()
+            return nil
         }
         guard let request = saveRequest(for: editor, against: base.revision) else {
             changed()
@@ -256,6 +286,8 @@ extension BookshelfModel {
         editor.conflict = nil
         if let newest = newestSeen[saved.id] { editor.noteNewer(newest) }
         self.editor = editor
+        // The saved book may no longer match the search, or newly match it.
+        _ = startSearch(.refresh)
     }
 
     // MARK: Watching the edited record

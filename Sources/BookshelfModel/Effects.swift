@@ -92,6 +92,7 @@ extension BookshelfModel {
     private func effectEnded(_ number: Int) {
         let task = running[number]
         running = running.filter { $0.value != task }
+        continueAfterSave()
         changed()
     }
 

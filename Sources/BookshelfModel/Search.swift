@@ -50,6 +50,8 @@ extension BookshelfModel {
         let owner = owners[.search]
         return SearchState(
             query: results.query,
+            rowsQuery: results.rowsQuery,
+            opensWhenAnswered: openWhenAnswered != nil && openWhenAnswered == owner,
             rows: results.rows,
             total: results.total,
             selection: results.selection,
@@ -64,6 +66,8 @@ extension BookshelfModel {
     public func setQuery(_ text: String) -> Int? {
         guard text != results.query else { return nil }
         results.query = text
+        openWhenAnswered = nil
+        message = nil
         defer { changed() }
         return startSearch(.search)
     }
@@ -83,6 +87,7 @@ extension BookshelfModel {
 
     /// Selects a row by index (clamped); near the end it loads the next page.
     public func select(index: Int) {
+        openWhenAnswered = nil
         guard !results.rows.isEmpty else { return }
         results.selection = min(max(0, index), results.rows.count - 1)
         if let selection = results.selection, selection >= results.rows.count - 1 - loadMoreThreshold {
@@ -126,7 +131,14 @@ extension BookshelfModel {
                 results.rowsOwner = ticket.identity
                 results.rowsQuery = text
                 results.error = nil
+                if openWhenAnswered == ticket.identity {
+                    openWhenAnswered = nil
+                    openSelected()
+                }
             },
-            fail: { [self] error, _ in results.error = Self.message(for: error) })
+            fail: { [self] error, ticket in
+                results.error = Self.message(for: error)
+                if openWhenAnswered == ticket.identity { openWhenAnswered = nil }
+            })
     }
 }

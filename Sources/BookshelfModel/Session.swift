@@ -10,7 +10,9 @@ extension BookshelfModel {
         let connector = self.connector
         let listing = Task { @MainActor [weak self] in
             let names = (try? await connector.accountNames()) ?? []
+            let roles = (try? await connector.accountRoles()) ?? [:]
             self?.accountNames = names
+            self?.accountRoles = roles
             self?.changed()
         }
         running[0] = listing
@@ -27,10 +29,8 @@ extension BookshelfModel {
     public func requestAccountSwitch(to name: String) -> Int? {
         guard name != accountName || repository == nil else { return nil }
         defer { changed() }
-        if editor?.isDirty == true {
-            confirmation = Confirmation(action: .switchAccount(name))
-            return nil
-        }
+        message = nil
+        if askBeforeDroppingTheEditor(.switchAccount(name)) { return nil }
         return proceedToConnect(name, password: nil)
     }
 
@@ -50,12 +50,29 @@ extension BookshelfModel {
 
     /// Asks to quit; with an unsaved draft it asks first. Watch `state.shouldQuit`.
     public func requestQuit() {
-        if editor?.isDirty == true {
-            confirmation = Confirmation(action: .quit)
-        } else {
-            shouldQuit = true
-        }
+        if !askBeforeDroppingTheEditor(.quit) { shouldQuit = true }
         changed()
+    }
+
+    /// Asks first when `action` would drop the editor's work: a dirty draft may be
+    /// discarded, but a save in flight cannot, so then the question is whether to do the
+    /// action once the save has gone through. Returns whether it asked.
+    func askBeforeDroppingTheEditor(_ action: Confirmation.Action) -> Bool {
+        if saveIsInFlight {
+            confirmation = Confirmation(action: action, waitsForSave: true)
+            return true
+        }
+        if editor?.isDirty == true {
+            confirmation = Confirmation(action: action)
+            return true
+        }
+        return false
+    }
+
+    /// A save (or the reconciliation of an uncertain one) is on its way: it may commit
+    /// whatever the user says now.
+    var saveIsInFlight: Bool {
+        editor != nil && [.save, .reconcile].contains(pendingKind(.editor))
     }
 
     /// The user confirmed the pending question: the draft may be discarded.
@@ -64,7 +81,15 @@ extension BookshelfModel {
         guard let pending = confirmation else { return nil }
         confirmation = nil
         defer { changed() }
-        switch pending.action {
+        if pending.waitsForSave {
+            afterSave = pending.action
+            return continueAfterSave()
+        }
+        return perform(pending.action)
+    }
+
+    private func perform(_ action: Confirmation.Action) -> Int? {
+        switch action {
         case .closeEditor:
             discardEditor()
             return nil
@@ -81,6 +106,28 @@ extension BookshelfModel {
     public func cancelConfirmation() {
         confirmation = nil
         changed()
+    }
+
+    /// Does what waited for a save once the save has finished, if it went through and the
+    /// draft is still what it saved; otherwise keeps the editor and says why. Runs after
+    /// every effect (a save's chain ends there). Returns a request number if one started.
+    @discardableResult
+    func continueAfterSave() -> Int? {
+        guard let action = afterSave, !saveIsInFlight else { return nil }
+        afterSave = nil
+        defer { changed() }
+        guard let editor else { return perform(action) }
+        guard case let .saved(revision)? = editor.outcome else {
+            message = "The save did not go through, so you did not \(action.verb): your draft is still here."
+            return nil
+        }
+        guard !editor.isDirty else {
+            message = "Saved as revision \(revision); you changed the draft since, so you did not \(action.verb)."
+            return nil
+        }
+        message = "Saved book #\(editor.bookID) as revision \(revision) (\(accountName ?? "this account"))."
+        if case .quit = action { message = "Saved book #\(editor.bookID) as revision \(revision)." }
+        return perform(action)
     }
 
     private func proceedToConnect(_ name: String, password: String?) -> Int? {
@@ -113,10 +160,13 @@ extension BookshelfModel {
         cancellable.removeAll()
         repository = BookRepository(remote: remote)
         accountName = account
+        accountRole = (remote as? any AccountAwareRemote)?.account.role
         newestSeen.removeAll()
         results = SearchResults(query: results.query)
         editor = nil
         confirmation = nil
+        afterSave = nil
+        openWhenAnswered = nil
         passwordPrompt = nil
         connectionError = nil
         _ = startSearch(.search)

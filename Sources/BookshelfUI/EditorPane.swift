@@ -47,7 +47,7 @@ enum EditorPane {
         if let activity = editor.activity {
             writer.line(StyledText(activityText(activity), style: Theme.hint), into: &canvas)
         } else if let outcome = editor.outcome {
-            let (text, style) = outcomeText(outcome)
+            let (text, style) = outcomeText(outcome, account: editor.account)
             writer.wrapped(text, style: style, into: &canvas)
         }
         if let newer = editor.changedElsewhere {
@@ -75,9 +75,12 @@ enum EditorPane {
         }
     }
 
-    static func outcomeText(_ outcome: SaveOutcome) -> (String, Style) {
+    static func outcomeText(_ outcome: SaveOutcome, account: String?) -> (String, Style) {
         switch outcome {
         case let .saved(revision): ("Saved as revision \(revision).", Theme.success)
+        case .noChanges: ("No changes to save.", Theme.hint)
+        case .rejected(.notAllowed):
+            ("Not saved: \(account ?? "this account") may not change this book (a reader, or a book of another scope).", Theme.error)
         case let .rejected(failure): ("Not saved: \(failure.description)", Theme.error)
         case .notCommitted: ("The last save did not go through. Save again to retry.", Theme.warning)
         case let .unresolved(failure):

@@ -164,6 +164,7 @@ import Testing
                     await alice.release(followUp.number, .deliver)
                 }
                 await h.model.finished(request: save)
+                await h.answerRefreshAfterSave(save, except: watch.map { [$0.request] } ?? [], on: alice)
             case .otherWriter:
                 let current = await alice.books[1]!
                 let next = book(1, "Theirs", revision: current.revision + 1)
@@ -190,9 +191,13 @@ import Testing
                 }
                 if connect != nil { await h.connector.waitForHeldConnection() }
             case .connected:
-                guard let connect else { break }
+                // A switch confirmed while the save was in flight starts when it has gone through.
+                guard let started = connect ?? h.model.pendingRequests.last(where: { $0.kind == .connect })?.request
+                else { break }
+                connect = started
+                await h.connector.waitForHeldConnection()
                 h.connector.releaseHeldConnection()
-                await h.model.finished(request: connect)
+                await h.model.finished(request: started)
                 let first = h.model.pendingRequests.last { $0.kind == .search }!.request
                 let call = await h.nextCall(.search, on: h.connector.latest)
                 await h.release(call.number, on: h.connector.latest, .deliver, request: first)
@@ -229,6 +234,12 @@ import Testing
                     shownRevision[row.id] = row.revision
                 }
             }
+        }
+        // A switch that waited for the save and started after the last step.
+        while let started = h.model.pendingRequests.last(where: { $0.kind == .connect })?.request {
+            await h.connector.waitForHeldConnection()
+            h.connector.releaseHeldConnection()
+            await h.model.finished(request: started)
         }
         await h.drain()
         return problems

@@ -64,6 +64,16 @@ final class Harness {
         await release(call.number, reply, request: request)
     }
 
+    /// Answers, as the store would, the search a committed save starts (the saved book may
+    /// have left or joined the results). Requests in `except` are the test's own.
+    func answerRefreshAfterSave(_ save: Int, except: Set<Int> = [], on remote: ScriptedRemote? = nil) async {
+        guard let refresh = model.pendingRequests.last(where: {
+            $0.kind == .refresh && $0.request > save && !except.contains($0.request)
+        }) else { return }
+        let call = await nextCall(.search, on: remote)
+        await release(call.number, on: remote, .deliver, request: refresh.request)
+    }
+
     /// Switches account (confirming a dirty draft if asked) and waits for the new session.
     func switchAccount(to name: String, password: String? = nil) async {
         var connect = model.requestAccountSwitch(to: name)
@@ -74,7 +84,7 @@ final class Harness {
 
     /// Fails every parked call on every remote and waits until the model processed them all.
     func drain() async {
-        for remote in connector.remotes { await remote.failAll() }
+        for remote in connector.remotes { await remote.close() }
         for request in model.runningRequests { await model.finished(request: request) }
     }
 }
@@ -95,3 +105,6 @@ final class TickClock: Sendable {
     private let count = Mutex(0)
     func tick() -> Duration { .milliseconds(count.withLock { $0 += 1; return $0 }) }
 }
+
+/// The model's question type; Swift Testing has a `Confirmation` of its own.
+typealias ModelConfirmation = Confirmation

@@ -154,7 +154,17 @@ actor ScriptedRemote: SearchableBookRemote, ChangeDetectingRemote {
         for number in parked.keys.sorted() { release(number, .fail(.storeUnavailable("test over"))) }
     }
 
+    /// Fails every parked call and every call that arrives from now on: an effect started
+    /// just before the end of a test may reach the store only after `failAll`.
+    func close() {
+        isClosed = true
+        failAll()
+    }
+
+    private var isClosed = false
+
     private func park(_ call: Call) async throws -> Answer {
+        if isClosed { throw BookFailure.storeUnavailable("test over") }
         let number = arrivals.count + 1
         arrivals.append((number, call))
         let snapshot = books
