@@ -346,21 +346,24 @@ public final class Terminal {
         sources.append(source)
     }
 
-    /// Leaves curses mode and stops the job, like Ctrl-Z in a cooked terminal. Returns
-    /// after the shell continues it. When nothing could continue us (we lead our own
-    /// session, e.g. started directly by tmux or ssh, no job control) it does nothing.
+    /// Leaves curses mode and stops the job, like Ctrl-Z in a cooked terminal; the
+    /// SIGCONT that `fg` sends brings it back (`continued()`). When nothing could continue
+    /// us (we lead our own session, e.g. started directly by tmux or ssh, no job control)
+    /// it does nothing.
     private func suspend() {
         guard !suspended, getpgrp() != getsid(0) else { return }
         suspended = true
         restore()
         // SIGSTOP, because our own SIGTSTP is routed to a dispatch source; the whole
-        // process group stops, as it would for a terminal-generated SIGTSTP.
+        // process group stops, as it would for a terminal-generated SIGTSTP. The stop can
+        // take effect after kill returns (another thread takes the signal), so coming back
+        // waits for SIGCONT instead of following on here: the terminal modes must not be
+        // switched on again before the shell has the terminal.
         kill(0, SIGSTOP)
-        reenter()
     }
 
-    /// SIGCONT: after our own suspend `reenter()` has already run; after a stop by
-    /// someone else (kill -STOP) the screen may hold foreign output, so repaint it.
+    /// SIGCONT: after our own suspend, come back; after a stop by someone else (kill
+    /// -STOP) the screen may hold foreign output, so repaint it.
     private func continued() {
         if suspended {
             reenter()
@@ -375,6 +378,7 @@ public final class Terminal {
         suspended = false
         shim_terminal_guard_arm(restoreSequence, leaveModes)
         Self.write(enterModes)
+        keypad(shim_stdscr(), true)  // endwin left keypad transmit mode
         // The first doupdate after endwin puts the terminal back into program mode.
         syncSize()
         backend.invalidate()
