@@ -196,12 +196,14 @@ public final class BookshelfApp {
     /// Pasted text goes into the field that has focus, as text only: it never saves,
     /// submits, answers a question or closes anything.
     private func paste(_ raw: String, state: BookshelfState) -> Int? {
-        let text = LineEditor.pastedText(raw)
-        guard !layout.isTooSmall, state.confirmation == nil, !text.isEmpty else { return nil }
+        guard !layout.isTooSmall, state.confirmation == nil else { return nil }
         if state.passwordPrompt != nil {
-            ui.password.append(text)
+            // A password copied with its line keeps no line break; Enter still submits it.
+            ui.password.append(LineEditor.pastedText(String(raw.trimmingLineBreaks)))
             return nil
         }
+        let text = LineEditor.pastedText(raw)
+        guard !text.isEmpty else { return nil }
         guard ui.overlay == nil else { return nil }
         if let editor = state.editor {
             guard editor.isLoaded else { return nil }
@@ -425,5 +427,15 @@ public final class BookshelfApp {
         case .modified(.backspace, .alt): .deleteAlphanumericWordBackward
         default: nil
         }
+    }
+}
+
+private extension StringProtocol {
+    /// Without line breaks at either end.
+    var trimmingLineBreaks: SubSequence {
+        let isBreak: (Character) -> Bool = { $0 == "\n" || $0 == "\r" || $0 == "\r\n" }
+        let start = firstIndex { !isBreak($0) } ?? endIndex
+        let end = lastIndex { !isBreak($0) }.map { index(after: $0) } ?? start
+        return self[start..<Swift.max(start, end)]
     }
 }

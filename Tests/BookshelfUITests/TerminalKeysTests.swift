@@ -165,4 +165,17 @@ import TerminalUI
         #expect(harness.app.ui.overlay == .help(scroll: 0), "help stays open")
         #expect(harness.model.state.editor?.draft.title == "History of Rome!")
     }
+
+    @Test func aPastedPasswordIsMaskedAndOnlyEnterSubmitsIt() async {
+        let harness = AppHarness(columns: 60, rows: 14, passwords: ["bob": "s3cret pass"])
+        await harness.start()
+        await harness.press(.function(2), .down, .enter)
+        #expect(harness.model.state.passwordPrompt?.account == "bob")
+        await harness.press(.paste("s3cret\tpass\r\n"))
+        #expect(harness.model.state.passwordPrompt != nil, "the pasted line break did not submit")
+        #expect(harness.text.contains("•••••••••••"))
+        #expect(!harness.text.contains("s3cret"))
+        await harness.press(.enter)
+        #expect(harness.model.state.account == "bob")
+    }
 }
