@@ -47,7 +47,12 @@ public enum TerminalError: Error, Equatable, Sendable {
 ///   and screen from an async-signal-safe handler before the process dies;
 /// - Ctrl-Z (and SIGTSTP) leaves curses mode and stops the job; `fg` (SIGCONT) comes
 ///   back and repaints everything at the current size. Ctrl-C is an ordinary key
-///   (`.ctrl("c")`), the app decides what it means.
+///   (`.ctrl("c")`), the app decides what it means;
+/// - every one of these ways out (and Ctrl-Z) switches mouse reporting and bracketed paste
+///   off again; `fg` switches them back on.
+///
+/// Keys are read from standard input and decoded by `InputDecoder`, not by ncurses, which
+/// knows only the sequences terminfo names for TERM.
 ///
 /// All callbacks run on the main actor, which is the main dispatch queue; after
 /// `run()` that queue is served by a worker thread, so nothing here assumes the main

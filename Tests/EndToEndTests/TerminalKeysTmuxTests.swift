@@ -117,6 +117,37 @@ import Testing
         try pane.waitFor(text: "\npasted-after-quit")
     }
 
+    /// A signal and a crash leave the terminal as they found it too: with bracketed paste
+    /// off, the shell reads a paste as plain text.
+    @Test(.enabled(if: TmuxPane.shouldRun), arguments: [SIGTERM, SIGSEGV])
+    func aSignalOrACrashSwitchesPasteOff(signal: Int32) throws {
+        let sandbox = try BookshelfProcess()
+        defer { sandbox.remove() }
+        let db = sandbox.path("catalog.sqlite")
+        _ = try sandbox.run(["search", "anything", "--db", db])
+        let binary = try #require(BookshelfProcess.binary, "the bookshelf executable was not found")
+        let pidFile = sandbox.path("app.pid")
+        // No Swift backtrace after the crash: it takes seconds and is not what is tested.
+        let pane = try TmuxPane("env PS1='shell> ' HOME=\(shellQuoted(sandbox.path("home"))) TERM=xterm-256color "
+            + "SWIFT_BACKTRACE=enable=no sh -i")
+        defer { pane.kill() }
+        try pane.waitFor(text: "shell>")
+        // The app's own process id, for the test to signal it.
+        let command = "echo $$ > \(shellQuoted(pidFile)); exec \(shellQuoted(binary.path)) --db \(shellQuoted(db))"
+        try pane.type("sh -c \(shellQuoted(command))")
+        try pane.send("Enter")
+        try pane.waitFor(text: "of 3,010")
+        let text = try String(contentsOfFile: pidFile, encoding: .utf8)
+        let pid = try #require(pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines)))
+        #expect(kill(pid, signal) == 0)
+        try pane.waitFor("the shell's prompt after the app ended") { screen in
+            !screen.contains("Search:") && screen.split(separator: "\n").last == "shell>"
+        }
+        try pane.paste("echo pasted-after-signal")
+        try pane.send("Enter")
+        try pane.waitFor(text: "\npasted-after-signal")
+    }
+
     /// The shell printed its prompt after the last line containing `marker`: whatever the
     /// app wrote before it stopped or ended has been processed by then.
     private func promptFollows(_ marker: String, in screen: String) -> Bool {
