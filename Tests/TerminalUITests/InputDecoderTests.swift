@@ -29,7 +29,7 @@ struct KeySequence: CustomTestStringConvertible, Sendable {
 private let esc = "\u{1B}"
 
 @Suite("Input decoding")
-struct KeyDecoderTests {
+struct InputDecoderTests {
     static let editingKeys: [KeySequence] = [
         // VT220 (tmux, screen), including rxvt's 7~ / 8~.
         KeySequence("\(esc)[1~", .home, "VT220 Home"),
