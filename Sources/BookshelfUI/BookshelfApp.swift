@@ -139,6 +139,8 @@ public final class BookshelfApp {
     /// Handles one key; returns the number of the request it started, if any.
     private func handleKey(_ key: Key) -> Int? {
         let state = model.state
+        if case let .paste(text) = key { return paste(text, state: state) }
+        let key = Self.withoutShift(key)
         if layout.isTooSmall {
             // Nothing is visible to act on: only quitting and answering a pending question work.
             if state.confirmation != nil { return answerConfirmation(key) }
@@ -176,6 +178,51 @@ public final class BookshelfApp {
         }
         if let editor = state.editor { return editorKey(key, editor: editor) }
         return searchKey(key, state: state)
+    }
+
+    /// Shift with a key that has no shifted meaning here (Shift-Home, Shift-F1) is the key.
+    static func withoutShift(_ key: Key) -> Key {
+        guard case let .modified(base, modifiers) = key, modifiers == .shift else { return key }
+        if case .character = base { return key }
+        return base
+    }
+
+    // MARK: Paste
+
+    /// The longest search line a paste fills (typing is not limited; a paste of a whole
+    /// page would only make a search nobody meant).
+    public static let searchLineLimit = 200
+
+    /// Pasted text goes into the field that has focus, as text only: it never saves,
+    /// submits, answers a question or closes anything.
+    private func paste(_ raw: String, state: BookshelfState) -> Int? {
+        guard !layout.isTooSmall, state.confirmation == nil else { return nil }
+        if state.passwordPrompt != nil {
+            // A password copied with its line keeps no line break; Enter still submits it.
+            ui.password.append(LineEditor.pastedText(String(raw.trimmingLineBreaks)))
+            return nil
+        }
+        let text = LineEditor.pastedText(raw)
+        guard !text.isEmpty else { return nil }
+        guard ui.overlay == nil else { return nil }
+        if let editor = state.editor {
+            guard editor.isLoaded else { return nil }
+            let field = editor.focus
+            let limit = field == .title ? BookValidation.maximumTitleLength : BookValidation.maximumAuthorLength
+            return editField(field, editor: editor) { line in
+                let (changed, cut) = line.insert(text, limit: limit)
+                if cut { ui.notice = Self.pasteCutNotice(limit: limit, field: field == .title ? "title" : "author") }
+                return changed
+            }
+        }
+        ui.query.follow(state.search.query)
+        let (changed, cut) = ui.query.insert(text, limit: Self.searchLineLimit)
+        if cut { ui.notice = Self.pasteCutNotice(limit: Self.searchLineLimit, field: "search") }
+        return changed ? model.setQuery(ui.query.text) : nil
+    }
+
+    static func pasteCutNotice(limit: Int, field: String) -> String {
+        "Pasted text cut to \(limit) characters (the \(field) limit)."
     }
 
     private func answerConfirmation(_ key: Key) -> Int? {
@@ -332,14 +379,18 @@ public final class BookshelfApp {
             break
         }
         guard let edit = Self.lineEdit(for: key), editor.isLoaded else { return nil }
-        let field = editor.focus
+        return editField(editor.focus, editor: editor) { $0.apply(edit) }
+    }
+
+    /// Applies `change` to a field of the open editor and hands the model the new draft.
+    private func editField(_ field: EditorField, editor: EditorState, _ change: (inout LineEditor) -> Bool) -> Int? {
         var line = ui.field(field)
         line.follow(editor.draft[field])
-        let changed = line.apply(edit)
+        let changed = change(&line)
         ui.edit(field) { $0 = line }
         guard changed else { return nil }
         // Any edit during a conflict means "keep editing my version".
-        if conflictOpen { model.resolveConflict(.keepEditing) }
+        if editor.conflict != nil { model.resolveConflict(.keepEditing) }
         model.setDraft(field, to: line.text)
         return nil
     }
@@ -366,7 +417,25 @@ public final class BookshelfApp {
         case .ctrl("b"): .left
         case .ctrl("f"): .right
         case .ctrl("d"): .deleteForward
+        // readline's word keys (Alt is Esc then the letter), and Ctrl/Alt with the arrows.
+        case .modified(.character("b"), .alt), .modified(.character("B"), .alt),
+             .modified(.left, .ctrl), .modified(.left, .alt): .wordLeft
+        case .modified(.character("f"), .alt), .modified(.character("F"), .alt),
+             .modified(.right, .ctrl), .modified(.right, .alt): .wordRight
+        case .modified(.character("d"), .alt), .modified(.character("D"), .alt),
+             .modified(.delete, .ctrl), .modified(.delete, .alt): .deleteWordForward
+        case .modified(.backspace, .alt): .deleteAlphanumericWordBackward
         default: nil
         }
+    }
+}
+
+private extension StringProtocol {
+    /// Without line breaks at either end.
+    var trimmingLineBreaks: SubSequence {
+        let isBreak: (Character) -> Bool = { $0 == "\n" || $0 == "\r" || $0 == "\r\n" }
+        let start = firstIndex { !isBreak($0) } ?? endIndex
+        let end = lastIndex { !isBreak($0) }.map { index(after: $0) } ?? start
+        return self[start..<Swift.max(start, end)]
     }
 }

@@ -112,6 +112,10 @@ public final class EventTrace {
         case .escape: "escape"
         case let .ctrl(letter): "ctrl-\(letter)"
         case let .function(number): "f\(number)"
+        case .paste: "paste"
+        case let .modified(base, modifiers):
+            (modifiers.contains(.ctrl) ? "ctrl-" : "") + (modifiers.contains(.alt) ? "alt-" : "")
+                + (modifiers.contains(.shift) ? "shift-" : "") + name(of: base)
         case let .mouse(event):
             switch event.action {
             case .click: "click"

@@ -1,3 +1,5 @@
+import BookCatalog
+
 /// One line of editable text and a cursor, with the readline keys a terminal user expects.
 /// The cursor counts characters (grapheme clusters), so it can never sit inside an emoji or
 /// between a letter and its accent.
@@ -20,8 +22,18 @@ public struct LineEditor: Equatable, Sendable {
         case deleteToStart
         /// Ctrl-K: delete from the cursor to the end of the line.
         case deleteToEnd
-        /// Ctrl-W: delete the word before the cursor (and the spaces after it).
+        /// Ctrl-W: delete the word before the cursor (and the spaces after it); words are
+        /// separated by whitespace.
         case deleteWordBackward
+        /// Alt-B, Ctrl-Left: to the start of this or the previous word. Words here (as in
+        /// readline's Alt keys) are runs of letters and digits.
+        case wordLeft
+        /// Alt-F, Ctrl-Right: to the end of this or the next word.
+        case wordRight
+        /// Alt-D: delete to the end of this or the next word.
+        case deleteWordForward
+        /// Alt-Backspace: delete to the start of this or the previous word.
+        case deleteAlphanumericWordBackward
     }
 
     /// Applies `edit`; returns whether the text changed (the cursor may move either way).
@@ -56,12 +68,66 @@ public struct LineEditor: Equatable, Sendable {
             while start > 0, !characters[start - 1].isWhitespace { start -= 1 }
             characters.removeSubrange(start..<cursor)
             cursor = start
+        case .wordLeft:
+            cursor = Self.wordStart(before: cursor, in: characters)
+        case .wordRight:
+            cursor = Self.wordEnd(after: cursor, in: characters)
+        case .deleteWordForward:
+            characters.removeSubrange(cursor..<Self.wordEnd(after: cursor, in: characters))
+        case .deleteAlphanumericWordBackward:
+            let start = Self.wordStart(before: cursor, in: characters)
+            characters.removeSubrange(start..<cursor)
+            cursor = start
         }
         // Joining can merge clusters (a combining mark typed after a letter): keep the
         // cursor in range of what the string now holds.
         text = String(characters)
         cursor = min(cursor, text.count)
         return text != before
+    }
+
+    static func isWordCharacter(_ character: Character) -> Bool { character.isLetter || character.isNumber }
+
+    static func wordStart(before position: Int, in characters: [Character]) -> Int {
+        var index = position
+        while index > 0, !isWordCharacter(characters[index - 1]) { index -= 1 }
+        while index > 0, isWordCharacter(characters[index - 1]) { index -= 1 }
+        return index
+    }
+
+    static func wordEnd(after position: Int, in characters: [Character]) -> Int {
+        var index = position
+        while index < characters.count, !isWordCharacter(characters[index]) { index += 1 }
+        while index < characters.count, isWordCharacter(characters[index]) { index += 1 }
+        return index
+    }
+
+    /// Pasted text as one line of text: each line break (CR LF, CR or LF) and tab becomes a
+    /// space, other control characters and escape sequences' Esc are dropped. Nothing in it
+    /// can act as a key.
+    public static func pastedText(_ raw: String) -> String {
+        var result = String.UnicodeScalarView()
+        var previousWasCarriageReturn = false
+        for scalar in raw.unicodeScalars {
+            defer { previousWasCarriageReturn = scalar == "\r" }
+            switch scalar {
+            case "\n" where previousWasCarriageReturn: continue
+            case "\r", "\n", "\t": result.append(" ")
+            default:
+                if BookValidation.isControl(scalar) { continue }
+                result.append(scalar)
+            }
+        }
+        return String(result)
+    }
+
+    /// Inserts `text` at the cursor, keeping the line within `limit` characters; returns
+    /// whether the text had to be cut.
+    public mutating func insert(_ text: String, limit: Int) -> (changed: Bool, cut: Bool) {
+        let room = max(0, limit - self.text.count)
+        let kept = text.count > room ? String(text.prefix(room)) : text
+        let changed = kept.isEmpty ? false : apply(.insert(kept))
+        return (changed, kept.count < text.count)
     }
 
     /// Follows text that changed elsewhere (a reload, a newly opened record): the cursor

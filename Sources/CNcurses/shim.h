@@ -76,6 +76,10 @@ typedef struct {
     struct termios original;
     char restore[512];
     size_t restoreLength;
+    // Terminal modes the program turned on itself (mouse reporting, bracketed paste),
+    // which endwin() does not know to turn off.
+    char leaveModes[128];
+    size_t leaveModesLength;
     struct sigaction previous[NSIG];
 } shim_terminal_guard_state;
 
@@ -106,6 +110,8 @@ static inline void shim_terminal_guard_exit(void) {
     if (state->armed) {
         state->armed = 0;
         endwin();
+        ssize_t written = write(STDOUT_FILENO, state->leaveModes, state->leaveModesLength);
+        (void)written;
     }
 }
 
@@ -114,12 +120,18 @@ static inline void shim_terminal_guard_save_original(void) {
     tcgetattr(STDIN_FILENO, &shim_terminal_guard()->original);
 }
 
-static inline void shim_terminal_guard_arm(const char *restore) {
+/// `restore` undoes curses mode and `leaveModes` (for the fault handler; the atexit
+/// handler calls endwin() and then writes `leaveModes` only).
+static inline void shim_terminal_guard_arm(const char *restore, const char *leaveModes) {
     shim_terminal_guard_state *state = shim_terminal_guard();
     size_t length = strlen(restore);
     if (length >= sizeof state->restore) length = sizeof state->restore - 1;
     memcpy(state->restore, restore, length);
     state->restoreLength = length;
+    length = strlen(leaveModes);
+    if (length >= sizeof state->leaveModes) length = sizeof state->leaveModes - 1;
+    memcpy(state->leaveModes, leaveModes, length);
+    state->leaveModesLength = length;
     if (!state->installed) {
         state->installed = 1;
         static const int faults[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP, SIGABRT };

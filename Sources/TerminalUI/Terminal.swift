@@ -47,7 +47,12 @@ public enum TerminalError: Error, Equatable, Sendable {
 ///   and screen from an async-signal-safe handler before the process dies;
 /// - Ctrl-Z (and SIGTSTP) leaves curses mode and stops the job; `fg` (SIGCONT) comes
 ///   back and repaints everything at the current size. Ctrl-C is an ordinary key
-///   (`.ctrl("c")`), the app decides what it means.
+///   (`.ctrl("c")`), the app decides what it means;
+/// - every one of these ways out (and Ctrl-Z) switches mouse reporting and bracketed paste
+///   off again; `fg` switches them back on.
+///
+/// Keys are read from standard input and decoded by `InputDecoder`, not by ncurses, which
+/// knows only the sequences terminfo names for TERM.
 ///
 /// All callbacks run on the main actor, which is the main dispatch queue; after
 /// `run()` that queue is served by a worker thread, so nothing here assumes the main
@@ -58,14 +63,27 @@ public final class Terminal {
         /// Report clicks and the wheel as `.mouse` keys. Costs the terminal's own
         /// text selection (most terminals still select with Shift held).
         public var mouse: Bool
-        /// How long a lone Esc waits for the rest of an escape sequence.
+        /// How long a lone Esc waits for the rest of an escape sequence. The default is
+        /// 25 ms, or `ESCDELAY` from the environment (as ncurses reads it) when set.
         public var escapeDelayMilliseconds: Int
 
-        public init(mouse: Bool = true, escapeDelayMilliseconds: Int = 25) {
+        public init(mouse: Bool = true, escapeDelayMilliseconds: Int = Options.environmentEscapeDelay ?? 25) {
             self.mouse = mouse
             self.escapeDelayMilliseconds = escapeDelayMilliseconds
         }
+
+        /// `ESCDELAY` in milliseconds, if set to a sensible number.
+        public static var environmentEscapeDelay: Int? {
+            guard let text = getenv("ESCDELAY").map({ String(cString: $0) }), let value = Int(text),
+                  (0...10_000).contains(value)
+            else { return nil }
+            return value
+        }
     }
+
+    /// How long the rest of a bracketed paste may take to arrive before what came is
+    /// delivered anyway (a terminal that never sends the end marker must not swallow input).
+    static let pasteTimeout: DispatchTimeInterval = .milliseconds(500)
 
     /// Receives every event. Runs on the main actor; a frame is drawn afterwards.
     public var onEvent: (TerminalEvent) -> Void = { _ in }
@@ -80,6 +98,13 @@ public final class Terminal {
     private static var isActive = false
     private let backend: NcursesBackend
     private let restoreSequence: String
+    /// Mouse reporting and bracketed paste: sent on start and after a suspend, undone on
+    /// every way out (`leaveModes`), including the crash and atexit handlers.
+    private let enterModes: String
+    private let leaveModes: String
+    private let escapeDelay: DispatchTimeInterval
+    private var decoder: InputDecoder
+    private var escapeTimer: (any DispatchSourceTimer)?
     private var sources: [any DispatchSourceProtocol] = []
     private var ticker: (any DispatchSourceTimer)?
     private var drawScheduled = false
@@ -106,15 +131,21 @@ public final class Terminal {
         raw()
         noecho()
         nonl()
+        // Keypad transmit mode, so the keys send what terminfo names (which then wins over
+        // the built-in forms). Input is read and decoded here, not by ncurses: it knows
+        // only terminfo's sequences, and terminals send others.
         keypad(screen, true)
-        nodelay(screen, true)
         intrflush(screen, false)
-        set_escdelay(Int32(options.escapeDelayMilliseconds))
+        // ncurses must not cut a frame short because input is pending: it would only be
+        // finished by a later read through ncurses, which never comes.
+        typeahead(-1)
         curs_set(0)
-        if options.mouse {
-            mousemask(shim_button1_pressed() | shim_button1_clicked() | shim_button4_pressed() | shim_button5_pressed(), nil)
-            mouseinterval(0)  // report presses at once instead of waiting to see a click
-        }
+        decoder = InputDecoder(terminfo: Self.terminfoKeys())
+        escapeDelay = .milliseconds(max(0, options.escapeDelayMilliseconds))
+        // Mouse: basic reports (1000) in SGR encoding (1006), which has no column limit.
+        // Paste: bracketed (2004), so pasted text arrives marked as text.
+        enterModes = (options.mouse ? "\u{1B}[?1000h\u{1B}[?1006h" : "") + "\u{1B}[?2004h"
+        leaveModes = (options.mouse ? "\u{1B}[?1006l\u{1B}[?1000l" : "") + "\u{1B}[?2004l"
 
         let noColor = getenv("NO_COLOR").map { $0.pointee != 0 } ?? false
         usesColor = has_colors() && !noColor
@@ -123,10 +154,10 @@ public final class Terminal {
             use_default_colors()
         }
         backend = NcursesBackend(usesColor: usesColor)
-        restoreSequence = Self.makeRestoreSequence(mouse: options.mouse)
+        restoreSequence = Self.makeRestoreSequence() + leaveModes
         size = TerminalSize(rows: Int(shim_lines()), columns: Int(shim_cols()))
         Self.isActive = true
-        shim_terminal_guard_arm(restoreSequence)
+        shim_terminal_guard_arm(restoreSequence, leaveModes)
         installSignalSources()
         syncSize()
     }
@@ -150,6 +181,7 @@ public final class Terminal {
         }
         input.resume()
         sources.append(input)
+        Self.write(enterModes)
         setNeedsDraw()
     }
 
@@ -207,41 +239,77 @@ public final class Terminal {
         backend.present(canvas)
     }
 
-    /// Drains everything ncurses can decode now: the read source fires once for a
-    /// burst of bytes (a paste, an escape sequence), not once per key.
+    /// Reads what the terminal sent (the read source fires once for a burst of bytes: a
+    /// paste, an escape sequence) and delivers every key it completes. Bytes that may be
+    /// the start of a sequence wait for the escape delay.
     private func readPendingInput() {
-        let screen = shim_stdscr()
-        var sawInput = false
-        while true {
-            var value: wint_t = 0
-            let status = wget_wch(screen, &value)
-            if status == ERR { break }
-            sawInput = true
-            if status == KEY_CODE_YES {
-                handleKeyCode(Int32(bitPattern: value))
-            } else if value == 26 {
-                suspend()  // Ctrl-Z: raw mode delivers it as a byte, not as SIGTSTP
-            } else if let key = KeyDecoder.decode(.character(value)) {
-                deliver(.key(key))
-            }
-        }
-        if !sawInput && Self.inputHungUp() {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let count = buffer.withUnsafeMutableBytes { read(STDIN_FILENO, $0.baseAddress, $0.count) }
+        if count == 0 || (count < 0 && errno != EINTR && errno != EAGAIN) {
             // The terminal went away without a SIGHUP reaching us; never spin on EOF.
             quit(status: 128 + SIGHUP)
         }
+        guard count > 0 else { return }
+        handle(decoder.feed(buffer.prefix(count)))
+        scheduleEscapeTimeout()
     }
 
-    private func handleKeyCode(_ code: Int32) {
-        switch code {
-        case KEY_RESIZE:
-            syncSize()
-        case KEY_MOUSE:
-            var event = MEVENT()
-            guard getmouse(&event) == OK else { return }
-            let raw = RawInput.mouse(buttonState: UInt32(event.bstate), row: Int(event.y), column: Int(event.x))
-            if let key = KeyDecoder.decode(raw) { deliver(.key(key)) }
-        default:
-            if let key = KeyDecoder.decode(.keyCode(code)) { deliver(.key(key)) }
+    private func handle(_ keys: [Key]) {
+        for key in keys {
+            if key == .ctrl("z") {
+                suspend()  // raw mode delivers Ctrl-Z as a byte, not as SIGTSTP
+            } else {
+                deliver(.key(key))
+            }
+        }
+    }
+
+    /// Settles held-back bytes (a lone Esc) once nothing more arrived in time; any new
+    /// input restarts the wait.
+    private func scheduleEscapeTimeout() {
+        escapeTimer?.cancel()
+        escapeTimer = nil
+        guard decoder.isWaiting else { return }
+        let timer = DispatchSource.makeTimerSource(queue: .main)
+        timer.schedule(deadline: .now() + (decoder.isInPaste ? Self.pasteTimeout : escapeDelay), leeway: .milliseconds(2))
+        timer.setEventHandler { [unowned self] in
+            MainActor.assumeIsolated {
+                self.escapeTimer?.cancel()
+                self.escapeTimer = nil
+                self.handle(self.decoder.timeOut())
+            }
+        }
+        timer.resume()
+        escapeTimer = timer
+    }
+
+    /// The key sequences the terminal type's terminfo entry defines.
+    private static func terminfoKeys() -> [[UInt8]: Key] {
+        var capabilities: [(String, Key)] = [
+            ("kcuu1", .up), ("kcud1", .down), ("kcub1", .left), ("kcuf1", .right),
+            ("khome", .home), ("kend", .end), ("kich1", .insert), ("kdch1", .delete),
+            ("kpp", .pageUp), ("knp", .pageDown), ("kcbt", .backTab), ("kent", .enter),
+            // vt220-style entries name the editing pad's keys Find and Select.
+            ("kfnd", .home), ("kslt", .end),
+        ]
+        capabilities += (1...12).map { ("kf\($0)", .function($0)) }
+        var keys: [[UInt8]: Key] = [:]
+        for (name, key) in capabilities {
+            guard let value = tigetstr(name), Int(bitPattern: value) != -1, Int(bitPattern: value) != 0 else { continue }
+            let sequence = Array(String(cString: value).utf8)
+            if keys[sequence] == nil { keys[sequence] = key }
+        }
+        return keys
+    }
+
+    private static func write(_ text: String) {
+        var bytes = Array(text.utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeMutableBytes { Glibc.write(STDOUT_FILENO, $0.baseAddress! + offset, $0.count - offset) }
+            if written < 0 && errno == EINTR { continue }
+            guard written > 0 else { return }
+            offset += written
         }
     }
 
@@ -283,21 +351,24 @@ public final class Terminal {
         sources.append(source)
     }
 
-    /// Leaves curses mode and stops the job, like Ctrl-Z in a cooked terminal. Returns
-    /// after the shell continues it. When nothing could continue us (we lead our own
-    /// session, e.g. started directly by tmux or ssh, no job control) it does nothing.
+    /// Leaves curses mode and stops the job, like Ctrl-Z in a cooked terminal; the
+    /// SIGCONT that `fg` sends brings it back (`continued()`). When nothing could continue
+    /// us (we lead our own session, e.g. started directly by tmux or ssh, no job control)
+    /// it does nothing.
     private func suspend() {
         guard !suspended, getpgrp() != getsid(0) else { return }
         suspended = true
         restore()
         // SIGSTOP, because our own SIGTSTP is routed to a dispatch source; the whole
-        // process group stops, as it would for a terminal-generated SIGTSTP.
+        // process group stops, as it would for a terminal-generated SIGTSTP. The stop can
+        // take effect after kill returns (another thread takes the signal), so coming back
+        // waits for SIGCONT instead of following on here: the terminal modes must not be
+        // switched on again before the shell has the terminal.
         kill(0, SIGSTOP)
-        reenter()
     }
 
-    /// SIGCONT: after our own suspend `reenter()` has already run; after a stop by
-    /// someone else (kill -STOP) the screen may hold foreign output, so repaint it.
+    /// SIGCONT: after our own suspend, come back; after a stop by someone else (kill
+    /// -STOP) the screen may hold foreign output, so repaint it.
     private func continued() {
         if suspended {
             reenter()
@@ -310,7 +381,9 @@ public final class Terminal {
     private func reenter() {
         guard suspended else { return }
         suspended = false
-        shim_terminal_guard_arm(restoreSequence)
+        shim_terminal_guard_arm(restoreSequence, leaveModes)
+        Self.write(enterModes)
+        keypad(shim_stdscr(), true)  // endwin left keypad transmit mode
         // The first doupdate after endwin puts the terminal back into program mode.
         syncSize()
         backend.invalidate()
@@ -320,26 +393,18 @@ public final class Terminal {
     private func restore() {
         shim_terminal_guard_disarm()
         if !isendwin() { endwin() }
-    }
-
-    private static func inputHungUp() -> Bool {
-        var descriptor = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
-        guard poll(&descriptor, 1, 0) >= 0 else { return true }
-        return descriptor.revents & Int16(POLLHUP | POLLERR | POLLNVAL) != 0
+        Self.write(leaveModes)
     }
 
     /// What the crash handler writes to undo curses mode, computed now because a
     /// signal handler cannot ask terminfo: leave the alternate screen, normal cursor,
-    /// plain attributes, keypad off, and stop xterm mouse reporting if it was on.
-    private static func makeRestoreSequence(mouse: Bool) -> String {
+    /// plain attributes, keypad off (the caller adds mouse and paste modes off).
+    private static func makeRestoreSequence() -> String {
         var sequence = ""
         for capability in ["sgr0", "cnorm", "rmkx", "rmcup"] {
-            if let value = tigetstr(capability), Int(bitPattern: value) != -1 {
+            if let value = tigetstr(capability), Int(bitPattern: value) != -1, Int(bitPattern: value) != 0 {
                 sequence += String(cString: value)
             }
-        }
-        if mouse, let value = tigetstr("kmous"), Int(bitPattern: value) != -1 {
-            sequence += "\u{1B}[?1000l\u{1B}[?1002l\u{1B}[?1006l"
         }
         return sequence
     }

@@ -42,6 +42,13 @@ final class TmuxPane {
 
     func type(_ text: String) throws { try send(text, literally: true) }
 
+    /// Pastes `text` as a terminal would: tmux wraps it in bracketed-paste markers when the
+    /// program asked for them (and turns each LF into CR, as a terminal's paste does).
+    func paste(_ text: String) throws {
+        try run(["set-buffer", "--", text])
+        try run(["paste-buffer", "-p", "-t", "app"])
+    }
+
     func resize(columns: Int, rows: Int) throws {
         try run(["resize-window", "-t", "app", "-x", "\(columns)", "-y", "\(rows)"])
     }

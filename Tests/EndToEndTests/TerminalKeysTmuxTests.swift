@@ -1,0 +1,157 @@
+import BookCatalog
+import Foundation
+import Testing
+
+/// Keys as tmux really sends them, whatever TERM the app was given: tmux sends VT220
+/// `Esc [1~` / `Esc [4~` for Home and End even where terminfo (xterm's) says `Esc OH` /
+/// `Esc OF`, and many users run it with `default-terminal xterm-256color`.
+@Suite(.serialized) struct TerminalKeysTmuxTests {
+    static let terminalTypes = ["xterm-256color", "screen-256color", "tmux-256color", "xterm"]
+
+    @Test(.enabled(if: TmuxPane.shouldRun), arguments: terminalTypes)
+    func editingKeysHelpAndPasteWork(term: String) async throws {
+        let fixture = try InteractiveTests.Fixture(environment: "TERM=\(term)")
+        defer { fixture.remove() }
+        let pane = fixture.pane
+
+        // Search line: Home, Delete, End edit it; nothing of a sequence is typed or acts as Esc.
+        try pane.type("quixotic zebrX")
+        try pane.waitFor(text: "Search: quixotic zebrX")
+        try pane.send("Home")
+        try pane.send("DC")
+        try pane.type("Q")
+        try pane.send("End")
+        try pane.send("BSpace")
+        try pane.type("a")
+        var screen = try pane.waitFor(text: "Search: Quixotic zebra")
+        try pane.waitFor(text: "1–1 of 1")
+        // Ctrl-Right from the start of the line: after "Quixotic". Alt-B from the end: before "zebra".
+        try pane.send("Home")
+        try pane.send("C-Right")
+        try pane.type(",")
+        try pane.send("End")
+        try pane.send("M-b")
+        try pane.type("_")
+        screen = try pane.waitFor(text: "Search: Quixotic, _zebra")
+        #expect(!screen.contains("~"), "no part of an escape sequence became text:\n\(screen)")
+
+        // F1 opens the help; any key closes it.
+        try pane.send("F1")
+        try pane.waitFor(text: "When someone else saved first")
+        try pane.send("Left")
+        try pane.waitFor("the help to close") { !$0.contains("When someone else saved first") }
+
+        // The editor's fields.
+        try pane.send("C-u")
+        try pane.send("C-k")
+        try pane.waitFor(text: "of 3,011")
+        try pane.type("quixotic")
+        try pane.waitFor("the one result") { $0.contains("Search: quixotic\n") && $0.contains("1–1 of 1") }
+        try pane.send("Enter")
+        try pane.waitFor(text: "Edit book #\(fixture.book.id) · revision 1")
+        try pane.send("Home")
+        try pane.send("DC")
+        try pane.type("K")
+        try pane.send("End")
+        try pane.type("!")
+        try pane.waitFor(text: "Title  Kuixotic Zebra Handbook!")
+        try pane.send("Tab")
+        try pane.send("Home")
+        try pane.send("C-Right")
+        try pane.paste(" two\nlines")
+        try pane.send("End")
+        try pane.send("M-b")
+        try pane.send("DC")
+        screen = try pane.waitFor(text: "Author Ada two lines ester")
+        #expect(screen.contains("revision 1 · modifi"), "\(screen)")  // cut to the pane's width
+        #expect(screen.contains("Edit book #"), "the pasted line break neither saved nor closed the editor")
+
+        let stored = try await fixture.stored()
+        #expect(stored.revision == 1)
+        #expect(stored.title == "Quixotic Zebra Handbook")
+        #expect(stored.author == "Ada Tester")
+    }
+
+    /// Ctrl-Z stops the app and gives the shell the terminal back, with bracketed paste
+    /// off; `fg` brings the app back, redrawn, with keys and paste working again.
+    @Test(.enabled(if: TmuxPane.shouldRun))
+    func ctrlZSuspendsAndFgResumes() throws {
+        let sandbox = try BookshelfProcess()
+        defer { sandbox.remove() }
+        let db = sandbox.path("catalog.sqlite")
+        _ = try sandbox.run(["search", "anything", "--db", db])
+        let binary = try #require(BookshelfProcess.binary, "the bookshelf executable was not found")
+        // An interactive shell with job control; its prompt is easy to wait for.
+        let pane = try TmuxPane("env PS1='shell> ' HOME=\(shellQuoted(sandbox.path("home"))) TERM=xterm-256color sh -i")
+        defer { pane.kill() }
+        try pane.waitFor(text: "shell>")  // capture-pane drops trailing spaces
+        try pane.type("\(shellQuoted(binary.path)) --db \(shellQuoted(db))")
+        try pane.send("Enter")
+        try pane.waitFor(text: "of 3,010")  // the starter catalog
+        try pane.type("rome")
+        try pane.waitFor(text: "Search: rome")
+
+        try pane.send("C-z")
+        var screen = try pane.waitFor("the shell's prompt after the stop") { promptFollows("Stopped", in: $0) }
+        #expect(!screen.contains("Search: rome"), "the app's screen is gone while it is stopped:\n\(screen)")
+        // With bracketed paste still on, the shell would read the markers as part of the command.
+        try pane.paste("echo pasted-into-the-shell")
+        try pane.send("Enter")
+        screen = try pane.waitFor(text: "\npasted-into-the-shell")
+
+        try pane.type("fg")
+        try pane.send("Enter")
+        screen = try pane.waitFor(text: "Search: rome")
+        #expect(screen.contains("Bookshelf  alice"), "the whole screen is redrawn:\n\(screen)")
+        #expect(!screen.contains("shell>"), "nothing of the shell is left on the app's screen:\n\(screen)")
+        try pane.send("Home")
+        try pane.type("new ")
+        try pane.waitFor(text: "Search: new rome")
+        try pane.paste("a\nb")
+        try pane.waitFor(text: "Search: new a brome")
+
+        try pane.send("C-q")
+        try pane.waitFor("the shell's prompt after quitting") { promptFollows("fg", in: $0) }
+        try pane.paste("echo pasted-after-quit")
+        try pane.send("Enter")
+        try pane.waitFor(text: "\npasted-after-quit")
+    }
+
+    /// A signal and a crash leave the terminal as they found it too: with bracketed paste
+    /// off, the shell reads a paste as plain text.
+    @Test(.enabled(if: TmuxPane.shouldRun), arguments: [SIGTERM, SIGSEGV])
+    func aSignalOrACrashSwitchesPasteOff(signal: Int32) throws {
+        let sandbox = try BookshelfProcess()
+        defer { sandbox.remove() }
+        let db = sandbox.path("catalog.sqlite")
+        _ = try sandbox.run(["search", "anything", "--db", db])
+        let binary = try #require(BookshelfProcess.binary, "the bookshelf executable was not found")
+        let pidFile = sandbox.path("app.pid")
+        // No Swift backtrace after the crash: it takes seconds and is not what is tested.
+        let pane = try TmuxPane("env PS1='shell> ' HOME=\(shellQuoted(sandbox.path("home"))) TERM=xterm-256color "
+            + "SWIFT_BACKTRACE=enable=no sh -i")
+        defer { pane.kill() }
+        try pane.waitFor(text: "shell>")
+        // The app's own process id, for the test to signal it.
+        let command = "echo $$ > \(shellQuoted(pidFile)); exec \(shellQuoted(binary.path)) --db \(shellQuoted(db))"
+        try pane.type("sh -c \(shellQuoted(command))")
+        try pane.send("Enter")
+        try pane.waitFor(text: "of 3,010")
+        let text = try String(contentsOfFile: pidFile, encoding: .utf8)
+        let pid = try #require(pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines)))
+        #expect(kill(pid, signal) == 0)
+        try pane.waitFor("the shell's prompt after the app ended") { screen in
+            !screen.contains("Search:") && screen.split(separator: "\n").last == "shell>"
+        }
+        try pane.paste("echo pasted-after-signal")
+        try pane.send("Enter")
+        try pane.waitFor(text: "\npasted-after-signal")
+    }
+
+    /// The shell printed its prompt after the last line containing `marker`: whatever the
+    /// app wrote before it stopped or ended has been processed by then.
+    private func promptFollows(_ marker: String, in screen: String) -> Bool {
+        guard let last = screen.range(of: marker, options: .backwards) else { return false }
+        return screen[last.upperBound...].contains("shell>")
+    }
+}
