@@ -85,7 +85,8 @@ public enum Screen {
         let search = state.search
         let count: String
         if search.rows.isEmpty {
-            count = search.isBusy ? "" : (search.error == nil ? "no matches" : "")
+            count = search.isBusy || search.error != nil ? ""
+                : SearchTerms(search.query).hasNoSearchableWords ? "no searchable words" : "no matches"
         } else if layout.list.height == 0 {
             count = search.total == 1 ? "1 match" : "\(NumberText.grouped(search.total)) matches"
         } else {
@@ -113,7 +114,9 @@ enum ResultList {
                 message = "Searching…"
                 style = Theme.hint
             } else {
-                message = search.query.isEmpty ? "The catalog is empty." : "No books match."
+                message = search.query.isEmpty ? "The catalog is empty."
+                    : SearchTerms(search.query).hasNoSearchableWords ? "No books: " + SearchTerms.noSearchableWordsExplanation + "."
+                    : "No books match."
                 style = Theme.hint
             }
             for (offset, line) in TextWrap.lines(message, width: area.width - 2).prefix(area.height).enumerated() {

@@ -40,6 +40,15 @@ import TerminalUI
         #expect(screen.cursor == Position(x: 16, y: 1))
     }
 
+    @Test func aQueryOfOnlyPunctuationSaysItHasNoSearchableWords() async {
+        let harness = AppHarness(columns: 80, rows: 12)
+        await harness.start()
+        await harness.type("...")
+        #expect(harness.model.state.search.rows.isEmpty && harness.model.state.search.total == 0)
+        #expect(harness.lines[2].hasSuffix(" no searchable words ─"), "\(harness.lines[2])")
+        #expect(harness.lines[3].hasPrefix(" No books: no searchable words"), "\(harness.lines[3])")
+    }
+
     @Test func readlineKeysEditTheQueryAndEveryChangeSearches() async {
         let harness = AppHarness()
         await harness.start()
