@@ -60,7 +60,7 @@ enum SearchCommand {
     private static func openRemote(_ arguments: ParsedArguments, environment: [String: String], console: Console) async throws -> any SearchableBookRemote {
         switch try CatalogTarget.resolve(option: arguments.value("db"), environment: environment) {
         case let .sqlite(path):
-            let catalog = try CatalogOpener.open(path: path, console: console)
+            let catalog = try CatalogOpener.open(path: path, console: console, creating: .never)
             let account = try CatalogOpener.account(named: arguments.value("account"), in: catalog)
             do {
                 return try catalog.remote(account: account.name)

@@ -40,6 +40,28 @@ import Testing
         #expect(SQLiteCatalogError.notADatabase(path: path).description.contains("not a Bookshelf catalog"))
     }
 
+    @Test func anEmptyFileIsRefusedUntouchedUnlessCreating() throws {
+        let path = directory.path("empty.sqlite")
+        try Data().write(to: URL(fileURLWithPath: path))
+        #expect(throws: SQLiteCatalogError.emptyFile(path: path)) { try SQLiteCatalog.open(path: path, create: false) }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)).isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
+        let created = try SQLiteCatalog.open(path: path, create: true)
+        #expect(try created.bookCount(scope: nil) == 0)
+    }
+
+    @Test func anotherProgramsDatabaseIsRefusedUntouched() throws {
+        let path = directory.path("other.sqlite")
+        do {
+            let raw = try RawConnection(path, create: true)
+            try execute(raw.handle, "CREATE TABLE notes(text TEXT)")
+        }
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        #expect(throws: SQLiteCatalogError.otherDatabase(path: path)) { try SQLiteCatalog.open(path: path, create: false) }
+        #expect(throws: SQLiteCatalogError.otherDatabase(path: path)) { try SQLiteCatalog.open(path: path, create: true) }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+    }
+
     @Test func aDamagedCatalogIsReportedAsCorrupt() throws {
         let path = directory.path("damaged.sqlite")
         try makeCatalog(path, books: 50)
