@@ -140,8 +140,13 @@ public final class BookshelfApp {
     private func handleKey(_ key: Key) -> Int? {
         let state = model.state
         if layout.isTooSmall {
-            // Nothing is visible to act on: only quitting and answering a pending question work.
-            if state.confirmation != nil { return answerConfirmation(key) }
+            // Nothing is visible to act on: only quitting and answering a pending question work,
+            // and "yes" only when the question is on the screen.
+            if let confirmation = state.confirmation {
+                if !TooSmallScreen.showsQuestion(confirmation, columns: layout.columns, rows: layout.rows),
+                   key != .character("n"), key != .character("N"), key != .escape { return nil }
+                return answerConfirmation(key)
+            }
             if key == .ctrl("q") || key == .ctrl("c") { model.requestQuit() }
             return nil
         }

@@ -135,6 +135,44 @@ import TerminalUI
         #expect(harness.quitCount == 1)
     }
 
+    /// An open editor with an unsaved change, then the terminal shrinks to `columns`x`rows`.
+    func unsavedDraftOnATinyScreen(columns: Int, rows: Int) async -> AppHarness {
+        let harness = AppHarness(columns: 80, rows: 24)
+        await harness.start()
+        await harness.type("mommsen")
+        await harness.press(.enter)
+        await harness.type("!")
+        harness.resize(columns: columns, rows: rows)
+        return harness
+    }
+
+    @Test func onATinyScreenTheQuitQuestionIsDrawnBeforeItIsAnswered() async {
+        let harness = await unsavedDraftOnATinyScreen(columns: 30, rows: 8)
+        await harness.press(.ctrl("q"))
+        let text = harness.lines.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        #expect(text == ["Discard your unsaved changes", "and quit?", "y yes, discard · n no, keep", "editing",
+                         "Terminal too small: 30x8,", "needs 40x10."], "\(harness.text)")
+        await harness.press(.character("n"))
+        #expect(harness.quitCount == 0 && harness.model.state.editor?.draft.title == "History of Rome!")
+        await harness.press(.ctrl("q"), .character("y"))
+        #expect(harness.quitCount == 1)
+    }
+
+    @Test func aQuestionThatCannotBeDrawnIsNotAnsweredYes() async {
+        let harness = await unsavedDraftOnATinyScreen(columns: 12, rows: 3)
+        await harness.press(.ctrl("q"))
+        #expect(!harness.text.contains("Discard"), "too small for the question: \(harness.text)")
+        await harness.press(.character("y"))
+        await harness.press(.enter)
+        #expect(harness.quitCount == 0, "yes to an unseen question does nothing")
+        #expect(harness.model.state.editor?.draft.title == "History of Rome!")
+        // Once the question can be seen, it can be answered.
+        harness.resize(columns: 30, rows: 8)
+        #expect(harness.text.contains("Discard your unsaved changes"))
+        await harness.press(.character("y"))
+        #expect(harness.quitCount == 1)
+    }
+
     @Test func escClearsTheQueryAndQuestionMarkOpensHelpOnlyWhenItIsEmpty() async {
         let harness = AppHarness()
         await harness.start()
