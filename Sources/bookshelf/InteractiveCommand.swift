@@ -161,7 +161,8 @@ enum InteractiveCommand {
             store = StoreInfo(kind: "PostgreSQL", location: description)
             countBooks = { account in await postgres.bookCount(account: account) }
         }
-        let model = BookshelfModel(connector: connector, account: setup.account.name)
+        let model = BookshelfModel(connector: connector, account: setup.account.name,
+                                   pageSize: ScreenLayout.pageSize(forRows: terminal.size.rows))
         let app = BookshelfApp(model: model, store: store, size: terminal.size, countBooks: countBooks)
         let traceFile = setup.tracePath.flatMap { FileHandle(forWritingAtPath: $0) }
         if let traceFile {

@@ -184,9 +184,16 @@ import TerminalUI
         #expect(harness.lines[1].contains("┌─ Keys ─"))
         #expect(harness.lines[2].contains("Searching"))
         #expect(harness.text.contains("more ↓"))
+        #expect(!harness.text.contains("more ↑"), "nothing above the first line")
+        // The status line says which keys scroll, since they do not close the help.
+        #expect(harness.lines.last?.contains("↑↓ PgUp PgDn scroll · other keys close") == true, "\(harness.lines.last ?? "")")
+        #expect(!harness.text.contains("any key closes"))
+        await harness.press(.down)
+        #expect(harness.text.contains("more ↑") && harness.text.contains("more ↓"), "scrolled: more both ways")
         for _ in 0..<20 { await harness.press(.pageDown) }
         #expect(harness.text.contains("y / n"), "the last entry is reachable")
         #expect(!harness.text.contains("more ↓"))
+        #expect(harness.text.contains("more ↑"))
         // Scrolling stops at the end, so one step back shows an earlier line at once.
         await harness.press(.up)
         #expect(harness.text.contains("more ↓"))
