@@ -101,13 +101,21 @@ final class InteractiveSession {
     }
 
     private func noteEnd() {
-        guard ended == nil, !typesByHand, nextStep >= scene.steps.count, !performing, idle,
-              naive.isSettled, real.isSettled else { return }
+        guard ended == nil, !typesByHand, nextStep >= scene.steps.count, !performing, idle else { return }
         ended = .now
+        let (kind, naive, real, judges) = (scene.kind, self.naive, self.real, self.judges)
+        Task { @MainActor in
+            await judges.naive.finish(kind, pane: naive)
+            await judges.real.finish(kind, pane: real)
+            self.redraw()
+        }
     }
 
+    /// Nothing in flight, and nothing about to be: an answer the model has not taken yet may
+    /// still start a request (a conflict fetching theirs), so both panes must be settled too.
     private var idle: Bool {
         naive.script.calls.allSatisfy { $0.outcome != .pending } && real.script.calls.allSatisfy { $0.outcome != .pending }
+            && naive.isSettled && real.isSettled
     }
 
     /// Performs the scene steps that are due, one at a time, on both panes.
@@ -200,9 +208,9 @@ final class InteractiveSession {
 
         let half = (width - 1) / 2
         let paneHeight = max(6, (height - 3) * 3 / 5)
-        drawPane(naive.view, title: "naive model: the WRONG way", wrong: judges.naive.violations,
+        drawPane(naive.view, title: "naive model: the WRONG way", judge: judges.naive,
                  x: 0, y: 3, width: half, height: paneHeight, canvas: &canvas)
-        drawPane(real.view, title: "BookshelfModel: gated by (session, request)", wrong: judges.real.violations,
+        drawPane(real.view, title: "BookshelfModel: gated by (session, request)", judge: judges.real,
                  x: half + 1, y: 3, width: width - half - 1, height: paneHeight, canvas: &canvas)
         for y in 3..<(3 + paneHeight) where y < height { _ = canvas.draw("│", x: half, y: y, style: .dim) }
 
@@ -216,7 +224,8 @@ final class InteractiveSession {
                      height: panelHeight - 1, canvas: &canvas)
     }
 
-    private func drawPane(_ view: PaneView, title: String, wrong: Int, x: Int, y: Int, width: Int, height: Int, canvas: inout Canvas) {
+    private func drawPane(_ view: PaneView, title: String, judge: InteractiveJudge, x: Int, y: Int, width: Int, height: Int,
+                          canvas: inout Canvas) {
         var row = y
         func line(_ text: String, _ style: Style = .plain) {
             guard row < y + height else { return }
@@ -224,7 +233,9 @@ final class InteractiveSession {
             row += 1
         }
         let spinner = ["|", "/", "-", "\\"][ticks % 4]
-        line(title + (wrong == 0 ? "" : "   WRONG \(wrong)×"), wrong == 0 ? .bold : Style(foreground: .red, attributes: .bold))
+        line(title + (judge.violations == 0 ? "" : "   WRONG \(judge.violations)×"),
+             judge.violations == 0 ? .bold : Style(foreground: .red, attributes: .bold))
+        for finding in judge.endFindings { line("✗ at the end: \(finding)", Style(foreground: .red, attributes: .bold)) }
         line("account \(view.account ?? "-")   " + (view.busy ? "\(spinner) searching" : "idle"))
         line("query: \(view.query)▏", .underline)
         if let error = view.error { line("error: \(error)", Style(foreground: .red)) }

@@ -10,6 +10,8 @@ final class InteractiveJudge {
     /// What each scripted call (by number) did to the screen, with ", WRONG" when it was wrong.
     private(set) var fates: [Int: String] = [:]
     private(set) var violations = 0
+    /// What the scene's end check found (a lost update, rows not answering the last query).
+    private(set) var endFindings: [Violation] = []
     private var judged: Set<Int> = []
     private var lastView: PaneView?
 
@@ -44,6 +46,14 @@ final class InteractiveJudge {
             violations += found.count
         }
         lastView = after
+    }
+
+    /// The checks that hold once the scene is over, as `--script` makes them.
+    func finish(_ scene: SceneKind, pane: any DemoPane) async {
+        let before = oracle.violations.count
+        await oracle.checkEnd(scene, view: pane.view, catalog: pane.catalog)
+        endFindings = Array(oracle.violations[before...])
+        violations += endFindings.count
     }
 
     /// "search \"rom\" (alice)", "load #2 (alice)": what a call asked, in the transcript's words.

@@ -99,15 +99,17 @@ struct DemoScriptTests {
     func theInteractiveConflictSceneMarksWrongPublicationsAndStopsItsClock() throws {
         let pane = try Self.interactive("conflict")
         defer { pane.kill() }
-        let screen = try pane.waitFor(text: "(scene over)")
+        try pane.waitFor(text: "(scene over)")
+        let screen = try pane.waitFor(text: "✗ at the end")
         let (naive, real) = Self.halves(screen)
         // The naive pane says what it did to the other writer; the request panels agree on numbers.
         #expect(naive.contains("silently overwriting someone else's revision 2"), "\(screen)")
         for request in ["#1 search \"\" (alice)", "#2 search \"history of rome\" (alice)", "#3 load #1 (alice)", "#4 save #1 (alice)"] {
             #expect(naive.contains(request) && real.contains(request), "\(request) on both sides:\n\(screen)")
         }
-        #expect(naive.contains(", WRONG"), "the naive side's wrong publication is marked:\n\(screen)")
-        #expect(!real.contains("WRONG"), "\(screen)")
+        #expect(naive.contains("✗ at the end: lost update"), "the naive side's lost update is called so:\n\(screen)")
+        #expect(!real.contains("WRONG") && !real.contains("✗"), "\(screen)")
+        #expect(real.contains("editor #1 rev 2: History of Rome, 2nd edition"), "the real side took theirs:\n\(screen)")
         // The clock stopped with the scene.
         let clock = try #require(screen.split(separator: "\n").first { $0.contains("t = ") })
         usleep(400_000)
@@ -128,11 +130,15 @@ struct DemoScriptTests {
 
     @Test(.enabled(if: TmuxPane.shouldRun))
     func requestsInFlightSayWhatTheyAre() throws {
-        let pane = try Self.interactive("typing --latency 4000 --query ro")
+        // Slow enough that nothing answers while the test reads the screen.
+        let pane = try Self.interactive("typing --latency 30000 --query ro")
         defer { pane.kill() }
-        let screen = try pane.waitFor(text: "#3 search \"ro\" (alice) 4000 ms in flight")
+        let screen = try pane.waitFor("both panels to list #3") { screen in
+            Self.halves(screen).right.contains("#3 search \"ro\" (alice) 30000 ms in flight")
+                && Self.halves(screen).left.contains("#3 search \"ro\" (alice) 30000 ms in flight")
+        }
         let (naive, real) = Self.halves(screen)
-        for line in ["#1 search \"\" (alice) 4000 ms in flight", "#2 search \"r\" (alice) 4000 ms in flight"] {
+        for line in ["#1 search \"\" (alice) 30000 ms in flight", "#2 search \"r\" (alice) 30000 ms in flight"] {
             #expect(naive.contains(line) && real.contains(line), "\(screen)")
         }
     }
