@@ -187,7 +187,11 @@ import TerminalUI
         #expect(!harness.text.contains("more ↑"), "nothing above the first line")
         // The status line says which keys scroll, since they do not close the help.
         #expect(harness.lines.last?.contains("↑↓ PgUp PgDn scroll · other keys close") == true, "\(harness.lines.last ?? "")")
+        // The help's own entry for F1, at its end, says the same as the status line.
+        for _ in 0..<20 { await harness.press(.pageDown) }
+        #expect(harness.text.contains("other keys close it"), "\(harness.text)")
         #expect(!harness.text.contains("any key closes"))
+        for _ in 0..<20 { await harness.press(.pageUp) }
         await harness.press(.down)
         #expect(harness.text.contains("more ↑") && harness.text.contains("more ↓"), "scrolled: more both ways")
         for _ in 0..<20 { await harness.press(.pageDown) }
