@@ -38,7 +38,11 @@ final class InteractiveSession {
     private let redraw: () -> Void
     private var naive: NaivePane
     private var real: RealPane
+    private var judges: (naive: InteractiveJudge, real: InteractiveJudge)
+    private let world = DemoWorld()
     private var started = ContinuousClock.now
+    /// When the scene ended (its last step done and every request answered): the clock stops.
+    private var ended: ContinuousClock.Instant?
     private var nextStep = 0
     private var performing = false
     private var queued: [DemoAction] = []
@@ -55,7 +59,12 @@ final class InteractiveSession {
         }
         scene = steps
         (naive, real) = Self.makePanes(options: options, schedule: schedule)
+        judges = Self.makeJudges(options: options)
         restart()
+    }
+
+    private static func makeJudges(options: DemoOptions) -> (naive: InteractiveJudge, real: InteractiveJudge) {
+        (InteractiveJudge(world: DemoWorld(), pageSize: options.pageSize), InteractiveJudge(world: DemoWorld(), pageSize: options.pageSize))
     }
 
     private static func makePanes(options: DemoOptions, schedule: LatencySchedule) -> (NaivePane, RealPane) {
@@ -66,9 +75,11 @@ final class InteractiveSession {
 
     private func restart() {
         (naive, real) = Self.makePanes(options: options, schedule: schedule)
-        naive.model.onChange = { [redraw] in redraw() }
-        real.model.onChange = { [redraw] in redraw() }
+        judges = Self.makeJudges(options: options)
+        naive.model.onChange = { [weak self] in self?.paneChanged() }
+        real.model.onChange = { [weak self] in self?.paneChanged() }
         started = .now
+        ended = nil
         nextStep = 0
         typed = ""
         performing = false
@@ -77,12 +88,34 @@ final class InteractiveSession {
     }
 
     private var elapsedMilliseconds: Int {
-        let (seconds, attoseconds) = (ContinuousClock.now - started).components
+        let (seconds, attoseconds) = ((ended ?? ContinuousClock.now) - started).components
         return Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000)
     }
 
+    /// A model published something (or dropped an answer): judge it, then redraw.
+    private func paneChanged() {
+        judges.naive.judgeAnswers(of: naive)
+        judges.real.judgeAnswers(of: real)
+        noteEnd()
+        redraw()
+    }
+
+    private func noteEnd() {
+        guard ended == nil, !typesByHand, nextStep >= scene.steps.count, !performing, idle else { return }
+        ended = .now
+        let (kind, naive, real, judges) = (scene.kind, self.naive, self.real, self.judges)
+        Task { @MainActor in
+            await judges.naive.finish(kind, pane: naive)
+            await judges.real.finish(kind, pane: real)
+            self.redraw()
+        }
+    }
+
+    /// Nothing in flight, and nothing about to be: an answer the model has not taken yet may
+    /// still start a request (a conflict fetching theirs), so both panes must be settled too.
     private var idle: Bool {
         naive.script.calls.allSatisfy { $0.outcome != .pending } && real.script.calls.allSatisfy { $0.outcome != .pending }
+            && naive.isSettled && real.isSettled
     }
 
     /// Performs the scene steps that are due, one at a time, on both panes.
@@ -101,11 +134,14 @@ final class InteractiveSession {
         guard !performing else { return }
         performing = true
         let generation = (naive, real)
+        let judges = self.judges
         Task { @MainActor in
             while generation.0 === self.naive, !self.queued.isEmpty {
                 let next = self.queued.removeFirst()
                 await generation.0.perform(next)
+                await judges.naive.noteAction(next, pane: generation.0)
                 await generation.1.perform(next)
+                await judges.real.noteAction(next, pane: generation.1)
                 self.redraw()
             }
             guard generation.0 === self.naive else { return }  // restarted meanwhile
@@ -121,6 +157,9 @@ final class InteractiveSession {
         case .tick:
             ticks += 1
             advance()
+            judges.naive.judgeAnswers(of: naive)
+            judges.real.judgeAnswers(of: real)
+            noteEnd()
         case .resize:
             break
         case let .key(key):
@@ -164,24 +203,29 @@ final class InteractiveSession {
         }
         let quitKeys = typesByHand ? "type to search, Esc quit, Ctrl-R restart" : "q quit, r restart"
         canvas.drawTruncated("bookshelf-demo \(scene.kind.rawValue): \(scene.kind.summary)", x: 0, y: 0, width: width, style: .bold)
-        canvas.drawTruncated("latency \(schedule)   t = \(elapsedMilliseconds) ms   \(quitKeys)", x: 0, y: 1, width: width, style: .dim)
+        let clock = "t = \(elapsedMilliseconds) ms" + (ended == nil ? "" : " (scene over)")
+        canvas.drawTruncated("latency \(schedule)   \(clock)   \(quitKeys)", x: 0, y: 1, width: width, style: .dim)
 
         let half = (width - 1) / 2
         let paneHeight = max(6, (height - 3) * 3 / 5)
-        drawPane(naive.view, title: "naive model: the WRONG way", x: 0, y: 3, width: half, height: paneHeight, canvas: &canvas)
-        drawPane(real.view, title: "BookshelfModel: gated by (session, request)", x: half + 1, y: 3, width: width - half - 1,
-                 height: paneHeight, canvas: &canvas)
+        drawPane(naive.view, title: "naive model: the WRONG way", judge: judges.naive,
+                 x: 0, y: 3, width: half, height: paneHeight, canvas: &canvas)
+        drawPane(real.view, title: "BookshelfModel: gated by (session, request)", judge: judges.real,
+                 x: half + 1, y: 3, width: width - half - 1, height: paneHeight, canvas: &canvas)
         for y in 3..<(3 + paneHeight) where y < height { _ = canvas.draw("│", x: half, y: y, style: .dim) }
 
         let panelTop = 3 + paneHeight
         let panelHeight = height - panelTop
         guard panelHeight >= 3 else { return }
-        canvas.drawTruncated("requests (query text is the demo's note of what it typed)", x: 0, y: panelTop, width: width, style: .bold)
-        drawRequests(naiveRequestLines, x: 0, y: panelTop + 1, width: half, height: panelHeight - 1, canvas: &canvas)
-        drawRequests(realRequestLines, x: half + 1, y: panelTop + 1, width: width - half - 1, height: panelHeight - 1, canvas: &canvas)
+        canvas.drawTruncated("requests to the store, numbered alike on both sides (query text is the demo's note of what it typed)",
+                             x: 0, y: panelTop, width: width, style: .bold)
+        drawRequests(requestLines(naive, judges.naive), x: 0, y: panelTop + 1, width: half, height: panelHeight - 1, canvas: &canvas)
+        drawRequests(requestLines(real, judges.real), x: half + 1, y: panelTop + 1, width: width - half - 1,
+                     height: panelHeight - 1, canvas: &canvas)
     }
 
-    private func drawPane(_ view: PaneView, title: String, x: Int, y: Int, width: Int, height: Int, canvas: inout Canvas) {
+    private func drawPane(_ view: PaneView, title: String, judge: InteractiveJudge, x: Int, y: Int, width: Int, height: Int,
+                          canvas: inout Canvas) {
         var row = y
         func line(_ text: String, _ style: Style = .plain) {
             guard row < y + height else { return }
@@ -189,7 +233,9 @@ final class InteractiveSession {
             row += 1
         }
         let spinner = ["|", "/", "-", "\\"][ticks % 4]
-        line(title, .bold)
+        line(title + (judge.violations == 0 ? "" : "   WRONG \(judge.violations)×"),
+             judge.violations == 0 ? .bold : Style(foreground: .red, attributes: .bold))
+        for finding in judge.endFindings { line("✗ at the end: \(finding)", Style(foreground: .red, attributes: .bold)) }
         line("account \(view.account ?? "-")   " + (view.busy ? "\(spinner) searching" : "idle"))
         line("query: \(view.query)▏", .underline)
         if let error = view.error { line("error: \(error)", Style(foreground: .red)) }
@@ -204,9 +250,18 @@ final class InteractiveSession {
                 line("  \(status)", .dim)
             }
         }
-        line("\(view.rows.count) rows", .dim)
+        // Rows that do not answer the query shown (or that this account cannot see) are marked.
+        let scope = view.account.flatMap(world.scope(of:)) ?? ""
+        let answer = Set(world.expectedIDs(query: view.query, scope: scope, limit: Int.max))
+        let strays = view.rows.filter { !answer.contains($0.id) }.count
+        line("\(view.rows.count) rows" + (strays == 0 ? "" : ", ✗ \(strays) do not answer \(quoted(view.query))"),
+             strays == 0 ? .dim : Style(foreground: .red, attributes: .bold))
         for record in view.rows {
-            line("  \(record.title)")
+            if answer.contains(record.id) {
+                line("  \(record.title)")
+            } else {
+                line("✗ \(record.title)", Style(foreground: .red, attributes: .reverse))
+            }
         }
     }
 
@@ -216,31 +271,12 @@ final class InteractiveSession {
         }
     }
 
-    private var naiveRequestLines: [String] {
-        naive.model.requests.map { request in
-            let time = Self.milliseconds((request.finished ?? .now) - request.started)
-            let fate = request.finished == nil ? "in flight" : "applied"
-            return "#\(request.number) \(request.what) \(time) ms \(fate)"
+    /// One line per store call, numbered as the script numbers them (the same on both sides
+    /// and in `--script`): what it asked, its latency, and what it did, WRONG included.
+    private func requestLines(_ pane: any DemoPane, _ judge: InteractiveJudge) -> [String] {
+        pane.script.calls.map { call in
+            let state = call.outcome == .pending ? "in flight" : (judge.fates[call.number] ?? "answered")
+            return "#\(call.number) \(judge.describe(call)) \(call.latencyMilliseconds) ms \(state)"
         }
-    }
-
-    private var realRequestLines: [String] {
-        let finished = real.traces.map { trace in
-            (trace.request, "#\(trace.request) \(describe(trace.request, trace.kind)) \(Self.milliseconds(trace.storeTime)) ms \(trace.fate)")
-        }
-        let running = real.model.runningRequests.filter { number in number > 0 && !real.traces.contains { $0.request == number } }
-            .map { ($0, "#\($0) \(real.noted[$0].map { "search \(quoted($0))" } ?? "request") in flight") }
-        return (finished + running).sorted { $0.0 < $1.0 }.map(\.1)
-    }
-
-    private func describe(_ request: Int, _ kind: RequestKind) -> String {
-        if let text = real.noted[request] { return "\(kind.rawValue) \(quoted(text))" }
-        // A search the model started by itself: the first of a new account session.
-        return kind == .search ? "search (new session)" : kind.rawValue
-    }
-
-    private static func milliseconds(_ duration: Duration) -> Int {
-        let (seconds, attoseconds) = duration.components
-        return Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000)
     }
 }

@@ -126,7 +126,7 @@ public actor MemoryBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
         let visible = try catalog.withState { state throws(BookFailure) in
             state.books.values.filter { $0.scope == scope }.map(\.record)
         }
-        let matches = visible.filter { terms.isEmpty || terms.matches($0) }
+        let matches = visible.filter { terms.matchesEverything || terms.matches($0) }
             .map { (key: terms.sortKey($0), record: $0) }
             .sorted { $0.key < $1.key }
             .map(\.record)

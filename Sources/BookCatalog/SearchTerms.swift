@@ -5,18 +5,34 @@ import Foundation
 ///
 /// Text is folded (case and diacritics removed) and cut into tokens: a run of letters or
 /// digits is one token, except that each Han, kana or Hangul character is a token of its
-/// own, because those scripts do not separate words with spaces. A query word matches when
-/// its tokens appear consecutively in the text, the last one as a prefix: "hist" matches
-/// "History", "cafe" matches "Café", "歴史" matches "日本の歴史".
+/// own, because those scripts do not separate words with spaces, and so is each symbol
+/// (emoji, "+", "€", "©"), because a title's "🌸" or "C++" is something people search for.
+/// Punctuation and spaces only separate tokens. A query word matches when its tokens appear
+/// consecutively in the text, the last one as a prefix: "hist" matches "History", "cafe"
+/// matches "Café", "歴史" matches "日本の歴史", "🌸" matches "Spring 🌸 Haiku".
 public struct SearchTerms: Sendable, Hashable {
     /// One token sequence per query word.
     public let words: [[String]]
+    /// True when the query has text but no token at all ("...", "?!"): such a query can never
+    /// match anything, so it answers nothing, and the screen says why, rather than listing
+    /// every book as an empty query does.
+    public let hasNoSearchableWords: Bool
 
     public init(_ query: String) {
-        words = SearchTerms.queryWords(query).map { SearchTerms.tokens(of: String($0)) }.filter { !$0.isEmpty }
+        let queryWords = SearchTerms.queryWords(query)
+        words = queryWords.map { SearchTerms.tokens(of: String($0)) }.filter { !$0.isEmpty }
+        hasNoSearchableWords = words.isEmpty && !queryWords.isEmpty
     }
 
+    /// True when the query has no words: it lists every book, unless `hasNoSearchableWords`.
     public var isEmpty: Bool { words.isEmpty }
+
+    /// What to tell a user whose query `hasNoSearchableWords`.
+    public static let noSearchableWordsExplanation =
+        "no searchable words (letters, digits, symbols and emoji are searched; punctuation is not)"
+
+    /// True for the blank query, which lists every book.
+    public var matchesEverything: Bool { words.isEmpty && !hasNoSearchableWords }
 
     /// Folded tokens of `text`, in order.
     public static func tokens(of text: String) -> [String] {
@@ -28,13 +44,24 @@ public struct SearchTerms: Sendable, Hashable {
         tokens(of: text).joined(separator: " ")
     }
 
-    /// Lowercase without diacritics ("Café" -> "cafe").
+    /// Lowercase without diacritics ("Café" -> "cafe"), and without emoji variation selectors,
+    /// so "❤" and "❤️" are one symbol.
     public static func fold(_ text: String) -> String {
-        text.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil)
+        let folded = text.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil)
+        guard folded.unicodeScalars.contains(where: isVariationSelector) else { return folded }
+        var scalars = String.UnicodeScalarView()
+        scalars.append(contentsOf: folded.unicodeScalars.filter { !isVariationSelector($0) })
+        return String(scalars)
     }
 
-    /// True when every query word matches `record`'s title or author.
+    private static func isVariationSelector(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value == 0xFE0E || scalar.value == 0xFE0F
+    }
+
+    /// True when every query word matches `record`'s title or author; always for the blank
+    /// query, never for one with no searchable words.
     public func matches(_ record: BookRecord) -> Bool {
+        guard !hasNoSearchableWords else { return false }
         let title = SearchTerms.tokens(of: record.title)
         let author = SearchTerms.tokens(of: record.author)
         return words.allSatisfy { SearchTerms.find($0, in: title) != nil || SearchTerms.find($0, in: author) != nil }
@@ -101,7 +128,7 @@ public struct SearchTerms: Sendable, Hashable {
         while index < text.endIndex {
             let next = text.index(after: index)
             let character = text[index]
-            if isIdeographic(character) {
+            if isIdeographic(character) || isSymbol(character) {
                 if let start = runStart { ranges.append(start..<index); runStart = nil }
                 ranges.append(index..<next)
             } else if isWordCharacter(character) {
@@ -119,6 +146,17 @@ public struct SearchTerms: Sendable, Hashable {
     private static func isWordCharacter(_ character: Character) -> Bool {
         guard let scalar = character.unicodeScalars.first else { return false }
         return scalar.properties.isAlphabetic || scalar.properties.numericType != nil
+    }
+
+    /// Symbols, emoji included, are tokens of their own; punctuation is not.
+    static func isSymbol(_ character: Character) -> Bool {
+        guard let scalar = character.unicodeScalars.first else { return false }
+        switch scalar.properties.generalCategory {
+        case .mathSymbol, .currencySymbol, .otherSymbol:
+            return true
+        default:
+            return scalar.properties.isEmojiPresentation
+        }
     }
 
     static func isIdeographic(_ character: Character) -> Bool {

@@ -88,9 +88,31 @@ public final class BookshelfApp {
         case .tick:
             tick()
         }
+        followPaging()
         normalizeViewport()
         checkQuit()
         onNeedsDraw()
+    }
+
+    /// Finishes a page move that waited for rows, and loads rows while the list shows blanks.
+    private func followPaging() {
+        let search = model.state.search
+        if let pending = ui.pendingSelection {
+            let (select, drop) = ListPaging.resolve(pending, search: search, height: layout.list.height)
+            if drop { ui.pendingSelection = nil }
+            if let select {
+                ui.listTop = pending.top
+                model.select(index: select)
+            } else if !drop {
+                model.loadMore()
+            }
+        }
+        guard model.state.editor == nil || layout.list.height > 0 else { return }
+        let top = ListViewport.top(current: ui.listTop, selection: search.selection, count: search.rows.count,
+                                   height: layout.list.height)
+        if ListPaging.needsRowsToFill(search: model.state.search, top: top, height: layout.list.height) {
+            model.loadMore()
+        }
     }
 
     private func tick() {
@@ -102,6 +124,7 @@ public final class BookshelfApp {
     }
 
     private func modelChanged() {
+        followPaging()
         refreshCatalogSize()
         checkQuit()
         onNeedsDraw()
@@ -142,8 +165,13 @@ public final class BookshelfApp {
         if case let .paste(text) = key { return paste(text, state: state) }
         let key = Self.withoutShift(key)
         if layout.isTooSmall {
-            // Nothing is visible to act on: only quitting and answering a pending question work.
-            if state.confirmation != nil { return answerConfirmation(key) }
+            // Nothing is visible to act on: only quitting and answering a pending question work,
+            // and "yes" only when the question is on the screen.
+            if let confirmation = state.confirmation {
+                if !TooSmallScreen.showsQuestion(confirmation, columns: layout.columns, rows: layout.rows),
+                   key != .character("n"), key != .character("N"), key != .escape { return nil }
+                return answerConfirmation(key)
+            }
             if key == .ctrl("q") || key == .ctrl("c") { model.requestQuit() }
             return nil
         }
@@ -316,10 +344,14 @@ public final class BookshelfApp {
         }
         let page = max(1, layout.list.height)
         switch key {
-        case .up: model.moveSelection(by: -1)
-        case .down: model.moveSelection(by: 1)
-        case .pageUp: model.moveSelection(by: -page)
-        case .pageDown: model.moveSelection(by: page)
+        case .up:
+            ui.pendingSelection = nil
+            model.moveSelection(by: -1)
+        case .down:
+            ui.pendingSelection = nil
+            model.moveSelection(by: 1)
+        case .pageUp: movePage(by: -page, state: state)
+        case .pageDown: movePage(by: page, state: state)
         case .enter: return model.openSelected()
         case .escape:
             guard !state.search.query.isEmpty else { return nil }
@@ -333,10 +365,31 @@ public final class BookshelfApp {
         return nil
     }
 
+    /// PgUp/PgDn: the selection and the view move by a whole page, also past the loaded rows.
+    private func movePage(by delta: Int, state: BookshelfState) {
+        guard let move = ListPaging.page(by: delta, search: state.search, ui: ui, height: layout.list.height) else { return }
+        ui.pendingSelection = move.pending
+        ui.listTop = move.top
+        model.select(index: move.select)
+        if move.pending != nil { model.loadMore() }
+    }
+
+    /// The wheel scrolls the view, as list views do; the selection stays unless it would leave it.
+    private func scrollList(by delta: Int, state: BookshelfState) {
+        let height = layout.list.height
+        let top = ListViewport.top(current: ui.listTop, selection: state.search.selection, count: state.search.rows.count,
+                                   height: height)
+        guard let scrolled = ListPaging.scroll(by: delta, search: state.search, top: top, height: height) else { return }
+        ui.pendingSelection = nil
+        ui.listTop = scrolled.top
+        if scrolled.select != state.search.selection { model.select(index: scrolled.select) }
+        if scrolled.top + height >= state.search.rows.count { model.loadMore() }
+    }
+
     private func mouse(_ event: MouseEvent, state: BookshelfState) -> Int? {
         switch event.action {
-        case .wheelUp: model.moveSelection(by: -3)
-        case .wheelDown: model.moveSelection(by: 3)
+        case .wheelUp: scrollList(by: -3, state: state)
+        case .wheelDown: scrollList(by: 3, state: state)
         case .click:
             guard let index = layout.resultIndex(atRow: event.row, column: event.column, top: ui.listTop),
                   index < state.search.rows.count

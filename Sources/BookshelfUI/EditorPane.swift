@@ -105,15 +105,24 @@ enum ConflictBanner {
         }
         writer.wrapped("Conflict: someone else saved revision \(theirs.revision) while you edited revision \(base.revision).",
                        style: Theme.conflict, into: &canvas)
-        version("Theirs", title: theirs.title, author: theirs.author, writer: &writer, into: &canvas)
-        version("Yours", title: draft.title, author: draft.author, writer: &writer, into: &canvas)
+        let labelWidth = 8
+        let (theirLine, yourLine) = DifferenceElision.elide(
+            versionText(title: theirs.title, author: theirs.author), versionText(title: draft.title, author: draft.author),
+            width: max(1, writer.area.width - 2 - labelWidth))
+        version("Theirs", pieces: theirLine, labelWidth: labelWidth, writer: &writer, into: &canvas)
+        version("Yours", pieces: yourLine, labelWidth: labelWidth, writer: &writer, into: &canvas)
         writer.line(StyledText("Ctrl-R take theirs · Ctrl-O overwrite with yours · Esc keep editing", style: Theme.hint), into: &canvas)
     }
 
-    private static func version(_ label: String, title: String, author: String, writer: inout PaneWriter, into canvas: inout Canvas) {
-        var text = StyledText("\(label): ".padding(toLength: 8, withPad: " ", startingAt: 0), style: Theme.label)
-        text.append(title)
-        if !author.isEmpty { text.append(" — " + author, style: Theme.author) }
+    private static func versionText(title: String, author: String) -> String {
+        author.isEmpty ? title : title + " — " + author
+    }
+
+    /// One version, cut where theirs and yours agree, the differing characters marked.
+    private static func version(_ label: String, pieces: [DifferenceElision.Piece], labelWidth: Int,
+                                writer: inout PaneWriter, into canvas: inout Canvas) {
+        var text = StyledText("\(label): ".padding(toLength: labelWidth, withPad: " ", startingAt: 0), style: Theme.label)
+        for piece in pieces { text.append(piece.text, style: piece.differs ? Theme.difference : .plain) }
         writer.line(text, into: &canvas)
     }
 }

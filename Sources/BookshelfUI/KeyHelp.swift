@@ -26,8 +26,8 @@ public enum KeyHelp {
             Entry(keys: "paste", action: "inserted as text; line breaks become spaces"),
             Entry(keys: "Esc", action: "clear the search"),
             Entry(keys: "Up Down", action: "move the selection"),
-            Entry(keys: "PgUp PgDn", action: "move the selection by a page"),
-            Entry(keys: "wheel, click", action: "scroll; select a row (click it again to open it)"),
+            Entry(keys: "PgUp PgDn", action: "move the selection and the view by a page"),
+            Entry(keys: "wheel, click", action: "scroll the view; select a row (click it again to open it)"),
             Entry(keys: "Enter", action: "edit the selected book"),
         ]),
         Section(title: "Editing a book", entries: [
@@ -42,7 +42,7 @@ public enum KeyHelp {
             Entry(keys: "Esc, any edit", action: "keep editing your version"),
         ]),
         Section(title: "Anywhere", entries: [
-            Entry(keys: "F1 (? with an empty search)", action: "this help; any key closes it"),
+            Entry(keys: "F1 (? with an empty search)", action: "this help; Up Down PgUp PgDn scroll it, other keys close it"),
             Entry(keys: "F2 Ctrl-T", action: "switch account"),
             Entry(keys: "Ctrl-Q Ctrl-C", action: "quit (asks first if unsaved)"),
             Entry(keys: "y / n", action: "answer a question (Enter = yes, Esc = no)"),

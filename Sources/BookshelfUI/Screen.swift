@@ -20,7 +20,7 @@ public enum Screen {
         let layout = ScreenLayout(columns: canvas.width, rows: canvas.height, editorOpen: state.editor != nil)
         canvas.cursor = nil
         if layout.isTooSmall {
-            renderTooSmall(into: &canvas)
+            TooSmallScreen.render(state, into: &canvas)
             return
         }
         renderHeader(state, ui: ui, store: store, layout: layout, into: &canvas)
@@ -44,16 +44,6 @@ public enum Screen {
         Overlays.render(state, ui: ui, into: &canvas)
     }
 
-    static func renderTooSmall(into canvas: inout Canvas) {
-        let message = "Terminal too small: \(canvas.width)x\(canvas.height), needs "
-            + "\(ScreenLayout.minimumColumns)x\(ScreenLayout.minimumRows). Resize it, or Ctrl-Q to quit."
-        let lines = TextWrap.lines(message, width: canvas.width)
-        let first = max(0, (canvas.height - lines.count) / 2)
-        for (offset, line) in lines.enumerated() where first + offset < canvas.height {
-            let x = max(0, (canvas.width - TextLayout.width(line)) / 2)
-            canvas.draw(line, x: x, y: first + offset, style: Theme.warning, maxWidth: canvas.width - x)
-        }
-    }
 
     static func renderHeader(_ state: BookshelfState, ui: UIState, store: StoreInfo, layout: ScreenLayout, into canvas: inout Canvas) {
         var text = StyledText(" Bookshelf", style: Theme.header)
@@ -85,7 +75,8 @@ public enum Screen {
         let search = state.search
         let count: String
         if search.rows.isEmpty {
-            count = search.isBusy ? "" : (search.error == nil ? "no matches" : "")
+            count = search.isBusy || search.error != nil ? ""
+                : SearchTerms(search.query).hasNoSearchableWords ? "no searchable words" : "no matches"
         } else if layout.list.height == 0 {
             count = search.total == 1 ? "1 match" : "\(NumberText.grouped(search.total)) matches"
         } else {
@@ -96,6 +87,48 @@ public enum Screen {
         let label = " \(count) "
         let width = TextLayout.width(label)
         canvas.draw(label, x: max(0, layout.columns - width - 1), y: layout.rule.y, style: Theme.count)
+    }
+}
+
+/// The screen below the minimum size: a note saying so, or the pending question in the
+/// fewest lines. A question that does not fit even so is not shown, and then its "yes" is
+/// not taken (`showsQuestion`): nobody answers a question they could not read.
+enum TooSmallScreen {
+    static func render(_ state: BookshelfState, into canvas: inout Canvas) {
+        if let confirmation = state.confirmation,
+           showsQuestion(confirmation, columns: canvas.width, rows: canvas.height) {
+            var lines = questionLines(confirmation, width: canvas.width).map { ($0, Theme.warning) }
+            let note = TextWrap.lines(sizeNote(canvas), width: canvas.width)
+            if lines.count + 1 + note.count <= canvas.height {
+                lines += [("", Style.plain)] + note.map { ($0, Theme.hint) }
+            }
+            draw(lines, into: &canvas)
+            return
+        }
+        var message = sizeNote(canvas) + " Resize it, or Ctrl-Q to quit."
+        if state.confirmation != nil { message = sizeNote(canvas) + " Resize it to answer the question, or n to keep editing." }
+        draw(TextWrap.lines(message, width: canvas.width).map { ($0, Theme.warning) }, into: &canvas)
+    }
+
+    /// Whether `confirmation` is drawn whole at this size.
+    static func showsQuestion(_ confirmation: Confirmation, columns: Int, rows: Int) -> Bool {
+        columns > 0 && questionLines(confirmation, width: columns).count <= rows
+    }
+
+    static func questionLines(_ confirmation: Confirmation, width: Int) -> [String] {
+        TextWrap.lines(confirmation.question, width: width) + TextWrap.lines("y yes, discard · n no, keep editing", width: width)
+    }
+
+    private static func sizeNote(_ canvas: Canvas) -> String {
+        "Terminal too small: \(canvas.width)x\(canvas.height), needs \(ScreenLayout.minimumColumns)x\(ScreenLayout.minimumRows)."
+    }
+
+    private static func draw(_ lines: [(String, Style)], into canvas: inout Canvas) {
+        let first = max(0, (canvas.height - lines.count) / 2)
+        for (offset, (line, style)) in lines.enumerated() where first + offset < canvas.height {
+            let x = max(0, (canvas.width - TextLayout.width(line)) / 2)
+            canvas.draw(line, x: x, y: first + offset, style: style, maxWidth: canvas.width - x)
+        }
     }
 }
 
@@ -113,7 +146,9 @@ enum ResultList {
                 message = "Searching…"
                 style = Theme.hint
             } else {
-                message = search.query.isEmpty ? "The catalog is empty." : "No books match."
+                message = search.query.isEmpty ? "The catalog is empty."
+                    : SearchTerms(search.query).hasNoSearchableWords ? "No books: " + SearchTerms.noSearchableWordsExplanation + "."
+                    : "No books match."
                 style = Theme.hint
             }
             for (offset, line) in TextWrap.lines(message, width: area.width - 2).prefix(area.height).enumerated() {

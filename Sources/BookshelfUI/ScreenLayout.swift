@@ -64,6 +64,11 @@ public struct ScreenLayout: Equatable, Sendable {
         }
     }
 
+    /// How many results to ask the store for at once on a terminal of `rows` rows: a screen
+    /// and the next page down, never fewer than the model's default, so one answer fills
+    /// even a 60-row list.
+    public static func pageSize(forRows rows: Int) -> Int { max(50, 2 * rows) }
+
     /// The result index shown at screen row `y`, if `y` is a list row.
     public func resultIndex(atRow y: Int, column x: Int, top: Int) -> Int? {
         guard y >= list.y, y < list.y + list.height, x >= list.x, x < list.x + list.width else { return nil }

@@ -44,7 +44,7 @@ enum StatusLine {
         if state.passwordPrompt != nil { return "Enter connect · Esc cancel" }
         if state.confirmation != nil { return "y yes · n no" }
         switch ui.overlay {
-        case .help?: return "any key closes"
+        case .help?: return "↑↓ PgUp PgDn scroll · other keys close"
         case .accounts?: return "Enter switch · Esc close"
         case nil: break
         }
@@ -168,6 +168,10 @@ struct Box {
         canvas.draw(" \(title) ", x: frame.x + 2, y: frame.y, style: Theme.overlayTitle, maxWidth: max(0, frame.width - 4))
         for row in 0..<inner.height where scroll + row < lines.count {
             canvas.draw(lines[scroll + row], x: inner.x, y: inner.y + row, style: Theme.overlay, maxWidth: inner.width)
+        }
+        // Scrolled boxes say so at both ends, so "more" never points one way only.
+        if scroll > 0 {
+            canvas.draw(" more ↑ ", x: right - 9, y: frame.y, style: Theme.hint)
         }
         if lines.count > inner.height + scroll {
             canvas.draw(" more ↓ ", x: right - 9, y: bottom, style: Theme.hint)

@@ -23,4 +23,6 @@ public enum Theme {
     public static let overlay = Style.plain
     public static let overlayTitle = Style.bold
     public static let conflict = Style(foreground: .yellow, attributes: .bold)
+    /// Where theirs and yours differ, in the conflict banner.
+    public static let difference = Style(foreground: .magenta, attributes: [.bold, .underline])
 }

@@ -21,6 +21,9 @@ public struct UIState: Equatable, Sendable {
     public var password = SecretText()
     /// The first result row shown.
     public var listTop = 0
+    /// A page move that reaches past the loaded rows: the row to select once they are
+    /// loaded, for the query it was made in (see `ListPaging`).
+    public var pendingSelection: PendingSelection?
     /// Advances on every timer tick while something is busy.
     public var spinnerPhase = 0
     /// The size of the catalog the current account sees, once counted.
@@ -35,6 +38,13 @@ public struct UIState: Equatable, Sendable {
     public mutating func edit(_ field: EditorField, _ body: (inout LineEditor) -> Void) {
         if field == .title { body(&title) } else { body(&author) }
     }
+}
+
+public struct PendingSelection: Equatable, Sendable {
+    public var index: Int
+    public var query: String
+    /// The first row to show once `index` is selected (the view moved by the page too).
+    public var top: Int
 }
 
 /// How many books an account sees; shown in the header only while that account is current.

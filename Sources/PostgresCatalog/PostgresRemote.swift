@@ -87,6 +87,8 @@ public actor PostgresRemote: SearchableBookRemote, ChangeDetectingRemote, SaveOu
     }
 
     public func search(_ query: SearchQuery) async throws -> SearchPage {
+        // Nothing can match; without words the SQL below would list every book.
+        guard !SearchTerms(query.text).hasNoSearchableWords else { return SearchPage(records: [], total: 0) }
         let (sql, parameters) = PostgresStatements.searchParameters(query)
         let session = self.session
         return try await worker.perform {

@@ -202,6 +202,13 @@ enum CatalogConnection {
             // database" and a newer schema before anything is written.
             let found = try Schema.version(of: connection)
             if found > Schema.currentVersion { throw SQLiteCatalogError.newerSchema(found: found, known: Schema.currentVersion) }
+            if found == 0 {
+                // Version 0 is a file no Bookshelf ever wrote: fill it only when asked to
+                // create, and only when nothing else lives in it.
+                let tables = try connection.queryFirst("SELECT count(*) FROM sqlite_schema") { $0.int(0) } ?? 0
+                if tables > 0 { throw SQLiteCatalogError.otherDatabase(path: path) }
+                if exists && !create { throw SQLiteCatalogError.emptyFile(path: path) }
+            }
             let mode = try connection.queryFirst("PRAGMA journal_mode = WAL") { $0.text(0) }
             guard mode?.lowercased() == "wal" else {
                 if directoryRefusesWrites(path) { throw SQLiteCatalogError.readOnly(path: path) }

@@ -10,6 +10,11 @@ public enum SQLiteCatalogError: Error, Equatable, Sendable {
     case cannotOpen(path: String, reason: String)
     /// The file exists but is not an SQLite database.
     case notADatabase(path: String)
+    /// The file exists but holds nothing (an empty file, or an SQLite database with no
+    /// tables), and the caller did not ask to create a catalog in it. It is left untouched.
+    case emptyFile(path: String)
+    /// The file is another program's SQLite database (tables, but no catalog schema).
+    case otherDatabase(path: String)
     /// The file is an SQLite database but damaged.
     case corrupt(path: String)
     /// The file or its directory cannot be written (WAL needs to create files beside it).
@@ -36,6 +41,9 @@ extension SQLiteCatalogError: CustomStringConvertible {
         case let .notFound(path): "No catalog at \(path). Create one first (for example with `bookshelf sample`)."
         case let .cannotOpen(path, reason): "Cannot open the catalog \(path): \(reason)."
         case let .notADatabase(path): "\(path) is not a Bookshelf catalog (not an SQLite database). It was left untouched."
+        case let .emptyFile(path): "\(path) is an empty file, not a Bookshelf catalog. It was left untouched."
+        case let .otherDatabase(path):
+            "\(path) is not a Bookshelf catalog (another program's SQLite database). It was left untouched."
         case let .corrupt(path): "The catalog \(path) is damaged (SQLite reports corruption). Restore it from a backup."
         case let .readOnly(path): "The catalog \(path) cannot be written: the file or its directory is read-only."
         case let .locked(path): "The catalog \(path) is locked by another program; try again when it has finished."

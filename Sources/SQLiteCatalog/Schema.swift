@@ -5,9 +5,15 @@ enum Schema {
     /// The newest schema this program knows. A file with a higher version is refused untouched.
     static var currentVersion: Int { migrations.count }
 
+    /// One upgrade step: SQL, or Swift where the step needs `SearchTerms` (which SQL lacks).
+    enum Step: Sendable {
+        case sql(String)
+        case swift(@Sendable (Connection) throws -> Void)
+    }
+
     /// Step `n` (1-based) upgrades a file from version n-1 to n.
-    static let migrations: [String] = [
-        """
+    static let migrations: [Step] = [
+        .sql("""
         CREATE TABLE accounts(
             name TEXT PRIMARY KEY NOT NULL,
             role TEXT NOT NULL CHECK (role IN ('reader', 'editor')),
@@ -34,10 +40,10 @@ enum Schema {
             book_id INTEGER NOT NULL REFERENCES books(id),
             revision INTEGER NOT NULL
         ) STRICT, WITHOUT ROWID;
-        """,
+        """),
         // 2: the search index as built by some connection, so the next one loads it instead of
         // rebuilding it. Derived data only: deleting these rows loses nothing.
-        """
+        .sql("""
         CREATE TABLE search_snapshots(
             scope TEXT PRIMARY KEY NOT NULL,
             format INTEGER NOT NULL,       -- SearchIndexSnapshot.format; others are ignored
@@ -52,8 +58,24 @@ enum Schema {
             data BLOB NOT NULL,
             UNIQUE (scope, part)
         ) STRICT;
-        """,
+        """),
+        // 3: symbols and emoji became search tokens: derive every row's terms again, and drop
+        // the stored indexes, which were built from the old terms.
+        .swift(rederiveSearchText),
     ]
+
+    private static func rederiveSearchText(_ connection: Connection) throws {
+        let rows = try connection.query("SELECT id, title, author, title_terms, author_terms FROM books") { row in
+            (id: row.int(0), title: row.text(1), author: row.text(2), titleTerms: row.text(3), authorTerms: row.text(4))
+        }
+        for row in rows {
+            let text = BookText(title: row.title, author: row.author)
+            guard text.titleTerms != row.titleTerms || text.authorTerms != row.authorTerms else { continue }
+            try connection.run("UPDATE books SET title_terms = ?2, author_terms = ?3 WHERE id = ?1",
+                               [.int(row.id), .text(text.titleTerms), .text(text.authorTerms)])
+        }
+        try connection.execute("DELETE FROM search_snapshot_parts; DELETE FROM search_snapshots;")
+    }
 
     /// Brings the file up to `currentVersion` in one write transaction. Re-reads the version
     /// under the lock, because another process may have migrated meanwhile.
@@ -64,7 +86,10 @@ enum Schema {
             let found = try version(of: connection)
             guard found < currentVersion else { return }
             for step in found..<currentVersion {
-                try connection.execute(migrations[step])
+                switch migrations[step] {
+                case .sql(let sql): try connection.execute(sql)
+                case .swift(let body): try body(connection)
+                }
             }
             try connection.execute("PRAGMA user_version = \(currentVersion)")
         }

@@ -102,6 +102,7 @@ final class SearchIndex {
 
     /// The ids of the matches at `offset..<offset+limit` in result order, and the total.
     func search(_ terms: SearchTerms, offset: Int, limit: Int) -> (ids: [Int], total: Int) {
+        guard !terms.hasNoSearchableWords else { return ([], 0) }
         let wanted = offset + limit
         var matches = SearchIndexBase.Matches(cap: wanted)
         var overlayMatches: [[OverlayBook]] = [[], [], []]

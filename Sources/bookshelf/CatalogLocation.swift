@@ -23,6 +23,12 @@ enum CatalogLocation {
         throw UsageError("cannot tell where the catalog is: pass --db PATH or set \(environmentVariable)")
     }
 
+    /// True when the user named the catalog (`--db` or `BOOKSHELF_DB`); false for the
+    /// default location, the only place the interactive app creates a first-run sample.
+    static func isExplicit(option: String?, environment: [String: String]) -> Bool {
+        option != nil || !(environment[environmentVariable] ?? "").isEmpty
+    }
+
     /// For help texts.
     static let explanation = """
         The catalog is --db PATH, else $\(environmentVariable), else

@@ -8,17 +8,32 @@ import Glibc
 import Darwin
 #endif
 
-/// Opens the catalog a command uses. A catalog that does not exist yet is created, with its
-/// directory, and filled with `SampleBooks.starter`, so a first run shows real books.
+/// Opens the catalog a command uses. Commands that make catalogs (setup, import, sample) and
+/// the interactive app at the default location create a missing one, with its directory,
+/// filled with `SampleBooks.starter`, so a first run shows real books. Everything else, and
+/// the app at an explicit path, refuses a missing catalog: a mistyped `--db` must never
+/// turn into a catalog of sample books that a script then takes for real data.
 ///
 /// The new catalog is built under a temporary name and then linked into place, so a run that
 /// is interrupted never leaves a half-filled catalog that later runs would take as complete,
 /// and two first runs at once end with one catalog, not two sets of sample books.
 enum CatalogOpener {
+    enum Creation {
+        /// A missing catalog (or an empty file in its place) is made, with the starter sample.
+        case starterIfMissing
+        /// A missing catalog is an error naming the commands that make one.
+        case never
+    }
+
     /// Says on standard error when a catalog was created (one line).
-    static func open(path: String, console: Console) throws(CommandFailure) -> SQLiteCatalog {
-        if !FileManager.default.fileExists(atPath: path) {
-            let books = try createStarter(at: path)
+    static func open(path: String, console: Console, creating creation: Creation) throws(CommandFailure) -> SQLiteCatalog {
+        let state = FileState(path)
+        if state != .present {
+            guard creation == .starterIfMissing else {
+                if state == .empty { throw CommandFailure(emptyFileMessage(path)) }
+                throw CommandFailure(missingMessage(path))
+            }
+            let books = try createStarter(at: path, replacingEmptyFile: state == .empty)
             if let books {
                 let names = SampleBooks.starter.accounts.map(\.name).joined(separator: ", ")
                 console.note("bookshelf: created a new catalog at \(path.printable) with \(ProgressLine.grouped(books)) sample books and the accounts \(names)")
@@ -28,6 +43,31 @@ enum CatalogOpener {
             return try SQLiteCatalog.open(path: path, create: false)
         } catch {
             throw CommandFailure(TerminalText.sanitized(error.description))
+        }
+    }
+
+    /// "no catalog at PATH (create one with ...)": the line a mistyped path earns.
+    static func missingMessage(_ path: String) -> String {
+        "no catalog at \(path.printable) (create one with `bookshelf setup --db \(path.printable)` or `bookshelf import`)"
+    }
+
+    static func emptyFileMessage(_ path: String) -> String {
+        "\(path.printable) is an empty file, not a catalog; it was left untouched "
+            + "(`bookshelf setup --db \(path.printable)` makes it one)"
+    }
+
+    /// What is at a catalog path before opening it. An empty file is what `touch` or a failed
+    /// copy leaves: no catalog yet, but never written to unless the user asked to create one.
+    enum FileState {
+        case missing, empty, present
+
+        init(_ path: String) {
+            guard let attributes = try? FileManager.default.attributesOfItem(atPath: path) else {
+                self = FileManager.default.fileExists(atPath: path) ? .present : .missing
+                return
+            }
+            let isRegular = attributes[.type] as? FileAttributeType == .typeRegular
+            self = isRegular && (attributes[.size] as? NSNumber)?.intValue == 0 ? .empty : .present
         }
     }
 
@@ -50,9 +90,10 @@ enum CatalogOpener {
         return account
     }
 
-    /// Builds the starter catalog beside `path` and links it into place. Returns the number
-    /// of books, or nil if another process created the catalog first.
-    private static func createStarter(at path: String) throws(CommandFailure) -> Int? {
+    /// Builds the starter catalog beside `path` and links it into place (renames it over an
+    /// empty file). Returns the number of books, or nil if another process created the
+    /// catalog first.
+    private static func createStarter(at path: String, replacingEmptyFile: Bool) throws(CommandFailure) -> Int? {
         let directory = (path as NSString).deletingLastPathComponent
         if !directory.isEmpty {
             do {
@@ -74,6 +115,12 @@ enum CatalogOpener {
             }
         } catch {
             throw CommandFailure(TerminalText.sanitized(error.description))
+        }
+        if replacingEmptyFile {
+            // Still empty: nobody made it a catalog meanwhile (else theirs is kept).
+            guard FileState(path) == .empty else { return nil }
+            if rename(temporary, path) == 0 { return books }
+            throw CommandFailure("cannot replace the empty file \(path.printable): \(String(cString: strerror(errno)))")
         }
         if link(temporary, path) == 0 { return books }
         let reason = errno

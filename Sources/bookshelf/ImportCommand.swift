@@ -61,7 +61,7 @@ enum ImportCommand {
             guard case let .postgres(connector) = target else { return .failure }
             return try await importIntoPostgres(result.books, scope: scope, connector: connector, console: console)
         }
-        let catalog = try CatalogOpener.open(path: path, console: console)
+        let catalog = try CatalogOpener.open(path: path, console: console, creating: .starterIfMissing)
         let adding = console.progress("Adding books")
         let added: Int
         do {

@@ -65,7 +65,9 @@ enum InteractiveCommand {
         if schedule != nil, case .postgres = target {
             throw UsageError("--latency applies to SQLite catalogs only (a PostgreSQL server has latency of its own)")
         }
-        let (store, account) = try await open(target, account: arguments.value("account"), console: context.console)
+        let creation: CatalogOpener.Creation =
+            CatalogLocation.isExplicit(option: arguments.value("db"), environment: context.environment) ? .never : .starterIfMissing
+        let (store, account) = try await open(target, account: arguments.value("account"), creating: creation, console: context.console)
         let tracePath = arguments.value("trace")
         if let tracePath {
             guard FileManager.default.createFile(atPath: tracePath, contents: nil) else {
@@ -81,10 +83,11 @@ enum InteractiveCommand {
     /// Opens the catalog as the starting account, so every reason it cannot be used is told
     /// on standard error before the screen opens. On PostgreSQL the starting account is
     /// `--account`, else the connection's own user (the URL's, PGUSER, or the login name).
-    private static func open(_ target: CatalogTarget, account name: String?, console: Console) async throws -> (Store, Account) {
+    private static func open(_ target: CatalogTarget, account name: String?, creating creation: CatalogOpener.Creation,
+                             console: Console) async throws -> (Store, Account) {
         switch target {
         case let .sqlite(path):
-            let catalog = try CatalogOpener.open(path: path, console: console)
+            let catalog = try CatalogOpener.open(path: path, console: console, creating: creation)
             let account = try defaultAccount(named: name, in: catalog)
             // Reading the account's books proves the catalog is readable before the screen opens.
             do {
@@ -158,7 +161,8 @@ enum InteractiveCommand {
             store = StoreInfo(kind: "PostgreSQL", location: description)
             countBooks = { account in await postgres.bookCount(account: account) }
         }
-        let model = BookshelfModel(connector: connector, account: setup.account.name)
+        let model = BookshelfModel(connector: connector, account: setup.account.name,
+                                   pageSize: ScreenLayout.pageSize(forRows: terminal.size.rows))
         let app = BookshelfApp(model: model, store: store, size: terminal.size, countBooks: countBooks)
         let traceFile = setup.tracePath.flatMap { FileHandle(forWritingAtPath: $0) }
         if let traceFile {

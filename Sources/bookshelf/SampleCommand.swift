@@ -48,7 +48,7 @@ enum SampleCommand {
             return .success
         }
 
-        let catalog = try CatalogOpener.open(path: path, console: context.console)
+        let catalog = try CatalogOpener.open(path: path, console: context.console, creating: .starterIfMissing)
         let progress = context.console.progress("Adding sample books")
         let added: Int
         do {

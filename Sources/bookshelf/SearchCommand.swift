@@ -20,8 +20,10 @@ enum SearchCommand {
         ],
         details: """
             Every word of QUERY must begin a word of the title or the author, ignoring case and
-            accents ("hist rom" finds "A History of Rome", "cafe" finds "Café"); an empty
-            QUERY ("") lists every book. QUERY is plain text, never search syntax.
+            accents ("hist rom" finds "A History of Rome", "cafe" finds "Café"). Symbols and
+            emoji are words of their own ("🌸", "c++"); punctuation only separates words, so a
+            QUERY of only punctuation ("...") has no searchable words and matches nothing. An
+            empty QUERY ("") lists every book. QUERY is plain text, never search syntax.
 
             Output: one book per line, id<TAB>title<TAB>author<TAB>revision; control
             characters in stored text are shown as \u{FFFD}. The number of matches goes to
@@ -58,7 +60,7 @@ enum SearchCommand {
     private static func openRemote(_ arguments: ParsedArguments, environment: [String: String], console: Console) async throws -> any SearchableBookRemote {
         switch try CatalogTarget.resolve(option: arguments.value("db"), environment: environment) {
         case let .sqlite(path):
-            let catalog = try CatalogOpener.open(path: path, console: console)
+            let catalog = try CatalogOpener.open(path: path, console: console, creating: .never)
             let account = try CatalogOpener.account(named: arguments.value("account"), in: catalog)
             do {
                 return try catalog.remote(account: account.name)
@@ -81,6 +83,7 @@ enum SearchCommand {
 
     /// "3 matches", or "120 matches (showing 51–100)" when the page is not all of them.
     static func summary(_ page: SearchPage, query: SearchQuery) -> String {
+        if SearchTerms(query.text).hasNoSearchableWords { return "0 matches: \(SearchTerms.noSearchableWordsExplanation)" }
         let matches = page.total == 1 ? "1 match" : "\(ProgressLine.grouped(page.total)) matches"
         guard page.records.count < page.total else { return matches }
         guard !page.records.isEmpty else { return "\(matches) (none from \(query.offset + 1) on)" }

@@ -49,7 +49,7 @@ enum SetupCommand {
             if arguments.isSet("password-stdin") {
                 throw UsageError("--password-stdin applies to PostgreSQL only: SQLite accounts have no passwords")
             }
-            let catalog = try CatalogOpener.open(path: path, console: context.console)
+            let catalog = try CatalogOpener.open(path: path, console: context.console, creating: .starterIfMissing)
             guard let requested else {
                 context.console.line("The catalog \(path.printable) is ready.")
                 return .success
@@ -93,7 +93,8 @@ enum SetupCommand {
             if arguments.isSet("password-stdin") { throw UsageError("--password-stdin applies only with --account") }
             return nil
         }
-        guard !name.isEmpty, !BookValidation.hasControlCharacters(name) else {
+        guard !name.isEmpty else { throw UsageError("--account needs a name: it is empty") }
+        guard !BookValidation.hasControlCharacters(name) else {
             throw UsageError("--account needs a name without control characters")
         }
         let roleText = arguments.value("role") ?? "reader"
@@ -101,7 +102,8 @@ enum SetupCommand {
             throw UsageError("--role must be reader or editor, not \"\(roleText.printable)\"")
         }
         let scope = arguments.value("scope") ?? "main"
-        guard !scope.isEmpty, !BookValidation.hasControlCharacters(scope) else {
+        guard !scope.isEmpty else { throw UsageError("--scope needs a name: it is empty") }
+        guard !BookValidation.hasControlCharacters(scope) else {
             throw UsageError("--scope needs a name without control characters")
         }
         return Account(name: name, role: role, scope: scope)

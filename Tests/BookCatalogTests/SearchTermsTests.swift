@@ -36,6 +36,37 @@ struct SearchTermsTests {
         #expect(terms.words.allSatisfy { $0.allSatisfy { !$0.contains("\"") && !$0.contains("*") } })
     }
 
+    @Test("symbols and emoji in titles are tokens of their own")
+    func symbolsAreTokens() {
+        let blossom = record("Spring 🌸 Haiku")
+        #expect(SearchTerms("🌸").matches(blossom))
+        #expect(SearchTerms("🌸 hai").matches(blossom))
+        #expect(!SearchTerms("🌸").matches(record("Spring Haiku")))
+        #expect(!SearchTerms("🌸 bright").matches(record("Bright Days")))
+        #expect(SearchTerms("c++").matches(record("The C++ Language")))
+        #expect(SearchTerms("€").matches(record("Prices in €uros")))
+        // A variation selector does not make another symbol.
+        #expect(SearchTerms("❤").matches(record("I \u{2764}\u{FE0F} Paris")))
+        #expect(SearchTerms.tokens(of: "Tea🍵Time") == ["tea", "🍵", "time"])
+        let title = "Spring 🌸 Haiku"
+        #expect(SearchTerms("🌸").highlightRanges(in: title).map { String(title[$0]) } == ["🌸"])
+    }
+
+    @Test("a query of only punctuation has no searchable words and matches nothing", arguments: ["...", "?!", "—", "\"'\"", "- -"])
+    func punctuationOnly(query: String) {
+        let terms = SearchTerms(query)
+        #expect(terms.hasNoSearchableWords)
+        #expect(!terms.matchesEverything)
+        #expect(!terms.matches(record("... and Then There Were None?!")))
+    }
+
+    @Test("the blank query matches everything and is not 'no searchable words'", arguments: ["", "   "])
+    func blankQuery(query: String) {
+        let terms = SearchTerms(query)
+        #expect(!terms.hasNoSearchableWords && terms.matchesEverything && terms.matches(record("Anything")))
+        #expect(!SearchTerms("rome ...").hasNoSearchableWords)
+    }
+
     @Test("ranking: title start, then title, then author")
     func ranking() {
         let terms = SearchTerms("rome")

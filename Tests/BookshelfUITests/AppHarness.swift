@@ -15,11 +15,12 @@ final class AppHarness {
 
     init(columns: Int = 80, rows: Int = 12, books: [(String, String)] = AppHarness.classics,
          accounts: [Account] = [Account(name: "alice", role: .editor, scope: "main"), Account(name: "bob", role: .editor, scope: "main")],
-         passwords: [String: String] = [:], account: String = "alice") {
+         passwords: [String: String] = [:], account: String = "alice", pageSize: Int = 50) {
         catalog = MemoryCatalog()
         for account in accounts { catalog.addAccount(account) }
         for (title, author) in books { catalog.addBook(title: title, author: author, scope: "main") }
-        model = BookshelfModel(connector: MemoryCatalogConnector(catalog: catalog, passwords: passwords), account: account)
+        model = BookshelfModel(connector: MemoryCatalogConnector(catalog: catalog, passwords: passwords), account: account,
+                               pageSize: pageSize)
         app = BookshelfApp(model: model, store: StoreInfo(kind: "Memory", location: "test"),
                            size: TerminalSize(rows: rows, columns: columns))
         backend = MemoryBackend(width: columns, height: rows)

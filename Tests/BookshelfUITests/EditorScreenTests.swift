@@ -89,6 +89,37 @@ import TerminalUI
         #expect(harness.screen.cursor == Position(x: 39, y: 4), "the cursor follows the reloaded text")
     }
 
+    @Test(arguments: [96, 120, 250])
+    func onWideScreensTheConflictBannerKeepsWhereTheTitlesDifferVisible(columns: Int) async throws {
+        let harness = AppHarness(columns: columns, rows: 20,
+                                 books: [("A Short History of the Ottoman Empire", "Lord Kinross")])
+        await harness.start()
+        await harness.type("ottoman")
+        await harness.press(.enter)
+        let id = try #require(harness.model.state.editor?.bookID)
+        _ = try await harness.otherEditor().save(SaveRequest(id: id, title: "A Short History of the Ottoman Turks",
+                                                             author: "Lord Kinross", expectedRevision: 1))
+        await harness.press(.end, .ctrl("w"))
+        await harness.type("Realm")
+        await harness.press(.enter)
+        let screen = harness.screen
+        let theirsRow = try #require(screen.row(containing: "Theirs: "), "\(harness.text)")
+        let yoursRow = try #require(screen.row(containing: "Yours: "))
+        let theirs = try #require(screen.column(of: "Turks", row: theirsRow), "\(harness.text)")
+        let yours = try #require(screen.column(of: "Realm", row: yoursRow), "\(harness.text)")
+        #expect(theirs == yours, "the differing words line up")
+        for x in theirs..<(theirs + 5) {
+            #expect(screen[x, theirsRow].style == Theme.difference)
+            #expect(screen[x, yoursRow].style == Theme.difference)
+        }
+        #expect(screen[theirs - 1, theirsRow].style == .plain, "the common part is not marked")
+        if columns == 96 {
+            // 28 columns for the text: the common middle gives way, not the difference.
+            #expect(harness.lines[theirsRow].hasSuffix("│ Theirs: A Short …ttoman Turks — Lor…"))
+            #expect(harness.lines[yoursRow].hasSuffix("│ Yours:  A Short …ttoman Realm — Lor…"))
+        }
+    }
+
     @Test func duringAConflictCtrlOOverwritesAndAnEditKeepsEditing() async throws {
         let harness = await openMommsen()
         let bob = harness.otherEditor()
@@ -153,9 +184,20 @@ import TerminalUI
         #expect(harness.lines[1].contains("┌─ Keys ─"))
         #expect(harness.lines[2].contains("Searching"))
         #expect(harness.text.contains("more ↓"))
+        #expect(!harness.text.contains("more ↑"), "nothing above the first line")
+        // The status line says which keys scroll, since they do not close the help.
+        #expect(harness.lines.last?.contains("↑↓ PgUp PgDn scroll · other keys close") == true, "\(harness.lines.last ?? "")")
+        // The help's own entry for F1, at its end, says the same as the status line.
+        for _ in 0..<20 { await harness.press(.pageDown) }
+        #expect(harness.text.contains("other keys close it"), "\(harness.text)")
+        #expect(!harness.text.contains("any key closes"))
+        for _ in 0..<20 { await harness.press(.pageUp) }
+        await harness.press(.down)
+        #expect(harness.text.contains("more ↑") && harness.text.contains("more ↓"), "scrolled: more both ways")
         for _ in 0..<20 { await harness.press(.pageDown) }
         #expect(harness.text.contains("y / n"), "the last entry is reachable")
         #expect(!harness.text.contains("more ↓"))
+        #expect(harness.text.contains("more ↑"))
         // Scrolling stops at the end, so one step back shows an earlier line at once.
         await harness.press(.up)
         #expect(harness.text.contains("more ↓"))

@@ -40,6 +40,15 @@ import TerminalUI
         #expect(screen.cursor == Position(x: 16, y: 1))
     }
 
+    @Test func aQueryOfOnlyPunctuationSaysItHasNoSearchableWords() async {
+        let harness = AppHarness(columns: 80, rows: 12)
+        await harness.start()
+        await harness.type("...")
+        #expect(harness.model.state.search.rows.isEmpty && harness.model.state.search.total == 0)
+        #expect(harness.lines[2].hasSuffix(" no searchable words ─"), "\(harness.lines[2])")
+        #expect(harness.lines[3].hasPrefix(" No books: no searchable words"), "\(harness.lines[3])")
+    }
+
     @Test func readlineKeysEditTheQueryAndEveryChangeSearches() async {
         let harness = AppHarness()
         await harness.start()
@@ -64,21 +73,78 @@ import TerminalUI
         let harness = AppHarness(columns: 60, rows: 12, books: books)
         await harness.start()
         #expect(harness.lines[2].hasSuffix(" 1–8 of 40 ─"))
+        await harness.press(.down)
+        #expect(harness.lines[3] == " Book 01", "the window moves only as far as needed")
         await harness.press(.pageDown)
-        #expect(harness.model.state.search.selection == 8)
-        #expect(harness.lines[3] == " Book 02", "the window moved only as far as needed")
-        #expect(harness.lines[10] == " Book 09")
-        #expect(harness.lines[2].hasSuffix(" 2–9 of 40 ─"))
-        await harness.press(.up, .up, .up, .up, .up, .up, .up, .up)
+        #expect(harness.model.state.search.selection == 9)
+        #expect(harness.lines[3] == " Book 09", "a page moves the view by a whole page too")
+        #expect(harness.lines[2].hasSuffix(" 9–16 of 40 ─"))
+        await harness.press(.pageUp)
+        #expect(harness.model.state.search.selection == 1)
         #expect(harness.lines[3] == " Book 01")
-        // The wheel moves three rows; a click selects, a second click opens.
-        await harness.press(.mouse(MouseEvent(.wheelDown, row: 5, column: 3)))
-        #expect(harness.model.state.search.selection == 3)
+        // A click selects, a second click opens.
         await harness.press(.mouse(MouseEvent(.click, row: 5, column: 3)))
         #expect(harness.model.state.search.selection == 2)
         #expect(harness.model.state.editor == nil)
         await harness.press(.mouse(MouseEvent(.click, row: 5, column: 3)))
         #expect(harness.model.state.editor?.bookID == harness.model.state.search.rows[2].id)
+    }
+
+    @Test func theWheelScrollsTheViewAndTheSelectionStaysOnItsBookWhileItIsVisible() async {
+        let books = (1...40).map { (String(format: "Book %02d", $0), "") }
+        let harness = AppHarness(columns: 60, rows: 12, books: books)
+        await harness.start()
+        await harness.press(.down, .down, .down, .down)
+        await harness.press(.mouse(MouseEvent(.wheelDown, row: 5, column: 3)))
+        #expect(harness.lines[3] == " Book 04", "the view scrolled three rows")
+        #expect(harness.model.state.search.selection == 4, "Book 05 is still in view and still selected")
+        await harness.press(.mouse(MouseEvent(.wheelDown, row: 5, column: 3)))
+        #expect(harness.lines[3] == " Book 07")
+        #expect(harness.model.state.search.selection == 6, "the selection stays at the top edge, in view")
+        await harness.press(.mouse(MouseEvent(.wheelUp, row: 5, column: 3)), .mouse(MouseEvent(.wheelUp, row: 5, column: 3)))
+        #expect(harness.lines[3] == " Book 01")
+        #expect(harness.model.state.search.selection == 6)
+    }
+
+    @Test func aTallScreenLoadsEnoughRowsToFillTheList() async {
+        let books = (1...300).map { (String(format: "Book %03d", $0), "") }
+        let harness = AppHarness(columns: 250, rows: 60, books: books)
+        await harness.start()
+        let height = harness.app.layout.list.height
+        #expect(height == 56)
+        #expect(harness.model.state.search.rows.count >= height)
+        #expect(harness.lines[3 + height - 1].hasPrefix(" Book 056"), "the last list row is filled: \(harness.lines[3 + height - 1])")
+        #expect(harness.lines[2].contains(" 1–56 of 300 "))
+        #expect(ScreenLayout.pageSize(forRows: 60) >= 60 && ScreenLayout.pageSize(forRows: 10) == 50)
+    }
+
+    @Test func pageDownMovesAWholePageAcrossPageLoads() async {
+        let books = (1...100).map { (String(format: "Book %03d", $0), "") }
+        let harness = AppHarness(columns: 60, rows: 12, books: books, pageSize: 10)
+        await harness.start()
+        #expect(harness.app.layout.list.height == 8)
+        #expect(harness.model.state.search.rows.count == 10)
+        // The first PgDn starts loading the next page; the second comes while it loads.
+        harness.app.handle(.key(.pageDown))
+        #expect(harness.model.state.search.isLoadingMore)
+        harness.app.handle(.key(.pageDown))
+        await harness.settle()
+        #expect(harness.model.state.search.selection == 16, "two whole pages down, not one page and one row")
+        #expect(harness.lines[3] == " Book 017")
+        #expect(harness.lines[2].hasSuffix(" 17–24 of 100 ─"))
+        // Past the loaded rows in one press: the page loads and the move completes.
+        for _ in 0..<3 { harness.app.handle(.key(.pageDown)) }
+        await harness.settle()
+        #expect(harness.model.state.search.selection == 40)
+        #expect(harness.lines[3] == " Book 041")
+        await harness.press(.pageUp, .pageUp)
+        #expect(harness.model.state.search.selection == 24)
+        #expect(harness.lines[3] == " Book 025")
+        // At the end, PgDn stops on the last book.
+        for _ in 0..<20 { harness.app.handle(.key(.pageDown)) }
+        await harness.settle()
+        #expect(harness.model.state.search.selection == 99)
+        #expect(harness.lines[10] == " Book 100")
     }
 
     @Test func aTitleFullOfControlCharactersIsDrawnAsVisiblePlaceholders() async {
@@ -123,6 +189,44 @@ import TerminalUI
         #expect(harness.lines[1] == "Search:")
         #expect(harness.lines[3] == " A History of Rome                     Mary Beard")
         await harness.press(.ctrl("q"))
+        #expect(harness.quitCount == 1)
+    }
+
+    /// An open editor with an unsaved change, then the terminal shrinks to `columns`x`rows`.
+    func unsavedDraftOnATinyScreen(columns: Int, rows: Int) async -> AppHarness {
+        let harness = AppHarness(columns: 80, rows: 24)
+        await harness.start()
+        await harness.type("mommsen")
+        await harness.press(.enter)
+        await harness.type("!")
+        harness.resize(columns: columns, rows: rows)
+        return harness
+    }
+
+    @Test func onATinyScreenTheQuitQuestionIsDrawnBeforeItIsAnswered() async {
+        let harness = await unsavedDraftOnATinyScreen(columns: 30, rows: 8)
+        await harness.press(.ctrl("q"))
+        let text = harness.lines.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        #expect(text == ["Discard your unsaved changes", "and quit?", "y yes, discard · n no, keep", "editing",
+                         "Terminal too small: 30x8,", "needs 40x10."], "\(harness.text)")
+        await harness.press(.character("n"))
+        #expect(harness.quitCount == 0 && harness.model.state.editor?.draft.title == "History of Rome!")
+        await harness.press(.ctrl("q"), .character("y"))
+        #expect(harness.quitCount == 1)
+    }
+
+    @Test func aQuestionThatCannotBeDrawnIsNotAnsweredYes() async {
+        let harness = await unsavedDraftOnATinyScreen(columns: 12, rows: 3)
+        await harness.press(.ctrl("q"))
+        #expect(!harness.text.contains("Discard"), "too small for the question: \(harness.text)")
+        await harness.press(.character("y"))
+        await harness.press(.enter)
+        #expect(harness.quitCount == 0, "yes to an unseen question does nothing")
+        #expect(harness.model.state.editor?.draft.title == "History of Rome!")
+        // Once the question can be seen, it can be answered.
+        harness.resize(columns: 30, rows: 8)
+        #expect(harness.text.contains("Discard your unsaved changes"))
+        await harness.press(.character("y"))
         #expect(harness.quitCount == 1)
     }
 

@@ -103,8 +103,8 @@ extension ContractCheck {
                 #expect(loaded.title.unicodeScalars.elementsEqual(title.unicodeScalars))
                 #expect(loaded.author.unicodeScalars.elementsEqual(author.unicodeScalars))
             }
-            // Emoji are not word characters: a query of only emoji has no words, like an empty one.
-            #expect(try await editor.search(SearchQuery(text: "🚀")).total == library.booksInMain.count)
+            // Emoji are tokens: the query finds the one book whose title has them.
+            #expect(try await editor.search(SearchQuery(text: "🚀")).records.map(\.id) == [book.id])
             let found = try await editor.search(SearchQuery(text: "ee 東 abba"))
             #expect(found.records.map(\.id) == [])
             let hit = try await editor.search(SearchQuery(text: "e 東"))
@@ -181,6 +181,31 @@ extension ContractCheck {
                 #expect(try await library.ids(editor, text) == [japanese], "\(text)")
             }
             #expect(try await library.ids(editor, "史歴") == [])
+        },
+        ContractCheck("symbols and emoji are searchable; a query with no searchable words answers nothing") { fixture in
+            let books = Library.books + [
+                SeedBook("Spring 🌸 Haiku", by: "Bashō"),
+                SeedBook("Bright 🌸🌸 Mornings", by: "Ana"),
+                SeedBook("Bright Days", by: "Ana"),
+                SeedBook("The C++ Primer", by: "Lippman"),
+                SeedBook("I ❤\u{FE0F} Rome", by: "Anon"),
+                SeedBook("... and Then There Were None?!", by: "Agatha Christie"),
+            ]
+            let library = try await Library.make(fixture, books: books)
+            let editor = try await library.remote(for: "editor")
+            let (haiku, mornings, days, primer, heart) = (library.book(9).id, library.book(10).id, library.book(11).id,
+                                                           library.book(12).id, library.book(13).id)
+            #expect(try await library.ids(editor, "🌸") == [mornings, haiku])
+            #expect(try await editor.search(SearchQuery(text: "🌸")).total == 2)
+            #expect(try await library.ids(editor, "🌸 bright") == [mornings])
+            #expect(try await library.ids(editor, "bright") == [days, mornings])
+            #expect(try await library.ids(editor, "c++") == [primer])
+            #expect(try await library.ids(editor, "❤") == [heart])
+            #expect(try await library.ids(editor, "❤️ rome") == [heart])
+            for text in ["...", "?!", "— ;", "\"%_\""] {
+                let page = try await editor.search(SearchQuery(text: text))
+                #expect(page.records.isEmpty && page.total == 0, "\(text)")
+            }
         },
         ContractCheck("another scope's books are invisible to search") { fixture in
             let library = try await Library.make(fixture)
@@ -323,7 +348,7 @@ struct Library {
     /// What `SearchTerms` says a search of `records` must answer.
     func expected(_ text: String, in records: [BookRecord], limit: Int = 50, offset: Int = 0) -> (ids: [Int], total: Int) {
         let terms = SearchTerms(text)
-        let matches = records.filter { terms.isEmpty || terms.matches($0) }.sorted { terms.sortKey($0) < terms.sortKey($1) }
+        let matches = records.filter { terms.matchesEverything || terms.matches($0) }.sorted { terms.sortKey($0) < terms.sortKey($1) }
         return (matches.dropFirst(offset).prefix(limit).map(\.id), matches.count)
     }
 }

@@ -40,6 +40,28 @@ import Testing
         #expect(SQLiteCatalogError.notADatabase(path: path).description.contains("not a Bookshelf catalog"))
     }
 
+    @Test func anEmptyFileIsRefusedUntouchedUnlessCreating() throws {
+        let path = directory.path("empty.sqlite")
+        try Data().write(to: URL(fileURLWithPath: path))
+        #expect(throws: SQLiteCatalogError.emptyFile(path: path)) { try SQLiteCatalog.open(path: path, create: false) }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)).isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
+        let created = try SQLiteCatalog.open(path: path, create: true)
+        #expect(try created.bookCount(scope: nil) == 0)
+    }
+
+    @Test func anotherProgramsDatabaseIsRefusedUntouched() throws {
+        let path = directory.path("other.sqlite")
+        do {
+            let raw = try RawConnection(path, create: true)
+            try execute(raw.handle, "CREATE TABLE notes(text TEXT)")
+        }
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        #expect(throws: SQLiteCatalogError.otherDatabase(path: path)) { try SQLiteCatalog.open(path: path, create: false) }
+        #expect(throws: SQLiteCatalogError.otherDatabase(path: path)) { try SQLiteCatalog.open(path: path, create: true) }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+    }
+
     @Test func aDamagedCatalogIsReportedAsCorrupt() throws {
         let path = directory.path("damaged.sqlite")
         try makeCatalog(path, books: 50)
@@ -56,8 +78,8 @@ import Testing
         try makeCatalog(path, books: 3)
         try withRawConnection(path) { try execute($0, "PRAGMA user_version = 99") }
         let before = try Data(contentsOf: URL(fileURLWithPath: path))
-        #expect(throws: SQLiteCatalogError.newerSchema(found: 99, known: 2)) { try SQLiteCatalog.open(path: path, create: false) }
-        #expect(throws: SQLiteCatalogError.newerSchema(found: 99, known: 2)) { try SQLiteCatalog.open(path: path, create: true) }
+        #expect(throws: SQLiteCatalogError.newerSchema(found: 99, known: 3)) { try SQLiteCatalog.open(path: path, create: false) }
+        #expect(throws: SQLiteCatalogError.newerSchema(found: 99, known: 3)) { try SQLiteCatalog.open(path: path, create: true) }
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
         #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
         #expect(SQLiteCatalogError.newerSchema(found: 99, known: 2).description.contains("newer Bookshelf"))
@@ -83,7 +105,7 @@ import Testing
         let raw = try RawConnection(path)
         let mode = try queryText(raw.handle, "PRAGMA journal_mode")
         let version = try queryText(raw.handle, "PRAGMA user_version")
-        #expect(mode == "wal" && version == "2")
+        #expect(mode == "wal" && version == "3")
     }
 
     // MARK: Accounts

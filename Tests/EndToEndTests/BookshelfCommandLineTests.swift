@@ -6,27 +6,81 @@ import Testing
 @Suite struct BookshelfCommandLineTests {
     // MARK: First run and catalog location
 
-    @Test func theFirstRunCreatesTheSampleCatalogAndSaysSo() throws {
+    @Test func setupCreatesTheSampleCatalogAndSaysSo() throws {
         let sandbox = try BookshelfProcess()
         defer { sandbox.remove() }
         let db = sandbox.path("new/dir/catalog.sqlite")
 
+        let setup = try sandbox.run(["setup", "--db", db])
+        #expect(setup.status == 0)
+        #expect(setup.errors.contains("created a new catalog at \(db)"), "\(setup.errors)")
+        #expect(!FileManager.default.fileExists(atPath: db + "-wal"), "the catalog is closed cleanly")
         let first = try sandbox.run(["search", "history of rome", "--db", db])
         #expect(first.status == 0)
-        #expect(first.errors.contains("created a new catalog at \(db)"), "\(first.errors)")
         #expect(first.outputLines.contains { $0.hasSuffix("\tHistory of Rome\tTheodor Mommsen\t1") }, "\(first.output)")
         #expect(first.outputLines.contains { $0.contains("\tA History of Rome\tMary Beard\t") })
-        #expect(!FileManager.default.fileExists(atPath: db + "-wal"), "the catalog is closed cleanly")
 
-        let again = try sandbox.run(["search", "history of rome", "--db", db])
+        let again = try sandbox.run(["setup", "--db", db])
         #expect(again.status == 0)
         #expect(!again.errors.contains("created"), "only the first run creates")
-        #expect(again.output == first.output)
+        #expect(try sandbox.run(["search", "history of rome", "--db", db]).output == first.output)
 
         let catalog = try SQLiteCatalog.open(path: db, create: false)
         #expect(try catalog.bookCount(scope: "main") > 1_000)
         #expect(try catalog.bookCount(scope: "north") > 100)
         #expect(try Set(catalog.accounts().map(\.name)) == ["alice", "bob", "carol"])
+    }
+
+    @Test func aPathWithNoCatalogIsAnErrorAndNothingIsCreated() throws {
+        let sandbox = try BookshelfProcess()
+        defer { sandbox.remove() }
+        let typo = sandbox.path("typo-dir/cat.sqlite")
+        let expected = ": no catalog at \(typo) (create one with `bookshelf setup --db \(typo)` or `bookshelf import`)"
+        for (arguments, environment) in [(["search", "rome", "--db", typo], [:]),
+                                         (["search", "rome"], ["BOOKSHELF_DB": typo]),
+                                         (["--db", typo], [:]),
+                                         ([], ["BOOKSHELF_DB": typo])] as [([String], [String: String])] {
+            let outcome = try sandbox.run(arguments, environment: environment)
+            #expect(outcome.status == 3, "\(arguments) \(environment)")
+            #expect(outcome.errorLines.count == 1 && outcome.errors.hasPrefix("bookshelf") && outcome.errorLines[0].hasSuffix(expected),
+                    "\(arguments) \(environment): \(outcome.errors)")
+            #expect(outcome.output.isEmpty)
+            #expect(!FileManager.default.fileExists(atPath: sandbox.path("typo-dir")), "\(arguments) \(environment)")
+        }
+        // `search` does not create at the default location either: only the app does.
+        let atDefault = try sandbox.run(["search", "rome"])
+        #expect(atDefault.status == 3)
+        #expect(atDefault.errors.contains("no catalog at \(sandbox.path("home/.local/share/bookshelf/catalog.sqlite"))"))
+        #expect(!FileManager.default.fileExists(atPath: sandbox.path("home/.local")))
+    }
+
+    @Test func anEmptyFileIsNeverModifiedAndSetupMakesItACatalog() throws {
+        let sandbox = try BookshelfProcess()
+        defer { sandbox.remove() }
+        let empty = try sandbox.write("empty.sqlite", "")
+        for arguments in [["search", "rome", "--db", empty], ["--db", empty]] {
+            let outcome = try sandbox.run(arguments)
+            #expect(outcome.status == 3, "\(arguments)")
+            #expect(outcome.errorLines.count == 1, "\(arguments): \(outcome.errors)")
+            #expect(outcome.errors.contains("\(empty) is an empty file"), "\(arguments): \(outcome.errors)")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: empty)).isEmpty, "\(arguments) left it untouched")
+            #expect(!FileManager.default.fileExists(atPath: empty + "-wal"))
+        }
+        let setup = try sandbox.run(["setup", "--db", empty])
+        #expect(setup.status == 0, "\(setup.errors)")
+        #expect(setup.output.contains("is ready"))
+        let search = try sandbox.run(["search", "history of rome", "--db", empty])
+        #expect(search.status == 0, "\(search.errors)")
+        #expect(search.output.contains("\tHistory of Rome\tTheodor Mommsen\t1"))
+    }
+
+    @Test func setupSaysAnEmptyAccountNameIsEmpty() throws {
+        let sandbox = try BookshelfProcess()
+        defer { sandbox.remove() }
+        let outcome = try sandbox.run(["setup", "--db", sandbox.path("c.sqlite"), "--account", ""])
+        #expect(outcome.status == 2)
+        #expect(outcome.errorLines.count == 1 && outcome.errors.contains("--account needs a name: it is empty"), "\(outcome.errors)")
+        #expect(!FileManager.default.fileExists(atPath: sandbox.path("c.sqlite")))
     }
 
     @Test func theCatalogLocationFollowsOptionThenEnvironmentThenXDGThenHome() throws {
@@ -36,18 +90,18 @@ import Testing
         let fromVariable = sandbox.path("variable.sqlite")
         let dataHome = sandbox.path("data")
 
-        _ = try sandbox.run(["search", "rome", "--db", fromOption], environment: ["BOOKSHELF_DB": fromVariable, "XDG_DATA_HOME": dataHome])
+        _ = try sandbox.run(["setup", "--db", fromOption], environment: ["BOOKSHELF_DB": fromVariable, "XDG_DATA_HOME": dataHome])
         #expect(FileManager.default.fileExists(atPath: fromOption))
         #expect(!FileManager.default.fileExists(atPath: fromVariable), "--db wins over BOOKSHELF_DB")
 
-        _ = try sandbox.run(["search", "rome"], environment: ["BOOKSHELF_DB": fromVariable, "XDG_DATA_HOME": dataHome])
+        _ = try sandbox.run(["setup"], environment: ["BOOKSHELF_DB": fromVariable, "XDG_DATA_HOME": dataHome])
         #expect(FileManager.default.fileExists(atPath: fromVariable))
         #expect(!FileManager.default.fileExists(atPath: dataHome), "BOOKSHELF_DB wins over XDG_DATA_HOME")
 
-        _ = try sandbox.run(["search", "rome"], environment: ["XDG_DATA_HOME": dataHome])
+        _ = try sandbox.run(["setup"], environment: ["XDG_DATA_HOME": dataHome])
         #expect(FileManager.default.fileExists(atPath: dataHome + "/bookshelf/catalog.sqlite"))
 
-        _ = try sandbox.run(["search", "rome"], environment: ["XDG_DATA_HOME": "relative/ignored"])
+        _ = try sandbox.run(["setup"], environment: ["XDG_DATA_HOME": "relative/ignored"])
         #expect(FileManager.default.fileExists(atPath: sandbox.path("home/.local/share/bookshelf/catalog.sqlite")))
     }
 
@@ -56,7 +110,7 @@ import Testing
     @Test func searchFindsKnownBooksAcrossScriptsAndAccents() throws {
         let sandbox = try BookshelfProcess()
         defer { sandbox.remove() }
-        let db = sandbox.path("catalog.sqlite")
+        let db = try sandbox.starterCatalog()
         let expectations = [("歴史", "日本の歴史"), ("cafe society", "Café Society"), ("angstrom", "Ångström and the Light"),
                             ("역사", "한국의 역사"), ("tomatoes", "Cooking with 🍅 Tomatoes")]
         for (query, title) in expectations {
@@ -69,7 +123,7 @@ import Testing
     @Test func searchExitsOneWhenNothingMatchesAndReportsTheTotal() throws {
         let sandbox = try BookshelfProcess()
         defer { sandbox.remove() }
-        let db = sandbox.path("catalog.sqlite")
+        let db = try sandbox.starterCatalog()
         let none = try sandbox.run(["search", "zzqxv", "--db", db])
         #expect(none.status == 1)
         #expect(none.output.isEmpty)
@@ -83,7 +137,7 @@ import Testing
     @Test func limitAndOffsetPageThroughTheMatches() throws {
         let sandbox = try BookshelfProcess()
         defer { sandbox.remove() }
-        let db = sandbox.path("catalog.sqlite")
+        let db = try sandbox.starterCatalog()
         let all = try sandbox.run(["search", "history", "--limit", "10", "--db", db])
         let firstHalf = try sandbox.run(["search", "history", "--limit=5", "--db", db])
         let secondHalf = try sandbox.run(["search", "history", "--limit", "5", "--offset", "5", "--db", db])
@@ -95,7 +149,7 @@ import Testing
     @Test func jsonOutputIsOneParsableObjectPerLine() throws {
         let sandbox = try BookshelfProcess()
         defer { sandbox.remove() }
-        let result = try sandbox.run(["search", "café", "--json", "--limit", "20", "--db", sandbox.path("catalog.sqlite")])
+        let result = try sandbox.run(["search", "café", "--json", "--limit", "20", "--db", try sandbox.starterCatalog()])
         #expect(result.status == 0)
         #expect(result.outputLines.count == 20)
         for line in result.outputLines {
@@ -113,7 +167,7 @@ import Testing
     @Test func accountsSeeOnlyTheirScope() throws {
         let sandbox = try BookshelfProcess()
         defer { sandbox.remove() }
-        let db = sandbox.path("catalog.sqlite")
+        let db = try sandbox.starterCatalog()
         let carol = try sandbox.run(["search", "tromsø", "--account", "carol", "--db", db])
         #expect(carol.status == 0)
         #expect(carol.output.contains("Northern Lights over Tromsø"))
@@ -129,7 +183,7 @@ import Testing
     @Test func hostileQueriesAreJustText() throws {
         let sandbox = try BookshelfProcess()
         defer { sandbox.remove() }
-        let db = sandbox.path("catalog.sqlite")
+        let db = try sandbox.starterCatalog()
         let queries = ["\"", "NEAR(", "*", "AND", "OR", "NOT", "title:rome", "rome*", "(", ")", "'", "\\", "%", "_",
                        "^", "\"a\" OR \"b\"", "NEAR(rome history, 2)", "-", "{", "\u{1B}[31m", "'; DROP TABLE books; --"]
         for query in queries {
@@ -149,8 +203,7 @@ import Testing
     @Test func importAddsEveryBookOfAGoodCSVFileAndReportsTheCount() throws {
         let sandbox = try BookshelfProcess()
         defer { sandbox.remove() }
-        let db = sandbox.path("catalog.sqlite")
-        _ = try sandbox.run(["search", "x", "--db", db])
+        let db = try sandbox.starterCatalog()
         let before = try SQLiteCatalog.open(path: db, create: false).bookCount(scope: "main")
 
         let file = try sandbox.write("books.csv", "\u{FEFF}author,title\r\n\"Beard, Mary\",\"SPQR: A Zyxquorian History\"\r\nZoë,\"The \"\"Zyxquorian\"\" Café\"\r\n,Zyxquorian Anonymous\r\n")
@@ -179,8 +232,7 @@ import Testing
     @Test func anImportWithABadLineReportsItAndChangesNothing() throws {
         let sandbox = try BookshelfProcess()
         defer { sandbox.remove() }
-        let db = sandbox.path("catalog.sqlite")
-        _ = try sandbox.run(["search", "x", "--db", db])
+        let db = try sandbox.starterCatalog()
         let before = try SQLiteCatalog.open(path: db, create: false).bookCount(scope: nil)
 
         let file = try sandbox.write("books.csv", "title,author\nGood Book,A\n\"Multi\nline notes? no: a title\",B\nAnother Good Book,C\n,Nobody\n")
@@ -297,8 +349,7 @@ import Testing
 
         // A catalog from a newer Bookshelf: the schema version lives in the SQLite header's
         // user_version field (4 big-endian bytes at offset 60).
-        let newer = sandbox.path("newer.sqlite")
-        _ = try sandbox.run(["search", "x", "--db", newer])
+        let newer = try sandbox.starterCatalog("newer.sqlite")
         let handle = try FileHandle(forUpdating: URL(fileURLWithPath: newer))
         try handle.seek(toOffset: 60)
         handle.write(Data([0, 0, 0x03, 0xE7]))

@@ -26,6 +26,14 @@ struct BookshelfProcess {
 
     func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
 
+    /// A starter catalog made by `bookshelf setup`, as a user makes one; its path.
+    func starterCatalog(_ name: String = "catalog.sqlite") throws -> String {
+        let db = path(name)
+        let outcome = try run(["setup", "--db", db])
+        guard outcome.status == 0 else { throw CocoaError(.fileWriteUnknown, userInfo: ["setup": outcome.errors]) }
+        return db
+    }
+
     /// Runs `bookshelf arguments` with a private HOME and no inherited catalog settings, so a
     /// test never touches a real user's catalog; `environment` adds or overrides variables.
     func run(_ arguments: [String], environment: [String: String] = [:], input: String? = nil) throws -> Outcome {

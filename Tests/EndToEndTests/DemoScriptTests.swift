@@ -79,6 +79,70 @@ struct DemoScriptTests {
         #expect(run.errors.contains("bookshelf-demo:"))
     }
 
+    // MARK: The interactive demo, in a terminal
+
+    /// The demo in a tmux pane, `columns` wide; the left half is the naive pane.
+    static func interactive(_ arguments: String, columns: Int = 200, rows: Int = 45) throws -> TmuxPane {
+        let binary = try DemoRun.binary()
+        return try TmuxPane("env TERM=xterm-256color \(shellQuoted(binary.path)) \(arguments); exec sleep 600",
+                            columns: columns, rows: rows)
+    }
+
+    static func halves(_ screen: String, columns: Int = 200) -> (left: String, right: String) {
+        let lines = screen.split(separator: "\n", omittingEmptySubsequences: false).map { Array($0) }
+        let half = (columns - 1) / 2
+        return (lines.map { String($0.prefix(half)) }.joined(separator: "\n"),
+                lines.map { String($0.dropFirst(half + 1)) }.joined(separator: "\n"))
+    }
+
+    @Test(.enabled(if: TmuxPane.shouldRun))
+    func theInteractiveConflictSceneMarksWrongPublicationsAndStopsItsClock() throws {
+        let pane = try Self.interactive("conflict")
+        defer { pane.kill() }
+        try pane.waitFor(text: "(scene over)")
+        let screen = try pane.waitFor(text: "✗ at the end")
+        let (naive, real) = Self.halves(screen)
+        // The naive pane says what it did to the other writer; the request panels agree on numbers.
+        #expect(naive.contains("silently overwriting someone else's revision 2"), "\(screen)")
+        for request in ["#1 search \"\" (alice)", "#2 search \"history of rome\" (alice)", "#3 load #1 (alice)", "#4 save #1 (alice)"] {
+            #expect(naive.contains(request) && real.contains(request), "\(request) on both sides:\n\(screen)")
+        }
+        #expect(naive.contains("✗ at the end: lost update"), "the naive side's lost update is called so:\n\(screen)")
+        #expect(!real.contains("WRONG") && !real.contains("✗"), "\(screen)")
+        #expect(real.contains("editor #1 rev 2: History of Rome, 2nd edition"), "the real side took theirs:\n\(screen)")
+        // The clock stopped with the scene.
+        let clock = try #require(screen.split(separator: "\n").first { $0.contains("t = ") })
+        usleep(400_000)
+        #expect(try pane.capture().contains(clock), "the clock moved after the scene ended")
+    }
+
+    @Test(.enabled(if: TmuxPane.shouldRun))
+    func theInteractiveAccountsSceneMarksRowsThatDoNotAnswerTheQuery() throws {
+        let pane = try Self.interactive("accounts")
+        defer { pane.kill() }
+        let screen = try pane.waitFor(text: "(scene over)")
+        let (naive, real) = Self.halves(screen)
+        // The naive pane ends on alice's rows as carol: each is marked as not answering.
+        #expect(naive.contains("do not answer \"history\""), "\(screen)")
+        #expect(naive.contains("✗ History of"), "\(screen)")
+        #expect(!real.contains("✗"), "\(screen)")
+    }
+
+    @Test(.enabled(if: TmuxPane.shouldRun))
+    func requestsInFlightSayWhatTheyAre() throws {
+        // Slow enough that nothing answers while the test reads the screen.
+        let pane = try Self.interactive("typing --latency 30000 --query ro")
+        defer { pane.kill() }
+        let screen = try pane.waitFor("both panels to list #3") { screen in
+            Self.halves(screen).right.contains("#3 search \"ro\" (alice) 30000 ms in flight")
+                && Self.halves(screen).left.contains("#3 search \"ro\" (alice) 30000 ms in flight")
+        }
+        let (naive, real) = Self.halves(screen)
+        for line in ["#1 search \"\" (alice) 30000 ms in flight", "#2 search \"r\" (alice) 30000 ms in flight"] {
+            #expect(naive.contains(line) && real.contains(line), "\(screen)")
+        }
+    }
+
     @Test("--help explains the scenes, options and keys")
     func help() throws {
         let run = try DemoRun("--help")

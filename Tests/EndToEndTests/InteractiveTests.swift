@@ -14,8 +14,7 @@ import Testing
 
         init(columns: Int = 100, rows: Int = 30, environment: String = "") throws {
             sandbox = try BookshelfProcess()
-            db = sandbox.path("catalog.sqlite")
-            _ = try sandbox.run(["search", "anything", "--db", db])  // first run creates the starter catalog
+            db = try sandbox.starterCatalog()
             let catalog = try SQLiteCatalog.open(path: db, create: false)
             book = try catalog.addBook(NewBook(title: "Quixotic Zebra Handbook", author: "Ada Tester"), scope: "main")
             let binary = try #require(BookshelfProcess.binary, "the bookshelf executable was not found")
@@ -156,7 +155,7 @@ import Testing
     @Test func anUnknownAccountIsAClearErrorBeforeTheScreenOpens() throws {
         let sandbox = try BookshelfProcess()
         defer { sandbox.remove() }
-        let outcome = try sandbox.run(["--db", sandbox.path("catalog.sqlite"), "--account", "mallory"])
+        let outcome = try sandbox.run(["--db", try sandbox.starterCatalog(), "--account", "mallory"])
         #expect(outcome.status == 3)
         #expect(outcome.errors.contains("there is no account named \"mallory\" (accounts: alice, bob, carol)"), "\(outcome.errors)")
         #expect(outcome.output.isEmpty, "nothing was drawn")
@@ -175,7 +174,7 @@ import Testing
     @Test func withoutATerminalItPointsToTheSearchCommand() throws {
         let sandbox = try BookshelfProcess()
         defer { sandbox.remove() }
-        let outcome = try sandbox.run(["--db", sandbox.path("catalog.sqlite")])
+        let outcome = try sandbox.run(["--db", try sandbox.starterCatalog()])
         #expect(outcome.status == 3)
         #expect(outcome.errors.contains("needs a terminal"), "\(outcome.errors)")
     }

@@ -1,0 +1,65 @@
+import BookCatalog
+
+/// The oracle of `--script`, on wall-clock time: judges one pane after every action and after
+/// every answer, so the interactive request panel marks WRONG publications as the transcript
+/// does. Answers are judged only when the pane is settled (`DemoPane.isSettled`): an answer
+/// the store gave but the model has not taken yet is judged once it has, never half-way.
+@MainActor
+final class InteractiveJudge {
+    let oracle: PaneOracle
+    /// What each scripted call (by number) did to the screen, with ", WRONG" when it was wrong.
+    private(set) var fates: [Int: String] = [:]
+    private(set) var violations = 0
+    /// What the scene's end check found (a lost update, rows not answering the last query).
+    private(set) var endFindings: [Violation] = []
+    private var judged: Set<Int> = []
+    private var lastView: PaneView?
+
+    init(world: DemoWorld, pageSize: Int) {
+        oracle = PaneOracle(world: world, pageSize: pageSize)
+    }
+
+    /// Call after the pane performed `action` and its calls reached the store.
+    func noteAction(_ action: DemoAction, pane: any DemoPane) async {
+        let before = lastView ?? pane.view
+        await oracle.noteAction(action, calls: pane.script.calls, catalog: pane.catalog)
+        guard pane.isSettled else { return }  // an answer came meanwhile: judged with it, once taken
+        violations += oracle.check(.action(action), before: before, after: pane.view, calls: pane.script.calls).count
+        lastView = pane.view
+    }
+
+    /// Judges the answers that arrived since the last judgement, if the pane has taken them.
+    func judgeAnswers(of pane: any DemoPane) {
+        guard pane.isSettled else { return }
+        let calls = pane.script.calls
+        let after = pane.view
+        let before = lastView ?? after
+        // Answers taken together are judged together: what changed is the newest one's doing
+        // (the older ones are judged as having changed nothing, which is all they may do).
+        let taken = calls.filter { $0.outcome != .pending && !judged.contains($0.number) }
+        for call in taken {
+            judged.insert(call.number)
+            let before = call.number == taken.last?.number ? before : after
+            let found = oracle.check(.answer(call.number), before: before, after: after, calls: calls)
+            let changed = before.rows != after.rows || before.error != after.error || before.editor != after.editor
+            fates[call.number] = (changed ? "shown" : "no change") + (found.isEmpty ? "" : ", WRONG")
+            violations += found.count
+        }
+        lastView = after
+    }
+
+    /// The checks that hold once the scene is over, as `--script` makes them.
+    func finish(_ scene: SceneKind, pane: any DemoPane) async {
+        let before = oracle.violations.count
+        await oracle.checkEnd(scene, view: pane.view, catalog: pane.catalog)
+        endFindings = Array(oracle.violations[before...])
+        violations += endFindings.count
+    }
+
+    /// "search \"rom\" (alice)", "load #2 (alice)": what a call asked, in the transcript's words.
+    func describe(_ call: ScriptedCall) -> String {
+        let account = call.label.isEmpty ? "" : " (\(call.label))"
+        if call.kind == .search { return "search \(quoted(oracle.queryOfCall[call.number] ?? ""))\(account)" }
+        return "\(call.kind)\(account)"
+    }
+}
