@@ -5,6 +5,10 @@ struct SearchResults {
     var query = ""
     var rows: [BookRecord] = []
     var total = 0
+    /// Whether `total` is exact, a lower bound or an estimate (the store stopped counting).
+    var totalCount = TotalCount.exact(0)
+    /// Where the rows end in the store's order, for keyset paging of the next page.
+    var next: SearchCursor?
     var selection: Int?
     /// The search request whose answer the rows are; further pages may extend only it.
     var rowsOwner: PublicationIdentity?
@@ -52,6 +56,7 @@ extension BookshelfModel {
             query: results.query,
             rows: results.rows,
             total: results.total,
+            totalCount: results.totalCount,
             selection: results.selection,
             error: results.error,
             isBusy: owner.map { inFlight[$0] != nil && showsBusy.contains($0) } ?? false,
@@ -98,13 +103,15 @@ extension BookshelfModel {
         guard let repository, let current = owners[.search], results.rowsOwner == current,
               inFlight[current] == nil, results.rows.count < results.total, !isPending(.page)
         else { return nil }
-        let query = SearchQuery(text: results.rowsQuery, limit: pageSize, offset: results.rows.count)
+        let query = SearchQuery(text: results.rowsQuery, limit: pageSize, offset: results.rows.count, after: results.next)
         let ticket = begin(.page, .page)
         spawn(ticket) { [self] in
             do {
                 let page = try await repository.search(query)
                 guard conclude(ticket) else { return }
                 results.append(page.records.map(floor), total: page.total)
+                results.totalCount = page.totalCount
+                results.next = page.next
                 results.error = nil
             } catch {
                 guard conclude(ticket, error: error) else { return }
@@ -133,6 +140,8 @@ extension BookshelfModel {
                 let page = try await repository.search(SearchQuery(text: text, limit: limit))
                 guard conclude(ticket) else { return }
                 results.replaceRows(page.records.map(floor), total: page.total, keepSelection: isRefresh)
+                results.totalCount = page.totalCount
+                results.next = page.next
                 results.rowsOwner = ticket.identity
                 results.rowsQuery = text
                 results.error = nil

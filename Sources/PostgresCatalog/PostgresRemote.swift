@@ -58,7 +58,11 @@ public actor PostgresRemote: SearchableBookRemote, ChangeDetectingRemote, SaveOu
             let connection = try session.live()
             switch connection.execute(PostgresStatements.save, parameters) {
             case let .success(rows):
-                if let row = rows.rows.first { return try PostgresRemote.record(row) }
+                if let row = rows.rows.first {
+                    // Its own saves are not news to this session (see `PostgresSession.changes`).
+                    if row.count > 4, let transaction = row[4] { session.rememberOwnWrite(transaction) }
+                    return try PostgresRemote.record(row)
+                }
                 throw try PostgresRemote.whyNotSaved(request, on: session, refusedByGrant: false)
             case let .failure(.notSent(message)):
                 session.dropIfBroken()
@@ -87,14 +91,27 @@ public actor PostgresRemote: SearchableBookRemote, ChangeDetectingRemote, SaveOu
     }
 
     public func search(_ query: SearchQuery) async throws -> SearchPage {
-        let (sql, parameters) = PostgresStatements.searchParameters(query)
+        let (sql, parameters, skip) = PostgresStatements.searchParameters(query)
         let session = self.session
         return try await worker.perform {
             let rows = try session.reading { try PostgresSession.read($0.execute(sql, parameters)) }
             guard let first = rows.rows.first else { return SearchPage(records: [], total: 0) }
-            guard let totalText = first[0], let total = Int(totalText) else { throw BookFailure.invalidResponse }
-            let records = try rows.rows.filter { $0[1] != nil }.map { try PostgresRemote.record(Array($0.dropFirst())) }
-            return SearchPage(records: records, total: total)
+            guard let countedText = first[0], let counted = Int(countedText), let estimated = first[1] else {
+                throw BookFailure.invalidResponse
+            }
+            let found = rows.rows.filter { $0[2] != nil }.dropFirst(skip)
+            let shown = Array(found.prefix(query.limit))
+            let records = try shown.map { try PostgresRemote.record(Array($0[2...5])) }
+            let hasMore = found.count > shown.count
+            var next: SearchCursor?
+            if hasMore, let last = shown.last {
+                guard let rankText = last[6], let rank = Int(rankText), let titleSort = last[7] else { throw BookFailure.invalidResponse }
+                next = PostgresSearchCursor(rank: rank, titleSort: titleSort, id: records[records.count - 1].id).cursor
+            }
+            let total = estimated == "t"
+                ? TotalCount(estimate: counted, offset: query.offset, shown: records.count, hasMore: hasMore)
+                : TotalCount(counted: counted, offset: query.offset, shown: records.count, hasMore: hasMore)
+            return SearchPage(records: records, totalCount: total, next: next)
         }
     }
 

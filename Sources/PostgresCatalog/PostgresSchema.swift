@@ -13,13 +13,16 @@
 ///   update move the revision up by exactly one and keep id and scope;
 /// - CHECK constraints apply `BookValidation`'s rules, so a bypassed client cannot store
 ///   an empty title or control characters;
-/// - an AFTER UPDATE trigger notifies the scope's channel with "<id> <revision>" only.
+/// - version 1 notified a per-scope channel with "<id> <revision>"; any role that could
+///   name a scope could listen. Version 2 notifies one channel with no payload, and each
+///   client asks, through row-level security, which books changed since its last snapshot.
 enum PostgresSchema {
-    static let latestVersion = 1
+    static let latestVersion = 2
 
     static func migration(to version: Int) -> StaticString {
         switch version {
         case 1: version1
+        case 2: version2
         default: fatalError("no migration to version \(version)")
         }
     }
@@ -167,5 +170,188 @@ enum PostgresSchema {
         GRANT UPDATE (title, author, revision, title_sort, title_words, author_words)
             ON bookshelf.books TO bookshelf_editor;
         GRANT INSERT ON bookshelf.saves TO bookshelf_editor;
+        """#
+
+    /// Search at typing speed (plans and figures: `PostgresSearchPlans.swift`), payload-free
+    /// notifications with change detection by transaction snapshot.
+    private static let version2: StaticString = #"""
+        -- Notifications told every role that could name a scope the ids and revisions it
+        -- saved. Now one channel says only "something changed"; a client then asks for the
+        -- rows changed since its last snapshot, which row-level security filters.
+        DROP TRIGGER books_notify ON bookshelf.books;
+        DROP FUNCTION bookshelf.notify_book_saved();
+        -- Existing rows count as changed before any snapshot (xid 0); no table rewrite.
+        ALTER TABLE bookshelf.books ADD COLUMN changed_in xid8 NOT NULL DEFAULT '0';
+        ALTER TABLE bookshelf.books ALTER COLUMN changed_in SET DEFAULT pg_current_xact_id();
+        CREATE INDEX books_by_change ON bookshelf.books (scope, changed_in);
+
+        CREATE OR REPLACE FUNCTION bookshelf.guard_book_update() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            IF NEW.id <> OLD.id OR NEW.scope <> OLD.scope OR NEW.revision <> OLD.revision + 1 THEN
+                RAISE EXCEPTION 'a book update must keep id and scope and move the revision up by one'
+                    USING ERRCODE = 'check_violation', CONSTRAINT = 'books_revision_step';
+            END IF;
+            NEW.changed_in := pg_current_xact_id();
+            RETURN NEW;
+        END $$;
+
+        CREATE FUNCTION bookshelf.notify_books_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            PERFORM pg_notify('bookshelf_changed', '');
+            RETURN NULL;
+        END $$;
+        CREATE TRIGGER books_changed AFTER INSERT OR UPDATE ON bookshelf.books
+            FOR EACH STATEMENT EXECUTE FUNCTION bookshelf.notify_books_changed();
+
+        DROP FUNCTION bookshelf.search_books(text[], text, bigint, bigint);
+        DROP INDEX bookshelf.books_search_words;
+        -- Every token's prefixes up to 12 characters as lexemes, so that a query word is one exact
+        -- GIN entry (no partial-match scan over many lexemes); longer words are rechecked by LIKE.
+        CREATE FUNCTION bookshelf.word_prefixes(words text) RETURNS tsvector
+        LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE SET search_path = pg_catalog AS $$
+            SELECT array_to_tsvector(coalesce(array_agg(DISTINCT left(t.word, n.length)), '{}'))
+            FROM unnest(string_to_array(words, ' ')) AS t(word)
+            CROSS JOIN LATERAL generate_series(1, least(char_length(t.word), 12)) AS n(length)
+        $$;
+        ALTER TABLE bookshelf.books
+            ADD COLUMN title_vector tsvector GENERATED ALWAYS AS (bookshelf.word_prefixes(title_words)) STORED,
+            ADD COLUMN search_vector tsvector GENERATED ALWAYS AS (bookshelf.word_prefixes(title_words || author_words)) STORED;
+        CREATE INDEX books_title_vector ON bookshelf.books USING gin (title_vector);
+        CREATE INDEX books_search_vector ON bookshelf.books USING gin (search_vector);
+        CREATE INDEX books_by_title_start ON bookshelf.books (scope, title_words text_pattern_ops) INCLUDE (title_sort, id);
+        DROP INDEX bookshelf.books_by_title;
+        CREATE INDEX books_by_title ON bookshelf.books (scope, title_sort, id) INCLUDE (title_words, search_words);
+
+        -- The planner's estimate of a scope's books matching a word query (NULL: all of them).
+        -- EXPLAIN needs a volatile function; it reads no rows.
+        CREATE FUNCTION bookshelf.estimated_candidates(account_scope text, words tsquery) RETURNS bigint
+        LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp AS $$
+        DECLARE
+            plan json;
+        BEGIN
+            EXECUTE 'EXPLAIN (FORMAT JSON) SELECT 1 FROM bookshelf.books b WHERE b.scope = $1'
+                    || CASE WHEN words IS NULL THEN '' ELSE ' AND b.search_vector @@ $2' END
+                INTO plan USING account_scope, words;
+            RETURN (plan -> 0 -> 'Plan' ->> 'Plan Rows')::bigint;
+        END $$;
+        REVOKE ALL ON FUNCTION bookshelf.estimated_candidates(text, tsquery) FROM PUBLIC;
+
+        CREATE FUNCTION bookshelf.search_page(
+            patterns text[], first_at_start text, page_limit integer,
+            after_rank integer, after_sort text, after_id bigint, count_limit integer, words tsquery)
+        RETURNS TABLE (total bigint, total_is_estimate boolean, id bigint, title text, revision bigint, author text, rank integer, title_sort text)
+        LANGUAGE plpgsql STABLE SECURITY DEFINER
+        SET search_path = pg_catalog, pg_temp
+        SET enable_seqscan = off SET jit = off
+        AS $$
+        DECLARE
+            walk_rows constant integer := 2000;
+            -- Up to this many matches are ranked and ordered all at once.
+            few_rows constant integer := 1000;
+            estimate bigint;
+            is_estimate boolean := false;
+            account_scope text;
+            word_count integer := coalesce(array_length(patterns, 1), 0);
+            all_text text := 'true';
+            all_title text := 'true';
+            rank_of text := '0';
+            tiers text[];
+            candidates text[];
+            counted bigint;
+            wanted integer := page_limit;
+            got integer;
+            from_rank integer := coalesce(after_rank, 0);
+            keyset text;
+            walk_end_sort text;
+            walk_end_id bigint;
+            page_rows text := 'SELECT $9::bigint, $11, o.id, o.title, o.revision, o.author, %s, o.title_sort::text FROM (%s) AS k JOIN bookshelf.books o ON o.id = k.id ORDER BY o.title_sort, o.id';
+        BEGIN
+            SELECT a.scope INTO account_scope FROM bookshelf.accounts a WHERE a.name = session_user::text;
+            IF account_scope IS NULL THEN
+                RETURN;
+            END IF;
+            FOR i IN 1 .. word_count LOOP
+                all_text := all_text || format(' AND b.search_words LIKE $1[%s]', i);
+                all_title := all_title || format(' AND b.title_words LIKE $1[%s]', i);
+            END LOOP;
+            IF word_count > 0 THEN
+                rank_of := format('CASE WHEN %s THEN CASE WHEN b.title_words LIKE $2 THEN 0 ELSE 1 END ELSE 2 END', all_title);
+            END IF;
+
+            -- The total. The planner's estimate of the candidates (from the statistics of the word
+            -- index) decides: far past count_limit it is the answer, labelled as an estimate;
+            -- otherwise the matches are counted, up to count_limit + 1.
+            estimate := bookshelf.estimated_candidates(account_scope, words);
+            IF estimate > count_limit * 3 / 2 THEN
+                is_estimate := true;
+                counted := round(estimate, 2 - length(estimate::text));
+            ELSE
+                EXECUTE format('SELECT count(*) FROM (SELECT 1 FROM bookshelf.books b
+                                WHERE b.scope = $3 AND %s AND %s LIMIT $4) AS m',
+                               CASE WHEN word_count = 0 THEN 'true' ELSE 'b.search_vector @@ $5' END, all_text)
+                    INTO counted USING patterns, first_at_start, account_scope, count_limit + 1, words;
+            END IF;
+
+            IF counted = 0 THEN
+                NULL;
+            ELSIF NOT is_estimate AND counted <= few_rows THEN
+                -- Few matches: rank and order all of them.
+                RETURN QUERY EXECUTE format(
+                    'SELECT $9::bigint, $12, r.id, r.title, r.revision, r.author, r.rank, r.title_sort FROM (
+                        SELECT b.id, b.title, b.revision, b.author, %s AS rank, b.title_sort::text AS title_sort
+                        FROM bookshelf.books b WHERE b.scope = $3 AND %s AND %s OFFSET 0) AS r
+                     WHERE %s ORDER BY r.rank, r.title_sort COLLATE "C", r.id LIMIT $4',
+                    rank_of, CASE WHEN word_count = 0 THEN 'true' ELSE 'b.search_vector @@ $10' END, all_text,
+                    CASE WHEN after_sort IS NULL THEN 'true' ELSE '(r.rank, r.title_sort COLLATE "C", r.id) > ($11, $5, $6)' END)
+                    USING patterns, first_at_start, account_scope, wanted, after_sort, after_id, NULL::text, NULL::bigint, counted,
+                          words, from_rank, is_estimate;
+                GET DIAGNOSTICS got = ROW_COUNT;
+                wanted := wanted - got;
+            ELSE
+                -- Many matches: each rank in title order. A bounded walk of the title index (which
+                -- holds the words, so no table rows are read) fills the page when the rank is dense;
+                -- otherwise the rest of the rank comes through the word indexes.
+                IF word_count = 0 THEN
+                    tiers := ARRAY['true', NULL, NULL];
+                    candidates := ARRAY['true', NULL, NULL];
+                ELSE
+                    tiers := ARRAY[
+                        all_title || ' AND b.title_words LIKE $2',
+                        all_title || ' AND NOT b.title_words LIKE $2',
+                        all_text || ' AND NOT (' || all_title || ')'];
+                    candidates := ARRAY['b.title_words LIKE $2', 'b.title_vector @@ $10', 'b.search_vector @@ $10'];
+                END IF;
+                FOR tier IN from_rank .. 2 LOOP
+                    EXIT WHEN wanted <= 0;
+                    CONTINUE WHEN tiers[tier + 1] IS NULL;
+                    keyset := CASE WHEN tier = from_rank AND after_sort IS NOT NULL
+                                   THEN ' AND (b.title_sort, b.id) > ($5, $6)' ELSE '' END;
+                    EXECUTE format('SELECT b.title_sort, b.id FROM bookshelf.books b WHERE b.scope = $3%s
+                                    ORDER BY b.title_sort, b.id OFFSET $4 LIMIT 1', keyset)
+                        INTO walk_end_sort, walk_end_id USING patterns, first_at_start, account_scope, walk_rows - 1, after_sort, after_id;
+                    RETURN QUERY EXECUTE format(page_rows, tier, format(
+                        'SELECT b.id FROM bookshelf.books b WHERE b.scope = $3%s%s AND %s ORDER BY b.title_sort, b.id LIMIT $4',
+                        keyset, CASE WHEN walk_end_sort IS NULL THEN '' ELSE ' AND (b.title_sort, b.id) <= ($7, $8)' END,
+                        tiers[tier + 1]))
+                        USING patterns, first_at_start, account_scope, wanted, after_sort, after_id, walk_end_sort, walk_end_id, counted, NULL::tsquery, is_estimate;
+                    GET DIAGNOSTICS got = ROW_COUNT;
+                    wanted := wanted - got;
+                    CONTINUE WHEN wanted <= 0 OR walk_end_sort IS NULL;
+                    RETURN QUERY EXECUTE format(page_rows, tier, format(
+                        'SELECT r.id FROM (SELECT b.id, b.title_sort FROM bookshelf.books b
+                         WHERE b.scope = $3 AND (b.title_sort, b.id) > ($7, $8) AND %s AND %s OFFSET 0) AS r
+                         ORDER BY r.title_sort COLLATE "C", r.id LIMIT $4', candidates[tier + 1], tiers[tier + 1]))
+                        USING patterns, first_at_start, account_scope, wanted, after_sort, after_id, walk_end_sort, walk_end_id, counted, words, is_estimate;
+                    GET DIAGNOSTICS got = ROW_COUNT;
+                    wanted := wanted - got;
+                END LOOP;
+            END IF;
+            IF wanted = page_limit THEN
+                RETURN QUERY SELECT counted, is_estimate, NULL::bigint, NULL::text, NULL::bigint, NULL::text, NULL::integer, NULL::text;
+            END IF;
+        END $$;
+        REVOKE ALL ON FUNCTION bookshelf.search_page(text[], text, integer, integer, text, bigint, integer, tsquery) FROM PUBLIC;
+        GRANT EXECUTE ON FUNCTION bookshelf.search_page(text[], text, integer, integer, text, bigint, integer, tsquery)
+            TO bookshelf_reader, bookshelf_editor;
         """#
 }
