@@ -154,6 +154,12 @@ public struct SearchPage: Sendable, Equatable {
         self.next = next
     }
 
+    /// Pages are equal when they show the same rows and the same total; where a store would
+    /// continue (`next`) is its own business, so stores with and without cursors compare equal.
+    public static func == (lhs: SearchPage, rhs: SearchPage) -> Bool {
+        lhs.records == rhs.records && lhs.totalCount == rhs.totalCount
+    }
+
     /// The same page with other (fresher) records in the same places.
     public func replacingRecords(_ records: [BookRecord]) -> SearchPage {
         SearchPage(records: records, totalCount: totalCount, next: next)

@@ -47,11 +47,8 @@ public actor PostgresRemote: SearchableBookRemote, ChangeDetectingRemote, SaveOu
     public func save(_ request: SaveRequest) async throws -> BookRecord {
         let title = try BookValidation.title(request.title)
         let author = try request.author.map { raw throws(BookFailure) in try BookValidation.author(raw) }
-        let index = BookIndexText(title: title, author: author ?? "")
         let parameters: [String?] = [
-            String(request.id), String(request.expectedRevision), title, author,
-            index.titleSort, index.titleWords, author == nil ? nil : index.authorWords,
-            request.operation.uuidString,
+            String(request.id), String(request.expectedRevision), title, author, request.operation.uuidString,
         ]
         let session = self.session
         return try await worker.perform {

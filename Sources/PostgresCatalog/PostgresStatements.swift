@@ -32,17 +32,16 @@ enum PostgresStatements {
 
     /// Compare-and-set and the operation record in one statement, hence one transaction:
     /// either both happen or neither. $1 id, $2 expected revision, $3 title, $4 author or
-    /// NULL to keep it, $5 title sort key, $6 title words, $7 author words or NULL, $8 operation.
+    /// NULL to keep it, $5 operation. The database derives the search columns (books_derive).
     static let save = """
         WITH saved AS (
             UPDATE bookshelf.books
-            SET title = $3, author = coalesce($4, author), revision = revision + 1,
-                title_sort = $5, title_words = $6, author_words = coalesce($7, author_words)
+            SET title = $3, author = coalesce($4, author), revision = revision + 1
             WHERE id = $1 AND revision = $2
             RETURNING id, title, revision, author),
         recorded AS (
             INSERT INTO bookshelf.saves (operation, book_id, revision)
-            SELECT $8::uuid, id, revision FROM saved)
+            SELECT $5::uuid, id, revision FROM saved)
         SELECT id, title, revision, author, pg_current_xact_id()::text FROM saved
         """
 
