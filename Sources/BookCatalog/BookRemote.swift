@@ -201,3 +201,21 @@ public protocol SaveOutcomeRecordingRemote: BookRemote {
 public protocol AccountAwareRemote: BookRemote {
     var account: Account { get }
 }
+
+/// A remote whose lost connection can come back only with the password typed at sign-in,
+/// which no layer keeps: its calls fail with `PasswordNeededAgain` until the user types it
+/// again and `reauthenticate` signs the same session back in (the session, and with it the
+/// app's query and draft, stays as it was).
+public protocol ReauthenticatingRemote: BookRemote {
+    /// Signs the lost connection in again; `password` serves that one handshake only.
+    func reauthenticate(password: String) async throws
+}
+
+/// The connection was lost and signing in again needs the account's password.
+public struct PasswordNeededAgain: Error, Sendable, Equatable, CustomStringConvertible {
+    public let account: String
+
+    public init(account: String) { self.account = account }
+
+    public var description: String { "The connection was lost; type the password of \(account) to reconnect." }
+}

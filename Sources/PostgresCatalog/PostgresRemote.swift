@@ -9,7 +9,8 @@ import Foundation
 /// server is `storeUnavailable`; the next call reconnects. A save whose connection dies
 /// after sending is `outcomeUnknown`, and `committedRevision(of:)` settles it exactly
 /// because each save records its operation id in the same statement.
-public actor PostgresRemote: SearchableBookRemote, ChangeDetectingRemote, SaveOutcomeRecordingRemote, AccountAwareRemote {
+public actor PostgresRemote: SearchableBookRemote, ChangeDetectingRemote, SaveOutcomeRecordingRemote, AccountAwareRemote,
+    ReauthenticatingRemote {
     public nonisolated let account: Account
     private nonisolated let worker: PostgresWorker
     private nonisolated let session: PostgresSession
@@ -21,7 +22,9 @@ public actor PostgresRemote: SearchableBookRemote, ChangeDetectingRemote, SaveOu
     }
 
     /// Signs in. `password` (from a prompt) is used for this handshake only and not kept;
-    /// reconnects rely on libpq's own sources (PGPASSFILE, PGPASSWORD, the connection string).
+    /// reconnects rely on libpq's own sources (PGPASSFILE, PGPASSWORD, the connection string),
+    /// and when those have none every call fails with `PasswordNeededAgain` until
+    /// `reauthenticate(password:)`.
     /// Throws `PostgresConnectFailure.passwordRequired` when the server wants one,
     /// `PostgresConnectFailure.noAccount` for a role without an account, and
     /// `BookFailure.storeUnavailable` when the server cannot be reached.
@@ -29,6 +32,19 @@ public actor PostgresRemote: SearchableBookRemote, ChangeDetectingRemote, SaveOu
         let worker = PostgresWorker(label: "bookshelf.postgres.session")
         let session = try await worker.perform { try PostgresSession(connector: connector, password: password) }
         return PostgresRemote(session: session, worker: worker)
+    }
+
+    /// Reconnects this session with a password the user typed again (not kept). A wrong
+    /// password is `BookFailure.notAllowed`; an unreachable server `storeUnavailable`.
+    public func reauthenticate(password: String) async throws {
+        let session = self.session
+        try await worker.perform {
+            do {
+                _ = try session.reconnect(password: password)
+            } catch PostgresConnectFailure.passwordRequired {
+                throw BookFailure.notAllowed
+            }
+        }
     }
 
     public func load(id: Int) async throws -> BookRecord {

@@ -32,12 +32,17 @@ final class PostgresSession: @unchecked Sendable {
     func live() throws -> PostgresConnection {
         if let connection, connection.absorbPendingInput() { return connection }
         connection = nil
-        let fresh: PostgresConnection
         do {
-            fresh = try PostgresConnection(connector, password: nil)
+            return try reconnect(password: nil)
         } catch PostgresConnectFailure.passwordRequired {
-            throw BookFailure.storeUnavailable("the connection was lost and needs the password again; sign in again")
+            throw PasswordNeededAgain(account: account.name)
         }
+    }
+
+    /// Signs in again as the same account; `password` (typed by the user) serves this
+    /// handshake only and is not kept.
+    func reconnect(password: String?) throws -> PostgresConnection {
+        let fresh = try PostgresConnection(connector, password: password)
         let (again, channel, snapshot) = try PostgresSession.prepare(fresh, connector: connector)
         guard again == account, channel == self.channel else {
             throw BookFailure.storeUnavailable("this account was changed on the server; sign in again")
