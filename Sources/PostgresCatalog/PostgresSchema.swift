@@ -214,11 +214,10 @@ enum PostgresSchema {
             FROM unnest(string_to_array(words, ' ')) AS t(word)
             CROSS JOIN LATERAL generate_series(1, least(char_length(t.word), 12)) AS n(length)
         $$;
-        ALTER TABLE bookshelf.books
-            ADD COLUMN title_vector tsvector GENERATED ALWAYS AS (bookshelf.word_prefixes(title_words)) STORED,
-            ADD COLUMN search_vector tsvector GENERATED ALWAYS AS (bookshelf.word_prefixes(title_words || author_words)) STORED;
-        CREATE INDEX books_title_vector ON bookshelf.books USING gin (title_vector);
-        CREATE INDEX books_search_vector ON bookshelf.books USING gin (search_vector);
+        -- Expression indexes, not stored columns: the vectors are large and the table's pages
+        -- must stay in memory for the rows a page shows.
+        CREATE INDEX books_title_vector ON bookshelf.books USING gin (bookshelf.word_prefixes(title_words));
+        CREATE INDEX books_search_vector ON bookshelf.books USING gin (bookshelf.word_prefixes(title_words || author_words));
         CREATE INDEX books_by_title_start ON bookshelf.books (scope, title_words text_pattern_ops) INCLUDE (title_sort, id);
         DROP INDEX bookshelf.books_by_title;
         CREATE INDEX books_by_title ON bookshelf.books (scope, title_sort, id) INCLUDE (title_words, search_words);
@@ -231,7 +230,7 @@ enum PostgresSchema {
             plan json;
         BEGIN
             EXECUTE 'EXPLAIN (FORMAT JSON) SELECT 1 FROM bookshelf.books b WHERE b.scope = $1'
-                    || CASE WHEN words IS NULL THEN '' ELSE ' AND b.search_vector @@ $2' END
+                    || CASE WHEN words IS NULL THEN '' ELSE ' AND bookshelf.word_prefixes(b.title_words || b.author_words) @@ $2' END
                 INTO plan USING account_scope, words;
             RETURN (plan -> 0 -> 'Plan' ->> 'Plan Rows')::bigint;
         END $$;
@@ -289,7 +288,7 @@ enum PostgresSchema {
             ELSE
                 EXECUTE format('SELECT count(*) FROM (SELECT 1 FROM bookshelf.books b
                                 WHERE b.scope = $3 AND %s AND %s LIMIT $4) AS m',
-                               CASE WHEN word_count = 0 THEN 'true' ELSE 'b.search_vector @@ $5' END, all_text)
+                               CASE WHEN word_count = 0 THEN 'true' ELSE 'bookshelf.word_prefixes(b.title_words || b.author_words) @@ $5' END, all_text)
                     INTO counted USING patterns, first_at_start, account_scope, count_limit + 1, words;
             END IF;
 
@@ -302,7 +301,7 @@ enum PostgresSchema {
                         SELECT b.id, b.title, b.revision, b.author, %s AS rank, b.title_sort::text AS title_sort
                         FROM bookshelf.books b WHERE b.scope = $3 AND %s AND %s OFFSET 0) AS r
                      WHERE %s ORDER BY r.rank, r.title_sort COLLATE "C", r.id LIMIT $4',
-                    rank_of, CASE WHEN word_count = 0 THEN 'true' ELSE 'b.search_vector @@ $10' END, all_text,
+                    rank_of, CASE WHEN word_count = 0 THEN 'true' ELSE 'bookshelf.word_prefixes(b.title_words || b.author_words) @@ $10' END, all_text,
                     CASE WHEN after_sort IS NULL THEN 'true' ELSE '(r.rank, r.title_sort COLLATE "C", r.id) > ($11, $5, $6)' END)
                     USING patterns, first_at_start, account_scope, wanted, after_sort, after_id, NULL::text, NULL::bigint, counted,
                           words, from_rank, is_estimate;
@@ -320,7 +319,7 @@ enum PostgresSchema {
                         all_title || ' AND b.title_words LIKE $2',
                         all_title || ' AND NOT b.title_words LIKE $2',
                         all_text || ' AND NOT (' || all_title || ')'];
-                    candidates := ARRAY['b.title_words LIKE $2', 'b.title_vector @@ $10', 'b.search_vector @@ $10'];
+                    candidates := ARRAY['b.title_words LIKE $2', 'bookshelf.word_prefixes(b.title_words) @@ $10', 'bookshelf.word_prefixes(b.title_words || b.author_words) @@ $10'];
                 END IF;
                 FOR tier IN from_rank .. 2 LOOP
                     EXIT WHEN wanted <= 0;
