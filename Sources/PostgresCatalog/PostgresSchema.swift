@@ -218,7 +218,10 @@ enum PostgresSchema {
         -- must stay in memory for the rows a page shows.
         CREATE INDEX books_title_vector ON bookshelf.books USING gin (bookshelf.word_prefixes(title_words));
         CREATE INDEX books_search_vector ON bookshelf.books USING gin (bookshelf.word_prefixes(title_words || author_words));
-        CREATE INDEX books_by_title_start ON bookshelf.books (scope, title_words text_pattern_ops) INCLUDE (title_sort, id);
+        -- Titles whose folded text does not begin with their first word ("'Salem's Lot",
+        -- "¿Qué?"): the few rank-0 matches that the title order does not keep together.
+        CREATE INDEX books_odd_title_start ON bookshelf.books (scope, title_words text_pattern_ops) INCLUDE (title_sort, id)
+            WHERE NOT starts_with(title_sort, split_part(ltrim(title_words, ' '), ' ', 1) COLLATE "C");
         DROP INDEX bookshelf.books_by_title;
         CREATE INDEX books_by_title ON bookshelf.books (scope, title_sort, id) INCLUDE (title_words, search_words);
 
@@ -238,18 +241,25 @@ enum PostgresSchema {
 
         CREATE FUNCTION bookshelf.search_page(
             patterns text[], first_at_start text, page_limit integer,
-            after_rank integer, after_sort text, after_id bigint, count_limit integer, words tsquery)
+            after_rank integer, after_sort text, after_id bigint, count_limit integer, words tsquery, title_start text)
         RETURNS TABLE (total bigint, total_is_estimate boolean, id bigint, title text, revision bigint, author text, rank integer, title_sort text)
         LANGUAGE plpgsql STABLE SECURITY DEFINER
         SET search_path = pg_catalog, pg_temp
-        SET enable_seqscan = off SET jit = off
+        SET enable_seqscan = off SET jit = off SET max_parallel_workers_per_gather = 0
         AS $$
         DECLARE
             walk_rows constant integer := 2000;
             -- Up to this many matches are ranked and ordered all at once.
             few_rows constant integer := 1000;
+            -- Word queries whose estimated candidates exceed this are not counted.
+            counted_rows constant integer := 2000;
             estimate bigint;
             is_estimate boolean := false;
+            found record;
+            paged boolean := false;
+            page_ids bigint[] := '{}';
+            page_ranks integer[] := '{}';
+            page_keys text[] := '{}';
             account_scope text;
             word_count integer := coalesce(array_length(patterns, 1), 0);
             all_text text := 'true';
@@ -278,21 +288,58 @@ enum PostgresSchema {
                 rank_of := format('CASE WHEN %s THEN CASE WHEN b.title_words LIKE $2 THEN 0 ELSE 1 END ELSE 2 END', all_title);
             END IF;
 
-            -- The total. The planner's estimate of the candidates (from the statistics of the word
-            -- index) decides: far past count_limit it is the answer, labelled as an estimate;
-            -- otherwise the matches are counted, up to count_limit + 1.
-            estimate := bookshelf.estimated_candidates(account_scope, words);
-            IF estimate > count_limit * 3 / 2 THEN
+            -- The total. Listing a scope counts its title index (no table rows) up to
+            -- count_limit + 1. A word query counts only when the planner's estimate of its
+            -- candidates (from the word index's statistics) is small, because counting reads a
+            -- table row per match; past that the estimate is the answer, labelled as one.
+            IF word_count = 0 THEN
+                SELECT count(*) INTO counted FROM (SELECT 1 FROM bookshelf.books b
+                    WHERE b.scope = account_scope LIMIT count_limit + 1) AS m;
+                IF counted > count_limit THEN
+                    estimate := greatest(bookshelf.estimated_candidates(account_scope, NULL), counted);
+                END IF;
+            ELSE
+                estimate := bookshelf.estimated_candidates(account_scope, words);
+                IF estimate <= counted_rows THEN
+                    -- Counting reads every match, so the same pass ranks them and keeps the
+                    -- page: one read of the table rows, whatever the page.
+                    FOR found IN EXECUTE format(
+                        'WITH m AS MATERIALIZED (
+                            SELECT b.id, %s AS rank, b.title_sort::text AS sort_key FROM bookshelf.books b
+                            WHERE b.scope = $3 AND bookshelf.word_prefixes(b.title_words || b.author_words) @@ $5
+                            AND %s LIMIT $4)
+                         SELECT n.total, p.id, p.rank, p.sort_key
+                         FROM (SELECT count(*) AS total FROM m) AS n
+                         LEFT JOIN LATERAL (SELECT * FROM m WHERE %s ORDER BY m.rank, m.sort_key COLLATE "C", m.id LIMIT $6) AS p ON true',
+                        rank_of, all_text,
+                        CASE WHEN after_sort IS NULL THEN 'true' ELSE '(m.rank, m.sort_key COLLATE "C", m.id) > ($9, $7, $8)' END)
+                        USING patterns, first_at_start, account_scope, count_limit + 1, words, page_limit, after_sort, after_id, from_rank
+                    LOOP
+                        counted := found.total;
+                        EXIT WHEN counted > count_limit;
+                        IF found.id IS NOT NULL THEN
+                            page_ids := page_ids || found.id;
+                            page_ranks := page_ranks || found.rank;
+                            page_keys := page_keys || found.sort_key;
+                        END IF;
+                    END LOOP;
+                    IF counted <= count_limit THEN
+                        RETURN QUERY SELECT counted, false, o.id, o.title, o.revision, o.author, r.rank, r.sort_key
+                            FROM unnest(page_ids, page_ranks, page_keys) WITH ORDINALITY AS r(id, rank, sort_key, n)
+                            JOIN bookshelf.books o ON o.id = r.id ORDER BY r.n;
+                        GET DIAGNOSTICS got = ROW_COUNT;
+                        wanted := wanted - got;
+                        paged := true;
+                    END IF;
+                    estimate := NULL;
+                END IF;
+            END IF;
+            IF estimate IS NOT NULL THEN
                 is_estimate := true;
                 counted := round(estimate, 2 - length(estimate::text));
-            ELSE
-                EXECUTE format('SELECT count(*) FROM (SELECT 1 FROM bookshelf.books b
-                                WHERE b.scope = $3 AND %s AND %s LIMIT $4) AS m',
-                               CASE WHEN word_count = 0 THEN 'true' ELSE 'bookshelf.word_prefixes(b.title_words || b.author_words) @@ $5' END, all_text)
-                    INTO counted USING patterns, first_at_start, account_scope, count_limit + 1, words;
             END IF;
 
-            IF counted = 0 THEN
+            IF counted = 0 OR paged THEN
                 NULL;
             ELSIF NOT is_estimate AND counted <= few_rows THEN
                 -- Few matches: rank and order all of them.
@@ -319,13 +366,35 @@ enum PostgresSchema {
                         all_title || ' AND b.title_words LIKE $2',
                         all_title || ' AND NOT b.title_words LIKE $2',
                         all_text || ' AND NOT (' || all_title || ')'];
-                    candidates := ARRAY['b.title_words LIKE $2', 'bookshelf.word_prefixes(b.title_words) @@ $10', 'bookshelf.word_prefixes(b.title_words || b.author_words) @@ $10'];
+                    candidates := ARRAY[NULL, 'bookshelf.word_prefixes(b.title_words) @@ $10', 'bookshelf.word_prefixes(b.title_words || b.author_words) @@ $10'];
                 END IF;
                 FOR tier IN from_rank .. 2 LOOP
                     EXIT WHEN wanted <= 0;
                     CONTINUE WHEN tiers[tier + 1] IS NULL;
                     keyset := CASE WHEN tier = from_rank AND after_sort IS NOT NULL
                                    THEN ' AND (b.title_sort, b.id) > ($5, $6)' ELSE '' END;
+                    IF tier = 0 AND word_count > 0 THEN
+                        -- Titles that begin with the first word sit together in title order
+                        -- (title_start: the first query token as a prefix of the sort key), so
+                        -- rank 0 is a range of the title index read in order, plus the few
+                        -- titles whose sort key starts elsewhere (books_odd_title_start).
+                        RETURN QUERY EXECUTE format(page_rows, 0, format(
+                            'SELECT s.id FROM (
+                                (SELECT b.id, b.title_sort FROM bookshelf.books b
+                                 WHERE b.scope = $3 AND b.title_sort LIKE $12%1$s AND %2$s AND %3$s
+                                 ORDER BY b.title_sort, b.id LIMIT $4)
+                                UNION ALL
+                                (SELECT b.id, b.title_sort FROM bookshelf.books b
+                                 WHERE b.scope = $3 AND NOT %2$s AND b.title_words LIKE $2%1$s AND %3$s)) AS s
+                             ORDER BY s.title_sort COLLATE "C", s.id LIMIT $4',
+                            keyset, 'starts_with(b.title_sort, split_part(ltrim(b.title_words, '' ''), '' '', 1) COLLATE "C")',
+                            tiers[1]))
+                            USING patterns, first_at_start, account_scope, wanted, after_sort, after_id, NULL::text, NULL::bigint,
+                                  counted, NULL::tsquery, is_estimate, title_start;
+                        GET DIAGNOSTICS got = ROW_COUNT;
+                        wanted := wanted - got;
+                        CONTINUE;
+                    END IF;
                     EXECUTE format('SELECT b.title_sort, b.id FROM bookshelf.books b WHERE b.scope = $3%s
                                     ORDER BY b.title_sort, b.id OFFSET $4 LIMIT 1', keyset)
                         INTO walk_end_sort, walk_end_id USING patterns, first_at_start, account_scope, walk_rows - 1, after_sort, after_id;
@@ -350,8 +419,8 @@ enum PostgresSchema {
                 RETURN QUERY SELECT counted, is_estimate, NULL::bigint, NULL::text, NULL::bigint, NULL::text, NULL::integer, NULL::text;
             END IF;
         END $$;
-        REVOKE ALL ON FUNCTION bookshelf.search_page(text[], text, integer, integer, text, bigint, integer, tsquery) FROM PUBLIC;
-        GRANT EXECUTE ON FUNCTION bookshelf.search_page(text[], text, integer, integer, text, bigint, integer, tsquery)
+        REVOKE ALL ON FUNCTION bookshelf.search_page(text[], text, integer, integer, text, bigint, integer, tsquery, text) FROM PUBLIC;
+        GRANT EXECUTE ON FUNCTION bookshelf.search_page(text[], text, integer, integer, text, bigint, integer, tsquery, text)
             TO bookshelf_reader, bookshelf_editor;
         """#
 

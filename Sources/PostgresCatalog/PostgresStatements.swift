@@ -68,12 +68,13 @@ enum PostgresStatements {
     /// has no account, hence no books.
     /// $1 first word anchored at the start of the title, $2 rows wanted, $3-$5 the cursor
     /// (rank, title sort key, id) or NULLs, $6 the counting limit, $7 the words as a
-    /// tsquery of token prefixes, then one LIKE pattern per word.
+    /// tsquery of token prefixes, $8 the first query token as a LIKE prefix of the title sort
+    /// key, then one LIKE pattern per word.
     static func search(wordCount: Int) -> String {
-        let patterns = (0..<wordCount).map { "$\($0 + 8)" }.joined(separator: ", ")
+        let patterns = (0..<wordCount).map { "$\($0 + 9)" }.joined(separator: ", ")
         return """
             SELECT total, total_is_estimate, id, title, revision, author, rank, title_sort
-            FROM bookshelf.search_page(ARRAY[\(patterns)]::text[], $1, $2, $3, $4, $5, $6, $7::tsquery)
+            FROM bookshelf.search_page(ARRAY[\(patterns)]::text[], $1, $2, $3, $4, $5, $6, $7::tsquery, $8)
             """
     }
 
@@ -89,6 +90,7 @@ enum PostgresStatements {
             pattern.firstWordAtStart, String(skip + query.limit + 1),
             cursor.map { String($0.rank) }, cursor?.titleSort, cursor.map { String($0.id) },
             String(SearchPage.exactCountLimit), WordPrefixQuery(terms).text,
+            terms.words.first?.first.map { SearchPattern.escaped($0) + "%" },
         ]
         parameters += pattern.words
         return (search(wordCount: pattern.words.count), parameters, skip)

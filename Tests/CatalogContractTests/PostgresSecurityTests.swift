@@ -55,8 +55,8 @@ struct PostgresSecurityTests {
             #expect(try await session.rows("SELECT name FROM bookshelf.accounts") == [[account.name]])
         }
         // The search function (which runs as the owner) applies the signed-in role's scope.
-        let search = "SELECT id FROM bookshelf.search_page(ARRAY[$1]::text[], $2, 50, NULL, NULL, NULL, 10000, $3::tsquery) WHERE id IS NOT NULL"
-        let all = "SELECT id FROM bookshelf.search_page(ARRAY[]::text[], NULL, 50, NULL, NULL, NULL, 10000, NULL) WHERE id IS NOT NULL"
+        let search = "SELECT id FROM bookshelf.search_page(ARRAY[$1]::text[], $2, 50, NULL, NULL, NULL, 10000, $3::tsquery, $2) WHERE id IS NOT NULL"
+        let all = "SELECT id FROM bookshelf.search_page(ARRAY[]::text[], NULL, 50, NULL, NULL, NULL, 10000, NULL, NULL) WHERE id IS NOT NULL"
         let editor = try await setting.sql(as: setting.editor)
         #expect(try await editor.rows(all).count == setting.mainBooks.count)
         #expect(try await editor.rows(search, ["% secret%", " secret%", "'secret'"]).isEmpty)
