@@ -3,7 +3,9 @@ import Foundation
 @testable import PostgresCatalog
 import Testing
 
-@Suite("PostgreSQL remote", .enabled(if: PostgresTestCluster.shouldRun, "PostgreSQL server binaries not found"))
+/// Serialized: two tests sign in as the one role the cluster asks a password of, and roles
+/// belong to the whole cluster.
+@Suite("PostgreSQL remote", .serialized, .enabled(if: PostgresTestCluster.shouldRun, "PostgreSQL server binaries not found"))
 struct PostgresRemoteTests {
     @Test("saves are compare-and-set, keep or change the author, and record their operation")
     func compareAndSet() async throws {
