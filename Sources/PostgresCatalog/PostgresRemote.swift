@@ -190,10 +190,19 @@ public actor PostgresRemote: SearchableBookRemote, ChangeDetectingRemote, SaveOu
 }
 
 extension PostgresSession {
-    /// Runs a read on a live connection; a connection that died during it is dropped.
+    /// Runs a read on a live connection; a connection that died during it is dropped. One
+    /// that died while idle (a server restart, a terminated backend) is found dead only when
+    /// used: a read is safe to send again, so it is, once, on a fresh connection.
     func reading<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
         let connection = try live()
-        defer { dropIfBroken() }
-        return try body(connection)
+        do {
+            defer { dropIfBroken() }
+            return try body(connection)
+        } catch {
+            guard connection.isBroken else { throw error }
+            let fresh = try live()
+            defer { dropIfBroken() }
+            return try body(fresh)
+        }
     }
 }
