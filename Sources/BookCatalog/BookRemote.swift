@@ -55,22 +55,114 @@ public struct SearchQuery: Sendable, Hashable {
     public let text: String
     public let limit: Int
     public let offset: Int
+    /// Where the previous page of the same query ended (`SearchPage.next`). A store that
+    /// understands it continues from there instead of skipping `offset` rows (keyset paging);
+    /// `offset` must still say how many rows came before, for stores that do not.
+    public let after: SearchCursor?
 
     public init(text: String, limit: Int = 50, offset: Int = 0) {
+        self.init(text: text, limit: limit, offset: offset, after: nil)
+    }
+
+    public init(text: String, limit: Int, offset: Int, after: SearchCursor?) {
         self.text = text
         self.limit = max(0, limit)
         self.offset = max(0, offset)
+        self.after = after
+    }
+}
+
+/// A position in a query's result order, meaningful only to the store that made it.
+public struct SearchCursor: Sendable, Hashable {
+    public let store: String
+    public let key: String
+
+    public init(store: String, key: String) {
+        self.store = store
+        self.key = key
+    }
+}
+
+/// How many matches a search has. Counting is exact up to `SearchPage.exactCountLimit`;
+/// past it a store says "at least this many" or gives an estimate, because counting hundreds
+/// of thousands of rows costs more than a keystroke may. Every store answers through the
+/// same initialisers, so the UI has one path and a reader paging on never sees a total
+/// below the rows it has.
+public enum TotalCount: Sendable, Hashable {
+    case exact(Int)
+    /// The store stopped counting: there are at least this many ("10,000+").
+    case atLeast(Int)
+    /// The store's estimate ("about 460,000"); a store that can count never gives one.
+    case about(Int)
+
+    /// `counted` is the number of matches counted up to `SearchPage.exactCountLimit + 1`;
+    /// `hasMore` says whether rows follow the page.
+    public init(counted: Int, offset: Int, shown: Int, hasMore: Bool) {
+        let limit = SearchPage.exactCountLimit
+        if counted <= limit {
+            self = .exact(counted)
+        } else if !hasMore && shown > 0 {
+            self = .exact(offset + shown)
+        } else {
+            self = .atLeast(max(limit, offset + shown + (hasMore ? 1 : 0)))
+        }
+    }
+
+    /// An estimate of the matches, kept consistent with the page: the last page knows the
+    /// exact number, and no estimate is below the rows already reached.
+    public init(estimate: Int, offset: Int, shown: Int, hasMore: Bool) {
+        if !hasMore && shown > 0 {
+            self = .exact(offset + shown)
+        } else {
+            self = .about(max(estimate, offset + shown + (hasMore ? 1 : 0)))
+        }
+    }
+
+    public var value: Int {
+        switch self {
+        case let .exact(count), let .atLeast(count), let .about(count): count
+        }
+    }
+
+    public var isExact: Bool {
+        if case .exact = self { return true }
+        return false
     }
 }
 
 /// One page of matches, best first, and how many matches there are in all.
 public struct SearchPage: Sendable, Equatable {
     public let records: [BookRecord]
+    /// `totalCount.value`: exact, or a lower bound when `totalCount` says so.
     public let total: Int
+    public let totalCount: TotalCount
+    /// Where this page ends, for the next page's `SearchQuery.after`; nil when the store has
+    /// no cursor or nothing follows.
+    public let next: SearchCursor?
+
+    /// Past this many matches, stores stop counting (`TotalCount.atLeast`).
+    public static let exactCountLimit = 10_000
 
     public init(records: [BookRecord], total: Int) {
+        self.init(records: records, totalCount: .exact(total), next: nil)
+    }
+
+    public init(records: [BookRecord], totalCount: TotalCount, next: SearchCursor? = nil) {
         self.records = records
-        self.total = total
+        self.total = totalCount.value
+        self.totalCount = totalCount
+        self.next = next
+    }
+
+    /// Pages are equal when they show the same rows and the same total; where a store would
+    /// continue (`next`) is its own business, so stores with and without cursors compare equal.
+    public static func == (lhs: SearchPage, rhs: SearchPage) -> Bool {
+        lhs.records == rhs.records && lhs.totalCount == rhs.totalCount
+    }
+
+    /// The same page with other (fresher) records in the same places.
+    public func replacingRecords(_ records: [BookRecord]) -> SearchPage {
+        SearchPage(records: records, totalCount: totalCount, next: next)
     }
 }
 
@@ -108,4 +200,22 @@ public protocol SaveOutcomeRecordingRemote: BookRemote {
 /// A remote that knows its account and the accounts of its catalog.
 public protocol AccountAwareRemote: BookRemote {
     var account: Account { get }
+}
+
+/// A remote whose lost connection can come back only with the password typed at sign-in,
+/// which no layer keeps: its calls fail with `PasswordNeededAgain` until the user types it
+/// again and `reauthenticate` signs the same session back in (the session, and with it the
+/// app's query and draft, stays as it was).
+public protocol ReauthenticatingRemote: BookRemote {
+    /// Signs the lost connection in again; `password` serves that one handshake only.
+    func reauthenticate(password: String) async throws
+}
+
+/// The connection was lost and signing in again needs the account's password.
+public struct PasswordNeededAgain: Error, Sendable, Equatable, CustomStringConvertible {
+    public let account: String
+
+    public init(account: String) { self.account = account }
+
+    public var description: String { "The connection was lost; type the password of \(account) to reconnect." }
 }

@@ -95,7 +95,7 @@ public actor BookRepository {
             return record
         }
         if mayAdmit && epoch == startEpoch { fresh.forEach(admit) } else { fresh.forEach(remember) }
-        return SearchPage(records: fresh, total: page.total)
+        return page.replacingRecords(fresh)
     }
 
     /// The cached value, if any, without touching the remote.

@@ -131,7 +131,10 @@ public actor MemoryBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
             .sorted { $0.key < $1.key }
             .map(\.record)
         let page = matches.dropFirst(query.offset).prefix(query.limit)
-        return SearchPage(records: Array(page), total: matches.count)
+        let shown = Array(page)
+        return SearchPage(records: shown, totalCount: TotalCount(
+            counted: matches.count, offset: query.offset, shown: shown.count,
+            hasMore: query.offset + shown.count < matches.count))
     }
 
     public func checkForChanges() async throws -> ChangeNotice? {

@@ -94,6 +94,9 @@ public struct SearchState: Equatable, Sendable {
     public var rows: [BookRecord]
     /// How many matches the store reported for those rows' query.
     public var total: Int
+    /// The kind of number `total` is: exact, a lower bound ("10,000+") or an estimate
+    /// ("about 460,000"), when the store stopped counting.
+    public var totalCount: TotalCount = .exact(0)
     /// Index into `rows`, nil when there are none.
     public var selection: Int?
     /// The failure of the current request, shown while the previous rows stay.

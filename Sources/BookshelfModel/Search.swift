@@ -5,6 +5,10 @@ struct SearchResults {
     var query = ""
     var rows: [BookRecord] = []
     var total = 0
+    /// Whether `total` is exact, a lower bound or an estimate (the store stopped counting).
+    var totalCount = TotalCount.exact(0)
+    /// Where the rows end in the store's order, for keyset paging of the next page.
+    var next: SearchCursor?
     var selection: Int?
     /// The search request whose answer the rows are; further pages may extend only it.
     var rowsOwner: PublicationIdentity?
@@ -54,6 +58,7 @@ extension BookshelfModel {
             opensWhenAnswered: openWhenAnswered != nil && openWhenAnswered == owner,
             rows: results.rows,
             total: results.total,
+            totalCount: results.totalCount,
             selection: results.selection,
             error: results.error,
             isBusy: owner.map { inFlight[$0] != nil && showsBusy.contains($0) } ?? false,
@@ -103,11 +108,13 @@ extension BookshelfModel {
         guard let repository, let current = owners[.search], results.rowsOwner == current,
               inFlight[current] == nil, results.rows.count < results.total, !isPending(.page)
         else { return nil }
-        let query = SearchQuery(text: results.rowsQuery, limit: pageSize, offset: results.rows.count)
+        let query = SearchQuery(text: results.rowsQuery, limit: pageSize, offset: results.rows.count, after: results.next)
         defer { changed() }
         return launch(.page, .page, { try await repository.search(query) },
             publish: { [self] page, _ in
                 results.append(page.records.map(floor), total: page.total)
+                results.totalCount = page.totalCount
+                results.next = page.next
                 results.error = nil
             },
             fail: { [self] error, _ in results.error = Self.message(for: error) })
@@ -128,6 +135,8 @@ extension BookshelfModel {
             { try await repository.search(SearchQuery(text: text, limit: limit)) },
             publish: { [self] page, ticket in
                 results.replaceRows(page.records.map(floor), total: page.total, keepSelection: isRefresh)
+                results.totalCount = page.totalCount
+                results.next = page.next
                 results.rowsOwner = ticket.identity
                 results.rowsQuery = text
                 results.error = nil

@@ -70,6 +70,16 @@ public enum Screen {
         }
     }
 
+    /// "3,010"; "10,000+" or "about 460,000" when the store stopped counting.
+    static func totalText(_ search: SearchState) -> String {
+        let number = NumberText.grouped(search.total)
+        switch search.totalCount {
+        case .exact: return number
+        case .atLeast: return number + "+"
+        case .about: return "about " + number
+        }
+    }
+
     static func renderRule(_ state: BookshelfState, top: Int, layout: ScreenLayout, into canvas: inout Canvas) {
         canvas.fill(layout.rule, symbol: "─", style: Theme.border)
         let search = state.search
@@ -78,10 +88,10 @@ public enum Screen {
             count = search.isBusy || search.error != nil ? ""
                 : SearchTerms(search.query).hasNoSearchableWords ? "no searchable words" : "no matches"
         } else if layout.list.height == 0 {
-            count = search.total == 1 ? "1 match" : "\(NumberText.grouped(search.total)) matches"
+            count = search.total == 1 && search.totalCount.isExact ? "1 match" : "\(totalText(search)) matches"
         } else {
             let last = min(search.rows.count, top + layout.list.height)
-            count = "\(NumberText.grouped(top + 1))–\(NumberText.grouped(last)) of \(NumberText.grouped(search.total))"
+            count = "\(NumberText.grouped(top + 1))–\(NumberText.grouped(last)) of \(totalText(search))"
         }
         guard !count.isEmpty else { return }
         let label = " \(count) "

@@ -49,3 +49,22 @@ struct SearchPattern: Sendable, Equatable {
         return result
     }
 }
+
+/// The words of a search as a tsquery over `bookshelf.word_prefixes`, which stores each token's
+/// first `prefixLength` characters and all shorter prefixes as lexemes: every query token is
+/// then one exact index entry. It only narrows the candidates; the LIKE patterns decide.
+/// Lexemes are quoted (quotes doubled, backslashes escaped) so user text is never tsquery syntax.
+struct WordPrefixQuery: Sendable, Equatable {
+    /// Must equal the length in `bookshelf.word_prefixes` (characters are code points there).
+    static let prefixLength = 12
+    /// Nil for no words (every book is a candidate).
+    let text: String?
+
+    init(_ terms: SearchTerms) {
+        let lexemes = terms.words.flatMap { $0 }.map { token in
+            let prefix = String(String.UnicodeScalarView(token.unicodeScalars.prefix(Self.prefixLength)))
+            return "'" + prefix.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "''") + "'"
+        }
+        text = lexemes.isEmpty ? nil : lexemes.joined(separator: " & ")
+    }
+}

@@ -9,7 +9,8 @@ import Foundation
 /// server is `storeUnavailable`; the next call reconnects. A save whose connection dies
 /// after sending is `outcomeUnknown`, and `committedRevision(of:)` settles it exactly
 /// because each save records its operation id in the same statement.
-public actor PostgresRemote: SearchableBookRemote, ChangeDetectingRemote, SaveOutcomeRecordingRemote, AccountAwareRemote {
+public actor PostgresRemote: SearchableBookRemote, ChangeDetectingRemote, SaveOutcomeRecordingRemote, AccountAwareRemote,
+    ReauthenticatingRemote {
     public nonisolated let account: Account
     private nonisolated let worker: PostgresWorker
     private nonisolated let session: PostgresSession
@@ -21,7 +22,9 @@ public actor PostgresRemote: SearchableBookRemote, ChangeDetectingRemote, SaveOu
     }
 
     /// Signs in. `password` (from a prompt) is used for this handshake only and not kept;
-    /// reconnects rely on libpq's own sources (PGPASSFILE, PGPASSWORD, the connection string).
+    /// reconnects rely on libpq's own sources (PGPASSFILE, PGPASSWORD, the connection string),
+    /// and when those have none every call fails with `PasswordNeededAgain` until
+    /// `reauthenticate(password:)`.
     /// Throws `PostgresConnectFailure.passwordRequired` when the server wants one,
     /// `PostgresConnectFailure.noAccount` for a role without an account, and
     /// `BookFailure.storeUnavailable` when the server cannot be reached.
@@ -29,6 +32,19 @@ public actor PostgresRemote: SearchableBookRemote, ChangeDetectingRemote, SaveOu
         let worker = PostgresWorker(label: "bookshelf.postgres.session")
         let session = try await worker.perform { try PostgresSession(connector: connector, password: password) }
         return PostgresRemote(session: session, worker: worker)
+    }
+
+    /// Reconnects this session with a password the user typed again (not kept). A wrong
+    /// password is `BookFailure.notAllowed`; an unreachable server `storeUnavailable`.
+    public func reauthenticate(password: String) async throws {
+        let session = self.session
+        try await worker.perform {
+            do {
+                _ = try session.reconnect(password: password)
+            } catch PostgresConnectFailure.passwordRequired {
+                throw BookFailure.notAllowed
+            }
+        }
     }
 
     public func load(id: Int) async throws -> BookRecord {
@@ -47,18 +63,19 @@ public actor PostgresRemote: SearchableBookRemote, ChangeDetectingRemote, SaveOu
     public func save(_ request: SaveRequest) async throws -> BookRecord {
         let title = try BookValidation.title(request.title)
         let author = try request.author.map { raw throws(BookFailure) in try BookValidation.author(raw) }
-        let index = BookIndexText(title: title, author: author ?? "")
         let parameters: [String?] = [
-            String(request.id), String(request.expectedRevision), title, author,
-            index.titleSort, index.titleWords, author == nil ? nil : index.authorWords,
-            request.operation.uuidString,
+            String(request.id), String(request.expectedRevision), title, author, request.operation.uuidString,
         ]
         let session = self.session
         return try await worker.perform {
             let connection = try session.live()
             switch connection.execute(PostgresStatements.save, parameters) {
             case let .success(rows):
-                if let row = rows.rows.first { return try PostgresRemote.record(row) }
+                if let row = rows.rows.first {
+                    // Its own saves are not news to this session (see `PostgresSession.changes`).
+                    if row.count > 4, let transaction = row[4] { session.rememberOwnWrite(transaction) }
+                    return try PostgresRemote.record(row)
+                }
                 throw try PostgresRemote.whyNotSaved(request, on: session, refusedByGrant: false)
             case let .failure(.notSent(message)):
                 session.dropIfBroken()
@@ -89,14 +106,39 @@ public actor PostgresRemote: SearchableBookRemote, ChangeDetectingRemote, SaveOu
     public func search(_ query: SearchQuery) async throws -> SearchPage {
         // Nothing can match; without words the SQL below would list every book.
         guard !SearchTerms(query.text).hasNoSearchableWords else { return SearchPage(records: [], total: 0) }
-        let (sql, parameters) = PostgresStatements.searchParameters(query)
+        let (sql, parameters, skip) = PostgresStatements.searchParameters(query)
         let session = self.session
         return try await worker.perform {
             let rows = try session.reading { try PostgresSession.read($0.execute(sql, parameters)) }
             guard let first = rows.rows.first else { return SearchPage(records: [], total: 0) }
-            guard let totalText = first[0], let total = Int(totalText) else { throw BookFailure.invalidResponse }
-            let records = try rows.rows.filter { $0[1] != nil }.map { try PostgresRemote.record(Array($0.dropFirst())) }
-            return SearchPage(records: records, total: total)
+            guard let countedText = first[0], let counted = Int(countedText), let estimated = first[1] else {
+                throw BookFailure.invalidResponse
+            }
+            let found = rows.rows.filter { $0[2] != nil }.dropFirst(skip)
+            let shown = Array(found.prefix(query.limit))
+            let records = try shown.map { try PostgresRemote.record(Array($0[2...5])) }
+            let hasMore = found.count > shown.count
+            var next: SearchCursor?
+            if hasMore, let last = shown.last {
+                guard let rankText = last[6], let rank = Int(rankText), let titleSort = last[7] else { throw BookFailure.invalidResponse }
+                next = PostgresSearchCursor(rank: rank, titleSort: titleSort, id: records[records.count - 1].id).cursor
+            }
+            let total = estimated == "t"
+                ? TotalCount(estimate: counted, offset: query.offset, shown: records.count, hasMore: hasMore)
+                : TotalCount(counted: counted, offset: query.offset, shown: records.count, hasMore: hasMore)
+            return SearchPage(records: records, totalCount: total, next: next)
+        }
+    }
+
+    /// How many books this account sees, counted exactly (once per session, for a header:
+    /// searches give only an estimate past `SearchPage.exactCountLimit`). Row-level security
+    /// applies; on a million books it takes tens of milliseconds.
+    public func bookCount() async throws -> Int {
+        let session = self.session
+        return try await worker.perform {
+            let rows = try session.reading { try PostgresSession.read($0.execute("SELECT count(*) FROM bookshelf.books")) }
+            guard let text = rows.rows.first?[0], let count = Int(text) else { throw BookFailure.invalidResponse }
+            return count
         }
     }
 
@@ -150,10 +192,19 @@ public actor PostgresRemote: SearchableBookRemote, ChangeDetectingRemote, SaveOu
 }
 
 extension PostgresSession {
-    /// Runs a read on a live connection; a connection that died during it is dropped.
+    /// Runs a read on a live connection; a connection that died during it is dropped. One
+    /// that died while idle (a server restart, a terminated backend) is found dead only when
+    /// used: a read is safe to send again, so it is, once, on a fresh connection.
     func reading<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
         let connection = try live()
-        defer { dropIfBroken() }
-        return try body(connection)
+        do {
+            defer { dropIfBroken() }
+            return try body(connection)
+        } catch {
+            guard connection.isBroken else { throw error }
+            let fresh = try live()
+            defer { dropIfBroken() }
+            return try body(fresh)
+        }
     }
 }

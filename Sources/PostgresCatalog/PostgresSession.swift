@@ -4,23 +4,26 @@ import Foundation
 /// One account's connection and what survives reconnecting it. Touched only on its
 /// worker's serial queue (hence `@unchecked Sendable`): that queue is the lock.
 ///
-/// A dead connection is dropped and replaced on the next call; the replacement LISTENs
-/// before anything else, and the next `changes()` answers "everything may have changed",
-/// because notifications sent while no connection listened are gone.
+/// A dead connection is dropped and replaced on the next call; the next `changes()`
+/// answers "everything may have changed", because the session cannot tell what it missed.
 final class PostgresSession: @unchecked Sendable {
     let connector: PostgresConnector
     let account: Account
     private let channel: String
     private var connection: PostgresConnection?
     private var reconnectedSinceLastCheck = false
+    /// The snapshot the next `changes()` compares against (pg_snapshot text).
+    private var snapshot: String
+    private var ownWrites: Set<String> = []
 
     /// Signs in (blocking; call on the worker). The password serves this handshake only.
     init(connector: PostgresConnector, password: String?) throws {
         self.connector = connector
         let connection = try PostgresConnection(connector, password: password)
-        let (account, channel) = try PostgresSession.prepare(connection, connector: connector)
+        let (account, channel, snapshot) = try PostgresSession.prepare(connection, connector: connector)
         self.account = account
         self.channel = channel
+        self.snapshot = snapshot
         self.connection = connection
     }
 
@@ -29,17 +32,23 @@ final class PostgresSession: @unchecked Sendable {
     func live() throws -> PostgresConnection {
         if let connection, connection.absorbPendingInput() { return connection }
         connection = nil
-        let fresh: PostgresConnection
         do {
-            fresh = try PostgresConnection(connector, password: nil)
+            return try reconnect(password: nil)
         } catch PostgresConnectFailure.passwordRequired {
-            throw BookFailure.storeUnavailable("the connection was lost and needs the password again; sign in again")
+            throw PasswordNeededAgain(account: account.name)
         }
-        let (again, channel) = try PostgresSession.prepare(fresh, connector: connector)
+    }
+
+    /// Signs in again as the same account; `password` (typed by the user) serves this
+    /// handshake only and is not kept.
+    func reconnect(password: String?) throws -> PostgresConnection {
+        let fresh = try PostgresConnection(connector, password: password)
+        let (again, channel, snapshot) = try PostgresSession.prepare(fresh, connector: connector)
         guard again == account, channel == self.channel else {
             throw BookFailure.storeUnavailable("this account was changed on the server; sign in again")
         }
         connection = fresh
+        self.snapshot = snapshot
         reconnectedSinceLastCheck = true
         return fresh
     }
@@ -49,34 +58,41 @@ final class PostgresSession: @unchecked Sendable {
         if connection?.isBroken == true { connection = nil }
     }
 
-    /// Notifications from other connections since the last call, or `.unspecified` once
-    /// after a reconnect.
+    /// Books changed by other sessions since the last call, or `.unspecified` once after a
+    /// reconnect. Notifications carry nothing (any role may listen to the one channel), so
+    /// every check asks the database which rows this role can read were written by
+    /// transactions the previous snapshot did not see. That does not depend on when a
+    /// notification arrives, so no commit is missed however the two race.
     func changes() throws -> ChangeNotice? {
         let connection = try live()
-        // One round trip: the server signals listeners before it answers the committer, and
-        // delivers pending notifications before answering us, so every save that completed
-        // before this call is seen now rather than "eventually".
-        _ = try PostgresSession.read(connection.execute("SELECT 1"))
+        let rows = try PostgresSession.read(connection.execute(PostgresStatements.changesSince, [snapshot]))
         dropIfBroken()
-        let notifications = connection.takeNotifications()
+        _ = connection.takeNotifications()
+        guard let newSnapshot = rows.rows.first?[0] else { throw BookFailure.invalidResponse }
+        snapshot = newSnapshot
         if reconnectedSinceLastCheck {
             reconnectedSinceLastCheck = false
+            ownWrites.removeAll()
             return .unspecified
         }
         var ids = Set<Int>()
-        for notification in notifications where notification.senderPID != connection.backendPID {
-            guard notification.channel == channel else { continue }
-            // The payload is "<book id> <revision>"; anything else is treated as "re-read all".
-            let parts = notification.payload.split(separator: " ")
-            guard parts.count == 2, let id = Int(parts[0]), Int(parts[1]) != nil else { return .unspecified }
-            ids.insert(id)
+        for row in rows.rows {
+            guard let idText = row[1] else { continue }
+            guard let id = Int(idText), let writer = row[2] else { throw BookFailure.invalidResponse }
+            if !ownWrites.contains(writer) { ids.insert(id) }
         }
+        ownWrites.removeAll()
         return ids.isEmpty ? nil : ChangeNotice(bookIDs: ids)
+    }
+
+    /// A transaction of this session's own save, left out of the next `changes()`.
+    func rememberOwnWrite(_ transaction: String) {
+        ownWrites.insert(transaction)
     }
 
     /// Session settings, the account behind the login role, and LISTEN: done on every
     /// (re)connect, LISTEN before anything is read so no later commit goes unnoticed.
-    private static func prepare(_ connection: PostgresConnection, connector: PostgresConnector) throws -> (Account, String) {
+    private static func prepare(_ connection: PostgresConnection, connector: PostgresConnector) throws -> (Account, String, String) {
         connection.useNonBlockingSends()
         let milliseconds = connector.statementTimeout.components.seconds * 1000
             + connector.statementTimeout.components.attoseconds / 1_000_000_000_000_000
@@ -88,7 +104,9 @@ final class PostgresSession: @unchecked Sendable {
         }
         guard let role = AccountRole(rawValue: roleText) else { throw BookFailure.invalidResponse }
         _ = try PostgresSession.read(connection.executeQuoted("LISTEN " + connection.quotedIdentifier(channel)))
-        return (Account(name: roleName, role: role, scope: scope), channel)
+        let snapshot = try PostgresSession.read(connection.execute(PostgresStatements.snapshot))
+        guard let text = snapshot.rows.first?[0] else { throw BookFailure.invalidResponse }
+        return (Account(name: roleName, role: role, scope: scope), channel, text)
     }
 
     /// The rows of a read, or the failure as the app understands it.

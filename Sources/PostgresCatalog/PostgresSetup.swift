@@ -75,6 +75,10 @@ public actor PostgresSetup {
                 }
                 for version in (current + 1)..<(PostgresSchema.latestVersion + 1) {
                     try run(connection.executeScript(PostgresSchema.migration(to: version)))
+                    if version == 3 {
+                        try run(connection.copyIn("COPY bookshelf.folding (code, kind, folded, folded_alone) FROM STDIN",
+                                                  lines: SearchFolding.copyRows))
+                    }
                     try run(connection.execute("DELETE FROM bookshelf.schema_version"))
                     try run(connection.execute("INSERT INTO bookshelf.schema_version (version) VALUES ($1)", [String(version)]))
                 }

@@ -7,7 +7,7 @@ enum PostgresStatements {
 
     /// The login role's account, or a row of NULLs (with the role name) when it has none.
     static let account = """
-        SELECT u.role_name, a.role, a.scope, 'bookshelf_' || md5(a.scope)
+        SELECT u.role_name, a.role, a.scope, 'bookshelf_changed'
         FROM (SELECT current_user::text AS role_name) AS u
         LEFT JOIN bookshelf.accounts AS a ON a.name = u.role_name
         """
@@ -32,52 +32,91 @@ enum PostgresStatements {
 
     /// Compare-and-set and the operation record in one statement, hence one transaction:
     /// either both happen or neither. $1 id, $2 expected revision, $3 title, $4 author or
-    /// NULL to keep it, $5 title sort key, $6 title words, $7 author words or NULL, $8 operation.
+    /// NULL to keep it, $5 operation. The database derives the search columns (books_derive).
     static let save = """
         WITH saved AS (
             UPDATE bookshelf.books
-            SET title = $3, author = coalesce($4, author), revision = revision + 1,
-                title_sort = $5, title_words = $6, author_words = coalesce($7, author_words)
+            SET title = $3, author = coalesce($4, author), revision = revision + 1
             WHERE id = $1 AND revision = $2
             RETURNING id, title, revision, author),
         recorded AS (
             INSERT INTO bookshelf.saves (operation, book_id, revision)
-            SELECT $8::uuid, id, revision FROM saved)
-        SELECT id, title, revision, author FROM saved
+            SELECT $5::uuid, id, revision FROM saved)
+        SELECT id, title, revision, author, pg_current_xact_id()::text FROM saved
+        """
+
+    /// The snapshot that later change checks compare against.
+    static let snapshot = "SELECT pg_current_snapshot()::text"
+
+    /// Books this role may read that changed since snapshot $1 (rows written by transactions
+    /// that snapshot did not see), with the transaction that wrote each, and the snapshot this
+    /// answer reflects. Row-level security decides which books count.
+    static let changesSince = """
+        SELECT pg_current_snapshot()::text, b.id, b.changed_in::text
+        FROM (SELECT 1) AS one
+        LEFT JOIN bookshelf.books AS b
+            ON b.changed_in >= pg_snapshot_xmin($1::pg_snapshot)
+            AND NOT pg_visible_in_snapshot(b.changed_in, $1::pg_snapshot)
         """
 
     static let committedRevision = "SELECT revision FROM bookshelf.saves WHERE operation = $1::uuid"
 
-    /// One page and the exact number of matches, from one snapshot. The first row carries
-    /// the total (and NULL book columns when the page is empty); no row at all means the
-    /// signed-in role has no account, hence no books.
-    /// $1 limit, $2 offset, then one LIKE pattern per query word, then the first word
-    /// anchored at the start of the title.
+    /// One page (plus one row, to tell whether more follow) and the number of matches, from
+    /// one snapshot, through bookshelf.search_page (see `PostgresSearchPlans` for how it
+    /// stays fast). Every row carries the number and whether it is the planner's estimate;
+    /// an empty page is one row of NULL book columns; no row at all means the signed-in role
+    /// has no account, hence no books.
+    /// $1 first word anchored at the start of the title, $2 rows wanted, $3-$5 the cursor
+    /// (rank, title sort key, id) or NULLs, $6 the counting limit, $7 the words as a
+    /// tsquery of token prefixes, $8 the first query token as a LIKE prefix of the title sort
+    /// key, then one LIKE pattern per word.
     static func search(wordCount: Int) -> String {
-        guard wordCount > 0 else {
-            return """
-                SELECT t.total, p.id, p.title, p.revision, p.author
-                FROM (SELECT count(*) AS total FROM bookshelf.books) AS t
-                LEFT JOIN LATERAL (
-                    SELECT id, title, revision, author, title_sort FROM bookshelf.books
-                    ORDER BY title_sort, id LIMIT $1 OFFSET $2) AS p ON true
-                ORDER BY p.title_sort, p.id
-                """
-        }
-        // Word searches go through bookshelf.search_books, which can use the trigram index
-        // (see PostgresSchema for why row-level security alone cannot).
-        let patterns = (0..<wordCount).map { "$\($0 + 3)" }.joined(separator: ", ")
+        let patterns = (0..<wordCount).map { "$\($0 + 9)" }.joined(separator: ", ")
         return """
-            SELECT total, id, title, revision, author
-            FROM bookshelf.search_books(ARRAY[\(patterns)]::text[], $\(wordCount + 3), $1, $2)
+            SELECT total, total_is_estimate, id, title, revision, author, rank, title_sort
+            FROM bookshelf.search_page(ARRAY[\(patterns)]::text[], $1, $2, $3, $4, $5, $6, $7::tsquery, $8)
             """
     }
 
-    static func searchParameters(_ query: SearchQuery) -> (sql: String, parameters: [String?]) {
-        let pattern = SearchPattern(SearchTerms(query.text))
-        var parameters: [String?] = [String(query.limit), String(query.offset)]
+    /// The statement and values for `query`. Without a cursor the rows before `offset` are
+    /// fetched and dropped by the caller (`rowsToSkip`): only a jump straight to a deep page
+    /// pays that; paging on from a page passes its cursor.
+    static func searchParameters(_ query: SearchQuery) -> (sql: String, parameters: [String?], rowsToSkip: Int) {
+        let terms = SearchTerms(query.text)
+        let pattern = SearchPattern(terms)
+        let cursor = query.after.flatMap(PostgresSearchCursor.init)
+        let skip = cursor == nil ? query.offset : 0
+        var parameters: [String?] = [
+            pattern.firstWordAtStart, String(skip + query.limit + 1),
+            cursor.map { String($0.rank) }, cursor?.titleSort, cursor.map { String($0.id) },
+            String(SearchPage.exactCountLimit), WordPrefixQuery(terms).text,
+            terms.words.first?.first.map { SearchPattern.escaped($0) + "%" },
+        ]
         parameters += pattern.words
-        if let start = pattern.firstWordAtStart { parameters.append(start) }
-        return (search(wordCount: pattern.words.count), parameters)
+        return (search(wordCount: pattern.words.count), parameters, skip)
     }
+}
+
+/// Where a page ended in bookshelf.search_page's order: rank, folded title, id.
+struct PostgresSearchCursor: Equatable {
+    static let store = "postgres"
+    let rank: Int
+    let titleSort: String
+    let id: Int
+
+    init(rank: Int, titleSort: String, id: Int) {
+        self.rank = rank
+        self.titleSort = titleSort
+        self.id = id
+    }
+
+    /// Nil for another store's cursor or a malformed key (the caller then uses the offset).
+    init?(_ cursor: SearchCursor) {
+        guard cursor.store == Self.store else { return nil }
+        let parts = cursor.key.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false)
+        guard parts.count == 3, let rank = Int(parts[0]), let id = Int(parts[1]) else { return nil }
+        self.init(rank: rank, titleSort: String(parts[2]), id: id)
+    }
+
+    var cursor: SearchCursor { SearchCursor(store: Self.store, key: "\(rank) \(id) \(titleSort)") }
 }

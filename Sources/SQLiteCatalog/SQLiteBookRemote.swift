@@ -127,7 +127,9 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
                         else { throw BookFailure.invalidResponse }
                         return record
                     }
-                    return SearchPage(records: records, total: total)
+                    return SearchPage(records: records, totalCount: TotalCount(
+                        counted: total, offset: query.offset, shown: records.count,
+                        hasMore: query.offset + records.count < total))
                 }
             }
             if let page { return page }

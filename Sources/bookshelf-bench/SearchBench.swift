@@ -83,20 +83,10 @@ enum SearchBench: BenchMode {
                          : "index NOT stored in the catalog (another writer held the lock?)")
         }
         print("peak memory after the first search: \(peakMemory())")
-        print("\nfull stack: BookRepository -> SQLiteBookRemote, \(iterations) searches per class")
-        print("class          p50          p99          max    matches (first query)")
+        let table = try await ClassTable.measure(repository, iterations: iterations)
+        table.print(title: "full stack: BookRepository -> SQLiteBookRemote, \(iterations) searches per class")
         var fullP50: [String: Duration] = [:]
-        for queryClass in classes {
-            var timings = Timings()
-            var totals: [Int] = []
-            for iteration in 0..<iterations {
-                let query = queryClass.queries[iteration % queryClass.queries.count]
-                let page = try await timings.measure { try await repository.search(query) }
-                if iteration < queryClass.queries.count { totals.append(page.total) }
-            }
-            fullP50[queryClass.name] = timings.p50
-            print("\(queryClass.name.padding(toLength: 12, withPad: " ", startingAt: 0)) \(timings.p50.formatted)  \(timings.p99.formatted)  \(timings.percentile(1).formatted)    \(totals.first ?? 0)")
-        }
+        for row in table.rows { fullP50[row.name] = row.timings.p50 }
         print("peak memory: \(peakMemory())")
 
         if !options.has("--no-raw") {

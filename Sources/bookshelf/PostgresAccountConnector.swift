@@ -84,6 +84,6 @@ final class PostgresAccountConnector: CatalogConnector {
     func bookCount(account: String) async -> Int? {
         let remote = state.withLock { $0.newest }
         guard remote.account.name == account else { return nil }
-        return try? await remote.search(SearchQuery(text: "", limit: 1, offset: 0)).total
+        return try? await remote.bookCount()
     }
 }

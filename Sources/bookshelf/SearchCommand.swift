@@ -51,7 +51,7 @@ enum SearchCommand {
         for record in page.records {
             context.console.line(json ? jsonLine(record) : tabSeparatedLine(record))
         }
-        context.console.note(summary(page, query: query))
+        context.console.note(json ? jsonSummary(page, query: query) : summary(page, query: query))
         return page.total == 0 ? .nothingDone : .success
     }
 
@@ -81,10 +81,29 @@ enum SearchCommand {
             + "\"author\":\(TerminalText.jsonString(record.author)),\"revision\":\(record.revision)}"
     }
 
+    /// The summary for programs: `{"total":10000,"total_kind":"at_least","offset":0,"shown":50}`;
+    /// `total_kind` is "exact", "at_least" (the store stopped counting) or "about" (an estimate).
+    static func jsonSummary(_ page: SearchPage, query: SearchQuery) -> String {
+        let kind = switch page.totalCount {
+        case .exact: "exact"
+        case .atLeast: "at_least"
+        case .about: "about"
+        }
+        return "{\"total\":\(page.total),\"total_kind\":\"\(kind)\","
+            + "\"offset\":\(query.offset),\"shown\":\(page.records.count)}"
+    }
+
     /// "3 matches", or "120 matches (showing 51–100)" when the page is not all of them.
     static func summary(_ page: SearchPage, query: SearchQuery) -> String {
         if SearchTerms(query.text).hasNoSearchableWords { return "0 matches: \(SearchTerms.noSearchableWordsExplanation)" }
-        let matches = page.total == 1 ? "1 match" : "\(ProgressLine.grouped(page.total)) matches"
+        let number = ProgressLine.grouped(page.total)
+        let count: String
+        switch page.totalCount {
+        case .exact: count = number
+        case .atLeast: count = number + "+"
+        case .about: count = "about " + number
+        }
+        let matches = page.total == 1 && page.totalCount.isExact ? "1 match" : "\(count) matches"
         guard page.records.count < page.total else { return matches }
         guard !page.records.isEmpty else { return "\(matches) (none from \(query.offset + 1) on)" }
         return "\(matches) (showing \(query.offset + 1)–\(query.offset + page.records.count))"

@@ -368,6 +368,20 @@ private func compareSearches(_ remote: any ContractRemote, _ records: [BookRecor
                 #expect(records.first { $0.id == record.id } == record)
             }
         }
+        // Below the counting limit every store's total is exact, and paging on with each page's
+        // cursor (a store with keyset paging uses it; others go by offset) visits every match
+        // once, in order.
+        let first = try await remote.search(SearchQuery(text: text))
+        #expect(expected.total > SearchPage.exactCountLimit || first.totalCount == .exact(expected.total), "\(text)")
+        var paged: [Int] = []
+        var cursor: SearchCursor?
+        while paged.count < expected.total {
+            let page = try await remote.search(SearchQuery(text: text, limit: 4, offset: paged.count, after: cursor))
+            guard !page.records.isEmpty else { break }
+            paged += page.records.map(\.id)
+            cursor = page.next
+        }
+        #expect(paged == expected.ids, "paging \(text) by cursor")
     }
 }
 

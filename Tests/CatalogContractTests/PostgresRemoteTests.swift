@@ -3,7 +3,9 @@ import Foundation
 @testable import PostgresCatalog
 import Testing
 
-@Suite("PostgreSQL remote", .enabled(if: PostgresTestCluster.shouldRun, "PostgreSQL server binaries not found"))
+/// Serialized: two tests sign in as the one role the cluster asks a password of, and roles
+/// belong to the whole cluster.
+@Suite("PostgreSQL remote", .serialized, .enabled(if: PostgresTestCluster.shouldRun, "PostgreSQL server binaries not found"))
 struct PostgresRemoteTests {
     @Test("saves are compare-and-set, keep or change the author, and record their operation")
     func compareAndSet() async throws {
@@ -101,6 +103,38 @@ struct PostgresRemoteTests {
         let remote = try await PostgresRemote.connect(catalog.connector(for: account), password: "correct horse")
         #expect(remote.account == account)
         #expect(!catalog.connector(for: account).description.contains("correct"))
+    }
+
+    @Test("a lost connection of a password session asks for the password again, and the same session goes on")
+    func reconnectNeedsPasswordAgain() async throws {
+        let catalog = try await PostgresTestCatalog.make()
+        let account = Account(name: PostgresTestCluster.passwordRole, role: .editor, scope: "main")
+        try await catalog.setup.addAccount(account, password: "correct horse")
+        let dune = try #require(try await catalog.addBooks([NewBook(title: "Dune")], scope: "main").first)
+        let remote = try await PostgresRemote.connect(catalog.connector(for: account), password: "correct horse")
+        #expect(try await remote.load(id: dune.id) == dune)
+
+        let admin = try await RawSQLSession(catalog.adminConnector)
+        func dropConnections() async throws {
+            _ = try await admin.rows("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = $1", [account.name])
+            // Termination is a signal: wait until the backend is gone.
+            let deadline = ContinuousClock.now + .seconds(10)
+            while try await admin.rows("SELECT count(*) FROM pg_stat_activity WHERE usename = $1", [account.name]) != [["0"]] {
+                guard ContinuousClock.now < deadline else { throw ClusterFailure("the backend outlived its termination") }
+                try await Task.sleep(for: .milliseconds(10))
+            }
+        }
+        try await dropConnections()
+        await #expect(throws: PasswordNeededAgain(account: account.name)) { _ = try await remote.search(SearchQuery(text: "dune")) }
+        await #expect(throws: PasswordNeededAgain(account: account.name)) { _ = try await remote.load(id: dune.id) }
+        await #expect(throws: BookFailure.self) { try await remote.reauthenticate(password: "wrong") }
+        try await remote.reauthenticate(password: "correct horse")
+        #expect(try await remote.search(SearchQuery(text: "dune")).records == [dune])
+        #expect(try await remote.checkForChanges() == .unspecified, "after a reconnect anything may have changed")
+
+        // The password served that handshake only: the next loss asks again.
+        try await dropConnections()
+        await #expect(throws: PasswordNeededAgain(account: account.name)) { _ = try await remote.load(id: dune.id) }
     }
 
     @Test("setup is idempotent and refuses to make a superuser an account")

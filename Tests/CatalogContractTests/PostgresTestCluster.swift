@@ -294,6 +294,12 @@ final class RawSQLSession: Sendable {
     func rows(_ sql: String, _ parameters: [String?] = []) async throws -> [[String?]] {
         try await run(sql, parameters).get()
     }
+
+    /// The notifications received so far (LISTEN), delivered with the answers to statements.
+    func notifications() async throws -> [PostgresNotification] {
+        let box = self.box
+        return try await worker.perform { box.connection.takeNotifications() }
+    }
 }
 
 extension Result where Failure == PostgresCallFailure {

@@ -1,0 +1,63 @@
+import BookCatalog
+
+/// The search latency table every store's mode prints: one row per query class of
+/// `SearchBench.classes`, through `BookRepository`, as the app searches.
+///
+/// Each query is searched once untimed first, so both stores are measured warm.
+/// Deep pages are reached the way the app reaches them: the page before is read first
+/// (untimed) and the timed search continues from its cursor (`SearchPage.next`), so a store
+/// with keyset paging uses it; a store without a cursor skips `offset` rows.
+struct ClassTable {
+    struct Row {
+        let name: String
+        let timings: Timings
+        let firstTotal: TotalCount
+    }
+
+    let rows: [Row]
+
+    static func measure(_ repository: BookRepository, iterations: Int) async throws -> ClassTable {
+        var rows: [Row] = []
+        for queryClass in SearchBench.classes {
+            var timed: [SearchQuery] = []
+            for query in queryClass.queries {
+                timed.append(try await reachable(query, in: repository))
+            }
+            // One untimed pass: the figures are for a running store, whose caches have seen
+            // these queries' pages before (a first visit is the open → first result figure).
+            for query in timed { _ = try await repository.search(query) }
+            var timings = Timings()
+            var first: TotalCount?
+            for iteration in 0..<iterations {
+                let query = timed[iteration % timed.count]
+                let page = try await timings.measure { try await repository.search(query) }
+                if first == nil { first = page.totalCount }
+            }
+            rows.append(Row(name: queryClass.name, timings: timings, firstTotal: first ?? .exact(0)))
+        }
+        return ClassTable(rows: rows)
+    }
+
+    /// `query` as the app would send it: with the cursor of the page before when it starts deep.
+    static func reachable(_ query: SearchQuery, in repository: BookRepository) async throws -> SearchQuery {
+        guard query.offset > 0 else { return query }
+        let before = try await repository.search(SearchQuery(text: query.text, limit: query.offset))
+        return SearchQuery(text: query.text, limit: query.limit, offset: query.offset, after: before.next)
+    }
+
+    func print(title: String) {
+        Swift.print("\n\(title)")
+        Swift.print("class          p50          p99          max    matches (first query)")
+        for row in rows {
+            Swift.print("\(row.name.padding(toLength: 12, withPad: " ", startingAt: 0)) \(row.timings.p50.formatted)  \(row.timings.p99.formatted)  \(row.timings.percentile(1).formatted)    \(Self.text(row.firstTotal))")
+        }
+    }
+
+    static func text(_ total: TotalCount) -> String {
+        switch total {
+        case let .exact(count): "\(count)"
+        case let .atLeast(count): "\(count)+"
+        case let .about(count): "about \(count)"
+        }
+    }
+}

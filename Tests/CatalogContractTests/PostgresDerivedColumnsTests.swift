@@ -1,0 +1,64 @@
+import BookCatalog
+import Foundation
+@testable import PostgresCatalog
+import Testing
+
+/// The search columns are the database's to derive: its folding must agree with Swift's,
+/// and an editor's hand-written UPDATE leaves the book searchable by what it now says.
+@Suite("PostgreSQL derived search columns", .enabled(if: PostgresTestCluster.shouldRun, "PostgreSQL server binaries not found"))
+struct PostgresDerivedColumnsTests {
+    /// Text where folding and token boundaries are easy to get wrong.
+    static let edgeCorpus: [String] = [
+        "", " ", "Café", "Cafe\u{301} au lait", "\u{301}Leading mark", "ÅNGSTRÖM", "Straße", "ﬁnance ﬂow", "Ǆemal",
+        "ǅ ǆ", "İstanbul ı", "Σίσυφος ΣΊΣΥΦΟΣ", "Ωmega", "Ｆｕｌｌｗｉｄｔｈ １２３", "ｶﾞｷﾞ ﾊﾟﾝ", "日本の歴史", "한국의 역사",
+        "\u{1100}\u{1161}\u{11A8}", "中国古代史", "ノート ひかり", "Cooking with 🍅 Tomatoes", "👩‍👩‍👧 family", "🇯🇵 flag",
+        "x²³ ½ ①②", "١٢٣ عربى", "हिन्दी भाषा", "ไทย ภาษา", "Ελληνικά", "Ⅻ Roman", "O'Brien–Smith", "a_b-c.d",
+        "tab\u{A0}nbsp\u{2003}em", "Þórsson Søren Łódź", "Dvořák Zoë Brontë", "ℌ𝔢𝔩𝔩𝔬 𝐁𝐨𝐥𝐝", "ﾟ", "ａ\u{301}",
+    ]
+
+    @Test("the database folds and tokenises like SearchTerms on the whole sample and a Unicode edge corpus")
+    func foldingAgrees() async throws {
+        let catalog = try await PostgresTestCatalog.make()
+        let starter = SampleBooks.starter.shelves.flatMap(\.books)
+        let texts = Set(starter.flatMap { [$0.title, $0.author] } + Self.edgeCorpus)
+        var disagreements: [String] = []
+        for text in texts.sorted() {
+            let rows = try await catalog.setup.execute("SELECT sort_key, words FROM bookshelf.index_text($1)", [text])
+            let expected = BookIndexText(title: text, author: text)
+            let got = rows.first ?? []
+            if got.count != 2 || got[0] != expected.titleSort || got[1] != expected.titleWords {
+                disagreements.append("\(text.debugDescription): swift \(expected.titleSort.debugDescription) \(expected.titleWords.debugDescription), database \(got)")
+            }
+        }
+        #expect(texts.count > 2_500, "the sample's distinct titles and authors, and the corpus")
+        let report = disagreements.prefix(20).joined(separator: "\n")
+        #expect(disagreements.isEmpty, "\(disagreements.count) of \(texts.count) disagree:\n\(report)")
+    }
+
+    @Test("an editor's raw SQL edit stays searchable, and the search columns cannot be written")
+    func rawEditsStaySearchable() async throws {
+        let catalog = try await PostgresTestCatalog.make()
+        let editor = try await catalog.addAccount("editor", role: .editor, scope: "main")
+        let book = try #require(try await catalog.addBooks([NewBook(title: "Dune", author: "Frank Herbert")], scope: "main").first)
+        let sql = try await RawSQLSession(catalog.connector(for: editor))
+        let remote = try await catalog.remote(for: editor)
+
+        _ = try await sql.rows("UPDATE bookshelf.books SET title = 'Zanzíbar Nights', author = 'Ångström', revision = revision + 1 WHERE id = $1",
+                               [String(book.id)])
+        #expect(try await remote.search(SearchQuery(text: "zanzib")).records.map(\.id) == [book.id])
+        #expect(try await remote.search(SearchQuery(text: "angst")).records.map(\.id) == [book.id])
+        #expect(try await remote.search(SearchQuery(text: "dune")).records.isEmpty)
+        #expect(try await remote.search(SearchQuery(text: "herbert")).records.isEmpty)
+
+        let forged = try await sql.run("UPDATE bookshelf.books SET title_words = ' anything', revision = revision + 1 WHERE id = $1",
+                                       [String(book.id)])
+        #expect(forged.sqlState == PostgresServerError.insufficientPrivilege)
+        // A save through the app derives them the same way.
+        _ = try await remote.save(SaveRequest(id: book.id, title: "Children of Dune", author: "Frank Herbert", expectedRevision: 2))
+        #expect(try await remote.search(SearchQuery(text: "child dun")).records.map(\.id) == [book.id])
+        let stored = try await catalog.setup.execute("SELECT title_sort, title_words, author_words FROM bookshelf.books WHERE id = $1",
+                                                     [String(book.id)])
+        let expected = BookIndexText(title: "Children of Dune", author: "Frank Herbert")
+        #expect(stored == [[expected.titleSort, expected.titleWords, expected.authorWords]])
+    }
+}
