@@ -41,6 +41,9 @@ final class PaneOracle {
     private(set) var queryOfCall: [Int: String] = [:]
     private var account: String?
     private var sessionFirstCall = Int.max
+    /// A switch the user asked for that the pane has not made yet (the real model waits
+    /// for a save in flight to go through first), and how many calls there were then.
+    private var switchingTo: (account: String, callsBefore: Int)?
     private var typed = ""
     private var editorOpenedInSession = false
     private(set) var otherWritersRecord: BookRecord?
@@ -54,10 +57,12 @@ final class PaneOracle {
     /// Records what an action means for what may be shown next; call after the pane performed it.
     func noteAction(_ action: DemoAction, calls: [ScriptedCall], catalog: MemoryCatalog) async {
         switch action {
-        case let .start(name), let .switchAccount(name):
+        case let .start(name):
             account = name
             sessionFirstCall = calls.count
             editorOpenedInSession = false
+        case let .switchAccount(name):
+            switchingTo = (name, calls.count)
         case let .type(text), let .enterQuery(text):
             typed = text
         case .openFirst:
@@ -81,6 +86,15 @@ final class PaneOracle {
     func check(_ event: PaneEvent, before: PaneView, after: PaneView, calls: [ScriptedCall]) -> [Violation] {
         var found: [Violation] = []
         func flag(_ kind: ViolationKind, _ detail: String) { found.append(Violation(kind: kind, detail: detail)) }
+
+        // The new session starts when the pane shows the new account, not when it was asked for.
+        if let switching = switchingTo, after.account == switching.account {
+            account = switching.account
+            sessionFirstCall = calls.first { $0.number > switching.callsBefore && $0.label == switching.account }?.number
+                ?? calls.count + 1
+            editorOpenedInSession = false
+            switchingTo = nil
+        }
 
         let scope = account.flatMap(world.scope(of:))
         if let scope, let stranger = after.rows.first(where: { !world.ids(inScope: scope).contains($0.id) }) {

@@ -50,6 +50,7 @@ extension BookshelfModel {
 
     /// Asks to quit; with an unsaved draft it asks first. Watch `state.shouldQuit`.
     public func requestQuit() {
+        message = nil
         if !askBeforeDroppingTheEditor(.quit) { shouldQuit = true }
         changed()
     }
@@ -113,6 +114,11 @@ extension BookshelfModel {
     /// every effect (a save's chain ends there). Returns a request number if one started.
     @discardableResult
     func continueAfterSave() -> Int? {
+        // A question about a save in progress is untrue once the save has answered: ask
+        // the plain question if there is still something to lose, else drop it.
+        if let question = confirmation, question.waitsForSave, !saveIsInFlight {
+            confirmation = editor?.isDirty == true ? Confirmation(action: question.action) : nil
+        }
         guard let action = afterSave, !saveIsInFlight else { return nil }
         afterSave = nil
         defer { changed() }

@@ -124,6 +124,8 @@ public final class BookshelfApp {
     }
 
     private func modelChanged() {
+        // "Wait for the store to answer first." is untrue once it has answered.
+        if ui.notice == Self.waitForTheStore, model.state.editor?.activity == nil { ui.notice = nil }
         followPaging()
         refreshCatalogSize()
         checkQuit()
@@ -448,8 +450,11 @@ public final class BookshelfApp {
         return nil
     }
 
+    static let waitForTheStore = "Wait for the store to answer first."
+
     private func saveRefusal(_ editor: EditorState) -> String? {
-        if editor.activity != nil { return "Wait for the store to answer first." }
+        if editor.activity != nil { return Self.waitForTheStore }
+        if let reason = editor.readOnlyReason { return reason }
         if editor.titleProblem != nil || editor.authorProblem != nil { return "Fix the problems shown before saving." }
         return nil
     }

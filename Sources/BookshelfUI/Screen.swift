@@ -49,8 +49,9 @@ public enum Screen {
         var text = StyledText(" Bookshelf", style: Theme.header)
         let account = state.account.map { "  \($0)" } ?? "  not connected"
         text.append(account, style: Theme.header)
+        if let role = state.accountRole { text.append(" (\(role.rawValue))", style: Theme.header) }
         if let size = ui.catalogSize, size.account == state.account {
-            text.append(" · \(NumberText.grouped(size.books)) books", style: Theme.header)
+            text.append(" · \(NumberText.grouped(size.books)) book\(size.books == 1 ? "" : "s")", style: Theme.header)
         }
         text.append("  \(store.kind) \(store.location)", style: Theme.header)
         text.draw(in: &canvas, x: 0, y: layout.header.y, width: layout.columns, fill: Theme.header)
@@ -92,6 +93,8 @@ public enum Screen {
         } else {
             let last = min(search.rows.count, top + layout.list.height)
             count = "\(NumberText.grouped(top + 1))–\(NumberText.grouped(last)) of \(totalText(search))"
+                // Rows that answer an older query say which one, until the current answer arrives.
+                + (search.rowsAreCurrent ? "" : " for “\(TextLayout.truncate(search.rowsQuery, toWidth: 20))”")
         }
         guard !count.isEmpty else { return }
         let label = " \(count) "
@@ -126,7 +129,12 @@ enum TooSmallScreen {
     }
 
     static func questionLines(_ confirmation: Confirmation, width: Int) -> [String] {
-        TextWrap.lines(confirmation.question, width: width) + TextWrap.lines("y yes, discard · n no, keep editing", width: width)
+        TextWrap.lines(confirmation.question, width: width) + TextWrap.lines(answers(confirmation), width: width)
+    }
+
+    /// What y and n do for this question.
+    static func answers(_ confirmation: Confirmation) -> String {
+        confirmation.waitsForSave ? "y yes, once it has gone through · n no, keep editing" : "y yes, discard · n no, keep editing"
     }
 
     private static func sizeNote(_ canvas: Canvas) -> String {
@@ -166,15 +174,18 @@ enum ResultList {
             }
             return
         }
-        let terms = SearchTerms(search.query)
+        // Rows that answer an older query are dimmed and show no selection: Enter cannot open them.
+        let current = search.rowsAreCurrent
+        let terms = SearchTerms(current ? search.query : search.rowsQuery)
         for row in 0..<area.height {
             let index = top + row
             let y = area.y + row
             if index < search.rows.count {
                 let record = search.rows[index]
-                line(for: record, terms: terms, selected: index == search.selection, width: area.width)
+                let selected = current && index == search.selection
+                line(for: record, terms: terms, selected: selected, width: area.width, dimmed: !current)
                     .draw(in: &canvas, x: area.x, y: y, width: area.width,
-                          fill: index == search.selection ? Theme.selected : .plain)
+                          fill: selected ? Theme.selected : .plain)
             } else if index == search.rows.count, search.isLoadingMore {
                 canvas.draw(" Loading more…", x: area.x, y: y, style: Theme.hint, maxWidth: area.width)
             }
@@ -182,9 +193,9 @@ enum ResultList {
     }
 
     /// " Title ………… Author ": the title gets what the author column leaves.
-    static func line(for record: BookRecord, terms: SearchTerms, selected: Bool, width: Int) -> StyledText {
-        let base = selected ? Theme.selected : Style.plain
-        let match = selected ? Theme.selectedMatch : Theme.match
+    static func line(for record: BookRecord, terms: SearchTerms, selected: Bool, width: Int, dimmed: Bool = false) -> StyledText {
+        let base = selected ? Theme.selected : dimmed ? Theme.hint : Style.plain
+        let match = selected ? Theme.selectedMatch : dimmed ? Theme.hint : Theme.match
         let authorBase = selected ? Theme.selected : Theme.author
         let title = StyledText.highlighted(record.title, ranges: terms.highlightRanges(in: record.title), base: base, highlight: match)
         guard !record.author.isEmpty, width >= 50 else {

@@ -24,6 +24,12 @@ enum StatusLine {
             message = StyledText("Search failed: \(error)", style: Theme.statusError)
         } else if let notice = ui.notice {
             message = StyledText(notice, style: Theme.status)
+        } else if let action = state.waitingForSave {
+            message = StyledText("\(spinner) Waiting for the save to go through, then: \(action.verb)", style: Theme.status)
+        } else if state.search.opensWhenAnswered {
+            message = StyledText("\(spinner) Opening the first result when the search answers…", style: Theme.status)
+        } else if let fact = state.message {
+            message = StyledText(fact, style: Theme.status)
         }
         let hints = " " + hintText(state, ui: ui) + " "
         let hintsWidth = TextLayout.width(hints)
@@ -52,7 +58,7 @@ enum StatusLine {
             if editor.conflict?.theirs != nil { return "Ctrl-R theirs · Ctrl-O overwrite · Esc keep editing" }
             return "Tab field · Enter save · Esc close · F1 help"
         }
-        return "Enter edit · F1 help · F2 account · Ctrl-Q quit"
+        return "\(state.accountRole == .reader ? "Enter view" : "Enter edit") · F1 help · F2 account · Ctrl-Q quit"
     }
 }
 
@@ -60,7 +66,8 @@ enum StatusLine {
 enum Overlays {
     static func render(_ state: BookshelfState, ui: UIState, into canvas: inout Canvas) {
         if let confirmation = state.confirmation {
-            let box = Box(title: "Unsaved changes", lines: [confirmation.question, "", "y: yes, discard    n: no, keep editing"],
+            let box = Box(title: confirmation.waitsForSave ? "Save in progress" : "Unsaved changes",
+                          lines: [confirmation.question, "", TooSmallScreen.answers(confirmation)],
                           canvas: canvas, preferredWidth: 52)
             box.draw(into: &canvas)
             return
@@ -98,6 +105,7 @@ enum Overlays {
             var line = choice.name
             if choice.isCurrent { line += "  (current)" }
             if choice.needsPassword { line += "  (password)" }
+            if let role = choice.role { line += "  \(role.rawValue)" }
             lines.append(line)
         }
         if lines.isEmpty { lines = ["Listing accounts…"] }

@@ -44,7 +44,7 @@ public final class TerminalSession {
         }
         app.onQuit = { [unowned self] in
             beforeExit()
-            terminal.quit(status: 0)
+            terminal.quit(status: 0, farewell: app.model.state.message)
         }
         app.handle(.resize(terminal.size))
         app.start()

@@ -444,6 +444,9 @@ enum PostgresSchema {
             piece record;
             token text;
             token_is_ideograph boolean := false;
+            -- A zero-width joiner, or the first of two regional indicators (a flag), makes the
+            -- next character part of the same grapheme, so of the same token, as in Swift.
+            joins_next boolean := false;
             folded_text text := '';
             tokens text[] := '{}';
         BEGIN
@@ -451,12 +454,19 @@ enum PostgresSchema {
                 SELECT CASE WHEN c.n = 1 AND f.kind = 'X' THEN 'w' WHEN c.n = 1 AND f.kind = 'x' THEN 's'
                             ELSE coalesce(f.kind, 's') END AS kind,
                        CASE WHEN c.n = 1 AND f.kind IN ('x', 'X') THEN coalesce(f.folded_alone, c.ch)
-                            ELSE coalesce(f.folded, c.ch) END AS folded
+                            ELSE coalesce(f.folded, c.ch) END AS folded,
+                       ascii(c.ch) AS code
                 FROM unnest(regexp_split_to_array(source, '')) WITH ORDINALITY AS c(ch, n)
                 LEFT JOIN bookshelf.folding AS f ON f.code = ascii(c.ch)
                 ORDER BY c.n
             LOOP
                 folded_text := folded_text || piece.folded;
+                IF joins_next AND token IS NOT NULL AND piece.kind IN ('i', 'w') THEN
+                    token := token || piece.folded;
+                    joins_next := false;
+                    CONTINUE;
+                END IF;
+                joins_next := piece.code = 8205 OR (piece.code BETWEEN 127462 AND 127487 AND NOT joins_next);
                 IF piece.kind IN ('x', 'X') THEN
                     -- Part of the character before: of its token, if it is in one.
                     IF token IS NOT NULL THEN token := token || piece.folded; END IF;

@@ -186,8 +186,11 @@ public final class Terminal {
     }
 
     /// Restores the terminal and exits the process.
-    public func quit(status: Int32 = 0) -> Never {
+    /// Restores the terminal and exits; `farewell`, if any, is printed on the restored
+    /// terminal (what became of work the user waited for, say).
+    public func quit(status: Int32 = 0, farewell: String? = nil) -> Never {
         restore()
+        if let farewell { print(sanitize(farewell)) }
         exit(status)
     }
 

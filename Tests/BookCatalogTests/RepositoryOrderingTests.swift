@@ -7,6 +7,19 @@ import Testing
 struct RepositoryOrderingTests {
     let original = BookRecord(id: 1, title: "Before", revision: 1, author: "Ada")
 
+    /// A save of "After" whose answer was lost: after its commit, or before it reached the store.
+    private func uncertainSave(committed: Bool) async -> (StagedRemote, BookRepository, SaveRequest) {
+        let remote = StagedRemote(original)
+        let repository = BookRepository(remote: remote)
+        let request = SaveRequest(id: 1, title: "After", author: "Ada", expectedRevision: 1)
+        let uncertain = Task { try await repository.save(request) }
+        await remote.waitForArrivals(1)
+        if committed { await remote.perform(1) }
+        await remote.answer(1, .unknown)
+        _ = await uncertain.result
+        return (remote, repository, request)
+    }
+
     private func save(_ repository: BookRepository, _ title: String, expected: Int) -> Task<BookRecord, any Error> {
         Task { try await repository.save(SaveRequest(id: 1, title: title, author: "Ada", expectedRevision: expected)) }
     }
@@ -128,13 +141,8 @@ struct RepositoryOrderingTests {
 
     @Test("reconciling asks the log before reading: a commit between the two is never 'committed' with the old record")
     func reconcileAsksTheLogFirst() async throws {
-        let remote = StagedRemote(original)
-        let repository = BookRepository(remote: remote)
-        let request = SaveRequest(id: 1, title: "After", author: "Ada", expectedRevision: 1)
-        let uncertain = Task { try await repository.save(request) }
-        await remote.waitForArrivals(1)
-        await remote.answer(1, .unknown)  // lost before it reached the store; still queued there
-        _ = await uncertain.result
+        // Lost before it reached the store; still queued there.
+        let (remote, repository, request) = await uncertainSave(committed: false)
 
         let reconciled = Task { try await repository.reconcile(request) }
         await remote.waitForArrivals(2)
@@ -153,14 +161,7 @@ struct RepositoryOrderingTests {
 
     @Test("reconciling a save that committed before anyone else saved reports that record")
     func reconcileFindsTheCommit() async throws {
-        let remote = StagedRemote(original)
-        let repository = BookRepository(remote: remote)
-        let request = SaveRequest(id: 1, title: "After", author: "Ada", expectedRevision: 1)
-        let uncertain = Task { try await repository.save(request) }
-        await remote.waitForArrivals(1)
-        await remote.perform(1)
-        await remote.answer(1, .unknown)
-        _ = await uncertain.result
+        let (remote, repository, request) = await uncertainSave(committed: true)
         let reconciled = Task { try await repository.reconcile(request) }
         await remote.waitForArrivals(2)
         await remote.perform(2)
@@ -170,14 +171,7 @@ struct RepositoryOrderingTests {
 
     @Test("reconciling a save that committed, after someone else saved on top, reports both apart")
     func reconcileAfterAnotherWriter() async throws {
-        let remote = StagedRemote(original)
-        let repository = BookRepository(remote: remote)
-        let request = SaveRequest(id: 1, title: "After", author: "Ada", expectedRevision: 1)
-        let uncertain = Task { try await repository.save(request) }
-        await remote.waitForArrivals(1)
-        await remote.perform(1)
-        await remote.answer(1, .unknown)
-        _ = await uncertain.result
+        let (remote, repository, request) = await uncertainSave(committed: true)
         let theirs = await remote.commitElsewhere(title: "Theirs")
         let reconciled = Task { try await repository.reconcile(request) }
         await remote.waitForArrivals(2)

@@ -139,6 +139,20 @@ import Testing
         await h.drain()
     }
 
+    @Test("a question about a save in progress goes once the save has answered")
+    func questionAboutASaveInProgressGoesWithIt() async {
+        let h = Harness(books: ["alice": [original], "bob": []])
+        await openEditor(h)
+        let save = h.model.save()!
+        let call = await h.nextCall(.save)
+        h.model.requestQuit()
+        #expect(h.state.confirmation?.waitsForSave == true)
+        await h.release(call.number, .deliver, request: save)
+        #expect(h.state.confirmation == nil, "nothing is in progress and nothing is unsaved: no question")
+        #expect(!h.state.shouldQuit, "unanswered, so nothing happened")
+        await h.drain()
+    }
+
     private func settle(_ model: BookshelfModel, _ request: Int?) async {
         if let request { await model.finished(request: request) }
         while let next = model.runningRequests.first { await model.finished(request: next) }

@@ -18,7 +18,7 @@ import TerminalUI
     @Test func enterOpensTheSelectedBookAndTypingEditsTheFocusedField() async {
         let harness = await openMommsen()
         #expect(harness.lines == [
-            " Bookshelf  alice  Memory test",
+            " Bookshelf  alice (editor)  Memory test",
             "Search: mommsen",
             String(repeating: "─", count: 62) + " 1 match ─",
             " Edit book #2 · revision 1",
@@ -144,7 +144,7 @@ import TerminalUI
         await harness.type("x")
         await harness.press(.escape)
         #expect(harness.text.contains("Discard your unsaved changes and close the editor?"))
-        #expect(harness.text.contains("y: yes, discard    n: no, keep editing"))
+        #expect(harness.text.contains("y yes, discard · n no, keep editing"))
         await harness.press(.character("n"))
         #expect(harness.model.state.editor?.draft.title == "History of Romex")
         await harness.press(.ctrl("c"))

@@ -11,7 +11,7 @@ import TerminalUI
         await harness.start()
         await harness.type("hist rom")
         #expect(harness.lines == [
-            " Bookshelf  alice  Memory test",
+            " Bookshelf  alice (editor)  Memory test",
             "Search: hist rom",
             "───────────────────────────────────────────────────────────────────── 1–2 of 2 ─",
             " History of Rome                                     Theodor Mommsen",

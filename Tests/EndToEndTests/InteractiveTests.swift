@@ -38,7 +38,7 @@ import Testing
         let fixture = try Fixture()
         defer { fixture.remove() }
         let first = try fixture.pane.capture()
-        #expect(first.contains("Bookshelf  alice · 3,011 books  SQLite "), "\(first)")
+        #expect(first.contains("Bookshelf  alice (editor) · 3,011 books  SQLite "), "\(first)")
         try fixture.pane.type("quix zeb")
         let screen = try fixture.pane.waitFor(text: "1–1 of 1")
         #expect(screen.contains("Search: quix zeb"))

@@ -46,7 +46,7 @@ import Testing
         defer { alice.kill() }
         let bob = try fixture.pane(user: "bob")
         defer { bob.kill() }
-        try alice.waitFor(text: "alice · 3,011 books  PostgreSQL dbname=postgres")
+        try alice.waitFor(text: "alice (editor) · 3,011 books  PostgreSQL dbname=postgres")
         try bob.waitFor(text: "of 3,011")
 
         for pane in [alice, bob] {
@@ -54,7 +54,7 @@ import Testing
             try pane.waitFor(text: "1–1 of 1")
         }
         try alice.send("Enter")
-        try alice.waitFor(text: "revision 1")
+        try alice.waitFor(text: "Edit book #")  // the editor, not the detail pane, which also says "revision 1"
         try alice.send("C-w")
         try alice.type("Field Guide")
         try alice.waitFor(text: "Title  Quixotic Zebra Field Guide")
@@ -92,7 +92,7 @@ import Testing
         let prompt = try dave.capture()
         #expect(!prompt.contains("correct"), "the password is never echoed: \(prompt)")
         try dave.send("Enter")
-        try dave.waitFor(text: "dave · 3,011 books  PostgreSQL")
+        try dave.waitFor(text: "dave (reader) · 3,011 books  PostgreSQL")
 
         // Switching away and back asks again: the start-up password was not kept.
         try dave.send("C-t")

@@ -79,7 +79,7 @@ import Testing
         let sandbox = try BookshelfProcess()
         defer { sandbox.remove() }
         let db = sandbox.path("catalog.sqlite")
-        _ = try sandbox.run(["search", "anything", "--db", db])
+        _ = try sandbox.run(["setup", "--db", db])  // the starter catalog
         let binary = try #require(BookshelfProcess.binary, "the bookshelf executable was not found")
         // An interactive shell with job control; its prompt is easy to wait for.
         let pane = try TmuxPane("env PS1='shell> ' HOME=\(shellQuoted(sandbox.path("home"))) TERM=xterm-256color sh -i")
@@ -124,7 +124,7 @@ import Testing
         let sandbox = try BookshelfProcess()
         defer { sandbox.remove() }
         let db = sandbox.path("catalog.sqlite")
-        _ = try sandbox.run(["search", "anything", "--db", db])
+        _ = try sandbox.run(["setup", "--db", db])  // the starter catalog
         let binary = try #require(BookshelfProcess.binary, "the bookshelf executable was not found")
         let pidFile = sandbox.path("app.pid")
         // No Swift backtrace after the crash: it takes seconds and is not what is tested.
