@@ -87,13 +87,20 @@ final class PaneOracle {
         var found: [Violation] = []
         func flag(_ kind: ViolationKind, _ detail: String) { found.append(Violation(kind: kind, detail: detail)) }
 
-        // The new session starts when the pane shows the new account, not when it was asked for.
+        // The new session starts when the pane shows the new account, not when it was asked
+        // for: the real model waits for a save in flight to go through first. Searches it
+        // starts on its own then ask what is typed.
+        var switchedNow = false
         if let switching = switchingTo, after.account == switching.account {
             account = switching.account
             sessionFirstCall = calls.first { $0.number > switching.callsBefore && $0.label == switching.account }?.number
                 ?? calls.count + 1
             editorOpenedInSession = false
             switchingTo = nil
+            switchedNow = true
+        }
+        for call in calls where call.kind == .search && queryOfCall[call.number] == nil {
+            queryOfCall[call.number] = typed
         }
 
         let scope = account.flatMap(world.scope(of:))
@@ -114,14 +121,16 @@ final class PaneOracle {
             }
         }
 
-        if case let .answer(number) = event, number >= 1, number <= calls.count {
+        // An answer taken just before the session changed: the new session redrew the screen.
+        if case let .answer(number) = event, !switchedNow, number >= 1, number <= calls.count {
             let call = calls[number - 1]
             let query = queryOfCall[number].map(quoted) ?? ""
             let isOldSession = number < sessionFirstCall
             if call.kind == .search, number == newest?.number {
                 switch call.outcome {
-                case .answered:
-                    let expected = world.expectedIDs(query: queryOfCall[number] ?? "", scope: scope ?? "", limit: pageSize)
+                case let .answered(expected):
+                    // What the store answered, as it stood when it read (a save may have
+                    // committed since the scene began).
                     if after.rowIDs != expected {
                         flag(.missedAnswer, "the newest search #\(number) \(query) answered but the rows are not its answer")
                     }

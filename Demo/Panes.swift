@@ -179,6 +179,11 @@ final class RealPane: DemoPane {
         await waitUntil("request \(request) to publish or go on") {
             !model.runningRequests.contains(request) || (clock?.arrivalCount ?? 0) > marker.arrivals
         }
+        // A switch that waited for a save starts when the save has gone through; connecting
+        // to the demo's catalog takes no time, so let it finish before time moves on.
+        await waitUntil("a switch that waited for the save to connect") {
+            !model.pendingRequests.contains { $0.kind == .connect }
+        }
     }
 
     func fate(since marker: PaneProgress) -> String? {
