@@ -98,13 +98,13 @@ import Testing
         try dave.send("C-t")
         try dave.waitFor(text: "dave  (current)  (password)")
         try dave.send("Up", "Up", "Up", "Enter")
-        try dave.waitFor(text: "alice · 3,011 books")
+        try dave.waitFor(text: "alice (editor) · 3,011 books")
         try dave.send("C-t")
         try dave.waitFor(text: "Switch account")
         try dave.send("Down", "Down", "Down", "Enter")
         try dave.waitFor(text: "Account dave needs a password.")
         try dave.type("correct horse")
         try dave.send("Enter")
-        try dave.waitFor(text: "dave · 3,011 books")
+        try dave.waitFor(text: "dave (reader) · 3,011 books")
     }
 }
