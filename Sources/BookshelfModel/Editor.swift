@@ -136,7 +136,7 @@ extension BookshelfModel {
             return "Switching to \(account): the editor is read-only until the switch is done."
         }
         if accountRole == .reader { return "\(accountName ?? "This account") is a reader: viewing only." }
-        if afterSave != nil { return "Waiting for the save to go through before you \(afterSave!.verb)." }
+        if let action = afterSave { return "Waiting for the save to go through before you \(action.verb)." }
         return nil
     }
 
