@@ -88,8 +88,8 @@ final class PaneOracle {
         func flag(_ kind: ViolationKind, _ detail: String) { found.append(Violation(kind: kind, detail: detail)) }
 
         // The new session starts when the pane shows the new account, not when it was asked
-        // for: the real model waits for a save in flight to go through first. Searches it
-        // starts on its own then ask what is typed.
+        // for: the real model waits for a save in flight to go through first. The searches
+        // the new session starts on its own ask what is typed.
         var switchedNow = false
         if let switching = switchingTo, after.account == switching.account {
             account = switching.account
@@ -98,9 +98,9 @@ final class PaneOracle {
             editorOpenedInSession = false
             switchingTo = nil
             switchedNow = true
-        }
-        for call in calls where call.kind == .search && queryOfCall[call.number] == nil {
-            queryOfCall[call.number] = typed
+            for call in calls where call.kind == .search && call.number >= sessionFirstCall && queryOfCall[call.number] == nil {
+                queryOfCall[call.number] = typed
+            }
         }
 
         let scope = account.flatMap(world.scope(of:))
