@@ -7,6 +7,25 @@ import Testing
 struct RepositoryOrderingTests {
     let original = BookRecord(id: 1, title: "Before", revision: 1, author: "Ada")
 
+    /// A search of every book that has read revision 1 of book 1 and not answered yet.
+    private func searchThatReadRevisionOne() async -> (StagedRemote, BookRepository, Task<SearchPage, any Error>) {
+        let remote = StagedRemote(original)
+        let repository = BookRepository(remote: remote)
+        let search = Task { try await repository.search(SearchQuery(text: "")) }
+        await remote.waitForArrivals(1)
+        await remote.perform(1)
+        return (remote, repository, search)
+    }
+
+    /// Books 1 and 2, both cached after one load each.
+    private func twoCachedBooks() async throws -> (MemoryBookRemote, BookRepository) {
+        let remote = MemoryBookRemote([1: original, 2: BookRecord(id: 2, title: "Other", revision: 1)])
+        let repository = BookRepository(remote: remote)
+        _ = try await repository.book(id: 1, policy: .cached)
+        _ = try await repository.book(id: 2, policy: .cached)
+        return (remote, repository)
+    }
+
     /// A save of "After" whose answer was lost: after its commit, or before it reached the store.
     private func uncertainSave(committed: Bool) async -> (StagedRemote, BookRepository, SaveRequest) {
         let remote = StagedRemote(original)
@@ -67,11 +86,7 @@ struct RepositoryOrderingTests {
 
     @Test("a notice naming no books stops a search that read before it, with nothing cached yet")
     func unspecifiedNoticeStopsAnInFlightSearch() async throws {
-        let remote = StagedRemote(original)
-        let repository = BookRepository(remote: remote)
-        let search = Task { try await repository.search(SearchQuery(text: "")) }
-        await remote.waitForArrivals(1)
-        await remote.perform(1)  // reads revision 1
+        let (remote, repository, search) = await searchThatReadRevisionOne()
         await remote.commitElsewhere(title: "Theirs")
         await repository.invalidate(.unspecified)
         await remote.answer(1, .asPerformed)
@@ -81,10 +96,7 @@ struct RepositoryOrderingTests {
 
     @Test("a notice naming no books clears every cached book")
     func unspecifiedNoticeClearsTheCache() async throws {
-        let remote = MemoryBookRemote([1: original, 2: BookRecord(id: 2, title: "Other", revision: 1)])
-        let repository = BookRepository(remote: remote)
-        _ = try await repository.book(id: 1, policy: .cached)
-        _ = try await repository.book(id: 2, policy: .cached)
+        let (remote, repository) = try await twoCachedBooks()
         await repository.invalidate(.unspecified)
         #expect(await repository.cachedBook(id: 1) == nil)
         #expect(await repository.cachedBook(id: 2) == nil)
@@ -94,10 +106,7 @@ struct RepositoryOrderingTests {
 
     @Test("a notice naming a book clears that book only")
     func namedNoticeClearsThatBook() async throws {
-        let remote = MemoryBookRemote([1: original, 2: BookRecord(id: 2, title: "Other", revision: 1)])
-        let repository = BookRepository(remote: remote)
-        _ = try await repository.book(id: 1, policy: .cached)
-        _ = try await repository.book(id: 2, policy: .cached)
+        let (_, repository) = try await twoCachedBooks()
         await repository.invalidate(ChangeNotice(bookIDs: [1]))
         #expect(await repository.cachedBook(id: 1) == nil)
         #expect(await repository.cachedBook(id: 2) != nil)
@@ -105,11 +114,7 @@ struct RepositoryOrderingTests {
 
     @Test("a search that read before a save whose answer was lost does not cache its rows")
     func searchRowsFromBeforeAnUncertainSave() async throws {
-        let remote = StagedRemote(original)
-        let repository = BookRepository(remote: remote)
-        let search = Task { try await repository.search(SearchQuery(text: "")) }
-        await remote.waitForArrivals(1)
-        await remote.perform(1)  // reads revision 1
+        let (remote, repository, search) = await searchThatReadRevisionOne()
         let uncertain = save(repository, "After", expected: 1)
         await remote.waitForArrivals(2)
         await remote.perform(2)  // commits revision 2
