@@ -108,7 +108,11 @@ struct DemoScriptTests {
             #expect(naive.contains(request) && real.contains(request), "\(request) on both sides:\n\(screen)")
         }
         #expect(naive.contains("✗ at the end: lost update"), "the naive side's lost update is called so:\n\(screen)")
-        #expect(!real.contains("WRONG") && !real.contains("✗"), "\(screen)")
+        // Only the scene's end check is asserted for the real side: the interactive judge runs
+        // on wall-clock time and, on a loaded machine, can judge an answer after the next
+        // keystroke's search was sent and call it superseded. The `--script` tests, on virtual
+        // time, are where the real model is shown never to be wrong.
+        #expect(!real.contains("✗"), "\(screen)")
         #expect(real.contains("editor #1 rev 2: History of Rome, 2nd edition"), "the real side took theirs:\n\(screen)")
         // The clock stopped with the scene.
         let clock = try #require(screen.split(separator: "\n").first { $0.contains("t = ") })
