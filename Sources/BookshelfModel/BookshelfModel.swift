@@ -46,12 +46,19 @@ public final class BookshelfModel {
     // MARK: Session
 
     var repository: BookRepository?
+    /// The current session's remote, for signing a lost connection in again.
+    var remote: (any BookRemote)?
     var accountName: String?
     var accountRole: AccountRole?
     var accountNames: [String] = []
     var accountRoles: [String: AccountRole] = [:]
     var connectingAccount: String?
     var connectionError: String?
+    /// The current session's connection was lost and needs the password typed again.
+    var connectionIsLost = false
+    /// Requests up to this number began before the last successful reconnect: their
+    /// "password needed" failures are old news and ask for nothing.
+    var reconnectedThrough = 0
     /// The newest revision of each book this session has seen: rows and editor bases never go below it.
     var newestSeen: [Int: BookRecord] = [:]
 
@@ -96,7 +103,8 @@ public final class BookshelfModel {
             },
             connection: ConnectionState(
                 connectingTo: isPending(.connect) ? connectingAccount : nil,
-                error: connectionError),
+                error: connectionError,
+                isLost: connectionIsLost),
             search: searchState,
             editor: editorState,
             confirmation: confirmation,

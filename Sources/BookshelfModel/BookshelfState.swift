@@ -39,10 +39,24 @@ public struct ConnectionState: Equatable, Sendable {
     public var connectingTo: String?
     /// Why the last connection attempt failed; the current session (if any) is unchanged.
     public var error: String?
+    /// The current session lost its connection and signing in again needs the account's
+    /// password. Query, rows and draft stay; `requestReconnect` asks for the password.
+    public var isLost = false
 }
 
 public struct PasswordPrompt: Equatable, Sendable {
     public let account: String
+    /// The password signs the current session back in after a lost connection, rather than
+    /// opening a new session: nothing on screen is replaced.
+    public var reconnects = false
+    /// Why the previous attempt failed (a wrong password, say), shown in the prompt.
+    public var problem: String?
+
+    public init(account: String, reconnects: Bool = false, problem: String? = nil) {
+        self.account = account
+        self.reconnects = reconnects
+        self.problem = problem
+    }
 }
 
 public struct Confirmation: Equatable, Sendable {

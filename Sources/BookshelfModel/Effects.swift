@@ -59,6 +59,7 @@ extension BookshelfModel {
             witness(value)
             if mayPublish { await publish(value, ticket) }
         case let .failure(error):
+            if error is PasswordNeededAgain { connectionNeedsPassword(noticedBy: ticket) }
             guard conclude(ticket, error: error) else { return }
             await fail(error, ticket)
         }

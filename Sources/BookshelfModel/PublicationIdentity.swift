@@ -27,6 +27,8 @@ public enum RequestKind: String, Sendable, Hashable, CaseIterable {
     case reconcile
     /// Opening an account session.
     case connect
+    /// Signing the current session's lost connection in again with a password typed anew.
+    case reconnect
     /// Asking the store whether someone else committed (recorded only when it found something or failed).
     case changeCheck = "change-check"
 }
@@ -44,6 +46,7 @@ enum PublicationSlot: Hashable, Sendable {
     case editorWatch
     case changeCheck
     case connect
+    case reconnect
 }
 
 /// One request in flight: its identity, the right it competes for and when it started.

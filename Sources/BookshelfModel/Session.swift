@@ -27,6 +27,10 @@ extension BookshelfModel {
     /// it is until the new connection succeeds.
     @discardableResult
     public func requestAccountSwitch(to name: String) -> Int? {
+        if name == accountName, connectionIsLost {
+            requestReconnect()
+            return nil
+        }
         guard name != accountName || repository == nil else { return nil }
         defer { changed() }
         message = nil
@@ -34,15 +38,19 @@ extension BookshelfModel {
         return proceedToConnect(name, password: nil)
     }
 
-    /// Connects with the password the user typed for `passwordPrompt`. The password is not kept.
+    /// Connects with the password the user typed for `passwordPrompt`: a new session, or
+    /// the current one signed back in after a lost connection. The password is not kept.
     @discardableResult
     public func submitPassword(_ password: String) -> Int? {
         guard let prompt = passwordPrompt else { return nil }
         passwordPrompt = nil
         defer { changed() }
+        if prompt.reconnects { return reconnect(password: password) }
         return connect(to: prompt.account, password: password)
     }
 
+    /// Dismisses the password prompt. A lost connection stays lost (the screen says so)
+    /// until `requestReconnect`; nothing else changes.
     public func cancelPasswordPrompt() {
         passwordPrompt = nil
         changed()
@@ -165,6 +173,8 @@ extension BookshelfModel {
         for task in cancellable.values { task.cancel() }
         cancellable.removeAll()
         repository = BookRepository(remote: remote)
+        self.remote = remote
+        connectionIsLost = false
         accountName = account
         accountRole = (remote as? any AccountAwareRemote)?.account.role
         newestSeen.removeAll()
@@ -176,6 +186,49 @@ extension BookshelfModel {
         passwordPrompt = nil
         connectionError = nil
         _ = startSearch(.search)
+    }
+
+    // MARK: A lost connection
+
+    /// A request of the current session found its connection lost, and only the account's
+    /// password can sign it in again: ask for it once, in place. The query, the rows and the
+    /// draft stay as they are. A request that began before the last successful reconnect
+    /// tells nothing new, whenever its answer arrives.
+    func connectionNeedsPassword(noticedBy ticket: RequestTicket) {
+        guard ticket.identity.session == session, ticket.identity.request > reconnectedThrough,
+              !connectionIsLost, let accountName else { return }
+        connectionIsLost = true
+        if passwordPrompt == nil, confirmation == nil {
+            passwordPrompt = PasswordPrompt(account: accountName, reconnects: true)
+        }
+        changed()
+    }
+
+    /// Asks again for the password of a lost connection (after the prompt was dismissed).
+    public func requestReconnect() {
+        guard connectionIsLost, passwordPrompt == nil, let accountName else { return }
+        passwordPrompt = PasswordPrompt(account: accountName, reconnects: true)
+        changed()
+    }
+
+    /// Signs the current session's connection in again. On success the rows and the edited
+    /// record are read again (the draft untouched); a wrong password asks again.
+    private func reconnect(password: String) -> Int? {
+        guard let remote = remote as? any ReauthenticatingRemote, let account = accountName else { return nil }
+        message = nil
+        return launch(.reconnect, .reconnect, { try await remote.reauthenticate(password: password) },
+            publish: { [self] _, _ in
+                connectionIsLost = false
+                reconnectedThrough = lastRequest
+                message = "Reconnected as \(account)."
+                _ = startSearch(results.rowsQuery == results.query ? .refresh : .search)
+                watchEditedRecord()
+            },
+            fail: { [self] error, _ in
+                let problem = (error as? BookFailure) == .notAllowed
+                    ? "That password was not accepted." : Self.message(for: error)
+                passwordPrompt = PasswordPrompt(account: account, reconnects: true, problem: problem)
+            })
     }
 
     // MARK: Freshness

@@ -43,7 +43,7 @@ public enum KeyHelp {
         ]),
         Section(title: "Anywhere", entries: [
             Entry(keys: "F1 (? with an empty search)", action: "this help; Up Down PgUp PgDn scroll it, other keys close it"),
-            Entry(keys: "F2 Ctrl-T", action: "switch account"),
+            Entry(keys: "F2 Ctrl-T", action: "switch account; your own account reconnects a lost connection"),
             Entry(keys: "Ctrl-Q Ctrl-C", action: "quit (asks first if unsaved)"),
             Entry(keys: "y / n", action: "answer a question (Enter = yes, Esc = no)"),
         ]),

@@ -14,6 +14,10 @@ enum StatusLine {
             message = StyledText("\(spinner) Connecting to \(connecting)…", style: Theme.status)
         } else if let error = state.connection.error {
             message = StyledText("Could not switch account: \(error)", style: Theme.statusError)
+        } else if state.connection.isLost, state.passwordPrompt == nil, let account = state.account {
+            // It explains every failure that follows, so it comes before them.
+            message = StyledText("Disconnected: F2, then Enter on \(account), to type the password again.",
+                                 style: Theme.statusError)
         } else if let activity = state.editor?.activity {
             message = StyledText("\(spinner) \(EditorPane.activityText(activity))", style: Theme.status)
         } else if state.search.isBusy {
@@ -47,7 +51,7 @@ enum StatusLine {
     }
 
     static func hintText(_ state: BookshelfState, ui: UIState) -> String {
-        if state.passwordPrompt != nil { return "Enter connect · Esc cancel" }
+        if let prompt = state.passwordPrompt { return prompt.reconnects ? "Enter reconnect · Esc stay disconnected" : "Enter connect · Esc cancel" }
         if state.confirmation != nil { return "y yes · n no" }
         switch ui.overlay {
         case .help?: return "↑↓ PgUp PgDn scroll · other keys close"
@@ -87,15 +91,26 @@ enum Overlays {
     }
 
     static func renderPassword(_ prompt: PasswordPrompt, secret: SecretText, into canvas: inout Canvas) {
-        let box = Box(title: "Password", lines: ["Account \(prompt.account) needs a password.", "", "", "Enter connect · Esc cancel"],
-                      canvas: canvas, preferredWidth: 44)
+        let intro = prompt.reconnects
+            ? "The connection was lost. Type the password of \(prompt.account) to reconnect; your search and draft are kept."
+            : "Account \(prompt.account) needs a password."
+        var lines = [intro, "", ""]
+        if let problem = prompt.problem { lines.append(problem) }
+        lines += ["", prompt.reconnects ? "Enter reconnect · Esc stay disconnected" : "Enter connect · Esc cancel"]
+        let box = Box(title: prompt.reconnects ? "Reconnect" : "Password", lines: lines, canvas: canvas, preferredWidth: 44)
         box.draw(into: &canvas)
+        // The field sits on the blank line after the intro, however many lines that took.
+        let fieldRow = TextWrap.lines(intro, width: max(1, box.inner.width)).count + 1
+        guard fieldRow < box.inner.height else { return }
         // Only a mask is drawn: one bullet per character typed, capped to the field.
         let fieldWidth = box.inner.width
         let mask = String(repeating: "•", count: min(secret.count, fieldWidth - 1))
-        let y = box.inner.y + 2
+        let y = box.inner.y + fieldRow
         canvas.fill(Rect(x: box.inner.x, y: y, width: fieldWidth, height: 1), style: Theme.focusedField)
         canvas.draw(mask, x: box.inner.x, y: y, style: Theme.focusedField)
+        if let problem = prompt.problem {
+            canvas.draw(problem, x: box.inner.x, y: y + 1, style: Theme.statusError, maxWidth: fieldWidth)
+        }
         canvas.cursor = Position(x: box.inner.x + TextLayout.width(mask), y: y)
     }
 

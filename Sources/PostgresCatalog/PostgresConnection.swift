@@ -74,9 +74,12 @@ final class PostgresConnection {
         }
         guard PQstatus(connection) == CONNECTION_OK else {
             let needsPassword = PQconnectionNeedsPassword(connection) == 1
+            // The server asked for the password it was given and refused it.
+            let refusedGivenPassword = !(password ?? "").isEmpty && PQconnectionUsedPassword(connection) == 1
             let message = PostgresConnection.errorMessage(of: connection)
             PQfinish(connection)
             if needsPassword && (password ?? "").isEmpty { throw PostgresConnectFailure.passwordRequired }
+            if refusedGivenPassword { throw PostgresConnectFailure.passwordRejected(message) }
             throw BookFailure.storeUnavailable(message)
         }
         // Server notices (NOTICE, WARNING) are not the user's business; libpq would print them to stderr.

@@ -87,11 +87,14 @@ public enum PostgresConnectFailure: Error, Equatable, CustomStringConvertible {
     case passwordRequired
     /// The login role exists but has no Bookshelf account (see `PostgresSetup.addAccount`).
     case noAccount(role: String)
+    /// The server refused the password it was given (the server's message).
+    case passwordRejected(String)
 
     public var description: String {
         switch self {
         case .passwordRequired: "The PostgreSQL server wants a password."
         case let .noAccount(role): "The PostgreSQL role \(role) has no Bookshelf account."
+        case let .passwordRejected(message): message
         }
     }
 }

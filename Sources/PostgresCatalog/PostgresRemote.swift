@@ -41,7 +41,7 @@ public actor PostgresRemote: SearchableBookRemote, ChangeDetectingRemote, SaveOu
         try await worker.perform {
             do {
                 _ = try session.reconnect(password: password)
-            } catch PostgresConnectFailure.passwordRequired {
+            } catch PostgresConnectFailure.passwordRequired, PostgresConnectFailure.passwordRejected {
                 throw BookFailure.notAllowed
             }
         }

@@ -71,7 +71,7 @@ final class PostgresAccountConnector: CatalogConnector {
             state.withLock { _ = $0.needsPassword.insert(account) }
             throw BookFailure.storeUnavailable("account \(account) needs a password: choose it again to type one")
         } catch let failure as PostgresConnectFailure {
-            throw BookFailure.storeUnavailable(failure.description)
+            throw BookFailure.storeUnavailable(PostgresSignIn.oneLine(failure.description))
         } catch let failure as BookFailure {
             if case let .storeUnavailable(reason) = failure { throw BookFailure.storeUnavailable(PostgresSignIn.oneLine(reason)) }
             throw failure

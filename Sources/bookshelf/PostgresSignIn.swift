@@ -49,6 +49,7 @@ enum PostgresSignIn {
         case let failure as BookFailure:
             if case let .storeUnavailable(reason) = failure { "PostgreSQL: " + reason } else { failure.description }
         case PostgresConnectFailure.passwordRequired: "the PostgreSQL server wants a password; none was given"
+        case let PostgresConnectFailure.passwordRejected(reason): "PostgreSQL: " + reason
         case let failure as PostgresConnectFailure: failure.description + " (see 'bookshelf setup --help')"
         case let failure as PostgresSetupFailure: failure.description
         default: String(describing: error)

@@ -96,6 +96,7 @@ extension RequestKind {
         case .load: self == .load || self == .reconcile
         case .save: self == .save
         case .check: self == .changeCheck
+        case .reauthenticate: self == .reconnect
         }
     }
 }

@@ -11,12 +11,14 @@ import Synchronization
 /// store step to a moment of the test's choosing before its answer: a read takes its
 /// snapshot then, a save commits then and answers later (or loses its answer), so answers
 /// can arrive in any order relative to commits, as a real store's do.
-actor ScriptedRemote: SearchableBookRemote, ChangeDetectingRemote {
+actor ScriptedRemote: SearchableBookRemote, ChangeDetectingRemote, ReauthenticatingRemote {
     enum Call: Sendable, Equatable {
         case search(SearchQuery)
         case load(Int)
         case save(SaveRequest)
         case checkForChanges
+        /// Signing a lost connection in again; `.deliver` checks the password.
+        case reauthenticate(password: String)
 
         var kind: CallKind {
             switch self {
@@ -24,11 +26,12 @@ actor ScriptedRemote: SearchableBookRemote, ChangeDetectingRemote {
             case .load: .load
             case .save: .save
             case .checkForChanges: .check
+            case .reauthenticate: .reauthenticate
             }
         }
     }
 
-    enum CallKind: Sendable, Hashable { case search, load, save, check }
+    enum CallKind: Sendable, Hashable { case search, load, save, check, reauthenticate }
 
     enum Reply: Sendable {
         /// Answer as the store would.
@@ -41,6 +44,8 @@ actor ScriptedRemote: SearchableBookRemote, ChangeDetectingRemote {
         case cancelled
         /// A save commits, then its answer is lost with this failure.
         case commitThenFail(BookFailure)
+        /// The connection was lost and only the account's password signs it in again.
+        case passwordNeeded
     }
 
     private enum Answer: Sendable {
@@ -59,12 +64,17 @@ actor ScriptedRemote: SearchableBookRemote, ChangeDetectingRemote {
 
     /// The store's truth.
     var books: [Int: BookRecord]
+    /// The account's password, which `reauthenticate` checks (nil: any password will do).
+    let password: String?
+    let account: String
     private(set) var arrivals: [(number: Int, call: Call)] = []
     private var parked: [Int: Parked] = [:]
     private var waiters: [(kind: CallKind?, count: Int, continuation: CheckedContinuation<Void, Never>)] = []
 
-    init(books: [BookRecord] = []) {
+    init(books: [BookRecord] = [], account: String = "", password: String? = nil) {
         self.books = Dictionary(uniqueKeysWithValues: books.map { ($0.id, $0) })
+        self.account = account
+        self.password = password
     }
 
     /// Another writer commits.
@@ -94,6 +104,10 @@ actor ScriptedRemote: SearchableBookRemote, ChangeDetectingRemote {
     func checkForChanges() async throws -> ChangeNotice? {
         guard case let .notice(notice) = try await park(.checkForChanges) else { throw BookFailure.invalidResponse }
         return notice
+    }
+
+    func reauthenticate(password: String) async throws {
+        _ = try await park(.reauthenticate(password: password))
     }
 
     // MARK: Test control
@@ -182,6 +196,7 @@ actor ScriptedRemote: SearchableBookRemote, ChangeDetectingRemote {
         case let .record(record): return .record(record)
         case let .notice(notice): return .notice(notice)
         case let .fail(failure): throw failure
+        case .passwordNeeded: throw PasswordNeededAgain(account: account)
         case .cancelled: throw CancellationError()
         case let .commitThenFail(failure):
             guard case let .save(request) = parked.call else { preconditionFailure("only saves commit") }
@@ -199,6 +214,9 @@ actor ScriptedRemote: SearchableBookRemote, ChangeDetectingRemote {
                 if let committed = parked.committed { return .record(try committed.get()) }
                 return .record(try commit(request))
             case .checkForChanges:
+                return .notice(nil)
+            case let .reauthenticate(typed):
+                if let password, typed != password { throw BookFailure.notAllowed }
                 return .notice(nil)
             }
         }
@@ -254,7 +272,7 @@ final class ScriptedConnector: CatalogConnector {
         if let failure = state.withLock({ $0.failures[account] }) { throw failure }
         guard books[account] != nil else { throw BookFailure.missing }
         if let expected = passwords[account], expected != password { throw BookFailure.notAllowed }
-        let remote = ScriptedRemote(books: books[account] ?? [])
+        let remote = ScriptedRemote(books: books[account] ?? [], account: account, password: passwords[account])
         state.withLock { $0.remotes.append((account, remote)) }
         return remote
     }

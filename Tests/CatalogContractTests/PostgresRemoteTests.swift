@@ -97,9 +97,10 @@ struct PostgresRemoteTests {
         await #expect(throws: PostgresConnectFailure.passwordRequired) {
             _ = try await PostgresRemote.connect(catalog.connector(for: account))
         }
-        await #expect(throws: BookFailure.self) {
+        let refusal = await #expect(throws: PostgresConnectFailure.self) {
             _ = try await PostgresRemote.connect(catalog.connector(for: account), password: "wrong")
         }
+        #expect(refusal?.description.contains("password authentication failed") == true, "\(String(describing: refusal))")
         let remote = try await PostgresRemote.connect(catalog.connector(for: account), password: "correct horse")
         #expect(remote.account == account)
         #expect(!catalog.connector(for: account).description.contains("correct"))
@@ -127,7 +128,7 @@ struct PostgresRemoteTests {
         try await dropConnections()
         await #expect(throws: PasswordNeededAgain(account: account.name)) { _ = try await remote.search(SearchQuery(text: "dune")) }
         await #expect(throws: PasswordNeededAgain(account: account.name)) { _ = try await remote.load(id: dune.id) }
-        await #expect(throws: BookFailure.self) { try await remote.reauthenticate(password: "wrong") }
+        await #expect(throws: BookFailure.notAllowed) { try await remote.reauthenticate(password: "wrong") }
         try await remote.reauthenticate(password: "correct horse")
         #expect(try await remote.search(SearchQuery(text: "dune")).records == [dune])
         #expect(try await remote.checkForChanges() == .unspecified, "after a reconnect anything may have changed")

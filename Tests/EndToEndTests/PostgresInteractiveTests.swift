@@ -107,4 +107,66 @@ import Testing
         try dave.send("Enter")
         try dave.waitFor(text: "dave (reader) · 3,011 books")
     }
+
+    /// The server ends dave's connection while he edits (as a restart or a network cut would).
+    /// Only his typed password can sign him in again, so the app asks for it, masked, over
+    /// the screen he was using: the query and the draft stay, and nothing is written down.
+    @Test(.enabled(if: TmuxPane.shouldRun && PostgresScratchServer.shouldRun))
+    func aLostConnectionAsksForThePasswordAgainInPlace() throws {
+        let fixture = try Fixture()
+        defer { fixture.remove() }
+        let added = try fixture.sandbox.run(
+            ["setup", "--db", fixture.server.conninfo(), "--account", "dave", "--role", "editor", "--scope", "main",
+             "--password-stdin"],
+            environment: Fixture.clean(fixture.sandbox), input: "correct horse\n")
+        try #require(added.status == 0, "\(added.errors)")
+
+        let dave = try fixture.pane(user: "dave")
+        defer { dave.kill() }
+        try dave.waitFor(text: "Password for postgresql")
+        try dave.type("correct horse")
+        try dave.send("Enter")
+        try dave.waitFor(text: "dave (editor) · 3,011 books")
+        try dave.type("quixotic")
+        try dave.waitFor(text: "1–1 of 1")
+        try dave.send("Enter")
+        try dave.waitFor(text: "Edit book #")
+        try dave.type(" Draft")
+        try dave.waitFor(text: "Title  Quixotic Zebra Handbook Draft")
+
+        let cutOff = "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = 'dave'"
+        try fixture.server.superuserSQL(cutOff)
+        // The freshness check (every second) finds the connection gone.
+        try dave.waitFor(text: "The connection was lost.", timeout: .seconds(10))
+        try dave.type("wrong")
+        try dave.send("Enter")
+        try dave.waitFor(text: "That password was not accepted.")
+        // Esc leaves the screen as it was and says how to come back.
+        try dave.send("Escape")
+        let disconnected = try dave.waitFor(text: "Disconnected: F2, then Enter on dave")
+        #expect(disconnected.contains("dave (editor) · disconnected"), "\(disconnected)")
+        #expect(disconnected.contains("Title  Quixotic Zebra Handbook Draft"), "the draft stays: \(disconnected)")
+
+        try dave.send("F2")
+        try dave.waitFor(text: "dave  (current)  (password)")
+        try dave.send("Down", "Down", "Down", "Enter")
+        try dave.waitFor(text: "The connection was lost.")
+        try dave.type("correct horse")
+        let masked = try dave.waitFor(text: "•••••••••••••")
+        #expect(!masked.contains("correct"), "masked: \(masked)")
+        try dave.send("Enter")
+        let back = try dave.waitFor(text: "Reconnected as dave.")
+        #expect(!back.contains("disconnected"), "\(back)")
+        #expect(back.contains("Title  Quixotic Zebra Handbook Draft"), "the draft survived: \(back)")
+
+        // The same session saves the draft it kept.
+        try dave.send("Enter")
+        try dave.waitFor(text: "Saved as revision 2.")
+        // Nothing the app wrote in its home holds the password.
+        let files = (try? FileManager.default.subpathsOfDirectory(atPath: fixture.sandbox.path("home"))) ?? []
+        for file in files {
+            let text = (try? String(contentsOfFile: fixture.sandbox.path("home/" + file), encoding: .utf8)) ?? ""
+            #expect(!text.contains("correct horse"), "the password was written to \(file)")
+        }
+    }
 }

@@ -63,6 +63,12 @@ final class PostgresScratchServer: Sendable {
         try? FileManager.default.removeItem(atPath: directory)
     }
 
+    /// Runs `statement` as the superuser (psql, beside the server's own tools).
+    func superuserSQL(_ statement: String) throws {
+        try serverCommand("psql", ["-X", "-q", "-v", "ON_ERROR_STOP=1", "-h", directory, "-p", String(port),
+                                   "-U", Self.superuser, "-d", "postgres", "-c", statement])
+    }
+
     private func serverCommand(_ tool: String, _ arguments: [String]) throws {
         let command = (asRoot ? ["/usr/sbin/runuser", "-u", "postgres", "--"] : []) + [binaries + "/" + tool] + arguments
         let output = directory + "/\(tool).out"
