@@ -50,7 +50,8 @@ public enum KeyHelp {
     ]
 
     /// The help as plain lines for a box `width` columns wide: keys and action side by side
-    /// when there is room, else the action indented under its keys.
+    /// when there is room, else the action indented under its keys. A long action wraps
+    /// under its own first word, so every line keeps its column.
     public static func lines(width: Int = 80) -> [String] {
         let keyColumn = (sections.flatMap(\.entries).map(\.keys.count).max() ?? 0) + 2
         let sideBySide = width >= keyColumn + 2 + 40
@@ -59,12 +60,16 @@ public enum KeyHelp {
             if index > 0 { lines.append("") }
             lines.append(section.title)
             for entry in section.entries {
+                let indent = sideBySide ? 2 + keyColumn : 6
+                var action = TextWrap.lines(entry.action, width: max(10, width - indent))
+                    .map { String(repeating: " ", count: indent) + $0 }
                 if sideBySide {
-                    lines.append("  " + entry.keys.padding(toLength: keyColumn, withPad: " ", startingAt: 0) + entry.action)
+                    let keys = "  " + entry.keys.padding(toLength: keyColumn, withPad: " ", startingAt: 0)
+                    action[0] = keys + action[0].dropFirst(indent)
                 } else {
                     lines.append("  " + entry.keys)
-                    lines.append("      " + entry.action)
                 }
+                lines += action
             }
         }
         return lines

@@ -133,7 +133,9 @@ enum Overlays {
     }
 
     static func helpBox(canvas: Canvas, scroll: Int) -> Box {
-        let innerWidth = min(canvas.width - 2, 80) - 4
+        // As wide as the screen allows, up to a readable measure: KeyHelp wraps to it, so
+        // the box never wraps a line again (which would lose the columns).
+        let innerWidth = min(canvas.width - 2, 100) - 4
         return Box(title: "Keys", lines: KeyHelp.lines(width: innerWidth), canvas: canvas, preferredWidth: 80, scroll: scroll)
     }
 

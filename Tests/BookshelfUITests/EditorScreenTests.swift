@@ -187,10 +187,15 @@ import TerminalUI
         #expect(!harness.text.contains("more ↑"), "nothing above the first line")
         // The status line says which keys scroll, since they do not close the help.
         #expect(harness.lines.last?.contains("↑↓ PgUp PgDn scroll · other keys close") == true, "\(harness.lines.last ?? "")")
-        // The help's own entry for F1, at its end, says the same as the status line.
+        // The help's own entry for F1, near its end, says the same as the status line.
+        var pages: [String] = []
+        for _ in 0..<80 {
+            await harness.press(.down)
+            pages.append(harness.text)
+        }
+        #expect(pages.contains { $0.contains("other keys close it") }, "\(pages.last ?? "")")
+        #expect(!pages.contains { $0.contains("any key closes") })
         for _ in 0..<20 { await harness.press(.pageDown) }
-        #expect(harness.text.contains("other keys close it"), "\(harness.text)")
-        #expect(!harness.text.contains("any key closes"))
         for _ in 0..<20 { await harness.press(.pageUp) }
         await harness.press(.down)
         #expect(harness.text.contains("more ↑") && harness.text.contains("more ↓"), "scrolled: more both ways")
