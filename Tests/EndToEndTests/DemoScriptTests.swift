@@ -122,7 +122,10 @@ struct DemoScriptTests {
 
     @Test(.enabled(if: TmuxPane.shouldRun))
     func theInteractiveAccountsSceneMarksRowsThatDoNotAnswerTheQuery() throws {
-        let pane = try Self.interactive("accounts")
+        // The scene's slow save and search (requests 3 and 4) take 5 s instead of 0.9 s: the
+        // switch, due 0.2 s after them on the wall clock, must come first even on a machine
+        // so loaded that the scene's steps run seconds late.
+        let pane = try Self.interactive("accounts --latency 60,60,5000,5000,100")
         defer { pane.kill() }
         let screen = try pane.waitFor(text: "(scene over)")
         let (naive, real) = Self.halves(screen)
