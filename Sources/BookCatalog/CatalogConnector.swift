@@ -1,5 +1,3 @@
-import BookCatalog
-
 /// Opens account sessions on a catalog. The model asks it for a remote each time the user
 /// connects; every connection gets its own `BookRepository`, so a cache never outlives
 /// its session.

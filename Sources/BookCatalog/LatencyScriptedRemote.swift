@@ -455,3 +455,33 @@ extension LatencyScriptedRemote: SaveOutcomeRecordingRemote where Base: SaveOutc
 extension LatencyScriptedRemote: AccountAwareRemote where Base: AccountAwareRemote {
     public var account: Account { base.account }
 }
+
+/// Any catalog's sessions, slowed down by a latency script (`bookshelf --latency`): opening a
+/// session is a numbered request of its own, and every session's remote is a
+/// `LatencyScriptedRemote` labelled with its account.
+public struct LatencyScriptedConnector: CatalogConnector {
+    public let base: any CatalogConnector
+    public let script: LatencyScript
+
+    public init(_ base: any CatalogConnector, script: LatencyScript) {
+        self.base = base
+        self.script = script
+    }
+
+    public func accountNames() async throws -> [String] { try await base.accountNames() }
+
+    public func accountRoles() async throws -> [String: AccountRole] { try await base.accountRoles() }
+
+    public func requiresPassword(for account: String) -> Bool { base.requiresPassword(for: account) }
+
+    public func connect(account: String, password: String?) async throws -> any BookRemote {
+        try await script.connect(label: account)
+        let remote = try await base.connect(account: account, password: password)
+        guard let searchable = remote as? any SearchableBookRemote else { return remote }
+        return scripted(searchable, label: account)
+    }
+
+    private func scripted(_ remote: some SearchableBookRemote, label: String) -> any BookRemote {
+        LatencyScriptedRemote(remote, script: script, label: label)
+    }
+}
