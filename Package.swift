@@ -28,6 +28,10 @@ let package = Package(
             providers: [.apt(["libpq-dev"])]),
 
         .target(name: "BookCatalog"),
+        // Stores and clocks that act out a script: the demo, the tests and `--latency`.
+        .target(name: "CatalogSimulation", dependencies: ["BookCatalog"]),
+        // Reading CSV and JSON Lines files of books, for `bookshelf import`.
+        .target(name: "CatalogImport", dependencies: ["BookCatalog"]),
         .target(name: "SQLiteCatalog", dependencies: ["BookCatalog", "CSQLite"]),
         .target(name: "PostgresCatalog", dependencies: ["BookCatalog", "CLibPQ"]),
         .target(name: "BookshelfModel", dependencies: ["BookCatalog"]),
@@ -36,20 +40,23 @@ let package = Package(
 
         .executableTarget(
             name: "bookshelf",
-            dependencies: ["BookshelfUI", "SQLiteCatalog", "PostgresCatalog"]),
+            dependencies: ["BookshelfUI", "SQLiteCatalog", "PostgresCatalog", "CatalogSimulation", "CatalogImport"]),
         .executableTarget(
-            name: "bookshelf-demo", dependencies: ["BookshelfUI", "SQLiteCatalog"], path: "Demo"),
+            name: "bookshelf-demo", dependencies: ["BookshelfUI", "SQLiteCatalog", "CatalogSimulation"], path: "Demo"),
         .executableTarget(
             name: "bookshelf-bench",
             dependencies: ["BookshelfUI", "SQLiteCatalog", "PostgresCatalog", "CSQLite"]),
 
-        .testTarget(name: "BookCatalogTests", dependencies: ["BookCatalog"]),
+        .testTarget(name: "BookCatalogTests", dependencies: ["BookCatalog", "CatalogSimulation"]),
+        // The seeds' sample code against BookCatalog alone: the floor of its public API.
+        .testTarget(name: "SeedTests", dependencies: ["BookCatalog"]),
+        .testTarget(name: "CatalogImportTests", dependencies: ["BookCatalog", "CatalogImport"]),
         .testTarget(
             name: "CatalogContractTests",
-            dependencies: ["BookCatalog", "SQLiteCatalog", "PostgresCatalog", "CLibPQ"]),
-        .testTarget(name: "BookshelfModelTests", dependencies: ["BookshelfModel"]),
+            dependencies: ["BookCatalog", "SQLiteCatalog", "PostgresCatalog", "CLibPQ", "CatalogSimulation"]),
+        .testTarget(name: "BookshelfModelTests", dependencies: ["BookshelfModel", "CatalogSimulation"]),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI"]),
-        .testTarget(name: "BookshelfUITests", dependencies: ["BookshelfUI"]),
+        .testTarget(name: "BookshelfUITests", dependencies: ["BookshelfUI", "CatalogSimulation"]),
         .testTarget(
             name: "EndToEndTests",
             dependencies: ["bookshelf", "bookshelf-demo", "SQLiteCatalog"]),

@@ -1,4 +1,5 @@
 import BookCatalog
+import CatalogSimulation
 
 /// The kinds of wrong the seed names, plus the lost update of the conflict scene.
 enum ViolationKind: String, CaseIterable, Sendable {

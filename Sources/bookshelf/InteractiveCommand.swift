@@ -1,6 +1,7 @@
 import BookCatalog
 import BookshelfModel
 import BookshelfUI
+import CatalogSimulation
 import Foundation
 import PostgresCatalog
 import SQLiteCatalog
