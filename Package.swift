@@ -27,7 +27,7 @@ let package = Package(
             name: "CLibPQ", path: "Sources/CLibPQ",
             providers: [.apt(["libpq-dev"])]),
 
-        .target(name: "BookCatalog"),
+        .target(name: "BookCatalog", dependencies: ["TerminalSafeText"]),
         // Stores and clocks that act out a script: the demo, the tests and `--latency`.
         .target(name: "CatalogSimulation", dependencies: ["BookCatalog"]),
         // Reading CSV and JSON Lines files of books, for `bookshelf import`.
@@ -35,12 +35,16 @@ let package = Package(
         .target(name: "SQLiteCatalog", dependencies: ["BookCatalog", "CSQLite"]),
         .target(name: "PostgresCatalog", dependencies: ["BookCatalog", "CLibPQ"]),
         .target(name: "BookshelfModel", dependencies: ["BookCatalog"]),
-        .target(name: "TerminalUI", dependencies: ["CNcurses"]),
+        .target(name: "TerminalUI", dependencies: ["CNcurses", "TerminalSafeText"]),
+        // What may reach a terminal: validation, the canvas and command-line output share it.
+        .target(name: "TerminalSafeText"),
+        // For the test targets and the bench: unsafe-character samples (and more below).
+        .target(name: "BookshelfTestSupport"),
         .target(name: "BookshelfUI", dependencies: ["BookshelfModel", "TerminalUI"]),
 
         .executableTarget(
             name: "bookshelf",
-            dependencies: ["BookshelfUI", "SQLiteCatalog", "PostgresCatalog", "CatalogSimulation", "CatalogImport"]),
+            dependencies: ["BookshelfUI", "SQLiteCatalog", "PostgresCatalog", "CatalogSimulation", "CatalogImport", "TerminalSafeText"]),
         .executableTarget(
             name: "bookshelf-demo", dependencies: ["BookshelfUI", "SQLiteCatalog", "CatalogSimulation"], path: "Demo"),
         .executableTarget(
@@ -50,16 +54,16 @@ let package = Package(
         .testTarget(name: "BookCatalogTests", dependencies: ["BookCatalog", "CatalogSimulation"]),
         // The seeds' sample code against BookCatalog alone: the floor of its public API.
         .testTarget(name: "SeedTests", dependencies: ["BookCatalog"]),
-        .testTarget(name: "CatalogImportTests", dependencies: ["BookCatalog", "CatalogImport"]),
+        .testTarget(name: "CatalogImportTests", dependencies: ["BookCatalog", "CatalogImport", "BookshelfTestSupport"]),
         .testTarget(
             name: "CatalogContractTests",
             dependencies: ["BookCatalog", "SQLiteCatalog", "PostgresCatalog", "CLibPQ", "CatalogSimulation"]),
         .testTarget(name: "BookshelfModelTests", dependencies: ["BookshelfModel", "CatalogSimulation"]),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI"]),
-        .testTarget(name: "BookshelfUITests", dependencies: ["BookshelfUI", "CatalogSimulation"]),
+        .testTarget(name: "BookshelfUITests", dependencies: ["BookshelfUI", "CatalogSimulation", "BookshelfTestSupport"]),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["bookshelf", "bookshelf-demo", "SQLiteCatalog"]),
+            dependencies: ["bookshelf", "bookshelf-demo", "SQLiteCatalog", "BookCatalog", "TerminalUI", "BookshelfTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,43 @@
+import BookCatalog
+import BookshelfTestSupport
+import Foundation
+import Testing
+import TerminalUI
+@testable import bookshelf
+
+/// `bookshelf search` prints stored titles and authors; whatever reached the store, nothing
+/// in its output may act on the terminal.
+@Suite("Unsafe characters in command-line output")
+struct UnsafeCharacterOutputTests {
+    @Test("tab-separated and JSON lines carry no unsafe character, and JSON keeps the exact value")
+    func searchOutputIsHarmless() throws {
+        for (name, scalar) in UnsafeCharacters.samples {
+            let character = String(scalar)
+            let record = BookRecord(id: 7, title: "Title\(character)End", revision: 2, author: "Auth\(character)or")
+            let tabbed = SearchCommand.tabSeparatedLine(record)
+            #expect(!tabbed.unicodeScalars.contains(scalar), "\(name) in the tab-separated line")
+            #expect(tabbed.split(separator: "\t", omittingEmptySubsequences: false).count == 4, "\(name): \(tabbed.debugDescription)")
+            let json = SearchCommand.jsonLine(record)
+            #expect(!json.unicodeScalars.contains(scalar), "\(name) in the JSON line")
+            let decoded = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any]
+            #expect(decoded?["title"] as? String == record.title, "\(name): the JSON value is exact")
+            #expect(decoded?["author"] as? String == record.author, "\(name): the JSON value is exact")
+        }
+    }
+
+    @Test("validation, the canvas and the command line agree on every Unicode scalar")
+    func oneDefinitionOfWhatMayReachATerminal() {
+        var disagreements: [String] = []
+        for value in UInt32(0)...0x10FFFF {
+            guard let scalar = Unicode.Scalar(value) else { continue }
+            let text = String(scalar)
+            let refused = BookValidation.isControl(scalar)
+            let replacedOnScreen = sanitize(text) != text
+            let replacedInOutput = TerminalText.sanitized(text) != text
+            if refused != replacedOnScreen || refused != replacedInOutput {
+                disagreements.append(String(format: "U+%04X", value))
+            }
+        }
+        #expect(disagreements.isEmpty, "validation, canvas and command line differ on \(disagreements)")
+    }
+}
