@@ -38,7 +38,8 @@ let package = Package(
         .target(name: "TerminalUI", dependencies: ["CNcurses", "TerminalSafeText"]),
         // What may reach a terminal: validation, the canvas and command-line output share it.
         .target(name: "TerminalSafeText"),
-        // For the test targets and the bench: unsafe-character samples (and more below).
+        // For the test targets and the bench: a scratch PostgreSQL server, child processes,
+        // the tmux driver, unsafe-character samples. Never linked into the app.
         .target(name: "BookshelfTestSupport"),
         .target(name: "BookshelfUI", dependencies: ["BookshelfModel", "TerminalUI"]),
 
@@ -49,7 +50,7 @@ let package = Package(
             name: "bookshelf-demo", dependencies: ["BookshelfUI", "SQLiteCatalog", "CatalogSimulation"], path: "Demo"),
         .executableTarget(
             name: "bookshelf-bench",
-            dependencies: ["BookshelfUI", "SQLiteCatalog", "PostgresCatalog", "CSQLite"]),
+            dependencies: ["BookshelfUI", "SQLiteCatalog", "PostgresCatalog", "CSQLite", "BookshelfTestSupport"]),
 
         .testTarget(name: "BookCatalogTests", dependencies: ["BookCatalog", "CatalogSimulation"]),
         // The seeds' sample code against BookCatalog alone: the floor of its public API.
@@ -57,7 +58,7 @@ let package = Package(
         .testTarget(name: "CatalogImportTests", dependencies: ["BookCatalog", "CatalogImport", "BookshelfTestSupport"]),
         .testTarget(
             name: "CatalogContractTests",
-            dependencies: ["BookCatalog", "SQLiteCatalog", "PostgresCatalog", "CLibPQ", "CatalogSimulation"]),
+            dependencies: ["BookCatalog", "SQLiteCatalog", "PostgresCatalog", "CLibPQ", "CatalogSimulation", "BookshelfTestSupport"]),
         .testTarget(name: "BookshelfModelTests", dependencies: ["BookshelfModel", "CatalogSimulation"]),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI"]),
         .testTarget(name: "BookshelfUITests", dependencies: ["BookshelfUI", "CatalogSimulation", "BookshelfTestSupport"]),

@@ -1,4 +1,5 @@
 import BookCatalog
+import BookshelfTestSupport
 import Foundation
 import SQLiteCatalog
 import Testing
@@ -223,17 +224,12 @@ final class TmpfsMount {
 
     /// Runs a short-lived tool (mount and umount exit at once) and fails with its message.
     private static func run(_ tool: String, _ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = arguments
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        guard process.terminationStatus == 0 else {
-            throw MountError(message: "\(tool) \(arguments.joined(separator: " ")) exited with \(process.terminationStatus): \(message)")
+        let errors = FileManager.default.temporaryDirectory.appendingPathComponent("mount-\(UUID().uuidString)").path
+        defer { unlink(errors) }
+        let status = try ChildProcess.run([tool] + arguments, errors: errors)
+        guard status == 0 else {
+            let message = (try? String(contentsOfFile: errors, encoding: .utf8)) ?? ""
+            throw MountError(message: "\(tool) \(arguments.joined(separator: " ")) exited with \(status): \(message)")
         }
     }
 }
