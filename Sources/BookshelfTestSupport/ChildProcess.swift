@@ -11,16 +11,49 @@ import Glibc
 /// another child (a watchdog) still runs. Output goes to a file, never a pipe, for the same
 /// reason.
 public enum ChildProcess {
-    /// Runs `command` (`command[0]` is a path) with standard input from /dev/null and standard
+    /// How a child ended.
+    public struct Termination: Equatable, Sendable {
+        /// The exit status, or nil when a signal killed it.
+        public let exitStatus: Int32?
+        /// The signal that killed it, if one did.
+        public let signal: Int32?
+
+        /// The exit status, or 128 + N for a death by signal N (as a shell reports it).
+        public var status: Int32 { exitStatus ?? 128 + (signal ?? 0) }
+    }
+
+    /// Runs `command` (`command[0]` is a path) with standard input from `input` and standard
     /// output to `output`; standard error goes to `errors`, or to `output` when nil. With
     /// `wait`, returns the exit status (128 + N for a death by signal N); without, 0 at once.
     @discardableResult
-    public static func run(_ command: [String], output: String = "/dev/null", errors: String? = nil,
-                           environment: [String: String]? = nil, wait: Bool = true) throws -> Int32 {
+    public static func run(_ command: [String], input: String = "/dev/null", output: String = "/dev/null",
+                           errors: String? = nil, environment: [String: String]? = nil, wait: Bool = true) throws -> Int32 {
+        guard wait else {
+            _ = try start(command, input: input, output: output, errors: errors, environment: environment)
+            return 0
+        }
+        return try runToEnd(command, input: input, output: output, errors: errors, environment: environment).status
+    }
+
+    /// Runs `command` as `run` does and waits for it, telling an exit from a death by signal.
+    public static func runToEnd(_ command: [String], input: String = "/dev/null", output: String = "/dev/null",
+                                errors: String? = nil, environment: [String: String]? = nil) throws -> Termination {
+        let pid = try start(command, input: input, output: output, errors: errors, environment: environment)
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 {
+            guard errno == EINTR else { throw ChildProcessFailure("lost track of \(command[0])") }
+        }
+        // WIFEXITED / WEXITSTATUS / WTERMSIG, which Swift does not import.
+        return status & 0x7f == 0 ? Termination(exitStatus: (status >> 8) & 0xff, signal: nil)
+            : Termination(exitStatus: nil, signal: status & 0x7f)
+    }
+
+    private static func start(_ command: [String], input: String, output: String, errors: String?,
+                              environment: [String: String]?) throws -> pid_t {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 0, input, O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         if let errors {
             posix_spawn_file_actions_addopen(&actions, 2, errors, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
@@ -35,13 +68,7 @@ public enum ChildProcess {
         let spawned = envp.map { posix_spawn(&pid, command[0], &actions, &attributes.value, argv, $0) }
             ?? posix_spawn(&pid, command[0], &actions, &attributes.value, argv, environ)
         guard spawned == 0 else { throw ChildProcessFailure("cannot start \(command[0]): error \(spawned)") }
-        guard wait else { return 0 }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 {
-            guard errno == EINTR else { throw ChildProcessFailure("lost track of \(command[0])") }
-        }
-        // WIFEXITED / WEXITSTATUS, which Swift does not import.
-        return status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+        return pid
     }
 
     /// The first executable `name` on PATH (or in `fallback` when PATH is unset).
