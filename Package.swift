@@ -75,7 +75,7 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             // bookshelf-demo is run by the tests, not imported: the dependency builds it first.
-            dependencies: ["BookCatalog", "BookshelfTestSupport", "SQLiteCatalog", "TerminalUI", "bookshelf",
+            dependencies: ["BookCatalog", "BookshelfTestSupport", "CSQLite", "SQLiteCatalog", "TerminalUI", "bookshelf",
                            "bookshelf-demo"]),
     ],
     swiftLanguageModes: [.v6]

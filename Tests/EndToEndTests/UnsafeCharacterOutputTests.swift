@@ -1,6 +1,8 @@
 import BookCatalog
 import BookshelfTestSupport
+import CSQLite
 import Foundation
+import SQLiteCatalog
 import Testing
 import TerminalUI
 @testable import bookshelf
@@ -39,5 +41,37 @@ struct UnsafeCharacterOutputTests {
             }
         }
         #expect(disagreements.isEmpty, "validation, canvas and command line differ on \(disagreements)")
+    }
+
+    @Test("titles and authors written into the catalog behind its back come out of `bookshelf search` harmless")
+    func storedBehindItsBackThenSearched() throws {
+        let sandbox = try BookshelfProcess()
+        defer { sandbox.remove() }
+        let db = sandbox.path("catalog.sqlite")
+        let samples = UnsafeCharacters.samples
+        do {
+            let catalog = try SQLiteCatalog.open(path: db, create: true)
+            try catalog.addAccount(Account(name: "editor", role: .editor, scope: "main"))
+            _ = try catalog.insertBooks(samples.indices.map { NewBook(title: "Plain \($0)", author: "Writer") }, scope: "main")
+        }
+        // Another program writes what validation would refuse; the search terms stay as they were.
+        var handle: OpaquePointer?
+        #expect(sqlite3_open(db, &handle) == SQLITE_OK)
+        for (index, sample) in samples.enumerated() {
+            let sql = "UPDATE books SET title = 'Plain ' || char(\(sample.scalar.value)) || ' \(index)', "
+                + "author = 'Wri' || char(\(sample.scalar.value)) || 'ter' WHERE title = 'Plain \(index)'"
+            #expect(sqlite3_exec(handle, sql, nil, nil, nil) == SQLITE_OK, "\(sample.name): \(String(cString: sqlite3_errmsg(handle)))")
+        }
+        sqlite3_close(handle)
+
+        for arguments in [["search", "plain", "--db", db], ["search", "plain", "--json", "--db", db]] {
+            let result = try sandbox.run(arguments)
+            #expect(result.status == 0, "\(arguments): \(result.errors)")
+            #expect(result.outputLines.count == samples.count, "every book is listed: \(result.output)")
+            for sample in samples {
+                #expect(!result.output.unicodeScalars.contains(sample.scalar), "\(sample.name) reached the terminal: \(arguments)")
+                #expect(!result.errors.unicodeScalars.contains(sample.scalar), "\(sample.name) in the summary: \(arguments)")
+            }
+        }
     }
 }
