@@ -1,11 +1,15 @@
 // swift-tools-version: 6.0
 import PackageDescription
 
-// Layers, top to bottom (no module imports one above it):
+// Layers, top to bottom (no module imports one above it; see ARCHITECTURE.md):
 //   executables (bookshelf, bookshelf-demo, bookshelf-bench)
 //   BookshelfUI -> BookshelfModel -> BookCatalog <- SQLiteCatalog / PostgresCatalog
+//                                                <- CatalogSimulation, CatalogImport
 //   TerminalUI (ncurses, knows nothing about books)
+//   TerminalSafeText (what may reach a terminal; BookCatalog and TerminalUI share it)
 //   CNcurses, CSQLite, CLibPQ (system libraries)
+// Every target declares exactly the package modules it imports (an executable test
+// dependency that is only run, not imported, says so).
 let package = Package(
     name: "Bookshelf",
     platforms: [.macOS(.v15)],
@@ -27,32 +31,52 @@ let package = Package(
             name: "CLibPQ", path: "Sources/CLibPQ",
             providers: [.apt(["libpq-dev"])]),
 
-        .target(name: "BookCatalog"),
+        .target(name: "TerminalSafeText"),
+        .target(name: "BookCatalog", dependencies: ["TerminalSafeText"]),
         .target(name: "SQLiteCatalog", dependencies: ["BookCatalog", "CSQLite"]),
         .target(name: "PostgresCatalog", dependencies: ["BookCatalog", "CLibPQ"]),
+        // Stores and clocks that act out a script: the demo, the tests and `--latency`.
+        .target(name: "CatalogSimulation", dependencies: ["BookCatalog"]),
+        // Reading CSV and JSON Lines files of books, for `bookshelf import`.
+        .target(name: "CatalogImport", dependencies: ["BookCatalog"]),
         .target(name: "BookshelfModel", dependencies: ["BookCatalog"]),
-        .target(name: "TerminalUI", dependencies: ["CNcurses"]),
-        .target(name: "BookshelfUI", dependencies: ["BookshelfModel", "TerminalUI"]),
+        .target(name: "TerminalUI", dependencies: ["CNcurses", "TerminalSafeText"]),
+        .target(name: "BookshelfUI", dependencies: ["BookCatalog", "BookshelfModel", "TerminalUI"]),
+        // For the test targets and the bench: a scratch PostgreSQL server, child processes,
+        // the tmux driver, unsafe-character samples. Never linked into the app.
+        .target(name: "BookshelfTestSupport"),
 
         .executableTarget(
             name: "bookshelf",
-            dependencies: ["BookshelfUI", "SQLiteCatalog", "PostgresCatalog"]),
+            dependencies: ["BookCatalog", "BookshelfModel", "BookshelfUI", "CatalogImport", "CatalogSimulation",
+                           "PostgresCatalog", "SQLiteCatalog", "TerminalSafeText", "TerminalUI"]),
         .executableTarget(
-            name: "bookshelf-demo", dependencies: ["BookshelfUI", "SQLiteCatalog"], path: "Demo"),
+            name: "bookshelf-demo", dependencies: ["BookCatalog", "BookshelfModel", "CatalogSimulation", "TerminalUI"],
+            path: "Demo"),
         .executableTarget(
             name: "bookshelf-bench",
-            dependencies: ["BookshelfUI", "SQLiteCatalog", "PostgresCatalog", "CSQLite"]),
+            dependencies: ["BookCatalog", "BookshelfModel", "BookshelfTestSupport", "BookshelfUI", "CSQLite",
+                           "PostgresCatalog", "SQLiteCatalog", "TerminalUI"]),
 
-        .testTarget(name: "BookCatalogTests", dependencies: ["BookCatalog"]),
+        // The seeds' sample code against BookCatalog alone: the floor of its public API.
+        .testTarget(name: "SeedTests", dependencies: ["BookCatalog"]),
+        .testTarget(name: "BookCatalogTests", dependencies: ["BookCatalog", "CatalogSimulation"]),
+        .testTarget(name: "CatalogImportTests", dependencies: ["BookCatalog", "BookshelfTestSupport", "CatalogImport"]),
         .testTarget(
             name: "CatalogContractTests",
-            dependencies: ["BookCatalog", "SQLiteCatalog", "PostgresCatalog", "CLibPQ"]),
-        .testTarget(name: "BookshelfModelTests", dependencies: ["BookshelfModel"]),
+            dependencies: ["BookCatalog", "BookshelfTestSupport", "CSQLite", "CatalogSimulation", "PostgresCatalog",
+                           "SQLiteCatalog"]),
+        .testTarget(name: "BookshelfModelTests", dependencies: ["BookCatalog", "BookshelfModel", "CatalogSimulation"]),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI"]),
-        .testTarget(name: "BookshelfUITests", dependencies: ["BookshelfUI"]),
+        .testTarget(
+            name: "BookshelfUITests",
+            dependencies: ["BookCatalog", "BookshelfModel", "BookshelfTestSupport", "BookshelfUI", "CatalogSimulation",
+                           "TerminalUI"]),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["bookshelf", "bookshelf-demo", "SQLiteCatalog"]),
+            // bookshelf-demo is run by the tests, not imported: the dependency builds it first.
+            dependencies: ["BookCatalog", "BookshelfTestSupport", "CSQLite", "SQLiteCatalog", "TerminalUI", "bookshelf",
+                           "bookshelf-demo"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,4 +1,5 @@
 import BookCatalog
+import CatalogSimulation
 
 /// The command line of `bookshelf-demo`.
 struct DemoOptions: Sendable {

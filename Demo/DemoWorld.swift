@@ -1,5 +1,6 @@
 import BookCatalog
 import BookshelfModel
+import CatalogSimulation
 
 /// The books and accounts every scene runs over. Each pane gets its own copy of the catalog
 /// (same ids, same titles) so that the two models cannot disturb each other: the naive

@@ -1,5 +1,6 @@
 import BookCatalog
 import BookshelfModel
+import CatalogSimulation
 import Foundation
 import TerminalUI
 

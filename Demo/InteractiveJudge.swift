@@ -1,4 +1,5 @@
 import BookCatalog
+import CatalogSimulation
 
 /// The oracle of `--script`, on wall-clock time: judges one pane after every action and after
 /// every answer, so the interactive request panel marks WRONG publications as the transcript

@@ -1,4 +1,5 @@
 import BookCatalog
+import CatalogSimulation
 
 /// THE WRONG WAY. Kept only so the demo can show, side by side with `BookshelfModel`, the
 /// defects the actor-reentrancy seed describes. Do not copy anything from this type.

@@ -1,4 +1,5 @@
 import BookCatalog
+import CatalogSimulation
 
 /// The kinds of wrong the seed names, plus the lost update of the conflict scene.
 enum ViolationKind: String, CaseIterable, Sendable {
@@ -111,7 +112,9 @@ final class PaneOracle {
             flag(.oldSession, "an editor from the previous session is still shown")
         }
 
-        let newest = calls.last { $0.kind == .search && $0.number >= sessionFirstCall }
+        // A search of the previous session can reach the store after the new session's first
+        // call (its task was started before the switch): the label says whose it is.
+        let newest = calls.last { $0.kind == .search && $0.number >= sessionFirstCall && $0.label == account }
         if let newest {
             let pending = newest.outcome == .pending
             if after.busy != pending {
@@ -125,7 +128,7 @@ final class PaneOracle {
         if case let .answer(number) = event, !switchedNow, number >= 1, number <= calls.count {
             let call = calls[number - 1]
             let query = queryOfCall[number].map(quoted) ?? ""
-            let isOldSession = number < sessionFirstCall
+            let isOldSession = number < sessionFirstCall || call.label != account
             if call.kind == .search, number == newest?.number {
                 switch call.outcome {
                 case let .answered(expected):

@@ -1,5 +1,6 @@
 import BookCatalog
 import BookshelfModel
+import CatalogSimulation
 
 /// What a pane shows, reduced to what the oracle and the transcript compare.
 struct PaneView: Equatable {

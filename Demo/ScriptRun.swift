@@ -1,4 +1,5 @@
 import BookCatalog
+import CatalogSimulation
 import Foundation
 
 /// `--script` mode: runs a scene on virtual time and writes a transcript.

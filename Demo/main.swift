@@ -1,4 +1,5 @@
 import BookCatalog
+import CatalogSimulation
 import Foundation
 
 // bookshelf-demo: the naive model beside the real one, on scripted latency.

@@ -1,3 +1,5 @@
+import TerminalSafeText
+
 /// The rules a title and an author must meet before they are sent to a store.
 /// Stores apply the same rules, so a bypassed client still cannot write garbage.
 public enum BookValidation {
@@ -26,12 +28,10 @@ public enum BookValidation {
         text.unicodeScalars.contains { isControl($0) }
     }
 
-    /// C0, DEL, C1 and the bidirectional overrides that can disguise text on a terminal.
+    /// A character that may never be stored: one a terminal would act on, or one that
+    /// could disguise text (`TerminalSafety.isUnsafe`, the one definition).
     public static func isControl(_ scalar: Unicode.Scalar) -> Bool {
-        switch scalar.value {
-        case 0x00...0x1F, 0x7F...0x9F, 0x202A...0x202E, 0x2066...0x2069: true
-        default: false
-        }
+        TerminalSafety.isUnsafe(scalar)
     }
 
     /// At most `limit` characters. Counting graphemes is slow, so short text in UTF-8 bytes

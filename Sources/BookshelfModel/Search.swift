@@ -77,13 +77,6 @@ extension BookshelfModel {
         return startSearch(.search)
     }
 
-    /// Runs the current query again (e.g. after an error). Returns the request number.
-    @discardableResult
-    public func retrySearch() -> Int? {
-        defer { changed() }
-        return startSearch(.search)
-    }
-
     /// Moves the selection, clamped to the rows; near the end it loads the next page.
     public func moveSelection(by delta: Int) {
         guard !results.rows.isEmpty else { return }

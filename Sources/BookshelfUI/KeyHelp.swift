@@ -1,11 +1,21 @@
 import Foundation
 
 /// Every key the app understands, grouped as the help overlay shows them. The overlay and
-/// the README are written from this one list, so they cannot disagree with each other.
+/// the README's key table are written from this one list (a test compares the README with
+/// `markdownTable()`), so they cannot disagree with each other.
 public enum KeyHelp {
     public struct Entry: Equatable, Sendable {
         public let keys: String
+        /// What the overlay says: short enough for a help box.
         public let action: String
+        /// What the README says, where it explains more than the overlay has room for.
+        public let documentation: String
+
+        init(keys: String, action: String, documentation: String? = nil) {
+            self.keys = keys
+            self.action = action
+            self.documentation = documentation ?? action
+        }
     }
 
     public struct Section: Equatable, Sendable {
@@ -26,8 +36,10 @@ public enum KeyHelp {
             Entry(keys: "paste", action: "inserted as text; line breaks become spaces"),
             Entry(keys: "Esc", action: "clear the search"),
             Entry(keys: "Up Down", action: "move the selection"),
-            Entry(keys: "PgUp PgDn", action: "move the selection and the view by a page"),
-            Entry(keys: "wheel, click", action: "scroll the view; select a row (click it again to open it)"),
+            Entry(keys: "PgUp PgDn", action: "move the selection and the view by a page",
+                  documentation: "move the selection and the view by a whole page (a page not loaded yet is loaded first, then the move completes)"),
+            Entry(keys: "wheel, click", action: "scroll the view; select a row (click it again to open it)",
+                  documentation: "scroll the view (the selection stays on its book while it is visible, else it moves to the edge); click selects a row, a second click opens it"),
             Entry(keys: "Enter", action: "edit the selected book"),
         ]),
         Section(title: "Editing a book", entries: [
@@ -42,8 +54,10 @@ public enum KeyHelp {
             Entry(keys: "Esc, any edit", action: "keep editing your version"),
         ]),
         Section(title: "Anywhere", entries: [
-            Entry(keys: "F1 (? with an empty search)", action: "this help; Up Down PgUp PgDn scroll it, other keys close it"),
-            Entry(keys: "F2 Ctrl-T", action: "switch account; your own account reconnects a lost connection"),
+            Entry(keys: "F1 (? with an empty search)", action: "this help; Up Down PgUp PgDn scroll it, other keys close it",
+                  documentation: "this help; Up Down PgUp PgDn and the wheel scroll it (\"more ↑\" / \"more ↓\" say there is more), other keys close it"),
+            Entry(keys: "F2 Ctrl-T", action: "switch account; your own account reconnects a lost connection",
+                  documentation: "switch account (asks for a password if the account needs one; the input is masked); your own account, after a lost connection, asks for its password again"),
             Entry(keys: "Ctrl-Q Ctrl-C", action: "quit (asks first if unsaved)"),
             Entry(keys: "y / n", action: "answer a question (Enter = yes, Esc = no)"),
         ]),
@@ -73,5 +87,16 @@ public enum KeyHelp {
             }
         }
         return lines
+    }
+
+    /// The README's key table (section "Keys"): a header, then each section's title in bold
+    /// followed by its entries, one Markdown row each.
+    public static func markdownTable() -> [String] {
+        var rows = ["| Keys | Action |", "|---|---|"]
+        for section in sections {
+            rows.append("| **\(section.title)** | |")
+            rows += section.entries.map { "| \($0.keys) | \($0.documentation) |" }
+        }
+        return rows
     }
 }

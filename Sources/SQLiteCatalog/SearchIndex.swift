@@ -28,8 +28,6 @@ final class SearchIndex {
 
     var count: Int { base.count }
     var overlayCount: Int { overlay.count }
-    /// Every overlay book is judged with `SearchTerms` on every search, so keep it small.
-    var needsRebuild: Bool { overlay.count > SearchIndex.overlayLimit(bookCount: base.count) }
 
     static func overlayLimit(bookCount: Int) -> Int { 1_024 + bookCount / 512 }
 

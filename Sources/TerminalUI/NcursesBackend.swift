@@ -1,24 +1,211 @@
 import CNcurses
+import Dispatch
 
-/// Puts canvases on the real terminal through ncurses' wide-character API.
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The real terminal, through ncurses: owns it from `init` until the process ends (see
+/// `Terminal` for the lifetime guarantees), reads standard input, turns signals into backend
+/// events, and puts canvases on the screen with ncurses' wide-character API.
 ///
 /// Two layers of diffing: `FrameDiff` limits the cells handed to ncurses to the ones
 /// that changed since the last frame, and ncurses' own `doupdate` then sends the
 /// terminal only the bytes needed to turn what is on screen into the new picture.
 @MainActor
-final class NcursesBackend {
+final class NcursesBackend: TerminalBackend {
     private var presented: Canvas?
     private var colorPairs: [ColorPairKey: Int16] = [:]
     private var cursorVisible: Bool?
     let usesColor: Bool
+    let terminfoKeys: [[UInt8]: Key]
+
+    private static var isActive = false
+    private let restoreSequence: String
+    /// Mouse reporting and bracketed paste: sent on start and after a suspend, undone on
+    /// every way out (`leaveModes`), including the crash and atexit handlers.
+    private let enterModes: String
+    private let leaveModes: String
+    private var events: TerminalBackendEvents?
+    private var sources: [any DispatchSourceProtocol] = []
 
     private struct ColorPairKey: Hashable {
         let foreground: Color?
         let background: Color?
     }
 
-    init(usesColor: Bool) {
-        self.usesColor = usesColor
+    /// Takes over the terminal: UTF-8 locale, raw mode, keypad, no echo, hidden cursor,
+    /// alternate screen, signal handling.
+    init(options: Terminal.Options) throws {
+        guard !Self.isActive else { throw TerminalError.alreadyActive }
+        guard TerminalLocale.prepare() else { throw TerminalError.noUTF8Locale }
+        guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else { throw TerminalError.notATerminal }
+
+        shim_terminal_guard_save_original()
+        // Ignored before ncurses starts, so it installs none of its own handlers for
+        // these; dispatch sources receive them instead (a source needs the default
+        // action out of the way).
+        for signo in Self.handledSignals { signal(signo, SIG_IGN) }
+
+        guard shim_newterm() != nil else {
+            throw TerminalError.unsupportedTerminal(getenv("TERM").map { String(cString: $0) } ?? "")
+        }
+        let screen = shim_stdscr()
+        raw()
+        noecho()
+        nonl()
+        // Keypad transmit mode, so the keys send what terminfo names (which then wins over
+        // the built-in forms). Input is read and decoded by `Terminal`, not by ncurses: it
+        // knows only terminfo's sequences, and terminals send others.
+        keypad(screen, true)
+        intrflush(screen, false)
+        // ncurses must not cut a frame short because input is pending: it would only be
+        // finished by a later read through ncurses, which never comes.
+        typeahead(-1)
+        curs_set(0)
+        terminfoKeys = Self.readTerminfoKeys()
+        // Mouse: basic reports (1000) in SGR encoding (1006), which has no column limit.
+        // Paste: bracketed (2004), so pasted text arrives marked as text.
+        enterModes = (options.mouse ? "\u{1B}[?1000h\u{1B}[?1006h" : "") + "\u{1B}[?2004h"
+        leaveModes = (options.mouse ? "\u{1B}[?1006l\u{1B}[?1000l" : "") + "\u{1B}[?2004l"
+
+        let noColor = getenv("NO_COLOR").map { $0.pointee != 0 } ?? false
+        usesColor = has_colors() && !noColor
+        if usesColor {
+            start_color()
+            use_default_colors()
+        }
+        restoreSequence = Self.makeRestoreSequence() + leaveModes
+        Self.isActive = true
+        shim_terminal_guard_arm(restoreSequence, leaveModes)
+    }
+
+    var size: TerminalSize { TerminalSize(rows: Int(shim_lines()), columns: Int(shim_cols())) }
+
+    func attach(_ events: TerminalBackendEvents) {
+        self.events = events
+        for signo in [SIGINT, SIGTERM, SIGHUP] {
+            addSignalSource(signo) { events.quitSignal(signo) }
+        }
+        addSignalSource(SIGWINCH) { events.resized() }
+        addSignalSource(SIGTSTP) { events.suspendSignal() }
+        addSignalSource(SIGCONT) { events.continued() }
+    }
+
+    func startInput() {
+        let input = DispatchSource.makeReadSource(fileDescriptor: STDIN_FILENO, queue: .main)
+        input.setEventHandler { [unowned self] in
+            MainActor.assumeIsolated { self.readPendingInput() }
+        }
+        input.resume()
+        sources.append(input)
+        Self.write(enterModes)
+    }
+
+    /// Brings ncurses to the kernel's window size. Called for SIGWINCH (ncurses alone
+    /// notices a resize only at its next read) and for KEY_RESIZE, which resizeterm
+    /// itself queues; the size check makes the second call a no-op.
+    func refreshSize() -> TerminalSize {
+        var rows: Int32 = 0
+        var columns: Int32 = 0
+        if shim_window_size(&rows, &columns) == 0, rows != shim_lines() || columns != shim_cols() {
+            resizeterm(rows, columns)
+        }
+        return size
+    }
+
+    func restore() {
+        shim_terminal_guard_disarm()
+        if !isendwin() { endwin() }
+        Self.write(leaveModes)
+    }
+
+    /// When nothing could continue us (we lead our own session, e.g. started directly by
+    /// tmux or ssh, no job control) this does nothing.
+    func suspend() -> Bool {
+        guard getpgrp() != getsid(0) else { return false }
+        restore()
+        // SIGSTOP, because our own SIGTSTP is routed to a dispatch source; the whole
+        // process group stops, as it would for a terminal-generated SIGTSTP. The stop can
+        // take effect after kill returns (another thread takes the signal), so coming back
+        // waits for SIGCONT instead of following on here: the terminal modes must not be
+        // switched on again before the shell has the terminal.
+        kill(0, SIGSTOP)
+        return true
+    }
+
+    func reenter() {
+        shim_terminal_guard_arm(restoreSequence, leaveModes)
+        Self.write(enterModes)
+        keypad(shim_stdscr(), true)  // endwin left keypad transmit mode
+    }
+
+    /// Reads what the terminal sent (the read source fires once for a burst of bytes: a
+    /// paste, an escape sequence).
+    private func readPendingInput() {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let count = buffer.withUnsafeMutableBytes { read(STDIN_FILENO, $0.baseAddress, $0.count) }
+        if count == 0 || (count < 0 && errno != EINTR && errno != EAGAIN) {
+            // The terminal went away without a SIGHUP reaching us; never spin on EOF.
+            events?.inputClosed()
+            return
+        }
+        guard count > 0 else { return }
+        events?.input(Array(buffer.prefix(count)))
+    }
+
+    private static let handledSignals: [Int32] = [SIGINT, SIGTERM, SIGHUP, SIGWINCH, SIGTSTP, SIGCONT]
+
+    private func addSignalSource(_ signo: Int32, _ action: @escaping @MainActor () -> Void) {
+        let source = DispatchSource.makeSignalSource(signal: signo, queue: .main)
+        source.setEventHandler {
+            MainActor.assumeIsolated { action() }
+        }
+        source.resume()
+        sources.append(source)
+    }
+
+    /// The key sequences the terminal type's terminfo entry defines.
+    private static func readTerminfoKeys() -> [[UInt8]: Key] {
+        var capabilities: [(String, Key)] = [
+            ("kcuu1", .up), ("kcud1", .down), ("kcub1", .left), ("kcuf1", .right),
+            ("khome", .home), ("kend", .end), ("kich1", .insert), ("kdch1", .delete),
+            ("kpp", .pageUp), ("knp", .pageDown), ("kcbt", .backTab), ("kent", .enter),
+            // vt220-style entries name the editing pad's keys Find and Select.
+            ("kfnd", .home), ("kslt", .end),
+        ]
+        capabilities += (1...12).map { ("kf\($0)", .function($0)) }
+        var keys: [[UInt8]: Key] = [:]
+        for (name, key) in capabilities {
+            guard let value = tigetstr(name), Int(bitPattern: value) != -1, Int(bitPattern: value) != 0 else { continue }
+            let sequence = Array(String(cString: value).utf8)
+            if keys[sequence] == nil { keys[sequence] = key }
+        }
+        return keys
+    }
+
+    private static func write(_ text: String) {
+        var bytes = Array(text.utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeMutableBytes { Glibc.write(STDOUT_FILENO, $0.baseAddress! + offset, $0.count - offset) }
+            if written < 0 && errno == EINTR { continue }
+            guard written > 0 else { return }
+            offset += written
+        }
+    }
+
+    /// What the crash handler writes to undo curses mode, computed now because a
+    /// signal handler cannot ask terminfo: leave the alternate screen, normal cursor,
+    /// plain attributes, keypad off (the caller adds mouse and paste modes off).
+    private static func makeRestoreSequence() -> String {
+        var sequence = ""
+        for capability in ["sgr0", "cnorm", "rmkx", "rmcup"] {
+            if let value = tigetstr(capability), Int(bitPattern: value) != -1, Int(bitPattern: value) != 0 {
+                sequence += String(cString: value)
+            }
+        }
+        return sequence
     }
 
     /// The next frame is drawn in full and the terminal repainted from scratch (after a

@@ -1,3 +1,5 @@
+import TerminalSafeText
+
 /// Makes text from outside (a store, a file, the network) safe to put on a terminal.
 ///
 /// Every scalar that a terminal would act on instead of print is replaced by a visible
@@ -10,32 +12,11 @@
 ///   embeddings, overrides, isolates and marks (U+061C, U+200E, U+200F, U+202A–U+202E,
 ///   U+2066–U+2069) and the line/paragraph separators U+2028/U+2029 become U+FFFD `�`.
 ///
+/// Which scalars are unsafe is `TerminalSafety.isUnsafe`, the one definition that validation
+/// and the command line's output use too.
+///
 /// `Canvas` applies this to everything it draws, so a forgotten call cannot leak a
 /// control character; calling it yourself is for measuring or storing display text.
 public func sanitize(_ text: String) -> String {
-    guard text.unicodeScalars.contains(where: TerminalSafety.needsReplacement) else { return text }
-    var result = String.UnicodeScalarView()
-    for scalar in text.unicodeScalars {
-        result.append(TerminalSafety.replacement(for: scalar) ?? scalar)
-    }
-    return String(result)
-}
-
-enum TerminalSafety {
-    static let replacementCharacter: Unicode.Scalar = "\u{FFFD}"
-
-    static func needsReplacement(_ scalar: Unicode.Scalar) -> Bool {
-        replacement(for: scalar) != nil
-    }
-
-    static func replacement(for scalar: Unicode.Scalar) -> Unicode.Scalar? {
-        switch scalar.value {
-        case 0x00...0x1F: return Unicode.Scalar(0x2400 + scalar.value)
-        case 0x7F: return "\u{2421}"
-        case 0x80...0x9F: return replacementCharacter
-        case 0x061C, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069: return replacementCharacter
-        case 0x2028, 0x2029: return replacementCharacter
-        default: return nil
-        }
-    }
+    TerminalSafety.replacingUnsafe(in: text, with: TerminalSafety.picture(for:))
 }

@@ -1,4 +1,5 @@
 import CNcurses
+import TerminalSafeText
 
 /// One grapheme cluster ready for the grid: already sanitised, and `width` is the
 /// number of cells it covers (1, or 2 for CJK and most emoji).

@@ -59,7 +59,7 @@ enum KeysBench: BenchMode {
 
     @MainActor
     static func measure(catalog: SQLiteCatalog, path: String, rounds: Int, size: TerminalSize) async throws {
-        let model = BookshelfModel(connector: BenchConnector(catalog: catalog), account: "bench")
+        let model = BookshelfModel(connector: SQLiteConnector(catalog: catalog), account: "bench")
         let app = BookshelfApp(model: model, store: StoreInfo(kind: "SQLite", location: path), size: size)
         var backend = MemoryBackend(width: size.columns, height: size.rows)
         func paint() {
@@ -132,16 +132,5 @@ enum KeysBench: BenchMode {
         guard let handle = FileHandle(forWritingAtPath: "/proc/self/clear_refs") else { return false }
         defer { try? handle.close() }
         return (try? handle.write(contentsOf: Data("5".utf8))) != nil
-    }
-}
-
-/// The benchmark's one account, on its own connection, as the app's connector opens it.
-private struct BenchConnector: CatalogConnector {
-    let catalog: SQLiteCatalog
-
-    func accountNames() async throws -> [String] { try catalog.accounts().map(\.name).sorted() }
-    func requiresPassword(for account: String) -> Bool { false }
-    func connect(account: String, password: String?) async throws -> any BookRemote {
-        try catalog.remote(account: account)
     }
 }

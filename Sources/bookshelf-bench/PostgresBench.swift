@@ -1,4 +1,5 @@
 import BookCatalog
+import BookshelfTestSupport
 import Foundation
 import PostgresCatalog
 #if canImport(Glibc)
@@ -54,16 +55,21 @@ enum PostgresBench: BenchMode {
 
     /// A catalog holding `count` benchmark books in scope "bench" (on a throwaway server
     /// unless `database` names one), and a remote signed in as the non-owner account.
-    static func prepare(count: Int, database: String?) async throws -> (ScratchServer?, PostgresRemote, PostgresConnector) {
-        let server: ScratchServer?
+    static func prepare(count: Int, database: String?) async throws -> (PostgresScratchServer?, PostgresRemote, PostgresConnector) {
+        let server: PostgresScratchServer?
         let admin: PostgresConnector
         if let database {
             server = nil
             admin = PostgresConnector(database)
         } else {
-            let started = try ScratchServer.start()
+            let started: PostgresScratchServer
+            do {
+                started = try PostgresScratchServer(settings: ["shared_buffers=1GB", "max_connections=40"])
+            } catch {
+                throw BenchError("cannot start a throwaway PostgreSQL server (\(error)); pass --db")
+            }
             server = started
-            admin = try await started.benchDatabase()
+            admin = try await benchDatabase(on: started)
             print("throwaway PostgreSQL server in \(started.directory)")
         }
         do {
@@ -174,67 +180,11 @@ enum PostgresBench: BenchMode {
     }
 }
 
-/// A throwaway PostgreSQL server for the benchmark: initdb in a temporary directory, a Unix
-/// socket there and no TCP, stopped and removed at the end.
-final class ScratchServer: Sendable {
-    let directory: String
-    let port: Int
-    private let binaries: String
-    private let asPostgres: Bool
-
-    static func start() throws -> ScratchServer {
-        let roots = (try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql")) ?? []
-        let candidates = roots.compactMap(Int.init).sorted(by: >).map { "/usr/lib/postgresql/\($0)/bin" }
-        guard let binaries = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0 + "/initdb") }) else {
-            throw BenchError("no PostgreSQL server binaries under /usr/lib/postgresql; pass --db")
-        }
-        let server = try ScratchServer(binaries: binaries)
-        try server.command("initdb", ["-D", server.directory + "/data", "-U", "postgres", "-E", "UTF8",
-                                      "--locale=C.UTF-8", "--auth=trust"])
-        try server.command("pg_ctl", ["-D", server.directory + "/data", "-l", server.directory + "/server.log", "-w",
-                                      "-o", "-c listen_addresses='' -c unix_socket_directories='\(server.directory)' -p \(server.port) -c shared_buffers=1GB -c max_connections=40",
-                                      "start"])
-        return server
-    }
-
-    private init(binaries: String) throws {
-        self.binaries = binaries
-        asPostgres = geteuid() == 0
-        directory = FileManager.default.temporaryDirectory.path + "/bspg-bench-" + UUID().uuidString.prefix(8).lowercased()
-        port = Int.random(in: 20_000...60_000)
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
-        if asPostgres {
-            guard let user = getpwnam("postgres"), chown(directory, user.pointee.pw_uid, user.pointee.pw_gid) == 0 else {
-                throw BenchError("running as root needs a postgres user to own the server")
-            }
-        }
-    }
-
-    func benchDatabase() async throws -> PostgresConnector {
-        let setup = try await PostgresSetup.connect(PostgresConnector("host=\(directory) port=\(port) dbname=postgres user=postgres"))
+extension PostgresBench {
+    /// A `bookshelf_bench` database on the throwaway server, administered by its superuser.
+    static func benchDatabase(on server: PostgresScratchServer) async throws -> PostgresConnector {
+        let setup = try await PostgresSetup.connect(PostgresConnector(server.conninfo()))
         try await setup.createDatabase(named: "bookshelf_bench")
-        return PostgresConnector("host=\(directory) port=\(port) dbname=bookshelf_bench user=postgres")
-    }
-
-    func stop() {
-        try? command("pg_ctl", ["-D", directory + "/data", "-m", "fast", "-w", "stop"])
-        try? FileManager.default.removeItem(atPath: directory)
-    }
-
-    private func command(_ tool: String, _ arguments: [String]) throws {
-        let argv = (asPostgres ? ["/usr/sbin/runuser", "-u", "postgres", "--"] : []) + [binaries + "/" + tool] + arguments
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, directory + "/\(tool).out", O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        let pointers = argv.map { strdup($0) } + [nil]
-        defer { pointers.forEach { free($0) } }
-        var pid: pid_t = 0
-        guard posix_spawn(&pid, argv[0], &actions, nil, pointers, environ) == 0 else { throw BenchError("cannot run \(tool)") }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        guard status == 0 else { throw BenchError("\(tool) failed; see \(directory)/\(tool).out") }
+        return PostgresConnector(server.conninfo(database: "bookshelf_bench"))
     }
 }

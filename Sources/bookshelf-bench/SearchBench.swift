@@ -1,4 +1,5 @@
 import BookCatalog
+import BookshelfTestSupport
 import Foundation
 import SQLiteCatalog
 
@@ -156,15 +157,9 @@ enum SearchBench: BenchMode {
         for text in ["a", "th", "history", "hist rom", "歴史", "zzqx"] {
             var timings = Timings()
             for _ in 0..<5 {
-                let process = Process()
-                process.executableURL = URL(fileURLWithPath: fzf)
-                process.arguments = ["--filter", text]
-                process.standardInput = try FileHandle(forReadingFrom: titles)
-                process.standardOutput = FileHandle.nullDevice
                 let clock = ContinuousClock()
                 let start = clock.now
-                try process.run()
-                process.waitUntilExit()
+                try ChildProcess.run([fzf, "--filter", text], input: titles.path)
                 timings.record(clock.now - start)
             }
             print("  \(text.padding(toLength: 10, withPad: " ", startingAt: 0)) p50 \(timings.p50.formatted)")

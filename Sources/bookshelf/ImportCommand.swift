@@ -1,4 +1,5 @@
 import BookCatalog
+import CatalogImport
 import Foundation
 import PostgresCatalog
 

@@ -1,6 +1,7 @@
 import BookCatalog
 import BookshelfModel
 import BookshelfUI
+import CatalogSimulation
 import Foundation
 import PostgresCatalog
 import SQLiteCatalog
@@ -149,8 +150,10 @@ enum InteractiveCommand {
         let countBooks: @Sendable (String) async -> Int?
         switch setup.store {
         case let .sqlite(catalog, path):
-            let script = setup.schedule.map { LatencyScript(schedule: $0, sleeper: WallClockSleeper()) }
-            connector = SQLiteConnector(catalog: catalog, script: script)
+            let plain = SQLiteConnector(catalog: catalog)
+            connector = setup.schedule.map {
+                LatencyScriptedConnector(plain, script: LatencyScript(schedule: $0, sleeper: WallClockSleeper()))
+            } ?? plain
             store = StoreInfo(kind: "SQLite", location: displayPath(path))
             countBooks = { account in
                 guard let scope = try? catalog.accounts().first(where: { $0.name == account })?.scope else { return nil }
@@ -194,30 +197,5 @@ enum InteractiveCommand {
             return "~" + absolute.dropFirst(home.count)
         }
         return absolute
-    }
-}
-
-/// Opens account sessions on an SQLite catalog for the model: one connection (and search
-/// index) per session, optionally slowed down by a latency script. SQLite has no passwords.
-struct SQLiteConnector: CatalogConnector {
-    let catalog: SQLiteCatalog
-    let script: LatencyScript?
-
-    func accountNames() async throws -> [String] {
-        try catalog.accounts().map(\.name).sorted()
-    }
-
-    func requiresPassword(for account: String) -> Bool { false }
-
-    func connect(account: String, password: String?) async throws -> any BookRemote {
-        try await script?.connect(label: account)
-        let remote: SQLiteBookRemote
-        do {
-            remote = try catalog.remote(account: account)
-        } catch {
-            throw BookFailure.storeUnavailable(error.description)
-        }
-        guard let script else { return remote }
-        return LatencyScriptedRemote(remote, script: script, label: account)
     }
 }

@@ -58,9 +58,6 @@ enum PostgresSignIn {
     }
 
     static func oneLine(_ text: String) -> String {
-        let lines = text.split(whereSeparator: \.isNewline).map {
-            $0.split(whereSeparator: { $0 == " " || $0 == "\t" }).joined(separator: " ")
-        }
-        return TerminalText.sanitized(lines.filter { !$0.isEmpty }.joined(separator: "; "))
+        TerminalText.sanitized(PostgresAccountConnector.oneLine(text))
     }
 }

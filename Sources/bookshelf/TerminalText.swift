@@ -1,19 +1,15 @@
-import BookCatalog
+import TerminalSafeText
 
 /// Strings from a store (or a user's file) are data: before they reach a terminal, every
-/// control character (C0, DEL, C1, bidirectional overrides; see `BookValidation.isControl`)
-/// is neutralised, so a title can never move the cursor, recolour the screen or hide text.
+/// unsafe character (`TerminalSafety.isUnsafe`: C0, DEL, C1, bidirectional marks and
+/// overrides, line and paragraph separators) is neutralised, so a title can never move the
+/// cursor, recolour the screen, reorder or break a line.
 enum TerminalText {
     /// Shown in place of each control character: visible, and never a column separator.
     static let replacement: Unicode.Scalar = "\u{FFFD}"
 
     static func sanitized(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: BookValidation.isControl) else { return text }
-        var scalars = String.UnicodeScalarView()
-        for scalar in text.unicodeScalars {
-            scalars.append(BookValidation.isControl(scalar) ? replacement : scalar)
-        }
-        return String(scalars)
+        TerminalSafety.replacingUnsafe(in: text) { _ in replacement }
     }
 
     /// A JSON string literal for `text`. The value is exact (a JSON reader gets the stored
@@ -28,7 +24,7 @@ enum TerminalText {
             case "\n": result += "\\n"
             case "\t": result += "\\t"
             case "\r": result += "\\r"
-            case _ where BookValidation.isControl(scalar):
+            case _ where TerminalSafety.isUnsafe(scalar):
                 let hex = String(scalar.value, radix: 16)
                 result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
             default: result.unicodeScalars.append(scalar)

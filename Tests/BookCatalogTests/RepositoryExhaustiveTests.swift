@@ -1,4 +1,5 @@
 @testable import BookCatalog
+import CatalogSimulation
 import Testing
 
 /// Every interleaving of two loads and two saves of one book — every order in which they

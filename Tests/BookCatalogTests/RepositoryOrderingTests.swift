@@ -1,4 +1,5 @@
 @testable import BookCatalog
+import CatalogSimulation
 import Testing
 
 /// One ordering each, as a real store produces them: commits and answers at separate steps,

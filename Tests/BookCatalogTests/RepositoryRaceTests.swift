@@ -1,4 +1,5 @@
 @testable import BookCatalog
+import CatalogSimulation
 import Testing
 
 /// One interleaving each, as the seed's exercise asks.

@@ -1,4 +1,5 @@
 @testable import BookCatalog
+import CatalogSimulation
 import Testing
 
 /// Every order of every step of a few calls, as a real store can produce them: each call

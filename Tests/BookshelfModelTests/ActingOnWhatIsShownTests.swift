@@ -1,4 +1,5 @@
 import BookCatalog
+import CatalogSimulation
 import Testing
 @testable import BookshelfModel
 

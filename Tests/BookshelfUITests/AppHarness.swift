@@ -1,6 +1,7 @@
 import BookCatalog
 import BookshelfModel
 import BookshelfUI
+import CatalogSimulation
 import TerminalUI
 
 /// The app over an in-memory catalog, driven key by key, with the screen read back as text.

@@ -1,6 +1,7 @@
 import BookCatalog
 import BookshelfModel
 @testable import BookshelfUI
+import CatalogSimulation
 import Synchronization
 import Testing
 import TerminalUI

@@ -1,4 +1,5 @@
 import BookCatalog
+import CatalogSimulation
 import Testing
 
 /// The in-memory adapter: the reference every other adapter must agree with.

@@ -1,4 +1,5 @@
 import BookCatalog
+import CatalogSimulation
 import Foundation
 @testable import PostgresCatalog
 import Testing

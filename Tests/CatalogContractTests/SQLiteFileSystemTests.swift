@@ -1,4 +1,5 @@
 import BookCatalog
+import BookshelfTestSupport
 import Foundation
 import SQLiteCatalog
 import Testing
@@ -7,7 +8,7 @@ import Testing
 /// and a full disk. Each test mounts a small tmpfs of its own, which only root may do; file
 /// permissions alone cannot show a read-only catalog to root, and a real disk cannot be filled.
 @Suite(.enabled(if: TmpfsMount.mayMount,
-                "needs root and a tmpfs mount; with CI set, running as root, a refused mount fails instead"))
+                "needs root and a tmpfs mount; with CI set a refused mount or a user other than root fails instead"))
 struct SQLiteFileSystemTests {
     // MARK: Read-only
 
@@ -120,21 +121,38 @@ struct SQLiteFileSystemTests {
     }
 }
 
+/// When the file-system tests run: the rule itself, so it is checked wherever the suite runs.
+@Suite struct TmpfsMountPolicyTests {
+    @Test func underCITheyRunForEveryUserAndOtherwiseOnlyWhenAMountWorks() {
+        #expect(TmpfsMount.shouldRun(underCI: true, asRoot: false, probe: { false }), "CI, not root: run (and fail)")
+        #expect(TmpfsMount.shouldRun(underCI: true, asRoot: true, probe: { false }), "CI, mount refused: run (and fail)")
+        #expect(!TmpfsMount.shouldRun(underCI: false, asRoot: false, probe: { true }), "no CI, not root: skip")
+        #expect(!TmpfsMount.shouldRun(underCI: false, asRoot: true, probe: { false }), "no CI, mount refused: skip")
+        #expect(TmpfsMount.shouldRun(underCI: false, asRoot: true, probe: { true }))
+    }
+}
+
 /// A small tmpfs mounted on a fresh temporary directory, for one test.
 final class TmpfsMount {
     let directory: URL
     private var isMounted = false
 
     /// Whether these tests can run: as root, a probe mount must succeed, unless `CI` is set,
-    /// where a refused mount must fail the tests rather than skip them.
-    static let mayMount: Bool = {
-        guard geteuid() == 0 else { return false }
-        if ProcessInfo.processInfo.environment["CI"] != nil { return true }
-        guard let probe = try? TmpfsMount(size: "64k") else { return false }
-        return (try? probe.unmount()) != nil
-    }()
+    /// where they always run, so that a refused mount (or a user who is not root) fails the
+    /// tests rather than skipping them.
+    static let mayMount: Bool = shouldRun(
+        underCI: ProcessInfo.processInfo.environment["CI"] != nil, asRoot: geteuid() == 0,
+        probe: { (try? TmpfsMount(size: "64k")).map { (try? $0.unmount()) != nil } ?? false })
+
+    static func shouldRun(underCI: Bool, asRoot: Bool, probe: () -> Bool) -> Bool {
+        if underCI { return true }
+        return asRoot && probe()
+    }
 
     init(size: String) throws {
+        guard geteuid() == 0 else {
+            throw MountError(message: "mounting a tmpfs needs root; with CI set these tests fail instead of skipping")
+        }
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("bookshelf-tmpfs-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         do {
@@ -206,17 +224,12 @@ final class TmpfsMount {
 
     /// Runs a short-lived tool (mount and umount exit at once) and fails with its message.
     private static func run(_ tool: String, _ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = arguments
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        guard process.terminationStatus == 0 else {
-            throw MountError(message: "\(tool) \(arguments.joined(separator: " ")) exited with \(process.terminationStatus): \(message)")
+        let errors = FileManager.default.temporaryDirectory.appendingPathComponent("mount-\(UUID().uuidString)").path
+        defer { unlink(errors) }
+        let status = try ChildProcess.run([tool] + arguments, errors: errors)
+        guard status == 0 else {
+            let message = (try? String(contentsOfFile: errors, encoding: .utf8)) ?? ""
+            throw MountError(message: "\(tool) \(arguments.joined(separator: " ")) exited with \(status): \(message)")
         }
     }
 }

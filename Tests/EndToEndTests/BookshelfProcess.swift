@@ -1,3 +1,4 @@
+import BookshelfTestSupport
 import Foundation
 import Testing
 
@@ -36,38 +37,22 @@ struct BookshelfProcess {
 
     /// Runs `bookshelf arguments` with a private HOME and no inherited catalog settings, so a
     /// test never touches a real user's catalog; `environment` adds or overrides variables.
-    func run(_ arguments: [String], environment: [String: String] = [:], input: String? = nil) throws -> Outcome {
+    func run(_ arguments: [String], environment overrides: [String: String] = [:], input: String? = nil) throws -> Outcome {
         let binary = try #require(Self.binary, "the bookshelf executable was not found beside the test bundle")
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = arguments
-        var inherited = ProcessInfo.processInfo.environment
-        for name in ["BOOKSHELF_DB", "XDG_DATA_HOME"] { inherited[name] = nil }
-        inherited["HOME"] = path("home")
-        process.environment = inherited.merging(environment) { _, new in new }
+        var environment = ProcessInfo.processInfo.environment
+        for name in ["BOOKSHELF_DB", "XDG_DATA_HOME"] { environment[name] = nil }
+        environment["HOME"] = path("home")
+        environment.merge(overrides) { _, new in new }
 
         // Files, not pipes: a child that writes a lot can never block on a full pipe.
         let outputFile = path("stdout-\(UUID().uuidString)")
         let errorFile = path("stderr-\(UUID().uuidString)")
-        for file in [outputFile, errorFile] {
-            guard FileManager.default.createFile(atPath: file, contents: nil) else { throw CocoaError(.fileWriteUnknown) }
-        }
-        let output = try FileHandle(forWritingTo: URL(fileURLWithPath: outputFile))
-        let errors = try FileHandle(forWritingTo: URL(fileURLWithPath: errorFile))
-        process.standardOutput = output
-        process.standardError = errors
-        if let input {
-            process.standardInput = try FileHandle(forReadingFrom: URL(fileURLWithPath: write("stdin-\(UUID().uuidString)", input)))
-        } else {
-            process.standardInput = FileHandle.nullDevice
-        }
-        try process.run()
-        process.waitUntilExit()
-        try output.close()
-        try errors.close()
-        #expect(process.terminationReason == .exit, "bookshelf \(arguments) was killed by signal \(process.terminationStatus)")
+        let inputFile = try input.map { try write("stdin-\(UUID().uuidString)", $0) } ?? "/dev/null"
+        let ending = try ChildProcess.runToEnd([binary.path] + arguments, input: inputFile, output: outputFile,
+                                               errors: errorFile, environment: environment)
+        #expect(ending.signal == nil, "bookshelf \(arguments) was killed by signal \(ending.signal ?? 0)")
         return Outcome(
-            status: process.terminationStatus,
+            status: ending.status,
             output: try String(contentsOfFile: outputFile, encoding: .utf8),
             errors: try String(contentsOfFile: errorFile, encoding: .utf8))
     }

@@ -1,3 +1,4 @@
+import BookshelfTestSupport
 import Foundation
 import Testing
 
@@ -177,24 +178,10 @@ struct DemoRun {
         defer { try? FileManager.default.removeItem(at: directory) }
         let outputURL = directory.appendingPathComponent("stdout")
         let errorURL = directory.appendingPathComponent("stderr")
-        for url in [outputURL, errorURL] {
-            guard FileManager.default.createFile(atPath: url.path, contents: nil) else { throw CocoaError(.fileWriteUnknown) }
-        }
-        let outputHandle = try FileHandle(forWritingTo: outputURL)
-        let errorHandle = try FileHandle(forWritingTo: errorURL)
-
-        let process = Process()
-        process.executableURL = try Self.binary()
-        process.arguments = arguments
-        process.standardOutput = outputHandle
-        process.standardError = errorHandle
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        try outputHandle.close()
-        try errorHandle.close()
-        #expect(process.terminationReason == .exit, "bookshelf-demo \(arguments) was killed by signal \(process.terminationStatus)")
-        status = process.terminationStatus
+        let ending = try ChildProcess.runToEnd([try Self.binary().path] + arguments, output: outputURL.path,
+                                               errors: errorURL.path, environment: ProcessInfo.processInfo.environment)
+        #expect(ending.signal == nil, "bookshelf-demo \(arguments) was killed by signal \(ending.signal ?? 0)")
+        status = ending.status
         output = try String(contentsOf: outputURL, encoding: .utf8)
         errors = try String(contentsOf: errorURL, encoding: .utf8)
     }

@@ -1,3 +1,4 @@
+import BookshelfTestSupport
 import Foundation
 import Testing
 

@@ -1,5 +1,4 @@
 import BookCatalog
-import BookshelfModel
 import Synchronization
 
 /// A remote for race tests: every call parks until the test releases it with a chosen reply,
@@ -11,8 +10,8 @@ import Synchronization
 /// store step to a moment of the test's choosing before its answer: a read takes its
 /// snapshot then, a save commits then and answers later (or loses its answer), so answers
 /// can arrive in any order relative to commits, as a real store's do.
-actor ScriptedRemote: SearchableBookRemote, ChangeDetectingRemote, ReauthenticatingRemote {
-    enum Call: Sendable, Equatable {
+public actor ScriptedRemote: SearchableBookRemote, ChangeDetectingRemote, ReauthenticatingRemote {
+    public enum Call: Sendable, Equatable {
         case search(SearchQuery)
         case load(Int)
         case save(SaveRequest)
@@ -20,7 +19,7 @@ actor ScriptedRemote: SearchableBookRemote, ChangeDetectingRemote, Reauthenticat
         /// Signing a lost connection in again; `.deliver` checks the password.
         case reauthenticate(password: String)
 
-        var kind: CallKind {
+        public var kind: CallKind {
             switch self {
             case .search: .search
             case .load: .load
@@ -31,9 +30,9 @@ actor ScriptedRemote: SearchableBookRemote, ChangeDetectingRemote, Reauthenticat
         }
     }
 
-    enum CallKind: Sendable, Hashable { case search, load, save, check, reauthenticate }
+    public enum CallKind: Sendable, Hashable { case search, load, save, check, reauthenticate }
 
-    enum Reply: Sendable {
+    public enum Reply: Sendable {
         /// Answer as the store would.
         case deliver
         case page([BookRecord], total: Int)
@@ -63,86 +62,86 @@ actor ScriptedRemote: SearchableBookRemote, ChangeDetectingRemote, Reauthenticat
     }
 
     /// The store's truth.
-    var books: [Int: BookRecord]
+    public var books: [Int: BookRecord]
     /// The account's password, which `reauthenticate` checks (nil: any password will do).
-    let password: String?
-    let account: String
-    private(set) var arrivals: [(number: Int, call: Call)] = []
+    public let password: String?
+    public let account: String
+    public private(set) var arrivals: [(number: Int, call: Call)] = []
     private var parked: [Int: Parked] = [:]
     private var waiters: [(kind: CallKind?, count: Int, continuation: CheckedContinuation<Void, Never>)] = []
 
-    init(books: [BookRecord] = [], account: String = "", password: String? = nil) {
+    public init(books: [BookRecord] = [], account: String = "", password: String? = nil) {
         self.books = Dictionary(uniqueKeysWithValues: books.map { ($0.id, $0) })
         self.account = account
         self.password = password
     }
 
     /// Another writer commits.
-    func put(_ record: BookRecord) { books[record.id] = record }
+    public func put(_ record: BookRecord) { books[record.id] = record }
 
     // MARK: Remote
 
-    func search(_ query: SearchQuery) async throws -> SearchPage {
+    public func search(_ query: SearchQuery) async throws -> SearchPage {
         guard case let .page(page) = try await park(.search(query)) else { throw BookFailure.invalidResponse }
         return page
     }
 
-    func load(id: Int) async throws -> BookRecord {
+    public func load(id: Int) async throws -> BookRecord {
         guard case let .record(record) = try await park(.load(id)) else { throw BookFailure.invalidResponse }
         return record
     }
 
-    func save(id: Int, title: String, expectedRevision: Int) async throws -> BookRecord {
+    public func save(id: Int, title: String, expectedRevision: Int) async throws -> BookRecord {
         try await save(SaveRequest(id: id, title: title, expectedRevision: expectedRevision))
     }
 
-    func save(_ request: SaveRequest) async throws -> BookRecord {
+    public func save(_ request: SaveRequest) async throws -> BookRecord {
         guard case let .record(record) = try await park(.save(request)) else { throw BookFailure.invalidResponse }
         return record
     }
 
-    func checkForChanges() async throws -> ChangeNotice? {
+    public func checkForChanges() async throws -> ChangeNotice? {
         guard case let .notice(notice) = try await park(.checkForChanges) else { throw BookFailure.invalidResponse }
         return notice
     }
 
-    func reauthenticate(password: String) async throws {
+    public func reauthenticate(password: String) async throws {
         _ = try await park(.reauthenticate(password: password))
     }
 
     // MARK: Test control
 
     /// Suspends until `count` calls (of `kind`, if given) have arrived in all.
-    func waitForArrivals(_ count: Int, of kind: CallKind? = nil) async {
+    public func waitForArrivals(_ count: Int, of kind: CallKind? = nil) async {
         if arrivalCount(of: kind) >= count { return }
         await withCheckedContinuation { waiters.append((kind, count, $0)) }
     }
 
-    func arrivalCount(of kind: CallKind? = nil) -> Int {
+    public func arrivalCount(of kind: CallKind? = nil) -> Int {
         arrivals.filter { kind == nil || $0.call.kind == kind }.count
     }
 
     /// The `index`-th call (1-based) of `kind` to arrive, waiting for it if need be.
-    func call(_ index: Int, of kind: CallKind) async -> (number: Int, call: Call) {
+    public func call(_ index: Int, of kind: CallKind) async -> (number: Int, call: Call) {
         await waitForArrivals(index, of: kind)
         return arrivals.filter { $0.call.kind == kind }[index - 1]
     }
 
     /// Parked calls, oldest first.
-    var parkedCalls: [(number: Int, call: Call)] {
+    public var parkedCalls: [(number: Int, call: Call)] {
         parked.keys.sorted().map { ($0, parked[$0]!.call) }
     }
 
     /// The newest parked call of `kind`.
-    func newestParked(_ kind: CallKind) -> Int? {
+    public func newestParked(_ kind: CallKind) -> Int? {
         parked.filter { $0.value.call.kind == kind }.keys.max()
     }
 
-    func isParked(_ number: Int) -> Bool { parked[number] != nil }
+    public func isParked(_ number: Int) -> Bool { parked[number] != nil }
 
     /// Runs call `number`'s store step now, before its answer: a read snapshots the store, a
     /// save performs its compare-and-set (its answer, released later, reports it).
-    func perform(_ number: Int) {
+    public func perform(_ number: Int) {
         guard var call = parked[number] else { preconditionFailure("call \(number) is not parked") }
         precondition(call.committed == nil, "call \(number) already performed")
         if case let .save(request) = call.call {
@@ -154,7 +153,7 @@ actor ScriptedRemote: SearchableBookRemote, ChangeDetectingRemote, Reauthenticat
     }
 
     /// Completes call `number` (1-based arrival order) with `reply`.
-    func release(_ number: Int, _ reply: Reply) {
+    public func release(_ number: Int, _ reply: Reply) {
         guard let call = parked.removeValue(forKey: number) else { preconditionFailure("call \(number) is not parked") }
         do {
             call.continuation.resume(returning: try answer(call, reply))
@@ -164,13 +163,13 @@ actor ScriptedRemote: SearchableBookRemote, ChangeDetectingRemote, Reauthenticat
     }
 
     /// Fails every parked call (end of a test, so no continuation leaks).
-    func failAll() {
+    public func failAll() {
         for number in parked.keys.sorted() { release(number, .fail(.storeUnavailable("test over"))) }
     }
 
     /// Fails every parked call and every call that arrives from now on: an effect started
     /// just before the end of a test may reach the store only after `failAll`.
-    func close() {
+    public func close() {
         isClosed = true
         failAll()
     }
@@ -235,7 +234,7 @@ actor ScriptedRemote: SearchableBookRemote, ChangeDetectingRemote, Reauthenticat
 }
 
 /// Connects each account to a fresh `ScriptedRemote` seeded with that account's books.
-final class ScriptedConnector: CatalogConnector {
+public final class ScriptedConnector: CatalogConnector {
     private struct State {
         var remotes: [(account: String, remote: ScriptedRemote)] = []
         var failures: [String: BookFailure] = [:]
@@ -244,20 +243,20 @@ final class ScriptedConnector: CatalogConnector {
         var heldWaiters: [CheckedContinuation<Void, Never>] = []
     }
 
-    let books: [String: [BookRecord]]
-    let passwords: [String: String]
+    public let books: [String: [BookRecord]]
+    public let passwords: [String: String]
     private let state = Mutex(State())
 
-    init(books: [String: [BookRecord]], passwords: [String: String] = [:]) {
+    public init(books: [String: [BookRecord]], passwords: [String: String] = [:]) {
         self.books = books
         self.passwords = passwords
     }
 
-    func accountNames() async throws -> [String] { books.keys.sorted() }
+    public func accountNames() async throws -> [String] { books.keys.sorted() }
 
-    func requiresPassword(for account: String) -> Bool { passwords[account] != nil }
+    public func requiresPassword(for account: String) -> Bool { passwords[account] != nil }
 
-    func connect(account: String, password: String?) async throws -> any BookRemote {
+    public func connect(account: String, password: String?) async throws -> any BookRemote {
         if state.withLock({ $0.holdsConnections }) {
             // Connecting takes time while the user goes on typing: wait for the test.
             await withCheckedContinuation { continuation in
@@ -277,15 +276,15 @@ final class ScriptedConnector: CatalogConnector {
         return remote
     }
 
-    func failConnections(to account: String, with failure: BookFailure?) {
+    public func failConnections(to account: String, with failure: BookFailure?) {
         state.withLock { $0.failures[account] = failure }
     }
 
     /// From now on each connection waits for `releaseHeldConnection` before it opens.
-    func holdConnections() { state.withLock { $0.holdsConnections = true } }
+    public func holdConnections() { state.withLock { $0.holdsConnections = true } }
 
     /// Suspends until a connection is waiting to be released.
-    func waitForHeldConnection() async {
+    public func waitForHeldConnection() async {
         await withCheckedContinuation { continuation in
             let ready = state.withLock { state in
                 if state.heldConnections.isEmpty { state.heldWaiters.append(continuation); return false }
@@ -296,13 +295,13 @@ final class ScriptedConnector: CatalogConnector {
     }
 
     /// Lets the oldest waiting connection open.
-    func releaseHeldConnection() {
+    public func releaseHeldConnection() {
         let next = state.withLock { $0.heldConnections.isEmpty ? nil : $0.heldConnections.removeFirst() }
         next?.resume()
     }
 
     /// Every remote handed out, oldest first.
-    var remotes: [ScriptedRemote] { state.withLock { $0.remotes.map(\.remote) } }
-    var latest: ScriptedRemote { remotes.last! }
-    var connectionCount: Int { remotes.count }
+    public var remotes: [ScriptedRemote] { state.withLock { $0.remotes.map(\.remote) } }
+    public var latest: ScriptedRemote { remotes.last! }
+    public var connectionCount: Int { remotes.count }
 }

@@ -7,8 +7,8 @@ import BookCatalog
 /// compare-and-set at that moment (or on arrival, with `commitSavesOnArrival`, so a test can
 /// hold a committed write's response back). A load snapshots the record when it arrives,
 /// which is the worst case for staleness.
-actor ParkingRemote: BookRemote {
-    enum Outcome: Sendable {
+public actor ParkingRemote: BookRemote {
+    public enum Outcome: Sendable {
         /// Answer as the store would.
         case deliver
         /// Fail without committing anything.
@@ -19,44 +19,44 @@ actor ParkingRemote: BookRemote {
         case malformed(BookRecord)
     }
 
-    enum Kind: Sendable, Equatable { case load, save(title: String, expected: Int) }
+    public enum Kind: Sendable, Equatable { case load, save(title: String, expected: Int) }
 
-    struct Call {
-        let kind: Kind
-        let snapshot: BookRecord
-        var committed: Result<BookRecord, BookFailure>?
-        let continuation: CheckedContinuation<BookRecord, any Error>
+    public struct Call {
+        public let kind: Kind
+        public let snapshot: BookRecord
+        public var committed: Result<BookRecord, BookFailure>?
+        public let continuation: CheckedContinuation<BookRecord, any Error>
     }
 
-    private(set) var stored: BookRecord
+    public private(set) var stored: BookRecord
     private let commitSavesOnArrival: Bool
     private var parked: [Int: Call] = [:]
     private var arrivals = 0
     private var arrivalWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
 
-    init(_ record: BookRecord, commitSavesOnArrival: Bool = false) {
+    public init(_ record: BookRecord, commitSavesOnArrival: Bool = false) {
         stored = record
         self.commitSavesOnArrival = commitSavesOnArrival
     }
 
-    var callCount: Int { arrivals }
+    public var callCount: Int { arrivals }
 
-    func load(id: Int) async throws -> BookRecord {
+    public func load(id: Int) async throws -> BookRecord {
         try await park(.load)
     }
 
-    func save(id: Int, title: String, expectedRevision: Int) async throws -> BookRecord {
+    public func save(id: Int, title: String, expectedRevision: Int) async throws -> BookRecord {
         try await park(.save(title: title, expected: expectedRevision))
     }
 
     /// Suspends until `count` calls have arrived in all.
-    func waitForArrivals(_ count: Int) async {
+    public func waitForArrivals(_ count: Int) async {
         if arrivals >= count { return }
         await withCheckedContinuation { arrivalWaiters.append((count, $0)) }
     }
 
     /// Completes the call that arrived `number`-th (1-based).
-    func release(_ number: Int, _ outcome: Outcome) {
+    public func release(_ number: Int, _ outcome: Outcome) {
         guard var call = parked.removeValue(forKey: number) else { preconditionFailure("call \(number) is not parked") }
         switch outcome {
         case .deliver:

@@ -1,6 +1,4 @@
 import BookCatalog
-import BookshelfModel
-import PostgresCatalog
 import Synchronization
 
 /// Opens account sessions on a PostgreSQL catalog for the model: one `PostgresRemote` (one
@@ -11,7 +9,7 @@ import Synchronization
 /// Which accounts need a password is learned by signing in without one: once in the
 /// background when the accounts are listed, and again whenever a connect is refused for
 /// want of one, so the model's masked prompt appears when switching to such an account.
-final class PostgresAccountConnector: CatalogConnector {
+public final class PostgresAccountConnector: CatalogConnector {
     private let connector: PostgresConnector
     private let state: Mutex<State>
 
@@ -23,14 +21,14 @@ final class PostgresAccountConnector: CatalogConnector {
         var needsPassword: Set<String> = []
     }
 
-    init(connector: PostgresConnector, opened: PostgresRemote) {
+    public init(connector: PostgresConnector, opened: PostgresRemote) {
         self.connector = connector
         state = Mutex(State(opened: opened, newest: opened))
     }
 
     /// The accounts on the server, each tried once without a password so the switcher can
     /// say which need one. An account this database does not know is left out.
-    func accountNames() async throws -> [String] {
+    public func accountNames() async throws -> [String] {
         let remote = state.withLock { $0.newest }
         let current = remote.account.name
         var names: [String] = []
@@ -53,11 +51,11 @@ final class PostgresAccountConnector: CatalogConnector {
         return names
     }
 
-    func requiresPassword(for account: String) -> Bool {
+    public func requiresPassword(for account: String) -> Bool {
         state.withLock { $0.needsPassword.contains(account) }
     }
 
-    func connect(account: String, password: String?) async throws -> any BookRemote {
+    public func connect(account: String, password: String?) async throws -> any BookRemote {
         let handed: PostgresRemote? = state.withLock { state in
             guard let opened = state.opened, opened.account.name == account else { return nil }
             state.opened = nil
@@ -71,9 +69,9 @@ final class PostgresAccountConnector: CatalogConnector {
             state.withLock { _ = $0.needsPassword.insert(account) }
             throw BookFailure.storeUnavailable("account \(account) needs a password: choose it again to type one")
         } catch let failure as PostgresConnectFailure {
-            throw BookFailure.storeUnavailable(PostgresSignIn.oneLine(failure.description))
+            throw BookFailure.storeUnavailable(Self.oneLine(failure.description))
         } catch let failure as BookFailure {
-            if case let .storeUnavailable(reason) = failure { throw BookFailure.storeUnavailable(PostgresSignIn.oneLine(reason)) }
+            if case let .storeUnavailable(reason) = failure { throw BookFailure.storeUnavailable(Self.oneLine(reason)) }
             throw failure
         }
         state.withLock { $0.newest = remote }
@@ -81,9 +79,19 @@ final class PostgresAccountConnector: CatalogConnector {
     }
 
     /// How many books the account's newest session sees (for the header), nil if unknown.
-    func bookCount(account: String) async -> Int? {
+    public func bookCount(account: String) async -> Int? {
         let remote = state.withLock { $0.newest }
         guard remote.account.name == account else { return nil }
         return try? await remote.bookCount()
+    }
+
+    /// libpq's messages span lines ("connection to server ... failed: FATAL:  password
+    /// authentication failed ..."): one line, runs of spaces and tabs squeezed, for a status
+    /// bar or standard error.
+    public static func oneLine(_ text: String) -> String {
+        let lines = text.split(whereSeparator: \.isNewline).map {
+            $0.split(whereSeparator: { $0 == " " || $0 == "\t" }).joined(separator: " ")
+        }
+        return lines.filter { !$0.isEmpty }.joined(separator: "; ")
     }
 }

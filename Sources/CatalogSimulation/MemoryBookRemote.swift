@@ -1,3 +1,4 @@
+import BookCatalog
 import Foundation
 import Synchronization
 

@@ -7,8 +7,8 @@ import Foundation
 /// in any order relative to commits. Between any two steps another writer can commit
 /// (`commitElsewhere`). The store keeps its whole history, so a test can derive what is
 /// true from what committed when, never from what the code under test said.
-actor StagedRemote: SearchableBookRemote, SaveOutcomeRecordingRemote {
-    enum Answer: Sendable {
+public actor StagedRemote: SearchableBookRemote, SaveOutcomeRecordingRemote {
+    public enum Answer: Sendable {
         /// Answer with what the performed step produced (a read's snapshot, a save's record
         /// or its conflict).
         case asPerformed
@@ -17,7 +17,7 @@ actor StagedRemote: SearchableBookRemote, SaveOutcomeRecordingRemote {
         /// Fail; only for a call whose step never ran (it never reached the store).
         case fail(BookFailure)
 
-        var isUnknown: Bool { if case .unknown = self { true } else { false } }
+        public var isUnknown: Bool { if case .unknown = self { true } else { false } }
     }
 
     private enum Kind { case load, save(SaveRequest), search(SearchQuery) }
@@ -35,55 +35,55 @@ actor StagedRemote: SearchableBookRemote, SaveOutcomeRecordingRemote {
     }
 
     /// Every committed revision, oldest first: `history[r - 1]` is revision r.
-    private(set) var history: [BookRecord]
+    public private(set) var history: [BookRecord]
     /// Operation ids of committed saves, with the revision each produced.
     private var operations: [UUID: Int] = [:]
     private var calls: [Int: Call] = [:]
     private var arrivals = 0
     private var arrivalWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
 
-    init(_ record: BookRecord) {
+    public init(_ record: BookRecord) {
         precondition(record.revision == 1, "history starts at revision 1")
         history = [record]
     }
 
-    var stored: BookRecord { history[history.count - 1] }
-    var callCount: Int { arrivals }
+    public var stored: BookRecord { history[history.count - 1] }
+    public var callCount: Int { arrivals }
 
     // MARK: Remote
 
-    func load(id: Int) async throws -> BookRecord {
+    public func load(id: Int) async throws -> BookRecord {
         guard case let .record(record) = try await arrive(.load) else { throw BookFailure.invalidResponse }
         return record
     }
 
-    func save(id: Int, title: String, expectedRevision: Int) async throws -> BookRecord {
+    public func save(id: Int, title: String, expectedRevision: Int) async throws -> BookRecord {
         try await save(SaveRequest(id: id, title: title, expectedRevision: expectedRevision))
     }
 
-    func save(_ request: SaveRequest) async throws -> BookRecord {
+    public func save(_ request: SaveRequest) async throws -> BookRecord {
         guard case let .record(record) = try await arrive(.save(request)) else { throw BookFailure.invalidResponse }
         return record
     }
 
-    func search(_ query: SearchQuery) async throws -> SearchPage {
+    public func search(_ query: SearchQuery) async throws -> SearchPage {
         guard case let .page(page) = try await arrive(.search(query)) else { throw BookFailure.invalidResponse }
         return page
     }
 
-    func committedRevision(of operation: UUID) async throws -> Int? { operations[operation] }
+    public func committedRevision(of operation: UUID) async throws -> Int? { operations[operation] }
 
     // MARK: Test control
 
     /// Suspends until `count` calls have arrived in all.
-    func waitForArrivals(_ count: Int) async {
+    public func waitForArrivals(_ count: Int) async {
         if arrivals >= count { return }
         await withCheckedContinuation { arrivalWaiters.append((count, $0)) }
     }
 
     /// Runs call `number`'s store step now: a read takes its snapshot, a save its
     /// compare-and-set.
-    func perform(_ number: Int) {
+    public func perform(_ number: Int) {
         guard var call = calls[number] else { preconditionFailure("call \(number) is not waiting") }
         precondition(call.performed == nil, "call \(number) already performed")
         switch call.kind {
@@ -100,7 +100,7 @@ actor StagedRemote: SearchableBookRemote, SaveOutcomeRecordingRemote {
 
     /// Sends call `number`'s answer now. A call whose answer is lost before its step can
     /// still perform it later, as a request still queued at a server can.
-    func answer(_ number: Int, _ answer: Answer) {
+    public func answer(_ number: Int, _ answer: Answer) {
         guard var call = calls[number], let continuation = call.continuation else {
             preconditionFailure("call \(number) is not waiting")
         }
@@ -120,7 +120,7 @@ actor StagedRemote: SearchableBookRemote, SaveOutcomeRecordingRemote {
 
     /// Another writer commits a new revision.
     @discardableResult
-    func commitElsewhere(title: String) -> BookRecord {
+    public func commitElsewhere(title: String) -> BookRecord {
         let next = BookRecord(id: stored.id, title: title, revision: stored.revision + 1, author: stored.author)
         history.append(next)
         return next

@@ -1,4 +1,6 @@
+import BookCatalog
 import Foundation
+import Synchronization
 
 // A store with scripted slowness, for the demo and for the app's `--latency` option.
 //
@@ -182,9 +184,9 @@ public struct WallClockSleeper: LatencySleeper {
 /// wakes sleepers strictly in order of wake time, and sleepers due at the same instant in the
 /// order they started sleeping. Time never moves backwards and never skips a pending wake.
 ///
-/// State lives behind one lock (not an actor) so that `now` can be read synchronously, as a
+/// State lives behind one mutex (not an actor) so that `now` can be read synchronously, as a
 /// clock for timestamps must be.
-public final class VirtualClock: LatencySleeper, @unchecked Sendable {
+public final class VirtualClock: LatencySleeper, Sendable {
     /// One parked sleeper: when it is due, its place in arrival order, and the request it holds.
     public struct PendingWake: Sendable, Equatable, CustomStringConvertible {
         public let wakeMilliseconds: Int
@@ -194,35 +196,39 @@ public final class VirtualClock: LatencySleeper, @unchecked Sendable {
         public var description: String { "request \(request) due at \(wakeMilliseconds) ms" }
     }
 
-    private let lock = NSLock()
-    private var nowValue = 0
-    private var parked: [(wake: PendingWake, continuation: CheckedContinuation<Void, Never>)] = []
-    private var arrivals = 0
-    private var arrivalWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+    private struct State {
+        var now = 0
+        var parked: [(wake: PendingWake, continuation: CheckedContinuation<Void, Never>)] = []
+        var arrivals = 0
+        var arrivalWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+    }
+
+    private let state = Mutex(State())
 
     public init() {}
 
     /// Milliseconds since the clock was made.
-    public var nowMilliseconds: Int { lock.withLock { nowValue } }
+    public var nowMilliseconds: Int { state.withLock { $0.now } }
 
     public var now: Duration { .milliseconds(nowMilliseconds) }
 
     /// How many sleepers have ever arrived.
-    public var arrivalCount: Int { lock.withLock { arrivals } }
+    public var arrivalCount: Int { state.withLock { $0.arrivals } }
 
     /// Parked sleepers in the order they will wake.
-    public var pending: [PendingWake] { lock.withLock { parked.map(\.wake).sorted(by: Self.wakesFirst) } }
+    public var pending: [PendingWake] { state.withLock { $0.parked.map(\.wake).sorted(by: Self.wakesFirst) } }
 
     public var nextWake: PendingWake? { pending.first }
 
     public func sleep(milliseconds: Int, request: Int) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let ready = lock.withLock {
-                arrivals += 1
-                let wake = PendingWake(wakeMilliseconds: nowValue + max(0, milliseconds), sequence: arrivals, request: request)
-                parked.append((wake, continuation))
-                let ready = arrivalWaiters.filter { $0.count <= arrivals }
-                arrivalWaiters.removeAll { $0.count <= arrivals }
+            let ready = state.withLock { state in
+                state.arrivals += 1
+                let arrivals = state.arrivals
+                let wake = PendingWake(wakeMilliseconds: state.now + max(0, milliseconds), sequence: arrivals, request: request)
+                state.parked.append((wake, continuation))
+                let ready = state.arrivalWaiters.filter { $0.count <= arrivals }
+                state.arrivalWaiters.removeAll { $0.count <= arrivals }
                 return ready
             }
             ready.forEach { $0.continuation.resume() }
@@ -233,9 +239,9 @@ public final class VirtualClock: LatencySleeper, @unchecked Sendable {
     /// caused have reached the store before it moves time on).
     public func waitForArrivals(_ count: Int) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let reached = lock.withLock {
-                if arrivals >= count { return true }
-                arrivalWaiters.append((count, continuation))
+            let reached = state.withLock { state in
+                if state.arrivals >= count { return true }
+                state.arrivalWaiters.append((count, continuation))
                 return false
             }
             if reached { continuation.resume() }
@@ -245,12 +251,12 @@ public final class VirtualClock: LatencySleeper, @unchecked Sendable {
     /// Moves time to `milliseconds` without waking anyone. Refuses to go backwards or past a
     /// pending wake, either of which would reorder events.
     public func advance(to milliseconds: Int) {
-        lock.withLock {
-            precondition(milliseconds >= nowValue, "virtual time never moves backwards")
-            if let due = parked.map(\.wake).min(by: Self.wakesFirst) {
+        state.withLock { state in
+            precondition(milliseconds >= state.now, "virtual time never moves backwards")
+            if let due = state.parked.map(\.wake).min(by: Self.wakesFirst) {
                 precondition(milliseconds <= due.wakeMilliseconds, "advancing past \(due) would reorder events")
             }
-            nowValue = milliseconds
+            state.now = milliseconds
         }
     }
 
@@ -258,10 +264,11 @@ public final class VirtualClock: LatencySleeper, @unchecked Sendable {
     /// nobody is waiting.
     @discardableResult
     public func wakeNext() -> PendingWake? {
-        let woken: (wake: PendingWake, continuation: CheckedContinuation<Void, Never>)? = lock.withLock {
+        let woken: (wake: PendingWake, continuation: CheckedContinuation<Void, Never>)? = state.withLock { state in
+            let parked = state.parked
             guard let index = parked.indices.min(by: { Self.wakesFirst(parked[$0].wake, parked[$1].wake) }) else { return nil }
-            let entry = parked.remove(at: index)
-            nowValue = max(nowValue, entry.wake.wakeMilliseconds)
+            let entry = state.parked.remove(at: index)
+            state.now = max(state.now, entry.wake.wakeMilliseconds)
             return entry
         }
         woken?.continuation.resume()
@@ -315,13 +322,16 @@ public struct ScriptedCall: Sendable, Equatable {
 /// The script shared by every scripted remote of one run: it numbers requests in the order
 /// they reach any of the remotes, decides each one's latency and failure from the schedule,
 /// and keeps a log of every call.
-public final class LatencyScript: @unchecked Sendable {
+public final class LatencyScript: Sendable {
     public let schedule: LatencySchedule
     public let sleeper: any LatencySleeper
 
-    private let lock = NSLock()
-    private var log: [ScriptedCall] = []
-    private var finishWaiters: [(number: Int, continuation: CheckedContinuation<Void, Never>)] = []
+    private struct State {
+        var log: [ScriptedCall] = []
+        var finishWaiters: [(number: Int, continuation: CheckedContinuation<Void, Never>)] = []
+    }
+
+    private let state = Mutex(State())
 
     public init(schedule: LatencySchedule, sleeper: any LatencySleeper) {
         self.schedule = schedule
@@ -329,18 +339,18 @@ public final class LatencyScript: @unchecked Sendable {
     }
 
     /// Every call so far, in request-number order.
-    public var calls: [ScriptedCall] { lock.withLock { log } }
+    public var calls: [ScriptedCall] { state.withLock { $0.log } }
 
     public func call(_ number: Int) -> ScriptedCall? {
-        lock.withLock { number >= 1 && number <= log.count ? log[number - 1] : nil }
+        state.withLock { number >= 1 && number <= $0.log.count ? $0.log[number - 1] : nil }
     }
 
     /// Suspends until request `number` has answered or failed.
     public func waitForFinish(of number: Int) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let finished = lock.withLock {
-                if number <= log.count, log[number - 1].outcome != .pending { return true }
-                finishWaiters.append((number, continuation))
+            let finished = state.withLock { state in
+                if number <= state.log.count, state.log[number - 1].outcome != .pending { return true }
+                state.finishWaiters.append((number, continuation))
                 return false
             }
             if finished { continuation.resume() }
@@ -360,21 +370,21 @@ public final class LatencyScript: @unchecked Sendable {
     }
 
     func begin(_ kind: ScriptedCall.Kind, label: String) -> ScriptedCall {
-        lock.withLock {
-            let number = log.count + 1
+        state.withLock { state in
+            let number = state.log.count + 1
             let call = ScriptedCall(number: number, kind: kind, label: label,
                                     latencyMilliseconds: schedule.latencyMilliseconds(ofRequest: number),
                                     failsByScript: schedule.fails(request: number), outcome: .pending)
-            log.append(call)
+            state.log.append(call)
             return call
         }
     }
 
     func finish(_ number: Int, _ outcome: ScriptedCall.Outcome) {
-        let ready = lock.withLock {
-            log[number - 1].outcome = outcome
-            let ready = finishWaiters.filter { $0.number == number }
-            finishWaiters.removeAll { $0.number == number }
+        let ready = state.withLock { state in
+            state.log[number - 1].outcome = outcome
+            let ready = state.finishWaiters.filter { $0.number == number }
+            state.finishWaiters.removeAll { $0.number == number }
             return ready
         }
         ready.forEach { $0.continuation.resume() }
@@ -454,4 +464,34 @@ extension LatencyScriptedRemote: SaveOutcomeRecordingRemote where Base: SaveOutc
 
 extension LatencyScriptedRemote: AccountAwareRemote where Base: AccountAwareRemote {
     public var account: Account { base.account }
+}
+
+/// Any catalog's sessions, slowed down by a latency script (`bookshelf --latency`): opening a
+/// session is a numbered request of its own, and every session's remote is a
+/// `LatencyScriptedRemote` labelled with its account.
+public struct LatencyScriptedConnector: CatalogConnector {
+    public let base: any CatalogConnector
+    public let script: LatencyScript
+
+    public init(_ base: any CatalogConnector, script: LatencyScript) {
+        self.base = base
+        self.script = script
+    }
+
+    public func accountNames() async throws -> [String] { try await base.accountNames() }
+
+    public func accountRoles() async throws -> [String: AccountRole] { try await base.accountRoles() }
+
+    public func requiresPassword(for account: String) -> Bool { base.requiresPassword(for: account) }
+
+    public func connect(account: String, password: String?) async throws -> any BookRemote {
+        try await script.connect(label: account)
+        let remote = try await base.connect(account: account, password: password)
+        guard let searchable = remote as? any SearchableBookRemote else { return remote }
+        return scripted(searchable, label: account)
+    }
+
+    private func scripted(_ remote: some SearchableBookRemote, label: String) -> any BookRemote {
+        LatencyScriptedRemote(remote, script: script, label: label)
+    }
 }

@@ -1,8 +1,32 @@
 import BookCatalog
 import Testing
 
-// The seed's sample code, unchanged: its test fake and its two verification blocks must
-// compile and pass against `import BookCatalog`. This file is the floor of the public API.
+// The seed's sample code, unchanged: its test fakes and its two verification blocks must
+// compile and pass against `import BookCatalog` alone (this target depends on nothing else).
+// This file is the floor of the public API.
+
+/// The seed's own in-memory fake, as the seed declares it.
+actor MemoryBookRemote: BookRemote {
+    private var records: [Int: BookRecord]
+    private(set) var loads = 0
+    init(_ records: [Int: BookRecord]) { self.records = records }
+    func load(id: Int) async throws -> BookRecord {
+        loads += 1
+        guard let record = records[id] else { throw BookFailure.missing }
+        return record
+    }
+    func save(id: Int, title: String, expectedRevision: Int) async throws -> BookRecord {
+        guard !title.isEmpty else { throw BookFailure.invalidTitle }
+        guard let old = records[id] else { throw BookFailure.missing }
+        guard old.revision == expectedRevision else {
+            throw BookFailure.conflict(expected: expectedRevision, actual: old.revision)
+        }
+        guard old.revision < Int.max else { throw BookFailure.revisionExhausted }
+        let next = BookRecord(id: id, title: title, revision: old.revision + 1)
+        records[id] = next
+        return next
+    }
+}
 
 actor DelayedBookRemote: BookRemote {
     private var current = BookRecord(id: 1, title: "Before", revision: 1)

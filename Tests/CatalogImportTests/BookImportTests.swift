@@ -1,4 +1,6 @@
 import BookCatalog
+import BookshelfTestSupport
+import CatalogImport
 import Testing
 
 @Suite struct BookImportCSVTests {
@@ -233,5 +235,19 @@ import Testing
         let result = BookImport.parse(Array(text.utf8), format: .csv) { reports.append($0) }
         #expect(result.books.count == lines - 1)
         #expect(reports == [BookImport.progressInterval, BookImport.progressInterval * 2])
+    }
+}
+
+@Suite struct BookImportUnsafeCharacterTests {
+    @Test func aTitleOrAuthorWithAnyCharacterATerminalWouldActOnIsRejected() {
+        for (name, scalar) in UnsafeCharacters.samples {
+            let character = String(scalar)
+            let titles = BookImport.parse("title,author\nBefore\(character)After,Someone\n", format: .csv)
+            #expect(titles.books.isEmpty, "a title with \(name) was imported")
+            #expect(titles.problems.map(\.line) == [2], "\(name): \(titles.problems)")
+            let authors = BookImport.parse("{\"title\":\"Plain\",\"author\":\"Some\(character)one\"}\n", format: .jsonLines)
+            #expect(authors.books.isEmpty, "an author with \(name) was imported")
+            #expect(authors.problems.count == 1, "\(name): \(authors.problems)")
+        }
     }
 }

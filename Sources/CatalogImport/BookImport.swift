@@ -1,3 +1,5 @@
+import BookCatalog
+
 /// The two file formats `bookshelf import` reads.
 public enum BookImportFormat: String, Sendable, Equatable {
     /// RFC 4180: a header line naming the columns (`title` required, `author` optional, any

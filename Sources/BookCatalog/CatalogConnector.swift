@@ -1,0 +1,18 @@
+/// Opens account sessions on a catalog. The model asks it for a remote each time the user
+/// connects; every connection gets its own `BookRepository`, so a cache never outlives
+/// its session.
+public protocol CatalogConnector: Sendable {
+    /// The accounts the user can choose from, in display order.
+    func accountNames() async throws -> [String]
+    /// Each account's role, where the catalog tells (the switcher shows it).
+    func accountRoles() async throws -> [String: AccountRole]
+    /// Whether `connect` needs a password for `account` (the UI prompts before connecting).
+    func requiresPassword(for account: String) -> Bool
+    /// A remote acting as `account`. Searching needs a `SearchableBookRemote`; freshness
+    /// checks need a `ChangeDetectingRemote`.
+    func connect(account: String, password: String?) async throws -> any BookRemote
+}
+
+extension CatalogConnector {
+    public func accountRoles() async throws -> [String: AccountRole] { [:] }
+}

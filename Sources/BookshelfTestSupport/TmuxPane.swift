@@ -1,0 +1,100 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The real `bookshelf` binary in a real terminal: a tmux server on a private socket (never
+/// the user's), driven with `send-keys` and read back with `capture-pane`. Waiting is polling
+/// the pane for expected text with a generous deadline; the app is another process, so there
+/// is nothing in-process to synchronise on.
+public final class TmuxPane {
+    public static let tmux: String? = ChildProcess.onPath("tmux")
+
+    /// True when tmux tests can run; with `CI` set a missing tmux is a failure, not a skip.
+    public static var shouldRun: Bool { tmux != nil || ProcessInfo.processInfo.environment["CI"] != nil }
+
+    public let socket = "bookshelf-test-\(getpid())-\(UUID().uuidString.prefix(8))"
+    private let tmux: String
+
+    /// Starts `command` (run by `sh -c`) in a detached session of `columns` x `rows`.
+    public init(_ command: String, columns: Int = 100, rows: Int = 30) throws {
+        guard let tmux = Self.tmux else { throw ChildProcessFailure("tmux is required for the interactive tests (CI is set)") }
+        self.tmux = tmux
+        // -u: UTF-8 whatever the test's locale; -f /dev/null: no user configuration.
+        try run(["-u", "-f", "/dev/null", "new-session", "-d", "-s", "app", "-x", "\(columns)", "-y", "\(rows)", command])
+        try run(["set-option", "-t", "app", "status", "off"])
+    }
+
+    deinit { kill() }
+
+    public func kill() {
+        _ = try? run(["kill-server"], check: false)
+    }
+
+    /// Keys by tmux name ("Enter", "C-q", "Down") or, with `literally`, text typed as is.
+    public func send(_ keys: String..., literally: Bool = false) throws {
+        try run(["send-keys", "-t", "app"] + (literally ? ["-l"] : []) + keys)
+    }
+
+    public func type(_ text: String) throws { try send(text, literally: true) }
+
+    /// Pastes `text` as a terminal would: tmux wraps it in bracketed-paste markers when the
+    /// program asked for them (and turns each LF into CR, as a terminal's paste does).
+    public func paste(_ text: String) throws {
+        try run(["set-buffer", "--", text])
+        try run(["paste-buffer", "-p", "-t", "app"])
+    }
+
+    public func resize(columns: Int, rows: Int) throws {
+        try run(["resize-window", "-t", "app", "-x", "\(columns)", "-y", "\(rows)"])
+    }
+
+    public func capture() throws -> String {
+        try run(["capture-pane", "-p", "-t", "app"])
+    }
+
+    /// Polls the pane until `condition` holds; returns the screen that satisfied it.
+    @discardableResult
+    public func waitFor(_ what: String, timeout: Duration = .seconds(30), _ condition: (String) -> Bool) throws -> String {
+        let deadline = ContinuousClock.now + timeout
+        var screen = ""
+        while ContinuousClock.now < deadline {
+            screen = try capture()
+            if condition(screen) { return screen }
+            usleep(50_000)
+        }
+        throw TmuxTimeout(what: what, screen: screen)
+    }
+
+    @discardableResult
+    public func waitFor(text: String, timeout: Duration = .seconds(30)) throws -> String {
+        try waitFor("\"\(text)\"", timeout: timeout) { $0.contains(text) }
+    }
+
+    /// Waiting gave up; the test fails with what it waited for and the last screen.
+    public struct TmuxTimeout: Error, CustomStringConvertible {
+        public let what: String
+        public let screen: String
+        public var description: String { "timed out waiting for \(what); the screen was:\n\(screen)" }
+    }
+
+    /// Runs tmux on this pane's private socket (never a tmux the tests themselves run inside)
+    /// and answers what it printed.
+    @discardableResult
+    private func run(_ arguments: [String], check: Bool = true) throws -> String {
+        let outputPath = FileManager.default.temporaryDirectory.appendingPathComponent("tmux-\(UUID().uuidString)").path
+        defer { unlink(outputPath) }
+        let environment = ProcessInfo.processInfo.environment.filter { $0.key != "TMUX" }
+        let status = try ChildProcess.run([tmux, "-L", socket] + arguments, output: outputPath, errors: "/dev/null",
+                                          environment: environment)
+        if check, status != 0 { throw TmuxFailure(arguments: arguments, status: status) }
+        return (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
+    }
+
+    public struct TmuxFailure: Error, CustomStringConvertible {
+        let arguments: [String]
+        let status: Int32
+        public var description: String { "tmux \(arguments.joined(separator: " ")) exited with \(status)" }
+    }
+}
