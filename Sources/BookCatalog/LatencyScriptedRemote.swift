@@ -455,3 +455,7 @@ extension LatencyScriptedRemote: SaveOutcomeRecordingRemote where Base: SaveOutc
 extension LatencyScriptedRemote: AccountAwareRemote where Base: AccountAwareRemote {
     public var account: Account { base.account }
 }
+
+extension LatencyScriptedRemote: HistoryKeepingRemote where Base: HistoryKeepingRemote {
+    public func history(of id: Int) async throws -> [BookRevision] { try await base.history(of: id) }
+}
