@@ -415,13 +415,17 @@ public final class BookshelfApp {
             if editor.conflict?.theirs != nil { return model.resolveConflict(.overwrite) }
             ui.notice = "Ctrl-O overwrites only after a conflict."
             return nil
+        case .ctrl("e") where editor.conflict?.merged != nil:
+            return model.resolveConflict(.editMerged)
         case .escape:
             if conflictOpen { return model.resolveConflict(.keepEditing) }
             model.closeEditor()
             return nil
         case .enter, .ctrl("s"):
             if conflictOpen {
-                ui.notice = "Choose first: Ctrl-R take theirs, Ctrl-O overwrite, Esc keep editing."
+                ui.notice = editor.conflict?.merged != nil
+                    ? "Choose first: Ctrl-R take theirs, Ctrl-O keep yours, Ctrl-E edit a merge, Esc keep editing."
+                    : "Choose first: Ctrl-R take theirs, Ctrl-O overwrite, Esc keep editing."
                 return nil
             }
             let request = model.save()

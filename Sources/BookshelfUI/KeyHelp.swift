@@ -37,8 +37,10 @@ public enum KeyHelp {
             Entry(keys: "Esc", action: "close the editor (asks first if unsaved)"),
         ]),
         Section(title: "When someone else saved first", entries: [
+            Entry(keys: "(nothing)", action: "fields only they changed are merged and saved for you"),
             Entry(keys: "Ctrl-R", action: "reload: take their version, drop yours"),
-            Entry(keys: "Ctrl-O", action: "overwrite their version with yours"),
+            Entry(keys: "Ctrl-O", action: "overwrite their version with yours (keeping their other fields)"),
+            Entry(keys: "Ctrl-E", action: "edit a merge: theirs, with yours in the fields you both changed"),
             Entry(keys: "Esc, any edit", action: "keep editing your version"),
         ]),
         Section(title: "Anywhere", entries: [

@@ -55,6 +55,7 @@ enum StatusLine {
         case nil: break
         }
         if let editor = state.editor {
+            if editor.conflict?.merged != nil { return "Ctrl-R theirs · Ctrl-O yours · Ctrl-E merge · Esc keep editing" }
             if editor.conflict?.theirs != nil { return "Ctrl-R theirs · Ctrl-O overwrite · Esc keep editing" }
             return "Tab field · Enter save · Esc close · F1 help"
         }
