@@ -108,7 +108,7 @@ enum ConflictBanner {
         let labelWidth = 8
         guard conflict.fields.isEmpty else {
             fieldConflicts(conflict.fields, labelWidth: labelWidth, writer: &writer, into: &canvas)
-            writer.line(StyledText(keys, style: Theme.hint), into: &canvas)
+            writer.wrapped(keys, style: Theme.hint, into: &canvas)
             return
         }
         let (theirLine, yourLine) = DifferenceElision.elide(
