@@ -24,6 +24,8 @@ public struct BookshelfState: Equatable, Sendable {
     /// A fact worth a line in the status bar until the user's next action: what became of
     /// a save the user waited for, say, even after switching account or before quitting.
     public var message: String?
+    /// The history view of a book, when open.
+    public var history: HistoryState?
 }
 
 public struct AccountChoice: Equatable, Sendable, Hashable {

@@ -83,7 +83,12 @@ extension BookshelfModel {
 
     /// Opens a book by id (ignored while an editor is open).
     @discardableResult
-    public func open(bookID: Int) -> Int? {
+    public func open(bookID: Int) -> Int? { open(bookID: bookID, restoring: nil) }
+
+    /// With `restoring`, the draft becomes that text once the book has loaded, and is saved
+    /// against the loaded revision.
+    @discardableResult
+    func open(bookID: Int, restoring: BookDraft?) -> Int? {
         guard let repository, editor == nil else { return nil }
         editor = EditorSession(bookID: bookID)
         defer { changed() }
@@ -92,7 +97,8 @@ extension BookshelfModel {
             publish: { [self] loaded, _ in
                 let newest = floor(loaded)
                 editor?.rebase(on: newest)
-                editor?.draft = BookDraft(newest)
+                editor?.draft = restoring ?? BookDraft(newest)
+                if restoring != nil { save() }
             },
             fail: { [self] error, _ in editor?.loadError = Self.message(for: error) })
     }

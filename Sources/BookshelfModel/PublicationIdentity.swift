@@ -27,6 +27,8 @@ public enum RequestKind: String, Sendable, Hashable, CaseIterable {
     case reconcile
     /// Opening an account session.
     case connect
+    /// The revisions of one book, for the history view.
+    case history
     /// Asking the store whether someone else committed (recorded only when it found something or failed).
     case changeCheck = "change-check"
 }
@@ -44,6 +46,8 @@ enum PublicationSlot: Hashable, Sendable {
     case editorWatch
     case changeCheck
     case connect
+    /// The history view's revisions.
+    case history
 }
 
 /// One request in flight: its identity, the right it competes for and when it started.

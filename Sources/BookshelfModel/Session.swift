@@ -170,6 +170,7 @@ extension BookshelfModel {
         newestSeen.removeAll()
         results = SearchResults(query: results.query)
         editor = nil
+        history = nil
         confirmation = nil
         afterSave = nil
         openWhenAnswered = nil

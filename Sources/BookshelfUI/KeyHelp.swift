@@ -29,6 +29,12 @@ public enum KeyHelp {
             Entry(keys: "PgUp PgDn", action: "move the selection and the view by a page"),
             Entry(keys: "wheel, click", action: "scroll the view; select a row (click it again to open it)"),
             Entry(keys: "Enter", action: "edit the selected book"),
+            Entry(keys: "F3 Ctrl-Y", action: "history of the selected book, newest first"),
+        ]),
+        Section(title: "History of a book", entries: [
+            Entry(keys: "Up Down", action: "choose a revision (what it changed is marked)"),
+            Entry(keys: "Enter", action: "restore it: saved as a new revision, conflicts as usual"),
+            Entry(keys: "Esc F3 Ctrl-Y", action: "close the history"),
         ]),
         Section(title: "Editing a book", entries: [
             Entry(keys: "Tab Shift-Tab Up Down", action: "move between title and author"),
