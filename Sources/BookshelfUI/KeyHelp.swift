@@ -31,11 +31,6 @@ public enum KeyHelp {
             Entry(keys: "Enter", action: "edit the selected book"),
             Entry(keys: "F3 Ctrl-Y", action: "history of the selected book, newest first"),
         ]),
-        Section(title: "History of a book", entries: [
-            Entry(keys: "Up Down", action: "choose a revision (what it changed is marked)"),
-            Entry(keys: "Enter", action: "restore it: saved as a new revision, conflicts as usual"),
-            Entry(keys: "Esc F3 Ctrl-Y", action: "close the history"),
-        ]),
         Section(title: "Editing a book", entries: [
             Entry(keys: "Tab Shift-Tab Up Down", action: "move between title and author"),
             Entry(keys: "line keys", action: "as in the search line (Left, Ctrl-A, Ctrl-W...)"),
@@ -48,6 +43,11 @@ public enum KeyHelp {
             Entry(keys: "Ctrl-O", action: "overwrite their version with yours (keeping their other fields)"),
             Entry(keys: "Ctrl-E", action: "edit a merge: theirs, with yours in the fields you both changed"),
             Entry(keys: "Esc, any edit", action: "keep editing your version"),
+        ]),
+        Section(title: "History of a book", entries: [
+            Entry(keys: "Up Down", action: "choose a revision (what it changed is marked)"),
+            Entry(keys: "Enter", action: "restore it: saved as a new revision, conflicts as usual"),
+            Entry(keys: "Esc F3 Ctrl-Y", action: "close the history"),
         ]),
         Section(title: "Anywhere", entries: [
             Entry(keys: "F1 (? with an empty search)", action: "this help; Up Down PgUp PgDn scroll it, other keys close it"),
