@@ -34,7 +34,8 @@ enum HistoryPane {
         let revision = revisions[index]
         let older = revisions.indices.contains(index + 1) ? revisions[index + 1].record : nil
         let who = revision.account.map(sanitize) ?? "no account"
-        let heading = "Revision \(revision.revision) · \(timestamp(revision.savedAt)) · \(who)"
+        // Who before when: a narrow pane cuts the time, not the name.
+        let heading = "Revision \(revision.revision) · \(who) · \(timestamp(revision.savedAt))"
         writer.line(StyledText(heading, style: selected ? Theme.selected : Theme.label), into: &canvas)
         let width = max(1, writer.area.width - 2 - labelWidth)
         for field in EditorField.allCases {
