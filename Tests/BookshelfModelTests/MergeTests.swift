@@ -32,6 +32,8 @@ let mergeBase = book(1, "Old Title", author: "Old Author")
         case commits
         case fails
         case commitsAndLosesTheAnswer
+        /// The merge commits, a third writer saves on top, and only then the answer arrives.
+        case commitsThenAThirdWriterSavesBeforeTheAnswer
         case thirdWriterChangesTheTitle
         case thirdWriterChangesTheAuthor
     }
@@ -170,6 +172,14 @@ let mergeBase = book(1, "Old Title", author: "Old Author")
             #expect(h.editor?.outcome == .rejected(.storeUnavailable("down")), "\(label)")
             #expect(h.editor?.draft == merged && h.editor?.base == scenario.theirs && h.state.message == nil, "\(label)")
             #expect(await h.remote.books[1] == scenario.theirs, "\(label)")
+        case .commitsThenAThirdWriterSavesBeforeTheAnswer:
+            await h.remote.perform(call.number)
+            let third = book(1, "Third Title", revision: 4, author: merged.author)
+            await h.remote.put(third)
+            await h.release(call.number, .deliver, request: mergeSave)
+            // The answer is the merge's own revision: theirs on top is never taken for it.
+            expectSaved(h, mergedRecord, revision: 2, fields: theirChanges, label)
+            #expect(await h.remote.books[1] == third, "\(label)")
         case .commitsAndLosesTheAnswer:
             await h.remote.release(call.number, .commitThenFail(.outcomeUnknown))
             let reread = await h.nextCall(.load)
