@@ -158,6 +158,17 @@ public actor BookRepository {
         return matches ? .committed(current) : .notCommitted(current: current)
     }
 
+    // MARK: History
+
+    /// The book's committed revisions, newest first, straight from the store (history is
+    /// never cached). Teaches the repository the newest revision, like any answer does.
+    public func history(id: Int) async throws -> [BookRevision] {
+        guard let keeping = remote as? any HistoryKeepingRemote else { throw BookFailure.unsupported }
+        let revisions = try await keeping.history(of: id).validatedHistory(of: id)
+        if let newest = revisions.first { learn(revision: newest.revision, of: id) }
+        return revisions
+    }
+
     // MARK: Freshness
 
     /// Asks the remote whether someone else committed; if so, forgets what the notice

@@ -68,6 +68,7 @@ public final class BookshelfModel {
     /// Enter was pressed while this search was on its way: its first row opens when it answers.
     var openWhenAnswered: PublicationIdentity?
     var editor: EditorSession?
+    var history: HistorySession?
     var confirmation: Confirmation?
     var passwordPrompt: PasswordPrompt?
     var shouldQuit = false
@@ -111,7 +112,8 @@ public final class BookshelfModel {
             passwordPrompt: passwordPrompt,
             shouldQuit: shouldQuit,
             waitingForSave: afterSave,
-            message: message)
+            message: message,
+            history: historyState)
     }
 
     /// Waits until the effect that request `number` belongs to has finished processing (its

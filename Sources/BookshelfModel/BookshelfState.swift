@@ -24,6 +24,8 @@ public struct BookshelfState: Equatable, Sendable {
     /// A fact worth a line in the status bar until the user's next action: what became of
     /// a save the user waited for, say, even after switching account or before quitting.
     public var message: String?
+    /// The history view of a book, when open.
+    public var history: HistoryState?
 }
 
 public struct AccountChoice: Equatable, Sendable, Hashable {
@@ -180,6 +182,9 @@ public enum ConflictChoice: Sendable, Hashable {
     case overwrite
     /// Close the conflict and keep my draft (the next save will conflict again).
     case keepEditing
+    /// Edit a merged draft against their revision: their changes where only they changed a
+    /// field, mine where both did (to finish by hand), then save as usual.
+    case editMerged
 }
 
 /// Someone else saved the book since the draft's base revision.
@@ -188,8 +193,16 @@ public struct ConflictState: Equatable, Sendable {
     public var theirs: BookRecord?
     /// Why fetching their version failed, if it did.
     public var fetchError: String?
+    /// The fields both sides changed differently (empty when only the whole record is known).
+    public var fields: [FieldConflict] = []
+    /// Theirs merged with mine, mine where both changed a field: what overwriting saves, and
+    /// what editing a merge starts from.
+    public var merged: BookDraft?
 
-    public var choices: [ConflictChoice] { theirs == nil ? [.keepEditing] : [.reload, .overwrite, .keepEditing] }
+    public var choices: [ConflictChoice] {
+        guard theirs != nil else { return [.keepEditing] }
+        return merged == nil ? [.reload, .overwrite, .keepEditing] : [.reload, .overwrite, .editMerged, .keepEditing]
+    }
 }
 
 public struct EditorState: Equatable, Sendable {

@@ -14,6 +14,9 @@ struct EditorSession {
     var watchError: String?
     /// A save whose outcome is unknown: saving again reconciles it before sending anything.
     var unresolvedRequest: SaveRequest?
+    /// Someone else's changes merged into the draft being saved, for the status line once
+    /// the save commits.
+    var mergeNote: MergeNote?
 
     init(bookID: Int) { self.bookID = bookID }
 
@@ -80,7 +83,12 @@ extension BookshelfModel {
 
     /// Opens a book by id (ignored while an editor is open).
     @discardableResult
-    public func open(bookID: Int) -> Int? {
+    public func open(bookID: Int) -> Int? { open(bookID: bookID, restoring: nil) }
+
+    /// With `restoring`, the draft becomes that text once the book has loaded, and is saved
+    /// against the loaded revision.
+    @discardableResult
+    func open(bookID: Int, restoring: BookDraft?) -> Int? {
         guard let repository, editor == nil else { return nil }
         editor = EditorSession(bookID: bookID)
         defer { changed() }
@@ -89,7 +97,8 @@ extension BookshelfModel {
             publish: { [self] loaded, _ in
                 let newest = floor(loaded)
                 editor?.rebase(on: newest)
-                editor?.draft = BookDraft(newest)
+                editor?.draft = restoring ?? BookDraft(newest)
+                if restoring != nil { save() }
             },
             fail: { [self] error, _ in editor?.loadError = Self.message(for: error) })
     }
@@ -193,6 +202,16 @@ extension BookshelfModel {
             editor.draft = BookDraft(theirs)
             editor.conflict = nil
             editor.outcome = nil
+            editor.mergeNote = nil
+            self.editor = editor
+            return nil
+        case .editMerged:
+            guard let theirs = conflict.theirs, let merged = conflict.merged else { return nil }
+            editor.rebase(on: theirs)
+            editor.draft = merged
+            editor.focus = conflict.fields.first?.field ?? editor.focus
+            editor.conflict = nil
+            editor.outcome = nil
             self.editor = editor
             return nil
         case .keepEditing:
@@ -201,9 +220,10 @@ extension BookshelfModel {
             self.editor = editor
             return nil
         case .overwrite:
-            guard let theirs = conflict.theirs,
-                  let request = saveRequest(for: editor, against: theirs.revision)
-            else { return nil }
+            guard let theirs = conflict.theirs else { return nil }
+            // Mine where both changed a field; their changes to the fields I left alone stay.
+            if let merged = conflict.merged { editor.draft = merged }
+            guard let request = saveRequest(for: editor, against: theirs.revision) else { return nil }
             // The user accepted their revision as the base of this write.
             editor.rebase(on: theirs)
             editor.conflict = nil
@@ -220,6 +240,7 @@ extension BookshelfModel {
                            expectedRevision: revision)
     }
 
+    @discardableResult
     private func send(_ request: SaveRequest, on repository: BookRepository) -> Int {
         editor?.outcome = nil
         editor?.conflict = nil
@@ -234,7 +255,7 @@ extension BookshelfModel {
                     editor?.conflict = ConflictState()
                     await performChained(after: ticket, .load, { try await repository.book(id: request.id, policy: .refresh) },
                         witness: { [self] in observe($0) },
-                        publish: { [self] current, _ in editor?.conflict = ConflictState(theirs: floor(current)) },
+                        publish: { [self] current, _ in merge(with: floor(current), after: request, on: repository) },
                         fail: { [self] error, _ in editor?.conflict = ConflictState(fetchError: Self.message(for: error)) })
                 case .outcomeUnknown?:
                     // It may have committed: find out before offering a retry.
@@ -243,9 +264,44 @@ extension BookshelfModel {
                         publish: { [self] found, _ in settle(found, of: request) },
                         fail: { [self] error, _ in editor?.outcome = .unresolved(error as? BookFailure) })
                 default:
+                    editor?.mergeNote = nil
                     editor?.outcome = .rejected(error as? BookFailure ?? .storeUnavailable(Self.message(for: error)))
                 }
             })
+    }
+
+    /// After a conflict, with their revision fetched: when they changed only fields the user
+    /// did not (or changed them the same way), saves the merge against their revision through
+    /// the same compare-and-set, which may conflict again and come back here with a newer
+    /// theirs; otherwise shows the fields both changed.
+    private func merge(with theirs: BookRecord, after request: SaveRequest, on repository: BookRepository) {
+        guard var editor, let base = editor.base else { return }
+        // Only a revision newer than the one the draft edits can be merged with.
+        guard theirs.revision > base.revision, base.revision == request.expectedRevision else {
+            editor.conflict = ConflictState(theirs: theirs)
+            self.editor = editor
+            return
+        }
+        let merge = ThreeWayMerge(base: base, theirs: theirs, mine: editor.draft)
+        guard merge.conflicts.isEmpty else {
+            editor.conflict = ConflictState(theirs: theirs, fields: merge.conflicts, merged: merge.merged)
+            self.editor = editor
+            return
+        }
+        let note = (editor.mergeNote ?? MergeNote(revision: theirs.revision, fields: [])).adding(merge, theirs: theirs)
+        editor.rebase(on: theirs)
+        editor.draft = merge.merged
+        editor.conflict = nil
+        guard merge.merged != BookDraft(theirs), let merged = saveRequest(for: editor, against: theirs.revision) else {
+            // Their revision holds everything the draft changed: nothing left to save.
+            editor.mergeNote = nil
+            self.editor = editor
+            message = note.alreadyThere
+            return
+        }
+        editor.mergeNote = note
+        self.editor = editor
+        send(merged, on: repository)
     }
 
     /// What reconciliation found out about an uncertain save, shown in the editor.
@@ -284,6 +340,8 @@ extension BookshelfModel {
         if editor.draft == sentDraft { editor.draft = BookDraft(saved) }
         editor.outcome = .saved(revision: saved.revision)
         editor.conflict = nil
+        if let note = editor.mergeNote { message = note.merged }
+        editor.mergeNote = nil
         if let newest = newestSeen[saved.id] { editor.noteNewer(newest) }
         self.editor = editor
         // The saved book may no longer match the search, or newly match it.

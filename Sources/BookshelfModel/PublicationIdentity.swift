@@ -29,6 +29,8 @@ public enum RequestKind: String, Sendable, Hashable, CaseIterable {
     case connect
     /// Signing the current session's lost connection in again with a password typed anew.
     case reconnect
+    /// The revisions of one book, for the history view.
+    case history
     /// Asking the store whether someone else committed (recorded only when it found something or failed).
     case changeCheck = "change-check"
 }
@@ -47,6 +49,8 @@ enum PublicationSlot: Hashable, Sendable {
     case changeCheck
     case connect
     case reconnect
+    /// The history view's revisions.
+    case history
 }
 
 /// One request in flight: its identity, the right it competes for and when it started.

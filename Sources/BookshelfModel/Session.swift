@@ -180,6 +180,7 @@ extension BookshelfModel {
         newestSeen.removeAll()
         results = SearchResults(query: results.query)
         editor = nil
+        history = nil
         confirmation = nil
         afterSave = nil
         openWhenAnswered = nil
@@ -214,7 +215,10 @@ extension BookshelfModel {
     /// Signs the current session's connection in again. On success the rows and the edited
     /// record are read again (the draft untouched); a wrong password asks again.
     private func reconnect(password: String) -> Int? {
-        guard let remote = remote as? any ReauthenticatingRemote, let account = accountName else { return nil }
+        guard let remote = remote as? any ReauthenticatingRemote, let account = accountName else {
+            message = "This catalog cannot sign a lost connection in again: switch account to start a new session."
+            return nil
+        }
         message = nil
         return launch(.reconnect, .reconnect, { try await remote.reauthenticate(password: password) },
             publish: { [self] _, _ in

@@ -207,6 +207,7 @@ public final class BookshelfApp {
             break
         }
         if let editor = state.editor { return editorKey(key, editor: editor) }
+        if state.history != nil { return historyKey(key) }
         return searchKey(key, state: state)
     }
 
@@ -355,6 +356,7 @@ public final class BookshelfApp {
         case .pageUp: movePage(by: -page, state: state)
         case .pageDown: movePage(by: page, state: state)
         case .enter: return model.openSelected()
+        case .function(3), .ctrl("y"): return model.openHistory()
         case .escape:
             guard !state.search.query.isEmpty else { return nil }
             ui.query = LineEditor()
@@ -363,6 +365,18 @@ public final class BookshelfApp {
             return mouse(event, state: state)
         default:
             break
+        }
+        return nil
+    }
+
+    /// The history view: choose a revision, restore it (a new save), or close.
+    private func historyKey(_ key: Key) -> Int? {
+        switch key {
+        case .up: model.moveHistorySelection(by: -1)
+        case .down: model.moveHistorySelection(by: 1)
+        case .enter: return model.restoreSelectedRevision()
+        case .escape, .function(3), .ctrl("y"): model.closeHistory()
+        default: break
         }
         return nil
     }
@@ -415,13 +429,17 @@ public final class BookshelfApp {
             if editor.conflict?.theirs != nil { return model.resolveConflict(.overwrite) }
             ui.notice = "Ctrl-O overwrites only after a conflict."
             return nil
+        case .ctrl("e") where editor.conflict?.merged != nil:
+            return model.resolveConflict(.editMerged)
         case .escape:
             if conflictOpen { return model.resolveConflict(.keepEditing) }
             model.closeEditor()
             return nil
         case .enter, .ctrl("s"):
             if conflictOpen {
-                ui.notice = "Choose first: Ctrl-R take theirs, Ctrl-O overwrite, Esc keep editing."
+                ui.notice = editor.conflict?.merged != nil
+                    ? "Choose first: Ctrl-R take theirs, Ctrl-O keep yours, Ctrl-E edit a merge, Esc keep editing."
+                    : "Choose first: Ctrl-R take theirs, Ctrl-O overwrite, Esc keep editing."
                 return nil
             }
             let request = model.save()

@@ -106,12 +106,36 @@ enum ConflictBanner {
         writer.wrapped("Conflict: someone else saved revision \(theirs.revision) while you edited revision \(base.revision).",
                        style: Theme.conflict, into: &canvas)
         let labelWidth = 8
+        guard conflict.fields.isEmpty else {
+            fieldConflicts(conflict.fields, labelWidth: labelWidth, writer: &writer, into: &canvas)
+            writer.wrapped(keys, style: Theme.hint, into: &canvas)
+            return
+        }
         let (theirLine, yourLine) = DifferenceElision.elide(
             versionText(title: theirs.title, author: theirs.author), versionText(title: draft.title, author: draft.author),
             width: max(1, writer.area.width - 2 - labelWidth))
         version("Theirs", pieces: theirLine, labelWidth: labelWidth, writer: &writer, into: &canvas)
         version("Yours", pieces: yourLine, labelWidth: labelWidth, writer: &writer, into: &canvas)
         writer.line(StyledText("Ctrl-R take theirs · Ctrl-O overwrite with yours · Esc keep editing", style: Theme.hint), into: &canvas)
+    }
+
+    static let keys = "Ctrl-R theirs · Ctrl-O keep yours · Ctrl-E edit a merge · Esc keep editing"
+
+    /// Each field both sides changed: base, theirs and yours, the characters where each
+    /// differs from the base marked. Fields only one side changed are merged already.
+    private static func fieldConflicts(_ fields: [FieldConflict], labelWidth: Int,
+                                       writer: inout PaneWriter, into canvas: inout Canvas) {
+        let width = max(1, writer.area.width - 2 - labelWidth)
+        for conflict in fields {
+            writer.line(StyledText("Both changed the \(conflict.field == .title ? "title" : "author"):", style: Theme.label),
+                        into: &canvas)
+            let (baseAgainstTheirs, theirLine) = DifferenceElision.elide(conflict.base, conflict.theirs, width: width)
+            let (_, yourLine) = DifferenceElision.elide(conflict.base, conflict.mine, width: width)
+            version("Base", pieces: baseAgainstTheirs.map { DifferenceElision.Piece(text: $0.text, differs: false) },
+                    labelWidth: labelWidth, writer: &writer, into: &canvas)
+            version("Theirs", pieces: theirLine, labelWidth: labelWidth, writer: &writer, into: &canvas)
+            version("Yours", pieces: yourLine, labelWidth: labelWidth, writer: &writer, into: &canvas)
+        }
     }
 
     private static func versionText(title: String, author: String) -> String {

@@ -41,6 +41,7 @@ public enum KeyHelp {
             Entry(keys: "wheel, click", action: "scroll the view; select a row (click it again to open it)",
                   documentation: "scroll the view (the selection stays on its book while it is visible, else it moves to the edge); click selects a row, a second click opens it"),
             Entry(keys: "Enter", action: "edit the selected book"),
+            Entry(keys: "F3 Ctrl-Y", action: "history of the selected book, newest first"),
         ]),
         Section(title: "Editing a book", entries: [
             Entry(keys: "Tab Shift-Tab Up Down", action: "move between title and author"),
@@ -49,9 +50,16 @@ public enum KeyHelp {
             Entry(keys: "Esc", action: "close the editor (asks first if unsaved)"),
         ]),
         Section(title: "When someone else saved first", entries: [
+            Entry(keys: "(nothing)", action: "fields only they changed are merged and saved for you"),
             Entry(keys: "Ctrl-R", action: "reload: take their version, drop yours"),
-            Entry(keys: "Ctrl-O", action: "overwrite their version with yours"),
+            Entry(keys: "Ctrl-O", action: "overwrite their version with yours (keeping their other fields)"),
+            Entry(keys: "Ctrl-E", action: "edit a merge: theirs, with yours in the fields you both changed"),
             Entry(keys: "Esc, any edit", action: "keep editing your version"),
+        ]),
+        Section(title: "History of a book", entries: [
+            Entry(keys: "Up Down", action: "choose a revision (what it changed is marked)"),
+            Entry(keys: "Enter", action: "restore it: saved as a new revision, conflicts as usual"),
+            Entry(keys: "Esc F3 Ctrl-Y", action: "close the history"),
         ]),
         Section(title: "Anywhere", entries: [
             Entry(keys: "F1 (? with an empty search)", action: "this help; Up Down PgUp PgDn scroll it, other keys close it",

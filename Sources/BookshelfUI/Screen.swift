@@ -36,6 +36,8 @@ public enum Screen {
         if let pane = layout.pane {
             if let editor = state.editor {
                 EditorPane.render(editor, ui: ui, in: pane, into: &canvas)
+            } else if let history = state.history {
+                HistoryPane.render(history, in: pane, into: &canvas)
             } else {
                 DetailPane.render(state.search.selectedBook, in: pane, into: &canvas)
             }

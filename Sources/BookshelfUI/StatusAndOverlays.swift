@@ -58,7 +58,9 @@ enum StatusLine {
         case .accounts?: return "Enter switch · Esc close"
         case nil: break
         }
+        if state.history != nil, state.editor == nil { return "↑↓ revision · Enter restore · Esc close" }
         if let editor = state.editor {
+            if editor.conflict?.merged != nil { return "Ctrl-R theirs · Ctrl-O yours · Ctrl-E merge · Esc keep editing" }
             if editor.conflict?.theirs != nil { return "Ctrl-R theirs · Ctrl-O overwrite · Esc keep editing" }
             return "Tab field · Enter save · Esc close · F1 help"
         }

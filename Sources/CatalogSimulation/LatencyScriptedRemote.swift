@@ -495,3 +495,11 @@ public struct LatencyScriptedConnector: CatalogConnector {
         LatencyScriptedRemote(remote, script: script, label: label)
     }
 }
+
+extension LatencyScriptedRemote: ReauthenticatingRemote where Base: ReauthenticatingRemote {
+    public func reauthenticate(password: String) async throws { try await base.reauthenticate(password: password) }
+}
+
+extension LatencyScriptedRemote: HistoryKeepingRemote where Base: HistoryKeepingRemote {
+    public func history(of id: Int) async throws -> [BookRevision] { try await base.history(of: id) }
+}

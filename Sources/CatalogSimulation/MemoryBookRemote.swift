@@ -17,6 +17,14 @@ public final class MemoryCatalog: Sendable {
         /// Bumped by every committed save; remotes compare it to notice others' commits.
         var commitCount = 0
         var committedOperations: [UUID: Int] = [:]
+        /// Every committed revision of each book, oldest first.
+        var history: [Int: [BookRevision]] = [:]
+
+        /// Records `record` as the book's newest revision.
+        mutating func recordRevision(_ record: BookRecord, account: String?, operation: UUID?) {
+            history[record.id, default: []].append(
+                BookRevision(record: record, account: account, savedAt: Date(), operation: operation))
+        }
     }
 
     private let state = Mutex(State())
@@ -42,6 +50,7 @@ public final class MemoryCatalog: Sendable {
             let record = BookRecord(id: state.nextID, title: title, revision: 1, author: author)
             state.nextID += 1
             state.books[record.id] = StoredBook(record: record, scope: scope)
+            state.recordRevision(record, account: nil, operation: nil)
             return record
         }
     }
@@ -50,6 +59,9 @@ public final class MemoryCatalog: Sendable {
     public func put(_ record: BookRecord, scope: String) {
         state.withLock { state in
             state.books[record.id] = StoredBook(record: record, scope: scope)
+            // A book put in place starts its history at the revision it is put at.
+            state.history[record.id] = []
+            state.recordRevision(record, account: nil, operation: nil)
             state.nextID = max(state.nextID, record.id + 1)
         }
     }
@@ -63,7 +75,8 @@ public final class MemoryCatalog: Sendable {
 
 /// One account's view of a `MemoryCatalog`. It enforces the same rules a real store does:
 /// only the account's scope is visible, readers cannot save, saves are compare-and-set.
-public actor MemoryBookRemote: SearchableBookRemote, ChangeDetectingRemote, SaveOutcomeRecordingRemote, AccountAwareRemote {
+public actor MemoryBookRemote: SearchableBookRemote, ChangeDetectingRemote, SaveOutcomeRecordingRemote, AccountAwareRemote,
+    HistoryKeepingRemote {
     public static let defaultScope = "main"
 
     public let catalog: MemoryCatalog
@@ -115,6 +128,7 @@ public actor MemoryBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
             state.books[old.id]?.record = next
             state.commitCount += 1
             state.committedOperations[request.operation] = next.revision
+            state.recordRevision(next, account: account.name, operation: request.operation)
             return next
         }
         ownCommits += 1
@@ -146,5 +160,13 @@ public actor MemoryBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
 
     public func committedRevision(of operation: UUID) async throws -> Int? {
         try catalog.withState { state throws(BookFailure) in state.committedOperations[operation] }
+    }
+
+    public func history(of id: Int) async throws -> [BookRevision] {
+        let scope = account.scope
+        return try catalog.withState { state throws(BookFailure) in
+            guard let stored = state.books[id], stored.scope == scope else { throw .missing }
+            return (state.history[id] ?? []).reversed()
+        }
     }
 }

@@ -10,7 +10,7 @@ import Foundation
 /// after sending is `outcomeUnknown`, and `committedRevision(of:)` settles it exactly
 /// because each save records its operation id in the same statement.
 public actor PostgresRemote: SearchableBookRemote, ChangeDetectingRemote, SaveOutcomeRecordingRemote, AccountAwareRemote,
-    ReauthenticatingRemote {
+    ReauthenticatingRemote, HistoryKeepingRemote {
     public nonisolated let account: Account
     private nonisolated let worker: PostgresWorker
     private nonisolated let session: PostgresSession
@@ -166,6 +166,25 @@ public actor PostgresRemote: SearchableBookRemote, ChangeDetectingRemote, SaveOu
             guard let row = rows.rows.first else { return nil }
             guard let text = row[0], let revision = Int(text) else { throw BookFailure.invalidResponse }
             return revision
+        }
+    }
+
+    public func history(of id: Int) async throws -> [BookRevision] {
+        let session = self.session
+        return try await worker.perform {
+            let rows = try session.reading { try PostgresSession.read($0.execute(PostgresStatements.history, [String(id)])) }
+            guard !rows.rows.isEmpty else {
+                // Every visible book has a history; none means the book is not visible.
+                throw BookFailure.missing
+            }
+            return try rows.rows.map { row in
+                guard row.count >= 7, let millisecondsText = row[5], let milliseconds = Double(millisecondsText) else {
+                    throw BookFailure.invalidResponse
+                }
+                return BookRevision(record: try PostgresRemote.record(Array(row[0...3])), account: row[4],
+                                    savedAt: Date(timeIntervalSince1970: milliseconds / 1000),
+                                    operation: row[6].flatMap(UUID.init(uuidString:)))
+            }
         }
     }
 

@@ -17,13 +17,14 @@
 ///   name a scope could listen. Version 2 notifies one channel with no payload, and each
 ///   client asks, through row-level security, which books changed since its last snapshot.
 enum PostgresSchema {
-    static let latestVersion = 3
+    static let latestVersion = 4
 
     static func migration(to version: Int) -> StaticString {
         switch version {
         case 1: version1
         case 2: version2
         case 3: version3
+        case 4: version4
         default: fatalError("no migration to version \(version)")
         }
     }
@@ -510,5 +511,51 @@ enum PostgresSchema {
 
         REVOKE UPDATE (title_sort, title_words, author_words) ON bookshelf.books FROM bookshelf_editor;
         GRANT SELECT ON bookshelf.folding TO bookshelf_reader, bookshelf_editor;
+        """#
+
+    /// Revision history: every committed revision of every book, written by the database
+    /// itself (a trigger), so a save by hand-written SQL is recorded too. The account is
+    /// `session_user`, the role that signed in, which no one can forge; imports (by setup)
+    /// record none. A save's operation id is in `bookshelf.saves`, keyed by book and revision.
+    /// Books already in the catalog start their history at their current revision.
+    private static let version4: StaticString = #"""
+        CREATE TABLE bookshelf.book_revisions (
+            book_id bigint NOT NULL,
+            revision bigint NOT NULL,
+            scope text NOT NULL,
+            title text NOT NULL,
+            author text NOT NULL,
+            account text,
+            saved_at timestamptz NOT NULL DEFAULT now(),
+            PRIMARY KEY (book_id, revision)
+        );
+        INSERT INTO bookshelf.book_revisions (book_id, revision, scope, title, author, account)
+            SELECT id, revision, scope, title, author, NULL FROM bookshelf.books;
+
+        -- Runs as the owner: accounts may not write history themselves, only cause it.
+        CREATE FUNCTION bookshelf.record_revisions() RETURNS trigger
+        LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+        BEGIN
+            INSERT INTO bookshelf.book_revisions (book_id, revision, scope, title, author, account)
+            SELECT n.id, n.revision, n.scope, n.title, n.author,
+                   CASE WHEN TG_OP = 'UPDATE' THEN session_user::text END
+            FROM changed_rows AS n;
+            RETURN NULL;
+        END $$;
+        REVOKE ALL ON FUNCTION bookshelf.record_revisions() FROM PUBLIC;
+        -- Statement triggers with transition tables: a million-book COPY is one INSERT here.
+        CREATE TRIGGER books_history_insert AFTER INSERT ON bookshelf.books
+            REFERENCING NEW TABLE AS changed_rows
+            FOR EACH STATEMENT EXECUTE FUNCTION bookshelf.record_revisions();
+        CREATE TRIGGER books_history_update AFTER UPDATE ON bookshelf.books
+            REFERENCING NEW TABLE AS changed_rows
+            FOR EACH STATEMENT EXECUTE FUNCTION bookshelf.record_revisions();
+
+        ALTER TABLE bookshelf.book_revisions ENABLE ROW LEVEL SECURITY;
+        CREATE POLICY revisions_in_scope ON bookshelf.book_revisions FOR SELECT
+            TO bookshelf_reader, bookshelf_editor
+            USING (scope = (SELECT a.scope FROM bookshelf.accounts a WHERE a.name = current_user));
+        REVOKE ALL ON bookshelf.book_revisions FROM PUBLIC;
+        GRANT SELECT ON bookshelf.book_revisions TO bookshelf_reader, bookshelf_editor;
         """#
 }

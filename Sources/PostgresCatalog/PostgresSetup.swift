@@ -60,6 +60,12 @@ public actor PostgresSetup {
     /// setups wait for each other on an advisory lock.
     @discardableResult
     public func migrate() async throws -> Int {
+        try await migrate(upTo: PostgresSchema.latestVersion)
+    }
+
+    /// Migrates no further than `target` (tests make catalogs as an older version left them).
+    @discardableResult
+    func migrate(upTo target: Int) async throws -> Int {
         let box = self.box
         return try await worker.perform {
             try box.connection.inTransaction { connection in
@@ -73,7 +79,7 @@ public actor PostgresSetup {
                 guard current <= PostgresSchema.latestVersion else {
                     throw BookFailure.storeUnavailable("the catalog's schema (version \(current)) is newer than this Bookshelf")
                 }
-                for version in (current + 1)..<(PostgresSchema.latestVersion + 1) {
+                for version in (current + 1)..<(max(current, target) + 1) {
                     try run(connection.executeScript(PostgresSchema.migration(to: version)))
                     if version == 3 {
                         try run(connection.copyIn("COPY bookshelf.folding (code, kind, folded, folded_alone) FROM STDIN",
@@ -82,7 +88,7 @@ public actor PostgresSetup {
                     try run(connection.execute("DELETE FROM bookshelf.schema_version"))
                     try run(connection.execute("INSERT INTO bookshelf.schema_version (version) VALUES ($1)", [String(version)]))
                 }
-                return PostgresSchema.latestVersion
+                return max(current, target)
             }
         }
     }

@@ -59,6 +59,17 @@ enum PostgresStatements {
             AND NOT pg_visible_in_snapshot(b.changed_in, $1::pg_snapshot)
         """
 
+    /// A book's revisions, newest first, with the operation id of the save that made each
+    /// (none for imported ones). Row-level security shows only the account's own scope.
+    static let history = """
+        SELECT r.book_id, r.title, r.revision, r.author, r.account,
+               (extract(epoch FROM r.saved_at) * 1000)::bigint, s.operation::text
+        FROM bookshelf.book_revisions AS r
+        LEFT JOIN bookshelf.saves AS s ON s.book_id = r.book_id AND s.revision = r.revision
+        WHERE r.book_id = $1
+        ORDER BY r.revision DESC
+        """
+
     static let committedRevision = "SELECT revision FROM bookshelf.saves WHERE operation = $1::uuid"
 
     /// One page (plus one row, to tell whether more follow) and the number of matches, from

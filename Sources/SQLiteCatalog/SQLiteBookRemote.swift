@@ -11,7 +11,8 @@ import Foundation
 ///
 /// Threading: the connection is used only from this actor. SQLite calls block the actor's
 /// thread (a local file; a write waits at most the busy timeout), never the main actor.
-public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, SaveOutcomeRecordingRemote, AccountAwareRemote {
+public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, SaveOutcomeRecordingRemote, AccountAwareRemote,
+    HistoryKeepingRemote {
     public nonisolated let account: Account
     private let connection: Connection
     private let catalogPath: String
@@ -86,6 +87,7 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
                     try connection.run(
                         "INSERT INTO committed_saves(operation, book_id, revision) VALUES (?1, ?2, ?3)",
                         [.text(request.operation.uuidString), .int(saved.id), .int(saved.revision)])
+                    try RevisionLog.recordSave(saved, account: account.name, operation: request.operation, on: connection)
                     return .success(saved)
                 }
                 return .failure(try explainRefusal(request))
@@ -255,6 +257,14 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
                 """,
                 [.text(operation.uuidString), .text(account.scope)]) { $0.int(0) }
         }
+    }
+
+    // MARK: HistoryKeepingRemote
+
+    public func history(of id: Int) async throws -> [BookRevision] {
+        let found = try mappingFailures { try RevisionLog.history(of: id, scope: account.scope, on: connection) }
+        guard let found else { throw BookFailure.missing }
+        return found
     }
 
     private static func record(_ row: Statement) -> BookRecord {

@@ -103,6 +103,7 @@ public final class SQLiteCatalog: Sendable {
                     count += 1
                     if count % 1_000 == 0 { progress?(count) }
                 }
+                try RevisionLog.recordImport(sequence: sequence, on: connection)
                 progress?(count)
                 return count
             }
@@ -120,15 +121,17 @@ public final class SQLiteCatalog: Sendable {
         let text = BookText(title: valid.title, author: valid.author)
         return try withConnection { connection in
             try connection.transaction(immediate: true) {
-                try connection.queryFirst(
+                let (record, sequence) = try connection.queryFirst(
                     """
                     INSERT INTO books(scope, title, author, revision, title_key, title_terms, author_terms, change_seq)
                     VALUES (?1, ?2, ?3, 1, ?4, ?5, ?6, (SELECT coalesce(max(change_seq), 0) + 1 FROM books))
-                    RETURNING id, title, author, revision
+                    RETURNING id, title, author, revision, change_seq
                     """,
                     [.text(scope), .text(valid.title), .text(valid.author),
                      .text(text.titleKey), .text(text.titleTerms), .text(text.authorTerms)]
-                ) { BookRecord(id: $0.int(0), title: $0.text(1), revision: $0.int(3), author: $0.text(2)) }!
+                ) { (BookRecord(id: $0.int(0), title: $0.text(1), revision: $0.int(3), author: $0.text(2)), $0.int(4)) }!
+                try RevisionLog.recordImport(sequence: sequence, on: connection)
+                return record
             }
         }
     }

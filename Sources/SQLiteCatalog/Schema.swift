@@ -62,6 +62,22 @@ enum Schema {
         // 3: symbols and emoji became search tokens: derive every row's terms again, and drop
         // the stored indexes, which were built from the old terms.
         .swift(rederiveSearchText),
+        // 4: every committed revision of every book (`BookRevision`). Books already in the
+        // catalog start their history at their current revision, by no account.
+        .sql("""
+        CREATE TABLE book_revisions(
+            book_id INTEGER NOT NULL REFERENCES books(id),
+            revision INTEGER NOT NULL,
+            title TEXT NOT NULL,
+            author TEXT NOT NULL,
+            account TEXT,                  -- NULL: imported, or from before history was kept
+            saved_at INTEGER NOT NULL,     -- milliseconds since 1970
+            operation TEXT,                -- the save's operation id; NULL when no save made it
+            PRIMARY KEY (book_id, revision)
+        ) STRICT, WITHOUT ROWID;
+        INSERT INTO book_revisions(book_id, revision, title, author, account, saved_at, operation)
+            SELECT id, revision, title, author, NULL, \(RevisionLog.nowMilliseconds), NULL FROM books;
+        """),
     ]
 
     private static func rederiveSearchText(_ connection: Connection) throws {

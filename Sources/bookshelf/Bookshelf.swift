@@ -6,6 +6,9 @@ enum Bookshelf {
 
     static let commands: [Command] = [
         SearchCommand.command,
+        HistoryCommand.command,
+        EditCommand.command,
+        ExportCommand.command,
         ImportCommand.command,
         SampleCommand.command,
         SetupCommand.command,
@@ -107,7 +110,8 @@ enum Bookshelf {
             password that neither PGPASSWORD nor ~/.pgpass has, bookshelf asks for it.
 
             Exit status: 0 success; 1 no match (search) or bad lines (import); 2 usage error;
-            3 the catalog or a file could not be used.
+            3 the catalog or a file could not be used, or the account may not do that;
+            4 edit conflict (someone else saved first).
             """
     }
 

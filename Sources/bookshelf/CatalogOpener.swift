@@ -21,6 +21,9 @@ enum CatalogOpener {
     enum Creation {
         /// A missing catalog (or an empty file in its place) is made, with the starter sample.
         case starterIfMissing
+        /// A missing catalog is made with the starter accounts and no books (an import's
+        /// books must not be mixed with sample books).
+        case accountsOnlyIfMissing
         /// A missing catalog is an error naming the commands that make one.
         case never
     }
@@ -29,14 +32,16 @@ enum CatalogOpener {
     static func open(path: String, console: Console, creating creation: Creation) throws(CommandFailure) -> SQLiteCatalog {
         let state = FileState(path)
         if state != .present {
-            guard creation == .starterIfMissing else {
+            guard creation != .never else {
                 if state == .empty { throw CommandFailure(emptyFileMessage(path)) }
                 throw CommandFailure(missingMessage(path))
             }
-            let books = try createStarter(at: path, replacingEmptyFile: state == .empty)
+            let withSample = creation == .starterIfMissing
+            let books = try createStarter(at: path, replacingEmptyFile: state == .empty, withSample: withSample)
             if let books {
                 let names = SampleBooks.starter.accounts.map(\.name).joined(separator: ", ")
-                console.note("bookshelf: created a new catalog at \(path.printable) with \(ProgressLine.grouped(books)) sample books and the accounts \(names)")
+                let contents = withSample ? "\(ProgressLine.grouped(books)) sample books and" : "no books yet and"
+                console.note("bookshelf: created a new catalog at \(path.printable) with \(contents) the accounts \(names)")
             }
         }
         do {
@@ -90,10 +95,10 @@ enum CatalogOpener {
         return account
     }
 
-    /// Builds the starter catalog beside `path` and links it into place (renames it over an
+    /// Builds the starter catalog (with or without its sample books) beside `path` and links it into place (renames it over an
     /// empty file). Returns the number of books, or nil if another process created the
     /// catalog first.
-    private static func createStarter(at path: String, replacingEmptyFile: Bool) throws(CommandFailure) -> Int? {
+    private static func createStarter(at path: String, replacingEmptyFile: Bool, withSample: Bool) throws(CommandFailure) -> Int? {
         let directory = (path as NSString).deletingLastPathComponent
         if !directory.isEmpty {
             do {
@@ -110,7 +115,7 @@ enum CatalogOpener {
             // scope at the end of this block, before the file is linked into place.
             let catalog = try SQLiteCatalog.open(path: temporary, create: true)
             for account in SampleBooks.starter.accounts { try catalog.addAccount(account) }
-            for shelf in SampleBooks.starter.shelves {
+            for shelf in SampleBooks.starter.shelves where withSample {
                 books += try catalog.insertBooks(shelf.books, scope: shelf.scope, progress: nil)
             }
         } catch {

@@ -5,8 +5,11 @@ enum ExitStatus: Int32 {
     case nothingDone = 1
     /// The command line was wrong.
     case usage = 2
-    /// The catalog or a file could not be used.
+    /// The catalog or a file could not be used, or the account may not do this (a reader
+    /// editing, a book of another scope).
     case failure = 3
+    /// `edit`: someone else saved the book first; nothing was saved.
+    case conflict = 4
 }
 
 /// A failure at run time (the catalog cannot be opened, a file cannot be read), in one

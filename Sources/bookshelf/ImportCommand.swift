@@ -26,6 +26,9 @@ enum ImportCommand {
             If any line is bad, each is reported as FILE:LINE: reason, nothing is imported
             and the exit status is 1.
 
+            A catalog that does not exist yet is created with the starter accounts and only the
+            imported books (no sample books).
+
             On PostgreSQL, import as the database owner (the role that ran 'bookshelf setup');
             accounts cannot add books.
 
@@ -62,7 +65,7 @@ enum ImportCommand {
             guard case let .postgres(connector) = target else { return .failure }
             return try await importIntoPostgres(result.books, scope: scope, connector: connector, console: console)
         }
-        let catalog = try CatalogOpener.open(path: path, console: console, creating: .starterIfMissing)
+        let catalog = try CatalogOpener.open(path: path, console: console, creating: .accountsOnlyIfMissing)
         let adding = console.progress("Adding books")
         let added: Int
         do {

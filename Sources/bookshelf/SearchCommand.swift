@@ -40,7 +40,7 @@ enum SearchCommand {
             limit: try arguments.integer("limit", in: 1...maximumLimit, default: 50),
             offset: try arguments.integer("offset", in: 0...Int(Int32.max), default: 0))
         let json = arguments.isSet("json")
-        let remote = try await openRemote(arguments, environment: context.environment, console: context.console)
+        let remote = try await AccountRemote.open(arguments, environment: context.environment, console: context.console)
         let page: SearchPage
         do {
             page = try await BookRepository(remote: remote).search(query)
@@ -53,23 +53,6 @@ enum SearchCommand {
         }
         context.console.note(json ? jsonSummary(page, query: query) : summary(page, query: query))
         return page.total == 0 ? .nothingDone : .success
-    }
-
-    /// The session `--account` (or the default account) searches through: on SQLite the
-    /// first account by name, on PostgreSQL the connection's own user.
-    private static func openRemote(_ arguments: ParsedArguments, environment: [String: String], console: Console) async throws -> any SearchableBookRemote {
-        switch try CatalogTarget.resolve(option: arguments.value("db"), environment: environment) {
-        case let .sqlite(path):
-            let catalog = try CatalogOpener.open(path: path, console: console, creating: .never)
-            let account = try CatalogOpener.account(named: arguments.value("account"), in: catalog)
-            do {
-                return try catalog.remote(account: account.name)
-            } catch {
-                throw CommandFailure(TerminalText.sanitized(error.description))
-            }
-        case let .postgres(connector):
-            return try await PostgresSignIn.remote(connector, account: arguments.value("account"))
-        }
     }
 
     static func tabSeparatedLine(_ record: BookRecord) -> String {

@@ -18,7 +18,7 @@ import Testing
         #expect(h.editor?.conflict?.choices == [.keepEditing])
         await h.release(fetch.number, .deliver, request: save)
         #expect(h.editor?.conflict?.theirs == theirs)
-        #expect(h.editor?.conflict?.choices == [.reload, .overwrite, .keepEditing])
+        #expect(h.editor?.conflict?.choices == [.reload, .overwrite, .editMerged, .keepEditing])
         #expect(h.editor?.draft == mine)
         return (h, save)
     }

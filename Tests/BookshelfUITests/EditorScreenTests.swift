@@ -71,13 +71,16 @@ import TerminalUI
             " Author Theodor Mommsen",
             "",
             " Conflict: someone else saved revision 2 while you edited revision 1.",
-            " Theirs: History of Rome (Bob's edition) — Theodor Mommsen",
-            " Yours:  History of Rome, Vol. 1 — Theodor Mommsen",
-            " Ctrl-R take theirs · Ctrl-O overwrite with yours · Esc keep editing",
-            "",
-            "",
+            " Both changed the title:",
+            " Base:   History of Rome",
+            " Theirs: History of Rome (Bob's edition)",
+            " Yours:  History of Rome, Vol. 1",
+            " Ctrl-R theirs · Ctrl-O keep yours · Ctrl-E edit a merge · Esc keep editing",
         ])
-        #expect(harness.lines.last == " Ctrl-R theirs · Ctrl-O overwrite · Esc keep editing")
+        #expect(harness.lines.last == " Ctrl-R theirs · Ctrl-O yours · Ctrl-E merge · Esc keep editing")
+        // The characters where theirs and yours differ from the base are marked.
+        #expect(harness.screen[24, 10].style == Theme.difference && harness.screen[23, 10].style == .plain)
+        #expect(harness.screen[24, 11].style == Theme.difference && harness.screen[23, 11].style == .plain)
         let screen = harness.screen
         #expect(screen[1, 7].style == Theme.conflict)
 
@@ -115,8 +118,8 @@ import TerminalUI
         #expect(screen[theirs - 1, theirsRow].style == .plain, "the common part is not marked")
         if columns == 96 {
             // 28 columns for the text: the common middle gives way, not the difference.
-            #expect(harness.lines[theirsRow].hasSuffix("│ Theirs: A Short …ttoman Turks — Lor…"))
-            #expect(harness.lines[yoursRow].hasSuffix("│ Yours:  A Short …ttoman Realm — Lor…"))
+            #expect(harness.lines[theirsRow].hasSuffix("│ Theirs: A Short His…e Ottoman Turks"))
+            #expect(harness.lines[yoursRow].hasSuffix("│ Yours:  A Short His…e Ottoman Realm"))
         }
     }
 
@@ -137,6 +140,37 @@ import TerminalUI
         #expect(harness.model.state.editor?.outcome == .saved(revision: 3))
         #expect(try await bob.load(id: 2).title == "History of Rome!?")
         #expect(harness.text.contains("Saved as revision 3."))
+    }
+
+    @Test func aChangeOnlyTheyMadeIsMergedAndSavedAndTheStatusLineSaysSo() async throws {
+        let harness = await openMommsen()
+        let bob = harness.otherEditor()
+        _ = try await bob.save(SaveRequest(id: 2, title: "History of Rome", author: "Mommsen, Theodor", expectedRevision: 1))
+        await harness.type(" (abridged)")
+        await harness.press(.enter)
+        #expect(harness.model.state.editor?.outcome == .saved(revision: 3))
+        #expect(try await bob.load(id: 2) == BookRecord(id: 2, title: "History of Rome (abridged)", revision: 3,
+                                                        author: "Mommsen, Theodor"))
+        #expect(harness.text.contains("Merged with revision 2 by someone else: they changed the author."), "\(harness.text)")
+        #expect(harness.lines[5] == " Author Mommsen, Theodor")
+    }
+
+    @Test func ctrlEEditsAMergePrefilledWithMine() async throws {
+        let harness = await openMommsen()
+        let bob = harness.otherEditor()
+        _ = try await bob.save(SaveRequest(id: 2, title: "Rome", author: "T. Mommsen", expectedRevision: 1))
+        await harness.type(", Vol. 1")
+        await harness.press(.enter)
+        #expect(harness.model.state.editor?.conflict?.fields.map(\.field) == [.title])
+        await harness.press(.ctrl("e"))
+        #expect(harness.model.state.editor?.conflict == nil)
+        #expect(harness.model.state.editor?.draft == BookDraft(title: "History of Rome, Vol. 1", author: "T. Mommsen"))
+        #expect(harness.lines[3] == " Edit book #2 · revision 2 · modified")
+        await harness.press(.home)
+        await harness.press(.ctrl("k"))
+        await harness.type("Rome, Vol. 1")
+        await harness.press(.enter)
+        #expect(try await bob.load(id: 2) == BookRecord(id: 2, title: "Rome, Vol. 1", revision: 3, author: "T. Mommsen"))
     }
 
     @Test func escAndQuitAskBeforeDroppingADraft() async {
@@ -160,7 +194,7 @@ import TerminalUI
 @MainActor
 @Suite struct OverlayTests {
     @Test func helpListsEveryKeyAndAnyKeyClosesIt() async {
-        let harness = AppHarness(columns: 100, rows: 40)
+        let harness = AppHarness(columns: 100, rows: 48)
         await harness.start()
         await harness.press(.function(1))
         let text = harness.text

@@ -3,6 +3,7 @@ import Foundation
 
 /// Everything a catalog adapter offers through one account.
 typealias ContractRemote = SearchableBookRemote & ChangeDetectingRemote & SaveOutcomeRecordingRemote & AccountAwareRemote
+    & HistoryKeepingRemote
 
 /// A book to seed a catalog with, and the scope it belongs to.
 struct SeedBook: Sendable {

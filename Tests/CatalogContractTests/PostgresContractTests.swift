@@ -56,6 +56,18 @@ struct RenamedRemote: ContractRemote {
     func search(_ query: SearchQuery) async throws -> SearchPage { try await remote.search(query) }
     func checkForChanges() async throws -> ChangeNotice? { try await remote.checkForChanges() }
     func committedRevision(of operation: UUID) async throws -> Int? { try await remote.committedRevision(of: operation) }
+    /// History names accounts by role name: the prefixed role becomes the contract's name.
+    func history(of id: Int) async throws -> [BookRevision] {
+        try await remote.history(of: id).map { revision in
+            BookRevision(record: revision.record, account: revision.account.map(contractName),
+                         savedAt: revision.savedAt, operation: revision.operation)
+        }
+    }
+
+    private func contractName(_ role: String) -> String {
+        guard let underscore = role.firstIndex(of: "_"), role.hasPrefix("u") else { return role }
+        return String(role[role.index(after: underscore)...])
+    }
 }
 
 @Suite(.enabled(if: PostgresTestCluster.shouldRun, "PostgreSQL server binaries not found"))

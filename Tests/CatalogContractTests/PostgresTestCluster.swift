@@ -79,14 +79,16 @@ struct PostgresTestCatalog: Sendable {
     let setup: PostgresSetup
     private let prefix: String
 
-    static func make(on cluster: PostgresTestCluster? = nil) async throws -> PostgresTestCatalog {
+    /// `schemaVersion`: an older schema, for tests of migrations.
+    static func make(on cluster: PostgresTestCluster? = nil,
+                     schemaVersion: Int = PostgresSchema.latestVersion) async throws -> PostgresTestCatalog {
         let cluster = if let cluster { cluster } else { try await PostgresTestCluster.shared() }
         let suffix = UUID().uuidString.prefix(8).lowercased()
         let database = "catalog_" + suffix
         let admin = try await PostgresSetup.connect(cluster.connector(database: "postgres"))
         _ = try await admin.execute("CREATE DATABASE " + database)
         let setup = try await PostgresSetup.connect(cluster.connector(database: database))
-        try await setup.migrate()
+        try await setup.migrate(upTo: schemaVersion)
         return PostgresTestCatalog(cluster: cluster, database: database, setup: setup, prefix: "u" + suffix + "_")
     }
 

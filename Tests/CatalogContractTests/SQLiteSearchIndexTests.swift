@@ -106,7 +106,7 @@ import Testing
         }
         let catalog = try SQLiteCatalog.open(path: path, create: false)
         let raw = try RawConnection(path)
-        #expect(try queryText(raw.handle, "PRAGMA user_version") == "3")
+        #expect(try queryText(raw.handle, "PRAGMA user_version") == "4")
         let remote = try catalog.remote(account: "reader")
         let page = try await remote.search(SearchQuery(text: "rom"))
         #expect(page.records.map(\.title) == ["Rome", "A History of Rome", "Spring 🌸 Rome"] && page.total == 3)

@@ -84,10 +84,12 @@ import Testing
 
         try fixture.pane.type(" Mine")
         try fixture.pane.send("Enter")
-        let banner = try fixture.pane.waitFor(text: "Ctrl-R take theirs")
+        let banner = try fixture.pane.waitFor(text: "Ctrl-E edit a merge")
         #expect(banner.contains("Conflict: someone else saved revision 2 while you edited revision 1."), "\(banner)")
-        #expect(banner.contains("Theirs: Zebra Theirs — Ada Tester"))
-        #expect(banner.contains("Yours:  Quixotic Zebra Handbook Mine — Ada Tester"))
+        #expect(banner.contains("Both changed the title:"))
+        #expect(banner.contains("Base:   Quixotic Zebra Handbook\n"))
+        #expect(banner.contains("Theirs: Zebra Theirs\n"))
+        #expect(banner.contains("Yours:  Quixotic Zebra Handbook Mine\n"))
         #expect(try await fixture.stored().title == "Zebra Theirs", "nothing was overwritten")
 
         try fixture.pane.send("C-r")

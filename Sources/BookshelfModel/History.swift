@@ -1,0 +1,76 @@
+import BookCatalog
+
+/// The history view of one book: its revisions, newest first, as the store recorded them.
+public struct HistoryState: Equatable, Sendable {
+    public let bookID: Int
+    /// Newest first; nil while loading.
+    public var revisions: [BookRevision]?
+    public var error: String?
+    /// The highlighted revision (an index into `revisions`).
+    public var selection: Int
+    /// Whether this account may restore a revision (editors only).
+    public var canRestore: Bool
+
+    /// What revision `index` changed against the one before it (none for the first known).
+    public func change(at index: Int) -> RevisionChange? {
+        guard let revisions, revisions.indices.contains(index) else { return nil }
+        let older = revisions.indices.contains(index + 1) ? revisions[index + 1].record : nil
+        return RevisionChange(from: older, to: revisions[index].record)
+    }
+}
+
+struct HistorySession {
+    let bookID: Int
+    var revisions: [BookRevision]?
+    var error: String?
+    var selection = 0
+}
+
+extension BookshelfModel {
+    var historyState: HistoryState? {
+        history.map {
+            HistoryState(bookID: $0.bookID, revisions: $0.revisions, error: $0.error, selection: $0.selection,
+                         canRestore: accountRole == .editor)
+        }
+    }
+
+    /// Opens the history of the selected book (not while editing). Returns the request number.
+    @discardableResult
+    public func openHistory() -> Int? {
+        guard let repository, editor == nil, history == nil, let book = results.selectedBook else { return nil }
+        history = HistorySession(bookID: book.id)
+        defer { changed() }
+        return launch(.history, .history, { try await repository.history(id: book.id) },
+            publish: { [self] revisions, _ in
+                history?.revisions = revisions
+                history?.error = nil
+            },
+            fail: { [self] error, _ in history?.error = Self.message(for: error) })
+    }
+
+    public func closeHistory() {
+        guard history != nil else { return }
+        history = nil
+        owners[.history] = nil
+        changed()
+    }
+
+    public func moveHistorySelection(by delta: Int) {
+        guard let count = history?.revisions?.count, count > 0, let current = history?.selection else { return }
+        history?.selection = min(max(0, current + delta), count - 1)
+        changed()
+    }
+
+    /// Restores the highlighted revision: the editor opens on the book as it stands now and
+    /// saves the revision's title and author against it, a new save through the usual
+    /// compare-and-set and conflict handling. Nothing is saved if it equals the book now.
+    @discardableResult
+    public func restoreSelectedRevision() -> Int? {
+        guard let history, let revisions = history.revisions, revisions.indices.contains(history.selection),
+              accountRole == .editor
+        else { return nil }
+        let chosen = revisions[history.selection].record
+        closeHistory()
+        return open(bookID: chosen.id, restoring: BookDraft(chosen))
+    }
+}

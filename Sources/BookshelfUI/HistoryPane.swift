@@ -1,0 +1,61 @@
+import Foundation
+import BookCatalog
+import BookshelfModel
+import TerminalUI
+
+/// A book's revisions, newest first, each with what it changed against the one before it
+/// marked, in the pane beside (or below) the list.
+enum HistoryPane {
+    static let labelWidth = 8
+
+    static func render(_ history: HistoryState, in area: Rect, into canvas: inout Canvas) {
+        var writer = PaneWriter(area: area)
+        writer.line(StyledText("History of book #\(history.bookID) · newest first", style: Theme.label), into: &canvas)
+        writer.line(StyledText(history.canRestore ? "↑↓ choose · Enter restore · Esc close" : "↑↓ choose · Esc close",
+                               style: Theme.hint), into: &canvas)
+        if let error = history.error {
+            writer.wrapped("Could not read the history: \(error)", style: Theme.error, into: &canvas)
+            return
+        }
+        guard let revisions = history.revisions else {
+            writer.line(StyledText("Reading the history…", style: Theme.hint), into: &canvas)
+            return
+        }
+        // Three lines a revision; the highlighted one stays in view.
+        let fits = max(1, (area.y + area.height - writer.y) / 3)
+        let first = max(0, history.selection - fits + 1)
+        for index in revisions.indices.dropFirst(first) where writer.hasRoom {
+            revision(revisions, index, selected: index == history.selection, writer: &writer, into: &canvas)
+        }
+    }
+
+    private static func revision(_ revisions: [BookRevision], _ index: Int, selected: Bool,
+                                 writer: inout PaneWriter, into canvas: inout Canvas) {
+        let revision = revisions[index]
+        let older = revisions.indices.contains(index + 1) ? revisions[index + 1].record : nil
+        let who = revision.account.map(sanitize) ?? "no account"
+        // Who before when: a narrow pane cuts the time, not the name.
+        let heading = "Revision \(revision.revision) · \(who) · \(timestamp(revision.savedAt))"
+        writer.line(StyledText(heading, style: selected ? Theme.selected : Theme.label), into: &canvas)
+        let width = max(1, writer.area.width - 2 - labelWidth)
+        for field in EditorField.allCases {
+            let now = sanitize(field == .title ? revision.record.title : revision.record.author)
+            let before = older.map { sanitize(field == .title ? $0.title : $0.author) }
+            var text = StyledText((field == .title ? "Title" : "Author").padding(toLength: labelWidth, withPad: " ", startingAt: 0),
+                                  style: Theme.hint)
+            if let before, before != now {
+                for piece in DifferenceElision.elide(before, now, width: width).second {
+                    text.append(piece.text, style: piece.differs ? Theme.difference : .plain)
+                }
+            } else {
+                text.append(now, style: .plain)
+            }
+            writer.line(text, into: &canvas)
+        }
+    }
+
+    static func timestamp(_ date: Date) -> String {
+        date.formatted(Date.ISO8601FormatStyle(timeZone: .gmt).year().month().day().time(includingFractionalSeconds: false)
+            .dateSeparator(.dash).timeSeparator(.colon).dateTimeSeparator(.space))
+    }
+}

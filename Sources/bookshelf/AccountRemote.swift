@@ -1,0 +1,57 @@
+import BookCatalog
+import PostgresCatalog
+import SQLiteCatalog
+
+/// The store session of the account a command acts as (`--account`, or the default).
+enum AccountRemote {
+    /// On SQLite the named account, else the first by name; on PostgreSQL the connection's
+    /// own user (or `--account` as the user).
+    static func open(_ arguments: ParsedArguments, environment: [String: String], console: Console,
+                     scope: String? = nil) async throws -> any SearchableBookRemote {
+        switch try CatalogTarget.resolve(option: arguments.value("db"), environment: environment) {
+        case let .sqlite(path):
+            let catalog = try CatalogOpener.open(path: path, console: console, creating: .never)
+            let account = try chooseAccount(named: arguments.value("account"), scope: scope, in: catalog)
+            do {
+                return try catalog.remote(account: account.name)
+            } catch {
+                throw CommandFailure(TerminalText.sanitized(error.description))
+            }
+        case let .postgres(connector):
+            let remote = try await PostgresSignIn.remote(connector, account: arguments.value("account"))
+            if let scope, remote.account.scope != scope {
+                throw CommandFailure("the account \(remote.account.name.printable) sees scope "
+                    + "\(remote.account.scope.printable), not \(scope.printable)")
+            }
+            return remote
+        }
+    }
+
+    /// With a scope and no account named, the first account (by name) of that scope.
+    private static func chooseAccount(named name: String?, scope: String?, in catalog: SQLiteCatalog) throws(CommandFailure) -> Account {
+        guard let scope else { return try CatalogOpener.account(named: name, in: catalog) }
+        if name != nil {
+            let account = try CatalogOpener.account(named: name, in: catalog)
+            guard account.scope == scope else {
+                throw CommandFailure("the account \(account.name.printable) sees scope \(account.scope.printable), not \(scope.printable)")
+            }
+            return account
+        }
+        let accounts: [Account]
+        do { accounts = try catalog.accounts() } catch { throw CommandFailure(TerminalText.sanitized(error.description)) }
+        guard let first = accounts.sorted(by: { $0.name < $1.name }).first(where: { $0.scope == scope }) else {
+            throw CommandFailure("no account sees scope \(scope.printable)")
+        }
+        return first
+    }
+}
+
+extension ParsedArguments {
+    /// A book id given as the one positional argument.
+    func bookID() throws(UsageError) -> Int {
+        guard let text = positionals.first, let id = Int(text), id > 0 else {
+            throw UsageError("ID must be a positive whole number, got \"\((positionals.first ?? "").printable)\"")
+        }
+        return id
+    }
+}

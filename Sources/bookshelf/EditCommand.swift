@@ -1,0 +1,116 @@
+import BookCatalog
+import Foundation
+
+/// `bookshelf edit ID`: a save from a script, through the same repository and
+/// compare-and-set as the app. Without `--if-revision` it edits the revision it reads just
+/// before saving; with it, only that revision.
+enum EditCommand {
+    static let command = Command(
+        name: "edit",
+        summary: "Change the title or author of book ID (compare-and-set).",
+        positionals: .one("ID"),
+        options: [
+            OptionSpec("title", value: "T", help: "The new title."),
+            OptionSpec("author", value: "A", help: "The new author (\"\" for none)."),
+            OptionSpec("if-revision", value: "N", help: "Save only if the book is still at revision N."),
+            OptionSpec("json", help: "Print the book as JSON: {\"id\":..,\"title\":..,\"author\":..,\"revision\":..}."),
+            .account,
+            .db,
+        ],
+        details: """
+            Fields not given keep their stored value. On success prints the new revision (with
+            --json, the saved book). When someone else saved the book first (it is no longer
+            at --if-revision N, or it changed between reading and saving), nothing is saved
+            and the book as they left it ("theirs") is printed as id<TAB>title<TAB>author<TAB>
+            revision (or as JSON).
+
+            Exit status: 0 saved; 2 usage error (a missing or invalid title, say); 3 not
+            allowed (a reader, or a book of another scope, which an account cannot see) or the
+            catalog could not be used; 4 conflict: someone else saved first.
+
+            \(CatalogTarget.explanation)
+            """,
+        run: run)
+
+    @Sendable static func run(_ context: CommandContext) async throws -> ExitStatus {
+        let arguments = context.arguments
+        let id = try arguments.bookID()
+        let title = arguments.value("title")
+        let author = arguments.value("author")
+        guard title != nil || author != nil else { throw UsageError("give --title, --author or both") }
+        let expected: Int? = arguments.value("if-revision") == nil
+            ? nil : try arguments.integer("if-revision", in: 1...Int.max, default: 1)
+        let json = arguments.isSet("json")
+        let remote = try await AccountRemote.open(arguments, environment: context.environment, console: context.console)
+        let repository = BookRepository(remote: remote)
+        let console = context.console
+
+        let current = try await outcome(of: { try await repository.book(id: id, policy: .refresh) }, id: id)
+        if let expected, current.revision != expected {
+            return conflict(theirs: current, expected: expected, json: json, console: console)
+        }
+        let request = SaveRequest(id: id, title: title ?? current.title, author: author,
+                                  expectedRevision: expected ?? current.revision)
+        do {
+            _ = try request.validated()
+        } catch {
+            throw UsageError(error.description)
+        }
+        let saved: BookRecord
+        do {
+            saved = try await repository.save(request)
+        } catch BookFailure.conflict {
+            let theirs = try await outcome(of: { try await repository.book(id: id, policy: .refresh) }, id: id)
+            return conflict(theirs: theirs, expected: request.expectedRevision, json: json, console: console)
+        } catch BookFailure.outcomeUnknown {
+            switch try await outcome(of: { try await repository.reconcile(request) }, id: id) {
+            case let .committed(record):
+                saved = record
+            case let .committedThenChanged(revision, current):
+                console.note("bookshelf edit: saved as revision \(revision); someone else has saved since (revision \(current.revision))")
+                console.line(json ? SearchCommand.jsonLine(current) : String(revision))
+                return .success
+            case let .notCommitted(current):
+                guard current.revision == request.expectedRevision else {
+                    return conflict(theirs: current, expected: request.expectedRevision, json: json, console: console)
+                }
+                throw CommandFailure("the save did not reach the catalog; nothing was changed")
+            }
+        } catch {
+            throw failure(error, id: id)
+        }
+        console.line(json ? SearchCommand.jsonLine(saved) : String(saved.revision))
+        return .success
+    }
+
+    private static func conflict(theirs: BookRecord, expected: Int, json: Bool, console: Console) -> ExitStatus {
+        console.note("bookshelf edit: conflict: book \(theirs.id) is at revision \(theirs.revision), not \(expected); "
+            + "someone else saved it first, and nothing was saved")
+        console.line(json ? SearchCommand.jsonLine(theirs) : SearchCommand.tabSeparatedLine(theirs))
+        return .conflict
+    }
+
+    /// Runs a store call, turning its failures into the command's messages.
+    private static func outcome<T>(of call: () async throws -> T, id: Int) async throws -> T {
+        do {
+            return try await call()
+        } catch {
+            throw failure(error, id: id)
+        }
+    }
+
+    private static func failure(_ error: any Error, id: Int) -> CommandFailure {
+        switch error {
+        case BookFailure.missing:
+            CommandFailure("there is no book \(id) in the scope of this account; nothing was saved")
+        case BookFailure.notAllowed:
+            CommandFailure("this account may not edit books (it is a reader); nothing was saved")
+        case let failure as BookFailure:
+            CommandFailure(TerminalText.sanitized(failure.description))
+        case let failure as CommandFailure:
+            failure
+        default:
+            CommandFailure(PostgresSignIn.oneLine(String(describing: error)))
+        }
+    }
+}

@@ -1,0 +1,70 @@
+import BookCatalog
+import CatalogImport
+
+/// `bookshelf export`: the books an account sees (or those matching a query), in a format
+/// `bookshelf import` reads back unchanged. Written page by page as read, so a million books
+/// never sit in memory at once.
+enum ExportCommand {
+    static let pageSize = 5_000
+
+    static let command = Command(
+        name: "export",
+        summary: "Write the books (or those matching --query) as CSV or JSON Lines.",
+        positionals: .none,
+        options: [
+            OptionSpec("format", value: "F", help: "csv (default) or jsonl."),
+            OptionSpec("query", value: "Q", help: "Only the books matching Q, as 'bookshelf search Q' finds them."),
+            OptionSpec("scope", value: "S", help: "The books of scope S (default: the account's scope)."),
+            .account,
+            .db,
+        ],
+        details: """
+            Output: CSV with the header title,author and every field quoted, or JSON Lines
+            {"title":..,"author":..}; 'bookshelf import' reads either back unchanged. Books come
+            in search order (title order without --query). Ids and revisions are not exported:
+            an import makes new books.
+
+            On SQLite --scope picks the first account (by name) of that scope unless --account
+            names one; on PostgreSQL the signed-in account's scope must be S.
+
+            Exit status: 0 success (also when nothing matched); 2 usage error; 3 the catalog could
+            not be used, or no account sees the scope.
+
+            \(CatalogTarget.explanation)
+            """,
+        run: run)
+
+    @Sendable static func run(_ context: CommandContext) async throws -> ExitStatus {
+        let arguments = context.arguments
+        let formatName = arguments.value("format") ?? BookExportFormat.csv.rawValue
+        guard let format = BookExportFormat(rawValue: formatName) else {
+            throw UsageError("--format must be csv or jsonl, not \"\(formatName.printable)\"")
+        }
+        let remote = try await AccountRemote.open(arguments, environment: context.environment, console: context.console,
+                                                  scope: arguments.value("scope"))
+        let console = context.console
+        if let header = BookExport.header(format) { console.line(header) }
+        let writing = console.progress("Exporting books")
+        defer { writing?.finish() }
+        var written = 0
+        var query = SearchQuery(text: arguments.value("query") ?? "", limit: pageSize, offset: 0)
+        // The remote, not a BookRepository: a repository keeps every row it reads for its
+        // session, and an export reads each book once.
+        while true {
+            let page: SearchPage
+            do {
+                page = try await remote.search(query)
+            } catch {
+                throw CommandFailure(PostgresSignIn.oneLine(String(describing: error)))
+            }
+            for record in page.records {
+                console.line(BookExport.line(title: record.title, author: record.author, format: format))
+            }
+            written += page.records.count
+            writing?.update(written)
+            guard page.records.count == query.limit, written < page.total || !page.totalCount.isExact else { break }
+            query = SearchQuery(text: query.text, limit: pageSize, offset: written, after: page.next)
+        }
+        return .success
+    }
+}

@@ -1,0 +1,66 @@
+import BookCatalog
+import Foundation
+
+/// `bookshelf history ID`: every committed revision of a book, newest first, as the store
+/// recorded it (who saved it, when, and with which operation id).
+enum HistoryCommand {
+    static let command = Command(
+        name: "history",
+        summary: "Print the revisions of book ID, newest first.",
+        positionals: .one("ID"),
+        options: [
+            OptionSpec("json", help: "Print JSON Lines, one revision per line (see below)."),
+            .account,
+            .db,
+        ],
+        details: """
+            Output: one revision per line, revision<TAB>time<TAB>account<TAB>title<TAB>author,
+            the time in UTC (ISO 8601), the account "-" for a revision no account saved (an
+            import, or the revision a book had when its catalog began keeping history).
+            With --json: {"id":..,"revision":..,"title":..,"author":..,"account":..|null,
+            "saved_at":"2026-01-02T03:04:05.678Z","operation":"UUID"|null}.
+
+            Exit status: 0 success; 2 usage error; 3 no such book in the account's scope, or the
+            catalog could not be used.
+
+            \(CatalogTarget.explanation)
+            """,
+        run: run)
+
+    @Sendable static func run(_ context: CommandContext) async throws -> ExitStatus {
+        let id = try context.arguments.bookID()
+        let json = context.arguments.isSet("json")
+        let remote = try await AccountRemote.open(context.arguments, environment: context.environment, console: context.console)
+        let revisions: [BookRevision]
+        do {
+            revisions = try await BookRepository(remote: remote).history(id: id)
+        } catch BookFailure.missing {
+            throw CommandFailure("there is no book \(id) in the scope of this account")
+        } catch {
+            throw CommandFailure(PostgresSignIn.oneLine(String(describing: error)))
+        }
+        for revision in revisions {
+            context.console.line(json ? jsonLine(revision) : tabSeparatedLine(revision))
+        }
+        return .success
+    }
+
+    static func timestamp(_ date: Date) -> String {
+        date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true, timeZone: .gmt))
+    }
+
+    static func tabSeparatedLine(_ revision: BookRevision) -> String {
+        [String(revision.revision), timestamp(revision.savedAt), TerminalText.sanitized(revision.account ?? "-"),
+         TerminalText.sanitized(revision.record.title), TerminalText.sanitized(revision.record.author)]
+            .joined(separator: "\t")
+    }
+
+    static func jsonLine(_ revision: BookRevision) -> String {
+        let record = revision.record
+        return "{\"id\":\(record.id),\"revision\":\(record.revision),\"title\":\(TerminalText.jsonString(record.title)),"
+            + "\"author\":\(TerminalText.jsonString(record.author)),"
+            + "\"account\":\(revision.account.map(TerminalText.jsonString) ?? "null"),"
+            + "\"saved_at\":\"\(timestamp(revision.savedAt))\","
+            + "\"operation\":\(revision.operation.map { "\"\($0.uuidString)\"" } ?? "null")}"
+    }
+}

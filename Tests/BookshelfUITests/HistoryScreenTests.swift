@@ -1,0 +1,77 @@
+import BookCatalog
+import BookshelfModel
+import BookshelfUI
+import TerminalUI
+import Testing
+
+/// The history view: a book's revisions newest first, each change marked, and a restore that
+/// is a new save.
+@MainActor
+@Suite struct HistoryScreenTests {
+    /// Mommsen's book after bob changed its author, then its title.
+    private func mommsenWithHistory(account: String = "alice") async throws -> AppHarness {
+        let harness = AppHarness(columns: 140, rows: 20, accounts: [
+            Account(name: "alice", role: .editor, scope: "main"), Account(name: "bob", role: .editor, scope: "main"),
+            Account(name: "carl", role: .reader, scope: "main"),
+        ], account: account)
+        let bob = harness.otherEditor()
+        _ = try await bob.save(SaveRequest(id: 2, title: "History of Rome", author: "T. Mommsen", expectedRevision: 1))
+        _ = try await bob.save(SaveRequest(id: 2, title: "History of Rome, Vol. 2", author: "T. Mommsen", expectedRevision: 2))
+        await harness.start()
+        await harness.type("mommsen")
+        await harness.press(.function(3))
+        return harness
+    }
+
+    @Test func f3ShowsTheRevisionsNewestFirstWithEachChangeMarked() async throws {
+        let harness = try await mommsenWithHistory()
+        let text = harness.text
+        let screen = harness.screen
+        #expect(text.contains("History of book #2 · newest first"), "\(text)")
+        let rows = ["Revision 3 ·", "Revision 2 ·", "Revision 1 ·"].compactMap { screen.row(containing: $0) }
+        #expect(rows.count == 3 && rows == rows.sorted(), "newest first: \(text)")
+        #expect(harness.lines[rows[0]].contains("Revision 3 · bob · ") && harness.lines[rows[2]].contains("Revision 1 · no account · "),
+                "\(text)")
+        // Revision 3 changed the title: ", Vol. 2" is marked, the rest is not.
+        let title3 = rows[0] + 1
+        let changed = try #require(screen.column(of: ", Vol. 2", row: title3), "\(text)")
+        #expect(screen[changed, title3].style == Theme.difference && screen[changed - 1, title3].style == .plain)
+        let author3 = rows[0] + 2
+        let author3Column = try #require(screen.column(of: "T. Mommsen", row: author3))
+        #expect(screen[author3Column, author3].style == .plain, "revision 3 left the author")
+        // Revision 2 changed the author.
+        let author2 = rows[1] + 2
+        let author2Column = try #require(screen.column(of: "T. Mommsen", row: author2))
+        // "Theodor Mommsen" became "T. Mommsen": the "T" and " Mommsen" they share are not marked.
+        #expect(screen[author2Column, author2].style == .plain && screen[author2Column + 1, author2].style == Theme.difference)
+        #expect(screen[author2Column + 3, author2].style == .plain)
+        #expect(harness.lines.last?.contains("Enter restore") == true)
+
+        await harness.press(.escape)
+        #expect(harness.model.state.history == nil)
+        #expect(!harness.text.contains("History of book"))
+    }
+
+    @Test func enterRestoresTheChosenRevisionAsANewSave() async throws {
+        let harness = try await mommsenWithHistory()
+        await harness.press(.down, .down)
+        #expect(harness.model.state.history?.selection == 2)
+        await harness.press(.enter)
+        #expect(harness.model.state.history == nil)
+        #expect(harness.model.state.editor?.outcome == .saved(revision: 4), "\(harness.text)")
+        #expect(try await harness.otherEditor().load(id: 2) == BookRecord(id: 2, title: "History of Rome", revision: 4,
+                                                                          author: "Theodor Mommsen"))
+        #expect(harness.text.contains("Saved as revision 4."))
+        let history = try await harness.otherEditor().history(of: 2)
+        #expect(history.map(\.revision) == [4, 3, 2, 1] && history[0].account == "alice")
+    }
+
+    @Test func aReaderSeesTheHistoryButCannotRestore() async throws {
+        let harness = try await mommsenWithHistory(account: "carl")
+        #expect(harness.text.contains("Revision 3 ·"))
+        #expect(harness.text.contains("↑↓ choose · Esc close"))
+        await harness.press(.down, .enter)
+        #expect(harness.model.state.editor == nil)
+        #expect(try await harness.otherEditor().load(id: 2).revision == 3)
+    }
+}
