@@ -109,47 +109,90 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
 
     // MARK: SearchableBookRemote
 
+    /// Answers from the search index when it is ready, and otherwise from the books table
+    /// (`UnindexedSearch`, the same answer more slowly), so a search never waits for a build.
     public func search(_ query: SearchQuery) async throws -> SearchPage {
         let terms = SearchTerms(query.text)
-        var index = try await readyIndex()
-        while true {
-            let page: SearchPage? = try mappingFailures {
-                // One read transaction: the index catches up to, and the page rows are read from,
-                // the same snapshot.
-                try connection.transaction(immediate: false) {
-                    let sequence = try connection.queryFirst("SELECT coalesce(max(change_seq), 0) FROM books") { $0.int(0) } ?? 0
-                    guard try catchUp(index, to: sequence) else { return nil }
-                    let (ids, total) = index.search(terms, offset: query.offset, limit: query.limit)
-                    let records = try ids.map { id in
-                        guard let record = try connection.queryFirst(
-                            "SELECT id, title, author, revision FROM books WHERE id = ?1 AND scope = ?2",
-                            [.int(id), .text(account.scope)], row: Self.record)
-                        else { throw BookFailure.invalidResponse }
-                        return record
-                    }
-                    return SearchPage(records: records, totalCount: TotalCount(
-                        counted: total, offset: query.offset, shown: records.count,
-                        hasMore: query.offset + records.count < total))
-                }
+        let index = await indexIfReady()
+        return try mappingFailures {
+            // One read transaction: the index catches up to, and the page rows are read from,
+            // the same snapshot.
+            try connection.transaction(immediate: false) {
+                let sequence = try connection.queryFirst("SELECT coalesce(max(change_seq), 0) FROM books") { $0.int(0) } ?? 0
+                let (ids, total) = try answer(terms, query, index: index, at: sequence)
+                return try page(ids: ids, total: total, query: query)
             }
-            if let page { return page }
-            // Too many rows changed since the index was built: wait for a fresh one.
-            index = try await replacementIndex()
         }
     }
 
+    /// The same search answered without the index, as while one is being built: for tests
+    /// and benchmarks that compare both ways.
+    public func searchWithoutIndex(_ query: SearchQuery) async throws -> SearchPage {
+        try mappingFailures {
+            try connection.transaction(immediate: false) {
+                let (ids, total) = try UnindexedSearch(connection: connection, scope: account.scope)
+                    .search(SearchTerms(query.text), offset: query.offset, limit: query.limit)
+                return try page(ids: ids, total: total, query: query)
+            }
+        }
+    }
+
+    private func answer(_ terms: SearchTerms, _ query: SearchQuery, index: SearchIndex?, at sequence: Int) throws -> (ids: [Int], total: Int) {
+        if let index {
+            do {
+                if try catchUp(index, to: sequence) { return try index.search(terms, offset: query.offset, limit: query.limit) }
+            } catch is SearchIndexDamage {
+                // A stored snapshot failed a check where this search read it: never trust it again.
+                self.index = nil
+                preparation?.cancel()
+                preparation = IndexPreparation.start(path: catalogPath, busyTimeout: busyTimeout, scope: account.scope, useSnapshot: false)
+            }
+        }
+        return try UnindexedSearch(connection: connection, scope: account.scope)
+            .search(terms, offset: query.offset, limit: query.limit)
+    }
+
+    private func page(ids: [Int], total: Int, query: SearchQuery) throws -> SearchPage {
+        let records = try ids.map { id in
+            guard let record = try connection.queryFirst(
+                "SELECT id, title, author, revision FROM books WHERE id = ?1 AND scope = ?2",
+                [.int(id), .text(account.scope)], row: Self.record)
+            else { throw BookFailure.invalidResponse }
+            return record
+        }
+        return SearchPage(records: records, totalCount: TotalCount(
+            counted: total, offset: query.offset, shown: records.count, hasMore: query.offset + records.count < total))
+    }
+
     /// Replays the changes up to `sequence` into `index`; false when there are too many for its
-    /// overlay. Starts building a replacement in the background once the overlay is half full.
+    /// overlay (a replacement is then prepared, and searches go without an index until it is
+    /// ready). Starts building a replacement in the background once the overlay is half full.
     private func catchUp(_ index: SearchIndex, to sequence: Int) throws -> Bool {
         guard sequence > index.syncedSequence else { return true }
         let limit = SearchIndex.overlayLimit(bookCount: index.count)
         let changed = try connection.queryFirst(
             "SELECT count(*) FROM (SELECT 1 FROM books WHERE change_seq > ?1 AND +scope = ?2 LIMIT ?3)",
             [.int(index.syncedSequence), .text(account.scope), .int(limit + 1)]) { $0.int(0) } ?? 0
-        if index.overlayCount + changed > limit { return false }
+        if index.overlayCount + changed > limit {
+            if preparation == nil { startPreparation() }
+            return false
+        }
         try index.catchUp(connection: connection, scope: account.scope, sequence: sequence)
         if index.overlayCount * 2 > limit && preparation == nil { startPreparation() }
         return true
+    }
+
+    /// The index to search with, without waiting for a build: a finished preparation is
+    /// installed first. With no index yet, waits only for the stored snapshot to be tried.
+    private func indexIfReady() async -> SearchIndex? {
+        if index == nil, let preparation { await preparation.attemptedLoad() }
+        if let preparation, let finished = preparation.finished {
+            self.preparation = nil
+            if case let .success(prepared) = finished, index.map({ prepared.base.sequence > $0.base.sequence }) ?? true {
+                return install(prepared, from: preparation)
+            }
+        }
+        return index
     }
 
     /// The current index: the first one when it is ready (waiting for it if need be), or a
@@ -166,11 +209,6 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
         }
         let (prepared, source) = try await awaitPreparation()
         if let index { return index }  // another call installed one while this one waited
-        return install(prepared, from: source)
-    }
-
-    private func replacementIndex() async throws -> SearchIndex {
-        let (prepared, source) = try await awaitPreparation()
         return install(prepared, from: source)
     }
 

@@ -28,9 +28,6 @@ final class SearchIndex {
 
     var count: Int { base.count }
     var overlayCount: Int { overlay.count }
-    /// Every overlay book is judged with `SearchTerms` on every search, so keep it small.
-    var needsRebuild: Bool { overlay.count > SearchIndex.overlayLimit(bookCount: base.count) }
-
     static func overlayLimit(bookCount: Int) -> Int { 1_024 + bookCount / 512 }
 
     private struct OverlayBook {
@@ -76,10 +73,11 @@ final class SearchIndex {
                 [.text(scope), .text(String(decoding: key, as: UTF8.self)), .int(record.id), .int(base.sequence)]) { $0.int(0) }
         }
         // Ordinals of the rows' old base entries (to hide) and of the neighbours, in one pass.
-        let largestBaseID = base.idBase + maximumStoredID
+        if maximumStoredID == nil { maximumStoredID = try base.largestID() }
+        let largestBaseID = maximumStoredID!
         var wanted = Set(neighbours.values)
         for (record, _) in rows where overlay[record.id] == nil && record.id <= largestBaseID { wanted.insert(record.id) }
-        let ordinals = base.ordinals(of: wanted)
+        let ordinals = try base.ordinals(of: wanted)
         for (record, key) in rows {
             if overlay[record.id] == nil, let ordinal = ordinals[record.id] {
                 if hidden == nil { hidden = Bitmap(count: base.count) }
@@ -92,16 +90,13 @@ final class SearchIndex {
         syncedSequence = sequence
     }
 
-    private lazy var maximumStoredID: Int = {
-        var largest = 0
-        for ordinal in 0..<base.count { largest = max(largest, Int(base.ids[ordinal])) }
-        return largest
-    }()
+    private var maximumStoredID: Int?
 
     // MARK: Searching
 
     /// The ids of the matches at `offset..<offset+limit` in result order, and the total.
-    func search(_ terms: SearchTerms, offset: Int, limit: Int) -> (ids: [Int], total: Int) {
+    /// Throws when a part of a stored index it reads fails its checks.
+    func search(_ terms: SearchTerms, offset: Int, limit: Int) throws(SearchIndexDamage) -> (ids: [Int], total: Int) {
         guard !terms.hasNoSearchableWords else { return ([], 0) }
         let wanted = offset + limit
         var matches = SearchIndexBase.Matches(cap: wanted)
@@ -111,7 +106,7 @@ final class SearchIndex {
             overlayMatches[0] = Array(overlay.values)
         } else {
             if let words = base.compile(terms) {
-                base.collect(words, hidden: hidden, into: &matches)
+                try base.collect(words, hidden: hidden, into: &matches)
             }
             for book in overlay.values where terms.matches(book.record) {
                 overlayMatches[terms.rank(book.record)].append(book)
@@ -133,7 +128,7 @@ final class SearchIndex {
                     id = extra[nextExtra].id
                     nextExtra += 1
                 } else {
-                    id = base.id(Int(listed[nextBase]))
+                    id = try base.id(Int(listed[nextBase]))
                     nextBase += 1
                 }
                 if position >= offset { result.append(id) }
