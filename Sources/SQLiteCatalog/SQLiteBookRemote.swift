@@ -140,7 +140,11 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
     private func answer(_ terms: SearchTerms, _ query: SearchQuery, index: SearchIndex?, at sequence: Int) throws -> (ids: [Int], total: Int) {
         if let index {
             do {
-                if try catchUp(index, to: sequence) { return try index.search(terms, offset: query.offset, limit: query.limit) }
+                if try catchUp(index, to: sequence) {
+                    let found = try index.search(terms, offset: query.offset, limit: query.limit)
+                    lastSearchUsedIndex = true
+                    return found
+                }
             } catch is SearchIndexDamage {
                 // A stored snapshot failed a check where this search read it: never trust it again.
                 self.index = nil
@@ -148,6 +152,7 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
                 preparation = IndexPreparation.start(path: catalogPath, busyTimeout: busyTimeout, scope: account.scope, useSnapshot: false)
             }
         }
+        lastSearchUsedIndex = false
         return try UnindexedSearch(connection: connection, scope: account.scope)
             .search(terms, offset: query.offset, limit: query.limit)
     }
@@ -240,6 +245,10 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
             throw BookFailure.storeUnavailable(String(describing: error))
         }
     }
+
+    /// How the last search was answered: by the index, or from the books table while the
+    /// index was being built or caught up. For benchmarks and tests.
+    public private(set) var lastSearchUsedIndex = false
 
     /// How the search index in use was obtained, waiting until there is one, and whether this
     /// remote built it and stored it in the catalog for the next connection.
