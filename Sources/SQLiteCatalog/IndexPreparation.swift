@@ -41,6 +41,9 @@ final class IndexPreparation: Sendable {
     }
 
     private let prepared = Promise<Prepared>()
+    /// A stored index too far behind to be caught up for good, which can still answer
+    /// (with a larger overlay) until the build finishes. Set before `loadAttempt` is kept.
+    private let bridgeBase = Mutex<SearchIndexBase?>(nil)
     /// Kept once the stored snapshot was tried: by then a loaded index is `finished`.
     private let loadAttempt = Promise<Void>()
     private let cancelled = Atomic<Bool>(false)
@@ -57,6 +60,9 @@ final class IndexPreparation: Sendable {
 
     /// Waits until the stored snapshot has been tried (loaded, or found missing or unusable).
     func attemptedLoad() async { _ = try? await loadAttempt.value() }
+
+    /// The stale stored index to bridge the build with, if there is one.
+    var bridge: SearchIndexBase? { bridgeBase.withLock { $0 } }
 
     /// Stops a build nobody waits for any more (its remote is gone).
     func cancel() { cancelled.store(true, ordering: .relaxed) }
@@ -85,17 +91,20 @@ final class IndexPreparation: Sendable {
             loadAttempt.fulfil(.success(()))
             throw error
         }
-        let loaded = !useSnapshot ? nil : try? connection.transaction(immediate: false) { () throws -> SearchIndexBase? in
+        let loaded = !useSnapshot ? nil : try? connection.transaction(immediate: false) { () throws -> (base: SearchIndexBase, behind: Int)? in
             let sequence = try connection.queryFirst("SELECT coalesce(max(change_seq), 0) FROM books") { $0.int(0) } ?? 0
-            return try SearchIndexSnapshot.load(scope: scope, sequence: sequence, maximumBehind: SearchIndex.overlayLimit,
+            return try SearchIndexSnapshot.load(scope: scope, sequence: sequence, maximumBehind: SearchIndex.bridgeLimit,
                                                 catalogPath: path, connection: connection)
         }
-        if let loaded {
+        if let (stale, behind) = loaded, behind > SearchIndex.overlayLimit(bookCount: stale.count) {
+            bridgeBase.withLock { $0 = stale }
+        } else if let (loaded, _) = loaded {
             let report = SearchIndexReport(origin: .loadedSnapshot, books: loaded.count, bytes: loaded.byteCount,
                                            mapped: true, duration: clock.now - start)
             return Prepared(base: loaded, report: report, snapshotStored: false)
         }
         loadAttempt.fulfil(.success(()))
+        defer { bridgeBase.withLock { $0 = nil } }
         let builder = SearchIndexBuilder(connection: connection, scope: scope, isCancelled: { self.cancelled.load(ordering: .relaxed) })
         let built = try builder.build()
         // The snapshot is only an aid: if another writer holds the lock for long, skip it (the

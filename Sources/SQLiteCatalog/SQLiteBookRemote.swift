@@ -174,7 +174,7 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
     /// ready). Starts building a replacement in the background once the overlay is half full.
     private func catchUp(_ index: SearchIndex, to sequence: Int) throws -> Bool {
         guard sequence > index.syncedSequence else { return true }
-        let limit = SearchIndex.overlayLimit(bookCount: index.count)
+        let limit = index.overlayLimit
         let changed = try connection.queryFirst(
             "SELECT count(*) FROM (SELECT 1 FROM books WHERE change_seq > ?1 AND +scope = ?2 LIMIT ?3)",
             [.int(index.syncedSequence), .text(account.scope), .int(limit + 1)]) { $0.int(0) } ?? 0
@@ -183,7 +183,7 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
             return false
         }
         try index.catchUp(connection: connection, scope: account.scope, sequence: sequence)
-        if index.overlayCount * 2 > limit && preparation == nil { startPreparation() }
+        if (index.isBridge || index.overlayCount * 2 > limit) && preparation == nil { startPreparation() }
         return true
     }
 
@@ -193,17 +193,19 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
         if index == nil, let preparation { await preparation.attemptedLoad() }
         if let preparation, let finished = preparation.finished {
             self.preparation = nil
-            if case let .success(prepared) = finished, index.map({ prepared.base.sequence > $0.base.sequence }) ?? true {
+            if case let .success(prepared) = finished,
+               index.map({ $0.isBridge || prepared.base.sequence > $0.base.sequence }) ?? true {
                 return install(prepared, from: preparation)
             }
         }
+        if index == nil, let bridge = preparation?.bridge { index = SearchIndex(base: bridge, isBridge: true) }
         return index
     }
 
     /// The current index: the first one when it is ready (waiting for it if need be), or a
     /// replacement prepared in the background once it has finished.
     private func readyIndex() async throws -> SearchIndex {
-        if let index {
+        if let index, !index.isBridge {
             if let preparation, let finished = preparation.finished {
                 self.preparation = nil
                 if case let .success(prepared) = finished, prepared.base.sequence > index.base.sequence {
@@ -213,7 +215,7 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
             return index
         }
         let (prepared, source) = try await awaitPreparation()
-        if let index { return index }  // another call installed one while this one waited
+        if let index, !index.isBridge { return index }  // another call installed one while this one waited
         return install(prepared, from: source)
     }
 

@@ -206,9 +206,10 @@ enum SearchIndexSnapshot {
 
     /// The scope's snapshot, mapped, if one is usable at `sequence` (the current
     /// `max(change_seq)`, read in the caller's transaction) with at most `maximumBehind(books)`
-    /// rows changed since. Nil when there is none, it is too far behind, or it fails a check.
+    /// rows changed since, and how many did. Nil when there is none, it is too far behind, or
+    /// it fails a check.
     static func load(scope: String, sequence: Int, maximumBehind: (Int) -> Int, catalogPath: String,
-                     connection: Connection) throws -> SearchIndexBase? {
+                     connection: Connection) throws -> (base: SearchIndexBase, behind: Int)? {
         guard let (stored, count, idText) = try connection.queryFirst(
             "SELECT change_seq, book_count, CAST(header AS TEXT) FROM search_snapshots WHERE scope = ?1 AND format = ?2",
             [.text(scope), .int(format)], row: { ($0.int(0), $0.int(1), $0.text(2)) }),
@@ -220,7 +221,7 @@ enum SearchIndexSnapshot {
             [.int(stored), .text(scope), .int(maximumBehind(count) + 1)]) { $0.int(0) } ?? 0
         guard behind <= maximumBehind(count) else { return nil }
         let expected = Expectation(snapshotID: snapshotID, scope: scope, sequence: stored, count: count)
-        return try? map(path(catalogPath: catalogPath, scope: scope), expecting: expected)
+        return (try? map(path(catalogPath: catalogPath, scope: scope), expecting: expected)).map { ($0, behind) }
     }
 
     /// Maps the file at `path` and decodes it.
