@@ -18,7 +18,7 @@ enum KeysBench: BenchMode {
     static let summary = "keystroke-to-paint latency of the app (model + screen) on an SQLite catalog (p50/p99, peak memory)"
 
     static let help = """
-        usage: bookshelf-bench keys [--count N] [--db PATH] [--rounds N] [--columns C] [--rows R] [--cold]
+        usage: bookshelf-bench keys [--count N] [--db PATH] [--rounds N] [--columns C] [--rows R] [--cold | --no-index]
 
           --count N     books in the catalog (default 1000000)
           --db PATH     catalog file, shared with the search mode: reused when it holds exactly N
@@ -30,6 +30,7 @@ enum KeysBench: BenchMode {
                         books than a stored index catches up with, so the app must rebuild its index;
                         typing starts at once, and keys are reported apart while the index is built
                         (searches answered from the books table) and once it is ready
+          --no-index    the same with no stored index at all (deleted first), as on a catalog's first open
 
         Peak memory is the process's VmHWM, reset (Linux clear_refs) after the catalog is ready,
         so it covers the app: model, search index, screen.
@@ -46,7 +47,7 @@ enum KeysBench: BenchMode {
             print(help)
             return
         }
-        let options = try BenchOptions(arguments, valued: ["--count", "--db", "--rounds", "--columns", "--rows"], flags: ["--cold"])
+        let options = try BenchOptions(arguments, valued: ["--count", "--db", "--rounds", "--columns", "--rows"], flags: ["--cold", "--no-index"])
         let count = try options.int("--count", default: 1_000_000)
         let rounds = max(1, try options.int("--rounds", default: 3))
         let size = TerminalSize(rows: max(10, try options.int("--rows", default: 40)),
@@ -58,6 +59,10 @@ enum KeysBench: BenchMode {
         #endif
         let catalog = try SearchBench.prepareCatalog(path: path, count: count)
         if options.has("--cold") { try await makeStoredIndexStale(catalog, count: count) }
+        if options.has("--no-index") {
+            try catalog.discardSearchSnapshots()
+            print("cold case: no stored index; the app must build it")
+        }
         let reset = resetPeakMemory()
         print("peak memory before the app starts: \(peakMemory())\(reset ? " (reset)" : " (could not reset; includes the catalog build)")")
         try await measure(catalog: catalog, path: path, rounds: rounds, size: size)
