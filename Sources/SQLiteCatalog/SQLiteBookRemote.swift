@@ -248,6 +248,13 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
         }
     }
 
+    /// Waits until the index being built (if any) is built and stored: for a program about to
+    /// exit after searches answered without it, so that the next program finds a current index.
+    public func finishIndexPreparation() async {
+        guard let preparation else { return }
+        _ = try? await preparation.value()
+    }
+
     /// How the last search was answered: by the index, or from the books table while the
     /// index was being built or caught up. For benchmarks and tests.
     public private(set) var lastSearchUsedIndex = false
