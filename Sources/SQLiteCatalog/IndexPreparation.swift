@@ -2,6 +2,17 @@ import Dispatch
 import Foundation
 import Synchronization
 
+/// What answered a search, for the benchmark and for tests: all three give the same answer.
+public enum SearchAnswerSource: String, Sendable {
+    /// The search index, current.
+    case index = "the search index"
+    /// A stored index too far behind to keep, with the changed books judged on top, while the
+    /// new index is built.
+    case staleIndex = "the stale stored index with the changes on top, while the index is rebuilt"
+    /// The books table, while the index is built.
+    case booksTable = "the books table, while the index is built"
+}
+
 /// How a remote's search index came to be, for the benchmark and for tests.
 public struct SearchIndexReport: Sendable, Equatable {
     public enum Origin: Sendable, Equatable {

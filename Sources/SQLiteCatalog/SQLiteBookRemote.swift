@@ -142,7 +142,7 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
             do {
                 if try catchUp(index, to: sequence) {
                     let found = try index.search(terms, offset: query.offset, limit: query.limit)
-                    lastSearchUsedIndex = true
+                    lastSearchAnswer = index.isBridge ? .staleIndex : .index
                     return found
                 }
             } catch is SearchIndexDamage {
@@ -152,7 +152,7 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
                 preparation = IndexPreparation.start(path: catalogPath, busyTimeout: busyTimeout, scope: account.scope, useSnapshot: false)
             }
         }
-        lastSearchUsedIndex = false
+        lastSearchAnswer = .booksTable
         return try UnindexedSearch(connection: connection, scope: account.scope)
             .search(terms, offset: query.offset, limit: query.limit)
     }
@@ -255,9 +255,8 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
         _ = try? await preparation.value()
     }
 
-    /// How the last search was answered: by the index, or from the books table while the
-    /// index was being built or caught up. For benchmarks and tests.
-    public private(set) var lastSearchUsedIndex = false
+    /// How the last search was answered. For benchmarks and tests.
+    public private(set) var lastSearchAnswer: SearchAnswerSource?
 
     /// How the search index in use was obtained, waiting until there is one, and whether this
     /// remote built it and stored it in the catalog for the next connection.
