@@ -144,15 +144,14 @@ final class SearchIndex {
             while position < wanted && position < rankEnd {
                 let takeExtra = nextExtra < extra.count
                     && (nextBase >= listed.count || extra[nextExtra].basePosition <= Int(listed[nextBase]))
-                let id: Int
+                // Ids are read only for the page itself (each read checks its block).
                 if takeExtra {
-                    id = extra[nextExtra].id
+                    if position >= offset { result.append(extra[nextExtra].id) }
                     nextExtra += 1
                 } else {
-                    id = try base.id(Int(listed[nextBase]))
+                    if position >= offset { result.append(try base.id(Int(listed[nextBase]))) }
                     nextBase += 1
                 }
-                if position >= offset { result.append(id) }
                 position += 1
             }
             position = rankEnd
