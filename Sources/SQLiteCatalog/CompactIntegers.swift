@@ -48,51 +48,82 @@ enum VarInt {
 }
 
 /// Unsigned integers of a fixed bit width chosen for the largest value, packed end to end:
-/// a million ids below 2^20 take 2.5 MB instead of 8.
+/// a million ids below 2^20 take 2.5 MB instead of 8. Read-only; `PackedIntegerWriter` fills them.
 struct PackedIntegers: Sendable {
     let count: Int
     let width: Int
-    private(set) var words: [UInt64]
+    let words: IndexArray<UInt64>
 
-    init(count: Int, maximum: UInt64) {
-        self.count = count
-        width = max(1, 64 - maximum.leadingZeroBitCount)
-        // One spare word lets `subscript` read two words without a bounds special case.
-        words = [UInt64](repeating: 0, count: (count * width + 63) / 64 + 1)
-    }
-
-    /// Rebuilds from stored words; nil when they cannot hold `count` values of `width` bits.
-    init?(count: Int, width: Int, words: [UInt64]) {
-        guard count >= 0, (1...64).contains(width), words.count == (count * width + 63) / 64 + 1 else { return nil }
+    /// Views stored words; nil when they cannot hold `count` values of `width` bits.
+    init?(count: Int, width: Int, words: IndexArray<UInt64>) {
+        guard count >= 0, (1...64).contains(width), words.count == Self.wordCount(count: count, width: width) else { return nil }
         self.count = count
         self.width = width
         self.words = words
     }
 
+    /// One spare word lets `subscript` read two words without a bounds special case.
+    static func wordCount(count: Int, width: Int) -> Int { (count * width + 63) / 64 + 1 }
+
+    static func width(maximum: UInt64) -> Int { max(1, 64 - maximum.leadingZeroBitCount) }
+
+    subscript(index: Int) -> UInt64 {
+        precondition(index >= 0 && index < count)
+        return Self.read(words.buffer, index: index, width: width)
+    }
+
+    @inline(__always)
+    static func read(_ words: UnsafeBufferPointer<UInt64>, index: Int, width: Int) -> UInt64 {
+        let bit = index &* width
+        let word = bit >> 6, shift = bit & 63
+        var value = words[word] >> UInt64(shift)
+        if shift + width > 64 { value |= words[word + 1] << UInt64(64 - shift) }
+        return width == 64 ? value : value & ((1 << UInt64(width)) - 1)
+    }
+
+    /// The words holding the values at `range`, for `IndexArray.verify`.
+    func wordRange(_ range: Range<Int>) -> Range<Int> {
+        guard !range.isEmpty else { return 0..<0 }
+        return (range.lowerBound * width) >> 6 ..< ((range.upperBound * width) >> 6) + 1
+    }
+
+    var byteCount: Int { words.byteCount }
+}
+
+/// Fills a `PackedIntegers` in memory of its own while an index is built.
+struct PackedIntegerWriter {
+    let count: Int
+    let width: Int
+    private let fill: UnsafeMutableBufferPointer<UInt64>
+    /// The finished values (the same memory: read it once writing is done).
+    let packed: PackedIntegers
+
+    init(count: Int, maximum: UInt64) {
+        self.count = count
+        width = PackedIntegers.width(maximum: maximum)
+        let (fill, words) = OwnedIndexMemory.array(of: UInt64.self, count: PackedIntegers.wordCount(count: count, width: width))
+        self.fill = fill
+        packed = PackedIntegers(count: count, width: width, words: words)!
+    }
+
     subscript(index: Int) -> UInt64 {
         get {
             precondition(index >= 0 && index < count)
-            let bit = index &* width
-            let word = bit >> 6, shift = bit & 63
-            var value = words[word] >> UInt64(shift)
-            if shift + width > 64 { value |= words[word + 1] << UInt64(64 - shift) }
-            return width == 64 ? value : value & ((1 << UInt64(width)) - 1)
+            return PackedIntegers.read(UnsafeBufferPointer(fill), index: index, width: width)
         }
-        set {
+        nonmutating set {
             precondition(index >= 0 && index < count)
             let bit = index &* width
             let word = bit >> 6, shift = bit & 63
             let mask: UInt64 = width == 64 ? ~0 : (1 << UInt64(width)) - 1
             let value = newValue & mask
-            words[word] = words[word] & ~(mask << UInt64(shift)) | value << UInt64(shift)
+            fill[word] = fill[word] & ~(mask << UInt64(shift)) | value << UInt64(shift)
             if shift + width > 64 {
                 let high = UInt64(64 - shift)
-                words[word + 1] = words[word + 1] & ~(mask >> high) | value >> high
+                fill[word + 1] = fill[word + 1] & ~(mask >> high) | value >> high
             }
         }
     }
-
-    var byteCount: Int { words.count * 8 }
 }
 
 /// A set of ordinals as one bit each.

@@ -2,10 +2,21 @@ import Dispatch
 import Foundation
 import Synchronization
 
+/// What answered a search, for the benchmark and for tests: all three give the same answer.
+public enum SearchAnswerSource: String, Sendable {
+    /// The search index, current.
+    case index = "the search index"
+    /// A stored index too far behind to keep, with the changed books judged on top, while the
+    /// new index is built.
+    case staleIndex = "the stale stored index with the changes on top, while the index is rebuilt"
+    /// The books table, while the index is built.
+    case booksTable = "the books table, while the index is built"
+}
+
 /// How a remote's search index came to be, for the benchmark and for tests.
 public struct SearchIndexReport: Sendable, Equatable {
     public enum Origin: Sendable, Equatable {
-        /// Read from the snapshot stored in the catalog.
+        /// Mapped from the snapshot file stored beside the catalog, and read in place.
         case loadedSnapshot
         /// Built from the books (no usable snapshot).
         case built
@@ -16,14 +27,19 @@ public struct SearchIndexReport: Sendable, Equatable {
     public let books: Int
     /// Bytes the index's base holds.
     public let bytes: Int
+    /// Whether the base is read in place from a mapped snapshot file (its pages belong to the
+    /// file, not to the process's own memory) rather than held in memory.
+    public let mapped: Bool
     /// How long loading or building took, on a background thread.
     public let duration: Duration
 }
 
 /// Loads or builds a search index on a background thread with a connection of its own, as
-/// soon as a remote is made, so that the first search waits only for what is left (or not at
-/// all). After a build it stores the index in the catalog for the next connection, before
-/// handing it over (a few hundred milliseconds for a million books).
+/// soon as a remote is made. A search waits for the load attempt (mapping a stored snapshot
+/// takes a millisecond) but never for a build: until the index is ready it is answered
+/// without one (`UnindexedSearch`). After a build the index is stored beside the catalog for
+/// the next connection and then read back from that file, so that it is held by the page
+/// cache rather than by this process.
 ///
 /// Runs on a Dispatch queue rather than a Swift task: loading and building block on SQLite
 /// and on CPU for a while, and must not hold one of the few threads of Swift's cooperative pool.
@@ -36,17 +52,28 @@ final class IndexPreparation: Sendable {
     }
 
     private let prepared = Promise<Prepared>()
+    /// A stored index too far behind to be caught up for good, which can still answer
+    /// (with a larger overlay) until the build finishes. Set before `loadAttempt` is kept.
+    private let bridgeBase = Mutex<SearchIndexBase?>(nil)
+    /// Kept once the stored snapshot was tried: by then a loaded index is `finished`.
+    private let loadAttempt = Promise<Void>()
     private let cancelled = Atomic<Bool>(false)
 
     /// Starts at once. A stored snapshot is used if it lags by no more changed rows than an
-    /// index may hold in its overlay.
-    static func start(path: String, busyTimeout: Duration, scope: String) -> IndexPreparation {
+    /// index may hold in its overlay, unless `useSnapshot` is false (it failed a check).
+    static func start(path: String, busyTimeout: Duration, scope: String, useSnapshot: Bool = true) -> IndexPreparation {
         let preparation = IndexPreparation()
         DispatchQueue.global(qos: .userInitiated).async {
-            preparation.run(path: path, busyTimeout: busyTimeout, scope: scope)
+            preparation.run(path: path, busyTimeout: busyTimeout, scope: scope, useSnapshot: useSnapshot)
         }
         return preparation
     }
+
+    /// Waits until the stored snapshot has been tried (loaded, or found missing or unusable).
+    func attemptedLoad() async { _ = try? await loadAttempt.value() }
+
+    /// The stale stored index to bridge the build with, if there is one.
+    var bridge: SearchIndexBase? { bridgeBase.withLock { $0 } }
 
     /// Stops a build nobody waits for any more (its remote is gone).
     func cancel() { cancelled.store(true, ordering: .relaxed) }
@@ -57,34 +84,52 @@ final class IndexPreparation: Sendable {
     /// The outcome if the preparation has finished, without waiting.
     var finished: Result<Prepared, any Error>? { prepared.current }
 
-    private func run(path: String, busyTimeout: Duration, scope: String) {
+    private func run(path: String, busyTimeout: Duration, scope: String, useSnapshot: Bool) {
         // The connection is closed before anyone hears of the outcome: a program that exits
         // right after its first search then leaves the catalog closed cleanly (no WAL file).
-        prepared.fulfil(Result { try prepare(path: path, busyTimeout: busyTimeout, scope: scope) })
+        let outcome = Result { try prepare(path: path, busyTimeout: busyTimeout, scope: scope, useSnapshot: useSnapshot) }
+        prepared.fulfil(outcome)
+        loadAttempt.fulfil(.success(()))
     }
 
-    private func prepare(path: String, busyTimeout: Duration, scope: String) throws -> Prepared {
+    private func prepare(path: String, busyTimeout: Duration, scope: String, useSnapshot: Bool) throws -> Prepared {
         let clock = ContinuousClock()
         let start = clock.now
-        let connection = try CatalogConnection.open(path: path, create: false, busyTimeout: busyTimeout)
-        let loaded = try? connection.transaction(immediate: false) { () throws -> SearchIndexBase? in
-            let sequence = try connection.queryFirst("SELECT coalesce(max(change_seq), 0) FROM books") { $0.int(0) } ?? 0
-            return try SearchIndexSnapshot.load(scope: scope, sequence: sequence, maximumBehind: SearchIndex.overlayLimit,
-                                                connection: connection)
+        let connection: Connection
+        do {
+            connection = try CatalogConnection.open(path: path, create: false, busyTimeout: busyTimeout)
+        } catch {
+            loadAttempt.fulfil(.success(()))
+            throw error
         }
-        if let loaded {
-            let report = SearchIndexReport(origin: .loadedSnapshot, books: loaded.count, bytes: loaded.byteCount, duration: clock.now - start)
+        let loaded = !useSnapshot ? nil : try? connection.transaction(immediate: false) { () throws -> (base: SearchIndexBase, behind: Int)? in
+            let sequence = try connection.queryFirst("SELECT coalesce(max(change_seq), 0) FROM books") { $0.int(0) } ?? 0
+            return try SearchIndexSnapshot.load(scope: scope, sequence: sequence, maximumBehind: SearchIndex.bridgeLimit,
+                                                catalogPath: path, connection: connection)
+        }
+        if let (stale, behind) = loaded, behind > SearchIndex.overlayLimit(bookCount: stale.count) {
+            bridgeBase.withLock { $0 = stale }
+        } else if let (loaded, _) = loaded {
+            let report = SearchIndexReport(origin: .loadedSnapshot, books: loaded.count, bytes: loaded.byteCount,
+                                           mapped: true, duration: clock.now - start)
             return Prepared(base: loaded, report: report, snapshotStored: false)
         }
+        loadAttempt.fulfil(.success(()))
+        defer { bridgeBase.withLock { $0 = nil } }
         let builder = SearchIndexBuilder(connection: connection, scope: scope, isCancelled: { self.cancelled.load(ordering: .relaxed) })
         let built = try builder.build()
-        let report = SearchIndexReport(origin: .built, books: built.count, bytes: built.byteCount, duration: clock.now - start)
         // The snapshot is only an aid: if another writer holds the lock for long, skip it (the
-        // next connection builds and tries again) rather than keep the first search waiting.
+        // next connection builds and tries again) rather than keep searches unindexed.
         connection.setBusyTimeout(milliseconds: 250)
-        let stored = !cancelled.load(ordering: .relaxed)
-            && ((try? SearchIndexSnapshot.save(built, scope: scope, connection: connection)) ?? false)
-        return Prepared(base: built, report: report, snapshotStored: stored)
+        let snapshotID = cancelled.load(ordering: .relaxed) ? nil
+            : try? SearchIndexSnapshot.save(built, scope: scope, catalogPath: path, connection: connection)
+        // Read back from the file just written: the same index, held by the page cache.
+        let expected = snapshotID.map { SearchIndexSnapshot.Expectation(snapshotID: $0, scope: scope, sequence: built.sequence, count: built.count) }
+        let mapped = expected.flatMap { try? SearchIndexSnapshot.map(SearchIndexSnapshot.path(catalogPath: path, scope: scope), expecting: $0) }
+        let base = mapped ?? built
+        let report = SearchIndexReport(origin: .built, books: base.count, bytes: base.byteCount, mapped: mapped != nil,
+                                       duration: clock.now - start)
+        return Prepared(base: base, report: report, snapshotStored: snapshotID != nil)
     }
 }
 

@@ -111,53 +111,103 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
 
     // MARK: SearchableBookRemote
 
+    /// Answers from the search index when it is ready, and otherwise from the books table
+    /// (`UnindexedSearch`, the same answer more slowly), so a search never waits for a build.
     public func search(_ query: SearchQuery) async throws -> SearchPage {
         let terms = SearchTerms(query.text)
-        var index = try await readyIndex()
-        while true {
-            let page: SearchPage? = try mappingFailures {
-                // One read transaction: the index catches up to, and the page rows are read from,
-                // the same snapshot.
-                try connection.transaction(immediate: false) {
-                    let sequence = try connection.queryFirst("SELECT coalesce(max(change_seq), 0) FROM books") { $0.int(0) } ?? 0
-                    guard try catchUp(index, to: sequence) else { return nil }
-                    let (ids, total) = index.search(terms, offset: query.offset, limit: query.limit)
-                    let records = try ids.map { id in
-                        guard let record = try connection.queryFirst(
-                            "SELECT id, title, author, revision FROM books WHERE id = ?1 AND scope = ?2",
-                            [.int(id), .text(account.scope)], row: Self.record)
-                        else { throw BookFailure.invalidResponse }
-                        return record
-                    }
-                    return SearchPage(records: records, totalCount: TotalCount(
-                        counted: total, offset: query.offset, shown: records.count,
-                        hasMore: query.offset + records.count < total))
-                }
+        let index = await indexIfReady()
+        return try mappingFailures {
+            // One read transaction: the index catches up to, and the page rows are read from,
+            // the same snapshot.
+            try connection.transaction(immediate: false) {
+                let sequence = try connection.queryFirst("SELECT coalesce(max(change_seq), 0) FROM books") { $0.int(0) } ?? 0
+                let (ids, total) = try answer(terms, query, index: index, at: sequence)
+                return try page(ids: ids, total: total, query: query)
             }
-            if let page { return page }
-            // Too many rows changed since the index was built: wait for a fresh one.
-            index = try await replacementIndex()
         }
     }
 
+    /// The same search answered without the index, as while one is being built: for tests
+    /// and benchmarks that compare both ways.
+    public func searchWithoutIndex(_ query: SearchQuery) async throws -> SearchPage {
+        try mappingFailures {
+            try connection.transaction(immediate: false) {
+                let (ids, total) = try UnindexedSearch(connection: connection, scope: account.scope)
+                    .search(SearchTerms(query.text), offset: query.offset, limit: query.limit)
+                return try page(ids: ids, total: total, query: query)
+            }
+        }
+    }
+
+    private func answer(_ terms: SearchTerms, _ query: SearchQuery, index: SearchIndex?, at sequence: Int) throws -> (ids: [Int], total: Int) {
+        if let index {
+            do {
+                if try catchUp(index, to: sequence) {
+                    let found = try index.search(terms, offset: query.offset, limit: query.limit)
+                    lastSearchAnswer = index.isBridge ? .staleIndex : .index
+                    return found
+                }
+            } catch is SearchIndexDamage {
+                // A stored snapshot failed a check where this search read it: never trust it again.
+                self.index = nil
+                preparation?.cancel()
+                preparation = IndexPreparation.start(path: catalogPath, busyTimeout: busyTimeout, scope: account.scope, useSnapshot: false)
+            }
+        }
+        lastSearchAnswer = .booksTable
+        return try UnindexedSearch(connection: connection, scope: account.scope)
+            .search(terms, offset: query.offset, limit: query.limit)
+    }
+
+    private func page(ids: [Int], total: Int, query: SearchQuery) throws -> SearchPage {
+        let records = try ids.map { id in
+            guard let record = try connection.queryFirst(
+                "SELECT id, title, author, revision FROM books WHERE id = ?1 AND scope = ?2",
+                [.int(id), .text(account.scope)], row: Self.record)
+            else { throw BookFailure.invalidResponse }
+            return record
+        }
+        return SearchPage(records: records, totalCount: TotalCount(
+            counted: total, offset: query.offset, shown: records.count, hasMore: query.offset + records.count < total))
+    }
+
     /// Replays the changes up to `sequence` into `index`; false when there are too many for its
-    /// overlay. Starts building a replacement in the background once the overlay is half full.
+    /// overlay (a replacement is then prepared, and searches go without an index until it is
+    /// ready). Starts building a replacement in the background once the overlay is half full.
     private func catchUp(_ index: SearchIndex, to sequence: Int) throws -> Bool {
         guard sequence > index.syncedSequence else { return true }
-        let limit = SearchIndex.overlayLimit(bookCount: index.count)
+        let limit = index.overlayLimit
         let changed = try connection.queryFirst(
             "SELECT count(*) FROM (SELECT 1 FROM books WHERE change_seq > ?1 AND +scope = ?2 LIMIT ?3)",
             [.int(index.syncedSequence), .text(account.scope), .int(limit + 1)]) { $0.int(0) } ?? 0
-        if index.overlayCount + changed > limit { return false }
+        if index.overlayCount + changed > limit {
+            if preparation == nil { startPreparation() }
+            return false
+        }
         try index.catchUp(connection: connection, scope: account.scope, sequence: sequence)
-        if index.overlayCount * 2 > limit && preparation == nil { startPreparation() }
+        if (index.isBridge || index.overlayCount * 2 > limit) && preparation == nil { startPreparation() }
         return true
+    }
+
+    /// The index to search with, without waiting for a build: a finished preparation is
+    /// installed first. With no index yet, waits only for the stored snapshot to be tried.
+    private func indexIfReady() async -> SearchIndex? {
+        if index == nil, let preparation { await preparation.attemptedLoad() }
+        if let preparation, let finished = preparation.finished {
+            self.preparation = nil
+            if case let .success(prepared) = finished,
+               index.map({ $0.isBridge || prepared.base.sequence > $0.base.sequence }) ?? true {
+                return install(prepared, from: preparation)
+            }
+        }
+        if index == nil, let bridge = preparation?.bridge { index = SearchIndex(base: bridge, isBridge: true) }
+        return index
     }
 
     /// The current index: the first one when it is ready (waiting for it if need be), or a
     /// replacement prepared in the background once it has finished.
     private func readyIndex() async throws -> SearchIndex {
-        if let index {
+        if let index, !index.isBridge {
             if let preparation, let finished = preparation.finished {
                 self.preparation = nil
                 if case let .success(prepared) = finished, prepared.base.sequence > index.base.sequence {
@@ -167,12 +217,7 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
             return index
         }
         let (prepared, source) = try await awaitPreparation()
-        if let index { return index }  // another call installed one while this one waited
-        return install(prepared, from: source)
-    }
-
-    private func replacementIndex() async throws -> SearchIndex {
-        let (prepared, source) = try await awaitPreparation()
+        if let index, !index.isBridge { return index }  // another call installed one while this one waited
         return install(prepared, from: source)
     }
 
@@ -204,6 +249,16 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
             throw BookFailure.storeUnavailable(String(describing: error))
         }
     }
+
+    /// Waits until the index being built (if any) is built and stored: for a program about to
+    /// exit after searches answered without it, so that the next program finds a current index.
+    public func finishIndexPreparation() async {
+        guard let preparation else { return }
+        _ = try? await preparation.value()
+    }
+
+    /// How the last search was answered. For benchmarks and tests.
+    public private(set) var lastSearchAnswer: SearchAnswerSource?
 
     /// How the search index in use was obtained, waiting until there is one, and whether this
     /// remote built it and stored it in the catalog for the next connection.

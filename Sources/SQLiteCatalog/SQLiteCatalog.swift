@@ -147,13 +147,12 @@ public final class SQLiteCatalog: Sendable {
         }
     }
 
-    /// Deletes the stored search index snapshots (derived data), so that the next remote of
-    /// each scope rebuilds its index from the books. For benchmarks and troubleshooting.
+    /// Deletes the stored search index snapshots (derived data, files beside the catalog), so
+    /// that the next remote of each scope rebuilds its index from the books. For benchmarks and troubleshooting.
     public func discardSearchSnapshots() throws(SQLiteCatalogError) {
         try withConnection { connection in
             try connection.transaction(immediate: true) {
-                try connection.run("DELETE FROM search_snapshot_parts")
-                try connection.run("DELETE FROM search_snapshots")
+                try SearchIndexSnapshot.discardAll(catalogPath: path, connection: connection)
             }
         }
     }

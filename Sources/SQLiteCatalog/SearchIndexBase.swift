@@ -3,7 +3,8 @@ import Foundation
 
 /// The immutable part of a search index: one scope's books as they were at one `change_seq`,
 /// in result order, in compact arrays. Built by `SearchIndexBuilder` or loaded from the
-/// snapshot stored in the catalog (`SearchIndexSnapshot`); `SearchIndex` adds later changes.
+/// snapshot file beside the catalog (`SearchIndexSnapshot`), which it then reads in place;
+/// `SearchIndex` adds later changes.
 ///
 /// Layout (a million books take about 25 MB):
 /// - Every book has an ordinal: its position in (folded title, id) order, which is result order.
@@ -21,16 +22,16 @@ final class SearchIndexBase: Sendable {
     /// The highest `change_seq` among the rows this reflects.
     let sequence: Int
     let count: Int
-    let vocabularyBytes: [UInt8]
-    let vocabularyStart: [UInt32]       // vocabularySize + 1
-    let numberOfCode: [UInt32]          // vocabularySize
-    let bookBytes: [UInt8]
-    let bookStart: PackedIntegers       // count + 1
+    let vocabularyBytes: IndexArray<UInt8>
+    let vocabularyStart: IndexArray<UInt32>   // vocabularySize + 1
+    let numberOfCode: IndexArray<UInt32>      // vocabularySize
+    let bookBytes: IndexArray<UInt8>
+    let bookStart: PackedIntegers             // count + 1
     let idBase: Int
-    let ids: PackedIntegers             // id - idBase, by ordinal
-    let postingBytes: [UInt8]
-    let postingStart: [UInt32]          // vocabularySize + 1, byte offsets by token number
-    let postingsBefore: [UInt32]        // vocabularySize + 1, entries before each token number
+    let ids: PackedIntegers                   // id - idBase, by ordinal
+    let postingBytes: IndexArray<UInt8>
+    let postingStart: IndexArray<UInt32>      // vocabularySize + 1, byte offsets by token number
+    let postingsBefore: IndexArray<UInt32>    // vocabularySize + 1, entries before each token number
 
     var vocabularySize: Int { numberOfCode.count }
 
@@ -40,9 +41,10 @@ final class SearchIndexBase: Sendable {
             + bookBytes.count + bookStart.byteCount + ids.byteCount + postingBytes.count
     }
 
-    init(sequence: Int, count: Int, vocabularyBytes: [UInt8], vocabularyStart: [UInt32], numberOfCode: [UInt32],
-         bookBytes: [UInt8], bookStart: PackedIntegers, idBase: Int, ids: PackedIntegers,
-         postingBytes: [UInt8], postingStart: [UInt32], postingsBefore: [UInt32]) {
+    init(sequence: Int, count: Int, vocabularyBytes: IndexArray<UInt8>, vocabularyStart: IndexArray<UInt32>,
+         numberOfCode: IndexArray<UInt32>, bookBytes: IndexArray<UInt8>, bookStart: PackedIntegers, idBase: Int,
+         ids: PackedIntegers, postingBytes: IndexArray<UInt8>, postingStart: IndexArray<UInt32>,
+         postingsBefore: IndexArray<UInt32>) {
         self.sequence = sequence
         self.count = count
         self.vocabularyBytes = vocabularyBytes
@@ -58,8 +60,20 @@ final class SearchIndexBase: Sendable {
     }
 
     /// Checks the invariants every reader relies on, so that a damaged snapshot is rebuilt
-    /// instead of read out of bounds.
-    var isConsistent: Bool {
+    /// instead of read out of bounds. Checks the small arrays (vocabulary and per-token
+    /// offsets) against their checksums in full; the large ones are checked where a search
+    /// reads them (`IndexArray.verify`), and their contents are bounds-checked as they are read.
+    func validate() throws(SearchIndexDamage) {
+        for small in [vocabularyStart, numberOfCode, postingStart, postingsBefore] { try small.verifyAll() }
+        try vocabularyBytes.verifyAll()
+        try bookStart.words.verify(bookStart.wordRange(0..<1))
+        try bookStart.words.verify(bookStart.wordRange(count..<count + 1))
+        if !bookBytes.isEmpty { try bookBytes.verify(bookBytes.count - 1..<bookBytes.count) }
+        if !postingBytes.isEmpty { try postingBytes.verify(postingBytes.count - 1..<postingBytes.count) }
+        guard isConsistent else { throw SearchIndexDamage("the snapshot's arrays do not fit together") }
+    }
+
+    private var isConsistent: Bool {
         let size = numberOfCode.count
         guard vocabularyStart.count == size + 1, postingStart.count == size + 1, postingsBefore.count == size + 1,
               bookStart.count == count + 1, ids.count == count,
@@ -76,14 +90,27 @@ final class SearchIndexBase: Sendable {
         return true
     }
 
-    func id(_ ordinal: Int) -> Int { idBase + Int(ids[ordinal]) }
+    /// The id of the book at `ordinal`.
+    func id(_ ordinal: Int) throws(SearchIndexDamage) -> Int {
+        try ids.words.verify(ids.wordRange(ordinal..<ordinal + 1))
+        return idBase + Int(ids[ordinal])
+    }
+
+    /// The largest id in this base (a pass over all ids).
+    func largestID() throws(SearchIndexDamage) -> Int {
+        try ids.words.verifyAll()
+        var largest: UInt64 = 0
+        for ordinal in 0..<count { largest = max(largest, ids[ordinal]) }
+        return idBase + Int(largest)
+    }
 
     /// The ordinals of those `wanted` ids that are in this base, in one pass over all ids.
-    func ordinals(of wanted: Set<Int>) -> [Int: Int] {
+    func ordinals(of wanted: Set<Int>) throws(SearchIndexDamage) -> [Int: Int] {
         var found: [Int: Int] = [:]
         guard !wanted.isEmpty else { return found }
+        try ids.words.verifyAll()
         for ordinal in 0..<count {
-            let id = self.id(ordinal)
+            let id = idBase + Int(ids[ordinal])
             if wanted.contains(id) {
                 found[id] = ordinal
                 if found.count == wanted.count { break }
@@ -194,9 +221,8 @@ final class SearchIndexBase: Sendable {
             var excluded: Set<UInt32> = []
             let asciiPrefix = prefixBytes.allSatisfy { $0 < 0x80 }
             for number in range {
-                let isPrefix = withToken(number) { token -> Bool in
-                    if asciiPrefix && (token.count == prefixBytes.count || token[prefixBytes.count] < 0x80) { return true }
-                    return String(decoding: token, as: UTF8.self).hasPrefix(prefix)
+                let isPrefix = withToken(number) {
+                    Self.isCharacterPrefix(prefix, prefixBytes: prefixBytes, asciiPrefix: asciiPrefix, of: $0)
                 }
                 if !isPrefix { excluded.insert(UInt32(number)) }
             }
@@ -208,48 +234,69 @@ final class SearchIndexBase: Sendable {
         return words
     }
 
+    /// Whether `token`, which starts with the bytes of `prefix`, starts with its characters too:
+    /// not when a combining mark follows the bytes ("e" against "é" in decomposed form).
+    static func isCharacterPrefix(_ prefix: String, prefixBytes: [UInt8], asciiPrefix: Bool,
+                                  of token: UnsafeBufferPointer<UInt8>) -> Bool {
+        if asciiPrefix && (token.count == prefixBytes.count || token[prefixBytes.count] < 0x80) { return true }
+        return String(decoding: token, as: UTF8.self).hasPrefix(prefix)
+    }
+
     /// Every base book matching `words`, ranked as `SearchTerms.rank` ranks, except those in
     /// `hidden` (superseded by later changes).
-    func collect(_ words: [CompiledWord], hidden: Bitmap?, into matches: inout Matches) {
+    func collect(_ words: [CompiledWord], hidden: Bitmap?, into matches: inout Matches) throws(SearchIndexDamage) {
         if words.allSatisfy({ $0.exact.isEmpty }) {
-            collectByPlaces(words, hidden: hidden, into: &matches)
+            try collectByPlaces(words, hidden: hidden, into: &matches)
         } else {
-            collectByJudging(words, hidden: hidden, into: &matches)
+            try collectByJudging(words, hidden: hidden, into: &matches)
         }
+    }
+
+    /// Reads the posting lists of the token numbers in `numbers`, checking them first and
+    /// refusing any entry that leaves its list or names a book beyond `count`.
+    private func forEachPosting(_ numbers: Range<Int>, skipping excluded: Set<UInt32> = [],
+                                _ body: (_ ordinal: Int, _ place: UInt32) -> Void) throws(SearchIndexDamage) {
+        guard !numbers.isEmpty else { return }
+        try postingBytes.verify(Int(postingStart[numbers.lowerBound])..<Int(postingStart[numbers.upperBound]))
+        let damaged = postingBytes.withUnsafeBufferPointer { postings -> Bool in
+            for number in numbers where excluded.isEmpty || !excluded.contains(UInt32(number)) {
+                var offset = Int(postingStart[number])
+                let end = Int(postingStart[number + 1])
+                var ordinal = 0
+                while offset < end {
+                    let value = VarInt.read(postings, at: &offset)
+                    ordinal += Int(value >> 2)
+                    guard ordinal < count, offset <= end else { return true }
+                    body(ordinal, value & 3)
+                }
+            }
+            return false
+        }
+        if damaged { throw SearchIndexDamage("a posting list leaves its bounds") }
     }
 
     /// Words of one token each: the places stored in the postings decide the rank.
     /// A book is rank 0 when every word is in its title and the first word is its first title
     /// token, rank 1 when every word is in its title, rank 2 when some word needed the author.
-    private func collectByPlaces(_ words: [CompiledWord], hidden: Bitmap?, into matches: inout Matches) {
+    private func collectByPlaces(_ words: [CompiledWord], hidden: Bitmap?, into matches: inout Matches) throws(SearchIndexDamage) {
         let wordCount = (count + 63) / 64
         var anywhere = [UInt64](repeating: ~0, count: wordCount)
         var inTitle = [UInt64](repeating: ~0, count: wordCount)
         var first = [UInt64](repeating: 0, count: wordCount)
         var wordAnywhere = [UInt64](repeating: 0, count: wordCount)
         var wordInTitle = [UInt64](repeating: 0, count: wordCount)
-        postingBytes.withUnsafeBufferPointer { postings in
-            for (index, word) in words.enumerated() {
-                for slot in 0..<wordCount { wordAnywhere[slot] = 0; wordInTitle[slot] = 0 }
-                for number in word.range where word.excluded.isEmpty || !word.excluded.contains(UInt32(number)) {
-                    var offset = Int(postingStart[number])
-                    let end = Int(postingStart[number + 1])
-                    var ordinal = 0
-                    while offset < end {
-                        let value = VarInt.read(postings, at: &offset)
-                        ordinal += Int(value >> 2)
-                        let bit: UInt64 = 1 << UInt64(ordinal & 63)
-                        let slot = ordinal >> 6
-                        wordAnywhere[slot] |= bit
-                        let place = value & 3
-                        if place <= 1 { wordInTitle[slot] |= bit }
-                        if index == 0 && place == 0 { first[slot] |= bit }
-                    }
-                }
-                for slot in 0..<wordCount {
-                    anywhere[slot] &= wordAnywhere[slot]
-                    inTitle[slot] &= wordInTitle[slot]
-                }
+        for (index, word) in words.enumerated() {
+            for slot in 0..<wordCount { wordAnywhere[slot] = 0; wordInTitle[slot] = 0 }
+            try forEachPosting(word.range, skipping: word.excluded) { ordinal, place in
+                let bit: UInt64 = 1 << UInt64(ordinal & 63)
+                let slot = ordinal >> 6
+                wordAnywhere[slot] |= bit
+                if place <= 1 { wordInTitle[slot] |= bit }
+                if index == 0 && place == 0 { first[slot] |= bit }
+            }
+            for slot in 0..<wordCount {
+                anywhere[slot] &= wordAnywhere[slot]
+                inTitle[slot] &= wordInTitle[slot]
             }
         }
         let tail = count & 63
@@ -266,27 +313,20 @@ final class SearchIndexBase: Sendable {
 
     /// Some word has several tokens that must be consecutive: take the books of the rarest
     /// token range as candidates and judge each against the forward index.
-    private func collectByJudging(_ words: [CompiledWord], hidden: Bitmap?, into matches: inout Matches) {
+    private func collectByJudging(_ words: [CompiledWord], hidden: Bitmap?, into matches: inout Matches) throws(SearchIndexDamage) {
         let best = words.min { $0.estimate < $1.estimate }!
         var candidates = Bitmap(count: count)
-        postingBytes.withUnsafeBufferPointer { postings in
-            var offset = Int(postingStart[best.anchor.lowerBound])
-            for number in best.anchor {
-                let end = Int(postingStart[number + 1])
-                var ordinal = 0
-                while offset < end {
-                    ordinal += Int(VarInt.read(postings, at: &offset) >> 2)
-                    candidates.insert(ordinal)
-                }
-            }
-        }
+        try forEachPosting(best.anchor) { ordinal, _ in candidates.insert(ordinal) }
+        // Judging reads books anywhere in the forward index: check it whole, once.
+        try bookStart.words.verifyAll()
+        try bookBytes.verifyAll()
         var judge = Judge(words: words, base: self)
         for (slot, var bits) in candidates.words.enumerated() {
             if let hidden { bits &= ~hidden.words[slot] }
             while bits != 0 {
                 let ordinal = slot << 6 | bits.trailingZeroBitCount
                 bits &= bits - 1
-                if let rank = judge.rank(ordinal) { matches.add(ordinal, rank: rank) }
+                if let rank = try judge.rank(ordinal) { matches.add(ordinal, rank: rank) }
             }
         }
     }
@@ -303,8 +343,8 @@ final class SearchIndexBase: Sendable {
             tokens.reserveCapacity(64)
         }
 
-        mutating func rank(_ ordinal: Int) -> Int? {
-            let titleCount = decode(ordinal)
+        mutating func rank(_ ordinal: Int) throws(SearchIndexDamage) -> Int? {
+            let titleCount = try decode(ordinal)
             let all = tokens.count
             var allInTitle = true
             var firstAtStart = false
@@ -320,15 +360,23 @@ final class SearchIndexBase: Sendable {
         }
 
         /// Fills `tokens` with the book's token numbers; answers how many are the title's.
-        private mutating func decode(_ ordinal: Int) -> Int {
+        private mutating func decode(_ ordinal: Int) throws(SearchIndexDamage) -> Int {
             tokens.removeAll(keepingCapacity: true)
             var offset = Int(base.bookStart[ordinal])
             let end = Int(base.bookStart[ordinal + 1])
-            return base.bookBytes.withUnsafeBufferPointer { bytes in
+            let vocabularySize = base.numberOfCode.count
+            let titleCount = base.bookBytes.withUnsafeBufferPointer { bytes -> Int? in
+                guard offset < end, end <= bytes.count else { return nil }
                 let titleCount = Int(VarInt.read(bytes, at: &offset))
-                while offset < end { tokens.append(base.numberOfCode[Int(VarInt.read(bytes, at: &offset))]) }
+                while offset < end {
+                    let code = Int(VarInt.read(bytes, at: &offset))
+                    guard code < vocabularySize, offset <= end else { return nil }
+                    tokens.append(base.numberOfCode[code])
+                }
                 return min(titleCount, tokens.count)
             }
+            guard let titleCount else { throw SearchIndexDamage("a book's entry leaves its bounds") }
+            return titleCount
         }
 
         private func find(_ word: CompiledWord, low: Int, high: Int) -> Int? {

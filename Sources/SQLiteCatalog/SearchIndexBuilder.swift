@@ -39,7 +39,7 @@ struct SearchIndexBuilder {
         // occurs, and each book's tokens as vocabulary entries, kept until pass 2 recodes them.
         var table = TokenTable()
         var titleCountBytes = 0
-        var rowIDs = PackedIntegers(count: count, maximum: UInt64(largestID - smallestID))
+        var rowIDs = PackedIntegerWriter(count: count, maximum: UInt64(largestID - smallestID))
         var rowStart = [UInt32](repeating: 0, count: count + 1)
         var rowBytes: [UInt8] = []
         rowBytes.reserveCapacity(count * 8)
@@ -95,14 +95,14 @@ struct SearchIndexBuilder {
         // Pass 2, in result order from the covering index (no table reads): ids, and the
         // forward index recoded from pass 1's entries. Rows came in id order, so a book's row
         // is found by binary search over those ids.
-        var bookStart = PackedIntegers(count: count + 1, maximum: UInt64(forwardSize))
-        var ids = PackedIntegers(count: count, maximum: UInt64(largestID - smallestID))
-        var bookBytes = [UInt8](repeating: 0, count: forwardSize)
+        let bookStart = PackedIntegerWriter(count: count + 1, maximum: UInt64(forwardSize))
+        let ids = PackedIntegerWriter(count: count, maximum: UInt64(largestID - smallestID))
+        let (forward, bookBytes) = OwnedIndexMemory.array(of: UInt8.self, count: forwardSize)
         let ordered = try connection.statement("SELECT id FROM books WHERE scope = ?1 ORDER BY title_key, id")
         try ordered.bind([.text(scope)])
         var ordinal = 0
         var written = 0
-        try bookBytes.withUnsafeMutableBufferPointer { forward in
+        do {
             try rowBytes.withUnsafeBufferPointer { rows in
                 defer { ordered.reset() }
                 while try ordered.step() {
@@ -134,20 +134,22 @@ struct SearchIndexBuilder {
         // Free pass 1's copy before the postings are allocated.
         rowBytes = []
         rowStart = []
-        rowIDs = PackedIntegers(count: 0, maximum: 0)
+        rowIDs = PackedIntegerWriter(count: 0, maximum: 0)
 
         // Pass 3: postings from the forward index.
         let (postingBytes, postingStart, postingsBefore) = try postings(count: count, size: size, bookBytes: bookBytes,
-                                                                       bookStart: bookStart, numberOfCode: numberOfCode)
-        return SearchIndexBase(sequence: sequence, count: count, vocabularyBytes: vocabularyBytes,
-                               vocabularyStart: vocabularyStart, numberOfCode: numberOfCode, bookBytes: bookBytes,
-                               bookStart: bookStart, idBase: smallestID, ids: ids, postingBytes: postingBytes,
-                               postingStart: postingStart, postingsBefore: postingsBefore)
+                                                                       bookStart: bookStart.packed, numberOfCode: numberOfCode)
+        return SearchIndexBase(sequence: sequence, count: count, vocabularyBytes: IndexArray(copying: vocabularyBytes),
+                               vocabularyStart: IndexArray(copying: vocabularyStart),
+                               numberOfCode: IndexArray(copying: numberOfCode), bookBytes: bookBytes,
+                               bookStart: bookStart.packed, idBase: smallestID, ids: ids.packed,
+                               postingBytes: postingBytes, postingStart: IndexArray(copying: postingStart),
+                               postingsBefore: IndexArray(copying: postingsBefore))
     }
 
     /// Posting lists by token number: each book once per token, with the token's best place.
-    private func postings(count: Int, size: Int, bookBytes: [UInt8], bookStart: PackedIntegers,
-                          numberOfCode: [UInt32]) throws -> ([UInt8], [UInt32], [UInt32]) {
+    private func postings(count: Int, size: Int, bookBytes: IndexArray<UInt8>, bookStart: PackedIntegers,
+                          numberOfCode: [UInt32]) throws -> (IndexArray<UInt8>, [UInt32], [UInt32]) {
         var sizes = [UInt32](repeating: 0, count: size + 1)
         var entries = [UInt32](repeating: 0, count: size + 1)
         var last = [Int32](repeating: 0, count: size)
@@ -189,8 +191,8 @@ struct SearchIndexBuilder {
         }
         var cursor = sizes
         for index in 0..<size { last[index] = 0 }
-        var postingBytes = [UInt8](repeating: 0, count: Int(sizes[size]))
-        postingBytes.withUnsafeMutableBufferPointer { output in
+        let (output, postingBytes) = OwnedIndexMemory.array(of: UInt8.self, count: Int(sizes[size]))
+        do {
             forEachBook { ordinal in
                 for (number, place) in places {
                     let gap = UInt32(ordinal) - UInt32(last[Int(number)])

@@ -1,142 +1,320 @@
-import CSQLite
+import BookCatalog
+import Foundation
 
-/// A built `SearchIndexBase` stored in the catalog file, so that the next connection loads it
-/// (tens of milliseconds) instead of rebuilding it (seconds).
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A built `SearchIndexBase` stored in a file beside the catalog, so that the next connection
+/// maps it and reads it in place (a millisecond, and only the pages a search touches become
+/// resident) instead of rebuilding it (seconds) or decoding all of it.
 ///
-/// One row per scope in `search_snapshots` says which `change_seq` the snapshot reflects; its
-/// arrays are BLOBs in `search_snapshot_parts`, read with incremental blob I/O straight into
-/// the final arrays (no second copy in SQLite's memory). A snapshot is used only when its
-/// format is this program's, every part's checksum matches, the arrays are consistent, and
-/// few enough rows changed since it was taken; the remote then catches up through
-/// `change_seq` as it does after any other connection's commit. Otherwise it is ignored and
-/// the index is rebuilt (and saved again).
+/// The catalog's `search_snapshots` row of the scope says which file belongs to it: the
+/// `change_seq` the file reflects, its book count, and a random snapshot id that the file's
+/// header repeats. The file is derived data and never trusted: it is used only when its
+/// header matches that row (so a file of another catalog, or an older one, is refused), its
+/// length is the one its header states (a truncated file is refused), its header and its
+/// small arrays pass their checksums, and its arrays fit together. The large arrays are
+/// covered by one checksum per 64 KiB block, checked the first time a search reads the block
+/// (`MappedIndexMemory`); a failure there drops the index and rebuilds it. Otherwise a file
+/// is ignored, the index rebuilt, and a new file written (to a temporary name, then renamed,
+/// so a reader that mapped the old one keeps reading it intact).
+///
+/// Layout, little-endian: `Header.words` 64-bit words, the scope's UTF-8 bytes (padded to 8),
+/// the block checksums, then from `dataStart` (a multiple of 64) the parts, each at a
+/// multiple of 8. Block checksums cover everything from `dataStart` to the end.
 enum SearchIndexSnapshot {
-    /// Changes whenever the layout of `SearchIndexBase` or of the parts changes.
-    static let format = 1
+    /// Changes whenever the layout of `SearchIndexBase` or of the file changes. Format 1 was
+    /// the BLOB parts in the catalog (still ignored and deleted when a new snapshot is saved).
+    static let format = 2
+    static let magic: UInt64 = 0x3158_4449_4853_4B42   // "BKSHIDX1"
 
-    private enum Part: Int, CaseIterable {
+    enum Part: Int, CaseIterable {
         case vocabularyBytes, vocabularyStart, numberOfCode, bookBytes, bookStart, ids, postingBytes, postingStart,
              postingsBefore
     }
 
-    // MARK: Saving
+    /// The fixed words at the start of the file.
+    struct Header {
+        static let words = 12 + 2 * Part.allCases.count + 1
+        static let checksumWord = words - 1
+        static let maximumScopeBytes = 4_096
 
-    /// Replaces the scope's snapshot with `base`, unless a more recent one is stored.
-    /// Answers whether it wrote.
-    @discardableResult
-    static func save(_ base: SearchIndexBase, scope: String, connection: Connection) throws -> Bool {
-        let checksums = Part.allCases.map { part in withBytes(of: base, part) { checksum($0) } }
-        let header: [Int64] = [Int64(base.count), Int64(base.idBase), Int64(base.bookStart.width), Int64(base.ids.width)]
-            + checksums.map { Int64(bitPattern: $0) }
-        return try connection.transaction(immediate: true) {
-            let stored = try connection.queryFirst(
-                "SELECT change_seq FROM search_snapshots WHERE scope = ?1 AND format = ?2", [.text(scope), .int(format)]) { $0.int(0) }
-            if let stored, stored > base.sequence { return false }
-            try connection.run("DELETE FROM search_snapshot_parts WHERE scope = ?1", [.text(scope)])
-            try connection.run("DELETE FROM search_snapshots WHERE scope = ?1", [.text(scope)])
-            let row = try connection.statement(
-                "INSERT INTO search_snapshots(scope, format, change_seq, book_count, header) VALUES (?1, ?2, ?3, ?4, ?5)")
-            try row.bind([.text(scope), .int(format), .int(base.sequence), .int(base.count)])
-            try header.withUnsafeBytes { bytes in
-                try row.bindBlobWithoutCopy(5, bytes)
-                defer { row.reset() }
-                while try row.step() {}
-            }
-            let insert = try connection.statement("INSERT INTO search_snapshot_parts(scope, part, data) VALUES (?1, ?2, ?3)")
-            for part in Part.allCases {
-                try insert.bind([.text(scope), .int(part.rawValue)])
-                try withBytes(of: base, part) { bytes in
-                    try insert.bindBlobWithoutCopy(3, bytes)
-                    defer { insert.reset() }
-                    while try insert.step() {}
+        var snapshotID: UInt64
+        var sequence: Int
+        var count: Int
+        var idBase: Int
+        var bookStartWidth: Int
+        var idsWidth: Int
+        var scope: [UInt8]
+        var dataStart: Int
+        var fileLength: Int
+        var parts: [(offset: Int, length: Int)]
+
+        var blockCount: Int { MappedIndexMemory.blockCount(dataBytes: fileLength - dataStart) }
+        var tableStart: Int { Self.words * 8 + (scope.count + 7) / 8 * 8 }
+
+        /// The file's first `dataStart` bytes, with the checksum.
+        func preamble(blockChecksums: [UInt64]) -> [UInt8] {
+            var words: [UInt64] = [magic, UInt64(format), snapshotID, UInt64(sequence), UInt64(count),
+                                   UInt64(bitPattern: Int64(idBase)), UInt64(bookStartWidth), UInt64(idsWidth),
+                                   UInt64(scope.count), UInt64(dataStart), UInt64(fileLength), UInt64(blockChecksums.count)]
+            for part in parts { words += [UInt64(part.offset), UInt64(part.length)] }
+            words.append(0)
+            var bytes = [UInt8](repeating: 0, count: dataStart)
+            bytes.withUnsafeMutableBytes { raw in
+                for (index, word) in words.enumerated() { raw.storeBytes(of: word.littleEndian, toByteOffset: index * 8, as: UInt64.self) }
+                for (index, byte) in scope.enumerated() { raw[Self.words * 8 + index] = byte }
+                for (index, sum) in blockChecksums.enumerated() {
+                    raw.storeBytes(of: sum.littleEndian, toByteOffset: tableStart + index * 8, as: UInt64.self)
                 }
             }
-            return true
+            let sum = bytes.withUnsafeBytes { SearchIndexSnapshot.checksum($0) }
+            bytes.withUnsafeMutableBytes { $0.storeBytes(of: sum.littleEndian, toByteOffset: Self.checksumWord * 8, as: UInt64.self) }
+            return bytes
         }
     }
 
-    private static func withBytes<T>(of base: SearchIndexBase, _ part: Part, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
-        switch part {
-        case .vocabularyBytes: try base.vocabularyBytes.withUnsafeBytes(body)
-        case .vocabularyStart: try base.vocabularyStart.withUnsafeBytes(body)
-        case .numberOfCode: try base.numberOfCode.withUnsafeBytes(body)
-        case .bookBytes: try base.bookBytes.withUnsafeBytes(body)
-        case .bookStart: try base.bookStart.words.withUnsafeBytes(body)
-        case .ids: try base.ids.words.withUnsafeBytes(body)
-        case .postingBytes: try base.postingBytes.withUnsafeBytes(body)
-        case .postingStart: try base.postingStart.withUnsafeBytes(body)
-        case .postingsBefore: try base.postingsBefore.withUnsafeBytes(body)
+    /// What the catalog says the file must be.
+    struct Expectation: Equatable {
+        let snapshotID: UInt64
+        let scope: String
+        let sequence: Int
+        let count: Int
+    }
+
+    /// The file holding `scope`'s snapshot of the catalog at `catalogPath`. The scope is in
+    /// the name as a hash (any text is a scope) and in the header in full.
+    static func path(catalogPath: String, scope: String) -> String {
+        catalogPath + "-search-" + String(fnv1a(Array(scope.utf8)), radix: 16)
+    }
+
+    private static func fnv1a(_ bytes: [UInt8]) -> UInt64 {
+        bytes.reduce(0xcbf2_9ce4_8422_2325 as UInt64) { ($0 ^ UInt64($1)) &* 0x0000_0100_0000_01B3 }
+    }
+
+    // MARK: Saving
+
+    /// Writes `base` as the scope's snapshot, unless a more recent one is recorded. Answers
+    /// the new snapshot's id, or nil when it did not write.
+    @discardableResult
+    static func save(_ base: SearchIndexBase, scope: String, catalogPath: String, connection: Connection) throws -> UInt64? {
+        let path = path(catalogPath: catalogPath, scope: scope)
+        let temporary = path + ".writing-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        defer { unlink(temporary) }
+        let snapshotID = UInt64.random(in: 1...UInt64.max)
+        try write(base, scope: scope, snapshotID: snapshotID, to: temporary)
+        return try connection.transaction(immediate: true) {
+            let stored = try connection.queryFirst(
+                "SELECT change_seq FROM search_snapshots WHERE scope = ?1 AND format = ?2", [.text(scope), .int(format)]) { $0.int(0) }
+            if let stored, stored > base.sequence { return nil }
+            // Renamed while the write lock is held, so the row and the file change together.
+            guard rename(temporary, path) == 0 else { throw SearchIndexDamage("cannot store the snapshot: \(String(cString: strerror(errno)))") }
+            try connection.run("DELETE FROM search_snapshot_parts WHERE scope = ?1", [.text(scope)])
+            try connection.run(
+                """
+                INSERT INTO search_snapshots(scope, format, change_seq, book_count, header) VALUES (?1, ?2, ?3, ?4, CAST(?5 AS BLOB))
+                ON CONFLICT(scope) DO UPDATE SET format = excluded.format, change_seq = excluded.change_seq,
+                    book_count = excluded.book_count, header = excluded.header
+                """,
+                [.text(scope), .int(format), .int(base.sequence), .int(base.count), .text(String(snapshotID, radix: 16))])
+            return snapshotID
         }
+    }
+
+    /// The parts of `base` as raw bytes, in file order.
+    private static func partBytes(_ base: SearchIndexBase) -> [UnsafeRawBufferPointer] {
+        [UnsafeRawBufferPointer(base.vocabularyBytes.buffer), UnsafeRawBufferPointer(base.vocabularyStart.buffer),
+         UnsafeRawBufferPointer(base.numberOfCode.buffer), UnsafeRawBufferPointer(base.bookBytes.buffer),
+         UnsafeRawBufferPointer(base.bookStart.words.buffer), UnsafeRawBufferPointer(base.ids.words.buffer),
+         UnsafeRawBufferPointer(base.postingBytes.buffer), UnsafeRawBufferPointer(base.postingStart.buffer),
+         UnsafeRawBufferPointer(base.postingsBefore.buffer)]
+    }
+
+    /// Writes the file in one pass through a block-sized buffer (no second copy of the index).
+    static func write(_ base: SearchIndexBase, scope: String, snapshotID: UInt64, to path: String) throws {
+        let parts = withExtendedLifetime(base) { partBytes(base) }
+        let scopeBytes = Array(scope.utf8)
+        guard scopeBytes.count <= Header.maximumScopeBytes else { throw SearchIndexDamage("scope name too long for a snapshot") }
+        // The layout: data first (its size fixes the number of blocks, which fixes dataStart).
+        var relative: [(offset: Int, length: Int)] = []
+        var dataLength = 0
+        for part in parts {
+            dataLength = (dataLength + 7) / 8 * 8
+            relative.append((dataLength, part.count))
+            dataLength += part.count
+        }
+        let blocks = MappedIndexMemory.blockCount(dataBytes: dataLength)
+        let dataStart = (Header.words * 8 + (scopeBytes.count + 7) / 8 * 8 + blocks * 8 + 63) / 64 * 64
+        var header = Header(snapshotID: snapshotID, sequence: base.sequence, count: base.count, idBase: base.idBase,
+                            bookStartWidth: base.bookStart.width, idsWidth: base.ids.width, scope: scopeBytes,
+                            dataStart: dataStart, fileLength: dataStart + dataLength,
+                            parts: relative.map { (dataStart + $0.offset, $0.length) })
+
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw SearchIndexDamage("cannot write \(path): \(String(cString: strerror(errno)))") }
+        defer { close(descriptor) }
+        func writeAll(_ bytes: UnsafeRawBufferPointer, at offset: Int) throws {
+            var done = 0
+            while done < bytes.count {
+                let written = pwrite(descriptor, bytes.baseAddress! + done, bytes.count - done, off_t(offset + done))
+                guard written > 0 else { throw SearchIndexDamage("cannot write the snapshot: \(String(cString: strerror(errno)))") }
+                done += written
+            }
+        }
+        var checksums: [UInt64] = []
+        checksums.reserveCapacity(blocks)
+        let block = UnsafeMutableRawBufferPointer.allocate(byteCount: MappedIndexMemory.blockSize, alignment: 8)
+        defer { block.deallocate() }
+        var filled = 0
+        var position = 0   // in the data area
+        func flush() throws {
+            guard filled > 0 else { return }
+            let bytes = UnsafeRawBufferPointer(rebasing: block[0..<filled])
+            checksums.append(checksum(bytes))
+            try writeAll(bytes, at: dataStart + position - filled)
+            filled = 0
+        }
+        try withExtendedLifetime(base) {
+            for (part, place) in zip(parts, relative) {
+                while position < place.offset {   // padding
+                    block[filled] = 0
+                    filled += 1
+                    position += 1
+                    if filled == block.count { try flush() }
+                }
+                var taken = 0
+                while taken < part.count {
+                    let length = min(part.count - taken, block.count - filled)
+                    UnsafeMutableRawBufferPointer(rebasing: block[filled..<filled + length])
+                        .copyMemory(from: UnsafeRawBufferPointer(rebasing: part[taken..<taken + length]))
+                    filled += length
+                    taken += length
+                    position += length
+                    if filled == block.count { try flush() }
+                }
+            }
+            try flush()
+        }
+        header.fileLength = dataStart + position
+        try header.preamble(blockChecksums: checksums).withUnsafeBytes { try writeAll($0, at: 0) }
     }
 
     // MARK: Loading
 
-    /// The scope's snapshot, if one is usable at `sequence` (the current `max(change_seq)`,
-    /// read in the caller's transaction) with at most `maximumBehind(books)` rows changed since.
-    static func load(scope: String, sequence: Int, maximumBehind: (Int) -> Int, connection: Connection) throws -> SearchIndexBase? {
-        guard let (stored, count, header) = try connection.queryFirst(
-            "SELECT change_seq, book_count, header FROM search_snapshots WHERE scope = ?1 AND format = ?2",
-            [.text(scope), .int(format)], row: { row in
-                let raw = row.blob(2)
-                return (row.int(0), row.int(1), (0..<raw.count / 8).map { raw.loadUnaligned(fromByteOffset: $0 * 8, as: Int64.self) })
-            })
+    /// The scope's snapshot, mapped, if one is usable at `sequence` (the current
+    /// `max(change_seq)`, read in the caller's transaction) with at most `maximumBehind(books)`
+    /// rows changed since, and how many did. Nil when there is none, it is too far behind, or
+    /// it fails a check.
+    static func load(scope: String, sequence: Int, maximumBehind: (Int) -> Int, catalogPath: String,
+                     connection: Connection) throws -> (base: SearchIndexBase, behind: Int)? {
+        guard let (stored, count, idText) = try connection.queryFirst(
+            "SELECT change_seq, book_count, CAST(header AS TEXT) FROM search_snapshots WHERE scope = ?1 AND format = ?2",
+            [.text(scope), .int(format)], row: { ($0.int(0), $0.int(1), $0.text(2)) }),
+            let snapshotID = UInt64(idText, radix: 16)
         else { return nil }
-        guard stored <= sequence, count >= 0, header.count == 4 + Part.allCases.count else { return nil }
+        guard stored <= sequence, count >= 0 else { return nil }
         let behind = try connection.queryFirst(
             "SELECT count(*) FROM (SELECT 1 FROM books WHERE change_seq > ?1 AND +scope = ?2 LIMIT ?3)",
             [.int(stored), .text(scope), .int(maximumBehind(count) + 1)]) { $0.int(0) } ?? 0
         guard behind <= maximumBehind(count) else { return nil }
-
-        let rows = try connection.query(
-            "SELECT part, id, length(data) FROM search_snapshot_parts WHERE scope = ?1 ORDER BY part", [.text(scope)]
-        ) { (part: $0.int(0), rowid: $0.int(1), length: $0.int(2)) }
-        guard rows.map(\.part) == Part.allCases.map(\.rawValue) else { return nil }
-        let checksums = header[4...].map { UInt64(bitPattern: $0) }
-
-        func read<Element: BitwiseCopyable>(_ part: Part, as: Element.Type) throws -> [Element]? {
-            let row = rows[part.rawValue]
-            guard row.length % MemoryLayout<Element>.stride == 0 else { return nil }
-            let elements = row.length / MemoryLayout<Element>.stride
-            let array = try [Element](unsafeUninitializedCapacity: elements) { buffer, initialized in
-                try readBlob(rowid: row.rowid, into: UnsafeMutableRawBufferPointer(buffer), connection: connection)
-                initialized = elements
-            }
-            let matches = array.withUnsafeBytes { checksum($0) } == checksums[part.rawValue]
-            return matches ? array : nil
-        }
-        guard let vocabularyBytes = try read(.vocabularyBytes, as: UInt8.self),
-              let vocabularyStart = try read(.vocabularyStart, as: UInt32.self),
-              let numberOfCode = try read(.numberOfCode, as: UInt32.self),
-              let bookBytes = try read(.bookBytes, as: UInt8.self),
-              let bookStartWords = try read(.bookStart, as: UInt64.self),
-              let idWords = try read(.ids, as: UInt64.self),
-              let postingBytes = try read(.postingBytes, as: UInt8.self),
-              let postingStart = try read(.postingStart, as: UInt32.self),
-              let postingsBefore = try read(.postingsBefore, as: UInt32.self),
-              let bookStart = PackedIntegers(count: count + 1, width: Int(header[2]), words: bookStartWords),
-              let ids = PackedIntegers(count: count, width: Int(header[3]), words: idWords)
-        else { return nil }
-        let base = SearchIndexBase(sequence: stored, count: count, vocabularyBytes: vocabularyBytes,
-                                   vocabularyStart: vocabularyStart, numberOfCode: numberOfCode, bookBytes: bookBytes,
-                                   bookStart: bookStart, idBase: Int(header[1]), ids: ids, postingBytes: postingBytes,
-                                   postingStart: postingStart, postingsBefore: postingsBefore)
-        return base.isConsistent ? base : nil
+        let expected = Expectation(snapshotID: snapshotID, scope: scope, sequence: stored, count: count)
+        return (try? map(path(catalogPath: catalogPath, scope: scope), expecting: expected)).map { ($0, behind) }
     }
 
-    private static func readBlob(rowid: Int, into buffer: UnsafeMutableRawBufferPointer, connection: Connection) throws {
-        var blob: OpaquePointer?
-        let opened = sqlite3_blob_open(connection.handle, "main", "search_snapshot_parts", "data", sqlite3_int64(rowid), 0, &blob)
-        defer { sqlite3_blob_close(blob) }
-        guard opened == SQLITE_OK, let blob else { throw connection.lastError(opened) }
-        guard Int(sqlite3_blob_bytes(blob)) == buffer.count else { throw SQLiteError(code: SQLITE_CORRUPT, message: "snapshot part changed size") }
-        // Chunks keep each call's length within Int32.
-        var offset = 0
-        while offset < buffer.count {
-            let length = min(buffer.count - offset, 1 << 24)
-            let result = sqlite3_blob_read(blob, buffer.baseAddress! + offset, Int32(length), Int32(offset))
-            guard result == SQLITE_OK else { throw connection.lastError(result) }
-            offset += length
+    /// Maps the file at `path` and decodes it.
+    static func map(_ path: String, expecting expected: Expectation?) throws(SearchIndexDamage) -> SearchIndexBase {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw SearchIndexDamage("no snapshot file") }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, status.st_size > 0, status.st_size <= Int.max / 2 else {
+            throw SearchIndexDamage("the snapshot file cannot be read")
         }
+        let length = Int(status.st_size)
+        guard let address = mmap(nil, length, PROT_READ, MAP_PRIVATE, descriptor, 0), address != MAP_FAILED else {
+            throw SearchIndexDamage("the snapshot file cannot be mapped")
+        }
+        return try decode(UnsafeRawBufferPointer(start: address, count: length), ownership: .mapped, expecting: expected)
+    }
+
+    /// Decodes a snapshot from `bytes` (a copy of them): the loader's whole decode, for tests
+    /// and fuzzing. With `expected` nil, any catalog's snapshot is accepted.
+    static func decode(copying bytes: UnsafeRawBufferPointer, expecting expected: Expectation? = nil) throws(SearchIndexDamage) -> SearchIndexBase {
+        let copy = UnsafeMutableRawBufferPointer.allocate(byteCount: max(bytes.count, 1), alignment: 64)
+        copy.copyMemory(from: bytes)
+        return try decode(UnsafeRawBufferPointer(rebasing: copy[0..<bytes.count]), ownership: .allocated, expecting: expected)
+    }
+
+    /// Checks and views `bytes` as an index; takes them over (`ownership`) whether it succeeds
+    /// or not. Only the header, the small arrays and the arrays' ends are checked here.
+    private static func decode(_ bytes: UnsafeRawBufferPointer, ownership: SnapshotBytes.Ownership,
+                               expecting expected: Expectation?) throws(SearchIndexDamage) -> SearchIndexBase {
+        // Owns `bytes` from here on, so every early exit gives them back.
+        let file = SnapshotBytes(bytes, ownership: ownership)
+        func word(_ index: Int) -> UInt64 { UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: index * 8, as: UInt64.self)) }
+        func small(_ index: Int, atMost limit: Int) throws(SearchIndexDamage) -> Int {
+            let value = word(index)
+            guard value <= UInt64(limit) else { throw SearchIndexDamage("header field \(index) out of range") }
+            return Int(value)
+        }
+        guard bytes.count >= Header.words * 8, word(0) == magic else { throw SearchIndexDamage("not a search index snapshot") }
+        guard word(1) == UInt64(format) else { throw SearchIndexDamage("another snapshot format") }
+        let length = bytes.count
+        let scopeLength = try small(8, atMost: Header.maximumScopeBytes)
+        let dataStart = try small(9, atMost: length)
+        guard try small(10, atMost: Int.max) == length else { throw SearchIndexDamage("the snapshot file is truncated or too long") }
+        let blocks = MappedIndexMemory.blockCount(dataBytes: length - dataStart)
+        let tableStart = Header.words * 8 + (scopeLength + 7) / 8 * 8
+        guard try small(11, atMost: length) == blocks, dataStart % 64 == 0, tableStart + blocks * 8 <= dataStart else {
+            throw SearchIndexDamage("the snapshot's layout is inconsistent")
+        }
+        var preamble = Array(UnsafeRawBufferPointer(rebasing: bytes[0..<dataStart]))
+        preamble.withUnsafeMutableBytes { $0.storeBytes(of: 0, toByteOffset: Header.checksumWord * 8, as: UInt64.self) }
+        guard preamble.withUnsafeBytes({ checksum($0) }) == word(Header.checksumWord) else {
+            throw SearchIndexDamage("the snapshot's header fails its checksum")
+        }
+        let count = try small(4, atMost: length * 8)
+        let scope = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[Header.words * 8..<Header.words * 8 + scopeLength]), as: UTF8.self)
+        if let expected {
+            let found = Expectation(snapshotID: word(2), scope: scope, sequence: Int(truncatingIfNeeded: word(3)), count: count)
+            guard found == expected else { throw SearchIndexDamage("the snapshot is not the one the catalog recorded") }
+        }
+        let checksums = UnsafeRawBufferPointer(rebasing: bytes[tableStart..<tableStart + blocks * 8]).assumingMemoryBound(to: UInt64.self)
+        let memory = MappedIndexMemory(file: file, dataStart: dataStart, blockChecksums: checksums)
+
+        func array<Element: BitwiseCopyable>(_ part: Part, as: Element.Type) throws(SearchIndexDamage) -> IndexArray<Element> {
+            let offset = try small(12 + 2 * part.rawValue, atMost: length)
+            let size = try small(13 + 2 * part.rawValue, atMost: length)
+            let stride = MemoryLayout<Element>.stride
+            guard offset >= dataStart, offset % 8 == 0, size <= length - offset, size % stride == 0 else {
+                throw SearchIndexDamage("part \(part) lies outside the snapshot")
+            }
+            let typed = UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + size]).assumingMemoryBound(to: Element.self)
+            return IndexArray(buffer: typed, memory: memory, offsetInMemory: offset)
+        }
+        guard let bookStart = PackedIntegers(count: count + 1, width: try small(6, atMost: 64), words: try array(.bookStart, as: UInt64.self)),
+              let ids = PackedIntegers(count: count, width: try small(7, atMost: 64), words: try array(.ids, as: UInt64.self))
+        else { throw SearchIndexDamage("the snapshot's packed arrays have the wrong size") }
+        let base = SearchIndexBase(
+            sequence: Int(truncatingIfNeeded: word(3)), count: count,
+            vocabularyBytes: try array(.vocabularyBytes, as: UInt8.self), vocabularyStart: try array(.vocabularyStart, as: UInt32.self),
+            numberOfCode: try array(.numberOfCode, as: UInt32.self), bookBytes: try array(.bookBytes, as: UInt8.self),
+            bookStart: bookStart, idBase: Int(Int64(bitPattern: word(5))), ids: ids,
+            postingBytes: try array(.postingBytes, as: UInt8.self), postingStart: try array(.postingStart, as: UInt32.self),
+            postingsBefore: try array(.postingsBefore, as: UInt32.self))
+        try base.validate()
+        return base
+    }
+
+    /// The recorded snapshot files' scopes, then forgets them all (derived data).
+    static func discardAll(catalogPath: String, connection: Connection) throws {
+        let scopes = try connection.query("SELECT scope FROM search_snapshots") { $0.text(0) }
+        try connection.run("DELETE FROM search_snapshot_parts")
+        try connection.run("DELETE FROM search_snapshots")
+        for scope in scopes { unlink(path(catalogPath: catalogPath, scope: scope)) }
     }
 
     /// A 64-bit checksum of `bytes` (not cryptographic: it catches damage, not forgery).
@@ -152,5 +330,50 @@ enum SearchIndexSnapshot {
             hash = (hash ^ UInt64(bytes[index])) &* 0xC4CE_B9FE_1A85_EC53
         }
         return hash ^ (hash >> 29)
+    }
+}
+
+/// The snapshot decoder for fuzzing and inspection: decodes `bytes` as a snapshot file of
+/// any catalog and runs `queries` through the resulting index, reading every part a search
+/// can read. Answers the ids of each query's first page, or nil when the snapshot is refused
+/// (at decode, or later when a read fails its checks). Must never crash or read out of bounds.
+public enum SearchIndexSnapshotProbe {
+    public static func decodeAndSearch(_ bytes: [UInt8], queries: [String]) -> [[Int]]? {
+        let decoded = bytes.withUnsafeBytes { raw in Result { () throws(SearchIndexDamage) in try SearchIndexSnapshot.decode(copying: raw) } }
+        guard case let .success(base) = decoded else { return nil }
+        let index = SearchIndex(base: base)
+        var pages: [[Int]] = []
+        for text in queries {
+            guard let page = try? index.search(SearchTerms(text), offset: 0, limit: 50) else { return nil }
+            pages.append(page.ids)
+        }
+        return pages
+    }
+
+    /// `bytes` with every checksum recomputed, as a crafted file would be: lets a fuzzer or
+    /// a test get past the checksums to the structural checks behind them. Unchanged when
+    /// the header's layout fields make no sense.
+    public static func resealed(_ bytes: [UInt8]) -> [UInt8] {
+        let header = SearchIndexSnapshot.Header.self
+        guard bytes.count >= header.words * 8 else { return bytes }
+        var sealed = bytes
+        sealed.withUnsafeMutableBytes { raw in
+            func word(_ index: Int) -> Int { Int(truncatingIfNeeded: UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: index * 8, as: UInt64.self))) }
+            let scopeLength = word(8), dataStart = word(9)
+            guard (0...header.maximumScopeBytes).contains(scopeLength), (0...raw.count).contains(dataStart) else { return }
+            let tableStart = header.words * 8 + (scopeLength + 7) / 8 * 8
+            let blocks = MappedIndexMemory.blockCount(dataBytes: raw.count - dataStart)
+            guard tableStart + blocks * 8 <= dataStart else { return }
+            for block in 0..<blocks {
+                let start = dataStart + block * MappedIndexMemory.blockSize
+                let end = min(start + MappedIndexMemory.blockSize, raw.count)
+                let sum = SearchIndexSnapshot.checksum(UnsafeRawBufferPointer(rebasing: raw[start..<end]))
+                raw.storeBytes(of: sum.littleEndian, toByteOffset: tableStart + block * 8, as: UInt64.self)
+            }
+            raw.storeBytes(of: 0, toByteOffset: header.checksumWord * 8, as: UInt64.self)
+            let sum = SearchIndexSnapshot.checksum(UnsafeRawBufferPointer(rebasing: raw[0..<dataStart]))
+            raw.storeBytes(of: sum.littleEndian, toByteOffset: header.checksumWord * 8, as: UInt64.self)
+        }
+        return sealed
     }
 }

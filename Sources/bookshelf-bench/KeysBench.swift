@@ -3,6 +3,7 @@ import BookshelfModel
 import BookshelfUI
 import Foundation
 import SQLiteCatalog
+import Synchronization
 import TerminalUI
 
 /// Keystroke-to-paint latency of the interactive app on a large SQLite catalog: the real
@@ -17,7 +18,7 @@ enum KeysBench: BenchMode {
     static let summary = "keystroke-to-paint latency of the app (model + screen) on an SQLite catalog (p50/p99, peak memory)"
 
     static let help = """
-        usage: bookshelf-bench keys [--count N] [--db PATH] [--rounds N] [--columns C] [--rows R]
+        usage: bookshelf-bench keys [--count N] [--db PATH] [--rounds N] [--columns C] [--rows R] [--cold | --no-index]
 
           --count N     books in the catalog (default 1000000)
           --db PATH     catalog file, shared with the search mode: reused when it holds exactly N
@@ -25,6 +26,11 @@ enum KeysBench: BenchMode {
                         (default: bookshelf-bench-N.sqlite in the temporary directory)
           --rounds N    times the whole query set is typed (default 3)
           --columns C   --rows R   screen size (default 120 x 40)
+          --cold        the cold case: before the app opens the catalog, another program changes more
+                        books than a stored index catches up with, so the app must rebuild its index;
+                        typing starts at once, and keys are reported apart while the index is built
+                        (searches answered from the books table) and once it is ready
+          --no-index    the same with no stored index at all (deleted first), as on a catalog's first open
 
         Peak memory is the process's VmHWM, reset (Linux clear_refs) after the catalog is ready,
         so it covers the app: model, search index, screen.
@@ -41,7 +47,7 @@ enum KeysBench: BenchMode {
             print(help)
             return
         }
-        let options = try BenchOptions(arguments, valued: ["--count", "--db", "--rounds", "--columns", "--rows"], flags: [])
+        let options = try BenchOptions(arguments, valued: ["--count", "--db", "--rounds", "--columns", "--rows"], flags: ["--cold", "--no-index"])
         let count = try options.int("--count", default: 1_000_000)
         let rounds = max(1, try options.int("--rounds", default: 3))
         let size = TerminalSize(rows: max(10, try options.int("--rows", default: 40)),
@@ -52,14 +58,30 @@ enum KeysBench: BenchMode {
         print("warning: debug build; use `swift run -c release bookshelf-bench keys` for real figures")
         #endif
         let catalog = try SearchBench.prepareCatalog(path: path, count: count)
+        if options.has("--cold") { try await makeStoredIndexStale(catalog, count: count) }
+        if options.has("--no-index") {
+            try catalog.discardSearchSnapshots()
+            print("cold case: no stored index; the app must build it")
+        }
         let reset = resetPeakMemory()
         print("peak memory before the app starts: \(peakMemory())\(reset ? " (reset)" : " (could not reset; includes the catalog build)")")
         try await measure(catalog: catalog, path: path, rounds: rounds, size: size)
     }
 
+    /// Stores an index (if none is), then changes, as another program, twice as many books as
+    /// an index catches up with (`1,024 + books / 512`): the next open finds its stored index stale.
+    static func makeStoredIndexStale(_ catalog: SQLiteCatalog, count: Int) async throws {
+        _ = try await catalog.remote(account: "bench").searchIndexReport()
+        let limit = 1_024 + count / 512
+        let touched = try RawSQLiteSearch(path: catalog.path).touchBooks(every: max(1, count / (2 * limit)))
+        print("cold case: \(touched) books changed by another program since the index was stored "
+              + "(an index catches up with at most \(limit)); the app must rebuild it")
+    }
+
     @MainActor
     static func measure(catalog: SQLiteCatalog, path: String, rounds: Int, size: TerminalSize) async throws {
-        let model = BookshelfModel(connector: SQLiteConnector(catalog: catalog), account: "bench")
+        let connector = BenchConnector(catalog: catalog)
+        let model = BookshelfModel(connector: connector, account: "bench")
         let app = BookshelfApp(model: model, store: StoreInfo(kind: "SQLite", location: path), size: size)
         var backend = MemoryBackend(width: size.columns, height: size.rows)
         func paint() {
@@ -80,12 +102,16 @@ enum KeysBench: BenchMode {
         guard state.account == "bench", state.search.error == nil else {
             throw BenchError("the app did not connect: \(state.connection.error ?? state.search.error ?? "unknown")")
         }
-        print("first paint (connects, loads or builds the search index): \((clock.now - startup).formatted); \(state.search.total) books")
+        let firstAnswer = await connector.lastSearchAnswer()
+        print("open → first results painted: \((clock.now - startup).formatted); \(state.search.total) books, "
+              + "answered by \(firstAnswer?.rawValue ?? "nothing")")
 
         var typing = Timings()
         var clearing = Timings()
         var render = Timings()
         var keys = 0
+        var whileBuilding = Timings()
+        var indexed = Timings()
         var slowest: [(Duration, String)] = []
         for _ in 0..<rounds {
             for query in queries {
@@ -98,6 +124,7 @@ enum KeysBench: BenchMode {
                     let end = clock.now
                     typing.record(end - start)
                     render.record(end - renderStart)
+                    if await connector.lastSearchAnswer() == .index { indexed.record(end - start) } else { whileBuilding.record(end - start) }
                     slowest.append((end - start, String(query.prefix(offset + 1))))
                     keys += 1
                 }
@@ -109,6 +136,7 @@ enum KeysBench: BenchMode {
                 await settle()
                 paint()
                 clearing.record(clock.now - start)
+                if await connector.lastSearchAnswer() == .index { indexed.record(clock.now - start) } else { whileBuilding.record(clock.now - start) }
                 keys += 1
             }
         }
@@ -116,8 +144,12 @@ enum KeysBench: BenchMode {
         for sample in typing.samples + clearing.samples { all.record(sample) }
         print("\n\(keys) keys over \(queries.count) queries x \(rounds) rounds, screen \(size.columns)x\(size.rows)")
         print("key kind             p50          p99          max")
-        for (label, timings) in [("typing a character", typing), ("Ctrl-U (all books)", clearing), ("all keys", all),
-                                 ("  of which paint", render)] {
+        var rows = [("typing a character", typing), ("Ctrl-U (all books)", clearing), ("all keys", all), ("  of which paint", render)]
+        if !whileBuilding.samples.isEmpty {
+            rows += [("index being built", whileBuilding), ("index ready", indexed)]
+            print("\(whileBuilding.samples.count) keys were answered while the index was being built (from the books table or a stale stored index), \(indexed.samples.count) by the index")
+        }
+        for (label, timings) in rows where !timings.samples.isEmpty {
             print("\(label.padding(toLength: 18, withPad: " ", startingAt: 0)) \(timings.p50.formatted)  \(timings.p99.formatted)  \(timings.percentile(1).formatted)")
         }
         let worst = Dictionary(slowest.map { ($0.1, $0.0) }, uniquingKeysWith: max).sorted { $0.value > $1.value }.prefix(8)
@@ -132,5 +164,26 @@ enum KeysBench: BenchMode {
         guard let handle = FileHandle(forWritingAtPath: "/proc/self/clear_refs") else { return false }
         defer { try? handle.close() }
         return (try? handle.write(contentsOf: Data("5".utf8))) != nil
+    }
+}
+/// The app's connector for the benchmark's account, keeping the remote it opened so the
+/// bench can ask how its searches were answered.
+private final class BenchConnector: CatalogConnector {
+    private let base: SQLiteConnector
+    private let opened = Mutex<SQLiteBookRemote?>(nil)
+
+    init(catalog: SQLiteCatalog) { base = SQLiteConnector(catalog: catalog) }
+
+    func accountNames() async throws -> [String] { try await base.accountNames() }
+    func requiresPassword(for account: String) -> Bool { base.requiresPassword(for: account) }
+    func connect(account: String, password: String?) async throws -> any BookRemote {
+        let remote = try await base.connect(account: account, password: password)
+        opened.withLock { $0 = remote as? SQLiteBookRemote }
+        return remote
+    }
+
+    func lastSearchAnswer() async -> SearchAnswerSource? {
+        guard let remote = opened.withLock({ $0 }) else { return nil }
+        return await remote.lastSearchAnswer
     }
 }

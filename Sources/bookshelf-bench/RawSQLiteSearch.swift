@@ -71,6 +71,16 @@ final class RawSQLiteSearch {
         try text.write(to: url, atomically: true, encoding: .utf8)
     }
 
+    /// Gives every `step`-th book a new revision in one commit, as another program's bulk edit
+    /// would (titles unchanged, so searches still find the same books); answers how many.
+    func touchBooks(every step: Int) throws -> Int {
+        try execute("""
+            UPDATE books SET revision = revision + 1, change_seq = (SELECT max(change_seq) FROM books) + 1
+            WHERE id % \(max(1, step)) = 0
+            """)
+        return Int(sqlite3_changes(handle))
+    }
+
     private func execute(_ sql: String) throws {
         guard sqlite3_exec(handle, sql, nil, nil, nil) == SQLITE_OK else { throw error() }
     }

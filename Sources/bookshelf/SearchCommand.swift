@@ -1,5 +1,10 @@
 import BookCatalog
 import PostgresCatalog
+import SQLiteCatalog
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `bookshelf search QUERY`: the catalog's search without the interactive screen, for
 /// scripts and quick look-ups (fzf's `--filter`, in spirit). It goes through the same
@@ -52,7 +57,22 @@ enum SearchCommand {
             context.console.line(json ? jsonLine(record) : tabSeparatedLine(record))
         }
         context.console.note(json ? jsonSummary(page, query: query) : summary(page, query: query))
+        if let sqlite = remote as? SQLiteBookRemote { await storeIndexAfterAnswering(sqlite, console: context.console) }
         return page.total == 0 ? .nothingDone : .success
+    }
+
+    /// When the answer came without a current stored index (a first open, or after another
+    /// program changed many books), the index is being built in the background: let it finish
+    /// and be stored, so the next search starts from it. Standard output is closed first, so a
+    /// reader (`| head`) has the whole answer at once.
+    private static func storeIndexAfterAnswering(_ remote: SQLiteBookRemote, console: Console) async {
+        console.flush()
+        let null = open("/dev/null", O_WRONLY)
+        if null >= 0 {
+            dup2(null, STDOUT_FILENO)
+            close(null)
+        }
+        await remote.finishIndexPreparation()
     }
 
     static func tabSeparatedLine(_ record: BookRecord) -> String {

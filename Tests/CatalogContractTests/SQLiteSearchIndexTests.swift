@@ -23,6 +23,8 @@ import Testing
         let second = try catalog.remote(account: "reader")
         let (loaded, _) = try await second.searchIndexReport()
         #expect(loaded.origin == .loadedSnapshot && loaded.books == books.count && loaded.bytes == built.bytes)
+        // Both read the index in place from the file (the builder reads back what it stored).
+        #expect(built.mapped && loaded.mapped)
         try await expectExactSearches(second, books)
     }
 
@@ -69,24 +71,187 @@ import Testing
         #expect(try await catalog.remote(account: "reader").searchIndexReport().report.origin == .loadedSnapshot)
     }
 
-    @Test(arguments: 0..<9)
-    func aDamagedSnapshotIsIgnoredAndRebuilt(part: Int) async throws {
-        let path = directory.path("damaged-\(part).sqlite")
-        let (catalog, books) = try makeCatalog(books: 200, path: path)
-        #expect(try await catalog.remote(account: "editor").searchIndexReport().snapshotStored)
-        // Flip one byte in the middle of the part, as a damaged disk might.
-        try withRawConnection(path) {
-            try execute($0, """
-                UPDATE search_snapshot_parts
-                SET data = CAST(substr(data, 1, length(data) / 2) || x'A5' || substr(data, length(data) / 2 + 2) AS BLOB)
-                WHERE part = \(part)
-                """)
+    // MARK: The snapshot file is derived data, never trusted
+
+    /// The parts of a snapshot file, as its header lays them out (see `SearchIndexSnapshot`):
+    /// word 9 is where the checked data starts, words 12 + 2p and 13 + 2p part p's offset and length.
+    struct SnapshotFile {
+        let path: String
+        var bytes: [UInt8]
+
+        init(catalog: String) throws {
+            let directory = (catalog as NSString).deletingLastPathComponent
+            let name = (catalog as NSString).lastPathComponent + "-search-"
+            let files = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasPrefix(name) && !$0.contains(".writing") }
+            guard files.count == 1 else { throw SnapshotFileMissing(found: files) }
+            path = directory + "/" + files[0]
+            bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
         }
+
+        func word(_ index: Int) -> Int { Int(truncatingIfNeeded: bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: index * 8, as: UInt64.self) }) }
+        var dataStart: Int { word(9) }
+        func part(_ part: Int) -> Range<Int> { word(12 + 2 * part)..<word(12 + 2 * part) + word(13 + 2 * part) }
+        func save() throws { try Data(bytes).write(to: URL(fileURLWithPath: path)) }
+
+        init(path: String, bytes: [UInt8]) {
+            self.path = path
+            self.bytes = bytes
+        }
+
+        /// Makes every checksum agree with the bytes again, as a crafted file would.
+        mutating func reseal() { bytes = SearchIndexSnapshotProbe.resealed(bytes) }
+    }
+
+    struct SnapshotFileMissing: Error { let found: [String] }
+
+    /// Stores a snapshot of 200 books, lets `damage` change its file, then checks that a new
+    /// remote answers every query exactly and ends up on a rebuilt, stored index.
+    private func expectDamageDetected(_ name: String, _ damage: (inout SnapshotFile) throws -> Void,
+                                      sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        let path = directory.path("\(name).sqlite")
+        let (catalog, books) = try makeCatalog(books: 200, path: path)
+        #expect(try await catalog.remote(account: "editor").searchIndexReport().snapshotStored, sourceLocation: sourceLocation)
+        var file = try SnapshotFile(catalog: path)
+        let intact = file.bytes
+        try damage(&file)
+        #expect(file.bytes != intact, "the damage changed nothing", sourceLocation: sourceLocation)
+        try file.save()
+
         let remote = try catalog.remote(account: "reader")
+        try await expectExactSearches(remote, books, sourceLocation: sourceLocation)
+        // Detected at load or at the first read of the damaged block: either way the index in
+        // use now is a rebuilt one, stored again.
         let (report, stored) = try await remote.searchIndexReport()
-        #expect(report.origin == .built && stored, "part \(part)")
+        #expect(report.origin == .built && stored, "\(name): \(report)", sourceLocation: sourceLocation)
+        try await expectExactSearches(remote, books, sourceLocation: sourceLocation)
+        let next = try catalog.remote(account: "reader")
+        #expect(try await next.searchIndexReport().report.origin == .loadedSnapshot, sourceLocation: sourceLocation)
+        try await expectExactSearches(next, books, sourceLocation: sourceLocation)
+    }
+
+    @Test(arguments: 0..<9)
+    func aSnapshotWithADamagedPartIsDetectedAndRebuilt(part: Int) async throws {
+        try await expectDamageDetected("damaged-\(part)") { file in
+            let range = file.part(part)
+            file.bytes[(range.lowerBound + range.upperBound) / 2] ^= 0xA5
+        }
+    }
+
+    @Test(arguments: [1, 2, 8, 9])
+    func aTruncatedSnapshotIsDetectedAndRebuilt(fraction: Int) async throws {
+        try await expectDamageDetected("truncated-\(fraction)") { file in
+            file.bytes.removeLast(file.bytes.count - file.bytes.count * fraction / 10)
+        }
+    }
+
+    @Test func aSnapshotWithAWrongBlockChecksumIsDetectedAndRebuilt() async throws {
+        try await expectDamageDetected("block-checksum") { file in
+            // The block checksums end right before the data (padding to 64 bytes aside): change the last one.
+            var at = file.dataStart - 8
+            while file.word(at / 8) == 0 { at -= 8 }
+            file.bytes[at] ^= 0x01
+        }
+    }
+
+    @Test func aSnapshotWithAChangedHeaderIsDetectedAndRebuilt() async throws {
+        try await expectDamageDetected("header") { file in
+            file.bytes[4 * 8] ^= 0x02   // the book count
+        }
+    }
+
+    @Test func aSnapshotWithAForgedDataChecksumIsStillBoundsChecked() async throws {
+        // Damage that a checksum cannot catch because the block's checksum was recomputed: a
+        // crafted file. It must still never be read out of bounds: here every posting entry
+        // is a gap that points far past the last book.
+        try await expectDamageDetected("forged") { file in
+            let postings = file.part(6)
+            for at in postings.dropLast() { file.bytes[at] = 0xFF }
+            file.reseal()
+        }
+    }
+
+    @Test func aSnapshotOfAnotherCatalogIsRefused() async throws {
+        let path = directory.path("mine.sqlite")
+        let (catalog, books) = try makeCatalog(books: 120, path: path)
+        #expect(try await catalog.remote(account: "editor").searchIndexReport().snapshotStored)
+        // Another catalog with other books, same scope and sizes, and its (intact) snapshot.
+        let otherPath = directory.path("theirs.sqlite")
+        let other = try SQLiteCatalog.open(path: otherPath, create: true)
+        try other.addAccount(Account(name: "editor", role: .editor, scope: "main"))
+        for index in 0..<120 where index % 10 != 9 { try other.addBook(NewBook(title: "Other book \(index)"), scope: "main") }
+        #expect(try await other.remote(account: "editor").searchIndexReport().snapshotStored)
+        var theirs = try SnapshotFile(catalog: otherPath)
+        let mine = try SnapshotFile(catalog: path)
+        theirs = SnapshotFile(path: mine.path, bytes: theirs.bytes)
+        try theirs.save()
+
+        let remote = try catalog.remote(account: "reader")
+        #expect(try await remote.searchIndexReport().report.origin == .built)
         try await expectExactSearches(remote, books)
-        #expect(try await catalog.remote(account: "reader").searchIndexReport().report.origin == .loadedSnapshot)
+    }
+
+    @Test func theDecoderRefusesEveryChangedByteAndEveryTruncation() async throws {
+        let path = directory.path("probe.sqlite")
+        let (catalog, books) = try makeCatalog(books: 150, path: path)
+        #expect(try await catalog.remote(account: "editor").searchIndexReport().snapshotStored)
+        let file = try SnapshotFile(catalog: path)
+        let queries = ["a", "hist", "l'e", "al ro", "東", ""]
+        // The intact file answers as the books say.
+        let intact = try #require(SearchIndexSnapshotProbe.decodeAndSearch(file.bytes, queries: queries))
+        for (text, ids) in zip(queries, intact) {
+            let terms = SearchTerms(text)
+            let expected = books.filter { terms.isEmpty || terms.matches($0) }.sorted { terms.sortKey($0) < terms.sortKey($1) }
+            #expect(ids == expected.prefix(50).map(\.id), "\(text)")
+        }
+        // Every byte is covered by a checksum: any change is refused, at decode or where a search reads it.
+        var refused = 0
+        for at in stride(from: 0, to: file.bytes.count, by: max(1, file.bytes.count / 400)) {
+            var changed = file.bytes
+            changed[at] ^= 0x10
+            #expect(SearchIndexSnapshotProbe.decodeAndSearch(changed, queries: queries) == nil, "byte \(at)")
+            refused += 1
+        }
+        for length in stride(from: 0, to: file.bytes.count, by: max(1, file.bytes.count / 100)) {
+            #expect(SearchIndexSnapshotProbe.decodeAndSearch(Array(file.bytes.prefix(length)), queries: queries) == nil, "length \(length)")
+        }
+        #expect(refused > 100)
+    }
+
+    // MARK: Answers while the index is being built
+
+    @Test func searchingWithoutTheIndexAnswersExactlyAsTheIndexDoes() async throws {
+        let (catalog, books) = try makeCatalog(books: 300)
+        let remote = try catalog.remote(account: "editor")
+        _ = try await remote.searchIndexReport()
+        try await expectExactSearches(remote, books)
+        try await expectExactSearches(remote, books, withoutIndex: true)
+        // After edits the index answers through its overlay; the table directly.
+        var current = books
+        var generator = GeneratedBooks(seed: 23)
+        for step in 0..<40 {
+            let index = (step * 13) % current.count
+            let seed = generator.book()
+            current[index] = try await remote.save(SaveRequest(id: current[index].id, title: seed.title, author: seed.author,
+                                                               expectedRevision: current[index].revision))
+        }
+        current.append(try catalog.addBook(NewBook(title: "100% _under_ score\\ cafe\u{301}", author: "O'Brien"), scope: "main"))
+        try await expectExactSearches(remote, current)
+        try await expectExactSearches(remote, current, withoutIndex: true)
+        for text in ["100%", "_under", "score\\", "cafe", "café", "o'b", "%", "_"] {
+            let indexed = try await remote.search(SearchQuery(text: text))
+            let unindexed = try await remote.searchWithoutIndex(SearchQuery(text: text))
+            #expect(indexed.records == unindexed.records && indexed.total == unindexed.total, "\(text)")
+        }
+    }
+
+    @Test func aRemoteWithoutAStoredIndexAnswersAtOnceAndExactly() async throws {
+        let (catalog, books) = try makeCatalog(books: 300)
+        try catalog.discardSearchSnapshots()
+        // Whichever way each search is answered (the build runs meanwhile), it is exact.
+        let remote = try catalog.remote(account: "reader")
+        try await expectExactSearches(remote, books)
+        #expect(try await remote.searchIndexReport().report.origin == .built)
+        try await expectExactSearches(remote, books)
     }
 
     @Test func aVersionOneCatalogIsMigratedAndSearchable() async throws {
@@ -167,7 +332,7 @@ import Testing
     }
 
     /// Every query, at several pages, answers what `SearchTerms` says for `books`.
-    private func expectExactSearches(_ remote: SQLiteBookRemote, _ books: [BookRecord],
+    private func expectExactSearches(_ remote: SQLiteBookRemote, _ books: [BookRecord], withoutIndex: Bool = false,
                                      sourceLocation: SourceLocation = #_sourceLocation) async throws {
         var generator = GeneratedBooks(seed: 17)
         let queries = Self.queries + (0..<15).map { _ in generator.query() }
@@ -175,7 +340,8 @@ import Testing
             let terms = SearchTerms(text)
             let expected = books.filter { terms.isEmpty || terms.matches($0) }.sorted { terms.sortKey($0) < terms.sortKey($1) }
             for (limit, offset) in [(50, 0), (3, 0), (4, 5), (10, 100)] {
-                let page = try await remote.search(SearchQuery(text: text, limit: limit, offset: offset))
+                let query = SearchQuery(text: text, limit: limit, offset: offset)
+                let page = withoutIndex ? try await remote.searchWithoutIndex(query) : try await remote.search(query)
                 let wanted = Array(expected.dropFirst(offset).prefix(limit))
                 #expect(page.records == wanted && page.total == expected.count, "\(text) \(limit) \(offset)",
                         sourceLocation: sourceLocation)

@@ -1,0 +1,154 @@
+import Foundation
+import Synchronization
+
+/// Memory that outlives the `IndexArray`s that view it: an allocation of this process or a
+/// mapped snapshot file. Immutable once the arrays are made, hence shareable.
+protocol IndexMemory: AnyObject, Sendable {
+    /// Confirms that the bytes at `range` (offsets into the memory) are intact before they are
+    /// read; a mapped file checks them against its checksums the first time.
+    func verify(_ range: Range<Int>) throws(SearchIndexDamage)
+}
+
+/// A stored index that failed a check while it was read: the snapshot is damaged or not
+/// this catalog's, and must be rebuilt rather than trusted.
+struct SearchIndexDamage: Error, CustomStringConvertible, Equatable {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// A fixed-size array of plain values in memory that may be a mapped file (read in place) or
+/// an allocation of this process. Reading never copies; there is no writing.
+struct IndexArray<Element: BitwiseCopyable>: RandomAccessCollection, @unchecked Sendable {
+    // Safe to share: the memory is never written after the array is made, and `memory`
+    // keeps it alive.
+    let buffer: UnsafeBufferPointer<Element>
+    let memory: any IndexMemory
+    /// Where `buffer` starts in `memory`, for `verify`.
+    let offsetInMemory: Int
+
+    init(buffer: UnsafeBufferPointer<Element>, memory: any IndexMemory, offsetInMemory: Int) {
+        self.buffer = buffer
+        self.memory = memory
+        self.offsetInMemory = offsetInMemory
+    }
+
+    /// Copies `array` into memory of its own (for arrays built by appending).
+    init(copying array: [Element]) {
+        let owned = OwnedIndexMemory(byteCount: array.count * MemoryLayout<Element>.stride)
+        let typed = owned.bytes.bindMemory(to: Element.self)
+        _ = typed.initialize(from: array)
+        self.init(buffer: UnsafeBufferPointer(typed), memory: owned, offsetInMemory: 0)
+    }
+
+    var startIndex: Int { 0 }
+    var endIndex: Int { buffer.count }
+    var byteCount: Int { buffer.count * MemoryLayout<Element>.stride }
+
+    @inline(__always)
+    subscript(index: Int) -> Element { buffer[index] }
+
+    func withUnsafeBufferPointer<T>(_ body: (UnsafeBufferPointer<Element>) throws -> T) rethrows -> T { try body(buffer) }
+    func withUnsafeBytes<T>(_ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T { try body(UnsafeRawBufferPointer(buffer)) }
+
+    /// Confirms the elements at `range` are intact (see `IndexMemory.verify`).
+    func verify(_ range: Range<Int>) throws(SearchIndexDamage) {
+        let stride = MemoryLayout<Element>.stride
+        try memory.verify(offsetInMemory + range.lowerBound * stride ..< offsetInMemory + range.upperBound * stride)
+    }
+
+    func verifyAll() throws(SearchIndexDamage) { try verify(0..<count) }
+}
+
+/// An allocation of this process, written once by the builder before any array views it.
+final class OwnedIndexMemory: IndexMemory, @unchecked Sendable {
+    // Written only by the code that made it, before the arrays that view it are shared.
+    let bytes: UnsafeMutableRawBufferPointer
+
+    init(byteCount: Int) {
+        bytes = .allocate(byteCount: max(byteCount, 1), alignment: 16)
+        bytes.initializeMemory(as: UInt8.self, repeating: 0)
+    }
+
+    deinit { bytes.deallocate() }
+
+    func verify(_ range: Range<Int>) throws(SearchIndexDamage) {}
+
+    /// A zeroed buffer of `count` elements for the builder to fill, and the array that will view it.
+    static func array<Element: BitwiseCopyable>(of: Element.Type, count: Int)
+        -> (fill: UnsafeMutableBufferPointer<Element>, array: IndexArray<Element>) {
+        let owned = OwnedIndexMemory(byteCount: count * MemoryLayout<Element>.stride)
+        let typed = UnsafeMutableBufferPointer(rebasing: owned.bytes.bindMemory(to: Element.self)[0..<count])
+        return (typed, IndexArray(buffer: UnsafeBufferPointer(typed), memory: owned, offsetInMemory: 0))
+    }
+}
+
+/// Bytes handed over to the index: a mapped file, or an allocation. Given back on release.
+final class SnapshotBytes: @unchecked Sendable {
+    // Never written through; released once, in deinit.
+    let bytes: UnsafeRawBufferPointer
+    private let ownership: Ownership
+
+    enum Ownership {
+        /// `mmap`ed: unmapped on release.
+        case mapped
+        /// `UnsafeMutableRawBufferPointer.allocate`d: deallocated.
+        case allocated
+    }
+
+    init(_ bytes: UnsafeRawBufferPointer, ownership: Ownership) {
+        self.bytes = bytes
+        self.ownership = ownership
+    }
+
+    deinit {
+        guard let base = bytes.baseAddress else { return }
+        switch ownership {
+        case .mapped: munmap(UnsafeMutableRawPointer(mutating: base), bytes.count)
+        case .allocated: base.deallocate()
+        }
+    }
+}
+
+/// A snapshot file mapped read-only. Its data is covered by one checksum per block; a block
+/// is checked the first time anything in it is read, so a search reads (and keeps resident)
+/// only the parts of the file it needs, and never uses a byte that failed its checksum.
+final class MappedIndexMemory: IndexMemory, @unchecked Sendable {
+    static let blockSize = 1 << 16
+
+    let file: SnapshotBytes
+    private var bytes: UnsafeRawBufferPointer { file.bytes }
+    /// Where the checked area starts; blocks are counted from there.
+    private let dataStart: Int
+    /// Inside `file`.
+    private let blockChecksums: UnsafeBufferPointer<UInt64>
+    private let checked: Mutex<[UInt64]>
+
+    init(file: SnapshotBytes, dataStart: Int, blockChecksums: UnsafeBufferPointer<UInt64>) {
+        self.file = file
+        self.dataStart = dataStart
+        self.blockChecksums = blockChecksums
+        checked = Mutex([UInt64](repeating: 0, count: (blockChecksums.count + 63) / 64))
+    }
+
+    static func blockCount(dataBytes: Int) -> Int { (dataBytes + blockSize - 1) / blockSize }
+
+    func verify(_ range: Range<Int>) throws(SearchIndexDamage) {
+        guard !range.isEmpty else { return }
+        guard range.lowerBound >= dataStart, range.upperBound <= bytes.count else {
+            throw SearchIndexDamage("a read outside the snapshot's data")
+        }
+        let first = (range.lowerBound - dataStart) / Self.blockSize
+        let last = (range.upperBound - 1 - dataStart) / Self.blockSize
+        let failed = checked.withLock { checked -> Int? in
+            for block in first...last where checked[block >> 6] & (1 << UInt64(block & 63)) == 0 {
+                let start = dataStart + block * Self.blockSize
+                let end = min(start + Self.blockSize, bytes.count)
+                guard SearchIndexSnapshot.checksum(UnsafeRawBufferPointer(rebasing: bytes[start..<end])) == blockChecksums[block]
+                else { return block }
+                checked[block >> 6] |= 1 << UInt64(block & 63)
+            }
+            return nil
+        }
+        if let failed { throw SearchIndexDamage("block \(failed) of the snapshot fails its checksum") }
+    }
+}

@@ -1,0 +1,146 @@
+import BookCatalog
+
+/// Answers a search from the books table itself, for while the search index is being built
+/// or caught up: the same matches, in the same order, with the same exact total as
+/// `SearchIndex`, so switching to the index changes nothing but speed.
+///
+/// SQLite narrows the rows with one `LIKE` per query word over the derived terms (a superset:
+/// `LIKE` ignores ASCII case and token boundaries after the word); each remaining row is then
+/// judged on its tokens exactly as `SearchIndexBase` judges a book (`SearchTerms.rank`'s rules),
+/// and ordered by rank, `title_key` bytes, then id, as the index orders its ordinals. Only the
+/// best `offset + limit` rows of each rank are kept, so memory stays small for broad queries.
+/// Query text only ever reaches SQL as bound, escaped `LIKE` patterns.
+struct UnindexedSearch {
+    let connection: Connection
+    let scope: String
+
+    func search(_ terms: SearchTerms, offset: Int, limit: Int) throws -> (ids: [Int], total: Int) {
+        guard !terms.hasNoSearchableWords else { return ([], 0) }
+        if terms.isEmpty {
+            let total = try connection.queryFirst("SELECT count(*) FROM books WHERE scope = ?1", [.text(scope)]) { $0.int(0) } ?? 0
+            let ids = try connection.query(
+                "SELECT id FROM books WHERE scope = ?1 ORDER BY title_key, id LIMIT ?2 OFFSET ?3",
+                [.text(scope), .int(limit), .int(offset)]) { $0.int(0) }
+            return (ids, total)
+        }
+        let words = terms.words.map(Word.init)
+        let filters = words.indices.map { "(' ' || title_terms || ' ' || author_terms) LIKE ?\($0 + 2) ESCAPE '\\'" }
+        let statement = try connection.statement(
+            "SELECT id, title_key, title_terms, author_terms FROM books WHERE scope = ?1 AND "
+                + filters.joined(separator: " AND "))
+        try statement.bind([.text(scope)] + words.map { .text($0.likePattern) })
+        defer { statement.reset() }
+
+        var ranks = [Best(wanted: offset + limit), Best(wanted: offset + limit), Best(wanted: offset + limit)]
+        var tokens = Tokens()
+        while try statement.step() {
+            tokens.read(title: statement.bytes(2), author: statement.bytes(3))
+            guard let rank = tokens.rank(words) else { continue }
+            ranks[rank].offer(id: statement.int(0), key: statement.bytes(1))
+        }
+        let ordered = ranks.flatMap { $0.sorted().map(\.id) }
+        return (Array(ordered.dropFirst(offset).prefix(limit)), ranks.reduce(0) { $0 + $1.count })
+    }
+
+    /// One query word as the index compiles it: exact tokens, then a prefix.
+    struct Word {
+        let exact: [[UInt8]]
+        let prefix: String
+        let prefixBytes: [UInt8]
+        let asciiPrefix: Bool
+
+        init(_ parts: [String]) {
+            let normalized = parts.map(BookText.normalized)
+            exact = normalized.dropLast().map { Array($0.utf8) }
+            prefix = normalized.last!
+            prefixBytes = Array(prefix.utf8)
+            asciiPrefix = prefixBytes.allSatisfy { $0 < 0x80 }
+        }
+
+        /// " tok1 tok2 prefix" anywhere: `%` and `_` in the tokens are escaped.
+        var likePattern: String {
+            let text = (exact.map { String(decoding: $0, as: UTF8.self) } + [prefix]).joined(separator: " ")
+            var escaped = ""
+            for character in text {
+                if character == "%" || character == "_" || character == "\\" { escaped.append("\\") }
+                escaped.append(character)
+            }
+            return "% " + escaped + "%"
+        }
+
+        func matches(_ tokens: ArraySlice<UnsafeBufferPointer<UInt8>>) -> Bool {
+            for (token, part) in zip(tokens, exact) where !token.elementsEqual(part) { return false }
+            let last = tokens[tokens.startIndex + exact.count]
+            guard last.starts(with: prefixBytes) else { return false }
+            return SearchIndexBase.isCharacterPrefix(prefix, prefixBytes: prefixBytes, asciiPrefix: asciiPrefix, of: last)
+        }
+    }
+
+    /// One row's title and author tokens (views into the statement's current row).
+    struct Tokens {
+        var all: [UnsafeBufferPointer<UInt8>] = []
+        var titleCount = 0
+
+        mutating func read(title: UnsafeBufferPointer<UInt8>, author: UnsafeBufferPointer<UInt8>) {
+            all.removeAll(keepingCapacity: true)
+            TokenTable.forEachToken(title) { all.append($0) }
+            titleCount = all.count
+            TokenTable.forEachToken(author) { all.append($0) }
+        }
+
+        /// The rank `SearchTerms.rank` gives, or nil when some word matches nowhere.
+        func rank(_ words: [Word]) -> Int? {
+            var allInTitle = true
+            var firstAtStart = false
+            for (index, word) in words.enumerated() {
+                if let at = find(word, low: 0, high: titleCount) {
+                    if index == 0 { firstAtStart = at == 0 }
+                } else {
+                    allInTitle = false
+                    if find(word, low: titleCount, high: all.count) == nil { return nil }
+                }
+            }
+            return allInTitle ? (firstAtStart ? 0 : 1) : 2
+        }
+
+        private func find(_ word: Word, low: Int, high: Int) -> Int? {
+            let length = word.exact.count + 1
+            guard high - low >= length else { return nil }
+            for at in low...(high - length) where word.matches(all[at..<at + length]) { return at }
+            return nil
+        }
+    }
+
+    /// The first `wanted` of one rank's matches in (title_key bytes, id) order, and how many there were.
+    struct Best {
+        let wanted: Int
+        private(set) var count = 0
+        private var kept: [(key: [UInt8], id: Int)] = []
+        /// Once `kept` was trimmed, anything not before this entry can never be among the first `wanted`.
+        private var worst: (key: [UInt8], id: Int)?
+
+        init(wanted: Int) { self.wanted = wanted }
+
+        mutating func offer(id: Int, key: UnsafeBufferPointer<UInt8>) {
+            count += 1
+            guard wanted > 0 else { return }
+            if let worst, !Self.precedes(key, id, worst.key, worst.id) { return }
+            kept.append((Array(key), id))
+            if kept.count >= 2 * wanted + 64 { trim() }
+        }
+
+        func sorted() -> [(key: [UInt8], id: Int)] {
+            Array(kept.sorted { Self.precedes($0.key, $0.id, $1.key, $1.id) }.prefix(wanted))
+        }
+
+        private mutating func trim() {
+            kept = sorted()
+            worst = kept.last
+        }
+
+        private static func precedes(_ a: some Collection<UInt8>, _ aID: Int, _ b: some Collection<UInt8>, _ bID: Int) -> Bool {
+            if !a.elementsEqual(b) { return a.lexicographicallyPrecedes(b) }
+            return aID < bID
+        }
+    }
+}
