@@ -16,7 +16,7 @@ import Testing
         NewBook(title: "Spring 🌸 Rome", author: "👩‍👩‍👧‍👦 family 🇯🇵🇫🇷"),
         NewBook(title: "שלום עולם", author: "مرحبا بالعالم"),
         NewBook(title: "日本の歴史", author: "山田太郎"),
-        NewBook(title: "Line\u{2028}Separator\u{2029}Paragraph", author: "No\u{A0}Break\u{200B}Zero\u{200D}Joiner"),
+        NewBook(title: "Soft\u{AD}Hyphen\u{2060}Word\u{2060}Joiner", author: "No\u{A0}Break\u{200B}Zero\u{200D}Joiner"),
         NewBook(title: "\u{FEFF}Byte order mark inside", author: "\u{FEFF}"),
         NewBook(title: "=SUM(A1:A2)", author: "+1-2"),
         NewBook(title: "Tab-free but ␉ pictured", author: ""),

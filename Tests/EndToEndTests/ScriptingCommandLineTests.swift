@@ -122,7 +122,7 @@ import Testing
             {"title": "Back\\\\slash \\\\n", "author": "C:\\\\"}
             {"title": "Cafe\\u0301 decomposed", "author": "Café composed"}
             {"title": "👩‍👩‍👧‍👦 🇯🇵 🌸", "author": "שלום مرحبا"}
-            {"title": "Line\\u2028Sep", "author": "No\\u00a0Break\\u200bZero"}
+            {"title": "Soft\\u00adHyphen\\u2060Joiner", "author": "No\\u00a0Break\\u200bZero"}
             {"title": "𝔘𝔫𝔦 𐐷", "author": "=SUM(A1)"}
             """
         let source = try sandbox.write("corpus.jsonl", corpus + "\n")
