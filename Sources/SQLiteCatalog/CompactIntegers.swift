@@ -63,7 +63,9 @@ struct PackedIntegers: Sendable {
 
     /// Rebuilds from stored words; nil when they cannot hold `count` values of `width` bits.
     init?(count: Int, width: Int, words: [UInt64]) {
-        guard count >= 0, (1...64).contains(width), words.count == (count * width + 63) / 64 + 1 else { return nil }
+        guard count >= 0, (1...64).contains(width), case let (bits, false) = count.multipliedReportingOverflow(by: width),
+              bits <= Int.max - 63, words.count == (bits + 63) / 64 + 1
+        else { return nil }
         self.count = count
         self.width = width
         self.words = words

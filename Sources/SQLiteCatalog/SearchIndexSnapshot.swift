@@ -81,7 +81,9 @@ enum SearchIndexSnapshot {
                 return (row.int(0), row.int(1), (0..<raw.count / 8).map { raw.loadUnaligned(fromByteOffset: $0 * 8, as: Int64.self) })
             })
         else { return nil }
-        guard stored <= sequence, count >= 0, header.count == 4 + Part.allCases.count else { return nil }
+        guard stored <= sequence, header.count == 4 + Part.allCases.count, header[0] == count,
+              Self.isPlausible(count: count, idBase: header[1], widths: header[2], header[3])
+        else { return nil }
         let behind = try connection.queryFirst(
             "SELECT count(*) FROM (SELECT 1 FROM books WHERE change_seq > ?1 AND +scope = ?2 LIMIT ?3)",
             [.int(stored), .text(scope), .int(maximumBehind(count) + 1)]) { $0.int(0) } ?? 0
@@ -121,6 +123,14 @@ enum SearchIndexSnapshot {
                                    bookStart: bookStart, idBase: Int(header[1]), ids: ids, postingBytes: postingBytes,
                                    postingStart: postingStart, postingsBefore: postingsBefore)
         return base.isConsistent ? base : nil
+    }
+
+    /// The book count, id base and packed widths are not covered by the part checksums (they
+    /// sit in the row and its header), so a damaged value must not reach arithmetic that traps:
+    /// ordinals are `Int32`, ids and offsets must fit an `Int` after adding the base.
+    private static func isPlausible(count: Int, idBase: Int64, widths: Int64...) -> Bool {
+        (0..<Int(Int32.max)).contains(count) && (0..<(Int64(1) << 62)).contains(idBase)
+            && widths.allSatisfy { (1...62).contains($0) }
     }
 
     private static func readBlob(rowid: Int, into buffer: UnsafeMutableRawBufferPointer, connection: Connection) throws {
