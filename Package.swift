@@ -52,7 +52,7 @@ let package = Package(
         .testTarget(name: "BookshelfUITests", dependencies: ["BookshelfUI"]),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["bookshelf", "bookshelf-demo", "SQLiteCatalog"]),
+            dependencies: ["bookshelf", "bookshelf-demo", "bookshelf-bench", "SQLiteCatalog", "CSQLite"]),
     ],
     swiftLanguageModes: [.v6]
 )
