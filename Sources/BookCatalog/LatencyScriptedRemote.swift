@@ -314,32 +314,51 @@ public struct ScriptedCall: Sendable, Equatable {
 
 /// The script shared by every scripted remote of one run: it numbers requests in the order
 /// they reach any of the remotes, decides each one's latency and failure from the schedule,
-/// and keeps a log of every call.
+/// and keeps a log of the calls: all of them, or the most recent `retainedCalls` when a long
+/// session must not grow (the interactive app).
 public final class LatencyScript: @unchecked Sendable {
     public let schedule: LatencySchedule
     public let sleeper: any LatencySleeper
+    /// At most this many calls are kept (nil: all); older ones are forgotten in batches.
+    public let retainedCalls: Int?
+
+    /// What the interactive app keeps: enough to explain the last few screens of requests.
+    public static let interactiveRetainedCalls = 1_000
 
     private let lock = NSLock()
+    /// Calls `firstRetained`, `firstRetained + 1`, ... in order.
     private var log: [ScriptedCall] = []
+    private var firstRetained = 1
     private var finishWaiters: [(number: Int, continuation: CheckedContinuation<Void, Never>)] = []
 
-    public init(schedule: LatencySchedule, sleeper: any LatencySleeper) {
+    public init(schedule: LatencySchedule, sleeper: any LatencySleeper, retainedCalls: Int? = nil) {
         self.schedule = schedule
         self.sleeper = sleeper
+        self.retainedCalls = retainedCalls.map { max(1, $0) }
     }
 
-    /// Every call so far, in request-number order.
+    /// The retained calls (every call, unless `retainedCalls` is set), in request-number order.
     public var calls: [ScriptedCall] { lock.withLock { log } }
 
+    /// How many calls were ever made, retained or not.
+    public var callCount: Int { lock.withLock { firstRetained - 1 + log.count } }
+
     public func call(_ number: Int) -> ScriptedCall? {
-        lock.withLock { number >= 1 && number <= log.count ? log[number - 1] : nil }
+        lock.withLock { retainedIndex(number).map { log[$0] } }
     }
 
-    /// Suspends until request `number` has answered or failed.
+    /// Where call `number` sits in `log`, if it is retained. Call with the lock held.
+    private func retainedIndex(_ number: Int) -> Int? {
+        let index = number - firstRetained
+        return index >= 0 && index < log.count ? index : nil
+    }
+
+    /// Suspends until request `number` has answered or failed (or was forgotten).
     public func waitForFinish(of number: Int) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let finished = lock.withLock {
-                if number <= log.count, log[number - 1].outcome != .pending { return true }
+                if number < firstRetained { return true }
+                if let index = retainedIndex(number), log[index].outcome != .pending { return true }
                 finishWaiters.append((number, continuation))
                 return false
             }
@@ -361,18 +380,24 @@ public final class LatencyScript: @unchecked Sendable {
 
     func begin(_ kind: ScriptedCall.Kind, label: String) -> ScriptedCall {
         lock.withLock {
-            let number = log.count + 1
+            let number = firstRetained + log.count
             let call = ScriptedCall(number: number, kind: kind, label: label,
                                     latencyMilliseconds: schedule.latencyMilliseconds(ofRequest: number),
                                     failsByScript: schedule.fails(request: number), outcome: .pending)
             log.append(call)
+            // Forget in batches (at twice the bound), so each call costs O(1) on average.
+            if let retainedCalls, log.count >= 2 * retainedCalls {
+                let forgotten = log.count - retainedCalls
+                log.removeFirst(forgotten)
+                firstRetained += forgotten
+            }
             return call
         }
     }
 
     func finish(_ number: Int, _ outcome: ScriptedCall.Outcome) {
         let ready = lock.withLock {
-            log[number - 1].outcome = outcome
+            if let index = retainedIndex(number) { log[index].outcome = outcome }
             let ready = finishWaiters.filter { $0.number == number }
             finishWaiters.removeAll { $0.number == number }
             return ready

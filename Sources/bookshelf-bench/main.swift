@@ -2,7 +2,7 @@ import Foundation
 
 /// `bookshelf-bench MODE [options]`: one benchmark per mode. To add a mode, write a type
 /// conforming to `BenchMode` in its own file and list it here.
-let modes: [any BenchMode.Type] = [SearchBench.self, KeysBench.self, PostgresBench.self, CompareBench.self, SQLiteSavesBench.self]
+let modes: [any BenchMode.Type] = [SearchBench.self, KeysBench.self, PostgresBench.self, CompareBench.self, SQLiteSavesBench.self, SessionBench.self]
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 let usage = """

@@ -149,7 +149,7 @@ enum InteractiveCommand {
         let countBooks: @Sendable (String) async -> Int?
         switch setup.store {
         case let .sqlite(catalog, path):
-            let script = setup.schedule.map { LatencyScript(schedule: $0, sleeper: WallClockSleeper()) }
+            let script = setup.schedule.map { LatencyScript(schedule: $0, sleeper: WallClockSleeper(), retainedCalls: LatencyScript.interactiveRetainedCalls) }
             connector = SQLiteConnector(catalog: catalog, script: script)
             store = StoreInfo(kind: "SQLite", location: displayPath(path))
             countBooks = { account in
