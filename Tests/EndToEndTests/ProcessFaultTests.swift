@@ -211,8 +211,9 @@ import Testing
         return process
     }
 
-    /// Polls every millisecond: the moments these tests aim for last tens of milliseconds.
-    private func waitUntil(_ what: String, timeout: Duration = .seconds(60), _ condition: () -> Bool) throws {
+    /// Polls every millisecond: the moments these tests aim for last tens of milliseconds. The
+    /// deadline is generous because under a sanitizer the processes run several times slower.
+    private func waitUntil(_ what: String, timeout: Duration = .seconds(300), _ condition: () -> Bool) throws {
         let deadline = ContinuousClock.now + timeout
         while !condition() {
             guard ContinuousClock.now < deadline else {
