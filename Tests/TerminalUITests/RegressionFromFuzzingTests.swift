@@ -22,3 +22,23 @@ import Testing
         }
     }
 }
+
+/// Inputs the `KeyDecoding` fuzz target found.
+@Suite struct InputDecoderRegressionFromFuzzingTests {
+    /// Found by fuzzing (a hang): a run of a few hundred Escs recursed once per Esc and was
+    /// parsed again after every byte, taking seconds. Each Esc but the last two is the Esc
+    /// key, and the last two with the key after them are Alt and that key (as Esc Esc b was
+    /// before); the decoding must not depend on how the bytes were split.
+    @Test func aLongRunOfEscapesDecodesAsEscapeKeysWhateverTheSplit() {
+        let input = Array("x".utf8) + [UInt8](repeating: 0x1B, count: 5_000) + Array("b".utf8)
+        var whole = InputDecoder()
+        let wholeKeys = whole.feed(input) + whole.timeOut()
+        var split = InputDecoder()
+        var splitKeys: [Key] = []
+        for byte in input { splitKeys += split.feed([byte]) }
+        splitKeys += split.timeOut()
+        let expected: [Key] = [.character("x")] + Array(repeating: .escape, count: 4_998) + [.character("b").adding(.alt)]
+        #expect(wholeKeys == expected)
+        #expect(splitKeys == expected)
+    }
+}
