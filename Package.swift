@@ -56,7 +56,7 @@ let package = Package(
         .executableTarget(
             name: "bookshelf-bench",
             dependencies: ["BookCatalog", "BookshelfModel", "BookshelfTestSupport", "BookshelfUI", "CSQLite",
-                           "PostgresCatalog", "SQLiteCatalog", "TerminalUI"]),
+                           "CatalogSimulation", "PostgresCatalog", "SQLiteCatalog", "TerminalUI"]),
 
         // The seeds' sample code against BookCatalog alone: the floor of its public API.
         .testTarget(name: "SeedTests", dependencies: ["BookCatalog"]),
@@ -74,9 +74,10 @@ let package = Package(
                            "TerminalUI"]),
         .testTarget(
             name: "EndToEndTests",
-            // bookshelf-demo is run by the tests, not imported: the dependency builds it first.
+            // bookshelf-demo and bookshelf-bench are run by the tests, not imported: the
+            // dependency builds them first.
             dependencies: ["BookCatalog", "BookshelfTestSupport", "CSQLite", "SQLiteCatalog", "TerminalUI", "bookshelf",
-                           "bookshelf-demo"]),
+                           "bookshelf-bench", "bookshelf-demo"]),
     ],
     swiftLanguageModes: [.v6]
 )

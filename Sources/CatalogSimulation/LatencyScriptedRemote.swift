@@ -321,35 +321,54 @@ public struct ScriptedCall: Sendable, Equatable {
 
 /// The script shared by every scripted remote of one run: it numbers requests in the order
 /// they reach any of the remotes, decides each one's latency and failure from the schedule,
-/// and keeps a log of every call.
+/// and keeps a log of the calls: all of them, or the most recent `retainedCalls` when a long
+/// session must not grow (the interactive app).
 public final class LatencyScript: Sendable {
     public let schedule: LatencySchedule
     public let sleeper: any LatencySleeper
+    /// At most this many calls are kept (nil: all); older ones are forgotten in batches.
+    public let retainedCalls: Int?
+
+    /// What the interactive app keeps: enough to explain the last few screens of requests.
+    public static let interactiveRetainedCalls = 1_000
 
     private struct State {
+        /// Calls `firstRetained`, `firstRetained + 1`, ... in order.
         var log: [ScriptedCall] = []
+        var firstRetained = 1
         var finishWaiters: [(number: Int, continuation: CheckedContinuation<Void, Never>)] = []
+
+        /// Where call `number` sits in `log`, if it is retained.
+        func retainedIndex(_ number: Int) -> Int? {
+            let index = number - firstRetained
+            return index >= 0 && index < log.count ? index : nil
+        }
     }
 
     private let state = Mutex(State())
 
-    public init(schedule: LatencySchedule, sleeper: any LatencySleeper) {
+    public init(schedule: LatencySchedule, sleeper: any LatencySleeper, retainedCalls: Int? = nil) {
         self.schedule = schedule
         self.sleeper = sleeper
+        self.retainedCalls = retainedCalls.map { max(1, $0) }
     }
 
-    /// Every call so far, in request-number order.
+    /// The retained calls (every call, unless `retainedCalls` is set), in request-number order.
     public var calls: [ScriptedCall] { state.withLock { $0.log } }
 
+    /// How many calls were ever made, retained or not.
+    public var callCount: Int { state.withLock { $0.firstRetained - 1 + $0.log.count } }
+
     public func call(_ number: Int) -> ScriptedCall? {
-        state.withLock { number >= 1 && number <= $0.log.count ? $0.log[number - 1] : nil }
+        state.withLock { state in state.retainedIndex(number).map { state.log[$0] } }
     }
 
-    /// Suspends until request `number` has answered or failed.
+    /// Suspends until request `number` has answered or failed (or was forgotten).
     public func waitForFinish(of number: Int) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let finished = state.withLock { state in
-                if number <= state.log.count, state.log[number - 1].outcome != .pending { return true }
+                if number < state.firstRetained { return true }
+                if let index = state.retainedIndex(number), state.log[index].outcome != .pending { return true }
                 state.finishWaiters.append((number, continuation))
                 return false
             }
@@ -371,18 +390,24 @@ public final class LatencyScript: Sendable {
 
     func begin(_ kind: ScriptedCall.Kind, label: String) -> ScriptedCall {
         state.withLock { state in
-            let number = state.log.count + 1
+            let number = state.firstRetained + state.log.count
             let call = ScriptedCall(number: number, kind: kind, label: label,
                                     latencyMilliseconds: schedule.latencyMilliseconds(ofRequest: number),
                                     failsByScript: schedule.fails(request: number), outcome: .pending)
             state.log.append(call)
+            // Forget in batches (at twice the bound), so each call costs O(1) on average.
+            if let retainedCalls, state.log.count >= 2 * retainedCalls {
+                let forgotten = state.log.count - retainedCalls
+                state.log.removeFirst(forgotten)
+                state.firstRetained += forgotten
+            }
             return call
         }
     }
 
     func finish(_ number: Int, _ outcome: ScriptedCall.Outcome) {
         let ready = state.withLock { state in
-            state.log[number - 1].outcome = outcome
+            if let index = state.retainedIndex(number) { state.log[index].outcome = outcome }
             let ready = state.finishWaiters.filter { $0.number == number }
             state.finishWaiters.removeAll { $0.number == number }
             return ready

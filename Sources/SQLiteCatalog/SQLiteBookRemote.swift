@@ -122,7 +122,17 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
             try connection.transaction(immediate: false) {
                 let sequence = try connection.queryFirst("SELECT coalesce(max(change_seq), 0) FROM books") { $0.int(0) } ?? 0
                 let (ids, total) = try answer(terms, query, index: index, at: sequence)
-                return try page(ids: ids, total: total, query: query)
+                do {
+                    return try page(ids: ids, total: total, query: query, namedByIndex: lastSearchAnswer != .booksTable)
+                } catch is SearchIndexDamage {
+                    // In one read snapshot every id the index names is a book: this index was
+                    // crafted or damaged where no checksum looks. Never trust it again.
+                    distrustIndex()
+                    lastSearchAnswer = .booksTable
+                    let (ids, total) = try UnindexedSearch(connection: connection, scope: account.scope)
+                        .search(terms, offset: query.offset, limit: query.limit)
+                    return try page(ids: ids, total: total, query: query)
+                }
             }
         }
     }
@@ -149,9 +159,7 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
                 }
             } catch is SearchIndexDamage {
                 // A stored snapshot failed a check where this search read it: never trust it again.
-                self.index = nil
-                preparation?.cancel()
-                preparation = IndexPreparation.start(path: catalogPath, busyTimeout: busyTimeout, scope: account.scope, useSnapshot: false)
+                distrustIndex()
             }
         }
         lastSearchAnswer = .booksTable
@@ -159,12 +167,24 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
             .search(terms, offset: query.offset, limit: query.limit)
     }
 
-    private func page(ids: [Int], total: Int, query: SearchQuery) throws -> SearchPage {
+    /// Drops the index in use and rebuilds one from the books table alone (no stored snapshot).
+    private func distrustIndex() {
+        index = nil
+        preparation?.cancel()
+        preparation = IndexPreparation.start(path: catalogPath, busyTimeout: busyTimeout, scope: account.scope, useSnapshot: false)
+    }
+
+    /// The rows of `ids`. An id with no book of this scope is `SearchIndexDamage` when an index
+    /// named it, and a malformed answer otherwise.
+    private func page(ids: [Int], total: Int, query: SearchQuery, namedByIndex: Bool = false) throws -> SearchPage {
         let records = try ids.map { id in
             guard let record = try connection.queryFirst(
                 "SELECT id, title, author, revision FROM books WHERE id = ?1 AND scope = ?2",
                 [.int(id), .text(account.scope)], row: Self.record)
-            else { throw BookFailure.invalidResponse }
+            else {
+                guard namedByIndex else { throw BookFailure.invalidResponse }
+                throw SearchIndexDamage("the index names book \(id), which this scope does not have")
+            }
             return record
         }
         return SearchPage(records: records, totalCount: TotalCount(

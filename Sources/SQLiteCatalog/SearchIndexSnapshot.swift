@@ -295,14 +295,21 @@ enum SearchIndexSnapshot {
             let typed = UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + size]).assumingMemoryBound(to: Element.self)
             return IndexArray(buffer: typed, memory: memory, offsetInMemory: offset)
         }
+        // Every id is idBase + a stored value of idsWidth bits: the sum must be a positive Int
+        // whatever the stored bits say, or a crafted file could make it trap.
+        let idBase = Int(Int64(bitPattern: word(5)))
+        let idsWidth = try small(7, atMost: 63)
+        guard idBase >= 0, idBase <= Int.max - Int((UInt64(1) << idsWidth) - 1) else {
+            throw SearchIndexDamage("the snapshot's ids lie outside every possible id")
+        }
         guard let bookStart = PackedIntegers(count: count + 1, width: try small(6, atMost: 64), words: try array(.bookStart, as: UInt64.self)),
-              let ids = PackedIntegers(count: count, width: try small(7, atMost: 64), words: try array(.ids, as: UInt64.self))
+              let ids = PackedIntegers(count: count, width: idsWidth, words: try array(.ids, as: UInt64.self))
         else { throw SearchIndexDamage("the snapshot's packed arrays have the wrong size") }
         let base = SearchIndexBase(
             sequence: Int(truncatingIfNeeded: word(3)), count: count,
             vocabularyBytes: try array(.vocabularyBytes, as: UInt8.self), vocabularyStart: try array(.vocabularyStart, as: UInt32.self),
             numberOfCode: try array(.numberOfCode, as: UInt32.self), bookBytes: try array(.bookBytes, as: UInt8.self),
-            bookStart: bookStart, idBase: Int(Int64(bitPattern: word(5))), ids: ids,
+            bookStart: bookStart, idBase: idBase, ids: ids,
             postingBytes: try array(.postingBytes, as: UInt8.self), postingStart: try array(.postingStart, as: UInt32.self),
             postingsBefore: try array(.postingsBefore, as: UInt32.self))
         try base.validate()

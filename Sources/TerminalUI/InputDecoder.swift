@@ -230,6 +230,11 @@ public struct InputDecoder: Sendable {
         switch second {
         case UInt8(ascii: "["): return parseControlSequence(bytes)
         case UInt8(ascii: "O"): return parseSingleShift(bytes)
+        case Self.escape where bytes.count >= 3 && bytes[bytes.startIndex + 2] == Self.escape:
+            // Esc Esc Esc: the first is the Esc key (Alt applies to one key, not to Alt itself).
+            // Without this a run of Escs recursed once per Esc and was parsed again at every
+            // byte: quadratic, seconds for a few hundred Escs (found by fuzzing).
+            return .token(length: 1, .key(.escape))
         default:
             // Alt: Esc then a key, or Esc then a whole sequence (rxvt's Alt-arrows).
             switch parse(bytes.dropFirst()) {

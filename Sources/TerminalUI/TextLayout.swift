@@ -60,17 +60,39 @@ public enum TextLayout {
         guard width > 0 else { return "" }
         let all = glyphs(text)
         let total = all.reduce(0) { $0 + $1.width }
-        if total <= width { return all.map(\.symbol).joined() }
-        var kept = ""
+        if total <= width { return joined(all) }
+        var kept: [Glyph] = []
         var used = 0
         for glyph in all {
             if used + glyph.width > width - 1 { break }
-            kept += glyph.symbol
+            kept.append(glyph)
             used += glyph.width
         }
-        kept += Glyph.ellipsis.symbol
+        kept.append(.ellipsis)
         used += 1
-        return kept + String(repeating: " ", count: width - used)
+        return joined(kept) + String(repeating: " ", count: width - used)
+    }
+
+    /// The symbols of `glyphs` as one string that lays out as the same glyphs again. Two
+    /// glyphs can fuse into one grapheme cluster once a dropped zero-width cluster no longer
+    /// separates them (a prepended concatenation mark such as U+0601 before a letter, a
+    /// spacing mark after one); the one that attaches is shown as U+FFFD instead, as a
+    /// cluster the terminal cannot place is.
+    static func joined(_ glyphs: [Glyph]) -> String {
+        var symbols = glyphs.map(\.symbol)
+        for index in symbols.indices.dropFirst() where (symbols[index - 1] + symbols[index]).count == 1 {
+            let stillFuses = (symbols[index - 1] + replacement(width: glyphs[index].width)).count == 1
+            if stillFuses {
+                symbols[index - 1] = replacement(width: glyphs[index - 1].width)
+            } else {
+                symbols[index] = replacement(width: glyphs[index].width)
+            }
+        }
+        return symbols.joined()
+    }
+
+    private static func replacement(width: Int) -> String {
+        String(repeating: String(TerminalSafety.replacementCharacter), count: width)
     }
 
     static func glyph(_ character: Character) -> Glyph? {

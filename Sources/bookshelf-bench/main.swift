@@ -2,7 +2,10 @@ import Foundation
 
 /// `bookshelf-bench MODE [options]`: one benchmark per mode. To add a mode, write a type
 /// conforming to `BenchMode` in its own file and list it here.
-let modes: [any BenchMode.Type] = [SearchBench.self, KeysBench.self, CliBench.self, PostgresBench.self, CompareBench.self]
+let modes: [any BenchMode.Type] = [
+    SearchBench.self, KeysBench.self, CliBench.self, PostgresBench.self, CompareBench.self, SQLiteSavesBench.self,
+    SessionBench.self,
+]
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 let usage = """

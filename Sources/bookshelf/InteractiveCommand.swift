@@ -152,7 +152,8 @@ enum InteractiveCommand {
         case let .sqlite(catalog, path):
             let plain = SQLiteConnector(catalog: catalog)
             connector = setup.schedule.map {
-                LatencyScriptedConnector(plain, script: LatencyScript(schedule: $0, sleeper: WallClockSleeper()))
+                LatencyScriptedConnector(plain, script: LatencyScript(
+                    schedule: $0, sleeper: WallClockSleeper(), retainedCalls: LatencyScript.interactiveRetainedCalls))
             } ?? plain
             store = StoreInfo(kind: "SQLite", location: displayPath(path))
             countBooks = { account in

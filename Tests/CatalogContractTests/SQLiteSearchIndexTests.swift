@@ -170,6 +170,18 @@ import Testing
         }
     }
 
+    /// The `SnapshotLoading` fuzz target found, in the first snapshot format, that a book
+    /// count, id base or id width that no checksum covered crashed the loader (an overflow
+    /// while sizing the arrays, ids out of range). This format checksums its header, so only a
+    /// crafted file (checksums recomputed) can carry such numbers: it must be refused, not trusted.
+    @Test(arguments: zip([4, 4, 4, 5, 5, 7], [UInt64(Int.max), 1 << 60, UInt64.max, 0x7FFF_FFFF_FFFF_FF00, UInt64.max, 64]))
+    func aForgedHeaderWithImpossibleNumbersIsRefused(word: Int, value: UInt64) async throws {
+        try await expectDamageDetected("header-\(word)-\(value)") { file in
+            file.bytes.withUnsafeMutableBytes { $0.storeBytes(of: value.littleEndian, toByteOffset: word * 8, as: UInt64.self) }
+            file.reseal()
+        }
+    }
+
     @Test func aSnapshotOfAnotherCatalogIsRefused() async throws {
         let path = directory.path("mine.sqlite")
         let (catalog, books) = try makeCatalog(books: 120, path: path)

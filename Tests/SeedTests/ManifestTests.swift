@@ -15,8 +15,9 @@ struct ManifestTests {
         let dependencies: Set<String>
     }
 
-    /// Declared dependencies that are run, not imported: the end-to-end tests start the demo.
-    static let runOnly: [String: Set<String>] = ["EndToEndTests": ["bookshelf-demo"]]
+    /// Declared dependencies that are run, not imported: the end-to-end tests start the demo
+    /// and the bench's writer processes.
+    static let runOnly: [String: Set<String>] = ["EndToEndTests": ["bookshelf-demo", "bookshelf-bench"]]
 
     static func targets(in manifest: String) throws -> [Target] {
         let pattern = try NSRegularExpression(pattern: #"\.(target|executableTarget|testTarget|systemLibrary)\(\s*name:\s*"([^"]+)""#)
