@@ -102,6 +102,7 @@ enum SearchIndexSnapshot {
     @discardableResult
     static func save(_ base: SearchIndexBase, scope: String, catalogPath: String, connection: Connection) throws -> UInt64? {
         let path = path(catalogPath: catalogPath, scope: scope)
+        removeAbandonedTemporaries(of: path)
         let temporary = path + ".writing-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         defer { unlink(temporary) }
         let snapshotID = UInt64.random(in: 1...UInt64.max)
@@ -121,6 +122,20 @@ enum SearchIndexSnapshot {
                 """,
                 [.text(scope), .int(format), .int(base.sequence), .int(base.count), .text(String(snapshotID, radix: 16))])
             return snapshotID
+        }
+    }
+
+    /// Deletes the half-written files of writers that died (killed mid-write, their `defer`
+    /// never ran): at ten million books each is hundreds of megabytes. A file whose writer
+    /// is still alive is left alone.
+    static func removeAbandonedTemporaries(of path: String) {
+        let directory = (path as NSString).deletingLastPathComponent
+        let prefix = (path as NSString).lastPathComponent + ".writing-"
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] where name.hasPrefix(prefix) {
+            guard let writer = name.dropFirst(prefix.count).split(separator: "-").first.flatMap({ pid_t($0) }), writer > 0,
+                  kill(writer, 0) == -1, errno == ESRCH
+            else { continue }
+            unlink(directory + "/" + name)
         }
     }
 

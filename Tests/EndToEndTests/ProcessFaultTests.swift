@@ -131,11 +131,13 @@ import Testing
         kill(searcher.processIdentifier, SIGKILL)
         searcher.waitUntilExit()
         #expect(wasRunning, "the search finished before it could be killed")
+        #expect(snapshotBeingWritten(), "the killed writer left its half-written file")
 
         #expect(try integrityCheck(db) == "ok")
         let remote = try SQLiteCatalog.open(path: db, create: false).remote(account: "alice")
         let (report, stored) = try await remote.searchIndexReport()
         #expect(report.origin == .built && stored, "no half-written snapshot was loaded; a whole one is stored again")
+        #expect(!snapshotBeingWritten(), "storing again removed the half-written file of the writer that died")
         #expect(try await remote.search(SearchQuery(text: "indexed book 99999")).records.map(\.title) == ["Indexed book 99999"])
         // "1999" is a prefix of 1999, 19990...19999 and nothing longer below 100,000.
         #expect(try await remote.search(SearchQuery(text: "indexed book 1999")).total == 11)
