@@ -16,8 +16,11 @@
 /// - version 1 notified a per-scope channel with "<id> <revision>"; any role that could
 ///   name a scope could listen. Version 2 notifies one channel with no payload, and each
 ///   client asks, through row-level security, which books changed since its last snapshot.
+/// - version 5 widens the CHECKs to every character `TerminalSafety` refuses (U+061C,
+///   U+200E/F and U+2028/9 were missing). NOT VALID: rows stored before stay (the screen and
+///   the command line show them harmlessly); every new or changed row is checked.
 enum PostgresSchema {
-    static let latestVersion = 4
+    static let latestVersion = 5
 
     static func migration(to version: Int) -> StaticString {
         switch version {
@@ -25,6 +28,7 @@ enum PostgresSchema {
         case 2: version2
         case 3: version3
         case 4: version4
+        case 5: version5
         default: fatalError("no migration to version \(version)")
         }
     }
@@ -557,5 +561,16 @@ enum PostgresSchema {
             USING (scope = (SELECT a.scope FROM bookshelf.accounts a WHERE a.name = current_user));
         REVOKE ALL ON bookshelf.book_revisions FROM PUBLIC;
         GRANT SELECT ON bookshelf.book_revisions TO bookshelf_reader, bookshelf_editor;
+        """#
+
+    private static let version5: StaticString = #"""
+        ALTER TABLE bookshelf.books DROP CONSTRAINT books_title_valid;
+        ALTER TABLE bookshelf.books ADD CONSTRAINT books_title_valid CHECK (
+            char_length(title) BETWEEN 1 AND 500 AND title = btrim(title)
+            AND title !~ '[\x01-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]') NOT VALID;
+        ALTER TABLE bookshelf.books DROP CONSTRAINT books_author_valid;
+        ALTER TABLE bookshelf.books ADD CONSTRAINT books_author_valid CHECK (
+            char_length(author) <= 200
+            AND author !~ '[\x01-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]') NOT VALID;
         """#
 }
