@@ -61,7 +61,7 @@ public final class BookshelfApp {
     }
 
     public var layout: ScreenLayout {
-        ScreenLayout(columns: size.columns, rows: size.rows, editorOpen: model.state.editor != nil)
+        ScreenLayout(columns: size.columns, rows: size.rows, paneIsModal: model.state.editor != nil || model.state.history != nil)
     }
 
     // MARK: Drawing
@@ -235,7 +235,8 @@ public final class BookshelfApp {
         }
         let text = LineEditor.pastedText(raw)
         guard !text.isEmpty else { return nil }
-        guard ui.overlay == nil else { return nil }
+        // An overlay or the history view has the keys: the search behind them is not edited.
+        guard ui.overlay == nil, state.history == nil else { return nil }
         if let editor = state.editor {
             guard editor.isLoaded else { return nil }
             let field = editor.focus

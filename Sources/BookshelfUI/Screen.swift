@@ -17,7 +17,7 @@ public struct StoreInfo: Equatable, Sendable {
 /// Nothing here reads a clock, a store or a global: the same inputs paint the same cells.
 public enum Screen {
     public static func render(_ state: BookshelfState, ui: UIState, store: StoreInfo, into canvas: inout Canvas) {
-        let layout = ScreenLayout(columns: canvas.width, rows: canvas.height, editorOpen: state.editor != nil)
+        let layout = ScreenLayout(columns: canvas.width, rows: canvas.height, paneIsModal: state.editor != nil || state.history != nil)
         canvas.cursor = nil
         if layout.isTooSmall {
             TooSmallScreen.render(state, into: &canvas)

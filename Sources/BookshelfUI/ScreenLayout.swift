@@ -22,7 +22,7 @@ public struct ScreenLayout: Equatable, Sendable {
     public let header: Rect
     public let search: Rect
     public let rule: Rect
-    /// Empty when the editor takes the whole main area on a narrow screen.
+    /// Empty when the editor or history takes the whole main area on a narrow screen.
     public let list: Rect
     /// The detail or editor pane, nil when there is no room for it.
     public let pane: Rect?
@@ -32,7 +32,9 @@ public struct ScreenLayout: Equatable, Sendable {
 
     public var isTooSmall: Bool { columns < Self.minimumColumns || rows < Self.minimumRows }
 
-    public init(columns: Int, rows: Int, editorOpen: Bool) {
+    /// `paneIsModal`: the editor or the history view is open, so on a narrow screen the pane
+    /// takes the main area instead of the list.
+    public init(columns: Int, rows: Int, paneIsModal: Bool) {
         self.columns = columns
         self.rows = rows
         header = Rect(x: 0, y: 0, width: columns, height: 1)
@@ -47,7 +49,7 @@ public struct ScreenLayout: Equatable, Sendable {
             list = Rect(x: 0, y: mainTop, width: listWidth, height: mainHeight)
             divider = Rect(x: listWidth, y: mainTop, width: 1, height: mainHeight)
             pane = Rect(x: listWidth + 1, y: mainTop, width: paneWidth, height: mainHeight)
-        } else if editorOpen {
+        } else if paneIsModal {
             list = Rect(x: 0, y: mainTop, width: columns, height: 0)
             divider = nil
             pane = Rect(x: 0, y: mainTop, width: columns, height: mainHeight)

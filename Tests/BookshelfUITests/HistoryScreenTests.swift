@@ -52,6 +52,18 @@ import Testing
         #expect(!harness.text.contains("History of book"))
     }
 
+    /// On a screen too narrow for list and pane side by side, the history takes the main area
+    /// (as the editor does), and a paste goes nowhere: the search behind it stays as it was.
+    @Test func onANarrowScreenTheHistoryIsShownAndAPasteLeavesTheSearchAlone() async throws {
+        let harness = try await mommsenWithHistory()
+        harness.resize(columns: 40, rows: 12)
+        let text = harness.text
+        #expect(text.contains("History of book #2") && text.contains("Revision 3 ·"), "\(text)")
+        await harness.press(.paste("x\ty"))
+        #expect(harness.model.state.search.query == "mommsen")
+        #expect(harness.model.state.history != nil)
+    }
+
     @Test func enterRestoresTheChosenRevisionAsANewSave() async throws {
         let harness = try await mommsenWithHistory()
         await harness.press(.down, .down)
