@@ -21,6 +21,12 @@ enum Bookshelf {
         .help, OptionSpec("version", help: "Print the version and exit."),
     ]
 
+    /// `message` ended as a sentence: a usage message is a fragment ("--count N is required"),
+    /// a store's is already a sentence, and neither should end in "..".
+    static func sentence(_ message: String) -> String {
+        message.hasSuffix(".") ? message : message + "."
+    }
+
     static func main(arguments: [String], environment: [String: String]) async -> Int32 {
         let console = Console()
         let status = await run(arguments, environment: environment, console: console)
@@ -34,7 +40,7 @@ enum Bookshelf {
         do {
             (leading, rest) = try ArgumentParser(options: programOptions).parse(arguments, stopAtPositional: true)
         } catch {
-            console.note("bookshelf: \(error.message). See 'bookshelf --help'.")
+            console.note("bookshelf: \(Self.sentence(error.message)) See 'bookshelf --help'.")
             return .usage
         }
         if leading.isSet("version") {
@@ -58,7 +64,7 @@ enum Bookshelf {
             parsed = try own.filling(from: leading, acceptedBy: command)
             if !parsed.isSet("help") { try command.positionals.check(parsed.positionals) }
         } catch {
-            console.note("bookshelf \(command.name): \(error.message). See 'bookshelf \(command.name) --help'.")
+            console.note("bookshelf \(command.name): \(Self.sentence(error.message)) See 'bookshelf \(command.name) --help'.")
             return .usage
         }
         if parsed.isSet("help") {
@@ -73,7 +79,7 @@ enum Bookshelf {
         do {
             return try await command.run(CommandContext(arguments: arguments, environment: environment, console: console))
         } catch let error as UsageError {
-            console.note("\(prefix): \(error.message). See '\(prefix) --help'.")
+            console.note("\(prefix): \(Self.sentence(error.message)) See '\(prefix) --help'.")
             return .usage
         } catch let error as CommandFailure {
             console.note("\(prefix): \(error.message)")

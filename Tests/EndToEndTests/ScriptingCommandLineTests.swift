@@ -85,6 +85,7 @@ import Testing
                           ["export", "--format", "xml", "--db", db]] {
             let outcome = try sandbox.run(arguments)
             #expect(outcome.status == 2 && outcome.errorLines.count == 1, "\(arguments): \(outcome.errors)")
+            #expect(!outcome.errors.contains(".."), "one full stop: \(outcome.errors)")
         }
     }
 
