@@ -153,7 +153,7 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
         if let index {
             do {
                 if try catchUp(index, to: sequence) {
-                    let found = try index.search(terms, offset: query.offset, limit: query.limit)
+                    let found = try index.search(terms, offset: query.offset, limit: query.limit, titleKey: titleKey)
                     lastSearchAnswer = index.isBridge ? .staleIndex : .index
                     return found
                 }
@@ -165,6 +165,13 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
         lastSearchAnswer = .booksTable
         return try UnindexedSearch(connection: connection, scope: account.scope)
             .search(terms, offset: query.offset, limit: query.limit)
+    }
+
+    /// A book's title key as stored now, for placing changed books among an index's matches.
+    private func titleKey(_ id: Int) throws -> [UInt8]? {
+        try connection.queryFirst("SELECT title_key FROM books WHERE id = ?1 AND scope = ?2", [.int(id), .text(account.scope)]) {
+            Array($0.bytes(0))
+        }
     }
 
     /// Drops the index in use and rebuilds one from the books table alone (no stored snapshot).

@@ -12,10 +12,14 @@ import Foundation
 /// arithmetic over posting lists (see `SearchIndexBase`).
 ///
 /// Rows changed after the base are kept in an overlay (the changed rows, judged on their
-/// stored terms exactly as `UnindexedSearch` judges rows) and merged into results by
-/// position; the superseded base entries are hidden by a bitmap. A large overlay asks for a
-/// rebuild. A *bridge* is an index over a stored base too far behind for that: it may hold a
-/// larger overlay, and serves only while the rebuild it waits for runs.
+/// stored terms exactly as `UnindexedSearch` judges rows), and their superseded base entries
+/// are hidden by a bitmap. Catching up costs one indexed read of the changed rows and one
+/// binary search per row, whatever the catalog's size. Where an overlay book goes among the
+/// base matches is decided only when a search needs it, by comparing title keys: the base
+/// keeps no titles, so the keys of the few base books the merge compares with are read from
+/// the catalog (`TitleKeys`). A large overlay asks for a rebuild. A *bridge* is an index over a
+/// stored base too far behind for that: it may hold a larger overlay, and serves only while
+/// the rebuild it waits for runs.
 final class SearchIndex {
     let base: SearchIndexBase
     /// How many changed rows this index may hold before it must be replaced.
@@ -24,7 +28,9 @@ final class SearchIndex {
     private(set) var syncedSequence: Int
     private var hidden: Bitmap?
     private var hiddenCount = 0
+    /// The changed books by id, and the same books in result order (title key, id).
     private var overlay: [Int: OverlayBook] = [:]
+    private var ordered: [OverlayBook] = []
 
     init(base: SearchIndexBase, isBridge: Bool = false) {
         self.base = base
@@ -45,15 +51,13 @@ final class SearchIndex {
         let key: [UInt8]
         let titleTerms: [UInt8]
         let authorTerms: [UInt8]
-        /// The position among the base books that are still current (not hidden): the
-        /// overlay book goes right before that ordinal.
-        let basePosition: Int
 
-        static func sortsBefore(_ a: OverlayBook, _ b: OverlayBook) -> Bool {
-            if a.basePosition != b.basePosition { return a.basePosition < b.basePosition }
-            if a.key != b.key { return a.key.lexicographicallyPrecedes(b.key) }
-            return a.id < b.id
+        /// Result order among books of one rank: title key bytes, then id.
+        func sortsBefore(key otherKey: [UInt8], id otherID: Int) -> Bool {
+            key == otherKey ? id < otherID : key.lexicographicallyPrecedes(otherKey)
         }
+
+        static func sortsBefore(_ a: OverlayBook, _ b: OverlayBook) -> Bool { a.sortsBefore(key: b.key, id: b.id) }
     }
 
     // MARK: Catching up
@@ -68,64 +72,49 @@ final class SearchIndex {
             "SELECT id, title_key, title_terms, author_terms FROM books WHERE change_seq > ?1 AND +scope = ?2",
             [.int(syncedSequence), .text(scope)]
         ) { row in
-            OverlayBook(id: row.int(0), key: Array(row.bytes(1)), titleTerms: Array(row.bytes(2)), authorTerms: Array(row.bytes(3)),
-                        basePosition: 0)
+            OverlayBook(id: row.int(0), key: Array(row.bytes(1)), titleTerms: Array(row.bytes(2)), authorTerms: Array(row.bytes(3)))
         }
-        // The greatest base book before each changed row that is still current: the base keeps
-        // no titles, but the rows unchanged since the base (change_seq <= base.sequence) are
-        // exactly the current base books, in the same order.
-        var neighbours: [Int: Int] = [:]
         for row in rows {
-            neighbours[row.id] = try connection.queryFirst(
-                """
-                SELECT id FROM books
-                WHERE scope = ?1 AND (title_key, id) < (?2, ?3) AND change_seq <= ?4
-                ORDER BY title_key DESC, id DESC LIMIT 1
-                """,
-                [.text(scope), .text(String(decoding: row.key, as: UTF8.self)), .int(row.id), .int(base.sequence)]) { $0.int(0) }
-        }
-        // Ordinals of the rows' old base entries (to hide) and of the neighbours, in one pass.
-        if maximumStoredID == nil { maximumStoredID = try base.largestID() }
-        let largestBaseID = maximumStoredID!
-        var wanted = Set(neighbours.values)
-        for row in rows where overlay[row.id] == nil && row.id <= largestBaseID { wanted.insert(row.id) }
-        let ordinals = try base.ordinals(of: wanted)
-        for row in rows {
-            if overlay[row.id] == nil, let ordinal = ordinals[row.id] {
+            // A book changed for the first time since the base: hide its base entry, if it has one.
+            if overlay[row.id] == nil, let ordinal = try base.ordinal(ofID: row.id) {
                 if hidden == nil { hidden = Bitmap(count: base.count) }
                 hidden!.insert(ordinal)
                 hiddenCount += 1
             }
-            let position = neighbours[row.id].flatMap { ordinals[$0] }.map { $0 + 1 } ?? 0
-            overlay[row.id] = OverlayBook(id: row.id, key: row.key, titleTerms: row.titleTerms, authorTerms: row.authorTerms,
-                                          basePosition: position)
+            overlay[row.id] = row
         }
+        ordered = overlay.values.sorted(by: OverlayBook.sortsBefore)
         syncedSequence = sequence
     }
 
-    private var maximumStoredID: Int?
-
     // MARK: Searching
 
+    /// The title key of the book with an id, as the catalog stores it now; nil when the
+    /// scope has no such book. Only asked for base books that no change has hidden, whose
+    /// keys are the ones the base was built with.
+    typealias TitleKeyLookup = (_ id: Int) throws -> [UInt8]?
+
     /// The ids of the matches at `offset..<offset+limit` in result order, and the total.
-    /// Throws when a part of a stored index it reads fails its checks.
-    func search(_ terms: SearchTerms, offset: Int, limit: Int) throws(SearchIndexDamage) -> (ids: [Int], total: Int) {
+    /// Throws `SearchIndexDamage` when a part of a stored index it reads fails its checks,
+    /// and what `titleKey` throws.
+    func search(_ terms: SearchTerms, offset: Int, limit: Int, titleKey: TitleKeyLookup) throws -> (ids: [Int], total: Int) {
         guard !terms.hasNoSearchableWords else { return ([], 0) }
         let wanted = offset + limit
         var matches = SearchIndexBase.Matches(cap: wanted)
         var overlayMatches: [[OverlayBook]] = [[], [], []]
         if terms.isEmpty {
             collectAll(into: &matches)
-            overlayMatches[0] = Array(overlay.values)
+            overlayMatches[0] = ordered
         } else {
             if let words = base.compile(terms) {
                 try base.collect(words, hidden: hidden, into: &matches)
             }
             let words = terms.words.map(UnindexedSearch.Word.init)
             var tokens = UnindexedSearch.Tokens()
-            for book in overlay.values {
+            for book in ordered {
                 let rank = book.titleTerms.withUnsafeBufferPointer { title in
-                    book.authorTerms.withUnsafeBufferPointer { author in
+                    book.authorTerms.withUnsafeBufferPointer { author -> Int? in
+                        guard words.allSatisfy({ $0.mayMatch(title: title, author: author) }) else { return nil }
                         tokens.read(title: title, author: author)
                         return tokens.rank(words)
                     }
@@ -136,22 +125,12 @@ final class SearchIndex {
         var result: [Int] = []
         var position = 0
         for rank in 0..<3 where position < wanted {
-            let extra = overlayMatches[rank].sorted(by: OverlayBook.sortsBefore)
-            let rankEnd = position + matches.counts[rank] + extra.count
+            let rankEnd = position + matches.counts[rank] + overlayMatches[rank].count
             if rankEnd <= offset { position = rankEnd; continue }
-            let listed = matches.ordinals[rank]
-            var nextBase = 0, nextExtra = 0
+            var merge = RankMerge(base: base, listed: matches.ordinals[rank], extra: overlayMatches[rank])
             while position < wanted && position < rankEnd {
-                let takeExtra = nextExtra < extra.count
-                    && (nextBase >= listed.count || extra[nextExtra].basePosition <= Int(listed[nextBase]))
-                // Ids are read only for the page itself (each read checks its block).
-                if takeExtra {
-                    if position >= offset { result.append(extra[nextExtra].id) }
-                    nextExtra += 1
-                } else {
-                    if position >= offset { result.append(try base.id(Int(listed[nextBase]))) }
-                    nextBase += 1
-                }
+                let id = try merge.next(titleKey: titleKey)
+                if position >= offset { result.append(id) }
                 position += 1
             }
             position = rankEnd
@@ -160,12 +139,75 @@ final class SearchIndex {
         return (result, total)
     }
 
+    /// One rank's base matches (ordinals, in result order) and overlay matches (sorted by title
+    /// key and id), merged into result order. A base book's key is read only while an overlay
+    /// book is still waiting to be placed, and once per base book.
+    private struct RankMerge {
+        let base: SearchIndexBase
+        let listed: [Int32]
+        let extra: [OverlayBook]
+        var nextBase = 0
+        var nextExtra = 0
+        /// The id and key of `listed[nextBase]`, once read.
+        var baseBook: (id: Int, key: [UInt8]?)?
+
+        init(base: SearchIndexBase, listed: [Int32], extra: [OverlayBook]) {
+            self.base = base
+            self.listed = listed
+            self.extra = extra
+        }
+
+        /// The id of the next book in result order.
+        mutating func next(titleKey: TitleKeyLookup) throws -> Int {
+            if nextExtra < extra.count {
+                let candidate = extra[nextExtra]
+                if try nextBase == listed.count || candidate.sortsBefore(key: baseKey(titleKey), id: baseID()) {
+                    nextExtra += 1
+                    return candidate.id
+                }
+            }
+            let id = try baseID()
+            nextBase += 1
+            baseBook = nil
+            return id
+        }
+
+        private mutating func baseID() throws -> Int {
+            if let baseBook { return baseBook.id }
+            let id = try base.id(Int(listed[nextBase]))
+            baseBook = (id, nil)
+            return id
+        }
+
+        private mutating func baseKey(_ titleKey: TitleKeyLookup) throws -> [UInt8] {
+            if let key = baseBook?.key { return key }
+            let id = try baseID()
+            guard let key = try titleKey(id) else {
+                throw SearchIndexDamage("the index names book \(id), which this scope does not have")
+            }
+            baseBook = (id, key)
+            return key
+        }
+    }
+
+    /// The empty query: every base book not hidden, in order; only the first `cap` are listed.
     private func collectAll(into matches: inout SearchIndexBase.Matches) {
+        matches.counts[0] = base.count - hiddenCount
         guard let hidden else {
-            matches.counts[0] = base.count
             matches.ordinals[0] = (0..<Int32(min(base.count, matches.cap))).map { $0 }
             return
         }
-        for ordinal in 0..<base.count where !hidden.contains(ordinal) { matches.add(ordinal, rank: 0) }
+        var listed: [Int32] = []
+        listed.reserveCapacity(min(matches.counts[0], matches.cap))
+        for (slot, word) in hidden.words.enumerated() where listed.count < matches.cap {
+            var free = ~word
+            while free != 0 && listed.count < matches.cap {
+                let ordinal = slot << 6 | free.trailingZeroBitCount
+                guard ordinal < base.count else { break }
+                listed.append(Int32(ordinal))
+                free &= free - 1
+            }
+        }
+        matches.ordinals[0] = listed
     }
 }

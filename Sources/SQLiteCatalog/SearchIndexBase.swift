@@ -1,5 +1,6 @@
 import BookCatalog
 import Foundation
+import Synchronization
 
 /// The immutable part of a search index: one scope's books as they were at one `change_seq`,
 /// in result order, in compact arrays. Built by `SearchIndexBuilder` or loaded from the
@@ -18,6 +19,9 @@ import Foundation
 ///   (0 first title token, 1 elsewhere in the title, 2 author only). That place is exactly
 ///   what `SearchTerms.rank` needs for a word of one token, so most queries never touch the
 ///   forward index: they OR posting lists into bitmaps and count bits.
+/// - `sortedIDs` and `ordinalOfSorted`: the ids in id order and each one's ordinal, so that
+///   catching up with a changed book finds its old entry by binary search instead of a pass
+///   over every id.
 final class SearchIndexBase: Sendable {
     /// The highest `change_seq` among the rows this reflects.
     let sequence: Int
@@ -29,6 +33,8 @@ final class SearchIndexBase: Sendable {
     let bookStart: PackedIntegers             // count + 1
     let idBase: Int
     let ids: PackedIntegers                   // id - idBase, by ordinal
+    let sortedIDs: PackedIntegers             // id - idBase, ascending
+    let ordinalOfSorted: PackedIntegers       // the ordinal of sortedIDs[i]
     let postingBytes: IndexArray<UInt8>
     let postingStart: IndexArray<UInt32>      // vocabularySize + 1, byte offsets by token number
     let postingsBefore: IndexArray<UInt32>    // vocabularySize + 1, entries before each token number
@@ -38,13 +44,14 @@ final class SearchIndexBase: Sendable {
     /// Bytes held, for reports.
     var byteCount: Int {
         vocabularyBytes.count + 4 * (vocabularyStart.count + numberOfCode.count + postingStart.count + postingsBefore.count)
-            + bookBytes.count + bookStart.byteCount + ids.byteCount + postingBytes.count
+            + bookBytes.count + bookStart.byteCount + ids.byteCount + sortedIDs.byteCount + ordinalOfSorted.byteCount
+            + postingBytes.count
     }
 
     init(sequence: Int, count: Int, vocabularyBytes: IndexArray<UInt8>, vocabularyStart: IndexArray<UInt32>,
          numberOfCode: IndexArray<UInt32>, bookBytes: IndexArray<UInt8>, bookStart: PackedIntegers, idBase: Int,
-         ids: PackedIntegers, postingBytes: IndexArray<UInt8>, postingStart: IndexArray<UInt32>,
-         postingsBefore: IndexArray<UInt32>) {
+         ids: PackedIntegers, sortedIDs: PackedIntegers, ordinalOfSorted: PackedIntegers, postingBytes: IndexArray<UInt8>,
+         postingStart: IndexArray<UInt32>, postingsBefore: IndexArray<UInt32>) {
         self.sequence = sequence
         self.count = count
         self.vocabularyBytes = vocabularyBytes
@@ -54,6 +61,8 @@ final class SearchIndexBase: Sendable {
         self.bookStart = bookStart
         self.idBase = idBase
         self.ids = ids
+        self.sortedIDs = sortedIDs
+        self.ordinalOfSorted = ordinalOfSorted
         self.postingBytes = postingBytes
         self.postingStart = postingStart
         self.postingsBefore = postingsBefore
@@ -76,7 +85,7 @@ final class SearchIndexBase: Sendable {
     private var isConsistent: Bool {
         let size = numberOfCode.count
         guard vocabularyStart.count == size + 1, postingStart.count == size + 1, postingsBefore.count == size + 1,
-              bookStart.count == count + 1, ids.count == count,
+              bookStart.count == count + 1, ids.count == count, sortedIDs.count == count, ordinalOfSorted.count == count,
               vocabularyStart.first == 0, Int(vocabularyStart.last!) == vocabularyBytes.count,
               postingStart.first == 0, Int(postingStart.last!) == postingBytes.count, postingsBefore.first == 0,
               bookStart[0] == 0, Int(bookStart[count]) == bookBytes.count
@@ -96,27 +105,49 @@ final class SearchIndexBase: Sendable {
         return idBase + Int(ids[ordinal])
     }
 
-    /// The largest id in this base (a pass over all ids).
-    func largestID() throws(SearchIndexDamage) -> Int {
-        try ids.words.verifyAll()
-        var largest: UInt64 = 0
-        for ordinal in 0..<count { largest = max(largest, ids[ordinal]) }
-        return idBase + Int(largest)
+    /// The ordinal of the book with `id`, or nil when this base has none: a binary search over
+    /// the ids in id order.
+    func ordinal(ofID id: Int) throws(SearchIndexDamage) -> Int? {
+        try checkIDOrder()
+        guard count > 0, id >= idBase else { return nil }
+        let wanted = UInt64(id - idBase)
+        var low = 0, high = count
+        while low < high {
+            let middle = (low + high) / 2
+            if sortedIDs[middle] < wanted { low = middle + 1 } else { high = middle }
+        }
+        return low < count && sortedIDs[low] == wanted ? Int(ordinalOfSorted[low]) : nil
     }
 
-    /// The ordinals of those `wanted` ids that are in this base, in one pass over all ids.
-    func ordinals(of wanted: Set<Int>) throws(SearchIndexDamage) -> [Int: Int] {
-        var found: [Int: Int] = [:]
-        guard !wanted.isEmpty else { return found }
-        try ids.words.verifyAll()
-        for ordinal in 0..<count {
-            let id = idBase + Int(ids[ordinal])
-            if wanted.contains(id) {
-                found[id] = ordinal
-                if found.count == wanted.count { break }
-            }
+    /// Whether the ids in id order have been checked against `ids`: nil until the first lookup.
+    private let idOrderIsSound = Mutex<Bool?>(nil)
+
+    /// Checks once, at the first lookup, that `sortedIDs` rises strictly and that each entry's
+    /// ordinal holds that id: then it lists every book exactly once, and a changed book that
+    /// a lookup does not find is truly new, never an entry left unhidden by a crafted file.
+    /// One pass over both arrays, paid by the first catch-up only.
+    private func checkIDOrder() throws(SearchIndexDamage) {
+        let sound = idOrderIsSound.withLock { sound -> Bool in
+            if let sound { return sound }
+            sound = (try? checkIDOrderFully()) != nil
+            return sound!
         }
-        return found
+        guard sound else { throw SearchIndexDamage("the snapshot's id order contradicts its ids") }
+    }
+
+    private func checkIDOrderFully() throws(SearchIndexDamage) {
+        try sortedIDs.words.verifyAll()
+        try ordinalOfSorted.words.verifyAll()
+        try ids.words.verifyAll()
+        var previous: UInt64? = nil
+        for index in 0..<count {
+            let id = sortedIDs[index]
+            let ordinal = Int(ordinalOfSorted[index])
+            guard previous.map({ $0 < id }) ?? true, ordinal < count, ids[ordinal] == id else {
+                throw SearchIndexDamage("the snapshot's id order contradicts its ids")
+            }
+            previous = id
+        }
     }
 
     // MARK: Vocabulary

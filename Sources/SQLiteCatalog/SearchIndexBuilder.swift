@@ -39,7 +39,8 @@ struct SearchIndexBuilder {
         // occurs, and each book's tokens as vocabulary entries, kept until pass 2 recodes them.
         var table = TokenTable()
         var titleCountBytes = 0
-        var rowIDs = PackedIntegerWriter(count: count, maximum: UInt64(largestID - smallestID))
+        // Rows come in rowid (= id) order: these become the base's ids in id order.
+        let rowIDs = PackedIntegerWriter(count: count, maximum: UInt64(largestID - smallestID))
         var rowStart = [UInt32](repeating: 0, count: count + 1)
         var rowBytes: [UInt8] = []
         rowBytes.reserveCapacity(count * 8)
@@ -97,6 +98,7 @@ struct SearchIndexBuilder {
         // is found by binary search over those ids.
         let bookStart = PackedIntegerWriter(count: count + 1, maximum: UInt64(forwardSize))
         let ids = PackedIntegerWriter(count: count, maximum: UInt64(largestID - smallestID))
+        let ordinalOfRow = PackedIntegerWriter(count: count, maximum: UInt64(max(count - 1, 0)))
         let (forward, bookBytes) = OwnedIndexMemory.array(of: UInt8.self, count: forwardSize)
         let ordered = try connection.statement("SELECT id FROM books WHERE scope = ?1 ORDER BY title_key, id")
         try ordered.bind([.text(scope)])
@@ -115,6 +117,7 @@ struct SearchIndexBuilder {
                     }
                     guard low < count, rowIDs[low] == id else { throw SearchIndexBuildError.changedDuringBuild }
                     ids[ordinal] = id
+                    ordinalOfRow[low] = UInt64(ordinal)
                     bookStart[ordinal] = UInt64(written)
                     var offset = Int(rowStart[low])
                     let end = Int(rowStart[low + 1])
@@ -134,7 +137,6 @@ struct SearchIndexBuilder {
         // Free pass 1's copy before the postings are allocated.
         rowBytes = []
         rowStart = []
-        rowIDs = PackedIntegerWriter(count: 0, maximum: 0)
 
         // Pass 3: postings from the forward index.
         let (postingBytes, postingStart, postingsBefore) = try postings(count: count, size: size, bookBytes: bookBytes,
@@ -142,7 +144,8 @@ struct SearchIndexBuilder {
         return SearchIndexBase(sequence: sequence, count: count, vocabularyBytes: IndexArray(copying: vocabularyBytes),
                                vocabularyStart: IndexArray(copying: vocabularyStart),
                                numberOfCode: IndexArray(copying: numberOfCode), bookBytes: bookBytes,
-                               bookStart: bookStart.packed, idBase: smallestID, ids: ids.packed,
+                               bookStart: bookStart.packed, idBase: smallestID, ids: ids.packed, sortedIDs: rowIDs.packed,
+                               ordinalOfSorted: ordinalOfRow.packed,
                                postingBytes: postingBytes, postingStart: IndexArray(copying: postingStart),
                                postingsBefore: IndexArray(copying: postingsBefore))
     }

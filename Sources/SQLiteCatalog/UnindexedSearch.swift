@@ -68,6 +68,24 @@ struct UnindexedSearch {
             return "% " + escaped + "%"
         }
 
+        /// False when some token of the word is nowhere in the text as bytes, so it cannot
+        /// match: a quick test before the text is cut into tokens.
+        func mayMatch(title: UnsafeBufferPointer<UInt8>, author: UnsafeBufferPointer<UInt8>) -> Bool {
+            func occurs(_ needle: [UInt8]) -> Bool { Self.occurs(needle, in: title) || Self.occurs(needle, in: author) }
+            return occurs(prefixBytes) && exact.allSatisfy(occurs)
+        }
+
+        private static func occurs(_ needle: [UInt8], in text: UnsafeBufferPointer<UInt8>) -> Bool {
+            guard let first = needle.first else { return true }
+            guard text.count >= needle.count else { return false }
+            for start in 0...(text.count - needle.count) where text[start] == first {
+                var matched = 1
+                while matched < needle.count && text[start + matched] == needle[matched] { matched += 1 }
+                if matched == needle.count { return true }
+            }
+            return false
+        }
+
         func matches(_ tokens: ArraySlice<UnsafeBufferPointer<UInt8>>) -> Bool {
             for (token, part) in zip(tokens, exact) where !token.elementsEqual(part) { return false }
             let last = tokens[tokens.startIndex + exact.count]

@@ -129,7 +129,7 @@ import Testing
         try await expectExactSearches(next, books, sourceLocation: sourceLocation)
     }
 
-    @Test(arguments: 0..<9)
+    @Test(arguments: 0..<11)
     func aSnapshotWithADamagedPartIsDetectedAndRebuilt(part: Int) async throws {
         try await expectDamageDetected("damaged-\(part)") { file in
             let range = file.part(part)
@@ -180,6 +180,32 @@ import Testing
             file.bytes.withUnsafeMutableBytes { $0.storeBytes(of: value.littleEndian, toByteOffset: word * 8, as: UInt64.self) }
             file.reseal()
         }
+    }
+
+    /// The ids in id order are what catching up uses to hide a changed book's old entry. A
+    /// crafted order (checksums recomputed) must not leave the old entry listed beside the new.
+    @Test(arguments: ["ordinals reversed", "ids zeroed"])
+    func aCraftedIDOrderIsNotTrusted(craft: String) async throws {
+        let path = directory.path("order-\(craft).sqlite")
+        let (catalog, books) = try makeCatalog(books: 200, path: path)
+        #expect(try await catalog.remote(account: "editor").searchIndexReport().snapshotStored)
+        var file = try SnapshotFile(catalog: path)
+        if craft == "ordinals reversed" {
+            file.bytes[file.part(10)].reverse()   // each id's ordinal now names another book
+        } else {
+            for offset in file.part(9) { file.bytes[offset] = 0 }   // no id is found any more
+        }
+        file.reseal()
+        try file.save()
+        // Another program renames books after the snapshot: an index must hide their old entries.
+        let writer = try SQLiteCatalog.open(path: path, create: false)
+        var current = books
+        for index in stride(from: 0, to: current.count, by: 9) {
+            let book = current[index]
+            current[index] = try await writer.remote(account: "editor").save(SaveRequest(
+                id: book.id, title: "Zeta " + book.title, author: book.author, expectedRevision: book.revision))
+        }
+        try await expectExactSearches(try catalog.remote(account: "reader"), current)
     }
 
     @Test func aSnapshotOfAnotherCatalogIsRefused() async throws {
