@@ -124,7 +124,8 @@ final class IndexPreparation: Sendable {
         let snapshotID = cancelled.load(ordering: .relaxed) ? nil
             : try? SearchIndexSnapshot.save(built, scope: scope, catalogPath: path, connection: connection)
         // Read back from the file just written: the same index, held by the page cache.
-        let expected = snapshotID.map { SearchIndexSnapshot.Expectation(snapshotID: $0, scope: scope, sequence: built.sequence, count: built.count) }
+        let expected = snapshotID.map { SearchIndexSnapshot.Expectation(snapshotID: $0, scope: scope, sequence: built.sequence, count: built.count,
+                                                                                   largestID: built.largestID) }
         let mapped = expected.flatMap { try? SearchIndexSnapshot.map(SearchIndexSnapshot.path(catalogPath: path, scope: scope), expecting: $0) }
         let base = mapped ?? built
         let report = SearchIndexReport(origin: .built, books: base.count, bytes: base.byteCount, mapped: mapped != nil,

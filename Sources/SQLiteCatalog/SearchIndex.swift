@@ -76,10 +76,15 @@ final class SearchIndex {
         }
         for row in rows {
             // A book changed for the first time since the base: hide its base entry, if it has one.
-            if overlay[row.id] == nil, let ordinal = try base.ordinal(ofID: row.id) {
-                if hidden == nil { hidden = Bitmap(count: base.count) }
-                hidden!.insert(ordinal)
-                hiddenCount += 1
+            if overlay[row.id] == nil {
+                if let ordinal = try base.ordinal(ofID: row.id) {
+                    if hidden == nil { hidden = Bitmap(count: base.count) }
+                    hidden!.insert(ordinal)
+                    hiddenCount += 1
+                } else if row.id <= base.largestID {
+                    // Not added since, yet not listed: only if the id order is whole is it truly new.
+                    try base.checkIDOrder()
+                }
             }
             overlay[row.id] = row
         }

@@ -35,6 +35,9 @@ final class SearchIndexBase: Sendable {
     let ids: PackedIntegers                   // id - idBase, by ordinal
     let sortedIDs: PackedIntegers             // id - idBase, ascending
     let ordinalOfSorted: PackedIntegers       // the ordinal of sortedIDs[i]
+    /// The largest id the scope had when this was built (the catalog's record of it, for a
+    /// stored index): a changed book with a larger id was added since.
+    let largestID: Int
     let postingBytes: IndexArray<UInt8>
     let postingStart: IndexArray<UInt32>      // vocabularySize + 1, byte offsets by token number
     let postingsBefore: IndexArray<UInt32>    // vocabularySize + 1, entries before each token number
@@ -50,7 +53,8 @@ final class SearchIndexBase: Sendable {
 
     init(sequence: Int, count: Int, vocabularyBytes: IndexArray<UInt8>, vocabularyStart: IndexArray<UInt32>,
          numberOfCode: IndexArray<UInt32>, bookBytes: IndexArray<UInt8>, bookStart: PackedIntegers, idBase: Int,
-         ids: PackedIntegers, sortedIDs: PackedIntegers, ordinalOfSorted: PackedIntegers, postingBytes: IndexArray<UInt8>,
+         ids: PackedIntegers, sortedIDs: PackedIntegers, ordinalOfSorted: PackedIntegers, largestID: Int,
+         postingBytes: IndexArray<UInt8>,
          postingStart: IndexArray<UInt32>, postingsBefore: IndexArray<UInt32>) {
         self.sequence = sequence
         self.count = count
@@ -63,6 +67,7 @@ final class SearchIndexBase: Sendable {
         self.ids = ids
         self.sortedIDs = sortedIDs
         self.ordinalOfSorted = ordinalOfSorted
+        self.largestID = largestID
         self.postingBytes = postingBytes
         self.postingStart = postingStart
         self.postingsBefore = postingsBefore
@@ -105,28 +110,32 @@ final class SearchIndexBase: Sendable {
         return idBase + Int(ids[ordinal])
     }
 
-    /// The ordinal of the book with `id`, or nil when this base has none: a binary search over
-    /// the ids in id order.
+    /// The ordinal of the book with `id`, or nil when the id order does not list it: a binary
+    /// search over the ids in id order. An entry that names another book is damage.
     func ordinal(ofID id: Int) throws(SearchIndexDamage) -> Int? {
-        try checkIDOrder()
         guard count > 0, id >= idBase else { return nil }
         let wanted = UInt64(id - idBase)
         var low = 0, high = count
         while low < high {
             let middle = (low + high) / 2
+            try sortedIDs.words.verify(sortedIDs.wordRange(middle..<middle + 1))
             if sortedIDs[middle] < wanted { low = middle + 1 } else { high = middle }
         }
-        return low < count && sortedIDs[low] == wanted ? Int(ordinalOfSorted[low]) : nil
+        guard low < count, sortedIDs[low] == wanted else { return nil }
+        try ordinalOfSorted.words.verify(ordinalOfSorted.wordRange(low..<low + 1))
+        let ordinal = Int(ordinalOfSorted[low])
+        guard ordinal < count, try self.id(ordinal) == id else { throw SearchIndexDamage("the snapshot's id order contradicts its ids") }
+        return ordinal
     }
 
-    /// Whether the ids in id order have been checked against `ids`: nil until the first lookup.
+    /// Whether the id order lists every book exactly once: nil until first asked.
     private let idOrderIsSound = Mutex<Bool?>(nil)
 
-    /// Checks once, at the first lookup, that `sortedIDs` rises strictly and that each entry's
-    /// ordinal holds that id: then it lists every book exactly once, and a changed book that
-    /// a lookup does not find is truly new, never an entry left unhidden by a crafted file.
-    /// One pass over both arrays, paid by the first catch-up only.
-    private func checkIDOrder() throws(SearchIndexDamage) {
+    /// Checks, once, that `sortedIDs` rises strictly and that each entry's ordinal holds that
+    /// id: then it lists every book exactly once. For when a lookup misses an id the base
+    /// could hold (not above `largestID`), which a crafted file could cause; a pass over both
+    /// arrays, so it is not paid by catching up with edits of listed books or with new ones.
+    func checkIDOrder() throws(SearchIndexDamage) {
         let sound = idOrderIsSound.withLock { sound -> Bool in
             if let sound { return sound }
             sound = (try? checkIDOrderFully()) != nil

@@ -145,7 +145,7 @@ struct SearchIndexBuilder {
                                vocabularyStart: IndexArray(copying: vocabularyStart),
                                numberOfCode: IndexArray(copying: numberOfCode), bookBytes: bookBytes,
                                bookStart: bookStart.packed, idBase: smallestID, ids: ids.packed, sortedIDs: rowIDs.packed,
-                               ordinalOfSorted: ordinalOfRow.packed,
+                               ordinalOfSorted: ordinalOfRow.packed, largestID: largestID,
                                postingBytes: postingBytes, postingStart: IndexArray(copying: postingStart),
                                postingsBefore: IndexArray(copying: postingsBefore))
     }

@@ -39,7 +39,8 @@ enum SearchIndexSnapshot {
 
     /// The fixed words at the start of the file.
     struct Header {
-        static let words = 12 + 2 * Part.allCases.count + 1
+        static let words = 12 + 2 * Part.allCases.count + 2
+        static let largestIDWord = words - 2
         static let checksumWord = words - 1
         static let maximumScopeBytes = 4_096
 
@@ -53,6 +54,7 @@ enum SearchIndexSnapshot {
         var dataStart: Int
         var fileLength: Int
         var parts: [(offset: Int, length: Int)]
+        var largestID: Int
 
         var blockCount: Int { MappedIndexMemory.blockCount(dataBytes: fileLength - dataStart) }
         var tableStart: Int { Self.words * 8 + (scope.count + 7) / 8 * 8 }
@@ -63,7 +65,7 @@ enum SearchIndexSnapshot {
                                    UInt64(bitPattern: Int64(idBase)), UInt64(bookStartWidth), UInt64(idsWidth),
                                    UInt64(scope.count), UInt64(dataStart), UInt64(fileLength), UInt64(blockChecksums.count)]
             for part in parts { words += [UInt64(part.offset), UInt64(part.length)] }
-            words.append(0)
+            words += [UInt64(bitPattern: Int64(largestID)), 0]
             var bytes = [UInt8](repeating: 0, count: dataStart)
             bytes.withUnsafeMutableBytes { raw in
                 for (index, word) in words.enumerated() { raw.storeBytes(of: word.littleEndian, toByteOffset: index * 8, as: UInt64.self) }
@@ -84,6 +86,26 @@ enum SearchIndexSnapshot {
         let scope: String
         let sequence: Int
         let count: Int
+        /// The largest id of the scope when the index was built: catching up trusts it to tell
+        /// a book added since from one the file's id order should have listed.
+        let largestID: Int
+
+        /// How the catalog's `search_snapshots.header` records the id and the largest id.
+        var recorded: String { String(snapshotID, radix: 16) + " " + String(largestID) }
+
+        init(snapshotID: UInt64, scope: String, sequence: Int, count: Int, largestID: Int) {
+            self.snapshotID = snapshotID
+            self.scope = scope
+            self.sequence = sequence
+            self.count = count
+            self.largestID = largestID
+        }
+
+        init?(recorded: String, scope: String, sequence: Int, count: Int) {
+            let fields = recorded.split(separator: " ")
+            guard fields.count == 2, let snapshotID = UInt64(fields[0], radix: 16), let largestID = Int(fields[1]) else { return nil }
+            self.init(snapshotID: snapshotID, scope: scope, sequence: sequence, count: count, largestID: largestID)
+        }
     }
 
     /// The file holding `scope`'s snapshot of the catalog at `catalogPath`. The scope is in
@@ -121,7 +143,9 @@ enum SearchIndexSnapshot {
                 ON CONFLICT(scope) DO UPDATE SET format = excluded.format, change_seq = excluded.change_seq,
                     book_count = excluded.book_count, header = excluded.header
                 """,
-                [.text(scope), .int(format), .int(base.sequence), .int(base.count), .text(String(snapshotID, radix: 16))])
+                [.text(scope), .int(format), .int(base.sequence), .int(base.count),
+                 .text(Expectation(snapshotID: snapshotID, scope: scope, sequence: base.sequence, count: base.count,
+                                   largestID: base.largestID).recorded)])
             return snapshotID
         }
     }
@@ -168,7 +192,7 @@ enum SearchIndexSnapshot {
         var header = Header(snapshotID: snapshotID, sequence: base.sequence, count: base.count, idBase: base.idBase,
                             bookStartWidth: base.bookStart.width, idsWidth: base.ids.width, scope: scopeBytes,
                             dataStart: dataStart, fileLength: dataStart + dataLength,
-                            parts: relative.map { (dataStart + $0.offset, $0.length) })
+                            parts: relative.map { (dataStart + $0.offset, $0.length) }, largestID: base.largestID)
 
         let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw SearchIndexDamage("cannot write \(path): \(String(cString: strerror(errno)))") }
@@ -227,17 +251,16 @@ enum SearchIndexSnapshot {
     /// it fails a check.
     static func load(scope: String, sequence: Int, maximumBehind: (Int) -> Int, catalogPath: String,
                      connection: Connection) throws -> (base: SearchIndexBase, behind: Int)? {
-        guard let (stored, count, idText) = try connection.queryFirst(
+        guard let (stored, count, recorded) = try connection.queryFirst(
             "SELECT change_seq, book_count, CAST(header AS TEXT) FROM search_snapshots WHERE scope = ?1 AND format = ?2",
             [.text(scope), .int(format)], row: { ($0.int(0), $0.int(1), $0.text(2)) }),
-            let snapshotID = UInt64(idText, radix: 16)
+            let expected = Expectation(recorded: recorded, scope: scope, sequence: stored, count: count)
         else { return nil }
         guard stored <= sequence, count >= 0 else { return nil }
         let behind = try connection.queryFirst(
             "SELECT count(*) FROM (SELECT 1 FROM books WHERE change_seq > ?1 AND +scope = ?2 LIMIT ?3)",
             [.int(stored), .text(scope), .int(maximumBehind(count) + 1)]) { $0.int(0) } ?? 0
         guard behind <= maximumBehind(count) else { return nil }
-        let expected = Expectation(snapshotID: snapshotID, scope: scope, sequence: stored, count: count)
         return (try? map(path(catalogPath: catalogPath, scope: scope), expecting: expected)).map { ($0, behind) }
     }
 
@@ -296,7 +319,8 @@ enum SearchIndexSnapshot {
         let count = try small(4, atMost: length * 8)
         let scope = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[Header.words * 8..<Header.words * 8 + scopeLength]), as: UTF8.self)
         if let expected {
-            let found = Expectation(snapshotID: word(2), scope: scope, sequence: Int(truncatingIfNeeded: word(3)), count: count)
+            let found = Expectation(snapshotID: word(2), scope: scope, sequence: Int(truncatingIfNeeded: word(3)), count: count,
+                                    largestID: Int(truncatingIfNeeded: word(Header.largestIDWord)))
             guard found == expected else { throw SearchIndexDamage("the snapshot is not the one the catalog recorded") }
         }
         let checksums = UnsafeRawBufferPointer(rebasing: bytes[tableStart..<tableStart + blocks * 8]).assumingMemoryBound(to: UInt64.self)
@@ -330,6 +354,7 @@ enum SearchIndexSnapshot {
             vocabularyBytes: try array(.vocabularyBytes, as: UInt8.self), vocabularyStart: try array(.vocabularyStart, as: UInt32.self),
             numberOfCode: try array(.numberOfCode, as: UInt32.self), bookBytes: try array(.bookBytes, as: UInt8.self),
             bookStart: bookStart, idBase: idBase, ids: ids, sortedIDs: sortedIDs, ordinalOfSorted: ordinalOfSorted,
+            largestID: Int(truncatingIfNeeded: word(Header.largestIDWord)),
             postingBytes: try array(.postingBytes, as: UInt8.self), postingStart: try array(.postingStart, as: UInt32.self),
             postingsBefore: try array(.postingsBefore, as: UInt32.self))
         try base.validate()
