@@ -99,7 +99,13 @@ final class SearchIndex {
     /// keys are the ones the base was built with.
     typealias TitleKeyLookup = (_ id: Int) throws -> [UInt8]?
 
-    /// The ids of the matches at `offset..<offset+limit` in result order, and the total.
+    /// How far a search counts: past `SearchPage.exactCountLimit` and past the page, by one.
+    /// A larger total is reported as this, which the page shows as "at least" all the same
+    /// (`TotalCount`), so counting can stop there.
+    static func countLimit(offset: Int, limit: Int) -> Int { max(SearchPage.exactCountLimit, offset + limit) + 1 }
+
+    /// The ids of the matches at `offset..<offset+limit` in result order, and the total, up
+    /// to `countLimit`.
     /// Throws `SearchIndexDamage` when a part of a stored index it reads fails its checks,
     /// and what `titleKey` throws.
     func search(_ terms: SearchTerms, offset: Int, limit: Int, titleKey: TitleKeyLookup) throws -> (ids: [Int], total: Int) {
@@ -141,7 +147,7 @@ final class SearchIndex {
             position = rankEnd
         }
         let total = matches.counts.reduce(0, +) + overlayMatches.reduce(0) { $0 + $1.count }
-        return (result, total)
+        return (result, min(total, Self.countLimit(offset: offset, limit: limit)))
     }
 
     /// One rank's base matches (ordinals, in result order) and overlay matches (sorted by title
