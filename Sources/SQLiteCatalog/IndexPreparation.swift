@@ -90,6 +90,8 @@ final class IndexPreparation: Sendable {
         let outcome = Result { try prepare(path: path, busyTimeout: busyTimeout, scope: scope, useSnapshot: useSnapshot) }
         prepared.fulfil(outcome)
         loadAttempt.fulfil(.success(()))
+        // Searches use the index from here on; the broadest ones get their answers ready.
+        if case let .success(ready) = outcome, !cancelled.load(ordering: .relaxed) { ready.base.broadPrefixes.warmUp(ready.base) }
     }
 
     private func prepare(path: String, busyTimeout: Duration, scope: String, useSnapshot: Bool) throws -> Prepared {

@@ -118,7 +118,14 @@ final class SearchIndex {
             overlayMatches[0] = ordered
         } else {
             if let words = base.compile(terms) {
-                try base.collect(words, hidden: hidden, into: &matches)
+                if terms.words.count == 1, terms.words[0].count == 1,
+                   let kept = try base.broadPrefixes.matches(for: terms.words[0][0], words: words, in: base),
+                   let narrowed = BroadPrefixResults.narrowed(kept, hidden: hidden, hiddenCount: hiddenCount, wanted: wanted,
+                                                              countLimit: Self.countLimit(offset: offset, limit: limit)) {
+                    matches = narrowed
+                } else {
+                    try base.collect(words, hidden: hidden, into: &matches)
+                }
             }
             let words = terms.words.map(UnindexedSearch.Word.init)
             var tokens = UnindexedSearch.Tokens()

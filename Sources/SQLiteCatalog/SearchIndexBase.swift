@@ -38,6 +38,8 @@ final class SearchIndexBase: Sendable {
     /// The largest id the scope had when this was built (the catalog's record of it, for a
     /// stored index): a changed book with a larger id was added since.
     let largestID: Int
+    /// The matches of the broadest one-word queries, once computed.
+    let broadPrefixes = BroadPrefixResults()
     let postingBytes: IndexArray<UInt8>
     let postingStart: IndexArray<UInt32>      // vocabularySize + 1, byte offsets by token number
     let postingsBefore: IndexArray<UInt32>    // vocabularySize + 1, entries before each token number

@@ -282,6 +282,50 @@ import Testing
         }
     }
 
+    /// A one-letter query matching more books than are counted exactly is answered from kept
+    /// matches (`BroadPrefixResults`): after other programs rename, move and add books, the
+    /// pages and the "at least" total are still exactly what the books say, through the
+    /// remote that kept them and through a new one catching up from the stored index.
+    @Test func theBroadestQueriesStayExactAfterChanges() async throws {
+        let path = directory.path("broad.sqlite")
+        let catalog = try SQLiteCatalog.open(path: path, create: true)
+        try catalog.addAccount(Account(name: "editor", role: .editor, scope: "main"))
+        // A fresh file numbers the rows 1, 2, 3... in insertion order.
+        var current = (0..<12_000).map { index in
+            BookRecord(id: index + 1, title: index % 3 == 2 ? "Beta \(index) and more" : "Alpha \(index)", revision: 1)
+        }
+        try catalog.insertBooks(current.map { NewBook(title: $0.title) }, scope: "main")
+        let reader = try catalog.remote(account: "editor")
+        #expect(try await reader.searchIndexReport().snapshotStored)
+        let pages = [(50, 0), (100, 5_000), (10, 7_990), (20, 11_990)]
+        try await expectExactPages("a", pages, reader, current)
+
+        let writer = try SQLiteCatalog.open(path: path, create: false).remote(account: "editor")
+        for (step, index) in stride(from: 0, to: 3_000, by: 75).enumerated() {
+            let book = current[index]
+            // Out of rank 0, moved within it, or moved to the front of it.
+            let title = ["Zulu \(index)", "Alpha moved \(index)", "Aardvark \(index)"][step % 3]
+            current[index] = try await writer.save(SaveRequest(id: book.id, title: title, author: "", expectedRevision: book.revision))
+        }
+        for number in 0..<5 { current.append(try catalog.addBook(NewBook(title: "Aa new \(number)"), scope: "main")) }
+        try await expectExactPages("a", pages, reader, current)
+        try await expectExactPages("a", pages, try catalog.remote(account: "editor"), current)
+    }
+
+    private func expectExactPages(_ text: String, _ pages: [(limit: Int, offset: Int)], _ remote: SQLiteBookRemote,
+                                  _ books: [BookRecord], sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        let terms = SearchTerms(text)
+        let expected = books.filter { terms.matches($0) }.sorted { terms.sortKey($0) < terms.sortKey($1) }
+        for (limit, offset) in pages {
+            let page = try await remote.search(SearchQuery(text: text, limit: limit, offset: offset))
+            let wanted = Array(expected.dropFirst(offset).prefix(limit))
+            let total = TotalCount(counted: expected.count, offset: offset, shown: wanted.count,
+                                   hasMore: offset + wanted.count < expected.count)
+            #expect(page.records == wanted, "\(text) \(limit) \(offset)", sourceLocation: sourceLocation)
+            #expect(page.totalCount == total, "\(text) \(limit) \(offset)", sourceLocation: sourceLocation)
+        }
+    }
+
     @Test func aRemoteWithoutAStoredIndexAnswersAtOnceAndExactly() async throws {
         let (catalog, books) = try makeCatalog(books: 300)
         try catalog.discardSearchSnapshots()
