@@ -218,19 +218,12 @@ enum CatalogConnection {
             }
             try connection.execute("PRAGMA foreign_keys = ON")
             try connection.execute("PRAGMA synchronous = NORMAL")
-            // Reads map the file instead of copying pages through the page cache: catching up
-            // with changed rows and reading a page of results touch pages all over a large
-            // catalog. Mapped pages belong to the file, not to the process's own memory.
-            try connection.execute("PRAGMA mmap_size = \(Self.mappedBytes)")
             try Schema.migrate(connection)
         } catch {
             throw SQLiteCatalogError(error, path: path)
         }
         return connection
     }
-
-    /// As much of the file as SQLite maps at most (its default ceiling, 2 GB less 64 KB).
-    static let mappedBytes = 0x7FFF_0000
 
     /// Whether the directory holding `path` exists but cannot be written: a read-only file
     /// system or missing permission, not a missing directory.
