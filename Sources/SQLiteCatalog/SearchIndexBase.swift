@@ -321,28 +321,38 @@ final class SearchIndexBase: Sendable {
     /// A book is rank 0 when every word is in its title and the first word is its first title
     /// token, rank 1 when every word is in its title, rank 2 when some word needed the author.
     private func collectByPlaces(_ words: [CompiledWord], hidden: Bitmap?, into matches: inout Matches) throws(SearchIndexDamage) {
+        // At ten million books each bitmap is 1.25 MB, and passes over them cost as much as the
+        // postings: the first word is read straight into the result, later ones are ANDed in.
         let wordCount = (count + 63) / 64
-        var anywhere = [UInt64](repeating: ~0, count: wordCount)
-        var inTitle = [UInt64](repeating: ~0, count: wordCount)
+        var anywhere = [UInt64](repeating: 0, count: wordCount)
+        var inTitle = [UInt64](repeating: 0, count: wordCount)
         var first = [UInt64](repeating: 0, count: wordCount)
-        var wordAnywhere = [UInt64](repeating: 0, count: wordCount)
-        var wordInTitle = [UInt64](repeating: 0, count: wordCount)
-        for (index, word) in words.enumerated() {
-            for slot in 0..<wordCount { wordAnywhere[slot] = 0; wordInTitle[slot] = 0 }
-            try forEachPosting(word.range, skipping: word.excluded) { ordinal, place in
-                let bit: UInt64 = 1 << UInt64(ordinal & 63)
-                let slot = ordinal >> 6
-                wordAnywhere[slot] |= bit
-                if place <= 1 { wordInTitle[slot] |= bit }
-                if index == 0 && place == 0 { first[slot] |= bit }
-            }
-            for slot in 0..<wordCount {
-                anywhere[slot] &= wordAnywhere[slot]
-                inTitle[slot] &= wordInTitle[slot]
+        try forEachPosting(words[0].range, skipping: words[0].excluded) { ordinal, place in
+            let bit: UInt64 = 1 << UInt64(ordinal & 63)
+            let slot = ordinal >> 6
+            anywhere[slot] |= bit
+            if place <= 1 { inTitle[slot] |= bit }
+            if place == 0 { first[slot] |= bit }
+        }
+        if words.count > 1 {
+            var wordAnywhere = [UInt64](repeating: 0, count: wordCount)
+            var wordInTitle = [UInt64](repeating: 0, count: wordCount)
+            for (index, word) in words.enumerated().dropFirst() {
+                if index > 1 {
+                    for slot in 0..<wordCount { wordAnywhere[slot] = 0; wordInTitle[slot] = 0 }
+                }
+                try forEachPosting(word.range, skipping: word.excluded) { ordinal, place in
+                    let bit: UInt64 = 1 << UInt64(ordinal & 63)
+                    let slot = ordinal >> 6
+                    wordAnywhere[slot] |= bit
+                    if place <= 1 { wordInTitle[slot] |= bit }
+                }
+                for slot in 0..<wordCount {
+                    anywhere[slot] &= wordAnywhere[slot]
+                    inTitle[slot] &= wordInTitle[slot]
+                }
             }
         }
-        let tail = count & 63
-        if tail != 0 { anywhere[wordCount - 1] &= (1 << UInt64(tail)) - 1 }
         for slot in 0..<wordCount {
             var found = anywhere[slot]
             if let hidden { found &= ~hidden.words[slot] }
