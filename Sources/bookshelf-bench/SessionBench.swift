@@ -20,7 +20,7 @@ enum SessionBench: BenchMode {
 
     static let help = """
         usage: bookshelf-bench session [--keys N] [--count N] [--latency SPEC] [--every N]
-                                       [--unbounded-script] [--no-saves] [--no-switches]
+                                       [--unbounded-script] [--no-saves] [--no-switches] [--trim]
 
           --keys N            keystrokes to simulate (default 100000)
           --count N           books in the catalog (default 20000)
