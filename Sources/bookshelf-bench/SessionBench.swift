@@ -50,7 +50,14 @@ enum SessionBench: BenchMode {
         print("warning: debug build; use `swift run -c release bookshelf-bench session` for real figures")
         #endif
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("bookshelf-session-\(getpid()).sqlite").path
-        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        defer {
+            // The catalog, its journal files and the search-index file stored beside it.
+            let directory = FileManager.default.temporaryDirectory
+            let name = (path as NSString).lastPathComponent
+            for file in (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? [] where file.hasPrefix(name) {
+                try? FileManager.default.removeItem(at: directory.appendingPathComponent(file))
+            }
+        }
         let catalog = try SearchBench.prepareCatalog(path: path, count: count)
         try catalog.addAccount(Account(name: "bench-two", role: .editor, scope: "main"))
         try catalog.addAccount(Account(name: "bench-reader", role: .reader, scope: "main"))
