@@ -54,10 +54,11 @@ public final class TmuxPane {
         try run(["capture-pane", "-p", "-t", "app"])
     }
 
-    /// Polls the pane until `condition` holds; returns the screen that satisfied it.
+    /// Polls the pane until `condition` holds; returns the screen that satisfied it. The
+    /// timeout stretches under a sanitizer (`TestTime`).
     @discardableResult
     public func waitFor(_ what: String, timeout: Duration = .seconds(30), _ condition: (String) -> Bool) throws -> String {
-        let deadline = ContinuousClock.now + timeout
+        let deadline = ContinuousClock.now + TestTime.scaled(timeout)
         var screen = ""
         while ContinuousClock.now < deadline {
             screen = try capture()

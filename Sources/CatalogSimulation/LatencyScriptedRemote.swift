@@ -1,6 +1,5 @@
 import BookCatalog
 import Foundation
-import Synchronization
 
 // A store with scripted slowness, for the demo and for the app's `--latency` option.
 //
@@ -203,7 +202,7 @@ public final class VirtualClock: LatencySleeper, Sendable {
         var arrivalWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     public init() {}
 
@@ -345,7 +344,7 @@ public final class LatencyScript: Sendable {
         }
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     public init(schedule: LatencySchedule, sleeper: any LatencySleeper, retainedCalls: Int? = nil) {
         self.schedule = schedule

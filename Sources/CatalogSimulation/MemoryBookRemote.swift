@@ -1,6 +1,5 @@
 import BookCatalog
 import Foundation
-import Synchronization
 
 /// An in-memory catalog shared by any number of `MemoryBookRemote`s, one per account, so
 /// two "people" can edit the same book and meet a real conflict. For tests and demos.
@@ -27,7 +26,7 @@ public final class MemoryCatalog: Sendable {
         }
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     public init() {}
 

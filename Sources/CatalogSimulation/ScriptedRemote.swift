@@ -1,5 +1,4 @@
 import BookCatalog
-import Synchronization
 
 /// A remote for race tests: every call parks until the test releases it with a chosen reply,
 /// so the order of completions is the test's choice, never the machine's.
@@ -245,7 +244,7 @@ public final class ScriptedConnector: CatalogConnector {
 
     public let books: [String: [BookRecord]]
     public let passwords: [String: String]
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     public init(books: [String: [BookRecord]], passwords: [String: String] = [:]) {
         self.books = books

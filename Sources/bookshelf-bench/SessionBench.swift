@@ -19,12 +19,18 @@ enum SessionBench: BenchMode {
     static let summary = "a simulated 100,000-key session with saves and account switches under --latency: memory start vs end"
 
     static let help = """
-        usage: bookshelf-bench session [--keys N] [--count N] [--latency SPEC] [--unbounded-script]
+        usage: bookshelf-bench session [--keys N] [--count N] [--latency SPEC] [--every N]
+                                       [--unbounded-script] [--no-saves] [--no-switches] [--trim]
 
           --keys N            keystrokes to simulate (default 100000)
           --count N           books in the catalog (default 20000)
           --latency SPEC      as the app's --latency (default 0,1,0,2)
+          --every N           print memory every N queries typed (default 2000)
           --unbounded-script  keep every latency-script call, as the demo does (for comparison)
+          --no-saves          never open and save a book (to find what memory follows)
+          --no-switches       never switch accounts (to find what memory follows)
+          --trim              hand malloc's free memory back (malloc_trim) before each report:
+                              what resident memory is without the allocator's free lists
         """
 
     static let words = ["history", "rome", "the secret", "garden", "war peace", "murakami", "日本", "cafe", "a", "zzqx", "night"]
@@ -35,7 +41,8 @@ enum SessionBench: BenchMode {
             print(help)
             return
         }
-        let options = try BenchOptions(arguments, valued: ["--keys", "--count", "--latency"], flags: ["--unbounded-script"])
+        let options = try BenchOptions(arguments, valued: ["--keys", "--count", "--latency", "--every"],
+                                       flags: ["--unbounded-script", "--no-saves", "--no-switches", "--trim"])
         let keys = try options.int("--keys", default: 100_000)
         let count = try options.int("--count", default: 20_000)
         let schedule = try LatencySchedule.parse(options.string("--latency") ?? "0,1,0,2")
@@ -43,19 +50,39 @@ enum SessionBench: BenchMode {
         print("warning: debug build; use `swift run -c release bookshelf-bench session` for real figures")
         #endif
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("bookshelf-session-\(getpid()).sqlite").path
-        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        defer {
+            // The catalog, its journal files and the search-index file stored beside it.
+            let directory = FileManager.default.temporaryDirectory
+            let name = (path as NSString).lastPathComponent
+            for file in (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? [] where file.hasPrefix(name) {
+                try? FileManager.default.removeItem(at: directory.appendingPathComponent(file))
+            }
+        }
         let catalog = try SearchBench.prepareCatalog(path: path, count: count)
         try catalog.addAccount(Account(name: "bench-two", role: .editor, scope: "main"))
         try catalog.addAccount(Account(name: "bench-reader", role: .reader, scope: "main"))
         let script = LatencyScript(schedule: schedule, sleeper: WallClockSleeper(),
                                    retainedCalls: options.has("--unbounded-script") ? nil : LatencyScript.interactiveRetainedCalls)
-        try await simulate(catalog: catalog, path: path, script: script, keys: keys)
+        let plan = Plan(keys: keys, every: max(1, try options.int("--every", default: 2_000)),
+                        saves: !options.has("--no-saves"), switches: !options.has("--no-switches"), trim: options.has("--trim"))
+        try await simulate(catalog: catalog, path: path, script: script, plan: plan)
+    }
+
+    struct Plan {
+        var keys: Int
+        /// Print memory every this many queries typed.
+        var every: Int
+        var saves: Bool
+        var switches: Bool
+        var trim: Bool
     }
 
     @MainActor
-    static func simulate(catalog: SQLiteCatalog, path: String, script: LatencyScript, keys total: Int) async throws {
-        // As the app builds it with `--latency`.
-        let connector = LatencyScriptedConnector(SQLiteConnector(catalog: catalog), script: script)
+    static func simulate(catalog: SQLiteCatalog, path: String, script: LatencyScript, plan: Plan) async throws {
+        let total = plan.keys
+        // As the app builds it with `--latency`, with a count of the sessions still alive.
+        let sessions = CountingConnector(SQLiteConnector(catalog: catalog))
+        let connector = LatencyScriptedConnector(sessions, script: script)
         let model = BookshelfModel(connector: connector, account: "bench")
         let size = TerminalSize(rows: 40, columns: 120)
         let app = BookshelfApp(model: model, store: StoreInfo(kind: "SQLite", location: path), size: size)
@@ -74,9 +101,11 @@ enum SessionBench: BenchMode {
             if keys % 3 == 0 { await settle() }
         }
         func report(_ label: String) {
+            if plan.trim { HeapFigures.trim() }
             print("\(label.padding(toLength: 14, withPad: " ", startingAt: 0)) keys \(String(keys).padding(toLength: 7, withPad: " ", startingAt: 0))"
                   + " resident \(memory("VmRSS")), peak \(memory("VmHWM")); script calls kept \(script.calls.count) of \(script.callCount),"
-                  + " request log \(model.log.entries.count) of \(model.log.recordedCount); saves \(saves), switches \(switches)")
+                  + " request log \(model.log.entries.count) of \(model.log.recordedCount); saves \(saves), switches \(switches),"
+                  + " sessions alive \(sessions.alive) of \(sessions.opened); \(HeapFigures.now())")
         }
 
         app.start()
@@ -89,7 +118,7 @@ enum SessionBench: BenchMode {
             let word = words[cycle % words.count]
             for character in word { await press(.character(character)) }
             await settle()
-            if cycle % 5 == 0, model.state.accountRole == .editor, !model.state.search.rows.isEmpty {
+            if plan.saves, cycle % 5 == 0, model.state.accountRole == .editor, !model.state.search.rows.isEmpty {
                 // Open the selected book, change its title, save, close.
                 await press(.enter)
                 await settle()
@@ -102,7 +131,7 @@ enum SessionBench: BenchMode {
                 if model.state.confirmation != nil { await press(.character("y")); await settle() }
             }
             await press(.ctrl("u"))
-            if cycle % 40 == 0 {
+            if plan.switches, cycle % 40 == 0 {
                 // Switch to the next account through the picker.
                 let current = accounts.firstIndex(of: model.state.account ?? "") ?? 0
                 let next = accounts[(current + 1) % accounts.count]
@@ -118,12 +147,78 @@ enum SessionBench: BenchMode {
             if !started && keys >= 2_000 {
                 started = true
                 report("start")
-            } else if started && cycle % 2_000 == 0 {
+            } else if started && cycle % plan.every == 0 {
                 report("along the way")
             }
         }
         await settle()
         report("end")
+    }
+
+    /// What malloc holds: bytes handed out and not freed ("in use": live objects), and bytes
+    /// it keeps from the system but has free (its free lists, which resident memory includes).
+    /// In-use flat while resident memory rises means the growth is the allocator's, not ours.
+    enum HeapFigures {
+        /// glibc's `malloc_info`, looked up at run time: `malloc.h` is not part of Swift's
+        /// Glibc module. It writes its totals, over every arena, as XML.
+        private typealias MallocInfo = @convention(c) (Int32, UnsafeMutablePointer<FILE>?) -> Int32
+
+        static func now() -> String {
+            guard let symbol = dlsym(nil, "malloc_info") else { return "heap figures unavailable" }
+            var buffer: UnsafeMutablePointer<CChar>?
+            var size = 0
+            guard let stream = open_memstream(&buffer, &size) else { return "heap figures unavailable" }
+            _ = unsafeBitCast(symbol, to: MallocInfo.self)(0, stream)
+            fclose(stream)
+            guard let buffer else { return "heap figures unavailable" }
+            defer { free(buffer) }
+            // The totals come last, after one <heap> element per arena.
+            let totals = String(cString: buffer).components(separatedBy: "</heap>").last ?? ""
+            func figure(_ element: String, _ type: String) -> Int {
+                guard let start = totals.range(of: "<\(element) type=\"\(type)\""),
+                      let size = totals[start.upperBound...].range(of: "size=\"") else { return 0 }
+                return Int(totals[size.upperBound...].prefix { $0.isNumber }) ?? 0
+            }
+            let free = figure("total", "fast") + figure("total", "rest")
+            let inUse = figure("system", "current") - free + figure("total", "mmap")
+            return "heap in use \(megabytes(inUse)), free in heap \(megabytes(free))"
+        }
+
+        /// glibc's `malloc_trim(0)`: returns free pages of every arena to the system.
+        static func trim() {
+            typealias MallocTrim = @convention(c) (Int) -> Int32
+            guard let symbol = dlsym(nil, "malloc_trim") else { return }
+            _ = unsafeBitCast(symbol, to: MallocTrim.self)(0)
+        }
+
+        static func megabytes(_ bytes: Int) -> String {
+            String(format: "%.1f MB", Double(bytes) / 1_000_000)
+        }
+    }
+
+    /// Opens sessions through `base` and counts how many are still alive: a session the app
+    /// let go of (an account switch) must be freed, with its SQLite connection and index.
+    final class CountingConnector: CatalogConnector, @unchecked Sendable {
+        let base: SQLiteConnector
+        private let lock = NSLock()
+        private var sessions: [WeakRemote] = []
+
+        struct WeakRemote { weak var remote: SQLiteBookRemote? }
+
+        init(_ base: SQLiteConnector) { self.base = base }
+
+        var opened: Int { lock.withLock { sessions.count } }
+        var alive: Int { lock.withLock { sessions.filter { $0.remote != nil }.count } }
+
+        func accountNames() async throws -> [String] { try await base.accountNames() }
+        func accountRoles() async throws -> [String: AccountRole] { try await base.accountRoles() }
+        func requiresPassword(for account: String) -> Bool { base.requiresPassword(for: account) }
+
+        func connect(account: String, password: String?) async throws -> any BookRemote {
+            let remote = try await base.connect(account: account, password: password)
+            if let sqlite = remote as? SQLiteBookRemote { lock.withLock { sessions.append(WeakRemote(remote: sqlite)) } }
+            return remote
+        }
     }
 
     /// A `/proc/self/status` figure (VmRSS: resident now, VmHWM: peak).

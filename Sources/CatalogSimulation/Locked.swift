@@ -1,0 +1,26 @@
+import Foundation
+
+/// A value behind a lock, used as `Synchronization.Mutex` would be: `withLock` gives the body
+/// the value to read and change.
+///
+/// Why not `Mutex`: ThreadSanitizer cannot see `Mutex`'s synchronisation when the lock is
+/// contended. Its slow path waits and hands over in the Swift runtime's uninstrumented
+/// library, so two `withLock` bodies on different threads look unordered and the sanitizer
+/// reports "Swift access races" that cannot happen (four threads appending under one `Mutex`
+/// get them in most runs; the same program under `NSLock` gets none). `NSLock` is a pthread
+/// mutex, whose lock and unlock the sanitizer intercepts, so the suite can run clean under
+/// `--sanitize=thread` and a report there means a real race. These fakes are shared by the
+/// concurrent tests, which is where the sanitizer looks hardest.
+final class Locked<State>: @unchecked Sendable {
+    private let lock = NSLock()
+    /// Read and written only inside `lock`.
+    private var state: State
+
+    init(_ state: State) { self.state = state }
+
+    func withLock<Result, Failure: Error>(_ body: (inout State) throws(Failure) -> Result) throws(Failure) -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&state)
+    }
+}
