@@ -69,10 +69,10 @@ enum KeysBench: BenchMode {
     }
 
     /// Stores an index (if none is), then changes, as another program, twice as many books as
-    /// an index catches up with (`1,024 + books / 512`): the next open finds its stored index stale.
+    /// an index catches up with (`1,024 + books / 96`): the next open finds its stored index stale.
     static func makeStoredIndexStale(_ catalog: SQLiteCatalog, count: Int) async throws {
         _ = try await catalog.remote(account: "bench").searchIndexReport()
-        let limit = 1_024 + count / 512
+        let limit = 1_024 + count / 96
         let touched = try RawSQLiteSearch(path: catalog.path).touchBooks(every: max(1, count / (2 * limit)))
         print("cold case: \(touched) books changed by another program since the index was stored "
               + "(an index catches up with at most \(limit)); the app must rebuild it")

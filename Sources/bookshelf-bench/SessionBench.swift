@@ -20,7 +20,7 @@ enum SessionBench: BenchMode {
 
     static let help = """
         usage: bookshelf-bench session [--keys N] [--count N] [--latency SPEC] [--every N]
-                                       [--unbounded-script] [--no-saves] [--no-switches] [--trim]
+                                       [--unbounded-script] [--no-saves] [--no-switches] [--trim] [--many-arenas]
 
           --keys N            keystrokes to simulate (default 100000)
           --count N           books in the catalog (default 20000)
@@ -31,6 +31,8 @@ enum SessionBench: BenchMode {
           --no-switches       never switch accounts (to find what memory follows)
           --trim              hand malloc's free memory back (malloc_trim) before each report:
                               what resident memory is without the allocator's free lists
+          --many-arenas       leave glibc's malloc arenas at their default (one per thread that
+                              allocates at once); the app limits itself to one, and so does this mode
         """
 
     static let words = ["history", "rome", "the secret", "garden", "war peace", "murakami", "日本", "cafe", "a", "zzqx", "night"]
@@ -42,7 +44,8 @@ enum SessionBench: BenchMode {
             return
         }
         let options = try BenchOptions(arguments, valued: ["--keys", "--count", "--latency", "--every"],
-                                       flags: ["--unbounded-script", "--no-saves", "--no-switches", "--trim"])
+                                       flags: ["--unbounded-script", "--no-saves", "--no-switches", "--trim", "--many-arenas"])
+        if !options.has("--many-arenas") { MallocArenas.limitToOne() }   // as the app does
         let keys = try options.int("--keys", default: 100_000)
         let count = try options.int("--count", default: 20_000)
         let schedule = try LatencySchedule.parse(options.string("--latency") ?? "0,1,0,2")
