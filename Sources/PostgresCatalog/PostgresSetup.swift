@@ -138,6 +138,17 @@ public actor PostgresSetup {
         try await insert(books, scope: scope, onlyIntoEmptyScope: false)
     }
 
+    /// Adds `books` to `scope` in one transaction, by one COPY that reads them as it sends
+    /// them: a generator of ten million books is never held in memory (rows go out in chunks
+    /// of a megabyte). `progress` is called with the count sent so far, every thousand books
+    /// and at the end, on the connection's worker thread. A book that fails validation stops
+    /// the COPY and rolls the whole transaction back: nothing is added.
+    @discardableResult
+    public func importBooks(streaming books: some Sequence<NewBook> & Sendable, scope: String,
+                            progress: (@Sendable (Int) -> Void)? = nil) async throws -> Int {
+        try await insert(books, scope: scope, onlyIntoEmptyScope: false, progress: progress)
+    }
+
     /// Refreshes the planner's statistics and the visibility map after a bulk import.
     public func analyze() async throws {
         let box = self.box
@@ -152,9 +163,9 @@ public actor PostgresSetup {
         return try await worker.perform { try run(box.connection.execute(sql, parameters)).rows }
     }
 
-    private func insert(_ books: [NewBook], scope: String, onlyIntoEmptyScope: Bool) async throws -> Int {
+    private func insert(_ books: some Sequence<NewBook> & Sendable, scope: String, onlyIntoEmptyScope: Bool,
+                        progress: (@Sendable (Int) -> Void)? = nil) async throws -> Int {
         guard PostgresSetup.isValidScope(scope) else { throw PostgresSetupFailure.invalidScope(scope) }
-        let rows = try books.map { book throws(BookFailure) in try PostgresCopyText.row(book.validated(), scope: scope) }
         let box = self.box
         return try await worker.perform {
             try box.connection.inTransaction { connection in
@@ -164,10 +175,14 @@ public actor PostgresSetup {
                         "SELECT EXISTS (SELECT 1 FROM bookshelf.books WHERE scope = $1)", [scope]))
                     if found.rows.first?[0] == "t" { return 0 }
                 }
+                let rows = BookCopyRows(books, scope: scope, progress: progress)
                 try run(connection.copyIn(
                     "COPY bookshelf.books (scope, title, author, title_sort, title_words, author_words) FROM STDIN",
                     lines: rows))
-                return rows.count
+                // Thrown inside the transaction, so the rows sent before the bad book go too.
+                if let failure = rows.failure { throw failure }
+                progress?(rows.sent)
+                return rows.sent
             }
         }
     }
@@ -254,6 +269,36 @@ extension PostgresConnection {
         } catch {
             _ = execute("ROLLBACK")
             throw error
+        }
+    }
+}
+
+/// COPY rows made from books one at a time, as `copyIn` asks for them. Counts what it made and
+/// keeps the first validation failure, at which it ends (a sequence cannot throw). Used once,
+/// on one thread.
+private final class BookCopyRows<Books: Sequence<NewBook>>: Sequence, IteratorProtocol {
+    private var books: Books.Iterator
+    private let scope: String
+    private let progress: ((Int) -> Void)?
+    private(set) var sent = 0
+    private(set) var failure: BookFailure?
+
+    init(_ books: Books, scope: String, progress: ((Int) -> Void)?) {
+        self.books = books.makeIterator()
+        self.scope = scope
+        self.progress = progress
+    }
+
+    func next() -> String? {
+        guard failure == nil, let book = books.next() else { return nil }
+        do {
+            let row = try PostgresCopyText.row(book.validated(), scope: scope)
+            sent += 1
+            if sent % 1_000 == 0 { progress?(sent) }
+            return row
+        } catch {
+            failure = error
+            return nil
         }
     }
 }

@@ -35,6 +35,18 @@ struct BenchOptions {
     func has(_ flag: String) -> Bool { flags.contains(flag) }
     func string(_ name: String) -> String? { values[name] }
 
+    /// A comma-separated list of whole numbers ("1000000,10000000"), in the order given.
+    func ints(_ name: String, default fallback: Int) throws -> [Int] {
+        guard let text = values[name] else { return [fallback] }
+        let numbers = text.split(separator: ",", omittingEmptySubsequences: false).map {
+            Int($0.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "_", with: ""))
+        }
+        guard !numbers.isEmpty, numbers.allSatisfy({ ($0 ?? -1) >= 0 }) else {
+            throw BenchError("\(name) needs non-negative whole numbers separated by commas, not \(text)")
+        }
+        return numbers.map { $0! }
+    }
+
     func int(_ name: String, default fallback: Int) throws -> Int {
         guard let text = values[name] else { return fallback }
         guard let value = Int(text.replacingOccurrences(of: "_", with: "")), value >= 0 else {
@@ -83,6 +95,15 @@ func peakMemory() -> String {
           let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") })
     else { return "unknown" }
     return line.dropFirst("VmHWM:".count).trimmingCharacters(in: .whitespaces)
+}
+
+/// A field of /proc/self/status in kB ("VmHWM", the peak resident size; "RssAnon", resident
+/// memory that belongs to no file), or nil where there is no such file.
+func memoryStatus(_ field: String) -> Int? {
+    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+          let line = status.split(separator: "\n").first(where: { $0.hasPrefix(field + ":") })
+    else { return nil }
+    return Int(line.dropFirst(field.count + 1).trimmingCharacters(in: .whitespaces).split(separator: " ").first ?? "")
 }
 
 /// The first executable called `name` on PATH.

@@ -12,10 +12,17 @@ enum SearchBench: BenchMode {
     static let help = """
         usage: bookshelf-bench search [--count N] [--db PATH] [--iterations N] [--raw-iterations N] [--rebuild-index]
                                       [--no-raw] [--no-fzf]
+               bookshelf-bench search --count N,N,... [--db DIRECTORY] [--iterations N]
 
           --count N           books in the catalog (default 1000000)
+          --count N,N,...     scaling: the same figures for each count, one column each (search p50/p99
+                              per class, index size and where it is held, peak and anonymous memory, index
+                              build, open -> first result with the stored index missing, 10,000 changes
+                              behind and current, catch-up after 10,000 external edits); every state is
+                              measured in a fresh process. --scale does this for a single count.
           --db PATH           catalog file; reused when it holds exactly N benchmark books, rebuilt
-                              otherwise (default: bookshelf-bench-N.sqlite in the temporary directory)
+                              otherwise (default: bookshelf-bench-N.sqlite in the temporary directory).
+                              When scaling: the directory for bookshelf-bench-N.sqlite of each count.
           --iterations N      timed searches per query class through the full stack (default 300)
           --raw-iterations N  timed searches per class through the raw C API (default 40)
           --rebuild-index     discard the search index snapshot stored in the catalog first, so that
@@ -51,10 +58,23 @@ enum SearchBench: BenchMode {
             print(help)
             return
         }
-        let options = try BenchOptions(arguments, valued: ["--count", "--db", "--iterations", "--raw-iterations"],
-                                       flags: ["--no-raw", "--no-fzf", "--rebuild-index"])
-        let count = try options.int("--count", default: 1_000_000)
+        let options = try BenchOptions(arguments, valued: ["--count", "--db", "--iterations", "--raw-iterations", "--scale-phase"],
+                                       flags: ["--no-raw", "--no-fzf", "--rebuild-index", "--scale"])
+        let counts = try options.ints("--count", default: 1_000_000)
         let iterations = max(1, try options.int("--iterations", default: 300))
+        if let phase = options.string("--scale-phase"), let path = options.string("--db"), counts.count == 1 {
+            // A child of the scaling run: one state of the index, in a process of its own.
+            return try await SearchScaling.runPhase(phase, path: path, count: counts[0], iterations: iterations)
+        }
+        if counts.count > 1 || options.has("--scale") {
+            let directory = options.string("--db") ?? FileManager.default.temporaryDirectory.path
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
+                throw BenchError("when scaling, --db names a directory (for bookshelf-bench-N.sqlite of each count)")
+            }
+            return try await SearchScaling.run(counts: counts, directory: directory, iterations: iterations)
+        }
+        let count = counts[0]
         let rawIterations = max(1, try options.int("--raw-iterations", default: 40))
         let path = options.string("--db")
             ?? FileManager.default.temporaryDirectory.appendingPathComponent("bookshelf-bench-\(count).sqlite").path

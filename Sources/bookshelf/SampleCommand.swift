@@ -19,7 +19,9 @@ enum SampleCommand {
         details: """
             The books have varied titles and authors: accents, Japanese, Chinese and Korean
             text, emoji, very long titles, titles sharing their first words. All are added in
-            one transaction.
+            one transaction, made one at a time as they are stored (ten million fit in little
+            memory). Progress goes to standard error: a bar redrawn in place on a terminal,
+            a line at every tenth otherwise.
 
             \(CatalogTarget.explanation)
             """,
@@ -35,29 +37,34 @@ enum SampleCommand {
             throw UsageError("--scope needs a name without control characters")
         }
         let target = try CatalogTarget.resolve(option: arguments.value("db"), environment: context.environment)
+        // The generator makes each book as it is stored: ten million are never all in memory.
+        let books = SampleBooks(count: count, seed: seed)
         guard case let .sqlite(path) = target else {
             guard case let .postgres(connector) = target else { return .failure }
             let setup = try await PostgresSignIn.administrator(connector)
+            let progress = ProgressDisplay.standardError(label: "Adding sample books", total: count)
             let added: Int
             do {
-                added = try await setup.importBooks(Array(SampleBooks(count: count, seed: seed)), scope: scope)
+                added = try await setup.importBooks(streaming: books, scope: scope) { progress.update($0) }
             } catch {
+                progress.finish()
                 throw CommandFailure("nothing added: " + PostgresSignIn.message(error))
             }
+            progress.finish()
             context.console.line("Added \(ProgressLine.grouped(added)) sample books (seed \(seed)) to scope \(scope.printable).")
             return .success
         }
 
         let catalog = try CatalogOpener.open(path: path, console: context.console, creating: .starterIfMissing)
-        let progress = context.console.progress("Adding sample books")
+        let progress = ProgressDisplay.standardError(label: "Adding sample books", total: count)
         let added: Int
         do {
-            added = try catalog.insertBooks(SampleBooks(count: count, seed: seed), scope: scope) { progress?.update($0, of: count) }
+            added = try catalog.insertBooks(books, scope: scope) { progress.update($0) }
         } catch {
-            progress?.finish()
+            progress.finish()
             throw CommandFailure("nothing added: " + TerminalText.sanitized(error.description))
         }
-        progress?.finish()
+        progress.finish()
         context.console.line("Added \(ProgressLine.grouped(added)) sample books (seed \(seed)) to scope \(scope.printable).")
         return .success
     }
