@@ -17,7 +17,7 @@ import Foundation
 /// binary search per row, whatever the catalog's size. Where an overlay book goes among the
 /// base matches is decided only when a search needs it, by comparing title keys: the base
 /// keeps no titles, so the keys of the few base books the merge compares with are read from
-/// the catalog (`TitleKeys`). A large overlay asks for a rebuild. A *bridge* is an index over a
+/// the catalog (`TitleKeyLookup`). A large overlay asks for a rebuild. A *bridge* is an index over a
 /// stored base too far behind for that: it may hold a larger overlay, and serves only while
 /// the rebuild it waits for runs.
 final class SearchIndex {
@@ -161,16 +161,17 @@ final class SearchIndex {
     }
 
     /// One rank's base matches (ordinals, in result order) and overlay matches (sorted by title
-    /// key and id), merged into result order. A base book's key is read only while an overlay
-    /// book is still waiting to be placed, and once per base book.
+    /// key and id), merged into result order. Each overlay book the merge reaches is placed
+    /// among the listed base books by a binary search over their keys, so a deep page reads a
+    /// few keys per overlay book rather than one per base book before it.
     private struct RankMerge {
         let base: SearchIndexBase
         let listed: [Int32]
         let extra: [OverlayBook]
         var nextBase = 0
         var nextExtra = 0
-        /// The id and key of `listed[nextBase]`, once read.
-        var baseBook: (id: Int, key: [UInt8]?)?
+        /// Where `extra[nextExtra]` goes: before `listed[place]` (or after them all).
+        var place: Int?
 
         init(base: SearchIndexBase, listed: [Int32], extra: [OverlayBook]) {
             self.base = base
@@ -182,32 +183,30 @@ final class SearchIndex {
         mutating func next(titleKey: TitleKeyLookup) throws -> Int {
             if nextExtra < extra.count {
                 let candidate = extra[nextExtra]
-                if try nextBase == listed.count || candidate.sortsBefore(key: baseKey(titleKey), id: baseID()) {
+                if place == nil { place = try self.place(candidate, titleKey: titleKey) }
+                if place == nextBase {
                     nextExtra += 1
+                    place = nil
                     return candidate.id
                 }
             }
-            let id = try baseID()
-            nextBase += 1
-            baseBook = nil
-            return id
-        }
-
-        private mutating func baseID() throws -> Int {
-            if let baseBook { return baseBook.id }
             let id = try base.id(Int(listed[nextBase]))
-            baseBook = (id, nil)
+            nextBase += 1
             return id
         }
 
-        private mutating func baseKey(_ titleKey: TitleKeyLookup) throws -> [UInt8] {
-            if let key = baseBook?.key { return key }
-            let id = try baseID()
-            guard let key = try titleKey(id) else {
-                throw SearchIndexDamage("the index names book \(id), which this scope does not have")
+        /// The first listed base book from `nextBase` on that `book` sorts before.
+        private func place(_ book: OverlayBook, titleKey: TitleKeyLookup) throws -> Int {
+            var low = nextBase, high = listed.count
+            while low < high {
+                let middle = (low + high) / 2
+                let id = try base.id(Int(listed[middle]))
+                guard let key = try titleKey(id) else {
+                    throw SearchIndexDamage("the index names book \(id), which this scope does not have")
+                }
+                if book.sortsBefore(key: key, id: id) { high = middle } else { low = middle + 1 }
             }
-            baseBook = (id, key)
-            return key
+            return low
         }
     }
 
