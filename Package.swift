@@ -27,9 +27,9 @@ let package = Package(
         .systemLibrary(
             name: "CSQLite", path: "Sources/CSQLite",
             providers: [.apt(["libsqlite3-dev"])]),
-        .systemLibrary(
-            name: "CLibPQ", path: "Sources/CLibPQ",
-            providers: [.apt(["libpq-dev"])]),
+        // libpq's header (libpq-dev), with the library loaded on first use rather than linked:
+        // see Sources/CLibPQ/include/CLibPQ.h.
+        .target(name: "CLibPQ", path: "Sources/CLibPQ"),
 
         .target(name: "TerminalSafeText"),
         .target(name: "BookCatalog", dependencies: ["TerminalSafeText"]),

@@ -56,6 +56,9 @@ final class PostgresConnection {
     /// Connects (blocking up to the connector's connect timeout). The password is used for
     /// this handshake only and is not kept.
     init(_ connector: PostgresConnector, password: String?) throws {
+        if let reason = bookshelf_libpq_unavailable() {
+            throw BookFailure.storeUnavailable(String(cString: reason))
+        }
         let pairs = connector.parameters(password: password)
         let keywords = pairs.map { strdup($0.0) }
         let values = pairs.map { strdup($0.1) }

@@ -40,7 +40,9 @@ public struct PostgresConnector: Sendable, CustomStringConvertible {
         let shown = ["host", "hostaddr", "port", "dbname", "user"]
         var parts: [String] = []
         var error: UnsafeMutablePointer<CChar>?
-        if let options = PQconninfoParse(connectionString, &error) {
+        if bookshelf_libpq_unavailable() != nil {
+            // Connecting will say why; the description is shown before that.
+        } else if let options = PQconninfoParse(connectionString, &error) {
             defer { PQconninfoFree(options) }
             var option = options
             while let keyword = option.pointee.keyword {

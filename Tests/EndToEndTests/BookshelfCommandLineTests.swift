@@ -407,4 +407,18 @@ import Testing
         #expect(bare.status == 3)
         #expect(bare.errors.contains("needs a terminal"))
     }
+
+    /// libpq and what it brings (TLS, Kerberos, LDAP) are 4–5 MB of every process that loads
+    /// them, which a search of an SQLite catalog never needs: they are loaded on first use of
+    /// PostgreSQL only. The dynamic loader's own trace lists every file a process loads,
+    /// dlopen included.
+    @Test func aSQLiteSearchNeverLoadsThePostgreSQLClientLibrary() throws {
+        let sandbox = try BookshelfProcess()
+        defer { sandbox.remove() }
+        let db = try sandbox.starterCatalog()
+        let search = try sandbox.run(["search", "history", "--db", db], environment: ["LD_DEBUG": "files"])
+        #expect(search.status == 0)
+        #expect(search.errors.contains("libsqlite3"), "the loader's trace is there")
+        #expect(!search.errors.contains("libpq"), "\(search.errors.split(separator: "\n").filter { $0.contains("libpq") })")
+    }
 }
