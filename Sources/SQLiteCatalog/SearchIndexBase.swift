@@ -397,18 +397,8 @@ final class SearchIndexBase: Sendable {
 
         mutating func rank(_ ordinal: Int) throws(SearchIndexDamage) -> Int? {
             let titleCount = try decode(ordinal)
-            let all = tokens.count
-            var allInTitle = true
-            var firstAtStart = false
-            for (index, word) in words.enumerated() {
-                if let at = find(word, low: 0, high: titleCount) {
-                    if index == 0 { firstAtStart = at == 0 }
-                } else {
-                    allInTitle = false
-                    if find(word, low: titleCount, high: all) == nil { return nil }
-                }
-            }
-            return allInTitle ? (firstAtStart ? 0 : 1) : 2
+            return BookRank.rank(words: words.count, titleCount: titleCount, tokenCount: tokens.count,
+                                 length: { words[$0].exact.count + 1 }, matches: { matches(words[$0], at: $1) })
         }
 
         /// Fills `tokens` with the book's token numbers; answers how many are the title's.
@@ -431,21 +421,11 @@ final class SearchIndexBase: Sendable {
             return titleCount
         }
 
-        private func find(_ word: CompiledWord, low: Int, high: Int) -> Int? {
-            let length = word.exact.count + 1
-            guard high - low >= length else { return nil }
-            let lowest = UInt32(word.range.lowerBound), span = UInt32(word.range.count)
-            for at in low...(high - length) {
-                var matched = true
-                for (offset, number) in word.exact.enumerated() where tokens[at + offset] != number {
-                    matched = false
-                    break
-                }
-                guard matched else { continue }
-                let last = tokens[at + length - 1]
-                if last &- lowest < span && (word.excluded.isEmpty || !word.excluded.contains(last)) { return at }
-            }
-            return nil
+        private func matches(_ word: CompiledWord, at start: Int) -> Bool {
+            for (offset, number) in word.exact.enumerated() where tokens[start + offset] != number { return false }
+            let last = tokens[start + word.exact.count]
+            return last &- UInt32(word.range.lowerBound) < UInt32(word.range.count)
+                && (word.excluded.isEmpty || !word.excluded.contains(last))
         }
     }
 }

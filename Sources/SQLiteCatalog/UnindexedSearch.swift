@@ -104,24 +104,9 @@ struct UnindexedSearch {
 
         /// The rank `SearchTerms.rank` gives, or nil when some word matches nowhere.
         func rank(_ words: [Word]) -> Int? {
-            var allInTitle = true
-            var firstAtStart = false
-            for (index, word) in words.enumerated() {
-                if let at = find(word, low: 0, high: titleCount) {
-                    if index == 0 { firstAtStart = at == 0 }
-                } else {
-                    allInTitle = false
-                    if find(word, low: titleCount, high: all.count) == nil { return nil }
-                }
-            }
-            return allInTitle ? (firstAtStart ? 0 : 1) : 2
-        }
-
-        private func find(_ word: Word, low: Int, high: Int) -> Int? {
-            let length = word.exact.count + 1
-            guard high - low >= length else { return nil }
-            for at in low...(high - length) where word.matches(all[at..<at + length]) { return at }
-            return nil
+            BookRank.rank(words: words.count, titleCount: titleCount, tokenCount: all.count,
+                          length: { words[$0].exact.count + 1 },
+                          matches: { words[$0].matches(all[$1..<$1 + words[$0].exact.count + 1]) })
         }
     }
 

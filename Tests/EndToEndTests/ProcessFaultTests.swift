@@ -199,16 +199,18 @@ import Testing
     }
 
     private func bookshelfCommand(_ arguments: [String]) throws -> Process {
+        let binary = try #require(BookshelfProcess.binary, "the bookshelf executable was not found")
         let process = Process()
-        process.executableURL = try #require(BookshelfProcess.binary, "the bookshelf executable was not found")
+        process.executableURL = binary
         process.arguments = arguments
         process.environment = ["HOME": sandbox.path("home"), "PATH": "/usr/bin:/bin"]
         return process
     }
 
     private func benchWriter(db: String, log: String) throws -> Process {
+        let bench = try #require(BuildProducts.executable(named: "bookshelf-bench"), "bookshelf-bench was not found")
         let process = Process()
-        process.executableURL = try #require(BuildProducts.executable(named: "bookshelf-bench"), "bookshelf-bench was not found")
+        process.executableURL = bench
         process.arguments = ["saves", "--writer", "--db", db, "--seconds", "120", "--books", "5", "--log", log]
         return process
     }
