@@ -1,4 +1,5 @@
 import Foundation
+import TerminalUI
 
 #if canImport(Glibc)
 import Glibc
@@ -52,8 +53,8 @@ final class ProgressLine {
         guard done != lastShown, done - lastShown >= Self.step || finished else { return }
         lastShown = done
         shownAnything = true
-        let of = total.map { " of \(Self.grouped($0))" } ?? ""
-        write("\r\u{1B}[K\(label): \(Self.grouped(done))\(of)")
+        let of = total.map { " of \(NumberText.grouped($0))" } ?? ""
+        write("\r\u{1B}[K\(label): \(NumberText.grouped(done))\(of)")
     }
 
     /// Erases the line so the next message starts on a clean one.
@@ -63,15 +64,5 @@ final class ProgressLine {
 
     private func write(_ text: String) {
         FileHandle.standardError.write(Data(text.utf8))
-    }
-
-    static func grouped(_ number: Int) -> String {
-        let digits = String(number)
-        var result = ""
-        for (offset, digit) in digits.enumerated() {
-            if offset > 0, (digits.count - offset) % 3 == 0 { result.append(",") }
-            result.append(digit)
-        }
-        return result
     }
 }

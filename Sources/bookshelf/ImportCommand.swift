@@ -2,6 +2,7 @@ import BookCatalog
 import CatalogImport
 import Foundation
 import PostgresCatalog
+import TerminalUI
 
 /// `bookshelf import FILE`: adds the books of a CSV or JSON Lines file, all or nothing.
 /// The whole file is checked before the catalog is touched, every bad line is reported, and
@@ -75,7 +76,7 @@ enum ImportCommand {
             throw CommandFailure("nothing imported: " + TerminalText.sanitized(error.description))
         }
         adding?.finish()
-        console.line("Added \(ProgressLine.grouped(added)) book\(added == 1 ? "" : "s") to scope \(scope.printable).")
+        console.line("Added \(NumberText.grouped(added)) book\(added == 1 ? "" : "s") to scope \(scope.printable).")
         if let accounts = try? catalog.accounts(), !accounts.contains(where: { $0.scope == scope }) {
             console.note("bookshelf import: note: no account sees scope \(scope.printable) yet")
         }
@@ -91,7 +92,7 @@ enum ImportCommand {
         } catch {
             throw CommandFailure("nothing imported: " + PostgresSignIn.message(error))
         }
-        console.line("Added \(ProgressLine.grouped(added)) book\(added == 1 ? "" : "s") to scope \(scope.printable).")
+        console.line("Added \(NumberText.grouped(added)) book\(added == 1 ? "" : "s") to scope \(scope.printable).")
         return .success
     }
 
