@@ -22,7 +22,9 @@ enum ExportCommand {
             Output: CSV with the header title,author and every field quoted, or JSON Lines
             {"title":..,"author":..}; 'bookshelf import' reads either back unchanged. Books come
             in search order (title order without --query). Ids and revisions are not exported:
-            an import makes new books.
+            an import makes new books. Progress goes to standard error (a bar on a terminal, a line
+            at every tenth otherwise), never into the data; a query with more matches than the
+            store counts (10,000) shows none.
 
             On SQLite --scope picks the first account (by name) of that scope unless --account
             names one; on PostgreSQL the signed-in account's scope must be S.

@@ -28,6 +28,9 @@ enum ImportCommand {
             If any line is bad, each is reported as FILE:LINE: reason, nothing is imported
             and the exit status is 1.
 
+            Progress goes to standard error: reading (in lines of FILE), then adding (in
+            books); a bar redrawn in place on a terminal, a line at every tenth otherwise.
+
             A catalog that does not exist yet is created with the starter accounts and only the
             imported books (no sample books).
 
