@@ -291,16 +291,3 @@ enum FieldView {
         return 0
     }
 }
-
-enum NumberText {
-    /// 12345 -> "12,345".
-    static func grouped(_ number: Int) -> String {
-        let digits = String(number.magnitude)
-        var result = number < 0 ? "-" : ""
-        for (offset, digit) in digits.enumerated() {
-            if offset > 0, (digits.count - offset) % 3 == 0 { result.append(",") }
-            result.append(digit)
-        }
-        return result
-    }
-}

@@ -3,6 +3,7 @@ import BookshelfTestSupport
 import CSQLite
 import Foundation
 import SQLiteCatalog
+import TerminalUI
 
 /// `bookshelf-bench search --count 1000000,10000000`: the same figures at each size, side by
 /// side, so that growth is visible. Each figure that depends on the process (memory, opening)
@@ -33,7 +34,7 @@ enum SearchScaling {
         print("warning: debug build; use `swift run -c release bookshelf-bench search` for real figures")
         #endif
         let executable = try selfExecutable()
-        print("scaling: \(counts.map { CountText.grouped($0) }.joined(separator: ", ")) books; "
+        print("scaling: \(counts.map { NumberText.grouped($0) }.joined(separator: ", ")) books; "
               + "\(iterations) searches per class; load average \(loadAverage())")
         var columns: [Figures] = []
         for count in counts {
@@ -51,7 +52,7 @@ enum SearchScaling {
                     figures["stale.edited"] = String(try RawSQLiteSearch(path: path).touchBooks(every: step))
                     figures["stale.behind"] = String(try booksChanged(since: stored, path))
                 }
-                print("  \(CountText.grouped(count)) books: index \(phase)…")
+                print("  \(NumberText.grouped(count)) books: index \(phase)…")
                 let reported = try runChild(executable, phase: phase, count: count, path: path, iterations: iterations)
                 for (key, value) in reported { figures["\(phase).\(key)"] = value }
                 if phase == "missing" { snapshot = (try maxChangeSequence(path), indexFileModified(catalogPath: path)) }
@@ -274,7 +275,7 @@ struct ScalingTable {
         row("open → first result, index missing") { opening($0, "missing") }
         row("open → first result, index stale") { opening($0, "stale") }
         row("  (books changed since it was stored)") { figures in
-            (Int(figures["stale.behind"] ?? "")).map { CountText.grouped($0) } ?? "-"
+            (Int(figures["stale.behind"] ?? "")).map { NumberText.grouped($0) } ?? "-"
         }
         row("open → first result, index current") { opening($0, "current") }
         row("catch-up after 10,000 edits (next search)") { figures in
@@ -325,20 +326,10 @@ struct ScalingTable {
 
 /// Counts as the tables print them.
 enum CountText {
-    static func grouped(_ number: Int) -> String {
-        let digits = String(number)
-        var result = ""
-        for (offset, digit) in digits.enumerated() {
-            if offset > 0, (digits.count - offset) % 3 == 0 { result.append(",") }
-            result.append(digit)
-        }
-        return result
-    }
-
     /// "1M", "10M", "250k", "1,500".
     static func short(_ number: Int) -> String {
         if number >= 1_000_000, number % 1_000_000 == 0 { return "\(number / 1_000_000)M" }
         if number >= 1_000, number % 1_000 == 0 { return "\(number / 1_000)k" }
-        return grouped(number)
+        return NumberText.grouped(number)
     }
 }

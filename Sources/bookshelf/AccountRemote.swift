@@ -8,12 +8,20 @@ enum AccountRemote {
     /// own user (or `--account` as the user).
     static func open(_ arguments: ParsedArguments, environment: [String: String], console: Console,
                      scope: String? = nil) async throws -> any SearchableBookRemote {
+        try await openCounting(arguments, environment: environment, console: console, scope: scope).remote
+    }
+
+    /// `open`, and a way to count exactly the books the account sees: a search stops counting
+    /// past `SearchPage.exactCountLimit`, and an export's progress needs the whole number.
+    static func openCounting(_ arguments: ParsedArguments, environment: [String: String], console: Console,
+                             scope: String? = nil) async throws
+        -> (remote: any SearchableBookRemote, countBooks: () async throws -> Int) {
         switch try CatalogTarget.resolve(option: arguments.value("db"), environment: environment) {
         case let .sqlite(path):
             let catalog = try CatalogOpener.open(path: path, console: console, creating: .never)
             let account = try chooseAccount(named: arguments.value("account"), scope: scope, in: catalog)
             do {
-                return try catalog.remote(account: account.name)
+                return (try catalog.remote(account: account.name), { try catalog.bookCount(scope: account.scope) })
             } catch {
                 throw CommandFailure(TerminalText.sanitized(error.description))
             }
@@ -23,7 +31,7 @@ enum AccountRemote {
                 throw CommandFailure("the account \(remote.account.name.printable) sees scope "
                     + "\(remote.account.scope.printable), not \(scope.printable)")
             }
-            return remote
+            return (remote, { try await remote.bookCount() })
         }
     }
 

@@ -1,6 +1,7 @@
 import BookCatalog
 import Foundation
 import SQLiteCatalog
+import TerminalUI
 
 #if canImport(Glibc)
 import Glibc
@@ -40,7 +41,7 @@ enum CatalogOpener {
             let books = try createStarter(at: path, replacingEmptyFile: state == .empty, withSample: withSample)
             if let books {
                 let names = SampleBooks.starter.accounts.map(\.name).joined(separator: ", ")
-                let contents = withSample ? "\(ProgressLine.grouped(books)) sample books and" : "no books yet and"
+                let contents = withSample ? "\(NumberText.grouped(books)) sample books and" : "no books yet and"
                 console.note("bookshelf: created a new catalog at \(path.printable) with \(contents) the accounts \(names)")
             }
         }

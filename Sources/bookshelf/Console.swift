@@ -1,17 +1,10 @@
 import Foundation
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// Where a command's output goes. Results go to standard output (buffered, for pipes and
-/// large result lists); notes, counts, progress and errors go to standard error, so
-/// `bookshelf search x | cut -f2` sees only results.
+/// large result lists); notes, counts and errors go to standard error (and progress, through
+/// `ProgressDisplay`), so `bookshelf search x | cut -f2` sees only results.
 final class Console {
     private var pending = ""
-    let errorIsTerminal = isatty(STDERR_FILENO) == 1
 
     /// Adds a line to standard output.
     func line(_ text: String) {
@@ -31,47 +24,5 @@ final class Console {
         flush()
         FileHandle.standardError.write(Data((text + "\n").utf8))
     }
-
-    /// A progress line for long work, shown only when standard error is a terminal.
-    func progress(_ label: String) -> ProgressLine? {
-        errorIsTerminal ? ProgressLine(label: label) : nil
-    }
 }
 
-/// One line on a terminal, rewritten in place ("Adding books: 150,000 of 1,000,000").
-final class ProgressLine {
-    private let label: String
-    private var lastShown = 0
-    private var shownAnything = false
-    static let step = 50_000
-
-    init(label: String) { self.label = label }
-
-    func update(_ done: Int, of total: Int? = nil) {
-        let finished = total == done && shownAnything
-        guard done != lastShown, done - lastShown >= Self.step || finished else { return }
-        lastShown = done
-        shownAnything = true
-        let of = total.map { " of \(Self.grouped($0))" } ?? ""
-        write("\r\u{1B}[K\(label): \(Self.grouped(done))\(of)")
-    }
-
-    /// Erases the line so the next message starts on a clean one.
-    func finish() {
-        if shownAnything { write("\r\u{1B}[K") }
-    }
-
-    private func write(_ text: String) {
-        FileHandle.standardError.write(Data(text.utf8))
-    }
-
-    static func grouped(_ number: Int) -> String {
-        let digits = String(number)
-        var result = ""
-        for (offset, digit) in digits.enumerated() {
-            if offset > 0, (digits.count - offset) % 3 == 0 { result.append(",") }
-            result.append(digit)
-        }
-        return result
-    }
-}

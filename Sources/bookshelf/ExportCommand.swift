@@ -3,7 +3,7 @@ import CatalogImport
 
 /// `bookshelf export`: the books an account sees (or those matching a query), in a format
 /// `bookshelf import` reads back unchanged. Written page by page as read, so a million books
-/// never sit in memory at once.
+/// never sit in memory at once. Progress goes to standard error.
 enum ExportCommand {
     static let pageSize = 5_000
 
@@ -22,7 +22,9 @@ enum ExportCommand {
             Output: CSV with the header title,author and every field quoted, or JSON Lines
             {"title":..,"author":..}; 'bookshelf import' reads either back unchanged. Books come
             in search order (title order without --query). Ids and revisions are not exported:
-            an import makes new books.
+            an import makes new books. Progress goes to standard error (a bar on a terminal, a line
+            at every tenth otherwise), never into the data; a query with more matches than the
+            store counts (10,000) shows none.
 
             On SQLite --scope picks the first account (by name) of that scope unless --account
             names one; on PostgreSQL the signed-in account's scope must be S.
@@ -40,11 +42,12 @@ enum ExportCommand {
         guard let format = BookExportFormat(rawValue: formatName) else {
             throw UsageError("--format must be csv or jsonl, not \"\(formatName.printable)\"")
         }
-        let remote = try await AccountRemote.open(arguments, environment: context.environment, console: context.console,
-                                                  scope: arguments.value("scope"))
+        let (remote, countBooks) = try await AccountRemote.openCounting(
+            arguments, environment: context.environment, console: context.console, scope: arguments.value("scope"))
         let console = context.console
         if let header = BookExport.header(format) { console.line(header) }
-        let writing = console.progress("Exporting books")
+        // Progress goes to standard error, never into the data on standard output.
+        var writing: ProgressDisplay?
         defer { writing?.finish() }
         var written = 0
         var query = SearchQuery(text: arguments.value("query") ?? "", limit: pageSize, offset: 0)
@@ -61,10 +64,24 @@ enum ExportCommand {
                 console.line(BookExport.line(title: record.title, author: record.author, format: format))
             }
             written += page.records.count
+            if query.offset == 0 {
+                writing = await total(of: page, everyBook: query.text.isEmpty, countBooks: countBooks)
+                    .map { ProgressDisplay.standardError(label: "Exporting books", total: $0) }
+            }
             writing?.update(written)
             guard page.records.count == query.limit, written < page.total || !page.totalCount.isExact else { break }
             query = SearchQuery(text: query.text, limit: pageSize, offset: written, after: page.next)
         }
         return .success
+    }
+
+    /// How many books the export will write, for an honest bar: the first page's total when
+    /// the store counted it, else the account's books when every one is exported. A query
+    /// past the count limit has only a lower bound or an estimate, so no bar.
+    private static func total(of firstPage: SearchPage, everyBook: Bool, countBooks: () async throws -> Int) async -> Int? {
+        if firstPage.totalCount.isExact { return firstPage.total }
+        guard everyBook else { return nil }
+        // Without a count the books are still exported, only without a bar.
+        return try? await countBooks()
     }
 }

@@ -2,10 +2,12 @@ import BookCatalog
 import CatalogImport
 import Foundation
 import PostgresCatalog
+import TerminalUI
 
 /// `bookshelf import FILE`: adds the books of a CSV or JSON Lines file, all or nothing.
 /// The whole file is checked before the catalog is touched, every bad line is reported, and
 /// the store inserts in one transaction, so a failed import leaves the catalog as it was.
+/// Progress of reading (in lines) and adding (in books) goes to standard error.
 enum ImportCommand {
     static let command = Command(
         name: "import",
@@ -25,6 +27,9 @@ enum ImportCommand {
             \(BookValidation.maximumAuthorLength), neither with control characters.
             If any line is bad, each is reported as FILE:LINE: reason, nothing is imported
             and the exit status is 1.
+
+            Progress goes to standard error: reading (in lines of FILE), then adding (in
+            books); a bar redrawn in place on a terminal, a line at every tenth otherwise.
 
             A catalog that does not exist yet is created with the starter accounts and only the
             imported books (no sample books).
@@ -48,9 +53,15 @@ enum ImportCommand {
 
         let bytes = try read(file)
         let format = BookImport.format(fileName: file, content: bytes)
-        let reading = console.progress("Reading \(file.printable)")
-        let result = BookImport.parse(bytes, format: format) { reading?.update($0) }
-        reading?.finish()
+        // Counted in lines: the file is in memory, so its line count is known before parsing
+        // and the parser reports lines read.
+        let lines = physicalLines(in: bytes)
+        // The file's name alone: a long path would leave no room for the bar.
+        let name = file == "-" ? "standard input" : URL(fileURLWithPath: file).lastPathComponent.printable
+        let reading = ProgressDisplay.standardError(label: "Reading \(name)", total: lines)
+        let result = BookImport.parse(bytes, format: format) { reading.update($0) }
+        reading.update(lines)
+        reading.finish()
 
         guard result.problems.isEmpty else {
             for problem in result.problems {
@@ -66,16 +77,16 @@ enum ImportCommand {
             return try await importIntoPostgres(result.books, scope: scope, connector: connector, console: console)
         }
         let catalog = try CatalogOpener.open(path: path, console: console, creating: .accountsOnlyIfMissing)
-        let adding = console.progress("Adding books")
+        let adding = ProgressDisplay.standardError(label: "Adding books", total: result.books.count)
         let added: Int
         do {
-            added = try catalog.insertBooks(result.books, scope: scope) { adding?.update($0, of: result.books.count) }
+            added = try catalog.insertBooks(result.books, scope: scope) { adding.update($0) }
         } catch {
-            adding?.finish()
+            adding.finish()
             throw CommandFailure("nothing imported: " + TerminalText.sanitized(error.description))
         }
-        adding?.finish()
-        console.line("Added \(ProgressLine.grouped(added)) book\(added == 1 ? "" : "s") to scope \(scope.printable).")
+        adding.finish()
+        console.line("Added \(NumberText.grouped(added)) book\(added == 1 ? "" : "s") to scope \(scope.printable).")
         if let accounts = try? catalog.accounts(), !accounts.contains(where: { $0.scope == scope }) {
             console.note("bookshelf import: note: no account sees scope \(scope.printable) yet")
         }
@@ -85,14 +96,24 @@ enum ImportCommand {
     /// One COPY in one transaction, as the database owner (accounts may not add books).
     private static func importIntoPostgres(_ books: [NewBook], scope: String, connector: PostgresConnector, console: Console) async throws -> ExitStatus {
         let setup = try await PostgresSignIn.administrator(connector)
+        let adding = ProgressDisplay.standardError(label: "Adding books", total: books.count)
         let added: Int
         do {
-            added = try await setup.importBooks(books, scope: scope)
+            added = try await setup.importBooks(streaming: books, scope: scope) { adding.update($0) }
         } catch {
+            adding.finish()
             throw CommandFailure("nothing imported: " + PostgresSignIn.message(error))
         }
-        console.line("Added \(ProgressLine.grouped(added)) book\(added == 1 ? "" : "s") to scope \(scope.printable).")
+        adding.finish()
+        console.line("Added \(NumberText.grouped(added)) book\(added == 1 ? "" : "s") to scope \(scope.printable).")
         return .success
+    }
+
+    /// The lines of a file as the parser numbers them: one per line end, and the last line
+    /// even without one.
+    static func physicalLines(in bytes: [UInt8]) -> Int {
+        let ends = bytes.reduce(0) { $1 == UInt8(ascii: "\n") ? $0 + 1 : $0 }
+        return ends + (bytes.last.map { $0 == UInt8(ascii: "\n") ? 0 : 1 } ?? 0)
     }
 
     private static func read(_ file: String) throws(CommandFailure) -> [UInt8] {

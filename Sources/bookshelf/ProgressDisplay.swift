@@ -1,4 +1,5 @@
 import Foundation
+import TerminalUI
 
 #if canImport(Glibc)
 import Glibc
@@ -88,9 +89,9 @@ final class ProgressDisplay: @unchecked Sendable {
 
     static func terminalLine(label: String, done: Int, total: Int, elapsed: Duration, columns: Int) -> String {
         let rate = Self.rate(done: done, elapsed: elapsed)
-        var facts = "\(ProgressLine.grouped(done)) of \(ProgressLine.grouped(total))  \(percent(done, total))%"
+        var facts = "\(NumberText.grouped(done)) of \(NumberText.grouped(total))  \(percent(done, total))%"
         if let rate {
-            facts += "  \(ProgressLine.grouped(Int(rate)))/s"
+            facts += "  \(NumberText.grouped(Int(rate)))/s"
             if done < total { facts += "  " + timeText(Double(total - done) / rate) + " left" }
         }
         if done >= total { facts += "  " + timeText(elapsed.seconds) }
@@ -104,9 +105,9 @@ final class ProgressDisplay: @unchecked Sendable {
     }
 
     static func plainLine(label: String, done: Int, total: Int, elapsed: Duration) -> String {
-        var line = "\(label): \(ProgressLine.grouped(done)) of \(ProgressLine.grouped(total)) (\(percent(done, total))%)"
+        var line = "\(label): \(NumberText.grouped(done)) of \(NumberText.grouped(total)) (\(percent(done, total))%)"
         if let rate = rate(done: done, elapsed: elapsed) {
-            line += ", \(ProgressLine.grouped(Int(rate)))/s"
+            line += ", \(NumberText.grouped(Int(rate)))/s"
         }
         line += ", " + timeText(elapsed.seconds)
         return line

@@ -1,5 +1,6 @@
 import BookCatalog
 import PostgresCatalog
+import TerminalUI
 
 /// `bookshelf sample --count N`: fills a catalog with generated books, the same ones for the
 /// same seed, for demos and benchmarks.
@@ -11,7 +12,7 @@ enum SampleCommand {
         summary: "Add N generated books (the same ones for the same seed).",
         positionals: .none,
         options: [
-            OptionSpec("count", value: "N", help: "How many books to add (required, 1 to \(ProgressLine.grouped(maximumCount)))."),
+            OptionSpec("count", value: "N", help: "How many books to add (required, 1 to \(NumberText.grouped(maximumCount)))."),
             OptionSpec("seed", value: "S", help: "Generator seed, a whole number (default 1)."),
             .scope,
             .db,
@@ -51,7 +52,7 @@ enum SampleCommand {
                 throw CommandFailure("nothing added: " + PostgresSignIn.message(error))
             }
             progress.finish()
-            context.console.line("Added \(ProgressLine.grouped(added)) sample books (seed \(seed)) to scope \(scope.printable).")
+            context.console.line("Added \(NumberText.grouped(added)) sample books (seed \(seed)) to scope \(scope.printable).")
             return .success
         }
 
@@ -65,7 +66,7 @@ enum SampleCommand {
             throw CommandFailure("nothing added: " + TerminalText.sanitized(error.description))
         }
         progress.finish()
-        context.console.line("Added \(ProgressLine.grouped(added)) sample books (seed \(seed)) to scope \(scope.printable).")
+        context.console.line("Added \(NumberText.grouped(added)) sample books (seed \(seed)) to scope \(scope.printable).")
         return .success
     }
 

@@ -1,6 +1,7 @@
 import BookCatalog
 import PostgresCatalog
 import SQLiteCatalog
+import TerminalUI
 
 #if canImport(Glibc)
 import Glibc
@@ -99,7 +100,7 @@ enum SearchCommand {
     /// "3 matches", or "120 matches (showing 51–100)" when the page is not all of them.
     static func summary(_ page: SearchPage, query: SearchQuery) -> String {
         if SearchTerms(query.text).hasNoSearchableWords { return "0 matches: \(SearchTerms.noSearchableWordsExplanation)" }
-        let number = ProgressLine.grouped(page.total)
+        let number = NumberText.grouped(page.total)
         let count: String
         switch page.totalCount {
         case .exact: count = number

@@ -239,7 +239,8 @@ import Testing
         let result = try sandbox.run(["import", file, "--db", db])
         #expect(result.status == 1)
         #expect(result.output.isEmpty)
-        #expect(result.errorLines == [
+        // After the line that says the file was read (ImportExportProgressTests).
+        #expect(result.errorLines.filter { !$0.hasPrefix("Reading books.csv: ") } == [
             "\(file):3: title contains a control character (U+000A)",
             "\(file):6: missing title",
             "bookshelf import: nothing imported: 2 bad lines in \(file)",
@@ -265,9 +266,10 @@ import Testing
         let file = try sandbox.write("books.jsonl", "{\"title\": \"ok\"}\n{\"title\": \"ok\",}\n{\"title\": 5}\n")
         let result = try sandbox.run(["import", file, "--db", sandbox.path("catalog.sqlite")])
         #expect(result.status == 1)
-        #expect(result.errorLines.count == 3)
-        #expect(result.errorLines[0].hasPrefix("\(file):2: bad JSON: "))
-        #expect(result.errorLines[1] == "\(file):3: \"title\" must be a string, not a number")
+        let problems = result.errorLines.filter { !$0.hasPrefix("Reading books.jsonl: ") }
+        #expect(problems.count == 3)
+        #expect(problems[0].hasPrefix("\(file):2: bad JSON: "))
+        #expect(problems[1] == "\(file):3: \"title\" must be a string, not a number")
     }
 
     @Test func importOfAMissingFileFailsWithoutCreatingACatalog() throws {
