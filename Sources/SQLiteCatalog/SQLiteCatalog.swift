@@ -147,6 +147,16 @@ public final class SQLiteCatalog: Sendable {
         }
     }
 
+    /// Makes sure `scope` has a stored search index that the next program can use at once: the
+    /// stored one if it is current or close enough to catch up, otherwise one built now and
+    /// stored. For commands that add many books (`bookshelf import`, `sample`), so that the
+    /// first search or app after them does not wait for, or type through, a build.
+    public func prepareSearchIndex(scope: String) async throws -> SearchIndexReport {
+        let preparation = IndexPreparation.start(path: path, busyTimeout: busyTimeout, scope: scope)
+        defer { preparation.cancel() }
+        return try await preparation.value().report
+    }
+
     /// Deletes the stored search index snapshots (derived data, files beside the catalog), so
     /// that the next remote of each scope rebuilds its index from the books. For benchmarks and troubleshooting.
     public func discardSearchSnapshots() throws(SQLiteCatalogError) {

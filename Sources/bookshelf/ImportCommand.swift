@@ -86,6 +86,8 @@ enum ImportCommand {
             throw CommandFailure("nothing imported: " + TerminalText.sanitized(error.description))
         }
         adding.finish()
+        // Derived data: if it cannot be stored now, the next program builds it instead.
+        _ = try? await catalog.prepareSearchIndex(scope: scope)
         console.line("Added \(NumberText.grouped(added)) book\(added == 1 ? "" : "s") to scope \(scope.printable).")
         if let accounts = try? catalog.accounts(), !accounts.contains(where: { $0.scope == scope }) {
             console.note("bookshelf import: note: no account sees scope \(scope.printable) yet")

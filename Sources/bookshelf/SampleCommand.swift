@@ -66,6 +66,8 @@ enum SampleCommand {
             throw CommandFailure("nothing added: " + TerminalText.sanitized(error.description))
         }
         progress.finish()
+        // Derived data: if it cannot be stored now, the next program builds it instead.
+        _ = try? await catalog.prepareSearchIndex(scope: scope)
         context.console.line("Added \(NumberText.grouped(added)) sample books (seed \(seed)) to scope \(scope.printable).")
         return .success
     }

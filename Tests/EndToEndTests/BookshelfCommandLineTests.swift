@@ -217,6 +217,35 @@ import Testing
                 == ["SPQR: A Zyxquorian History", "The \"Zyxquorian\" Café", "Zyxquorian Anonymous"])
     }
 
+    /// After `import` or `sample` the next program finds a stored search index that lists
+    /// every book, rather than building one (or typing through a build) itself: here after
+    /// more books than a stored index catches up with, and on a catalog that had none.
+    @Test func importAndSampleLeaveASearchIndexTheNextProgramLoads() async throws {
+        let sandbox = try BookshelfProcess()
+        defer { sandbox.remove() }
+        let db = try sandbox.starterCatalog()
+        #expect(try sandbox.run(["search", "history", "--db", db]).status == 0, "the starter catalog's index is stored")
+        let lines = (0..<1_500).map { "Imported Volume \($0),Editor \($0 % 7)" }
+        let file = try sandbox.write("many.csv", "title,author\n" + lines.joined(separator: "\n") + "\n")
+        let imported = try sandbox.run(["import", file, "--db", db])
+        #expect(imported.status == 0, "\(imported.errors)")
+        try await expectStoredIndex(db, scope: "main")
+
+        let fresh = sandbox.path("sampled.sqlite")
+        let sampled = try sandbox.run(["sample", "--count", "2000", "--db", fresh])
+        #expect(sampled.status == 0, "\(sampled.errors)")
+        try await expectStoredIndex(fresh, scope: "main")
+    }
+
+    private func expectStoredIndex(_ db: String, scope: String, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        let catalog = try SQLiteCatalog.open(path: db, create: false)
+        let account = try #require(try catalog.accounts().first { $0.scope == scope }, sourceLocation: sourceLocation)
+        let (report, _) = try await catalog.remote(account: account.name).searchIndexReport()
+        let books = try catalog.bookCount(scope: scope)
+        #expect(report.origin == .loadedSnapshot && report.books == books,
+                "\(report)", sourceLocation: sourceLocation)
+    }
+
     @Test func importReadsJSONLinesIntoTheChosenScope() throws {
         let sandbox = try BookshelfProcess()
         defer { sandbox.remove() }
