@@ -40,6 +40,8 @@ final class SearchIndexBase: Sendable {
     let largestID: Int
     /// The matches of the broadest one-word queries, once computed.
     let broadPrefixes = BroadPrefixResults()
+    /// The broad words of recent multi-word queries, as bitmaps.
+    let broadWords = BroadWordPlaces()
     let postingBytes: IndexArray<UInt8>
     let postingStart: IndexArray<UInt32>      // vocabularySize + 1, byte offsets by token number
     let postingsBefore: IndexArray<UInt32>    // vocabularySize + 1, entries before each token number
@@ -323,34 +325,40 @@ final class SearchIndexBase: Sendable {
     private func collectByPlaces(_ words: [CompiledWord], hidden: Bitmap?, into matches: inout Matches) throws(SearchIndexDamage) {
         // At ten million books each bitmap is 1.25 MB, and passes over them cost as much as the
         // postings: the first word is read straight into the result, later ones are ANDed in.
+        // The broad words of a multi-word query are kept as bitmaps (`BroadWordPlaces`).
         let wordCount = (count + 63) / 64
-        var anywhere = [UInt64](repeating: 0, count: wordCount)
-        var inTitle = [UInt64](repeating: 0, count: wordCount)
-        var first = [UInt64](repeating: 0, count: wordCount)
-        try forEachPosting(words[0].range, skipping: words[0].excluded) { ordinal, place in
-            let bit: UInt64 = 1 << UInt64(ordinal & 63)
-            let slot = ordinal >> 6
-            anywhere[slot] |= bit
-            if place <= 1 { inTitle[slot] |= bit }
-            if place == 0 { first[slot] |= bit }
-        }
-        if words.count > 1 {
-            var wordAnywhere = [UInt64](repeating: 0, count: wordCount)
-            var wordInTitle = [UInt64](repeating: 0, count: wordCount)
-            for (index, word) in words.enumerated().dropFirst() {
-                if index > 1 {
-                    for slot in 0..<wordCount { wordAnywhere[slot] = 0; wordInTitle[slot] = 0 }
-                }
-                try forEachPosting(word.range, skipping: word.excluded) { ordinal, place in
-                    let bit: UInt64 = 1 << UInt64(ordinal & 63)
-                    let slot = ordinal >> 6
-                    wordAnywhere[slot] |= bit
-                    if place <= 1 { wordInTitle[slot] |= bit }
-                }
+        var kept: BroadWordPlaces.Places? = nil
+        if words.count > 1 { kept = try broadWords.places(of: words[0], in: self) }
+        let firstPlaces: BroadWordPlaces.Places
+        if let kept { firstPlaces = kept } else { firstPlaces = try places(of: words[0]) }
+        var anywhere = firstPlaces.anywhere
+        var inTitle = firstPlaces.inTitle
+        let first = firstPlaces.first
+        var wordAnywhere: [UInt64] = []
+        var wordInTitle: [UInt64] = []
+        for word in words.dropFirst() {
+            if let kept = try broadWords.places(of: word, in: self) {
                 for slot in 0..<wordCount {
-                    anywhere[slot] &= wordAnywhere[slot]
-                    inTitle[slot] &= wordInTitle[slot]
+                    anywhere[slot] &= kept.anywhere[slot]
+                    inTitle[slot] &= kept.inTitle[slot]
                 }
+                continue
+            }
+            if wordAnywhere.isEmpty {
+                wordAnywhere = [UInt64](repeating: 0, count: wordCount)
+                wordInTitle = [UInt64](repeating: 0, count: wordCount)
+            } else {
+                for slot in 0..<wordCount { wordAnywhere[slot] = 0; wordInTitle[slot] = 0 }
+            }
+            try forEachPosting(word.range, skipping: word.excluded) { ordinal, place in
+                let bit: UInt64 = 1 << UInt64(ordinal & 63)
+                let slot = ordinal >> 6
+                wordAnywhere[slot] |= bit
+                if place <= 1 { wordInTitle[slot] |= bit }
+            }
+            for slot in 0..<wordCount {
+                anywhere[slot] &= wordAnywhere[slot]
+                inTitle[slot] &= wordInTitle[slot]
             }
         }
         for slot in 0..<wordCount {
@@ -361,6 +369,22 @@ final class SearchIndexBase: Sendable {
             matches.add(bits: title & ~first[slot], slot: slot, rank: 1)
             matches.add(bits: found & ~title, slot: slot, rank: 2)
         }
+    }
+
+    /// Where a word of one token occurs, read from its postings.
+    func places(of word: CompiledWord) throws(SearchIndexDamage) -> BroadWordPlaces.Places {
+        let wordCount = (count + 63) / 64
+        var anywhere = [UInt64](repeating: 0, count: wordCount)
+        var inTitle = [UInt64](repeating: 0, count: wordCount)
+        var first = [UInt64](repeating: 0, count: wordCount)
+        try forEachPosting(word.range, skipping: word.excluded) { ordinal, place in
+            let bit: UInt64 = 1 << UInt64(ordinal & 63)
+            let slot = ordinal >> 6
+            anywhere[slot] |= bit
+            if place <= 1 { inTitle[slot] |= bit }
+            if place == 0 { first[slot] |= bit }
+        }
+        return BroadWordPlaces.Places(anywhere: anywhere, inTitle: inTitle, first: first)
     }
 
     /// Some word has several tokens that must be consecutive: take the books of the rarest

@@ -312,6 +312,40 @@ import Testing
         try await expectExactPages("a", pages, try catalog.remote(account: "editor"), current)
     }
 
+    /// The broad words of multi-word queries are kept as bitmaps (`BroadWordPlaces`) and
+    /// shared by later queries with the same word in any position: the answers stay exactly
+    /// what the books say, including after other programs' edits, and in a new remote.
+    @Test func multiWordQueriesOfBroadWordsStayExact() async throws {
+        let path = directory.path("broad-words.sqlite")
+        let catalog = try SQLiteCatalog.open(path: path, create: true)
+        try catalog.addAccount(Account(name: "editor", role: .editor, scope: "main"))
+        // "alpha" and "beta" are in 6,000 of 9,000 books each: broad enough to be kept.
+        var current = (0..<9_000).map { index in
+            switch index % 3 {
+            case 0: BookRecord(id: index + 1, title: "Alpha Beta \(index)", revision: 1)
+            case 1: BookRecord(id: index + 1, title: "Beta \(index) Alpha", revision: 1, author: "Gamma")
+            default: BookRecord(id: index + 1, title: "Gamma \(index) Beta", revision: 1, author: "Alpha Writer")
+            }
+        }
+        try catalog.insertBooks(current.map { NewBook(title: $0.title, author: $0.author) }, scope: "main")
+        let queries = ["a b", "b a", "alpha beta", "a be", "be al 1", "g a", "a w", "a a", "b a g"]
+        let pages = [(50, 0), (10, 2_995), (20, 5_990)]
+        let reader = try catalog.remote(account: "editor")
+        #expect(try await reader.searchIndexReport().snapshotStored)
+        for text in queries + queries { try await expectExactPages(text, pages, reader, current) }
+
+        let writer = try SQLiteCatalog.open(path: path, create: false).remote(account: "editor")
+        for (step, index) in stride(from: 0, to: 9_000, by: 97).enumerated() {
+            let book = current[index]
+            let title = ["Delta \(index)", "Alpha Delta \(index)", "Aaa Beta \(index)"][step % 3]
+            current[index] = try await writer.save(SaveRequest(id: book.id, title: title, author: book.author,
+                                                               expectedRevision: book.revision))
+        }
+        for text in queries { try await expectExactPages(text, pages, reader, current) }
+        let next = try catalog.remote(account: "editor")
+        for text in queries { try await expectExactPages(text, pages, next, current) }
+    }
+
     private func expectExactPages(_ text: String, _ pages: [(limit: Int, offset: Int)], _ remote: SQLiteBookRemote,
                                   _ books: [BookRecord], sourceLocation: SourceLocation = #_sourceLocation) async throws {
         let terms = SearchTerms(text)
