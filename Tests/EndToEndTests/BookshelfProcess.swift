@@ -25,6 +25,13 @@ struct BookshelfProcess {
 
     func remove() { try? FileManager.default.removeItem(at: directory) }
 
+    /// libpq's variables emptied and its password file pointed at nothing: for a test against a
+    /// scratch server, so that nothing from the test runner's own environment picks the server
+    /// or the user.
+    var withoutLibpqSettings: [String: String] {
+        ["PGPASSWORD": "", "PGUSER": "", "PGHOST": "", "PGDATABASE": "", "PGPASSFILE": path("no-pgpass")]
+    }
+
     func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
 
     /// A starter catalog made by `bookshelf setup`, as a user makes one; its path.

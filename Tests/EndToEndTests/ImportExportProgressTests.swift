@@ -105,7 +105,7 @@ import Testing
         defer { server.stop() }
         let sandbox = try BookshelfProcess()
         defer { sandbox.remove() }
-        let clean = ["PGPASSWORD": "", "PGUSER": "", "PGHOST": "", "PGDATABASE": "", "PGPASSFILE": sandbox.path("no-pgpass")]
+        let clean = sandbox.withoutLibpqSettings
         let setup = try sandbox.run(["setup", "--db", server.conninfo()], environment: clean)
         #expect(setup.status == 0, "\(setup.errors)")
         let file = try sandbox.write("books.csv", Self.importFile)

@@ -12,8 +12,7 @@ import Testing
         defer { server.stop() }
         let sandbox = try BookshelfProcess()
         defer { sandbox.remove() }
-        // Nothing from the test runner's own environment may pick the server or the user.
-        let clean = ["PGPASSWORD": "", "PGUSER": "", "PGHOST": "", "PGDATABASE": "", "PGPASSFILE": sandbox.path("no-pgpass")]
+        let clean = sandbox.withoutLibpqSettings
         let admin = server.conninfo()
 
         let first = try sandbox.run(["setup", "--db", admin], environment: clean)
@@ -89,7 +88,7 @@ import Testing
         defer { server.stop() }
         let sandbox = try BookshelfProcess()
         defer { sandbox.remove() }
-        let clean = ["PGPASSWORD": "", "PGUSER": "", "PGHOST": "", "PGDATABASE": "", "PGPASSFILE": sandbox.path("no-pgpass")]
+        let clean = sandbox.withoutLibpqSettings
         let admin = server.conninfo()
 
         let erin = try sandbox.run(["setup", "--db", admin, "--account", "erin", "--role", "editor", "--scope", "east"],

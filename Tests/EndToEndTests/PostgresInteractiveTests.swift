@@ -15,15 +15,11 @@ import Testing
             server = try PostgresScratchServer(passwordRoles: ["dave"])
             sandbox = try BookshelfProcess()
             binary = try #require(BookshelfProcess.binary, "the bookshelf executable was not found")
-            let setup = try sandbox.run(["setup", "--db", server.conninfo()], environment: Self.clean(sandbox))
+            let setup = try sandbox.run(["setup", "--db", server.conninfo()], environment: sandbox.withoutLibpqSettings)
             try #require(setup.status == 0, "\(setup.errors)")
             let file = try sandbox.write("zebra.csv", "title,author\nQuixotic Zebra Handbook,Ada Tester\n")
-            let imported = try sandbox.run(["import", file, "--db", server.conninfo()], environment: Self.clean(sandbox))
+            let imported = try sandbox.run(["import", file, "--db", server.conninfo()], environment: sandbox.withoutLibpqSettings)
             try #require(imported.status == 0, "\(imported.errors)")
-        }
-
-        static func clean(_ sandbox: BookshelfProcess) -> [String: String] {
-            ["PGPASSWORD": "", "PGUSER": "", "PGHOST": "", "PGDATABASE": "", "PGPASSFILE": sandbox.path("no-pgpass")]
         }
 
         /// `bookshelf --db <conninfo for user>` in its own pane.
@@ -74,7 +70,7 @@ import Testing
         defer { fixture.remove() }
         let added = try fixture.sandbox.run(
             ["setup", "--db", fixture.server.conninfo(), "--account", "dave", "--scope", "main", "--password-stdin"],
-            environment: Fixture.clean(fixture.sandbox), input: "correct horse\n")
+            environment: fixture.sandbox.withoutLibpqSettings, input: "correct horse\n")
         try #require(added.status == 0, "\(added.errors)")
 
         let wrong = try fixture.pane(user: "dave")
@@ -119,7 +115,7 @@ import Testing
         let added = try fixture.sandbox.run(
             ["setup", "--db", fixture.server.conninfo(), "--account", "dave", "--role", "editor", "--scope", "main",
              "--password-stdin"],
-            environment: Fixture.clean(fixture.sandbox), input: "correct horse\n")
+            environment: fixture.sandbox.withoutLibpqSettings, input: "correct horse\n")
         try #require(added.status == 0, "\(added.errors)")
 
         let dave = try fixture.pane(user: "dave")

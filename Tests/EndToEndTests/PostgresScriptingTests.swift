@@ -11,7 +11,7 @@ import Testing
         defer { server.stop() }
         let sandbox = try BookshelfProcess()
         defer { sandbox.remove() }
-        let clean = ["PGPASSWORD": "", "PGUSER": "", "PGHOST": "", "PGDATABASE": "", "PGPASSFILE": sandbox.path("no-pgpass")]
+        let clean = sandbox.withoutLibpqSettings
         #expect(try sandbox.run(["setup", "--db", server.conninfo()], environment: clean).status == 0)
         let alice = server.conninfo(user: "alice"), bob = server.conninfo(user: "bob"), carol = server.conninfo(user: "carol")
 

@@ -53,7 +53,7 @@ import Testing
         defer { server.stop() }
         let sandbox = try BookshelfProcess()
         defer { sandbox.remove() }
-        let clean = ["PGPASSWORD": "", "PGUSER": "", "PGHOST": "", "PGDATABASE": "", "PGPASSFILE": sandbox.path("no-pgpass")]
+        let clean = sandbox.withoutLibpqSettings
         let setup = try sandbox.run(["setup", "--db", server.conninfo()], environment: clean)
         #expect(setup.status == 0, "\(setup.errors)")
         // Every book of scope main, one JSON line each (a search's total stops being exact at 10,000).
