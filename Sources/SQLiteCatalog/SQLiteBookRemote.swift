@@ -202,17 +202,11 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
     /// overlay (a replacement is then prepared, and searches go without an index until it is
     /// ready). Starts building a replacement in the background once the overlay is half full.
     private func catchUp(_ index: SearchIndex, to sequence: Int) throws -> Bool {
-        guard sequence > index.syncedSequence else { return true }
-        let limit = index.overlayLimit
-        let changed = try connection.queryFirst(
-            "SELECT count(*) FROM (SELECT 1 FROM books WHERE change_seq > ?1 AND +scope = ?2 LIMIT ?3)",
-            [.int(index.syncedSequence), .text(account.scope), .int(limit + 1)]) { $0.int(0) } ?? 0
-        if index.overlayCount + changed > limit {
+        guard try index.catchUp(connection: connection, scope: account.scope, sequence: sequence) else {
             if preparation == nil { startPreparation() }
             return false
         }
-        try index.catchUp(connection: connection, scope: account.scope, sequence: sequence)
-        if (index.isBridge || index.overlayCount * 2 > limit) && preparation == nil { startPreparation() }
+        if (index.isBridge || index.overlayCount * 2 > index.overlayLimit) && preparation == nil { startPreparation() }
         return true
     }
 

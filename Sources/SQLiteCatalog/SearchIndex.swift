@@ -57,7 +57,7 @@ final class SearchIndex {
 
         /// Result order among books of one rank: title key bytes, then id.
         func sortsBefore(key otherKey: [UInt8], id otherID: Int) -> Bool {
-            key == otherKey ? id < otherID : key.lexicographicallyPrecedes(otherKey)
+            ByteOrder.precedes(key, id, otherKey, otherID)
         }
 
         static func sortsBefore(_ a: OverlayBook, _ b: OverlayBook) -> Bool { a.sortsBefore(key: b.key, id: b.id) }
@@ -66,17 +66,22 @@ final class SearchIndex {
     // MARK: Catching up
 
     /// Replays rows of `scope` committed after the last sync (by anyone) into the overlay.
-    /// Runs inside the caller's read transaction, at `sequence`.
-    func catchUp(connection: Connection, scope: String, sequence: Int) throws {
-        guard sequence > syncedSequence else { return }
+    /// Runs inside the caller's read transaction, at `sequence`. False, with nothing replayed,
+    /// when the changed rows are more than the overlay has room for (counting a book changed
+    /// again as a new one): the index must then be replaced.
+    func catchUp(connection: Connection, scope: String, sequence: Int) throws -> Bool {
+        guard sequence > syncedSequence else { return true }
+        let room = overlayLimit - overlay.count
+        guard room >= 0 else { return false }
         // `+scope` keeps SQLite from using the scope index, which would read the whole scope;
-        // the change_seq index reads only the changed rows.
+        // the change_seq index reads only the changed rows, once: at most one past the room.
         let rows = try connection.query(
-            "SELECT id, title_key, title_terms, author_terms FROM books WHERE change_seq > ?1 AND +scope = ?2",
-            [.int(syncedSequence), .text(scope)]
+            "SELECT id, title_key, title_terms, author_terms FROM books WHERE change_seq > ?1 AND +scope = ?2 LIMIT ?3",
+            [.int(syncedSequence), .text(scope), .int(room + 1)]
         ) { row in
             OverlayBook(id: row.int(0), key: Array(row.bytes(1)), titleTerms: Array(row.bytes(2)), authorTerms: Array(row.bytes(3)))
         }
+        guard rows.count <= room else { return false }
         for row in rows {
             // A book changed for the first time since the base: hide its base entry, if it has one.
             if overlay[row.id] == nil {
@@ -93,6 +98,7 @@ final class SearchIndex {
         }
         ordered = overlay.values.sorted(by: OverlayBook.sortsBefore)
         syncedSequence = sequence
+        return true
     }
 
     // MARK: Searching

@@ -70,7 +70,7 @@ struct SearchIndexBuilder {
         guard row == count else { throw SearchIndexBuildError.changedDuringBuild }
 
         let size = table.size
-        let byBytes = (0..<size).sorted { a, b in table.withToken(a) { x in table.withToken(b) { y in x.lexicographicallyPrecedes(y) } } }
+        let byBytes = (0..<size).sorted { a, b in table.withToken(a) { x in table.withToken(b) { y in ByteOrder.compare(x, y) < 0 } } }
         var numberOfEntry = [UInt32](repeating: 0, count: size)
         var vocabularyBytes: [UInt8] = []
         vocabularyBytes.reserveCapacity(table.byteCount)

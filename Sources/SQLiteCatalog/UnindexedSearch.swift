@@ -123,23 +123,18 @@ struct UnindexedSearch {
         mutating func offer(id: Int, key: UnsafeBufferPointer<UInt8>) {
             count += 1
             guard wanted > 0 else { return }
-            if let worst, !Self.precedes(key, id, worst.key, worst.id) { return }
+            if let worst, !worst.key.withUnsafeBufferPointer({ ByteOrder.precedes(key, id, $0, worst.id) }) { return }
             kept.append((Array(key), id))
             if kept.count >= 2 * wanted + 64 { trim() }
         }
 
         func sorted() -> [(key: [UInt8], id: Int)] {
-            Array(kept.sorted { Self.precedes($0.key, $0.id, $1.key, $1.id) }.prefix(wanted))
+            Array(kept.sorted { ByteOrder.precedes($0.key, $0.id, $1.key, $1.id) }.prefix(wanted))
         }
 
         private mutating func trim() {
             kept = sorted()
             worst = kept.last
-        }
-
-        private static func precedes(_ a: some Collection<UInt8>, _ aID: Int, _ b: some Collection<UInt8>, _ bID: Int) -> Bool {
-            if !a.elementsEqual(b) { return a.lexicographicallyPrecedes(b) }
-            return aID < bID
         }
     }
 }
