@@ -89,6 +89,23 @@ final class SearchIndexBase: Sendable {
         if !bookBytes.isEmpty { try bookBytes.verify(bookBytes.count - 1..<bookBytes.count) }
         if !postingBytes.isEmpty { try postingBytes.verify(postingBytes.count - 1..<postingBytes.count) }
         guard isConsistent else { throw SearchIndexDamage("the snapshot's arrays do not fit together") }
+        // Every prefix is found by binary search, and every token in its range is taken to
+        // start with it: a crafted order would give wrong answers, or read past a short token.
+        guard vocabularyIsInByteOrder else { throw SearchIndexDamage("the snapshot's vocabulary is out of order") }
+    }
+
+    /// Whether each token sorts strictly after the one before it. One pass over bytes the
+    /// load has just checksummed.
+    private var vocabularyIsInByteOrder: Bool {
+        vocabularyBytes.withUnsafeBufferPointer { bytes in
+            var previous = UnsafeBufferPointer(rebasing: bytes[0..<0])
+            for number in 0..<vocabularySize {
+                let token = UnsafeBufferPointer(rebasing: bytes[Int(vocabularyStart[number])..<Int(vocabularyStart[number + 1])])
+                if number > 0 && ByteOrder.compare(previous, token) >= 0 { return false }
+                previous = token
+            }
+            return true
+        }
     }
 
     private var isConsistent: Bool {

@@ -170,6 +170,17 @@ import Testing
         }
     }
 
+    /// A crafted vocabulary (checksums recomputed) out of byte order: a prefix's binary
+    /// search then lands on tokens that do not start with it, which were once indexed past
+    /// their end (a crash in the background warm-up of the broad prefixes, seen once in a
+    /// full run). They are damage: detected, and the index rebuilt.
+    @Test func aCraftedVocabularyOutOfOrderIsDetectedAndRebuilt() async throws {
+        try await expectDamageDetected("vocabulary-reversed") { file in
+            file.bytes[file.part(0)].reverse()
+            file.reseal()
+        }
+    }
+
     /// The `SnapshotLoading` fuzz target found, in the first snapshot format, that a book
     /// count, id base or id width that no checksum covered crashed the loader (an overflow
     /// while sizing the arrays, ids out of range). This format checksums its header, so only a
