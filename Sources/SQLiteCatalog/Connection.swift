@@ -50,6 +50,18 @@ final class Connection {
         sqlite3_busy_timeout(handle, milliseconds)
     }
 
+    /// Runs `body`, with SQLite stopping its work as soon as the current task is cancelled
+    /// (checked every few thousand virtual machine steps); throws `CancellationError` then.
+    func cancellable<T>(_ body: () throws -> T) throws -> T {
+        sqlite3_progress_handler(handle, 4_096, { _ in Task.isCancelled ? 1 : 0 }, nil)
+        defer { sqlite3_progress_handler(handle, 0, nil, nil) }
+        do {
+            return try body()
+        } catch where Task.isCancelled {
+            throw CancellationError()
+        }
+    }
+
     /// Runs SQL without parameters (pragmas, DDL, BEGIN/COMMIT).
     func execute(_ sql: String) throws(SQLiteError) {
         let result = sqlite3_exec(handle, sql, nil, nil, nil)

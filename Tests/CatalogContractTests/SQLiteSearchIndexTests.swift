@@ -371,6 +371,25 @@ import Testing
         }
     }
 
+    /// A search answered from the books table reads the whole table; one whose task was
+    /// cancelled (the app cancels a search the next key replaced) stops instead of keeping the
+    /// remote from the next search, and the remote answers the next one exactly.
+    @Test func aCancelledSearchOfTheBooksTableStopsAndTheNextOneAnswers() async throws {
+        let (catalog, books) = try makeCatalog(books: 300)
+        let remote = try catalog.remote(account: "reader")
+        let failure = await Task { () async -> (any Error)? in
+            withUnsafeCurrentTask { $0?.cancel() }
+            do {
+                _ = try await remote.searchWithoutIndex(SearchQuery(text: "a"))
+                return nil
+            } catch {
+                return error
+            }
+        }.value
+        #expect(failure is CancellationError, "\(String(describing: failure))")
+        try await expectExactSearches(remote, books, withoutIndex: true)
+    }
+
     @Test func aRemoteWithoutAStoredIndexAnswersAtOnceAndExactly() async throws {
         let (catalog, books) = try makeCatalog(books: 300)
         try catalog.discardSearchSnapshots()
