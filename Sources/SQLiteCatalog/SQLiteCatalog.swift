@@ -1,7 +1,7 @@
 import BookCatalog
 import CSQLite
 import Foundation
-import Synchronization
+import Locking
 
 /// One catalog file: accounts, books and the record of committed saves.
 ///
@@ -19,7 +19,7 @@ public final class SQLiteCatalog: Sendable {
     public let busyTimeout: Duration
     /// Used only while holding `lock`, which is what makes sharing this class safe.
     private nonisolated(unsafe) let connection: Connection
-    private let lock = Mutex(())
+    private let lock = Locked(())
 
     private init(path: String, busyTimeout: Duration, connection: Connection) {
         self.path = path
