@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 
 #if canImport(Glibc)
 import Glibc
@@ -133,9 +133,9 @@ public final class PostgresScratchServer: Sendable {
 
     // MARK: Teardown at exit
 
-    private static let registry: Mutex<[PostgresScratchServer]> = {
+    private static let registry: Locked<[PostgresScratchServer]> = {
         atexit { PostgresScratchServer.destroyAll() }
-        return Mutex([])
+        return Locked([])
     }()
 
     private static func destroyAll() {

@@ -1,5 +1,6 @@
 import BookCatalog
 import Foundation
+import Locking
 
 // A store with scripted slowness, for the demo and for the app's `--latency` option.
 //

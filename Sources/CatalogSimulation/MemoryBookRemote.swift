@@ -1,5 +1,6 @@
 import BookCatalog
 import Foundation
+import Locking
 
 /// An in-memory catalog shared by any number of `MemoryBookRemote`s, one per account, so
 /// two "people" can edit the same book and meet a real conflict. For tests and demos.

@@ -1,4 +1,5 @@
 import BookCatalog
+import Locking
 
 /// A remote for race tests: every call parks until the test releases it with a chosen reply,
 /// so the order of completions is the test's choice, never the machine's.

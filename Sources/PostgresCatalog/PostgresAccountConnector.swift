@@ -1,5 +1,5 @@
 import BookCatalog
-import Synchronization
+import Locking
 
 /// Opens account sessions on a PostgreSQL catalog for the model: one `PostgresRemote` (one
 /// connection, signed in as the account's login role) per session.
@@ -11,7 +11,7 @@ import Synchronization
 /// want of one, so the model's masked prompt appears when switching to such an account.
 public final class PostgresAccountConnector: CatalogConnector {
     private let connector: PostgresConnector
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     private struct State {
         /// The session opened before the screen, until the model takes it.
@@ -23,7 +23,7 @@ public final class PostgresAccountConnector: CatalogConnector {
 
     public init(connector: PostgresConnector, opened: PostgresRemote) {
         self.connector = connector
-        state = Mutex(State(opened: opened, newest: opened))
+        state = Locked(State(opened: opened, newest: opened))
     }
 
     /// The accounts on the server, each tried once without a password so the switcher can

@@ -1,5 +1,5 @@
 import BookCatalog
-import Synchronization
+import Locking
 
 /// The base matches of the broadest queries, kept once computed: a word of one or two letters
 /// matches a large share of all books ("a" matches 4.6 million of ten million), and ranking
@@ -18,7 +18,7 @@ final class BroadPrefixResults: Sendable {
     /// At most this many prefixes are kept: each holds up to 3 x `listed` ordinals.
     static let capacity = 128
 
-    private let entries = Mutex<[String: SearchIndexBase.Matches]>([:])
+    private let entries = Locked<[String: SearchIndexBase.Matches]>([:])
 
     /// The base matches of a query that is the one word `words` compiled from `key` (one
     /// token, a prefix), computed if they are not kept yet; nil when the word is not broad.

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Locking
 import Synchronization
 
 /// What answered a search, for the benchmark and for tests: all three give the same answer.
@@ -54,7 +55,7 @@ final class IndexPreparation: Sendable {
     private let prepared = Promise<Prepared>()
     /// A stored index too far behind to be caught up for good, which can still answer
     /// (with a larger overlay) until the build finishes. Set before `loadAttempt` is kept.
-    private let bridgeBase = Mutex<SearchIndexBase?>(nil)
+    private let bridgeBase = Locked<SearchIndexBase?>(nil)
     /// Kept once the stored snapshot was tried: by then a loaded index is `finished`.
     private let loadAttempt = Promise<Void>()
     private let cancelled = Atomic<Bool>(false)
@@ -143,7 +144,7 @@ final class Promise<Value: Sendable>: Sendable {
         var waiters: [CheckedContinuation<Value, any Error>] = []
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     var current: Result<Value, any Error>? { state.withLock { $0.result } }
 

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 
 /// Memory that outlives the `IndexArray`s that view it: an allocation of this process or a
 /// mapped snapshot file. Immutable once the arrays are made, hence shareable.
@@ -121,13 +121,13 @@ final class MappedIndexMemory: IndexMemory, @unchecked Sendable {
     private let dataStart: Int
     /// Inside `file`.
     private let blockChecksums: UnsafeBufferPointer<UInt64>
-    private let checked: Mutex<[UInt64]>
+    private let checked: Locked<[UInt64]>
 
     init(file: SnapshotBytes, dataStart: Int, blockChecksums: UnsafeBufferPointer<UInt64>) {
         self.file = file
         self.dataStart = dataStart
         self.blockChecksums = blockChecksums
-        checked = Mutex([UInt64](repeating: 0, count: (blockChecksums.count + 63) / 64))
+        checked = Locked([UInt64](repeating: 0, count: (blockChecksums.count + 63) / 64))
     }
 
     static func blockCount(dataBytes: Int) -> Int { (dataBytes + blockSize - 1) / blockSize }

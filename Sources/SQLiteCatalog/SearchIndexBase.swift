@@ -1,6 +1,6 @@
 import BookCatalog
 import Foundation
-import Synchronization
+import Locking
 
 /// The immutable part of a search index: one scope's books as they were at one `change_seq`,
 /// in result order, in compact arrays. Built by `SearchIndexBuilder` or loaded from the
@@ -150,7 +150,7 @@ final class SearchIndexBase: Sendable {
     }
 
     /// Whether the id order lists every book exactly once: nil until first asked.
-    private let idOrderIsSound = Mutex<Bool?>(nil)
+    private let idOrderIsSound = Locked<Bool?>(nil)
 
     /// Checks, once, that `sortedIDs` rises strictly and that each entry's ordinal holds that
     /// id: then it lists every book exactly once. For when a lookup misses an id the base
