@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 
 /// Where a broad word occurs, as bitmaps over a base's ordinals, kept for the words of
 /// multi-word queries. Typing "a his of" asks for the books of "a" and of "of" again at every
@@ -23,7 +23,7 @@ final class BroadWordPlaces: Sendable {
     static let capacity = 6
 
     /// Most recently used last.
-    private let entries = Mutex<[(key: Key, places: Places)]>([])
+    private let entries = Locked<[(key: Key, places: Places)]>([])
 
     /// The places of `word` (one token) when it is broad, kept or computed now; nil otherwise.
     func places(of word: SearchIndexBase.CompiledWord, in base: SearchIndexBase) throws(SearchIndexDamage) -> Places? {

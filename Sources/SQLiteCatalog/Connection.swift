@@ -53,6 +53,7 @@ final class Connection {
     /// Runs `body`, with SQLite stopping its work as soon as the current task is cancelled
     /// (checked every few thousand virtual machine steps); throws `CancellationError` then.
     func cancellable<T>(_ body: () throws -> T) throws -> T {
+        try Task.checkCancellation()
         sqlite3_progress_handler(handle, 4_096, { _ in Task.isCancelled ? 1 : 0 }, nil)
         defer { sqlite3_progress_handler(handle, 0, nil, nil) }
         do {
