@@ -32,6 +32,12 @@ struct BookshelfProcess {
         ["PGPASSWORD": "", "PGUSER": "", "PGHOST": "", "PGDATABASE": "", "PGPASSFILE": path("no-pgpass")]
     }
 
+    /// Prepares a scratch server as a user does, with `bookshelf setup` (libpq's settings emptied).
+    func setUp(_ server: PostgresScratchServer, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let setup = try run(["setup", "--db", server.conninfo()], environment: withoutLibpqSettings)
+        #expect(setup.status == 0, "\(setup.errors)", sourceLocation: sourceLocation)
+    }
+
     func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
 
     /// A starter catalog made by `bookshelf setup`, as a user makes one; its path.

@@ -106,8 +106,7 @@ import Testing
         let sandbox = try BookshelfProcess()
         defer { sandbox.remove() }
         let clean = sandbox.withoutLibpqSettings
-        let setup = try sandbox.run(["setup", "--db", server.conninfo()], environment: clean)
-        #expect(setup.status == 0, "\(setup.errors)")
+        try sandbox.setUp(server)
         let file = try sandbox.write("books.csv", Self.importFile)
         let result = try sandbox.run(["import", file, "--scope", "imported", "--db", server.conninfo()], environment: clean)
         #expect(result.status == 0, "\(result.errors)")

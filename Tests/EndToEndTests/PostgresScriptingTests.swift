@@ -12,7 +12,7 @@ import Testing
         let sandbox = try BookshelfProcess()
         defer { sandbox.remove() }
         let clean = sandbox.withoutLibpqSettings
-        #expect(try sandbox.run(["setup", "--db", server.conninfo()], environment: clean).status == 0)
+        try sandbox.setUp(server)
         let alice = server.conninfo(user: "alice"), bob = server.conninfo(user: "bob"), carol = server.conninfo(user: "carol")
 
         let found = try sandbox.run(["search", "history of rome", "--db", alice], environment: clean)

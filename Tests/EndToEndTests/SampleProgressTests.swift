@@ -54,8 +54,7 @@ import Testing
         let sandbox = try BookshelfProcess()
         defer { sandbox.remove() }
         let clean = sandbox.withoutLibpqSettings
-        let setup = try sandbox.run(["setup", "--db", server.conninfo()], environment: clean)
-        #expect(setup.status == 0, "\(setup.errors)")
+        try sandbox.setUp(server)
         // Every book of scope main, one JSON line each (a search's total stops being exact at 10,000).
         func booksInMain() throws -> Int {
             let export = try sandbox.run(["export", "--format", "jsonl", "--db", server.conninfo(user: "alice")], environment: clean)
