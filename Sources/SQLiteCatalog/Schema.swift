@@ -11,6 +11,10 @@ enum Schema {
         case swift(@Sendable (Connection) throws -> Void)
     }
 
+    /// The books in result order within a scope. A large import drops it and creates it again
+    /// afterwards (`SQLiteCatalog.insertBooks`), with this same statement.
+    static let titleIndex = "CREATE INDEX books_by_scope_title ON books(scope, title_key, id)"
+
     /// Step `n` (1-based) upgrades a file from version n-1 to n.
     static let migrations: [Step] = [
         .sql("""
@@ -33,7 +37,7 @@ enum Schema {
             -- memory can catch up with other connections' writes incrementally.
             change_seq INTEGER NOT NULL
         ) STRICT;
-        CREATE INDEX books_by_scope_title ON books(scope, title_key, id);
+        \(titleIndex);
         CREATE INDEX books_by_change ON books(change_seq);
         CREATE TABLE committed_saves(
             operation TEXT PRIMARY KEY NOT NULL,

@@ -12,6 +12,9 @@ struct BenchBooks: Sequence, IteratorProtocol {
         remaining = count
     }
 
+    /// Exact: lets an import of many books recreate the title index once instead of growing it.
+    var underestimatedCount: Int { remaining }
+
     mutating func next() -> NewBook? {
         guard remaining > 0 else { return nil }
         remaining -= 1

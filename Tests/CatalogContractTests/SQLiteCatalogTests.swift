@@ -142,6 +142,39 @@ import Testing
         #expect(try catalog.bookCount(scope: "main") == 2_502)
     }
 
+    /// A large import drops the title index and creates it again at the end (one sort instead
+    /// of a random insert per book): afterwards the catalog has the same index as a new one,
+    /// and result order reads it; a large import that fails leaves it in place.
+    @Test func aLargeImportLeavesTheTitleIndexAsANewCatalogHasIt() async throws {
+        let indexSQL = "SELECT sql FROM sqlite_master WHERE name = 'books_by_scope_title'"
+        let fresh = directory.path("fresh.sqlite")
+        try makeCatalog(fresh, books: 0)
+        let freshConnection = try RawConnection(fresh)
+        let expectedSQL = try queryText(freshConnection.handle, indexSQL)
+        #expect(expectedSQL != nil)
+
+        let path = directory.path("c.sqlite")
+        let catalog = try makeCatalog(path, books: 3)
+        let large = (0..<SQLiteCatalog.bulkImport).map { NewBook(title: "Imported \(SQLiteCatalog.bulkImport - $0)") }
+        #expect(throws: SQLiteCatalogError.invalidBook(index: large.count, reason: .invalidTitle)) {
+            try catalog.insertBooks(large + [NewBook(title: " ")], scope: "main")
+        }
+        let afterFailure = try RawConnection(path)
+        #expect(try queryText(afterFailure.handle, indexSQL) == expectedSQL)
+
+        try catalog.insertBooks(large, scope: "main")
+        let raw = try RawConnection(path)
+        #expect(try queryText(raw.handle, indexSQL) == expectedSQL)
+        #expect(try queryText(raw.handle, "PRAGMA integrity_check") == "ok")
+        // All books in title order: the three "Book n", then the imports by folded title
+        // ("imported 1", "imported 10", "imported 100", ...).
+        let remote = try catalog.remote(account: "reader")
+        let imported = large.map { SearchTerms.fold($0.title) }.sorted()
+        let page = try await remote.search(SearchQuery(text: "", limit: 4, offset: 2))
+        #expect(page.records.map { SearchTerms.fold($0.title) } == ["book 2"] + imported.prefix(3))
+        #expect(try catalog.bookCount(scope: "main") == 3 + large.count)
+    }
+
     @Test func aSearchIndexCatchesUpWithALargeImportByAnotherConnection() async throws {
         let catalog = try makeCatalog(directory.path("c.sqlite"), books: 100)
         let remote = try catalog.remote(account: "reader")
