@@ -62,13 +62,18 @@ final class IndexPreparation: Sendable {
 
     /// Starts at once. A stored snapshot is used if it lags by no more changed rows than an
     /// index may hold in its overlay, unless `useSnapshot` is false (it failed a check).
-    static func start(path: String, busyTimeout: Duration, scope: String, useSnapshot: Bool = true) -> IndexPreparation {
+    /// `beforeBuild` runs on the preparation's thread once the stored snapshot was tried and a
+    /// build is about to start: tests hold a build there to see how searches are answered meanwhile.
+    static func start(path: String, busyTimeout: Duration, scope: String, useSnapshot: Bool = true,
+                      beforeBuild: BuildHook? = nil) -> IndexPreparation {
         let preparation = IndexPreparation()
         DispatchQueue.global(qos: .userInitiated).async {
-            preparation.run(path: path, busyTimeout: busyTimeout, scope: scope, useSnapshot: useSnapshot)
+            preparation.run(path: path, busyTimeout: busyTimeout, scope: scope, useSnapshot: useSnapshot, beforeBuild: beforeBuild)
         }
         return preparation
     }
+
+    typealias BuildHook = @Sendable () -> Void
 
     /// Waits until the stored snapshot has been tried (loaded, or found missing or unusable).
     func attemptedLoad() async { _ = try? await loadAttempt.value() }
@@ -85,17 +90,19 @@ final class IndexPreparation: Sendable {
     /// The outcome if the preparation has finished, without waiting.
     var finished: Result<Prepared, any Error>? { prepared.current }
 
-    private func run(path: String, busyTimeout: Duration, scope: String, useSnapshot: Bool) {
+    private func run(path: String, busyTimeout: Duration, scope: String, useSnapshot: Bool, beforeBuild: BuildHook?) {
         // The connection is closed before anyone hears of the outcome: a program that exits
         // right after its first search then leaves the catalog closed cleanly (no WAL file).
-        let outcome = Result { try prepare(path: path, busyTimeout: busyTimeout, scope: scope, useSnapshot: useSnapshot) }
+        let outcome = Result {
+            try prepare(path: path, busyTimeout: busyTimeout, scope: scope, useSnapshot: useSnapshot, beforeBuild: beforeBuild)
+        }
         prepared.fulfil(outcome)
         loadAttempt.fulfil(.success(()))
         // Searches use the index from here on; the broadest ones get their answers ready.
         if case let .success(ready) = outcome, !cancelled.load(ordering: .relaxed) { ready.base.broadPrefixes.warmUp(ready.base) }
     }
 
-    private func prepare(path: String, busyTimeout: Duration, scope: String, useSnapshot: Bool) throws -> Prepared {
+    private func prepare(path: String, busyTimeout: Duration, scope: String, useSnapshot: Bool, beforeBuild: BuildHook?) throws -> Prepared {
         let clock = ContinuousClock()
         let start = clock.now
         let connection: Connection
@@ -119,6 +126,7 @@ final class IndexPreparation: Sendable {
         }
         loadAttempt.fulfil(.success(()))
         defer { bridgeBase.withLock { $0 = nil } }
+        beforeBuild?()
         let builder = SearchIndexBuilder(connection: connection, scope: scope, isCancelled: { self.cancelled.load(ordering: .relaxed) })
         let built = try builder.build()
         // The snapshot is only an aid: if another writer holds the lock for long, skip it (the

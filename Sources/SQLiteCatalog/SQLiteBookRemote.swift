@@ -17,6 +17,7 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
     private let connection: Connection
     private let catalogPath: String
     private let busyTimeout: Duration
+    private let beforeIndexBuild: IndexPreparation.BuildHook?
     private var index: SearchIndex?
     /// The index being loaded or built in the background: the first one from the moment the
     /// remote is made, later a replacement when too many rows changed since the base.
@@ -29,14 +30,17 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
     /// accounts. Commits that change neither (a stored search index snapshot) are no news.
     private var seenState: CatalogState
 
-    init(connection: sending Connection, account: Account, catalogPath: String, busyTimeout: Duration) {
+    init(connection: sending Connection, account: Account, catalogPath: String, busyTimeout: Duration,
+         beforeIndexBuild: IndexPreparation.BuildHook?) {
         self.connection = connection
         self.account = account
         self.catalogPath = catalogPath
         self.busyTimeout = busyTimeout
+        self.beforeIndexBuild = beforeIndexBuild
         self.seenDataVersion = (try? connection.queryFirst("PRAGMA data_version") { $0.int(0) }) ?? 0
         self.seenState = (try? CatalogState(connection)) ?? CatalogState(sequence: -1, accounts: "")
-        preparation = IndexPreparation.start(path: catalogPath, busyTimeout: busyTimeout, scope: account.scope)
+        preparation = IndexPreparation.start(path: catalogPath, busyTimeout: busyTimeout, scope: account.scope,
+                                             beforeBuild: beforeIndexBuild)
     }
 
     deinit { preparation?.cancel() }
@@ -120,7 +124,7 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
             // One read transaction: the index catches up to, and the page rows are read from,
             // the same snapshot.
             try connection.transaction(immediate: false) {
-                let sequence = try connection.queryFirst("SELECT coalesce(max(change_seq), 0) FROM books") { $0.int(0) } ?? 0
+                let sequence = try latestChange()
                 let (ids, total) = try answer(terms, query, index: index, at: sequence)
                 do {
                     return try page(ids: ids, total: total, query: query, namedByIndex: lastSearchAnswer != .booksTable)
@@ -150,6 +154,15 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
     }
 
     private func answer(_ terms: SearchTerms, _ query: SearchQuery, index: SearchIndex?, at sequence: Int) throws -> (ids: [Int], total: Int) {
+        if terms.isEmpty, let index, index.syncedSequence < sequence {
+            // The empty query is the title index read in order, cheap from the books table at
+            // any size; catching up first could take a second (a stale stored index bridging a
+            // rebuild, at ten million books). The first results come at once, the catch-up next.
+            catchUpSoon()
+            lastSearchAnswer = .booksTable
+            return try UnindexedSearch(connection: connection, scope: account.scope)
+                .search(terms, offset: query.offset, limit: query.limit)
+        }
         if let index {
             do {
                 if try catchUp(index, to: sequence) {
@@ -178,7 +191,8 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
     private func distrustIndex() {
         index = nil
         preparation?.cancel()
-        preparation = IndexPreparation.start(path: catalogPath, busyTimeout: busyTimeout, scope: account.scope, useSnapshot: false)
+        preparation = IndexPreparation.start(path: catalogPath, busyTimeout: busyTimeout, scope: account.scope, useSnapshot: false,
+                                             beforeBuild: beforeIndexBuild)
     }
 
     /// The rows of `ids`. An id with no book of this scope is `SearchIndexDamage` when an index
@@ -208,6 +222,36 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
         }
         if (index.isBridge || index.overlayCount * 2 > index.overlayLimit) && preparation == nil { startPreparation() }
         return true
+    }
+
+    /// The catalog's latest `change_seq`, as of the current read transaction.
+    private func latestChange() throws -> Int {
+        try connection.queryFirst("SELECT coalesce(max(change_seq), 0) FROM books") { $0.int(0) } ?? 0
+    }
+
+    /// Whether a catch-up is scheduled to run once the current call is done.
+    private var catchUpScheduled = false
+
+    private func catchUpSoon() {
+        guard !catchUpScheduled else { return }
+        catchUpScheduled = true
+        Task { self.catchUpNow() }
+    }
+
+    /// Catches the index in use up with the catalog, between searches.
+    private func catchUpNow() {
+        catchUpScheduled = false
+        guard let index else { return }
+        do {
+            _ = try connection.transaction(immediate: false) {
+                let sequence = try latestChange()
+                return try catchUp(index, to: sequence)
+            }
+        } catch is SearchIndexDamage {
+            distrustIndex()
+        } catch {
+            // Not needed now: the next search catches up again and reports what fails.
+        }
     }
 
     /// The index to search with, without waiting for a build: a finished preparation is
@@ -250,7 +294,8 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
     }
 
     private func startPreparation() {
-        preparation = IndexPreparation.start(path: catalogPath, busyTimeout: busyTimeout, scope: account.scope)
+        preparation = IndexPreparation.start(path: catalogPath, busyTimeout: busyTimeout, scope: account.scope,
+                                             beforeBuild: beforeIndexBuild)
     }
 
     /// Waits for the preparation under way (starting one if none is); a failed one is

@@ -21,17 +21,25 @@ public final class SQLiteCatalog: Sendable {
     /// A plain `NSLock`, not a `Locked(())`: ThreadSanitizer reports races on the empty state of
     /// a `Locked(())` that cannot happen (a 17-line program shows it; `Locked(0)` is clean).
     private let lock = NSLock()
+    /// Runs before each remote's index build starts (see `IndexPreparation.start`).
+    let beforeIndexBuild: IndexPreparation.BuildHook?
 
-    private init(path: String, busyTimeout: Duration, connection: Connection) {
+    private init(path: String, busyTimeout: Duration, connection: Connection, beforeIndexBuild: IndexPreparation.BuildHook?) {
         self.path = path
         self.busyTimeout = busyTimeout
         self.connection = connection
+        self.beforeIndexBuild = beforeIndexBuild
     }
 
     /// Opens the catalog at `path`; with `create`, makes a new empty one if there is none.
     public static func open(path: String, create: Bool, busyTimeout: Duration = .seconds(5)) throws(SQLiteCatalogError) -> SQLiteCatalog {
+        try open(path: path, create: create, busyTimeout: busyTimeout, beforeIndexBuild: nil)
+    }
+
+    static func open(path: String, create: Bool, busyTimeout: Duration = .seconds(5),
+                     beforeIndexBuild: IndexPreparation.BuildHook?) throws(SQLiteCatalogError) -> SQLiteCatalog {
         let connection = try CatalogConnection.open(path: path, create: create, busyTimeout: busyTimeout)
-        return SQLiteCatalog(path: path, busyTimeout: busyTimeout, connection: connection)
+        return SQLiteCatalog(path: path, busyTimeout: busyTimeout, connection: connection, beforeIndexBuild: beforeIndexBuild)
     }
 
     // MARK: Accounts
@@ -70,7 +78,8 @@ public final class SQLiteCatalog: Sendable {
         }
         guard let account = found else { throw .unknownAccount(name) }
         let connection = try CatalogConnection.open(path: path, create: false, busyTimeout: busyTimeout)
-        return SQLiteBookRemote(connection: connection, account: account, catalogPath: path, busyTimeout: busyTimeout)
+        return SQLiteBookRemote(connection: connection, account: account, catalogPath: path, busyTimeout: busyTimeout,
+                                beforeIndexBuild: beforeIndexBuild)
     }
 
     // MARK: Books

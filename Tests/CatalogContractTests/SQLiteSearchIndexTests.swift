@@ -1,7 +1,7 @@
 import BookCatalog
 import CSQLite
 import Foundation
-import SQLiteCatalog
+@testable import SQLiteCatalog
 import Testing
 
 /// The search index snapshot stored in the catalog: who stores it, who loads it, and that a
@@ -69,6 +69,36 @@ import Testing
         // The first remote's overlay was too large as well: it moved to a fresh index.
         try await expectExactSearches(first, current)
         #expect(try await catalog.remote(account: "reader").searchIndexReport().report.origin == .loadedSnapshot)
+    }
+
+    /// A stored index too far behind to keep bridges the rebuild, but catching it up takes a
+    /// while at scale (a second at ten million books): the first results, the empty query, come
+    /// from the books table at once, in the same order, and typed queries from the bridge.
+    @Test func theFirstResultsOverAStaleStoredIndexDoNotWaitForItsCatchUp() async throws {
+        let path = directory.path("catalog.sqlite")
+        let (catalog, books) = try makeCatalog(books: 120, path: path)
+        #expect(try await catalog.remote(account: "editor").searchIndexReport().snapshotStored)
+        // More changed rows than an index keeps in its overlay (1,024 + 120 / 96), fewer than a bridge may hold.
+        var generator = GeneratedBooks(seed: 8)
+        try catalog.insertBooks((0..<1_100).map { _ in let seed = generator.book(); return NewBook(title: seed.title, author: seed.author) },
+                                scope: "main")
+        // Read as committed, without a remote (whose own rebuild would store a current index).
+        let current = try committedBooks(path, scope: "main")
+        #expect(current.count == books.count + 1_100)
+
+        // The rebuild is held until the searches below have been answered.
+        let build = DispatchSemaphore(value: 0)
+        let reopened = try SQLiteCatalog.open(path: path, create: false, beforeIndexBuild: { build.wait() })
+        let remote = try reopened.remote(account: "reader")
+        let first = try await remote.search(SearchQuery(text: "", limit: 20))
+        #expect(first.records == Array(current.sorted { SearchTerms("").sortKey($0) < SearchTerms("").sortKey($1) }.prefix(20)))
+        #expect(await remote.lastSearchAnswer == .booksTable)
+        try await expectExactSearches(remote, current)
+        #expect(await remote.lastSearchAnswer == .staleIndex)
+        build.signal()
+        #expect(try await remote.searchIndexReport().report.origin == .built)
+        try await expectExactSearches(remote, current)
+        #expect(await remote.lastSearchAnswer == .index)
     }
 
     // MARK: The snapshot file is derived data, never trusted
@@ -471,6 +501,22 @@ import Testing
         }
         // Every tenth book is in another scope, so ids in "main" have gaps.
         return (catalog, books)
+    }
+
+    /// The books of `scope` as the catalog file holds them, read with a plain connection.
+    private func committedBooks(_ path: String, scope: String) throws -> [BookRecord] {
+        let raw = try RawConnection(path)
+        var statement: OpaquePointer?
+        guard sqlite3_prepare_v2(raw.handle, "SELECT id, title, author, revision FROM books WHERE scope = ?1", -1, &statement, nil) == SQLITE_OK
+        else { throw RawError(message: String(cString: sqlite3_errmsg(raw.handle))) }
+        defer { sqlite3_finalize(statement) }
+        sqlite3_bind_text(statement, 1, scope, -1, unsafeBitCast(-1, to: sqlite3_destructor_type.self))
+        var books: [BookRecord] = []
+        while sqlite3_step(statement) == SQLITE_ROW {
+            books.append(BookRecord(id: Int(sqlite3_column_int64(statement, 0)), title: String(cString: sqlite3_column_text(statement, 1)),
+                                    revision: Int(sqlite3_column_int64(statement, 3)), author: String(cString: sqlite3_column_text(statement, 2))))
+        }
+        return books
     }
 
     private func allBooks(_ remote: SQLiteBookRemote) async throws -> [BookRecord] {
