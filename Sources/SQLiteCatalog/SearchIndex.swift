@@ -54,6 +54,7 @@ final class SearchIndex {
         let key: [UInt8]
         let titleTerms: [UInt8]
         let authorTerms: [UInt8]
+        let starts: TokenStarts
 
         /// Result order among books of one rank: title key bytes, then id.
         func sortsBefore(key otherKey: [UInt8], id otherID: Int) -> Bool {
@@ -79,7 +80,8 @@ final class SearchIndex {
             "SELECT id, title_key, title_terms, author_terms FROM books WHERE change_seq > ?1 AND +scope = ?2 LIMIT ?3",
             [.int(syncedSequence), .text(scope), .int(room + 1)]
         ) { row in
-            OverlayBook(id: row.int(0), key: Array(row.bytes(1)), titleTerms: Array(row.bytes(2)), authorTerms: Array(row.bytes(3)))
+            OverlayBook(id: row.int(0), key: Array(row.bytes(1)), titleTerms: Array(row.bytes(2)), authorTerms: Array(row.bytes(3)),
+                        starts: TokenStarts(title: row.bytes(2), author: row.bytes(3)))
         }
         guard rows.count <= room else { return false }
         for row in rows {
@@ -137,8 +139,9 @@ final class SearchIndex {
                 }
             }
             let words = terms.words.map(UnindexedSearch.Word.init)
+            let required = words.map(TokenStarts.init(requiredBy:))
             var tokens = UnindexedSearch.Tokens()
-            for book in ordered {
+            for book in ordered where required.allSatisfy(book.starts.admits) {
                 let rank = book.titleTerms.withUnsafeBufferPointer { title in
                     book.authorTerms.withUnsafeBufferPointer { author -> Int? in
                         guard words.allSatisfy({ $0.mayMatch(title: title, author: author) }) else { return nil }
