@@ -121,7 +121,14 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
         let terms = SearchTerms(query.text)
         // Nor does the empty query wait for a stored index to be mapped and checked (a third of
         // a second at ten million books): the books table answers it at once at any size.
-        let index = terms.isEmpty && self.index == nil ? nil : await indexIfReady()
+        // It gets the index ready next, so that the user's first key finds it caught up.
+        let index: SearchIndex?
+        if terms.isEmpty && self.index == nil {
+            index = nil
+            catchUpSoon()
+        } else {
+            index = await indexIfReady()
+        }
         return try mappingFailures {
             // One read transaction: the index catches up to, and the page rows are read from,
             // the same snapshot.
@@ -237,13 +244,14 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
     private func catchUpSoon() {
         guard !catchUpScheduled else { return }
         catchUpScheduled = true
-        Task { self.catchUpNow() }
+        Task { await self.catchUpNow() }
     }
 
-    /// Catches the index in use up with the catalog, between searches.
-    private func catchUpNow() {
-        catchUpScheduled = false
-        guard let index else { return }
+    /// Catches the index up with the catalog between searches: the index in use, or the one a
+    /// stored snapshot gives (a stale one bridging a rebuild is caught up too).
+    private func catchUpNow() async {
+        defer { catchUpScheduled = false }
+        guard let index = await indexIfReady() else { return }
         do {
             _ = try connection.transaction(immediate: false) {
                 let sequence = try latestChange()
