@@ -101,6 +101,50 @@ import Testing
         #expect(await remote.lastSearchAnswer == .index)
     }
 
+    /// Typing a broad word after others ("the s") is answered by judging the books the other
+    /// words share instead of reading the broad word's postings, stopping once the page and
+    /// "10,000+" are certain: the same pages and totals as `SearchTerms` gives, before and
+    /// after changes hide some of the index's books.
+    @Test func typedBroadWordsAfterOthersAreAnsweredExactly() async throws {
+        let path = directory.path("broad.sqlite")
+        let catalog = try SQLiteCatalog.open(path: path, create: true)
+        try catalog.addAccount(Account(name: "editor", role: .editor, scope: "main"))
+        let words = ["sea", "secret", "stone", "silver", "sun", "star", "garden", "night", "river", "city", "gold", "war"]
+        let authors = ["Sara Stone", "Tom Reed", "Ann Smith", "Bob Hill"]
+        var generator = GeneratedBooks(seed: 31)
+        let books = (0..<12_500).map { number in
+            var title = [number % 3 == 0 ? "The" : "", words[generator.next(words.count)], words[generator.next(words.count)]]
+            if number % 5 == 0 { title += ["of the", words[generator.next(words.count)]] }
+            return NewBook(title: title.filter { !$0.isEmpty }.joined(separator: " "), author: authors[generator.next(authors.count)])
+        }
+        try catalog.insertBooks(books, scope: "main")
+        let remote = try catalog.remote(account: "editor")
+        #expect(try await remote.searchIndexReport().report.books == books.count)
+
+        func expectExact(_ when: String) async throws {
+            let committed = try committedBooks(path, scope: "main")
+            for text in ["the s", "the st", "the s g", "of s", "river s", "the g", "s the", "sun s"] {
+                let terms = SearchTerms(text)
+                let expected = committed.filter(terms.matches).sorted { terms.sortKey($0) < terms.sortKey($1) }
+                for (limit, offset) in [(50, 0), (20, 40), (10, 9_995)] {
+                    let page = try await remote.search(SearchQuery(text: text, limit: limit, offset: offset))
+                    let wanted = Array(expected.dropFirst(offset).prefix(limit))
+                    let counted = min(expected.count, SearchIndex.countLimit(offset: offset, limit: limit))
+                    let total = TotalCount(counted: counted, offset: offset, shown: wanted.count, hasMore: offset + wanted.count < counted)
+                    #expect(page.records == wanted && page.totalCount == total,
+                            "\(when): \(text) \(limit) \(offset): \(page.totalCount), expected \(total) of \(expected.count)")
+                }
+            }
+        }
+        try await expectExact("as built")
+        // Changes after the build: their old entries are hidden and they are judged apart.
+        for id in stride(from: 1, through: 3_000, by: 97) {
+            let book = try await remote.load(id: id)
+            _ = try await remote.save(SaveRequest(id: id, title: "Sunlit the \(book.title)", expectedRevision: book.revision))
+        }
+        try await expectExact("after changes")
+    }
+
     /// The filter that skips changed books without reading their terms (`TokenStarts`) never
     /// skips a match: for generated books and queries, every book `SearchTerms` matches is
     /// admitted by every word's masks. Some non-matches are admitted too (it is a filter).
