@@ -27,7 +27,7 @@ final class BroadPrefixResults: Sendable {
         guard words.count == 1, words[0].exact.isEmpty, Self.isBroad(postings: words[0].estimate, books: base.count) else { return nil }
         if let kept = entries.withLock({ $0[key] }) { return kept }
         var matches = SearchIndexBase.Matches(cap: Self.listed)
-        try base.collect(words, hidden: nil, countLimit: .max, into: &matches)
+        try base.collect(words, hidden: nil, into: &matches)
         entries.withLock { entries in
             if entries.count < Self.capacity { entries[key] = matches }
         }

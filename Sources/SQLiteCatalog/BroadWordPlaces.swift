@@ -25,27 +25,17 @@ final class BroadWordPlaces: Sendable {
     /// Most recently used last.
     private let entries = Locked<[(key: Key, places: Places)]>([])
 
-    /// The places of `word` if they are kept (marked most recently used), without computing them.
-    func kept(_ word: SearchIndexBase.CompiledWord) -> Places? {
+    /// The places of `word` (one token) when it is broad, kept or computed now; nil otherwise.
+    func places(of word: SearchIndexBase.CompiledWord, in base: SearchIndexBase) throws(SearchIndexDamage) -> Places? {
+        guard word.exact.isEmpty, BroadPrefixResults.isBroad(postings: word.estimate, books: base.count) else { return nil }
         let key = Key(range: word.range, excluded: word.excluded)
-        return entries.withLock { entries -> Places? in
+        let kept = entries.withLock { entries -> Places? in
             guard let index = entries.firstIndex(where: { $0.key == key }) else { return nil }
             let entry = entries.remove(at: index)
             entries.append(entry)
             return entry.places
         }
-    }
-
-    /// Whether `word` is one token broad enough for its places to be kept.
-    static func isBroad(_ word: SearchIndexBase.CompiledWord, in base: SearchIndexBase) -> Bool {
-        word.exact.isEmpty && BroadPrefixResults.isBroad(postings: word.estimate, books: base.count)
-    }
-
-    /// The places of `word` (one token) when it is broad, kept or computed now; nil otherwise.
-    func places(of word: SearchIndexBase.CompiledWord, in base: SearchIndexBase) throws(SearchIndexDamage) -> Places? {
-        guard Self.isBroad(word, in: base) else { return nil }
-        if let kept = kept(word) { return kept }
-        let key = Key(range: word.range, excluded: word.excluded)
+        if let kept { return kept }
         let places = try base.places(of: word)
         entries.withLock { entries in
             entries.removeAll { $0.key == key }

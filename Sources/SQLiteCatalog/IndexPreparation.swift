@@ -10,8 +10,9 @@ public enum SearchAnswerSource: String, Sendable {
     /// A stored index too far behind to keep, with the changed books judged on top, while the
     /// new index is built.
     case staleIndex = "the stale stored index with the changes on top, while the index is rebuilt"
-    /// The books table, while the index is built.
-    case booksTable = "the books table, while the index is built"
+    /// The books table: any search while the index is built, and the list of all books (the
+    /// first results) before the stored index is mapped or caught up.
+    case booksTable = "the books table"
 }
 
 /// How a remote's search index came to be, for the benchmark and for tests.

@@ -135,7 +135,7 @@ final class SearchIndex {
                                                               countLimit: Self.countLimit(offset: offset, limit: limit)) {
                     matches = narrowed
                 } else {
-                    try base.collect(words, hidden: hidden, countLimit: Self.countLimit(offset: offset, limit: limit), into: &matches)
+                    try base.collect(words, hidden: hidden, into: &matches)
                 }
             }
             let words = terms.words.map(UnindexedSearch.Word.init)

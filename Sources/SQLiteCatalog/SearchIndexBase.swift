@@ -305,10 +305,8 @@ final class SearchIndexBase: Sendable {
 
     /// Every base book matching `words`, ranked as `SearchTerms.rank` ranks, except those in
     /// `hidden` (superseded by later changes).
-    /// Counting may stop past `countLimit` once the first rank holds the whole page.
-    func collect(_ words: [CompiledWord], hidden: Bitmap?, countLimit: Int, into matches: inout Matches) throws(SearchIndexDamage) {
+    func collect(_ words: [CompiledWord], hidden: Bitmap?, into matches: inout Matches) throws(SearchIndexDamage) {
         if words.allSatisfy({ $0.exact.isEmpty }) {
-            if try collectByProbing(words, hidden: hidden, countLimit: countLimit, into: &matches) { return }
             try collectByPlaces(words, hidden: hidden, into: &matches)
         } else {
             try collectByJudging(words, hidden: hidden, into: &matches)
@@ -342,68 +340,12 @@ final class SearchIndexBase: Sendable {
     /// A book is rank 0 when every word is in its title and the first word is its first title
     /// token, rank 1 when every word is in its title, rank 2 when some word needed the author.
     private func collectByPlaces(_ words: [CompiledWord], hidden: Bitmap?, into matches: inout Matches) throws(SearchIndexDamage) {
-        let places = try conjunction(words[...], keepsFirst: words.count > 1)
-        for slot in 0..<(count + 63) / 64 {
-            var found = places.anywhere[slot]
-            if let hidden { found &= ~hidden.words[slot] }
-            let title = places.inTitle[slot] & found
-            matches.add(bits: title & places.first[slot], slot: slot, rank: 0)
-            matches.add(bits: title & ~places.first[slot], slot: slot, rank: 1)
-            matches.add(bits: found & ~title, slot: slot, rank: 2)
-        }
-    }
-
-    /// How many books probing may judge before it gives up for the bitmaps.
-    static let probeBudget = 250_000
-
-    /// The typed case of several words of one token each, the last one broad and met for the
-    /// first time ("the s" on the way to "the secret"): reading that last word's postings into
-    /// bitmaps means millions of entries at ten million books. Instead, the books the other
-    /// words share are taken in result order and the last word is judged on each book's tokens,
-    /// until the first rank holds the page and more than `countLimit` books match, which for a
-    /// broad word comes after a few thousand books. Matches in the same order and the same
-    /// capped total as the bitmaps give. False, leaving `matches` alone, when the case does not
-    /// apply or the budget runs out first (the last word is rarer among them than it looked).
-    private func collectByProbing(_ words: [CompiledWord], hidden: Bitmap?, countLimit: Int,
-                                  into matches: inout Matches) throws(SearchIndexDamage) -> Bool {
-        guard words.count > 1, let last = words.last, BroadWordPlaces.isBroad(last, in: self),
-              broadWords.kept(last) == nil else { return false }
-        let others = try conjunction(words.dropLast(), keepsFirst: true)
-        var found = Matches(cap: matches.cap)
-        var judge = Judge(words: [last], base: self)
-        var judged = 0
-        for slot in 0..<(count + 63) / 64 {
-            var candidates = others.anywhere[slot]
-            if let hidden { candidates &= ~hidden.words[slot] }
-            judged += candidates.nonzeroBitCount
-            guard judged <= Self.probeBudget else { return false }
-            while candidates != 0 {
-                let bit = candidates & (0 &- candidates)
-                let ordinal = slot << 6 | candidates.trailingZeroBitCount
-                candidates &= candidates - 1
-                guard let place = try judge.place(ordinal) else { continue }
-                if place <= 1 && others.inTitle[slot] & bit != 0 {
-                    found.add(ordinal, rank: others.first[slot] & bit != 0 ? 0 : 1)
-                } else {
-                    found.add(ordinal, rank: 2)
-                }
-            }
-            if found.counts[0] >= found.cap && found.counts[0] + found.counts[1] + found.counts[2] >= countLimit { break }
-        }
-        matches = found
-        return true
-    }
-
-    /// Where all of `words` occur together: in the book at all, all in its title, and the first
-    /// word first in its title. At ten million books each bitmap is 1.25 MB, and passes over
-    /// them cost as much as the postings: the first word is read straight into the result,
-    /// later ones are ANDed in. The broad words of a multi-word query are kept as bitmaps
-    /// (`BroadWordPlaces`); the first word only when `keepsFirst`.
-    private func conjunction(_ words: ArraySlice<CompiledWord>, keepsFirst: Bool) throws(SearchIndexDamage) -> BroadWordPlaces.Places {
+        // At ten million books each bitmap is 1.25 MB, and passes over them cost as much as the
+        // postings: the first word is read straight into the result, later ones are ANDed in.
+        // The broad words of a multi-word query are kept as bitmaps (`BroadWordPlaces`).
         let wordCount = (count + 63) / 64
-        let words = Array(words)
         var kept: BroadWordPlaces.Places? = nil
-        if keepsFirst { kept = try broadWords.places(of: words[0], in: self) }
+        if words.count > 1 { kept = try broadWords.places(of: words[0], in: self) }
         let firstPlaces: BroadWordPlaces.Places
         if let kept { firstPlaces = kept } else { firstPlaces = try places(of: words[0]) }
         var anywhere = firstPlaces.anywhere
@@ -436,7 +378,14 @@ final class SearchIndexBase: Sendable {
                 inTitle[slot] &= wordInTitle[slot]
             }
         }
-        return BroadWordPlaces.Places(anywhere: anywhere, inTitle: inTitle, first: first)
+        for slot in 0..<wordCount {
+            var found = anywhere[slot]
+            if let hidden { found &= ~hidden.words[slot] }
+            let title = inTitle[slot] & found
+            matches.add(bits: title & first[slot], slot: slot, rank: 0)
+            matches.add(bits: title & ~first[slot], slot: slot, rank: 1)
+            matches.add(bits: found & ~title, slot: slot, rank: 2)
+        }
     }
 
     /// Where a word of one token occurs, read from its postings.
@@ -464,6 +413,7 @@ final class SearchIndexBase: Sendable {
         var judge = Judge(words: words, base: self)
         for (slot, var bits) in candidates.words.enumerated() {
             if let hidden { bits &= ~hidden.words[slot] }
+            try judge.check(slot: slot, bits: bits)
             while bits != 0 {
                 let ordinal = slot << 6 | bits.trailingZeroBitCount
                 bits &= bits - 1
@@ -484,14 +434,6 @@ final class SearchIndexBase: Sendable {
             tokens.reserveCapacity(64)
         }
 
-        /// Where the first word (of one token) occurs in the book, as its postings would say:
-        /// 0 first title token, 1 elsewhere in the title, 2 author only; nil nowhere.
-        mutating func place(_ ordinal: Int) throws(SearchIndexDamage) -> Int? {
-            let titleCount = try decode(ordinal)
-            guard let at = tokens.indices.first(where: { matches(words[0], at: $0) }) else { return nil }
-            return at == 0 && titleCount > 0 ? 0 : at < titleCount ? 1 : 2
-        }
-
         mutating func rank(_ ordinal: Int) throws(SearchIndexDamage) -> Int? {
             let titleCount = try decode(ordinal)
             return BookRank.rank(words: words.count, titleCount: titleCount, tokenCount: tokens.count,
@@ -501,13 +443,8 @@ final class SearchIndexBase: Sendable {
         /// Fills `tokens` with the book's token numbers; answers how many are the title's.
         private mutating func decode(_ ordinal: Int) throws(SearchIndexDamage) -> Int {
             tokens.removeAll(keepingCapacity: true)
-            // Only the blocks of the books judged are checked (each once): checking the whole
-            // forward index at the first such query read 100 MB at ten million books.
-            try base.bookStart.words.verify(base.bookStart.wordRange(ordinal..<ordinal + 2))
             var offset = Int(base.bookStart[ordinal])
             let end = Int(base.bookStart[ordinal + 1])
-            guard offset <= end, end <= base.bookBytes.count else { throw SearchIndexDamage("a book's entry leaves its bounds") }
-            try base.bookBytes.verify(offset..<end)
             let vocabularySize = base.numberOfCode.count
             let titleCount = base.bookBytes.withUnsafeBufferPointer { bytes -> Int? in
                 guard offset < end, end <= bytes.count else { return nil }
@@ -521,6 +458,19 @@ final class SearchIndexBase: Sendable {
             }
             guard let titleCount else { throw SearchIndexDamage("a book's entry leaves its bounds") }
             return titleCount
+        }
+
+        /// Checks the forward index of the books of one bitmap slot (`bits` of it) before they
+        /// are judged. Only the blocks of books judged are checked, each once: checking the whole
+        /// forward index at the first such query read 100 MB at ten million books.
+        func check(slot: Int, bits: UInt64) throws(SearchIndexDamage) {
+            guard bits != 0 else { return }
+            let low = slot << 6 | bits.trailingZeroBitCount
+            let high = slot << 6 | (63 - bits.leadingZeroBitCount)
+            try base.bookStart.words.verify(base.bookStart.wordRange(low..<high + 2))
+            let start = Int(base.bookStart[low]), end = Int(base.bookStart[high + 1])
+            guard start <= end, end <= base.bookBytes.count else { throw SearchIndexDamage("a book's entry leaves its bounds") }
+            try base.bookBytes.verify(start..<end)
         }
 
         private func matches(_ word: CompiledWord, at start: Int) -> Bool {
