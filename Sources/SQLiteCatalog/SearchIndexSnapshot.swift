@@ -28,13 +28,13 @@ import Darwin
 enum SearchIndexSnapshot {
     /// Changes whenever the layout of `SearchIndexBase` or of the file changes. Format 1 was
     /// the BLOB parts in the catalog (still ignored and deleted when a new snapshot is saved);
-    /// format 3 added the ids in id order.
-    static let format = 3
+    /// format 3 added the ids in id order, format 4 the broad letters' bitmaps (`StoredLetters`).
+    static let format = 4
     static let magic: UInt64 = 0x3158_4449_4853_4B42   // "BKSHIDX1"
 
     enum Part: Int, CaseIterable {
         case vocabularyBytes, vocabularyStart, numberOfCode, bookBytes, bookStart, ids, postingBytes, postingStart,
-             postingsBefore, sortedIDs, ordinalOfSorted
+             postingsBefore, sortedIDs, ordinalOfSorted, letterTable, letterBitmaps
     }
 
     /// The fixed words at the start of the file.
@@ -164,19 +164,45 @@ enum SearchIndexSnapshot {
         }
     }
 
-    /// The parts of `base` as raw bytes, in file order.
-    private static func partBytes(_ base: SearchIndexBase) -> [UnsafeRawBufferPointer] {
-        [UnsafeRawBufferPointer(base.vocabularyBytes.buffer), UnsafeRawBufferPointer(base.vocabularyStart.buffer),
-         UnsafeRawBufferPointer(base.numberOfCode.buffer), UnsafeRawBufferPointer(base.bookBytes.buffer),
-         UnsafeRawBufferPointer(base.bookStart.words.buffer), UnsafeRawBufferPointer(base.ids.words.buffer),
-         UnsafeRawBufferPointer(base.postingBytes.buffer), UnsafeRawBufferPointer(base.postingStart.buffer),
-         UnsafeRawBufferPointer(base.postingsBefore.buffer), UnsafeRawBufferPointer(base.sortedIDs.words.buffer),
-         UnsafeRawBufferPointer(base.ordinalOfSorted.words.buffer)]
+    /// A part's bytes: held by the base, or made while the file is written (each letter's
+    /// bitmaps in turn, so that they are never all in memory at once).
+    private enum PartSource {
+        case bytes(UnsafeRawBufferPointer)
+        case produced(length: Int, produce: (_ emit: (UnsafeRawBufferPointer) throws -> Void) throws -> Void)
+
+        var length: Int {
+            switch self {
+            case let .bytes(bytes): bytes.count
+            case let .produced(length, _): length
+            }
+        }
+    }
+
+    /// The parts of `base`, in file order.
+    private static func parts(_ base: SearchIndexBase) -> [PartSource] {
+        let held = [UnsafeRawBufferPointer(base.vocabularyBytes.buffer), UnsafeRawBufferPointer(base.vocabularyStart.buffer),
+                    UnsafeRawBufferPointer(base.numberOfCode.buffer), UnsafeRawBufferPointer(base.bookBytes.buffer),
+                    UnsafeRawBufferPointer(base.bookStart.words.buffer), UnsafeRawBufferPointer(base.ids.words.buffer),
+                    UnsafeRawBufferPointer(base.postingBytes.buffer), UnsafeRawBufferPointer(base.postingStart.buffer),
+                    UnsafeRawBufferPointer(base.postingsBefore.buffer), UnsafeRawBufferPointer(base.sortedIDs.words.buffer),
+                    UnsafeRawBufferPointer(base.ordinalOfSorted.words.buffer)]
+        let chosen = StoredLetters.chosen(for: base)
+        let table = StoredLetters.table(for: chosen)
+        let bitmapBytes = (base.count + 63) / 64 * 8
+        return held.map(PartSource.bytes) + [
+            .produced(length: table.count * 8) { emit in try table.withUnsafeBytes(emit) },
+            .produced(length: chosen.count * 3 * bitmapBytes) { emit in
+                for entry in chosen {
+                    let places = try base.placesFromPostings(of: entry.word)
+                    for bitmap in [places.anywhere, places.inTitle, places.first] { try bitmap.withUnsafeBytes(emit) }
+                }
+            },
+        ]
     }
 
     /// Writes the file in one pass through a block-sized buffer (no second copy of the index).
     static func write(_ base: SearchIndexBase, scope: String, snapshotID: UInt64, to path: String) throws {
-        let parts = withExtendedLifetime(base) { partBytes(base) }
+        let parts = parts(base)
         let scopeBytes = Array(scope.utf8)
         guard scopeBytes.count <= Header.maximumScopeBytes else { throw SearchIndexDamage("scope name too long for a snapshot") }
         // The layout: data first (its size fixes the number of blocks, which fixes dataStart).
@@ -184,8 +210,8 @@ enum SearchIndexSnapshot {
         var dataLength = 0
         for part in parts {
             dataLength = (dataLength + 7) / 8 * 8
-            relative.append((dataLength, part.count))
-            dataLength += part.count
+            relative.append((dataLength, part.length))
+            dataLength += part.length
         }
         let blocks = MappedIndexMemory.blockCount(dataBytes: dataLength)
         let dataStart = (Header.words * 8 + (scopeBytes.count + 7) / 8 * 8 + blocks * 8 + 63) / 64 * 64
@@ -226,16 +252,23 @@ enum SearchIndexSnapshot {
                     position += 1
                     if filled == block.count { try flush() }
                 }
-                var taken = 0
-                while taken < part.count {
-                    let length = min(part.count - taken, block.count - filled)
-                    UnsafeMutableRawBufferPointer(rebasing: block[filled..<filled + length])
-                        .copyMemory(from: UnsafeRawBufferPointer(rebasing: part[taken..<taken + length]))
-                    filled += length
-                    taken += length
-                    position += length
-                    if filled == block.count { try flush() }
+                func append(_ bytes: UnsafeRawBufferPointer) throws {
+                    var taken = 0
+                    while taken < bytes.count {
+                        let length = min(bytes.count - taken, block.count - filled)
+                        UnsafeMutableRawBufferPointer(rebasing: block[filled..<filled + length])
+                            .copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[taken..<taken + length]))
+                        filled += length
+                        taken += length
+                        position += length
+                        if filled == block.count { try flush() }
+                    }
                 }
+                switch part {
+                case let .bytes(bytes): try append(bytes)
+                case let .produced(_, produce): try produce(append)
+                }
+                guard position == place.offset + place.length else { throw SearchIndexDamage("a part's length changed while it was written") }
             }
             try flush()
         }
@@ -356,7 +389,8 @@ enum SearchIndexSnapshot {
             bookStart: bookStart, idBase: idBase, ids: ids, sortedIDs: sortedIDs, ordinalOfSorted: ordinalOfSorted,
             largestID: Int(truncatingIfNeeded: word(Header.largestIDWord)),
             postingBytes: try array(.postingBytes, as: UInt8.self), postingStart: try array(.postingStart, as: UInt32.self),
-            postingsBefore: try array(.postingsBefore, as: UInt32.self))
+            postingsBefore: try array(.postingsBefore, as: UInt32.self),
+            storedLetters: StoredLetters(table: try array(.letterTable, as: UInt64.self), bitmaps: try array(.letterBitmaps, as: UInt64.self)))
         try base.validate()
         return base
     }

@@ -145,6 +145,28 @@ import Testing
         try await expectExact("after changes")
     }
 
+    /// The file stores the places of the broad letters, and they are the places the postings
+    /// give: same books anywhere, in the title, first in the title, for every letter stored.
+    @Test func theStoredLettersArePlacesThePostingsGive() async throws {
+        let path = directory.path("letters.sqlite")
+        let (catalog, books) = try makeCatalog(books: 400, path: path)
+        #expect(try await catalog.remote(account: "editor").searchIndexReport().snapshotStored)
+        let file = try SnapshotFile(catalog: path)
+        let base = try file.bytes.withUnsafeBytes { try SearchIndexSnapshot.decode(copying: $0) }
+        var stored = 0
+        for letter in StoredLetters.letters {
+            guard let words = base.compile(SearchTerms(String(UnicodeScalar(letter)))), words.count == 1 else { continue }
+            let fromPostings = try base.placesFromPostings(of: words[0])
+            guard let fromFile = try base.storedLetters.places(ofLetter: letter, count: base.count) else { continue }
+            stored += 1
+            #expect(fromFile.anywhere == fromPostings.anywhere && fromFile.inTitle == fromPostings.inTitle
+                    && fromFile.first == fromPostings.first, "\(UnicodeScalar(letter))")
+        }
+        // Letters in at least a sixteenth of the books: "a" (alpha, album, ...) and others.
+        #expect(stored >= 5, "\(stored) letters stored")
+        try await expectExactSearches(catalog.remote(account: "reader"), books)
+    }
+
     /// The filter that skips changed books without reading their terms (`TokenStarts`) never
     /// skips a match: for generated books and queries, every book `SearchTerms` matches is
     /// admitted by every word's masks. Some non-matches are admitted too (it is a filter).
@@ -232,7 +254,8 @@ import Testing
         try await expectExactSearches(next, books, sourceLocation: sourceLocation)
     }
 
-    @Test(arguments: 0..<11)
+    /// Every part, the stored letters' table and bitmaps (parts 11 and 12) included.
+    @Test(arguments: 0..<13)
     func aSnapshotWithADamagedPartIsDetectedAndRebuilt(part: Int) async throws {
         try await expectDamageDetected("damaged-\(part)") { file in
             let range = file.part(part)
