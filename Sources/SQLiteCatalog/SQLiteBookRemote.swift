@@ -119,9 +119,10 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
     /// (`UnindexedSearch`, the same answer more slowly), so a search never waits for a build.
     public func search(_ query: SearchQuery) async throws -> SearchPage {
         let terms = SearchTerms(query.text)
-        // Nor does the empty query wait for a stored index to be mapped and checked (a third of
-        // a second at ten million books): the books table answers it at once at any size.
-        // It gets the index ready next, so that the user's first key finds it caught up.
+        // The empty query (the first results) does not wait for a stored index to be mapped
+        // and checked either (a third of a second at ten million books): the books table
+        // answers it at once at any size, and the index is made ready right after, so that
+        // the user's first key finds it caught up.
         let index: SearchIndex?
         if terms.isEmpty && self.index == nil {
             index = nil
