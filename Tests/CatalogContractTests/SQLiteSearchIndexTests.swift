@@ -88,6 +88,7 @@ import Testing
 
         // The rebuild is held until the searches below have been answered.
         let build = DispatchSemaphore(value: 0)
+        defer { build.signal() }   // should a search throw first, the build thread is not left waiting
         let reopened = try SQLiteCatalog.open(path: path, create: false, beforeIndexBuild: { build.wait() })
         let remote = try reopened.remote(account: "reader")
         let first = try await remote.search(SearchQuery(text: "", limit: 20))
