@@ -120,16 +120,8 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
     public func search(_ query: SearchQuery) async throws -> SearchPage {
         let terms = SearchTerms(query.text)
         // The empty query (the first results) does not wait for a stored index to be mapped
-        // and checked either (a third of a second at ten million books): the books table
-        // answers it at once at any size, and the index is made ready right after, so that
-        // the user's first key finds it caught up.
-        let index: SearchIndex?
-        if terms.isEmpty && self.index == nil {
-            index = nil
-            catchUpSoon()
-        } else {
-            index = await indexIfReady()
-        }
+        // and checked either (a third of a second at ten million books): see `answer`.
+        let index = terms.isEmpty && self.index == nil ? nil : await indexIfReady()
         return try mappingFailures {
             // One read transaction: the index catches up to, and the page rows are read from,
             // the same snapshot.
@@ -164,10 +156,11 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
     }
 
     private func answer(_ terms: SearchTerms, _ query: SearchQuery, index: SearchIndex?, at sequence: Int) throws -> (ids: [Int], total: Int) {
-        if terms.isEmpty, let index, index.syncedSequence < sequence {
+        if terms.isEmpty, index.map({ $0.syncedSequence < sequence }) ?? true {
             // The empty query is the title index read in order, cheap from the books table at
-            // any size; catching up first could take a second (a stale stored index bridging a
-            // rebuild, at ten million books). The first results come at once, the catch-up next.
+            // any size; mapping a stored index and catching it up first could take seconds (a
+            // stale one bridging a rebuild, at ten million books). The first results come at
+            // once; the index is made ready right after, so the user's first key finds it.
             catchUpSoon()
             lastSearchAnswer = .booksTable
             return try UnindexedSearch(connection: connection, scope: account.scope)

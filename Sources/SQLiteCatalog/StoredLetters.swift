@@ -40,10 +40,9 @@ struct StoredLetters: Sendable {
         guard !table.isEmpty || bitmaps.isEmpty else { throw SearchIndexDamage("the snapshot's letter bitmaps have no table") }
         guard !table.isEmpty else { return }
         let perLetter = 3 * ((count + 63) / 64)
+        let stored = perLetter == 0 ? 0 : bitmaps.count / perLetter
         try table.verifyAll()
-        guard table.count == Self.letters.count, perLetter > 0 || bitmaps.isEmpty,
-              perLetter == 0 || bitmaps.count % perLetter == 0,
-              table.allSatisfy({ $0 <= UInt64(perLetter == 0 ? 0 : bitmaps.count / perLetter) })
+        guard table.count == Self.letters.count, bitmaps.count == stored * perLetter, table.allSatisfy({ $0 <= UInt64(stored) })
         else { throw SearchIndexDamage("the snapshot's letter bitmaps do not fit its books") }
     }
 
