@@ -23,6 +23,15 @@ enum ByteOrder {
         return order == 0 ? aID < bID : order < 0
     }
 
+    /// The first eight bytes of `key` as a big-endian number, zero-padded: when two keys'
+    /// prefixes differ, they are in the keys' order (a key that ends sooner pads with zeros and
+    /// sorts first, as `compare` has it); when they are equal, the keys must be compared.
+    static func prefix(_ key: UnsafeBufferPointer<UInt8>) -> UInt64 {
+        var prefix: UInt64 = 0
+        for index in 0..<8 { prefix = prefix << 8 | UInt64(index < key.count ? key[index] : 0) }
+        return prefix
+    }
+
     static func precedes(_ a: [UInt8], _ aID: Int, _ b: [UInt8], _ bID: Int) -> Bool {
         a.withUnsafeBufferPointer { x in b.withUnsafeBufferPointer { y in precedes(x, aID, y, bID) } }
     }

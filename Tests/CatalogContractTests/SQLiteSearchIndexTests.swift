@@ -194,6 +194,37 @@ import Testing
         #expect(skipped > 0)
     }
 
+    /// The number that settles most comparisons when changed books are sorted (`ByteOrder.prefix`)
+    /// never contradicts the keys' byte order: for every pair of keys with different numbers,
+    /// the numbers are in the keys' order. The keys are short and long, share long beginnings,
+    /// and hold zero bytes and bytes past 0x7F, where padding and signs could go wrong.
+    @Test func aKeysPrefixNumberIsInTheKeysOrder() {
+        var state: UInt64 = 41
+        func next() -> UInt64 {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return state >> 33
+        }
+        let alphabet: [UInt8] = [0x00, 0x01, 0x20, 0x61, 0x62, 0x7F, 0x80, 0xE6, 0xFF]
+        let keys = (0..<300).map { _ -> [UInt8] in
+            let shared: [UInt8] = next() % 2 == 0 ? Array("history ".utf8) : []
+            return shared + (0..<Int(next() % 11)).map { _ in alphabet[Int(next() % UInt64(alphabet.count))] }
+        }
+        var settled = 0
+        for a in keys {
+            for b in keys {
+                a.withUnsafeBufferPointer { x in
+                    b.withUnsafeBufferPointer { y in
+                        let (first, second) = (ByteOrder.prefix(x), ByteOrder.prefix(y))
+                        guard first != second else { return }
+                        settled += 1
+                        #expect((first < second) == (ByteOrder.compare(x, y) < 0), "\(a) and \(b)")
+                    }
+                }
+            }
+        }
+        #expect(settled > keys.count * keys.count / 4)
+    }
+
     // MARK: The snapshot file is derived data, never trusted
 
     /// The parts of a snapshot file, as its header lays them out (see `SearchIndexSnapshot`):
