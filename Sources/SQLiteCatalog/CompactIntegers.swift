@@ -8,16 +8,6 @@ enum VarInt {
     }
 
     @inline(__always)
-    static func append(_ value: UInt32, to bytes: inout [UInt8]) {
-        var value = value
-        while value >= 0x80 {
-            bytes.append(UInt8(truncatingIfNeeded: value) | 0x80)
-            value >>= 7
-        }
-        bytes.append(UInt8(value))
-    }
-
-    @inline(__always)
     static func write(_ value: UInt32, to bytes: UnsafeMutableBufferPointer<UInt8>, at offset: inout Int) {
         var value = value
         while value >= 0x80 {
@@ -90,7 +80,7 @@ struct PackedIntegers: Sendable {
     var byteCount: Int { words.byteCount }
 }
 
-/// Fills a `PackedIntegers` in memory of its own while an index is built.
+/// Fills a `PackedIntegers` in memory of its own (see `BuildMemory`) while an index is built.
 struct PackedIntegerWriter {
     let count: Int
     let width: Int
@@ -98,10 +88,10 @@ struct PackedIntegerWriter {
     /// The finished values (the same memory: read it once writing is done).
     let packed: PackedIntegers
 
-    init(count: Int, maximum: UInt64) {
+    init(count: Int, maximum: UInt64, in memory: BuildMemory) {
         self.count = count
         width = PackedIntegers.width(maximum: maximum)
-        let (fill, words) = OwnedIndexMemory.array(of: UInt64.self, count: PackedIntegers.wordCount(count: count, width: width))
+        let (fill, words) = memory.array(of: UInt64.self, count: PackedIntegers.wordCount(count: count, width: width))
         self.fill = fill
         packed = PackedIntegers(count: count, width: width, words: words)!
     }

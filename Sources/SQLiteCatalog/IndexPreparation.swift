@@ -128,7 +128,8 @@ final class IndexPreparation: Sendable {
         loadAttempt.fulfil(.success(()))
         defer { bridgeBase.withLock { $0 = nil } }
         beforeBuild?()
-        let builder = SearchIndexBuilder(connection: connection, scope: scope, isCancelled: { self.cancelled.load(ordering: .relaxed) })
+        let builder = SearchIndexBuilder(connection: connection, scope: scope, memory: BuildMemory(besideCatalog: path),
+                                         isCancelled: { self.cancelled.load(ordering: .relaxed) })
         let built = try builder.build()
         // The snapshot is only an aid: if another writer holds the lock for long, skip it (the
         // next connection builds and tries again) rather than keep searches unindexed.

@@ -59,27 +59,30 @@ struct IndexArray<Element: BitwiseCopyable>: RandomAccessCollection, @unchecked 
     func verifyAll() throws(SearchIndexDamage) { try verify(0..<count) }
 }
 
-/// An allocation of this process, written once by the builder before any array views it.
+/// Memory the builder writes once, before any array views it: an allocation of this process,
+/// or the pages of a scratch file (`BuildMemory`).
 final class OwnedIndexMemory: IndexMemory, @unchecked Sendable {
     // Written only by the code that made it, before the arrays that view it are shared.
     let bytes: UnsafeMutableRawBufferPointer
+    /// Holds the file's mapping; nil for an allocation.
+    private let file: ScratchFile?
 
+    /// Zeroed memory of this process.
     init(byteCount: Int) {
         bytes = .allocate(byteCount: max(byteCount, 1), alignment: 16)
         bytes.initializeMemory(as: UInt8.self, repeating: 0)
+        file = nil
     }
 
-    deinit { bytes.deallocate() }
+    /// A scratch file's pages (zero until written).
+    init(_ file: ScratchFile) {
+        bytes = file.bytes
+        self.file = file
+    }
+
+    deinit { if file == nil { bytes.deallocate() } }
 
     func verify(_ range: Range<Int>) throws(SearchIndexDamage) {}
-
-    /// A zeroed buffer of `count` elements for the builder to fill, and the array that will view it.
-    static func array<Element: BitwiseCopyable>(of: Element.Type, count: Int)
-        -> (fill: UnsafeMutableBufferPointer<Element>, array: IndexArray<Element>) {
-        let owned = OwnedIndexMemory(byteCount: count * MemoryLayout<Element>.stride)
-        let typed = UnsafeMutableBufferPointer(rebasing: owned.bytes.bindMemory(to: Element.self)[0..<count])
-        return (typed, IndexArray(buffer: UnsafeBufferPointer(typed), memory: owned, offsetInMemory: 0))
-    }
 }
 
 /// Bytes handed over to the index: a mapped file, or an allocation. Given back on release.

@@ -1,7 +1,8 @@
 /// Builds a `SearchIndexBase` from the derived text columns in streaming passes over one
 /// read transaction, with no `String` per token and every final array allocated once at its
 /// exact size. The transient peak is pass 1's provisional copy of the tokens (about one byte
-/// per token), freed before the postings are allocated.
+/// per token), freed before the postings are allocated. The large arrays live where `memory`
+/// says: in scratch files beside the catalog when the build runs for a remote.
 ///
 /// 1. Table scan in file order: the distinct tokens and how often each occurs, and each book's
 ///    tokens as provisional entries. Tokens are then numbered in byte order and coded by
@@ -15,6 +16,8 @@
 struct SearchIndexBuilder {
     let connection: Connection
     let scope: String
+    /// Where the large arrays go (`BuildMemory`).
+    var memory = BuildMemory.anonymous
     /// Asked now and then, to stop a build nobody waits for any more.
     var isCancelled: () -> Bool = { false }
 
@@ -40,10 +43,11 @@ struct SearchIndexBuilder {
         var table = TokenTable()
         var titleCountBytes = 0
         // Rows come in rowid (= id) order: these become the base's ids in id order.
-        let rowIDs = PackedIntegerWriter(count: count, maximum: UInt64(largestID - smallestID))
-        var rowStart = [UInt32](repeating: 0, count: count + 1)
-        var rowBytes: [UInt8] = []
-        rowBytes.reserveCapacity(count * 8)
+        let rowIDs = PackedIntegerWriter(count: count, maximum: UInt64(largestID - smallestID), in: memory)
+        // Pass 1's copy, freed before the postings are allocated.
+        var rowStartMemory: OwnedIndexMemory? = memory.zeroed(byteCount: (count + 1) * MemoryLayout<UInt32>.stride)
+        let rowStart = rowStartMemory!.bytes.bindMemory(to: UInt32.self)
+        var rowBytes: GrowingBytes? = memory.growingBytes(capacity: count * 8)
         let unordered = try connection.statement(
             "SELECT id, title_terms, author_terms FROM books NOT INDEXED WHERE scope = ?1")
         try unordered.bind([.text(scope)])
@@ -56,14 +60,14 @@ struct SearchIndexBuilder {
                 let title = unordered.bytes(1)
                 let titleTokens = UInt32(clamping: TokenTable.tokenCount(title))
                 titleCountBytes += VarInt.length(titleTokens)
-                VarInt.append(titleTokens, to: &rowBytes)
+                rowBytes!.append(titleTokens)
                 for text in [title, unordered.bytes(2)] {
                     TokenTable.forEachToken(text) { token in
-                        VarInt.append(UInt32(table.count(token)), to: &rowBytes)
+                        rowBytes!.append(UInt32(table.count(token)))
                     }
                 }
                 row += 1
-                rowStart[row] = UInt32(rowBytes.count)
+                rowStart[row] = UInt32(rowBytes!.count)
                 if row & 4_095 == 0 { try checkCancelled() }
             }
         }
@@ -96,16 +100,16 @@ struct SearchIndexBuilder {
         // Pass 2, in result order from the covering index (no table reads): ids, and the
         // forward index recoded from pass 1's entries. Rows came in id order, so a book's row
         // is found by binary search over those ids.
-        let bookStart = PackedIntegerWriter(count: count + 1, maximum: UInt64(forwardSize))
-        let ids = PackedIntegerWriter(count: count, maximum: UInt64(largestID - smallestID))
-        let ordinalOfRow = PackedIntegerWriter(count: count, maximum: UInt64(max(count - 1, 0)))
-        let (forward, bookBytes) = OwnedIndexMemory.array(of: UInt8.self, count: forwardSize)
+        let bookStart = PackedIntegerWriter(count: count + 1, maximum: UInt64(forwardSize), in: memory)
+        let ids = PackedIntegerWriter(count: count, maximum: UInt64(largestID - smallestID), in: memory)
+        let ordinalOfRow = PackedIntegerWriter(count: count, maximum: UInt64(max(count - 1, 0)), in: memory)
+        let (forward, bookBytes) = memory.array(of: UInt8.self, count: forwardSize)
         let ordered = try connection.statement("SELECT id FROM books WHERE scope = ?1 ORDER BY title_key, id")
         try ordered.bind([.text(scope)])
         var ordinal = 0
         var written = 0
         do {
-            try rowBytes.withUnsafeBufferPointer { rows in
+            try rowBytes!.withUnsafeBufferPointer { rows in
                 defer { ordered.reset() }
                 while try ordered.step() {
                     guard ordinal < count else { throw SearchIndexBuildError.changedDuringBuild }
@@ -135,8 +139,8 @@ struct SearchIndexBuilder {
         guard ordinal == count, written == forwardSize else { throw SearchIndexBuildError.changedDuringBuild }
         bookStart[count] = UInt64(written)
         // Free pass 1's copy before the postings are allocated.
-        rowBytes = []
-        rowStart = []
+        rowBytes = nil
+        rowStartMemory = nil
 
         // Pass 3: postings from the forward index.
         let (postingBytes, postingStart, postingsBefore) = try postings(count: count, size: size, bookBytes: bookBytes,
@@ -194,7 +198,7 @@ struct SearchIndexBuilder {
         }
         var cursor = sizes
         for index in 0..<size { last[index] = 0 }
-        let (output, postingBytes) = OwnedIndexMemory.array(of: UInt8.self, count: Int(sizes[size]))
+        let (output, postingBytes) = memory.array(of: UInt8.self, count: Int(sizes[size]))
         do {
             forEachBook { ordinal in
                 for (number, place) in places {

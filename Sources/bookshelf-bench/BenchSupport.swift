@@ -111,3 +111,32 @@ func executableOnPath(_ name: String) -> String? {
     let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
     return path.split(separator: ":").map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
 }
+
+/// The highest resident anonymous memory (RssAnon) and resident file pages (RssFile) seen while
+/// it runs, read from `/proc/self/status` every few milliseconds. The kernel keeps a peak only
+/// of the total (VmHWM), which cannot tell a build's anonymous memory from the pages of the
+/// files it maps (the catalog, the stored index, its scratch files).
+final class ResidentPeaks: @unchecked Sendable {
+    // Written by the sampling thread until `stop`, read only after it has ended.
+    private var anonymous = 0
+    private var file = 0
+    private let stopped = DispatchSemaphore(value: 0)
+    private let ended = DispatchSemaphore(value: 0)
+
+    init() {
+        Thread.detachNewThread { [self] in
+            repeat {
+                anonymous = max(anonymous, memoryStatus("RssAnon") ?? 0)
+                file = max(file, memoryStatus("RssFile") ?? 0)
+            } while stopped.wait(timeout: .now() + .milliseconds(5)) == .timedOut
+            ended.signal()
+        }
+    }
+
+    /// Ends the sampling: the peaks in kB.
+    func stop() -> (anonymous: Int, file: Int) {
+        stopped.signal()
+        ended.wait()
+        return (anonymous, file)
+    }
+}

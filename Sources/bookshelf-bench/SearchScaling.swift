@@ -197,10 +197,14 @@ enum SearchScaling {
     }
 
     private static func missing(path: String) async throws {
+        let peaks = ResidentPeaks()
         let (remote, _) = try await openAndSearch(path)
         await remote.finishIndexPreparation()
+        let (anonymous, file) = peaks.stop()
         try await reportIndex(remote)
         reportMemory()
+        report("peak RssAnon", String(anonymous))
+        report("peak RssFile", String(file))
     }
 
     private static func current(path: String, count: Int, iterations: Int) async throws {
@@ -271,6 +275,8 @@ struct ScalingTable {
         row("peak process memory (VmHWM), index current") { kilobytes($0["current.VmHWM"]) }
         row("resident anonymous (RssAnon), index current") { kilobytes($0["current.RssAnon"]) }
         row("peak process memory, index built") { kilobytes($0["missing.VmHWM"]) }
+        row("peak resident anonymous (RssAnon), build") { kilobytes($0["missing.peak RssAnon"]) }
+        row("peak resident file pages (RssFile), build") { kilobytes($0["missing.peak RssFile"]) }
         row("full index build") { milliseconds($0["missing.index duration"]) }
         row("open → first result, index missing") { opening($0, "missing") }
         row("open → first result, index stale") { opening($0, "stale") }
@@ -291,7 +297,8 @@ struct ScalingTable {
         Swift.print("VmHWM of the current phase also counts the bench's deep-page set-up (a page of 100,000 books "
                     + "read once to reach offset 100,000).")
         Swift.print("memory: each state of the index is measured in a fresh process; a mapped index's pages "
-                    + "belong to the file (page cache), not to RssAnon.")
+                    + "belong to the file (page cache), not to RssAnon, and so do a build's scratch files. The peaks "
+                    + "of RssAnon and RssFile are sampled every 5 ms, so they may miss a short spike; VmHWM is exact.")
     }
 
     private func row(_ label: String, _ value: (Figures) -> String) {

@@ -225,6 +225,76 @@ import Testing
         #expect(settled > keys.count * keys.count / 4)
     }
 
+    // MARK: Where a build keeps its arrays
+
+    /// A build beside the catalog keeps its large arrays in nameless scratch files there (their
+    /// pages are the page cache's, not the process's anonymous memory) and gives, byte for byte,
+    /// the index an in-memory build gives. A directory where no file can be made gives the same
+    /// index from ordinary allocations. Nothing is left in the directory, and the files are
+    /// unmapped with the index.
+    @Test func aBuildInScratchFilesGivesTheSameIndexAndLeavesNothingBehind() throws {
+        let path = directory.path("scratch.sqlite")
+        _ = try makeCatalog(books: 600, path: path)
+        let folder = (path as NSString).deletingLastPathComponent
+        let connection = try CatalogConnection.open(path: path, create: false, busyTimeout: .seconds(5))
+        let before = try FileManager.default.contentsOfDirectory(atPath: folder).sorted()
+        func build(_ memory: BuildMemory) throws -> SearchIndexBase {
+            try SearchIndexBuilder(connection: connection, scope: "main", memory: memory).build()
+        }
+        func stored(_ base: SearchIndexBase, _ name: String) throws -> Data {
+            let file = directory.path(name)
+            try SearchIndexSnapshot.write(base, scope: "main", snapshotID: 7, to: file)
+            defer { unlink(file) }
+            return try Data(contentsOf: URL(fileURLWithPath: file))
+        }
+        let reference = try stored(try build(.anonymous), "in-memory")
+        do {
+            let inFiles = try build(BuildMemory(besideCatalog: path))
+            let scratch = Self.scratchMappings(in: folder)
+            for (name, start) in [("forward index", UnsafeRawPointer(inFiles.bookBytes.buffer.baseAddress!)),
+                                  ("postings", UnsafeRawPointer(inFiles.postingBytes.buffer.baseAddress!)),
+                                  ("ids", UnsafeRawPointer(inFiles.ids.words.buffer.baseAddress!))] {
+                let address = UInt(bitPattern: start)
+                #expect(scratch.contains { $0.contains(address) }, "the \(name) is not in a scratch file")
+            }
+            #expect(try stored(inFiles, "in-files") == reference)
+        }
+        #expect(Self.scratchMappings(in: folder).isEmpty, "scratch files still mapped after the index is gone")
+        let fallback = try build(BuildMemory(besideCatalog: directory.path("no such folder/catalog.sqlite")))
+        #expect(try stored(fallback, "fallback") == reference)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).sorted() == before)
+    }
+
+    /// Appended varints read back as written, across many growths of a scratch file (the
+    /// mapping is remade over the longer file) and of an allocation (copied).
+    @Test func growingBytesKeepWhatWasWrittenAcrossGrowths() throws {
+        let values = (0..<20_000).map { UInt32(truncatingIfNeeded: $0 &* 2_654_435_761) >> UInt32($0 % 32) }
+        var expected: [UInt8] = []
+        for value in values {
+            var offset = 0
+            var encoded = [UInt8](repeating: 0, count: 5)
+            encoded.withUnsafeMutableBufferPointer { VarInt.write(value, to: $0, at: &offset) }
+            expected += encoded.prefix(offset)
+        }
+        let file = try #require(ScratchFile(in: directory.path(""), byteCount: 1))
+        for bytes in [GrowingBytes(file), GrowingBytes(allocated: 1)] {
+            for value in values { bytes.append(value) }
+            let kept = bytes.withUnsafeBufferPointer { $0.elementsEqual(expected) }
+            #expect(kept, "\(bytes.count) bytes written, \(expected.count) expected")
+        }
+    }
+
+    /// The address ranges of this process's mappings of deleted build scratch files in `folder`.
+    private static func scratchMappings(in folder: String) -> [ClosedRange<UInt>] {
+        // Read to the end: /proc files have no size, and a read sized by it stops short.
+        let maps = String(decoding: FileHandle(forReadingAtPath: "/proc/self/maps")?.readDataToEndOfFile() ?? Data(), as: UTF8.self)
+        return maps.split(separator: "\n").compactMap { line in
+            guard line.contains(folder + "/.bookshelf-build-"), line.hasSuffix("(deleted)") else { return nil }
+            let bounds = line.prefix { $0 != " " }.split(separator: "-").compactMap { UInt($0, radix: 16) }
+            return bounds.count == 2 ? bounds[0]...(bounds[1] - 1) : nil
+        }
+    }
+
     // MARK: The snapshot file is derived data, never trusted
 
     /// The parts of a snapshot file, as its header lays them out (see `SearchIndexSnapshot`):

@@ -1,0 +1,127 @@
+import Foundation
+
+/// Where an index build keeps its large arrays: the forward index, the postings, the packed
+/// ids and offsets, and pass 1's provisional copy of every book's tokens, about three times the
+/// finished index at once (350 MB at ten million books).
+///
+/// With a directory, each array is a file of its own there, unlinked as soon as it is made and
+/// mapped shared. Its pages then belong to the page cache, as the stored index's do once it is
+/// mapped: while memory is plentiful they stay in memory and cost what anonymous pages cost,
+/// and under pressure the kernel can write them out and take them back, which it cannot do
+/// with anonymous memory on a machine without swap. Nothing is left behind if the process
+/// dies: the files have no name. Where no file can be made (a read-only directory), the
+/// arrays are ordinary allocations.
+struct BuildMemory: Sendable {
+    /// Where the files go; nil for ordinary allocations.
+    let directory: String?
+
+    static let anonymous = BuildMemory(directory: nil)
+
+    /// Files beside the catalog at `catalogPath`, on the same file system as its stored index.
+    init(besideCatalog catalogPath: String) {
+        directory = (catalogPath as NSString).deletingLastPathComponent
+    }
+
+    private init(directory: String?) { self.directory = directory }
+
+    /// A zeroed buffer of `count` elements for the builder to fill, and the array that will view it.
+    func array<Element: BitwiseCopyable>(of: Element.Type, count: Int)
+        -> (fill: UnsafeMutableBufferPointer<Element>, array: IndexArray<Element>) {
+        let memory = zeroed(byteCount: count * MemoryLayout<Element>.stride)
+        let typed = UnsafeMutableBufferPointer(rebasing: memory.bytes.bindMemory(to: Element.self)[0..<count])
+        return (typed, IndexArray(buffer: UnsafeBufferPointer(typed), memory: memory, offsetInMemory: 0))
+    }
+
+    /// `byteCount` zeroed bytes: a new file's pages, or an allocation.
+    func zeroed(byteCount: Int) -> OwnedIndexMemory {
+        if let directory, let file = ScratchFile(in: directory, byteCount: byteCount) {
+            return OwnedIndexMemory(file)
+        }
+        return OwnedIndexMemory(byteCount: byteCount)
+    }
+
+    /// Bytes appended as varints, growing as needed (pass 1's copy of the books' tokens).
+    func growingBytes(capacity: Int) -> GrowingBytes {
+        if let directory, let file = ScratchFile(in: directory, byteCount: capacity) { return GrowingBytes(file) }
+        return GrowingBytes(allocated: capacity)
+    }
+}
+
+/// A file with no name in a directory, mapped shared for reading and writing; its pages are
+/// zero until written. Closed and unmapped on release, when its blocks are freed.
+final class ScratchFile {
+    private let descriptor: Int32
+    private(set) var bytes: UnsafeMutableRawBufferPointer
+
+    init?(in directory: String, byteCount: Int) {
+        var template = Array((directory + "/.bookshelf-build-XXXXXX").utf8CString)
+        let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard descriptor >= 0 else { return nil }
+        template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
+        self.descriptor = descriptor
+        bytes = UnsafeMutableRawBufferPointer(start: nil, count: 0)
+        guard resize(to: byteCount) else {
+            close(descriptor)
+            return nil
+        }
+    }
+
+    /// Makes the file `byteCount` long and maps all of it; what was written stays. False,
+    /// with the old mapping kept, when the file system refuses.
+    func resize(to byteCount: Int) -> Bool {
+        let length = max(byteCount, 1)
+        // Blocks are reserved now: a page of a sparse file that the disk has no room for would
+        // stop the process (SIGBUS) when first written, instead of failing here.
+        guard posix_fallocate(descriptor, 0, off_t(length)) == 0 else { return false }
+        guard let start = mmap(nil, length, PROT_READ | PROT_WRITE, MAP_SHARED, descriptor, 0), start != MAP_FAILED else {
+            return false
+        }
+        if let old = bytes.baseAddress { munmap(old, bytes.count) }
+        bytes = UnsafeMutableRawBufferPointer(start: start, count: length)
+        return true
+    }
+
+    deinit {
+        if let start = bytes.baseAddress { munmap(start, bytes.count) }
+        close(descriptor)
+    }
+}
+
+/// Bytes written one varint after another, in a scratch file or an allocation, growing by
+/// doubling. A scratch file grows in place: the mapping is remade over the longer file and
+/// nothing is copied. One the file system cannot lengthen (the disk is full) is copied into
+/// an allocation, and the bytes live on there.
+final class GrowingBytes {
+    private var file: ScratchFile?
+    private var allocated: UnsafeMutableRawBufferPointer?
+    private(set) var count = 0
+
+    init(_ file: ScratchFile) { self.file = file }
+
+    init(allocated capacity: Int) { allocated = .allocate(byteCount: max(capacity, 1), alignment: 16) }
+
+    deinit { allocated?.deallocate() }
+
+    private var storage: UnsafeMutableRawBufferPointer { file?.bytes ?? allocated! }
+
+    func append(_ value: UInt32) {
+        if count + 5 > storage.count { grow() }
+        var offset = count
+        VarInt.write(value, to: storage.bindMemory(to: UInt8.self), at: &offset)
+        count = offset
+    }
+
+    func withUnsafeBufferPointer<T>(_ body: (UnsafeBufferPointer<UInt8>) throws -> T) rethrows -> T {
+        try body(UnsafeBufferPointer(rebasing: UnsafeBufferPointer(storage.bindMemory(to: UInt8.self))[0..<count]))
+    }
+
+    private func grow() {
+        let capacity = max(storage.count * 2, count + 5)
+        if let file, file.resize(to: capacity) { return }
+        let larger = UnsafeMutableRawBufferPointer.allocate(byteCount: capacity, alignment: 16)
+        larger.copyMemory(from: UnsafeRawBufferPointer(rebasing: storage[0..<count]))
+        allocated?.deallocate()
+        allocated = larger
+        file = nil
+    }
+}
