@@ -16,6 +16,6 @@ public func fuzzSnapshotLoading(_ data: UnsafePointer<UInt8>, _ size: Int) -> CI
     let flags = data[0]
     let file = Array(UnsafeBufferPointer(start: data + 1, count: size - 1))
     let bytes = flags & 1 != 0 ? file : SearchIndexSnapshotProbe.resealed(file)
-    _ = SearchIndexSnapshotProbe.decodeAndSearch(bytes, queries: ["", "a", "a b", "hist rom", "東", "1"])
+    _ = SearchIndexSnapshotProbe.decodeAndSearch(bytes, queries: ["", "a", "a b", "hist rom", "東", "1", "al", "the h"])
     return 0
 }

@@ -45,7 +45,7 @@ final class SearchIndexBase: Sendable {
     let postingBytes: IndexArray<UInt8>
     let postingStart: IndexArray<UInt32>      // vocabularySize + 1, byte offsets by token number
     let postingsBefore: IndexArray<UInt32>    // vocabularySize + 1, entries before each token number
-    let storedLetters: StoredLetters
+    let storedPrefixes: StoredPrefixes
 
     var vocabularySize: Int { numberOfCode.count }
 
@@ -53,14 +53,14 @@ final class SearchIndexBase: Sendable {
     var byteCount: Int {
         vocabularyBytes.count + 4 * (vocabularyStart.count + numberOfCode.count + postingStart.count + postingsBefore.count)
             + bookBytes.count + bookStart.byteCount + ids.byteCount + sortedIDs.byteCount + ordinalOfSorted.byteCount
-            + postingBytes.count + 8 * (storedLetters.table.count + storedLetters.bitmaps.count)
+            + postingBytes.count + 8 * (storedPrefixes.table.count + storedPrefixes.bitmaps.count)
     }
 
     init(sequence: Int, count: Int, vocabularyBytes: IndexArray<UInt8>, vocabularyStart: IndexArray<UInt32>,
          numberOfCode: IndexArray<UInt32>, bookBytes: IndexArray<UInt8>, bookStart: PackedIntegers, idBase: Int,
          ids: PackedIntegers, sortedIDs: PackedIntegers, ordinalOfSorted: PackedIntegers, largestID: Int,
          postingBytes: IndexArray<UInt8>,
-         postingStart: IndexArray<UInt32>, postingsBefore: IndexArray<UInt32>, storedLetters: StoredLetters = .none) {
+         postingStart: IndexArray<UInt32>, postingsBefore: IndexArray<UInt32>, storedPrefixes: StoredPrefixes = .none) {
         self.sequence = sequence
         self.count = count
         self.vocabularyBytes = vocabularyBytes
@@ -76,7 +76,7 @@ final class SearchIndexBase: Sendable {
         self.postingBytes = postingBytes
         self.postingStart = postingStart
         self.postingsBefore = postingsBefore
-        self.storedLetters = storedLetters
+        self.storedPrefixes = storedPrefixes
     }
 
     /// Checks the invariants every reader relies on, so that a damaged snapshot is rebuilt
@@ -94,7 +94,7 @@ final class SearchIndexBase: Sendable {
         // Every prefix is found by binary search, and every token in its range is taken to
         // start with it: a crafted order would give wrong answers, or read past a short token.
         guard vocabularyIsInByteOrder else { throw SearchIndexDamage("the snapshot's vocabulary is out of order") }
-        try storedLetters.validate(count: count)
+        try storedPrefixes.validate(count: count)
     }
 
     /// Whether each token sorts strictly after the one before it. One pass over bytes the
@@ -263,8 +263,8 @@ final class SearchIndexBase: Sendable {
         /// The posting range a candidate must appear in, and its length.
         var anchor: Range<Int>
         var estimate: Int
-        /// The word's byte when it is one ASCII letter or digit, whose places may be stored.
-        var letter: UInt8?
+        /// The word's `StoredPrefixes.code` when it is a prefix whose places may be stored.
+        var storedPrefix: UInt64?
     }
 
     /// Nil when some word cannot match any base book.
@@ -294,9 +294,8 @@ final class SearchIndexBase: Sendable {
             }
             guard excluded.count < range.count else { return nil }
             if anchor == nil || postingCount(range) < postingCount(anchor!) { anchor = range }
-            let letter = exact.isEmpty && prefixBytes.count == 1 && StoredLetters.letters.contains(prefixBytes[0]) ? prefixBytes[0] : nil
-            words.append(CompiledWord(exact: exact, range: range, excluded: excluded, anchor: anchor!,
-                                      estimate: postingCount(anchor!), letter: letter))
+            words.append(CompiledWord(exact: exact, range: range, excluded: excluded, anchor: anchor!, estimate: postingCount(anchor!),
+                                      storedPrefix: exact.isEmpty ? StoredPrefixes.code(prefixBytes) : nil))
         }
         return words
     }
@@ -394,10 +393,10 @@ final class SearchIndexBase: Sendable {
         }
     }
 
-    /// Where a word of one token occurs: stored in the file for a broad letter, otherwise
-    /// read from its postings.
+    /// Where a word of one token occurs: stored in the file for a broad short prefix,
+    /// otherwise read from its postings.
     func places(of word: CompiledWord) throws(SearchIndexDamage) -> BroadWordPlaces.Places {
-        if let letter = word.letter, let stored = try storedLetters.places(ofLetter: letter, count: count) { return stored }
+        if let code = word.storedPrefix, let stored = try storedPrefixes.places(ofPrefix: code, count: count) { return stored }
         return try placesFromPostings(of: word)
     }
 

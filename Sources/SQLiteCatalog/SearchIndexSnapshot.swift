@@ -28,14 +28,15 @@ import Darwin
 enum SearchIndexSnapshot {
     /// Changes whenever the layout of `SearchIndexBase` or of the file changes. Format 1 was
     /// the BLOB parts in the catalog (still ignored and deleted when a new snapshot is saved);
-    /// format 3 added the ids in id order, format 4 the broad letters' bitmaps (`StoredLetters`),
-    /// format 5 the four-lane `checksum`.
-    static let format = 5
+    /// format 3 added the ids in id order, format 4 the broad letters' bitmaps, format 5 the
+    /// four-lane `checksum`, format 6 the bitmaps of broad prefixes of up to three characters
+    /// (`StoredPrefixes`).
+    static let format = 6
     static let magic: UInt64 = 0x3158_4449_4853_4B42   // "BKSHIDX1"
 
     enum Part: Int, CaseIterable {
         case vocabularyBytes, vocabularyStart, numberOfCode, bookBytes, bookStart, ids, postingBytes, postingStart,
-             postingsBefore, sortedIDs, ordinalOfSorted, letterTable, letterBitmaps
+             postingsBefore, sortedIDs, ordinalOfSorted, prefixTable, prefixBitmaps
     }
 
     /// The fixed words at the start of the file.
@@ -165,7 +166,7 @@ enum SearchIndexSnapshot {
         }
     }
 
-    /// A part's bytes: held by the base, or made while the file is written (each letter's
+    /// A part's bytes: held by the base, or made while the file is written (each prefix's
     /// bitmaps in turn, so that they are never all in memory at once).
     private enum PartSource {
         case bytes(UnsafeRawBufferPointer)
@@ -187,8 +188,8 @@ enum SearchIndexSnapshot {
                     UnsafeRawBufferPointer(base.postingBytes.buffer), UnsafeRawBufferPointer(base.postingStart.buffer),
                     UnsafeRawBufferPointer(base.postingsBefore.buffer), UnsafeRawBufferPointer(base.sortedIDs.words.buffer),
                     UnsafeRawBufferPointer(base.ordinalOfSorted.words.buffer)]
-        let chosen = StoredLetters.chosen(for: base)
-        let table = StoredLetters.table(for: chosen)
+        let chosen = StoredPrefixes.chosen(for: base)
+        let table = chosen.map(\.code)
         let bitmapBytes = (base.count + 63) / 64 * 8
         return held.map(PartSource.bytes) + [
             .produced(length: table.count * 8) { emit in try table.withUnsafeBytes(emit) },
@@ -391,7 +392,7 @@ enum SearchIndexSnapshot {
             largestID: Int(truncatingIfNeeded: word(Header.largestIDWord)),
             postingBytes: try array(.postingBytes, as: UInt8.self), postingStart: try array(.postingStart, as: UInt32.self),
             postingsBefore: try array(.postingsBefore, as: UInt32.self),
-            storedLetters: StoredLetters(table: try array(.letterTable, as: UInt64.self), bitmaps: try array(.letterBitmaps, as: UInt64.self)))
+            storedPrefixes: StoredPrefixes(table: try array(.prefixTable, as: UInt64.self), bitmaps: try array(.prefixBitmaps, as: UInt64.self)))
         try base.validate()
         return base
     }

@@ -146,25 +146,42 @@ import Testing
         try await expectExact("after changes")
     }
 
-    /// The file stores the places of the broad letters, and they are the places the postings
-    /// give: same books anywhere, in the title, first in the title, for every letter stored.
-    @Test func theStoredLettersArePlacesThePostingsGive() async throws {
-        let path = directory.path("letters.sqlite")
+    /// The file stores the places of the broad short prefixes, and they are the places the
+    /// postings give: same books anywhere, in the title, first in the title, for every prefix
+    /// stored. Every prefix of one to three letters or digits that begins a token in at least a
+    /// sixteenth of the books (counted from the books themselves) is stored.
+    @Test func theStoredPrefixesArePlacesThePostingsGive() async throws {
+        let path = directory.path("prefixes.sqlite")
         let (catalog, books) = try makeCatalog(books: 400, path: path)
         #expect(try await catalog.remote(account: "editor").searchIndexReport().snapshotStored)
         let file = try SnapshotFile(catalog: path)
         let base = try file.bytes.withUnsafeBytes { try SearchIndexSnapshot.decode(copying: $0) }
-        var stored = 0
-        for letter in StoredLetters.letters {
-            guard let words = base.compile(SearchTerms(String(UnicodeScalar(letter)))), words.count == 1 else { continue }
-            let fromPostings = try base.placesFromPostings(of: words[0])
-            guard let fromFile = try base.storedLetters.places(ofLetter: letter, count: base.count) else { continue }
-            stored += 1
-            #expect(fromFile.anywhere == fromPostings.anywhere && fromFile.inTitle == fromPostings.inTitle
-                    && fromFile.first == fromPostings.first, "\(UnicodeScalar(letter))")
+        var booksWith: [String: Int] = [:]
+        for book in books {
+            let text = BookText(title: book.title, author: book.author ?? "")
+            let tokens = (text.titleTerms + " " + text.authorTerms).split(separator: " ")
+            let prefixes = Set(tokens.flatMap { token in
+                (1...3).compactMap { length -> String? in
+                    let prefix = token.prefix(length)
+                    return prefix.count == length && prefix.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) ? String(prefix) : nil
+                }
+            })
+            for prefix in prefixes { booksWith[prefix, default: 0] += 1 }
         }
-        // Letters in at least a sixteenth of the books: "a" (alpha, album, ...) and others.
-        #expect(stored >= 5, "\(stored) letters stored")
+        var storedByLength = [0, 0, 0, 0]
+        for (prefix, bookCount) in booksWith.sorted(by: { $0.key < $1.key }) {
+            let words = try #require(base.compile(SearchTerms(prefix)))
+            let code = try #require(StoredPrefixes.code(Array(prefix.utf8)))
+            guard let fromFile = try base.storedPrefixes.places(ofPrefix: code, count: base.count) else {
+                #expect(bookCount * 16 < base.count, "\(prefix), in \(bookCount) of \(base.count) books, is not stored")
+                continue
+            }
+            storedByLength[prefix.count] += 1
+            let fromPostings = try base.placesFromPostings(of: words[0])
+            #expect(fromFile.anywhere == fromPostings.anywhere && fromFile.inTitle == fromPostings.inTitle
+                    && fromFile.first == fromPostings.first, "\(prefix)")
+        }
+        #expect(storedByLength[1] >= 5 && storedByLength[2] >= 1, "stored by length: \(storedByLength)")
         try await expectExactSearches(catalog.remote(account: "reader"), books)
     }
 
@@ -356,7 +373,7 @@ import Testing
         try await expectExactSearches(next, books, sourceLocation: sourceLocation)
     }
 
-    /// Every part, the stored letters' table and bitmaps (parts 11 and 12) included.
+    /// Every part, the stored prefixes' table and bitmaps (parts 11 and 12) included.
     @Test(arguments: 0..<13)
     func aSnapshotWithADamagedPartIsDetectedAndRebuilt(part: Int) async throws {
         try await expectDamageDetected("damaged-\(part)") { file in
