@@ -107,20 +107,20 @@ final class SearchIndex {
             OverlayBook(id: row.int(0), key: row.bytes(1), titleTerms: row.bytes(2), authorTerms: row.bytes(3))
         }
         guard rows.count <= room else { return false }
-        for row in rows {
-            // A book changed for the first time since the base: hide its base entry, if it has one.
-            if overlay[row.id] == nil {
-                if let ordinal = try base.ordinal(ofID: row.id) {
-                    if hidden == nil { hidden = Bitmap(count: base.count) }
-                    hidden!.insert(ordinal)
-                    hiddenCount += 1
-                } else if row.id <= base.largestID {
-                    // Not added since, yet not listed: only if the id order is whole is it truly new.
-                    try base.checkIDOrder()
-                }
+        // Books changed for the first time since the base: hide their base entries, if they have them.
+        let firstChanged = rows.lazy.map(\.id).filter { self.overlay[$0] == nil }.sorted()
+        for (id, ordinal) in zip(firstChanged, try base.ordinals(ofAscendingIDs: firstChanged)) {
+            if let ordinal {
+                if hidden == nil { hidden = Bitmap(count: base.count) }
+                hidden!.insert(ordinal)
+                hiddenCount += 1
+            } else if id <= base.largestID {
+                // Not added since, yet not listed: only if the id order is whole is it truly new.
+                try base.checkIDOrder()
             }
-            overlay[row.id] = row
         }
+        overlay.reserveCapacity(overlay.count + rows.count)
+        for row in rows { overlay[row.id] = row }
         ordered = Self.inResultOrder(Array(overlay.values))
         syncedSequence = sequence
         return true

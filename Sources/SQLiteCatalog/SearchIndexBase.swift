@@ -134,22 +134,52 @@ final class SearchIndexBase: Sendable {
         return idBase + Int(ids[ordinal])
     }
 
-    /// The ordinal of the book with `id`, or nil when the id order does not list it: a binary
-    /// search over the ids in id order. An entry that names another book is damage.
+    /// The ordinal of the book with `id`, or nil when the id order does not list it: a search
+    /// over the ids in id order. An entry that names another book is damage.
     func ordinal(ofID id: Int) throws(SearchIndexDamage) -> Int? {
-        guard count > 0, id >= idBase else { return nil }
-        let wanted = UInt64(id - idBase)
-        var low = 0, high = count
-        while low < high {
-            let middle = (low + high) / 2
-            try sortedIDs.words.verify(sortedIDs.wordRange(middle..<middle + 1))
-            if sortedIDs[middle] < wanted { low = middle + 1 } else { high = middle }
+        try ordinals(ofAscendingIDs: [id])[0]
+    }
+
+    /// The ordinals of `ids`, which must ascend, as `ordinal(ofID:)` gives them one by one. Each
+    /// search starts where the one before ended and gallops forward, so a batch of changed books
+    /// reads the id order once, near where it reads, instead of from the middle for every book
+    /// (212,765 changed books of ten million: twenty-odd scattered steps each before).
+    func ordinals(ofAscendingIDs ids: [Int]) throws(SearchIndexDamage) -> [Int?] {
+        var ordinals: [Int?] = []
+        ordinals.reserveCapacity(ids.count)
+        var position = 0
+        func sortedID(at index: Int) throws(SearchIndexDamage) -> UInt64 {
+            try sortedIDs.words.verify(sortedIDs.wordRange(index..<index + 1))
+            return sortedIDs[index]
         }
-        guard low < count, sortedIDs[low] == wanted else { return nil }
-        try ordinalOfSorted.words.verify(ordinalOfSorted.wordRange(low..<low + 1))
-        let ordinal = Int(ordinalOfSorted[low])
-        guard ordinal < count, try self.id(ordinal) == id else { throw SearchIndexDamage("the snapshot's id order contradicts its ids") }
-        return ordinal
+        for id in ids {
+            guard id >= idBase, position < count else {
+                ordinals.append(nil)
+                continue
+            }
+            let wanted = UInt64(id - idBase)
+            // The first entry not below `wanted` is in position..<high.
+            var low = position, step = 1, high = position
+            while high < count, try sortedID(at: high) < wanted {
+                low = high + 1
+                high = min(count, high + step)
+                step *= 2
+            }
+            while low < high {
+                let middle = (low + high) / 2
+                if try sortedID(at: middle) < wanted { low = middle + 1 } else { high = middle }
+            }
+            position = low
+            guard low < count, try sortedID(at: low) == wanted else {
+                ordinals.append(nil)
+                continue
+            }
+            try ordinalOfSorted.words.verify(ordinalOfSorted.wordRange(low..<low + 1))
+            let ordinal = Int(ordinalOfSorted[low])
+            guard ordinal < count, try self.id(ordinal) == id else { throw SearchIndexDamage("the snapshot's id order contradicts its ids") }
+            ordinals.append(ordinal)
+        }
+        return ordinals
     }
 
     /// Whether the id order lists every book exactly once: nil until first asked.

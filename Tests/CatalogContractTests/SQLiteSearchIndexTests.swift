@@ -242,6 +242,32 @@ import Testing
         #expect(settled > keys.count * keys.count / 4)
     }
 
+    /// Catching up finds each changed book's place in result order, in batches of ascending ids:
+    /// the place the scenario gives (the scope's books ordered by title key, then id), and none
+    /// for ids of another scope, ids never used and ids past the last, whether the batch holds
+    /// every id, every seventh, or one; from an index built in memory and from its stored file.
+    @Test func changedBooksAreFoundAtTheirPlacesInResultOrder() async throws {
+        let path = directory.path("ids.sqlite")
+        let (catalog, books) = try makeCatalog(books: 500, path: path)
+        #expect(try await catalog.remote(account: "editor").searchIndexReport().snapshotStored)
+        func key(_ book: BookRecord) -> [UInt8] { Array(BookText(title: book.title, author: book.author ?? "").titleKey.utf8) }
+        let inOrder = books.sorted { ByteOrder.precedes(key($0), $0.id, key($1), $1.id) }
+        let place = Dictionary(uniqueKeysWithValues: inOrder.enumerated().map { ($1.id, $0) })
+        let everyID = Array(-2...(books.map(\.id).max()! + 3))
+        let connection = try CatalogConnection.open(path: path, create: false, busyTimeout: .seconds(5))
+        let built = try SearchIndexBuilder(connection: connection, scope: "main").build()
+        let stored = try SnapshotFile(catalog: path).bytes.withUnsafeBytes { try SearchIndexSnapshot.decode(copying: $0) }
+        for base in [built, stored] {
+            for batch in [everyID, everyID.enumerated().filter { $0.offset % 7 == 3 }.map(\.element)] {
+                let found = try base.ordinals(ofAscendingIDs: batch)
+                #expect(zip(batch, found).filter { place[$0] != $1 }.isEmpty, "misplaced: \(zip(batch, found).filter { place[$0] != $1 }.prefix(5))")
+            }
+            for id in [-1, 0, books[0].id, books.last!.id, books.last!.id + 1] {
+                #expect(try base.ordinal(ofID: id) == place[id], "\(id)")
+            }
+        }
+    }
+
     // MARK: Where a build keeps its arrays
 
     /// A build beside the catalog keeps its large arrays in nameless scratch files there (their
