@@ -139,6 +139,10 @@ public struct SearchPage: Sendable, Equatable {
     /// Where this page ends, for the next page's `SearchQuery.after`; nil when the store has
     /// no cursor or nothing follows.
     public let next: SearchCursor?
+    /// The store answered a word query without its search index because it is building one:
+    /// the answer is the same, but slow (it read every book), and so is every search until the
+    /// index is ready. The screen says so while the user waits.
+    public let answeredWhileIndexing: Bool
 
     /// Past this many matches, stores stop counting (`TotalCount.atLeast`).
     public static let exactCountLimit = 10_000
@@ -147,22 +151,24 @@ public struct SearchPage: Sendable, Equatable {
         self.init(records: records, totalCount: .exact(total), next: nil)
     }
 
-    public init(records: [BookRecord], totalCount: TotalCount, next: SearchCursor? = nil) {
+    public init(records: [BookRecord], totalCount: TotalCount, next: SearchCursor? = nil, answeredWhileIndexing: Bool = false) {
         self.records = records
         self.total = totalCount.value
         self.totalCount = totalCount
         self.next = next
+        self.answeredWhileIndexing = answeredWhileIndexing
     }
 
     /// Pages are equal when they show the same rows and the same total; where a store would
-    /// continue (`next`) is its own business, so stores with and without cursors compare equal.
+    /// continue (`next`) and how fast it found them are its own business, so stores with and
+    /// without cursors or an index compare equal.
     public static func == (lhs: SearchPage, rhs: SearchPage) -> Bool {
         lhs.records == rhs.records && lhs.totalCount == rhs.totalCount
     }
 
     /// The same page with other (fresher) records in the same places.
     public func replacingRecords(_ records: [BookRecord]) -> SearchPage {
-        SearchPage(records: records, totalCount: totalCount, next: next)
+        SearchPage(records: records, totalCount: totalCount, next: next, answeredWhileIndexing: answeredWhileIndexing)
     }
 }
 

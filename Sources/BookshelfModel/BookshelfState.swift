@@ -121,6 +121,9 @@ public struct SearchState: Equatable, Sendable {
     public var isBusy: Bool
     /// A further page of these rows is in flight.
     public var isLoadingMore: Bool
+    /// The store answered the rows' search without its search index, which it is building:
+    /// searches are slow until it is ready, which the screen says while the next one runs.
+    public var answeredWhileIndexing = false
 
     public var selectedBook: BookRecord? { selection.map { rows[$0] } }
     public var hasMore: Bool { rows.count < total }

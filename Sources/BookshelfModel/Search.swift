@@ -14,6 +14,8 @@ struct SearchResults {
     var rowsOwner: PublicationIdentity?
     /// The query text the rows answer (the typed text may have moved on).
     var rowsQuery = ""
+    /// The store answered the rows' search while building its index (`SearchPage`).
+    var answeredWhileIndexing = false
     var error: String?
 
     var selectedID: Int? { selection.map { rows[$0].id } }
@@ -62,7 +64,8 @@ extension BookshelfModel {
             selection: results.selection,
             error: results.error,
             isBusy: owner.map { inFlight[$0] != nil && showsBusy.contains($0) } ?? false,
-            isLoadingMore: isPending(.page))
+            isLoadingMore: isPending(.page),
+            answeredWhileIndexing: results.answeredWhileIndexing)
     }
 
     /// The user changed the query: starts a search for it (the previous one can no longer
@@ -132,6 +135,7 @@ extension BookshelfModel {
                 results.next = page.next
                 results.rowsOwner = ticket.identity
                 results.rowsQuery = text
+                results.answeredWhileIndexing = page.answeredWhileIndexing
                 results.error = nil
                 if openWhenAnswered == ticket.identity {
                     openWhenAnswered = nil

@@ -21,7 +21,10 @@ enum StatusLine {
         } else if let activity = state.editor?.activity {
             message = StyledText("\(spinner) \(EditorPane.activityText(activity))", style: Theme.status)
         } else if state.search.isBusy {
-            message = StyledText("\(spinner) Searching…", style: Theme.status)
+            // The last answer came without the index: this one will take as long, and the user
+            // should know why.
+            let why = state.search.answeredWhileIndexing ? " (the search index is being built; until then every search reads the whole catalog)" : ""
+            message = StyledText("\(spinner) Searching…\(why)", style: Theme.status)
         } else if state.search.isLoadingMore {
             message = StyledText("\(spinner) Loading more…", style: Theme.status)
         } else if let error = state.search.error {

@@ -36,6 +36,8 @@ public actor ScriptedRemote: SearchableBookRemote, ChangeDetectingRemote, Reauth
         /// Answer as the store would.
         case deliver
         case page([BookRecord], total: Int)
+        /// Answer a search with exactly this page (for what a page says besides its rows).
+        case searchPage(SearchPage)
         case record(BookRecord)
         case notice(ChangeNotice?)
         case fail(BookFailure)
@@ -192,6 +194,7 @@ public actor ScriptedRemote: SearchableBookRemote, ChangeDetectingRemote, Reauth
     private func answer(_ parked: Parked, _ reply: Reply) throws -> Answer {
         switch reply {
         case let .page(records, total): return .page(SearchPage(records: records, total: total))
+        case let .searchPage(page): return .page(page)
         case let .record(record): return .record(record)
         case let .notice(notice): return .notice(notice)
         case let .fail(failure): throw failure

@@ -129,7 +129,8 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
                 let sequence = try latestChange()
                 let (ids, total) = try answer(terms, query, index: index, at: sequence)
                 do {
-                    return try page(ids: ids, total: total, query: query, namedByIndex: lastSearchAnswer != .booksTable)
+                    return try page(ids: ids, total: total, query: query, namedByIndex: lastSearchAnswer != .booksTable,
+                                    whileIndexing: lastSearchAnswer == .booksTable && !terms.isEmpty)
                 } catch is SearchIndexDamage {
                     // In one read snapshot every id the index names is a book: this index was
                     // crafted or damaged where no checksum looks. Never trust it again.
@@ -137,7 +138,7 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
                     lastSearchAnswer = .booksTable
                     let (ids, total) = try UnindexedSearch(connection: connection, scope: account.scope)
                         .search(terms, offset: query.offset, limit: query.limit)
-                    return try page(ids: ids, total: total, query: query)
+                    return try page(ids: ids, total: total, query: query, whileIndexing: !terms.isEmpty)
                 }
             }
         }
@@ -199,8 +200,10 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
     }
 
     /// The rows of `ids`. An id with no book of this scope is `SearchIndexDamage` when an index
-    /// named it, and a malformed answer otherwise.
-    private func page(ids: [Int], total: Int, query: SearchQuery, namedByIndex: Bool = false) throws -> SearchPage {
+    /// named it, and a malformed answer otherwise. `whileIndexing`: a word query answered from
+    /// the books table because the index is being built (the list of all books is quick there).
+    private func page(ids: [Int], total: Int, query: SearchQuery, namedByIndex: Bool = false,
+                      whileIndexing: Bool = false) throws -> SearchPage {
         let records = try ids.map { id in
             guard let record = try connection.queryFirst(
                 "SELECT id, title, author, revision FROM books WHERE id = ?1 AND scope = ?2",
@@ -212,7 +215,8 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
             return record
         }
         return SearchPage(records: records, totalCount: TotalCount(
-            counted: total, offset: query.offset, shown: records.count, hasMore: query.offset + records.count < total))
+            counted: total, offset: query.offset, shown: records.count, hasMore: query.offset + records.count < total),
+            answeredWhileIndexing: whileIndexing)
     }
 
     /// Replays the changes up to `sequence` into `index`; false when there are too many for its

@@ -72,7 +72,6 @@ final class SearchIndex {
         func sortsBefore(key otherKey: [UInt8], id otherID: Int) -> Bool {
             ByteOrder.precedes(key, id, otherKey, otherID)
         }
-
     }
 
     /// `books` in result order. Positions are sorted rather than the books, and most

@@ -26,6 +26,35 @@ import Testing
         await h.drain()
     }
 
+    /// Why a search is slow (the store is building its index) is taken from the newest answer
+    /// only: a stale search answered that way says nothing, the current one does and keeps
+    /// saying it while the next search runs, and an answer from the index clears it.
+    @Test func onlyTheNewestAnswerSaysTheStoreIsBuildingItsIndex() async {
+        let h = Harness()
+        await h.start(answering: .page([], total: 0))
+        func whileIndexing(_ records: [BookRecord]) -> ScriptedRemote.Reply {
+            .searchPage(SearchPage(records: records, totalCount: .exact(records.count), answeredWhileIndexing: true))
+        }
+        let a = h.model.setQuery("a")!
+        let callA = await h.nextCall(.search)
+        let b = h.model.setQuery("b")!
+        let callB = await h.nextCall(.search)
+        await h.release(callB.number, .page([book(2, "Bee")], total: 1), request: b)
+        await h.release(callA.number, whileIndexing([book(1, "Ant")]), request: a)
+        #expect(!h.search.answeredWhileIndexing, "a stale answer says nothing")
+
+        let c = h.model.setQuery("c")!
+        let callC = await h.nextCall(.search)
+        await h.release(callC.number, whileIndexing([book(3, "Cat")]), request: c)
+        #expect(h.search.answeredWhileIndexing && h.search.rows == [book(3, "Cat")])
+        let d = h.model.setQuery("d")!
+        let callD = await h.nextCall(.search)
+        #expect(h.search.isBusy && h.search.answeredWhileIndexing, "said while the next search runs")
+        await h.release(callD.number, .page([book(4, "Dog")], total: 1), request: d)
+        #expect(!h.search.answeredWhileIndexing)
+        await h.drain()
+    }
+
     @Test func olderFailureAfterNewerSuccessShowsNoError() async {
         let h = Harness()
         await h.start(answering: .page([], total: 0))

@@ -40,6 +40,27 @@ import TerminalUI
         #expect(screen.cursor == Position(x: 16, y: 1))
     }
 
+    /// While a search runs after one the store answered without its index (it is building one),
+    /// the status line says why the wait is long; otherwise it says only "Searching…".
+    @Test func aSlowSearchWhileTheIndexIsBuiltIsExplainedOnTheStatusLine() async {
+        let harness = AppHarness(columns: 120, rows: 12)
+        await harness.start()
+        var state = harness.model.state
+        state.search.isBusy = true
+        func statusLine() -> String {
+            var canvas = Canvas(width: 120, height: 1)
+            StatusLine.render(state, ui: UIState(), in: canvas.bounds, into: &canvas)
+            return canvas.textLines()[0]
+        }
+        #expect(statusLine().hasPrefix(" | Searching… "), "\(statusLine())")
+        #expect(!statusLine().contains("index"))
+        state.search.answeredWhileIndexing = true
+        #expect(statusLine().hasPrefix(" | Searching… (the search index is being built; until then every search reads the whole catalog)"),
+                "\(statusLine())")
+        state.search.isBusy = false
+        #expect(!statusLine().contains("Searching"))
+    }
+
     @Test func aQueryOfOnlyPunctuationSaysItHasNoSearchableWords() async {
         let harness = AppHarness(columns: 80, rows: 12)
         await harness.start()

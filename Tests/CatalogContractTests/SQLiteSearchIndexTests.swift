@@ -102,6 +102,31 @@ import Testing
         #expect(await remote.lastSearchAnswer == .index)
     }
 
+    /// A word query answered from the books table because the index is being built says so on
+    /// its page (the screen explains the wait with it); the list of all books, quick there,
+    /// does not; and once the index is ready, no page does.
+    @Test func aWordQueryAnsweredWhileTheIndexIsBuiltSaysSo() async throws {
+        let path = directory.path("catalog.sqlite")
+        let (_, books) = try makeCatalog(books: 120, path: path)
+        let build = DispatchSemaphore(value: 0)
+        defer { build.signal() }   // should a search throw first, the build thread is not left waiting
+        let reopened = try SQLiteCatalog.open(path: path, create: false, beforeIndexBuild: { build.wait() })
+        let remote = try reopened.remote(account: "reader")
+        for query in ["a", "hist rom"] {
+            let page = try await remote.search(SearchQuery(text: query, limit: 20))
+            #expect(page.answeredWhileIndexing, "\(query)")
+            #expect(page.records == Array(books.filter { SearchTerms(query).matches($0) }
+                .sorted { SearchTerms(query).sortKey($0) < SearchTerms(query).sortKey($1) }.prefix(20)))
+        }
+        #expect(try await !remote.search(SearchQuery(text: "", limit: 20)).answeredWhileIndexing)
+        build.signal()
+        #expect(try await remote.searchIndexReport().report.origin == .built)
+        for query in ["a", "hist rom", ""] {
+            #expect(try await !remote.search(SearchQuery(text: query, limit: 20)).answeredWhileIndexing, "\(query)")
+            #expect(await remote.lastSearchAnswer == .index)
+        }
+    }
+
     /// Typing a broad word after others ("the s") is answered by judging the books the other
     /// words share instead of reading the broad word's postings, stopping once the page and
     /// "10,000+" are certain: the same pages and totals as `SearchTerms` gives, before and
