@@ -77,12 +77,15 @@ public enum TextLayout {
     /// glyphs can fuse into one grapheme cluster once a dropped zero-width cluster no longer
     /// separates them (a prepended concatenation mark such as U+0601 before a letter, a
     /// spacing mark after one); the one that attaches is shown as U+FFFD instead, as a
-    /// cluster the terminal cannot place is.
+    /// cluster the terminal cannot place is. A symbol may be more than one character (a wide
+    /// glyph's replacement is two), so fusing is told by the count of the two together.
     static func joined(_ glyphs: [Glyph]) -> String {
+        let mark = String(TerminalSafety.replacementCharacter)
+        func fuse(_ first: String, _ second: String) -> Bool { (first + second).count < first.count + second.count }
         var symbols = glyphs.map(\.symbol)
-        for index in symbols.indices.dropFirst() where (symbols[index - 1] + symbols[index]).count == 1 {
-            let stillFuses = (symbols[index - 1] + replacement(width: glyphs[index].width)).count == 1
-            if stillFuses {
+        for index in symbols.indices.dropFirst() where fuse(symbols[index - 1], symbols[index]) {
+            // A mark that attaches to whatever follows (prepended) goes; otherwise the one after it.
+            if fuse(symbols[index - 1], mark) {
                 symbols[index - 1] = replacement(width: glyphs[index - 1].width)
             } else {
                 symbols[index] = replacement(width: glyphs[index].width)

@@ -13,6 +13,10 @@ import Testing
         "a\u{200B}\u{093F}bc",           // a spacing mark left alone after a dropped space
         "🇫\u{200B}🇷 flags",             // regional indicators that would pair up
         "👩\u{200D}\u{200B}👧 family",   // a joiner left at the end of a glyph
+        // Found by fuzzing on 2026-12-02: the mark before a wide character. Its replacement
+        // is two U+FFFD, and the mark fused with the first of them.
+        "\u{0600}\u{200B}\u{490D}\u{FFFD}\u{FFFD}\u{FFFD}\nH",
+        "\u{0600}\u{200B}界\u{200B}\u{0903}",  // ... and a spacing mark after that wide character
     ])
     func truncatingLaysOutAsMeasured(text: String) {
         let total = TextLayout.width(text)
