@@ -19,7 +19,7 @@ struct BuildMemory: Sendable {
 
     /// Files beside the catalog at `catalogPath`, on the same file system as its stored index.
     init(besideCatalog catalogPath: String) {
-        directory = (catalogPath as NSString).deletingLastPathComponent
+        directory = folder(holding: catalogPath)
     }
 
     private init(directory: String?) { self.directory = directory }

@@ -261,8 +261,7 @@ enum CatalogConnection {
     /// Whether the directory holding `path` exists but cannot be written: a read-only file
     /// system or missing permission, not a missing directory.
     private static func directoryRefusesWrites(_ path: String) -> Bool {
-        let directory = (path as NSString).deletingLastPathComponent
-        guard access(directory.isEmpty ? "." : directory, W_OK) != 0 else { return false }
+        guard access(folder(holding: path), W_OK) != 0 else { return false }
         return errno == EROFS || errno == EACCES
     }
 }

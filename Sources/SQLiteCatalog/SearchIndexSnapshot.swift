@@ -156,7 +156,7 @@ enum SearchIndexSnapshot {
     /// never ran): at ten million books each is hundreds of megabytes. A file whose writer
     /// is still alive is left alone.
     static func removeAbandonedTemporaries(of path: String) {
-        let directory = (path as NSString).deletingLastPathComponent
+        let directory = folder(holding: path)
         let prefix = (path as NSString).lastPathComponent + ".writing-"
         for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] where name.hasPrefix(prefix) {
             guard let writer = name.dropFirst(prefix.count).split(separator: "-").first.flatMap({ pid_t($0) }), writer > 0,

@@ -333,6 +333,15 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder).sorted() == before)
     }
 
+    /// Files made beside a catalog named without a folder (its build's scratch files, a
+    /// snapshot's temporaries) go to, and are looked for in, the working directory, not "/".
+    @Test func filesBesideACatalogNamedWithoutAFolderAreInTheWorkingDirectory() {
+        #expect(folder(holding: "books.sqlite") == ".")
+        #expect(folder(holding: "shelf/books.sqlite") == "shelf")
+        #expect(folder(holding: "/srv/books.sqlite") == "/srv")
+        #expect(BuildMemory(besideCatalog: "books.sqlite").directory == ".")
+    }
+
     /// Appended varints read back as written, across many growths of a scratch file (the
     /// mapping is remade over the longer file) and of an allocation (copied).
     @Test func growingBytesKeepWhatWasWrittenAcrossGrowths() throws {
