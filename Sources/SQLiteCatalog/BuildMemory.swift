@@ -34,16 +34,17 @@ struct BuildMemory: Sendable {
 
     /// `byteCount` zeroed bytes: a new file's pages, or an allocation.
     func zeroed(byteCount: Int) -> OwnedIndexMemory {
-        if let directory, let file = ScratchFile(in: directory, byteCount: byteCount) {
-            return OwnedIndexMemory(file)
-        }
-        return OwnedIndexMemory(byteCount: byteCount)
+        scratchFile(byteCount).map(OwnedIndexMemory.init) ?? OwnedIndexMemory(byteCount: byteCount)
     }
 
     /// Bytes appended as varints, growing as needed (pass 1's copy of the books' tokens).
     func growingBytes(capacity: Int) -> GrowingBytes {
-        if let directory, let file = ScratchFile(in: directory, byteCount: capacity) { return GrowingBytes(file) }
-        return GrowingBytes(allocated: capacity)
+        scratchFile(capacity).map(GrowingBytes.init) ?? GrowingBytes(allocated: capacity)
+    }
+
+    /// A new scratch file of `byteCount` bytes, when there is a directory and it can take one.
+    private func scratchFile(_ byteCount: Int) -> ScratchFile? {
+        directory.flatMap { ScratchFile(in: $0, byteCount: byteCount) }
     }
 }
 
