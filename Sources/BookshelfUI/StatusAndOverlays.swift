@@ -21,9 +21,9 @@ enum StatusLine {
         } else if let activity = state.editor?.activity {
             message = StyledText("\(spinner) \(EditorPane.activityText(activity))", style: Theme.status)
         } else if state.search.isBusy {
-            // The last answer came without the index: this one will take as long, and the user
-            // should know why.
-            let why = state.search.answeredWhileIndexing ? " (the search index is being built; until then every search reads the whole catalog)" : ""
+            // The last answer came without the index: unless this query narrows an earlier one,
+            // it reads the whole catalog again, and the user should know why it takes a while.
+            let why = state.search.answeredWhileIndexing ? " (the search index is being built; until then a new word reads the whole catalog)" : ""
             message = StyledText("\(spinner) Searching…\(why)", style: Theme.status)
         } else if state.search.isLoadingMore {
             message = StyledText("\(spinner) Loading more…", style: Theme.status)

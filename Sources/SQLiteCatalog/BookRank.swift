@@ -17,14 +17,24 @@ enum BookRank {
             for at in low...(high - length) where matches(word, at) { return at }
             return nil
         }
+        return rank(words: words) { word, inTitle in
+            inTitle ? find(word, from: 0, to: titleCount) : find(word, from: titleCount, to: tokenCount)
+        }
+    }
+
+    /// The same rule over where each word first matches.
+    /// - Parameter firstPlace: where a word first matches in the title (`inTitle`) or in the
+    ///   author, counted from the start of that text, or nil; 0 is its first token.
+    @inline(__always)
+    static func rank(words: Int, firstPlace: (_ word: Int, _ inTitle: Bool) -> Int?) -> Int? {
         var allInTitle = true
         var firstAtStart = false
         for word in 0..<words {
-            if let at = find(word, from: 0, to: titleCount) {
+            if let at = firstPlace(word, true) {
                 if word == 0 { firstAtStart = at == 0 }
             } else {
                 allInTitle = false
-                if find(word, from: titleCount, to: tokenCount) == nil { return nil }
+                if firstPlace(word, false) == nil { return nil }
             }
         }
         return allInTitle ? (firstAtStart ? 0 : 1) : 2

@@ -13,6 +13,12 @@ public enum SearchAnswerSource: String, Sendable {
     /// The books table: any search while the index is built, and the list of all books (the
     /// first results) before the stored index is mapped or caught up.
     case booksTable = "the books table"
+    /// The matching rows of an earlier scan of the books table that the query narrows, and the
+    /// rows changed since, while the index is built.
+    case earlierScan = "an earlier scan's matching rows, narrowed"
+
+    /// Whether a search index answered, so that every id it names must be a book.
+    var isIndex: Bool { self == .index || self == .staleIndex }
 }
 
 /// How a remote's search index came to be, for the benchmark and for tests.

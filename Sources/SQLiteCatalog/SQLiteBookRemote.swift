@@ -19,6 +19,8 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
     private let busyTimeout: Duration
     private let beforeIndexBuild: IndexPreparation.BuildHook?
     private var index: SearchIndex?
+    /// Word searches' matching rows while there is no index to answer (`RecentScans`).
+    private let recentScans = RecentScans()
     /// The index being loaded or built in the background: the first one from the moment the
     /// remote is made, later a replacement when too many rows changed since the base.
     private var preparation: IndexPreparation?
@@ -129,14 +131,14 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
                 let sequence = try latestChange()
                 let (ids, total) = try answer(terms, query, index: index, at: sequence)
                 do {
-                    return try page(ids: ids, total: total, query: query, namedByIndex: lastSearchAnswer != .booksTable,
-                                    whileIndexing: lastSearchAnswer == .booksTable && !terms.isEmpty)
+                    let isIndex = lastSearchAnswer?.isIndex == true
+                    return try page(ids: ids, total: total, query: query, namedByIndex: isIndex, whileIndexing: !isIndex && !terms.isEmpty)
                 } catch is SearchIndexDamage {
                     // In one read snapshot every id the index names is a book: this index was
                     // crafted or damaged where no checksum looks. Never trust it again.
                     distrustIndex()
                     lastSearchAnswer = .booksTable
-                    let (ids, total) = try UnindexedSearch(connection: connection, scope: account.scope)
+                    let (ids, total, _) = try UnindexedSearch(connection: connection, scope: account.scope)
                         .search(terms, offset: query.offset, limit: query.limit)
                     return try page(ids: ids, total: total, query: query, whileIndexing: !terms.isEmpty)
                 }
@@ -149,7 +151,7 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
     public func searchWithoutIndex(_ query: SearchQuery) async throws -> SearchPage {
         try mappingFailures {
             try connection.transaction(immediate: false) {
-                let (ids, total) = try UnindexedSearch(connection: connection, scope: account.scope)
+                let (ids, total, _) = try UnindexedSearch(connection: connection, scope: account.scope)
                     .search(SearchTerms(query.text), offset: query.offset, limit: query.limit)
                 return try page(ids: ids, total: total, query: query)
             }
@@ -164,14 +166,16 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
             // once; the index is made ready right after, so the user's first key finds it.
             catchUpSoon()
             lastSearchAnswer = .booksTable
-            return try UnindexedSearch(connection: connection, scope: account.scope)
+            let (ids, total, _) = try UnindexedSearch(connection: connection, scope: account.scope)
                 .search(terms, offset: query.offset, limit: query.limit)
+            return (ids, total)
         }
         if let index {
             do {
                 if try catchUp(index, to: sequence) {
                     let found = try index.search(terms, offset: query.offset, limit: query.limit, titleKey: titleKey)
                     lastSearchAnswer = index.isBridge ? .staleIndex : .index
+                    recentScans.removeAll()
                     return found
                 }
             } catch is SearchIndexDamage {
@@ -179,9 +183,11 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
                 distrustIndex()
             }
         }
-        lastSearchAnswer = .booksTable
-        return try UnindexedSearch(connection: connection, scope: account.scope)
+        let (ids, total, narrowed) = try UnindexedSearch(connection: connection, scope: account.scope,
+                                                         recent: (recentScans, sequence))
             .search(terms, offset: query.offset, limit: query.limit)
+        lastSearchAnswer = narrowed ? .earlierScan : .booksTable
+        return (ids, total)
     }
 
     /// A book's title key as stored now, for placing changed books among an index's matches.

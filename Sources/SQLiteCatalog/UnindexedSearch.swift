@@ -1,4 +1,5 @@
 import BookCatalog
+import Foundation
 
 /// Answers a search from the books table itself, for while the search index is being built
 /// or caught up: the same matches, in the same order, with the same exact total as
@@ -10,13 +11,20 @@ import BookCatalog
 /// each remaining row is then judged on its tokens exactly as `SearchIndexBase` judges a book
 /// (`SearchTerms.rank`'s rules), and ordered by rank, `title_key` bytes, then id, as the index
 /// orders its ordinals. Only the best `offset + limit` rows of each rank are kept, so memory
-/// stays small for broad queries. Query text only ever reaches SQL as bound values.
+/// stays small for broad queries. Query text only ever reaches SQL as bound values. A query
+/// that narrows an earlier one is judged on that scan's matching rows instead (`RecentScans`).
 struct UnindexedSearch {
     let connection: Connection
     let scope: String
+    /// Earlier scans' rows, to answer a narrower query from (`RecentScans`), and the catalog's
+    /// latest `change_seq` in this read transaction. A word query's matches are kept there too.
+    var recent: (scans: RecentScans, sequence: Int)? = nil
 
-    func search(_ terms: SearchTerms, offset: Int, limit: Int) throws -> (ids: [Int], total: Int) {
-        guard !terms.hasNoSearchableWords else { return ([], 0) }
+    /// `narrowed`: answered from an earlier scan's rows rather than the whole table.
+    typealias Found = (ids: [Int], total: Int, narrowed: Bool)
+
+    func search(_ terms: SearchTerms, offset: Int, limit: Int) throws -> Found {
+        guard !terms.hasNoSearchableWords else { return ([], 0, false) }
         if terms.isEmpty {
             // Counting stops where the page would say "at least" anyway.
             let countLimit = SearchIndex.countLimit(offset: offset, limit: limit)
@@ -25,32 +33,107 @@ struct UnindexedSearch {
             let ids = try connection.query(
                 "SELECT id FROM books WHERE scope = ?1 ORDER BY title_key, id LIMIT ?2 OFFSET ?3",
                 [.text(scope), .int(limit), .int(offset)]) { $0.int(0) }
-            return (ids, total)
+            return (ids, total, false)
         }
-        // A scan takes a while (a third of a second at a million books): a search replaced by
-        // the next key stops at once instead of keeping the connection from the next search.
-        return try connection.cancellable { try rankedScan(terms, offset: offset, limit: limit) }
+        let words = terms.words.map(Word.init)
+        let earlier = try recent.flatMap { scans, sequence in
+            try scans.narrowest(holdingMatchesOf: words, at: sequence).flatMap { scan in try changedRows(since: scan.sequence).map { (scan, $0) } }
+        }
+        // A whole-table scan drops the rows kept before: none of them could answer this query.
+        if earlier == nil { recent?.scans.removeAll() }
+        // What the new matches may take: the kept rows and these stay within the budget together.
+        var judge = Judge(words: words, wanted: offset + limit, recordingUpTo: recent.map { RecentScans.byteBudget - $0.scans.byteCount })
+        if let (scan, changed) = earlier {
+            let changedIDs = Set(changed.ids)
+            scan.rows.forEach { id, key, title, author in
+                if !changedIDs.contains(id) { judge.offer(id: id, key: key, title: title, author: author) }
+            }
+            changed.forEach { judge.offer(id: $0, key: $1, title: $2, author: $3) }
+        } else {
+            // A scan takes a while (a third of a second at a million books): a search replaced by
+            // the next key stops at once instead of keeping the connection from the next search.
+            try connection.cancellable { try scanTable(words, into: &judge) }
+        }
+        if let (scans, sequence) = recent, let matched = judge.matched {
+            scans.keep(RecentScans.Scan(words: words, sequence: sequence, rows: matched))
+        }
+        let (ids, total) = judge.answer(offset: offset, limit: limit)
+        return (ids, total, earlier != nil)
     }
 
-    private func rankedScan(_ terms: SearchTerms, offset: Int, limit: Int) throws -> (ids: [Int], total: Int) {
-        let countLimit = SearchIndex.countLimit(offset: offset, limit: limit)
-        let words = terms.words.map(Word.init)
+    /// The most changed rows an earlier scan is brought up to date with; more, and the table is read.
+    static let changedRowLimit = 4_096
+
+    /// The scope's rows changed since `sequence`, or nil when there are too many.
+    private func changedRows(since sequence: Int) throws -> ScannedRows? {
+        let statement = try connection.statement(
+            "SELECT id, title_key, title_terms, author_terms FROM books WHERE change_seq > ?1 AND +scope = ?2 LIMIT ?3")
+        try statement.bind([.int(sequence), .text(scope), .int(Self.changedRowLimit + 1)])
+        defer { statement.reset() }
+        var rows = ScannedRows()
+        while try statement.step() {
+            guard rows.count < Self.changedRowLimit else { return nil }
+            rows.append(id: statement.int(0), key: statement.bytes(1), title: statement.bytes(2), author: statement.bytes(3))
+        }
+        return rows
+    }
+
+    /// Reads the table in file order, narrowed in SQL to the rows holding each word's longest token.
+    private func scanTable(_ words: [Word], into judge: inout Judge) throws {
         let filters = words.indices.map { "(instr(title_terms, ?\($0 + 2)) OR instr(author_terms, ?\($0 + 2)))" }
         let statement = try connection.statement(
             "SELECT id, title_key, title_terms, author_terms FROM books NOT INDEXED WHERE scope = ?1 AND "
                 + filters.joined(separator: " AND "))
         try statement.bind([.text(scope)] + words.map { .text(String(decoding: $0.longestToken, as: UTF8.self)) })
         defer { statement.reset() }
-
-        var ranks = [Best(wanted: offset + limit), Best(wanted: offset + limit), Best(wanted: offset + limit)]
-        var tokens = Tokens()
         while try statement.step() {
-            tokens.read(title: statement.bytes(2), author: statement.bytes(3))
-            guard let rank = tokens.rank(words) else { continue }
-            ranks[rank].offer(id: statement.int(0), key: statement.bytes(1))
+            judge.offer(id: statement.int(0), key: statement.bytes(1), title: statement.bytes(2), author: statement.bytes(3))
         }
-        let ordered = ranks.flatMap { $0.sorted().map(\.id) }
-        return (Array(ordered.dropFirst(offset).prefix(limit)), min(ranks.reduce(0) { $0 + $1.count }, countLimit))
+    }
+
+    /// Judges rows one at a time: keeps the best of each rank, counts them all, and records the
+    /// matching rows for `RecentScans` until they pass its budget.
+    struct Judge {
+        let words: [Word]
+        private var ranks: [Best]
+        private let singleTokenWords: Bool
+        private var tokens = Tokens()
+        /// The matching rows, until they would take more than `recordingLimit` bytes.
+        private(set) var matched: ScannedRows?
+        private let recordingLimit: Int
+
+        /// - Parameter recordingUpTo: how many bytes the matching rows may take; nil records none.
+        init(words: [Word], wanted: Int, recordingUpTo limit: Int?) {
+            self.words = words
+            singleTokenWords = words.allSatisfy(\.exact.isEmpty)
+            ranks = Array(repeating: Best(wanted: wanted), count: 3)
+            matched = limit == nil ? nil : ScannedRows()
+            recordingLimit = limit ?? 0
+        }
+
+        mutating func offer(id: Int, key: UnsafeBufferPointer<UInt8>, title: UnsafeBufferPointer<UInt8>,
+                            author: UnsafeBufferPointer<UInt8>) {
+            guard let rank = rank(title: title, author: author) else { return }
+            ranks[rank].offer(id: id, key: key)
+            matched?.append(id: id, key: key, title: title, author: author)
+            if let size = matched?.byteCount, size > recordingLimit { matched = nil }
+        }
+
+        private mutating func rank(title: UnsafeBufferPointer<UInt8>, author: UnsafeBufferPointer<UInt8>) -> Int? {
+            if singleTokenWords {
+                // Straight on the bytes, with no token list: the usual query, judged millions of times.
+                return BookRank.rank(words: words.count) { word, inTitle in words[word].firstPlace(in: inTitle ? title : author) }
+            }
+            guard words.allSatisfy({ $0.mayMatch(title: title, author: author) }) else { return nil }
+            tokens.read(title: title, author: author)
+            return tokens.rank(words)
+        }
+
+        func answer(offset: Int, limit: Int) -> (ids: [Int], total: Int) {
+            let ordered = ranks.flatMap { $0.sorted().map(\.id) }
+            let total = min(ranks.reduce(0) { $0 + $1.count }, SearchIndex.countLimit(offset: offset, limit: limit))
+            return (Array(ordered.dropFirst(offset).prefix(limit)), total)
+        }
     }
 
     /// One query word as the index compiles it: exact tokens, then a prefix.
@@ -68,8 +151,43 @@ struct UnindexedSearch {
             asciiPrefix = prefixBytes.allSatisfy { $0 < 0x80 }
         }
 
+        /// Whether every book `words` match is matched by `earlier` too: each earlier word is
+        /// matched by the word in its place, its tokens the same and its prefix a prefix of the
+        /// next token or prefix ("his" → "hist", "o" → "o'b"), and words may be added after.
+        static func narrows(_ words: [Word], _ earlier: [Word]) -> Bool {
+            words.count >= earlier.count && zip(words, earlier).allSatisfy { $0.narrows($1) }
+        }
+
+        private func narrows(_ earlier: Word) -> Bool {
+            guard exact.count >= earlier.exact.count, exact.starts(with: earlier.exact) else { return false }
+            let next = exact.count > earlier.exact.count ? exact[earlier.exact.count] : prefixBytes
+            return next.starts(with: earlier.prefixBytes) && next.withUnsafeBufferPointer {
+                SearchIndexBase.isCharacterPrefix(earlier.prefix, prefixBytes: earlier.prefixBytes, asciiPrefix: earlier.asciiPrefix, of: $0)
+            }
+        }
+
         /// The token that narrows the rows most cheaply: any match holds its bytes.
         var longestToken: [UInt8] { (exact + [prefixBytes]).max { $0.count < $1.count }! }
+
+        /// For a word of one token: the byte offset of the first token of `text` (tokens
+        /// joined by single spaces) that it begins, or nil. 0 is the text's first token.
+        func firstPlace(in text: UnsafeBufferPointer<UInt8>) -> Int? {
+            guard let base = text.baseAddress else { return nil }
+            return prefixBytes.withUnsafeBufferPointer { (wanted: UnsafeBufferPointer<UInt8>) -> Int? in
+                var start = 0
+                while start + wanted.count <= text.count {
+                    let space: UnsafeMutableRawPointer? = memchr(base + start, 0x20, text.count - start)
+                    let end = space.map { UnsafeRawPointer($0) - UnsafeRawPointer(base) } ?? text.count
+                    let token = UnsafeBufferPointer(rebasing: text[start..<end])
+                    if ByteOrder.hasPrefix(token, wanted),
+                       SearchIndexBase.isCharacterPrefix(prefix, prefixBytes: prefixBytes, asciiPrefix: asciiPrefix, of: token) {
+                        return start
+                    }
+                    start = end + 1
+                }
+                return nil
+            }
+        }
 
         /// False when some token of the word is nowhere in the text as bytes, so it cannot
         /// match: a quick test before the text is cut into tokens.

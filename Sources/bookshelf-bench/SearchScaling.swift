@@ -178,6 +178,7 @@ enum SearchScaling {
         case .index?: "index"
         case .staleIndex?: "stale index"
         case .booksTable?: "books table"
+        case .earlierScan?: "earlier scan"
         case nil: "?"
         }
     }

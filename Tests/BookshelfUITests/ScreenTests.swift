@@ -55,7 +55,7 @@ import TerminalUI
         #expect(statusLine().hasPrefix(" | Searching… "), "\(statusLine())")
         #expect(!statusLine().contains("index"))
         state.search.answeredWhileIndexing = true
-        #expect(statusLine().hasPrefix(" | Searching… (the search index is being built; until then every search reads the whole catalog)"),
+        #expect(statusLine().hasPrefix(" | Searching… (the search index is being built; until then a new word reads the whole catalog)"),
                 "\(statusLine())")
         state.search.isBusy = false
         #expect(!statusLine().contains("Searching"))

@@ -127,6 +127,127 @@ import Testing
         }
     }
 
+    /// While the index is built, a typed query that narrows an earlier one ("hi" after "h") is
+    /// answered from that scan's matching rows and the rows changed since; one that does not
+    /// (another word, or a character the earlier prefix does not begin: "कि" after "क") reads
+    /// the table again. Either way the pages and totals are what the committed books give,
+    /// also when another program renamed a book out of or into the matches, or added one,
+    /// between two keys.
+    @Test func typingWhileTheIndexIsBuiltNarrowsEarlierScansExactly() async throws {
+        let path = directory.path("typing.sqlite")
+        let (catalog, _) = try makeCatalog(books: 400, path: path)
+        let hindi = try catalog.addBook(NewBook(title: "किताब घर", author: ""), scope: "main")
+        _ = try catalog.addBook(NewBook(title: "कमल", author: ""), scope: "main")
+        // "क" does not begin "किताब" as a character (the vowel sign joins it), "कि" does.
+        #expect(!SearchTerms("क").matches(hindi) && SearchTerms("कि").matches(hindi))
+        let build = DispatchSemaphore(value: 0)
+        defer { build.signal() }
+        let reader = try SQLiteCatalog.open(path: path, create: false, beforeIndexBuild: { build.wait() }).remote(account: "reader")
+        let writer = try catalog.remote(account: "editor")
+
+        enum Change { case renameMatchOut(of: String), renameIntoMatches(of: String, title: String), add(title: String) }
+        func apply(_ change: Change) async throws {
+            let committed = try committedBooks(path, scope: "main")
+            switch change {
+            case let .renameMatchOut(of: query):
+                let book = try #require(committed.first { SearchTerms(query).matches($0) })
+                _ = try await writer.save(SaveRequest(id: book.id, title: "Quiet", author: "", expectedRevision: book.revision))
+            case let .renameIntoMatches(of: query, title):
+                let book = try #require(committed.first { !SearchTerms(query).matches($0) })
+                _ = try await writer.save(SaveRequest(id: book.id, title: title, author: "", expectedRevision: book.revision))
+            case let .add(title):
+                _ = try catalog.addBook(NewBook(title: title), scope: "main")
+            }
+        }
+        // What is typed, whether it narrows a query typed before, and what another program does first.
+        let steps: [(text: String, narrows: Bool, change: Change?)] = [
+            ("h", false, nil), ("hi", true, nil), ("his", true, nil),
+            ("hist", true, .renameMatchOut(of: "hist")), ("hist r", true, .renameIntoMatches(of: "hist", title: "History of Rivers")),
+            ("hist ro", true, .add(title: "Historic Roads")), ("hist r", true, .add(title: "Histories Retold")),
+            ("hi-", true, nil), ("hi-f", true, .renameIntoMatches(of: "hi-f", title: "Hi-Fi Sound")),
+            ("ro", false, nil), ("alp", false, nil), ("क", false, nil), ("कि", false, nil), ("कि घ", true, nil),
+        ]
+        for step in steps {
+            if let change = step.change { try await apply(change) }
+            let terms = SearchTerms(step.text)
+            let expected = try committedBooks(path, scope: "main").filter(terms.matches).sorted { terms.sortKey($0) < terms.sortKey($1) }
+            #expect(!expected.isEmpty, "\(step.text)")
+            for (number, (limit, offset)) in [(50, 0), (3, 2)].enumerated() {
+                let page = try await reader.search(SearchQuery(text: step.text, limit: limit, offset: offset))
+                let wanted = Array(expected.dropFirst(offset).prefix(limit))
+                #expect(page.records == wanted && page.total == expected.count, "\(step.text) \(limit) \(offset)")
+                // A second page of the same query narrows the first page's scan.
+                let narrowed = number > 0 || step.narrows
+                #expect(await reader.lastSearchAnswer == (narrowed ? .earlierScan : .booksTable), "\(step.text) \(limit) \(offset)")
+                #expect(page.answeredWhileIndexing)
+            }
+        }
+        build.signal()
+        #expect(try await reader.searchIndexReport().report.origin == .built)
+        try await expectExactPages("hist r", [(50, 0)], reader, try committedBooks(path, scope: "main"))
+        #expect(await reader.lastSearchAnswer == .index)
+    }
+
+    /// Which typed queries are answered from which earlier scan: a longer prefix, a word added
+    /// after, a token completed by punctuation; never a shorter prefix, a word put in front,
+    /// or a character that only shares the earlier prefix's bytes.
+    @Test(arguments: [("his", "h", true), ("hist", "his", true), ("his", "hist", false), ("war a", "war", true),
+                      ("a war", "war", false), ("o'b", "o", true), ("ob", "o'", true), ("o'b", "ob", false),
+                      ("hist", "hist", true), ("कि", "क", false), ("कि घ", "कि", true), ("cafe", "café", true)])
+    func aQueryNarrowsAnEarlierOneOnlyWhenEveryMatchIsAmongItsMatches(typed: String, earlier: String, narrows: Bool) {
+        func words(_ text: String) -> [UnindexedSearch.Word] { SearchTerms(text).words.map(UnindexedSearch.Word.init) }
+        #expect(UnindexedSearch.Word.narrows(words(typed), words(earlier)) == narrows)
+    }
+
+    /// Kept rows come back as they went in, a key equal to the title terms included; the scans
+    /// kept stay within the budget, newest first; and a scan whose matches pass it keeps none.
+    @Test func recentScansKeepTheirRowsWithinTheBudget() throws {
+        func buffer(_ text: String, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
+            Array(text.utf8).withUnsafeBufferPointer(body)
+        }
+        let rows = [(7, "the war", "the war", "tolstoy"), (9, "l'ete", "l ete", ""), (12, "zoo", "zoo", "a b c")]
+        var scanned = ScannedRows()
+        for (id, key, title, author) in rows {
+            buffer(key) { key in buffer(title) { title in buffer(author) { author in scanned.append(id: id, key: key, title: title, author: author) } } }
+        }
+        var read: [(Int, String, String, String)] = []
+        scanned.forEach { id, key, title, author in
+            read.append((id, String(decoding: key, as: UTF8.self), String(decoding: title, as: UTF8.self), String(decoding: author, as: UTF8.self)))
+        }
+        #expect(read.map { "\($0)" } == rows.map { "\($0)" })
+        // Keys equal to their titles are not stored twice: only "l'ete" is.
+        let textBytes = rows.map { $0.2.utf8.count + $0.3.utf8.count }.reduce(0, +)
+        #expect(scanned.byteCount == "l'ete".utf8.count + textBytes + rows.count * (8 + 12))
+
+        // Four scans of a third of the budget: it holds three.
+        let big = String(repeating: "x", count: RecentScans.byteBudget / 3 - 1_000)
+        let scans = RecentScans()
+        let typed = ["a", "ab", "abc", "abcd"]
+        for (number, text) in typed.enumerated() {
+            var rows = ScannedRows()
+            for id in 0...number {
+                buffer("k") { key in buffer("t") { title in buffer(String(big.prefix(big.count / (number + 1)))) { author in
+                    rows.append(id: id, key: key, title: title, author: author)
+                } } }
+            }
+            scans.keep(RecentScans.Scan(words: SearchTerms(text).words.map(UnindexedSearch.Word.init), sequence: 5, rows: rows))
+        }
+        func narrowest(_ text: String, at sequence: Int = 5) -> Int? {
+            scans.narrowest(holdingMatchesOf: SearchTerms(text).words.map(UnindexedSearch.Word.init), at: sequence)?.rows.count
+        }
+        #expect(narrowest("a") == nil)        // the oldest went
+        #expect(narrowest("ab") == 2)
+        #expect(narrowest("abcde") == 2)      // every kept scan holds its matches: the one with fewest rows
+        #expect(narrowest("abcde", at: 4) == nil)   // rows read after the catalog this search sees
+
+        var judge = UnindexedSearch.Judge(words: SearchTerms("x").words.map(UnindexedSearch.Word.init), wanted: 10, recordingUpTo: RecentScans.byteBudget)
+        for id in 0..<4 {
+            buffer("x") { key in buffer("x") { title in buffer(big) { author in judge.offer(id: id, key: key, title: title, author: author) } } }
+        }
+        #expect(judge.matched == nil)
+        #expect(judge.answer(offset: 0, limit: 10).total == 4)
+    }
+
     /// Typing a broad word after others ("the s") is answered by judging the books the other
     /// words share instead of reading the broad word's postings, stopping once the page and
     /// "10,000+" are certain: the same pages and totals as `SearchTerms` gives, before and

@@ -1,0 +1,94 @@
+/// The matching rows of the last few scans of the books table, kept while the search index is
+/// being built. Typing narrows a query ("h", "hi", "his", "his o"), and every book the longer
+/// query matches is among those the shorter one matched: it is answered by judging those rows
+/// again, and the rows changed since, instead of reading the whole table.
+///
+/// Only the rows are kept, not the answer: the longer query is judged from scratch on them
+/// (`UnindexedSearch`), so its ranks, order and total are what a whole scan would give. A
+/// scan whose matches would pass the budget keeps nothing (a first letter at ten million books),
+/// and a scan of the whole table drops what was kept: none of it could answer that query.
+/// Books are never deleted, so the rows changed since a scan (`change_seq` above its
+/// sequence) are everything that can differ from what it read.
+final class RecentScans {
+    /// What all kept rows may take together; the oldest scans go first.
+    static let byteBudget = 24 << 20
+
+    struct Scan {
+        let words: [UnindexedSearch.Word]
+        /// The catalog's latest `change_seq` when the rows were read.
+        let sequence: Int
+        let rows: ScannedRows
+    }
+
+    /// Oldest first.
+    private var scans: [Scan] = []
+
+    /// The kept scan with the fewest rows among those holding every match of `words` as of
+    /// `sequence` (give or take the rows changed since).
+    func narrowest(holdingMatchesOf words: [UnindexedSearch.Word], at sequence: Int) -> Scan? {
+        scans.filter { $0.sequence <= sequence && UnindexedSearch.Word.narrows(words, $0.words) }
+            .min { $0.rows.count < $1.rows.count }
+    }
+
+    /// What the kept rows take.
+    var byteCount: Int { scans.reduce(0) { $0 + $1.rows.byteCount } }
+
+    /// Keeps a scan's rows, dropping the oldest scans while all would pass the budget.
+    func keep(_ scan: Scan) {
+        scans.append(scan)
+        var total = byteCount
+        while total > Self.byteBudget, let oldest = scans.first {
+            total -= oldest.rows.byteCount
+            scans.removeFirst()
+        }
+    }
+
+    /// Before a scan of the whole table, and once the index answers.
+    func removeAll() { scans.removeAll() }
+
+}
+
+/// Rows as a scan read them (id, title key, title terms, author terms), in one buffer. A key
+/// that is the title terms over again (most are: a title of plain words) is not kept twice.
+struct ScannedRows {
+    private(set) var ids: [Int] = []
+    private var bytes: [UInt8] = []
+    /// Per row, where its title key, title terms and author terms end in `bytes`; a key end
+    /// with `keyIsTitle` set means the key is the title terms.
+    private var ends: [UInt32] = []
+    private static let keyIsTitle: UInt32 = 1 << 31
+
+    var count: Int { ids.count }
+    /// What the arrays hold (the room they keep for growing is mostly never touched, so not resident).
+    var byteCount: Int { bytes.count + ids.count * MemoryLayout<Int>.stride + ends.count * MemoryLayout<UInt32>.stride }
+
+    mutating func append(id: Int, key: UnsafeBufferPointer<UInt8>, title: UnsafeBufferPointer<UInt8>,
+                         author: UnsafeBufferPointer<UInt8>) {
+        ids.append(id)
+        if ByteOrder.compare(key, title) == 0 {
+            ends.append(UInt32(bytes.count) | Self.keyIsTitle)
+        } else {
+            bytes.append(contentsOf: key)
+            ends.append(UInt32(bytes.count))
+        }
+        bytes.append(contentsOf: title)
+        ends.append(UInt32(bytes.count))
+        bytes.append(contentsOf: author)
+        ends.append(UInt32(bytes.count))
+    }
+
+    func forEach(_ body: (_ id: Int, _ key: UnsafeBufferPointer<UInt8>, _ title: UnsafeBufferPointer<UInt8>,
+                          _ author: UnsafeBufferPointer<UInt8>) throws -> Void) rethrows {
+        try bytes.withUnsafeBufferPointer { all in
+            var start = 0
+            for (row, id) in ids.enumerated() {
+                let keyEnd = Int(ends[3 * row] & ~Self.keyIsTitle)
+                let (titleEnd, authorEnd) = (Int(ends[3 * row + 1]), Int(ends[3 * row + 2]))
+                let title = UnsafeBufferPointer(rebasing: all[keyEnd..<titleEnd])
+                let key = ends[3 * row] & Self.keyIsTitle != 0 ? title : UnsafeBufferPointer(rebasing: all[start..<keyEnd])
+                try body(id, key, title, UnsafeBufferPointer(rebasing: all[titleEnd..<authorEnd]))
+                start = authorEnd
+            }
+        }
+    }
+}
