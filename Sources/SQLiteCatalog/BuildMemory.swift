@@ -88,7 +88,7 @@ final class ScratchFile {
     }
 }
 
-/// Bytes written one varint after another, in a scratch file or an allocation, growing by
+/// Bytes written one varint or run after another, in a scratch file or an allocation, growing by
 /// doubling. A scratch file grows in place: the mapping is remade over the longer file and
 /// nothing is copied. One the file system cannot lengthen (the disk is full) is copied into
 /// an allocation, and the bytes live on there.
@@ -105,19 +105,28 @@ final class GrowingBytes {
 
     private var storage: UnsafeMutableRawBufferPointer { file?.bytes ?? allocated! }
 
+    /// Whether the bytes are in a scratch file (they move to an allocation when it cannot grow).
+    var isInFile: Bool { file != nil }
+
     func append(_ value: UInt32) {
-        if count + 5 > storage.count { grow() }
+        if count + 5 > storage.count { grow(toHold: 5) }
         var offset = count
         VarInt.write(value, to: storage.bindMemory(to: UInt8.self), at: &offset)
         count = offset
+    }
+
+    func append(contentsOf bytes: UnsafeBufferPointer<UInt8>) {
+        if count + bytes.count > storage.count { grow(toHold: bytes.count) }
+        UnsafeMutableRawBufferPointer(rebasing: storage[count..<count + bytes.count]).copyMemory(from: UnsafeRawBufferPointer(bytes))
+        count += bytes.count
     }
 
     func withUnsafeBufferPointer<T>(_ body: (UnsafeBufferPointer<UInt8>) throws -> T) rethrows -> T {
         try body(UnsafeBufferPointer(rebasing: UnsafeBufferPointer(storage.bindMemory(to: UInt8.self))[0..<count]))
     }
 
-    private func grow() {
-        let capacity = max(storage.count * 2, count + 5)
+    private func grow(toHold more: Int) {
+        let capacity = max(storage.count * 2, count + more)
         if let file, file.resize(to: capacity) { return }
         let larger = UnsafeMutableRawBufferPointer.allocate(byteCount: capacity, alignment: 16)
         larger.copyMemory(from: UnsafeRawBufferPointer(rebasing: storage[0..<count]))

@@ -16,6 +16,8 @@ public enum SearchAnswerSource: String, Sendable {
     /// The matching rows of an earlier scan of the books table that the query narrows, and the
     /// rows changed since, while the index is built.
     case earlierScan = "an earlier scan's matching rows, narrowed"
+    /// A copy of the books table's search columns, made by the first scans while the index is built.
+    case booksCopy = "the copy of the books table"
 
     /// Whether a search index answered, so that every id it names must be a book.
     var isIndex: Bool { self == .index || self == .staleIndex }

@@ -22,6 +22,12 @@ final class RecentScans {
 
     /// Oldest first.
     private var scans: [Scan] = []
+    /// Every row of the scope, once whole-table scans have read them all (`BooksCopy`).
+    var copy: BooksCopy?
+    /// Where a copy's scratch file goes.
+    let memory: BuildMemory
+
+    init(memory: BuildMemory) { self.memory = memory }
 
     /// The kept scan with the fewest rows among those holding every match of `words` as of
     /// `sequence` (give or take the rows changed since).
@@ -43,8 +49,14 @@ final class RecentScans {
         }
     }
 
-    /// Before a scan of the whole table, and once the index answers.
-    func removeAll() { scans.removeAll() }
+    /// Before a scan of the whole table or its copy: none of the kept scans could answer.
+    func removeKeptScans() { scans.removeAll() }
+
+    /// Once the index answers.
+    func removeAll() {
+        scans.removeAll()
+        copy = nil
+    }
 
 }
 

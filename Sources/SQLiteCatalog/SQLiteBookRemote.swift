@@ -19,8 +19,8 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
     private let busyTimeout: Duration
     private let beforeIndexBuild: IndexPreparation.BuildHook?
     private var index: SearchIndex?
-    /// Word searches' matching rows while there is no index to answer (`RecentScans`).
-    private let recentScans = RecentScans()
+    /// Word searches' matching rows, and a copy of the table, while there is no index to answer (`RecentScans`).
+    private let recentScans: RecentScans
     /// The index being loaded or built in the background: the first one from the moment the
     /// remote is made, later a replacement when too many rows changed since the base.
     private var preparation: IndexPreparation?
@@ -39,6 +39,7 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
         self.catalogPath = catalogPath
         self.busyTimeout = busyTimeout
         self.beforeIndexBuild = beforeIndexBuild
+        recentScans = RecentScans(memory: BuildMemory(besideCatalog: catalogPath))
         self.seenDataVersion = (try? connection.queryFirst("PRAGMA data_version") { $0.int(0) }) ?? 0
         self.seenState = (try? CatalogState(connection)) ?? CatalogState(sequence: -1, accounts: "")
         preparation = IndexPreparation.start(path: catalogPath, busyTimeout: busyTimeout, scope: account.scope,
@@ -183,10 +184,9 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
                 distrustIndex()
             }
         }
-        let (ids, total, narrowed) = try UnindexedSearch(connection: connection, scope: account.scope,
-                                                         recent: (recentScans, sequence))
+        let (ids, total, source) = try UnindexedSearch(connection: connection, scope: account.scope, recent: (recentScans, sequence))
             .search(terms, offset: query.offset, limit: query.limit)
-        lastSearchAnswer = narrowed ? .earlierScan : .booksTable
+        lastSearchAnswer = source
         return (ids, total)
     }
 

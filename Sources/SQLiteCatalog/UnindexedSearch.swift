@@ -20,11 +20,11 @@ struct UnindexedSearch {
     /// latest `change_seq` in this read transaction. A word query's matches are kept there too.
     var recent: (scans: RecentScans, sequence: Int)? = nil
 
-    /// `narrowed`: answered from an earlier scan's rows rather than the whole table.
-    typealias Found = (ids: [Int], total: Int, narrowed: Bool)
+    /// `source`: the books table, or with `recent`, an earlier scan's matches or the table's copy.
+    typealias Found = (ids: [Int], total: Int, source: SearchAnswerSource)
 
     func search(_ terms: SearchTerms, offset: Int, limit: Int) throws -> Found {
-        guard !terms.hasNoSearchableWords else { return ([], 0, false) }
+        guard !terms.hasNoSearchableWords else { return ([], 0, .booksTable) }
         if terms.isEmpty {
             // Counting stops where the page would say "at least" anyway.
             let countLimit = SearchIndex.countLimit(offset: offset, limit: limit)
@@ -33,32 +33,91 @@ struct UnindexedSearch {
             let ids = try connection.query(
                 "SELECT id FROM books WHERE scope = ?1 ORDER BY title_key, id LIMIT ?2 OFFSET ?3",
                 [.text(scope), .int(limit), .int(offset)]) { $0.int(0) }
-            return (ids, total, false)
+            return (ids, total, .booksTable)
         }
         let words = terms.words.map(Word.init)
-        let earlier = try recent.flatMap { scans, sequence in
-            try scans.narrowest(holdingMatchesOf: words, at: sequence).flatMap { scan in try changedRows(since: scan.sequence).map { (scan, $0) } }
+        guard let (scans, sequence) = recent else {
+            var judge = Judge(words: words, wanted: offset + limit, recordingUpTo: nil)
+            try cancellableScan(words, into: &judge)
+            let (ids, total) = judge.answer(offset: offset, limit: limit)
+            return (ids, total, .booksTable)
         }
-        // A whole-table scan drops the rows kept before: none of them could answer this query.
-        if earlier == nil { recent?.scans.removeAll() }
+        let earlier = try scans.narrowest(holdingMatchesOf: words, at: sequence).flatMap { scan in
+            try changedRows(since: scan.sequence).map { (scan, $0) }
+        }
+        // The kept scans cannot answer a query none of them narrows: their room goes to its matches.
+        if earlier == nil { scans.removeKeptScans() }
         // What the new matches may take: the kept rows and these stay within the budget together.
-        var judge = Judge(words: words, wanted: offset + limit, recordingUpTo: recent.map { RecentScans.byteBudget - $0.scans.byteCount })
+        var judge = Judge(words: words, wanted: offset + limit, recordingUpTo: RecentScans.byteBudget - scans.byteCount)
+        let source: SearchAnswerSource
         if let (scan, changed) = earlier {
             let changedIDs = Set(changed.ids)
             scan.rows.forEach { id, key, title, author in
                 if !changedIDs.contains(id) { judge.offer(id: id, key: key, title: title, author: author) }
             }
             changed.forEach { judge.offer(id: $0, key: $1, title: $2, author: $3) }
+            source = .earlierScan
+        } else if let copied = try copiedRows(into: &judge, scans: scans, sequence: sequence) {
+            source = copied
         } else {
-            // A scan takes a while (a third of a second at a million books): a search replaced by
-            // the next key stops at once instead of keeping the connection from the next search.
-            try connection.cancellable { try scanTable(words, into: &judge) }
+            try cancellableScan(words, into: &judge)
+            source = .booksTable
         }
-        if let (scans, sequence) = recent, let matched = judge.matched {
-            scans.keep(RecentScans.Scan(words: words, sequence: sequence, rows: matched))
-        }
+        if let matched = judge.matched { scans.keep(RecentScans.Scan(words: words, sequence: sequence, rows: matched)) }
         let (ids, total) = judge.answer(offset: offset, limit: limit)
-        return (ids, total, earlier != nil)
+        return (ids, total, source)
+    }
+
+    /// Judges every row from the copy of the table (`BooksCopy`), reading from the table only
+    /// what is not copied yet (and copying it). `.booksCopy` when the copy was whole already,
+    /// `.booksTable` when the table was read; nil when there is no copy to be had.
+    private func copiedRows(into judge: inout Judge, scans: RecentScans, sequence: Int) throws -> SearchAnswerSource? {
+        var changed: ScannedRows?
+        if let copy = scans.copy, copy.sequence <= sequence { changed = try changedRows(since: copy.sequence) }
+        if changed == nil {
+            // None yet, or too far behind to catch up: a new one, read from the start.
+            scans.copy = BooksCopy(sequence: sequence, memory: scans.memory)
+            changed = ScannedRows()
+        }
+        guard let copy = scans.copy, let changed else { return nil }
+        // Rows changed since the copy began are judged as they are now, never from the copy.
+        let changedIDs = Set(changed.ids)
+        copy.forEach { id, key, title, author in
+            if !changedIDs.contains(id) { judge.offer(id: id, key: key, title: title, author: author) }
+        }
+        // Of the rest, those the copy holds are judged now; a whole copy holds every row (added
+        // ones too, though not in it), an unfinished one reads those after it from the table.
+        let copiedUpTo = copy.isComplete ? Int.max : copy.lastID ?? Int.min
+        changed.forEach { id, key, title, author in
+            if id <= copiedUpTo { judge.offer(id: id, key: key, title: title, author: author) }
+        }
+        if copy.isComplete { return .booksCopy }
+        // The rest of the table, in id order, copied as it is read: a scan cancelled by the
+        // next key leaves what it read for the next one.
+        try connection.cancellable {
+            let statement = try connection.statement(
+                "SELECT id, title_key, title_terms, author_terms FROM books NOT INDEXED WHERE scope = ?1 AND id > ?2 ORDER BY id")
+            try statement.bind([.text(scope), .int(copiedUpTo)])
+            defer { statement.reset() }
+            var copying = true
+            while try statement.step() {
+                let (id, key, title, author) = (statement.int(0), statement.bytes(1), statement.bytes(2), statement.bytes(3))
+                judge.offer(id: id, key: key, title: title, author: author)
+                if copying && !copy.append(id: id, key: key, title: title, author: author) {
+                    // The disk is full: search on without a copy.
+                    scans.copy = nil
+                    copying = false
+                }
+            }
+            if copying { copy.complete() }
+        }
+        return .booksTable
+    }
+
+    /// A scan takes a while (a third of a second at a million books): a search replaced by
+    /// the next key stops at once instead of keeping the connection from the next search.
+    private func cancellableScan(_ words: [Word], into judge: inout Judge) throws {
+        try connection.cancellable { try scanTable(words, into: &judge) }
     }
 
     /// The most changed rows an earlier scan is brought up to date with; more, and the table is read.

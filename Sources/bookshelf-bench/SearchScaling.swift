@@ -179,6 +179,7 @@ enum SearchScaling {
         case .staleIndex?: "stale index"
         case .booksTable?: "books table"
         case .earlierScan?: "earlier scan"
+        case .booksCopy?: "books copy"
         case nil: "?"
         }
     }

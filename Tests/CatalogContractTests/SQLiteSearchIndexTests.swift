@@ -176,9 +176,11 @@ import Testing
                 let page = try await reader.search(SearchQuery(text: step.text, limit: limit, offset: offset))
                 let wanted = Array(expected.dropFirst(offset).prefix(limit))
                 #expect(page.records == wanted && page.total == expected.count, "\(step.text) \(limit) \(offset)")
-                // A second page of the same query narrows the first page's scan.
+                // A second page of the same query narrows the first page's scan; a query that
+                // narrows none is judged on the copy of the table the first scan made.
                 let narrowed = number > 0 || step.narrows
-                #expect(await reader.lastSearchAnswer == (narrowed ? .earlierScan : .booksTable), "\(step.text) \(limit) \(offset)")
+                let expectedSource: SearchAnswerSource = narrowed ? .earlierScan : step.text == steps[0].text ? .booksTable : .booksCopy
+                #expect(await reader.lastSearchAnswer == expectedSource, "\(step.text) \(limit) \(offset)")
                 #expect(page.answeredWhileIndexing)
             }
         }
@@ -186,6 +188,61 @@ import Testing
         #expect(try await reader.searchIndexReport().report.origin == .built)
         try await expectExactPages("hist r", [(50, 0)], reader, try committedBooks(path, scope: "main"))
         #expect(await reader.lastSearchAnswer == .index)
+    }
+
+    /// A copy of the table that a cancelled scan left half made is resumed by the next scan
+    /// after its last id, and then answers on its own: exactly what the committed books say,
+    /// though another program renamed books on both sides of where the copy stopped and added
+    /// books before and after it was finished.
+    @Test func aCopyOfTheTableLeftUnfinishedIsResumedExactly() async throws {
+        let path = directory.path("copy.sqlite")
+        let (catalog, books) = try makeCatalog(books: 300, path: path)
+        let writer = try catalog.remote(account: "editor")
+        let connection = try CatalogConnection.open(path: path, create: false, busyTimeout: .seconds(5))
+        let scans = RecentScans(memory: BuildMemory(besideCatalog: path))
+        let middle = books[books.count / 2].id
+        // What a scan cancelled at `middle` leaves: the rows up to it, as of the catalog then.
+        try connection.transaction(immediate: false) {
+            let sequence = try connection.queryFirst("SELECT max(change_seq) FROM books") { $0.int(0) }!
+            let copy = try #require(BooksCopy(sequence: sequence, memory: scans.memory))
+            let statement = try connection.statement(
+                "SELECT id, title_key, title_terms, author_terms FROM books WHERE scope = 'main' AND id <= ?1 ORDER BY id")
+            try statement.bind([.int(middle)])
+            defer { statement.reset() }
+            while try statement.step() {
+                #expect(copy.append(id: statement.int(0), key: statement.bytes(1), title: statement.bytes(2), author: statement.bytes(3)))
+            }
+            scans.copy = copy
+        }
+        func rename(_ book: BookRecord, _ title: String) async throws {
+            let current = try await writer.load(id: book.id)
+            _ = try await writer.save(SaveRequest(id: book.id, title: title, author: "", expectedRevision: current.revision))
+        }
+        try await rename(books[10], "Quokka Before")
+        try await rename(books[books.count - 10], "Quokka After")
+        _ = try catalog.addBook(NewBook(title: "Quokka Added"), scope: "main")
+        func expectExact(_ text: String, from source: SearchAnswerSource, sourceLocation: SourceLocation = #_sourceLocation) throws {
+            let terms = SearchTerms(text)
+            let expected = try committedBooks(path, scope: "main").filter(terms.matches).sorted { terms.sortKey($0) < terms.sortKey($1) }
+            try connection.transaction(immediate: false) {
+                let sequence = try connection.queryFirst("SELECT max(change_seq) FROM books") { $0.int(0) }!
+                for (limit, offset) in [(50, 0), (4, 3)] {
+                    scans.removeKeptScans()   // answered from the copy, not from the first page's matches
+                    let found = try UnindexedSearch(connection: connection, scope: "main", recent: (scans, sequence))
+                        .search(terms, offset: offset, limit: limit)
+                    #expect(found.ids == expected.dropFirst(offset).prefix(limit).map(\.id) && found.total == expected.count,
+                            "\(text) \(limit) \(offset)", sourceLocation: sourceLocation)
+                    #expect(found.source == (offset == 0 ? source : .booksCopy), "\(text)", sourceLocation: sourceLocation)
+                }
+            }
+        }
+        try expectExact("quokka", from: .booksTable)
+        #expect(scans.copy?.isComplete == true)
+        try await rename(books[20], "Quokka Late")
+        _ = try catalog.addBook(NewBook(title: "Quokka Added Later"), scope: "main")
+        try expectExact("quok", from: .booksCopy)
+        try expectExact("a", from: .booksCopy)
+        try expectExact("hist r", from: .booksCopy)
     }
 
     /// Which typed queries are answered from which earlier scan: a longer prefix, a word added
@@ -221,7 +278,7 @@ import Testing
 
         // Four scans of a third of the budget: it holds three.
         let big = String(repeating: "x", count: RecentScans.byteBudget / 3 - 1_000)
-        let scans = RecentScans()
+        let scans = RecentScans(memory: .anonymous)
         let typed = ["a", "ab", "abc", "abcd"]
         for (number, text) in typed.enumerated() {
             var rows = ScannedRows()
