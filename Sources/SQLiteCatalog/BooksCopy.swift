@@ -17,23 +17,41 @@ final class BooksCopy {
     private(set) var isComplete = false
     private(set) var count = 0
     private let bytes: GrowingBytes
+    /// Each row's `Summary`, one after another.
+    private let summaries: GrowingBytes
+
+    /// What a search asks of a row before its text: whether its tokens may match at all, and
+    /// a one-letter query's whole answer.
+    struct Summary {
+        let starts: TokenStarts
+        let letters: LetterPlaces
+        /// The row's bytes, to step over a row the search does not need.
+        let length: UInt32
+    }
 
     /// Nil where no scratch file can be made: the copy would be the process's own memory.
     init?(sequence: Int, memory: BuildMemory) {
         guard memory.directory != nil else { return nil }
         let bytes = memory.growingBytes(capacity: 16 << 20)
-        guard bytes.isInFile else { return nil }
+        let summaries = memory.growingBytes(capacity: 8 << 20)
+        guard bytes.isInFile && summaries.isInFile else { return nil }
         self.sequence = sequence
         self.bytes = bytes
+        self.summaries = summaries
     }
 
-    /// Appends a row whose id is above every id so far; false when the copy cannot take it
-    /// (its file cannot grow, or the id is too far from the last one) and must be given up.
+    /// Where a row is: the offset of its bytes.
+    typealias Place = UInt32
+
+    /// Appends a row whose id is above every id so far, and tells where it went; nil when the
+    /// copy cannot take it (its file cannot grow, the id is too far from the last one, the copy
+    /// passed 4 GiB) and must be given up.
     func append(id: Int, key: UnsafeBufferPointer<UInt8>, title: UnsafeBufferPointer<UInt8>,
-                author: UnsafeBufferPointer<UInt8>) -> Bool {
+                author: UnsafeBufferPointer<UInt8>) -> Place? {
         let gap = id - (lastID ?? 0)
-        guard gap > 0, gap <= Int(UInt32.max), title.count < UInt32.max - 1, author.count < UInt32.max, key.count < UInt32.max - 1
-        else { return false }
+        guard gap > 0, gap <= Int(UInt32.max), bytes.count + 15 + key.count + title.count + author.count < Int(Place.max)
+        else { return nil }
+        let place = Place(bytes.count)
         bytes.append(UInt32(gap))
         // A key that is the title terms over again (most are) is written as a 0.
         if ByteOrder.compare(key, title) == 0 {
@@ -46,30 +64,64 @@ final class BooksCopy {
         bytes.append(contentsOf: title)
         bytes.append(UInt32(author.count))
         bytes.append(contentsOf: author)
+        let summary = Summary(starts: TokenStarts(title: title, author: author), letters: LetterPlaces(title: title, author: author),
+                              length: UInt32(bytes.count - Int(place)))
+        withUnsafeBytes(of: summary) { summaries.append(contentsOf: $0.bindMemory(to: UInt8.self)) }
         lastID = id
         count += 1
-        return bytes.isInFile
+        return bytes.isInFile && summaries.isInFile ? place : nil
     }
 
     func complete() { isComplete = true }
 
-    func forEach(_ body: (_ id: Int, _ key: UnsafeBufferPointer<UInt8>, _ title: UnsafeBufferPointer<UInt8>,
-                          _ author: UnsafeBufferPointer<UInt8>) throws -> Void) rethrows {
-        try bytes.withUnsafeBufferPointer { all in
-            var offset = 0
-            var id = 0
-            func run(_ length: Int) -> UnsafeBufferPointer<UInt8> {
-                defer { offset += length }
-                return UnsafeBufferPointer(rebasing: all[offset..<offset + length])
-            }
-            for _ in 0..<count {
-                id += Int(VarInt.read(all, at: &offset))
-                let keyLength = Int(VarInt.read(all, at: &offset))
-                let key = keyLength == 0 ? nil : run(keyLength - 1)
-                let title = run(Int(VarInt.read(all, at: &offset)))
-                let author = run(Int(VarInt.read(all, at: &offset)))
-                try body(id, key ?? title, title, author)
+    /// The rows whose token starts admit `required`, in id order, with their places and letter places.
+    func forEach(admitting required: TokenStarts,
+                 _ body: (_ id: Int, _ place: Place, _ key: UnsafeBufferPointer<UInt8>, _ title: UnsafeBufferPointer<UInt8>,
+                          _ author: UnsafeBufferPointer<UInt8>, _ letters: LetterPlaces) throws -> Void) rethrows {
+        try summaries.withUnsafeBufferPointer { summaries in
+            try bytes.withUnsafeBufferPointer { all in
+                var offset = 0
+                var id = 0
+                for row in 0..<count {
+                    let place = Place(offset)
+                    id += Int(VarInt.read(all, at: &offset))
+                    // Written unpadded (`withUnsafeBytes(of:)` gives its size, not its stride).
+                    let summary = UnsafeRawBufferPointer(summaries).loadUnaligned(fromByteOffset: row * MemoryLayout<Summary>.size,
+                                                                               as: Summary.self)
+                    if summary.starts.admits(required) {
+                        let (key, title, author) = Self.texts(all, at: &offset)
+                        try body(id, place, key, title, author, summary.letters)
+                    }
+                    offset = Int(place) + Int(summary.length)
+                }
             }
         }
+    }
+
+    /// The rows at `places`, by their number in `places`.
+    func forEach(at places: [Place], _ body: (_ row: Int, _ key: UnsafeBufferPointer<UInt8>, _ title: UnsafeBufferPointer<UInt8>,
+                                              _ author: UnsafeBufferPointer<UInt8>) throws -> Void) rethrows {
+        try bytes.withUnsafeBufferPointer { all in
+            for (row, place) in places.enumerated() {
+                var offset = Int(place)
+                _ = VarInt.read(all, at: &offset)  // the id's gap
+                let (key, title, author) = Self.texts(all, at: &offset)
+                try body(row, key, title, author)
+            }
+        }
+    }
+
+    /// A row's key, title terms and author terms, read from just after its id's gap.
+    private static func texts(_ all: UnsafeBufferPointer<UInt8>, at offset: inout Int)
+        -> (key: UnsafeBufferPointer<UInt8>, title: UnsafeBufferPointer<UInt8>, author: UnsafeBufferPointer<UInt8>) {
+        func run(_ length: Int) -> UnsafeBufferPointer<UInt8> {
+            defer { offset += length }
+            return UnsafeBufferPointer(rebasing: all[offset..<offset + length])
+        }
+        let keyLength = Int(VarInt.read(all, at: &offset))
+        let key = keyLength == 0 ? nil : run(keyLength - 1)
+        let title = run(Int(VarInt.read(all, at: &offset)))
+        let author = run(Int(VarInt.read(all, at: &offset)))
+        return (key ?? title, title, author)
     }
 }

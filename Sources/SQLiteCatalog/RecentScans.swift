@@ -60,7 +60,8 @@ final class RecentScans {
 
 }
 
-/// Rows as a scan read them (id, title key, title terms, author terms), in one buffer. A key
+/// Rows as a scan read them (id, title key, title terms, author terms): their bytes in one
+/// buffer, or where they are in the table's copy (`BooksCopy`) when they came from it. A key
 /// that is the title terms over again (most are: a title of plain words) is not kept twice.
 struct ScannedRows {
     private(set) var ids: [Int] = []
@@ -69,10 +70,25 @@ struct ScannedRows {
     /// with `keyIsTitle` set means the key is the title terms.
     private var ends: [UInt32] = []
     private static let keyIsTitle: UInt32 = 1 << 31
+    /// Rows that are in `copy`, and where.
+    private(set) var copy: BooksCopy?
+    private var copiedIDs: [Int] = []
+    private var copiedAt: [BooksCopy.Place] = []
 
-    var count: Int { ids.count }
+    var count: Int { ids.count + copiedIDs.count }
     /// What the arrays hold (the room they keep for growing is mostly never touched, so not resident).
-    var byteCount: Int { bytes.count + ids.count * MemoryLayout<Int>.stride + ends.count * MemoryLayout<UInt32>.stride }
+    var byteCount: Int {
+        bytes.count + ids.count * MemoryLayout<Int>.stride + ends.count * MemoryLayout<UInt32>.stride
+            + copiedIDs.count * (MemoryLayout<Int>.stride + MemoryLayout<BooksCopy.Place>.stride)
+    }
+
+    /// Appends a row that is in `copy` at `place`, by its place only.
+    mutating func append(id: Int, in copy: BooksCopy, at place: BooksCopy.Place) {
+        assert(self.copy.map { $0 === copy } ?? true, "one copy per set of rows")
+        if self.copy == nil { self.copy = copy }
+        copiedIDs.append(id)
+        copiedAt.append(place)
+    }
 
     mutating func append(id: Int, key: UnsafeBufferPointer<UInt8>, title: UnsafeBufferPointer<UInt8>,
                          author: UnsafeBufferPointer<UInt8>) {
@@ -89,8 +105,10 @@ struct ScannedRows {
         ends.append(UInt32(bytes.count))
     }
 
+    /// Every row, with its place in `copy` for those that are there.
     func forEach(_ body: (_ id: Int, _ key: UnsafeBufferPointer<UInt8>, _ title: UnsafeBufferPointer<UInt8>,
-                          _ author: UnsafeBufferPointer<UInt8>) throws -> Void) rethrows {
+                          _ author: UnsafeBufferPointer<UInt8>, _ place: BooksCopy.Place?) throws -> Void) rethrows {
+        try copy?.forEach(at: copiedAt) { row, key, title, author in try body(copiedIDs[row], key, title, author, copiedAt[row]) }
         try bytes.withUnsafeBufferPointer { all in
             var start = 0
             for (row, id) in ids.enumerated() {
@@ -98,7 +116,7 @@ struct ScannedRows {
                 let (titleEnd, authorEnd) = (Int(ends[3 * row + 1]), Int(ends[3 * row + 2]))
                 let title = UnsafeBufferPointer(rebasing: all[keyEnd..<titleEnd])
                 let key = ends[3 * row] & Self.keyIsTitle != 0 ? title : UnsafeBufferPointer(rebasing: all[start..<keyEnd])
-                try body(id, key, title, UnsafeBufferPointer(rebasing: all[titleEnd..<authorEnd]))
+                try body(id, key, title, UnsafeBufferPointer(rebasing: all[titleEnd..<authorEnd]), nil)
                 start = authorEnd
             }
         }

@@ -9,12 +9,15 @@ struct TokenStarts: Sendable {
 
     /// The masks of a book's title and author terms (tokens joined by spaces).
     init(title: UnsafeBufferPointer<UInt8>, author: UnsafeBufferPointer<UInt8>) {
-        for text in [title, author] {
-            TokenTable.forEachToken(text) { token in
-                let (byte, pair) = Self.bits(token)
-                firstBytes |= byte
-                firstPairs |= pair
-            }
+        add(title)
+        add(author)
+    }
+
+    private mutating func add(_ text: UnsafeBufferPointer<UInt8>) {
+        TokenTable.forEachToken(text) { token in
+            let (byte, pair) = Self.bits(token)
+            firstBytes |= byte
+            firstPairs |= pair
         }
     }
 
@@ -22,6 +25,15 @@ struct TokenStarts: Sendable {
     init(requiredBy word: UnindexedSearch.Word) {
         let part = word.exact.first ?? word.prefixBytes
         part.withUnsafeBufferPointer { (firstBytes, firstPairs) = Self.bits($0) }
+    }
+
+    /// The bits a book must have for every one of `words` to match in it.
+    init(requiredByAll words: [UnindexedSearch.Word]) {
+        for word in words {
+            let required = TokenStarts(requiredBy: word)
+            firstBytes |= required.firstBytes
+            firstPairs |= required.firstPairs
+        }
     }
 
     func admits(_ required: TokenStarts) -> Bool {

@@ -1,5 +1,4 @@
 import BookCatalog
-import Foundation
 
 /// Answers a search from the books table itself, for while the search index is being built
 /// or caught up: the same matches, in the same order, with the same exact total as
@@ -52,10 +51,11 @@ struct UnindexedSearch {
         let source: SearchAnswerSource
         if let (scan, changed) = earlier {
             let changedIDs = Set(changed.ids)
-            scan.rows.forEach { id, key, title, author in
-                if !changedIDs.contains(id) { judge.offer(id: id, key: key, title: title, author: author) }
+            judge.copy = scan.rows.copy
+            scan.rows.forEach { id, key, title, author, place in
+                if changedIDs.isEmpty || !changedIDs.contains(id) { judge.offer(id: id, key: key, title: title, author: author, copiedAt: place) }
             }
-            changed.forEach { judge.offer(id: $0, key: $1, title: $2, author: $3) }
+            changed.forEach { id, key, title, author, _ in judge.offer(id: id, key: key, title: title, author: author) }
             source = .earlierScan
         } else if let copied = try copiedRows(into: &judge, scans: scans, sequence: sequence) {
             source = copied
@@ -82,13 +82,14 @@ struct UnindexedSearch {
         guard let copy = scans.copy, let changed else { return nil }
         // Rows changed since the copy began are judged as they are now, never from the copy.
         let changedIDs = Set(changed.ids)
-        copy.forEach { id, key, title, author in
-            if !changedIDs.contains(id) { judge.offer(id: id, key: key, title: title, author: author) }
+        judge.copy = copy
+        copy.forEach(admitting: TokenStarts(requiredByAll: judge.words)) { id, place, key, title, author, letters in
+            if changedIDs.isEmpty || !changedIDs.contains(id) { judge.offer(id: id, key: key, title: title, author: author, letters: letters, copiedAt: place) }
         }
         // Of the rest, those the copy holds are judged now; a whole copy holds every row (added
         // ones too, though not in it), an unfinished one reads those after it from the table.
         let copiedUpTo = copy.isComplete ? Int.max : copy.lastID ?? Int.min
-        changed.forEach { id, key, title, author in
+        changed.forEach { id, key, title, author, _ in
             if id <= copiedUpTo { judge.offer(id: id, key: key, title: title, author: author) }
         }
         if copy.isComplete { return .booksCopy }
@@ -102,12 +103,13 @@ struct UnindexedSearch {
             var copying = true
             while try statement.step() {
                 let (id, key, title, author) = (statement.int(0), statement.bytes(1), statement.bytes(2), statement.bytes(3))
-                judge.offer(id: id, key: key, title: title, author: author)
-                if copying && !copy.append(id: id, key: key, title: title, author: author) {
+                let place = copying ? copy.append(id: id, key: key, title: title, author: author) : nil
+                if copying && place == nil {
                     // The disk is full: search on without a copy.
                     scans.copy = nil
                     copying = false
                 }
+                judge.offer(id: id, key: key, title: title, author: author, copiedAt: place)
             }
             if copying { copy.complete() }
         }
@@ -156,7 +158,13 @@ struct UnindexedSearch {
         let words: [Word]
         private var ranks: [Best]
         private let singleTokenWords: Bool
+        /// The words' prefixes in one buffer, for `singleTokenWords`.
+        private let prefixes: (bytes: [UInt8], ranges: [Range<Int>], ascii: [Bool])
+        /// The query's letter number when it is one ASCII letter or digit (`LetterPlaces`).
+        private let oneLetter: Int?
         private var tokens = Tokens()
+        /// The table's copy the judged rows come from, if they do.
+        var copy: BooksCopy?
         /// The matching rows, until they would take more than `recordingLimit` bytes.
         private(set) var matched: ScannedRows?
         private let recordingLimit: Int
@@ -165,23 +173,50 @@ struct UnindexedSearch {
         init(words: [Word], wanted: Int, recordingUpTo limit: Int?) {
             self.words = words
             singleTokenWords = words.allSatisfy(\.exact.isEmpty)
+            var bytes: [UInt8] = []
+            prefixes.ranges = words.map { word in
+                bytes += word.prefixBytes
+                return bytes.count - word.prefixBytes.count..<bytes.count
+            }
+            prefixes.bytes = bytes
+            prefixes.ascii = words.map(\.asciiPrefix)
+            oneLetter = words.count == 1 && singleTokenWords && words[0].prefixBytes.count == 1
+                ? LetterPlaces.number(of: words[0].prefixBytes[0]) : nil
             ranks = Array(repeating: Best(wanted: wanted), count: 3)
             matched = limit == nil ? nil : ScannedRows()
             recordingLimit = limit ?? 0
         }
 
+        /// - Parameters:
+        ///   - letters: the row's letter places, when known: a one-letter query is judged on them alone.
+        ///   - copiedAt: where the row is in `copy`, if it is: a match is recorded by its place.
         mutating func offer(id: Int, key: UnsafeBufferPointer<UInt8>, title: UnsafeBufferPointer<UInt8>,
-                            author: UnsafeBufferPointer<UInt8>) {
-            guard let rank = rank(title: title, author: author) else { return }
+                            author: UnsafeBufferPointer<UInt8>, letters: LetterPlaces? = nil, copiedAt place: BooksCopy.Place? = nil) {
+            let rank = if let letter = oneLetter, let letters { letters.rank(ofLetter: letter) } else { rank(title: title, author: author) }
+            guard let rank else { return }
             ranks[rank].offer(id: id, key: key)
-            matched?.append(id: id, key: key, title: title, author: author)
+            if let place, let copy {
+                matched?.append(id: id, in: copy, at: place)
+            } else {
+                matched?.append(id: id, key: key, title: title, author: author)
+            }
             if let size = matched?.byteCount, size > recordingLimit { matched = nil }
         }
 
         private mutating func rank(title: UnsafeBufferPointer<UInt8>, author: UnsafeBufferPointer<UInt8>) -> Int? {
             if singleTokenWords {
-                // Straight on the bytes, with no token list: the usual query, judged millions of times.
-                return BookRank.rank(words: words.count) { word, inTitle in words[word].firstPlace(in: inTitle ? title : author) }
+                // Straight on the bytes, with no token list and no copy of a word (which would
+                // retain its arrays): the usual query, judged millions of times.
+                return prefixes.bytes.withUnsafeBufferPointer { bytes in
+                    prefixes.ranges.withUnsafeBufferPointer { ranges in
+                        prefixes.ascii.withUnsafeBufferPointer { ascii in
+                            BookRank.rank(words: ranges.count) { word, inTitle in
+                                Word.firstPlace(of: UnsafeBufferPointer(rebasing: bytes[ranges[word]]), asciiPrefix: ascii[word],
+                                                in: inTitle ? title : author) { words[word].isCharacterPrefix(of: $0) }
+                            }
+                        }
+                    }
+                }
             }
             guard words.allSatisfy({ $0.mayMatch(title: title, author: author) }) else { return nil }
             tokens.read(title: title, author: author)
@@ -228,24 +263,31 @@ struct UnindexedSearch {
         /// The token that narrows the rows most cheaply: any match holds its bytes.
         var longestToken: [UInt8] { (exact + [prefixBytes]).max { $0.count < $1.count }! }
 
-        /// For a word of one token: the byte offset of the first token of `text` (tokens
-        /// joined by single spaces) that it begins, or nil. 0 is the text's first token.
-        func firstPlace(in text: UnsafeBufferPointer<UInt8>) -> Int? {
+        /// Whether the word's prefix begins `token` (which begins with its bytes) as characters.
+        func isCharacterPrefix(of token: UnsafeBufferPointer<UInt8>) -> Bool {
+            SearchIndexBase.isCharacterPrefix(prefix, prefixBytes: prefixBytes, asciiPrefix: asciiPrefix, of: token)
+        }
+
+        /// For a word of one token, with the prefix bytes `wanted`: the byte offset of the first
+        /// token of `text` (tokens joined by single spaces) that it begins, or nil; 0 is the
+        /// text's first token. `isCharacterPrefix` is asked only of a token that begins with the
+        /// bytes and goes on with a byte outside ASCII.
+        static func firstPlace(of wanted: UnsafeBufferPointer<UInt8>, asciiPrefix: Bool, in text: UnsafeBufferPointer<UInt8>,
+                               isCharacterPrefix: (UnsafeBufferPointer<UInt8>) -> Bool) -> Int? {
             guard let base = text.baseAddress else { return nil }
-            return prefixBytes.withUnsafeBufferPointer { (wanted: UnsafeBufferPointer<UInt8>) -> Int? in
-                var start = 0
-                while start + wanted.count <= text.count {
-                    let space: UnsafeMutableRawPointer? = memchr(base + start, 0x20, text.count - start)
-                    let end = space.map { UnsafeRawPointer($0) - UnsafeRawPointer(base) } ?? text.count
-                    let token = UnsafeBufferPointer(rebasing: text[start..<end])
-                    if ByteOrder.hasPrefix(token, wanted),
-                       SearchIndexBase.isCharacterPrefix(prefix, prefixBytes: prefixBytes, asciiPrefix: asciiPrefix, of: token) {
-                        return start
-                    }
-                    start = end + 1
-                }
-                return nil
+            // A byte loop: tokens and prefixes are a few bytes, too short to pay for calls.
+            let (length, count) = (wanted.count, text.count)
+            var start = 0
+            while start + length <= count {
+                var matched = 0
+                while matched < length && base[start + matched] == wanted[matched] { matched += 1 }
+                var end = start + matched
+                if matched == length && asciiPrefix && (end == count || base[end] < 0x80) { return start }
+                while end < count && base[end] != 0x20 { end += 1 }
+                if matched == length && isCharacterPrefix(UnsafeBufferPointer(rebasing: text[start..<end])) { return start }
+                start = end + 1
             }
+            return nil
         }
 
         /// False when some token of the word is nowhere in the text as bytes, so it cannot
@@ -299,15 +341,22 @@ struct UnindexedSearch {
         let wanted: Int
         private(set) var count = 0
         private var kept: [(key: [UInt8], id: Int)] = []
-        /// Once `kept` was trimmed, anything not before this entry can never be among the first `wanted`.
+        /// Once `kept` was trimmed, anything not before this entry can never be among the first
+        /// `wanted`; its key's first eight bytes (`ByteOrder.prefix`) settle most comparisons.
         private var worst: (key: [UInt8], id: Int)?
+        private var worstPrefix = UInt64.max
 
         init(wanted: Int) { self.wanted = wanted }
 
         mutating func offer(id: Int, key: UnsafeBufferPointer<UInt8>) {
             count += 1
             guard wanted > 0 else { return }
-            if let worst, !worst.key.withUnsafeBufferPointer({ ByteOrder.precedes(key, id, $0, worst.id) }) { return }
+            if worst != nil {
+                // Most offers of a broad query come after the kept ones and end here.
+                let prefix = ByteOrder.prefix(key)
+                if prefix > worstPrefix { return }
+                if prefix == worstPrefix, !worst!.key.withUnsafeBufferPointer({ ByteOrder.precedes(key, id, $0, worst!.id) }) { return }
+            }
             kept.append((Array(key), id))
             if kept.count >= 2 * wanted + 64 { trim() }
         }
@@ -319,6 +368,7 @@ struct UnindexedSearch {
         private mutating func trim() {
             kept = sorted()
             worst = kept.last
+            worstPrefix = worst!.key.withUnsafeBufferPointer(ByteOrder.prefix)
         }
     }
 }

@@ -196,7 +196,12 @@ import Testing
     /// books before and after it was finished.
     @Test func aCopyOfTheTableLeftUnfinishedIsResumedExactly() async throws {
         let path = directory.path("copy.sqlite")
-        let (catalog, books) = try makeCatalog(books: 300, path: path)
+        var (catalog, books) = try makeCatalog(books: 300, path: path)
+        // A token that begins with a letter's byte but not with it as a character ("q" and a
+        // spacing vowel sign) does not match that letter.
+        let marked = try catalog.addBook(NewBook(title: "Q\u{093F}uiet zebra", author: "Z\u{093F}oe Ray"), scope: "main")
+        #expect(!SearchTerms("q").matches(marked) && SearchTerms("z").rank(marked) == 1)
+        books.insert(marked, at: 0)
         let writer = try catalog.remote(account: "editor")
         let connection = try CatalogConnection.open(path: path, create: false, busyTimeout: .seconds(5))
         let scans = RecentScans(memory: BuildMemory(besideCatalog: path))
@@ -210,7 +215,7 @@ import Testing
             try statement.bind([.int(middle)])
             defer { statement.reset() }
             while try statement.step() {
-                #expect(copy.append(id: statement.int(0), key: statement.bytes(1), title: statement.bytes(2), author: statement.bytes(3)))
+                #expect(copy.append(id: statement.int(0), key: statement.bytes(1), title: statement.bytes(2), author: statement.bytes(3)) != nil)
             }
             scans.copy = copy
         }
@@ -241,8 +246,8 @@ import Testing
         try await rename(books[20], "Quokka Late")
         _ = try catalog.addBook(NewBook(title: "Quokka Added Later"), scope: "main")
         try expectExact("quok", from: .booksCopy)
-        try expectExact("a", from: .booksCopy)
-        try expectExact("hist r", from: .booksCopy)
+        // One-letter queries are answered from each row's letter places (the copy holds `marked`).
+        for text in ["a", "q", "z", "2", "hist r", "東"] { try expectExact(text, from: .booksCopy) }
     }
 
     /// Which typed queries are answered from which earlier scan: a longer prefix, a word added
@@ -268,7 +273,7 @@ import Testing
             buffer(key) { key in buffer(title) { title in buffer(author) { author in scanned.append(id: id, key: key, title: title, author: author) } } }
         }
         var read: [(Int, String, String, String)] = []
-        scanned.forEach { id, key, title, author in
+        scanned.forEach { id, key, title, author, _ in
             read.append((id, String(decoding: key, as: UTF8.self), String(decoding: title, as: UTF8.self), String(decoding: author, as: UTF8.self)))
         }
         #expect(read.map { "\($0)" } == rows.map { "\($0)" })
