@@ -29,12 +29,10 @@ final class BooksCopy {
         let length: UInt32
     }
 
-    /// Nil where no scratch file can be made: the copy would be the process's own memory.
+    /// Nil where no scratch file can be made: the copy is never the process's own memory.
     init?(sequence: Int, memory: BuildMemory) {
-        guard memory.directory != nil else { return nil }
-        let bytes = memory.growingBytes(capacity: 16 << 20)
-        let summaries = memory.growingBytes(capacity: 8 << 20)
-        guard bytes.isInFile && summaries.isInFile else { return nil }
+        guard let bytes = memory.growingFileBytes(capacity: 16 << 20),
+              let summaries = memory.growingFileBytes(capacity: 16 << 20) else { return nil }
         self.sequence = sequence
         self.bytes = bytes
         self.summaries = summaries
@@ -69,7 +67,7 @@ final class BooksCopy {
         withUnsafeBytes(of: summary) { summaries.append(contentsOf: $0.bindMemory(to: UInt8.self)) }
         lastID = id
         count += 1
-        return bytes.isInFile && summaries.isInFile ? place : nil
+        return bytes.isFull || summaries.isFull ? nil : place
     }
 
     func complete() { isComplete = true }

@@ -39,7 +39,13 @@ struct BuildMemory: Sendable {
 
     /// Bytes appended as varints, growing as needed (pass 1's copy of the books' tokens).
     func growingBytes(capacity: Int) -> GrowingBytes {
-        scratchFile(capacity).map(GrowingBytes.init) ?? GrowingBytes(allocated: capacity)
+        scratchFile(capacity).map { GrowingBytes($0) } ?? GrowingBytes(allocated: capacity)
+    }
+
+    /// The same in a scratch file only: nil where none can be made, and full (`GrowingBytes.isFull`)
+    /// once the file cannot grow, rather than moved into the process's own memory.
+    func growingFileBytes(capacity: Int) -> GrowingBytes? {
+        scratchFile(capacity).map { GrowingBytes($0, mayMoveToMemory: false) }
     }
 
     /// A new scratch file of `byteCount` bytes, when there is a directory and it can take one.
@@ -96,8 +102,14 @@ final class GrowingBytes {
     private var file: ScratchFile?
     private var allocated: UnsafeMutableRawBufferPointer?
     private(set) var count = 0
+    private var mayMoveToMemory = true
+    /// True once a file that may not move to memory could not grow: appends are dropped.
+    private(set) var isFull = false
 
-    init(_ file: ScratchFile) { self.file = file }
+    init(_ file: ScratchFile, mayMoveToMemory: Bool = true) {
+        self.file = file
+        self.mayMoveToMemory = mayMoveToMemory
+    }
 
     init(allocated capacity: Int) { allocated = .allocate(byteCount: max(capacity, 1), alignment: 16) }
 
@@ -105,18 +117,15 @@ final class GrowingBytes {
 
     private var storage: UnsafeMutableRawBufferPointer { file?.bytes ?? allocated! }
 
-    /// Whether the bytes are in a scratch file (they move to an allocation when it cannot grow).
-    var isInFile: Bool { file != nil }
-
     func append(_ value: UInt32) {
-        if count + 5 > storage.count { grow(toHold: 5) }
+        if count + 5 > storage.count && !grow(toHold: 5) { return }
         var offset = count
         VarInt.write(value, to: storage.bindMemory(to: UInt8.self), at: &offset)
         count = offset
     }
 
     func append(contentsOf bytes: UnsafeBufferPointer<UInt8>) {
-        if count + bytes.count > storage.count { grow(toHold: bytes.count) }
+        if count + bytes.count > storage.count && !grow(toHold: bytes.count) { return }
         UnsafeMutableRawBufferPointer(rebasing: storage[count..<count + bytes.count]).copyMemory(from: UnsafeRawBufferPointer(bytes))
         count += bytes.count
     }
@@ -125,13 +134,20 @@ final class GrowingBytes {
         try body(UnsafeBufferPointer(rebasing: UnsafeBufferPointer(storage.bindMemory(to: UInt8.self))[0..<count]))
     }
 
-    private func grow(toHold more: Int) {
+    /// False, with `isFull` set, when the file cannot grow and may not move to memory.
+    private func grow(toHold more: Int) -> Bool {
+        guard !isFull else { return false }
         let capacity = max(storage.count * 2, count + more)
-        if let file, file.resize(to: capacity) { return }
+        if let file, file.resize(to: capacity) { return true }
+        if file != nil && !mayMoveToMemory {
+            isFull = true
+            return false
+        }
         let larger = UnsafeMutableRawBufferPointer.allocate(byteCount: capacity, alignment: 16)
         larger.copyMemory(from: UnsafeRawBufferPointer(rebasing: storage[0..<count]))
         allocated?.deallocate()
         allocated = larger
         file = nil
+        return true
     }
 }
