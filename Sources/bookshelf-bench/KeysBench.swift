@@ -161,7 +161,7 @@ enum KeysBench: BenchMode {
         print("key kind             p50          p99          max")
         var rows = [("typing a character", typing), ("Ctrl-U (all books)", clearing), ("all keys", all), ("  of which paint", render)]
         if !whileBuilding.samples.isEmpty {
-            rows += [("index being built", whileBuilding), ("  of which narrowed", narrowed), ("index ready", indexed)]
+            rows += [("index being built", whileBuilding), ("  narrowed", narrowed), ("index ready", indexed)]
             print("\(whileBuilding.samples.count) keys were answered while the index was being built (from the books table or a stale stored index; \(narrowed.samples.count) of them narrowed an earlier scan's matches), \(indexed.samples.count) by the index")
         }
         for (label, timings) in rows where !timings.samples.isEmpty {
