@@ -16,12 +16,6 @@ enum ByteOrder {
         return a.count - b.count
     }
 
-    /// Whether `text` begins with the bytes of `prefix`.
-    @inline(__always)
-    static func hasPrefix(_ text: UnsafeBufferPointer<UInt8>, _ prefix: UnsafeBufferPointer<UInt8>) -> Bool {
-        text.count >= prefix.count && compare(UnsafeBufferPointer(rebasing: text[..<prefix.count]), prefix) == 0
-    }
-
     /// Result order within a rank: key bytes, then id.
     @inline(__always)
     static func precedes(_ a: UnsafeBufferPointer<UInt8>, _ aID: Int, _ b: UnsafeBufferPointer<UInt8>, _ bID: Int) -> Bool {

@@ -3,15 +3,16 @@ import Foundation
 import Locking
 import Synchronization
 
-/// What answered a search, for the benchmark and for tests: all three give the same answer.
+/// What answered a search, for the benchmark and for tests: all give the same answer.
 public enum SearchAnswerSource: String, Sendable {
     /// The search index, current.
     case index = "the search index"
     /// A stored index too far behind to keep, with the changed books judged on top, while the
     /// new index is built.
     case staleIndex = "the stale stored index with the changes on top, while the index is rebuilt"
-    /// The books table: any search while the index is built, and the list of all books (the
-    /// first results) before the stored index is mapped or caught up.
+    /// The books table: the list of all books (the first results) before the stored index is
+    /// mapped or caught up, and a word query while the index is built that neither an earlier
+    /// scan nor the table's copy can answer.
     case booksTable = "the books table"
     /// The matching rows of an earlier scan of the books table that the query narrows, and the
     /// rows changed since, while the index is built.

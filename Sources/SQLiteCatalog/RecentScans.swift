@@ -22,7 +22,7 @@ final class RecentScans {
 
     /// Oldest first.
     private var scans: [Scan] = []
-    /// Every row of the scope, once whole-table scans have read them all (`BooksCopy`).
+    /// The rows of the scope that whole-table scans have read so far (`BooksCopy`).
     var copy: BooksCopy?
     /// Where a copy's scratch file goes.
     let memory: BuildMemory
@@ -57,7 +57,6 @@ final class RecentScans {
         scans.removeAll()
         copy = nil
     }
-
 }
 
 /// Rows as a scan read them (id, title key, title terms, author terms): their bytes in one

@@ -10,8 +10,11 @@ import BookCatalog
 /// each remaining row is then judged on its tokens exactly as `SearchIndexBase` judges a book
 /// (`SearchTerms.rank`'s rules), and ordered by rank, `title_key` bytes, then id, as the index
 /// orders its ordinals. Only the best `offset + limit` rows of each rank are kept, so memory
-/// stays small for broad queries. Query text only ever reaches SQL as bound values. A query
-/// that narrows an earlier one is judged on that scan's matching rows instead (`RecentScans`).
+/// stays small for broad queries. Query text only ever reaches SQL as bound values.
+///
+/// For the remote that waits for its index (`recent`), the table is read once: a query that
+/// narrows an earlier one is judged on that scan's matching rows (`RecentScans`), and any other
+/// on the table's copy that the first scans make (`BooksCopy`), each with the rows changed since.
 struct UnindexedSearch {
     let connection: Connection
     let scope: String
