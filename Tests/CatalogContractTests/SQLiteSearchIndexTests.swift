@@ -366,7 +366,7 @@ import Testing
         let base = try file.bytes.withUnsafeBytes { try SearchIndexSnapshot.decode(copying: $0) }
         var booksWith: [String: Int] = [:]
         for book in books {
-            let text = BookText(title: book.title, author: book.author ?? "")
+            let text = BookText(title: book.title, author: book.author)
             let tokens = (text.titleTerms + " " + text.authorTerms).split(separator: " ")
             let prefixes = Set(tokens.flatMap { token in
                 (1...3).compactMap { length -> String? in
@@ -458,7 +458,7 @@ import Testing
         let path = directory.path("ids.sqlite")
         let (catalog, books) = try makeCatalog(books: 500, path: path)
         #expect(try await catalog.remote(account: "editor").searchIndexReport().snapshotStored)
-        func key(_ book: BookRecord) -> [UInt8] { Array(BookText(title: book.title, author: book.author ?? "").titleKey.utf8) }
+        func key(_ book: BookRecord) -> [UInt8] { Array(BookText(title: book.title, author: book.author).titleKey.utf8) }
         let inOrder = books.sorted { ByteOrder.precedes(key($0), $0.id, key($1), $1.id) }
         let place = Dictionary(uniqueKeysWithValues: inOrder.enumerated().map { ($1.id, $0) })
         let everyID = Array(-2...(books.map(\.id).max()! + 3))
