@@ -45,7 +45,9 @@ struct TokenStarts: Sendable {
         guard let first = bytes.first else { return (0, 0) }
         let byte: UInt64 = 1 << (UInt64(first) & 63)
         guard bytes.count >= 2 else { return (byte, 0) }
-        let pair: UInt64 = 1 << ((UInt64(first) << 8 | UInt64(bytes[1])) &* 0x9E37_79B9_7F4A_7C15 >> 58)
+        // The top six bits of the product pick the bit. (Without the parentheses, `>>` binds
+        // before `&*`: the shift went past 63 and every pair had no bit at all.)
+        let pair: UInt64 = 1 << (((UInt64(first) << 8 | UInt64(bytes[1])) &* 0x9E37_79B9_7F4A_7C15) >> 58)
         return (byte, pair)
     }
 }
