@@ -25,6 +25,9 @@ final class BooksCopy {
     struct Summary {
         let starts: TokenStarts
         let letters: LetterPlaces
+        /// The title key's first eight bytes (`ByteOrder.prefix`): most rows a one-letter query
+        /// matches are placed, or passed over, on these alone.
+        let keyPrefix: UInt64
         /// The row's bytes, to step over a row the search does not need.
         let length: UInt32
     }
@@ -63,7 +66,7 @@ final class BooksCopy {
         bytes.append(UInt32(author.count))
         bytes.append(contentsOf: author)
         let summary = Summary(starts: TokenStarts(title: title, author: author), letters: LetterPlaces(title: title, author: author),
-                              length: UInt32(bytes.count - Int(place)))
+                              keyPrefix: ByteOrder.prefix(key), length: UInt32(bytes.count - Int(place)))
         withUnsafeBytes(of: summary) { summaries.append(contentsOf: $0.bindMemory(to: UInt8.self)) }
         lastID = id
         count += 1
@@ -72,10 +75,10 @@ final class BooksCopy {
 
     func complete() { isComplete = true }
 
-    /// The rows whose token starts admit `required`, in id order, with their places and letter places.
+    /// The rows whose token starts admit `required`, in id order, with their places.
     func forEach(admitting required: TokenStarts,
                  _ body: (_ id: Int, _ place: Place, _ key: UnsafeBufferPointer<UInt8>, _ title: UnsafeBufferPointer<UInt8>,
-                          _ author: UnsafeBufferPointer<UInt8>, _ letters: LetterPlaces) throws -> Void) rethrows {
+                          _ author: UnsafeBufferPointer<UInt8>) throws -> Void) rethrows {
         try summaries.withUnsafeBufferPointer { summaries in
             try bytes.withUnsafeBufferPointer { all in
                 var offset = 0
@@ -88,7 +91,32 @@ final class BooksCopy {
                                                                                as: Summary.self)
                     if summary.starts.admits(required) {
                         let (key, title, author) = Self.texts(all, at: &offset)
-                        try body(id, place, key, title, author, summary.letters)
+                        try body(id, place, key, title, author)
+                    }
+                    offset = Int(place) + Int(summary.length)
+                }
+            }
+        }
+    }
+
+    /// For a one-letter query, the letter numbered `letter` (`LetterPlaces`): the rows it
+    /// matches, with their rank and key prefix, read from their summaries alone; `key` reads a
+    /// row's whole key, when the prefix does not settle where it goes.
+    func forEach(matchingLetter letter: Int,
+                 _ body: (_ id: Int, _ place: Place, _ rank: Int, _ keyPrefix: UInt64,
+                          _ key: () -> UnsafeBufferPointer<UInt8>) throws -> Void) rethrows {
+        try summaries.withUnsafeBufferPointer { summaries in
+            try bytes.withUnsafeBufferPointer { all in
+                var offset = 0
+                var id = 0
+                for row in 0..<count {
+                    let place = Place(offset)
+                    id += Int(VarInt.read(all, at: &offset))
+                    let summary = UnsafeRawBufferPointer(summaries).loadUnaligned(fromByteOffset: row * MemoryLayout<Summary>.size,
+                                                                               as: Summary.self)
+                    if let rank = summary.letters.rank(ofLetter: letter) {
+                        var keyOffset = offset
+                        try body(id, place, rank, summary.keyPrefix) { Self.texts(all, at: &keyOffset).key }
                     }
                     offset = Int(place) + Int(summary.length)
                 }

@@ -45,7 +45,7 @@ struct UnindexedSearch {
             return (ids, total, .booksTable)
         }
         let earlier = try scans.narrowest(holdingMatchesOf: words, at: sequence).flatMap { scan in
-            try changedRows(since: scan.sequence).map { (scan, $0) }
+            scans.copyIsQuicker(than: scan) ? nil : try changedRows(since: scan.sequence).map { (scan, $0) }
         }
         // The kept scans cannot answer a query none of them narrows: their room goes to its matches.
         if earlier == nil { scans.removeKeptScans() }
@@ -86,8 +86,14 @@ struct UnindexedSearch {
         // Rows changed since the copy began are judged as they are now, never from the copy.
         let changedIDs = Set(changed.ids)
         judge.copy = copy
-        copy.forEach(admitting: TokenStarts(requiredByAll: judge.words)) { id, place, key, title, author, letters in
-            if changedIDs.isEmpty || !changedIDs.contains(id) { judge.offer(id: id, key: key, title: title, author: author, letters: letters, copiedAt: place) }
+        if let letter = judge.oneLetter {
+            copy.forEach(matchingLetter: letter) { id, place, rank, keyPrefix, key in
+                if changedIDs.isEmpty || !changedIDs.contains(id) { judge.offer(id: id, copiedAt: place, rank: rank, keyPrefix: keyPrefix, key: key) }
+            }
+        } else {
+            copy.forEach(admitting: TokenStarts(requiredByAll: judge.words)) { id, place, key, title, author in
+                if changedIDs.isEmpty || !changedIDs.contains(id) { judge.offer(id: id, key: key, title: title, author: author, copiedAt: place) }
+            }
         }
         // Of the rest, those the copy holds are judged now; a whole copy holds every row (added
         // ones too, though not in it), an unfinished one reads those after it from the table.
@@ -164,7 +170,7 @@ struct UnindexedSearch {
         /// The words' prefixes in one buffer, for `singleTokenWords`.
         private let prefixes: (bytes: [UInt8], ranges: [Range<Int>], ascii: [Bool])
         /// The query's letter number when it is one ASCII letter or digit (`LetterPlaces`).
-        private let oneLetter: Int?
+        let oneLetter: Int?
         private var tokens = Tokens()
         /// The table's copy the judged rows come from, if they do.
         var copy: BooksCopy?
@@ -190,19 +196,34 @@ struct UnindexedSearch {
             recordingLimit = limit ?? 0
         }
 
-        /// - Parameters:
-        ///   - letters: the row's letter places, when known: a one-letter query is judged on them alone.
-        ///   - copiedAt: where the row is in `copy`, if it is: a match is recorded by its place.
+        /// - Parameter copiedAt: where the row is in `copy`, if it is: a match is recorded by its place.
         mutating func offer(id: Int, key: UnsafeBufferPointer<UInt8>, title: UnsafeBufferPointer<UInt8>,
-                            author: UnsafeBufferPointer<UInt8>, letters: LetterPlaces? = nil, copiedAt place: BooksCopy.Place? = nil) {
-            let rank = if let letter = oneLetter, let letters { letters.rank(ofLetter: letter) } else { rank(title: title, author: author) }
-            guard let rank else { return }
-            ranks[rank].offer(id: id, key: key)
-            if let place, let copy {
-                matched?.append(id: id, in: copy, at: place)
+                            author: UnsafeBufferPointer<UInt8>, copiedAt place: BooksCopy.Place? = nil) {
+            guard let rank = rank(title: title, author: author) else { return }
+            ranks[rank].offer(id: id, prefix: ByteOrder.prefix(key)) { key }
+            if let place {
+                recordCopied(id: id, at: place)
             } else {
                 matched?.append(id: id, key: key, title: title, author: author)
+                dropRecordingOverLimit()
             }
+        }
+
+        /// A row of `copy` that a one-letter query matches, judged on its summary
+        /// (`BooksCopy.forEach(matchingLetter:)`).
+        mutating func offer(id: Int, copiedAt place: BooksCopy.Place, rank: Int, keyPrefix: UInt64,
+                            key: () -> UnsafeBufferPointer<UInt8>) {
+            ranks[rank].offer(id: id, prefix: keyPrefix, key: key)
+            recordCopied(id: id, at: place)
+        }
+
+        private mutating func recordCopied(id: Int, at place: BooksCopy.Place) {
+            guard let copy else { preconditionFailure("a place with no copy") }
+            matched?.append(id: id, in: copy, at: place)
+            dropRecordingOverLimit()
+        }
+
+        private mutating func dropRecordingOverLimit() {
             if let size = matched?.byteCount, size > recordingLimit { matched = nil }
         }
 
@@ -351,16 +372,18 @@ struct UnindexedSearch {
 
         init(wanted: Int) { self.wanted = wanted }
 
-        mutating func offer(id: Int, key: UnsafeBufferPointer<UInt8>) {
+        /// - Parameters:
+        ///   - prefix: the key's first eight bytes (`ByteOrder.prefix`).
+        ///   - key: the whole key, asked only when the prefix does not settle it.
+        mutating func offer(id: Int, prefix: UInt64, key: () -> UnsafeBufferPointer<UInt8>) {
             count += 1
             guard wanted > 0 else { return }
             if worst != nil {
                 // Most offers of a broad query come after the kept ones and end here.
-                let prefix = ByteOrder.prefix(key)
                 if prefix > worstPrefix { return }
-                if prefix == worstPrefix, !worst!.key.withUnsafeBufferPointer({ ByteOrder.precedes(key, id, $0, worst!.id) }) { return }
+                if prefix == worstPrefix, !worst!.key.withUnsafeBufferPointer({ ByteOrder.precedes(key(), id, $0, worst!.id) }) { return }
             }
-            kept.append((Array(key), id))
+            kept.append((Array(key()), id))
             if kept.count >= 2 * wanted + 64 { trim() }
         }
 

@@ -202,6 +202,10 @@ import Testing
         let marked = try catalog.addBook(NewBook(title: "Q\u{093F}uiet zebra", author: "Z\u{093F}oe Ray"), scope: "main")
         #expect(!SearchTerms("q").matches(marked) && SearchTerms("z").rank(marked) == 1)
         books.insert(marked, at: 0)
+        // Enough books beginning with "l" that the best are trimmed, and one whose key (with its
+        // leading apostrophe) sorts before all of them though its terms do not.
+        try catalog.insertBooks((0..<300).map { NewBook(title: "Lamp \($0)") }, scope: "main")
+        _ = try catalog.addBook(NewBook(title: "'Lamp Last"), scope: "main")
         let writer = try catalog.remote(account: "editor")
         let connection = try CatalogConnection.open(path: path, create: false, busyTimeout: .seconds(5))
         let scans = RecentScans(memory: BuildMemory(besideCatalog: path))
@@ -247,7 +251,38 @@ import Testing
         _ = try catalog.addBook(NewBook(title: "Quokka Added Later"), scope: "main")
         try expectExact("quok", from: .booksCopy)
         // One-letter queries are answered from each row's letter places (the copy holds `marked`).
-        for text in ["a", "q", "z", "2", "hist r", "東"] { try expectExact(text, from: .booksCopy) }
+        for text in ["a", "q", "z", "2", "h", "l", "e", "hist r", "東"] { try expectExact(text, from: .booksCopy) }
+    }
+
+    /// A kept scan of more than an eighth of a whole copy's rows, and more than a few, is left
+    /// for the copy, which is read in order; smaller ones, or any while the copy is unfinished,
+    /// are narrowed.
+    @Test func aLargeKeptScanIsLeftForTheCopy() throws {
+        let scans = RecentScans(memory: BuildMemory(besideCatalog: directory.path("catalog.sqlite")))
+        /// A copy of `count` rows, and a kept scan of its first `rows`.
+        func copy(of count: Int) throws -> (BooksCopy, (_ rows: Int) -> RecentScans.Scan) {
+            let copy = try #require(BooksCopy(sequence: 1, memory: scans.memory))
+            var places: [BooksCopy.Place] = []
+            try Array("b".utf8).withUnsafeBufferPointer { text in
+                for id in 1...count { places.append(try #require(copy.append(id: id, key: text, title: text, author: text))) }
+            }
+            return (copy, { count in
+                var rows = ScannedRows()
+                for row in 0..<count { rows.append(id: row + 1, in: copy, at: places[row]) }
+                return RecentScans.Scan(words: SearchTerms("b").words.map(UnindexedSearch.Word.init), sequence: 1, rows: rows)
+            })
+        }
+        let (large, ofLarge) = try copy(of: 200_000)
+        scans.copy = large
+        #expect(!scans.copyIsQuicker(than: ofLarge(25_001)))     // unfinished
+        large.complete()
+        #expect(!scans.copyIsQuicker(than: ofLarge(25_000)))     // an eighth
+        #expect(scans.copyIsQuicker(than: ofLarge(25_001)))
+        let (small, ofSmall) = try copy(of: 100_000)
+        small.complete()
+        scans.copy = small
+        #expect(!scans.copyIsQuicker(than: ofSmall(RecentScans.fewRows)))   // more than an eighth, but few
+        #expect(scans.copyIsQuicker(than: ofSmall(RecentScans.fewRows + 1)))
     }
 
     /// Which typed queries are answered from which earlier scan: a longer prefix, a word added
