@@ -79,6 +79,31 @@ final class BooksCopy {
     func forEach(admitting required: TokenStarts,
                  _ body: (_ id: Int, _ place: Place, _ key: UnsafeBufferPointer<UInt8>, _ title: UnsafeBufferPointer<UInt8>,
                           _ author: UnsafeBufferPointer<UInt8>) throws -> Void) rethrows {
+        try forEachSummary { id, place, summary, all, textsAt in
+            guard summary.starts.admits(required) else { return }
+            var offset = textsAt
+            let (key, title, author) = Self.texts(all, at: &offset)
+            try body(id, place, key, title, author)
+        }
+    }
+
+    /// For a one-letter query, the letter numbered `letter` (`LetterPlaces`): the rows it
+    /// matches, with their rank and key prefix, read from their summaries alone; `key` reads a
+    /// row's whole key, when the prefix does not settle where it goes.
+    func forEach(matchingLetter letter: Int,
+                 _ body: (_ id: Int, _ place: Place, _ rank: Int, _ keyPrefix: UInt64,
+                          _ key: () -> UnsafeBufferPointer<UInt8>) throws -> Void) rethrows {
+        try forEachSummary { id, place, summary, all, textsAt in
+            guard let rank = summary.letters.rank(ofLetter: letter) else { return }
+            var offset = textsAt
+            try body(id, place, rank, summary.keyPrefix) { Self.texts(all, at: &offset).key }
+        }
+    }
+
+    /// Every row in id order: its id, place and summary, and where its texts begin in `all`
+    /// (`texts(_:at:)`); the walk steps from row to row by the summaries' lengths.
+    private func forEachSummary(_ body: (_ id: Int, _ place: Place, _ summary: Summary, _ all: UnsafeBufferPointer<UInt8>,
+                                         _ textsAt: Int) throws -> Void) rethrows {
         try summaries.withUnsafeBufferPointer { summaries in
             try bytes.withUnsafeBufferPointer { all in
                 var offset = 0
@@ -89,35 +114,7 @@ final class BooksCopy {
                     // Written unpadded (`withUnsafeBytes(of:)` gives its size, not its stride).
                     let summary = UnsafeRawBufferPointer(summaries).loadUnaligned(fromByteOffset: row * MemoryLayout<Summary>.size,
                                                                                as: Summary.self)
-                    if summary.starts.admits(required) {
-                        let (key, title, author) = Self.texts(all, at: &offset)
-                        try body(id, place, key, title, author)
-                    }
-                    offset = Int(place) + Int(summary.length)
-                }
-            }
-        }
-    }
-
-    /// For a one-letter query, the letter numbered `letter` (`LetterPlaces`): the rows it
-    /// matches, with their rank and key prefix, read from their summaries alone; `key` reads a
-    /// row's whole key, when the prefix does not settle where it goes.
-    func forEach(matchingLetter letter: Int,
-                 _ body: (_ id: Int, _ place: Place, _ rank: Int, _ keyPrefix: UInt64,
-                          _ key: () -> UnsafeBufferPointer<UInt8>) throws -> Void) rethrows {
-        try summaries.withUnsafeBufferPointer { summaries in
-            try bytes.withUnsafeBufferPointer { all in
-                var offset = 0
-                var id = 0
-                for row in 0..<count {
-                    let place = Place(offset)
-                    id += Int(VarInt.read(all, at: &offset))
-                    let summary = UnsafeRawBufferPointer(summaries).loadUnaligned(fromByteOffset: row * MemoryLayout<Summary>.size,
-                                                                               as: Summary.self)
-                    if let rank = summary.letters.rank(ofLetter: letter) {
-                        var keyOffset = offset
-                        try body(id, place, rank, summary.keyPrefix) { Self.texts(all, at: &keyOffset).key }
-                    }
+                    try body(id, place, summary, all, offset)
                     offset = Int(place) + Int(summary.length)
                 }
             }
