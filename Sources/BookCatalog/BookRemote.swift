@@ -59,16 +59,27 @@ public struct SearchQuery: Sendable, Hashable {
     /// understands it continues from there instead of skipping `offset` rows (keyset paging);
     /// `offset` must still say how many rows came before, for stores that do not.
     public let after: SearchCursor?
+    /// The store may answer with the page before it has counted the matches
+    /// (`TotalCount.counting`), when counting would keep the page waiting; the same query
+    /// without it then gives the count. The app asks this way for the first page of a typed
+    /// query; paging and scripts never do.
+    public let countLater: Bool
 
-    public init(text: String, limit: Int = 50, offset: Int = 0) {
-        self.init(text: text, limit: limit, offset: offset, after: nil)
+    public init(text: String, limit: Int = 50, offset: Int = 0, countLater: Bool = false) {
+        self.init(text: text, limit: limit, offset: offset, after: nil, countLater: countLater)
     }
 
-    public init(text: String, limit: Int, offset: Int, after: SearchCursor?) {
+    public init(text: String, limit: Int, offset: Int, after: SearchCursor?, countLater: Bool = false) {
         self.text = text
         self.limit = max(0, limit)
         self.offset = max(0, offset)
         self.after = after
+        self.countLater = countLater
+    }
+
+    /// The same query, the count no longer to be put off.
+    public var countingNow: SearchQuery {
+        SearchQuery(text: text, limit: limit, offset: offset, after: after)
     }
 }
 
@@ -94,6 +105,9 @@ public enum TotalCount: Sendable, Hashable {
     case atLeast(Int)
     /// The store's estimate ("about 460,000"); a store that can count never gives one.
     case about(Int)
+    /// The store answered the page first (`SearchQuery.countLater`) and has found at least
+    /// this many matches so far; asking again without `countLater` gives the count.
+    case counting(atLeast: Int)
 
     /// `counted` is the number of matches counted up to `SearchPage.exactCountLimit + 1`;
     /// `hasMore` says whether rows follow the page.
@@ -120,7 +134,7 @@ public enum TotalCount: Sendable, Hashable {
 
     public var value: Int {
         switch self {
-        case let .exact(count), let .atLeast(count), let .about(count): count
+        case let .exact(count), let .atLeast(count), let .about(count), let .counting(count): count
         }
     }
 

@@ -20,6 +20,8 @@ public enum RequestKind: String, Sendable, Hashable, CaseIterable {
     case page
     /// A search re-run because someone else committed.
     case refresh
+    /// The count of a search whose page came first (`TotalCount.counting`).
+    case count
     /// A single record: opening the editor, re-reading it after a change, fetching theirs in a conflict.
     case load
     case save

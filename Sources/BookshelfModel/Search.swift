@@ -127,24 +127,40 @@ extension BookshelfModel {
         let isRefresh = kind == .refresh
         // A refresh re-reads every loaded row so the list does not shrink under the user.
         let limit = isRefresh ? max(pageSize, results.rows.count) : pageSize
+        let query = SearchQuery(text: text, limit: limit, countLater: true)
         return launch(.search, kind, showsBusy: !isRefresh || userIsWaiting,
-            { try await repository.search(SearchQuery(text: text, limit: limit)) },
+            { try await repository.search(query) },
             publish: { [self] page, ticket in
-                results.replaceRows(page.records.map(floor), total: page.total, keepSelection: isRefresh)
-                results.totalCount = page.totalCount
-                results.next = page.next
-                results.rowsOwner = ticket.identity
-                results.rowsQuery = text
-                results.answeredWhileIndexing = page.answeredWhileIndexing
-                results.error = nil
+                showRows(page, of: text, answering: ticket, keepSelection: isRefresh)
                 if openWhenAnswered == ticket.identity {
                     openWhenAnswered = nil
                     openSelected()
                 }
+                if case .counting = page.totalCount { await count(query.countingNow, after: ticket) }
             },
             fail: { [self] error, ticket in
                 results.error = Self.message(for: error)
                 if openWhenAnswered == ticket.identity { openWhenAnswered = nil }
             })
+    }
+
+    /// The store showed the page before counting (`TotalCount.counting`): the same search
+    /// again, counted, in the same task, so that a newer key cancels it like any search. Its
+    /// rows replace the same rows, keeping the selection the user may have moved meanwhile.
+    private func count(_ query: SearchQuery, after search: RequestTicket) async {
+        guard let repository else { return }
+        await performChained(after: search, .count, { try await repository.search(query) },
+            publish: { [self] page, ticket in showRows(page, of: query.text, answering: ticket, keepSelection: true) },
+            fail: { [self] error, _ in results.error = Self.message(for: error) })
+    }
+
+    private func showRows(_ page: SearchPage, of text: String, answering ticket: RequestTicket, keepSelection: Bool) {
+        results.replaceRows(page.records.map(floor), total: page.total, keepSelection: keepSelection)
+        results.totalCount = page.totalCount
+        results.next = page.next
+        results.rowsOwner = ticket.identity
+        results.rowsQuery = text
+        results.answeredWhileIndexing = page.answeredWhileIndexing
+        results.error = nil
     }
 }

@@ -74,12 +74,13 @@ public enum Screen {
         }
     }
 
-    /// "3,010"; "10,000+" or "about 460,000" when the store stopped counting.
+    /// "3,010"; "10,000+" or "about 460,000" when the store stopped counting; "60+" (so far)
+    /// while it is still counting.
     static func totalText(_ search: SearchState) -> String {
         let number = NumberText.grouped(search.total)
         switch search.totalCount {
         case .exact: return number
-        case .atLeast: return number + "+"
+        case .atLeast, .counting: return number + "+"
         case .about: return "about " + number
         }
     }
@@ -87,7 +88,7 @@ public enum Screen {
     static func renderRule(_ state: BookshelfState, top: Int, layout: ScreenLayout, into canvas: inout Canvas) {
         canvas.fill(layout.rule, symbol: "─", style: Theme.border)
         let search = state.search
-        let count: String
+        var count: String
         if search.rows.isEmpty {
             count = search.isBusy || search.error != nil ? ""
                 : SearchTerms(search.query).hasNoSearchableWords ? "no searchable words" : "no matches"
@@ -100,6 +101,8 @@ public enum Screen {
                 + (search.rowsAreCurrent ? "" : " for “\(TextLayout.truncate(search.rowsQuery, toWidth: 20))”")
         }
         guard !count.isEmpty else { return }
+        // The page came first; its count follows (`TotalCount.counting`).
+        if case .counting = search.totalCount, search.rowsAreCurrent { count += ", counting…" }
         let label = " \(count) "
         let width = TextLayout.width(label)
         canvas.draw(label, x: max(0, layout.columns - width - 1), y: layout.rule.y, style: Theme.count)

@@ -19,6 +19,9 @@ public enum SearchAnswerSource: String, Sendable {
     case earlierScan = "an earlier scan's matching rows, narrowed"
     /// A copy of the books table's search columns, made by the first scans while the index is built.
     case booksCopy = "the copy of the books table"
+    /// The books whose titles begin with the first word, read in title order while the index
+    /// is built: the page alone, its count to follow (`TitleOrderPage`).
+    case titleOrder = "the title index, the page before its count"
 
     /// Whether a search index answered, so that every id it names must be a book.
     var isIndex: Bool { self == .index || self == .staleIndex }

@@ -21,6 +21,7 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
     private var index: SearchIndex?
     /// Word searches' matching rows, and a copy of the table, while there is no index to answer (`RecentScans`).
     private let recentScans: RecentScans
+    private let titleOrder = TitleOrderPage()
     /// The index being loaded or built in the background: the first one from the moment the
     /// remote is made, later a replacement when too many rows changed since the base.
     private var preparation: IndexPreparation?
@@ -133,7 +134,8 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
                 let (ids, total) = try answer(terms, query, index: index, at: sequence)
                 do {
                     let isIndex = lastSearchAnswer?.isIndex == true
-                    return try page(ids: ids, total: total, query: query, namedByIndex: isIndex, whileIndexing: !isIndex && !terms.isEmpty)
+                    return try page(ids: ids, total: total, query: query, namedByIndex: isIndex, whileIndexing: !isIndex && !terms.isEmpty,
+                                    countFollows: lastSearchAnswer == .titleOrder)
                 } catch is SearchIndexDamage {
                     // In one read snapshot every id the index names is a book: this index was
                     // crafted or damaged where no checksum looks. Never trust it again.
@@ -184,6 +186,11 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
                 distrustIndex()
             }
         }
+        if query.countLater,
+           let (ids, seen) = try titleOrder.page(terms, offset: query.offset, limit: query.limit, connection: connection, scope: account.scope) {
+            lastSearchAnswer = .titleOrder
+            return (ids, seen)
+        }
         let (ids, total, source) = try UnindexedSearch(connection: connection, scope: account.scope, recent: (recentScans, sequence))
             .search(terms, offset: query.offset, limit: query.limit)
         lastSearchAnswer = source
@@ -208,8 +215,9 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
     /// The rows of `ids`. An id with no book of this scope is `SearchIndexDamage` when an index
     /// named it, and a malformed answer otherwise. `whileIndexing`: a word query answered from
     /// the books table because the index is being built (the list of all books is quick there).
+    /// `countFollows`: `total` is the matches seen so far (`TotalCount.counting`).
     private func page(ids: [Int], total: Int, query: SearchQuery, namedByIndex: Bool = false,
-                      whileIndexing: Bool = false) throws -> SearchPage {
+                      whileIndexing: Bool = false, countFollows: Bool = false) throws -> SearchPage {
         let records = try ids.map { id in
             guard let record = try connection.queryFirst(
                 "SELECT id, title, author, revision FROM books WHERE id = ?1 AND scope = ?2",
@@ -220,9 +228,9 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
             }
             return record
         }
-        return SearchPage(records: records, totalCount: TotalCount(
-            counted: total, offset: query.offset, shown: records.count, hasMore: query.offset + records.count < total),
-            answeredWhileIndexing: whileIndexing)
+        let totalCount = countFollows ? .counting(atLeast: max(total, query.offset + records.count))
+            : TotalCount(counted: total, offset: query.offset, shown: records.count, hasMore: query.offset + records.count < total)
+        return SearchPage(records: records, totalCount: totalCount, answeredWhileIndexing: whileIndexing)
     }
 
     /// Replays the changes up to `sequence` into `index`; false when there are too many for its

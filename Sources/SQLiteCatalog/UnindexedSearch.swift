@@ -247,6 +247,9 @@ struct UnindexedSearch {
             return tokens.rank(words)
         }
 
+        /// How many matches ranked first (the title begins with the first word).
+        var firstRankCount: Int { ranks[0].count }
+
         func answer(offset: Int, limit: Int) -> (ids: [Int], total: Int) {
             let ordered = ranks.flatMap { $0.sorted().map(\.id) }
             let total = min(ranks.reduce(0) { $0 + $1.count }, SearchIndex.countLimit(offset: offset, limit: limit))

@@ -56,7 +56,7 @@ struct ClassTable {
     static func text(_ total: TotalCount) -> String {
         switch total {
         case let .exact(count): "\(count)"
-        case let .atLeast(count): "\(count)+"
+        case let .atLeast(count), let .counting(count): "\(count)+"
         case let .about(count): "about \(count)"
         }
     }

@@ -180,6 +180,7 @@ enum SearchScaling {
         case .booksTable?: "books table"
         case .earlierScan?: "earlier scan"
         case .booksCopy?: "books copy"
+        case .titleOrder?: "title order"
         case nil: "?"
         }
     }

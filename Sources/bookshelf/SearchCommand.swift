@@ -90,7 +90,7 @@ enum SearchCommand {
     static func jsonSummary(_ page: SearchPage, query: SearchQuery) -> String {
         let kind = switch page.totalCount {
         case .exact: "exact"
-        case .atLeast: "at_least"
+        case .atLeast, .counting: "at_least"
         case .about: "about"
         }
         return "{\"total\":\(page.total),\"total_kind\":\"\(kind)\","
@@ -104,7 +104,7 @@ enum SearchCommand {
         let count: String
         switch page.totalCount {
         case .exact: count = number
-        case .atLeast: count = number + "+"
+        case .atLeast, .counting: count = number + "+"
         case .about: count = "about " + number
         }
         let matches = page.total == 1 && page.totalCount.isExact ? "1 match" : "\(count) matches"

@@ -93,7 +93,7 @@ final class Harness {
 extension RequestKind {
     func matches(_ call: ScriptedRemote.CallKind) -> Bool {
         switch call {
-        case .search: self == .search || self == .refresh || self == .page
+        case .search: self == .search || self == .refresh || self == .page || self == .count
         case .load: self == .load || self == .reconcile
         case .save: self == .save
         case .check: self == .changeCheck

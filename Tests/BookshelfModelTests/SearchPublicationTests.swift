@@ -55,6 +55,70 @@ import Testing
         await h.drain()
     }
 
+    /// A store may show a page before counting its matches (`TotalCount.counting`): the model
+    /// shows it at once, not busy, and asks the same search again without `countLater`, in the
+    /// same task; the count replaces the same rows and keeps the selection moved meanwhile.
+    @Test func aPageShownBeforeItsCountIsCountedByTheSameSearch() async {
+        let h = Harness()
+        await h.start(answering: .page([], total: 0))
+        let search = h.model.setQuery("h")!
+        let pageCall = await h.nextCall(.search)
+        #expect(pageCall.call == .search(SearchQuery(text: "h", limit: 50, countLater: true)))
+        let rows = [book(1, "Harbor"), book(2, "Hill")]
+        // Not `h.release`: the task goes on to the count, which parks until released.
+        await h.remote.release(pageCall.number, .searchPage(SearchPage(records: rows, totalCount: .counting(atLeast: 2))))
+        let countCall = await h.nextCall(.search)
+        #expect(countCall.call == .search(SearchQuery(text: "h", limit: 50)), "the same search, counted")
+        #expect(h.search.rows == rows && h.search.totalCount == .counting(atLeast: 2) && h.search.rowsAreCurrent)
+        #expect(!h.search.isBusy, "the page is the answer; the count needs no spinner")
+        #expect(h.model.log.trace(ofRequest: search)?.fate == .published)
+        h.model.moveSelection(by: 1)
+        let count = h.model.pendingRequests.last { $0.kind == .count }!.request
+        await h.release(countCall.number, .page(rows, total: 120), request: count)
+        #expect(h.search.rows == rows && h.search.totalCount == .exact(120) && h.search.selection == 1)
+        #expect(h.model.log.trace(ofRequest: count)?.fate == .published)
+        await h.drain()
+    }
+
+    /// A count still running when the user types on belongs to an older query: whether it
+    /// answers before or after the newer search, it never shows its total or rows; nor does
+    /// one that answers after the account was switched.
+    @Test(arguments: ["before the newer search", "after the newer search", "after an account switch"])
+    func aCountOvertakenByANewerSearchIsNeverShown(_ when: String) async {
+        let h = Harness(books: ["alice": [], "bob": [book(9, "Bob's book")]])
+        await h.start(answering: .page([], total: 0))
+        let oldRemote = h.remote
+        _ = h.model.setQuery("h")!
+        let pageCall = await h.nextCall(.search)
+        let harbor = [book(1, "Harbor")]
+        await h.remote.release(pageCall.number, .searchPage(SearchPage(records: harbor, totalCount: .counting(atLeast: 1))))
+        let countCall = await h.nextCall(.search)
+        let count = h.model.pendingRequests.last { $0.kind == .count }!.request
+        if when == "after an account switch" {
+            await h.switchAccount(to: "bob")
+            await h.release(countCall.number, on: oldRemote, .page(harbor, total: 500), request: count)
+            #expect(h.model.log.trace(ofRequest: count)?.fate == .droppedOldSession)
+            await h.answer(.search, with: .deliver)
+            #expect(h.search.rows == [book(9, "Bob's book")] && h.search.totalCount == .exact(1))
+            await h.drain()
+            return
+        }
+        let newer = h.model.setQuery("hi")!
+        let newerCall = await h.nextCall(.search)
+        let hill = [book(2, "Hill")]
+        if when == "before the newer search" {
+            await h.release(countCall.number, .page(harbor, total: 500), request: count)
+            #expect(h.search.rows == harbor && h.search.totalCount == .counting(atLeast: 1) && h.search.isBusy)
+            await h.release(newerCall.number, .page(hill, total: 1), request: newer)
+        } else {
+            await h.release(newerCall.number, .page(hill, total: 1), request: newer)
+            await h.release(countCall.number, .page(harbor, total: 500), request: count)
+        }
+        #expect(h.search.rows == hill && h.search.totalCount == .exact(1) && !h.search.isBusy)
+        #expect(h.model.log.trace(ofRequest: count)?.fate == .droppedStale)
+        await h.drain()
+    }
+
     @Test func olderFailureAfterNewerSuccessShowsNoError() async {
         let h = Harness()
         await h.start(answering: .page([], total: 0))

@@ -111,6 +111,27 @@ import TerminalUI
         #expect(harness.model.state.editor?.bookID == harness.model.state.search.rows[2].id)
     }
 
+    /// A page shown before its count (`TotalCount.counting`) says so on the rule, with the
+    /// matches found so far, until the count arrives; rows of an older query never say it.
+    @Test func aPageShownBeforeItsCountSaysTheCountIsComing() async {
+        let harness = AppHarness(columns: 60, rows: 12)
+        await harness.start()
+        var state = harness.model.state
+        func rule() -> String {
+            var canvas = Canvas(width: 60, height: 12)
+            Screen.render(state, ui: UIState(), store: StoreInfo(kind: "SQLite", location: "books.sqlite"), into: &canvas)
+            return canvas.textLines()[2]
+        }
+        state.search.totalCount = .counting(atLeast: 57)
+        state.search.total = 57
+        #expect(rule().hasSuffix(" 1–5 of 57+, counting… ─"), "\(rule())")
+        state.search.query = "x"
+        #expect(!rule().contains("counting"), "\(rule())")
+        state.search.query = state.search.rowsQuery
+        state.search.totalCount = .exact(57)
+        #expect(rule().hasSuffix(" 1–5 of 57 ─"), "\(rule())")
+    }
+
     @Test func theWheelScrollsTheViewAndTheSelectionStaysOnItsBookWhileItIsVisible() async {
         let books = (1...40).map { (String(format: "Book %02d", $0), "") }
         let harness = AppHarness(columns: 60, rows: 12, books: books)

@@ -190,6 +190,69 @@ import Testing
         #expect(await reader.lastSearchAnswer == .index)
     }
 
+    /// While the index is built, the app may have a page before its count
+    /// (`SearchQuery.countLater`): when the page is all books whose titles begin with the
+    /// first word, it is read in title order from the title index, including titles that begin
+    /// with punctuation (whose keys sort before the letters, or between digits and letters),
+    /// and it is exactly the page the committed books give, with a count so far that is never
+    /// more than the matches. Otherwise (the page needs other books, or a title whose key
+    /// begins beyond ASCII) the whole answer comes, counted. The same query without
+    /// `countLater` gives the same page and the exact count.
+    @Test func aPageBeforeItsCountIsTheCommittedBooksPage() async throws {
+        let path = directory.path("page-first.sqlite")
+        let (catalog, _) = try makeCatalog(books: 200, path: path)
+        let titles = ["\"Hello,\" said the Hare", "[Hidden] Rooms", "...Hope Remains", "¿Hay alguien?", "“Hark,” the Herald",
+                      "Hay Fever", "Haystack Nights", "Hayride", "O'Brien's Pub", "O'Hara's Way", "1984 Revisited",
+                      "1001 Nights", "The House", "(1) Hymns"] + (0..<60).map { "Harbor Lights \($0)" }
+        try catalog.insertBooks(titles.map { NewBook(title: $0, author: "") }, scope: "main")
+        let build = DispatchSemaphore(value: 0)
+        defer { build.signal() }
+        let reader = try SQLiteCatalog.open(path: path, create: false, beforeIndexBuild: { build.wait() }).remote(account: "reader")
+        let books = try committedBooks(path, scope: "main")
+        var titleOrderAnswers = 0
+        for text in ["h", "ha", "hay", "hark", "hel", "hid", "hop", "o'b", "1", "the h", "h the", "harbor 1", "hymn", "zzz"] {
+            let terms = SearchTerms(text)
+            let expected = books.filter(terms.matches).sorted { terms.sortKey($0) < terms.sortKey($1) }
+            for (limit, offset) in [(50, 0), (5, 0), (3, 2), (10, 45)] {
+                let wanted = Array(expected.dropFirst(offset).prefix(limit))
+                let exactCount = TotalCount(counted: expected.count, offset: offset, shown: wanted.count,
+                                            hasMore: offset + wanted.count < expected.count)
+                // The title order can give the page when its first offset + limit books all rank
+                // first and have keys beginning in ASCII (those beyond sort after all of them).
+                let firstOnes = expected.prefix(offset + limit)
+                let titleOrderCan = firstOnes.count == offset + limit && firstOnes.allSatisfy {
+                    terms.rank($0) == 0 && SearchTerms.fold($0.title).utf8.first! < 0x80
+                }
+                let query = SearchQuery(text: text, limit: limit, offset: offset, countLater: true)
+                let page = try await reader.search(query)
+                #expect(page.records == wanted, "\(text) \(limit) \(offset)")
+                if titleOrderCan {
+                    titleOrderAnswers += 1
+                    #expect(await reader.lastSearchAnswer == .titleOrder, "\(text) \(limit) \(offset)")
+                    guard case let .counting(seen) = page.totalCount else {
+                        Issue.record("\(text) \(limit) \(offset): \(page.totalCount), not counting")
+                        continue
+                    }
+                    #expect(seen >= offset + wanted.count && seen <= expected.count, "\(text) \(limit) \(offset)")
+                } else {
+                    #expect(page.totalCount == exactCount, "\(text) \(limit) \(offset)")
+                    #expect(await reader.lastSearchAnswer != .titleOrder, "\(text) \(limit) \(offset)")
+                }
+                let counted = try await reader.search(query.countingNow)
+                #expect(counted.records == wanted && counted.totalCount == exactCount, "\(text) \(limit) \(offset) counted")
+            }
+        }
+        #expect(titleOrderAnswers >= 10, "the scenario gives the title order pages to answer")
+        // Keys beginning with punctuation sort first, and these titles begin with "h" words.
+        let first = try await reader.search(SearchQuery(text: "h", limit: 3, countLater: true))
+        #expect(first.records.map(\.title) == ["\"Hello,\" said the Hare", "...Hope Remains", "[Hidden] Rooms"])
+        #expect(await reader.lastSearchAnswer == .titleOrder)
+        build.signal()
+        #expect(try await reader.searchIndexReport().report.origin == .built)
+        let page = try await reader.search(SearchQuery(text: "h", limit: 5, countLater: true))
+        #expect(await reader.lastSearchAnswer == .index && page.totalCount.isExact, "the index counts at once")
+    }
+
     /// A copy of the table that a cancelled scan left half made is resumed by the next scan
     /// after its last id, and then answers on its own: exactly what the committed books say,
     /// though another program renamed books on both sides of where the copy stopped and added
