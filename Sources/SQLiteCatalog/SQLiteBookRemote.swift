@@ -18,6 +18,7 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
     private let catalogPath: String
     private let busyTimeout: Duration
     private let beforeIndexBuild: IndexPreparation.BuildHook?
+    private let beforeCatchUp: IndexPreparation.BuildHook?
     private var index: SearchIndex?
     /// Word searches' matching rows, and a copy of the table, while there is no index to answer (`RecentScans`).
     private let recentScans: RecentScans
@@ -34,12 +35,13 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
     private var seenState: CatalogState
 
     init(connection: sending Connection, account: Account, catalogPath: String, busyTimeout: Duration,
-         beforeIndexBuild: IndexPreparation.BuildHook?) {
+         beforeIndexBuild: IndexPreparation.BuildHook?, beforeCatchUp: IndexPreparation.BuildHook?) {
         self.connection = connection
         self.account = account
         self.catalogPath = catalogPath
         self.busyTimeout = busyTimeout
         self.beforeIndexBuild = beforeIndexBuild
+        self.beforeCatchUp = beforeCatchUp
         recentScans = RecentScans(memory: BuildMemory(besideCatalog: catalogPath))
         self.seenDataVersion = (try? connection.queryFirst("PRAGMA data_version") { $0.int(0) }) ?? 0
         self.seenState = (try? CatalogState(connection)) ?? CatalogState(sequence: -1, accounts: "")
@@ -123,6 +125,18 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
     /// (`UnindexedSearch`, the same answer more slowly), so a search never waits for a build.
     public func search(_ query: SearchQuery) async throws -> SearchPage {
         let terms = SearchTerms(query.text)
+        if !terms.isEmpty {
+            // Many changes to catch up with are read away from this actor; a page from the
+            // title order need not wait for them, the rest does (the index answers it then).
+            if catchingUp == nil, let index = await indexIfReady(), catchingUp == nil,
+               try mappingFailures({ try hasManyChanges(since: index.syncedSequence) }) {
+                startCatchUp(index)
+            }
+            if catchingUp != nil {
+                if query.countLater, let page = try pageFromTitleOrder(terms, query) { return page }
+                while let catchingUp { await catchingUp.value }
+            }
+        }
         // The empty query (the first results) does not wait for a stored index to be mapped
         // and checked either (a third of a second at ten million books): see `answer`.
         let index = terms.isEmpty && self.index == nil ? nil : await indexIfReady()
@@ -186,15 +200,29 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
                 distrustIndex()
             }
         }
-        if query.countLater,
-           let (ids, seen) = try titleOrder.page(terms, offset: query.offset, limit: query.limit, connection: connection, scope: account.scope) {
-            lastSearchAnswer = .titleOrder
-            return (ids, seen)
-        }
+        if query.countLater, let (ids, seen) = try titleOrderPage(terms, query) { return (ids, seen) }
         let (ids, total, source) = try UnindexedSearch(connection: connection, scope: account.scope, recent: (recentScans, sequence))
             .search(terms, offset: query.offset, limit: query.limit)
         lastSearchAnswer = source
         return (ids, total)
+    }
+
+    /// The page of books whose titles begin with the first word, if that is the page (`TitleOrderPage`).
+    private func titleOrderPage(_ terms: SearchTerms, _ query: SearchQuery) throws -> (ids: [Int], seen: Int)? {
+        guard let found = try titleOrder.page(terms, offset: query.offset, limit: query.limit, connection: connection, scope: account.scope)
+        else { return nil }
+        lastSearchAnswer = .titleOrder
+        return found
+    }
+
+    /// The same as a whole page, while the index catches up away from this actor.
+    private func pageFromTitleOrder(_ terms: SearchTerms, _ query: SearchQuery) throws -> SearchPage? {
+        try mappingFailures {
+            try connection.transaction(immediate: false) {
+                guard let (ids, seen) = try titleOrderPage(terms, query) else { return nil }
+                return try page(ids: ids, total: seen, query: query, whileIndexing: true, countFollows: true)
+            }
+        }
     }
 
     /// A book's title key as stored now, for placing changed books among an index's matches.
@@ -241,13 +269,70 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
             if preparation == nil { startPreparation() }
             return false
         }
-        if (index.isBridge || index.overlayCount * 2 > index.overlayLimit) && preparation == nil { startPreparation() }
+        caughtUp(index)
         return true
+    }
+
+    /// A bridge, or an index whose overlay is half full, asks for its replacement.
+    private func caughtUp(_ index: SearchIndex) {
+        if (index.isBridge || index.overlayCount * 2 > index.overlayLimit) && preparation == nil { startPreparation() }
     }
 
     /// The catalog's latest `change_seq`, as of the current read transaction.
     private func latestChange() throws -> Int {
+        try Self.latestChange(connection)
+    }
+
+    private static func latestChange(_ connection: Connection) throws -> Int {
         try connection.queryFirst("SELECT coalesce(max(change_seq), 0) FROM books") { $0.int(0) } ?? 0
+    }
+
+    /// More changed rows than this are read away from the actor (`startCatchUp`).
+    static let backgroundCatchUpRows = 4_096
+
+    private func hasManyChanges(since sequence: Int) throws -> Bool {
+        let limit = Self.backgroundCatchUpRows + 1
+        return try connection.queryFirst(
+            "SELECT count(*) FROM (SELECT 1 FROM books WHERE change_seq > ?1 LIMIT ?2)", [.int(sequence), .int(limit)]) { $0.int(0) } == limit
+    }
+
+    /// The catch-up running away from this actor (`startCatchUp`), until it is applied.
+    private var catchingUp: Task<Void, Never>?
+
+    /// Reads the changes `index` must catch up with on a connection of its own, away from this
+    /// actor, then replays them here in a moment (`SearchIndex.Changes`): a stale stored index
+    /// bridging a rebuild may have hundreds of thousands (2.5 s at ten million books), and the
+    /// keys typed meanwhile get their pages from the title order. Only this actor ever changes
+    /// the index; changes read before another catch-up replayed are dropped (`apply`).
+    private func startCatchUp(_ index: SearchIndex) {
+        let (path, timeout, scope, hook) = (catalogPath, busyTimeout, account.scope, beforeCatchUp)
+        let (base, since, room) = (index.base, index.syncedSequence, index.overlayRoom)
+        // A thread of its own: the read blocks it for as long as it takes.
+        let read = { @Sendable () throws -> SearchIndex.Changes? in
+            hook?()
+            let connection = try CatalogConnection.open(path: path, create: false, busyTimeout: timeout)
+            return try connection.transaction(immediate: false) {
+                try SearchIndex.changes(base: base, since: since, room: room, connection: connection, scope: scope,
+                                        sequence: try Self.latestChange(connection))
+            }
+        }
+        catchingUp = Task {
+            defer { catchingUp = nil }
+            let result = await withCheckedContinuation { continuation in
+                DispatchQueue.global(qos: .userInitiated).async { continuation.resume(returning: Result { try read() }) }
+            }
+            guard self.index === index else { return }  // replaced or distrusted meanwhile
+            switch result {
+            case let .success(changes?):
+                if index.apply(changes) { caughtUp(index) }
+            case .success(nil):
+                if preparation == nil { startPreparation() }
+            case .failure(is SearchIndexDamage):
+                distrustIndex()
+            case .failure:
+                break  // the next search catches up itself, and reports what fails
+            }
+        }
     }
 
     /// Whether a catch-up is scheduled to run once the current call is done.
@@ -263,17 +348,8 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
     /// stored snapshot gives (a stale one bridging a rebuild is caught up too).
     private func catchUpNow() async {
         defer { catchUpScheduled = false }
-        guard let index = await indexIfReady() else { return }
-        do {
-            _ = try connection.transaction(immediate: false) {
-                let sequence = try latestChange()
-                return try catchUp(index, to: sequence)
-            }
-        } catch is SearchIndexDamage {
-            distrustIndex()
-        } catch {
-            // Not needed now: the next search catches up again and reports what fails.
-        }
+        guard let index = await indexIfReady(), catchingUp == nil else { return }
+        startCatchUp(index)
     }
 
     /// The index to search with, without waiting for a build: a finished preparation is

@@ -23,12 +23,16 @@ public final class SQLiteCatalog: Sendable {
     private let lock = NSLock()
     /// Runs before each remote's index build starts (see `IndexPreparation.start`).
     let beforeIndexBuild: IndexPreparation.BuildHook?
+    /// Runs before each remote reads the changes its index catches up with in the background.
+    let beforeCatchUp: IndexPreparation.BuildHook?
 
-    private init(path: String, busyTimeout: Duration, connection: Connection, beforeIndexBuild: IndexPreparation.BuildHook?) {
+    private init(path: String, busyTimeout: Duration, connection: Connection, beforeIndexBuild: IndexPreparation.BuildHook?,
+                 beforeCatchUp: IndexPreparation.BuildHook?) {
         self.path = path
         self.busyTimeout = busyTimeout
         self.connection = connection
         self.beforeIndexBuild = beforeIndexBuild
+        self.beforeCatchUp = beforeCatchUp
     }
 
     /// Opens the catalog at `path`; with `create`, makes a new empty one if there is none.
@@ -37,9 +41,11 @@ public final class SQLiteCatalog: Sendable {
     }
 
     static func open(path: String, create: Bool, busyTimeout: Duration = .seconds(5),
-                     beforeIndexBuild: IndexPreparation.BuildHook?) throws(SQLiteCatalogError) -> SQLiteCatalog {
+                     beforeIndexBuild: IndexPreparation.BuildHook?, beforeCatchUp: IndexPreparation.BuildHook? = nil)
+        throws(SQLiteCatalogError) -> SQLiteCatalog {
         let connection = try CatalogConnection.open(path: path, create: create, busyTimeout: busyTimeout)
-        return SQLiteCatalog(path: path, busyTimeout: busyTimeout, connection: connection, beforeIndexBuild: beforeIndexBuild)
+        return SQLiteCatalog(path: path, busyTimeout: busyTimeout, connection: connection, beforeIndexBuild: beforeIndexBuild,
+                             beforeCatchUp: beforeCatchUp)
     }
 
     // MARK: Accounts
@@ -79,7 +85,7 @@ public final class SQLiteCatalog: Sendable {
         guard let account = found else { throw .unknownAccount(name) }
         let connection = try CatalogConnection.open(path: path, create: false, busyTimeout: busyTimeout)
         return SQLiteBookRemote(connection: connection, account: account, catalogPath: path, busyTimeout: busyTimeout,
-                                beforeIndexBuild: beforeIndexBuild)
+                                beforeIndexBuild: beforeIndexBuild, beforeCatchUp: beforeCatchUp)
     }
 
     // MARK: Books

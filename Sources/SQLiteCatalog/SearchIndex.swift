@@ -49,7 +49,7 @@ final class SearchIndex {
     /// than a scan of the books table: a few hundred milliseconds, once.
     static func bridgeLimit(bookCount: Int) -> Int { 4 * overlayLimit(bookCount: bookCount) }
 
-    private struct OverlayBook {
+    fileprivate struct OverlayBook: Sendable {
         let id: Int
         let key: [UInt8]
         /// The key's first eight bytes as one number, in the same order: most comparisons of a
@@ -95,34 +95,89 @@ final class SearchIndex {
     /// again as a new one): the index must then be replaced.
     func catchUp(connection: Connection, scope: String, sequence: Int) throws -> Bool {
         guard sequence > syncedSequence else { return true }
-        let room = overlayLimit - overlay.count
-        guard room >= 0 else { return false }
+        guard let changes = try Self.changes(base: base, since: syncedSequence, room: overlayLimit - overlay.count,
+                                             connection: connection, scope: scope, sequence: sequence)
+        else { return false }
+        apply(changes)
+        return true
+    }
+
+    /// What a catch-up reads, and orders, before anything changes: made by `changes` on any
+    /// connection and thread, so that the index's owner can go on searching meanwhile (a
+    /// stale stored index bridging a rebuild may read hundreds of thousands of rows), and
+    /// replayed by `apply` in a moment.
+    struct Changes: Sendable {
+        /// The index's `syncedSequence` the rows were read after, and the sequence they reach.
+        let since: Int
+        let sequence: Int
+        /// The changed rows, in result order.
+        fileprivate let rows: [OverlayBook]
+        /// The base ordinal of each changed id (ascending), nil for a book added since the base.
+        fileprivate let ordinals: [(id: Int, ordinal: Int?)]
+    }
+
+    /// How much room the overlay has left; a catch-up of more rows must replace the index.
+    var overlayRoom: Int { overlayLimit - overlay.count }
+
+    /// The rows of `scope` changed after `since` as of `sequence` (the caller's read
+    /// transaction), or nil when there are more than `room`.
+    static func changes(base: SearchIndexBase, since: Int, room: Int, connection: Connection, scope: String,
+                        sequence: Int) throws -> Changes? {
+        guard room >= 0 else { return nil }
+        guard sequence > since else { return Changes(since: since, sequence: since, rows: [], ordinals: []) }
         // `+scope` keeps SQLite from using the scope index, which would read the whole scope;
         // the change_seq index reads only the changed rows, once: at most one past the room.
         let rows = try connection.query(
             "SELECT id, title_key, title_terms, author_terms FROM books WHERE change_seq > ?1 AND +scope = ?2 LIMIT ?3",
-            [.int(syncedSequence), .text(scope), .int(room + 1)]
+            [.int(since), .text(scope), .int(room + 1)]
         ) { row in
             OverlayBook(id: row.int(0), key: row.bytes(1), titleTerms: row.bytes(2), authorTerms: row.bytes(3))
         }
-        guard rows.count <= room else { return false }
-        // Books changed for the first time since the base: hide their base entries, if they have them.
-        let firstChanged = rows.lazy.map(\.id).filter { self.overlay[$0] == nil }.sorted()
-        for (id, ordinal) in zip(firstChanged, try base.ordinals(ofAscendingIDs: firstChanged)) {
-            if let ordinal {
-                if hidden == nil { hidden = Bitmap(count: base.count) }
-                hidden!.insert(ordinal)
-                hiddenCount += 1
-            } else if id <= base.largestID {
-                // Not added since, yet not listed: only if the id order is whole is it truly new.
-                try base.checkIDOrder()
-            }
+        guard rows.count <= room else { return nil }
+        let ids = rows.map(\.id).sorted()
+        let ordinals = try base.ordinals(ofAscendingIDs: ids)
+        for (id, ordinal) in zip(ids, ordinals) where ordinal == nil && id <= base.largestID {
+            // Not added since, yet not listed: only if the id order is whole is it truly new.
+            try base.checkIDOrder()
         }
-        overlay.reserveCapacity(overlay.count + rows.count)
-        for row in rows { overlay[row.id] = row }
-        ordered = Self.inResultOrder(Array(overlay.values))
-        syncedSequence = sequence
+        return Changes(since: since, sequence: sequence, rows: inResultOrder(rows), ordinals: Array(zip(ids, ordinals)))
+    }
+
+    /// Replays `changes`, read after this index's `syncedSequence` (else they would miss or
+    /// repeat rows: false, and nothing changes).
+    @discardableResult
+    func apply(_ changes: Changes) -> Bool {
+        guard changes.since == syncedSequence, changes.rows.count <= overlayRoom else { return false }
+        // Books changed for the first time since the base: hide their base entries, if they have them.
+        for (id, ordinal) in changes.ordinals where overlay[id] == nil {
+            guard let ordinal else { continue }
+            if hidden == nil { hidden = Bitmap(count: base.count) }
+            hidden!.insert(ordinal)
+            hiddenCount += 1
+        }
+        let replaced = overlay.isEmpty ? [] : Set(changes.rows.lazy.map(\.id).filter { self.overlay[$0] != nil })
+        overlay.reserveCapacity(overlay.count + changes.rows.count)
+        for row in changes.rows { overlay[row.id] = row }
+        ordered = Self.merged(replaced.isEmpty ? ordered : ordered.filter { !replaced.contains($0.id) }, changes.rows)
+        syncedSequence = changes.sequence
         return true
+    }
+
+    /// Two runs of books in result order, as one.
+    private static func merged(_ first: [OverlayBook], _ second: [OverlayBook]) -> [OverlayBook] {
+        guard !first.isEmpty else { return second }
+        guard !second.isEmpty else { return first }
+        var result: [OverlayBook] = []
+        result.reserveCapacity(first.count + second.count)
+        var (i, j) = (0, 0)
+        while i < first.count, j < second.count {
+            let (a, b) = (first[i], second[j])
+            let aFirst = a.keyPrefix != b.keyPrefix ? a.keyPrefix < b.keyPrefix : a.sortsBefore(key: b.key, id: b.id)
+            if aFirst { result.append(a); i += 1 } else { result.append(b); j += 1 }
+        }
+        result += first[i...]
+        result += second[j...]
+        return result
     }
 
     // MARK: Searching

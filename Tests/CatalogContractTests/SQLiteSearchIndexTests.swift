@@ -102,6 +102,63 @@ import Testing
         #expect(await remote.lastSearchAnswer == .index)
     }
 
+    /// Catching up with many changes (a stale stored index bridging its rebuild: seconds at ten
+    /// million books) is read away from the remote, so keys typed meanwhile get their pages
+    /// from the title order at once, with their counts to follow; a page that needs the index
+    /// waits for the catch-up instead of doing it again. Every page and count is what the
+    /// committed books give, and the changed books are in them.
+    @Test func keysTypedWhileAStaleIndexCatchesUpGetTheirPagesFromTheTitleOrder() async throws {
+        let path = directory.path("catch-up.sqlite")
+        let (catalog, _) = try makeCatalog(books: 120, path: path)
+        var generator = GeneratedBooks(seed: 5)
+        func generated(_ count: Int) -> [NewBook] {
+            (0..<count).map { _ in let seed = generator.book(); return NewBook(title: seed.title, author: seed.author) }
+        }
+        try catalog.insertBooks(generated(11_900), scope: "main")
+        #expect(try await catalog.remote(account: "editor").searchIndexReport().snapshotStored)
+        // More changed rows than are read on the remote's actor (4,096) and than an index keeps
+        // in its overlay (1,024 + 12,000 / 96), fewer than a bridge may hold (four times that).
+        try catalog.insertBooks(generated(4_440) + (0..<60).map { NewBook(title: "Habitat \($0)", author: "") }, scope: "main")
+        let current = try committedBooks(path, scope: "main")
+
+        let build = DispatchSemaphore(value: 0)
+        let catchUp = DispatchSemaphore(value: 0)
+        defer { build.signal(); catchUp.signal() }
+        // The time limit only ends a wait a broken remote would never end; the test releases it.
+        let reopened = try SQLiteCatalog.open(path: path, create: false, beforeIndexBuild: { build.wait() },
+                                              beforeCatchUp: { _ = catchUp.wait(timeout: .now() + 60) })
+        let remote = try reopened.remote(account: "reader")
+        let first = try await remote.search(SearchQuery(text: "", limit: 20))
+        #expect(first.records.count == 20)
+        #expect(await remote.lastSearchAnswer == .booksTable)
+        func expected(_ text: String) -> [BookRecord] {
+            let terms = SearchTerms(text)
+            return current.filter(terms.matches).sorted { terms.sortKey($0) < terms.sortKey($1) }
+        }
+        for text in ["h", "ha", "hab", "habitat 1"] {
+            let page = try await remote.search(SearchQuery(text: text, limit: 8, countLater: true))
+            #expect(page.records == Array(expected(text).prefix(8)), "\(text)")
+            #expect(await remote.lastSearchAnswer == .titleOrder, "\(text): not waiting for the catch-up")
+            guard case let .counting(seen) = page.totalCount else {
+                Issue.record("\(text): \(page.totalCount)")
+                continue
+            }
+            #expect(seen >= 8 && seen <= expected(text).count, "\(text)")
+        }
+        // "tolstoy" is an author's name: its page needs the index, which waits for the catch-up.
+        let waiting = Task { try await remote.search(SearchQuery(text: "tolstoy", limit: 8, countLater: true)) }
+        catchUp.signal()
+        let byIndex = try await waiting.value
+        #expect(byIndex.records == Array(expected("tolstoy").prefix(8)) && byIndex.total == expected("tolstoy").count)
+        #expect(await remote.lastSearchAnswer == .staleIndex)
+        let counted = try await remote.search(SearchQuery(text: "h", limit: 8))
+        #expect(counted.records == Array(expected("h").prefix(8)) && counted.total == min(expected("h").count, 10_001))
+        #expect(await remote.lastSearchAnswer == .staleIndex)
+        build.signal()
+        #expect(try await remote.searchIndexReport().report.origin == .built)
+        try await expectExactPages("habitat 1", [(8, 0), (5, 3)], remote, current)
+    }
+
     /// A word query answered from the books table because the index is being built says so on
     /// its page (the screen explains the wait with it); the list of all books, quick there,
     /// does not; and once the index is ready, no page does.
