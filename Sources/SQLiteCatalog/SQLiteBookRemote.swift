@@ -126,8 +126,10 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
     public func search(_ query: SearchQuery) async throws -> SearchPage {
         let terms = SearchTerms(query.text)
         if !terms.isEmpty {
-            // Many changes to catch up with are read away from this actor; a page from the
-            // title order need not wait for them, the rest does (the index answers it then).
+            // A page from the title order waits neither for an index to be loaded (a stale
+            // one is counted first) nor for many changes to be caught up with, which are read
+            // away from this actor; other pages wait for the latter (the index answers them).
+            if query.countLater, index == nil, let page = try pageFromTitleOrder(terms, query) { return page }
             if catchingUp == nil, let index = await indexIfReady(), catchingUp == nil,
                try mappingFailures({ try hasManyChanges(since: index.syncedSequence) }) {
                 startCatchUp(index)
