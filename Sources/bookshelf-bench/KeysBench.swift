@@ -11,14 +11,16 @@ import TerminalUI
 /// `BookRepository` and `SQLiteBookRemote`, the pure `Screen.render` and the frame diff into
 /// a `MemoryBackend`), typing queries one character at a time. Each key is timed from the
 /// moment it is handed to the app until the frame showing that key's search results has been
-/// presented; the next key is typed only then, so every key pays for its own search (the
-/// worst case: in the real app a fast typist's older searches are superseded and dropped).
+/// presented (a page shown before its count, while an index is built, is timed to the page and
+/// to the count apart); the next key is typed only once all of it has come, so every key pays
+/// for its own search (the worst case: in the real app a fast typist's older searches are
+/// superseded and dropped).
 enum KeysBench: BenchMode {
     static let name = "keys"
     static let summary = "keystroke-to-paint latency of the app (model + screen) on an SQLite catalog (p50/p99, peak memory)"
 
     static let help = """
-        usage: bookshelf-bench keys [--count N] [--db PATH] [--rounds N] [--columns C] [--rows R] [--cold | --no-index]
+        usage: bookshelf-bench keys [--count N] [--db PATH] [--rounds N] [--columns C] [--rows R] [--cold | --no-index] [--each]
 
           --count N     books in the catalog (default 1000000)
           --db PATH     catalog file, shared with the search mode: reused when it holds exactly N
@@ -31,6 +33,11 @@ enum KeysBench: BenchMode {
                         typing starts at once, and keys are reported apart while the index is built
                         (searches answered from the books table) and once it is ready
           --no-index    the same with no stored index at all (deleted first), as on a catalog's first open
+          --each        print every typed key's time and what answered it
+
+        A key is timed until its page is on screen. While an index is built or caught up, the
+        page may come first from the title order, "counting…", and its count after: that is
+        timed apart ("→ its count"), and the next key is typed only once it has come.
 
         Peak memory is the process's VmHWM, reset (Linux clear_refs) after the catalog is ready,
         so it covers the app: model, search index, screen.
@@ -47,7 +54,7 @@ enum KeysBench: BenchMode {
             print(help)
             return
         }
-        let options = try BenchOptions(arguments, valued: ["--count", "--db", "--rounds", "--columns", "--rows"], flags: ["--cold", "--no-index"])
+        let options = try BenchOptions(arguments, valued: ["--count", "--db", "--rounds", "--columns", "--rows"], flags: ["--cold", "--no-index", "--each"])
         let count = try options.int("--count", default: 1_000_000)
         let rounds = max(1, try options.int("--rounds", default: 3))
         let size = TerminalSize(rows: max(10, try options.int("--rows", default: 40)),
@@ -65,7 +72,7 @@ enum KeysBench: BenchMode {
         }
         let reset = resetPeakMemory()
         print("peak memory before the app starts: \(peakMemory())\(reset ? " (reset)" : " (could not reset; includes the catalog build)")")
-        try await measure(catalog: catalog, path: path, rounds: rounds, size: size)
+        try await measure(catalog: catalog, path: path, rounds: rounds, size: size, each: options.has("--each"))
     }
 
     /// Stores an index (if none is), then changes, as another program, twice as many books as
@@ -79,7 +86,7 @@ enum KeysBench: BenchMode {
     }
 
     @MainActor
-    static func measure(catalog: SQLiteCatalog, path: String, rounds: Int, size: TerminalSize) async throws {
+    static func measure(catalog: SQLiteCatalog, path: String, rounds: Int, size: TerminalSize, each: Bool) async throws {
         let connector = BenchConnector(catalog: catalog)
         let model = BookshelfModel(connector: connector, account: "bench")
         let app = BookshelfApp(model: model, store: StoreInfo(kind: "SQLite", location: path), size: size)
@@ -158,6 +165,7 @@ enum KeysBench: BenchMode {
                     if answer == .earlierScan { narrowed.record(end - start) }
                     if answer == .titleOrder { titleOrder.record(end - start) }
                     slowest.append((end - start, String(query.prefix(offset + 1))))
+                    if each { print("key \"\(query.prefix(offset + 1))\" \((end - start).formatted), answered by \(answer?.rawValue ?? "nothing")") }
                     keys += 1
                 }
                 guard model.state.search.query == query, model.state.search.error == nil else {
