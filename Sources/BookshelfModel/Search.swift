@@ -151,7 +151,11 @@ extension BookshelfModel {
         guard let repository else { return }
         await performChained(after: search, .count, { try await repository.search(query) },
             publish: { [self] page, ticket in showRows(page, of: query.text, answering: ticket, keepSelection: true) },
-            fail: { [self] error, _ in results.error = Self.message(for: error) })
+            fail: { [self] error, _ in
+                results.error = Self.message(for: error)
+                // The rows stay, and what was counted of them is all that will be known.
+                if case let .counting(seen) = results.totalCount { results.totalCount = .atLeast(seen) }
+            })
     }
 
     private func showRows(_ page: SearchPage, of text: String, answering ticket: RequestTicket, keepSelection: Bool) {

@@ -80,6 +80,22 @@ import Testing
         await h.drain()
     }
 
+    /// A count that fails leaves the page and says so; the rows stop saying "counting".
+    @Test func aCountThatFailsLeavesThePageWithWhatWasCounted() async {
+        let h = Harness()
+        await h.start(answering: .page([], total: 0))
+        _ = h.model.setQuery("h")!
+        let pageCall = await h.nextCall(.search)
+        let rows = [book(1, "Harbor"), book(2, "Hill")]
+        await h.remote.release(pageCall.number, .searchPage(SearchPage(records: rows, totalCount: .counting(atLeast: 2))))
+        let countCall = await h.nextCall(.search)
+        let count = h.model.pendingRequests.last { $0.kind == .count }!.request
+        await h.release(countCall.number, .fail(.storeUnavailable("disk I/O error")), request: count)
+        #expect(h.search.rows == rows && h.search.totalCount == .atLeast(2))
+        #expect(h.search.error != nil && !h.search.isBusy)
+        await h.drain()
+    }
+
     /// A count still running when the user types on belongs to an older query: whether it
     /// answers before or after the newer search, it never shows its total or rows; nor does
     /// one that answers after the account was switched.
