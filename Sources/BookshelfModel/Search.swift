@@ -150,7 +150,11 @@ extension BookshelfModel {
     private func count(_ query: SearchQuery, after search: RequestTicket) async {
         guard let repository else { return }
         await performChained(after: search, .count, { try await repository.search(query) },
-            publish: { [self] page, ticket in showRows(page, of: query.text, answering: ticket, keepSelection: true) },
+            publish: { [self] page, ticket in
+                showRows(page, of: query.text, answering: ticket, keepSelection: true)
+                // A selection that reached the end of the page while it was counted loads on now.
+                if let selection = results.selection, selection >= results.rows.count - 1 - loadMoreThreshold { loadMore() }
+            },
             fail: { [self] error, _ in
                 results.error = Self.message(for: error)
                 // The rows stay, and what was counted of them is all that will be known.

@@ -77,6 +77,12 @@ import Testing
         await h.release(countCall.number, .page(rows, total: 120), request: count)
         #expect(h.search.rows == rows && h.search.totalCount == .exact(120) && h.search.selection == 1)
         #expect(h.model.log.trace(ofRequest: count)?.fate == .published)
+        // The selection reached the end while the page was counted: the next page loads now.
+        #expect(h.model.pendingRequests.contains { $0.kind == .page })
+        if h.model.pendingRequests.contains(where: { $0.kind == .page }) {
+            let next = await h.nextCall(.search)
+            #expect(next.call == .search(SearchQuery(text: "h", limit: 50, offset: 2, after: nil)))
+        }
         await h.drain()
     }
 
