@@ -41,8 +41,11 @@ final class BooksCopy {
         self.summaries = summaries
     }
 
-    /// Where a row is: the offset of its bytes.
-    typealias Place = UInt32
+    /// Where a row is: the offset of its bytes, and its number (where its summary is).
+    struct Place {
+        let offset: UInt32
+        let row: UInt32
+    }
 
     /// Appends a row whose id is above every id so far, and tells where it went; nil when the
     /// copy cannot take it (its file cannot grow, the id is too far from the last one, the copy
@@ -50,9 +53,9 @@ final class BooksCopy {
     func append(id: Int, key: UnsafeBufferPointer<UInt8>, title: UnsafeBufferPointer<UInt8>,
                 author: UnsafeBufferPointer<UInt8>) -> Place? {
         let gap = id - (lastID ?? 0)
-        guard gap > 0, gap <= Int(UInt32.max), bytes.count + 15 + key.count + title.count + author.count < Int(Place.max)
+        guard gap > 0, gap <= Int(UInt32.max), bytes.count + 15 + key.count + title.count + author.count < Int(UInt32.max)
         else { return nil }
-        let place = Place(bytes.count)
+        let place = Place(offset: UInt32(bytes.count), row: UInt32(count))
         bytes.append(UInt32(gap))
         // A key that is the title terms over again (most are) is written as a 0.
         if ByteOrder.compare(key, title) == 0 {
@@ -66,7 +69,7 @@ final class BooksCopy {
         bytes.append(UInt32(author.count))
         bytes.append(contentsOf: author)
         let summary = Summary(starts: TokenStarts(title: title, author: author), letters: LetterPlaces(title: title, author: author),
-                              keyPrefix: ByteOrder.prefix(key), length: UInt32(bytes.count - Int(place)))
+                              keyPrefix: ByteOrder.prefix(key), length: UInt32(bytes.count - Int(place.offset)))
         withUnsafeBytes(of: summary) { summaries.append(contentsOf: $0.bindMemory(to: UInt8.self)) }
         lastID = id
         count += 1
@@ -109,28 +112,34 @@ final class BooksCopy {
                 var offset = 0
                 var id = 0
                 for row in 0..<count {
-                    let place = Place(offset)
+                    let place = Place(offset: UInt32(offset), row: UInt32(row))
                     id += Int(VarInt.read(all, at: &offset))
                     // Written unpadded (`withUnsafeBytes(of:)` gives its size, not its stride).
                     let summary = UnsafeRawBufferPointer(summaries).loadUnaligned(fromByteOffset: row * MemoryLayout<Summary>.size,
                                                                                as: Summary.self)
                     try body(id, place, summary, all, offset)
-                    offset = Int(place) + Int(summary.length)
+                    offset = Int(place.offset) + Int(summary.length)
                 }
             }
         }
     }
 
-    /// The rows at `places`, by their number in `places`.
-    func forEach(at places: [Place], _ body: (_ row: Int, _ key: UnsafeBufferPointer<UInt8>, _ title: UnsafeBufferPointer<UInt8>,
-                                              _ author: UnsafeBufferPointer<UInt8>) throws -> Void) rethrows {
+    /// The rows at `places` whose token starts admit `required`, by their number in `places`.
+    func forEach(at places: [Place], admitting required: TokenStarts,
+                 _ body: (_ row: Int, _ key: UnsafeBufferPointer<UInt8>, _ title: UnsafeBufferPointer<UInt8>,
+                          _ author: UnsafeBufferPointer<UInt8>) throws -> Void) rethrows {
+        try summaries.withUnsafeBufferPointer { summaries in
         try bytes.withUnsafeBufferPointer { all in
             for (row, place) in places.enumerated() {
-                var offset = Int(place)
+                let summary = UnsafeRawBufferPointer(summaries).loadUnaligned(
+                    fromByteOffset: Int(place.row) * MemoryLayout<Summary>.size, as: Summary.self)
+                guard summary.starts.admits(required) else { continue }
+                var offset = Int(place.offset)
                 _ = VarInt.read(all, at: &offset)  // the id's gap
                 let (key, title, author) = Self.texts(all, at: &offset)
                 try body(row, key, title, author)
             }
+        }
         }
     }
 

@@ -117,10 +117,14 @@ struct ScannedRows {
         ends.append(UInt32(bytes.count))
     }
 
-    /// Every row, with its place in `copy` for those that are there.
-    func forEach(_ body: (_ id: Int, _ key: UnsafeBufferPointer<UInt8>, _ title: UnsafeBufferPointer<UInt8>,
+    /// Every row, with its place in `copy` for those that are there; of those, only the ones
+    /// whose token starts admit `required` (their summaries say so without reading them).
+    func forEach(admitting required: TokenStarts = TokenStarts(requiredByAll: []),
+                 _ body: (_ id: Int, _ key: UnsafeBufferPointer<UInt8>, _ title: UnsafeBufferPointer<UInt8>,
                           _ author: UnsafeBufferPointer<UInt8>, _ place: BooksCopy.Place?) throws -> Void) rethrows {
-        try copy?.forEach(at: copiedAt) { row, key, title, author in try body(copiedIDs[row], key, title, author, copiedAt[row]) }
+        try copy?.forEach(at: copiedAt, admitting: required) { row, key, title, author in
+            try body(copiedIDs[row], key, title, author, copiedAt[row])
+        }
         try bytes.withUnsafeBufferPointer { all in
             var start = 0
             for (row, id) in ids.enumerated() {

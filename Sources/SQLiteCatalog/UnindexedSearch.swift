@@ -55,7 +55,7 @@ struct UnindexedSearch {
         if let (scan, changed) = earlier {
             let changedIDs = Set(changed.ids)
             judge.copy = scan.rows.copy
-            scan.rows.forEach { id, key, title, author, place in
+            scan.rows.forEach(admitting: TokenStarts(requiredByAll: words)) { id, key, title, author, place in
                 if changedIDs.isEmpty || !changedIDs.contains(id) { judge.offer(id: id, key: key, title: title, author: author, copiedAt: place) }
             }
             changed.forEach { id, key, title, author, _ in judge.offer(id: id, key: key, title: title, author: author) }
