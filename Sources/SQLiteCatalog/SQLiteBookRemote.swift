@@ -346,8 +346,8 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
         Task { await self.catchUpNow() }
     }
 
-    /// Catches the index up with the catalog between searches: the index in use, or the one a
-    /// stored snapshot gives (a stale one bridging a rebuild is caught up too).
+    /// Catches the index up with the catalog in the background (`startCatchUp`): the index in
+    /// use, or the one a stored snapshot gives (a stale one bridging a rebuild is caught up too).
     private func catchUpNow() async {
         defer { catchUpScheduled = false }
         guard let index = await indexIfReady(), catchingUp == nil else { return }

@@ -1,9 +1,9 @@
 import BookCatalog
 
-/// The first page of a word query without counting its matches, while the index is built:
-/// when enough books' titles begin with the first word (rank 0), the page is those books in
-/// title order, and they sit together in the title index. Reading them there takes as long
-/// as the page, not the catalog, so the page is shown at once and counted afterwards
+/// The first page of a word query without counting its matches, while the index is built or
+/// caught up: when enough books' titles begin with the first word (rank 0), the page is those
+/// books in title order, and they sit together in the title index. Reading them there takes
+/// as long as the page, not the catalog, so the page is shown at once and counted afterwards
 /// (`TotalCount.counting`, by the same search without `SearchQuery.countLater`).
 ///
 /// Which rows can rank 0: a title whose folded key begins with a letter or digit begins with
