@@ -28,8 +28,8 @@ final class SearchIndex {
     private(set) var syncedSequence: Int
     private var hidden: Bitmap?
     private var hiddenCount = 0
-    /// The changed books by id, and the same books in result order (title key, id).
-    private var overlay: [Int: OverlayBook] = [:]
+    /// The ids of the changed books, and the books in result order (title key, id).
+    private var overlay: Set<Int> = []
     private var ordered: [OverlayBook] = []
 
     init(base: SearchIndexBase, isBridge: Bool = false) {
@@ -51,26 +51,48 @@ final class SearchIndex {
 
     fileprivate struct OverlayBook: Sendable {
         let id: Int
-        let key: [UInt8]
         /// The key's first eight bytes as one number, in the same order: most comparisons of a
         /// sort are settled by it without reading the keys.
         let keyPrefix: UInt64
-        let titleTerms: [UInt8]
-        let authorTerms: [UInt8]
         let starts: TokenStarts
+        /// The title key, title terms and author terms, one after another: one allocation a
+        /// book, not three (a bridge may hold hundreds of thousands of books).
+        private let texts: [UInt8]
+        private let keyEnd: UInt32
+        private let titleEnd: UInt32
 
         init(id: Int, key: UnsafeBufferPointer<UInt8>, titleTerms: UnsafeBufferPointer<UInt8>, authorTerms: UnsafeBufferPointer<UInt8>) {
             self.id = id
-            self.key = Array(key)
             keyPrefix = ByteOrder.prefix(key)
-            self.titleTerms = Array(titleTerms)
-            self.authorTerms = Array(authorTerms)
             starts = TokenStarts(title: titleTerms, author: authorTerms)
+            var texts: [UInt8] = []
+            texts.reserveCapacity(key.count + titleTerms.count + authorTerms.count)
+            texts += key
+            texts += titleTerms
+            texts += authorTerms
+            self.texts = texts
+            keyEnd = UInt32(key.count)
+            titleEnd = UInt32(key.count + titleTerms.count)
+        }
+
+        /// The title key, title terms and author terms.
+        func withTexts<Result>(_ body: (_ key: UnsafeBufferPointer<UInt8>, _ title: UnsafeBufferPointer<UInt8>,
+                                        _ author: UnsafeBufferPointer<UInt8>) throws -> Result) rethrows -> Result {
+            try texts.withUnsafeBufferPointer { all in
+                try body(UnsafeBufferPointer(rebasing: all[..<Int(keyEnd)]),
+                         UnsafeBufferPointer(rebasing: all[Int(keyEnd)..<Int(titleEnd)]),
+                         UnsafeBufferPointer(rebasing: all[Int(titleEnd)...]))
+            }
         }
 
         /// Result order among books of one rank: title key bytes, then id.
-        func sortsBefore(key otherKey: [UInt8], id otherID: Int) -> Bool {
-            ByteOrder.precedes(key, id, otherKey, otherID)
+        func sortsBefore(key otherKey: UnsafeBufferPointer<UInt8>, id otherID: Int) -> Bool {
+            withTexts { key, _, _ in ByteOrder.precedes(key, id, otherKey, otherID) }
+        }
+
+        func sortsBefore(_ other: OverlayBook) -> Bool {
+            keyPrefix != other.keyPrefix ? keyPrefix < other.keyPrefix
+                : other.withTexts { key, _, _ in sortsBefore(key: key, id: other.id) }
         }
     }
 
@@ -81,7 +103,7 @@ final class SearchIndex {
         let prefixes = books.map(\.keyPrefix)
         let order = prefixes.withUnsafeBufferPointer { prefixes in
             (0..<books.count).sorted { a, b in
-                prefixes[a] != prefixes[b] ? prefixes[a] < prefixes[b] : books[a].sortsBefore(key: books[b].key, id: books[b].id)
+                prefixes[a] != prefixes[b] ? prefixes[a] < prefixes[b] : books[a].sortsBefore(books[b])
             }
         }
         return order.map { books[$0] }
@@ -149,15 +171,15 @@ final class SearchIndex {
     func apply(_ changes: Changes) -> Bool {
         guard changes.since == syncedSequence, changes.rows.count <= overlayRoom else { return false }
         // Books changed for the first time since the base: hide their base entries, if they have them.
-        for (id, ordinal) in changes.ordinals where overlay[id] == nil {
+        for (id, ordinal) in changes.ordinals where !overlay.contains(id) {
             guard let ordinal else { continue }
             if hidden == nil { hidden = Bitmap(count: base.count) }
             hidden!.insert(ordinal)
             hiddenCount += 1
         }
-        let replaced = overlay.isEmpty ? [] : Set(changes.rows.lazy.map(\.id).filter { self.overlay[$0] != nil })
+        let replaced = overlay.isEmpty ? [] : Set(changes.rows.lazy.map(\.id).filter(overlay.contains))
         overlay.reserveCapacity(overlay.count + changes.rows.count)
-        for row in changes.rows { overlay[row.id] = row }
+        for row in changes.rows { overlay.insert(row.id) }
         ordered = Self.merged(replaced.isEmpty ? ordered : ordered.filter { !replaced.contains($0.id) }, changes.rows)
         syncedSequence = changes.sequence
         return true
@@ -171,9 +193,7 @@ final class SearchIndex {
         result.reserveCapacity(first.count + second.count)
         var (i, j) = (0, 0)
         while i < first.count, j < second.count {
-            let (a, b) = (first[i], second[j])
-            let aFirst = a.keyPrefix != b.keyPrefix ? a.keyPrefix < b.keyPrefix : a.sortsBefore(key: b.key, id: b.id)
-            if aFirst { result.append(a); i += 1 } else { result.append(b); j += 1 }
+            if first[i].sortsBefore(second[j]) { result.append(first[i]); i += 1 } else { result.append(second[j]); j += 1 }
         }
         result += first[i...]
         result += second[j...]
@@ -219,12 +239,10 @@ final class SearchIndex {
             let required = words.map(TokenStarts.init(requiredBy:))
             var tokens = UnindexedSearch.Tokens()
             for book in ordered where required.allSatisfy(book.starts.admits) {
-                let rank = book.titleTerms.withUnsafeBufferPointer { title in
-                    book.authorTerms.withUnsafeBufferPointer { author -> Int? in
-                        guard words.allSatisfy({ $0.mayMatch(title: title, author: author) }) else { return nil }
-                        tokens.read(title: title, author: author)
-                        return tokens.rank(words)
-                    }
+                let rank = book.withTexts { _, title, author -> Int? in
+                    guard words.allSatisfy({ $0.mayMatch(title: title, author: author) }) else { return nil }
+                    tokens.read(title: title, author: author)
+                    return tokens.rank(words)
                 }
                 if let rank { overlayMatches[rank].append(book) }
             }
@@ -290,7 +308,7 @@ final class SearchIndex {
                 guard let key = try titleKey(id) else {
                     throw SearchIndexDamage("the index names book \(id), which this scope does not have")
                 }
-                if book.sortsBefore(key: key, id: id) { high = middle } else { low = middle + 1 }
+                if key.withUnsafeBufferPointer({ book.sortsBefore(key: $0, id: id) }) { high = middle } else { low = middle + 1 }
             }
             return low
         }
