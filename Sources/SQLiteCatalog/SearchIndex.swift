@@ -55,6 +55,8 @@ final class SearchIndex {
         /// sort are settled by it without reading the keys.
         let keyPrefix: UInt64
         let starts: TokenStarts
+        /// A one-letter query's whole answer for this book (`LetterPlaces`).
+        let letters: LetterPlaces
         /// The title key, title terms and author terms, one after another: one allocation a
         /// book, not three (a bridge may hold hundreds of thousands of books).
         private let texts: [UInt8]
@@ -65,6 +67,7 @@ final class SearchIndex {
             self.id = id
             keyPrefix = ByteOrder.prefix(key)
             starts = TokenStarts(title: titleTerms, author: authorTerms)
+            letters = LetterPlaces(title: titleTerms, author: authorTerms)
             var texts: [UInt8] = []
             texts.reserveCapacity(key.count + titleTerms.count + authorTerms.count)
             texts += key
@@ -235,17 +238,7 @@ final class SearchIndex {
                     try base.collect(words, hidden: hidden, into: &matches)
                 }
             }
-            let words = terms.words.map(UnindexedSearch.Word.init)
-            let required = words.map(TokenStarts.init(requiredBy:))
-            var tokens = UnindexedSearch.Tokens()
-            for book in ordered where required.allSatisfy(book.starts.admits) {
-                let rank = book.withTexts { _, title, author -> Int? in
-                    guard words.allSatisfy({ $0.mayMatch(title: title, author: author) }) else { return nil }
-                    tokens.read(title: title, author: author)
-                    return tokens.rank(words)
-                }
-                if let rank { overlayMatches[rank].append(book) }
-            }
+            overlayMatches = matchesInOverlay(terms.words.map(UnindexedSearch.Word.init))
         }
         var result: [Int] = []
         var position = 0
@@ -262,6 +255,30 @@ final class SearchIndex {
         }
         let total = matches.counts.reduce(0, +) + overlayMatches.reduce(0) { $0 + $1.count }
         return (result, min(total, Self.countLimit(offset: offset, limit: limit)))
+    }
+
+    /// The overlay's books that `words` match, by rank, in result order.
+    private func matchesInOverlay(_ words: [UnindexedSearch.Word]) -> [[OverlayBook]] {
+        var matches: [[OverlayBook]] = [[], [], []]
+        if words.count == 1, words[0].exact.isEmpty, words[0].prefixBytes.count == 1,
+           let letter = LetterPlaces.number(of: words[0].prefixBytes[0]) {
+            // The first key of every word, and the broadest query: no book's text is read.
+            for book in ordered {
+                if let rank = book.letters.rank(ofLetter: letter) { matches[rank].append(book) }
+            }
+            return matches
+        }
+        let required = words.map(TokenStarts.init(requiredBy:))
+        var tokens = UnindexedSearch.Tokens()
+        for book in ordered where required.allSatisfy(book.starts.admits) {
+            let rank = book.withTexts { _, title, author -> Int? in
+                guard words.allSatisfy({ $0.mayMatch(title: title, author: author) }) else { return nil }
+                tokens.read(title: title, author: author)
+                return tokens.rank(words)
+            }
+            if let rank { matches[rank].append(book) }
+        }
+        return matches
     }
 
     /// One rank's base matches (ordinals, in result order) and overlay matches (sorted by title
