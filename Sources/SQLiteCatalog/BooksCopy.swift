@@ -114,9 +114,7 @@ final class BooksCopy {
                 for row in 0..<count {
                     let place = Place(offset: UInt32(offset), row: UInt32(row))
                     id += Int(VarInt.read(all, at: &offset))
-                    // Written unpadded (`withUnsafeBytes(of:)` gives its size, not its stride).
-                    let summary = UnsafeRawBufferPointer(summaries).loadUnaligned(fromByteOffset: row * MemoryLayout<Summary>.size,
-                                                                               as: Summary.self)
+                    let summary = Self.summary(ofRow: row, in: summaries)
                     try body(id, place, summary, all, offset)
                     offset = Int(place.offset) + Int(summary.length)
                 }
@@ -129,18 +127,22 @@ final class BooksCopy {
                  _ body: (_ row: Int, _ key: UnsafeBufferPointer<UInt8>, _ title: UnsafeBufferPointer<UInt8>,
                           _ author: UnsafeBufferPointer<UInt8>) throws -> Void) rethrows {
         try summaries.withUnsafeBufferPointer { summaries in
-        try bytes.withUnsafeBufferPointer { all in
-            for (row, place) in places.enumerated() {
-                let summary = UnsafeRawBufferPointer(summaries).loadUnaligned(
-                    fromByteOffset: Int(place.row) * MemoryLayout<Summary>.size, as: Summary.self)
-                guard summary.starts.admits(required) else { continue }
-                var offset = Int(place.offset)
-                _ = VarInt.read(all, at: &offset)  // the id's gap
-                let (key, title, author) = Self.texts(all, at: &offset)
-                try body(row, key, title, author)
+            try bytes.withUnsafeBufferPointer { all in
+                for (row, place) in places.enumerated() {
+                    guard Self.summary(ofRow: Int(place.row), in: summaries).starts.admits(required) else { continue }
+                    var offset = Int(place.offset)
+                    _ = VarInt.read(all, at: &offset)  // the id's gap
+                    let (key, title, author) = Self.texts(all, at: &offset)
+                    try body(row, key, title, author)
+                }
             }
         }
-        }
+    }
+
+    /// The summary of row number `row`. Written unpadded (`withUnsafeBytes(of:)` gives its
+    /// size, not its stride).
+    private static func summary(ofRow row: Int, in summaries: UnsafeBufferPointer<UInt8>) -> Summary {
+        UnsafeRawBufferPointer(summaries).loadUnaligned(fromByteOffset: row * MemoryLayout<Summary>.size, as: Summary.self)
     }
 
     /// A row's key, title terms and author terms, read from just after its id's gap.

@@ -260,8 +260,7 @@ final class SearchIndex {
     /// The overlay's books that `words` match, by rank, in result order.
     private func matchesInOverlay(_ words: [UnindexedSearch.Word]) -> [[OverlayBook]] {
         var matches: [[OverlayBook]] = [[], [], []]
-        if words.count == 1, words[0].exact.isEmpty, words[0].prefixBytes.count == 1,
-           let letter = LetterPlaces.number(of: words[0].prefixBytes[0]) {
+        if let letter = UnindexedSearch.Word.oneLetter(words) {
             // The first key of every word, and the broadest query: no book's text is read.
             for book in ordered {
                 if let rank = book.letters.rank(ofLetter: letter) { matches[rank].append(book) }

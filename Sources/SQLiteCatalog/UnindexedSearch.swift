@@ -189,8 +189,7 @@ struct UnindexedSearch {
             }
             prefixes.bytes = bytes
             prefixes.ascii = words.map(\.asciiPrefix)
-            oneLetter = words.count == 1 && singleTokenWords && words[0].prefixBytes.count == 1
-                ? LetterPlaces.number(of: words[0].prefixBytes[0]) : nil
+            oneLetter = Word.oneLetter(words)
             ranks = Array(repeating: Best(wanted: wanted), count: 3)
             matched = limit == nil ? nil : ScannedRows()
             recordingLimit = limit ?? 0
@@ -285,6 +284,13 @@ struct UnindexedSearch {
             return next.starts(with: earlier.prefixBytes) && next.withUnsafeBufferPointer {
                 SearchIndexBase.isCharacterPrefix(earlier.prefix, prefixBytes: earlier.prefixBytes, asciiPrefix: earlier.asciiPrefix, of: $0)
             }
+        }
+
+        /// The letter number (`LetterPlaces`) of a query that is one ASCII letter or digit, the
+        /// first key of every word: `LetterPlaces` alone ranks a book for it.
+        static func oneLetter(_ words: [Word]) -> Int? {
+            guard words.count == 1, words[0].exact.isEmpty, words[0].prefixBytes.count == 1 else { return nil }
+            return LetterPlaces.number(of: words[0].prefixBytes[0])
         }
 
         /// The token that narrows the rows most cheaply: any match holds its bytes.
