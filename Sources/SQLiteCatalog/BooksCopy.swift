@@ -1,3 +1,5 @@
+import CSQLite
+
 /// Every row of a scope as whole-table scans read them (id, title key, title terms, author
 /// terms), kept in a scratch file beside the catalog while the search index is built: a query
 /// that narrows no kept scan (`RecentScans`), a new first letter above all, is judged on these
@@ -81,7 +83,7 @@ final class BooksCopy {
     /// The rows whose token starts admit `required`, in id order, with their places.
     func forEach(admitting required: TokenStarts,
                  _ body: (_ id: Int, _ place: Place, _ key: UnsafeBufferPointer<UInt8>, _ title: UnsafeBufferPointer<UInt8>,
-                          _ author: UnsafeBufferPointer<UInt8>) throws -> Void) rethrows {
+                          _ author: UnsafeBufferPointer<UInt8>) throws -> Void) throws {
         try forEachSummary { id, place, summary, all, textsAt in
             guard summary.starts.admits(required) else { return }
             var offset = textsAt
@@ -95,7 +97,7 @@ final class BooksCopy {
     /// row's whole key, when the prefix does not settle where it goes.
     func forEach(matchingLetter letter: Int,
                  _ body: (_ id: Int, _ place: Place, _ rank: Int, _ keyPrefix: UInt64,
-                          _ key: () -> UnsafeBufferPointer<UInt8>) throws -> Void) rethrows {
+                          _ key: () -> UnsafeBufferPointer<UInt8>) throws -> Void) throws {
         try forEachSummary { id, place, summary, all, textsAt in
             guard let rank = summary.letters.rank(ofLetter: letter) else { return }
             var offset = textsAt
@@ -106,12 +108,13 @@ final class BooksCopy {
     /// Every row in id order: its id, place and summary, and where its texts begin in `all`
     /// (`texts(_:at:)`); the walk steps from row to row by the summaries' lengths.
     private func forEachSummary(_ body: (_ id: Int, _ place: Place, _ summary: Summary, _ all: UnsafeBufferPointer<UInt8>,
-                                         _ textsAt: Int) throws -> Void) rethrows {
+                                         _ textsAt: Int) throws -> Void) throws {
         try summaries.withUnsafeBufferPointer { summaries in
             try bytes.withUnsafeBufferPointer { all in
                 var offset = 0
                 var id = 0
                 for row in 0..<count {
+                    try Self.stopIfCancelled(row)
                     let place = Place(offset: UInt32(offset), row: UInt32(row))
                     id += Int(VarInt.read(all, at: &offset))
                     let summary = Self.summary(ofRow: row, in: summaries)
@@ -125,10 +128,12 @@ final class BooksCopy {
     /// The rows at `places` whose token starts admit `required`, by their number in `places`.
     func forEach(at places: [Place], admitting required: TokenStarts,
                  _ body: (_ row: Int, _ key: UnsafeBufferPointer<UInt8>, _ title: UnsafeBufferPointer<UInt8>,
-                          _ author: UnsafeBufferPointer<UInt8>) throws -> Void) rethrows {
+                          _ author: UnsafeBufferPointer<UInt8>) throws -> Void) throws {
         try summaries.withUnsafeBufferPointer { summaries in
             try bytes.withUnsafeBufferPointer { all in
                 for (row, place) in places.enumerated() {
+                    try Self.stopIfCancelled(row)
+                    if row + Self.readAhead < places.count { Self.prefetch(places[row + Self.readAhead], summaries, all) }
                     guard Self.summary(ofRow: Int(place.row), in: summaries).starts.admits(required) else { continue }
                     var offset = Int(place.offset)
                     _ = VarInt.read(all, at: &offset)  // the id's gap
@@ -137,6 +142,25 @@ final class BooksCopy {
                 }
             }
         }
+    }
+
+    /// Every so many rows, a walk stops with `CancellationError` once its search was replaced
+    /// by the next key: a walk of ten million rows (a count after its page) takes a second or
+    /// more, and the next key's search would wait for it.
+    private static func stopIfCancelled(_ row: Int) throws {
+        if row & 0x3FFF == 0 { try Task.checkCancellation() }
+    }
+
+    /// How many places ahead of the row it judges the walk over places (`forEach(at:)`) asks for.
+    private static let readAhead = 16
+
+    /// Asks for the summary and the first bytes of the row at `place` to be brought into the
+    /// cache. The kept rows of a scan lie far apart in the copy (an author's books, one in
+    /// thirty rows), each one a wait for memory; asked for ahead, the waits overlap: judging
+    /// the 35,855 books of "mur" at a million books, the walk itself went from 8 to 3 ms.
+    private static func prefetch(_ place: Place, _ summaries: UnsafeBufferPointer<UInt8>, _ all: UnsafeBufferPointer<UInt8>) {
+        shim_prefetch(summaries.baseAddress! + Int(place.row) * MemoryLayout<Summary>.size)
+        shim_prefetch(all.baseAddress! + Int(place.offset))
     }
 
     /// The summary of row number `row`. Written unpadded (`withUnsafeBytes(of:)` gives its

@@ -119,9 +119,10 @@ struct ScannedRows {
 
     /// Every row, with its place in `copy` for those that are there; of those, only the ones
     /// whose token starts admit `required` (their summaries say so without reading them).
+    /// Throws `CancellationError` when the task is cancelled on the way (`BooksCopy`).
     func forEach(admitting required: TokenStarts = TokenStarts(requiredByAll: []),
                  _ body: (_ id: Int, _ key: UnsafeBufferPointer<UInt8>, _ title: UnsafeBufferPointer<UInt8>,
-                          _ author: UnsafeBufferPointer<UInt8>, _ place: BooksCopy.Place?) throws -> Void) rethrows {
+                          _ author: UnsafeBufferPointer<UInt8>, _ place: BooksCopy.Place?) throws -> Void) throws {
         try copy?.forEach(at: copiedAt, admitting: required) { row, key, title, author in
             try body(copiedIDs[row], key, title, author, copiedAt[row])
         }

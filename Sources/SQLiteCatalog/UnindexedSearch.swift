@@ -55,10 +55,10 @@ struct UnindexedSearch {
         if let (scan, changed) = earlier {
             let changedIDs = Set(changed.ids)
             judge.copy = scan.rows.copy
-            scan.rows.forEach(admitting: TokenStarts(requiredByAll: words)) { id, key, title, author, place in
+            try scan.rows.forEach(admitting: TokenStarts(requiredByAll: words)) { id, key, title, author, place in
                 if changedIDs.isEmpty || !changedIDs.contains(id) { judge.offer(id: id, key: key, title: title, author: author, copiedAt: place) }
             }
-            changed.forEach { id, key, title, author, _ in judge.offer(id: id, key: key, title: title, author: author) }
+            try changed.forEach { id, key, title, author, _ in judge.offer(id: id, key: key, title: title, author: author) }
             source = .earlierScan
         } else if let copied = try copiedRows(into: &judge, scans: scans, sequence: sequence) {
             source = copied
@@ -87,18 +87,18 @@ struct UnindexedSearch {
         let changedIDs = Set(changed.ids)
         judge.copy = copy
         if let letter = judge.oneLetter {
-            copy.forEach(matchingLetter: letter) { id, place, rank, keyPrefix, key in
+            try copy.forEach(matchingLetter: letter) { id, place, rank, keyPrefix, key in
                 if changedIDs.isEmpty || !changedIDs.contains(id) { judge.offer(id: id, copiedAt: place, rank: rank, keyPrefix: keyPrefix, key: key) }
             }
         } else {
-            copy.forEach(admitting: TokenStarts(requiredByAll: judge.words)) { id, place, key, title, author in
+            try copy.forEach(admitting: TokenStarts(requiredByAll: judge.words)) { id, place, key, title, author in
                 if changedIDs.isEmpty || !changedIDs.contains(id) { judge.offer(id: id, key: key, title: title, author: author, copiedAt: place) }
             }
         }
         // Of the rest, those the copy holds are judged now; a whole copy holds every row (added
         // ones too, though not in it), an unfinished one reads those after it from the table.
         let copiedUpTo = copy.isComplete ? Int.max : copy.lastID ?? Int.min
-        changed.forEach { id, key, title, author, _ in
+        try changed.forEach { id, key, title, author, _ in
             if id <= copiedUpTo { judge.offer(id: id, key: key, title: title, author: author) }
         }
         if copy.isComplete { return .booksCopy }

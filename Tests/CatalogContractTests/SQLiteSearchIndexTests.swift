@@ -374,6 +374,41 @@ import Testing
         for text in ["a", "q", "z", "2", "h", "l", "e", "hist r", "東"] { try expectExact(text, from: .booksCopy) }
     }
 
+    /// A search replaced by the next key stops walking the table's copy or an earlier scan's
+    /// rows (a second or more at ten million books) instead of keeping the connection from
+    /// the next key's search, whichever walk it is in: an earlier scan's rows, the copy's
+    /// letter places, the copy's rows.
+    @Test func aCancelledSearchStopsWalkingTheCopyAndTheKeptRows() async throws {
+        let path = directory.path("cancelled.sqlite")
+        let catalog = try SQLiteCatalog.open(path: path, create: true)
+        try catalog.insertBooks((0..<3_000).map { NewBook(title: "Quiet river \($0)", author: "Ann Reed") }, scope: "main")
+        let queries: [(text: String, source: SearchAnswerSource)] = [("river 1", .earlierScan), ("q", .booksCopy), ("rive", .booksCopy)]
+        /// Each search's answer's source, or "cancelled".
+        let outcomes = try await Task { () throws -> [String] in
+            let connection = try CatalogConnection.open(path: path, create: false, busyTimeout: .seconds(5))
+            let scans = RecentScans(memory: BuildMemory(besideCatalog: path))
+            func search(_ text: String) throws -> String {
+                do {
+                    return try connection.transaction(immediate: false) {
+                        let sequence = try connection.queryFirst("SELECT max(change_seq) FROM books") { $0.int(0) }!
+                        return try UnindexedSearch(connection: connection, scope: "main", recent: (scans, sequence))
+                            .search(SearchTerms(text), offset: 0, limit: 10).source.rawValue
+                    }
+                } catch is CancellationError {
+                    return "cancelled"
+                }
+            }
+            // The table read once: the copy is whole and "river"'s matches are kept.
+            var outcomes = [try search("river")] + (try queries.map { try search($0.text) })
+            _ = try search("river")
+            withUnsafeCurrentTask { $0?.cancel() }
+            outcomes += try queries.map { try search($0.text) }
+            return outcomes
+        }.value
+        let answered = [SearchAnswerSource.booksTable.rawValue] + queries.map(\.source.rawValue)
+        #expect(outcomes == answered + queries.map { _ in "cancelled" })
+    }
+
     /// A kept scan of more than an eighth of a whole copy's rows, and more than a few, is left
     /// for the copy, which is read in order; smaller ones, or any while the copy is unfinished,
     /// are narrowed.
@@ -428,7 +463,7 @@ import Testing
             buffer(key) { key in buffer(title) { title in buffer(author) { author in scanned.append(id: id, key: key, title: title, author: author) } } }
         }
         var read: [(Int, String, String, String)] = []
-        scanned.forEach { id, key, title, author, _ in
+        try scanned.forEach { id, key, title, author, _ in
             read.append((id, String(decoding: key, as: UTF8.self), String(decoding: title, as: UTF8.self), String(decoding: author, as: UTF8.self)))
         }
         #expect(read.map { "\($0)" } == rows.map { "\($0)" })
