@@ -93,15 +93,16 @@ final class BooksCopy {
     }
 
     /// For a one-letter query, the letter numbered `letter` (`LetterPlaces`): the rows it
-    /// matches, with their rank and key prefix, read from their summaries alone; `key` reads a
-    /// row's whole key, when the prefix does not settle where it goes.
+    /// matches, with their rank and key prefix, read from their summaries alone; `texts` reads
+    /// a row's key and terms, when the prefix does not settle where it goes.
     func forEach(matchingLetter letter: Int,
-                 _ body: (_ id: Int, _ place: Place, _ rank: Int, _ keyPrefix: UInt64,
-                          _ key: () -> UnsafeBufferPointer<UInt8>) throws -> Void) throws {
+                 _ body: (_ id: Int, _ place: Place, _ rank: Int, _ keyPrefix: UInt64, _ texts: () -> Texts) throws -> Void) throws {
         try forEachSummary { id, place, summary, all, textsAt in
             guard let rank = summary.letters.rank(ofLetter: letter) else { return }
-            var offset = textsAt
-            try body(id, place, rank, summary.keyPrefix) { Self.texts(all, at: &offset).key }
+            try body(id, place, rank, summary.keyPrefix) {
+                var offset = textsAt
+                return Self.texts(all, at: &offset)
+            }
         }
     }
 
@@ -169,9 +170,10 @@ final class BooksCopy {
         UnsafeRawBufferPointer(summaries).loadUnaligned(fromByteOffset: row * MemoryLayout<Summary>.size, as: Summary.self)
     }
 
+    typealias Texts = (key: UnsafeBufferPointer<UInt8>, title: UnsafeBufferPointer<UInt8>, author: UnsafeBufferPointer<UInt8>)
+
     /// A row's key, title terms and author terms, read from just after its id's gap.
-    private static func texts(_ all: UnsafeBufferPointer<UInt8>, at offset: inout Int)
-        -> (key: UnsafeBufferPointer<UInt8>, title: UnsafeBufferPointer<UInt8>, author: UnsafeBufferPointer<UInt8>) {
+    private static func texts(_ all: UnsafeBufferPointer<UInt8>, at offset: inout Int) -> Texts {
         func run(_ length: Int) -> UnsafeBufferPointer<UInt8> {
             defer { offset += length }
             return UnsafeBufferPointer(rebasing: all[offset..<offset + length])

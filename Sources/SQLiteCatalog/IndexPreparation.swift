@@ -22,6 +22,12 @@ public enum SearchAnswerSource: String, Sendable {
     /// The books whose titles begin with the first word, read in title order while the index
     /// is built: the page alone, its count to follow (`TitleOrderPage`).
     case titleOrder = "the title index, the page before its count"
+    /// The first matches of an earlier scan that the query narrows, while the index is built:
+    /// the page alone, its count to follow (`LeadingMatches`).
+    case leadingMatches = "an earlier scan's first matches, the page before its count"
+
+    /// Whether the answer is a page alone, its count to follow (`TotalCount.counting`).
+    var countFollows: Bool { self == .titleOrder || self == .leadingMatches }
 
     /// Whether a search index answered, so that every id it names must be a book.
     var isIndex: Bool { self == .index || self == .staleIndex }

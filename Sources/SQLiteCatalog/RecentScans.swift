@@ -18,6 +18,8 @@ final class RecentScans {
         /// The catalog's latest `change_seq` when the rows were read.
         let sequence: Int
         let rows: ScannedRows
+        /// The first of them in result order, for a narrower query's page (`LeadingMatches`).
+        var leading: [LeadingMatches.Row] = []
     }
 
     /// Oldest first.

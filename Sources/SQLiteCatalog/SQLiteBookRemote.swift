@@ -151,7 +151,7 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
                 do {
                     let isIndex = lastSearchAnswer?.isIndex == true
                     return try page(ids: ids, total: total, query: query, namedByIndex: isIndex, whileIndexing: !isIndex && !terms.isEmpty,
-                                    countFollows: lastSearchAnswer == .titleOrder)
+                                    countFollows: lastSearchAnswer?.countFollows == true)
                 } catch is SearchIndexDamage {
                     // In one read snapshot every id the index names is a book: this index was
                     // crafted or damaged where no checksum looks. Never trust it again.
@@ -204,7 +204,7 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
         }
         if query.countLater, let (ids, seen) = try titleOrderPage(terms, query) { return (ids, seen) }
         let (ids, total, source) = try UnindexedSearch(connection: connection, scope: account.scope, recent: (recentScans, sequence))
-            .search(terms, offset: query.offset, limit: query.limit)
+            .search(terms, offset: query.offset, limit: query.limit, pageFirst: query.countLater)
         lastSearchAnswer = source
         return (ids, total)
     }
@@ -424,7 +424,12 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
     }
 
     /// How the last search was answered. For benchmarks and tests.
-    public private(set) var lastSearchAnswer: SearchAnswerSource?
+    public private(set) var lastSearchAnswer: SearchAnswerSource? {
+        didSet { if lastSearchAnswer?.countFollows == true { lastPageBeforeItsCount = lastSearchAnswer } }
+    }
+    /// How the last page shown before its count was answered (the count's own answer follows
+    /// it in `lastSearchAnswer`). For benchmarks and tests.
+    public private(set) var lastPageBeforeItsCount: SearchAnswerSource?
 
     /// How the search index in use was obtained, waiting until there is one, and whether this
     /// remote built it and stored it in the catalog for the next connection.

@@ -25,7 +25,10 @@ struct UnindexedSearch {
     /// `source`: the books table, or with `recent`, an earlier scan's matches or the table's copy.
     typealias Found = (ids: [Int], total: Int, source: SearchAnswerSource)
 
-    func search(_ terms: SearchTerms, offset: Int, limit: Int) throws -> Found {
+    /// - Parameter pageFirst: the page may come alone, its count to follow (`SearchQuery.countLater`):
+    ///   a query narrowing a kept scan is then answered from that scan's first matches when
+    ///   they hold its page (`LeadingMatches`), with the matches seen as the total.
+    func search(_ terms: SearchTerms, offset: Int, limit: Int, pageFirst: Bool = false) throws -> Found {
         guard !terms.hasNoSearchableWords else { return ([], 0, .booksTable) }
         if terms.isEmpty {
             // Counting stops where the page would say "at least" anyway.
@@ -52,6 +55,11 @@ struct UnindexedSearch {
         // What the new matches may take: the kept rows and these stay within the budget together.
         var judge = Judge(words: words, wanted: offset + limit, recordingUpTo: RecentScans.byteBudget - scans.byteCount)
         let source: SearchAnswerSource
+        // A scan its first matches hold whole is judged as quickly, and counted with it.
+        if pageFirst, let (scan, changed) = earlier, scan.rows.count > scan.leading.count,
+           let (ids, seen) = try LeadingMatches.page(among: scan.leading, changed: changed, judge: &judge, offset: offset, limit: limit) {
+            return (ids, seen, .leadingMatches)
+        }
         if let (scan, changed) = earlier {
             let changedIDs = Set(changed.ids)
             judge.copy = scan.rows.copy
@@ -66,7 +74,9 @@ struct UnindexedSearch {
             try cancellableScan(words, into: &judge)
             source = .booksTable
         }
-        if let matched = judge.matched { scans.keep(RecentScans.Scan(words: words, sequence: sequence, rows: matched)) }
+        if let matched = judge.matched {
+            scans.keep(RecentScans.Scan(words: words, sequence: sequence, rows: matched, leading: judge.leading?.ordered ?? []))
+        }
         let (ids, total) = judge.answer(offset: offset, limit: limit)
         return (ids, total, source)
     }
@@ -87,8 +97,8 @@ struct UnindexedSearch {
         let changedIDs = Set(changed.ids)
         judge.copy = copy
         if let letter = judge.oneLetter {
-            try copy.forEach(matchingLetter: letter) { id, place, rank, keyPrefix, key in
-                if changedIDs.isEmpty || !changedIDs.contains(id) { judge.offer(id: id, copiedAt: place, rank: rank, keyPrefix: keyPrefix, key: key) }
+            try copy.forEach(matchingLetter: letter) { id, place, rank, keyPrefix, texts in
+                if changedIDs.isEmpty || !changedIDs.contains(id) { judge.offer(id: id, copiedAt: place, rank: rank, keyPrefix: keyPrefix, texts: texts) }
             }
         } else {
             try copy.forEach(admitting: TokenStarts(requiredByAll: judge.words)) { id, place, key, title, author in
@@ -176,6 +186,8 @@ struct UnindexedSearch {
         var copy: BooksCopy?
         /// The matching rows, until they would take more than `recordingLimit` bytes.
         private(set) var matched: ScannedRows?
+        /// The first of them in result order, with their texts, when they are recorded.
+        private(set) var leading: LeadingMatches?
         private let recordingLimit: Int
 
         /// - Parameter recordingUpTo: how many bytes the matching rows may take; nil records none.
@@ -192,6 +204,7 @@ struct UnindexedSearch {
             oneLetter = Word.oneLetter(words)
             ranks = Array(repeating: Best(wanted: wanted), count: 3)
             matched = limit == nil ? nil : ScannedRows()
+            leading = limit == nil ? nil : LeadingMatches()
             recordingLimit = limit ?? 0
         }
 
@@ -199,7 +212,9 @@ struct UnindexedSearch {
         mutating func offer(id: Int, key: UnsafeBufferPointer<UInt8>, title: UnsafeBufferPointer<UInt8>,
                             author: UnsafeBufferPointer<UInt8>, copiedAt place: BooksCopy.Place? = nil) {
             guard let rank = rank(title: title, author: author) else { return }
-            ranks[rank].offer(id: id, prefix: ByteOrder.prefix(key)) { key }
+            let prefix = ByteOrder.prefix(key)
+            ranks[rank].offer(id: id, prefix: prefix) { key }
+            leading?.offer(rank: rank, id: id, prefix: prefix, key: { key }, texts: { (title, author) })
             if let place {
                 recordCopied(id: id, at: place)
             } else {
@@ -211,8 +226,9 @@ struct UnindexedSearch {
         /// A row of `copy` that a one-letter query matches, judged on its summary
         /// (`BooksCopy.forEach(matchingLetter:)`).
         mutating func offer(id: Int, copiedAt place: BooksCopy.Place, rank: Int, keyPrefix: UInt64,
-                            key: () -> UnsafeBufferPointer<UInt8>) {
-            ranks[rank].offer(id: id, prefix: keyPrefix, key: key)
+                            texts: () -> BooksCopy.Texts) {
+            ranks[rank].offer(id: id, prefix: keyPrefix) { texts().key }
+            leading?.offer(rank: rank, id: id, prefix: keyPrefix, key: { texts().key }, texts: { (texts().title, texts().author) })
             recordCopied(id: id, at: place)
         }
 
@@ -223,10 +239,14 @@ struct UnindexedSearch {
         }
 
         private mutating func dropRecordingOverLimit() {
-            if let size = matched?.byteCount, size > recordingLimit { matched = nil }
+            if let size = matched?.byteCount, size > recordingLimit {
+                matched = nil
+                leading = nil
+            }
         }
 
-        private mutating func rank(title: UnsafeBufferPointer<UInt8>, author: UnsafeBufferPointer<UInt8>) -> Int? {
+        /// The query's rank of a book with these title and author terms (`BookRank`), or nil when it does not match.
+        mutating func rank(title: UnsafeBufferPointer<UInt8>, author: UnsafeBufferPointer<UInt8>) -> Int? {
             if singleTokenWords {
                 // Straight on the bytes, with no token list and no copy of a word (which would
                 // retain its arrays): the usual query, judged millions of times.

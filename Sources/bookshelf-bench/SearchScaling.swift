@@ -181,6 +181,7 @@ enum SearchScaling {
         case .earlierScan?: "earlier scan"
         case .booksCopy?: "books copy"
         case .titleOrder?: "title order"
+        case .leadingMatches?: "an earlier scan's first matches"
         case nil: "?"
         }
     }

@@ -374,6 +374,105 @@ import Testing
         for text in ["a", "q", "z", "2", "h", "l", "e", "hist r", "東"] { try expectExact(text, from: .booksCopy) }
     }
 
+    /// A query that narrows a kept scan's query gets its page from that scan's first matches
+    /// when they hold it, shown before its count: exactly the committed books' page, though
+    /// narrowing moved books to later ranks or out of the matches, and though books were
+    /// renamed and added since the scan; otherwise the whole answer comes, counted. The count
+    /// so far never passes the matches.
+    @Test func aPageFromAnEarlierScansFirstMatchesIsTheCommittedBooksPage() async throws {
+        let path = directory.path("leading.sqlite")
+        let catalog = try SQLiteCatalog.open(path: path, create: true)
+        try catalog.addAccount(Account(name: "editor", role: .editor, scope: "main"))
+        // For "mur": 700 books of the first rank (Mural, Murder), 300 of the second (The
+        // murmur), then 1,800 by author: more than the scan's 1,024 first matches.
+        var books = (0..<1_500).map { NewBook(title: "Book \($0)", author: "Haruki Murakami") }
+        books += (0..<400).map { NewBook(title: "Murder \($0)", author: $0 % 3 == 0 ? "Haruki Murakami" : "Ann Reed") }
+        books += (0..<300).map { NewBook(title: "Mural \($0)", author: "Ann Reed") }
+        books += (0..<300).map { NewBook(title: "The murmur \($0)", author: $0 % 2 == 0 ? "Ann Mural" : "Bo Li") }
+        books += (0..<300).map { NewBook(title: "Quiet \($0)", author: "Ann Mural") }
+        var generator = GeneratedBooks(seed: 7)
+        for index in books.indices.reversed() { books.swapAt(index, generator.next(index + 1)) }
+        try catalog.insertBooks(books, scope: "main")
+        let connection = try CatalogConnection.open(path: path, create: false, busyTimeout: .seconds(5))
+        let scans = RecentScans(memory: BuildMemory(besideCatalog: path))
+        func search(_ text: String, limit: Int, offset: Int, pageFirst: Bool) throws -> UnindexedSearch.Found {
+            try connection.transaction(immediate: false) {
+                let sequence = try connection.queryFirst("SELECT max(change_seq) FROM books") { $0.int(0) }!
+                return try UnindexedSearch(connection: connection, scope: "main", recent: (scans, sequence))
+                    .search(SearchTerms(text), offset: offset, limit: limit, pageFirst: pageFirst)
+            }
+        }
+        // The whole table's "mur", its first matches kept with it; taken before the changes below.
+        _ = try search("mur", limit: 50, offset: 0, pageFirst: false)
+        let mur = try #require(scans.narrowest(holdingMatchesOf: SearchTerms("mur").words.map(UnindexedSearch.Word.init), at: .max))
+        #expect(mur.leading.count == LeadingMatches.capacity)
+        var leadingAnswers = 0
+        func expectCommittedPages(sourceLocation: SourceLocation = #_sourceLocation) throws {
+            let committed = try committedBooks(path, scope: "main")
+            for text in ["mura", "murd", "murm", "murak", "mural", "mur b", "mur 1", "murakami b", "murder 1", "mur zz"] {
+                let terms = SearchTerms(text)
+                let expected = committed.filter(terms.matches).sorted { terms.sortKey($0) < terms.sortKey($1) }.map(\.id)
+                for (limit, offset) in [(50, 0), (5, 0), (3, 2), (10, 45)] {
+                    // Kept: "mur" alone, nothing narrower.
+                    scans.removeKeptScans()
+                    scans.keep(mur)
+                    let page = try search(text, limit: limit, offset: offset, pageFirst: true)
+                    let wanted = Array(expected.dropFirst(offset).prefix(limit))
+                    #expect(page.ids == wanted, "\(text) \(limit) \(offset)", sourceLocation: sourceLocation)
+                    if page.source == .leadingMatches {
+                        leadingAnswers += 1
+                        #expect(page.total >= offset + wanted.count && page.total <= expected.count, "\(text) \(limit) \(offset)",
+                                sourceLocation: sourceLocation)
+                    } else {
+                        #expect(page.source == .earlierScan && page.total == min(expected.count, SearchIndex.countLimit(offset: offset, limit: limit)),
+                                "\(text) \(limit) \(offset)", sourceLocation: sourceLocation)
+                    }
+                }
+            }
+        }
+        try expectCommittedPages()
+        #expect(leadingAnswers >= 20, "the scenario gives the first matches pages to answer")
+        // Since the scan: a leading book leaves the matches, one from outside them comes first,
+        // one moves to the first rank, and a new one by the author comes.
+        let writer = try catalog.remote(account: "editor")
+        let committed = try committedBooks(path, scope: "main")
+        func rename(_ title: String, to newTitle: String) async throws {
+            let book = try #require(committed.first { $0.title == title })
+            _ = try await writer.save(SaveRequest(id: book.id, title: newTitle, author: book.author, expectedRevision: book.revision))
+        }
+        try await rename("Mural 0", to: "Zebra")
+        try await rename("Quiet 3", to: "Mura Aardvark")
+        try await rename("Book 1", to: "Murakami Book")
+        _ = try catalog.addBook(NewBook(title: "Aaa", author: "Murakami"), scope: "main")
+        leadingAnswers = 0
+        try expectCommittedPages()
+        #expect(leadingAnswers >= 20, "the scenario gives the first matches pages to answer after the changes")
+    }
+
+    /// Through the remote, while the index is built: a page from an earlier scan's first
+    /// matches says its count is coming, and the same search counted gives the same page and
+    /// the exact total.
+    @Test func aPageFromAnEarlierScansFirstMatchesIsCountedAfterwards() async throws {
+        let path = directory.path("leading-remote.sqlite")
+        let catalog = try SQLiteCatalog.open(path: path, create: true)
+        try catalog.addAccount(Account(name: "reader", role: .reader, scope: "main"))
+        try catalog.insertBooks((0..<3_000).map { NewBook(title: "Book \($0)", author: "Haruki Murakami") }, scope: "main")
+        let build = DispatchSemaphore(value: 0)
+        defer { build.signal() }
+        let reader = try SQLiteCatalog.open(path: path, create: false, beforeIndexBuild: { build.wait() }).remote(account: "reader")
+        _ = try await reader.search(SearchQuery(text: "mur"))  // counted: its matches are kept
+        let query = SearchQuery(text: "murak", limit: 20, countLater: true)
+        let page = try await reader.search(query)
+        #expect(await reader.lastSearchAnswer == .leadingMatches)
+        guard case let .counting(seen) = page.totalCount else {
+            Issue.record("\(page.totalCount), not counting")
+            return
+        }
+        #expect(seen >= 20 && seen <= 3_000)
+        let counted = try await reader.search(query.countingNow)
+        #expect(counted.records == page.records && counted.totalCount == TotalCount(counted: 3_000, offset: 0, shown: 20, hasMore: true))
+    }
+
     /// A search replaced by the next key stops walking the table's copy or an earlier scan's
     /// rows (a second or more at ten million books) instead of keeping the connection from
     /// the next key's search, whichever walk it is in: an earlier scan's rows, the copy's
