@@ -31,6 +31,11 @@ final class SearchIndex {
     /// The ids of the changed books, and the books in result order (title key, id).
     private var overlay: Set<Int> = []
     private var ordered: [OverlayBook] = []
+    /// The overlay books the last few queries matched, as places in `ordered`: a query that
+    /// narrows one of them ("the se" after "the s") judges only those. Dropped when the overlay
+    /// changes.
+    private var recentOverlayMatches: [(words: [UnindexedSearch.Word], places: [Int32])] = []
+    private static let recentOverlayMatchLimit = 4
 
     init(base: SearchIndexBase, isBridge: Bool = false) {
         self.base = base
@@ -184,6 +189,7 @@ final class SearchIndex {
         overlay.reserveCapacity(overlay.count + changes.rows.count)
         for row in changes.rows { overlay.insert(row.id) }
         ordered = Self.merged(replaced.isEmpty ? ordered : ordered.filter { !replaced.contains($0.id) }, changes.rows)
+        if !changes.rows.isEmpty { recentOverlayMatches.removeAll() }
         syncedSequence = changes.sequence
         return true
     }
@@ -257,26 +263,39 @@ final class SearchIndex {
         return (result, min(total, Self.countLimit(offset: offset, limit: limit)))
     }
 
-    /// The overlay's books that `words` match, by rank, in result order.
+    /// The overlay's books that `words` match, by rank, in result order: among those an earlier
+    /// query matched when the words narrow it (`UnindexedSearch.Word.narrows`), else among all.
     private func matchesInOverlay(_ words: [UnindexedSearch.Word]) -> [[OverlayBook]] {
+        let earlier = recentOverlayMatches.filter { UnindexedSearch.Word.narrows(words, $0.words) }.min { $0.places.count < $1.places.count }
+        let candidates = earlier?.places ?? Array(0..<Int32(ordered.count))
         var matches: [[OverlayBook]] = [[], [], []]
-        if let letter = UnindexedSearch.Word.oneLetter(words) {
-            // The first key of every word, and the broadest query: no book's text is read.
-            for book in ordered {
-                if let rank = book.letters.rank(ofLetter: letter) { matches[rank].append(book) }
-            }
-            return matches
-        }
+        var places: [Int32] = []
+        let oneLetter = UnindexedSearch.Word.oneLetter(words)
         let required = words.map(TokenStarts.init(requiredBy:))
         var tokens = UnindexedSearch.Tokens()
-        for book in ordered where required.allSatisfy(book.starts.admits) {
-            let rank = book.withTexts { _, title, author -> Int? in
-                guard words.allSatisfy({ $0.mayMatch(title: title, author: author) }) else { return nil }
-                tokens.read(title: title, author: author)
-                return tokens.rank(words)
+        for place in candidates {
+            let book = ordered[Int(place)]
+            let rank: Int?
+            if let oneLetter {
+                // The first key of every word, and the broadest query: no book's text is read.
+                rank = book.letters.rank(ofLetter: oneLetter)
+            } else if required.allSatisfy(book.starts.admits) {
+                rank = book.withTexts { _, title, author -> Int? in
+                    guard words.allSatisfy({ $0.mayMatch(title: title, author: author) }) else { return nil }
+                    tokens.read(title: title, author: author)
+                    return tokens.rank(words)
+                }
+            } else {
+                rank = nil
             }
-            if let rank { matches[rank].append(book) }
+            guard let rank else { continue }
+            matches[rank].append(book)
+            places.append(place)
         }
+        // The same query again (a page after the first) replaces its entry.
+        recentOverlayMatches.removeAll { UnindexedSearch.Word.narrows(words, $0.words) && UnindexedSearch.Word.narrows($0.words, words) }
+        recentOverlayMatches.append((words, places))
+        if recentOverlayMatches.count > Self.recentOverlayMatchLimit { recentOverlayMatches.removeFirst() }
         return matches
     }
 

@@ -1145,6 +1145,41 @@ import Testing
         for text in queries { try await expectExactPages(text, pages, next, current) }
     }
 
+    /// Typing over an index with changed books beside it judges, for a query that narrows an
+    /// earlier one, only the changed books the earlier one matched: the pages and totals stay
+    /// exactly what the books say, and after more changes too.
+    @Test func typingOverChangedBooksNarrowsTheirEarlierMatchesExactly() async throws {
+        let path = directory.path("overlay-narrowing.sqlite")
+        let catalog = try SQLiteCatalog.open(path: path, create: true)
+        try catalog.addAccount(Account(name: "editor", role: .editor, scope: "main"))
+        var current = (0..<3_000).map { index in
+            BookRecord(id: index + 1, title: ["History \(index)", "Hidden \(index)", "Quiet \(index)"][index % 3], revision: 1,
+                       author: index % 5 == 0 ? "Hiro Ota" : "")
+        }
+        try catalog.insertBooks(current.map { NewBook(title: $0.title, author: $0.author) }, scope: "main")
+        let reader = try catalog.remote(account: "editor")
+        #expect(try await reader.searchIndexReport().snapshotStored)
+        let writer = try SQLiteCatalog.open(path: path, create: false).remote(account: "editor")
+        func rename(_ index: Int, _ title: String) async throws {
+            let book = current[index]
+            current[index] = try await writer.save(SaveRequest(id: book.id, title: title, author: book.author, expectedRevision: book.revision))
+        }
+        // 375 changed books beside the index (fewer than half its room, so it is not replaced):
+        // some still match what they matched, some more, some less.
+        for (step, index) in stride(from: 0, to: 3_000, by: 8).enumerated() {
+            try await rename(index, ["History of Rome \(index)", "Hi there \(index)", "A history of \(index)", "Quiet \(index)"][step % 4])
+        }
+        let typed = ["h", "hi", "his", "hist", "history", "history o", "history of", "history of r", "hi t", "o"]
+        let pages = [(50, 0), (10, 395)]
+        for text in typed { try await expectExactPages(text, pages, reader, current) }
+        // More changes: a book "history of" matched no longer does, and one it did not now does;
+        // then queries that narrow those typed before them.
+        try await rename(0, "Quiet again")
+        try await rename(1, "Zebra, by History of Athens")
+        for text in ["history of a", "hi th", "of"] + typed { try await expectExactPages(text, pages, reader, current) }
+        #expect(await reader.lastSearchAnswer == .index)
+    }
+
     private func expectExactPages(_ text: String, _ pages: [(limit: Int, offset: Int)], _ remote: SQLiteBookRemote,
                                   _ books: [BookRecord], sourceLocation: SourceLocation = #_sourceLocation) async throws {
         let terms = SearchTerms(text)
