@@ -23,7 +23,8 @@ final class BooksCopy {
     private let summaries: GrowingBytes
 
     /// What a search asks of a row before its text: whether its tokens may match at all, and
-    /// a one-letter query's whole answer.
+    /// a one-letter query's whole answer. A walk over the copy reads the summaries alone (48
+    /// bytes a row) and a row's bytes only when its summary admits it.
     struct Summary {
         let starts: TokenStarts
         let letters: LetterPlaces
@@ -32,6 +33,8 @@ final class BooksCopy {
         let keyPrefix: UInt64
         /// The row's bytes, to step over a row the search does not need.
         let length: UInt32
+        /// The row's id, less the id of the row before (0 before the first).
+        let idGap: UInt32
     }
 
     /// Nil where no scratch file can be made: the copy is never the process's own memory.
@@ -58,7 +61,6 @@ final class BooksCopy {
         guard gap > 0, gap <= Int(UInt32.max), bytes.count + 15 + key.count + title.count + author.count < Int(UInt32.max)
         else { return nil }
         let place = Place(offset: UInt32(bytes.count), row: UInt32(count))
-        bytes.append(UInt32(gap))
         // A key that is the title terms over again (most are) is written as a 0.
         if ByteOrder.compare(key, title) == 0 {
             bytes.append(0)
@@ -71,7 +73,7 @@ final class BooksCopy {
         bytes.append(UInt32(author.count))
         bytes.append(contentsOf: author)
         let summary = Summary(starts: TokenStarts(title: title, author: author), letters: LetterPlaces(title: title, author: author),
-                              keyPrefix: ByteOrder.prefix(key), length: UInt32(bytes.count - Int(place.offset)))
+                              keyPrefix: ByteOrder.prefix(key), length: UInt32(bytes.count - Int(place.offset)), idGap: UInt32(gap))
         withUnsafeBytes(of: summary) { summaries.append(contentsOf: $0.bindMemory(to: UInt8.self)) }
         lastID = id
         count += 1
@@ -107,7 +109,8 @@ final class BooksCopy {
     }
 
     /// Every row in id order: its id, place and summary, and where its texts begin in `all`
-    /// (`texts(_:at:)`); the walk steps from row to row by the summaries' lengths.
+    /// (`texts(_:at:)`); the walk steps from row to row by the summaries' lengths and ids' gaps,
+    /// touching a row's own bytes only when `body` reads them.
     private func forEachSummary(_ body: (_ id: Int, _ place: Place, _ summary: Summary, _ all: UnsafeBufferPointer<UInt8>,
                                          _ textsAt: Int) throws -> Void) throws {
         try summaries.withUnsafeBufferPointer { summaries in
@@ -117,10 +120,10 @@ final class BooksCopy {
                 for row in 0..<count {
                     try Self.stopIfCancelled(row)
                     let place = Place(offset: UInt32(offset), row: UInt32(row))
-                    id += Int(VarInt.read(all, at: &offset))
                     let summary = Self.summary(ofRow: row, in: summaries)
+                    id += Int(summary.idGap)
                     try body(id, place, summary, all, offset)
-                    offset = Int(place.offset) + Int(summary.length)
+                    offset += Int(summary.length)
                 }
             }
         }
@@ -137,7 +140,6 @@ final class BooksCopy {
                     if row + Self.readAhead < places.count { Self.prefetch(places[row + Self.readAhead], summaries, all) }
                     guard Self.summary(ofRow: Int(place.row), in: summaries).starts.admits(required) else { continue }
                     var offset = Int(place.offset)
-                    _ = VarInt.read(all, at: &offset)  // the id's gap
                     let (key, title, author) = Self.texts(all, at: &offset)
                     try body(row, key, title, author)
                 }
@@ -172,7 +174,7 @@ final class BooksCopy {
 
     typealias Texts = (key: UnsafeBufferPointer<UInt8>, title: UnsafeBufferPointer<UInt8>, author: UnsafeBufferPointer<UInt8>)
 
-    /// A row's key, title terms and author terms, read from just after its id's gap.
+    /// A row's key, title terms and author terms: its bytes.
     private static func texts(_ all: UnsafeBufferPointer<UInt8>, at offset: inout Int) -> Texts {
         func run(_ length: Int) -> UnsafeBufferPointer<UInt8> {
             defer { offset += length }
