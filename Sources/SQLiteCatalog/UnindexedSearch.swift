@@ -13,8 +13,9 @@ import BookCatalog
 /// stays small for broad queries. Query text only ever reaches SQL as bound values.
 ///
 /// For the remote that waits for its index (`recent`), the table is read once: a query that
-/// narrows an earlier one is judged on that scan's matching rows (`RecentScans`), and any other
-/// on the table's copy that the first scans make (`BooksCopy`), each with the rows changed since.
+/// narrows an earlier one is judged on that scan's matching rows (`RecentScans`), or for a page
+/// alone on their first matches (`LeadingMatches`), and any other on the table's copy that the
+/// first scans make (`BooksCopy`), each with the rows changed since.
 struct UnindexedSearch {
     let connection: Connection
     let scope: String
