@@ -11,9 +11,20 @@
 /// that is the page, shown before its count (`TotalCount.counting`). Typing on in an author's
 /// name ("mura" after "mur", 358,358 books at ten million) then judges a page of rows instead
 /// of all of them.
+///
+/// Books matched in their titles with the same title key and title terms (a thousand books
+/// titled "War", by different authors) are kept four at a time: the rest of such a group
+/// follows its last kept row, and the group's title alone says whether a narrower query
+/// matches them all in their titles (then their places are unknown, and the page is not taken
+/// from here) or at most by author, at the last rank, after the group's kept rows. So "war a"
+/// after "war" looks past the books titled "War" alone to "War and Peace". Books matched by
+/// author are all kept: whether the rest of a group would match a narrower query again
+/// depends on their authors, and an author's books are what such queries narrow to.
 struct LeadingMatches {
     /// How many first matches a scan keeps.
     static let capacity = 1_024
+    /// How many books of one group (a rank before the last, title key, title terms) are kept.
+    static let groupLimit = 4
 
     /// A match's place in result order: rank, then key bytes, then id.
     struct Place {
@@ -30,6 +41,13 @@ struct LeadingMatches {
         let place: Place
         let title: [UInt8]
         let author: [UInt8]
+        /// More books of this row's group follow it in the scan, not kept.
+        var groupContinues = false
+
+        /// Whether both are matched in their titles, at one rank, with the same key and title terms.
+        func isInGroup(of other: Row) -> Bool {
+            place.rank < 2 && place.rank == other.place.rank && place.key == other.place.key && title == other.title
+        }
     }
 
     private var kept: [Row] = []
@@ -52,9 +70,20 @@ struct LeadingMatches {
         if kept.count >= 2 * Self.capacity { trim() }
     }
 
-    /// The first `capacity` matches offered, in result order.
+    /// The first `capacity` matches offered, in result order, at most `groupLimit` of a group.
     var ordered: [Row] {
-        Array(kept.sorted { $0.place.precedes($1.place) }.prefix(Self.capacity))
+        var rows: [Row] = []
+        var inGroup = 0
+        for row in kept.sorted(by: { $0.place.precedes($1.place) }) {
+            inGroup = rows.last.map(row.isInGroup) == true ? inGroup + 1 : 1
+            if inGroup > Self.groupLimit {
+                // The group's last kept row says more follow (a mark an earlier trim set stays).
+                rows[rows.count - 1].groupContinues = true
+            } else {
+                rows.append(row)
+            }
+        }
+        return Array(rows.prefix(Self.capacity))
     }
 
     private mutating func trim() {
@@ -82,13 +111,26 @@ struct LeadingMatches {
             changedIDs.insert(id)
             if let rank = judge.rank(title: title, author: author) { see(Place(rank: rank, key: Array(key), id: id)) }
         }
-        for row in leading where !changedIDs.contains(row.place.id) {
-            let rank = row.title.withUnsafeBufferPointer { title in
-                row.author.withUnsafeBufferPointer { author in judge.rank(title: title, author: author) }
+        /// The places the rest of the groups passed so far can take are after this one.
+        var ceiling: Place?
+        for row in leading {
+            if !changedIDs.contains(row.place.id) {
+                let rank = row.title.withUnsafeBufferPointer { title in
+                    row.author.withUnsafeBufferPointer { author in judge.rank(title: title, author: author) }
+                }
+                if let rank { see(Place(rank: rank, key: row.place.key, id: row.place.id)) }
             }
-            if let rank { see(Place(rank: rank, key: row.place.key, id: row.place.id)) }
-            // Whatever is still unread comes after `row`'s place (see the type's comment).
-            let sure = unsure.prefix { !row.place.precedes($0) }
+            if row.groupContinues {
+                // The group's other books have this title: matched in it, their places are not
+                // known; otherwise they come at the last rank, after this book's id.
+                let inTitle = row.title.withUnsafeBufferPointer { judge.rank(title: $0, author: UnsafeBufferPointer(start: nil, count: 0)) }
+                guard inTitle == nil else { return nil }
+                let after = Place(rank: 2, key: row.place.key, id: row.place.id)
+                if ceiling.map(after.precedes) ?? true { ceiling = after }
+            }
+            // Whatever is still unread comes after `row`'s place (see the type's comment), and
+            // after the ceiling.
+            let sure = unsure.prefix { !row.place.precedes($0) && !(ceiling?.precedes($0) ?? false) }
             placed += sure
             unsure.removeFirst(sure.count)
             if placed.count >= wanted {

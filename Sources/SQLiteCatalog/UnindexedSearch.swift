@@ -26,10 +26,7 @@ struct UnindexedSearch {
     /// `source`: the books table, or with `recent`, an earlier scan's matches or the table's copy.
     typealias Found = (ids: [Int], total: Int, source: SearchAnswerSource)
 
-    /// - Parameter pageFirst: the page may come alone, its count to follow (`SearchQuery.countLater`):
-    ///   a query narrowing a kept scan is then answered from that scan's first matches when
-    ///   they hold its page (`LeadingMatches`), with the matches seen as the total.
-    func search(_ terms: SearchTerms, offset: Int, limit: Int, pageFirst: Bool = false) throws -> Found {
+    func search(_ terms: SearchTerms, offset: Int, limit: Int) throws -> Found {
         guard !terms.hasNoSearchableWords else { return ([], 0, .booksTable) }
         if terms.isEmpty {
             // Counting stops where the page would say "at least" anyway.
@@ -56,11 +53,6 @@ struct UnindexedSearch {
         // What the new matches may take: the kept rows and these stay within the budget together.
         var judge = Judge(words: words, wanted: offset + limit, recordingUpTo: RecentScans.byteBudget - scans.byteCount)
         let source: SearchAnswerSource
-        // A scan its first matches hold whole is judged as quickly, and counted with it.
-        if pageFirst, let (scan, changed) = earlier, scan.rows.count > scan.leading.count,
-           let (ids, seen) = try LeadingMatches.page(among: scan.leading, changed: changed, judge: &judge, offset: offset, limit: limit) {
-            return (ids, seen, .leadingMatches)
-        }
         if let (scan, changed) = earlier {
             let changedIDs = Set(changed.ids)
             judge.copy = scan.rows.copy
@@ -80,6 +72,21 @@ struct UnindexedSearch {
         }
         let (ids, total) = judge.answer(offset: offset, limit: limit)
         return (ids, total, source)
+    }
+
+    /// The page alone, its count to follow, from the first matches of a kept scan the query
+    /// narrows, when they hold it (`LeadingMatches`), with the matches seen as the total; nil
+    /// otherwise. A scan its first matches hold whole is left to `search`, as quick, and counted.
+    func pageFromFirstMatches(_ terms: SearchTerms, offset: Int, limit: Int) throws -> Found? {
+        guard !terms.isEmpty, !terms.hasNoSearchableWords, let (scans, sequence) = recent else { return nil }
+        let words = terms.words.map(Word.init)
+        guard let scan = scans.narrowest(holdingMatchesOf: words, at: sequence), scan.rows.count > scan.leading.count,
+              let changed = try changedRows(since: scan.sequence)
+        else { return nil }
+        var judge = Judge(words: words, wanted: offset + limit, recordingUpTo: nil)
+        guard let (ids, seen) = try LeadingMatches.page(among: scan.leading, changed: changed, judge: &judge, offset: offset, limit: limit)
+        else { return nil }
+        return (ids, seen, .leadingMatches)
     }
 
     /// Judges every row from the copy of the table (`BooksCopy`), reading from the table only
