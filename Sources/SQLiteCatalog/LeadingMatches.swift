@@ -88,8 +88,10 @@ struct LeadingMatches {
 
     private mutating func trim() {
         kept = ordered
-        worst = kept.last
-        worstPrefix = (worst!.place.rank, worst!.place.key.withUnsafeBufferPointer(ByteOrder.prefix))
+        // Groups cut short may leave room: then any later match may still be among the first.
+        guard kept.count == Self.capacity, let last = kept.last else { return }
+        worst = last
+        worstPrefix = (last.place.rank, last.place.key.withUnsafeBufferPointer(ByteOrder.prefix))
     }
 
     /// The page of a query that narrows the query `leading` are the first matches of, judged

@@ -125,17 +125,25 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
     /// (`UnindexedSearch`, the same answer more slowly), so a search never waits for a build.
     public func search(_ query: SearchQuery) async throws -> SearchPage {
         let terms = SearchTerms(query.text)
+        /// Whether the page alone was asked for already and is not to be had (`pageAlone`).
+        var pageAloneTried = false
         if !terms.isEmpty {
             // A page before its count waits neither for an index to be loaded (a stale one is
             // counted first) nor for many changes to be caught up with, which are read away
             // from this actor; other pages wait for the latter (the index answers them).
-            if query.countLater, index == nil, let page = try pageBeforeItsCount(terms, query) { return page }
+            if query.countLater, index == nil {
+                if let page = try pageBeforeItsCount(terms, query) { return page }
+                pageAloneTried = true
+            }
             if catchingUp == nil, let index = await indexIfReady(), catchingUp == nil,
                try mappingFailures({ try hasManyChanges(since: index.syncedSequence) }) {
                 startCatchUp(index)
             }
             if catchingUp != nil {
-                if query.countLater, let page = try pageBeforeItsCount(terms, query) { return page }
+                if query.countLater, !pageAloneTried {
+                    if let page = try pageBeforeItsCount(terms, query) { return page }
+                    pageAloneTried = true
+                }
                 while let catchingUp { await catchingUp.value }
             }
         }
@@ -147,7 +155,7 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
             // the same snapshot.
             try connection.transaction(immediate: false) {
                 let sequence = try latestChange()
-                let (ids, total) = try answer(terms, query, index: index, at: sequence)
+                let (ids, total) = try answer(terms, query, index: index, at: sequence, pageAloneTried: pageAloneTried)
                 do {
                     let isIndex = lastSearchAnswer?.isIndex == true
                     return try page(ids: ids, total: total, query: query, namedByIndex: isIndex, whileIndexing: !isIndex && !terms.isEmpty,
@@ -177,7 +185,8 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
         }
     }
 
-    private func answer(_ terms: SearchTerms, _ query: SearchQuery, index: SearchIndex?, at sequence: Int) throws -> (ids: [Int], total: Int) {
+    private func answer(_ terms: SearchTerms, _ query: SearchQuery, index: SearchIndex?, at sequence: Int,
+                        pageAloneTried: Bool) throws -> (ids: [Int], total: Int) {
         if terms.isEmpty, index.map({ $0.syncedSequence < sequence }) ?? true {
             // The empty query is the title index read in order, cheap from the books table at
             // any size; mapping a stored index and catching it up first could take seconds (a
@@ -202,7 +211,7 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
                 distrustIndex()
             }
         }
-        if query.countLater, let (ids, seen) = try pageAlone(terms, query, at: sequence) { return (ids, seen) }
+        if query.countLater, !pageAloneTried, let (ids, seen) = try pageAlone(terms, query, at: sequence) { return (ids, seen) }
         let (ids, total, source) = try UnindexedSearch(connection: connection, scope: account.scope, recent: (recentScans, sequence))
             .search(terms, offset: query.offset, limit: query.limit)
         lastSearchAnswer = source
