@@ -398,23 +398,10 @@ import Testing
         books += (0..<300).map { NewBook(title: "Mural \($0)", author: "Ann Reed") }
         books += (0..<300).map { NewBook(title: "The murmur \($0)", author: $0 % 2 == 0 ? "Ann Mural" : "Bo Li") }
         books += (0..<300).map { NewBook(title: "Quiet \($0)", author: "Ann Mural") }
-        var generator = GeneratedBooks(seed: 7)
-        for index in books.indices.reversed() { books.swapAt(index, generator.next(index + 1)) }
-        try catalog.insertBooks(books, scope: "main")
-        let connection = try CatalogConnection.open(path: path, create: false, busyTimeout: .seconds(5))
-        let scans = RecentScans(memory: BuildMemory(besideCatalog: path))
-        func search(_ text: String, limit: Int, offset: Int, pageFirst: Bool) throws -> UnindexedSearch.Found {
-            try connection.transaction(immediate: false) {
-                let sequence = try connection.queryFirst("SELECT max(change_seq) FROM books") { $0.int(0) }!
-                let search = UnindexedSearch(connection: connection, scope: "main", recent: (scans, sequence))
-                let terms = SearchTerms(text)
-                return try (pageFirst ? search.pageFromFirstMatches(terms, offset: offset, limit: limit) : nil)
-                    ?? search.search(terms, offset: offset, limit: limit)
-            }
-        }
+        let reader = try UnindexedReader(path: path, books: books, shuffledBy: 7, into: catalog)
+        let scans = reader.scans
         // The whole table's "mur", its first matches kept with it; taken before the changes below.
-        _ = try search("mur", limit: 50, offset: 0, pageFirst: false)
-        let mur = try #require(scans.narrowest(holdingMatchesOf: SearchTerms("mur").words.map(UnindexedSearch.Word.init), at: .max))
+        let mur = try reader.keptScan("mur")
         #expect(mur.leading.count == LeadingMatches.capacity)
         var leadingAnswers = 0
         func expectCommittedPages(sourceLocation: SourceLocation = #_sourceLocation) throws {
@@ -426,7 +413,7 @@ import Testing
                     // Kept: "mur" alone, nothing narrower.
                     scans.removeKeptScans()
                     scans.keep(mur)
-                    let page = try search(text, limit: limit, offset: offset, pageFirst: true)
+                    let page = try reader.search(text, limit: limit, offset: offset, pageFirst: true)
                     let wanted = Array(expected.dropFirst(offset).prefix(limit))
                     #expect(page.ids == wanted, "\(text) \(limit) \(offset)", sourceLocation: sourceLocation)
                     if page.source == .leadingMatches {
@@ -470,22 +457,9 @@ import Testing
         books += (0..<300).map { NewBook(title: "Mural \($0)", author: "Ann Reed") }
         books += (0..<300).map { NewBook(title: "Zeta \($0)", author: "Ann Murakami") }
         books += (0..<300).map { NewBook(title: "Alpha \($0)", author: "Bo Murakami") }
-        var generator = GeneratedBooks(seed: 11)
-        for index in books.indices.reversed() { books.swapAt(index, generator.next(index + 1)) }
-        try catalog.insertBooks(books, scope: "main")
-        let connection = try CatalogConnection.open(path: path, create: false, busyTimeout: .seconds(5))
-        let scans = RecentScans(memory: BuildMemory(besideCatalog: path))
-        func search(_ text: String, limit: Int, offset: Int, pageFirst: Bool) throws -> UnindexedSearch.Found {
-            try connection.transaction(immediate: false) {
-                let sequence = try connection.queryFirst("SELECT max(change_seq) FROM books") { $0.int(0) }!
-                let search = UnindexedSearch(connection: connection, scope: "main", recent: (scans, sequence))
-                let terms = SearchTerms(text)
-                return try (pageFirst ? search.pageFromFirstMatches(terms, offset: offset, limit: limit) : nil)
-                    ?? search.search(terms, offset: offset, limit: limit)
-            }
-        }
-        _ = try search("mur", limit: 50, offset: 0, pageFirst: false)
-        let mur = try #require(scans.narrowest(holdingMatchesOf: SearchTerms("mur").words.map(UnindexedSearch.Word.init), at: .max))
+        let reader = try UnindexedReader(path: path, books: books, shuffledBy: 11, into: catalog)
+        let scans = reader.scans
+        let mur = try reader.keptScan("mur")
         let groupRows = mur.leading.filter { $0.title == Array("mur".utf8) }
         #expect(groupRows.count == LeadingMatches.groupLimit && groupRows.last?.groupContinues == true)
         let committed = try committedBooks(path, scope: "main")
@@ -498,7 +472,7 @@ import Testing
             scans.keep(mur)
             let terms = SearchTerms(text)
             let expected = committed.filter(terms.matches).sorted { terms.sortKey($0) < terms.sortKey($1) }.map(\.id)
-            let page = try search(text, limit: limit, offset: offset, pageFirst: true)
+            let page = try reader.search(text, limit: limit, offset: offset, pageFirst: true)
             #expect(page.ids == Array(expected.dropFirst(offset).prefix(limit)), "\(text) \(limit) \(offset)")
             #expect((page.source == .leadingMatches) == fromFirstMatches, "\(text) \(limit) \(offset): \(page.source)")
         }
@@ -1233,6 +1207,40 @@ import Testing
         try await rename(1, "Zebra, by History of Athens")
         for text in ["history of a", "hi th", "of"] + typed { try await expectExactPages(text, pages, reader, current) }
         #expect(await reader.lastSearchAnswer == .index)
+    }
+
+    /// A catalog read as a remote reads it while its index is built: kept scans, the table's copy.
+    private struct UnindexedReader {
+        let connection: Connection
+        let scans: RecentScans
+
+        /// Adds `books` to `catalog`'s "main" scope in an order shuffled by `seed` (ids then follow
+        /// neither titles nor authors), and reads the catalog at `path`.
+        init(path: String, books: [NewBook], shuffledBy seed: UInt64, into catalog: SQLiteCatalog) throws {
+            var books = books
+            var generator = GeneratedBooks(seed: seed)
+            for index in books.indices.reversed() { books.swapAt(index, generator.next(index + 1)) }
+            try catalog.insertBooks(books, scope: "main")
+            connection = try CatalogConnection.open(path: path, create: false, busyTimeout: .seconds(5))
+            scans = RecentScans(memory: BuildMemory(besideCatalog: path))
+        }
+
+        /// The whole table's scan of `text`, kept with its first matches.
+        func keptScan(_ text: String) throws -> RecentScans.Scan {
+            _ = try search(text, limit: 50, offset: 0, pageFirst: false)
+            return try #require(scans.narrowest(holdingMatchesOf: SearchTerms(text).words.map(UnindexedSearch.Word.init), at: .max))
+        }
+
+        /// The answer as of the catalog now; with `pageFirst`, the page alone from first matches when they hold it.
+        func search(_ text: String, limit: Int, offset: Int, pageFirst: Bool) throws -> UnindexedSearch.Found {
+            try connection.transaction(immediate: false) {
+                let sequence = try connection.queryFirst("SELECT max(change_seq) FROM books") { $0.int(0) }!
+                let search = UnindexedSearch(connection: connection, scope: "main", recent: (scans, sequence))
+                let terms = SearchTerms(text)
+                return try (pageFirst ? search.pageFromFirstMatches(terms, offset: offset, limit: limit) : nil)
+                    ?? search.search(terms, offset: offset, limit: limit)
+            }
+        }
     }
 
     private func expectExactPages(_ text: String, _ pages: [(limit: Int, offset: Int)], _ remote: SQLiteBookRemote,
