@@ -20,11 +20,19 @@
 /// after "war" looks past the books titled "War" alone to "War and Peace". Books matched by
 /// author are all kept: whether the rest of a group would match a narrower query again
 /// depends on their authors, and an author's books are what such queries narrow to.
+///
+/// A scan of a few tens of thousands of matches keeps them all, in order (`FirstMatches.isWhole`):
+/// "mur" after "mu", where "mu"'s first matches are titles beginning "mu" and "mur"'s page is
+/// Murakami's books, judges the titles with a word beginning "mu" (a quarter of the 47,355 rows
+/// at a million books) and then a page of his books, instead of every row. The rows' texts
+/// lie in one buffer, read in order.
 struct LeadingMatches {
-    /// How many first matches a scan keeps.
+    /// How many first matches a scan of more than `wholeLimit` keeps.
     static let capacity = 1_024
     /// How many books of one group (a rank before the last, title key, title terms) are kept.
     static let groupLimit = 4
+    /// The most matches a scan keeps whole, by default (`RecentScans`): about 6 MB of them.
+    static let wholeLimit = 65_536
 
     /// A match's place in result order: rank, then key bytes, then id.
     struct Place {
@@ -37,68 +45,127 @@ struct LeadingMatches {
         }
     }
 
+    /// A kept match: its place, and where its key and terms are in the texts.
     struct Row {
-        let place: Place
-        let title: [UInt8]
-        let author: [UInt8]
+        let id: Int
+        /// The key's first eight bytes (`ByteOrder.prefix`): they settle most comparisons.
+        let keyPrefix: UInt64
+        let keyStart: UInt32
+        let titleStart: UInt32
+        let authorStart: UInt32
+        let end: UInt32
+        let rank: UInt8
+        /// The key is the title terms over again (most are): not kept twice.
+        let keyIsTitle: Bool
         /// More books of this row's group follow it in the scan, not kept.
         var groupContinues = false
-
-        /// Whether both are matched in their titles, at one rank, with the same key and title terms.
-        func isInGroup(of other: Row) -> Bool {
-            place.rank < 2 && place.rank == other.place.rank && place.key == other.place.key && title == other.title
-        }
     }
 
+    private let wholeLimit: Int
+    private var texts: [UInt8] = []
     private var kept: [Row] = []
-    /// Once `kept` was trimmed, no match after this row can be among the first `capacity`;
-    /// its rank and key prefix settle most comparisons.
+    /// Once `kept` was trimmed to the first `capacity`, no match after the last can be among them.
     private var worst: Row?
-    private var worstPrefix: (rank: Int, prefix: UInt64) = (.max, .max)
+    private var wasTrimmed = false
+
+    /// - Parameter wholeLimit: a scan of at most this many matches keeps them all.
+    init(keepingWholeUpTo wholeLimit: Int) { self.wholeLimit = wholeLimit }
 
     /// Offers a match; its texts are read only when it may be among the first.
     mutating func offer(rank: Int, id: Int, prefix: UInt64, key: () -> UnsafeBufferPointer<UInt8>,
                         texts: () -> (title: UnsafeBufferPointer<UInt8>, author: UnsafeBufferPointer<UInt8>)) {
         if let worst {
-            if (rank, prefix) > worstPrefix { return }
-            if (rank, prefix) == worstPrefix, !worst.place.key.withUnsafeBufferPointer({ ByteOrder.precedes(key(), id, $0, worst.place.id) }) {
+            if (rank, prefix) > (Int(worst.rank), worst.keyPrefix) { return }
+            if (rank, prefix) == (Int(worst.rank), worst.keyPrefix),
+               !self.texts.withUnsafeBufferPointer({ ByteOrder.precedes(key(), id, Self.key(of: worst, in: $0), worst.id) }) {
                 return
             }
         }
         let (title, author) = texts()
-        kept.append(Row(place: Place(rank: rank, key: Array(key()), id: id), title: Array(title), author: Array(author)))
-        if kept.count >= 2 * Self.capacity { trim() }
+        append(rank: rank, id: id, keyPrefix: prefix, key: key(), title: title, author: author)
+        if kept.count >= max(2 * Self.capacity, wholeLimit + 1) { trim() }
     }
 
-    /// The first `capacity` matches offered, in result order, at most `groupLimit` of a group.
-    var ordered: [Row] {
-        var rows: [Row] = []
-        var inGroup = 0
-        for row in kept.sorted(by: { $0.place.precedes($1.place) }) {
-            inGroup = rows.last.map(row.isInGroup) == true ? inGroup + 1 : 1
-            if inGroup > Self.groupLimit {
-                // The group's last kept row says more follow (a mark an earlier trim set stays).
-                rows[rows.count - 1].groupContinues = true
-            } else {
-                rows.append(row)
+    private mutating func append(rank: Int, id: Int, keyPrefix: UInt64, key: UnsafeBufferPointer<UInt8>,
+                                 title: UnsafeBufferPointer<UInt8>, author: UnsafeBufferPointer<UInt8>, groupContinues: Bool = false) {
+        let keyIsTitle = ByteOrder.compare(key, title) == 0
+        let keyStart = UInt32(texts.count)
+        if !keyIsTitle { texts.append(contentsOf: key) }
+        let titleStart = UInt32(texts.count)
+        texts.append(contentsOf: title)
+        let authorStart = UInt32(texts.count)
+        texts.append(contentsOf: author)
+        kept.append(Row(id: id, keyPrefix: keyPrefix, keyStart: keyStart, titleStart: titleStart, authorStart: authorStart,
+                        end: UInt32(texts.count), rank: UInt8(rank), keyIsTitle: keyIsTitle, groupContinues: groupContinues))
+    }
+
+    /// The matches offered, in result order: all of them when they were at most `wholeLimit`,
+    /// otherwise the first `capacity`, at most `groupLimit` of a group.
+    var ordered: FirstMatches {
+        let isWhole = !wasTrimmed && kept.count <= wholeLimit
+        return texts.withUnsafeBufferPointer { all in
+            let order = kept.indices.sorted { Self.precedes(kept[$0], kept[$1], in: all) }
+            // All of them: the same texts, the rows in order.
+            if isWhole { return FirstMatches(texts: texts, rows: order.map { kept[$0] }, isWhole: true) }
+            var first = LeadingMatches(keepingWholeUpTo: wholeLimit)
+            var inGroup = 0
+            var previous: Row?
+            for row in order.lazy.map({ kept[$0] }) {
+                inGroup = previous.map { Self.isInGroup(row, $0, in: all) } == true ? inGroup + 1 : 1
+                previous = row
+                if inGroup > Self.groupLimit {
+                    // The group's last kept row says more follow (a mark an earlier trim set stays).
+                    first.kept[first.kept.count - 1].groupContinues = true
+                } else if first.kept.count == Self.capacity {
+                    break
+                } else {
+                    first.append(rank: Int(row.rank), id: row.id, keyPrefix: row.keyPrefix, key: Self.key(of: row, in: all),
+                                 title: Self.title(of: row, in: all), author: Self.author(of: row, in: all),
+                                 groupContinues: row.groupContinues)
+                }
             }
+            return FirstMatches(texts: first.texts, rows: first.kept, isWhole: false)
         }
-        return Array(rows.prefix(Self.capacity))
     }
 
     private mutating func trim() {
-        kept = ordered
+        wasTrimmed = true
+        let first = ordered
+        (texts, kept) = (first.texts, first.rows)
         // Groups cut short may leave room: then any later match may still be among the first.
-        guard kept.count == Self.capacity, let last = kept.last else { return }
-        worst = last
-        worstPrefix = (last.place.rank, last.place.key.withUnsafeBufferPointer(ByteOrder.prefix))
+        worst = kept.count == Self.capacity ? kept.last : nil
+    }
+
+    private static func precedes(_ a: Row, _ b: Row, in all: UnsafeBufferPointer<UInt8>) -> Bool {
+        if a.rank != b.rank { return a.rank < b.rank }
+        if a.keyPrefix != b.keyPrefix { return a.keyPrefix < b.keyPrefix }
+        return ByteOrder.precedes(key(of: a, in: all), a.id, key(of: b, in: all), b.id)
+    }
+
+    /// Whether both are matched in their titles, at one rank, with the same key and title terms.
+    private static func isInGroup(_ a: Row, _ b: Row, in all: UnsafeBufferPointer<UInt8>) -> Bool {
+        a.rank < 2 && a.rank == b.rank && a.keyPrefix == b.keyPrefix && ByteOrder.compare(key(of: a, in: all), key(of: b, in: all)) == 0
+            && ByteOrder.compare(title(of: a, in: all), title(of: b, in: all)) == 0
+    }
+
+    fileprivate static func key(of row: Row, in all: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
+        row.keyIsTitle ? title(of: row, in: all) : UnsafeBufferPointer(rebasing: all[Int(row.keyStart)..<Int(row.titleStart)])
+    }
+
+    fileprivate static func title(of row: Row, in all: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(rebasing: all[Int(row.titleStart)..<Int(row.authorStart)])
+    }
+
+    fileprivate static func author(of row: Row, in all: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(rebasing: all[Int(row.authorStart)..<Int(row.end)])
     }
 
     /// The page of a query that narrows the query `leading` are the first matches of, judged
     /// by `judge`, or nil when it is not among them. `changed`: every row of the scan's scope
     /// changed since the scan, judged as it is now and never from `leading`.
-    /// - Returns: the page's ids, and how many matches were seen (at least the page).
-    static func page(among leading: [Row], changed: ScannedRows, judge: inout UnindexedSearch.Judge,
+    /// - Returns: the page's ids, and how many matches were seen (at least the page; all of
+    ///   them when `leading` is whole and was read to its end).
+    static func page(among leading: FirstMatches, changed: ScannedRows, judge: inout UnindexedSearch.Judge,
                      offset: Int, limit: Int) throws -> (ids: [Int], seen: Int)? {
         let wanted = offset + limit
         guard wanted > 0 else { return nil }
@@ -113,33 +180,58 @@ struct LeadingMatches {
             changedIDs.insert(id)
             if let rank = judge.rank(title: title, author: author) { see(Place(rank: rank, key: Array(key), id: id)) }
         }
-        /// The places the rest of the groups passed so far can take are after this one.
-        var ceiling: Place?
-        for row in leading {
-            if !changedIDs.contains(row.place.id) {
-                let rank = row.title.withUnsafeBufferPointer { title in
-                    row.author.withUnsafeBufferPointer { author in judge.rank(title: title, author: author) }
+        return leading.texts.withUnsafeBufferPointer { all in
+            /// The places the rest of the groups passed so far can take are after this one.
+            var ceiling: Place?
+            for row in leading.rows {
+                let key = Self.key(of: row, in: all)
+                let title = Self.title(of: row, in: all)
+                if !changedIDs.contains(row.id), let rank = judge.rank(title: title, author: Self.author(of: row, in: all)) {
+                    see(Place(rank: rank, key: Array(key), id: row.id))
                 }
-                if let rank { see(Place(rank: rank, key: row.place.key, id: row.place.id)) }
+                if row.groupContinues {
+                    // The group's other books have this title: matched in it, their places are not
+                    // known; otherwise they come at the last rank, after this book's id.
+                    guard judge.rank(title: title, author: UnsafeBufferPointer(start: nil, count: 0)) == nil else { return nil }
+                    let after = Place(rank: 2, key: Array(key), id: row.id)
+                    if ceiling.map(after.precedes) ?? true { ceiling = after }
+                }
+                // Whatever is still unread comes after `row`'s place (see the type's comment), and
+                // after the ceiling.
+                let sure = unsure.prefix { place in
+                    let rowFirst = Int(row.rank) != place.rank ? Int(row.rank) < place.rank
+                        : place.key.withUnsafeBufferPointer { ByteOrder.precedes(key, row.id, $0, place.id) }
+                    return !rowFirst && !(ceiling?.precedes(place) ?? false)
+                }
+                placed += sure
+                unsure.removeFirst(sure.count)
+                if placed.count >= wanted {
+                    return (placed.dropFirst(offset).prefix(limit).map(\.id), placed.count + unsure.count)
+                }
             }
-            if row.groupContinues {
-                // The group's other books have this title: matched in it, their places are not
-                // known; otherwise they come at the last rank, after this book's id.
-                let inTitle = row.title.withUnsafeBufferPointer { judge.rank(title: $0, author: UnsafeBufferPointer(start: nil, count: 0)) }
-                guard inTitle == nil else { return nil }
-                let after = Place(rank: 2, key: row.place.key, id: row.place.id)
-                if ceiling.map(after.precedes) ?? true { ceiling = after }
-            }
-            // Whatever is still unread comes after `row`'s place (see the type's comment), and
-            // after the ceiling.
-            let sure = unsure.prefix { !row.place.precedes($0) && !(ceiling?.precedes($0) ?? false) }
-            placed += sure
-            unsure.removeFirst(sure.count)
-            if placed.count >= wanted {
-                return (placed.dropFirst(offset).prefix(limit).map(\.id), placed.count + unsure.count)
-            }
+            // Read to its end, a whole scan leaves nothing unread: every match is placed.
+            guard leading.isWhole else { return nil }
+            placed += unsure
+            return (placed.dropFirst(offset).prefix(limit).map(\.id), placed.count)
         }
-        return nil
+    }
+}
+
+/// A scan's first matches in result order (`LeadingMatches`), their texts in one buffer.
+struct FirstMatches {
+    fileprivate(set) var texts: [UInt8] = []
+    fileprivate(set) var rows: [LeadingMatches.Row] = []
+    /// Every match of the scan is here, none cut from a group.
+    fileprivate(set) var isWhole = false
+
+    var count: Int { rows.count }
+
+    /// What they take.
+    var byteCount: Int { texts.count + rows.count * MemoryLayout<LeadingMatches.Row>.stride }
+
+    /// A row's title terms, for tests.
+    func title(of row: LeadingMatches.Row) -> [UInt8] {
+        texts.withUnsafeBufferPointer { Array(LeadingMatches.title(of: row, in: $0)) }
     }
 }
 

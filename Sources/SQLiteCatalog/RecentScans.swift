@@ -18,8 +18,11 @@ final class RecentScans {
         /// The catalog's latest `change_seq` when the rows were read.
         let sequence: Int
         let rows: ScannedRows
-        /// The first of them in result order, for a narrower query's page (`LeadingMatches`).
-        var leading: [LeadingMatches.Row] = []
+        /// The first of them in result order, or all, for a narrower query's page (`LeadingMatches`).
+        var leading = FirstMatches()
+
+        /// What its rows and first matches take.
+        var byteCount: Int { rows.byteCount + leading.byteCount }
     }
 
     /// Oldest first.
@@ -28,8 +31,13 @@ final class RecentScans {
     var copy: BooksCopy?
     /// Where a copy's scratch file goes.
     let memory: BuildMemory
+    /// A scan of at most this many matches keeps them all in order (`LeadingMatches`).
+    let wholeMatchesLimit: Int
 
-    init(memory: BuildMemory) { self.memory = memory }
+    init(memory: BuildMemory, keepingWholeMatchesUpTo wholeMatchesLimit: Int = LeadingMatches.wholeLimit) {
+        self.memory = memory
+        self.wholeMatchesLimit = wholeMatchesLimit
+    }
 
     /// The kept scan with the fewest rows among those holding every match of `words` as of
     /// `sequence` (give or take the rows changed since).
@@ -51,15 +59,15 @@ final class RecentScans {
     /// So few kept rows that judging them is quick wherever they lie.
     static let fewRows = 16_384
 
-    /// What the kept rows take.
-    var byteCount: Int { scans.reduce(0) { $0 + $1.rows.byteCount } }
+    /// What the kept scans take.
+    var byteCount: Int { scans.reduce(0) { $0 + $1.byteCount } }
 
     /// Keeps a scan's rows, dropping the oldest scans while all would pass the budget.
     func keep(_ scan: Scan) {
         scans.append(scan)
         var total = byteCount
         while total > Self.byteBudget, let oldest = scans.first {
-            total -= oldest.rows.byteCount
+            total -= oldest.byteCount
             scans.removeFirst()
         }
     }
@@ -90,11 +98,9 @@ struct ScannedRows {
     private var copiedAt: [BooksCopy.Place] = []
 
     var count: Int { ids.count + copiedIDs.count }
-    /// What the arrays hold (the room they keep for growing is mostly never touched, so not resident).
-    var byteCount: Int {
-        bytes.count + ids.count * MemoryLayout<Int>.stride + ends.count * MemoryLayout<UInt32>.stride
-            + copiedIDs.count * (MemoryLayout<Int>.stride + MemoryLayout<BooksCopy.Place>.stride)
-    }
+    /// What the arrays hold (the room they keep for growing is mostly never touched, so not
+    /// resident). Kept as rows come: a search asks after every row it records.
+    private(set) var byteCount = 0
 
     /// Appends a row that is in `copy` at `place`, by its place only.
     mutating func append(id: Int, in copy: BooksCopy, at place: BooksCopy.Place) {
@@ -102,6 +108,7 @@ struct ScannedRows {
         if self.copy == nil { self.copy = copy }
         copiedIDs.append(id)
         copiedAt.append(place)
+        byteCount += MemoryLayout<Int>.stride + MemoryLayout<BooksCopy.Place>.stride
     }
 
     mutating func append(id: Int, key: UnsafeBufferPointer<UInt8>, title: UnsafeBufferPointer<UInt8>,
@@ -117,6 +124,8 @@ struct ScannedRows {
         ends.append(UInt32(bytes.count))
         bytes.append(contentsOf: author)
         ends.append(UInt32(bytes.count))
+        byteCount = bytes.count + ids.count * MemoryLayout<Int>.stride + ends.count * MemoryLayout<UInt32>.stride
+            + copiedIDs.count * (MemoryLayout<Int>.stride + MemoryLayout<BooksCopy.Place>.stride)
     }
 
     /// Every row, with its place in `copy` for those that are there; of those, only the ones

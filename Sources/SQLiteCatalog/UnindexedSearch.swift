@@ -51,7 +51,8 @@ struct UnindexedSearch {
         // The kept scans cannot answer a query none of them narrows: their room goes to its matches.
         if earlier == nil { scans.removeKeptScans() }
         // What the new matches may take: the kept rows and these stay within the budget together.
-        var judge = Judge(words: words, wanted: offset + limit, recordingUpTo: RecentScans.byteBudget - scans.byteCount)
+        var judge = Judge(words: words, wanted: offset + limit, recordingUpTo: RecentScans.byteBudget - scans.byteCount,
+                          keepingWholeMatchesUpTo: scans.wholeMatchesLimit)
         let source: SearchAnswerSource
         if let (scan, changed) = earlier {
             let changedIDs = Set(changed.ids)
@@ -68,7 +69,7 @@ struct UnindexedSearch {
             source = .booksTable
         }
         if let matched = judge.matched {
-            scans.keep(RecentScans.Scan(words: words, sequence: sequence, rows: matched, leading: judge.leading?.ordered ?? []))
+            scans.keep(RecentScans.Scan(words: words, sequence: sequence, rows: matched, leading: judge.leading?.ordered ?? FirstMatches()))
         }
         let (ids, total) = judge.answer(offset: offset, limit: limit)
         return (ids, total, source)
@@ -76,11 +77,13 @@ struct UnindexedSearch {
 
     /// The page alone, its count to follow, from the first matches of a kept scan the query
     /// narrows, when they hold it (`LeadingMatches`), with the matches seen as the total; nil
-    /// otherwise. A scan its first matches hold whole is left to `search`, as quick, and counted.
+    /// otherwise. A scan of no more rows than a scan's first matches are (1,024) is left to
+    /// `search`, as quick, and counted.
     func pageFromFirstMatches(_ terms: SearchTerms, offset: Int, limit: Int) throws -> Found? {
         guard !terms.isEmpty, !terms.hasNoSearchableWords, let (scans, sequence) = recent else { return nil }
         let words = terms.words.map(Word.init)
-        guard let scan = scans.narrowest(holdingMatchesOf: words, at: sequence), scan.rows.count > scan.leading.count,
+        guard let scan = scans.narrowest(holdingMatchesOf: words, at: sequence),
+              scan.rows.count > min(scan.leading.count, LeadingMatches.capacity),
               let changed = try changedRows(since: scan.sequence)
         else { return nil }
         var judge = Judge(words: words, wanted: offset + limit, recordingUpTo: nil)
@@ -198,8 +201,10 @@ struct UnindexedSearch {
         private(set) var leading: LeadingMatches?
         private let recordingLimit: Int
 
-        /// - Parameter recordingUpTo: how many bytes the matching rows may take; nil records none.
-        init(words: [Word], wanted: Int, recordingUpTo limit: Int?) {
+        /// - Parameters:
+        ///   - recordingUpTo: how many bytes the matching rows may take; nil records none.
+        ///   - keepingWholeMatchesUpTo: recorded matches up to this many are all kept in order (`LeadingMatches`).
+        init(words: [Word], wanted: Int, recordingUpTo limit: Int?, keepingWholeMatchesUpTo wholeLimit: Int = 0) {
             self.words = words
             singleTokenWords = words.allSatisfy(\.exact.isEmpty)
             var bytes: [UInt8] = []
@@ -212,7 +217,7 @@ struct UnindexedSearch {
             oneLetter = Word.oneLetter(words)
             ranks = Array(repeating: Best(wanted: wanted), count: 3)
             matched = limit == nil ? nil : ScannedRows()
-            leading = limit == nil ? nil : LeadingMatches()
+            leading = limit == nil ? nil : LeadingMatches(keepingWholeUpTo: wholeLimit)
             recordingLimit = limit ?? 0
         }
 
@@ -404,7 +409,9 @@ struct UnindexedSearch {
         private var kept: [(key: [UInt8], id: Int)] = []
         /// Once `kept` was trimmed, anything not before this entry can never be among the first
         /// `wanted`; its key's first eight bytes (`ByteOrder.prefix`) settle most comparisons.
-        private var worst: (key: [UInt8], id: Int)?
+        /// (Not optional: binding it for every offer would retain its key each time.)
+        private var isTrimmed = false
+        private var worst: (key: [UInt8], id: Int) = ([], .max)
         private var worstPrefix = UInt64.max
 
         init(wanted: Int) { self.wanted = wanted }
@@ -415,10 +422,10 @@ struct UnindexedSearch {
         mutating func offer(id: Int, prefix: UInt64, key: () -> UnsafeBufferPointer<UInt8>) {
             count += 1
             guard wanted > 0 else { return }
-            if worst != nil {
+            if isTrimmed {
                 // Most offers of a broad query come after the kept ones and end here.
                 if prefix > worstPrefix { return }
-                if prefix == worstPrefix, !worst!.key.withUnsafeBufferPointer({ ByteOrder.precedes(key(), id, $0, worst!.id) }) { return }
+                if prefix == worstPrefix, !worst.key.withUnsafeBufferPointer({ ByteOrder.precedes(key(), id, $0, worst.id) }) { return }
             }
             kept.append((Array(key()), id))
             if kept.count >= 2 * wanted + 64 { trim() }
@@ -430,8 +437,9 @@ struct UnindexedSearch {
 
         private mutating func trim() {
             kept = sorted()
-            worst = kept.last
-            worstPrefix = worst!.key.withUnsafeBufferPointer(ByteOrder.prefix)
+            isTrimmed = true
+            worst = kept.last!
+            worstPrefix = worst.key.withUnsafeBufferPointer(ByteOrder.prefix)
         }
     }
 }

@@ -398,7 +398,7 @@ import Testing
         books += (0..<300).map { NewBook(title: "Mural \($0)", author: "Ann Reed") }
         books += (0..<300).map { NewBook(title: "The murmur \($0)", author: $0 % 2 == 0 ? "Ann Mural" : "Bo Li") }
         books += (0..<300).map { NewBook(title: "Quiet \($0)", author: "Ann Mural") }
-        let reader = try UnindexedReader(path: path, books: books, shuffledBy: 7, into: catalog)
+        let reader = try UnindexedReader(path: path, books: books, shuffledBy: 7, into: catalog, keepingWholeMatchesUpTo: 0)
         let scans = reader.scans
         // The whole table's "mur", its first matches kept with it; taken before the changes below.
         let mur = try reader.keptScan("mur")
@@ -457,10 +457,10 @@ import Testing
         books += (0..<300).map { NewBook(title: "Mural \($0)", author: "Ann Reed") }
         books += (0..<300).map { NewBook(title: "Zeta \($0)", author: "Ann Murakami") }
         books += (0..<300).map { NewBook(title: "Alpha \($0)", author: "Bo Murakami") }
-        let reader = try UnindexedReader(path: path, books: books, shuffledBy: 11, into: catalog)
+        let reader = try UnindexedReader(path: path, books: books, shuffledBy: 11, into: catalog, keepingWholeMatchesUpTo: 0)
         let scans = reader.scans
         let mur = try reader.keptScan("mur")
-        let groupRows = mur.leading.filter { $0.title == Array("mur".utf8) }
+        let groupRows = mur.leading.rows.filter { mur.leading.title(of: $0) == Array("mur".utf8) }
         #expect(groupRows.count == LeadingMatches.groupLimit && groupRows.last?.groupContinues == true)
         let committed = try committedBooks(path, scope: "main")
         // "mura": Mural ranks first; then by author "Alpha", the group's "Rex Murakami" books,
@@ -476,6 +476,72 @@ import Testing
             #expect(page.ids == Array(expected.dropFirst(offset).prefix(limit)), "\(text) \(limit) \(offset)")
             #expect((page.source == .leadingMatches) == fromFirstMatches, "\(text) \(limit) \(offset): \(page.source)")
         }
+    }
+
+    /// A scan of a few thousand matches keeps them all in order: a narrower query whose page
+    /// lies past where the first 1,024 would end ("mur" after "mu": Murakami's books, after
+    /// every title with a word beginning "mu") gets it from there, reading the scan in order
+    /// only as far as the page; a page at the very end reads it all and is counted exactly.
+    /// Every page is the committed books' page, before and after books change since the scan.
+    @Test func aWholeScanAnswersANarrowerPageAnywhereInIt() async throws {
+        let path = directory.path("leading-whole.sqlite")
+        let catalog = try SQLiteCatalog.open(path: path, create: true)
+        try catalog.addAccount(Account(name: "editor", role: .editor, scope: "main"))
+        // For "mu": 900 titles beginning "mu" (Music, Mural), 300 with "mu" later, then 2,000 by author.
+        var books = (0..<600).map { NewBook(title: "Music \($0)", author: "Ann Reed") }
+        books += (0..<300).map { NewBook(title: "Mural \($0)", author: $0 % 3 == 0 ? "Haruki Murakami" : "Bo Li") }
+        books += (0..<300).map { NewBook(title: "The museum \($0)", author: "Ann Reed") }
+        books += (0..<2_000).map { NewBook(title: "Book \($0)", author: $0 % 4 == 0 ? "Mura Ito" : "Haruki Murakami") }
+        books += (0..<200).map { NewBook(title: "Quiet \($0)", author: "Ann Reed") }
+        let reader = try UnindexedReader(path: path, books: books, shuffledBy: 13, into: catalog,
+                                         keepingWholeMatchesUpTo: LeadingMatches.wholeLimit)
+        let scans = reader.scans
+        let mu = try reader.keptScan("mu")
+        #expect(mu.leading.isWhole && mu.leading.count == 3_200 && mu.rows.count == 3_200)
+        func expectCommittedPages(sourceLocation: SourceLocation = #_sourceLocation) throws {
+            let committed = try committedBooks(path, scope: "main")
+            for text in ["mur", "mura", "murak", "mus", "mu b", "mura i", "murakami 1", "museum", "mu zz"] {
+                let terms = SearchTerms(text)
+                let expected = committed.filter(terms.matches).sorted { terms.sortKey($0) < terms.sortKey($1) }.map(\.id)
+                for (limit, offset) in [(50, 0), (5, 0), (10, 45), (10, 1_500), (20, max(0, expected.count - 5))] {
+                    // Kept: "mu" alone, nothing narrower.
+                    scans.removeKeptScans()
+                    scans.keep(mu)
+                    let page = try reader.search(text, limit: limit, offset: offset, pageFirst: true)
+                    let wanted = Array(expected.dropFirst(offset).prefix(limit))
+                    #expect(page.ids == wanted, "\(text) \(limit) \(offset)", sourceLocation: sourceLocation)
+                    #expect(page.source == .leadingMatches, "\(text) \(limit) \(offset): \(page.source)", sourceLocation: sourceLocation)
+                    if offset + wanted.count < expected.count {
+                        #expect(page.total >= offset + wanted.count && page.total <= expected.count, "\(text) \(limit) \(offset)",
+                                sourceLocation: sourceLocation)
+                    } else {
+                        // The page reached the last match: every match was seen.
+                        #expect(page.total == expected.count, "\(text) \(limit) \(offset)", sourceLocation: sourceLocation)
+                    }
+                }
+            }
+            // Murakami's first books come after every title with a word beginning "mu", yet the
+            // page was placed before the scan was read to its end.
+            scans.removeKeptScans()
+            scans.keep(mu)
+            let murakami = try reader.search("murakami", limit: 20, offset: 0, pageFirst: true)
+            let expected = committed.filter(SearchTerms("murakami").matches).count
+            #expect(murakami.source == .leadingMatches && murakami.total < expected, sourceLocation: sourceLocation)
+        }
+        try expectCommittedPages()
+        // Since the scan: a book leaves the matches, one from outside them comes first, one
+        // moves to the first rank, and a new one by the author comes.
+        let writer = try catalog.remote(account: "editor")
+        let committed = try committedBooks(path, scope: "main")
+        func rename(_ title: String, to newTitle: String) async throws {
+            let book = try #require(committed.first { $0.title == title })
+            _ = try await writer.save(SaveRequest(id: book.id, title: newTitle, author: book.author, expectedRevision: book.revision))
+        }
+        try await rename("Mural 0", to: "Zebra")
+        try await rename("Quiet 3", to: "Mura Aardvark")
+        try await rename("Book 1", to: "Murakami Book")
+        _ = try catalog.addBook(NewBook(title: "Aaa", author: "Murakami"), scope: "main")
+        try expectCommittedPages()
     }
 
     /// Through the remote, while the index is built: a page from an earlier scan's first
@@ -1215,14 +1281,16 @@ import Testing
         let scans: RecentScans
 
         /// Adds `books` to `catalog`'s "main" scope in an order shuffled by `seed` (ids then follow
-        /// neither titles nor authors), and reads the catalog at `path`.
-        init(path: String, books: [NewBook], shuffledBy seed: UInt64, into catalog: SQLiteCatalog) throws {
+        /// neither titles nor authors), and reads the catalog at `path`, keeping scans of at most
+        /// `wholeLimit` matches whole (`LeadingMatches`; 0 keeps every scan's first matches only).
+        init(path: String, books: [NewBook], shuffledBy seed: UInt64, into catalog: SQLiteCatalog,
+             keepingWholeMatchesUpTo wholeLimit: Int) throws {
             var books = books
             var generator = GeneratedBooks(seed: seed)
             for index in books.indices.reversed() { books.swapAt(index, generator.next(index + 1)) }
             try catalog.insertBooks(books, scope: "main")
             connection = try CatalogConnection.open(path: path, create: false, busyTimeout: .seconds(5))
-            scans = RecentScans(memory: BuildMemory(besideCatalog: path))
+            scans = RecentScans(memory: BuildMemory(besideCatalog: path), keepingWholeMatchesUpTo: wholeLimit)
         }
 
         /// The whole table's scan of `text`, kept with its first matches.
