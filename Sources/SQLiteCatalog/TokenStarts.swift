@@ -3,6 +3,14 @@
 /// (an exact token, or the prefix), so a book whose masks lack that part's bits cannot match
 /// it; a book whose masks have them may still not (hashes collide), and is judged on its text.
 /// Lets a search skip most of a large overlay of changed books without reading their terms.
+///
+/// A token beginning beyond ASCII is told by its whole first character instead: its first
+/// byte is shared by thousands of characters (every CJK character from U+6000 to U+6FFF begins
+/// with 0xE6), and as a bit it was the bit of "f". Its first-byte bit is one of the 26 that
+/// folded terms never use (those of the capitals), picked by the character, and its pair bit
+/// too: "日" is no longer admitted by the books whose tokens begin with "f" or with "旦".
+/// (A word's first part is whole characters, so it begins with the same character as every
+/// token it matches, and picks the same bits.)
 struct TokenStarts: Sendable {
     private var firstBytes: UInt64 = 0
     private var firstPairs: UInt64 = 0
@@ -43,11 +51,23 @@ struct TokenStarts: Sendable {
     /// The first-byte bit of `bytes` (none when empty) and the first-pair bit (none when shorter than two).
     private static func bits(_ bytes: UnsafeBufferPointer<UInt8>) -> (byte: UInt64, pair: UInt64) {
         guard let first = bytes.first else { return (0, 0) }
+        if first >= 0x80 {
+            var character: UInt64 = 0
+            for byte in bytes.prefix(Self.utf8Length(leadingByte: first)) { character = character << 8 | UInt64(byte) }
+            let mixed = character &* 0x9E37_79B9_7F4A_7C15
+            // Bits 1...26: where the capitals' first bytes (0x41-0x5A) would go; terms are folded.
+            return (1 << (1 + (mixed >> 32) % 26), 1 << (mixed >> 58))
+        }
         let byte: UInt64 = 1 << (UInt64(first) & 63)
         guard bytes.count >= 2 else { return (byte, 0) }
         // The top six bits of the product pick the bit. (Without the parentheses, `>>` binds
         // before `&*`: the shift went past 63 and every pair had no bit at all.)
         let pair: UInt64 = 1 << (((UInt64(first) << 8 | UInt64(bytes[1])) &* 0x9E37_79B9_7F4A_7C15) >> 58)
         return (byte, pair)
+    }
+
+    /// How many bytes the UTF-8 character beginning with `byte` (0x80 or above) takes.
+    private static func utf8Length(leadingByte byte: UInt8) -> Int {
+        byte >= 0xF0 ? 4 : byte >= 0xE0 ? 3 : 2
     }
 }

@@ -777,6 +777,26 @@ import Testing
         try await expectExactSearches(catalog.remote(account: "reader"), books)
     }
 
+    /// A first character beyond ASCII is told apart by the filter (`TokenStarts`) from those
+    /// sharing its first bytes and from the letter its first byte once stood for: of the 63
+    /// characters beside "日" (U+65C0...U+65FF, all beginning 0xE6 0x97) and books with words
+    /// beginning with "f", few are admitted for "日", and every book with "日" is.
+    @Test func aCharacterBeyondASCIIIsToldApartFromItsNeighbours() throws {
+        func starts(_ title: String) -> TokenStarts {
+            let stored = BookText(title: title, author: "")
+            return Array(stored.titleTerms.utf8).withUnsafeBufferPointer { title in
+                Array(stored.authorTerms.utf8).withUnsafeBufferPointer { TokenStarts(title: title, author: $0) }
+            }
+        }
+        let required = TokenStarts(requiredBy: UnindexedSearch.Word(["日"]))
+        let neighbours = (0x65C0...0x65FF).compactMap(Unicode.Scalar.init).map(String.init).filter { $0 != "日" }
+        #expect(neighbours.count == 63)
+        let admitted = neighbours.filter { starts("\($0) 本").admits(required) }
+        #expect(admitted.count <= 3, "\(admitted)")
+        #expect(!starts("fish farm").admits(required))
+        for title in ["日", "日本", "森 日本", "an 日記"] { #expect(starts(title).admits(required), "\(title)") }
+    }
+
     /// The filter that skips changed books without reading their terms (`TokenStarts`) never
     /// skips a match: for generated books and queries, every book `SearchTerms` matches is
     /// admitted by every word's masks. Some non-matches are admitted too (it is a filter).
