@@ -61,8 +61,10 @@ public struct SearchIndexReport: Sendable, Equatable {
 /// the next connection and then read back from that file, so that it is held by the page
 /// cache rather than by this process.
 ///
-/// Runs on a Dispatch queue rather than a Swift task: loading and building block on SQLite
+/// Runs on a thread of its own rather than a Swift task: loading and building block on SQLite
 /// and on CPU for a while, and must not hold one of the few threads of Swift's cooperative pool.
+/// The thread gives way to the app's (`BackgroundThread`): on two cores, a build beside the
+/// search actor and the screen made keys typed meanwhile wait for a core.
 final class IndexPreparation: Sendable {
     struct Prepared: Sendable {
         let base: SearchIndexBase
@@ -86,9 +88,12 @@ final class IndexPreparation: Sendable {
     static func start(path: String, busyTimeout: Duration, scope: String, useSnapshot: Bool = true,
                       beforeBuild: BuildHook? = nil) -> IndexPreparation {
         let preparation = IndexPreparation()
-        DispatchQueue.global(qos: .userInitiated).async {
+        let thread = Thread {
+            BackgroundThread.yieldToOthers()
             preparation.run(path: path, busyTimeout: busyTimeout, scope: scope, useSnapshot: useSnapshot, beforeBuild: beforeBuild)
         }
+        thread.name = "bookshelf index build"
+        thread.start()
         return preparation
     }
 
@@ -197,3 +202,30 @@ final class Promise<Value: Sendable>: Sendable {
         }
     }
 }
+
+/// A thread that does long work nobody is waiting on key by key.
+enum BackgroundThread {
+    /// Lowers the calling thread's scheduling priority (Linux: its nice value, by 10), so that
+    /// the threads a user waits on get a core first when all are busy; alone, it runs as fast.
+    /// The thread must be one of its own: an unprivileged process cannot raise it back.
+    static func yieldToOthers() {
+        #if os(Linux)
+        _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), id_t(linuxThreadID()), min(19, niceness + 10))
+        #endif
+    }
+
+    /// The calling thread's nice value (0 off Linux).
+    static var niceness: Int32 {
+        #if os(Linux)
+        getpriority(__priority_which_t(PRIO_PROCESS.rawValue), id_t(linuxThreadID()))
+        #else
+        0
+        #endif
+    }
+}
+
+#if os(Linux)
+/// glibc's `gettid`, which Swift's Glibc module does not export.
+@_silgen_name("gettid")
+private func linuxThreadID() -> Int32
+#endif

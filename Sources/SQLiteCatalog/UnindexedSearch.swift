@@ -92,6 +92,13 @@ struct UnindexedSearch {
         return (ids, seen, .leadingMatches)
     }
 
+    /// Whether the query narrows a kept scan of at most `count` rows: judging them all, and
+    /// counting, is then as quick as any way to the page alone.
+    func narrowsAKeptScan(ofAtMost count: Int, _ terms: SearchTerms) -> Bool {
+        guard !terms.isEmpty, !terms.hasNoSearchableWords, let (scans, sequence) = recent else { return false }
+        return scans.narrowest(holdingMatchesOf: terms.words.map(Word.init), at: sequence).map { $0.rows.count <= count } ?? false
+    }
+
     /// Judges every row from the copy of the table (`BooksCopy`), reading from the table only
     /// what is not copied yet (and copying it). `.booksCopy` when the copy was whole already,
     /// `.booksTable` when the table was read; nil when there is no copy to be had.

@@ -2,6 +2,7 @@ import BookCatalog
 import CSQLite
 import Foundation
 @testable import SQLiteCatalog
+import Synchronization
 import Testing
 
 /// The search index snapshot stored in the catalog: who stores it, who loads it, and that a
@@ -299,14 +300,16 @@ import Testing
                     }
                     #expect(seen >= offset + wanted.count && seen <= expected.count, "\(text) \(limit) \(offset)")
                 } else {
-                    #expect(!titleOrderCan, "\(text) \(limit) \(offset): the title order holds the page")
+                    // A query narrowing a kept scan of few rows (the reader's own whole answers,
+                    // "h" among them) is answered whole from it, counted.
+                    #expect(!titleOrderCan || answer == .earlierScan, "\(text) \(limit) \(offset): the title order holds the page")
                     #expect(page.totalCount == exactCount, "\(text) \(limit) \(offset)")
                 }
                 let counted = try await counter.search(query.countingNow)
                 #expect(counted.records == wanted && counted.totalCount == exactCount, "\(text) \(limit) \(offset) counted")
             }
         }
-        #expect(titleOrderAnswers >= 10, "the scenario gives the title order pages to answer: \(titleOrderAnswers)")
+        #expect(titleOrderAnswers >= 8, "the scenario gives the title order pages to answer: \(titleOrderAnswers)")
         // Keys beginning with punctuation sort first, and these titles begin with "h" words.
         let first = try await reader.search(SearchQuery(text: "h", limit: 3, countLater: true))
         #expect(first.records.map(\.title) == ["\"Hello,\" said the Hare", "...Hope Remains", "[Hidden] Rooms"])
@@ -542,6 +545,47 @@ import Testing
         try await rename("Book 1", to: "Murakami Book")
         _ = try catalog.addBook(NewBook(title: "Aaa", author: "Murakami"), scope: "main")
         try expectCommittedPages()
+    }
+
+    /// An index build gives way to the app's threads: it runs at a lower priority (nice 10 on
+    /// Linux), on a thread of its own, while the searches that answer keys meanwhile do not.
+    @Test func anIndexBuildYieldsToTheApp() async throws {
+        let path = directory.path("yielding-build.sqlite")
+        let catalog = try SQLiteCatalog.open(path: path, create: true)
+        try catalog.addAccount(Account(name: "reader", role: .reader, scope: "main"))
+        try catalog.insertBooks((0..<50).map { NewBook(title: "Book \($0)") }, scope: "main")
+        let buildNiceness = Mutex<Int32?>(nil)
+        let reader = try SQLiteCatalog.open(path: path, create: false, beforeIndexBuild: {
+            buildNiceness.withLock { $0 = BackgroundThread.niceness }
+        }).remote(account: "reader")
+        _ = try await reader.search(SearchQuery(text: "book"))
+        await reader.finishIndexPreparation()
+        #if os(Linux)
+        #expect(buildNiceness.withLock { $0 } == min(19, BackgroundThread.niceness + 10))
+        #endif
+    }
+
+    /// Through the remote, while the index is built: a query that narrows a kept scan of a few
+    /// hundred books is answered whole from it, counted at once, rather than from the title
+    /// order (which would read up to 1,024 titles for a page and count it afterwards).
+    @Test func aQueryNarrowingASmallKeptScanIsAnsweredWholeAndCounted() async throws {
+        let path = directory.path("small-scan.sqlite")
+        let catalog = try SQLiteCatalog.open(path: path, create: true)
+        try catalog.addAccount(Account(name: "reader", role: .reader, scope: "main"))
+        var books = (0..<500).map { NewBook(title: "Secret garden \($0)", author: "Ann Reed") }
+        books += (0..<2_000).map { NewBook(title: "Zed \($0)", author: "Bo Li") }
+        try catalog.insertBooks(books, scope: "main")
+        let build = DispatchSemaphore(value: 0)
+        defer { build.signal() }
+        let reader = try SQLiteCatalog.open(path: path, create: false, beforeIndexBuild: { build.wait() }).remote(account: "reader")
+        _ = try await reader.search(SearchQuery(text: "secret"))  // counted: its 500 matches are kept
+        let page = try await reader.search(SearchQuery(text: "secret g", limit: 20, countLater: true))
+        #expect(await reader.lastSearchAnswer == .earlierScan)
+        let committed = try committedBooks(path, scope: "main")
+        let terms = SearchTerms("secret g")
+        let expected = committed.filter(terms.matches).sorted { terms.sortKey($0) < terms.sortKey($1) }
+        #expect(page.records == Array(expected.prefix(20)))
+        #expect(page.totalCount == TotalCount(counted: expected.count, offset: 0, shown: 20, hasMore: true))
     }
 
     /// Through the remote, while the index is built: a page from an earlier scan's first
