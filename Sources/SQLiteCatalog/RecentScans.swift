@@ -113,6 +113,7 @@ struct ScannedRows {
 
     mutating func append(id: Int, key: UnsafeBufferPointer<UInt8>, title: UnsafeBufferPointer<UInt8>,
                          author: UnsafeBufferPointer<UInt8>) {
+        let bytesBefore = bytes.count
         ids.append(id)
         if ByteOrder.compare(key, title) == 0 {
             ends.append(UInt32(bytes.count) | Self.keyIsTitle)
@@ -124,8 +125,7 @@ struct ScannedRows {
         ends.append(UInt32(bytes.count))
         bytes.append(contentsOf: author)
         ends.append(UInt32(bytes.count))
-        byteCount = bytes.count + ids.count * MemoryLayout<Int>.stride + ends.count * MemoryLayout<UInt32>.stride
-            + copiedIDs.count * (MemoryLayout<Int>.stride + MemoryLayout<BooksCopy.Place>.stride)
+        byteCount += bytes.count - bytesBefore + MemoryLayout<Int>.stride + 3 * MemoryLayout<UInt32>.stride
     }
 
     /// Every row, with its place in `copy` for those that are there; of those, only the ones
