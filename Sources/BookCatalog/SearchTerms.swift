@@ -47,6 +47,9 @@ public struct SearchTerms: Sendable, Hashable {
     /// Lowercase without diacritics ("Café" -> "cafe"), and without emoji variation selectors,
     /// so "❤" and "❤️" are one symbol.
     public static func fold(_ text: String) -> String {
+        // ASCII folds to its lowercase, byte for byte: most titles and authors, and on every
+        // paint, every word of every row shown is folded to find what to highlight.
+        if isASCII(text) { return String(decoding: text.utf8.map { $0 &+ (0x41...0x5A ~= $0 ? 0x20 : 0) }, as: UTF8.self) }
         let folded = text.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil)
         guard folded.unicodeScalars.contains(where: isVariationSelector) else { return folded }
         var scalars = String.UnicodeScalarView()
@@ -122,6 +125,7 @@ public struct SearchTerms: Sendable, Hashable {
     }
 
     private static func tokenRanges(of text: String) -> [Range<String.Index>] {
+        if isASCII(text) { return asciiTokenRanges(of: text) }
         var ranges: [Range<String.Index>] = []
         var runStart: String.Index?
         var index = text.startIndex
@@ -142,6 +146,32 @@ public struct SearchTerms: Sendable, Hashable {
         if let start = runStart { ranges.append(start..<text.endIndex) }
         return ranges
     }
+
+    /// `tokenRanges` of ASCII text, byte by byte: its letters and digits make words, and its
+    /// symbols (`isSymbol`: + < = > | ~ $) are tokens of their own.
+    private static func asciiTokenRanges(of text: String) -> [Range<String.Index>] {
+        var ranges: [Range<String.Index>] = []
+        var runStart: String.Index?
+        let bytes = text.utf8
+        var index = bytes.startIndex
+        while index < bytes.endIndex {
+            let next = bytes.index(after: index)
+            switch bytes[index] {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                if runStart == nil { runStart = index }
+            case let byte:
+                if let start = runStart { ranges.append(start..<index); runStart = nil }
+                if asciiSymbols.contains(byte) { ranges.append(index..<next) }
+            }
+            index = next
+        }
+        if let start = runStart { ranges.append(start..<text.endIndex) }
+        return ranges
+    }
+
+    private static let asciiSymbols = Set("+<=>|~$".utf8)
+
+    private static func isASCII(_ text: String) -> Bool { text.utf8.allSatisfy { $0 < 0x80 } }
 
     private static func isWordCharacter(_ character: Character) -> Bool {
         guard let scalar = character.unicodeScalars.first else { return false }

@@ -189,49 +189,34 @@ enum ResultList {
             if index < search.rows.count {
                 let record = search.rows[index]
                 let selected = current && index == search.selection
-                line(for: record, terms: terms, selected: selected, width: area.width, dimmed: !current)
-                    .draw(in: &canvas, x: area.x, y: y, width: area.width,
-                          fill: selected ? Theme.selected : .plain)
+                drawLine(for: record, terms: terms, selected: selected, dimmed: !current, in: &canvas, x: area.x, y: y, width: area.width)
             } else if index == search.rows.count, search.isLoadingMore {
                 canvas.draw(" Loading more…", x: area.x, y: y, style: Theme.hint, maxWidth: area.width)
             }
         }
     }
 
-    /// " Title ………… Author ": the title gets what the author column leaves.
-    static func line(for record: BookRecord, terms: SearchTerms, selected: Bool, width: Int, dimmed: Bool = false) -> StyledText {
+    /// " Title ………… Author ": the title gets what the author column leaves. Each column is
+    /// drawn straight into its cells.
+    static func drawLine(for record: BookRecord, terms: SearchTerms, selected: Bool, dimmed: Bool,
+                         in canvas: inout Canvas, x: Int, y: Int, width: Int) {
         let base = selected ? Theme.selected : dimmed ? Theme.hint : Style.plain
         let match = selected ? Theme.selectedMatch : dimmed ? Theme.hint : Theme.match
         let authorBase = selected ? Theme.selected : Theme.author
-        let title = StyledText.highlighted(record.title, ranges: terms.highlightRanges(in: record.title), base: base, highlight: match)
+        let title = StyledText(" ", style: base)
+            + StyledText.highlighted(record.title, ranges: terms.highlightRanges(in: record.title), base: base, highlight: match)
         guard !record.author.isEmpty, width >= 50 else {
-            return StyledText(" ", style: base) + title
+            title.draw(in: &canvas, x: x, y: y, width: width, fill: selected ? Theme.selected : .plain)
+            return
         }
         let authorWidth = min(30, width / 3)
         // A space of margin on both sides and two between the columns.
         let titleWidth = width - authorWidth - 4
         let author = StyledText.highlighted(record.author, ranges: terms.highlightRanges(in: record.author), base: authorBase, highlight: match)
-        var canvas = Canvas(width: width, height: 1)
-        (StyledText(" ", style: base) + title).draw(in: &canvas, x: 0, y: 0, width: titleWidth + 1, fill: base)
-        canvas.fill(Rect(x: titleWidth + 1, y: 0, width: 2, height: 1), style: base)
-        author.draw(in: &canvas, x: titleWidth + 3, y: 0, width: authorWidth, fill: base)
-        canvas.fill(Rect(x: width - 1, y: 0, width: 1, height: 1), style: base)
-        return StyledText(canvas: canvas)
-    }
-}
-
-extension StyledText {
-    /// One row of a canvas back as runs (used to compose columns that were cut separately).
-    init(canvas: Canvas) {
-        self.init()
-        for x in 0..<canvas.width where !canvas[x, 0].isContinuation {
-            let cell = canvas[x, 0]
-            if let last = runs.last, last.style == cell.style {
-                runs[runs.count - 1].text += cell.symbol
-            } else {
-                runs.append(Run(text: cell.symbol, style: cell.style))
-            }
-        }
+        title.draw(in: &canvas, x: x, y: y, width: titleWidth + 1, fill: base)
+        canvas.fill(Rect(x: x + titleWidth + 1, y: y, width: 2, height: 1), style: base)
+        author.draw(in: &canvas, x: x + titleWidth + 3, y: y, width: authorWidth, fill: base)
+        canvas.fill(Rect(x: x + width - 1, y: y, width: 1, height: 1), style: base)
     }
 }
 

@@ -68,7 +68,7 @@ public struct StyledText: Equatable, Sendable {
         }
         var column = x
         for piece in pieces where !piece.glyphs.isEmpty {
-            column += canvas.draw(piece.glyphs.map(\.symbol).joined(), x: column, y: y, style: piece.style, maxWidth: x + width - column)
+            column += canvas.draw(piece.glyphs, x: column, y: y, style: piece.style, maxWidth: x + width - column)
         }
         if let ellipsisStyle {
             column += canvas.draw("…", x: column, y: y, style: ellipsisStyle, maxWidth: 1)

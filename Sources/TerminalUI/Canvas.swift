@@ -82,9 +82,17 @@ public struct Canvas: Hashable, Sendable {
     @discardableResult
     public mutating func draw(_ text: String, x: Int, y: Int, style: Style = .plain, maxWidth: Int? = nil) -> Int {
         guard y >= 0, y < height else { return 0 }
+        return draw(TextLayout.glyphs(text), x: x, y: y, style: style, maxWidth: maxWidth)
+    }
+
+    /// The same for text already laid out (`TextLayout.glyphs`, which sanitises it): a caller
+    /// that measured its text first draws it without laying it out again.
+    @discardableResult
+    public mutating func draw(_ glyphs: some Sequence<Glyph>, x: Int, y: Int, style: Style = .plain, maxWidth: Int? = nil) -> Int {
+        guard y >= 0, y < height else { return 0 }
         let limit = min(width, maxWidth.map { x + max(0, $0) } ?? width)
         var column = x
-        for glyph in TextLayout.glyphs(text) {
+        for glyph in glyphs {
             if column >= limit { break }
             if column + glyph.width > limit {
                 // Only a wide glyph can overhang: never cut it, blank what is left.

@@ -1,4 +1,5 @@
 import BookCatalog
+import Foundation
 import CatalogSimulation
 import Testing
 
@@ -83,6 +84,35 @@ struct SearchTermsTests {
         #expect(ranges.map { String(title[$0]) } == ["Hist", "Ro"])
         let accented = "Le Café"
         #expect(SearchTerms("cafe").highlightRanges(in: accented).map { String(accented[$0]) } == ["Café"])
+    }
+
+    /// ASCII text is folded and cut into tokens byte by byte, for speed; it must give what the
+    /// Unicode rules give. A middle dot (punctuation) at the end of a text adds no token but
+    /// takes it down the Unicode path, so each text is checked against itself with one.
+    @Test("ASCII text is folded and tokenised as the Unicode rules do")
+    func asciiTextFollowsTheUnicodeRules() {
+        let characters = (0..<128).map { String(UnicodeScalar(UInt8($0))) }
+        var texts = characters.flatMap { ["\($0)", "a\($0)b", "Q \($0)\($0)9 z"] }
+        var random = LatencySchedule.SplitMix64(seed: 15)
+        for _ in 0..<2_000 {
+            texts.append((0..<Int.random(in: 1...24, using: &random)).map { _ in characters.randomElement(using: &random)! }.joined())
+        }
+        for text in texts {
+            #expect(SearchTerms.fold(text) == text.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil),
+                    "fold of \(text.debugDescription)")
+            let viaUnicode = text + "\u{B7}"
+            let tokens = SearchTerms.tokens(of: text)
+            #expect(tokens == SearchTerms.tokens(of: viaUnicode), "tokens of \(text.debugDescription)")
+            // Every token as a query, and the first two together, highlight the same places.
+            for query in tokens + [tokens.prefix(2).joined(separator: " ")] {
+                let terms = SearchTerms(query)
+                let offsets = terms.highlightRanges(in: text).map { $0.lowerBound.utf16Offset(in: text)..<$0.upperBound.utf16Offset(in: text) }
+                let expected = terms.highlightRanges(in: viaUnicode).map {
+                    $0.lowerBound.utf16Offset(in: viaUnicode)..<$0.upperBound.utf16Offset(in: viaUnicode)
+                }
+                #expect(offsets == expected, "highlights of \(query.debugDescription) in \(text.debugDescription)")
+            }
+        }
     }
 }
 
