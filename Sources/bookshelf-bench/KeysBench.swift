@@ -168,7 +168,7 @@ enum KeysBench: BenchMode {
                     if answer == .leadingMatches { leading.record(end - start) }
                     if answer == .titleOrder { titleOrder.record(end - start) }
                     slowest.append((end - start, String(query.prefix(offset + 1))))
-                    if each { print("key \"\(query.prefix(offset + 1))\" \((end - start).formatted), answered by \(answer?.rawValue ?? "nothing")") }
+                    if each { print("key \"\(query.prefix(offset + 1))\" \((end - start).formatted) (paint \((end - renderStart).formatted)), answered by \(answer?.rawValue ?? "nothing")") }
                     keys += 1
                 }
                 guard model.state.search.query == query, model.state.search.error == nil else {
