@@ -173,14 +173,27 @@ public struct SearchTerms: Sendable, Hashable {
 
     private static func isASCII(_ text: String) -> Bool { text.utf8.allSatisfy { $0 < 0x80 } }
 
+    /// Whether a character beginning with `scalar` is part of a token (a letter or digit, a Han,
+    /// kana or Hangul character, a symbol) rather than something that only separates tokens:
+    /// a title whose first character separates may still begin with any token after it.
+    public static func beginsAToken(_ scalar: Unicode.Scalar) -> Bool {
+        isIdeographic(scalar) || isSymbol(scalar) || isWordCharacter(scalar)
+    }
+
     private static func isWordCharacter(_ character: Character) -> Bool {
-        guard let scalar = character.unicodeScalars.first else { return false }
-        return scalar.properties.isAlphabetic || scalar.properties.numericType != nil
+        character.unicodeScalars.first.map(isWordCharacter) ?? false
+    }
+
+    private static func isWordCharacter(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.properties.isAlphabetic || scalar.properties.numericType != nil
     }
 
     /// Symbols, emoji included, are tokens of their own; punctuation is not.
     static func isSymbol(_ character: Character) -> Bool {
-        guard let scalar = character.unicodeScalars.first else { return false }
+        character.unicodeScalars.first.map(isSymbol) ?? false
+    }
+
+    private static func isSymbol(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.properties.generalCategory {
         case .mathSymbol, .currencySymbol, .otherSymbol:
             return true
@@ -190,7 +203,10 @@ public struct SearchTerms: Sendable, Hashable {
     }
 
     static func isIdeographic(_ character: Character) -> Bool {
-        guard let scalar = character.unicodeScalars.first else { return false }
+        character.unicodeScalars.first.map(isIdeographic) ?? false
+    }
+
+    private static func isIdeographic(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.value {
         case 0x3040...0x30FF,  // Hiragana, Katakana
              0x3400...0x4DBF, 0x4E00...0x9FFF, 0xF900...0xFAFF, 0x20000...0x2FA1F,  // Han

@@ -261,7 +261,9 @@ import Testing
         let (catalog, _) = try makeCatalog(books: 200, path: path)
         let titles = ["\"Hello,\" said the Hare", "[Hidden] Rooms", "...Hope Remains", "¿Hay alguien?", "“Hark,” the Herald",
                       "Hay Fever", "Haystack Nights", "Hayride", "O'Brien's Pub", "O'Hara's Way", "1984 Revisited",
-                      "1001 Nights", "The House", "(1) Hymns"] + (0..<60).map { "Harbor Lights \($0)" }
+                      "1001 Nights", "The House", "(1) Hymns", "日本の歴史", "「日本」の心", "«日々»", "— 日記 —", "本日の日",
+                      "の日", "にほんご", "Ωmega Point", "Я и ты", "¡Ωmega!", "‹Ωmega›"]
+            + (0..<60).map { "Harbor Lights \($0)" } + (0..<30).map { "日誌 \($0)" }
         try catalog.insertBooks(titles.map { NewBook(title: $0, author: "") }, scope: "main")
         let build = DispatchSemaphore(value: 0)
         defer { build.signal() }
@@ -272,7 +274,8 @@ import Testing
         defer { build.signal() }  // the top one releases the reader's
         let books = try committedBooks(path, scope: "main")
         var titleOrderAnswers = 0
-        for text in ["h", "ha", "hay", "hark", "hel", "hid", "hop", "o'b", "1", "the h", "h the", "harbor 1", "hymn", "zzz"] {
+        for text in ["h", "ha", "hay", "hark", "hel", "hid", "hop", "o'b", "1", "the h", "h the", "harbor 1", "hymn", "zzz",
+                     "日", "日本", "日誌 1", "の", "ω", "я и"] {
             let terms = SearchTerms(text)
             let expected = books.filter(terms.matches).sorted { terms.sortKey($0) < terms.sortKey($1) }
             for (limit, offset) in [(50, 0), (5, 0), (3, 2), (10, 45)] {
@@ -280,10 +283,12 @@ import Testing
                 let exactCount = TotalCount(counted: expected.count, offset: offset, shown: wanted.count,
                                             hasMore: offset + wanted.count < expected.count)
                 // The title order can give the page when its first offset + limit books all rank
-                // first and have keys beginning in ASCII (those beyond sort after all of them).
+                // first and have keys beginning at or below the query's first character (those
+                // beginning with punctuation above it sort after all that begin with it).
                 let firstOnes = expected.prefix(offset + limit)
+                let lead = text.unicodeScalars.first!.value
                 let titleOrderCan = firstOnes.count == offset + limit && firstOnes.allSatisfy {
-                    terms.rank($0) == 0 && SearchTerms.fold($0.title).utf8.first! < 0x80
+                    terms.rank($0) == 0 && SearchTerms.fold($0.title).unicodeScalars.first!.value <= lead
                 }
                 let query = SearchQuery(text: text, limit: limit, offset: offset, countLater: true)
                 let page = try await reader.search(query)
@@ -314,7 +319,18 @@ import Testing
         let first = try await reader.search(SearchQuery(text: "h", limit: 3, countLater: true))
         #expect(first.records.map(\.title) == ["\"Hello,\" said the Hare", "...Hope Remains", "[Hidden] Rooms"])
         #expect(await reader.lastSearchAnswer == .titleOrder)
-        build.signal()  // both remotes' builds
+        // So do keys beginning with punctuation beyond ASCII below the first character ("«", "—"
+        // and "「" below "日", "¡" below "ω", in UTF-8 as in code points); those above it ("‹"
+        // above "ω") sort after every key beginning with it.
+        let reopened = try SQLiteCatalog.open(path: path, create: false, beforeIndexBuild: { build.wait() }).remote(account: "reader")
+        let beyondASCII = try await reopened.search(SearchQuery(text: "日", limit: 3, countLater: true))
+        #expect(beyondASCII.records.map(\.title) == ["«日々»", "— 日記 —", "「日本」の心"])
+        #expect(await reopened.lastSearchAnswer == .titleOrder)
+        let greek = try await reopened.search(SearchQuery(text: "ω", limit: 2, countLater: true))
+        #expect(greek.records.map(\.title) == ["¡Ωmega!", "Ωmega Point"])
+        #expect(await reopened.lastSearchAnswer == .titleOrder)
+        build.signal()  // the three remotes' builds
+        build.signal()
         build.signal()
         #expect(try await reader.searchIndexReport().report.origin == .built)
         let page = try await reader.search(SearchQuery(text: "h", limit: 5, countLater: true))
