@@ -229,10 +229,10 @@ final class SearchIndex {
         guard !terms.hasNoSearchableWords else { return ([], 0) }
         let wanted = offset + limit
         var matches = SearchIndexBase.Matches(cap: wanted)
-        var overlayMatches: [[OverlayBook]] = [[], [], []]
+        var overlayMatches: [[Int32]] = [[], [], []]
         if terms.isEmpty {
             collectAll(into: &matches)
-            overlayMatches[0] = ordered
+            overlayMatches[0] = Array(0..<Int32(ordered.count))
         } else {
             if let words = base.compile(terms) {
                 if terms.words.count == 1, terms.words[0].count == 1,
@@ -251,7 +251,7 @@ final class SearchIndex {
         for rank in 0..<3 where position < wanted {
             let rankEnd = position + matches.counts[rank] + overlayMatches[rank].count
             if rankEnd <= offset { position = rankEnd; continue }
-            var merge = RankMerge(base: base, listed: matches.ordinals[rank], extra: overlayMatches[rank])
+            var merge = RankMerge(base: base, listed: matches.ordinals[rank], overlay: ordered, extra: overlayMatches[rank])
             while position < wanted && position < rankEnd {
                 let id = try merge.next(titleKey: titleKey)
                 if position >= offset { result.append(id) }
@@ -263,38 +263,43 @@ final class SearchIndex {
         return (result, min(total, Self.countLimit(offset: offset, limit: limit)))
     }
 
-    /// The overlay's books that `words` match, by rank, in result order: among those an earlier
-    /// query matched when the words narrow it (`UnindexedSearch.Word.narrows`), else among all.
+    /// The overlay's books that `words` match, by rank, in result order, as places in `ordered`:
+    /// among those an earlier query matched when the words narrow it
+    /// (`UnindexedSearch.Word.narrows`), else among all.
     /// Each is judged as the books table's rows are (`UnindexedSearch.Judge`), straight on its
     /// bytes: a bridge may hold hundreds of thousands of changed books, and a key typed over a
     /// stale index judges them all ("an" at ten million books, 212,765 of them: 69 ms when each
-    /// book's text was cut into a token list first).
-    private func matchesInOverlay(_ words: [UnindexedSearch.Word]) -> [[OverlayBook]] {
+    /// book's text was cut into a token list first). A book is read in place, never copied:
+    /// a copy retains its texts, a wait for memory a book ("m": 32 ms, most of it retains).
+    private func matchesInOverlay(_ words: [UnindexedSearch.Word]) -> [[Int32]] {
         let earlier = recentOverlayMatches.filter { UnindexedSearch.Word.narrows(words, $0.words) }.min { $0.places.count < $1.places.count }
-        var matches: [[OverlayBook]] = [[], [], []]
+        var matches: [[Int32]] = [[], [], []]
+        // All of them in `ordered`'s order, what the next query narrows: a book may rank lower
+        // in it, and its place must stay in result order among those of its new rank.
         var places: [Int32] = []
         let oneLetter = UnindexedSearch.Word.oneLetter(words)
         let required = TokenStarts(requiredByAll: words)
         var judge = UnindexedSearch.Judge(words: words, wanted: 0, recordingUpTo: nil)
-        func offer(_ place: Int32) {
-            let book = ordered[Int(place)]
-            let rank: Int?
-            if let oneLetter {
-                // The first key of every word, and the broadest query: no book's text is read.
-                rank = book.letters.rank(ofLetter: oneLetter)
-            } else if book.starts.admits(required) {
-                rank = book.withTexts { _, title, author in judge.rank(title: title, author: author) }
-            } else {
-                rank = nil
+        ordered.withUnsafeBufferPointer { books in
+            func offer(_ place: Int32) {
+                let rank: Int?
+                if let oneLetter {
+                    // The first key of every word, and the broadest query: no book's text is read.
+                    rank = books[Int(place)].letters.rank(ofLetter: oneLetter)
+                } else if books[Int(place)].starts.admits(required) {
+                    rank = books[Int(place)].withTexts { _, title, author in judge.rank(title: title, author: author) }
+                } else {
+                    rank = nil
+                }
+                guard let rank else { return }
+                matches[rank].append(place)
+                places.append(place)
             }
-            guard let rank else { return }
-            matches[rank].append(book)
-            places.append(place)
-        }
-        if let earlier {
-            for place in earlier.places { offer(place) }
-        } else {
-            for place in 0..<Int32(ordered.count) { offer(place) }
+            if let earlier {
+                for place in earlier.places { offer(place) }
+            } else {
+                for place in 0..<Int32(books.count) { offer(place) }
+            }
         }
         // The same query again (a page after the first) replaces its entry.
         recentOverlayMatches.removeAll { UnindexedSearch.Word.narrows(words, $0.words) && UnindexedSearch.Word.narrows($0.words, words) }
@@ -310,22 +315,25 @@ final class SearchIndex {
     private struct RankMerge {
         let base: SearchIndexBase
         let listed: [Int32]
-        let extra: [OverlayBook]
+        let overlay: [OverlayBook]
+        /// Places in `overlay`.
+        let extra: [Int32]
         var nextBase = 0
         var nextExtra = 0
         /// Where `extra[nextExtra]` goes: before `listed[place]` (or after them all).
         var place: Int?
 
-        init(base: SearchIndexBase, listed: [Int32], extra: [OverlayBook]) {
+        init(base: SearchIndexBase, listed: [Int32], overlay: [OverlayBook], extra: [Int32]) {
             self.base = base
             self.listed = listed
+            self.overlay = overlay
             self.extra = extra
         }
 
         /// The id of the next book in result order.
         mutating func next(titleKey: TitleKeyLookup) throws -> Int {
             if nextExtra < extra.count {
-                let candidate = extra[nextExtra]
+                let candidate = overlay[Int(extra[nextExtra])]
                 if place == nil { place = try self.place(candidate, titleKey: titleKey) }
                 if place == nextBase {
                     nextExtra += 1

@@ -1334,13 +1334,26 @@ import Testing
             current[index] = try await writer.save(SaveRequest(id: book.id, title: title, author: book.author, expectedRevision: book.revision))
         }
         // 375 changed books beside the index (fewer than half its room, so it is not replaced):
-        // some still match what they matched, some more, some less.
+        // some still match what they matched, some more, some less, and some rank lower in a
+        // narrower query ("Hope and History" ranks first for "h", second for "hi", after "A
+        // history of" there).
         for (step, index) in stride(from: 0, to: 3_000, by: 8).enumerated() {
-            try await rename(index, ["History of Rome \(index)", "Hi there \(index)", "A history of \(index)", "Quiet \(index)"][step % 4])
+            let titles = ["History of Rome \(index)", "Hi there \(index)", "A history of \(index)", "Quiet \(index)", "Hope and History \(index)"]
+            try await rename(index, titles[step % titles.count])
         }
         let typed = ["h", "hi", "his", "hist", "history", "history o", "history of", "history of r", "hi t", "o"]
         let pages = [(50, 0), (10, 395)]
         for text in typed { try await expectExactPages(text, pages, reader, current) }
+        // Where the second rank of a narrower query begins: books that ranked first for the
+        // query before it ("Hope and History" for "h") come among those that ranked second all
+        // along ("A history of"), in title order.
+        for (before, after) in [("h", "hi"), ("h", "hist")] {
+            let terms = SearchTerms(after)
+            let secondRank = try #require(current.filter(terms.matches).sorted { terms.sortKey($0) < terms.sortKey($1) }
+                .firstIndex { terms.rank($0) == 1 })
+            try await expectExactPages(before, pages, reader, current)
+            try await expectExactPages(after, [(60, secondRank - 5)], reader, current)
+        }
         // More changes: a book "history of" matched no longer does, and one it did not now does;
         // then queries that narrow those typed before them.
         try await rename(0, "Quiet again")
