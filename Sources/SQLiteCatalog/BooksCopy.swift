@@ -119,10 +119,10 @@ final class BooksCopy {
                 try bytes.withUnsafeBufferPointer { all in
                     for row in 0..<count {
                         try Self.stopIfCancelled(row)
-                        let letters = letters[row]
-                        guard let rank = letters.places.rank(ofLetter: letter) else { continue }
+                        let found = letters[row]
+                        guard let rank = found.places.rank(ofLetter: letter) else { continue }
                         let (id, place) = Self.place(ofRow: row, whereabouts)
-                        try body(id, place, rank, letters.keyPrefix) {
+                        try body(id, place, rank, found.keyPrefix) {
                             var offset = Int(place.offset)
                             return Self.texts(all, at: &offset)
                         }

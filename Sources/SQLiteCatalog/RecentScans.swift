@@ -129,7 +129,7 @@ struct ScannedRows {
     }
 
     /// Every row, with its place in `copy` for those that are there; of those, only the ones
-    /// whose token starts admit `required` (their summaries say so without reading them).
+    /// whose token starts admit `required` (the copy's column of them says so without reading them).
     /// Throws `CancellationError` when the task is cancelled on the way (`BooksCopy`).
     func forEach(admitting required: TokenStarts = TokenStarts(requiredByAll: []),
                  _ body: (_ id: Int, _ key: UnsafeBufferPointer<UInt8>, _ title: UnsafeBufferPointer<UInt8>,
