@@ -93,6 +93,11 @@ final class SearchIndex {
             }
         }
 
+        /// Whether the title key sorts before `bound`.
+        func keyPrecedes(_ bound: [UInt8]) -> Bool {
+            withTexts { key, _, _ in bound.withUnsafeBufferPointer { ByteOrder.compare(key, $0) < 0 } }
+        }
+
         /// Result order among books of one rank: title key bytes, then id.
         func sortsBefore(key otherKey: UnsafeBufferPointer<UInt8>, id otherID: Int) -> Bool {
             withTexts { key, _, _ in ByteOrder.precedes(key, id, otherKey, otherID) }
@@ -244,7 +249,13 @@ final class SearchIndex {
                     try base.collect(words, hidden: hidden, into: &matches)
                 }
             }
-            overlayMatches = matchesInOverlay(terms.words.map(UnindexedSearch.Word.init))
+            let words = terms.words.map(UnindexedSearch.Word.init)
+            if matches.counts.reduce(0, +) >= Self.countLimit(offset: offset, limit: limit),
+               let ranges = try keyRangesHoldingThePage(words, matches, wanted: wanted, titleKey: titleKey) {
+                overlayMatches = [firstRankInOverlay(words, keyRanges: ranges), [], []]
+            } else {
+                overlayMatches = matchesInOverlay(words)
+            }
         }
         var result: [Int] = []
         var position = 0
@@ -306,6 +317,55 @@ final class SearchIndex {
         recentOverlayMatches.append((words, places))
         if recentOverlayMatches.count > Self.recentOverlayMatchLimit { recentOverlayMatches.removeFirst() }
         return matches
+    }
+
+    /// The keys where every book on the page must be (`TitleOrderPage.keyRanges`), when the
+    /// base's first rank fills the page with keys among them: then an overlay book elsewhere,
+    /// or of a lower rank, comes after the page. Nil otherwise.
+    private func keyRangesHoldingThePage(_ words: [UnindexedSearch.Word], _ matches: SearchIndexBase.Matches, wanted: Int,
+                                         titleKey: TitleKeyLookup) throws -> [KeyRange]? {
+        guard wanted > 0, matches.ordinals[0].count >= wanted, let first = words.first,
+              let ranges = TitleOrderPage.keyRanges(firstToken: first.exact.first ?? first.prefixBytes), let last = ranges.last
+        else { return nil }
+        // The base's last book on the page must be below the keys beginning with the word's
+        // first character: a base book whose key begins with punctuation above it ("«Hymn»"
+        // for "h") may be on the page, and so may a changed book before it ("¡Hola!").
+        let id = try base.id(Int(matches.ordinals[0][wanted - 1]))
+        guard let key = try titleKey(id), key.lexicographicallyPrecedes(Array(last.upTo.utf8)) else { return nil }
+        return ranges
+    }
+
+    /// The overlay's books that `words` rank first, as places in `ordered`, for a query whose
+    /// page and total the base settles alone: it has more matches than are counted, and its
+    /// first rank fills the page (`keyRangesHoldingThePage`). Then no other overlay book can be
+    /// on the page, and these only among the keys `keyRanges` bounds: a binary search finds
+    /// each range among the keys `ordered` is sorted by, and only the books there are judged ("th" over a stale index at ten million books judged about 100,000 changed books'
+    /// texts, the titles beginning "th" and with punctuation are a few thousand). What they are
+    /// is not kept for a narrower query: it is not all the matches.
+    private func firstRankInOverlay(_ words: [UnindexedSearch.Word], keyRanges: [KeyRange]) -> [Int32] {
+        var judge = UnindexedSearch.Judge(words: words, wanted: 0, recordingUpTo: nil)
+        let required = TokenStarts(requiredByAll: words)
+        var places: [Int32] = []
+        ordered.withUnsafeBufferPointer { books in
+            for range in keyRanges {
+                let (from, upTo) = (Array(range.from.utf8), Array(range.upTo.utf8))
+                // The first book whose key is not below the range.
+                var low = 0, high = books.count
+                while low < high {
+                    let middle = (low + high) / 2
+                    if books[middle].keyPrecedes(from) { low = middle + 1 } else { high = middle }
+                }
+                var place = low
+                while place < books.count, books[place].keyPrecedes(upTo) {
+                    if books[place].starts.admits(required),
+                       books[place].withTexts({ _, title, author in judge.rank(title: title, author: author) }) == 0 {
+                        places.append(Int32(place))
+                    }
+                    place += 1
+                }
+            }
+        }
+        return places
     }
 
     /// One rank's base matches (ordinals, in result order) and overlay matches (sorted by title

@@ -1362,6 +1362,38 @@ import Testing
         #expect(await reader.lastSearchAnswer == .index)
     }
 
+    /// A broad query over changed books beside an index, whose first rank fills the page from
+    /// the index's own books and whose matches pass the count, judges only the changed books
+    /// whose keys can rank first: the pages and totals stay exactly what the books say, at the
+    /// top, deep, and where the index's first rank reaches keys beginning with punctuation above
+    /// the word's first letter ("«Hymn»" for "h"), before which changed books may go ("¡Hola!").
+    @Test func changedBooksBesideABroadQueryAreJudgedWhereTheyCanRankFirst() async throws {
+        let path = directory.path("overlay-first-rank.sqlite")
+        let catalog = try SQLiteCatalog.open(path: path, create: true)
+        try catalog.addAccount(Account(name: "editor", role: .editor, scope: "main"))
+        // Every book by a "Hiro": an "h" query has more matches than are counted.
+        var current = (0..<12_000).map { index in
+            let title = index < 9_000 ? "History \(index)" : index < 9_500 ? "«Hymn» \(index)" : "Quiet \(index)"
+            return BookRecord(id: index + 1, title: title, revision: 1, author: "Hiro \(index)")
+        }
+        try catalog.insertBooks(current.map { NewBook(title: $0.title, author: $0.author) }, scope: "main")
+        let reader = try catalog.remote(account: "editor")
+        #expect(try await reader.searchIndexReport().snapshotStored)
+        let writer = try SQLiteCatalog.open(path: path, create: false).remote(account: "editor")
+        // 200 changed books: some rank first for "h" with keys below its letter ("[Hope]"), at
+        // it ("Haze", "Hi"), above it ("¡Hola!"); some lower ("A history", "Zebra" by a Hiro).
+        for (step, index) in stride(from: 0, to: 12_000, by: 60).enumerated() {
+            let book = current[index]
+            let titles = ["[Hope] \(index)", "Haze \(index)", "A history \(index)", "¡Hola! \(index)", "Zebra \(index)", "Hi \(index)"]
+            current[index] = try await writer.save(SaveRequest(id: book.id, title: titles[step % titles.count], author: book.author,
+                                                               expectedRevision: book.revision))
+        }
+        for text in ["h", "hi", "his", "history", "hist 1", "h h"] {
+            try await expectExactPages(text, [(50, 0), (10, 395), (50, 5_000), (100, 8_900), (10, 9_300)], reader, current)
+        }
+        #expect(await reader.lastSearchAnswer == .index)
+    }
+
     /// A catalog read as a remote reads it while its index is built: kept scans, the table's copy.
     private struct UnindexedReader {
         let connection: Connection
