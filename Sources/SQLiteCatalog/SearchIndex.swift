@@ -250,7 +250,9 @@ final class SearchIndex {
                 }
             }
             let words = terms.words.map(UnindexedSearch.Word.init)
-            if matches.counts.reduce(0, +) >= Self.countLimit(offset: offset, limit: limit),
+            // A one-letter query reads only its books' letters and judges them all: what it
+            // keeps is what the next keys narrow ("mur" after "mu", which judges fewer).
+            if UnindexedSearch.Word.oneLetter(words) == nil, matches.counts.reduce(0, +) >= Self.countLimit(offset: offset, limit: limit),
                let ranges = try keyRangesHoldingThePage(words, matches, wanted: wanted, titleKey: titleKey) {
                 overlayMatches = [firstRankInOverlay(words, keyRanges: ranges), [], []]
             } else {
