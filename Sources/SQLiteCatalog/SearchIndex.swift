@@ -250,8 +250,9 @@ final class SearchIndex {
                 }
             }
             let words = terms.words.map(UnindexedSearch.Word.init)
-            // A one-letter query reads only its books' letters and judges them all: what it
-            // keeps is what the next keys narrow ("mur" after "mu", which judges fewer).
+            // A one-letter query reads only its books' letters, and judges them all: what it
+            // keeps is what a later key narrows when the base does not settle that key's page
+            // ("mur", "tol": then only the changed books "m" or "t" matched are judged).
             if UnindexedSearch.Word.oneLetter(words) == nil, matches.counts.reduce(0, +) >= Self.countLimit(offset: offset, limit: limit),
                let ranges = try keyRangesHoldingThePage(words, matches, wanted: wanted, titleKey: titleKey) {
                 overlayMatches = [firstRankInOverlay(words, keyRanges: ranges), [], []]
@@ -341,9 +342,10 @@ final class SearchIndex {
     /// page and total the base settles alone: it has more matches than are counted, and its
     /// first rank fills the page (`keyRangesHoldingThePage`). Then no other overlay book can be
     /// on the page, and these only among the keys `keyRanges` bounds: a binary search finds
-    /// each range among the keys `ordered` is sorted by, and only the books there are judged ("th" over a stale index at ten million books judged about 100,000 changed books'
-    /// texts, the titles beginning "th" and with punctuation are a few thousand). What they are
-    /// is not kept for a narrower query: it is not all the matches.
+    /// each range among the keys `ordered` is sorted by, and only the books there are judged
+    /// ("th" over a stale index at ten million books judged about 100,000 changed books' texts;
+    /// those whose titles begin with "th" or with punctuation are a few thousand). They are not
+    /// kept for a narrower query: they are not all the matches.
     private func firstRankInOverlay(_ words: [UnindexedSearch.Word], keyRanges: [KeyRange]) -> [Int32] {
         var judge = UnindexedSearch.Judge(words: words, wanted: 0, recordingUpTo: nil)
         let required = TokenStarts(requiredByAll: words)
