@@ -141,15 +141,31 @@ final class BooksCopy {
     func forEach(at places: [Place], admitting required: TokenStarts,
                  _ body: (_ row: Int, _ key: UnsafeBufferPointer<UInt8>, _ title: UnsafeBufferPointer<UInt8>,
                           _ author: UnsafeBufferPointer<UInt8>) throws -> Void) throws {
+        try forEach(at: places, numbered: places.indices, admitting: required) { row, texts in
+            try body(row, texts.key, texts.title, texts.author)
+            return true
+        }
+    }
+
+    /// The rows at `places` whose numbers `numbers` gives, in that order, whose token starts
+    /// admit `required`, until `body` returns false.
+    func forEach<Places: RandomAccessCollection<Place>>(at places: Places, numbered numbers: some Collection<Int>,
+                                                        admitting required: TokenStarts,
+                                                        _ body: (_ number: Int, _ texts: Texts) throws -> Bool) throws
+    where Places.Index == Int {
         try starts.withElements { starts in
             try bytes.withUnsafeBufferPointer { all in
-                for (row, place) in places.enumerated() {
-                    try Self.stopIfCancelled(row)
-                    if row + Self.readAhead < places.count { Self.prefetch(places[row + Self.readAhead], starts, all) }
+                var ahead = numbers.index(numbers.startIndex, offsetBy: Self.readAhead, limitedBy: numbers.endIndex) ?? numbers.endIndex
+                for (walked, number) in numbers.enumerated() {
+                    try Self.stopIfCancelled(walked)
+                    if ahead != numbers.endIndex {
+                        Self.prefetch(places[numbers[ahead]], starts, all)
+                        numbers.formIndex(after: &ahead)
+                    }
+                    let place = places[number]
                     guard starts[Int(place.row)].admits(required) else { continue }
                     var offset = Int(place.offset)
-                    let (key, title, author) = Self.texts(all, at: &offset)
-                    try body(row, key, title, author)
+                    guard try body(number, Self.texts(all, at: &offset)) else { return }
                 }
             }
         }
@@ -162,7 +178,7 @@ final class BooksCopy {
         if row & 0x3FFF == 0 { try Task.checkCancellation() }
     }
 
-    /// How many places ahead of the row it judges the walk over places (`forEach(at:)`) asks for.
+    /// How many places ahead of the row it judges a walk over places (`forEach(at:)`) asks for.
     private static let readAhead = 16
 
     /// Asks for the token starts and the first bytes of the row at `place` to be brought into
@@ -175,6 +191,18 @@ final class BooksCopy {
     }
 
     typealias Texts = (key: UnsafeBufferPointer<UInt8>, title: UnsafeBufferPointer<UInt8>, author: UnsafeBufferPointer<UInt8>)
+
+    /// Reads rows' texts and token starts by their places, for as long as `body` runs.
+    func withRows<T>(_ body: (_ texts: (Place) -> Texts, _ starts: (Place) -> TokenStarts) throws -> T) rethrows -> T {
+        try starts.withElements { starts in
+            try bytes.withUnsafeBufferPointer { all in
+                try body({ place in
+                    var offset = Int(place.offset)
+                    return Self.texts(all, at: &offset)
+                }, { starts[Int($0.row)] })
+            }
+        }
+    }
 
     /// A row's key, title terms and author terms: its bytes.
     private static func texts(_ all: UnsafeBufferPointer<UInt8>, at offset: inout Int) -> Texts {

@@ -25,9 +25,12 @@ public enum SearchAnswerSource: String, Sendable {
     /// The first matches of an earlier scan that the query narrows, while the index is built:
     /// the page alone, its count to follow (`LeadingMatches`).
     case leadingMatches = "an earlier scan's first matches, the page before its count"
+    /// All the matches of an earlier scan that the query narrows, walked in result order while
+    /// the index is built: the page alone, its count to follow (`MatchOrder`).
+    case orderedMatches = "an earlier scan's matches in result order, the page before its count"
 
     /// Whether the answer is a page alone, its count to follow (`TotalCount.counting`).
-    var countFollows: Bool { self == .titleOrder || self == .leadingMatches }
+    var countFollows: Bool { self == .titleOrder || self == .leadingMatches || self == .orderedMatches }
 
     /// Whether a search index answered, so that every id it names must be a book.
     var isIndex: Bool { self == .index || self == .staleIndex }

@@ -237,7 +237,7 @@ struct FirstMatches {
 
 extension Array {
     /// The index of the first element for which `isAfter` holds, all those before it failing it.
-    fileprivate func partitioningIndex(where isAfter: (Element) -> Bool) -> Int {
+    func partitioningIndex(where isAfter: (Element) -> Bool) -> Int {
         var (low, high) = (0, count)
         while low < high {
             let middle = (low + high) / 2

@@ -96,19 +96,43 @@ struct ScannedRows {
     private(set) var copy: BooksCopy?
     private var copiedIDs: [Int] = []
     private var copiedAt: [BooksCopy.Place] = []
+    /// The copied rows in result order, sorted when a broad scan is kept (`MatchOrder`); nil
+    /// once a row not in the copy is recorded, or when the order is not needed.
+    private(set) var order: MatchOrder? = MatchOrder()
 
     var count: Int { ids.count + copiedIDs.count }
     /// What the arrays hold (the room they keep for growing is mostly never touched, so not
     /// resident). Kept as rows come: a search asks after every row it records.
     private(set) var byteCount = 0
 
-    /// Appends a row that is in `copy` at `place`, by its place only.
-    mutating func append(id: Int, in copy: BooksCopy, at place: BooksCopy.Place) {
+    /// Appends a row that is in `copy` at `place`, by its place only, with its rank and its
+    /// key's first eight bytes (`ByteOrder.prefix`) for `order`.
+    mutating func append(id: Int, in copy: BooksCopy, at place: BooksCopy.Place, rank: Int, keyPrefix: UInt64) {
         assert(self.copy.map { $0 === copy } ?? true, "one copy per set of rows")
         if self.copy == nil { self.copy = copy }
         copiedIDs.append(id)
         copiedAt.append(place)
         byteCount += MemoryLayout<Int>.stride + MemoryLayout<BooksCopy.Place>.stride
+        guard order != nil else { return }
+        guard copiedIDs.count <= MatchOrder.rowLimit else { return dropOrder() }
+        byteCount -= order!.byteCount
+        order!.append(rank: rank, keyPrefix: keyPrefix)
+        byteCount += order!.byteCount
+    }
+
+    /// Puts the rows in result order (`MatchOrder`), when they are all in the copy.
+    mutating func sortOrder() {
+        guard ids.isEmpty, let copy, var sorted = order else { return dropOrder() }
+        byteCount -= sorted.byteCount
+        copy.withRows { texts, starts in sorted.sort(key: { texts(copiedAt[$0]).key }, starts: { starts(copiedAt[$0]) }) }
+        order = sorted
+        byteCount += sorted.byteCount
+    }
+
+    /// Forgets the rows' positions: their order is not needed, or not known for every row.
+    mutating func dropOrder() {
+        byteCount -= order?.byteCount ?? 0
+        order = nil
     }
 
     mutating func append(id: Int, key: UnsafeBufferPointer<UInt8>, title: UnsafeBufferPointer<UInt8>,
@@ -126,6 +150,8 @@ struct ScannedRows {
         bytes.append(contentsOf: author)
         ends.append(UInt32(bytes.count))
         byteCount += bytes.count - bytesBefore + MemoryLayout<Int>.stride + 3 * MemoryLayout<UInt32>.stride
+        // Only copied rows are walked in result order.
+        dropOrder()
     }
 
     /// Every row, with its place in `copy` for those that are there; of those, only the ones
@@ -147,6 +173,19 @@ struct ScannedRows {
                 try body(id, key, title, UnsafeBufferPointer(rebasing: all[titleEnd..<authorEnd]), nil)
                 start = authorEnd
             }
+        }
+    }
+
+    /// The rows in result order (`order`, sorted) whose token starts admit `required`, with
+    /// their rank for the scan's query and their ids, until `body` returns false.
+    func forEachInOrder(admitting required: TokenStarts,
+                        _ body: (_ rank: Int, _ id: Int, _ key: UnsafeBufferPointer<UInt8>,
+                                 _ title: UnsafeBufferPointer<UInt8>, _ author: UnsafeBufferPointer<UInt8>) throws -> Bool) throws {
+        guard let copy, let order else { return }
+        precondition(order.isSorted && ids.isEmpty, "a walk in result order of rows not all in order")
+        let places = order.rows.lazy.map { copiedAt[Int($0)] }
+        try copy.forEach(at: places, numbered: order.positions(mayBeAdmittedBy: required), admitting: required) { position, texts in
+            try body(order.rank(at: position), copiedIDs[Int(order.rows[position])], texts.key, texts.title, texts.author)
         }
     }
 }

@@ -219,23 +219,28 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
     }
 
     /// The page alone, its count to follow, when an earlier scan's first matches hold it
-    /// (`LeadingMatches`: in memory, so asked first) or the books whose titles begin with the
+    /// (`LeadingMatches`: in memory, so asked first), or the books whose titles begin with the
     /// first word are the page (`TitleOrderPage`: up to 1,024 rows of the title index, tens of
-    /// milliseconds at ten million books when they are not). Not when the query narrows a kept
+    /// milliseconds at ten million books when they are not), or else from all of that scan's
+    /// matches in result order (`MatchOrder`: far past the first ones, as long as the words'
+    /// token starts pass over most rows on the way). Not when the query narrows a kept
     /// scan of no more rows than that: the whole answer, counted, comes as quickly from there
     /// ("the secret ga" after "the secret g", 279 books at a million, where the title order read
     /// 1,024 titles beginning "the" in 20 ms and gave up).
     private func pageAlone(_ terms: SearchTerms, _ query: SearchQuery, at sequence: Int) throws -> (ids: [Int], seen: Int)? {
         let unindexed = UnindexedSearch(connection: connection, scope: account.scope, recent: (recentScans, sequence))
         if let found = try unindexed.pageFromFirstMatches(terms, offset: query.offset, limit: query.limit) {
-            lastSearchAnswer = .leadingMatches
+            lastSearchAnswer = found.source
             return (found.ids, found.total)
         }
         if unindexed.narrowsAKeptScan(ofAtMost: TitleOrderPage.rowLimit, terms) { return nil }
-        guard let found = try titleOrder.page(terms, offset: query.offset, limit: query.limit, connection: connection, scope: account.scope)
-        else { return nil }
-        lastSearchAnswer = .titleOrder
-        return found
+        if let found = try titleOrder.page(terms, offset: query.offset, limit: query.limit, connection: connection, scope: account.scope) {
+            lastSearchAnswer = .titleOrder
+            return found
+        }
+        guard let found = try unindexed.pageFromOrderedMatches(terms, offset: query.offset, limit: query.limit) else { return nil }
+        lastSearchAnswer = found.source
+        return (found.ids, found.total)
     }
 
     /// The same as a whole page, before the index is loaded or while it catches up away from this actor.

@@ -182,6 +182,7 @@ enum SearchScaling {
         case .booksCopy?: "books copy"
         case .titleOrder?: "title order"
         case .leadingMatches?: "an earlier scan's first matches"
+        case .orderedMatches?: "an earlier scan's matches in order"
         case nil: "?"
         }
     }

@@ -296,9 +296,9 @@ import Testing
                 // An earlier scan's first matches are asked before the title order, and may
                 // hold the page too (`aPageFromAnEarlierScansFirstMatchesIsTheCommittedBooksPage`).
                 let answer = await reader.lastSearchAnswer
-                if answer == .titleOrder || answer == .leadingMatches {
+                if answer?.countFollows == true {
                     if answer == .titleOrder { titleOrderAnswers += 1 }
-                    #expect(titleOrderCan || answer == .leadingMatches, "\(text) \(limit) \(offset)")
+                    #expect(titleOrderCan || answer != .titleOrder, "\(text) \(limit) \(offset)")
                     guard case let .counting(seen) = page.totalCount else {
                         Issue.record("\(text) \(limit) \(offset): \(page.totalCount), not counting")
                         continue
@@ -404,8 +404,11 @@ import Testing
     /// A query that narrows a kept scan's query gets its page from that scan's first matches
     /// when they hold it, shown before its count: exactly the committed books' page, though
     /// narrowing moved books to later ranks or out of the matches, and though books were
-    /// renamed and added since the scan; otherwise the whole answer comes, counted. The count
-    /// so far never passes the matches.
+    /// renamed and added since the scan; otherwise the whole answer comes, counted. With the
+    /// scan's matches in result order (`MatchOrder`), every page comes from walking them,
+    /// however far past the first matches it lies: titles sharing their first eight bytes
+    /// ("Murder 1", "Murder 10", "Murder 100") are in order by their whole keys. The count so
+    /// far never passes the matches, and is exact when the walk read them all.
     @Test func aPageFromAnEarlierScansFirstMatchesIsTheCommittedBooksPage() async throws {
         let path = directory.path("leading.sqlite")
         let catalog = try SQLiteCatalog.open(path: path, create: true)
@@ -421,43 +424,55 @@ import Testing
         let scans = reader.scans
         // The whole table's "mur", its first matches kept with it; taken before the changes below.
         let mur = try reader.keptScan("mur")
-        #expect(mur.leading.count == LeadingMatches.capacity)
+        #expect(mur.leading.count == LeadingMatches.capacity && mur.rows.order?.isSorted == true)
+        var rowsUnordered = mur.rows
+        rowsUnordered.dropOrder()
+        let murUnordered = RecentScans.Scan(words: mur.words, sequence: mur.sequence, rows: rowsUnordered, leading: mur.leading)
         var leadingAnswers = 0
-        func expectCommittedPages(sourceLocation: SourceLocation = #_sourceLocation) throws {
+        func expectCommittedPages(ordered: Bool, sourceLocation: SourceLocation = #_sourceLocation) throws {
             let committed = try committedBooks(path, scope: "main")
-            for text in ["mura", "murd", "murm", "murak", "mural", "mur b", "mur 1", "murakami b", "murder 1", "mur zz"] {
+            for text in ["mura", "murd", "murm", "murak", "mural", "mur b", "mur 1", "murakami b", "murder 1", "murder 10", "mur zz"] {
                 let terms = SearchTerms(text)
                 let expected = committed.filter(terms.matches).sorted { terms.sortKey($0) < terms.sortKey($1) }.map(\.id)
-                for (limit, offset) in [(50, 0), (5, 0), (3, 2), (10, 45)] {
+                for (limit, offset) in [(50, 0), (5, 0), (3, 2), (10, 45), (10, 1_200)] {
                     // Kept: "mur" alone, nothing narrower.
                     scans.removeKeptScans()
-                    scans.keep(mur)
+                    scans.keep(ordered ? mur : murUnordered)
                     let page = try reader.search(text, limit: limit, offset: offset, pageFirst: true)
                     let wanted = Array(expected.dropFirst(offset).prefix(limit))
-                    #expect(page.ids == wanted, "\(text) \(limit) \(offset)", sourceLocation: sourceLocation)
-                    if page.source == .leadingMatches {
-                        leadingAnswers += 1
-                        #expect(page.total >= offset + wanted.count && page.total <= expected.count, "\(text) \(limit) \(offset)",
-                                sourceLocation: sourceLocation)
+                    let about = "\(text) \(limit) \(offset), ordered: \(ordered)"
+                    #expect(page.ids == wanted, "\(about)", sourceLocation: sourceLocation)
+                    if page.source == .leadingMatches || page.source == .orderedMatches {
+                        if page.source == .leadingMatches { leadingAnswers += 1 }
+                        #expect(ordered || page.source == .leadingMatches, "\(about)", sourceLocation: sourceLocation)
+                        if offset + wanted.count < expected.count {
+                            #expect(page.total >= offset + wanted.count && page.total <= expected.count, "\(about)", sourceLocation: sourceLocation)
+                        } else {
+                            #expect(page.total == expected.count, "\(about)", sourceLocation: sourceLocation)
+                        }
                     } else {
+                        #expect(!ordered, "\(about): \(page.source)", sourceLocation: sourceLocation)
                         #expect(page.source == .earlierScan && page.total == min(expected.count, SearchIndex.countLimit(offset: offset, limit: limit)),
-                                "\(text) \(limit) \(offset)", sourceLocation: sourceLocation)
+                                "\(about)", sourceLocation: sourceLocation)
                     }
                 }
             }
         }
-        try expectCommittedPages()
+        try expectCommittedPages(ordered: false)
         #expect(leadingAnswers >= 20, "the scenario gives the first matches pages to answer")
+        try expectCommittedPages(ordered: true)
         try await changeBooksSinceTheMurScan(catalog, path: path)
         leadingAnswers = 0
-        try expectCommittedPages()
+        try expectCommittedPages(ordered: false)
         #expect(leadingAnswers >= 20, "the scenario gives the first matches pages to answer after the changes")
+        try expectCommittedPages(ordered: true)
     }
 
     /// Books of one rank sharing their title (2,000 titled "Mur", by two authors) are kept four
     /// at a time among a scan's first matches: a narrower query looks past them ("mura" finds
     /// "Mural" at once), and where the rest of the group could come first it does not take
-    /// its page from there. Every page is the committed books' page.
+    /// its page from there; walking the scan's matches in result order (`MatchOrder`), it
+    /// does, the group in id order. Every page is the committed books' page.
     @Test func aGroupOfOneTitleAmongTheFirstMatchesIsLookedPastExactly() throws {
         let path = directory.path("leading-groups.sqlite")
         let catalog = try SQLiteCatalog.open(path: path, create: true)
@@ -470,19 +485,27 @@ import Testing
         let mur = try reader.keptScan("mur")
         let groupRows = mur.leading.rows.filter { mur.leading.title(of: $0) == Array("mur".utf8) }
         #expect(groupRows.count == LeadingMatches.groupLimit && groupRows.last?.groupContinues == true)
+        var rowsUnordered = mur.rows
+        rowsUnordered.dropOrder()
+        let murUnordered = RecentScans.Scan(words: mur.words, sequence: mur.sequence, rows: rowsUnordered, leading: mur.leading)
         let committed = try committedBooks(path, scope: "main")
         // "mura": Mural ranks first; then by author "Alpha", the group's "Rex Murakami" books,
         // "Zeta". "mur r": the group by author ("Reed", "Rex"), its unkept books before "Mural".
         // "mu": every group book matches in its title, at places not kept.
         for (text, limit, offset, fromFirstMatches) in [("mura", 50, 0, true), ("mura", 10, 295, true), ("mura", 10, 600, false),
                                                       ("mura", 10, 1_595, false), ("mur r", 20, 0, false), ("mu", 20, 0, false)] {
-            scans.removeKeptScans()
-            scans.keep(mur)
-            let terms = SearchTerms(text)
-            let expected = committed.filter(terms.matches).sorted { terms.sortKey($0) < terms.sortKey($1) }.map(\.id)
-            let page = try reader.search(text, limit: limit, offset: offset, pageFirst: true)
-            #expect(page.ids == Array(expected.dropFirst(offset).prefix(limit)), "\(text) \(limit) \(offset)")
-            #expect((page.source == .leadingMatches) == fromFirstMatches, "\(text) \(limit) \(offset): \(page.source)")
+            for ordered in [false, true] {
+                scans.removeKeptScans()
+                scans.keep(ordered ? mur : murUnordered)
+                let terms = SearchTerms(text)
+                let expected = committed.filter(terms.matches).sorted { terms.sortKey($0) < terms.sortKey($1) }.map(\.id)
+                let page = try reader.search(text, limit: limit, offset: offset, pageFirst: true)
+                #expect(page.ids == Array(expected.dropFirst(offset).prefix(limit)), "\(text) \(limit) \(offset) \(ordered)")
+                // ("mu" narrows no kept scan.)
+                let fromOrder = ordered && !fromFirstMatches && text != "mu"
+                #expect((page.source == .leadingMatches) == fromFirstMatches, "\(text) \(limit) \(offset) \(ordered): \(page.source)")
+                #expect((page.source == .orderedMatches) == fromOrder, "\(text) \(limit) \(offset) \(ordered): \(page.source)")
+            }
         }
     }
 
@@ -671,7 +694,7 @@ import Testing
             }
             return (copy, { count in
                 var rows = ScannedRows()
-                for row in 0..<count { rows.append(id: row + 1, in: copy, at: places[row]) }
+                for row in 0..<count { rows.append(id: row + 1, in: copy, at: places[row], rank: 0, keyPrefix: 0) }
                 return RecentScans.Scan(words: SearchTerms("b").words.map(UnindexedSearch.Word.init), sequence: 1, rows: rows)
             })
         }
@@ -853,7 +876,8 @@ import Testing
 
     /// The filter that skips changed books without reading their terms (`TokenStarts`) never
     /// skips a match: for generated books and queries, every book `SearchTerms` matches is
-    /// admitted by every word's masks. Some non-matches are admitted too (it is a filter).
+    /// admitted by every word's masks. Some non-matches are admitted too (it is a filter), but
+    /// few of those that lack a word's first two or three bytes.
     @Test func theChangedBooksFilterNeverSkipsAMatch() throws {
         var generator = GeneratedBooks(seed: 23)
         let books = (0..<400).map { _ in generator.book() }
@@ -861,6 +885,7 @@ import Testing
         queries += ["東京", "東 京", "l'e", "e\u{301}", "ét", "2n", "ß", "ss", "œ"]
         var skipped = 0
         var (pairOnly, pairSkipped) = (0, 0)
+        var (tripleOnly, tripleSkipped) = (0, 0)
         for text in queries {
             let terms = SearchTerms(text)
             let required = terms.words.map { TokenStarts(requiredBy: UnindexedSearch.Word($0)) }
@@ -881,11 +906,18 @@ import Testing
                     pairOnly += 1
                     if !admitted { pairSkipped += 1 }
                 }
+                // And the first three: "mur" skips most of the books "mu" matches but "mur" does not.
+                if let first = terms.words.first?.first.map({ Array($0.utf8) }), terms.words.count == 1, first.count >= 3,
+                   tokens.contains(where: { $0.utf8.starts(with: first[0...1]) }), !tokens.contains(where: { $0.utf8.starts(with: first[0...2]) }) {
+                    tripleOnly += 1
+                    if !admitted { tripleSkipped += 1 }
+                }
             }
         }
         #expect(skipped > 0)
         // Hashed into 64 bits, a pair is mistaken for another in about 1 token in 64.
         #expect(pairOnly > 100 && pairSkipped * 4 > pairOnly * 3, "\(pairSkipped) of \(pairOnly)")
+        #expect(tripleOnly > 50 && tripleSkipped * 4 > tripleOnly * 3, "\(tripleSkipped) of \(tripleOnly)")
     }
 
     /// The number that settles most comparisons when changed books are sorted (`ByteOrder.prefix`)
@@ -1418,13 +1450,16 @@ import Testing
             return try #require(scans.narrowest(holdingMatchesOf: SearchTerms(text).words.map(UnindexedSearch.Word.init), at: .max))
         }
 
-        /// The answer as of the catalog now; with `pageFirst`, the page alone from first matches when they hold it.
+        /// The answer as of the catalog now; with `pageFirst`, the page alone from an earlier
+        /// scan's first matches or its matches in order, when they hold it.
         func search(_ text: String, limit: Int, offset: Int, pageFirst: Bool) throws -> UnindexedSearch.Found {
             try connection.transaction(immediate: false) {
                 let sequence = try connection.queryFirst("SELECT max(change_seq) FROM books") { $0.int(0) }!
                 let search = UnindexedSearch(connection: connection, scope: "main", recent: (scans, sequence))
                 let terms = SearchTerms(text)
-                return try (pageFirst ? search.pageFromFirstMatches(terms, offset: offset, limit: limit) : nil)
+                guard pageFirst else { return try search.search(terms, offset: offset, limit: limit) }
+                return try search.pageFromFirstMatches(terms, offset: offset, limit: limit)
+                    ?? search.pageFromOrderedMatches(terms, offset: offset, limit: limit)
                     ?? search.search(terms, offset: offset, limit: limit)
             }
         }
