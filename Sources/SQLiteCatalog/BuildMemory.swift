@@ -1,3 +1,4 @@
+import CSQLite
 import Foundation
 
 /// Where an index build keeps its large arrays: the forward index, the postings, the packed
@@ -80,6 +81,15 @@ final class ScratchFile {
         // Blocks are reserved now: a page of a sparse file that the disk has no room for would
         // stop the process (SIGBUS) when first written, instead of failing here.
         guard posix_fallocate(descriptor, 0, off_t(length)) == 0 else { return false }
+        #if os(Linux)
+        // Grown in place where it can be: what was written stays mapped (`shim_mremap_maymove`).
+        // With a new mapping, "mur" at ten million books judged 15,000 rows of the table's copy
+        // in 17 ms, most of it page faults.
+        if let old = bytes.baseAddress, let start = shim_mremap_maymove(old, bytes.count, length), start != MAP_FAILED {
+            bytes = UnsafeMutableRawBufferPointer(start: start, count: length)
+            return true
+        }
+        #endif
         guard let start = mmap(nil, length, PROT_READ | PROT_WRITE, MAP_SHARED, descriptor, 0), start != MAP_FAILED else {
             return false
         }

@@ -93,41 +93,70 @@ struct MatchOrder {
                      offset: Int, limit: Int) throws -> (ids: [Int], seen: Int)? {
         let wanted = offset + limit
         guard wanted > 0, rows.order?.isSorted == true else { return nil }
-        /// Matches seen, in result order: those before `sure` are placed.
-        var seen: [LeadingMatches.Place] = []
-        var sure = 0
-        /// A match seen comes after every placed one (it is not before the row it was read at).
-        func see(_ place: LeadingMatches.Place) {
-            var (low, high) = (sure, seen.count)
-            while low < high {
-                let middle = (low + high) / 2
-                if place.precedes(seen[middle]) { high = middle } else { low = middle + 1 }
-            }
-            seen.insert(place, at: low)
-        }
+        /// Matches seen whose place is not yet sure, first one on top; and those placed, in order.
+        /// (A sorted array took 27 ms of "mur"'s walk at ten million books: the 4,500 Murakami
+        /// books among "mu"'s title matches came in key order of their titles, not of their
+        /// places for "mur", each inserted amid the others.)
+        var unsure = PlaceHeap()
+        var placed: [LeadingMatches.Place] = []
         var changedIDs = Set<Int>()
         try changed.forEach { id, key, title, author, _ in
             changedIDs.insert(id)
-            if let rank = judge.rank(title: title, author: author) { see(LeadingMatches.Place(rank: rank, key: Array(key), id: id)) }
+            if let rank = judge.rank(title: title, author: author) { unsure.insert(LeadingMatches.Place(rank: rank, key: Array(key), id: id)) }
         }
         var complete = true
         try rows.forEachInOrder(admitting: TokenStarts(requiredByAll: judge.words)) { rowRank, id, key, title, author in
             if !changedIDs.contains(id), let rank = judge.rank(title: title, author: author) {
-                see(LeadingMatches.Place(rank: rank, key: Array(key), id: id))
+                unsure.insert(LeadingMatches.Place(rank: rank, key: Array(key), id: id))
             }
             // Every row still unread comes after this one, and so does its place now.
-            while sure < seen.count {
-                let next = seen[sure]
+            while let next = unsure.first {
                 let rowFirst = rowRank != next.rank ? rowRank < next.rank
                     : next.key.withUnsafeBufferPointer { ByteOrder.precedes(key, id, $0, next.id) }
                 guard !rowFirst else { break }
-                sure += 1
+                placed.append(unsure.removeFirst())
             }
-            complete = sure < wanted
+            complete = placed.count < wanted
             return complete
         }
+        let seen = placed.count + unsure.count
         // Read to its end, the walk has placed every match.
-        if complete { sure = seen.count }
-        return (seen[..<sure].dropFirst(offset).prefix(limit).map(\.id), seen.count)
+        if complete { while !unsure.isEmpty { placed.append(unsure.removeFirst()) } }
+        return (placed.dropFirst(offset).prefix(limit).map(\.id), seen)
+    }
+}
+
+/// Places in a binary heap, the first in result order on top.
+private struct PlaceHeap {
+    private var places: [LeadingMatches.Place] = []
+
+    var count: Int { places.count }
+    var isEmpty: Bool { places.isEmpty }
+    var first: LeadingMatches.Place? { places.first }
+
+    mutating func insert(_ place: LeadingMatches.Place) {
+        places.append(place)
+        var child = places.count - 1
+        while child > 0 {
+            let parent = (child - 1) / 2
+            guard places[child].precedes(places[parent]) else { break }
+            places.swapAt(child, parent)
+            child = parent
+        }
+    }
+
+    mutating func removeFirst() -> LeadingMatches.Place {
+        places.swapAt(0, places.count - 1)
+        let first = places.removeLast()
+        var parent = 0
+        while true {
+            let (left, right) = (2 * parent + 1, 2 * parent + 2)
+            var least = parent
+            if left < places.count && places[left].precedes(places[least]) { least = left }
+            if right < places.count && places[right].precedes(places[least]) { least = right }
+            guard least != parent else { return first }
+            places.swapAt(parent, least)
+            parent = least
+        }
     }
 }
