@@ -771,6 +771,32 @@ import Testing
         #expect(judge.answer(offset: 0, limit: 10).total == 4)
     }
 
+    /// Past its limit, a scan's recording of copied rows drops their order first (`MatchOrder`:
+    /// a rank and eight key bytes a row while recording), and the rows only when they pass the
+    /// limit without it.
+    @Test func aRecordingOverItsLimitDropsTheRowsOrderFirst() throws {
+        let copy = try #require(BooksCopy(sequence: 1, memory: BuildMemory(besideCatalog: directory.path("catalog.sqlite"))))
+        try Array("b".utf8).withUnsafeBufferPointer { text in
+            for id in 1...1_000 { _ = try #require(copy.append(id: id, key: text, title: text, author: text)) }
+        }
+        copy.complete()
+        let words = SearchTerms("b").words.map(UnindexedSearch.Word.init)
+        func recorded(upTo limit: Int) throws -> ScannedRows? {
+            var judge = UnindexedSearch.Judge(words: words, wanted: 10, recordingUpTo: limit)
+            judge.copy = copy
+            try copy.forEach(admitting: TokenStarts(requiredByAll: words)) { id, place, key, title, author in
+                judge.offer(id: id, key: key, title: title, author: author, copiedAt: place)
+            }
+            return judge.matched
+        }
+        // An id and a place, 16 bytes a row; with the order, 25.
+        let ordered = try recorded(upTo: 1_000 * 25)
+        #expect(ordered?.count == 1_000 && ordered?.order != nil && ordered?.byteCount == 1_000 * 25)
+        let unordered = try recorded(upTo: 1_000 * 25 - 1)
+        #expect(unordered?.count == 1_000 && unordered?.order == nil && unordered?.byteCount == 1_000 * 16)
+        #expect(try recorded(upTo: 1_000 * 16 - 1) == nil)
+    }
+
     /// Typing a broad word after others ("the s") is answered by judging the books the other
     /// words share instead of reading the broad word's postings, stopping once the page and
     /// "10,000+" are certain: the same pages and totals as `SearchTerms` gives, before and
