@@ -113,11 +113,10 @@ struct ScannedRows {
         copiedIDs.append(id)
         copiedAt.append(place)
         byteCount += MemoryLayout<Int>.stride + MemoryLayout<BooksCopy.Place>.stride
-        guard order != nil else { return }
         guard copiedIDs.count <= MatchOrder.rowLimit else { return dropOrder() }
-        byteCount -= order!.byteCount
-        order!.append(rank: rank, keyPrefix: keyPrefix)
-        byteCount += order!.byteCount
+        let orderBytes = order?.byteCount ?? 0
+        order?.append(rank: rank, keyPrefix: keyPrefix)
+        byteCount += (order?.byteCount ?? 0) - orderBytes
     }
 
     /// Puts the rows in result order (`MatchOrder`), when they are all in the copy.
