@@ -93,18 +93,13 @@ final class BooksCopy {
     func forEach(admitting required: TokenStarts,
                  _ body: (_ id: Int, _ place: Place, _ key: UnsafeBufferPointer<UInt8>, _ title: UnsafeBufferPointer<UInt8>,
                           _ author: UnsafeBufferPointer<UInt8>) throws -> Void) throws {
-        try starts.withElements { starts in
-            try whereabouts.withElements { whereabouts in
-                try bytes.withUnsafeBufferPointer { all in
-                    for row in 0..<count {
-                        try Self.stopIfCancelled(row)
-                        guard starts[row].admits(required) else { continue }
-                        let (id, place) = Self.place(ofRow: row, whereabouts)
-                        var offset = Int(place.offset)
-                        let (key, title, author) = Self.texts(all, at: &offset)
-                        try body(id, place, key, title, author)
-                    }
-                }
+        try withColumns { starts, whereabouts, all in
+            for row in 0..<count {
+                try Self.stopIfCancelled(row)
+                guard starts[row].admits(required) else { continue }
+                let (id, place) = Self.place(ofRow: row, whereabouts)
+                let (key, title, author) = Self.texts(all, at: place)
+                try body(id, place, key, title, author)
             }
         }
     }
@@ -122,10 +117,7 @@ final class BooksCopy {
                         let found = letters[row]
                         guard let rank = found.places.rank(ofLetter: letter) else { continue }
                         let (id, place) = Self.place(ofRow: row, whereabouts)
-                        try body(id, place, rank, found.keyPrefix) {
-                            var offset = Int(place.offset)
-                            return Self.texts(all, at: &offset)
-                        }
+                        try body(id, place, rank, found.keyPrefix) { Self.texts(all, at: place) }
                     }
                 }
             }
@@ -137,46 +129,36 @@ final class BooksCopy {
         return (found.id, Place(offset: found.offset, row: UInt32(row)))
     }
 
-    /// The rows at `places` whose token starts admit `required`, by their number in `places`.
-    func forEach(at places: [Place], admitting required: TokenStarts,
-                 _ body: (_ row: Int, _ key: UnsafeBufferPointer<UInt8>, _ title: UnsafeBufferPointer<UInt8>,
-                          _ author: UnsafeBufferPointer<UInt8>) throws -> Void) throws {
-        try forEach(at: places, numbered: places.indices, admitting: required) { row, texts in
-            try body(row, texts.key, texts.title, texts.author)
-            return true
-        }
-    }
-
     /// The rows at `places` whose numbers `numbers` gives, in that order, whose token starts
-    /// admit `required`, until `body` returns false.
+    /// admit `required`, with their ids, until `body` returns false.
     func forEach<Places: RandomAccessCollection<Place>, Numbers: Collection<Int>>(at places: Places, numbered numbers: Numbers,
                                                         admitting required: TokenStarts,
-                                                        _ body: (_ number: Int, _ texts: Texts) throws -> Bool) throws
+                                                        _ body: (_ number: Int, _ id: Int, _ texts: Texts) throws -> Bool) throws
     where Places.Index == Int {
-        try starts.withElements { starts in
-            try bytes.withUnsafeBufferPointer { all in
-                func index(ahead distance: Int) -> Numbers.Index {
-                    numbers.index(numbers.startIndex, offsetBy: distance, limitedBy: numbers.endIndex) ?? numbers.endIndex
+        try withColumns { starts, whereabouts, all in
+            func index(ahead distance: Int) -> Numbers.Index {
+                numbers.index(numbers.startIndex, offsetBy: distance, limitedBy: numbers.endIndex) ?? numbers.endIndex
+            }
+            // Two steps: a row's starts are asked for well ahead, and its bytes and id a
+            // little ahead, once its starts (in the cache by then) admit it.
+            var (startsAhead, bytesAhead) = (index(ahead: Self.readAhead), index(ahead: Self.readAhead / 2))
+            for (walked, number) in numbers.enumerated() {
+                try Self.stopIfCancelled(walked)
+                if startsAhead != numbers.endIndex {
+                    starts.prefetch(Int(places[numbers[startsAhead]].row))
+                    numbers.formIndex(after: &startsAhead)
                 }
-                // Two steps: a row's starts are asked for well ahead, and its bytes a little
-                // ahead, once its starts (in the cache by then) admit it.
-                var (startsAhead, bytesAhead) = (index(ahead: Self.readAhead), index(ahead: Self.readAhead / 2))
-                for (walked, number) in numbers.enumerated() {
-                    try Self.stopIfCancelled(walked)
-                    if startsAhead != numbers.endIndex {
-                        starts.prefetch(Int(places[numbers[startsAhead]].row))
-                        numbers.formIndex(after: &startsAhead)
+                if bytesAhead != numbers.endIndex {
+                    let place = places[numbers[bytesAhead]]
+                    if starts[Int(place.row)].admits(required) {
+                        shim_prefetch(all.baseAddress! + Int(place.offset))
+                        whereabouts.prefetch(Int(place.row))
                     }
-                    if bytesAhead != numbers.endIndex {
-                        let place = places[numbers[bytesAhead]]
-                        if starts[Int(place.row)].admits(required) { shim_prefetch(all.baseAddress! + Int(place.offset)) }
-                        numbers.formIndex(after: &bytesAhead)
-                    }
-                    let place = places[number]
-                    guard starts[Int(place.row)].admits(required) else { continue }
-                    var offset = Int(place.offset)
-                    guard try body(number, Self.texts(all, at: &offset)) else { return }
+                    numbers.formIndex(after: &bytesAhead)
                 }
+                let place = places[number]
+                guard starts[Int(place.row)].admits(required) else { continue }
+                guard try body(number, whereabouts[Int(place.row)].id, Self.texts(all, at: place)) else { return }
             }
         }
     }
@@ -199,20 +181,22 @@ final class BooksCopy {
 
     typealias Texts = (key: UnsafeBufferPointer<UInt8>, title: UnsafeBufferPointer<UInt8>, author: UnsafeBufferPointer<UInt8>)
 
-    /// Reads rows' texts and token starts by their places, for as long as `body` runs.
-    func withRows<T>(_ body: (_ texts: (Place) -> Texts, _ starts: (Place) -> TokenStarts) throws -> T) rethrows -> T {
+    /// The token starts and whereabouts columns, and the rows' bytes, read in place for as long as `body` runs.
+    private func withColumns<T>(_ body: (RowColumn<TokenStarts>.Elements, RowColumn<Whereabouts>.Elements,
+                                         UnsafeBufferPointer<UInt8>) throws -> T) rethrows -> T {
         try starts.withElements { starts in
-            try bytes.withUnsafeBufferPointer { all in
-                try body({ place in
-                    var offset = Int(place.offset)
-                    return Self.texts(all, at: &offset)
-                }, { starts[Int($0.row)] })
-            }
+            try whereabouts.withElements { whereabouts in try bytes.withUnsafeBufferPointer { try body(starts, whereabouts, $0) } }
         }
     }
 
+    /// Reads rows' texts by their places, for as long as `body` runs.
+    func withTexts<T>(_ body: (_ texts: (Place) -> Texts) throws -> T) rethrows -> T {
+        try bytes.withUnsafeBufferPointer { all in try body { Self.texts(all, at: $0) } }
+    }
+
     /// A row's key, title terms and author terms: its bytes.
-    private static func texts(_ all: UnsafeBufferPointer<UInt8>, at offset: inout Int) -> Texts {
+    private static func texts(_ all: UnsafeBufferPointer<UInt8>, at place: Place) -> Texts {
+        var offset = Int(place.offset)
         func run(_ length: Int) -> UnsafeBufferPointer<UInt8> {
             defer { offset += length }
             return UnsafeBufferPointer(rebasing: all[offset..<offset + length])

@@ -7,8 +7,8 @@
 /// Why: "mur" after "mu", at ten million books. "mu" matches 473,000 books, and "mur"'s page
 /// is a page of Murakami's books, matched by author. They come after all 119,000 of "mu"'s
 /// title matches, far past its first thousand. Judging all 473,000 rows to find that page took
-/// 250 ms. In this order, the title matches are passed over on their token starts (few of them
-/// have a word beginning "mur": `TokenStarts` knows first three bytes), and the page is the
+/// 250 ms. In this order, the title matches are passed over on their masks (few of them have
+/// a word beginning "mu" that goes on with "r": `FollowingBytes`), and the page is the
 /// first few dozen author matches.
 ///
 /// Narrowing never lowers a book's rank, nor changes its key, so a book still unread comes
@@ -25,17 +25,17 @@ struct MatchOrder {
     /// bytes (`ByteOrder.prefix`), which settle most comparisons of the sort.
     private var ranks: [UInt8] = []
     private var keyPrefixes: [UInt64] = []
-    /// Once sorted: the copied rows' numbers in result order, and the first-triple bits of
-    /// each one's token starts (`TokenStarts.tripleBits`): a walk passes over most rows on
-    /// these, read in order, without reading their starts where they lie in the copy.
+    /// Once sorted: the copied rows' numbers in result order, and each one's mask
+    /// (`FollowingBytes`): a walk passes over most rows on these, read in order, without
+    /// reading them where they lie in the copy.
     private(set) var rows: [UInt32] = []
-    private var tripleBits: [UInt64] = []
+    private var masks: [UInt64] = []
     /// Where in `rows` the second and the last rank begin.
     private var rankStarts = (second: 0, last: 0)
     private(set) var isSorted = false
 
     var byteCount: Int {
-        ranks.count + (keyPrefixes.count + tripleBits.count) * MemoryLayout<UInt64>.stride + rows.count * MemoryLayout<UInt32>.stride
+        ranks.count + (keyPrefixes.count + masks.count) * MemoryLayout<UInt64>.stride + rows.count * MemoryLayout<UInt32>.stride
     }
 
     mutating func append(rank: Int, keyPrefix: UInt64) {
@@ -45,8 +45,8 @@ struct MatchOrder {
 
     /// Sorts the rows recorded into result order. `key` reads a row's key, for rows whose
     /// ranks and first eight bytes are the same; rows were recorded in id order, so rows of
-    /// one key stay in the order they came. `starts` reads a row's token starts.
-    mutating func sort(key: (_ row: Int) -> UnsafeBufferPointer<UInt8>, starts: (_ row: Int) -> TokenStarts) {
+    /// one key stay in the order they came. `mask` gives a row's mask.
+    mutating func sort(key: (_ row: Int) -> UnsafeBufferPointer<UInt8>, mask: (_ row: Int) -> UInt64) {
         var entries = ranks.indices.map { (rank: ranks[$0], prefix: keyPrefixes[$0], row: UInt32($0)) }
         entries.sort { ($0.rank, $0.prefix, $0.row) < ($1.rank, $1.prefix, $1.row) }
         var start = 0
@@ -66,7 +66,7 @@ struct MatchOrder {
             start = end
         }
         rows = entries.map(\.row)
-        tripleBits = rows.map { starts(Int($0)).tripleBits }
+        masks = rows.map { mask(Int($0)) }
         rankStarts.second = entries.partitioningIndex { $0.rank >= 1 }
         rankStarts.last = entries.partitioningIndex { $0.rank >= 2 }
         ranks = []
@@ -79,10 +79,9 @@ struct MatchOrder {
         position < rankStarts.second ? 0 : position < rankStarts.last ? 1 : 2
     }
 
-    /// The positions in `rows`, in order, of the matches whose first-triple bits may have
-    /// what `required` requires.
-    func positions(mayBeAdmittedBy required: TokenStarts) -> some Collection<Int> {
-        tripleBits.indices.lazy.filter { required.mayBeAdmitted(byTriples: tripleBits[$0]) }
+    /// The positions in `rows`, in order, of the matches whose masks have `required`.
+    func positions(having required: UInt64) -> [UInt32] {
+        FollowingBytes.rows(masks, having: required)
     }
 
     /// The page of a query that narrows the scan whose matches `rows` are, judged by `judge`,
@@ -105,7 +104,7 @@ struct MatchOrder {
             if let rank = judge.rank(title: title, author: author) { unsure.insert(LeadingMatches.Place(rank: rank, key: Array(key), id: id)) }
         }
         var complete = true
-        try rows.forEachInOrder(admitting: TokenStarts(requiredByAll: judge.words)) { rowRank, id, key, title, author in
+        try rows.forEachInOrder(mayMatch: judge.words) { rowRank, id, key, title, author in
             if !changedIDs.contains(id), let rank = judge.rank(title: title, author: author) {
                 unsure.insert(LeadingMatches.Place(rank: rank, key: Array(key), id: id))
             }

@@ -92,28 +92,35 @@ struct ScannedRows {
     /// with `keyIsTitle` set means the key is the title terms.
     private var ends: [UInt32] = []
     private static let keyIsTitle: UInt32 = 1 << 31
-    /// Rows that are in `copy`, and where.
+    /// Rows that are in `copy` (their ids are the copy's), where, and each one's mask of the
+    /// bytes that follow the scan's last word in its tokens (`following`).
     private(set) var copy: BooksCopy?
-    private var copiedIDs: [Int] = []
     private var copiedAt: [BooksCopy.Place] = []
+    private var copiedMasks: [UInt64] = []
+    let following: FollowingBytes
     /// The copied rows in result order, sorted when a broad scan is kept (`MatchOrder`); nil
     /// once a row not in the copy is recorded, or when the order is not needed.
     private(set) var order: MatchOrder? = MatchOrder()
 
-    var count: Int { ids.count + copiedIDs.count }
+    var count: Int { ids.count + copiedAt.count }
     /// What the arrays hold (the room they keep for growing is mostly never touched, so not
     /// resident). Kept as rows come: a search asks after every row it records.
     private(set) var byteCount = 0
 
-    /// Appends a row that is in `copy` at `place`, by its place only, with its rank and its
-    /// key's first eight bytes (`ByteOrder.prefix`) for `order`.
-    mutating func append(id: Int, in copy: BooksCopy, at place: BooksCopy.Place, rank: Int, keyPrefix: UInt64) {
+    /// Rows matched by `words`, to be narrowed by the queries typed after them.
+    init(matching words: [UnindexedSearch.Word] = []) {
+        following = FollowingBytes(narrowing: words)
+    }
+
+    /// Appends a row that is in `copy` at `place`, by its place and its mask (`following`)
+    /// only, with its rank and its key's first eight bytes (`ByteOrder.prefix`) for `order`.
+    mutating func append(in copy: BooksCopy, at place: BooksCopy.Place, mask: UInt64, rank: Int, keyPrefix: UInt64) {
         assert(self.copy.map { $0 === copy } ?? true, "one copy per set of rows")
         if self.copy == nil { self.copy = copy }
-        copiedIDs.append(id)
         copiedAt.append(place)
-        byteCount += MemoryLayout<Int>.stride + MemoryLayout<BooksCopy.Place>.stride
-        guard copiedIDs.count <= MatchOrder.rowLimit else { return dropOrder() }
+        copiedMasks.append(mask)
+        byteCount += MemoryLayout<BooksCopy.Place>.stride + MemoryLayout<UInt64>.stride
+        guard copiedAt.count <= MatchOrder.rowLimit else { return dropOrder() }
         let orderBytes = order?.byteCount ?? 0
         order?.append(rank: rank, keyPrefix: keyPrefix)
         byteCount += (order?.byteCount ?? 0) - orderBytes
@@ -123,7 +130,7 @@ struct ScannedRows {
     mutating func sortOrder() {
         guard ids.isEmpty, let copy, var sorted = order else { return dropOrder() }
         byteCount -= sorted.byteCount
-        copy.withRows { texts, starts in sorted.sort(key: { texts(copiedAt[$0]).key }, starts: { starts(copiedAt[$0]) }) }
+        copy.withTexts { texts in sorted.sort(key: { texts(copiedAt[$0]).key }, mask: { copiedMasks[$0] }) }
         order = sorted
         byteCount += sorted.byteCount
     }
@@ -154,13 +161,16 @@ struct ScannedRows {
     }
 
     /// Every row, with its place in `copy` for those that are there; of those, only the ones
-    /// whose token starts admit `required` (the copy's column of them says so without reading them).
-    /// Throws `CancellationError` when the task is cancelled on the way (`BooksCopy`).
-    func forEach(admitting required: TokenStarts = TokenStarts(requiredByAll: []),
+    /// that `words` may match by their masks (`following`) and token starts (the copy's column
+    /// of them), which say so without reading them. Throws `CancellationError` when the task is
+    /// cancelled on the way (`BooksCopy`).
+    func forEach(mayMatch words: [UnindexedSearch.Word] = [],
                  _ body: (_ id: Int, _ key: UnsafeBufferPointer<UInt8>, _ title: UnsafeBufferPointer<UInt8>,
                           _ author: UnsafeBufferPointer<UInt8>, _ place: BooksCopy.Place?) throws -> Void) throws {
-        try copy?.forEach(at: copiedAt, admitting: required) { row, key, title, author in
-            try body(copiedIDs[row], key, title, author, copiedAt[row])
+        let mayMatch = FollowingBytes.rows(copiedMasks, having: following.required(by: words)).lazy.map(Int.init)
+        try copy?.forEach(at: copiedAt, numbered: mayMatch, admitting: TokenStarts(requiredByAll: words)) { row, id, texts in
+            try body(id, texts.key, texts.title, texts.author, copiedAt[row])
+            return true
         }
         try bytes.withUnsafeBufferPointer { all in
             var start = 0
@@ -175,16 +185,17 @@ struct ScannedRows {
         }
     }
 
-    /// The rows in result order (`order`, sorted) whose token starts admit `required`, with
-    /// their rank for the scan's query and their ids, until `body` returns false.
-    func forEachInOrder(admitting required: TokenStarts,
+    /// The rows in result order (`order`, sorted) that `words` may match (as `forEach` tells),
+    /// with their rank for the scan's query and their ids, until `body` returns false.
+    func forEachInOrder(mayMatch words: [UnindexedSearch.Word],
                         _ body: (_ rank: Int, _ id: Int, _ key: UnsafeBufferPointer<UInt8>,
                                  _ title: UnsafeBufferPointer<UInt8>, _ author: UnsafeBufferPointer<UInt8>) throws -> Bool) throws {
         guard let copy, let order else { return }
         precondition(order.isSorted && ids.isEmpty, "a walk in result order of rows not all in order")
         let places = order.rows.lazy.map { copiedAt[Int($0)] }
-        try copy.forEach(at: places, numbered: order.positions(mayBeAdmittedBy: required), admitting: required) { position, texts in
-            try body(order.rank(at: position), copiedIDs[Int(order.rows[position])], texts.key, texts.title, texts.author)
+        let positions = order.positions(having: following.required(by: words))
+        try copy.forEach(at: places, numbered: positions.lazy.map(Int.init), admitting: TokenStarts(requiredByAll: words)) { position, id, texts in
+            try body(order.rank(at: position), id, texts.key, texts.title, texts.author)
         }
     }
 }

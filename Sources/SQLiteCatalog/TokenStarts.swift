@@ -5,10 +5,6 @@
 /// and is judged on its text. Lets a search skip most of a large overlay of changed books, or
 /// of an earlier scan's matches, without reading their terms.
 ///
-/// The third byte tells a word apart from the broader one typed just before it: every book
-/// "mu" matched has the bits of "mu", but few of the 119,000 titles it matched at ten million
-/// books have the bits of "mur" (`MatchOrder` passes over the rest).
-///
 /// A token beginning beyond ASCII is told by its whole first character instead: its first
 /// byte is shared by thousands of characters (every CJK character from U+6000 to U+6FFF begins
 /// with 0xE6), and as a bit it was the bit of "f". Its first-byte bit is one of the 26 that
@@ -52,12 +48,8 @@ struct TokenStarts: Sendable {
         }
     }
 
-    /// The first-triple bits alone: what a walk keeps beside a row to pass over it without
-    /// reading its starts (`MatchOrder`).
-    var tripleBits: UInt64 { firstTriples }
-
-    /// Whether a book with these first-triple bits may have what these starts require.
-    func mayBeAdmitted(byTriples bits: UInt64) -> Bool { bits & firstTriples == firstTriples }
+    /// The first-byte bits alone (`FollowingBytes`).
+    var firstByteBits: UInt64 { firstBytes }
 
     func admits(_ required: TokenStarts) -> Bool {
         firstBytes & required.firstBytes == required.firstBytes && firstPairs & required.firstPairs == required.firstPairs

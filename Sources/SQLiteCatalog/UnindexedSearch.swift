@@ -57,7 +57,7 @@ struct UnindexedSearch {
         if let (scan, changed) = earlier {
             let changedIDs = Set(changed.ids)
             judge.copy = scan.rows.copy
-            try scan.rows.forEach(admitting: TokenStarts(requiredByAll: words)) { id, key, title, author, place in
+            try scan.rows.forEach(mayMatch: words) { id, key, title, author, place in
                 if changedIDs.isEmpty || !changedIDs.contains(id) { judge.offer(id: id, key: key, title: title, author: author, copiedAt: place) }
             }
             try changed.forEach { id, key, title, author, _ in judge.offer(id: id, key: key, title: title, author: author) }
@@ -223,6 +223,8 @@ struct UnindexedSearch {
         private var tokens = Tokens()
         /// The table's copy the judged rows come from, if they do.
         var copy: BooksCopy?
+        /// What a copied row is recorded with, for the queries that narrow this one.
+        private let following: FollowingBytes
         /// The matching rows, until they would take more than `recordingLimit` bytes.
         private(set) var matched: ScannedRows?
         /// The first of them in result order, with their texts, when they are recorded.
@@ -243,8 +245,9 @@ struct UnindexedSearch {
             prefixes.bytes = bytes
             prefixes.ascii = words.map(\.asciiPrefix)
             oneLetter = Word.oneLetter(words)
+            following = FollowingBytes(narrowing: words)
             ranks = Array(repeating: Best(wanted: wanted), count: 3)
-            matched = limit == nil ? nil : ScannedRows()
+            matched = limit == nil ? nil : ScannedRows(matching: words)
             leading = limit == nil ? nil : LeadingMatches(keepingWholeUpTo: wholeLimit)
             recordingLimit = limit ?? 0
         }
@@ -257,7 +260,7 @@ struct UnindexedSearch {
             ranks[rank].offer(id: id, prefix: prefix) { key }
             leading?.offer(rank: rank, id: id, prefix: prefix, key: { key }, texts: { (title, author) })
             if let place {
-                recordCopied(id: id, at: place, rank: rank, keyPrefix: prefix)
+                recordCopied(at: place, rank: rank, keyPrefix: prefix) { (title, author) }
             } else {
                 matched?.append(id: id, key: key, title: title, author: author)
                 dropRecordingOverLimit()
@@ -270,12 +273,19 @@ struct UnindexedSearch {
                             texts: () -> BooksCopy.Texts) {
             ranks[rank].offer(id: id, prefix: keyPrefix) { texts().key }
             leading?.offer(rank: rank, id: id, prefix: keyPrefix, key: { texts().key }, texts: { (texts().title, texts().author) })
-            recordCopied(id: id, at: place, rank: rank, keyPrefix: keyPrefix)
+            recordCopied(at: place, rank: rank, keyPrefix: keyPrefix) {
+                let (_, title, author) = texts()
+                return (title, author)
+            }
         }
 
-        private mutating func recordCopied(id: Int, at place: BooksCopy.Place, rank: Int, keyPrefix: UInt64) {
+        /// `texts`: the row's terms, read for its mask (`FollowingBytes`) while rows are recorded.
+        private mutating func recordCopied(at place: BooksCopy.Place, rank: Int, keyPrefix: UInt64,
+                                           texts: () -> (title: UnsafeBufferPointer<UInt8>, author: UnsafeBufferPointer<UInt8>)) {
             guard let copy else { preconditionFailure("a place with no copy") }
-            matched?.append(id: id, in: copy, at: place, rank: rank, keyPrefix: keyPrefix)
+            guard matched != nil else { return }
+            let (title, author) = texts()
+            matched?.append(in: copy, at: place, mask: following.mask(title: title, author: author), rank: rank, keyPrefix: keyPrefix)
             dropRecordingOverLimit()
         }
 

@@ -694,7 +694,7 @@ import Testing
             }
             return (copy, { count in
                 var rows = ScannedRows()
-                for row in 0..<count { rows.append(id: row + 1, in: copy, at: places[row], rank: 0, keyPrefix: 0) }
+                for row in 0..<count { rows.append(in: copy, at: places[row], mask: 0, rank: 0, keyPrefix: 0) }
                 return RecentScans.Scan(words: SearchTerms("b").words.map(UnindexedSearch.Word.init), sequence: 1, rows: rows)
             })
         }
@@ -944,6 +944,52 @@ import Testing
         // Hashed into 64 bits, a pair is mistaken for another in about 1 token in 64.
         #expect(pairOnly > 100 && pairSkipped * 4 > pairOnly * 3, "\(pairSkipped) of \(pairOnly)")
         #expect(tripleOnly > 50 && tripleSkipped * 4 > tripleOnly * 3, "\(tripleSkipped) of \(tripleOnly)")
+    }
+
+    /// A kept scan's rows are passed over on the bytes that follow its last word in their tokens
+    /// (`FollowingBytes`): for every query typed after an earlier one that it narrows, no book
+    /// both match is passed over, and most books the earlier query matches but the typed one
+    /// cannot (its next byte follows the earlier word in none of their tokens) are.
+    @Test func aKeptScansMasksNeverSkipAMatchOfANarrowerQuery() {
+        var generator = GeneratedBooks(seed: 41)
+        let books = (0..<400).map { _ in generator.book() }
+            + [SeedBook("Zz Top", by: "Zora Zzyzx"), SeedBook("École ét", by: "O'Brien"), SeedBook("東京 物語", by: "2nd z9")]
+        var typed = Self.queries + (0..<120).map { _ in generator.query() }
+        typed += ["東京", "東 京", "o'b", "ob", "ét", "éc", "2n", "z9", "zy", "zz", "zo", "hi r", "hist ro"]
+        func words(_ text: String) -> [UnindexedSearch.Word] { SearchTerms(text).words.map(UnindexedSearch.Word.init) }
+        var (followedOnly, followedSkipped) = (0, 0)
+        for text in typed {
+            let terms = SearchTerms(text)
+            // Every shorter query it narrows: its own prefixes, a character at a time.
+            let earlierTexts = (1..<max(1, text.count)).map { String(text.prefix($0)) }.filter { UnindexedSearch.Word.narrows(words(text), words($0)) }
+            for earlier in earlierTexts {
+                let following = FollowingBytes(narrowing: words(earlier))
+                let required = following.required(by: words(text))
+                let earlierTerms = SearchTerms(earlier)
+                for book in books {
+                    let record = BookRecord(id: 1, title: book.title, revision: 1, author: book.author)
+                    guard earlierTerms.matches(record) else { continue }
+                    let stored = BookText(title: book.title, author: book.author)
+                    let mask = Array(stored.titleTerms.utf8).withUnsafeBufferPointer { title in
+                        Array(stored.authorTerms.utf8).withUnsafeBufferPointer { following.mask(title: title, author: $0) }
+                    }
+                    let passed = mask & required != required
+                    #expect(!passed || !terms.matches(record), "\(text) after \(earlier) passed over \(book.title) by \(book.author)")
+                    // A one-word query a byte longer than the earlier one: its last byte follows
+                    // the earlier word in no token of the book, so the book is passed over.
+                    let tokens = stored.titleTerms.split(separator: " ") + stored.authorTerms.split(separator: " ")
+                    let (before, after) = (words(earlier), words(text))
+                    if before.count == 1, after.count == 1, before[0].exact.isEmpty, after[0].exact.isEmpty,
+                       before[0].prefixBytes.count <= 2, after[0].prefixBytes.count == before[0].prefixBytes.count + 1,
+                       !tokens.contains(where: { $0.utf8.starts(with: after[0].prefixBytes) }) {
+                        followedOnly += 1
+                        if passed { followedSkipped += 1 }
+                    }
+                }
+            }
+        }
+        // Only a byte sharing the six low bits of the typed one (a digit for a letter) lets a book through.
+        #expect(followedOnly > 500 && followedSkipped * 10 > followedOnly * 9, "\(followedSkipped) of \(followedOnly)")
     }
 
     /// The number that settles most comparisons when changed books are sorted (`ByteOrder.prefix`)
