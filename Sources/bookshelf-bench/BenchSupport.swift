@@ -140,3 +140,29 @@ final class ResidentPeaks: @unchecked Sendable {
         return (anonymous, file)
     }
 }
+
+/// The CPU time of the whole machine, from the first line of /proc/stat: on a virtual machine,
+/// the time its hypervisor gave to other guests ("steal") is time the bench waited for no
+/// reason of its own. Reported beside the timings: a run with a fifth of its time stolen is
+/// no figure for the code.
+struct MachineTime {
+    private let stolen: Int
+    private let total: Int
+
+    /// The counters now; nil where there is no /proc/stat.
+    init?() {
+        guard let stat = try? String(contentsOfFile: "/proc/stat", encoding: .utf8),
+              let line = stat.split(separator: "\n").first, line.hasPrefix("cpu ")
+        else { return nil }
+        // user nice system idle iowait irq softirq steal (guest time is counted in user already)
+        let ticks = line.split(separator: " ").dropFirst().prefix(8).compactMap { Int($0) }
+        guard ticks.count == 8 else { return nil }
+        stolen = ticks[7]
+        total = ticks.reduce(0, +)
+    }
+
+    /// The share of the machine's CPU time since `start` that went to other guests.
+    func stolenShare(since start: MachineTime) -> Double {
+        Double(stolen - start.stolen) / Double(max(1, total - start.total))
+    }
+}

@@ -70,6 +70,7 @@ enum KeysBench: BenchMode {
             try catalog.discardSearchSnapshots()
             print("cold case: no stored index; the app must build it")
         }
+        MallocArenas.limitToOne()   // as the app does
         let reset = resetPeakMemory()
         print("peak memory before the app starts: \(peakMemory())\(reset ? " (reset)" : " (could not reset; includes the catalog build)")")
         try await measure(catalog: catalog, path: path, rounds: rounds, size: size, each: options.has("--each"))
@@ -87,6 +88,7 @@ enum KeysBench: BenchMode {
 
     @MainActor
     static func measure(catalog: SQLiteCatalog, path: String, rounds: Int, size: TerminalSize, each: Bool) async throws {
+        let machineAtStart = MachineTime()
         let connector = BenchConnector(catalog: catalog)
         let model = BookshelfModel(connector: connector, account: "bench")
         let app = BookshelfApp(model: model, store: StoreInfo(kind: "SQLite", location: path), size: size)
@@ -209,6 +211,9 @@ enum KeysBench: BenchMode {
         print("peak memory (since the reset): \(peakMemory())")
         let (anonymous, file) = peaks.stop()
         print("peak resident anonymous memory (RssAnon): \(anonymous) kB; file pages (RssFile, the catalog, the index, a build's scratch files): \(file) kB")
+        if let machineAtStart, let stolen = MachineTime()?.stolenShare(since: machineAtStart) {
+            print("CPU time stolen by other guests of this machine during the run: \(Int((stolen * 100).rounded())) %")
+        }
     }
 
     /// Resets VmHWM to the current resident size (Linux 4.0+), so the peak that follows is the app's.
