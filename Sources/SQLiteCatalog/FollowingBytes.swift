@@ -52,12 +52,12 @@ struct FollowingBytes {
         return part.count > bytes.count ? Self.bit(part[bytes.count]) : 0
     }
 
-    /// The numbers of the rows whose masks (`masks`, one a row) have `required`, in order. One
-    /// tight pass: a lazy filter, asked again at each step of a walk's read-ahead, took a third
-    /// of "zz"'s walk.
-    static func rows(_ masks: [UInt64], having required: UInt64) -> [UInt32] {
+    /// The numbers of the rows whose masks (`masks`, one a row, by number) have `required`, in
+    /// order. One tight pass: a lazy filter, asked again at each step of a walk's read-ahead,
+    /// took a third of "zz"'s walk.
+    static func rows(_ masks: ArraySlice<UInt64>, having required: UInt64) -> [UInt32] {
         var rows: [UInt32] = []
-        for (row, mask) in masks.enumerated() where mask & required == required { rows.append(UInt32(row)) }
+        for row in masks.indices where masks[row] & required == required { rows.append(UInt32(row)) }
         return rows
     }
 

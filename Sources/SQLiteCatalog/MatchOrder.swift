@@ -79,9 +79,9 @@ struct MatchOrder {
         position < rankStarts.second ? 0 : position < rankStarts.last ? 1 : 2
     }
 
-    /// The positions in `rows`, in order, of the matches whose masks have `required`.
-    func positions(having required: UInt64) -> [UInt32] {
-        FollowingBytes.rows(masks, having: required)
+    /// The positions in `rows` within `stretch`, in order, of the matches whose masks have `required`.
+    func positions(in stretch: Range<Int>, having required: UInt64) -> [UInt32] {
+        FollowingBytes.rows(masks[stretch], having: required)
     }
 
     /// The page of a query that narrows the scan whose matches `rows` are, judged by `judge`,

@@ -167,7 +167,7 @@ struct ScannedRows {
     func forEach(mayMatch words: [UnindexedSearch.Word] = [],
                  _ body: (_ id: Int, _ key: UnsafeBufferPointer<UInt8>, _ title: UnsafeBufferPointer<UInt8>,
                           _ author: UnsafeBufferPointer<UInt8>, _ place: BooksCopy.Place?) throws -> Void) throws {
-        let mayMatch = FollowingBytes.rows(copiedMasks, having: following.required(by: words)).lazy.map(Int.init)
+        let mayMatch = FollowingBytes.rows(copiedMasks[...], having: following.required(by: words)).lazy.map(Int.init)
         try copy?.forEach(at: copiedAt, numbered: mayMatch, admitting: TokenStarts(requiredByAll: words)) { row, id, texts in
             try body(id, texts.key, texts.title, texts.author, copiedAt[row])
             return true
@@ -193,9 +193,21 @@ struct ScannedRows {
         guard let copy, let order else { return }
         precondition(order.isSorted && ids.isEmpty, "a walk in result order of rows not all in order")
         let places = order.rows.lazy.map { copiedAt[Int($0)] }
-        let positions = order.positions(having: following.required(by: words))
-        try copy.forEach(at: places, numbered: positions.lazy.map(Int.init), admitting: TokenStarts(requiredByAll: words)) { position, id, texts in
-            try body(order.rank(at: position), id, texts.key, texts.title, texts.author)
+        let (required, starts) = (following.required(by: words), TokenStarts(requiredByAll: words))
+        // A stretch at a time: a walk that stops at its page ("mur" after "mu") read a third
+        // of the 473,000 masks, not all of them.
+        var (start, goesOn) = (0, true)
+        while goesOn && start < order.rows.count {
+            let stretch = start..<min(start + Self.orderStretch, order.rows.count)
+            let positions = order.positions(in: stretch, having: required)
+            try copy.forEach(at: places, numbered: positions.lazy.map(Int.init), admitting: starts) { position, id, texts in
+                goesOn = try body(order.rank(at: position), id, texts.key, texts.title, texts.author)
+                return goesOn
+            }
+            start = stretch.upperBound
         }
     }
+
+    /// How many matches in result order a walk picks by their masks at a time.
+    private static let orderStretch = 16_384
 }
