@@ -223,8 +223,6 @@ struct UnindexedSearch {
         private var tokens = Tokens()
         /// The table's copy the judged rows come from, if they do.
         var copy: BooksCopy?
-        /// What a copied row is recorded with, for the queries that narrow this one.
-        private let following: FollowingBytes
         /// The matching rows, until they would take more than `recordingLimit` bytes.
         private(set) var matched: ScannedRows?
         /// The first of them in result order, with their texts, when they are recorded.
@@ -245,7 +243,6 @@ struct UnindexedSearch {
             prefixes.bytes = bytes
             prefixes.ascii = words.map(\.asciiPrefix)
             oneLetter = Word.oneLetter(words)
-            following = FollowingBytes(narrowing: words)
             ranks = Array(repeating: Best(wanted: wanted), count: 3)
             matched = limit == nil ? nil : ScannedRows(matching: words)
             leading = limit == nil ? nil : LeadingMatches(keepingWholeUpTo: wholeLimit)
@@ -283,7 +280,7 @@ struct UnindexedSearch {
         private mutating func recordCopied(at place: BooksCopy.Place, rank: Int, keyPrefix: UInt64,
                                            texts: () -> (title: UnsafeBufferPointer<UInt8>, author: UnsafeBufferPointer<UInt8>)) {
             guard let copy else { preconditionFailure("a place with no copy") }
-            guard matched != nil else { return }
+            guard let following = matched?.following else { return }
             let (title, author) = texts()
             matched?.append(in: copy, at: place, mask: following.mask(title: title, author: author), rank: rank, keyPrefix: keyPrefix)
             dropRecordingOverLimit()
