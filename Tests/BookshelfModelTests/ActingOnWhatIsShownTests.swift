@@ -104,6 +104,9 @@ import Testing
         let h = Harness(books: ["alice": [original], "bob": []])
         await openEditor(h)
         if !saveGoesThrough { await h.remote.put(theirs) }
+        // Bob's connection waits for the test, as a real one takes time: otherwise it may have
+        // answered before the test looks for it.
+        h.connector.holdConnections()
         let save = h.model.save()!
         let call = await h.nextCall(.save)
         switch action {
@@ -127,7 +130,9 @@ import Testing
             case .quit: #expect(h.state.shouldQuit)
             case .closeEditor: #expect(h.editor == nil)
             case .switchAccount:
+                await h.connector.waitForHeldConnection()
                 let connect = h.model.pendingRequests.last { $0.kind == .connect }!.request
+                h.connector.releaseHeldConnection()
                 await h.model.finished(request: connect)
                 #expect(h.state.account == "bob")
                 #expect(h.state.message?.contains("Saved book #1 as revision 2 (alice)") == true, "told after the switch")

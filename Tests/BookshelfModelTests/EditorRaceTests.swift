@@ -245,6 +245,9 @@ func openEditor(_ h: Harness, typing draft: BookDraft = mine) async {
                 await openEditor(h)
                 let aliceRemote = h.remote
                 if ending == .conflict { await aliceRemote.put(theirs) }
+                // Bob's connection waits for the test, as a real one takes time: otherwise it
+                // may have answered before the test looks for it.
+                h.connector.holdConnections()
                 let save = h.model.save()!
                 let call = await h.nextCall(.save)
                 var followUp: Int?
@@ -259,6 +262,8 @@ func openEditor(_ h: Harness, typing draft: BookDraft = mine) async {
                 let connect = h.model.confirm()
 
                 if !waitsForSave {
+                    await h.connector.waitForHeldConnection()
+                    h.connector.releaseHeldConnection()
                     await h.model.finished(request: connect!)
                     await h.answer(.search, with: .deliver)
                     await h.release(followUp!, on: aliceRemote, .deliver, request: save)
@@ -281,7 +286,9 @@ func openEditor(_ h: Harness, typing draft: BookDraft = mine) async {
                         cases += 1
                         continue
                     }
+                    await h.connector.waitForHeldConnection()
                     let started = h.model.pendingRequests.last { $0.kind == .connect }!.request
+                    h.connector.releaseHeldConnection()
                     await h.model.finished(request: started)
                     await h.answer(.search, with: .deliver)
                     #expect(h.state.message == "Saved book #1 as revision 2 (alice).", "the outcome is told after the switch: \(label)")
