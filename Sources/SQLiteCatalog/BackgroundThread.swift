@@ -26,3 +26,38 @@ enum BackgroundThread {
 @_silgen_name("gettid")
 private func linuxThreadID() -> Int32
 #endif
+
+/// The searches a user waits on, key by key, counted while they run, so that a background
+/// thread can hold back its own work until none is running (`waitWhileBusy`).
+///
+/// Why a nice value is not enough: on two cores a build and a search each have a core, and a
+/// build's passes over hundreds of megabytes (and the kernel's work for its growing mappings)
+/// still slowed the keys answered beside it, over a stale stored index at ten million books,
+/// two- to fourfold. Work that checks in every few milliseconds costs a key at most that.
+final class ForegroundWork: @unchecked Sendable {
+    // `running` is read and written only with `condition` locked.
+    private let condition = NSCondition()
+    private var running = 0
+
+    /// Runs `body` as foreground work.
+    func during<Result>(_ body: () throws -> Result) rethrows -> Result {
+        condition.withLock { running += 1 }
+        defer {
+            condition.withLock {
+                running -= 1
+                if running == 0 { condition.broadcast() }
+            }
+        }
+        return try body()
+    }
+
+    /// Waits until no foreground work runs, for at most `limit`: work that never pauses (a
+    /// long scan counted as foreground by mistake, a user holding a key) delays the
+    /// background by that much at a time, and never stops it.
+    func waitWhileBusy(atMost limit: TimeInterval = 0.25) {
+        condition.withLock {
+            let deadline = Date(timeIntervalSinceNow: limit)
+            while running > 0, condition.wait(until: deadline) {}
+        }
+    }
+}

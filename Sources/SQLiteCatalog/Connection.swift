@@ -63,6 +63,27 @@ final class Connection {
         }
     }
 
+    /// Runs `body`, with SQLite calling `pause` every few tens of thousands of virtual machine
+    /// steps (about a millisecond): a long statement of a background thread (a build's count
+    /// of ten million rows) can then give way to the searches a user waits on (`ForegroundWork`).
+    func pausing<T>(_ pause: @escaping () -> Void, _ body: () throws -> T) rethrows -> T {
+        let box = Unmanaged.passRetained(PauseBox(pause))
+        sqlite3_progress_handler(handle, 65_536, { context in
+            Unmanaged<PauseBox>.fromOpaque(context!).takeUnretainedValue().pause()
+            return 0
+        }, box.toOpaque())
+        defer {
+            sqlite3_progress_handler(handle, 0, nil, nil)
+            box.release()
+        }
+        return try body()
+    }
+
+    private final class PauseBox {
+        let pause: () -> Void
+        init(_ pause: @escaping () -> Void) { self.pause = pause }
+    }
+
     /// Runs SQL without parameters (pragmas, DDL, BEGIN/COMMIT).
     func execute(_ sql: String) throws(SQLiteError) {
         let result = sqlite3_exec(handle, sql, nil, nil, nil)

@@ -83,6 +83,8 @@ final class IndexPreparation: Sendable {
     /// Kept once the stored snapshot was tried: by then a loaded index is `finished`.
     private let loadAttempt = Promise<Void>()
     private let cancelled = Atomic<Bool>(false)
+    /// The searches answered while this builds: the build holds back while one runs.
+    let foreground = ForegroundWork()
 
     /// Starts at once. A stored snapshot is used if it lags by no more changed rows than an
     /// index may hold in its overlay, unless `useSnapshot` is false (it failed a check).
@@ -155,7 +157,8 @@ final class IndexPreparation: Sendable {
         defer { bridgeBase.withLock { $0 = nil } }
         beforeBuild?()
         let builder = SearchIndexBuilder(connection: connection, scope: scope, memory: BuildMemory(besideCatalog: path),
-                                         isCancelled: { self.cancelled.load(ordering: .relaxed) })
+                                         isCancelled: { self.cancelled.load(ordering: .relaxed) },
+                                         givingWay: { self.foreground.waitWhileBusy() })
         let built = try builder.build()
         // The snapshot is only an aid: if another writer holds the lock for long, skip it (the
         // next connection builds and tries again) rather than keep searches unindexed.

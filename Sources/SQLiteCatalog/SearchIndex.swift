@@ -233,7 +233,7 @@ final class SearchIndex {
     func search(_ terms: SearchTerms, offset: Int, limit: Int, titleKey: TitleKeyLookup) throws -> (ids: [Int], total: Int) {
         guard !terms.hasNoSearchableWords else { return ([], 0) }
         let wanted = offset + limit
-        var matches = SearchIndexBase.Matches(cap: wanted)
+        var matches = SearchIndexBase.Matches(cap: wanted, countLimit: Self.countLimit(offset: offset, limit: limit))
         var overlayMatches: [[Int32]] = [[], [], []]
         if terms.isEmpty {
             collectAll(into: &matches)

@@ -253,13 +253,24 @@ final class SearchIndexBase: Sendable {
 
     // MARK: Searching
 
-    /// Base matches per rank: all are counted, the first `cap` of each rank are listed.
+    /// Base matches per rank: the first `cap` of each rank are listed, and all are counted, or
+    /// (with a `countLimit`) until the first rank fills the listing and the counts reach the
+    /// limit: the page is then all of the first rank, and the total is reported as "at least"
+    /// (`SearchIndex.countLimit`), so a collection may stop there, with the counts short.
     struct Matches {
         let cap: Int
+        let countLimit: Int
         var counts = [0, 0, 0]
         var ordinals: [[Int32]] = [[], [], []]
 
-        init(cap: Int) { self.cap = cap }
+        init(cap: Int, countLimit: Int = .max) {
+            self.cap = cap
+            self.countLimit = countLimit
+        }
+
+        /// Whether further matches would change neither the listed ones of the first rank (they
+        /// come in result order) nor a total already past the limit.
+        var isSettled: Bool { counts[0] >= cap && counts[0] + counts[1] + counts[2] >= countLimit }
 
         @inline(__always)
         mutating func add(_ ordinal: Int, rank: Int) {
@@ -339,10 +350,12 @@ final class SearchIndexBase: Sendable {
     }
 
     /// Every base book matching `words`, ranked as `SearchTerms.rank` ranks, except those in
-    /// `hidden` (superseded by later changes).
-    func collect(_ words: [CompiledWord], hidden: Bitmap?, into matches: inout Matches) throws(SearchIndexDamage) {
+    /// `hidden` (superseded by later changes). Words of one token are read `slotsPerStretch`
+    /// bitmap words at a time at least (`collectByPlaces`; tests ask for short stretches).
+    func collect(_ words: [CompiledWord], hidden: Bitmap?, into matches: inout Matches,
+                 slotsPerStretch: Int = 1_024) throws(SearchIndexDamage) {
         if words.allSatisfy({ $0.exact.isEmpty }) {
-            try collectByPlaces(words, hidden: hidden, into: &matches)
+            try collectByPlaces(words, hidden: hidden, into: &matches, slotsPerStretch: slotsPerStretch)
         } else {
             try collectByJudging(words, hidden: hidden, into: &matches)
         }
@@ -350,12 +363,11 @@ final class SearchIndexBase: Sendable {
 
     /// Reads the posting lists of the token numbers in `numbers`, checking them first and
     /// refusing any entry that leaves its list or names a book beyond `count`.
-    private func forEachPosting(_ numbers: Range<Int>, skipping excluded: Set<UInt32> = [],
-                                _ body: (_ ordinal: Int, _ place: UInt32) -> Void) throws(SearchIndexDamage) {
+    private func forEachPosting(_ numbers: Range<Int>, _ body: (_ ordinal: Int, _ place: UInt32) -> Void) throws(SearchIndexDamage) {
         guard !numbers.isEmpty else { return }
         try postingBytes.verify(Int(postingStart[numbers.lowerBound])..<Int(postingStart[numbers.upperBound]))
         let damaged = postingBytes.withUnsafeBufferPointer { postings -> Bool in
-            for number in numbers where excluded.isEmpty || !excluded.contains(UInt32(number)) {
+            for number in numbers {
                 var offset = Int(postingStart[number])
                 let end = Int(postingStart[number + 1])
                 var ordinal = 0
@@ -374,75 +386,112 @@ final class SearchIndexBase: Sendable {
     /// Words of one token each: the places stored in the postings decide the rank.
     /// A book is rank 0 when every word is in its title and the first word is its first title
     /// token, rank 1 when every word is in its title, rank 2 when some word needed the author.
-    private func collectByPlaces(_ words: [CompiledWord], hidden: Bitmap?, into matches: inout Matches) throws(SearchIndexDamage) {
-        // At ten million books each bitmap is 1.25 MB, and passes over them cost as much as the
-        // postings: the first word is read straight into the result, later ones are ANDed in.
-        // The broad words of a multi-word query are kept as bitmaps (`BroadWordPlaces`).
+    ///
+    /// Broad words come as whole bitmaps: kept for the words of a multi-word query
+    /// (`BroadWordPlaces`), stored in the file for a one-letter prefix. The others are read a
+    /// stretch of ordinals at a time (`PostingStretches`), and the words are combined stretch by
+    /// stretch, in result order, until the matches are settled.
+    private func collectByPlaces(_ words: [CompiledWord], hidden: Bitmap?, into matches: inout Matches,
+                                 slotsPerStretch: Int) throws(SearchIndexDamage) {
+        // Per word, whole bitmaps or its postings read a stretch at a time.
+        var whole: [BroadWordPlaces.Places?] = []
+        var read: [PostingStretches?] = []
+        for word in words {
+            let kept = try words.count > 1 ? broadWords.places(of: word, in: self) : storedPlaces(of: word)
+            whole.append(kept)
+            read.append(kept == nil ? try PostingStretches(word, in: self) : nil)
+        }
+        /// ORs word `index`'s places in `slots` into buffers indexed from `slots.lowerBound`.
+        func fill(_ index: Int, _ slots: Range<Int>, _ postings: UnsafeBufferPointer<UInt8>, anywhere: UnsafeMutablePointer<UInt64>,
+                  inTitle: UnsafeMutablePointer<UInt64>, first: UnsafeMutablePointer<UInt64>?) -> Bool {
+            guard let places = whole[index] else {
+                return read[index]!.fill(slots: slots, count: count, postings: postings, anywhere: anywhere, inTitle: inTitle, first: first)
+            }
+            for slot in 0..<slots.count {
+                anywhere[slot] |= places.anywhere[slots.lowerBound + slot]
+                inTitle[slot] |= places.inTitle[slots.lowerBound + slot]
+                first?[slot] |= places.first[slots.lowerBound + slot]
+            }
+            return true
+        }
         let wordCount = (count + 63) / 64
-        var kept: BroadWordPlaces.Places? = nil
-        if words.count > 1 { kept = try broadWords.places(of: words[0], in: self) }
-        let firstPlaces: BroadWordPlaces.Places
-        if let kept { firstPlaces = kept } else { firstPlaces = try places(of: words[0]) }
-        var anywhere = firstPlaces.anywhere
-        var inTitle = firstPlaces.inTitle
-        let first = firstPlaces.first
-        var wordAnywhere: [UInt64] = []
-        var wordInTitle: [UInt64] = []
-        for word in words.dropFirst() {
-            if let kept = try broadWords.places(of: word, in: self) {
-                for slot in 0..<wordCount {
-                    anywhere[slot] &= kept.anywhere[slot]
-                    inTitle[slot] &= kept.inTitle[slot]
+        let stretch = Self.stretchSlots(wordCount: wordCount, atLeast: slotsPerStretch, reading: read.compactMap { $0 })
+        // The first word's places (found, in the title, first), then each other word's ANDed in.
+        let combined = UnsafeMutableBufferPointer<UInt64>.allocate(capacity: 3 * stretch)
+        let scratch = UnsafeMutableBufferPointer<UInt64>.allocate(capacity: 2 * stretch)
+        defer { combined.deallocate(); scratch.deallocate() }
+        let (found, inTitle, first) = (combined.baseAddress!, combined.baseAddress! + stretch, combined.baseAddress! + 2 * stretch)
+        let (wordFound, wordInTitle) = (scratch.baseAddress!, scratch.baseAddress! + stretch)
+        let hiddenWords = hidden?.words ?? []
+        let damaged = postingBytes.withUnsafeBufferPointer { postings in hiddenWords.withUnsafeBufferPointer { hidden -> Bool in
+            for start in stride(from: 0, to: wordCount, by: stretch) {
+                let slots = start..<min(start + stretch, wordCount)
+                combined.update(repeating: 0)
+                guard fill(0, slots, postings, anywhere: found, inTitle: inTitle, first: first) else { return true }
+                for index in words.indices.dropFirst() {
+                    scratch.update(repeating: 0)
+                    guard fill(index, slots, postings, anywhere: wordFound, inTitle: wordInTitle, first: nil) else { return true }
+                    for slot in 0..<slots.count {
+                        found[slot] &= wordFound[slot]
+                        inTitle[slot] &= wordInTitle[slot]
+                    }
                 }
-                continue
+                for slot in 0..<slots.count {
+                    var books = found[slot]
+                    if !hidden.isEmpty { books &= ~hidden[start + slot] }
+                    let title = inTitle[slot] & books
+                    matches.add(bits: title & first[slot], slot: start + slot, rank: 0)
+                    matches.add(bits: title & ~first[slot], slot: start + slot, rank: 1)
+                    matches.add(bits: books & ~title, slot: start + slot, rank: 2)
+                }
+                if matches.isSettled { break }
             }
-            if wordAnywhere.isEmpty {
-                wordAnywhere = [UInt64](repeating: 0, count: wordCount)
-                wordInTitle = [UInt64](repeating: 0, count: wordCount)
-            } else {
-                for slot in 0..<wordCount { wordAnywhere[slot] = 0; wordInTitle[slot] = 0 }
-            }
-            try forEachPosting(word.range, skipping: word.excluded) { ordinal, place in
-                let bit: UInt64 = 1 << UInt64(ordinal & 63)
-                let slot = ordinal >> 6
-                wordAnywhere[slot] |= bit
-                if place <= 1 { wordInTitle[slot] |= bit }
-            }
-            for slot in 0..<wordCount {
-                anywhere[slot] &= wordAnywhere[slot]
-                inTitle[slot] &= wordInTitle[slot]
-            }
-        }
-        for slot in 0..<wordCount {
-            var found = anywhere[slot]
-            if let hidden { found &= ~hidden.words[slot] }
-            let title = inTitle[slot] & found
-            matches.add(bits: title & first[slot], slot: slot, rank: 0)
-            matches.add(bits: title & ~first[slot], slot: slot, rank: 1)
-            matches.add(bits: found & ~title, slot: slot, rank: 2)
-        }
+            return false
+        } }
+        if damaged { throw SearchIndexDamage("a posting list leaves its bounds") }
+    }
+
+    /// Slots (of 64 books) per stretch: `least` (1,024 is 8 KB a bitmap, within the first-level
+    /// cache), more when the words read have so many tokens that visiting each at every stretch
+    /// would cost more than their entries ("q" at ten million books: thousands of rare tokens).
+    private static func stretchSlots(wordCount: Int, atLeast least: Int, reading words: [PostingStretches]) -> Int {
+        let tokens = words.reduce(0) { $0 + $1.tokens }, postings = words.reduce(0) { $0 + $1.postings }
+        var slots = least
+        while slots < wordCount && tokens * (wordCount / slots) > postings { slots *= 2 }
+        return max(1, min(slots, wordCount))
     }
 
     /// Where a word of one token occurs: stored in the file for a broad short prefix,
     /// otherwise read from its postings.
     func places(of word: CompiledWord) throws(SearchIndexDamage) -> BroadWordPlaces.Places {
-        if let code = word.storedPrefix, let stored = try storedPrefixes.places(ofPrefix: code, count: count) { return stored }
+        if let stored = try storedPlaces(of: word) { return stored }
         return try placesFromPostings(of: word)
     }
 
-    /// Where a word of one token occurs, read from its postings.
+    /// Where a word of one token occurs, when the file stores it (a broad one-letter prefix).
+    private func storedPlaces(of word: CompiledWord) throws(SearchIndexDamage) -> BroadWordPlaces.Places? {
+        guard let code = word.storedPrefix else { return nil }
+        return try storedPrefixes.places(ofPrefix: code, count: count)
+    }
+
+    /// Where a word of one token occurs, read from its postings (all of them, as one stretch).
     func placesFromPostings(of word: CompiledWord) throws(SearchIndexDamage) -> BroadWordPlaces.Places {
         let wordCount = (count + 63) / 64
+        var read = try PostingStretches(word, in: self)
         var anywhere = [UInt64](repeating: 0, count: wordCount)
         var inTitle = [UInt64](repeating: 0, count: wordCount)
         var first = [UInt64](repeating: 0, count: wordCount)
-        try forEachPosting(word.range, skipping: word.excluded) { ordinal, place in
-            let bit: UInt64 = 1 << UInt64(ordinal & 63)
-            let slot = ordinal >> 6
-            anywhere[slot] |= bit
-            if place <= 1 { inTitle[slot] |= bit }
-            if place == 0 { first[slot] |= bit }
+        let intact = postingBytes.withUnsafeBufferPointer { postings in
+            anywhere.withUnsafeMutableBufferPointer { anywhere in
+                inTitle.withUnsafeMutableBufferPointer { inTitle in
+                    first.withUnsafeMutableBufferPointer { first in
+                        read.fill(slots: 0..<wordCount, count: count, postings: postings, anywhere: anywhere.baseAddress!,
+                                  inTitle: inTitle.baseAddress!, first: first.baseAddress!)
+                    }
+                }
+            }
         }
+        guard intact else { throw SearchIndexDamage("a posting list leaves its bounds") }
         return BroadWordPlaces.Places(anywhere: anywhere, inTitle: inTitle, first: first)
     }
 

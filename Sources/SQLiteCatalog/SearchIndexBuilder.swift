@@ -20,15 +20,22 @@ struct SearchIndexBuilder {
     var memory = BuildMemory.anonymous
     /// Asked now and then, to stop a build nobody waits for any more.
     var isCancelled: () -> Bool = { false }
+    /// Called at the same moments, and by SQLite every millisecond or so of its work, to let
+    /// the searches a user waits on run alone (`ForegroundWork`).
+    var givingWay: () -> Void = {}
 
     func build() throws -> SearchIndexBase {
-        try connection.transaction(immediate: false) {
-            let sequence = try connection.queryFirst("SELECT coalesce(max(change_seq), 0) FROM books") { $0.int(0) } ?? 0
-            return try build(sequence: sequence)
+        try connection.pausing(givingWay) {
+            try connection.transaction(immediate: false) {
+                let sequence = try connection.queryFirst("SELECT coalesce(max(change_seq), 0) FROM books") { $0.int(0) } ?? 0
+                return try build(sequence: sequence)
+            }
         }
     }
 
-    private func checkCancelled() throws {
+    /// Gives way to searches, then stops if the build is cancelled.
+    private func checkpoint() throws {
+        givingWay()
         if isCancelled() { throw CancellationError() }
     }
 
@@ -68,7 +75,7 @@ struct SearchIndexBuilder {
                 }
                 row += 1
                 rowStart[row] = UInt32(rowBytes!.count)
-                if row & 4_095 == 0 { try checkCancelled() }
+                if row & 4_095 == 0 { try checkpoint() }
             }
         }
         guard row == count else { throw SearchIndexBuildError.changedDuringBuild }
@@ -132,7 +139,7 @@ struct SearchIndexBuilder {
                         VarInt.write(code, to: forward, at: &written)
                     }
                     ordinal += 1
-                    if ordinal & 4_095 == 0 { try checkCancelled() }
+                    if ordinal & 4_095 == 0 { try checkpoint() }
                 }
             }
         }
@@ -161,9 +168,10 @@ struct SearchIndexBuilder {
         var entries = [UInt32](repeating: 0, count: size + 1)
         var last = [Int32](repeating: 0, count: size)
         var places: [(number: UInt32, place: UInt32)] = []
-        func forEachBook(_ body: (Int) -> Void) {
-            bookBytes.withUnsafeBufferPointer { bytes in
+        func forEachBook(_ body: (Int) -> Void) throws {
+            try bookBytes.withUnsafeBufferPointer { bytes in
                 for ordinal in 0..<count {
+                    if ordinal & 16_383 == 0 { try checkpoint() }
                     places.removeAll(keepingCapacity: true)
                     var offset = Int(bookStart[ordinal])
                     let end = Int(bookStart[ordinal + 1])
@@ -183,7 +191,7 @@ struct SearchIndexBuilder {
                 }
             }
         }
-        forEachBook { ordinal in
+        try forEachBook { ordinal in
             for (number, place) in places {
                 let gap = UInt32(ordinal) - UInt32(last[Int(number)])
                 sizes[Int(number) + 1] += UInt32(VarInt.length(gap << 2 | place))
@@ -191,7 +199,7 @@ struct SearchIndexBuilder {
                 last[Int(number)] = Int32(ordinal)
             }
         }
-        try checkCancelled()
+        try checkpoint()
         for index in 0..<size {
             sizes[index + 1] += sizes[index]
             entries[index + 1] += entries[index]
@@ -200,7 +208,7 @@ struct SearchIndexBuilder {
         for index in 0..<size { last[index] = 0 }
         let (output, postingBytes) = memory.array(of: UInt8.self, count: Int(sizes[size]))
         do {
-            forEachBook { ordinal in
+            try forEachBook { ordinal in
                 for (number, place) in places {
                     let gap = UInt32(ordinal) - UInt32(last[Int(number)])
                     var offset = Int(cursor[Int(number)])

@@ -598,6 +598,52 @@ import Testing
         #endif
     }
 
+    /// A build gives way to searches (`ForegroundWork`) between rows and books of its passes,
+    /// and from inside SQLite's statements too: its first, the count of the books, is one long
+    /// step (hundreds of milliseconds at ten million books) with no row between.
+    @Test func anIndexBuildGivesWayInsideItsStatementsAndBetweenThem() throws {
+        let path = directory.path("giving-way.sqlite")
+        let catalog = try SQLiteCatalog.open(path: path, create: true)
+        try catalog.insertBooks((0..<20_000).map { NewBook(title: "Book \($0) of the sea", author: "Author \($0 % 97)") }, scope: "main")
+        let connection = try CatalogConnection.open(path: path, create: false, busyTimeout: .seconds(5))
+        var duringTheCount = 0, inAll = 0
+        let builder = SearchIndexBuilder(connection: connection, scope: "main", givingWay: {
+            inAll += 1
+            var statement = sqlite3_next_stmt(connection.handle, nil)
+            while let current = statement {
+                if sqlite3_stmt_busy(current) != 0, String(cString: sqlite3_sql(current)).contains("count(*)") { duringTheCount += 1 }
+                statement = sqlite3_next_stmt(connection.handle, current)
+            }
+        })
+        let built = try builder.build()
+        #expect(built.count == 20_000)
+        #expect(duringTheCount >= 1 && inAll >= duringTheCount + 3, "during the count \(duringTheCount), in all \(inAll)")
+    }
+
+    /// Foreground work holds back a background thread that gives way: it waits while the work
+    /// runs, for at most its limit, and not at all when none runs.
+    @Test func givingWayWaitsWhileForegroundWorkRuns() async throws {
+        let foreground = ForegroundWork()
+        let clock = ContinuousClock()
+        let idle = clock.measure { foreground.waitWhileBusy(atMost: 30) }
+        #expect(idle < .seconds(10))
+        let held = clock.measure { foreground.during { foreground.waitWhileBusy(atMost: 0.2) } }
+        #expect(held >= .milliseconds(190))
+        // Work that ends lets the waiter go before its limit.
+        let started = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
+        let work = Thread {
+            foreground.during {
+                started.signal()
+                release.wait()
+            }
+        }
+        work.start()
+        started.wait()
+        let waiter = Task.detached { clock.measure { foreground.waitWhileBusy(atMost: 30) } }
+        release.signal()
+        #expect(await waiter.value < .seconds(10))
+    }
+
     /// Through the remote, while the index is built: a query that narrows a kept scan of a few
     /// hundred books is answered whole from it, counted at once, rather than from the title
     /// order (which would read up to 1,024 titles for a page and count it afterwards).
@@ -1047,6 +1093,40 @@ import Testing
                 #expect(try base.ordinal(ofID: id) == place[id], "\(id)")
             }
         }
+    }
+
+    /// A collection that has its page (the first rank fills it) and its count (past the limit)
+    /// stops reading there, and what it lists and counts is still what the books say: the
+    /// first books of the first rank in result order, the total up to the limit, with a hidden
+    /// book (a changed one) left out. Stretches of 64 books, so that 3,000 books make many.
+    @Test func aCollectionStopsOnceItsPageAndCountAreSettled() throws {
+        let path = directory.path("stretches.sqlite")
+        let (_, books) = try makeCatalog(books: 3_000, path: path)
+        let connection = try CatalogConnection.open(path: path, create: false, busyTimeout: .seconds(5))
+        let base = try SearchIndexBuilder(connection: connection, scope: "main").build()
+        func key(_ book: BookRecord) -> [UInt8] { Array(BookText(title: book.title, author: book.author).titleKey.utf8) }
+        let inOrder = books.sorted { ByteOrder.precedes(key($0), $0.id, key($1), $1.id) }
+        var hidden = Bitmap(count: base.count)
+        for ordinal in stride(from: 5, to: base.count, by: 7) { hidden.insert(ordinal) }
+        var stoppedEarly = 0
+        for text in ["a", "h", "the", "e", "an", "of", "the a", "a t", "s e", "history of", "zzz"] {
+            let terms = SearchTerms(text)
+            guard let words = base.compile(terms) else { continue }
+            for (cap, limit) in [(3, 40), (20, 300), (1, 1)] {
+                for hide in [false, true] {
+                    let shown = inOrder.enumerated().filter { !hide || !hidden.contains($0.offset) }
+                    let firstRank = shown.filter { terms.matches($0.element) && terms.rank($0.element) == 0 }.map { Int32($0.offset) }
+                    let total = shown.filter { terms.matches($0.element) }.count
+                    var matches = SearchIndexBase.Matches(cap: cap, countLimit: limit)
+                    try base.collect(words, hidden: hide ? hidden : nil, into: &matches, slotsPerStretch: 1)
+                    let counted = matches.counts.reduce(0, +)
+                    #expect(matches.ordinals[0] == Array(firstRank.prefix(cap)) && min(counted, limit) == min(total, limit),
+                            "\(text) cap \(cap) limit \(limit) hidden \(hide): listed \(matches.ordinals[0]), counted \(counted) of \(total)")
+                    if counted < total { stoppedEarly += 1 }
+                }
+            }
+        }
+        #expect(stoppedEarly >= 10, "stopped early \(stoppedEarly) times")
     }
 
     // MARK: Where a build keeps its arrays
