@@ -30,10 +30,10 @@ private func linuxThreadID() -> Int32
 /// The searches a user waits on, key by key, counted while they run, so that a background
 /// thread can hold back its own work until none is running (`waitWhileBusy`).
 ///
-/// Why a nice value is not enough: on two cores a build and a search each have a core, and a
-/// build's passes over hundreds of megabytes (and the kernel's work for its growing mappings)
-/// still slowed the keys answered beside it, over a stale stored index at ten million books,
-/// two- to fourfold. Work that checks in every few milliseconds costs a key at most that.
+/// Why a nice value is not enough: on two cores a build and a search each have a core, and
+/// still a build's first statement (its count of ten million rows) and its passes slowed the keys
+/// answered beside it by a stale stored index two- to fourfold ("history of" 43 ms beside it,
+/// 9 ms without). Work that gives way every millisecond or so costs a key at most that.
 final class ForegroundWork: @unchecked Sendable {
     // `running` is read and written only with `condition` locked.
     private let condition = NSCondition()

@@ -36,6 +36,11 @@ final class SearchIndex {
     /// changes.
     private var recentOverlayMatches: [(words: [UnindexedSearch.Word], places: [Int32])] = []
     private static let recentOverlayMatchLimit = 4
+    /// The base matches of the last query and the words it compiled to. Typing out the rest of
+    /// a rare word compiles to the same words at every key ("murak" ... "murakami": one token of
+    /// the base's), and the same words have the same base matches until a change hides a base
+    /// book. Dropped when the overlay changes.
+    private var lastBaseMatches: (words: [SearchIndexBase.CompiledWord], matches: SearchIndexBase.Matches)?
 
     init(base: SearchIndexBase, isBridge: Bool = false) {
         self.base = base
@@ -194,7 +199,10 @@ final class SearchIndex {
         overlay.reserveCapacity(overlay.count + changes.rows.count)
         for row in changes.rows { overlay.insert(row.id) }
         ordered = Self.merged(replaced.isEmpty ? ordered : ordered.filter { !replaced.contains($0.id) }, changes.rows)
-        if !changes.rows.isEmpty { recentOverlayMatches.removeAll() }
+        if !changes.rows.isEmpty {
+            recentOverlayMatches.removeAll()
+            lastBaseMatches = nil
+        }
         syncedSequence = changes.sequence
         return true
     }
@@ -240,7 +248,10 @@ final class SearchIndex {
             overlayMatches[0] = Array(0..<Int32(ordered.count))
         } else {
             if let words = base.compile(terms) {
-                if terms.words.count == 1, terms.words[0].count == 1,
+                if let last = lastBaseMatches, last.words == words, last.matches.cap == matches.cap,
+                   last.matches.countLimit == matches.countLimit {
+                    matches = last.matches
+                } else if terms.words.count == 1, terms.words[0].count == 1,
                    let kept = try base.broadPrefixes.matches(for: terms.words[0][0], words: words, in: base),
                    let narrowed = BroadPrefixResults.narrowed(kept, hidden: hidden, hiddenCount: hiddenCount, wanted: wanted,
                                                               countLimit: Self.countLimit(offset: offset, limit: limit)) {
@@ -248,6 +259,7 @@ final class SearchIndex {
                 } else {
                     try base.collect(words, hidden: hidden, into: &matches)
                 }
+                lastBaseMatches = (words, matches)
             }
             let words = terms.words.map(UnindexedSearch.Word.init)
             // A one-letter query reads only its books' letters, and judges them all: what it

@@ -297,7 +297,7 @@ final class SearchIndexBase: Sendable {
     /// One query word against the vocabulary: exact token numbers for all but the last token,
     /// the range of numbers the last token is a prefix of, minus the few in that range that
     /// are byte-prefixed but not character-prefixed (a combining mark after the prefix).
-    struct CompiledWord {
+    struct CompiledWord: Equatable {
         var exact: [UInt32]
         var range: Range<Int>
         var excluded: Set<UInt32>

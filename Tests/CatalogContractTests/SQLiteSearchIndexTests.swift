@@ -53,6 +53,32 @@ import Testing
         try await expectExactSearches(second, current)
     }
 
+    /// Keys that type out the rest of a rare word compile to the same words of the index, whose
+    /// matches are kept from one key to the next; a change between two keys (a matching book
+    /// renamed away, another added) is in the next key's answer all the same.
+    @Test func aWordTypedOutAcrossAChangeIsAnsweredAsTheBooksAreNow() async throws {
+        let path = directory.path("typed-out.sqlite")
+        let catalog = try SQLiteCatalog.open(path: path, create: true)
+        try catalog.addAccount(Account(name: "editor", role: .editor, scope: "main"))
+        try catalog.insertBooks((0..<300).map { NewBook(title: "Book \($0)", author: "Author \($0 % 7)") }
+                                + (0..<6).map { NewBook(title: "Murakami days \($0)") }, scope: "main")
+        let editor = try catalog.remote(account: "editor")
+        #expect(try await editor.searchIndexReport().report.books == 306)
+        func expectCommitted(_ text: String, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+            let terms = SearchTerms(text)
+            let expected = try committedBooks(path, scope: "main").filter(terms.matches).sorted { terms.sortKey($0) < terms.sortKey($1) }
+            let page = try await editor.search(SearchQuery(text: text, limit: 50))
+            #expect(page.records == expected && page.total == expected.count, "\(text)", sourceLocation: sourceLocation)
+            #expect(await editor.lastSearchAnswer == .index, sourceLocation: sourceLocation)
+        }
+        try await expectCommitted("murak")
+        let renamed = try #require(try committedBooks(path, scope: "main").first { $0.title == "Murakami days 3" })
+        _ = try await editor.save(id: renamed.id, title: "Quiet days", expectedRevision: renamed.revision)
+        try catalog.addBook(NewBook(title: "Murakami nights"), scope: "main")
+        try await expectCommitted("muraka")
+        try await expectCommitted("murakam")
+    }
+
     @Test func aSnapshotTooFarBehindIsRebuiltAndStoredAgain() async throws {
         let (catalog, books) = try makeCatalog(books: 50)
         let first = try catalog.remote(account: "editor")
