@@ -29,10 +29,23 @@ struct DemoOptions: Sendable {
       typing    The query is typed one key at a time; the store answers older searches
                 after newer ones. The naive pane ends on the wrong rows; the real one never does.
       accounts  A slow search and a slow save are pending for alice when the user switches
-                to carol. The real pane drops both; nothing of alice's appears for carol.
-      conflict  While alice edits a book another writer saves it. Alice's save shows the
-                conflict with theirs and yours; reload takes theirs. The naive pane
-                overwrites the other writer's edit without a word.
+                to carol. The real pane lets alice's save finish first (published: her edit
+                is kept), drops the slow search (dropped-old-session), and shows carol
+                nothing of alice's. The naive pane shows carol alice's rows.
+      conflict  While alice edits a book another writer saves it. The real pane's save
+                fails(conflict) and it shows the conflict banner (base, theirs, yours),
+                holding on it until Space (or 8 s); reload then takes theirs. The naive
+                pane saves again over the other writer's edit without a word.
+
+    WHAT BECAME OF EACH ANSWER (the request panel and the --script table)
+      applied           the naive model put the answer on screen, whatever it was
+      published         BookshelfModel showed it: the newest request of the current session
+      dropped-stale     BookshelfModel discarded it: a newer request had taken over
+      dropped-old-session  discarded: the account changed before it answered
+      failed(conflict)  the save met a newer revision; the conflict banner is shown
+      , WRONG           the oracle found the screen wrong right after that answer
+      Each pane numbers the requests that reach its own store, so the same number can
+      be a different action on the two sides; --script says which scene step sent each.
 
     OPTIONS
       --script          No terminal: run on virtual time (instant, deterministic), print a
@@ -56,6 +69,7 @@ struct DemoOptions: Sendable {
     KEYS (interactive mode, ncurses)
       q, Esc, Ctrl-Q    quit (with --manual, q is a letter: use Esc or Ctrl-Q)
       r, Ctrl-R         restart the scene (with --manual, use Ctrl-R)
+      Space, Enter      conflict scene: stop holding on the conflict banner and reload theirs
       typing with --manual: printable keys and Backspace edit the query of both panes
 
     EXAMPLES

@@ -17,7 +17,8 @@ enum InteractiveDemo {
             FileHandle.standardError.write(Data("bookshelf-demo: cannot use this terminal (\(error)); try --script\n".utf8))
             exit(2)
         }
-        let session = InteractiveSession(options: options, schedule: schedule, redraw: { terminal.setNeedsDraw() })
+        let session = InteractiveSession(options: options, schedule: schedule,
+                                         redraw: { terminal.setNeedsDraw() })
         terminal.render = { canvas in session.draw(&canvas) }
         terminal.onEvent = { event in
             if session.handle(event) == .quit { terminal.quit(status: 0) }
@@ -37,6 +38,10 @@ final class InteractiveSession {
     let schedule: LatencySchedule
     let scene: Scene
     private let redraw: () -> Void
+    /// The conflict scene holds on the conflict banner until a key (or `holdSeconds`) before reloading.
+    static let holdSeconds = 8
+    private var holdStarted: ContinuousClock.Instant?
+    private var holdReleased = false
     private var naive: NaivePane
     private var real: RealPane
     private var judges: (naive: InteractiveJudge, real: InteractiveJudge)
@@ -85,6 +90,8 @@ final class InteractiveSession {
         typed = ""
         performing = false
         queued = []
+        holdStarted = nil
+        holdReleased = false
         advance()
     }
 
@@ -124,6 +131,13 @@ final class InteractiveSession {
         guard !performing, nextStep < scene.steps.count else { return }
         let step = scene.steps[nextStep]
         guard step.at <= elapsedMilliseconds, !step.afterIdle || idle else { return }
+        if step.action == .reloadTheirs, !holdReleased {
+            // Let the user read the conflict banner before theirs is taken.
+            let start = holdStarted ?? .now
+            holdStarted = start
+            guard ContinuousClock.now - start >= .seconds(Self.holdSeconds) else { return }
+            holdReleased = true
+        }
         nextStep += 1
         perform(step.action)
     }
@@ -177,6 +191,11 @@ final class InteractiveSession {
             return .quit
         case .ctrl("r"):
             restart()
+        case .character(" "), .enter:
+            if holdStarted != nil, !holdReleased {
+                holdReleased = true
+                advance()
+            }
         case .character("q") where !typesByHand:
             return .quit
         case .character("r") where !typesByHand:
@@ -206,26 +225,34 @@ final class InteractiveSession {
         canvas.drawTruncated("bookshelf-demo \(scene.kind.rawValue): \(scene.kind.summary)", x: 0, y: 0, width: width, style: .bold)
         let clock = "t = \(elapsedMilliseconds) ms" + (ended == nil ? "" : " (scene over)")
         canvas.drawTruncated("latency \(schedule)   \(clock)   \(quitKeys)", x: 0, y: 1, width: width, style: .dim)
+        if let holdStarted, !holdReleased {
+            let left = max(0, Self.holdSeconds - Int((ContinuousClock.now - holdStarted).components.seconds))
+            canvas.drawTruncated("Holding on the conflict: press Space to reload theirs (or wait \(left) s)", x: 0, y: 2, width: width,
+                                 style: Style(foreground: .yellow, attributes: .bold))
+        }
 
         let half = (width - 1) / 2
         let paneHeight = max(6, (height - 3) * 3 / 5)
-        drawPane(naive.view, title: "naive model: the WRONG way", judge: judges.naive,
+        drawPane(naive.view, side: 0, title: "naive model: the WRONG way", judge: judges.naive,
                  x: 0, y: 3, width: half, height: paneHeight, canvas: &canvas)
-        drawPane(real.view, title: "BookshelfModel: gated by (session, request)", judge: judges.real,
+        drawPane(real.view, side: 1, title: "BookshelfModel: gated by (session, request)", judge: judges.real,
                  x: half + 1, y: 3, width: width - half - 1, height: paneHeight, canvas: &canvas)
         for y in 3..<(3 + paneHeight) where y < height { _ = canvas.draw("│", x: half, y: y, style: .dim) }
 
         let panelTop = 3 + paneHeight
         let panelHeight = height - panelTop
         guard panelHeight >= 3 else { return }
-        canvas.drawTruncated("requests to the store, numbered alike on both sides (query text is the demo's note of what it typed)",
+        canvas.drawTruncated("requests to each pane's store, numbered by that pane in the order they arrived: "
+                             + "the same number is not always the same action on both sides",
                              x: 0, y: panelTop, width: width, style: .bold)
-        drawRequests(requestLines(naive, judges.naive), x: 0, y: panelTop + 1, width: half, height: panelHeight - 1, canvas: &canvas)
-        drawRequests(requestLines(real, judges.real), x: half + 1, y: panelTop + 1, width: width - half - 1,
-                     height: panelHeight - 1, canvas: &canvas)
+        canvas.drawTruncated(FateLegend.compact, x: 0, y: panelTop + 1, width: width, style: .dim)
+        drawRequests(requestLines(naive, judges.naive, fate: naive.fate(ofCall:)), x: 0, y: panelTop + 2, width: half,
+                     height: panelHeight - 2, canvas: &canvas)
+        drawRequests(requestLines(real, judges.real, fate: { [real] in real.fateOfCall[$0.number] }), x: half + 1, y: panelTop + 2,
+                     width: width - half - 1, height: panelHeight - 2, canvas: &canvas)
     }
 
-    private func drawPane(_ view: PaneView, title: String, judge: InteractiveJudge, x: Int, y: Int, width: Int, height: Int,
+    private func drawPane(_ view: PaneView, side: Int, title: String, judge: InteractiveJudge, x: Int, y: Int, width: Int, height: Int,
                           canvas: inout Canvas) {
         var row = y
         func line(_ text: String, _ style: Style = .plain) {
@@ -236,6 +263,9 @@ final class InteractiveSession {
         let spinner = ["|", "/", "-", "\\"][ticks % 4]
         line(title + (judge.violations == 0 ? "" : "   WRONG \(judge.violations)×"),
              judge.violations == 0 ? .bold : Style(foreground: .red, attributes: .bold))
+        // The wall clock is not virtual time: answers that land together are judged together
+        // here, so the count can differ from the one `--script` gives for the same latencies.
+        line("violations \(judge.violations), judged on the wall clock; --script judges the same latencies on virtual time", .dim)
         for finding in judge.endFindings { line("✗ at the end: \(finding)", Style(foreground: .red, attributes: .bold)) }
         line("account \(view.account ?? "-")   " + (view.busy ? "\(spinner) searching" : "idle"))
         line("query: \(view.query)▏", .underline)
@@ -243,8 +273,10 @@ final class InteractiveSession {
         if let editor = view.editor {
             line("editor #\(editor.bookID) rev \(editor.baseRevision.map(String.init) ?? "…"): \(editor.draft)", .reverse)
             if let theirs = editor.theirs {
-                line("CONFLICT  theirs: \(theirs.title) (rev \(theirs.revision))", Style(foreground: .yellow, attributes: .bold))
-                line("          yours:  \(editor.draft)", Style(foreground: .yellow))
+                line("CONFLICT: someone else saved this book", Style(foreground: .yellow, attributes: .bold))
+                line("  Base:   \(editor.baseTitle ?? "") (rev \(editor.baseRevision.map(String.init) ?? "…"))", Style(foreground: .yellow))
+                line("  Theirs: \(theirs.title) (rev \(theirs.revision))", Style(foreground: .yellow, attributes: .bold))
+                line("  Yours:  \(editor.draft)", Style(foreground: .yellow))
             } else if editor.conflictShown {
                 line("CONFLICT  fetching theirs…", Style(foreground: .yellow))
             } else if let status = editor.status {
@@ -272,11 +304,11 @@ final class InteractiveSession {
         }
     }
 
-    /// One line per store call, numbered as the script numbers them (the same on both sides
-    /// and in `--script`): what it asked, its latency, and what it did, WRONG included.
-    private func requestLines(_ pane: any DemoPane, _ judge: InteractiveJudge) -> [String] {
+    /// One line per store call, numbered as `--script` numbers that pane's calls: what it
+    /// asked (a search's own query), its latency, and what became of it, WRONG included.
+    private func requestLines(_ pane: any DemoPane, _ judge: InteractiveJudge, fate: (ScriptedCall) -> String?) -> [String] {
         pane.script.calls.map { call in
-            let state = call.outcome == .pending ? "in flight" : (judge.fates[call.number] ?? "answered")
+            let state = judge.fate(of: call, paneFate: fate(call))
             return "#\(call.number) \(judge.describe(call)) \(call.latencyMilliseconds) ms \(state)"
         }
     }

@@ -8,8 +8,8 @@ import CatalogSimulation
 @MainActor
 final class InteractiveJudge {
     let oracle: PaneOracle
-    /// What each scripted call (by number) did to the screen, with ", WRONG" when it was wrong.
-    private(set) var fates: [Int: String] = [:]
+    /// The calls (by number) after whose answer the screen was wrong.
+    private(set) var wrongCalls: Set<Int> = []
     private(set) var violations = 0
     /// What the scene's end check found (a lost update, rows not answering the last query).
     private(set) var endFindings: [Violation] = []
@@ -42,11 +42,18 @@ final class InteractiveJudge {
             judged.insert(call.number)
             let before = call.number == taken.last?.number ? before : after
             let found = oracle.check(.answer(call.number), before: before, after: after, calls: calls)
-            let changed = before.rows != after.rows || before.error != after.error || before.editor != after.editor
-            fates[call.number] = (changed ? "shown" : "no change") + (found.isEmpty ? "" : ", WRONG")
+            if !found.isEmpty { wrongCalls.insert(call.number) }
             violations += found.count
         }
         lastView = after
+    }
+
+    /// What became of a call, in the words of `--script` and the legend: the pane's own word
+    /// for it (`paneFate`), and ", WRONG" when the oracle found the screen wrong after it.
+    func fate(of call: ScriptedCall, paneFate: String?) -> String {
+        guard call.outcome != .pending else { return "in flight" }
+        guard judged.contains(call.number) else { return "answered" }
+        return (paneFate ?? "answered") + (wrongCalls.contains(call.number) ? ", WRONG" : "")
     }
 
     /// The checks that hold once the scene is over, as `--script` makes them.
@@ -60,7 +67,7 @@ final class InteractiveJudge {
     /// "search \"rom\" (alice)", "load #2 (alice)": what a call asked, in the transcript's words.
     func describe(_ call: ScriptedCall) -> String {
         let account = call.label.isEmpty ? "" : " (\(call.label))"
-        if call.kind == .search { return "search \(quoted(oracle.queryOfCall[call.number] ?? ""))\(account)" }
+        if call.kind == .search { return "search \(quoted(call.query ?? ""))\(account)" }
         return "\(call.kind)\(account)"
     }
 }

@@ -7,6 +7,7 @@ struct PaneView: Equatable {
     struct Editor: Equatable {
         let bookID: Int
         var baseRevision: Int?
+        var baseTitle: String? = nil
         var draft: String
         var conflictShown: Bool
         var theirs: BookRecord?
@@ -96,7 +97,27 @@ final class RealPane: DemoPane {
         model = BookshelfModel(
             connector: ScriptedConnector(catalog: catalog, script: script),
             account: DemoWorld.firstAccount.name, pageSize: pageSize, clock: storeClock)
-        model.onTrace = { [weak self] trace in self?.traces.append(trace) }
+        model.onTrace = { [weak self] trace in self?.noteTrace(trace) }
+    }
+
+    /// What the model did with each scripted call's answer, by call number, in its own words
+    /// (published, dropped-stale…): the interactive panel's fates, as `--script` prints them.
+    private(set) var fateOfCall: [Int: String] = [:]
+
+    /// A trace is the model's account of one answer it took; it belongs to the oldest answered
+    /// call of the same kind that has no fate yet (the model takes answers as they arrive).
+    private func noteTrace(_ trace: RequestTrace) {
+        traces.append(trace)
+        let callKind: (ScriptedCall.Kind) -> Bool
+        switch trace.kind {
+        case .search, .page, .refresh: callKind = { $0 == .search }
+        case .load: callKind = { if case .load = $0 { true } else { false } }
+        case .save: callKind = { if case .save = $0 { true } else { false } }
+        default: return
+        }
+        if let call = script.calls.first(where: { $0.outcome != .pending && fateOfCall[$0.number] == nil && callKind($0.kind) }) {
+            fateOfCall[call.number] = trace.fate.description
+        }
     }
 
     var view: PaneView {
@@ -106,7 +127,8 @@ final class RealPane: DemoPane {
             error: state.search.error, busy: state.search.isBusy,
             editor: state.editor.map { editor in
                 PaneView.Editor(
-                    bookID: editor.bookID, baseRevision: editor.base?.revision, draft: editor.draft.title,
+                    bookID: editor.bookID, baseRevision: editor.base?.revision, baseTitle: editor.base?.title,
+                    draft: editor.draft.title,
                     conflictShown: editor.conflict != nil, theirs: editor.conflict?.theirs,
                     status: Self.status(of: editor))
             })
@@ -276,6 +298,12 @@ final class NaivePane: DemoPane {
     }
 
     var isSettled: Bool { model.requests.filter { $0.finished == nil }.count == pendingCalls }
+
+    /// The naive model applies every answer; a save that met a conflict was saved again.
+    func fate(ofCall call: ScriptedCall) -> String {
+        if case .failed(.conflict?, _) = call.outcome { return "applied, retried" }
+        return "applied"
+    }
 }
 
 /// The second person in the conflict scene: saves straight to the catalog, unscripted.

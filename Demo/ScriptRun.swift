@@ -18,6 +18,9 @@ final class ScriptRun {
     let clocks: [VirtualClock]
     let oracles: [PaneOracle]
     private var fates: [[Int: String]]
+    /// What sent each pane's call, by number: the scene step ("step 3") or an answer ("after #4").
+    private var causes: [[Int: String]]
+    private var lastAnswered = [0, 0]
     private var output: [String] = []
 
     init(options: DemoOptions, schedule: LatencySchedule) {
@@ -32,6 +35,7 @@ final class ScriptRun {
         ]
         oracles = panes.map { _ in PaneOracle(world: DemoWorld(), pageSize: options.pageSize) }
         fates = panes.map { _ in [:] }
+        causes = panes.map { _ in [:] }
     }
 
     private var now: Int { clocks[0].nowMilliseconds }
@@ -53,7 +57,7 @@ final class ScriptRun {
                 await answer(pane: index)
             } else if let step {
                 advance(to: max(step.at, now))
-                await perform(step.action)
+                await perform(step.action, step: next + 1)
                 next += 1
             } else {
                 break
@@ -92,8 +96,9 @@ final class ScriptRun {
         clocks.forEach { $0.advance(to: milliseconds) }
     }
 
-    private func perform(_ action: DemoAction) async {
-        emit("\(stamp(now))  user   \(action)")
+    private func perform(_ action: DemoAction, step: Int) async {
+        noteUnattributedCalls()
+        emit("\(stamp(now))  user   step \(step): \(action)")
         for (index, pane) in panes.enumerated() {
             let before = pane.view
             let known = pane.script.calls.count
@@ -101,6 +106,7 @@ final class ScriptRun {
             let calls = pane.script.calls
             await oracles[index].noteAction(action, calls: calls, catalog: pane.catalog)
             for call in calls[known...] {
+                causes[index][call.number] = "step \(step)"
                 emit("\(stamp(nil))  \(label(pane)) #\(call.number) \(describe(call, index))"
                      + " sent\(call.failsByScript ? " (scripted to fail)" : ""), answers in \(call.latencyMilliseconds) ms")
             }
@@ -114,6 +120,7 @@ final class ScriptRun {
         let before = pane.view
         let marker = pane.progressMarker()
         let known = pane.script.calls.count
+        noteUnattributedCalls()
         guard let woken = clocks[index].wakeNext() else { return }
         await pane.script.waitForFinish(of: woken.request)
         await pane.settle(since: marker)
@@ -121,14 +128,28 @@ final class ScriptRun {
         let call = calls[woken.request - 1]
         let fate = pane.fate(since: marker) ?? "?"
         let found = oracles[index].check(.answer(call.number), before: before, after: pane.view, calls: calls)
+        lastAnswered[index] = call.number
         fates[index][call.number] = found.isEmpty ? fate : "\(fate), WRONG"
         emit("\(stamp(now))  \(label(pane)) #\(call.number) \(describe(call, index)) \(outcome(call)) -> \(fate)")
         // Follow-up requests the answer caused (a conflict fetching theirs, a blind retry).
         for follow in calls[known...] {
+            causes[index][follow.number] = "after #\(call.number)"
             emit("\(stamp(nil))  \(label(pane)) #\(follow.number) \(describe(follow, index)) sent, answers in \(follow.latencyMilliseconds) ms")
         }
         report(found, pane)
         noteEditorChange(pane, from: before.editor)
+    }
+
+    /// A call that reached the store once the model had settled (a switch that waited for a
+    /// save connects, then searches): it follows the last answer that pane took.
+    private func noteUnattributedCalls() {
+        for (index, pane) in panes.enumerated() {
+            for call in pane.script.calls where causes[index][call.number] == nil {
+                causes[index][call.number] = "after #\(lastAnswered[index])"
+                emit("\(stamp(nil))  \(label(pane)) #\(call.number) \(describe(call, index)) sent after #\(lastAnswered[index]), "
+                     + "answers in \(call.latencyMilliseconds) ms")
+            }
+        }
     }
 
     /// Tells the editor's story (opened, saving, conflict with theirs and yours, saved, closed).
@@ -169,7 +190,7 @@ final class ScriptRun {
 
     private func describe(_ call: ScriptedCall, _ index: Int) -> String {
         let account = call.label.isEmpty ? "" : " (\(call.label))"
-        if call.kind == .search { return "search \(quoted(oracles[index].queryOfCall[call.number] ?? ""))\(account)" }
+        if call.kind == .search { return "search \(quoted(call.query ?? ""))\(account)" }
         return "\(call.kind)\(account)"
     }
 
@@ -182,25 +203,28 @@ final class ScriptRun {
         }
     }
 
+    /// One table per pane: each pane numbers the requests that reach its own store, so the
+    /// same number can be another action on the other side; "sent by" names the scene step.
     private func emitRequestTable() {
         emit("")
-        emit("requests (query text is the demo's own note of what it typed; the model records none)")
-        emit("   #  request                                  latency  naive                     real")
-        let count = panes.map { $0.script.calls.count }.max() ?? 0
-        for number in stride(from: 1, through: count, by: 1) {
-            let real = panes[1].script.call(number)
-            let naive = panes[0].script.call(number)
-            let shown = (real ?? naive).map { describe($0, real == nil ? 0 : 1) } ?? ""
-            let latency = (real ?? naive).map { "\($0.latencyMilliseconds) ms" } ?? ""
-            emit(String(format: "%4d  ", number) + shown.padding(toLength: 40, withPad: " ", startingAt: 0)
-                 + " " + latency.leftPadded(7) + "  "
-                 + (fates[0][number] ?? (naive == nil ? "-" : "pending")).padding(toLength: 24, withPad: " ", startingAt: 0)
-                 + "  " + (fates[1][number] ?? (real == nil ? "-" : "pending")))
-        }
+        emit("requests, numbered by each pane in the order they reached its store: the same number is not")
+        emit("always the same action on both sides (\"sent by\" says which scene step or answer sent it)")
         for (index, pane) in panes.enumerated() {
+            emit("")
+            emit("\(pane.name) pane")
+            emit("   #  sent by   request                                  latency  what became of the answer")
+            for call in pane.script.calls {
+                let cause = causes[index][call.number] ?? "-"
+                emit(String(format: "%4d  ", call.number) + cause.padding(toLength: 9, withPad: " ", startingAt: 0) + " "
+                     + describe(call, index).padding(toLength: 40, withPad: " ", startingAt: 0)
+                     + " " + "\(call.latencyMilliseconds) ms".leftPadded(7) + "  "
+                     + (fates[index][call.number] ?? (call.outcome == .pending ? "never answered" : "?")))
+            }
             let counts = Dictionary(grouping: fates[index].values, by: { $0 }).mapValues(\.count)
             emit("   \(pane.name): " + counts.keys.sorted().map { "\(counts[$0]!) \($0)" }.joined(separator: ", "))
         }
+        emit("")
+        for line in FateLegend.lines { emit(line) }
     }
 
     private func emitFinalState() {

@@ -317,6 +317,9 @@ public struct ScriptedCall: Sendable, Equatable {
     public let latencyMilliseconds: Int
     public let failsByScript: Bool
     public internal(set) var outcome: Outcome
+    /// The text a search asked for, as the store received it (nil for other kinds), so a
+    /// log can name each search by its own query from the moment it starts.
+    public var query: String? = nil
 }
 
 /// The script shared by every scripted remote of one run: it numbers requests in the order
@@ -388,12 +391,12 @@ public final class LatencyScript: Sendable {
         finish(call.number, .answered(ids: []))
     }
 
-    func begin(_ kind: ScriptedCall.Kind, label: String) -> ScriptedCall {
+    func begin(_ kind: ScriptedCall.Kind, label: String, query: String? = nil) -> ScriptedCall {
         state.withLock { state in
             let number = state.firstRetained + state.log.count
             let call = ScriptedCall(number: number, kind: kind, label: label,
                                     latencyMilliseconds: schedule.latencyMilliseconds(ofRequest: number),
-                                    failsByScript: schedule.fails(request: number), outcome: .pending)
+                                    failsByScript: schedule.fails(request: number), outcome: .pending, query: query)
             state.log.append(call)
             // Forget in batches (at twice the bound), so each call costs O(1) on average.
             if let retainedCalls, state.log.count >= 2 * retainedCalls {
@@ -433,7 +436,7 @@ public struct LatencyScriptedRemote<Base: SearchableBookRemote>: SearchableBookR
     }
 
     public func search(_ query: SearchQuery) async throws -> SearchPage {
-        try await scripted(.search, ids: { $0.records.map(\.id) }) { try await base.search(query) }
+        try await scripted(.search, query: query.text, ids: { $0.records.map(\.id) }) { try await base.search(query) }
     }
 
     public func load(id: Int) async throws -> BookRecord {
@@ -454,10 +457,11 @@ public struct LatencyScriptedRemote<Base: SearchableBookRemote>: SearchableBookR
     /// for the scheduled latency, then answers.
     private func scripted<Answer: Sendable>(
         _ kind: ScriptedCall.Kind,
+        query: String? = nil,
         ids: (Answer) -> [Int],
         _ work: () async throws -> Answer
     ) async throws -> Answer {
-        let call = script.begin(kind, label: label)
+        let call = script.begin(kind, label: label, query: query)
         guard !call.failsByScript else {
             await script.sleeper.sleep(milliseconds: call.latencyMilliseconds, request: call.number)
             script.finish(call.number, .failed(.storeUnavailable("scripted failure of request \(call.number)"), injected: true))

@@ -57,13 +57,44 @@ struct DemoScriptTests {
         // #1 "" 300 ms, #2 "r" 10, #3 "ro" 300, #4 "rom" 10, #5 "rome" 300: the newest answers last.
         let run = try DemoRun("typing", "--script", "--query", "rome", "--latency", "300,10")
         #expect(run.status == 0)
-        let table = run.requestTable.filter { $0.contains("search \"") }
+        let table = run.requestTable(pane: "real").filter { $0.contains("search \"") }
         #expect(table.count == 5)
         #expect(table.last?.contains("search \"rome\" (alice)") == true)
         #expect(table.last?.contains("300 ms") == true)
         #expect(table.last?.hasSuffix("published") == true)
         #expect(table.first?.hasSuffix("dropped-stale") == true)
         #expect(run.output.contains("real  account alice, query \"rome\""))
+    }
+
+    @Test("each pane's table names its own requests: the switch's search is carol's on the left, the save's refresh alice's on the right")
+    func tablesAttributeEachPanesRequests() throws {
+        // Scene steps: 1 start, 2 open, 3 edit, 4 save (900 ms), 5 query "history" (900 ms), 6 switch to carol.
+        // The naive pane searches for carol at once (its #5); the real pane waits for the save,
+        // re-reads alice's "history" (its #5), and only then searches for carol (its #6).
+        let run = try DemoRun("accounts", "--script")
+        #expect(run.status == 0, "\(run.output)")
+        let naive = run.requestTable(pane: "naive")
+        let real = run.requestTable(pane: "real")
+        #expect(naive.count == 5 && real.count == 6, "\(run.output)")
+        #expect(naive.last?.contains("step 6") == true && naive.last?.contains("search \"history\" (carol)") == true, "\(run.output)")
+        #expect(real.count == 6 && real[2].contains("save #63 (alice)") && real[2].hasSuffix("published"), "\(run.output)")
+        #expect(real.count == 6 && real[4].contains("search \"history\" (alice)"), "\(run.output)")
+        #expect(real.last?.contains("search \"history\" (carol)") == true && real.last?.hasSuffix("published") == true, "\(run.output)")
+        // A search is named by its own query, never by an empty one it did not ask.
+        #expect(!run.output.contains("search \"\" (carol)"), "\(run.output)")
+        #expect(!run.output.contains("numbered alike"))
+        for word in ["applied ", "published ", "dropped-stale ", "dropped-old-session ", "failed(conflict) ", ", WRONG "] {
+            #expect(run.outputLines.contains { $0.hasPrefix(word) }, "no legend line for \(word)")
+        }
+    }
+
+    @Test("the help says what the real pane does with alice's save, in the words of the table")
+    func helpMatchesTheResult() throws {
+        let help = try DemoRun("--help").output
+        #expect(!help.contains("drops both"))
+        #expect(help.contains("published: her edit"))
+        #expect(help.contains("dropped-old-session"))
+        #expect(help.contains("failed(conflict)"))
     }
 
     @Test("bad options are refused with status 2 and a message", arguments: [
@@ -100,6 +131,18 @@ struct DemoScriptTests {
     func theInteractiveConflictSceneMarksWrongPublicationsAndStopsItsClock() throws {
         let pane = try Self.interactive("conflict")
         defer { pane.kill() }
+        // The scene holds on the real conflict banner, in the table's words, until a key.
+        let held = try pane.waitFor("the conflict banner") { $0.contains("Holding on the conflict") && $0.contains("Yours:") }
+        let heldReal = Self.halves(held).right
+        #expect(heldReal.contains("Base:   History of Rome (rev 1)"), "\(held)")
+        #expect(heldReal.contains("Theirs: History of Rome, 2nd edition (rev 2)"), "\(held)")
+        #expect(heldReal.contains("Yours:  History of Rome (annotated)"), "\(held)")
+        #expect(heldReal.contains("#4 save #1 (alice) 300 ms failed(conflict)"), "\(held)")
+        #expect(!held.contains(" ms shown") && !held.contains(" ms no change"), "the panel uses the table's words:\n\(held)")
+        #expect(!held.contains("numbered alike"), "\(held)")
+        usleep(1_500_000)
+        #expect(try pane.capture().contains("Holding on the conflict"), "the banner was not held")
+        try pane.send("Space")
         try pane.waitFor(text: "(scene over)")
         let screen = try pane.waitFor(text: "✗ at the end")
         let (naive, real) = Self.halves(screen)
@@ -186,10 +229,12 @@ struct DemoRun {
         errors = try String(contentsOf: errorURL, encoding: .utf8)
     }
 
-    /// The rows of the request table (after its header line, up to the per-pane counts).
-    var requestTable: [String] {
+    /// The rows of one pane's request table (after its header line, up to its counts).
+    func requestTable(pane: String) -> [String] {
         let lines = outputLines
-        guard let header = lines.firstIndex(where: { $0.hasPrefix("   #  request") }) else { return [] }
+        guard let title = lines.firstIndex(of: "\(pane) pane"), title + 1 < lines.count,
+              lines[title + 1].hasPrefix("   #  sent by") else { return [] }
+        let header = title + 1
         return Array(lines[(header + 1)...].prefix { $0.first == " " && $0.trimmingCharacters(in: .whitespaces).first?.isNumber == true })
     }
 
