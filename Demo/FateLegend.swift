@@ -16,5 +16,6 @@ enum FateLegend {
     /// A short form for the interactive panel, where space is tight.
     static let compact = "applied: naive shows every answer · published: shown, newest of its session · "
         + "dropped-stale / dropped-old-session: discarded as superseded / another account's · "
-        + "failed(conflict): conflict banner shown · WRONG: the oracle found the screen wrong after it"
+        + "failed(conflict): conflict banner shown · WRONG: the oracle found the screen wrong after it · "
+        + "answered: the store answered, not judged yet"
 }
