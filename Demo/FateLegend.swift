@@ -13,9 +13,11 @@ enum FateLegend {
         "never answered   still in flight when the scene ended, or cancelled by the model",
     ]
 
-    /// A short form for the interactive panel, where space is tight.
-    static let compact = "applied: naive shows every answer · published: shown, newest of its session · "
-        + "dropped-stale / dropped-old-session: discarded as superseded / another account's · "
-        + "failed(conflict): conflict banner shown · WRONG: the oracle found the screen wrong after it · "
-        + "answered: the store answered, not judged yet"
+    /// A short form for the interactive panel, where space is tight: two lines.
+    static let compact = [
+        "applied: naive shows every answer · published: shown, the newest of its session · "
+            + "dropped-stale / dropped-old-session: discarded, superseded / another account's",
+        "failed(conflict): the conflict banner is shown · , WRONG: the oracle found the screen wrong after it · "
+            + "answered: taken, not judged yet",
+    ]
 }

@@ -17,7 +17,14 @@ enum InteractiveDemo {
             FileHandle.standardError.write(Data("bookshelf-demo: cannot use this terminal (\(error)); try --script\n".utf8))
             exit(2)
         }
-        let session = InteractiveSession(options: options, schedule: schedule,
+        // The same scene and latencies on virtual time, for the count the screen compares with.
+        var reference: ScriptRun.Counts?
+        if !(options.manual && options.scene == .typing) {
+            let run = ScriptRun(options: options, schedule: schedule)
+            _ = await run.run()
+            reference = run.counts
+        }
+        let session = InteractiveSession(options: options, schedule: schedule, reference: reference,
                                          redraw: { terminal.setNeedsDraw() })
         terminal.render = { canvas in session.draw(&canvas) }
         terminal.onEvent = { event in
@@ -37,6 +44,8 @@ final class InteractiveSession {
     let options: DemoOptions
     let schedule: LatencySchedule
     let scene: Scene
+    /// The violations `--script` counts for the same scene and latencies (nil when the user types).
+    let reference: ScriptRun.Counts?
     private let redraw: () -> Void
     /// The conflict scene holds on the conflict banner until a key (or `holdSeconds`) before reloading.
     static let holdSeconds = 8
@@ -55,8 +64,9 @@ final class InteractiveSession {
     private var typed = ""
     private var ticks = 0
 
-    init(options: DemoOptions, schedule: LatencySchedule, redraw: @escaping () -> Void) {
+    init(options: DemoOptions, schedule: LatencySchedule, reference: ScriptRun.Counts? = nil, redraw: @escaping () -> Void) {
         self.options = options
+        self.reference = reference
         self.schedule = schedule
         self.redraw = redraw
         var steps = Scene.make(options.scene, query: options.query, typingMilliseconds: options.typingMilliseconds)
@@ -245,11 +255,15 @@ final class InteractiveSession {
         canvas.drawTruncated("requests to each pane's store, numbered by that pane in the order they arrived: "
                              + "the same number is not always the same action on both sides",
                              x: 0, y: panelTop, width: width, style: .bold)
-        canvas.drawTruncated(FateLegend.compact, x: 0, y: panelTop + 1, width: width, style: .dim)
-        drawRequests(requestLines(naive, judges.naive, fate: naive.fate(ofCall:)), x: 0, y: panelTop + 2, width: half,
-                     height: panelHeight - 2, canvas: &canvas)
-        drawRequests(requestLines(real, judges.real, fate: { [real] in real.fateOfCall[$0.number] }), x: half + 1, y: panelTop + 2,
-                     width: width - half - 1, height: panelHeight - 2, canvas: &canvas)
+        for (offset, legend) in FateLegend.compact.enumerated() where offset + 2 < panelHeight {
+            canvas.drawTruncated(legend, x: 0, y: panelTop + 1 + offset, width: width, style: .dim)
+        }
+        let listTop = panelTop + 1 + FateLegend.compact.count
+        let listHeight = max(0, height - listTop)
+        drawRequests(requestLines(naive, judges.naive, fate: naive.fate(ofCall:)), x: 0, y: listTop, width: half,
+                     height: listHeight, canvas: &canvas)
+        drawRequests(requestLines(real, judges.real, fate: { [real] in real.fateOfCall[$0.number] }), x: half + 1, y: listTop,
+                     width: width - half - 1, height: listHeight, canvas: &canvas)
     }
 
     private func drawPane(_ view: PaneView, side: Int, title: String, judge: InteractiveJudge, x: Int, y: Int, width: Int, height: Int,
@@ -265,7 +279,8 @@ final class InteractiveSession {
              judge.violations == 0 ? .bold : Style(foreground: .red, attributes: .bold))
         // The wall clock is not virtual time: answers that land together are judged together
         // here, so the count can differ from the one `--script` gives for the same latencies.
-        line("violations \(judge.violations), judged on the wall clock; --script judges the same latencies on virtual time", .dim)
+        let scripted = reference.map { "\(side == 0 ? $0.naive : $0.real) in --script" } ?? "--script counts its own"
+        line("\(judge.violations) violations here (wall clock) · \(scripted) (virtual time, each answer judged alone)", .dim)
         for finding in judge.endFindings { line("✗ at the end: \(finding)", Style(foreground: .red, attributes: .bold)) }
         line("account \(view.account ?? "-")   " + (view.busy ? "\(spinner) searching" : "idle"))
         line("query: \(view.query)▏", .underline)

@@ -40,6 +40,14 @@ final class ScriptRun {
 
     private var now: Int { clocks[0].nowMilliseconds }
 
+    /// How many violations the oracle found in each pane, for the interactive screen to compare.
+    struct Counts: Sendable {
+        let naive: Int
+        let real: Int
+    }
+
+    var counts: Counts { Counts(naive: oracles[0].violations.count, real: oracles[1].violations.count) }
+
     /// Runs the scene; returns the lines of the transcript and whether the real model stayed right.
     func run() async -> (transcript: [String], realModelRight: Bool, naiveCaught: Bool) {
         let schedule = panes[1].script.schedule

@@ -140,6 +140,11 @@ struct DemoScriptTests {
         #expect(heldReal.contains("#4 save #1 (alice) 300 ms failed(conflict)"), "\(held)")
         #expect(!held.contains(" ms shown") && !held.contains(" ms no change"), "the panel uses the table's words:\n\(held)")
         #expect(!held.contains("numbered alike"), "\(held)")
+        // The count beside the wall clock's is the one `--script` gives for the same latencies.
+        let scripted = try DemoRun("conflict", "--script").summary
+        let naiveCount = try #require(scripted["naive_violations"])
+        #expect(Self.halves(held).left.contains("violations here (wall clock) · \(naiveCount) in --script"), "\(held)")
+        #expect(heldReal.contains("violations here (wall clock) · \(scripted["real_violations"] ?? "?") in --script"), "\(held)")
         usleep(1_500_000)
         #expect(try pane.capture().contains("Holding on the conflict"), "the banner was not held")
         try pane.send("Space")
