@@ -60,7 +60,10 @@ final class InteractiveSession {
     private var ended: ContinuousClock.Instant?
     private var nextStep = 0
     private var performing = false
-    private var queued: [DemoAction] = []
+    /// Actions waiting for the panes, with their scene step (1 is the start; with --manual,
+    /// each key is the next step).
+    private var queued: [(action: DemoAction, step: Int)] = []
+    private var stepsQueued = 0
     private var typed = ""
     private var ticks = 0
 
@@ -100,6 +103,7 @@ final class InteractiveSession {
         typed = ""
         performing = false
         queued = []
+        stepsQueued = 0
         holdStarted = nil
         holdReleased = false
         advance()
@@ -155,17 +159,22 @@ final class InteractiveSession {
     /// Queues `action` for both panes; actions run one after another, in order, so keys
     /// typed faster than a pane takes them are never lost or reordered.
     private func perform(_ action: DemoAction) {
-        queued.append(action)
+        stepsQueued += 1
+        queued.append((action, stepsQueued))
         guard !performing else { return }
         performing = true
         let generation = (naive, real)
         let judges = self.judges
         Task { @MainActor in
             while generation.0 === self.naive, !self.queued.isEmpty {
-                let next = self.queued.removeFirst()
+                let (next, step) = self.queued.removeFirst()
+                let naiveKnown = generation.0.script.calls.count
                 await generation.0.perform(next)
+                judges.naive.noteStep(step, callsFrom: naiveKnown, pane: generation.0)
                 await judges.naive.noteAction(next, pane: generation.0)
+                let realKnown = generation.1.script.calls.count
                 await generation.1.perform(next)
+                judges.real.noteStep(step, callsFrom: realKnown, pane: generation.1)
                 await judges.real.noteAction(next, pane: generation.1)
                 self.redraw()
             }
@@ -324,7 +333,8 @@ final class InteractiveSession {
     private func requestLines(_ pane: any DemoPane, _ judge: InteractiveJudge, fate: (ScriptedCall) -> String?) -> [String] {
         pane.script.calls.map { call in
             let state = judge.fate(of: call, paneFate: fate(call))
-            return "#\(call.number) \(judge.describe(call)) \(call.latencyMilliseconds) ms \(state)"
+            let cause = judge.causes[call.number].map { " (\($0))" } ?? ""
+            return "#\(call.number)\(cause) \(judge.describe(call)) \(call.latencyMilliseconds) ms \(state)"
         }
     }
 }

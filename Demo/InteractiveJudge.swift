@@ -8,6 +8,8 @@ import CatalogSimulation
 @MainActor
 final class InteractiveJudge {
     let oracle: PaneOracle
+    /// The scene step that sent each call, by number ("step 3"), as `--script`'s "sent by" says.
+    private(set) var causes: [Int: String] = [:]
     /// The calls (by number) after whose answer the screen was wrong.
     private(set) var wrongCalls: Set<Int> = []
     private(set) var violations = 0
@@ -18,6 +20,11 @@ final class InteractiveJudge {
 
     init(world: DemoWorld, pageSize: Int) {
         oracle = PaneOracle(world: world, pageSize: pageSize)
+    }
+
+    /// The calls that reached the store while the pane performed scene step `step`.
+    func noteStep(_ step: Int, callsFrom known: Int, pane: any DemoPane) {
+        for call in pane.script.calls.dropFirst(known) where causes[call.number] == nil { causes[call.number] = "step \(step)" }
     }
 
     /// Call after the pane performed `action` and its calls reached the store.

@@ -137,7 +137,7 @@ struct DemoScriptTests {
         #expect(heldReal.contains("Base:   History of Rome (rev 1)"), "\(held)")
         #expect(heldReal.contains("Theirs: History of Rome, 2nd edition (rev 2)"), "\(held)")
         #expect(heldReal.contains("Yours:  History of Rome (annotated)"), "\(held)")
-        #expect(heldReal.contains("#4 save #1 (alice) 300 ms failed(conflict)"), "\(held)")
+        #expect(heldReal.contains("#4 (step 6) save #1 (alice) 300 ms failed(conflict)"), "\(held)")
         #expect(!held.contains(" ms shown") && !held.contains(" ms no change"), "the panel uses the table's words:\n\(held)")
         #expect(!held.contains("numbered alike"), "\(held)")
         // The count beside the wall clock's is the one `--script` gives for the same latencies.
@@ -153,7 +153,9 @@ struct DemoScriptTests {
         let (naive, real) = Self.halves(screen)
         // The naive pane says what it did to the other writer; the request panels agree on numbers.
         #expect(naive.contains("silently overwriting someone else's revision 2"), "\(screen)")
-        for request in ["#1 search \"\" (alice)", "#2 search \"history of rome\" (alice)", "#3 load #1 (alice)", "#4 save #1 (alice)"] {
+        // Scene steps: 1 start, 2 the query, 3 open, 4 edit, 5 the other writer saves, 6 save.
+        for request in ["#1 (step 1) search \"\" (alice)", "#2 (step 2) search \"history of rome\" (alice)",
+                        "#3 (step 3) load #1 (alice)", "#4 (step 6) save #1 (alice)"] {
             #expect(naive.contains(request) && real.contains(request), "\(request) on both sides:\n\(screen)")
         }
         #expect(naive.contains("✗ at the end: lost update"), "the naive side's lost update is called so:\n\(screen)")
@@ -190,11 +192,11 @@ struct DemoScriptTests {
         let pane = try Self.interactive("typing --latency 30000 --query ro")
         defer { pane.kill() }
         let screen = try pane.waitFor("both panels to list #3") { screen in
-            Self.halves(screen).right.contains("#3 search \"ro\" (alice) 30000 ms in flight")
-                && Self.halves(screen).left.contains("#3 search \"ro\" (alice) 30000 ms in flight")
+            Self.halves(screen).right.contains("#3 (step 3) search \"ro\" (alice) 30000 ms in flight")
+                && Self.halves(screen).left.contains("#3 (step 3) search \"ro\" (alice) 30000 ms in flight")
         }
         let (naive, real) = Self.halves(screen)
-        for line in ["#1 search \"\" (alice) 30000 ms in flight", "#2 search \"r\" (alice) 30000 ms in flight"] {
+        for line in ["#1 (step 1) search \"\" (alice) 30000 ms in flight", "#2 (step 2) search \"r\" (alice) 30000 ms in flight"] {
             #expect(naive.contains(line) && real.contains(line), "\(screen)")
         }
     }
