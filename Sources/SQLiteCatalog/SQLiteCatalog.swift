@@ -211,6 +211,7 @@ extension SQLiteCatalogError {
         switch error {
         case let error as SQLiteCatalogError: self = error
         case let error as SQLiteError: self = error.catalogError(path: path)
+        case is CatalogDamage: self = .corrupt(path: path)
         default: self = .failed(String(describing: error))
         }
     }
