@@ -20,6 +20,9 @@ public enum SQLiteCatalogError: Error, Equatable, Sendable {
     case corrupt(path: String)
     /// The file or its directory cannot be written (WAL needs to create files beside it).
     case readOnly(path: String)
+    /// The catalog can only be read, and it needs an upgrade of its schema first (written by an
+    /// older Bookshelf), which cannot be written. It was left untouched.
+    case readOnlyNeedsUpgrade(path: String, found: Int, known: Int)
     /// Another program held the write lock longer than the busy timeout.
     case locked(path: String)
     /// The disk (or a size limit) is full; nothing was written.
@@ -47,6 +50,9 @@ extension SQLiteCatalogError: CustomStringConvertible {
             "\(path) is not a Bookshelf catalog (another program's SQLite database). It was left untouched."
         case let .corrupt(path): CatalogDamage.explanation(path: path)
         case let .readOnly(path): "The catalog \(path) cannot be written: the file or its directory is read-only."
+        case let .readOnlyNeedsUpgrade(path, found, known):
+            "The catalog \(path) is read-only and was written by an older Bookshelf (schema \(found); this program needs \(known)): "
+                + "open it once where it can be written, or copy it somewhere writable. It was left untouched."
         case let .locked(path): "The catalog \(path) is locked by another program; try again when it has finished."
         case let .diskFull(path): "The disk holding \(path) is full; nothing was changed."
         case let .newerSchema(found, known):
@@ -79,7 +85,7 @@ extension SQLiteError {
         switch primary {
         case SQLITE_BUSY, SQLITE_LOCKED: .storeUnavailable("the catalog is locked by another program; try again")
         case SQLITE_FULL: .storeUnavailable("the disk is full")
-        case SQLITE_READONLY: .storeUnavailable("the catalog file is read-only")
+        case SQLITE_READONLY: .storeUnavailable("the catalog is read-only at \(catalogPath): nothing can be saved there")
         case SQLITE_CORRUPT, SQLITE_NOTADB: CatalogDamage.failure(path: catalogPath)
         case SQLITE_IOERR: .storeUnavailable("the catalog file could not be read or written (\(message))")
         case SQLITE_CANTOPEN: .storeUnavailable("the catalog file cannot be opened (\(message))")
