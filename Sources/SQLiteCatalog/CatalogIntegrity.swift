@@ -19,16 +19,20 @@ public enum CatalogIntegrity {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { throw .notFound(path: path) }
         if isDirectory.boolValue { throw .cannotOpen(path: path, reason: "it is a directory") }
-        let connection: Connection
-        do {
-            connection = try Connection(path: path, flags: SQLITE_OPEN_READONLY)
-        } catch {
-            throw error.catalogError(path: path)
+        func findings(_ name: String, flags: Int32) throws -> [String] {
+            let connection = try Connection(path: name, flags: flags)
+            connection.setBusyTimeout(milliseconds: 5_000)
+            return try connection.query("PRAGMA integrity_check(\(problemLimit))") { $0.text(0) }
         }
-        connection.setBusyTimeout(milliseconds: 5_000)
         do {
-            let findings = try connection.query("PRAGMA integrity_check(\(problemLimit))") { $0.text(0) }
-            return Report(problems: findings == ["ok"] ? [] : findings)
+            let found: [String]
+            do {
+                found = try findings(path, flags: SQLITE_OPEN_READONLY)
+            } catch let error as SQLiteError where error.primary == SQLITE_CANTOPEN || error.primary == SQLITE_READONLY {
+                // A WAL catalog in a directory that cannot hold its -shm file (`ReadOnlyCatalog`).
+                found = try findings(ReadOnlyCatalog.immutableURI(path), flags: SQLITE_OPEN_READONLY | SQLITE_OPEN_URI)
+            }
+            return Report(problems: found == ["ok"] ? [] : found)
         } catch let error as SQLiteError where error.primary == SQLITE_CORRUPT || error.primary == SQLITE_NOTADB {
             return Report(problems: [error.message])
         } catch {

@@ -13,8 +13,7 @@ enum ReadOnlyCatalog {
             // A WAL catalog is read through its -shm file, which a read-only directory cannot
             // hold: read the file as it is. Nobody can be writing it there (no -wal either).
             do {
-                let uri = "file:" + escaped(path) + "?immutable=1"
-                return try prepared(Connection(path: uri, flags: SQLITE_OPEN_READONLY | SQLITE_OPEN_URI), path: path, busyTimeout: busyTimeout)
+                return try prepared(Connection(path: immutableURI(path), flags: SQLITE_OPEN_READONLY | SQLITE_OPEN_URI), path: path, busyTimeout: busyTimeout)
             } catch {
                 throw SQLiteCatalogError(error, path: path)
             }
@@ -40,8 +39,11 @@ enum ReadOnlyCatalog {
         return connection
     }
 
-    /// The characters a `file:` URI gives a meaning to, escaped.
-    private static func escaped(_ path: String) -> String {
-        path.replacingOccurrences(of: "%", with: "%25").replacingOccurrences(of: "?", with: "%3f").replacingOccurrences(of: "#", with: "%23")
+    /// The file read as it is, without its -shm file (open with SQLITE_OPEN_URI).
+    static func immutableURI(_ path: String) -> String {
+        // The characters a `file:` URI gives a meaning to, escaped.
+        let escaped = path.replacingOccurrences(of: "%", with: "%25").replacingOccurrences(of: "?", with: "%3f")
+            .replacingOccurrences(of: "#", with: "%23")
+        return "file:" + escaped + "?immutable=1"
     }
 }

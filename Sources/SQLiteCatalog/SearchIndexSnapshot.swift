@@ -460,6 +460,19 @@ public enum SearchIndexSnapshotProbe {
     public static func decodeAndSearch(_ bytes: [UInt8], queries: [String]) -> [[Int]]? {
         let decoded = bytes.withUnsafeBytes { raw in Result { () throws(SearchIndexDamage) in try SearchIndexSnapshot.decode(copying: raw) } }
         guard case let .success(base) = decoded else { return nil }
+        return search(base, queries: queries)
+    }
+
+    /// `decodeAndSearch` through the path a catalog's open takes: `bytes` written to a file at
+    /// `path`, which is then opened, checked, mapped and searched (its blocks checked as read).
+    public static func mapAndSearch(_ bytes: [UInt8], at path: String, queries: [String]) -> [[Int]]? {
+        guard FileManager.default.createFile(atPath: path, contents: Data(bytes)) else { return nil }
+        defer { unlink(path) }
+        guard let base = try? SearchIndexSnapshot.map(path, expecting: nil) else { return nil }
+        return search(base, queries: queries)
+    }
+
+    private static func search(_ base: SearchIndexBase, queries: [String]) -> [[Int]]? {
         let index = SearchIndex(base: base)
         var pages: [[Int]] = []
         for text in queries {
