@@ -50,6 +50,11 @@ final class Connection {
         sqlite3_busy_timeout(handle, milliseconds)
     }
 
+    func setBusyTimeout(_ timeout: Duration) {
+        let milliseconds = timeout.components.seconds * 1_000 + timeout.components.attoseconds / 1_000_000_000_000_000
+        setBusyTimeout(milliseconds: Int32(clamping: milliseconds))
+    }
+
     /// Runs `body`, with SQLite stopping its work as soon as the current task is cancelled
     /// (checked every few thousand virtual machine steps); throws `CancellationError` then.
     func cancellable<T>(_ body: () throws -> T) throws -> T {

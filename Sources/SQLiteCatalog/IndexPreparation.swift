@@ -163,7 +163,8 @@ final class IndexPreparation: Sendable {
         // The snapshot is only an aid: if another writer holds the lock for long, skip it (the
         // next connection builds and tries again) rather than keep searches unindexed.
         connection.setBusyTimeout(milliseconds: 250)
-        let snapshotID = cancelled.load(ordering: .relaxed) ? nil
+        // A read-only catalog gets no index file: the index lives in memory.
+        let snapshotID = cancelled.load(ordering: .relaxed) || connection.isReadOnly ? nil
             : try? SearchIndexSnapshot.save(built, scope: scope, catalogPath: path, connection: connection)
         // Read back from the file just written: the same index, held by the page cache.
         let expected = snapshotID.map { SearchIndexSnapshot.Expectation(snapshotID: $0, scope: scope, sequence: built.sequence, count: built.count,

@@ -54,7 +54,7 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
     // MARK: BookRemote
 
     public func load(id: Int) async throws -> BookRecord {
-        let found = try mappingFailures {
+        let found = try mappingFailures(at: catalogPath) {
             try connection.queryFirst(
                 "SELECT id, title, author, revision FROM books WHERE id = ?1 AND scope = ?2",
                 [.int(id), .text(account.scope)], row: Self.record)
@@ -71,7 +71,7 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
         let request = try unchecked.validated()
         let (title, author) = (request.title, request.author)
         let text = BookText(title: title, author: author ?? "")
-        let outcome: Result<BookRecord, BookFailure> = try mappingFailures {
+        let outcome: Result<BookRecord, BookFailure> = try mappingFailures(at: catalogPath) {
             try connection.transaction(immediate: true) {
                 // The compare-and-set: revision, scope and the account's role in one statement.
                 let saved = try connection.queryFirst(
@@ -136,7 +136,7 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
                 pageAloneTried = true
             }
             if catchingUp == nil, let index = await indexIfReady(), catchingUp == nil,
-               try mappingFailures({ try hasManyChanges(since: index.syncedSequence) }) {
+               try mappingFailures(at: catalogPath, { try hasManyChanges(since: index.syncedSequence) }) {
                 startCatchUp(index)
             }
             if catchingUp != nil {
@@ -150,7 +150,8 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
         // The empty query (the first results) does not wait for a stored index to be mapped
         // and checked either (a third of a second at ten million books): see `answer`.
         let index = terms.isEmpty && self.index == nil ? nil : await indexIfReady()
-        return try mappingFailures {
+        if foundDamage { throw CatalogDamage.failure(path: catalogPath) }
+        return try mappingFailures(at: catalogPath) {
             // One read transaction: the index catches up to, and the page rows are read from,
             // the same snapshot.
             try connection.transaction(immediate: false) {
@@ -176,7 +177,7 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
     /// The same search answered without the index, as while one is being built: for tests
     /// and benchmarks that compare both ways.
     public func searchWithoutIndex(_ query: SearchQuery) async throws -> SearchPage {
-        try mappingFailures {
+        try mappingFailures(at: catalogPath) {
             try connection.transaction(immediate: false) {
                 let (ids, total, _) = try UnindexedSearch(connection: connection, scope: account.scope)
                     .search(SearchTerms(query.text), offset: query.offset, limit: query.limit)
@@ -248,7 +249,7 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
 
     /// The same as a whole page, before the index is loaded or while it catches up away from this actor.
     private func pageBeforeItsCount(_ terms: SearchTerms, _ query: SearchQuery) throws -> SearchPage? {
-        try mappingFailures {
+        try mappingFailures(at: catalogPath) {
             try connection.transaction(immediate: false) {
                 guard let (ids, seen) = try pageAlone(terms, query, at: latestChange()) else { return nil }
                 return try page(ids: ids, total: seen, query: query, whileIndexing: true, countFollows: true)
@@ -282,7 +283,8 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
                 "SELECT id, title, author, revision FROM books WHERE id = ?1 AND scope = ?2",
                 [.int(id), .text(account.scope)], row: Self.record)
             else {
-                guard namedByIndex else { throw BookFailure.invalidResponse }
+                // In one read transaction, an id the books table's own index gave is a book.
+                guard namedByIndex else { throw CatalogDamage("the title index names book \(id), which the table lacks") }
                 throw SearchIndexDamage("the index names book \(id), which this scope does not have")
             }
             return record
@@ -389,6 +391,7 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
         if index == nil, let preparation { await preparation.attemptedLoad() }
         if let preparation, let finished = preparation.finished {
             self.preparation = nil
+            if case let .failure(error) = finished, CatalogDamage.isDamage(error) { foundDamage = true }
             if case let .success(prepared) = finished,
                index.map({ $0.isBridge || prepared.base.sequence > $0.base.sequence }) ?? true {
                 return install(prepared, from: preparation)
@@ -439,7 +442,8 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
         } catch {
             if preparation === current { preparation = nil }
             if let failure = error as? BookFailure { throw failure }
-            if let failure = error as? SQLiteError { throw failure.bookFailure }
+            if CatalogDamage.isDamage(error) { throw CatalogDamage.failure(path: catalogPath) }
+            if let failure = error as? SQLiteError { throw failure.bookFailure(catalogPath: catalogPath) }
             if let failure = error as? SQLiteCatalogError { throw BookFailure.storeUnavailable(failure.description) }
             throw BookFailure.storeUnavailable(String(describing: error))
         }
@@ -449,8 +453,16 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
     /// exit after searches answered without it, so that the next program finds a current index.
     public func finishIndexPreparation() async {
         guard let preparation else { return }
-        _ = try? await preparation.value()
+        do { _ = try await preparation.value() } catch where CatalogDamage.isDamage(error) { foundDamage = true } catch {}
     }
+
+    /// Set once reading the catalog (an index build above all, which reads every row) found it
+    /// damaged: from then on every search fails, rather than answer from the parts still readable.
+    private var foundDamage = false
+
+    /// Why the catalog cannot be trusted, once a read found it damaged: for a program that
+    /// answered before the index build that found it had finished (the answer was then partial).
+    public var catalogDamage: String? { foundDamage ? CatalogDamage.explanation(path: catalogPath) : nil }
 
     /// How the last search was answered. For benchmarks and tests.
     public private(set) var lastSearchAnswer: SearchAnswerSource? {
@@ -471,7 +483,7 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
     // MARK: ChangeDetectingRemote
 
     public func checkForChanges() async throws -> ChangeNotice? {
-        try mappingFailures {
+        try mappingFailures(at: catalogPath) {
             let version = try connection.queryFirst("PRAGMA data_version") { $0.int(0) } ?? 0
             guard version != seenDataVersion else { return nil }
             seenDataVersion = version
@@ -504,7 +516,7 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
     // MARK: SaveOutcomeRecordingRemote
 
     public func committedRevision(of operation: UUID) async throws -> Int? {
-        try mappingFailures {
+        try mappingFailures(at: catalogPath) {
             try connection.queryFirst(
                 """
                 SELECT committed_saves.revision FROM committed_saves JOIN books ON books.id = committed_saves.book_id
@@ -517,7 +529,7 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
     // MARK: HistoryKeepingRemote
 
     public func history(of id: Int) async throws -> [BookRevision] {
-        let found = try mappingFailures { try RevisionLog.history(of: id, scope: account.scope, on: connection) }
+        let found = try mappingFailures(at: catalogPath) { try RevisionLog.history(of: id, scope: account.scope, on: connection) }
         guard let found else { throw BookFailure.missing }
         return found
     }

@@ -211,6 +211,7 @@ extension SQLiteCatalogError {
         switch error {
         case let error as SQLiteCatalogError: self = error
         case let error as SQLiteError: self = error.catalogError(path: path)
+        case is CatalogDamage: self = .corrupt(path: path)
         default: self = .failed(String(describing: error))
         }
     }
@@ -218,7 +219,17 @@ extension SQLiteCatalogError {
 
 /// Opens and prepares a connection to a catalog file, refusing files it must not touch.
 enum CatalogConnection {
+    /// A catalog that exists but cannot be written (a read-only file, directory or file system)
+    /// is opened read-only: searches, exports and history work, and a save fails saying why.
     static func open(path: String, create: Bool, busyTimeout: Duration) throws(SQLiteCatalogError) -> Connection {
+        do {
+            return try openWritable(path: path, create: create, busyTimeout: busyTimeout)
+        } catch .readOnly(path) where FileManager.default.fileExists(atPath: path) {
+            return try ReadOnlyCatalog.open(path: path, busyTimeout: busyTimeout)
+        }
+    }
+
+    private static func openWritable(path: String, create: Bool, busyTimeout: Duration) throws(SQLiteCatalogError) -> Connection {
         var isDirectory: ObjCBool = false
         let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
         if isDirectory.boolValue { throw .cannotOpen(path: path, reason: "it is a directory") }
@@ -233,8 +244,7 @@ enum CatalogConnection {
             if !exists && error.primary == SQLITE_CANTOPEN && directoryRefusesWrites(path) { throw .readOnly(path: path) }
             throw error.catalogError(path: path)
         }
-        let milliseconds = busyTimeout.components.seconds * 1_000 + busyTimeout.components.attoseconds / 1_000_000_000_000_000
-        connection.setBusyTimeout(milliseconds: Int32(clamping: milliseconds))
+        connection.setBusyTimeout(busyTimeout)
         // SQLite silently falls back to read-only when the file cannot be written.
         if connection.isReadOnly { throw .readOnly(path: path) }
 
@@ -259,14 +269,17 @@ enum CatalogConnection {
             try connection.execute("PRAGMA synchronous = NORMAL")
             try Schema.migrate(connection)
         } catch {
-            throw SQLiteCatalogError(error, path: path)
+            let failure = SQLiteCatalogError(error, path: path)
+            // A WAL file whose directory refuses its -shm file fails at the first read.
+            if case .cannotOpen = failure, directoryRefusesWrites(path) { throw .readOnly(path: path) }
+            throw failure
         }
         return connection
     }
 
     /// Whether the directory holding `path` exists but cannot be written: a read-only file
     /// system or missing permission, not a missing directory.
-    private static func directoryRefusesWrites(_ path: String) -> Bool {
+    static func directoryRefusesWrites(_ path: String) -> Bool {
         guard access(folder(holding: path), W_OK) != 0 else { return false }
         return errno == EROFS || errno == EACCES
     }

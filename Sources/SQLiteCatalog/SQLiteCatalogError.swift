@@ -15,10 +15,14 @@ public enum SQLiteCatalogError: Error, Equatable, Sendable {
     case emptyFile(path: String)
     /// The file is another program's SQLite database (tables, but no catalog schema).
     case otherDatabase(path: String)
-    /// The file is an SQLite database but damaged.
+    /// The file is an SQLite database but damaged: SQLite reports corruption, or what it read
+    /// contradicts what the catalog said about itself (`CatalogDamage`).
     case corrupt(path: String)
     /// The file or its directory cannot be written (WAL needs to create files beside it).
     case readOnly(path: String)
+    /// The catalog can only be read, and it needs an upgrade of its schema first (written by an
+    /// older Bookshelf), which cannot be written. It was left untouched.
+    case readOnlyNeedsUpgrade(path: String, found: Int, known: Int)
     /// Another program held the write lock longer than the busy timeout.
     case locked(path: String)
     /// The disk (or a size limit) is full; nothing was written.
@@ -44,8 +48,11 @@ extension SQLiteCatalogError: CustomStringConvertible {
         case let .emptyFile(path): "\(path) is an empty file, not a Bookshelf catalog. It was left untouched."
         case let .otherDatabase(path):
             "\(path) is not a Bookshelf catalog (another program's SQLite database). It was left untouched."
-        case let .corrupt(path): "The catalog \(path) is damaged (SQLite reports corruption). Restore it from a backup."
+        case let .corrupt(path): CatalogDamage.explanation(path: path)
         case let .readOnly(path): "The catalog \(path) cannot be written: the file or its directory is read-only."
+        case let .readOnlyNeedsUpgrade(path, found, known):
+            "The catalog \(path) is read-only and was written by an older Bookshelf (schema \(found); this program needs \(known)): "
+                + "open it once where it can be written, or copy it somewhere writable. It was left untouched."
         case let .locked(path): "The catalog \(path) is locked by another program; try again when it has finished."
         case let .diskFull(path): "The disk holding \(path) is full; nothing was changed."
         case let .newerSchema(found, known):
@@ -74,12 +81,12 @@ extension SQLiteError {
 
     /// The failure a remote call reports. SQLite never half-applies a statement, so in every
     /// case nothing was changed.
-    var bookFailure: BookFailure {
+    func bookFailure(catalogPath: String) -> BookFailure {
         switch primary {
         case SQLITE_BUSY, SQLITE_LOCKED: .storeUnavailable("the catalog is locked by another program; try again")
         case SQLITE_FULL: .storeUnavailable("the disk is full")
-        case SQLITE_READONLY: .storeUnavailable("the catalog file is read-only")
-        case SQLITE_CORRUPT, SQLITE_NOTADB: .storeUnavailable("the catalog file is damaged")
+        case SQLITE_READONLY: .storeUnavailable("the catalog is read-only at \(catalogPath): nothing can be saved there")
+        case SQLITE_CORRUPT, SQLITE_NOTADB: CatalogDamage.failure(path: catalogPath)
         case SQLITE_IOERR: .storeUnavailable("the catalog file could not be read or written (\(message))")
         case SQLITE_CANTOPEN: .storeUnavailable("the catalog file cannot be opened (\(message))")
         default: .storeUnavailable(message)
@@ -87,11 +94,43 @@ extension SQLiteError {
     }
 }
 
-/// Runs `body`, turning SQLite failures into the remote's `BookFailure`.
-func mappingFailures<T>(_ body: () throws -> T) throws -> T {
+/// Runs `body`, turning SQLite failures and damage found in the catalog at `path` into the
+/// remote's `BookFailure`.
+func mappingFailures<T>(at path: String, _ body: () throws -> T) throws -> T {
     do {
         return try body()
     } catch let error as SQLiteError {
-        throw error.bookFailure
+        throw error.bookFailure(catalogPath: path)
+    } catch is CatalogDamage {
+        throw CatalogDamage.failure(path: path)
+    }
+}
+
+/// What SQLite read from the catalog contradicts what the catalog said about itself: an id
+/// outside the range `min(id)`/`max(id)` gave, fewer rows in a scan than `count(*)` counted, a
+/// row an index names that the table lacks. Inside one read transaction none of that can
+/// happen to an intact file, so the file is damaged where SQLite's own checks did not look
+/// (its pages are read lazily). A search then fails whole rather than answer in part.
+struct CatalogDamage: Error, CustomStringConvertible {
+    let reason: String
+    init(_ reason: String) { self.reason = reason }
+    var description: String { "the catalog is damaged: \(reason)" }
+
+    /// The one line a user reads, for SQLite's corruption reports and this alike.
+    static func explanation(path: String) -> String {
+        "The catalog \(path) is damaged. `bookshelf check` runs SQLite's PRAGMA integrity_check on it; "
+            + "restore it from an export (`bookshelf import`) or a backup."
+    }
+
+    static func failure(path: String) -> BookFailure { .storeUnavailable("damaged catalog: " + explanation(path: path)) }
+
+    /// Whether `error`, met while reading the catalog, means it is damaged.
+    static func isDamage(_ error: any Error) -> Bool {
+        switch error {
+        case is CatalogDamage: true
+        case let error as SQLiteError: error.primary == SQLITE_CORRUPT || error.primary == SQLITE_NOTADB
+        case let error as SQLiteCatalogError: if case .corrupt = error { true } else { false }
+        default: false
+        }
     }
 }

@@ -44,6 +44,16 @@ struct SearchIndexBuilder {
             "SELECT count(*), coalesce(min(id), 0), coalesce(max(id), 0) FROM books WHERE scope = ?1", [.text(scope)],
             row: { ($0.int(0), $0.int(1), $0.int(2)) })
         else { throw SearchIndexBuildError.changedDuringBuild }
+        // Values read from the file can be anything: a damaged one can count rows that are not
+        // there, or give ids outside the range its own min and max said.
+        guard count >= 0, smallestID >= 0, largestID >= smallestID, count == 0 || count - 1 <= largestID - smallestID else {
+            throw CatalogDamage("the books' count and id range disagree")
+        }
+        /// An id read in a pass, as an offset from the smallest: within the range, or damage.
+        func offset(_ id: Int) throws -> UInt64 {
+            guard id >= smallestID, id <= largestID else { throw CatalogDamage("book id \(id) lies outside \(smallestID)...\(largestID)") }
+            return UInt64(id - smallestID)
+        }
 
         // Pass 1, in file order (sequential reads): the vocabulary and how often each token
         // occurs, and each book's tokens as vocabulary entries, kept until pass 2 recodes them.
@@ -63,7 +73,10 @@ struct SearchIndexBuilder {
             defer { unordered.reset() }
             while try unordered.step() {
                 guard row < count else { throw SearchIndexBuildError.changedDuringBuild }
-                rowIDs[row] = UInt64(unordered.int(0) - smallestID)
+                let id = try offset(unordered.int(0))
+                // The binary search of pass 2 needs them in order; rowid order is, when intact.
+                guard row == 0 || id > rowIDs[row - 1] else { throw CatalogDamage("the table's rows are out of id order") }
+                rowIDs[row] = id
                 let title = unordered.bytes(1)
                 let titleTokens = UInt32(clamping: TokenTable.tokenCount(title))
                 titleCountBytes += VarInt.length(titleTokens)
@@ -115,18 +128,22 @@ struct SearchIndexBuilder {
         try ordered.bind([.text(scope)])
         var ordinal = 0
         var written = 0
+        // Each row once: a damaged title index can name one row twice and another never.
+        var visited = [UInt64](repeating: 0, count: (count + 63) / 64)
         do {
             try rowBytes!.withUnsafeBufferPointer { rows in
                 defer { ordered.reset() }
                 while try ordered.step() {
                     guard ordinal < count else { throw SearchIndexBuildError.changedDuringBuild }
-                    let id = UInt64(ordered.int(0) - smallestID)
+                    let id = try offset(ordered.int(0))
                     var low = 0, high = count
                     while low < high {
                         let middle = (low + high) / 2
                         if rowIDs[middle] < id { low = middle + 1 } else { high = middle }
                     }
                     guard low < count, rowIDs[low] == id else { throw SearchIndexBuildError.changedDuringBuild }
+                    guard visited[low / 64] & (1 << (low % 64)) == 0 else { throw CatalogDamage("the title index names book \(id) twice") }
+                    visited[low / 64] |= 1 << (low % 64)
                     ids[ordinal] = id
                     ordinalOfRow[low] = UInt64(ordinal)
                     bookStart[ordinal] = UInt64(written)
@@ -222,9 +239,10 @@ struct SearchIndexBuilder {
     }
 }
 
-enum SearchIndexBuildError: Error {
-    /// The rows differed between the two passes; cannot happen inside one read transaction.
-    case changedDuringBuild
+/// The rows differed between the two passes, or from the count that came before them: inside
+/// one read transaction only a damaged file does that, so it is `CatalogDamage`.
+enum SearchIndexBuildError {
+    static var changedDuringBuild: CatalogDamage { CatalogDamage("the rows differ from their count, or between two scans") }
 }
 
 /// Distinct tokens as bytes in one buffer, with an open-addressing hash table over them and

@@ -222,7 +222,7 @@ enum SearchIndexSnapshot {
                             dataStart: dataStart, fileLength: dataStart + dataLength,
                             parts: relative.map { (dataStart + $0.offset, $0.length) }, largestID: base.largestID)
 
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw SearchIndexDamage("cannot write \(path): \(String(cString: strerror(errno)))") }
         defer { close(descriptor) }
         func writeAll(_ bytes: UnsafeRawBufferPointer, at offset: Int) throws {
@@ -300,12 +300,22 @@ enum SearchIndexSnapshot {
     }
 
     /// Maps the file at `path` and decodes it.
+    ///
+    /// Only a regular file of this user's is an index: a FIFO put in its place would block the
+    /// open (and every search) for ever, a symlink or a device would be read from wherever it
+    /// points, another user's file could be swapped under us. Opened without following a
+    /// symlink and without blocking, then checked by `fstat`; anything else is a damaged
+    /// index, rebuilt like one.
     static func map(_ path: String, expecting expected: Expectation?) throws(SearchIndexDamage) -> SearchIndexBase {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY)
         guard descriptor >= 0 else { throw SearchIndexDamage("no snapshot file") }
         defer { close(descriptor) }
         var status = stat()
-        guard fstat(descriptor, &status) == 0, status.st_size > 0, status.st_size <= Int.max / 2 else {
+        guard fstat(descriptor, &status) == 0 else { throw SearchIndexDamage("the snapshot file cannot be read") }
+        guard status.st_mode & S_IFMT == S_IFREG, status.st_uid == geteuid() else {
+            throw SearchIndexDamage("the snapshot is not a regular file of this user's")
+        }
+        guard status.st_size > 0, status.st_size <= Int.max / 2 else {
             throw SearchIndexDamage("the snapshot file cannot be read")
         }
         let length = Int(status.st_size)
@@ -450,6 +460,19 @@ public enum SearchIndexSnapshotProbe {
     public static func decodeAndSearch(_ bytes: [UInt8], queries: [String]) -> [[Int]]? {
         let decoded = bytes.withUnsafeBytes { raw in Result { () throws(SearchIndexDamage) in try SearchIndexSnapshot.decode(copying: raw) } }
         guard case let .success(base) = decoded else { return nil }
+        return search(base, queries: queries)
+    }
+
+    /// `decodeAndSearch` through the path a catalog's open takes: `bytes` written to a file at
+    /// `path`, which is then opened, checked, mapped and searched (its blocks checked as read).
+    public static func mapAndSearch(_ bytes: [UInt8], at path: String, queries: [String]) -> [[Int]]? {
+        guard FileManager.default.createFile(atPath: path, contents: Data(bytes)) else { return nil }
+        defer { unlink(path) }
+        guard let base = try? SearchIndexSnapshot.map(path, expecting: nil) else { return nil }
+        return search(base, queries: queries)
+    }
+
+    private static func search(_ base: SearchIndexBase, queries: [String]) -> [[Int]]? {
         let index = SearchIndex(base: base)
         var pages: [[Int]] = []
         for text in queries {

@@ -36,6 +36,9 @@ struct UnindexedSearch {
             let ids = try connection.query(
                 "SELECT id FROM books WHERE scope = ?1 ORDER BY title_key, id LIMIT ?2 OFFSET ?3",
                 [.text(scope), .int(limit), .int(offset)]) { $0.int(0) }
+            // Both read the same snapshot: a page shorter than the count leaves room for is damage.
+            // (The count goes past offset + limit, so the page is always within it.)
+            guard ids.count == min(limit, max(total - offset, 0)) else { throw CatalogDamage("the title index lists \(offset + ids.count) books of \(total) counted") }
             return (ids, total, .booksTable)
         }
         let words = terms.words.map(Word.init)

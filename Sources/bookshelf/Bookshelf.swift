@@ -12,6 +12,7 @@ enum Bookshelf {
         ImportCommand.command,
         SampleCommand.command,
         SetupCommand.command,
+        CheckCommand.command,
         helpCommand,
     ]
 

@@ -58,7 +58,11 @@ enum SearchCommand {
             context.console.line(json ? jsonLine(record) : tabSeparatedLine(record))
         }
         context.console.note(json ? jsonSummary(page, query: query) : summary(page, query: query))
-        if let sqlite = remote as? SQLiteBookRemote { await storeIndexAfterAnswering(sqlite, console: context.console) }
+        if let sqlite = remote as? SQLiteBookRemote {
+            await storeIndexAfterAnswering(sqlite, console: context.console)
+            // The build reads every row: if it found the catalog damaged, the answer may lack books.
+            if let damage = await sqlite.catalogDamage { throw CommandFailure(damage) }
+        }
         return page.total == 0 ? .nothingDone : .success
     }
 

@@ -12,7 +12,10 @@ import Testing
 struct SQLiteFileSystemTests {
     // MARK: Read-only
 
-    @Test func aCatalogOnAReadOnlyFileSystemIsRefusedAndLeftUntouched() async throws {
+    /// Read-only media: the catalog is searched, its history read, its index built in memory;
+    /// a save says the catalog is read-only at its path; the file is never touched. A catalog
+    /// to be created there is refused.
+    @Test func aCatalogOnAReadOnlyFileSystemIsReadAndLeftUntouched() async throws {
         try await onTmpfs(size: "4m") { mount in
             let path = mount.path("catalog.sqlite")
             try makeCatalog(path, books: 20)
@@ -23,11 +26,25 @@ struct SQLiteFileSystemTests {
             try mount.remountReadOnly()
 
             for create in [false, true] {
-                #expect(throws: SQLiteCatalogError.readOnly(path: path)) { try SQLiteCatalog.open(path: path, create: create) }
+                let catalog = try SQLiteCatalog.open(path: path, create: create)
+                #expect(try catalog.bookCount(scope: "main") == 20)
+                let remote = try catalog.remote(account: "editor")
+                let all = try await remote.search(SearchQuery(text: "", limit: 100))
+                #expect(all.records.map(\.title) == (0..<20).map { "Book \($0)" }.sorted())
+                let (report, stored) = try await remote.searchIndexReport()
+                #expect(report.origin == .built && !stored && !report.mapped)
+                #expect(try await remote.search(SearchQuery(text: "author 3", limit: 100)).records.count == 3)
+                #expect(try await remote.history(of: all.records[0].id).count == 1)
+                let book = all.records[0]
+                await #expect(throws: BookFailure.storeUnavailable("the catalog is read-only at \(path): nothing can be saved there")) {
+                    try await remote.save(id: book.id, title: "Changed", expectedRevision: book.revision)
+                }
+                #expect(throws: SQLiteCatalogError.readOnly(path: path)) {
+                    try catalog.insertBooks([NewBook(title: "More", author: "")], scope: "main")
+                }
             }
-            let message = SQLiteCatalogError.readOnly(path: path).description
-            #expect(message.contains(path) && message.contains("read-only"))
             #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+            #expect(try mount.contents() == ["catalog.sqlite"])
 
             let fresh = mount.path("new.sqlite")
             #expect(throws: SQLiteCatalogError.readOnly(path: fresh)) { try SQLiteCatalog.open(path: fresh, create: true) }

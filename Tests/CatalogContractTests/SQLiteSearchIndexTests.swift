@@ -1295,6 +1295,39 @@ import Testing
         try await expectExactSearches(next, books, sourceLocation: sourceLocation)
     }
 
+    /// Something other than a regular file of this user's where the snapshot file goes: a FIFO
+    /// (which blocked every search for ever), a symlink to a good snapshot or to a device, a
+    /// directory, another user's copy of the very file. Each is a damaged index: the remote
+    /// answers exactly from a rebuilt index, stored again where a file can replace the thing.
+    @Test(arguments: ["fifo", "symlink-to-snapshot", "symlink-to-device", "directory", "other-owner"])
+    func aSnapshotThatIsNotARegularFileOfThisUsersIsRebuilt(kind: String) async throws {
+        let path = directory.path("\(kind).sqlite")
+        let (catalog, books) = try makeCatalog(books: 200, path: path)
+        #expect(try await catalog.remote(account: "editor").searchIndexReport().snapshotStored)
+        let snapshot = SearchIndexSnapshot.path(catalogPath: path, scope: "main")
+        let aside = directory.path("\(kind)-aside")
+        #expect(rename(snapshot, aside) == 0)
+        switch kind {
+        case "fifo": #expect(mkfifo(snapshot, 0o600) == 0)
+        case "symlink-to-snapshot": #expect(symlink(aside, snapshot) == 0)
+        case "symlink-to-device": #expect(symlink("/dev/zero", snapshot) == 0)
+        case "directory": #expect(mkdir(snapshot, 0o700) == 0)
+        default:
+            #expect(rename(aside, snapshot) == 0)
+            // Only root may give a file away; as another user the case has nothing to test.
+            guard geteuid() == 0 else { return }
+            #expect(chown(snapshot, 65_534, 65_534) == 0)
+        }
+
+        let remote = try catalog.remote(account: "reader")
+        try await expectExactSearches(remote, books)
+        let (report, stored) = try await remote.searchIndexReport()
+        #expect(report.origin == .built, "\(kind): \(report)")
+        // A directory cannot be replaced by a file; everything else is, by the rename that stores it.
+        #expect(stored == (kind != "directory"), "\(kind)")
+        try await expectExactSearches(remote, books)
+    }
+
     /// Every part, the stored prefixes' table and bitmaps (parts 11 and 12) included.
     @Test(arguments: 0..<13)
     func aSnapshotWithADamagedPartIsDetectedAndRebuilt(part: Int) async throws {
