@@ -153,6 +153,50 @@ import Testing
         try pane.waitFor(text: "\npasted-after-signal")
     }
 
+    @Test(.enabled(if: TmuxPane.shouldRun))
+    func aPastedPasteEndRunsNothingThatFollowsIt() throws {
+        let fixture = try InteractiveTests.Fixture()
+        defer { fixture.remove() }
+        let pane = fixture.pane
+        // tmux sends the buffer as it is between its own markers: the pasted end marker ends
+        // the paste early, and Ctrl-Q after it would quit.
+        try pane.paste("abc\u{1B}[201~\u{11}after")
+        let screen = try pane.waitFor(text: "Search: abcafter")
+        #expect(!screen.contains("EXITED"))
+        try pane.send("C-q")
+        try pane.waitFor(text: "EXITED 0")
+    }
+
+    @Test(.enabled(if: TmuxPane.shouldRun), arguments: ["enable=no", "enable=yes,interactive=no"])
+    func aRuntimeTrapInsideTheAppRestoresTheTerminal(backtrace: String) throws {
+        let sandbox = try BookshelfProcess()
+        defer { sandbox.remove() }
+        let db = sandbox.path("catalog.sqlite")
+        _ = try sandbox.run(["setup", "--db", db])
+        let binary = try #require(BookshelfProcess.binary, "the bookshelf executable was not found")
+        let log = sandbox.path("stderr.log")
+        let pane = try TmuxPane("env PS1='shell> ' HOME=\(shellQuoted(sandbox.path("home"))) TERM=xterm-256color "
+            + "SWIFT_BACKTRACE=\(backtrace) ASAN_OPTIONS=\"${ASAN_OPTIONS:-} handle_abort=0 handle_sigill=0\" sh -i")
+        defer { pane.kill() }
+        try pane.waitFor(text: "shell>")
+        try pane.type("clear; BOOKSHELF_TEST_TRAP_AFTER_START=1 \(shellQuoted(binary.path)) --db \(shellQuoted(db)) 2>\(shellQuoted(log)); echo exit=$?")
+        try pane.send("Enter")
+        let screen = try pane.waitFor("the shell after the trap", timeout: .seconds(60)) { $0.contains("exit=") }
+        #expect(screen.contains("exit=132") || screen.contains("exit=133"), "died of the trap: \(screen)")
+        #expect(!screen.contains("Search:"), "the app's screen is gone: \(screen)")
+        #expect(!screen.contains("Fatal error") && !screen.contains("Crash") && !screen.contains("Thread 0"),
+                "no backtrace painted over the screen: \(screen)")
+        #expect(try pane.format("#{alternate_on}") == "0")
+        #expect(try pane.format("#{mouse_any_flag}") == "0")
+        #expect(try pane.format("#{cursor_flag}") == "1")
+        #expect(try pane.format("#{keypad_cursor_flag}") == "0")
+        // Bracketed paste off and the line discipline cooked with echo: a paste arrives as plain
+        // typed text the shell echoes and runs.
+        try pane.paste("echo pasted-after-trap")
+        try pane.send("Enter")
+        try pane.waitFor(text: "\npasted-after-trap")
+    }
+
     /// The shell printed its prompt after the last line containing `marker`: whatever the
     /// app wrote before it stopped or ended has been processed by then.
     private func promptFollows(_ marker: String, in screen: String) -> Bool {
