@@ -153,6 +153,46 @@ import Testing
         try pane.waitFor(text: "\npasted-after-signal")
     }
 
+    /// Clusters of every class that ncurses alone would cut, each in a title of its own.
+    static let clusters = ["कि", "ता", "กำ", "ที่", "\u{1112}\u{1161}\u{11AB}", "🇯🇵", "👍🏽",
+                           "👨\u{200D}👩\u{200D}👧", "1\u{FE0F}\u{20E3}", "a\u{301}\u{302}\u{303}\u{304}\u{305}\u{306}"]
+
+    @Test(.enabled(if: TmuxPane.shouldRun && ChildProcess.onPath("script") != nil))
+    func theBytesSentToTheTerminalHoldEveryClusterWhole() throws {
+        let sandbox = try BookshelfProcess()
+        defer { sandbox.remove() }
+        let db = sandbox.path("catalog.sqlite")
+        _ = try sandbox.run(["setup", "--db", db])
+        let lines = Self.clusters.enumerated().map { "{\"title\": \"\($0.element) zz\($0.offset)\", \"author\": \"Zed\"}" }
+        let books = sandbox.path("books.jsonl")
+        try (lines.joined(separator: "\n") + "\n").write(toFile: books, atomically: true, encoding: .utf8)
+        _ = try sandbox.run(["import", books, "--db", db])
+        let binary = try #require(BookshelfProcess.binary, "the bookshelf executable was not found")
+        let typescript = sandbox.path("typescript")
+        let app = "\(shellQuoted(binary.path)) --db \(shellQuoted(db))"
+        let pane = try TmuxPane("env HOME=\(shellQuoted(sandbox.path("home"))) TERM=xterm-256color "
+            + "script -q -c \(shellQuoted(app)) \(shellQuoted(typescript)); echo EXITED; exec sleep 600", columns: 120)
+        defer { pane.kill() }
+        try pane.waitFor(text: "of 3,0")
+        try pane.type("zz")
+        try pane.waitFor(text: "1–\(Self.clusters.count) of \(Self.clusters.count)")
+        try pane.send("C-q")
+        try pane.waitFor(text: "EXITED")
+        let written = String(decoding: try Data(contentsOf: URL(fileURLWithPath: typescript)), as: UTF8.self)
+        for cluster in Self.clusters {
+            #expect(written.contains(cluster), "\(cluster.unicodeScalars.map { String($0.value, radix: 16) }) reached the terminal whole")
+        }
+        #expect(!written.contains("कत"), "no vowel sign dropped")
+        let scalars = Array(written.unicodeScalars)
+        for (index, scalar) in scalars.enumerated() where scalar.value == 0x200D {
+            let before = index > 0 ? scalars[index - 1].properties.isEmoji : false
+            let after = index + 1 < scalars.count ? scalars[index + 1].properties.isEmoji : false
+            #expect(before && after, "a joiner sits between two emoji, never alone")
+        }
+        let flag = scalars.indices.filter { scalars[$0].value == 0x1F1EF }
+        #expect(flag.allSatisfy { $0 + 1 < scalars.count && scalars[$0 + 1].value == 0x1F1F5 }, "no half flag")
+    }
+
     @Test(.enabled(if: TmuxPane.shouldRun))
     func aPastedPasteEndRunsNothingThatFollowsIt() throws {
         let fixture = try InteractiveTests.Fixture()
