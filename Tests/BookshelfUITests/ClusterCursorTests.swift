@@ -3,7 +3,7 @@ import Testing
 
 /// Editing text made of clusters that are more than one scalar: the cursor moves by whole
 /// clusters, and its column is the display width of what is before it ("Search: " is 8).
-@Suite struct ClusterCursorTests {
+@Suite @MainActor struct ClusterCursorTests {
     @Test func theCursorMovesByWholeClustersAndSitsAtTheirDisplayWidth() async {
         let harness = AppHarness()
         await harness.start()

@@ -60,6 +60,8 @@ import Testing
         try pane.send("Home")
         try pane.send("C-Right")
         try pane.paste(" two\nlines")
+        // Keys that arrive in the same read as a paste are taken as part of it: wait for it.
+        try pane.waitFor(text: "Author Ada two lines Tester")
         try pane.send("End")
         try pane.send("M-b")
         try pane.send("DC")
