@@ -50,6 +50,11 @@ public final class TmuxPane {
         try run(["resize-window", "-t", "app", "-x", "\(columns)", "-y", "\(rows)"])
     }
 
+    /// A tmux format of the pane, e.g. `#{alternate_on}` or `#{mouse_any_flag}`.
+    public func format(_ format: String) throws -> String {
+        try run(["display-message", "-p", "-t", "app", format]).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
     public func capture() throws -> String {
         try run(["capture-pane", "-p", "-t", "app"])
     }

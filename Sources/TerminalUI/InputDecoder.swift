@@ -73,6 +73,29 @@ public struct InputDecoder: Sendable {
         return keys
     }
 
+    /// Decodes the bytes of one read from the terminal. Unlike `feed`, whatever the same
+    /// read completes after a paste is part of that paste: a pasted text that contains the
+    /// end marker itself (`ESC [201~`) would otherwise end the paste early and run the rest
+    /// as keys (pasting `abc ESC [201~ Ctrl-Q` would quit). A person cannot type within the
+    /// read that delivers a paste, so nothing there is a key: printable characters (and the
+    /// text of a paste that follows) join the paste's text, every other key is dropped.
+    public mutating func feedRead(_ bytes: some Sequence<UInt8>) -> [Key] {
+        Self.foldingKeysAfterPaste(feed(bytes))
+    }
+
+    static func foldingKeysAfterPaste(_ keys: [Key]) -> [Key] {
+        guard let first = keys.firstIndex(where: { if case .paste = $0 { true } else { false } }),
+              case var .paste(text) = keys[first] else { return keys }
+        for key in keys[(first + 1)...] {
+            switch key {
+            case let .character(character): text.append(character)
+            case let .paste(more): text += more
+            default: continue
+            }
+        }
+        return Array(keys[..<first]) + [.paste(text)]
+    }
+
     /// Nothing more arrived within the escape delay: settles what is held back. A lone
     /// Esc becomes `.escape`, Esc-`[` and Esc-`O` become Alt-`[` and Alt-`O`, anything else
     /// unfinished is dropped. A paste whose end never came is delivered as it stands.

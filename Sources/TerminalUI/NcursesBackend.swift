@@ -18,6 +18,8 @@ final class NcursesBackend: TerminalBackend {
     private var colorPairs: [ColorPairKey: Int16] = [:]
     private var cursorVisible: Bool?
     let usesColor: Bool
+    /// `usesColor` for the static writers (one terminal per process).
+    nonisolated(unsafe) private static var colorsEnabled = false
     let terminfoKeys: [[UInt8]: Key]
 
     private static var isActive = false
@@ -75,6 +77,7 @@ final class NcursesBackend: TerminalBackend {
             start_color()
             use_default_colors()
         }
+        Self.colorsEnabled = usesColor
         restoreSequence = Self.makeRestoreSequence() + leaveModes
         Self.isActive = true
         shim_terminal_guard_arm(restoreSequence, leaveModes)
@@ -232,6 +235,35 @@ final class NcursesBackend: TerminalBackend {
         }
         wnoutrefresh(screen)
         doupdate()
+        Self.write(Self.clustersBeyondCurses(in: canvas))
+    }
+
+    /// The clusters a `cchar_t` cannot hold (a flag, a ZWJ family, a spacing vowel sign),
+    /// which ncurses was given as blanks of their width, written whole over those blanks:
+    /// cursor saved, each placed and styled, cursor and attributes restored, so ncurses'
+    /// idea of the screen and the cursor stays true. All of them are written after every
+    /// frame, because ncurses may clear the blanks it holds (an erase to end of line).
+    nonisolated static func clustersBeyondCurses(in canvas: Canvas) -> String {
+        var output = ""
+        for y in 0..<canvas.height {
+            for x in 0..<canvas.width {
+                let cell = canvas[x, y]
+                guard !cell.isContinuation, cursesCharacters(cell) == nil else { continue }
+                output += "\u{1B}[\(y + 1);\(x + 1)H" + selectGraphicRendition(cell.style) + cell.symbol
+            }
+        }
+        return output.isEmpty ? "" : "\u{1B}7" + output + "\u{1B}[0m\u{1B}8"
+    }
+
+    private nonisolated static func selectGraphicRendition(_ style: Style) -> String {
+        var codes = ["0"]
+        if style.attributes.contains(.bold) { codes.append("1") }
+        if style.attributes.contains(.dim) { codes.append("2") }
+        if style.attributes.contains(.underline) { codes.append("4") }
+        if style.attributes.contains(.reverse) { codes.append("7") }
+        if let foreground = style.foreground, colorsEnabled { codes.append(String(30 + foreground.rawValue)) }
+        if let background = style.background, colorsEnabled { codes.append(String(40 + background.rawValue)) }
+        return "\u{1B}[" + codes.joined(separator: ";") + "m"
     }
 
     private func setCursorVisible(_ visible: Bool) {
@@ -241,33 +273,36 @@ final class NcursesBackend: TerminalBackend {
     }
 
     private func draw(_ cell: Cell, x: Int, y: Int, on screen: UnsafeMutablePointer<WINDOW>?) {
-        var characters = Self.cursesCharacters(cell.symbol)
-        var character = cchar_t()
         let pair = colorPair(for: cell.style)
+        // A cluster ncurses cannot hold is held as blanks of its width, overwritten after
+        // the frame (`clustersBeyondCurses`).
+        let blanks = cell.width == 2 ? [wchar_t(0x3000), 0] : [wchar_t(32), 0]
+        var characters = Self.cursesCharacters(cell) ?? blanks
+        var character = cchar_t()
         setcchar(&character, &characters, attributes(for: cell.style), pair, nil)
         // The bottom-right cell reports ERR (the cursor cannot advance past it) but is
         // drawn all the same.
         _ = mvwadd_wch(screen, Int32(y), Int32(x), &character)
     }
 
-    /// ncurses stores a spacing character followed by at most CCHARW_MAX - 1 (4)
-    /// non-spacing ones; a longer cluster (a ZWJ emoji sequence) keeps its first
-    /// scalar and the zero-width ones directly after it. Width was fixed by the canvas
-    /// from the first scalar, so the terminal's cell count is unaffected.
-    nonisolated static func cursesCharacters(_ symbol: String) -> [wchar_t] {
+    /// The cell as ncurses holds it: a spacing character of the cell's width followed by at
+    /// most CCHARW_MAX - 1 (4) non-spacing ones, and a terminating 0. Nil when the cluster is
+    /// not of that form (a second spacing scalar, too many marks, an emoji sequence whose
+    /// first scalar alone has another width): it is then written whole beside ncurses.
+    nonisolated static func cursesCharacters(_ cell: Cell) -> [wchar_t]? {
         TerminalLocale.prepare()
         var result: [wchar_t] = []
-        for scalar in symbol.unicodeScalars {
+        for scalar in cell.symbol.unicodeScalars {
             let value = wchar_t(bitPattern: scalar.value)
+            let width = wcwidth(value)
             if result.isEmpty {
-                result.append(value)
-            } else if wcwidth(value) == 0 && result.count < Int(CCHARW_MAX) {
-                result.append(value)
-            } else {
-                break
+                guard Int(width) == cell.width else { return nil }
+            } else if width != 0 || result.count >= Int(CCHARW_MAX) {
+                return nil
             }
+            result.append(value)
         }
-        if result.isEmpty { result.append(wchar_t(32)) }
+        if result.isEmpty { return nil }
         result.append(0)
         return result
     }

@@ -204,7 +204,7 @@ public final class Terminal {
     /// Delivers every key the bytes complete (the backend reads a burst at a time: a paste,
     /// an escape sequence). Bytes that may be the start of a sequence wait for the escape delay.
     private func receive(_ bytes: [UInt8]) {
-        handle(decoder.feed(bytes[...]))
+        handle(decoder.feedRead(bytes[...]))
         scheduleEscapeTimeout()
     }
 

@@ -20,9 +20,11 @@ public struct Glyph: Hashable, Sendable {
 /// measures text. Widths come from the C library's `wcwidth` (the same table ncurses
 /// uses to place characters), so the canvas and the terminal never disagree.
 ///
-/// Rules for a grapheme cluster:
-/// - its width is the width of its first scalar, capped at 2, so combining marks,
-///   variation selectors and zero-width joiners inside a cluster never add columns;
+/// Rules for a grapheme cluster (drawn whole, never cut):
+/// - an emoji sequence (flag, skin tone, U+FE0F or keycap sequence, ZWJ sequence) is 2;
+/// - otherwise its width is the sum of its scalars' widths, so combining marks, variation
+///   selectors and zero-width joiners add nothing and a spacing vowel sign adds one; a
+///   cluster wider than 2 is shown as two replacement characters;
 /// - a cluster whose first scalar has width 0 (a lone combining mark, ZWSP, a stray
 ///   ZWJ) is dropped, except that a cluster with an emoji-presentation scalar counts
 ///   at least 1;
@@ -99,17 +101,50 @@ public enum TextLayout {
     }
 
     static func glyph(_ character: Character) -> Glyph? {
-        let scalars = character.unicodeScalars
+        let scalars = Array(character.unicodeScalars)
         guard let first = scalars.first else { return nil }
-        let width = Int(wcwidth(wchar_t(bitPattern: first.value)))
-        if width < 0 {
+        let leadWidth = scalarWidth(first)
+        if leadWidth < 0 {
             return Glyph(symbol: String(TerminalSafety.replacementCharacter), width: 1)
         }
-        if width == 0 {
+        if isEmojiSequence(scalars) {
+            return Glyph(symbol: String(character), width: 2)
+        }
+        if leadWidth == 0 {
             guard scalars.contains(where: { $0.properties.isEmojiPresentation }) else { return nil }
             return Glyph(symbol: String(character), width: 1)
         }
-        return Glyph(symbol: String(character), width: min(width, 2))
+        // Terminals give each spacing scalar of a cluster its own columns (a Devanagari or
+        // Thai spacing vowel sign takes one), and nothing to marks, joiners and selectors.
+        let width = scalars.reduce(0) { $0 + max(0, scalarWidth($1)) }
+        if width > 2 {
+            // The grid holds glyphs of one or two columns: a wider cluster (a Devanagari
+            // conjunct with a vowel sign) is shown as a replacement two columns wide rather
+            // than cut, so no part of it reaches the terminal alone.
+            return Glyph(symbol: replacement(width: 2), width: 2)
+        }
+        return Glyph(symbol: String(character), width: width)
+    }
+
+    private static func isRegionalIndicator(_ scalar: Unicode.Scalar) -> Bool {
+        (0x1F1E6...0x1F1FF).contains(scalar.value)
+    }
+
+    private static func scalarWidth(_ scalar: Unicode.Scalar) -> Int {
+        Int(wcwidth(wchar_t(bitPattern: scalar.value)))
+    }
+
+    /// A cluster terminals draw as one emoji two columns wide (as unicode-width and fzf
+    /// measure it): a flag (two regional indicators), an emoji with a skin-tone modifier,
+    /// an emoji-presentation sequence (a base with U+FE0F, a keycap), a ZWJ sequence.
+    static func isEmojiSequence(_ scalars: [Unicode.Scalar]) -> Bool {
+        guard scalars.count > 1, let first = scalars.first else { return false }
+        let properties = first.properties
+        if isRegionalIndicator(first) { return isRegionalIndicator(scalars[1]) }
+        guard properties.isEmoji else { return false }
+        let rest = scalars.dropFirst()
+        return rest.contains { $0.value == 0xFE0F || $0.value == 0x20E3 || $0.properties.isEmojiModifier }
+            || (rest.contains { $0.value == 0x200D } && (properties.isEmojiPresentation || properties.isEmojiModifierBase))
     }
 }
 

@@ -177,9 +177,22 @@ enum InteractiveCommand {
         }
         let session = TerminalSession(terminal: terminal, app: app, beforeExit: { try? traceFile?.close() })
         session.start()
+        trapAfterStartIfTesting()
         // The terminal's sources and the model's tasks run on the main queue from here on;
         // quitting exits the process.
         while true { try? await Task.sleep(for: .seconds(3600)) }
+    }
+
+    /// Test-only: `BOOKSHELF_TEST_TRAP_AFTER_START=1` makes the app die of a Swift runtime
+    /// trap once its first frame is on screen, so a test can check that a trap inside the
+    /// process (not only a signal sent to it) gives the terminal back.
+    @MainActor
+    private static func trapAfterStartIfTesting() {
+        guard ProcessInfo.processInfo.environment["BOOKSHELF_TEST_TRAP_AFTER_START"] == "1" else { return }
+        DispatchQueue.main.asyncAfter(deadline: .now() + .milliseconds(300)) {
+            let values: [Int] = []
+            _ = values[values.count]  // an index out of range: the runtime traps
+        }
     }
 
     private static func describe(_ error: any Error) -> String {

@@ -60,6 +60,8 @@ import Testing
         try pane.send("Home")
         try pane.send("C-Right")
         try pane.paste(" two\nlines")
+        // Keys that arrive in the same read as a paste are taken as part of it: wait for it.
+        try pane.waitFor(text: "Author Ada two lines Tester")
         try pane.send("End")
         try pane.send("M-b")
         try pane.send("DC")
@@ -151,6 +153,90 @@ import Testing
         try pane.paste("echo pasted-after-signal")
         try pane.send("Enter")
         try pane.waitFor(text: "\npasted-after-signal")
+    }
+
+    /// Clusters of every class that ncurses alone would cut, each in a title of its own.
+    static let clusters = ["कि", "ता", "กำ", "ที่", "\u{1112}\u{1161}\u{11AB}", "🇯🇵", "👍🏽",
+                           "👨\u{200D}👩\u{200D}👧", "1\u{FE0F}\u{20E3}", "a\u{301}\u{302}\u{303}\u{304}\u{305}\u{306}"]
+
+    @Test(.enabled(if: TmuxPane.shouldRun && ChildProcess.onPath("script") != nil))
+    func theBytesSentToTheTerminalHoldEveryClusterWhole() throws {
+        let sandbox = try BookshelfProcess()
+        defer { sandbox.remove() }
+        let db = sandbox.path("catalog.sqlite")
+        _ = try sandbox.run(["setup", "--db", db])
+        let lines = Self.clusters.enumerated().map { "{\"title\": \"\($0.element) zz\($0.offset)\", \"author\": \"Zed\"}" }
+        let books = sandbox.path("books.jsonl")
+        try (lines.joined(separator: "\n") + "\n").write(toFile: books, atomically: true, encoding: .utf8)
+        _ = try sandbox.run(["import", books, "--db", db])
+        let binary = try #require(BookshelfProcess.binary, "the bookshelf executable was not found")
+        let typescript = sandbox.path("typescript")
+        let app = "\(shellQuoted(binary.path)) --db \(shellQuoted(db))"
+        let pane = try TmuxPane("env HOME=\(shellQuoted(sandbox.path("home"))) TERM=xterm-256color "
+            + "script -q -c \(shellQuoted(app)) \(shellQuoted(typescript)); echo EXITED; exec sleep 600", columns: 120)
+        defer { pane.kill() }
+        try pane.waitFor(text: "of 3,0")
+        try pane.type("zz")
+        try pane.waitFor(text: "1–\(Self.clusters.count) of \(Self.clusters.count)")
+        try pane.send("C-q")
+        try pane.waitFor(text: "EXITED")
+        let written = String(decoding: try Data(contentsOf: URL(fileURLWithPath: typescript)), as: UTF8.self)
+        for cluster in Self.clusters {
+            #expect(written.contains(cluster), "\(cluster.unicodeScalars.map { String($0.value, radix: 16) }) reached the terminal whole")
+        }
+        #expect(!written.contains("कत"), "no vowel sign dropped")
+        let scalars = Array(written.unicodeScalars)
+        for (index, scalar) in scalars.enumerated() where scalar.value == 0x200D {
+            let before = index > 0 ? scalars[index - 1].properties.isEmoji : false
+            let after = index + 1 < scalars.count ? scalars[index + 1].properties.isEmoji : false
+            #expect(before && after, "a joiner sits between two emoji, never alone")
+        }
+        let flag = scalars.indices.filter { scalars[$0].value == 0x1F1EF }
+        #expect(flag.allSatisfy { $0 + 1 < scalars.count && scalars[$0 + 1].value == 0x1F1F5 }, "no half flag")
+    }
+
+    @Test(.enabled(if: TmuxPane.shouldRun))
+    func aPastedPasteEndRunsNothingThatFollowsIt() throws {
+        let fixture = try InteractiveTests.Fixture()
+        defer { fixture.remove() }
+        let pane = fixture.pane
+        // tmux sends the buffer as it is between its own markers: the pasted end marker ends
+        // the paste early, and Ctrl-Q after it would quit.
+        try pane.paste("abc\u{1B}[201~\u{11}after")
+        let screen = try pane.waitFor(text: "Search: abcafter")
+        #expect(!screen.contains("EXITED"))
+        try pane.send("C-q")
+        try pane.waitFor(text: "EXITED 0")
+    }
+
+    @Test(.enabled(if: TmuxPane.shouldRun), arguments: ["enable=no", "enable=yes,interactive=no"])
+    func aRuntimeTrapInsideTheAppRestoresTheTerminal(backtrace: String) throws {
+        let sandbox = try BookshelfProcess()
+        defer { sandbox.remove() }
+        let db = sandbox.path("catalog.sqlite")
+        _ = try sandbox.run(["setup", "--db", db])
+        let binary = try #require(BookshelfProcess.binary, "the bookshelf executable was not found")
+        let log = sandbox.path("stderr.log")
+        let pane = try TmuxPane("env PS1='shell> ' HOME=\(shellQuoted(sandbox.path("home"))) TERM=xterm-256color "
+            + "SWIFT_BACKTRACE=\(backtrace) ASAN_OPTIONS=\"${ASAN_OPTIONS:-} handle_abort=0 handle_sigill=0\" sh -i")
+        defer { pane.kill() }
+        try pane.waitFor(text: "shell>")
+        try pane.type("clear; BOOKSHELF_TEST_TRAP_AFTER_START=1 \(shellQuoted(binary.path)) --db \(shellQuoted(db)) 2>\(shellQuoted(log)); echo exit=$?")
+        try pane.send("Enter")
+        let screen = try pane.waitFor("the shell after the trap", timeout: .seconds(60)) { $0.contains("exit=") }
+        #expect(screen.contains("exit=132") || screen.contains("exit=133"), "died of the trap: \(screen)")
+        #expect(!screen.contains("Search:"), "the app's screen is gone: \(screen)")
+        #expect(!screen.contains("Fatal error") && !screen.contains("Crash") && !screen.contains("Thread 0"),
+                "no backtrace painted over the screen: \(screen)")
+        #expect(try pane.format("#{alternate_on}") == "0")
+        #expect(try pane.format("#{mouse_any_flag}") == "0")
+        #expect(try pane.format("#{cursor_flag}") == "1")
+        #expect(try pane.format("#{keypad_cursor_flag}") == "0")
+        // Bracketed paste off and the line discipline cooked with echo: a paste arrives as plain
+        // typed text the shell echoes and runs.
+        try pane.paste("echo pasted-after-trap")
+        try pane.send("Enter")
+        try pane.waitFor(text: "\npasted-after-trap")
     }
 
     /// The shell printed its prompt after the last line containing `marker`: whatever the

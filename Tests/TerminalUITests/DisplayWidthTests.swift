@@ -36,7 +36,37 @@ struct DisplayWidthTests {
         #expect(TextLayout.width("e\u{301}") == 1)
         #expect(TextLayout.width("Cafe\u{301} Müller") == 11)
         #expect(TextLayout.width("a\u{301}\u{302}\u{303}") == 1)
-        #expect(TextLayout.width("\u{2764}\u{FE0F}") == 1, "width of the first scalar (wcwidth of U+2764)")
+        #expect(TextLayout.width("\u{2764}\u{FE0E}") == 1, "text presentation keeps the base's width")
+    }
+
+    @Test("Every extended grapheme cluster is one glyph, whole, in the width terminals give it",
+          arguments: [
+            ("कि", 2, "Devanagari consonant with a spacing vowel sign"),
+            ("ता", 2, "Devanagari spacing vowel sign after the letter"),
+            ("กำ", 2, "Thai sara am is spacing"),
+            ("ที่", 1, "Thai marks above are zero width"),
+            ("\u{1112}\u{1161}\u{11AB}", 2, "Hangul conjoining jamo"),
+            ("🇯🇵", 2, "a flag"),
+            ("👍🏽", 2, "a skin tone"),
+            ("👨\u{200D}👩\u{200D}👧", 2, "a ZWJ family"),
+            ("1\u{FE0F}\u{20E3}", 2, "a keycap"),
+            ("\u{2764}\u{FE0F}", 2, "an emoji presentation sequence"),
+            ("a\u{301}\u{302}\u{303}\u{304}\u{305}\u{306}", 1, "a stack of combining marks"),
+          ])
+    func clusterWhole(_ cluster: String, _ width: Int, _ name: String) {
+        #expect(cluster.count == 1, "the case is one cluster")
+        #expect(TextLayout.glyphs(cluster).map(\.symbol) == [cluster], "\(name)")
+        #expect(TextLayout.width(cluster) == width, "\(name)")
+        var canvas = Canvas(width: 6, height: 1)
+        #expect(canvas.draw("<\(cluster)>", x: 0, y: 0) == width + 2)
+        #expect(canvas[1, 0].symbol == cluster, "\(name) sits whole in one cell")
+        #expect(canvas[1 + width, 0].symbol == ">")
+    }
+
+    @Test("The app's own example: किताब keeps its vowel signs")
+    func devanagariWord() {
+        #expect(TextLayout.glyphs("किताब").map(\.symbol) == ["कि", "ता", "ब"])
+        #expect(TextLayout.width("किताब") == 5)
     }
 
     @Test("Standalone zero-width characters are dropped, not given a column")

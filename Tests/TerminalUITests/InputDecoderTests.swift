@@ -256,6 +256,24 @@ struct InputDecoderTests {
         #expect(decoder.feed(Array("4z".utf8)) == [.function(1)])
     }
 
+    @Test("In one read, nothing after a paste end is a key: a pasted end marker cannot smuggle keys out")
+    func keysAfterPasteEndInOneRead() {
+        let cases: [(String, [Key])] = [
+            ("\(esc)[200~abc\(esc)[201~\u{11}after\(esc)[201~", [.paste("abcafter")]),
+            ("\(esc)[200~abc\(esc)[201~\r\u{13}\(esc)[B\(esc)[<0;3;4M\u{4}x", [.paste("abcx")]),
+            ("\(esc)[200~one\(esc)[201~\(esc)[200~two\(esc)[201~", [.paste("onetwo")]),
+            ("x\(esc)[200~日本\(esc)[201~y", [.character("x"), .paste("日本y")]),
+            ("\u{11}", [.ctrl("q")]),
+        ]
+        for (input, expected) in cases {
+            var decoder = InputDecoder()
+            #expect(decoder.feedRead(Array(input.utf8)) == expected, "\(input.debugDescription)")
+        }
+        var decoder = InputDecoder()
+        _ = decoder.feedRead(Array("\(esc)[200~abc\(esc)[201~".utf8))
+        #expect(decoder.feedRead([0x11]) == [.ctrl("q")], "a key in a later read is a key again")
+    }
+
     @Test("A large paste is delivered once, bounded in size")
     func largePaste() {
         var decoder = InputDecoder()

@@ -71,13 +71,30 @@ struct MemoryBackendTests {
         #expect(backend.lines == ["abcd"])
     }
 
-    @Test("ncurses receives a spacing character plus at most four zero-width ones")
+    @Test("ncurses receives a cluster only when a cchar_t holds it whole; never a part of one")
     func cursesCharacters() {
-        #expect(NcursesBackend.cursesCharacters("a") == [97, 0])
-        #expect(NcursesBackend.cursesCharacters("e\u{301}") == [0x65, 0x301, 0])
-        #expect(NcursesBackend.cursesCharacters("👨\u{200D}👩\u{200D}👧") == [0x1F468, 0x200D, 0],
-            "stops at the next spacing scalar")
-        #expect(NcursesBackend.cursesCharacters("a\u{301}\u{302}\u{303}\u{304}\u{305}") == [0x61, 0x301, 0x302, 0x303, 0x304, 0])
-        #expect(NcursesBackend.cursesCharacters("") == [32, 0])
+        func cell(_ text: String) -> Cell {
+            let glyph = TextLayout.glyphs(text)[0]
+            return Cell(symbol: glyph.symbol, width: glyph.width, style: .plain)
+        }
+        #expect(NcursesBackend.cursesCharacters(cell("a")) == [97, 0])
+        #expect(NcursesBackend.cursesCharacters(cell("e\u{301}")) == [0x65, 0x301, 0])
+        #expect(NcursesBackend.cursesCharacters(cell("a\u{301}\u{302}\u{303}\u{304}")) == [0x61, 0x301, 0x302, 0x303, 0x304, 0])
+        #expect(NcursesBackend.cursesCharacters(cell("\u{1112}\u{1161}\u{11AB}")) == [0x1112, 0x1161, 0x11AB, 0], "Hangul jamo")
+        #expect(NcursesBackend.cursesCharacters(cell("ที่")) == [0xE17, 0xE35, 0xE48, 0])
+        for whole in ["a\u{301}\u{302}\u{303}\u{304}\u{305}", "👨\u{200D}👩\u{200D}👧", "🇯🇵", "👍🏽", "1\u{FE0F}\u{20E3}", "कि", "กำ"] {
+            #expect(NcursesBackend.cursesCharacters(cell(whole)) == nil, "\(whole) is written beside ncurses")
+        }
+    }
+
+    @Test("clusters ncurses cannot hold are written whole, placed and styled, the cursor restored")
+    func clustersBeyondCurses() {
+        var canvas = Canvas(width: 12, height: 2)
+        canvas.draw("a🇯🇵b", x: 0, y: 0)
+        canvas.draw("👨\u{200D}👩\u{200D}👧", x: 3, y: 1, style: .bold)
+        canvas.draw("e\u{301}", x: 0, y: 1)
+        #expect(NcursesBackend.clustersBeyondCurses(in: canvas)
+            == "\u{1B}7\u{1B}[1;2H\u{1B}[0m🇯🇵\u{1B}[2;4H\u{1B}[0;1m👨\u{200D}👩\u{200D}👧\u{1B}[0m\u{1B}8")
+        #expect(NcursesBackend.clustersBeyondCurses(in: Canvas(width: 3, height: 1)) == "")
     }
 }

@@ -71,6 +71,15 @@ struct TerminalLoopTests {
         await rig.backend.waitForFrames(1)
     }
 
+    @Test("a paste end marker inside pasted text runs nothing after it: the rest of that read is paste")
+    func pasteEndInsidePasteRunsNoKeys() async {
+        let rig = Rig()
+        rig.terminal.start()
+        rig.backend.send("\u{1B}[200~abc\u{1B}[201~\u{11}after\u{1B}[201~")
+        #expect(rig.events == [.key(.paste("abcafter"))], "Ctrl-Q never arrives as a key")
+        await rig.backend.waitForFrames(1)
+    }
+
     @Test("a lone Esc is delivered once the escape delay has passed")
     func loneEscapeAfterTheDelay() async {
         let rig = Rig()
