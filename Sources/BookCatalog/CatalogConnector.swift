@@ -6,6 +6,8 @@ public protocol CatalogConnector: Sendable {
     func accountNames() async throws -> [String]
     /// Each account's role, where the catalog tells (the switcher shows it).
     func accountRoles() async throws -> [String: AccountRole]
+    /// Each account's scope (which books it sees), where the catalog tells (the switcher shows it).
+    func accountScopes() async throws -> [String: String]
     /// Whether `connect` needs a password for `account` (the UI prompts before connecting).
     func requiresPassword(for account: String) -> Bool
     /// A remote acting as `account`. Searching needs a `SearchableBookRemote`; freshness
@@ -15,4 +17,5 @@ public protocol CatalogConnector: Sendable {
 
 extension CatalogConnector {
     public func accountRoles() async throws -> [String: AccountRole] { [:] }
+    public func accountScopes() async throws -> [String: String] { [:] }
 }

@@ -52,6 +52,7 @@ public final class BookshelfModel {
     var accountRole: AccountRole?
     var accountNames: [String] = []
     var accountRoles: [String: AccountRole] = [:]
+    var accountScopes: [String: String] = [:]
     var connectingAccount: String?
     var connectionError: String?
     /// The current session's connection was lost and needs the password typed again.
@@ -100,7 +101,7 @@ public final class BookshelfModel {
             accountRole: accountRole,
             accounts: accountNames.map {
                 AccountChoice(name: $0, needsPassword: connector.requiresPassword(for: $0), isCurrent: $0 == accountName,
-                              role: accountRoles[$0])
+                              role: accountRoles[$0], scope: accountScopes[$0])
             },
             connection: ConnectionState(
                 connectingTo: isPending(.connect) ? connectingAccount : nil,

@@ -34,6 +34,8 @@ public struct AccountChoice: Equatable, Sendable, Hashable {
     public let isCurrent: Bool
     /// Nil when the catalog does not say.
     public var role: AccountRole? = nil
+    /// Which books the account sees; nil when the catalog does not say.
+    public var scope: String? = nil
 }
 
 public struct ConnectionState: Equatable, Sendable {

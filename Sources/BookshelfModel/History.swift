@@ -10,6 +10,9 @@ public struct HistoryState: Equatable, Sendable {
     public var selection: Int
     /// Whether this account may restore a revision (editors only).
     public var canRestore: Bool
+    /// The revision the user asked to restore, while the question "Restore revision N as a
+    /// new revision?" waits for an answer.
+    public var restoreQuestion: Int? = nil
 
     /// What revision `index` changed against the one before it (none for the first known).
     public func change(at index: Int) -> RevisionChange? {
@@ -24,13 +27,15 @@ struct HistorySession {
     var revisions: [BookRevision]?
     var error: String?
     var selection = 0
+    /// The revision asked about by "Restore revision N as a new revision?".
+    var restoreQuestion: Int?
 }
 
 extension BookshelfModel {
     var historyState: HistoryState? {
         history.map {
             HistoryState(bookID: $0.bookID, revisions: $0.revisions, error: $0.error, selection: $0.selection,
-                         canRestore: accountRole == .editor)
+                         canRestore: accountRole == .editor, restoreQuestion: $0.restoreQuestion)
         }
     }
 
@@ -56,20 +61,38 @@ extension BookshelfModel {
     }
 
     public func moveHistorySelection(by delta: Int) {
-        guard let count = history?.revisions?.count, count > 0, let current = history?.selection else { return }
+        guard let count = history?.revisions?.count, count > 0, let current = history?.selection,
+              history?.restoreQuestion == nil
+        else { return }
         history?.selection = min(max(0, current + delta), count - 1)
         changed()
     }
 
-    /// Restores the highlighted revision: the editor opens on the book as it stands now and
-    /// saves the revision's title and author against it, a new save through the usual
-    /// compare-and-set and conflict handling. Nothing is saved if it equals the book now.
-    @discardableResult
-    public func restoreSelectedRevision() -> Int? {
+    /// Asks "Restore revision N as a new revision?" about the highlighted revision: a restore
+    /// is a save, and nothing is saved before the user says yes (`confirmRestore`). Editors only.
+    public func requestRestore() {
         guard let history, let revisions = history.revisions, revisions.indices.contains(history.selection),
               accountRole == .editor
+        else { return }
+        self.history?.restoreQuestion = revisions[history.selection].revision
+        changed()
+    }
+
+    /// The user said no: the history stays open where it was.
+    public func cancelRestore() {
+        guard history?.restoreQuestion != nil else { return }
+        history?.restoreQuestion = nil
+        changed()
+    }
+
+    /// The user said yes: restores the revision asked about. The editor opens on the book as
+    /// it stands now and saves the revision's title and author against it, a new save through
+    /// the usual compare-and-set and conflict handling. Nothing is saved if it equals the book now.
+    @discardableResult
+    public func confirmRestore() -> Int? {
+        guard let history, let asked = history.restoreQuestion, let revisions = history.revisions,
+              let chosen = revisions.first(where: { $0.revision == asked })?.record, accountRole == .editor
         else { return nil }
-        let chosen = revisions[history.selection].record
         closeHistory()
         return open(bookID: chosen.id, restoring: BookDraft(chosen))
     }

@@ -11,8 +11,10 @@ extension BookshelfModel {
         let listing = Task { @MainActor [weak self] in
             let names = (try? await connector.accountNames()) ?? []
             let roles = (try? await connector.accountRoles()) ?? [:]
+            let scopes = (try? await connector.accountScopes()) ?? [:]
             self?.accountNames = names
             self?.accountRoles = roles
+            self?.accountScopes = scopes
             self?.changed()
         }
         running[0] = listing

@@ -47,6 +47,12 @@ public final class BookshelfApp {
     public nonisolated static func monotonicNow() -> Duration { ContinuousClock.now - processStart }
     private nonisolated static let processStart = ContinuousClock.now
 
+    /// Says `notice` on the status line until the next key (the first run's "Created ...").
+    public func announce(_ notice: String) {
+        ui.notice = notice
+        onNeedsDraw()
+    }
+
     /// Lists accounts and connects to the starting one.
     public func start() {
         model.start()
@@ -179,6 +185,10 @@ public final class BookshelfApp {
         }
         if state.confirmation != nil { return answerConfirmation(key) }
         if state.passwordPrompt != nil { return typePassword(key) }
+        // A question is answered before anything else happens (as `confirmation` is).
+        if let history = state.history, history.restoreQuestion != nil, ui.overlay == nil {
+            return historyKey(key, history: history)
+        }
         switch key {
         case .ctrl("q"), .ctrl("c"):
             ui.overlay = nil
@@ -207,7 +217,7 @@ public final class BookshelfApp {
             break
         }
         if let editor = state.editor { return editorKey(key, editor: editor) }
-        if state.history != nil { return historyKey(key) }
+        if let history = state.history { return historyKey(key, history: history) }
         return searchKey(key, state: state)
     }
 
@@ -370,12 +380,20 @@ public final class BookshelfApp {
         return nil
     }
 
-    /// The history view: choose a revision, restore it (a new save), or close.
-    private func historyKey(_ key: Key) -> Int? {
+    /// The history view: choose a revision, restore it (a new save, after a yes), or close.
+    private func historyKey(_ key: Key, history: HistoryState) -> Int? {
+        if history.restoreQuestion != nil {
+            switch key {
+            case .character("y"), .character("Y"), .enter: return model.confirmRestore()
+            case .character("n"), .character("N"), .escape: model.cancelRestore()
+            default: break
+            }
+            return nil
+        }
         switch key {
         case .up: model.moveHistorySelection(by: -1)
         case .down: model.moveHistorySelection(by: 1)
-        case .enter: return model.restoreSelectedRevision()
+        case .enter: model.requestRestore()
         case .escape, .function(3), .ctrl("y"): model.closeHistory()
         default: break
         }

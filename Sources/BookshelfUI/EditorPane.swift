@@ -4,11 +4,12 @@ import BookshelfModel
 import TerminalUI
 
 /// The editor: two fields, what the store said about the last save, and, after a conflict,
-/// their version and yours side by side with the three ways out.
+/// their version and yours side by side with the three ways out. For a reader (`viewOnly`)
+/// it is a viewer: "View book", and no key that saves or edits is offered.
 enum EditorPane {
     static let labelWidth = 8
 
-    static func render(_ editor: EditorState, ui: UIState, in area: Rect, into canvas: inout Canvas) {
+    static func render(_ editor: EditorState, viewOnly: Bool, ui: UIState, in area: Rect, into canvas: inout Canvas) {
         var writer = PaneWriter(area: area)
         guard let base = editor.base else {
             if let error = editor.loadError {
@@ -19,7 +20,7 @@ enum EditorPane {
             }
             return
         }
-        var heading = StyledText("Edit book #\(editor.bookID)", style: Theme.label)
+        var heading = StyledText("\(viewOnly ? "View" : "Edit") book #\(editor.bookID)", style: Theme.label)
         heading.append(" · revision \(base.revision)", style: Theme.hint)
         if editor.isDirty { heading.append(" · modified", style: Theme.warning) }
         writer.line(heading, into: &canvas)
@@ -62,7 +63,8 @@ enum EditorPane {
             ConflictBanner.render(conflict, draft: editor.draft, base: base, writer: &writer, into: &canvas)
         } else {
             writer.skip()
-            writer.line(StyledText("Tab next field · Enter save · Esc close", style: Theme.hint), into: &canvas)
+            writer.line(StyledText(viewOnly ? "Tab next field · Esc close" : "Tab next field · Enter save · Esc close", style: Theme.hint),
+                        into: &canvas)
         }
     }
 
@@ -146,7 +148,11 @@ enum ConflictBanner {
     private static func version(_ label: String, pieces: [DifferenceElision.Piece], labelWidth: Int,
                                 writer: inout PaneWriter, into canvas: inout Canvas) {
         var text = StyledText("\(label): ".padding(toLength: labelWidth, withPad: " ", startingAt: 0), style: Theme.label)
-        for piece in pieces { text.append(piece.text, style: piece.differs ? Theme.difference : .plain) }
+        if pieces.allSatisfy({ $0.text.isEmpty }) {
+            text.appendEmptyMarker()
+        } else {
+            for piece in pieces { text.append(piece.text, style: piece.differs ? Theme.difference : .plain) }
+        }
         writer.line(text, into: &canvas)
     }
 }

@@ -43,7 +43,9 @@ enum HistoryPane {
             let before = older.map { sanitize(field == .title ? $0.title : $0.author) }
             var text = StyledText((field == .title ? "Title" : "Author").padding(toLength: labelWidth, withPad: " ", startingAt: 0),
                                   style: Theme.hint)
-            if let before, before != now {
+            if now.isEmpty {
+                text.appendEmptyMarker()
+            } else if let before, before != now {
                 for piece in DifferenceElision.elide(before, now, width: width).second {
                     text.append(piece.text, style: piece.differs ? Theme.difference : .plain)
                 }

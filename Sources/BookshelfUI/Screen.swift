@@ -35,11 +35,11 @@ public enum Screen {
         }
         if let pane = layout.pane {
             if let editor = state.editor {
-                EditorPane.render(editor, ui: ui, in: pane, into: &canvas)
+                EditorPane.render(editor, viewOnly: state.accountRole == .reader, ui: ui, in: pane, into: &canvas)
             } else if let history = state.history {
                 HistoryPane.render(history, in: pane, into: &canvas)
             } else {
-                DetailPane.render(state.search.selectedBook, in: pane, into: &canvas)
+                DetailPane.render(state.search.selectedBook, viewOnly: state.accountRole == .reader, in: pane, into: &canvas)
             }
         }
         StatusLine.render(state, ui: ui, in: layout.status, into: &canvas)
@@ -220,9 +220,9 @@ enum ResultList {
     }
 }
 
-/// The selected book, read-only.
+/// The selected book, read-only; Enter opens it (to view only, for a reader).
 enum DetailPane {
-    static func render(_ book: BookRecord?, in area: Rect, into canvas: inout Canvas) {
+    static func render(_ book: BookRecord?, viewOnly: Bool, in area: Rect, into canvas: inout Canvas) {
         guard let book, area.height > 0 else { return }
         let width = area.width - 2
         var y = area.y
@@ -239,43 +239,72 @@ enum DetailPane {
             y += 1
         }
         if y < bottom {
-            StyledText("#\(book.id) · revision \(book.revision) · Enter to edit", style: Theme.hint)
+            StyledText("#\(book.id) · revision \(book.revision) · Enter to \(viewOnly ? "view" : "edit")", style: Theme.hint)
                 .draw(in: &canvas, x: area.x + 1, y: y, width: width)
         }
     }
 }
 
-/// A one-line text field that scrolls sideways to keep the cursor in view.
+/// A one-line text field that scrolls sideways to keep the cursor in view. Text it hides is
+/// marked where it is hidden: "‹" in the first column, "›" in the last (each takes a column
+/// of the field), so a scrolled line never starts in the middle of a word without a sign.
 enum FieldView {
+    static let hiddenBefore = "‹"
+    static let hiddenAfter = "›"
+
     /// Draws `line` into `width` columns and returns the cursor's screen column.
     @discardableResult
     static func draw(_ line: LineEditor, in canvas: inout Canvas, x: Int, y: Int, width: Int, style: Style) -> Int {
         guard width > 0 else { return x }
         let glyphs = TextLayout.glyphs(line.text)
-        let cursorColumn = TextLayout.width(line.textBeforeCursor)
-        // Leave the last column for the cursor when it is at the end.
-        let offset = max(0, cursorColumn - (width - 1))
+        let window = Window(glyphs: glyphs, cursor: line.cursor, width: width)
+        canvas.fill(Rect(x: x, y: y, width: width, height: 1), style: style)
+        var markerStyle = style
+        markerStyle.attributes.remove(.bold)
+        markerStyle = markerStyle.adding(.dim)
+        if window.hidesBefore { canvas.draw(hiddenBefore, x: x, y: y, style: markerStyle) }
+        if window.hidesAfter { canvas.draw(hiddenAfter, x: x + width - 1, y: y, style: markerStyle) }
+        let textX = x + (window.hidesBefore ? 1 : 0)
         var column = 0
-        var visible = ""
         for glyph in glyphs {
             defer { column += glyph.width }
-            if column < offset { continue }
-            if column - offset + glyph.width > width { break }
-            visible += glyph.symbol
+            // Only glyphs wholly inside the window: one cut by an edge leaves a blank column.
+            guard column >= window.start, column + glyph.width <= window.end else { continue }
+            canvas.draw([glyph], x: textX + column - window.start, y: y, style: style, maxWidth: glyph.width)
         }
-        let lead = glyphs.isEmpty ? 0 : leadingGap(glyphs, offset: offset)
-        canvas.fill(Rect(x: x, y: y, width: width, height: 1), style: style)
-        canvas.draw(visible, x: x + lead, y: y, style: style, maxWidth: width - lead)
-        return x + min(width - 1, cursorColumn - offset)
+        return textX + window.cursorColumn - window.start
     }
 
-    /// A wide glyph cut by the left edge leaves one blank column before the first shown glyph.
-    private static func leadingGap(_ glyphs: [Glyph], offset: Int) -> Int {
-        var column = 0
-        for glyph in glyphs {
-            if column >= offset { return column - offset }
-            column += glyph.width
+    /// Which columns of the text a field shows. It has no memory: the cursor stays at the
+    /// right edge while the text reaches past it, else the line shows from its start.
+    struct Window {
+        /// The shown text columns, start..<end.
+        let start: Int
+        let end: Int
+        let hidesBefore: Bool
+        let hidesAfter: Bool
+        let cursorColumn: Int
+
+        init(glyphs: [Glyph], cursor: Int, width: Int) {
+            let total = glyphs.reduce(0) { $0 + $1.width }
+            cursorColumn = glyphs.prefix(cursor).reduce(0) { $0 + $1.width }
+            // The cursor's cell: its character, or one more column after the end.
+            let cursorEnd = cursorColumn + (cursor < glyphs.count ? glyphs[cursor].width : 1)
+            let needed = max(total, cursorEnd)
+            if needed <= width {
+                (start, end, hidesBefore, hidesAfter) = (0, width, false, false)
+            } else if width < 4 {
+                // No room for markers beside a wide character: the cursor's cell alone counts.
+                (start, end, hidesBefore, hidesAfter) = (max(0, cursorEnd - width), max(width, cursorEnd), false, false)
+            } else if cursorEnd <= width - 1 {
+                // Near the start: the start shows, "›" takes the last column.
+                (start, end, hidesBefore, hidesAfter) = (0, width - 1, false, true)
+            } else {
+                // The cursor's cell is the last one shown, after "‹" (and before "›" if more follows).
+                let after = cursorEnd < needed
+                let room = width - 1 - (after ? 1 : 0)
+                (start, end, hidesBefore, hidesAfter) = (cursorEnd - room, cursorEnd, true, after)
+            }
         }
-        return 0
     }
 }

@@ -61,10 +61,14 @@ enum StatusLine {
         case .accounts?: return "Enter switch · Esc close"
         case nil: break
         }
-        if state.history != nil, state.editor == nil { return "↑↓ revision · Enter restore · Esc close" }
+        if let history = state.history, state.editor == nil {
+            if history.restoreQuestion != nil { return "y yes · n no" }
+            return history.canRestore ? "↑↓ revision · Enter restore · Esc close" : "↑↓ revision · Esc close"
+        }
         if let editor = state.editor {
             if editor.conflict?.merged != nil { return "Ctrl-R theirs · Ctrl-O yours · Ctrl-E merge · Esc keep editing" }
             if editor.conflict?.theirs != nil { return "Ctrl-R theirs · Ctrl-O overwrite · Esc keep editing" }
+            if state.accountRole == .reader { return "Tab field · Esc close · F1 help" }
             return "Tab field · Enter save · Esc close · F1 help"
         }
         return "\(state.accountRole == .reader ? "Enter view" : "Enter edit") · F1 help · F2 account · Ctrl-Q quit"
@@ -83,6 +87,11 @@ enum Overlays {
         }
         if let prompt = state.passwordPrompt {
             renderPassword(prompt, secret: ui.password, into: &canvas)
+            return
+        }
+        if let revision = state.history?.restoreQuestion {
+            Box(title: "Restore", lines: ["Restore revision \(revision) as a new revision?", "", "y yes, restore · n no"],
+                canvas: canvas, preferredWidth: 44).draw(into: &canvas)
             return
         }
         switch ui.overlay {
@@ -107,27 +116,20 @@ enum Overlays {
         // The field sits on the blank line after the intro, however many lines that took.
         let fieldRow = TextWrap.lines(intro, width: max(1, box.inner.width)).count + 1
         guard fieldRow < box.inner.height else { return }
-        // Only a mask is drawn: one bullet per character typed, capped to the field.
+        // Only a mask is drawn: one bullet per character typed, scrolled as any field is
+        // ("‹" says that more was typed than shows).
         let fieldWidth = box.inner.width
-        let mask = String(repeating: "•", count: min(secret.count, fieldWidth - 1))
+        let mask = LineEditor(String(repeating: "•", count: secret.count))
         let y = box.inner.y + fieldRow
-        canvas.fill(Rect(x: box.inner.x, y: y, width: fieldWidth, height: 1), style: Theme.focusedField)
-        canvas.draw(mask, x: box.inner.x, y: y, style: Theme.focusedField)
+        let cursorX = FieldView.draw(mask, in: &canvas, x: box.inner.x, y: y, width: fieldWidth, style: Theme.focusedField)
         if let problem = prompt.problem {
             canvas.draw(problem, x: box.inner.x, y: y + 1, style: Theme.statusError, maxWidth: fieldWidth)
         }
-        canvas.cursor = Position(x: box.inner.x + TextLayout.width(mask), y: y)
+        canvas.cursor = Position(x: cursorX, y: y)
     }
 
     static func renderAccounts(_ state: BookshelfState, selection: Int, into canvas: inout Canvas) {
-        var lines: [String] = []
-        for choice in state.accounts {
-            var line = choice.name
-            if choice.isCurrent { line += "  (current)" }
-            if choice.needsPassword { line += "  (password)" }
-            if let role = choice.role { line += "  \(role.rawValue)" }
-            lines.append(line)
-        }
+        var lines = AccountColumns.lines(state.accounts)
         if lines.isEmpty { lines = ["Listing accounts…"] }
         let box = Box(title: "Switch account", lines: lines, canvas: canvas, preferredWidth: 40)
         box.draw(into: &canvas)
@@ -206,5 +208,29 @@ struct Box {
         if lines.count > inner.height + scroll {
             canvas.draw(" more ↓ ", x: right - 9, y: bottom, style: Theme.hint)
         }
+    }
+}
+
+/// The switcher's rows: name, role and scope in columns (a column the catalog says nothing
+/// of is left out), then what is special about the account.
+enum AccountColumns {
+    static func lines(_ accounts: [AccountChoice]) -> [String] {
+        let columns = [
+            accounts.map(\.name),
+            accounts.map { $0.role?.rawValue ?? "" },
+            accounts.map { $0.scope.map { "scope \($0)" } ?? "" },
+        ].filter { $0.contains { !$0.isEmpty } }.map(padded)
+        return accounts.indices.map { index in
+            var line = columns.map { $0[index] }.joined(separator: "  ")
+            if accounts[index].isCurrent { line += "  (current)" }
+            if accounts[index].needsPassword { line += "  (password)" }
+            while line.hasSuffix(" ") { line.removeLast() }
+            return line
+        }
+    }
+
+    private static func padded(_ values: [String]) -> [String] {
+        let widest = values.map(TextLayout.width).max() ?? 0
+        return values.map { $0 + String(repeating: " ", count: widest - TextLayout.width($0)) }
     }
 }

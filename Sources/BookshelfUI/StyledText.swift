@@ -40,6 +40,12 @@ public struct StyledText: Equatable, Sendable {
 
     public var width: Int { runs.reduce(0) { $0 + TextLayout.width($1.text) } }
 
+    /// What stands for a field with nothing in it, so a cleared author never reads as a blank.
+    public static let emptyMarker = "(empty)"
+
+    /// "(empty)", in the marker's style: a field's value that is not there.
+    public mutating func appendEmptyMarker() { append(Self.emptyMarker, style: Theme.emptyValue) }
+
     /// Draws into exactly `width` columns from (`x`, `y`): cut with "…" (in the style of the
     /// text it replaces) when too wide, padded with `fill` when short.
     public func draw(in canvas: inout Canvas, x: Int, y: Int, width: Int, fill: Style = .plain) {

@@ -25,4 +25,6 @@ public enum Theme {
     public static let conflict = Style(foreground: .yellow, attributes: .bold)
     /// Where theirs and yours differ, in the conflict banner.
     public static let difference = Style(foreground: .magenta, attributes: [.bold, .underline])
+    /// "(empty)" where a version has nothing in a field: a marker, never mistaken for text.
+    public static let emptyValue = Style(foreground: .cyan, attributes: .dim)
 }

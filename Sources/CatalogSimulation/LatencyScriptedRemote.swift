@@ -511,6 +511,8 @@ public struct LatencyScriptedConnector: CatalogConnector {
 
     public func accountRoles() async throws -> [String: AccountRole] { try await base.accountRoles() }
 
+    public func accountScopes() async throws -> [String: String] { try await base.accountScopes() }
+
     public func requiresPassword(for account: String) -> Bool { base.requiresPassword(for: account) }
 
     public func connect(account: String, password: String?) async throws -> any BookRemote {

@@ -17,6 +17,10 @@ public struct MemoryCatalogConnector: CatalogConnector {
         Dictionary(catalog.accounts.map { ($0.name, $0.role) }, uniquingKeysWith: { first, _ in first })
     }
 
+    public func accountScopes() async throws -> [String: String] {
+        Dictionary(catalog.accounts.map { ($0.name, $0.scope) }, uniquingKeysWith: { first, _ in first })
+    }
+
     public func requiresPassword(for account: String) -> Bool { passwords[account] != nil }
 
     public func connect(account name: String, password: String?) async throws -> any BookRemote {

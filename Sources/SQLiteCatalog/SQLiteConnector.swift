@@ -13,6 +13,14 @@ public struct SQLiteConnector: CatalogConnector {
         try catalog.accounts().map(\.name).sorted()
     }
 
+    public func accountRoles() async throws -> [String: AccountRole] {
+        Dictionary(try catalog.accounts().map { ($0.name, $0.role) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    public func accountScopes() async throws -> [String: String] {
+        Dictionary(try catalog.accounts().map { ($0.name, $0.scope) }, uniquingKeysWith: { first, _ in first })
+    }
+
     public func requiresPassword(for account: String) -> Bool { false }
 
     public func connect(account: String, password: String?) async throws -> any BookRemote {

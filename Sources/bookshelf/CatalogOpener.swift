@@ -29,8 +29,10 @@ enum CatalogOpener {
         case never
     }
 
-    /// Says on standard error when a catalog was created (one line).
-    static func open(path: String, console: Console, creating creation: Creation) throws(CommandFailure) -> SQLiteCatalog {
+    /// Says on standard error when a catalog was created (one line), and tells `created` how
+    /// many sample books it holds (the app's first screen says so too).
+    static func open(path: String, console: Console, creating creation: Creation,
+                     created: (_ sampleBooks: Int) -> Void = { _ in }) throws(CommandFailure) -> SQLiteCatalog {
         let state = FileState(path)
         if state != .present {
             guard creation != .never else {
@@ -43,6 +45,7 @@ enum CatalogOpener {
                 let names = SampleBooks.starter.accounts.map(\.name).joined(separator: ", ")
                 let contents = withSample ? "\(NumberText.grouped(books)) sample books and" : "no books yet and"
                 console.note("bookshelf: created a new catalog at \(path.printable) with \(contents) the accounts \(names)")
+                created(withSample ? books : 0)
             }
         }
         do {

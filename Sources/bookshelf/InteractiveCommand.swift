@@ -40,6 +40,8 @@ enum InteractiveCommand {
         let account: Account
         let schedule: LatencySchedule?
         let tracePath: String?
+        /// Said once on the first screen: the catalog was just created, with sample books.
+        var firstRunNotice: String? = nil
     }
 
     /// The catalog the screen works on, already proven readable by the starting account.
@@ -68,7 +70,10 @@ enum InteractiveCommand {
         }
         let creation: CatalogOpener.Creation =
             CatalogLocation.isExplicit(option: arguments.value("db"), environment: context.environment) ? .never : .starterIfMissing
-        let (store, account) = try await open(target, account: arguments.value("account"), creating: creation, console: context.console)
+        var firstRunNotice: String?
+        let (store, account) = try await open(target, account: arguments.value("account"), creating: creation, console: context.console) {
+            firstRunNotice = $0
+        }
         let tracePath = arguments.value("trace")
         if let tracePath {
             guard FileManager.default.createFile(atPath: tracePath, contents: nil) else {
@@ -78,17 +83,20 @@ enum InteractiveCommand {
         guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else {
             throw CommandFailure("the interactive catalog needs a terminal; in scripts use 'bookshelf search QUERY'")
         }
-        return Setup(store: store, account: account, schedule: schedule, tracePath: tracePath)
+        return Setup(store: store, account: account, schedule: schedule, tracePath: tracePath, firstRunNotice: firstRunNotice)
     }
 
     /// Opens the catalog as the starting account, so every reason it cannot be used is told
     /// on standard error before the screen opens. On PostgreSQL the starting account is
     /// `--account`, else the connection's own user (the URL's, PGUSER, or the login name).
     private static func open(_ target: CatalogTarget, account name: String?, creating creation: CatalogOpener.Creation,
-                             console: Console) async throws -> (Store, Account) {
+                             console: Console, announce: (String) -> Void) async throws -> (Store, Account) {
         switch target {
         case let .sqlite(path):
-            let catalog = try CatalogOpener.open(path: path, console: console, creating: creation)
+            let catalog = try CatalogOpener.open(path: path, console: console, creating: creation) { books in
+                announce(FirstRunNotice.text(path: TerminalText.sanitized(displayPath(path)), books: books,
+                                             accounts: SampleBooks.starter.accounts.map(\.name)))
+            }
             let account = try defaultAccount(named: name, in: catalog)
             // Reading the account's books proves the catalog is readable before the screen opens.
             do {
@@ -169,6 +177,7 @@ enum InteractiveCommand {
         let model = BookshelfModel(connector: connector, account: setup.account.name,
                                    pageSize: ScreenLayout.pageSize(forRows: terminal.size.rows))
         let app = BookshelfApp(model: model, store: store, size: terminal.size, countBooks: countBooks)
+        if let notice = setup.firstRunNotice { app.announce(notice) }
         let traceFile = setup.tracePath.flatMap { FileHandle(forWritingAtPath: $0) }
         if let traceFile {
             let trace = EventTrace { line in traceFile.write(Data((line + "\n").utf8)) }

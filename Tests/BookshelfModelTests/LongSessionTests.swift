@@ -56,6 +56,7 @@ final class RemoteCountingConnector: CatalogConnector, @unchecked Sendable {
 
     func accountNames() async throws -> [String] { try await base.accountNames() }
     func accountRoles() async throws -> [String: AccountRole] { try await base.accountRoles() }
+    func accountScopes() async throws -> [String: String] { try await base.accountScopes() }
     func requiresPassword(for account: String) -> Bool { base.requiresPassword(for: account) }
 
     func connect(account: String, password: String?) async throws -> any BookRemote {

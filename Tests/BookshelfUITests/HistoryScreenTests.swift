@@ -64,11 +64,35 @@ import Testing
         #expect(harness.model.state.history != nil)
     }
 
-    @Test func enterRestoresTheChosenRevisionAsANewSave() async throws {
+    /// Enter opens everywhere else, so here it asks before it saves anything.
+    @Test func enterAsksBeforeRestoringAndNoKeepsTheHistoryOpen() async throws {
+        let harness = try await mommsenWithHistory()
+        await harness.press(.down, .down, .enter)
+        let text = harness.text
+        #expect(text.contains("Restore revision 1 as a new revision?"), "\(text)")
+        #expect(text.contains("y yes, restore · n no"), "\(text)")
+        #expect(harness.lines.last == " y yes · n no")
+        #expect(try await harness.otherEditor().load(id: 2).revision == 3, "nothing saved before the answer")
+        // Keys other than an answer do not act behind the question.
+        await harness.press(.up, .character("x"))
+        #expect(harness.model.state.history?.selection == 2)
+        #expect(harness.text.contains("Restore revision 1 as a new revision?"))
+        await harness.press(.character("n"))
+        #expect(!harness.text.contains("Restore revision 1 as a new revision?"), "\(harness.text)")
+        #expect(harness.model.state.history?.selection == 2, "the history stays open on the same revision")
+        await harness.press(.enter, .escape)
+        #expect(harness.model.state.history != nil, "Esc answers no; it does not close the history too")
+        #expect(!harness.text.contains("Restore revision"))
+        #expect(try await harness.otherEditor().load(id: 2).revision == 3)
+    }
+
+    @Test func enterThenYesRestoresTheChosenRevisionAsANewSave() async throws {
         let harness = try await mommsenWithHistory()
         await harness.press(.down, .down)
         #expect(harness.model.state.history?.selection == 2)
         await harness.press(.enter)
+        #expect(harness.model.state.history?.restoreQuestion == 1)
+        await harness.press(.character("y"))
         #expect(harness.model.state.history == nil)
         #expect(harness.model.state.editor?.outcome == .saved(revision: 4), "\(harness.text)")
         #expect(try await harness.otherEditor().load(id: 2) == BookRecord(id: 2, title: "History of Rome", revision: 4,
