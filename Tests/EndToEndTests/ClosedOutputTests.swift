@@ -73,6 +73,16 @@ import Testing
         }
     }
 
+    /// Standard input that cannot be read (a directory) is one line too, never a trap.
+    @Test func anUnreadableStandardInputIsOneLine() throws {
+        let process = try BookshelfProcess()
+        defer { process.remove() }
+        let db = try process.starterCatalog()
+        let ending = try run(process, ["import", "-"], redirections: "</ >/dev/null", db: db)
+        #expect(ending.signal == nil && ending.status == 3, "\(ending.status)")
+        #expect(ending.errors == "bookshelf import: cannot read standard input: Is a directory\n", "\(ending.errors)")
+    }
+
     /// A reader that stops reading (`| head -1`) ends the command quietly, as before.
     @Test func aBrokenPipeStaysQuiet() throws {
         let process = try BookshelfProcess()
