@@ -14,7 +14,7 @@ enum InteractiveDemo {
         do {
             terminal = try Terminal()
         } catch {
-            FileHandle.standardError.write(Data("bookshelf-demo: cannot use this terminal (\(error)); try --script\n".utf8))
+            try? FileHandle.standardError.write(contentsOf: Data("bookshelf-demo: cannot use this terminal (\(error)); try --script\n".utf8))
             exit(2)
         }
         // The same scene and latencies on virtual time, for the count the screen compares with.

@@ -56,11 +56,17 @@ struct MergeNote: Equatable {
         fields.map { $0 == .title ? "the title" : "the author" }.joined(separator: " and ")
     }
 
+    // A revision that changed no field (a save of identical text, by an older program) is
+    // said as such: "they changed ." would name nothing.
     var merged: String {
-        "Merged with revision \(revision) by someone else: they changed \(Self.describe(fields))."
+        guard !fields.isEmpty else {
+            return "Saved over revision \(revision) by someone else, which changed no field."
+        }
+        return "Merged with revision \(revision) by someone else: they changed \(Self.describe(fields))."
     }
 
     var alreadyThere: String {
-        "Revision \(revision) by someone else already had your changes (they changed \(Self.describe(fields)))."
+        guard !fields.isEmpty else { return "Revision \(revision) by someone else already had your changes." }
+        return "Revision \(revision) by someone else already had your changes (they changed \(Self.describe(fields)))."
     }
 }

@@ -1,9 +1,27 @@
 import CSQLite
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// A failed SQLite call: the extended result code and SQLite's own message.
 struct SQLiteError: Error, CustomStringConvertible {
     let code: Int32
     let message: String
+    /// The errno behind an I/O error (ENOSPC, say), or 0: SQLite's message alone says only
+    /// "disk I/O error".
+    var systemError: Int32 = 0
+
+    /// SQLite's extended codes for its shared-memory file (-shm), which Swift does not
+    /// import: opening it, growing it, mapping it.
+    static let sharedMemoryCodes: Set<Int32> = [SQLITE_IOERR | 18 << 8, SQLITE_IOERR | 19 << 8, SQLITE_IOERR | 21 << 8]
+
+    /// The disk is full: SQLite said so, or an I/O error's errno did.
+    var isDiskFull: Bool { primary == SQLITE_FULL || (primary == SQLITE_IOERR && systemError == ENOSPC) }
+
+    /// The disk is full, and what could not be written is the -shm file every reader of a
+    /// WAL catalog needs: a search fails as well as a save.
+    var isSharedMemoryOnFullDisk: Bool { Self.sharedMemoryCodes.contains(code) && systemError == ENOSPC }
 
     /// The primary result code (SQLITE_BUSY, SQLITE_FULL, ...) without the extended bits.
     var primary: Int32 { code & 0xFF }
@@ -32,8 +50,9 @@ final class Connection {
         guard result == SQLITE_OK, let handle else {
             let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(result))
             let code = handle.map { sqlite3_extended_errcode($0) } ?? result
+            let systemError = handle.map { sqlite3_system_errno($0) } ?? 0
             sqlite3_close_v2(handle)
-            throw SQLiteError(code: code, message: message)
+            throw SQLiteError(code: code, message: message, systemError: systemError)
         }
         self.handle = handle
         sqlite3_extended_result_codes(handle, 1)
@@ -151,7 +170,7 @@ final class Connection {
     func lastError(_ result: Int32) -> SQLiteError {
         let code = sqlite3_extended_errcode(handle)
         let message = String(cString: sqlite3_errmsg(handle))
-        return SQLiteError(code: code == SQLITE_OK ? result : code, message: message)
+        return SQLiteError(code: code == SQLITE_OK ? result : code, message: message, systemError: sqlite3_system_errno(handle))
     }
 }
 

@@ -27,6 +27,9 @@ public enum SQLiteCatalogError: Error, Equatable, Sendable {
     case locked(path: String)
     /// The disk (or a size limit) is full; nothing was written.
     case diskFull(path: String)
+    /// The disk is full and SQLite cannot make the catalog's shared-memory file (-shm), which
+    /// even a search needs.
+    case sharedMemoryDiskFull(path: String)
     /// The file was written by a newer Bookshelf; it is left untouched.
     case newerSchema(found: Int, known: Int)
     /// No account of that name in this catalog.
@@ -55,6 +58,9 @@ extension SQLiteCatalogError: CustomStringConvertible {
                 + "open it once where it can be written, or copy it somewhere writable. It was left untouched."
         case let .locked(path): "The catalog \(path) is locked by another program; try again when it has finished."
         case let .diskFull(path): "The disk holding \(path) is full; nothing was changed."
+        case let .sharedMemoryDiskFull(path):
+            "The disk holding \(path) is full: SQLite cannot make its shared-memory file (\(path)-shm) beside the catalog. "
+                + "Free some space and try again; nothing was changed."
         case let .newerSchema(found, known):
             "This catalog was written by a newer Bookshelf (schema \(found), this program knows up to \(known)). It was left untouched; upgrade Bookshelf."
         case let .unknownAccount(name): "There is no account named \"\(name)\" in this catalog."
@@ -68,7 +74,9 @@ extension SQLiteCatalogError: CustomStringConvertible {
 extension SQLiteError {
     /// The error a user meets when opening or bulk-changing the catalog at `path`.
     func catalogError(path: String) -> SQLiteCatalogError {
-        switch primary {
+        if isSharedMemoryOnFullDisk { return .sharedMemoryDiskFull(path: path) }
+        if isDiskFull { return .diskFull(path: path) }
+        return switch primary {
         case SQLITE_NOTADB: .notADatabase(path: path)
         case SQLITE_CORRUPT: .corrupt(path: path)
         case SQLITE_READONLY: .readOnly(path: path)
@@ -82,7 +90,11 @@ extension SQLiteError {
     /// The failure a remote call reports. SQLite never half-applies a statement, so in every
     /// case nothing was changed.
     func bookFailure(catalogPath: String) -> BookFailure {
-        switch primary {
+        if isSharedMemoryOnFullDisk {
+            return .storeUnavailable("the disk is full: SQLite cannot make the catalog's shared-memory file (-shm)")
+        }
+        if isDiskFull { return .storeUnavailable("the disk is full") }
+        return switch primary {
         case SQLITE_BUSY, SQLITE_LOCKED: .storeUnavailable("the catalog is locked by another program; try again")
         case SQLITE_FULL: .storeUnavailable("the disk is full")
         case SQLITE_READONLY: .storeUnavailable("the catalog is read-only at \(catalogPath): nothing can be saved there")

@@ -131,7 +131,11 @@ enum SearchIndexSnapshot {
         let temporary = path + ".writing-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         defer { unlink(temporary) }
         let snapshotID = UInt64.random(in: 1...UInt64.max)
-        try write(base, scope: scope, snapshotID: snapshotID, to: temporary)
+        // The index is as private as the catalog it indexes (SQLite does the same for its
+        // -wal and -shm files): a 0600 catalog never gets a 0644 index beside it.
+        var catalogStatus = stat()
+        let mode = stat(catalogPath, &catalogStatus) == 0 ? mode_t(catalogStatus.st_mode & 0o666) : nil
+        try write(base, scope: scope, snapshotID: snapshotID, to: temporary, mode: mode)
         return try connection.transaction(immediate: true) {
             let stored = try connection.queryFirst(
                 "SELECT change_seq FROM search_snapshots WHERE scope = ?1 AND format = ?2", [.text(scope), .int(format)]) { $0.int(0) }
@@ -203,7 +207,8 @@ enum SearchIndexSnapshot {
     }
 
     /// Writes the file in one pass through a block-sized buffer (no second copy of the index).
-    static func write(_ base: SearchIndexBase, scope: String, snapshotID: UInt64, to path: String) throws {
+    /// `mode`, when given, is the file's exact permissions (the umask does not apply).
+    static func write(_ base: SearchIndexBase, scope: String, snapshotID: UInt64, to path: String, mode: mode_t? = nil) throws {
         let parts = parts(base)
         let scopeBytes = Array(scope.utf8)
         guard scopeBytes.count <= Header.maximumScopeBytes else { throw SearchIndexDamage("scope name too long for a snapshot") }
@@ -225,6 +230,9 @@ enum SearchIndexSnapshot {
         let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw SearchIndexDamage("cannot write \(path): \(String(cString: strerror(errno)))") }
         defer { close(descriptor) }
+        if let mode, fchmod(descriptor, mode) != 0 {
+            throw SearchIndexDamage("cannot set the permissions of \(path): \(String(cString: strerror(errno)))")
+        }
         func writeAll(_ bytes: UnsafeRawBufferPointer, at offset: Int) throws {
             var done = 0
             while done < bytes.count {

@@ -21,12 +21,12 @@ guard let name = arguments.first, !["-h", "--help", "help"].contains(name) else 
     exit(arguments.isEmpty ? 2 : 0)
 }
 guard let mode = modes.first(where: { $0.name == name }) else {
-    FileHandle.standardError.write(Data("bookshelf-bench: unknown mode \"\(name)\"\n\n\(usage)\n".utf8))
+    try? FileHandle.standardError.write(contentsOf: Data("bookshelf-bench: unknown mode \"\(name)\"\n\n\(usage)\n".utf8))
     exit(2)
 }
 do {
     try await mode.run(Array(arguments.dropFirst()))
 } catch {
-    FileHandle.standardError.write(Data("bookshelf-bench \(name): \(error)\n".utf8))
+    try? FileHandle.standardError.write(contentsOf: Data("bookshelf-bench \(name): \(error)\n".utf8))
     exit(1)
 }

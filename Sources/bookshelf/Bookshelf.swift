@@ -1,3 +1,6 @@
+import BookCatalog
+import TerminalUI
+
 /// The program: reads the options before the command name, picks the command from the table,
 /// parses the rest against that command's options, and runs it. Without a command name it
 /// runs the interactive mode. New subcommands go in `commands`; nothing else changes.
@@ -28,11 +31,12 @@ enum Bookshelf {
         message.hasSuffix(".") ? message : message + "."
     }
 
-    static func main(arguments: [String], environment: [String: String]) async -> Int32 {
-        let console = Console()
+    static func main(arguments: [String], standardOutputWasClosed: Bool = false, environment: [String: String]) async -> Int32 {
+        let console = Console(standardOutputWasClosed: standardOutputWasClosed)
         let status = await run(arguments, environment: environment, console: console)
         console.flush()
-        return status.rawValue
+        // Results that could not be written are not a success, nor "nothing matched".
+        return console.outputFailed ? ExitStatus.failure.rawValue : status.rawValue
     }
 
     static func run(_ arguments: [String], environment: [String: String], console: Console) async -> ExitStatus {
@@ -59,6 +63,7 @@ enum Bookshelf {
             console.note("bookshelf: unknown command \"\(name.printable)\". See 'bookshelf --help'.")
             return .usage
         }
+        console.speaker = "bookshelf \(command.name)"
         let parsed: ParsedArguments
         do {
             let (own, _) = try ArgumentParser(options: command.allOptions).parse(Array(rest.dropFirst()))
@@ -98,7 +103,8 @@ enum Bookshelf {
             bookshelf \(version): search and edit a book catalog from the terminal.
 
             Usage:
-              bookshelf [--db PATH] [--account NAME]   open the interactive catalog
+              bookshelf [--db PATH] [--account NAME] [--latency SPEC [--seed N]] [--trace FILE]
+                                                        open the interactive catalog
               bookshelf --db postgresql://alice@host/books
                                                         the same on a PostgreSQL catalog
               bookshelf COMMAND [options]               run one command; bookshelf COMMAND --help
@@ -108,9 +114,7 @@ enum Bookshelf {
             Options:
             \(HelpFormat.optionList(programOptions))
             \(CatalogTarget.explanation)
-            An SQLite catalog that does not exist yet is created with a sample of a few
-            thousand books and the accounts alice (editor) and bob (reader) in scope main, and
-            carol (editor) in scope north. A PostgreSQL database gets the same from
+            \(starterExplanation) A PostgreSQL database gets the same from
             'bookshelf setup --db postgresql://OWNER@HOST/DB', run as the database's owner; then
             each person signs in as their own account (a PostgreSQL role), and the server
             decides which books each account sees and may edit. When the server wants a
@@ -119,6 +123,22 @@ enum Bookshelf {
             Exit status: 0 success; 1 no match (search) or bad lines (import); 2 usage error;
             3 the catalog or a file could not be used, or the account may not do that;
             4 edit conflict (someone else saved first).
+            """
+    }
+
+    /// Which commands create a missing SQLite catalog, and what is in it (counted from the
+    /// sample itself, so the help cannot drift from it).
+    static var starterExplanation: String {
+        let shelves = SampleBooks.starter.shelves
+        let main = shelves.first { $0.scope == "main" }?.count ?? 0
+        let north = shelves.first { $0.scope == "north" }?.count ?? 0
+        return """
+            'bookshelf setup' and 'bookshelf sample' create a missing SQLite catalog, and so does
+            the interactive catalog at the default location (never at a --db PATH or
+            $\(CatalogLocation.environmentVariable) you named: a mistyped path is an error). It
+            holds \(NumberText.grouped(main)) sample books and the accounts alice (editor) and bob
+            (reader) in scope main, and \(NumberText.grouped(north)) books and carol (editor) in
+            scope north.
             """
     }
 

@@ -14,13 +14,19 @@ enum CatalogLocation {
             return option
         }
         if let path = environment[environmentVariable], !path.isEmpty { return path }
+        if let path = defaultPath(environment: environment) { return path }
+        throw UsageError("cannot tell where the catalog is: pass --db PATH or set \(environmentVariable)")
+    }
+
+    /// Rules 3 and 4: the catalog nobody named, or nil when neither variable is usable.
+    static func defaultPath(environment: [String: String]) -> String? {
         if let dataHome = environment["XDG_DATA_HOME"], dataHome.hasPrefix("/") {
             return dataHome.trimmingTrailingSlashes + "/bookshelf/catalog.sqlite"
         }
         if let home = environment["HOME"], home.hasPrefix("/") {
             return home.trimmingTrailingSlashes + "/.local/share/bookshelf/catalog.sqlite"
         }
-        throw UsageError("cannot tell where the catalog is: pass --db PATH or set \(environmentVariable)")
+        return nil
     }
 
     /// True when the user named the catalog (`--db` or `BOOKSHELF_DB`); false for the

@@ -103,10 +103,16 @@ enum CatalogOpener {
     /// empty file). Returns the number of books, or nil if another process created the
     /// catalog first.
     private static func createStarter(at path: String, replacingEmptyFile: Bool, withSample: Bool) throws(CommandFailure) -> Int? {
+        // The default catalog is private, whatever the umask: its folder 0700 (as the XDG
+        // base directory specification asks of folders it makes) and its file 0600, which
+        // SQLite gives its -wal and -shm files and the store its index files. A catalog the
+        // user named keeps the umask: it may be shared on purpose.
+        let isPrivate = path == CatalogLocation.defaultPath(environment: ProcessInfo.processInfo.environment)
         let directory = (path as NSString).deletingLastPathComponent
         if !directory.isEmpty {
             do {
-                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
+                                                        attributes: isPrivate ? [.posixPermissions: 0o700] : nil)
             } catch {
                 throw CommandFailure("cannot create the directory \(directory.printable) for the catalog: \(error.localizedDescription)")
             }
@@ -114,6 +120,13 @@ enum CatalogOpener {
         let temporary = path + ".creating-\(getpid())-\(UUID().uuidString.prefix(8))"
         defer { removeDatabaseFiles(temporary) }
         var books = 0
+        if isPrivate {
+            let descriptor = Glibc.open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+            guard descriptor >= 0, fchmod(descriptor, 0o600) == 0 else {
+                throw CommandFailure("cannot create the catalog \(path.printable): \(String(cString: strerror(errno)))")
+            }
+            close(descriptor)
+        }
         do {
             // The catalog is closed (and its WAL folded into the file) when it goes out of
             // scope at the end of this block, before the file is linked into place.

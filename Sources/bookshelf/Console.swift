@@ -1,13 +1,32 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Where a command's output goes. Results go to standard output (buffered, for pipes and
 /// large result lists); notes, counts and errors go to standard error (and progress, through
 /// `ProgressDisplay`), so `bookshelf search x | cut -f2` sees only results.
+///
+/// Neither stream is trusted to be there: a closed or full standard output is said once on
+/// standard error (`bookshelf export: cannot write standard output: No space left on device`)
+/// and makes the command fail; a closed or full standard error has nowhere to be told, so it
+/// is ignored and never changes the status. A reader that went away (`| head`) is quiet.
 final class Console {
     private var pending = ""
+    /// Who speaks in the one line about a failed standard output: "bookshelf search".
+    var speaker = "bookshelf"
+    /// True once standard output could not be written: the command must then fail.
+    private(set) var outputFailed = false
+    /// Standard output was closed when the program started (`>&-`); its descriptor now holds
+    /// /dev/null, which must not pass for a place the results went.
+    private let standardOutputWasClosed: Bool
+
+    init(standardOutputWasClosed: Bool = false) {
+        self.standardOutputWasClosed = standardOutputWasClosed
+    }
 
     /// Adds a line to standard output.
     func line(_ text: String) {
+        guard !outputFailed else { return }
         pending += text
         pending += "\n"
         if pending.utf8.count >= 1 << 16 { flush() }
@@ -15,14 +34,67 @@ final class Console {
 
     func flush() {
         guard !pending.isEmpty else { return }
-        FileHandle.standardOutput.write(Data(pending.utf8))
+        let text = pending
         pending = ""
+        guard !outputFailed,
+              let reason = standardOutputWasClosed ? EBADF : StandardStream.write(text, to: STDOUT_FILENO)
+        else { return }
+        outputFailed = true
+        // A reader that stopped reading wants no more, and no complaint (SIGPIPE, when it is
+        // not ignored, has already ended the process quietly).
+        guard reason != EPIPE else { return }
+        StandardStream.writeError("\(speaker): cannot write standard output: \(StandardStream.describe(reason))\n")
     }
 
     /// Writes a line to standard error at once (after any results before it).
     func note(_ text: String) {
         flush()
-        FileHandle.standardError.write(Data((text + "\n").utf8))
+        StandardStream.writeError(text + "\n")
     }
 }
 
+/// Writes to the process's own descriptors with write(2), telling failure apart instead of
+/// trapping as FileHandle's `write(_:)` does on a closed or full descriptor.
+enum StandardStream {
+    /// Writes all of `text` to `descriptor`; nil on success, else the errno that stopped it.
+    static func write(_ text: String, to descriptor: Int32) -> Int32? {
+        var bytes = Array(text.utf8)
+        return bytes.withUnsafeMutableBytes { buffer -> Int32? in
+            var offset = 0
+            while offset < buffer.count {
+                let written = Glibc.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    return errno
+                }
+                offset += written
+            }
+            return nil
+        }
+    }
+
+    /// Opens /dev/null on each of descriptors 0, 1 and 2 that is closed; answers which were.
+    static func holdClosedDescriptors() -> Set<Int32> {
+        var closed: Set<Int32> = []
+        for descriptor in [STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO] where fcntl(descriptor, F_GETFD) < 0 && errno == EBADF {
+            closed.insert(descriptor)
+            // open() takes the lowest free number: this one, as the lower ones are open now.
+            let null = open("/dev/null", descriptor == STDIN_FILENO ? O_RDONLY : O_WRONLY)
+            if null >= 0, null != descriptor {
+                dup2(null, descriptor)
+                close(null)
+            }
+        }
+        return closed
+    }
+
+    /// Standard error, best effort: when it is closed or full there is nowhere left to say so.
+    static func writeError(_ text: String) {
+        _ = write(text, to: STDERR_FILENO)
+    }
+
+    /// The system's own words for `code`: "No space left on device".
+    static func describe(_ code: Int32) -> String {
+        String(cString: strerror(code))
+    }
+}

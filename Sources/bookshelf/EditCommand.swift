@@ -19,14 +19,16 @@ enum EditCommand {
         ],
         details: """
             Fields not given keep their stored value. On success prints the new revision (with
-            --json, the saved book). When someone else saved the book first (it is no longer
+            --json, the saved book). Values equal to the stored ones save nothing: "No changes"
+            on standard error, and the current revision is printed. When someone else saved the book first (it is no longer
             at --if-revision N, or it changed between reading and saving), nothing is saved
             and the book as they left it ("theirs") is printed as id<TAB>title<TAB>author<TAB>
             revision (or as JSON).
 
             Exit status: 0 saved; 2 usage error (a missing or invalid title, say); 3 not
             allowed (a reader, or a book of another scope, which an account cannot see) or the
-            catalog could not be used; 4 conflict: someone else saved first.
+            catalog could not be used, or --if-revision N is ahead of the book; 4 conflict:
+            someone else saved first.
 
             \(CatalogTarget.explanation)
             """,
@@ -46,15 +48,27 @@ enum EditCommand {
         let console = context.console
 
         let current = try await outcome(of: { try await repository.book(id: id, policy: .refresh) }, id: id)
+        if let expected, expected > current.revision {
+            // Nobody saved: the book has never been at that revision.
+            throw CommandFailure("book \(id) is at revision \(current.revision); --if-revision \(expected) is ahead of it "
+                + "(no one has saved it that far), and nothing was saved")
+        }
         if let expected, current.revision != expected {
             return conflict(theirs: current, expected: expected, json: json, console: console)
         }
         let request = SaveRequest(id: id, title: title ?? current.title, author: author,
                                   expectedRevision: expected ?? current.revision)
+        let stored: SaveRequest
         do {
-            _ = try request.validated()
+            stored = try request.validated()
         } catch {
             throw UsageError(error.description)
+        }
+        // Saving what is already stored would make a revision that changes nothing.
+        if stored.title == current.title, stored.author.map({ $0 == current.author }) ?? true {
+            console.note("bookshelf edit: No changes: book \(id) already has that text; it stays at revision \(current.revision)")
+            console.line(json ? SearchCommand.jsonLine(current) : String(current.revision))
+            return .success
         }
         let saved: BookRecord
         do {

@@ -119,13 +119,12 @@ enum ImportCommand {
     }
 
     private static func read(_ file: String) throws(CommandFailure) -> [UInt8] {
-        if file == "-" {
-            return [UInt8](FileHandle.standardInput.readDataToEndOfFile())
-        }
         do {
+            // readToEnd() throws where readDataToEndOfFile() traps (standard input a directory).
+            if file == "-" { return [UInt8](try FileHandle.standardInput.readToEnd() ?? Data()) }
             return [UInt8](try Data(contentsOf: URL(fileURLWithPath: file)))
         } catch {
-            throw CommandFailure("cannot read \(file.printable): \(reason(error))")
+            throw CommandFailure("cannot read \(file == "-" ? "standard input" : file.printable): \(reason(error))")
         }
     }
 

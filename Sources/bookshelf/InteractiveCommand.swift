@@ -151,7 +151,7 @@ enum InteractiveCommand {
         do {
             terminal = try Terminal()
         } catch {
-            FileHandle.standardError.write(Data("bookshelf: cannot use this terminal: \(describe(error))\n".utf8))
+            StandardStream.writeError("bookshelf: cannot use this terminal: \(describe(error))\n")
             exit(ExitStatus.failure.rawValue)
         }
         let connector: any CatalogConnector
@@ -180,7 +180,7 @@ enum InteractiveCommand {
         if let notice = setup.firstRunNotice { app.announce(notice) }
         let traceFile = setup.tracePath.flatMap { FileHandle(forWritingAtPath: $0) }
         if let traceFile {
-            let trace = EventTrace { line in traceFile.write(Data((line + "\n").utf8)) }
+            let trace = EventTrace { line in _ = StandardStream.write(line + "\n", to: traceFile.fileDescriptor) }
             app.trace = trace
             model.onTrace = { trace.request($0) }
         }

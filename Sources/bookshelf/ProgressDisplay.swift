@@ -50,7 +50,7 @@ final class ProgressDisplay: @unchecked Sendable {
     static func standardError(label: String, total: Int) -> ProgressDisplay {
         let form: Form = isatty(STDERR_FILENO) == 1 ? .terminal(columns: terminalColumns() ?? 80) : .plain
         return ProgressDisplay(label: label, total: total, form: form) {
-            FileHandle.standardError.write(Data($0.utf8))
+            StandardStream.writeError($0)
         }
     }
 

@@ -223,8 +223,26 @@ let mergeBase = book(1, "Old Title", author: "Old Author")
         #expect(h.editor?.outcome == .saved(revision: record.revision), "\(label)")
         #expect(h.editor?.base == record && h.editor?.isDirty == false && h.editor?.conflict == nil, "\(label)")
         let named = fields.map { $0 == .title ? "the title" : "the author" }.joined(separator: " and ")
-        let expected = "Merged with revision \(revision) by someone else: they changed \(named)."
+        // Their revision may change no field at all (identical text saved again): the note
+        // then says so, and never names an empty list of fields.
+        let expected = fields.isEmpty ? "Saved over revision \(revision) by someone else, which changed no field."
+            : "Merged with revision \(revision) by someone else: they changed \(named)."
         #expect(h.state.message == expected, "\(label): \(h.state.message ?? "no message")")
+        #expect(h.state.message?.contains("changed .") != true, "\(label)")
+    }
+
+    /// Every note a merge can leave, for every set of fields they changed, names something.
+    @Test func aMergeNoteNeverNamesAnEmptyListOfFields() {
+        let sets: [[EditorField]] = [[], [.title], [.author], [.title, .author]]
+        for fields in sets {
+            let note = MergeNote(revision: 4, fields: fields)
+            for text in [note.merged, note.alreadyThere] {
+                #expect(!text.contains("changed ."), "\(fields): \(text)")
+                #expect(!text.contains("changed )"), "\(fields): \(text)")
+                #expect(!text.contains("changed  "), "\(fields): \(text)")
+            }
+        }
+        #expect(MergeNote(revision: 4, fields: []).merged == "Saved over revision 4 by someone else, which changed no field.")
     }
 
     // MARK: The choices of a same-field conflict

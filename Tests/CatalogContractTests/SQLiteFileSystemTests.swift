@@ -93,6 +93,36 @@ struct SQLiteFileSystemTests {
         }
     }
 
+    /// A closed catalog on a full disk: opening it to search needs a new -shm file, which
+    /// SQLite cannot make. The message says that, not "disk I/O error".
+    @Test func aSearchOnAFullDiskSaysTheSharedMemoryFileCannotBeMade() async throws {
+        try await onTmpfs(size: "4m") { mount in
+            let path = mount.path("catalog.sqlite")
+            // Made and closed with no remote, so no background index build outlives it.
+            do { try makeCatalog(path, books: 50) }
+            #expect(!FileManager.default.fileExists(atPath: path + "-shm"), "closing removed the -shm file")
+            _ = try mount.fill()
+            let expected = "The disk holding \(path) is full: SQLite cannot make its shared-memory file "
+                + "(\(path)-shm) beside the catalog. Free some space and try again; nothing was changed."
+            do {
+                let catalog = try SQLiteCatalog.open(path: path, create: false)
+                let remote = try catalog.remote(account: "editor")
+                do {
+                    _ = try await remote.search(SearchQuery(text: "book"))
+                    Issue.record("a search on a full disk answered")
+                } catch {
+                    await remote.finishIndexPreparation()
+                    throw error
+                }
+            } catch let error as SQLiteCatalogError {
+                #expect(error.description == expected, "\(error)")
+            } catch let error as BookFailure {
+                #expect(error == .storeUnavailable("the disk is full: SQLite cannot make the catalog's shared-memory file (-shm)"),
+                        "\(error)")
+            }
+        }
+    }
+
     @Test func aSaveOnAFullDiskFailsAsStoreUnavailableAndKeepsTheOldRevision() async throws {
         try await onTmpfs(size: "4m") { mount in
             let path = mount.path("catalog.sqlite")

@@ -397,6 +397,46 @@ import Testing
         #expect(isDirectory.errorLines.count == 1)
     }
 
+    /// The program's help says what a newcomer meets: every interactive option in the usage
+    /// line, which catalogs are created, and the sample's counts per scope, as a search for
+    /// everything counts them.
+    @Test func theProgramHelpTellsTheTruthAboutTheSample() throws {
+        let sandbox = try BookshelfProcess()
+        defer { sandbox.remove() }
+        let help = try sandbox.run(["--help"]).output
+        let usage = try #require(help.split(separator: "\n").first { $0.contains("bookshelf [--db PATH]") })
+        for option in ["--account NAME", "--latency SPEC", "--seed N", "--trace FILE"] {
+            #expect(usage.contains(option), "\(usage)")
+        }
+        let db = try sandbox.starterCatalog()
+        var counted: [String] = []
+        for account in ["alice", "carol"] {
+            let all = try sandbox.run(["search", "", "--limit", "100000", "--account", account, "--db", db])
+            let digits = String(all.outputLines.count)
+            // Grouped by threes with commas, as the help writes numbers ("3,010").
+            counted.append(digits.enumerated().map { index, digit in
+                index > 0 && (digits.count - index) % 3 == 0 ? ",\(digit)" : String(digit)
+            }.joined())
+        }
+        let flat = help.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        #expect(flat.contains("holds \(counted[0]) sample books and the accounts alice (editor) and bob (reader) in scope main, "
+            + "and \(counted[1]) books and carol (editor) in scope north"), "\(counted): \(flat)")
+        #expect(flat.contains("never at a --db PATH or $BOOKSHELF_DB you named"), "\(flat)")
+        #expect(!flat.contains("An SQLite catalog that does not exist yet is created"), "\(flat)")
+
+        // The README says the same counts.
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+            .split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        #expect(readme.contains("with \(counted[0]) sample books and the accounts `alice` (editor) and `bob` (reader) in scope "
+            + "`main`, and \(counted[1]) books and `carol` (editor) in scope `north`"))
+        #expect(!readme.contains("about 3,500 sample books"))
+        // The README's example of a symbol query names a book the sample holds.
+        #expect(readme.contains("`🍅` finds \"Cooking with 🍅 Tomatoes\""))
+        let tomato = try sandbox.run(["search", "🍅", "--db", db])
+        #expect(tomato.outputLines.contains { $0.contains("\tCooking with 🍅 Tomatoes\t") }, "\(tomato.output)")
+    }
+
     @Test func everyCommandHasHelp() throws {
         let sandbox = try BookshelfProcess()
         defer { sandbox.remove() }

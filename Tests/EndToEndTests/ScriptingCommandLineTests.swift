@@ -65,6 +65,44 @@ import Testing
         #expect(try sandbox.run(["history", String(id), "--db", db]).outputLines.count == 2, "nothing was saved")
     }
 
+    /// Nobody saved: a revision past the book's own is said as such, and saves nothing.
+    @Test func aRevisionAheadOfTheBookIsNotCalledAConflict() throws {
+        let sandbox = try BookshelfProcess()
+        defer { sandbox.remove() }
+        let db = try sandbox.starterCatalog()
+        let id = try bookID(sandbox, db, query: "history of rome", suffix: "\tHistory of Rome\tTheodor Mommsen\t1")
+        #expect(try sandbox.run(["edit", String(id), "--title", "Second", "--db", db]).status == 0)
+
+        let ahead = try sandbox.run(["edit", String(id), "--title", "Mine", "--if-revision", "99", "--db", db])
+        #expect(ahead.status == 3, "\(ahead.errors)")
+        #expect(ahead.output.isEmpty)
+        #expect(ahead.errorLines == ["bookshelf edit: book \(id) is at revision 2; --if-revision 99 is ahead of it "
+            + "(no one has saved it that far), and nothing was saved"], "\(ahead.errors)")
+        #expect(!ahead.errors.contains("someone else"), "\(ahead.errors)")
+        #expect(try sandbox.run(["history", String(id), "--db", db]).outputLines.count == 2, "nothing was saved")
+    }
+
+    /// Saving the text already stored makes no revision, from the command line as in the app.
+    @Test func anEditThatChangesNothingSavesNothing() throws {
+        let sandbox = try BookshelfProcess()
+        defer { sandbox.remove() }
+        let db = try sandbox.starterCatalog()
+        let id = try bookID(sandbox, db, query: "history of rome", suffix: "\tHistory of Rome\tTheodor Mommsen\t1")
+        for arguments in [["--title", "History of Rome"], ["--title", " History of Rome  "], ["--author", "Theodor Mommsen"],
+                          ["--title", "History of Rome", "--author", "Theodor Mommsen", "--if-revision", "1"]] {
+            let same = try sandbox.run(["edit", String(id)] + arguments + ["--db", db])
+            #expect(same.status == 0, "\(arguments): \(same.errors)")
+            #expect(same.output == "1\n", "\(arguments): \(same.output)")
+            #expect(same.errorLines.count == 1 && same.errors.contains("No changes"), "\(arguments): \(same.errors)")
+        }
+        let json = try sandbox.run(["edit", String(id), "--title", "History of Rome", "--json", "--db", db])
+        #expect(try jsonObjects(json.output).first?["revision"] as? Int == 1)
+        #expect(try sandbox.run(["history", String(id), "--db", db]).outputLines.count == 1, "no revision was made")
+        // A real change after them still saves, as revision 2.
+        let changed = try sandbox.run(["edit", String(id), "--author", "T. Mommsen", "--db", db])
+        #expect(changed.status == 0 && changed.output == "2\n", "\(changed.errors)")
+    }
+
     @Test func readersAndOtherScopesMayNotEditAndExitThree() throws {
         let sandbox = try BookshelfProcess()
         defer { sandbox.remove() }
