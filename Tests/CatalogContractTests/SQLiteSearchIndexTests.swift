@@ -1840,11 +1840,11 @@ import Testing
         for code in [SQLITE_IOERR | 18 << 8, SQLITE_IOERR | 19 << 8, SQLITE_IOERR | 21 << 8] {
             let error = SQLiteError(code: code, message: "disk I/O error", systemError: ENOSPC)
             #expect(error.catalogError(path: path) == .sharedMemoryDiskFull(path: path), "\(code)")
-            #expect(error.bookFailure == .storeUnavailable("the disk is full: SQLite cannot make the catalog's shared-memory file (-shm)"))
+            #expect(error.bookFailure(catalogPath: path) == .storeUnavailable("the disk is full: SQLite cannot make the catalog's shared-memory file (-shm)"))
         }
         let write = SQLiteError(code: SQLITE_IOERR | 3 << 8, message: "disk I/O error", systemError: ENOSPC)
         #expect(write.catalogError(path: path) == .diskFull(path: path))
-        #expect(write.bookFailure == .storeUnavailable("the disk is full"))
+        #expect(write.bookFailure(catalogPath: path) == .storeUnavailable("the disk is full"))
         let other = SQLiteError(code: SQLITE_IOERR | 19 << 8, message: "disk I/O error", systemError: EIO)
         #expect(other.catalogError(path: path) == .failed("disk I/O error"))
     }
