@@ -93,7 +93,9 @@ import Testing
 
         // Switching away and back asks again: the start-up password was not kept.
         try dave.send("C-t")
-        try dave.waitFor(text: "dave  (current)  (password)")
+        // The switcher lays names, roles and scopes out in columns: dave's row is the current one.
+        let switcher = try dave.waitFor(text: "(current)  (password)")
+        #expect(switcher.split(separator: "\n").contains { $0.contains("dave ") && $0.contains("(current)  (password)") })
         try dave.send("Up", "Up", "Up", "Enter")
         try dave.waitFor(text: "alice (editor) · 3,011 books")
         try dave.send("C-t")
@@ -145,7 +147,9 @@ import Testing
         #expect(disconnected.contains("Title  Quixotic Zebra Handbook Draft"), "the draft stays: \(disconnected)")
 
         try dave.send("F2")
-        try dave.waitFor(text: "dave  (current)  (password)")
+        // The switcher lays names, roles and scopes out in columns: dave's row is the current one.
+        let switcher = try dave.waitFor(text: "(current)  (password)")
+        #expect(switcher.split(separator: "\n").contains { $0.contains("dave ") && $0.contains("(current)  (password)") })
         try dave.send("Down", "Down", "Down", "Enter")
         try dave.waitFor(text: "The connection was lost.")
         try dave.type("correct horse")
