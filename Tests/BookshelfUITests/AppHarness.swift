@@ -16,14 +16,19 @@ final class AppHarness {
 
     init(columns: Int = 80, rows: Int = 12, books: [(String, String)] = AppHarness.classics,
          accounts: [Account] = [Account(name: "alice", role: .editor, scope: "main"), Account(name: "bob", role: .editor, scope: "main")],
-         passwords: [String: String] = [:], account: String = "alice", pageSize: Int = 50) {
+         passwords: [String: String] = [:], account: String = "alice", pageSize: Int = 50,
+         store: StoreInfo = StoreInfo(kind: "Memory", location: "test"), otherScopes: [(scope: String, books: [(String, String)])] = [],
+         countBooks: (@Sendable (String) async -> Int?)? = nil) {
         catalog = MemoryCatalog()
         for account in accounts { catalog.addAccount(account) }
         for (title, author) in books { catalog.addBook(title: title, author: author, scope: "main") }
+        for shelf in otherScopes {
+            for (title, author) in shelf.books { catalog.addBook(title: title, author: author, scope: shelf.scope) }
+        }
         model = BookshelfModel(connector: MemoryCatalogConnector(catalog: catalog, passwords: passwords), account: account,
                                pageSize: pageSize)
-        app = BookshelfApp(model: model, store: StoreInfo(kind: "Memory", location: "test"),
-                           size: TerminalSize(rows: rows, columns: columns))
+        app = BookshelfApp(model: model, store: store,
+                           size: TerminalSize(rows: rows, columns: columns), countBooks: countBooks)
         backend = MemoryBackend(width: columns, height: rows)
         app.onQuit = { [unowned self] in quitCount += 1 }
     }
@@ -35,6 +40,24 @@ final class AppHarness {
         ("Roman Gardens", "Anna Green"),
         ("War and Peace", "Leo Tolstoy"),
     ]
+
+    /// The catalog a first run makes (`SampleBooks.starter`): its accounts, and its shelves in
+    /// the order the command line adds them, so ids are the ones a user sees.
+    static func starter(columns: Int, rows: Int, store: StoreInfo) -> AppHarness {
+        let shelves = SampleBooks.starter.shelves.map { shelf in
+            (scope: shelf.scope, books: shelf.books.map { ($0.title, $0.author) })
+        }
+        let counts = Dictionary(SampleBooks.starter.shelves.map { ($0.scope, $0.count) }, uniquingKeysWith: +)
+        let scopes = Dictionary(SampleBooks.starter.accounts.map { ($0.name, $0.scope) }, uniquingKeysWith: { first, _ in first })
+        return AppHarness(columns: columns, rows: rows, books: shelves[0].books, accounts: SampleBooks.starter.accounts,
+                          store: store, otherScopes: Array(shelves.dropFirst()),
+                          countBooks: { account in scopes[account].flatMap { counts[$0] } })
+    }
+
+    /// Lets the header's book count, which the app fetches on a task of its own, arrive.
+    func awaitCatalogSize() async {
+        for _ in 0..<10_000 where app.ui.catalogSize == nil { await Task.yield() }
+    }
 
     func start() async {
         app.start()
