@@ -58,7 +58,7 @@ public enum KeyHelp {
         ]),
         Section(title: "History of a book", entries: [
             Entry(keys: "Up Down", action: "choose a revision (what it changed is marked)"),
-            Entry(keys: "Enter", action: "restore it, after asking: saved as a new revision, conflicts as usual",
+            Entry(keys: "Enter", action: "ask, then restore it as a new revision; conflicts as usual",
                   documentation: "restore it, after asking (y / n): saved as a new revision, conflicts as usual (editors only)"),
             Entry(keys: "Esc F3 Ctrl-Y", action: "close the history"),
         ]),
