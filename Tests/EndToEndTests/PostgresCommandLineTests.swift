@@ -20,6 +20,22 @@ import Testing
         #expect(first.output.contains("accounts alice, bob, carol"), "\(first.output)")
         let second = try sandbox.run(["setup", "--db", admin], environment: clean)
         #expect(second.status == 0, "setup again changes nothing and succeeds: \(second.errors)")
+        #expect(second.output.contains("its accounts are left as they were"), "\(second.output)")
+        #expect(first.output.contains("no passwords"), "the starter accounts have none: \(first.output)")
+        // An account is not the owner: setup as alice is refused, with a hint of whom to run it as.
+        let asAlice = try sandbox.run(["setup", "--db", server.conninfo(user: "alice")], environment: clean)
+        #expect(asAlice.status != 0 && asAlice.errors.contains("run setup as the database's owner"), "\(asAlice.errors)")
+        let removed = try sandbox.run(["setup", "--db", admin, "--remove-account", "bob"], environment: clean)
+        #expect(removed.status == 0 && removed.output == "Removed account bob and its login role.\n", "\(removed.errors)")
+        let asBob = try sandbox.run(["search", "", "--db", server.conninfo(user: "bob")], environment: clean)
+        #expect(asBob.status != 0, "bob's role is gone: \(asBob.output)")
+        let again = try sandbox.run(["setup", "--db", admin, "--remove-account", "bob"], environment: clean)
+        #expect(again.status != 0 && again.errors.contains("This catalog has no account bob."), "\(again.errors)")
+        // A password alone leaves carol an editor in north (issue 43, item 2).
+        let carolPassword = try sandbox.run(["setup", "--db", admin, "--account", "carol", "--password-stdin"],
+                                            environment: clean, input: "carol's own\n")
+        #expect(carolPassword.output == "Account carol is an editor in scope north (password set).\n",
+                "\(carolPassword.output)\(carolPassword.errors)")
         let everything = try sandbox.run(["search", "", "--limit", "1", "--db", server.conninfo(user: "alice")], environment: clean)
         #expect(everything.errors.contains("3,010 matches"), "the sample went in once: \(everything.errors)")
 
