@@ -234,6 +234,13 @@ public actor PostgresSetup {
         }
     }
 
+    // Why the tables do not FORCE ROW LEVEL SECURITY (a second wall against an owner as an
+    // account, issue 43): the policies name only bookshelf_reader and bookshelf_editor, so a
+    // forced owner would match none and see no rows. The owner's SECURITY DEFINER functions
+    // (search_books, search_page, estimated_candidates) would then find nothing, the history
+    // trigger record_revisions could not insert into book_revisions, so every save would
+    // fail, and setup itself could not load a sample. Refusing owners as accounts (below) is
+    // the wall instead.
     /// Of one role: whether it bypasses row-level security; whether it owns this database,
     /// the schema or a table in it (an owner is not held by its tables' policies); whether
     /// it is in the reader group, or the editor group (a role not in this catalog's accounts
