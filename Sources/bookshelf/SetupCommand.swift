@@ -1,3 +1,4 @@
+import Foundation
 import BookCatalog
 import PostgresCatalog
 import SQLiteCatalog
@@ -35,7 +36,7 @@ enum SetupCommand {
             NAME is a PostgreSQL role: letters, digits, _ . - @. The role gets a password only with
             --password-stdin (never from the command line):
               printf '%s\\n' "$SECRET" | bookshelf setup --db ... --account dave --password-stdin
-            On a terminal, --password-stdin asks without echo. Whether signing in needs the
+            On a terminal, --password-stdin asks without echo, twice. Whether signing in needs the
             password is the server's pg_hba.conf setting.
 
             --remove-account NAME removes this catalog's account NAME and drops its login
@@ -166,6 +167,11 @@ enum SetupCommand {
         guard let password = TerminalPassword.fromStandardInput(prompt: "Password for account \(name): "),
               !password.isEmpty
         else { throw CommandFailure("--password-stdin: standard input held no password") }
+        // On a terminal a typing slip would go unseen (no echo): ask again, as passwd does.
+        if isatty(STDIN_FILENO) == 1 {
+            let again = TerminalPassword.fromStandardInput(prompt: "Again, to confirm: ")
+            guard again == password else { throw CommandFailure("The two passwords differ; nothing was changed.") }
+        }
         return password
     }
 

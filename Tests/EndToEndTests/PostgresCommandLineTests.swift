@@ -158,4 +158,27 @@ import Testing
         #expect(sqlitePassword.status == 2)
         #expect(sqlitePassword.errors.contains("SQLite accounts have no passwords"))
     }
+
+    @Test(.enabled(if: TmuxPane.shouldRun))
+    func aNewPasswordOnATerminalIsAskedTwice() throws {
+        // Issue 43, item 10: typed without echo, a slip would go unseen. Two different
+        // entries stop setup before it signs in anywhere (the server here does not exist).
+        let binary = try #require(BookshelfProcess.binary, "the bookshelf executable was not found")
+        let sandbox = try BookshelfProcess()
+        defer { sandbox.remove() }
+        let db = "postgresql://owner@/books?host=" + sandbox.path("no-server")
+        let pane = try TmuxPane("env HOME=\(shellQuoted(sandbox.path("home"))) TERM=xterm-256color "
+            + "\(shellQuoted(binary.path)) setup --db \(shellQuoted(db)) --account dave --password-stdin; echo exit=$?; sleep 30")
+        defer { pane.kill() }
+        try pane.waitFor(text: "Password for account dave:")
+        try pane.type("first try")
+        try pane.send("Enter")
+        try pane.waitFor(text: "Again, to confirm:")
+        try pane.type("first trz")
+        try pane.send("Enter")
+        let screen = try pane.waitFor(text: "exit=")
+        #expect(screen.contains("The two passwords differ; nothing was changed."), "\(screen)")
+        #expect(screen.contains("exit=3"), "\(screen)")
+        #expect(!screen.contains("first tr"), "no echo: \(screen)")
+    }
 }
