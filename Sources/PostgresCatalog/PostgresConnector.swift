@@ -73,12 +73,42 @@ public struct PostgresConnector: Sendable, CustomStringConvertible {
         // A server that vanishes without closing the socket is noticed within about a minute.
         pairs += [("keepalives", "1"), ("keepalives_idle", "30"), ("keepalives_interval", "10"),
                   ("keepalives_count", "3")]
-        pairs.append(("dbname", connectionString))
+        if let user, let given = explicitOptions(), given["password"] != nil, user != Self.defaultUser(given) {
+            // A password in the string is its user's alone: another account must give its own.
+            pairs += given.filter { $0.key != "password" }.sorted { $0.key < $1.key }
+        } else {
+            pairs.append(("dbname", connectionString))
+        }
         if let user { pairs.append(("user", user)) }
         // Titles are Swift strings; the wire must carry UTF-8 whatever the environment says.
         pairs.append(("client_encoding", "UTF8"))
         if let password, !password.isEmpty { pairs.append(("password", password)) }
         return pairs
+    }
+}
+
+extension PostgresConnector {
+    /// The options the connection string itself gives (libpq's parse, no defaults filled in).
+    func explicitOptions() -> [String: String]? {
+        guard bookshelf_libpq_unavailable() == nil else { return nil }
+        var error: UnsafeMutablePointer<CChar>?
+        guard let options = PQconninfoParse(connectionString, &error) else {
+            if let error { PQfreemem(error) }
+            return nil
+        }
+        defer { PQconninfoFree(options) }
+        var found: [String: String] = [:]
+        var option = options
+        while let keyword = option.pointee.keyword {
+            if let value = option.pointee.val { found[String(cString: keyword)] = String(cString: value) }
+            option += 1
+        }
+        return found
+    }
+
+    /// The user the string signs in as: its own, else PGUSER, else the system user (libpq's order).
+    static func defaultUser(_ options: [String: String]) -> String {
+        options["user"] ?? ProcessInfo.processInfo.environment["PGUSER"] ?? NSUserName()
     }
 }
 

@@ -36,12 +36,20 @@ public actor PostgresSetup {
 
     /// The whole of `bookshelf setup`: migrate, then make sure every account exists as
     /// given, then give each scope that has no books yet its sample.
-    public func prepare(accounts: [Account], samples: [String: [NewBook]]) async throws {
+    @discardableResult
+    public func prepare(accounts: [Account], samples: [String: [NewBook]]) async throws -> [AccountChange] {
         _ = try await migrate()
-        for account in accounts { try await addAccount(account) }
+        // Made once, into a catalog with no accounts: a re-run must not re-create an account
+        // an administrator removed, nor undo a promotion or a demotion.
+        var changes: [AccountChange] = []
+        let held = try await execute("SELECT EXISTS (SELECT 1 FROM bookshelf.accounts)")
+        if held.first?[0] == "f" {
+            for account in accounts { changes.append(try await addAccount(account)) }
+        }
         for (scope, books) in samples.sorted(by: { $0.key < $1.key }) {
             _ = try await loadSample(books, scope: scope)
         }
+        return changes
     }
 
     /// Creates a database on this server unless it exists (connect to `postgres` for this).
@@ -95,33 +103,72 @@ public actor PostgresSetup {
 
     /// Creates the account's login role (or updates it), puts it in the reader or editor
     /// group, and records its scope. A password, if given, is stored hashed by libpq.
-    public func addAccount(_ account: Account, password: String? = nil) async throws {
-        try PostgresSetup.check(account)
+    @discardableResult
+    public func addAccount(_ account: Account, password: String? = nil) async throws -> AccountChange {
+        try await setAccount(named: account.name, role: account.role, scope: account.scope, password: password)
+    }
+
+    /// Creates or updates one account. A role or scope left nil keeps the account's own
+    /// (reader in main for a new one): giving an account a password must not move it.
+    @discardableResult
+    public func setAccount(named name: String, role: AccountRole?, scope: String?,
+                           password: String? = nil) async throws -> AccountChange {
         let box = self.box
-        try await worker.perform {
+        return try await worker.perform {
             try box.connection.inTransaction { connection in
-                let name = try connection.quotedIdentifier(account.name)
-                let existing = try run(connection.execute(
-                    "SELECT rolsuper OR rolbypassrls FROM pg_roles WHERE rolname = $1", [account.name]))
-                if let privileged = existing.rows.first?[0] {
-                    // Such a role would bypass row-level security: refuse to make it an account.
-                    guard privileged == "f" else { throw PostgresSetupFailure.privilegedRole(account.name) }
-                    try run(connection.executeQuoted("ALTER ROLE \(name) LOGIN"))
+                let stored = try run(connection.execute(
+                    "SELECT role, scope FROM bookshelf.accounts WHERE name = $1", [name])).rows.first
+                let before = stored.flatMap { row -> Account? in
+                    guard let role = row[0].flatMap(AccountRole.init(rawValue:)), let scope = row[1] else { return nil }
+                    return Account(name: name, role: role, scope: scope)
+                }
+                let account = Account(name: name, role: role ?? before?.role ?? .reader,
+                                      scope: scope ?? before?.scope ?? "main")
+                try PostgresSetup.check(account)
+                let quoted = try connection.quotedIdentifier(name)
+                let existing = try run(connection.execute(PostgresSetup.roleStanding, [name]))
+                if let standing = existing.rows.first {
+                    // Such roles would bypass row-level security: refuse to make them accounts.
+                    guard standing[0] == "f" else { throw PostgresSetupFailure.privilegedRole(name) }
+                    guard standing[1] == "f" else { throw PostgresSetupFailure.ownsCatalog(name) }
+                    // In a group yet no account here: another catalog's account. The groups are
+                    // the server's, so moving it to the other group would change it there too.
+                    let group = standing[2] == "t" ? AccountRole.reader : standing[3] == "t" ? AccountRole.editor : nil
+                    if before == nil, let group, group != account.role || standing[2] == standing[3] {
+                        throw PostgresSetupFailure.accountOfAnotherCatalog(name)
+                    }
+                    try run(connection.executeQuoted("ALTER ROLE \(quoted) LOGIN"))
                 } else {
-                    try run(connection.executeQuoted("CREATE ROLE \(name) LOGIN"))
+                    try run(connection.executeQuoted("CREATE ROLE \(quoted) LOGIN"))
                 }
                 let (granted, revoked) = account.role == .editor
                     ? ("bookshelf_editor", "bookshelf_reader") : ("bookshelf_reader", "bookshelf_editor")
-                try run(connection.executeQuoted("GRANT \(granted) TO \(name)"))
-                try run(connection.executeQuoted("REVOKE \(revoked) FROM \(name)"))
-                if let password, !password.isEmpty {
-                    let hashed = try connection.quotedLiteral(connection.encryptedPassword(password, user: account.name))
-                    try run(connection.executeQuoted("ALTER ROLE \(name) PASSWORD \(hashed)"))
+                try run(connection.executeQuoted("GRANT \(granted) TO \(quoted)"))
+                try run(connection.executeQuoted("REVOKE \(revoked) FROM \(quoted)"))
+                let setsPassword = password.map { !$0.isEmpty } ?? false
+                if let password, setsPassword {
+                    let hashed = try connection.quotedLiteral(connection.encryptedPassword(password, user: name))
+                    try run(connection.executeQuoted("ALTER ROLE \(quoted) PASSWORD \(hashed)"))
                 }
                 try run(connection.execute("""
                     INSERT INTO bookshelf.accounts (name, role, scope) VALUES ($1, $2, $3)
                     ON CONFLICT (name) DO UPDATE SET role = excluded.role, scope = excluded.scope
                     """, [account.name, account.role.rawValue, account.scope]))
+                return AccountChange(account: account, before: before, setPassword: setsPassword)
+            }
+        }
+    }
+
+    /// Removes an account of this catalog: its row and its login role. The history keeps its
+    /// name. Only this catalog's accounts: another role of the server is not setup's to drop.
+    public func removeAccount(named name: String) async throws {
+        let box = self.box
+        try await worker.perform {
+            try box.connection.inTransaction { connection in
+                let found = try run(connection.execute("SELECT 1 FROM bookshelf.accounts WHERE name = $1", [name]))
+                guard !found.isEmpty else { throw PostgresSetupFailure.noSuchAccount(name) }
+                try run(connection.execute("DELETE FROM bookshelf.accounts WHERE name = $1", [name]))
+                try run(connection.executeQuoted("DROP ROLE IF EXISTS " + connection.quotedIdentifier(name)))
             }
         }
     }
@@ -187,6 +234,29 @@ public actor PostgresSetup {
         }
     }
 
+    // Why the tables do not FORCE ROW LEVEL SECURITY (a second wall against an owner as an
+    // account, issue 43): the policies name only bookshelf_reader and bookshelf_editor, so a
+    // forced owner would match none and see no rows. The owner's SECURITY DEFINER functions
+    // (search_books, search_page, estimated_candidates) would then find nothing, the history
+    // trigger record_revisions could not insert into book_revisions, so every save would
+    // fail, and setup itself could not load a sample. Refusing owners as accounts (below) is
+    // the wall instead.
+    /// Of one role: whether it bypasses row-level security; whether it owns this database,
+    /// the schema or a table in it (an owner is not held by its tables' policies); whether
+    /// it is in the reader group, or the editor group (a role not in this catalog's accounts
+    /// can be in one only as another catalog's account).
+    static let roleStanding = """
+        SELECT r.rolsuper OR r.rolbypassrls,
+               r.oid = d.datdba
+                 OR EXISTS (SELECT 1 FROM pg_catalog.pg_namespace n WHERE n.nspname = 'bookshelf' AND n.nspowner = r.oid)
+                 OR EXISTS (SELECT 1 FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+                            WHERE n.nspname = 'bookshelf' AND c.relowner = r.oid),
+               pg_catalog.pg_has_role(r.oid, 'bookshelf_reader', 'USAGE'),
+               pg_catalog.pg_has_role(r.oid, 'bookshelf_editor', 'USAGE')
+        FROM pg_catalog.pg_roles r, pg_catalog.pg_database d
+        WHERE r.rolname = $1 AND d.datname = current_database()
+        """
+
     static func check(_ account: Account) throws {
         let name = account.name
         let allowed = name.unicodeScalars.allSatisfy {
@@ -203,6 +273,17 @@ public actor PostgresSetup {
     }
 }
 
+/// What setup did to one account: how it stands now, how it stood before (nil: it is new).
+public struct AccountChange: Sendable, Equatable {
+    public let account: Account
+    public let before: Account?
+    public let setPassword: Bool
+
+    public var isNew: Bool { before == nil }
+    public var changedRole: Bool { before.map { $0.role != account.role } ?? false }
+    public var changedScope: Bool { before.map { $0.scope != account.scope } ?? false }
+}
+
 /// Why setup refused a request.
 public enum PostgresSetupFailure: Error, Equatable, CustomStringConvertible {
     /// Account names are role names: ASCII letters, digits, `_ . - @`, at most 63 bytes, not
@@ -211,12 +292,27 @@ public enum PostgresSetupFailure: Error, Equatable, CustomStringConvertible {
     case invalidScope(String)
     /// The role is a superuser or bypasses row-level security, so it cannot be an account.
     case privilegedRole(String)
+    /// The role owns the database, the schema or one of its tables. An owner is not held by
+    /// row-level security, so as an account it would see and edit every scope.
+    case ownsCatalog(String)
+    /// The role is in a Bookshelf group but not an account of this catalog: it is another
+    /// catalog's account, and the groups are the server's, so its role would change there too.
+    case accountOfAnotherCatalog(String)
+    /// `--remove-account` named a role that is not an account of this catalog.
+    case noSuchAccount(String)
 
     public var description: String {
         switch self {
         case let .invalidAccountName(name): "\"\(name)\" cannot be an account name (letters, digits, _ . - @; at most 63)."
         case let .invalidScope(scope): "\"\(scope)\" cannot be a scope (1 to 100 characters, no control characters)."
         case let .privilegedRole(name): "The role \(name) is a superuser or bypasses row-level security; it cannot be an account."
+        case let .ownsCatalog(name):
+            "The role \(name) owns the catalog (its database or tables), and an owner is not held by row-level security; "
+                + "it cannot be an account. Keep it for setup, and add another account."
+        case let .noSuchAccount(name): "This catalog has no account \(name)."
+        case let .accountOfAnotherCatalog(name):
+            "The role \(name) is already an account of another catalog on this server. The groups bookshelf_reader and "
+                + "bookshelf_editor belong to the whole server, so its role would change there too; choose another name."
         }
     }
 }

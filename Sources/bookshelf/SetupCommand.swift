@@ -1,3 +1,4 @@
+import Foundation
 import BookCatalog
 import PostgresCatalog
 import SQLiteCatalog
@@ -7,32 +8,39 @@ import SQLiteCatalog
 /// books, or, with `--account`, adds or updates that one account. On SQLite it creates the
 /// starter catalog if it is missing, and adds or updates the `--account`.
 enum SetupCommand {
-    static let role = OptionSpec("role", value: "ROLE", help: "With --account: reader or editor (default: reader).")
-    static let scope = OptionSpec("scope", value: "S", help: "With --account: the scope the account sees (default: main).")
+    static let role = OptionSpec("role", value: "ROLE", help: "With --account: reader or editor (new account: reader; else kept).")
+    static let scope = OptionSpec("scope", value: "S", help: "With --account: the scope the account sees (new account: main; else kept).")
     static let passwordStdin = OptionSpec(
         "password-stdin", help: "With --account on PostgreSQL: read the account's password from the first line of standard input.")
+    static let removeAccount = OptionSpec(
+        "remove-account", value: "NAME", help: "On PostgreSQL: remove account NAME (its login role too) instead.")
     static let account = OptionSpec("account", value: "NAME", help: "Add or update account NAME instead of the starter sample.")
 
     static let command = Command(
         name: "setup",
         summary: "Prepare a catalog (PostgreSQL: schema, roles, sample); add or update an account.",
         positionals: .none,
-        options: [account, role, scope, passwordStdin, .db],
+        options: [account, role, scope, passwordStdin, removeAccount, .db],
         details: """
             PostgreSQL: run it as the database's owner with a role that may create roles
             (CREATEROLE), for example --db postgresql://owner@db.example/books. Without
             --account it creates or migrates the schema, the group roles bookshelf_reader and
             bookshelf_editor, the accounts alice (editor) and bob (reader) in scope main and
             carol (editor) in scope north, and fills each scope that has no books yet with
-            the sample. Running it again changes nothing but those accounts' role and scope.
+            the sample. The starter accounts have no passwords. They are made only while the
+            catalog has no accounts: running it again changes no account.
 
             With --account NAME it makes sure the schema is in place and then creates or
-            updates the login role NAME with --role and --scope; nothing else. NAME is a
-            PostgreSQL role: letters, digits, _ . - @. The role gets a password only with
+            updates the login role NAME; an existing account keeps its role and scope unless
+            --role or --scope is given (a new one: reader, main). It says what it changed.
+            NAME is a PostgreSQL role: letters, digits, _ . - @. The role gets a password only with
             --password-stdin (never from the command line):
               printf '%s\\n' "$SECRET" | bookshelf setup --db ... --account dave --password-stdin
-            On a terminal, --password-stdin asks without echo. Whether signing in needs the
+            On a terminal, --password-stdin asks without echo, twice. Whether signing in needs the
             password is the server's pg_hba.conf setting.
+
+            --remove-account NAME removes this catalog's account NAME and drops its login
+            role; the books' history keeps the name.
 
             SQLite: creates the catalog with the starter sample if it is missing; with
             --account, adds or updates that account (SQLite accounts have no passwords).
@@ -46,6 +54,9 @@ enum SetupCommand {
         let requested = try requestedAccount(arguments)
         switch try CatalogTarget.resolve(option: arguments.value("db"), environment: context.environment) {
         case let .sqlite(path):
+            if arguments.isSet("remove-account") || arguments.value("remove-account") != nil {
+                throw UsageError("--remove-account applies to PostgreSQL only")
+            }
             if arguments.isSet("password-stdin") {
                 throw UsageError("--password-stdin applies to PostgreSQL only: SQLite accounts have no passwords")
             }
@@ -55,37 +66,74 @@ enum SetupCommand {
                 return .success
             }
             do {
-                try catalog.addAccount(requested)
+                try catalog.addAccount(requested.withDefaults)
             } catch {
                 throw CommandFailure(TerminalText.sanitized(error.description))
             }
-            context.console.line(describe(requested) + " in \(path.printable).")
+            context.console.line(describe(requested.withDefaults) + " in \(path.printable).")
             return .success
         case let .postgres(connector):
+            if let removed = arguments.value("remove-account") {
+                guard requested == nil else { throw UsageError("--remove-account and --account go separately") }
+                let setup = try await PostgresSignIn.administrator(connector)
+                do {
+                    try await setup.removeAccount(named: removed)
+                } catch {
+                    throw CommandFailure(PostgresSignIn.message(error) + ownerHint(error))
+                }
+                context.console.line("Removed account \(removed.printable) and its login role.")
+                return .success
+            }
             let password = try arguments.isSet("password-stdin") ? readPassword(for: requested) : nil
             let setup = try await PostgresSignIn.administrator(connector)
             do {
                 if let requested {
                     try await setup.migrate()
-                    try await setup.addAccount(requested, password: password)
-                    context.console.line(describe(requested) + (password == nil ? "." : ", with a password."))
+                    let change = try await setup.setAccount(named: requested.name, role: requested.role,
+                                                            scope: requested.scope, password: password)
+                    context.console.line(describe(change))
                 } else {
                     let starter = SampleBooks.starter
                     var samples: [String: [NewBook]] = [:]
                     for shelf in starter.shelves { samples[shelf.scope, default: []] += shelf.books }
-                    try await setup.prepare(accounts: starter.accounts, samples: samples)
-                    let names = starter.accounts.map(\.name).joined(separator: ", ")
-                    context.console.line("The catalog is ready: schema version \(try await setup.migrate()), accounts \(names).")
+                    let added = try await setup.prepare(accounts: starter.accounts, samples: samples)
+                    let version = try await setup.migrate()
+                    if added.isEmpty {
+                        context.console.line("The catalog is ready: schema version \(version); its accounts are left as they were.")
+                    } else {
+                        let names = added.map(\.account.name.printable).joined(separator: ", ")
+                        context.console.line("The catalog is ready: schema version \(version), accounts \(names) "
+                            + "(they have no passwords: give one with --account NAME --password-stdin).")
+                    }
                 }
             } catch {
-                throw CommandFailure(PostgresSignIn.message(error))
+                throw CommandFailure(PostgresSignIn.message(error) + ownerHint(error))
             }
             return .success
         }
     }
 
+    /// A refusal of the server's (not of setup's own checks) most often means setup ran as
+    /// someone other than the owner: say who should run it.
+    static func ownerHint(_ error: any Error) -> String {
+        guard case let BookFailure.storeUnavailable(reason) = error,
+              reason.contains("permission denied") || reason.contains("must be owner")
+        else { return "" }
+        return " (run setup as the database's owner, a role with CREATEROLE: --db postgresql://owner@host/books)"
+    }
+
+    /// The `--account` to add or update. A role or scope not given keeps an existing
+    /// account's own (PostgreSQL) or is reader and main.
+    struct AccountRequest {
+        let name: String
+        let role: AccountRole?
+        let scope: String?
+
+        var withDefaults: Account { Account(name: name, role: role ?? .reader, scope: scope ?? "main") }
+    }
+
     /// The `--account` to add, or nil; `--role`, `--scope` and `--password-stdin` need it.
-    static func requestedAccount(_ arguments: ParsedArguments) throws(UsageError) -> Account? {
+    static func requestedAccount(_ arguments: ParsedArguments) throws(UsageError) -> AccountRequest? {
         guard let name = arguments.value("account") else {
             for option in ["role", "scope"] where arguments.value(option) != nil {
                 throw UsageError("--\(option) applies only with --account")
@@ -97,24 +145,47 @@ enum SetupCommand {
         guard !BookValidation.hasControlCharacters(name) else {
             throw UsageError("--account needs a name without control characters")
         }
-        let roleText = arguments.value("role") ?? "reader"
-        guard let role = AccountRole(rawValue: roleText) else {
-            throw UsageError("--role must be reader or editor, not \"\(roleText.printable)\"")
+        var role: AccountRole?
+        if let roleText = arguments.value("role") {
+            guard let given = AccountRole(rawValue: roleText) else {
+                throw UsageError("--role must be reader or editor, not \"\(roleText.printable)\"")
+            }
+            role = given
         }
-        let scope = arguments.value("scope") ?? "main"
-        guard !scope.isEmpty else { throw UsageError("--scope needs a name: it is empty") }
-        guard !BookValidation.hasControlCharacters(scope) else {
-            throw UsageError("--scope needs a name without control characters")
+        let scope = arguments.value("scope")
+        if let scope {
+            guard !scope.isEmpty else { throw UsageError("--scope needs a name: it is empty") }
+            guard !BookValidation.hasControlCharacters(scope) else {
+                throw UsageError("--scope needs a name without control characters")
+            }
         }
-        return Account(name: name, role: role, scope: scope)
+        return AccountRequest(name: name, role: role, scope: scope)
     }
 
-    private static func readPassword(for account: Account?) throws(CommandFailure) -> String {
+    private static func readPassword(for account: AccountRequest?) throws(CommandFailure) -> String {
         let name = account.map { $0.name.printable } ?? ""
         guard let password = TerminalPassword.fromStandardInput(prompt: "Password for account \(name): "),
               !password.isEmpty
         else { throw CommandFailure("--password-stdin: standard input held no password") }
+        // On a terminal a typing slip would go unseen (no echo): ask again, as passwd does.
+        if isatty(STDIN_FILENO) == 1 {
+            let again = TerminalPassword.fromStandardInput(prompt: "Again, to confirm: ")
+            guard again == password else { throw CommandFailure("The two passwords differ; nothing was changed.") }
+        }
         return password
+    }
+
+    /// What setup did, and only that: a new account, or which of its settings changed.
+    private static func describe(_ change: AccountChange) -> String {
+        let standing = describe(change.account)
+        let password = change.setPassword ? ", with a password" : ""
+        guard let before = change.before else { return "Added: " + standing + password + "." }
+        var changed: [String] = []
+        if change.changedRole { changed.append("was " + (before.role == .editor ? "an editor" : "a reader")) }
+        if change.changedScope { changed.append("was in scope " + before.scope.printable) }
+        if change.setPassword { changed.append("password set") }
+        guard !changed.isEmpty else { return standing + "; nothing changed." }
+        return standing + " (" + changed.joined(separator: "; ") + ")."
     }
 
     private static func describe(_ account: Account) -> String {

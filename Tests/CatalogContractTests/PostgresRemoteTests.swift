@@ -139,6 +139,90 @@ struct PostgresRemoteTests {
         await #expect(throws: PasswordNeededAgain(account: account.name)) { _ = try await remote.load(id: dune.id) }
     }
 
+    @Test("setup refuses the database's owner, and any role owning the catalog's tables, as an account")
+    func setupRefusesOwners() async throws {
+        // The owner of a table is not held by its row-level security, so as an account it
+        // would read and edit every scope (issue 43, item 1).
+        let catalog = try await PostgresTestCatalog.make()
+        let suffix = UUID().uuidString.prefix(8).lowercased()
+        let owner = "owner_" + suffix, database = "owned_" + suffix
+        _ = try await catalog.setup.execute("CREATE ROLE \(owner) LOGIN CREATEROLE")
+        let server = try await PostgresSetup.connect(catalog.cluster.connector(database: "postgres"))
+        _ = try await server.execute("CREATE DATABASE \(database) OWNER \(owner)")
+        let owned = try await PostgresSetup.connect(catalog.cluster.connector(database: database, user: owner))
+        try await owned.migrate()
+        await #expect(throws: PostgresSetupFailure.ownsCatalog(owner)) {
+            try await owned.addAccount(Account(name: owner, role: .reader, scope: "main"))
+        }
+        #expect(try await owned.execute("SELECT count(*) FROM bookshelf.accounts WHERE name = $1", [owner]) == [["0"]])
+
+        let tableOwner = "tables_" + suffix
+        _ = try await catalog.setup.execute("CREATE ROLE \(tableOwner)")
+        _ = try await catalog.setup.execute("ALTER TABLE bookshelf.saves OWNER TO \(tableOwner)")
+        await #expect(throws: PostgresSetupFailure.ownsCatalog(tableOwner)) {
+            try await catalog.setup.addAccount(Account(name: tableOwner, role: .editor, scope: "main"))
+        }
+        #expect(try await catalog.setup.execute("SELECT rolcanlogin::text FROM pg_roles WHERE rolname = $1", [tableOwner]) == [["false"]])
+    }
+
+    @Test("setup keeps an account's role and scope unless asked; a re-run neither demotes nor re-creates accounts")
+    func setupKeepsAccounts() async throws {
+        // Issue 43, item 2: a password must not move an editor of north into main as a reader.
+        let catalog = try await PostgresTestCatalog.make()
+        let carol = try await catalog.addAccount("carol", role: .editor, scope: "north")
+        let password = try await catalog.setup.setAccount(named: carol.name, role: nil, scope: nil, password: "pw")
+        #expect(password == AccountChange(account: carol, before: carol, setPassword: true))
+        #expect(try await catalog.remote(for: carol).account == carol)
+        let moved = try await catalog.setup.setAccount(named: carol.name, role: nil, scope: "east")
+        #expect(moved.account == Account(name: carol.name, role: .editor, scope: "east") && moved.changedScope && !moved.changedRole)
+
+        // The starter accounts are made once, on a catalog that has none: an administrator's
+        // later demotion and removal stand through a plain re-run.
+        let fresh = try await PostgresTestCatalog.make()
+        let suffix = UUID().uuidString.prefix(8).lowercased()
+        let starters = [Account(name: "alice_" + suffix, role: .editor, scope: "main"),
+                        Account(name: "bob_" + suffix, role: .reader, scope: "main")]
+        let first = try await fresh.setup.prepare(accounts: starters, samples: [:])
+        #expect(first.map(\.account) == starters && first.allSatisfy(\.isNew))
+        try await fresh.setup.setAccount(named: starters[0].name, role: .reader, scope: nil)
+        _ = try await fresh.setup.execute("DELETE FROM bookshelf.accounts WHERE name = $1", [starters[1].name])
+        _ = try await fresh.setup.execute("DROP ROLE \(starters[1].name)")
+        let again = try await fresh.setup.prepare(accounts: starters, samples: [:])
+        #expect(again.isEmpty)
+        #expect(try await fresh.setup.execute("SELECT name, role, scope FROM bookshelf.accounts ORDER BY name")
+            == [[starters[0].name, "reader", "main"]])
+        #expect(try await fresh.setup.execute("SELECT count(*) FROM pg_roles WHERE rolname = $1", [starters[1].name]) == [["0"]])
+    }
+
+    @Test("setup refuses an account of another catalog on the server: its group role would change there too")
+    func setupRefusesAnotherCatalogsAccount() async throws {
+        // Issue 43, item 3: the group roles are server-wide, so making books3's alice a
+        // reader would make books' alice, an editor, a reader in books as well.
+        let books = try await PostgresTestCatalog.make()
+        let alice = try await books.addAccount("alice", role: .editor, scope: "main")
+        let books3 = try await PostgresTestCatalog.make()
+        await #expect(throws: PostgresSetupFailure.accountOfAnotherCatalog(alice.name)) {
+            try await books3.setup.addAccount(Account(name: alice.name, role: .reader, scope: "main"))
+        }
+        #expect(try await books.remote(for: alice).account == alice)
+    }
+
+    @Test("a password in the connection string is its user's alone: another account is asked for its own")
+    func stringPasswordBelongsToItsUser() async throws {
+        // Issue 36 item 10 / 43 item 9: switching from alice to carol must not send alice's password.
+        let catalog = try await PostgresTestCatalog.make()
+        let account = Account(name: PostgresTestCluster.passwordRole, role: .editor, scope: "main")
+        try await catalog.setup.addAccount(account, password: "shared secret")
+        let alice = try await catalog.addAccount("alice", role: .editor, scope: "main")
+        let server = catalog.connector(for: alice).connectionString
+        let withPassword = PostgresConnector(server + " password='shared secret'", connectTimeoutSeconds: 5)
+        #expect(try await PostgresRemote.connect(withPassword).account == alice)
+        await #expect(throws: PostgresConnectFailure.passwordRequired) {
+            _ = try await PostgresRemote.connect(withPassword.signingIn(as: account.name))
+        }
+        #expect(try await PostgresRemote.connect(withPassword.signingIn(as: account.name), password: "shared secret").account == account)
+    }
+
     @Test("setup is idempotent and refuses to make a superuser an account")
     func setupIdempotent() async throws {
         let catalog = try await PostgresTestCatalog.make()
