@@ -21,10 +21,14 @@ enum ImportCommand {
                           in any order (other columns are ignored); RFC 4180 quoting:
                           "Rome, the City","Beard, Mary" and "The ""Quoted"" Book".
               JSON Lines  one object per line: {"title": "Dune", "author": "Frank Herbert"}
-            UTF-8, with or without a byte order mark; LF or CRLF line ends.
+            UTF-8, with or without a byte order mark; LF or CRLF line ends (CR alone is not
+            supported). A JSON key given twice in one object is a bad line.
 
-            A title needs 1 to \(BookValidation.maximumTitleLength) characters, an author at most \
-            \(BookValidation.maximumAuthorLength), neither with control characters.
+            A title needs 1 to \(BookValidation.maximumTitleLength) characters (at most \
+            \(BookValidation.maximumTitleBytes) UTF-8 bytes), an author at most \
+            \(BookValidation.maximumAuthorLength) (\(BookValidation.maximumAuthorBytes) bytes), neither with control \
+            characters. Whitespace at either end is trimmed; a title of only spaces or invisible
+            characters is blank and refused.
             If any line is bad, each is reported as FILE:LINE: reason, nothing is imported
             and the exit status is 1.
 
