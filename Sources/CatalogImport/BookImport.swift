@@ -54,10 +54,14 @@ public enum BookImport {
 
     /// Parses UTF-8 `bytes` (a leading byte order mark is ignored). `progress`, if given,
     /// receives the number of lines read every `progressInterval` lines.
-    public static func parse(_ bytes: [UInt8], format: BookImportFormat, progress: ((Int) -> Void)? = nil) -> BookImportResult {
+    /// `restoring` takes every title and author exactly as the file holds it (what `bookshelf
+    /// export` wrote, stored by another program), without trimming or the validation rules;
+    /// only a missing or empty title and malformed lines are problems.
+    public static func parse(_ bytes: [UInt8], format: BookImportFormat, restoring: Bool = false, progress: ((Int) -> Void)? = nil) -> BookImportResult {
         bytes.withUnsafeBufferPointer { buffer in
             let start = hasByteOrderMark(buffer) ? 3 : 0
             var collector = Collector(progress: progress)
+            collector.restoring = restoring
             switch format {
             case .csv: parseCSV(buffer, from: start, into: &collector)
             case .jsonLines: parseJSONLines(buffer, from: start, into: &collector)
@@ -88,7 +92,14 @@ public enum BookImport {
 
         init(progress: ((Int) -> Void)?) { self.progress = progress }
 
+        var restoring = false
+
         mutating func add(title: String, author: String, line: Int) {
+            if restoring {
+                if title.isEmpty { problems.append(BookImportProblem(line: line, reason: "missing title")) }
+                else { books.append(NewBook(title: title, author: author)) }
+                return
+            }
             do {
                 books.append(try NewBook(title: title, author: author).validated())
             } catch {

@@ -13,7 +13,11 @@ enum ImportCommand {
         name: "import",
         summary: "Add the books of a CSV or JSON Lines file, all or nothing.",
         positionals: .one("FILE"),
-        options: [.scope, .db],
+        options: [
+            .scope,
+            OptionSpec("restore", help: "Take back exactly what 'bookshelf export' wrote, even text a plain import refuses (SQLite only)."),
+            .db,
+        ],
         details: """
             Formats (by extension .csv, .jsonl or .ndjson, otherwise by content; FILE - reads
             standard input):
@@ -63,7 +67,9 @@ enum ImportCommand {
         // The file's name alone: a long path would leave no room for the bar.
         let name = file == "-" ? "standard input" : URL(fileURLWithPath: file).lastPathComponent.printable
         let reading = ProgressDisplay.standardError(label: "Reading \(name)", total: lines)
-        let result = BookImport.parse(bytes, format: format) { reading.update($0) }
+        let restoring = arguments.isSet("restore")
+        if restoring, case .postgres = target { throw UsageError("--restore works on SQLite catalogs only") }
+        let result = BookImport.parse(bytes, format: format, restoring: restoring) { reading.update($0) }
         reading.update(lines)
         reading.finish()
 
@@ -84,7 +90,7 @@ enum ImportCommand {
         let adding = ProgressDisplay.standardError(label: "Adding books", total: result.books.count)
         let added: Int
         do {
-            added = try catalog.insertBooks(result.books, scope: scope) { adding.update($0) }
+            added = try catalog.insertBooks(result.books, scope: scope, validating: !restoring) { adding.update($0) }
         } catch {
             adding.finish()
             throw CommandFailure("nothing imported: " + TerminalText.sanitized(error.description))
