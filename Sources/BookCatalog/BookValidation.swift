@@ -5,11 +5,15 @@ import TerminalSafeText
 public enum BookValidation {
     public static let maximumTitleLength = 500
     public static let maximumAuthorLength = 200
+    /// Text is also bounded in UTF-8 bytes, so one character built of endless combining marks
+    /// cannot be stored (four bytes for each character allowed).
+    public static let maximumTitleBytes = 2_000
+    public static let maximumAuthorBytes = 800
 
     /// The title as it will be stored: trimmed, non-empty, bounded, free of control characters.
     public static func title(_ raw: String) throws(BookFailure) -> String {
         let trimmed = trim(raw)
-        guard !trimmed.isEmpty, fits(trimmed, maximumTitleLength), !hasControlCharacters(trimmed) else {
+        guard !isBlank(trimmed), fits(trimmed, maximumTitleLength, bytes: maximumTitleBytes), !hasControlCharacters(trimmed) else {
             throw .invalidTitle
         }
         return trimmed
@@ -18,7 +22,7 @@ public enum BookValidation {
     /// The author as it will be stored: trimmed, possibly empty, bounded, no control characters.
     public static func author(_ raw: String) throws(BookFailure) -> String {
         let trimmed = trim(raw)
-        guard fits(trimmed, maximumAuthorLength), !hasControlCharacters(trimmed) else {
+        guard fits(trimmed, maximumAuthorLength, bytes: maximumAuthorBytes), !hasControlCharacters(trimmed) else {
             throw .invalidAuthor
         }
         return trimmed
@@ -34,17 +38,33 @@ public enum BookValidation {
         TerminalSafety.isUnsafe(scalar)
     }
 
-    /// At most `limit` characters. Counting graphemes is slow, so short text in UTF-8 bytes
-    /// (never fewer than characters) is accepted without counting.
-    private static func fits(_ text: String, _ limit: Int) -> Bool {
-        text.utf8.count <= limit || text.count <= limit
+    /// True when `text` shows nothing: empty, or only spaces and invisible scalars
+    /// (zero-width ones such as U+200B and U+FEFF, and noncharacters such as U+FFFE).
+    public static func isBlank(_ text: String) -> Bool {
+        text.unicodeScalars.allSatisfy { scalar in
+            let properties = scalar.properties
+            return properties.isWhitespace || properties.isDefaultIgnorableCodePoint || properties.isNoncharacterCodePoint
+        }
     }
 
-    private static func trim(_ text: String) -> String {
+    /// At most `limit` characters and `bytes` UTF-8 bytes. Counting graphemes is slow, so
+    /// short text in UTF-8 bytes (never fewer than characters) is accepted without counting.
+    private static func fits(_ text: String, _ limit: Int, bytes: Int) -> Bool {
+        let count = text.utf8.count
+        return count <= limit || (count <= bytes && text.count <= limit)
+    }
+
+    /// Whitespace trimmed from both ends. Line and paragraph separators (U+0085, U+2028,
+    /// U+2029) are not trimmed: they are control characters and refused, never removed quietly.
+    public static func trim(_ text: String) -> String {
         let scalars = text.unicodeScalars
-        guard let start = scalars.firstIndex(where: { !$0.properties.isWhitespace }),
-              let end = scalars.lastIndex(where: { !$0.properties.isWhitespace })
+        guard let start = scalars.firstIndex(where: { !isTrimmed($0) }),
+              let end = scalars.lastIndex(where: { !isTrimmed($0) })
         else { return "" }
         return String(scalars[start...end])
+    }
+
+    private static func isTrimmed(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.properties.isWhitespace && !(scalar.value == 0x85 || scalar.value == 0x2028 || scalar.value == 0x2029)
     }
 }

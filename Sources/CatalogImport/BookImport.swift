@@ -54,10 +54,14 @@ public enum BookImport {
 
     /// Parses UTF-8 `bytes` (a leading byte order mark is ignored). `progress`, if given,
     /// receives the number of lines read every `progressInterval` lines.
-    public static func parse(_ bytes: [UInt8], format: BookImportFormat, progress: ((Int) -> Void)? = nil) -> BookImportResult {
+    /// `restoring` takes every title and author exactly as the file holds it (what `bookshelf
+    /// export` wrote, stored by another program), without trimming or the validation rules;
+    /// only a missing or empty title and malformed lines are problems.
+    public static func parse(_ bytes: [UInt8], format: BookImportFormat, restoring: Bool = false, progress: ((Int) -> Void)? = nil) -> BookImportResult {
         bytes.withUnsafeBufferPointer { buffer in
             let start = hasByteOrderMark(buffer) ? 3 : 0
             var collector = Collector(progress: progress)
+            collector.restoring = restoring
             switch format {
             case .csv: parseCSV(buffer, from: start, into: &collector)
             case .jsonLines: parseJSONLines(buffer, from: start, into: &collector)
@@ -72,10 +76,10 @@ public enum BookImport {
 
     /// Why `title` and `author` cannot be stored (the `BookValidation` rules), or nil if they can.
     public static func rejection(title: String, author: String) -> String? {
-        if let reason = rejection(of: title, field: "title", maximum: BookValidation.maximumTitleLength, required: true) {
+        if let reason = rejection(of: title, field: "title", maximum: BookValidation.maximumTitleLength, maximumBytes: BookValidation.maximumTitleBytes, required: true) {
             return reason
         }
-        return rejection(of: author, field: "author", maximum: BookValidation.maximumAuthorLength, required: false)
+        return rejection(of: author, field: "author", maximum: BookValidation.maximumAuthorLength, maximumBytes: BookValidation.maximumAuthorBytes, required: false)
     }
 
     // MARK: Shared
@@ -88,7 +92,14 @@ public enum BookImport {
 
         init(progress: ((Int) -> Void)?) { self.progress = progress }
 
+        var restoring = false
+
         mutating func add(title: String, author: String, line: Int) {
+            if restoring {
+                if title.isEmpty { problems.append(BookImportProblem(line: line, reason: "missing title")) }
+                else { books.append(NewBook(title: title, author: author)) }
+                return
+            }
             do {
                 books.append(try NewBook(title: title, author: author).validated())
             } catch {
@@ -109,14 +120,18 @@ public enum BookImport {
         }
     }
 
-    private static func rejection(of raw: String, field: String, maximum: Int, required: Bool) -> String? {
-        let scalars = raw.unicodeScalars
-        guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }),
-              let last = scalars.lastIndex(where: { !$0.properties.isWhitespace })
-        else { return required ? "missing \(field)" : nil }
-        let trimmed = String(scalars[first...last])
+    private static func rejection(of raw: String, field: String, maximum: Int, maximumBytes: Int, required: Bool) -> String? {
+        let trimmed = BookValidation.trim(raw)
+        if trimmed.isEmpty { return required ? "missing \(field)" : nil }
+        if required, BookValidation.isBlank(trimmed) {
+            return "\(field) is blank (only spaces or invisible characters)"
+        }
         if let control = trimmed.unicodeScalars.first(where: BookValidation.isControl) {
             return "\(field) contains a control character (\(codePoint(control)))"
+        }
+        let bytes = trimmed.utf8.count
+        if bytes > maximumBytes {
+            return "\(field) is too long (\(bytes) bytes in UTF-8, at most \(maximumBytes))"
         }
         if trimmed.count > maximum {
             return "\(field) is too long (\(trimmed.count) characters, at most \(maximum))"
@@ -139,7 +154,24 @@ public enum BookImport {
 
     // MARK: CSV
 
+    /// True when the text holds a CR not followed by LF and no LF at all: old Mac line ends.
+    private static func hasOnlyCRLineEnds(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Bool {
+        var sawBareCR = false
+        var index = start
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\n") { return false }
+            if byte == UInt8(ascii: "\r"), index + 1 < bytes.count { sawBareCR = true }
+            index += 1
+        }
+        return sawBareCR
+    }
+
     private static func parseCSV(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, into collector: inout Collector) {
+        if hasOnlyCRLineEnds(bytes, from: start) {
+            collector.reject(line: 1, "the lines end in a carriage return (CR) alone, which is not supported; save the file with LF or CRLF line ends")
+            return
+        }
         var reader = CSVReader(bytes: bytes, position: start)
         guard let header = reader.next() else {
             collector.reject(line: 1, "the file is empty; the first line must name the columns, e.g. title,author")
@@ -376,7 +408,11 @@ enum JSONLineParser {
             throw reader.failure(reader.atEnd ? "empty line" : "each line must be one object like {\"title\": \"...\"}")
         }
         var kept: [String: Value] = [:]
+        var seen: Set<String> = []
         try reader.readObject(depth: 1) { key, reader throws(Failure) in
+            guard seen.insert(key).inserted else {
+                throw reader.failure("the key \"\(key)\" appears twice in one object")
+            }
             if keys.contains(key) {
                 kept[key] = try reader.readValue(depth: 1)
             } else {

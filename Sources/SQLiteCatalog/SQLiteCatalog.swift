@@ -98,7 +98,8 @@ public final class SQLiteCatalog: Sendable {
     /// (`NewBook.validated()`), and if any is invalid or the write fails, nothing is inserted.
     /// `progress` is called with the number inserted so far, every 1,000 books and at the end.
     @discardableResult
-    public func insertBooks(_ books: some Sequence<NewBook>, scope: String, progress: ((Int) -> Void)? = nil) throws(SQLiteCatalogError) -> Int {
+    /// `validating: false` (`import --restore`) stores each title and author exactly as given.
+    public func insertBooks(_ books: some Sequence<NewBook>, scope: String, validating: Bool = true, progress: ((Int) -> Void)? = nil) throws(SQLiteCatalogError) -> Int {
         guard !scope.isEmpty, !BookValidation.hasControlCharacters(scope) else {
             throw .invalidAccount("the scope must be non-empty text without control characters")
         }
@@ -122,7 +123,7 @@ public final class SQLiteCatalog: Sendable {
                 var count = 0
                 for book in books {
                     let valid: NewBook
-                    do { valid = try book.validated() } catch let failure as BookFailure { throw SQLiteCatalogError.invalidBook(index: count, reason: failure) }
+                    do { valid = validating ? try book.validated() : book } catch let failure as BookFailure { throw SQLiteCatalogError.invalidBook(index: count, reason: failure) }
                     let text = BookText(title: valid.title, author: valid.author)
                     try insert.bind([.text(scope), .text(valid.title), .text(valid.author),
                                      .text(text.titleKey), .text(text.titleTerms), .text(text.authorTerms), .int(sequence)])

@@ -62,6 +62,10 @@ enum EditCommand {
         do {
             stored = try request.validated()
         } catch {
+            // A blank title is named as such, not as a length or character problem.
+            if error == .invalidTitle, BookValidation.isBlank(BookValidation.trim(request.title)) {
+                throw UsageError("the title is blank (only spaces or invisible characters); a title needs text")
+            }
             throw UsageError(error.description)
         }
         // Saving what is already stored would make a revision that changes nothing.

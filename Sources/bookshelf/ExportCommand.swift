@@ -1,5 +1,7 @@
 import BookCatalog
 import CatalogImport
+import Foundation
+import TerminalUI
 
 /// `bookshelf export`: the books an account sees (or those matching a query), in a format
 /// `bookshelf import` reads back unchanged. Written page by page as read, so a million books
@@ -22,7 +24,10 @@ enum ExportCommand {
             Output: CSV with the header title,author and every field quoted, or JSON Lines
             {"title":..,"author":..}; 'bookshelf import' reads either back unchanged. Books come
             in search order (title order without --query). Ids and revisions are not exported:
-            an import makes new books. Progress goes to standard error (a bar on a terminal, a line
+            an import makes new books. CSV written to a terminal shows stored control characters
+            as 'bookshelf search' does (to a file or a pipe it is exact). Books whose text a
+            plain import would refuse (stored by another program) are counted on standard error
+            with their ids. Progress goes to standard error (a bar on a terminal, a line
             at every tenth otherwise), never into the data; a query with more matches than the
             store counts (10,000) shows none.
 
@@ -50,6 +55,9 @@ enum ExportCommand {
         var writing: ProgressDisplay?
         defer { writing?.finish() }
         var written = 0
+        var refused: [Int] = []
+        defer { report(refused, console: console) }
+        let toTerminal = isatty(STDOUT_FILENO) == 1
         var query = SearchQuery(text: arguments.value("query") ?? "", limit: pageSize, offset: 0)
         // The remote, not a BookRepository: a repository keeps every row it reads for its
         // session, and an export reads each book once.
@@ -61,7 +69,8 @@ enum ExportCommand {
                 throw CommandFailure(PostgresSignIn.oneLine(String(describing: error)))
             }
             for record in page.records {
-                console.line(BookExport.line(title: record.title, author: record.author, format: format))
+                if BookImport.rejection(title: record.title, author: record.author) != nil { refused.append(record.id) }
+                console.line(line(for: record, format: format, toTerminal: toTerminal))
             }
             written += page.records.count
             if query.offset == 0 {
@@ -73,6 +82,25 @@ enum ExportCommand {
             query = SearchQuery(text: query.text, limit: pageSize, offset: written, after: page.next)
         }
         return .success
+    }
+
+    /// One book's line. CSV to a terminal draws unsafe scalars as `search` does, so stored
+    /// escape sequences cannot act on it; anywhere else the line is exact. JSON Lines escapes
+    /// them either way.
+    static func line(for record: BookRecord, format: BookExportFormat, toTerminal: Bool) -> String {
+        guard toTerminal, format == .csv else {
+            return BookExport.line(title: record.title, author: record.author, format: format)
+        }
+        return BookExport.line(title: TerminalText.sanitized(record.title), author: TerminalText.sanitized(record.author), format: format)
+    }
+
+    /// Says which books hold text `bookshelf import` would refuse (at most 20 ids named).
+    private static func report(_ ids: [Int], console: Console) {
+        guard !ids.isEmpty else { return }
+        let named = ids.sorted().prefix(20).map(String.init).joined(separator: ", ")
+        let more = ids.count > 20 ? ", and \(ids.count - 20) more" : ""
+        let count = ids.count
+        console.note("bookshelf export: note: \(NumberText.grouped(count)) book\(count == 1 ? "" : "s") hold\(count == 1 ? "s" : "") text a plain import would refuse (ids \(named)\(more))")
     }
 
     /// How many books the export will write, for an honest bar: the first page's total when

@@ -13,7 +13,11 @@ enum ImportCommand {
         name: "import",
         summary: "Add the books of a CSV or JSON Lines file, all or nothing.",
         positionals: .one("FILE"),
-        options: [.scope, .db],
+        options: [
+            .scope,
+            OptionSpec("restore", help: "Take back exactly what 'bookshelf export' wrote, even text a plain import refuses (SQLite only)."),
+            .db,
+        ],
         details: """
             Formats (by extension .csv, .jsonl or .ndjson, otherwise by content; FILE - reads
             standard input):
@@ -21,10 +25,14 @@ enum ImportCommand {
                           in any order (other columns are ignored); RFC 4180 quoting:
                           "Rome, the City","Beard, Mary" and "The ""Quoted"" Book".
               JSON Lines  one object per line: {"title": "Dune", "author": "Frank Herbert"}
-            UTF-8, with or without a byte order mark; LF or CRLF line ends.
+            UTF-8, with or without a byte order mark; LF or CRLF line ends (CR alone is not
+            supported). A JSON key given twice in one object is a bad line.
 
-            A title needs 1 to \(BookValidation.maximumTitleLength) characters, an author at most \
-            \(BookValidation.maximumAuthorLength), neither with control characters.
+            A title needs 1 to \(BookValidation.maximumTitleLength) characters (at most \
+            \(BookValidation.maximumTitleBytes) UTF-8 bytes), an author at most \
+            \(BookValidation.maximumAuthorLength) (\(BookValidation.maximumAuthorBytes) bytes), neither with control \
+            characters. Whitespace at either end is trimmed; a title of only spaces or invisible
+            characters is blank and refused.
             If any line is bad, each is reported as FILE:LINE: reason, nothing is imported
             and the exit status is 1.
 
@@ -59,7 +67,9 @@ enum ImportCommand {
         // The file's name alone: a long path would leave no room for the bar.
         let name = file == "-" ? "standard input" : URL(fileURLWithPath: file).lastPathComponent.printable
         let reading = ProgressDisplay.standardError(label: "Reading \(name)", total: lines)
-        let result = BookImport.parse(bytes, format: format) { reading.update($0) }
+        let restoring = arguments.isSet("restore")
+        if restoring, case .postgres = target { throw UsageError("--restore works on SQLite catalogs only") }
+        let result = BookImport.parse(bytes, format: format, restoring: restoring) { reading.update($0) }
         reading.update(lines)
         reading.finish()
 
@@ -80,7 +90,7 @@ enum ImportCommand {
         let adding = ProgressDisplay.standardError(label: "Adding books", total: result.books.count)
         let added: Int
         do {
-            added = try catalog.insertBooks(result.books, scope: scope) { adding.update($0) }
+            added = try catalog.insertBooks(result.books, scope: scope, validating: !restoring) { adding.update($0) }
         } catch {
             adding.finish()
             throw CommandFailure("nothing imported: " + TerminalText.sanitized(error.description))

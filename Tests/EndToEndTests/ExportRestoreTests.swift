@@ -1,0 +1,103 @@
+import BookCatalog
+import BookshelfTestSupport
+import CSQLite
+import Foundation
+import SQLiteCatalog
+import Testing
+
+/// `bookshelf export` of a catalog another program wrote: harmless on a terminal, exact
+/// everywhere else, and honest about what a plain import would refuse.
+@Suite struct ExportRestoreTests {
+    /// A catalog of "Plain" plus rows whose titles hold ESC sequences, written by SQL.
+    func hostileCatalog(_ sandbox: BookshelfProcess) throws -> (db: String, hostileIDs: [Int]) {
+        let db = sandbox.path("catalog.sqlite")
+        do {
+            let catalog = try SQLiteCatalog.open(path: db, create: true)
+            try catalog.addAccount(Account(name: "editor", role: .editor, scope: "main"))
+            _ = try catalog.insertBooks([NewBook(title: "Plain", author: "Writer"),
+                                         NewBook(title: "Osc", author: "Writer"),
+                                         NewBook(title: "Csi", author: "Writer")], scope: "main")
+        }
+        var handle: OpaquePointer?
+        #expect(sqlite3_open(db, &handle) == SQLITE_OK)
+        for sql in ["UPDATE books SET title = 'Osc' || char(27) || ']0;owned' || char(7) WHERE title = 'Osc'",
+                    "UPDATE books SET author = 'Csi' || char(27) || '[2J' WHERE title = 'Csi'"] {
+            #expect(sqlite3_exec(handle, sql, nil, nil, nil) == SQLITE_OK, "\(String(cString: sqlite3_errmsg(handle)))")
+        }
+        var ids: [Int] = []
+        var statement: OpaquePointer?
+        sqlite3_prepare_v2(handle, "SELECT id FROM books WHERE title <> 'Plain' ORDER BY id", -1, &statement, nil)
+        while sqlite3_step(statement) == SQLITE_ROW { ids.append(Int(sqlite3_column_int64(statement, 0))) }
+        sqlite3_finalize(statement)
+        sqlite3_close(handle)
+        return (db, ids)
+    }
+
+    @Test func csvToAPipeIsByteExactAndNamesTheBooksImportWouldRefuse() throws {
+        let sandbox = try BookshelfProcess()
+        defer { sandbox.remove() }
+        let (db, ids) = try hostileCatalog(sandbox)
+        #expect(ids.count == 2)
+        let result = try sandbox.run(["export", "--db", db])
+        #expect(result.status == 0, "\(result.errors)")
+        #expect(result.output.contains("\"Osc\u{1B}]0;owned\u{7}\",\"Writer\""), "\(result.output.debugDescription)")
+        #expect(result.output.contains("\"Csi\",\"Csi\u{1B}[2J\""), "\(result.output.debugDescription)")
+        let named = ids.map(String.init).joined(separator: ", ")
+        #expect(result.errors.contains("2 books hold text a plain import would refuse (ids \(named))"), "\(result.errors)")
+    }
+
+    @Test func csvToATerminalCarriesNoEscape() throws {
+        let sandbox = try BookshelfProcess()
+        defer { sandbox.remove() }
+        let (db, _) = try hostileCatalog(sandbox)
+        let binary = try #require(BookshelfProcess.binary)
+        let typescript = sandbox.path("typescript")
+        // script(1) gives the child a terminal for standard output; its log is the bytes the terminal got.
+        let command = [binary.path, "export", "--db", db].map(shellQuoted).joined(separator: " ") + " 2>/dev/null"
+        var environment = ProcessInfo.processInfo.environment
+        environment["HOME"] = sandbox.path("home")
+        environment["BOOKSHELF_DB"] = nil
+        let ending = try ChildProcess.runToEnd(["/usr/bin/script", "-q", "-e", "-c", command, typescript], environment: environment)
+        #expect(ending.status == 0)
+        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: typescript)))
+        // The log opens with "Script started ..." and ends with "Script done ..."; the book lines are between.
+        let text = String(decoding: bytes, as: UTF8.self)
+        #expect(text.contains("\"Plain\",\"Writer\""), "\(text.debugDescription)")
+        #expect(text.contains("\"Osc"), "\(text.debugDescription)")
+        #expect(!bytes.contains(0x1B), "an escape reached the terminal: \(text.debugDescription)")
+        #expect(!bytes.contains(0x07), "a bell reached the terminal: \(text.debugDescription)")
+    }
+
+    @Test func everyExportRestoresByteForByte() throws {
+        let sandbox = try BookshelfProcess()
+        defer { sandbox.remove() }
+        let (db, _) = try hostileCatalog(sandbox)
+        var handle: OpaquePointer?
+        #expect(sqlite3_open(db, &handle) == SQLITE_OK)
+        // What the plain import rules refuse or would change, stored by another program.
+        for (index, value) in [0x2028, 0x061C, 0x202E, 0x200B].enumerated() {
+            let sql = "INSERT INTO books(scope, title, author, revision, title_key, title_terms, author_terms, change_seq) "
+                + "VALUES ('main', ' Odd ' || char(\(value)) || ' \(index)', char(\(value)), 1, 'odd \(index)', 'odd', '', 1)"
+            #expect(sqlite3_exec(handle, sql, nil, nil, nil) == SQLITE_OK, "\(String(cString: sqlite3_errmsg(handle)))")
+        }
+        sqlite3_close(handle)
+        for format in ["csv", "jsonl"] {
+            let first = try sandbox.run(["export", "--format", format, "--db", db])
+            #expect(first.status == 0, "\(first.errors)")
+            #expect(first.outputLines.count >= 7, "\(first.output)")
+            let file = try sandbox.write("books.\(format)", first.output)
+            let copy = sandbox.path("copy-\(format).sqlite")
+            let restored = try sandbox.run(["import", file, "--restore", "--db", copy])
+            #expect(restored.status == 0, "\(format): \(restored.errors)")
+            let second = try sandbox.run(["export", "--format", format, "--db", copy])
+            #expect(second.status == 0, "\(second.errors)")
+            // The same lines, byte for byte. Their order is the search order, which follows the
+            // title keys: the rows written by SQL above carry hand-made keys, the restored ones real keys.
+            let lines = { (text: String) in text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map(Array.init) }
+            if format == "csv" { #expect(lines(second.output).first == Array("title,author".utf8)) }
+            #expect(lines(second.output).sorted { $0.lexicographicallyPrecedes($1) } == lines(first.output).sorted { $0.lexicographicallyPrecedes($1) },
+                    "\(format): \(second.output.debugDescription)")
+            #expect(second.output.utf8.last == UInt8(ascii: "\n"))
+        }
+    }
+}
