@@ -19,6 +19,14 @@ public enum BookValidation {
         return trimmed
     }
 
+    /// What is wrong with `raw` as a title, in words a user can act on; nil when it is fine.
+    /// A blank title is named as blank, not as a length or character problem.
+    public static func titleProblem(_ raw: String) -> String? {
+        if isBlank(trim(raw)) { return "The title is blank: it needs text, not only spaces or invisible characters." }
+        do { _ = try title(raw) } catch { return error.description }
+        return nil
+    }
+
     /// The author as it will be stored: trimmed, possibly empty, bounded, no control characters.
     public static func author(_ raw: String) throws(BookFailure) -> String {
         let trimmed = trim(raw)

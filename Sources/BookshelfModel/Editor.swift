@@ -46,7 +46,7 @@ extension BookshelfModel {
         var titleProblem: String?
         var authorProblem: String?
         if editor.base != nil {
-            do { _ = try BookValidation.title(editor.draft.title) } catch { titleProblem = error.description }
+            titleProblem = BookValidation.titleProblem(editor.draft.title)
             do { _ = try BookValidation.author(editor.draft.author) } catch { authorProblem = error.description }
         }
         // While a save is in flight a newer revision may be that very save: wait for its answer.

@@ -62,10 +62,7 @@ enum EditCommand {
         do {
             stored = try request.validated()
         } catch {
-            // A blank title is named as such, not as a length or character problem.
-            if error == .invalidTitle, BookValidation.isBlank(BookValidation.trim(request.title)) {
-                throw UsageError("the title is blank (only spaces or invisible characters); a title needs text")
-            }
+            if error == .invalidTitle, let problem = BookValidation.titleProblem(request.title) { throw UsageError(problem) }
             throw UsageError(error.description)
         }
         // Saving what is already stored would make a revision that changes nothing.

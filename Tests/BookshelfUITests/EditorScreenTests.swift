@@ -53,8 +53,15 @@ import TerminalUI
     @Test func anInvalidTitleIsExplainedAndNotSent() async {
         let harness = await openMommsen()
         await harness.press(.ctrl("u"), .ctrl("k"), .enter)
-        #expect(harness.lines[6].hasPrefix(" A title needs 1 to 500 characters"))
+        #expect(harness.lines[6].hasPrefix(" The title is blank"), "an empty title is named blank")
         #expect(harness.lines.last?.hasPrefix(" Fix the problems shown before saving.") == true)
+        await harness.type("   ")
+        await harness.press(.enter)
+        #expect(harness.lines[6].hasPrefix(" The title is blank"), "spaces alone are blank, not too long or too short")
+        await harness.press(.ctrl("u"))
+        await harness.type(String(repeating: "x", count: 501))
+        await harness.press(.enter)
+        #expect(harness.lines[6].hasPrefix(" A title needs 1 to 500 characters"))
         #expect(try! await harness.otherEditor().load(id: 2).revision == 1)
     }
 

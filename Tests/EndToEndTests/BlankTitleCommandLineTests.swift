@@ -11,7 +11,7 @@ import Testing
         for title in ["   ", "\u{200B}", " \u{FEFF} "] {
             let result = try sandbox.run(["edit", "1", "--title", title, "--account", "alice", "--db", db])
             #expect(result.status == 2, "\(result.errors)")
-            #expect(result.errors.contains("the title is blank"), "\(title.debugDescription): \(result.errors)")
+            #expect(result.errors.contains("The title is blank"), "\(title.debugDescription): \(result.errors)")
         }
     }
 
