@@ -980,7 +980,7 @@ import Testing
         var generator = GeneratedBooks(seed: 23)
         let books = (0..<400).map { _ in generator.book() }
         var queries = Self.queries + (0..<200).map { _ in generator.query() }
-        queries += ["東京", "東 京", "l'e", "e\u{301}", "ét", "2n", "ß", "ss", "œ"]
+        queries += ["東京", "東 京", "l'e", "e\u{301}", "ét", "2n", "ß", "ss", "œ", "oe", "ø", "søren", "ł", "łó", "æ", "ae", "þ", "th"]
         var skipped = 0
         var (pairOnly, pairSkipped) = (0, 0)
         var (tripleOnly, tripleSkipped) = (0, 0)
