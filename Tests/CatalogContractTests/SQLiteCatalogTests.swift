@@ -105,7 +105,7 @@ import Testing
         let raw = try RawConnection(path)
         let mode = try queryText(raw.handle, "PRAGMA journal_mode")
         let version = try queryText(raw.handle, "PRAGMA user_version")
-        #expect(mode == "wal" && version == "4")
+        #expect(mode == "wal" && version == "5")
     }
 
     // MARK: Accounts
