@@ -78,8 +78,8 @@ import Testing
         try makeCatalog(path, books: 3)
         try withRawConnection(path) { try execute($0, "PRAGMA user_version = 99") }
         let before = try Data(contentsOf: URL(fileURLWithPath: path))
-        #expect(throws: SQLiteCatalogError.newerSchema(found: 99, known: 4)) { try SQLiteCatalog.open(path: path, create: false) }
-        #expect(throws: SQLiteCatalogError.newerSchema(found: 99, known: 4)) { try SQLiteCatalog.open(path: path, create: true) }
+        #expect(throws: SQLiteCatalogError.newerSchema(found: 99, known: 5)) { try SQLiteCatalog.open(path: path, create: false) }
+        #expect(throws: SQLiteCatalogError.newerSchema(found: 99, known: 5)) { try SQLiteCatalog.open(path: path, create: true) }
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
         #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
         #expect(SQLiteCatalogError.newerSchema(found: 99, known: 2).description.contains("newer Bookshelf"))
