@@ -50,12 +50,50 @@ public struct SearchTerms: Sendable, Hashable {
         // ASCII folds to its lowercase, byte for byte: most titles and authors, and on every
         // paint, every word of every row shown is folded to find what to highlight.
         if isASCII(text) { return String(decoding: text.utf8.map { $0 &+ (0x41...0x5A ~= $0 ? 0x20 : 0) }, as: UTF8.self) }
-        let folded = text.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil)
+        // Letters that do not decompose ("ø", "ł", "æ", "ß") are transliterated before and
+        // after Foundation's folding: before, so its case folding never rewrites them first
+        // ("ŉ" to "ʼn"), and after, for those its case folding produces.
+        let folded = transliterated(transliterated(text)
+            .folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil))
         guard folded.unicodeScalars.contains(where: isVariationSelector) else { return folded }
         var scalars = String.UnicodeScalarView()
         scalars.append(contentsOf: folded.unicodeScalars.filter { !isVariationSelector($0) })
         return String(scalars)
     }
+
+    /// `text` with every letter of `transliterations` replaced by its lowercase ASCII.
+    private static func transliterated(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: { transliterations[$0.value] != nil }) else { return text }
+        var scalars = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            if let ascii = transliterations[scalar.value] { scalars.append(contentsOf: ascii.unicodeScalars) } else { scalars.append(scalar) }
+        }
+        return String(scalars)
+    }
+
+    /// Latin letters that do not decompose into a letter and accents, and their lowercase
+    /// ASCII, as ICU's Latin-ASCII transliteration has them (without its apostrophes and
+    /// middle dots: "ŉ" is "n", "ŀ" is "l"). Upper- and lowercase alike.
+    static let transliterations: [UInt32: String] = {
+        let pairs: [(String, String)] = [
+            ("Ææ", "ae"), ("Ðð", "d"), ("Øø", "o"), ("Þþ", "th"), ("ßẞ", "ss"), ("Đđ", "d"), ("Ħħ", "h"), ("ı", "i"),
+            ("Ĳĳ", "ij"), ("ĸ", "q"), ("Ŀŀ", "l"), ("Łł", "l"), ("ŉ", "n"), ("Ŋŋ", "n"), ("Œœɶ", "oe"), ("ſ", "s"),
+            ("Ŧŧ", "t"), ("ƀɃ", "b"), ("Ɓɓ", "b"), ("Ƃƃ", "b"), ("Ƈƈ", "c"), ("Ɖɖ", "d"), ("Ɗɗ", "d"), ("Ƌƌ", "d"),
+            ("Ɛɛ", "e"), ("Ƒƒ", "f"), ("Ɠɠ", "g"), ("ƕ", "hv"), ("Ɩɩ", "i"), ("Ɨɨ", "i"), ("Ƙƙ", "k"), ("ƚȽ", "l"),
+            ("Ɲɲ", "n"), ("ƞȠ", "n"), ("Ƣƣ", "oi"), ("Ƥƥ", "p"), ("ƫ", "t"), ("Ƭƭ", "t"), ("Ʈʈ", "t"), ("Ʋʋ", "v"),
+            ("Ƴƴ", "y"), ("Ƶƶ", "z"), ("ǄǅǆǱǲǳʣʥ", "dz"), ("Ǉǈǉ", "lj"), ("Ǌǋǌ", "nj"), ("Ȥȥ", "z"), ("ȡ", "d"),
+            ("ȴ", "l"), ("ȵ", "n"), ("ȶ", "t"), ("ȷ", "j"), ("ȸ", "db"), ("ȹ", "qp"), ("Ⱥⱥ", "a"), ("Ȼȼ", "c"),
+            ("Ⱦⱦ", "t"), ("ȿ", "s"), ("ɀ", "z"), ("Ʉʉ", "u"), ("Ɇɇ", "e"), ("Ɉɉ", "j"), ("Ɍɍ", "r"), ("Ɏɏ", "y"),
+            ("ɕ", "c"), ("ɟʝ", "j"), ("ɡɢ", "g"), ("ɦɧʜ", "h"), ("ɪ", "i"), ("Ɫɫɬɭʟ", "l"), ("Ɱɱ", "m"), ("ɳɴ", "n"),
+            ("ɼɽɾʀ", "r"), ("ʂ", "s"), ("ʏ", "y"), ("ʐʑ", "z"), ("ʙ", "b"), ("ʛ", "g"), ("ʠ", "q"), ("ʦ", "ts"),
+            ("ʪ", "ls"), ("ʫ", "lz"), ("ﬀ", "ff"), ("ﬁ", "fi"), ("ﬂ", "fl"), ("ﬃ", "ffi"), ("ﬄ", "ffl"), ("ﬅﬆ", "st"),
+        ]
+        var table: [UInt32: String] = [:]
+        for (letters, ascii) in pairs {
+            for scalar in letters.unicodeScalars { table[scalar.value] = ascii }
+        }
+        return table
+    }()
 
     private static func isVariationSelector(_ scalar: Unicode.Scalar) -> Bool {
         scalar.value == 0xFE0E || scalar.value == 0xFE0F
@@ -93,13 +131,25 @@ public struct SearchTerms: Sendable, Hashable {
             var start = 0
             while let at = SearchTerms.find(word, in: folded, from: start) {
                 let last = ranges[at + word.count - 1]
-                let prefixLength = word.last!.count
-                let end = text.index(last.lowerBound, offsetBy: prefixLength, limitedBy: last.upperBound) ?? last.upperBound
+                let end = SearchTerms.end(ofPrefix: word.last!.count, in: text[last])
                 result.append(ranges[at].lowerBound..<end)
                 start = at + 1
             }
         }
         return result.sorted { $0.lowerBound < $1.lowerBound }
+    }
+
+    /// Where the first `length` folded characters of `token` end in the original: after the
+    /// whole letter that folds to the last of them ("stras" in "Straße" ends after "ß").
+    private static func end(ofPrefix length: Int, in token: Substring) -> String.Index {
+        if token.utf8.allSatisfy({ $0 < 0x80 }) { return token.index(token.startIndex, offsetBy: length, limitedBy: token.endIndex) ?? token.endIndex }
+        var folded = 0
+        var index = token.startIndex
+        while index < token.endIndex && folded < length {
+            folded += fold(String(token[index])).count
+            index = token.index(after: index)
+        }
+        return index
     }
 
     /// Index of the first token where `word` matches, or nil.

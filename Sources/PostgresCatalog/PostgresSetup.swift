@@ -88,6 +88,11 @@ public actor PostgresSetup {
                     throw BookFailure.storeUnavailable("the catalog's schema (version \(current)) is newer than this Bookshelf")
                 }
                 for version in (current + 1)..<(max(current, target) + 1) {
+                    if PostgresSchema.refoldingVersions.contains(version) {
+                        try run(connection.execute("DELETE FROM bookshelf.folding"))
+                        try run(connection.copyIn("COPY bookshelf.folding (code, kind, folded, folded_alone) FROM STDIN",
+                                                  lines: SearchFolding.copyRows))
+                    }
                     try run(connection.executeScript(PostgresSchema.migration(to: version)))
                     if version == 3 {
                         try run(connection.copyIn("COPY bookshelf.folding (code, kind, folded, folded_alone) FROM STDIN",

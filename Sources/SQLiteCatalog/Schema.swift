@@ -82,17 +82,23 @@ enum Schema {
         INSERT INTO book_revisions(book_id, revision, title, author, account, saved_at, operation)
             SELECT id, revision, title, author, NULL, \(RevisionLog.nowMilliseconds), NULL FROM books;
         """),
+        // 5: letters that do not decompose ("ø", "ł", "æ", "ß") fold as transliterated: derive
+        // every row's title key and terms again, and drop the stored indexes.
+        .swift(rederiveSearchText),
     ]
 
     private static func rederiveSearchText(_ connection: Connection) throws {
-        let rows = try connection.query("SELECT id, title, author, title_terms, author_terms FROM books") { row in
-            (id: row.int(0), title: row.text(1), author: row.text(2), titleTerms: row.text(3), authorTerms: row.text(4))
+        let rows = try connection.query("SELECT id, title, author, title_key, title_terms, author_terms FROM books") { row in
+            (id: row.int(0), title: row.text(1), author: row.text(2), titleKey: row.text(3), titleTerms: row.text(4),
+             authorTerms: row.text(5))
         }
         for row in rows {
             let text = BookText(title: row.title, author: row.author)
-            guard text.titleTerms != row.titleTerms || text.authorTerms != row.authorTerms else { continue }
-            try connection.run("UPDATE books SET title_terms = ?2, author_terms = ?3 WHERE id = ?1",
-                               [.int(row.id), .text(text.titleTerms), .text(text.authorTerms)])
+            guard text.titleKey != row.titleKey || text.titleTerms != row.titleTerms || text.authorTerms != row.authorTerms else {
+                continue
+            }
+            try connection.run("UPDATE books SET title_key = ?2, title_terms = ?3, author_terms = ?4 WHERE id = ?1",
+                               [.int(row.id), .text(text.titleKey), .text(text.titleTerms), .text(text.authorTerms)])
         }
         try connection.execute("DELETE FROM search_snapshot_parts; DELETE FROM search_snapshots;")
     }

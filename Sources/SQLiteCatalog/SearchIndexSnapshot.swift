@@ -30,8 +30,8 @@ enum SearchIndexSnapshot {
     /// the BLOB parts in the catalog (still ignored and deleted when a new snapshot is saved);
     /// format 3 added the ids in id order, format 4 the broad letters' bitmaps, format 5 the
     /// four-lane `checksum`, format 6 the bitmaps of broad prefixes of up to three characters
-    /// (`StoredPrefixes`).
-    static let format = 6
+    /// (`StoredPrefixes`), format 7 the terms with letters like "ø" and "æ" transliterated.
+    static let format = 7
     static let magic: UInt64 = 0x3158_4449_4853_4B42   // "BKSHIDX1"
 
     enum Part: Int, CaseIterable {

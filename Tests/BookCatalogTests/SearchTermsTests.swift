@@ -14,6 +14,41 @@ struct SearchTermsTests {
         #expect(SearchTerms(query).matches(record("Le Café du Coin")))
     }
 
+    /// Letters that do not decompose into a letter and accents fold as a transliteration
+    /// table (ICU's Latin-ASCII) would, and a query is folded the same way, so typing either
+    /// form finds both.
+    @Test("letters that do not decompose fold as transliterated", arguments: [
+        ("soren", "Søren Kierkegaard"), ("lukasz", "Łukasz Nowak"), ("lodz", "Łódź Stories"), ("aeon", "Æon Flux"),
+        ("oeuvre", "Œuvre complète"), ("thorn", "Þorn and Bramble"), ("strasse", "Straße der Sehnsucht"),
+        ("dorde", "Đorđe Balašević"), ("isik", "Işık"), ("istanbul", "İstanbul"), ("hrvatska", "Ħrvatska"),
+        ("dis", "Ðís"), ("ijssel", "Ĳssel"), ("llull", "Ŀlull"), ("dzemal", "Ǆemal"), ("tromso", "Tromsø"),
+        ("søren", "Soren Smith"), ("ŁODZ", "Lodz Stories"), ("æon", "Aeon"), ("Œuvre", "Oeuvre"), ("þorn", "Thorn"),
+        ("straße", "Strasse"), ("ærøskøbing", "Aeroskobing"), ("n", "ŉ"), ("ss", "ſs"),
+    ])
+    func transliteratedLetters(query: String, title: String) {
+        #expect(SearchTerms(query).matches(record(title)), "\(query) finds \(title)")
+        #expect(SearchTerms(query).matches(record("Anything", author: title)), "\(query) finds the author \(title)")
+    }
+
+    @Test("transliterated letters fold to lowercase ASCII, in titles' order keys too")
+    func transliterationIsASCII() {
+        #expect(SearchTerms.fold("Søren Þórsson, Łódź & Æblegrød: Œuvre") == "soren thorsson, lodz & aeblegrod: oeuvre")
+        #expect(SearchTerms.tokens(of: "Đorđe Ħal-Ŧaħt") == ["dorde", "hal", "taht"])
+        // Folded titles order as their transliteration: "Æon" between "Adam" and "Afar".
+        let titles = ["Afar", "Æon", "Adam", "Øresund", "Oslo", "Ōmura"]
+        #expect(titles.sorted { SearchTerms.fold($0) < SearchTerms.fold($1) } == ["Adam", "Æon", "Afar", "Ōmura", "Øresund", "Oslo"])
+        #expect(!SearchTerms("lodz").matches(record("Łuck")))
+    }
+
+    @Test("the matched part of a transliterated word is highlighted whole")
+    func transliteratedHighlights() {
+        let title = "Æon of Łódź"
+        #expect(SearchTerms("ae lod").highlightRanges(in: title).map { String(title[$0]) } == ["Æ", "Łód"])
+        #expect(SearchTerms("aeo").highlightRanges(in: title).map { String(title[$0]) } == ["Æo"])
+        let street = "Straße"
+        #expect(SearchTerms("stras").highlightRanges(in: street).map { String(street[$0]) } == ["Straß"])
+    }
+
     @Test("every word matches as a prefix of a word in the title or author")
     func wordsArePrefixes() {
         #expect(SearchTerms("hist rom").matches(record("A History of Rome")))

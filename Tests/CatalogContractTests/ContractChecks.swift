@@ -157,6 +157,41 @@ extension ContractCheck {
             }
             #expect(try await library.ids(editor, "zoe unal") == [library.book(8).id])
         },
+        ContractCheck("letters that do not decompose fold as transliterated: soren finds Søren, søren finds Soren") { fixture in
+            let books = Library.books + [
+                SeedBook("Northern Lights over Tromsø", by: "Søren Þórsson"),
+                SeedBook("Łódź in Winter", by: "Łukasz Nowak"),
+                SeedBook("Æon", by: "Anon"),
+                SeedBook("Œuvre complète", by: "Victor Hugo"),
+                SeedBook("Þorn and Bramble", by: "Ása"),
+                SeedBook("Die Straße", by: "Anon"),
+                SeedBook("Soren Smith's Essays", by: "Oeuvre Press"),
+            ]
+            let library = try await Library.make(fixture, books: books)
+            let editor = try await library.remote(for: "editor")
+            let (tromso, lodz, aeon, oeuvre, thorn, strasse, soren) = (library.book(9).id, library.book(10).id, library.book(11).id,
+                                                                      library.book(12).id, library.book(13).id, library.book(14).id,
+                                                                      library.book(15).id)
+            // Title starts first, then titles, then authors.
+            for text in ["soren", "søren", "SØREN", "Soren"] {
+                #expect(try await library.ids(editor, text) == [soren, tromso], "\(text)")
+            }
+            #expect(try await library.ids(editor, "lukasz") == [lodz])
+            #expect(try await library.ids(editor, "łukasz nowak") == [lodz])
+            for text in ["lodz", "łódź", "LODZ win"] {
+                #expect(try await library.ids(editor, text) == [lodz], "\(text)")
+            }
+            #expect(try await library.ids(editor, "aeon") == [aeon])
+            #expect(try await library.ids(editor, "æon") == [aeon])
+            #expect(try await library.ids(editor, "oeuvre") == [oeuvre, soren])
+            #expect(try await library.ids(editor, "œuvre compl") == [oeuvre])
+            #expect(try await library.ids(editor, "thorn") == [thorn])
+            #expect(try await library.ids(editor, "thor") == [thorn, tromso])
+            #expect(try await library.ids(editor, "þórs") == [tromso])
+            #expect(try await library.ids(editor, "strasse") == [strasse])
+            #expect(try await library.ids(editor, "straße") == [strasse])
+            #expect(try await library.ids(editor, "tromso") == [tromso])
+        },
         ContractCheck("every word is a prefix of consecutive tokens: \"hist rom\" finds A History of Rome") { fixture in
             let library = try await Library.make(fixture)
             let editor = try await library.remote(for: "editor")
@@ -390,7 +425,8 @@ struct GeneratedBooks {
     private var state: UInt64
     private static let words = ["alpha", "alps", "Álbum", "album", "beta", "bet", "Gamma", "history", "histoire", "Rome",
                                 "roman", "of", "the", "東", "京", "東京", "café", "Cafe", "zoë", "Zoo", "2nd", "e\u{301}t\u{e9}",
-                                "l'été", "hi-fi", "A", "ß", "œuvre"]
+                                "l'été", "hi-fi", "A", "ß", "œuvre", "Œuvres", "oeuvre", "Søren", "soren",
+                                "Łódź", "lodz", "Æon", "aeon", "Þorn", "thorn", "Straße", "strasse", "ıi", "Đorđe"]
 
     init(seed: UInt64) { state = seed }
 

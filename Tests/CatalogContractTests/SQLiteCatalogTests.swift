@@ -78,8 +78,8 @@ import Testing
         try makeCatalog(path, books: 3)
         try withRawConnection(path) { try execute($0, "PRAGMA user_version = 99") }
         let before = try Data(contentsOf: URL(fileURLWithPath: path))
-        #expect(throws: SQLiteCatalogError.newerSchema(found: 99, known: 4)) { try SQLiteCatalog.open(path: path, create: false) }
-        #expect(throws: SQLiteCatalogError.newerSchema(found: 99, known: 4)) { try SQLiteCatalog.open(path: path, create: true) }
+        #expect(throws: SQLiteCatalogError.newerSchema(found: 99, known: 5)) { try SQLiteCatalog.open(path: path, create: false) }
+        #expect(throws: SQLiteCatalogError.newerSchema(found: 99, known: 5)) { try SQLiteCatalog.open(path: path, create: true) }
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
         #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
         #expect(SQLiteCatalogError.newerSchema(found: 99, known: 2).description.contains("newer Bookshelf"))
@@ -105,7 +105,7 @@ import Testing
         let raw = try RawConnection(path)
         let mode = try queryText(raw.handle, "PRAGMA journal_mode")
         let version = try queryText(raw.handle, "PRAGMA user_version")
-        #expect(mode == "wal" && version == "4")
+        #expect(mode == "wal" && version == "5")
     }
 
     // MARK: Accounts

@@ -980,7 +980,7 @@ import Testing
         var generator = GeneratedBooks(seed: 23)
         let books = (0..<400).map { _ in generator.book() }
         var queries = Self.queries + (0..<200).map { _ in generator.query() }
-        queries += ["東京", "東 京", "l'e", "e\u{301}", "ét", "2n", "ß", "ss", "œ"]
+        queries += ["東京", "東 京", "l'e", "e\u{301}", "ét", "2n", "ß", "ss", "œ", "oe", "ø", "søren", "ł", "łó", "æ", "ae", "þ", "th"]
         var skipped = 0
         var (pairOnly, pairSkipped) = (0, 0)
         var (tripleOnly, tripleSkipped) = (0, 0)
@@ -1730,18 +1730,24 @@ import Testing
                 INSERT INTO books(scope, title, author, revision, title_key, title_terms, author_terms, change_seq) VALUES
                     ('main', 'Rome', 'Livy', 1, 'rome', 'rome', 'livy', 1),
                     ('main', 'A History of Rome', 'Mary Beard', 3, 'a history of rome', 'a history of rome', 'mary beard', 2),
-                    ('main', 'Spring 🌸 Rome', 'Bashō', 1, 'spring 🌸 rome', 'spring rome', 'basho', 3);
+                    ('main', 'Spring 🌸 Rome', 'Bashō', 1, 'spring 🌸 rome', 'spring rome', 'basho', 3),
+                    ('main', 'Øresund', 'Søren Ærø', 1, 'øresund', 'øresund', 'søren ærø', 4);
                 PRAGMA user_version = 1;
                 """)
         }
         let catalog = try SQLiteCatalog.open(path: path, create: false)
         let raw = try RawConnection(path)
-        #expect(try queryText(raw.handle, "PRAGMA user_version") == "4")
+        #expect(try queryText(raw.handle, "PRAGMA user_version") == "5")
         let remote = try catalog.remote(account: "reader")
         let page = try await remote.search(SearchQuery(text: "rom"))
         #expect(page.records.map(\.title) == ["Rome", "A History of Rome", "Spring 🌸 Rome"] && page.total == 3)
         // Terms written before symbols were tokens are derived again by the upgrade.
         #expect(try await remote.search(SearchQuery(text: "🌸")).records.map(\.title) == ["Spring 🌸 Rome"])
+        // Terms and title keys written before "ø" and "æ" were transliterated are derived again.
+        #expect(try await remote.search(SearchQuery(text: "soren aero")).records.map(\.title) == ["Øresund"])
+        #expect(try await remote.search(SearchQuery(text: "oresund")).records.map(\.title) == ["Øresund"])
+        #expect(try await remote.search(SearchQuery(text: "")).records.map(\.title)
+                    == ["A History of Rome", "Øresund", "Rome", "Spring 🌸 Rome"])
         #expect(page.records[1].revision == 3)
         #expect(try await remote.searchIndexReport().snapshotStored)
     }
