@@ -304,6 +304,19 @@ extension BookshelfModel {
         send(merged, on: repository)
     }
 
+    /// A save whose outcome is still unknown (its reconciliation failed while the store was
+    /// away) is settled through its operation id as soon as the store answers again: called
+    /// after a freshness check or a reconnect succeeds. Returns the request number.
+    @discardableResult
+    func settleUnresolvedSave() -> Int? {
+        guard let repository, let editor, let unresolved = editor.unresolvedRequest,
+              case .unresolved? = editor.outcome, pendingKind(.editor) == nil else { return nil }
+        defer { changed() }
+        return launch(.editor, .reconcile, { try await repository.reconcile(unresolved) },
+            publish: { [self] found, _ in settle(found, of: unresolved) },
+            fail: { [self] error, _ in self.editor?.outcome = .unresolved(error as? BookFailure) })
+    }
+
     /// What reconciliation found out about an uncertain save, shown in the editor.
     private func settle(_ found: ReconciledSave, of request: SaveRequest) {
         editor?.unresolvedRequest = nil

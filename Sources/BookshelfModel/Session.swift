@@ -134,6 +134,11 @@ extension BookshelfModel {
         defer { changed() }
         guard let editor else { return perform(action) }
         guard case let .saved(revision)? = editor.outcome else {
+            // Say what the editor says: an unsettled save may yet have gone through.
+            if case .unresolved? = editor.outcome {
+                message = "Unknown whether the save went through, so you did not \(action.verb): your draft is still here."
+                return nil
+            }
             message = "The save did not go through, so you did not \(action.verb): your draft is still here."
             return nil
         }
@@ -229,6 +234,7 @@ extension BookshelfModel {
                 message = "Reconnected as \(account)."
                 _ = startSearch(results.rowsQuery == results.query ? .refresh : .search)
                 watchEditedRecord()
+                settleUnresolvedSave()
             },
             fail: { [self] error, _ in
                 let problem = (error as? BookFailure) == .notAllowed
@@ -250,6 +256,8 @@ extension BookshelfModel {
             // Quiet checks are not logged: a timer would flood the ring with them.
             logged: { $0 != nil },
             publish: { [self] notice, _ in
+                // The store answers again: a save cut off while it was away can be settled now.
+                settleUnresolvedSave()
                 guard let notice else { return }
                 _ = startSearch(.refresh)
                 if let editor, notice.concerns(editor.bookID) { watchEditedRecord() }

@@ -145,6 +145,26 @@ import Testing
         await h.drain()
     }
 
+    /// Issue 43, item 5: switching while a save's outcome is unknown says what the editor
+    /// says (unknown), never "did not go through".
+    @Test func switchingWhileTheOutcomeIsUnknownSaysUnknown() async {
+        let h = Harness(books: ["alice": [original], "bob": []])
+        await openEditor(h)
+        let save = h.model.save()!
+        let call = await h.nextCall(.save)
+        h.model.requestAccountSwitch(to: "bob")
+        _ = h.model.confirm()
+        #expect(h.state.waitingForSave == .switchAccount("bob"))
+        await h.remote.release(call.number, .commitThenFail(.outcomeUnknown))
+        await h.remote.release(await h.nextCall(.load).number, .fail(.storeUnavailable("server restarting")))
+        await h.model.finished(request: save)
+        #expect(h.editor?.outcome == .unresolved(.storeUnavailable("server restarting")))
+        #expect(h.state.session == 1)
+        #expect(h.state.message?.contains("did not go through") == false)
+        #expect(h.state.message?.contains("Unknown whether the save went through") == true)
+        await h.drain()
+    }
+
     @Test("a question about a save in progress goes once the save has answered")
     func questionAboutASaveInProgressGoesWithIt() async {
         let h = Harness(books: ["alice": [original], "bob": []])

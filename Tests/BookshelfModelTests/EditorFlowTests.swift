@@ -87,6 +87,28 @@ import Testing
         await h.drain()
     }
 
+    /// Issue 43, item 4: a save cut off by a server restart, whose first reconciliation
+    /// failed while the server was down, is settled as soon as a freshness check reaches the
+    /// store again, without the user pressing Enter.
+    @Test func unknownOutcomeIsSettledOnceTheStoreAnswersAgain() async {
+        let h = Harness(books: ["alice": [original], "bob": []])
+        await openEditor(h)
+        let save = h.model.save()!
+        await h.remote.release(await h.nextCall(.save).number, .commitThenFail(.outcomeUnknown))
+        await h.release(await h.nextCall(.load).number, .fail(.storeUnavailable("server restarting")), request: save)
+        #expect(h.editor?.outcome == .unresolved(.storeUnavailable("server restarting")))
+
+        // The server is back: the next freshness check answers, and the save is settled.
+        let check = h.model.checkForChanges()!
+        await h.release(await h.nextCall(.check).number, .notice(nil), request: check)
+        #expect(h.editor?.activity == .reconciling)
+        let reconcile = h.model.pendingRequests.first { $0.kind == .reconcile }!.request
+        await h.release(await h.nextCall(.load).number, .deliver, request: reconcile)
+        #expect(h.editor?.outcome == .saved(revision: 2))
+        #expect(await h.remote.arrivalCount(of: .save) == 1)
+        await h.drain()
+    }
+
     @Test func notCommittedOffersRetryWhichSendsTheDraftAgain() async {
         let h = Harness(books: ["alice": [original], "bob": []])
         await openEditor(h)
