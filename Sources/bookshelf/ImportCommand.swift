@@ -58,6 +58,9 @@ enum ImportCommand {
             throw UsageError("--scope needs a name without control characters")
         }
         let target = try CatalogTarget.resolve(option: arguments.value("db"), environment: context.environment)
+        // Refused before the file is read: nothing of it would be used.
+        let restoring = arguments.isSet("restore")
+        if restoring, case .postgres = target { throw UsageError("--restore works on SQLite catalogs only") }
 
         let bytes = try read(file)
         let format = BookImport.format(fileName: file, content: bytes)
@@ -67,8 +70,6 @@ enum ImportCommand {
         // The file's name alone: a long path would leave no room for the bar.
         let name = file == "-" ? "standard input" : URL(fileURLWithPath: file).lastPathComponent.printable
         let reading = ProgressDisplay.standardError(label: "Reading \(name)", total: lines)
-        let restoring = arguments.isSet("restore")
-        if restoring, case .postgres = target { throw UsageError("--restore works on SQLite catalogs only") }
         let result = BookImport.parse(bytes, format: format, restoring: restoring) { reading.update($0) }
         reading.update(lines)
         reading.finish()
