@@ -55,6 +55,12 @@ enum CatalogOpener {
         }
     }
 
+    /// Removes a catalog this run created and no one else has used yet, with SQLite's side
+    /// files. Only for a closed catalog that was missing before the run.
+    static func remove(newCatalogAt path: String) {
+        for suffix in ["", "-wal", "-shm", "-journal"] { unlink(path + suffix) }
+    }
+
     /// "no catalog at PATH (create one with ...)": the line a mistyped path earns.
     static func missingMessage(_ path: String) -> String {
         "no catalog at \(path.printable) (create one with `bookshelf setup --db \(path.printable)` or `bookshelf import`)"

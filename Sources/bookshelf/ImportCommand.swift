@@ -87,11 +87,37 @@ enum ImportCommand {
             guard case let .postgres(connector) = target else { return .failure }
             return try await importIntoPostgres(result.books, scope: scope, connector: connector, console: console)
         }
-        let catalog = try CatalogOpener.open(path: path, console: console, creating: .accountsOnlyIfMissing)
-        let adding = ProgressDisplay.standardError(label: "Adding books", total: result.books.count)
-        let added: Int
+        // "Nothing imported" holds for the file system too: a catalog this run made for the
+        // import is removed again when adding its books fails.
+        let isNew = CatalogOpener.FileState(path) == .missing
+        let added: Added
         do {
-            added = try catalog.insertBooks(result.books, scope: scope, validating: !restoring) { adding.update($0) }
+            added = try await add(result.books, scope: scope, validating: !restoring, to: path, console: console)
+        } catch {
+            if isNew { CatalogOpener.remove(newCatalogAt: path) }
+            throw error
+        }
+        console.line("Added \(NumberText.grouped(added.count)) book\(added.count == 1 ? "" : "s") to scope \(scope.printable).")
+        if !added.scopeHasAccount {
+            console.note("bookshelf import: note: no account sees scope \(scope.printable) yet")
+        }
+        return .success
+    }
+
+    private struct Added {
+        let count: Int
+        let scopeHasAccount: Bool
+    }
+
+    /// Opens (or makes) the SQLite catalog and adds the books in one transaction. The catalog
+    /// is closed when this returns, so a caller may remove a catalog it made.
+    private static func add(_ books: [NewBook], scope: String, validating: Bool, to path: String,
+                            console: Console) async throws(CommandFailure) -> Added {
+        let catalog = try CatalogOpener.open(path: path, console: console, creating: .accountsOnlyIfMissing)
+        let adding = ProgressDisplay.standardError(label: "Adding books", total: books.count)
+        let count: Int
+        do {
+            count = try catalog.insertBooks(books, scope: scope, validating: validating) { adding.update($0) }
         } catch {
             adding.finish()
             throw CommandFailure("nothing imported: " + TerminalText.sanitized(error.description))
@@ -99,11 +125,8 @@ enum ImportCommand {
         adding.finish()
         // Derived data: if it cannot be stored now, the next program builds it instead.
         _ = try? await catalog.prepareSearchIndex(scope: scope)
-        console.line("Added \(NumberText.grouped(added)) book\(added == 1 ? "" : "s") to scope \(scope.printable).")
-        if let accounts = try? catalog.accounts(), !accounts.contains(where: { $0.scope == scope }) {
-            console.note("bookshelf import: note: no account sees scope \(scope.printable) yet")
-        }
-        return .success
+        let accounts = try? catalog.accounts()
+        return Added(count: count, scopeHasAccount: accounts.map { $0.contains { $0.scope == scope } } ?? true)
     }
 
     /// One COPY in one transaction, as the database owner (accounts may not add books).

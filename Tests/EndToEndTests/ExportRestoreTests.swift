@@ -75,7 +75,7 @@ import Testing
         var handle: OpaquePointer?
         #expect(sqlite3_open(db, &handle) == SQLITE_OK)
         // What the plain import rules refuse or would change, stored by another program.
-        for (index, value) in [0x2028, 0x061C, 0x202E, 0x200B].enumerated() {
+        for (index, value) in [0x2028, 0x061C, 0x202E, 0x200B, 0x0000].enumerated() {
             let sql = "INSERT INTO books(scope, title, author, revision, title_key, title_terms, author_terms, change_seq) "
                 + "VALUES ('main', ' Odd ' || char(\(value)) || ' \(index)', char(\(value)), 1, 'odd \(index)', 'odd', '', 1)"
             #expect(sqlite3_exec(handle, sql, nil, nil, nil) == SQLITE_OK, "\(String(cString: sqlite3_errmsg(handle)))")
