@@ -19,6 +19,19 @@ enum DifferenceElision {
     }
 
     static func elide(_ first: String, _ second: String, width: Int) -> (first: [Piece], second: [Piece]) {
+        elide(first, second, width: width, roomFor: { max(columns($0), columns($1)) })
+    }
+
+    /// The newer of two versions alone, as the history shows a revision against the one before
+    /// it. Only its own differing part needs room, so a revision that cut text off the end
+    /// still shows the text it kept, whole where it fits.
+    static func elideChange(from older: String, to newer: String, width: Int) -> [Piece] {
+        elide(older, newer, width: width, roomFor: { columns($1) }).second
+    }
+
+    /// `roomFor` says how many columns the differing middles want, given both.
+    private static func elide(_ first: String, _ second: String, width: Int,
+                              roomFor: ([Glyph], [Glyph]) -> Int) -> (first: [Piece], second: [Piece]) {
         let a = TextLayout.glyphs(first), b = TextLayout.glyphs(second)
         var prefixCount = 0
         while prefixCount < a.count, prefixCount < b.count, a[prefixCount].symbol == b[prefixCount].symbol { prefixCount += 1 }
@@ -30,7 +43,7 @@ enum DifferenceElision {
         let middles = (Array(a[prefixCount..<(a.count - suffixCount)]), Array(b[prefixCount..<(b.count - suffixCount)]))
         // The difference gets the room, less one column for each "…" the common parts may need.
         let markers = (prefix.isEmpty ? 0 : 1) + (suffix.isEmpty ? 0 : 1)
-        let middleWidth = min(max(columns(middles.0), columns(middles.1)), max(1, width - markers))
+        let middleWidth = min(roomFor(middles.0, middles.1), max(1, width - markers))
 
         let (head, tail) = shownContext(prefix: prefix, suffix: suffix, room: max(0, width - middleWidth))
         func line(_ middle: [Glyph]) -> [Piece] {

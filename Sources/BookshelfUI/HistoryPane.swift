@@ -46,7 +46,7 @@ enum HistoryPane {
             if now.isEmpty {
                 text.appendEmptyMarker()
             } else if let before, before != now {
-                for piece in DifferenceElision.elide(before, now, width: width).second {
+                for piece in DifferenceElision.elideChange(from: before, to: now, width: width) {
                     text.append(piece.text, style: piece.differs ? Theme.difference : .plain)
                 }
             } else {

@@ -52,6 +52,24 @@ import Testing
         #expect(!harness.text.contains("History of book"))
     }
 
+    /// A revision that cut the end off a long title shows the title it kept, not a bare "…":
+    /// only the longer, older title needs the room the elision gives a difference.
+    @Test func aRevisionThatShortenedATitleShowsWhatItKept() async throws {
+        let harness = AppHarness(columns: 100, rows: 20, accounts: [
+            Account(name: "alice", role: .editor, scope: "main"), Account(name: "bob", role: .editor, scope: "main"),
+        ], account: "alice")
+        let bob = harness.otherEditor()
+        let long = "History of Rome with a long pasted tail that runs on and on"
+        _ = try await bob.save(SaveRequest(id: 2, title: long, author: "Theodor Mommsen", expectedRevision: 1))
+        _ = try await bob.save(SaveRequest(id: 2, title: "History of Rome", author: "Theodor Mommsen", expectedRevision: 2))
+        await harness.start()
+        await harness.type("mommsen")
+        await harness.press(.function(3))
+        let screen = harness.screen
+        let revision3 = try #require(screen.row(containing: "Revision 3 ·"), "\(harness.text)")
+        #expect(harness.lines[revision3 + 1].contains("Title   History of Rome"), "\(harness.text)")
+    }
+
     /// On a screen too narrow for list and pane side by side, the history takes the main area
     /// (as the editor does), and a paste goes nowhere: the search behind it stays as it was.
     @Test func onANarrowScreenTheHistoryIsShownAndAPasteLeavesTheSearchAlone() async throws {
