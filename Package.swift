@@ -8,7 +8,7 @@ import PackageDescription
 //   TerminalUI (ncurses, knows nothing about books)
 //   TerminalSafeText (what may reach a terminal; BookCatalog and TerminalUI share it)
 //   Locking (a lock ThreadSanitizer sees; the stores, their fakes and the test support share it)
-//   CNcurses, CSQLite, CLibPQ (system libraries)
+//   CNcurses, CSQLite, CLibPQ, CTextWidth (system libraries; CTextWidth is the C library's wcwidth)
 // Every target declares exactly the package modules it imports (an executable test
 // dependency that is only run, not imported, says so).
 let package = Package(
@@ -28,6 +28,8 @@ let package = Package(
         .systemLibrary(
             name: "CSQLite", path: "Sources/CSQLite",
             providers: [.apt(["libsqlite3-dev"])]),
+        // The C library's character widths and locale, so measuring text needs no ncurses.
+        .systemLibrary(name: "CTextWidth", path: "Sources/CTextWidth"),
         // libpq's header (libpq-dev), with the library loaded on first use rather than linked:
         // see Sources/CLibPQ/include/CLibPQ.h.
         .target(name: "CLibPQ", path: "Sources/CLibPQ"),
@@ -43,7 +45,7 @@ let package = Package(
         // Reading CSV and JSON Lines files of books, for `bookshelf import`.
         .target(name: "CatalogImport", dependencies: ["BookCatalog"]),
         .target(name: "BookshelfModel", dependencies: ["BookCatalog"]),
-        .target(name: "TerminalUI", dependencies: ["CNcurses", "TerminalSafeText"]),
+        .target(name: "TerminalUI", dependencies: ["CNcurses", "CTextWidth", "TerminalSafeText"]),
         .target(name: "BookshelfUI", dependencies: ["BookCatalog", "BookshelfModel", "TerminalUI"]),
         // For the test targets and the bench: a scratch PostgreSQL server, child processes,
         // the tmux driver, unsafe-character samples. Never linked into the app.

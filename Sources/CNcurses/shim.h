@@ -55,11 +55,6 @@ static inline int shim_window_size(int *rows, int *columns) {
     return 0;
 }
 
-static inline int shim_locale_is_utf8(void) {
-    const char *codeset = nl_langinfo(CODESET);
-    return codeset != NULL && (strcmp(codeset, "UTF-8") == 0 || strcmp(codeset, "utf8") == 0);
-}
-
 // ---------------------------------------------------------------------------------
 // Terminal guard: the last line of defence when the process leaves without going
 // through the Swift restore path (exit() from anywhere, a trap, a fault).

@@ -1,4 +1,4 @@
-import CNcurses
+import CTextWidth
 import TerminalSafeText
 
 /// One grapheme cluster ready for the grid: already sanitised, and `width` is the
@@ -131,7 +131,7 @@ public enum TextLayout {
     }
 
     private static func scalarWidth(_ scalar: Unicode.Scalar) -> Int {
-        Int(wcwidth(wchar_t(bitPattern: scalar.value)))
+        Int(text_width_of_scalar(scalar.value))
     }
 
     /// A cluster terminals draw as one emoji two columns wide (as unicode-width and fzf
@@ -155,10 +155,10 @@ public enum TextLayout {
 public enum TerminalLocale {
     private static let prepared: Bool = {
         setlocale(LC_ALL, "")
-        if shim_locale_is_utf8() == 0 {
+        if text_width_locale_is_utf8() == 0 {
             setlocale(LC_ALL, "C.UTF-8")
         }
-        return shim_locale_is_utf8() != 0
+        return text_width_locale_is_utf8() != 0
     }()
 
     /// Whether the process now has a UTF-8 LC_CTYPE.
