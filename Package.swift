@@ -37,6 +37,9 @@ let package = Package(
         .target(name: "TerminalSafeText"),
         // `Locked`: a value behind a lock that ThreadSanitizer understands (see its comment).
         .target(name: "Locking"),
+        // Options declared once and typed; the parser, --help, the man page, docs/cli.md and the
+        // shell completions are made from the declarations (the three executables share it).
+        .target(name: "CommandLineOptions", dependencies: ["TerminalSafeText"]),
         .target(name: "BookCatalog", dependencies: ["TerminalSafeText"]),
         .target(name: "SQLiteCatalog", dependencies: ["BookCatalog", "CSQLite", "Locking"]),
         .target(name: "PostgresCatalog", dependencies: ["BookCatalog", "CLibPQ", "Locking"]),
@@ -54,9 +57,10 @@ let package = Package(
         .executableTarget(
             name: "bookshelf",
             dependencies: ["BookCatalog", "BookshelfModel", "BookshelfUI", "CatalogImport", "CatalogSimulation",
-                           "PostgresCatalog", "SQLiteCatalog", "TerminalSafeText", "TerminalUI"]),
+                           "CommandLineOptions", "PostgresCatalog", "SQLiteCatalog", "TerminalSafeText", "TerminalUI"]),
         .executableTarget(
-            name: "bookshelf-demo", dependencies: ["BookCatalog", "BookshelfModel", "CatalogSimulation", "TerminalUI"],
+            name: "bookshelf-demo",
+            dependencies: ["BookCatalog", "BookshelfModel", "CatalogSimulation", "CommandLineOptions", "TerminalUI"],
             path: "Demo"),
         .executableTarget(
             name: "bookshelf-bench",
@@ -77,6 +81,9 @@ let package = Package(
             name: "BookshelfUITests",
             dependencies: ["BookCatalog", "BookshelfModel", "BookshelfTestSupport", "BookshelfUI", "CatalogSimulation",
                            "TerminalUI"]),
+        // The command line of the three executables: the parser, and --help, the man page,
+        // docs/cli.md, the completions and Scripts/install against the declarations.
+        .testTarget(name: "CommandLineTests", dependencies: ["CommandLineOptions", "bookshelf"]),
         .testTarget(
             name: "EndToEndTests",
             // bookshelf-demo and bookshelf-bench are run by the tests, not imported: the

@@ -1,5 +1,6 @@
 import BookCatalog
 import CatalogSimulation
+import CommandLineOptions
 
 /// The command line of `bookshelf-demo`.
 struct DemoOptions: Sendable {
@@ -13,7 +14,7 @@ struct DemoOptions: Sendable {
     var manual = false
     var pageSize = 50
 
-    static let help = """
+    static var help: String { """
     bookshelf-demo: why a search-as-you-type app needs a publication gate.
 
     USAGE
@@ -48,24 +49,7 @@ struct DemoOptions: Sendable {
       be a different action on the two sides; --script says which scene step sent each.
 
     OPTIONS
-      --script          No terminal: run on virtual time (instant, deterministic), print a
-                        transcript of every event and the final state of each pane. An
-                        independent oracle checks both panes after every event; the exit
-                        status is 1 if the REAL model ever showed a stale result, a stale
-                        error, a stale busy state or another session's data (0 otherwise).
-                        The last line is a SUMMARY saying whether the naive model was caught.
-      --latency SPEC    How long the store takes per request, by request number:
-                          400,250,60      milliseconds per request in order, cycling
-                          random:50-600   uniform in the range, fixed by --seed
-                        Default per scene: typing 600,350,150,40; accounts 60,60,900,900,100;
-                        conflict 60,60,60,300,60.
-      --seed N          Seed for random latencies (default 1). Same seed, same run.
-      --fail LIST       Request numbers that fail with "store unavailable", e.g. 3,7.
-      --typing-ms N     Milliseconds between keystrokes when the demo types (default 120).
-      --query TEXT      What the typing scene types (default "history of rome").
-      --manual          Interactive typing scene: you type the query instead of the demo.
-      -h, --help        This text.
-
+    \(HelpText.optionList(declarations.map(\.spec)))
     KEYS (interactive mode, ncurses)
       q, Esc, Ctrl-Q    quit (with --manual, q is a letter: use Esc or Ctrl-Q)
       r, Ctrl-R         restart the scene (with --manual, use Ctrl-R)
@@ -77,7 +61,7 @@ struct DemoOptions: Sendable {
       bookshelf-demo typing --script --latency random:50-600 --seed 7
       bookshelf-demo accounts --script
       bookshelf-demo conflict
-    """
+    """ }
 
     enum ParseResult {
         case run(DemoOptions)
@@ -85,61 +69,76 @@ struct DemoOptions: Sendable {
         case failure(String)
     }
 
+    static let scriptFlag = Flag("script", help: """
+        No terminal: run on virtual time (instant, deterministic), print a
+        transcript of every event and the final state of each pane. An
+        independent oracle checks both panes after every event; the exit
+        status is 1 if the REAL model ever showed a stale result, a stale
+        error, a stale busy state or another session's data (0 otherwise).
+        The last line is a SUMMARY saying whether the naive model was caught.
+        """)
+    static let latencyOption = Option<String>("latency", value: "SPEC", help: """
+        How long the store takes per request, by request number:
+          400,250,60      milliseconds per request in order, cycling
+          random:50-600   uniform in the range, fixed by --seed
+        Default per scene: typing 600,350,150,40; accounts 60,60,900,900,100;
+        conflict 60,60,60,300,60.
+        """)
+    static let seedOption = Option<UInt64>("seed", value: "N", help: "Seed for random latencies (default 1). Same seed, same run.") {
+        text throws(UsageError) in
+        guard let seed = UInt64(text) else { throw UsageError("--seed needs a whole number from 0") }
+        return seed
+    }
+    static let failOption = Option<Set<Int>>("fail", value: "LIST", help: "Request numbers that fail with \"store unavailable\", e.g. 3,7.") {
+        text throws(UsageError) in
+        do { return try LatencySchedule.parseRequestNumbers(text) } catch { throw UsageError("--fail: \(error)") }
+    }
+    static let typingOption = Option<Int>("typing-ms", value: "N", help: "Milliseconds between keystrokes when the demo types (default 120).") {
+        text throws(UsageError) in
+        guard let milliseconds = Int(text), (1...10_000).contains(milliseconds) else {
+            throw UsageError("--typing-ms needs milliseconds from 1 to 10000")
+        }
+        return milliseconds
+    }
+    static let queryOption = Option<String>("query", value: "TEXT", help: "What the typing scene types (default \"history of rome\").") {
+        text throws(UsageError) in
+        guard !text.isEmpty, text.count <= 80, !BookValidation.hasControlCharacters(text) else {
+            throw UsageError("--query needs 1 to 80 characters without control characters")
+        }
+        return text
+    }
+    static let manualFlag = Flag("manual", help: "Interactive typing scene: you type the query instead of the demo.")
+    static let helpFlag = Flag("help", short: "h", help: "This text.")
+
+    static let declarations: [any OptionDeclaration] = [
+        scriptFlag, latencyOption, seedOption, failOption, typingOption, queryOption, manualFlag, helpFlag,
+    ]
+
     static func parse(_ arguments: [String]) -> ParseResult {
+        do {
+            let (parsed, _) = try ArgumentParser(options: declarations).parse(arguments)
+            if parsed.isSet(helpFlag) || parsed.positionals.contains("help") { return .help }
+            return .run(try options(from: parsed))
+        } catch {
+            return .failure(error.message)
+        }
+    }
+
+    private static func options(from parsed: ParsedArguments) throws(UsageError) -> DemoOptions {
+        let scenes = "typing, accounts or conflict"
+        guard let name = parsed.positionals.first else { throw UsageError("name a scene: \(scenes)") }
+        guard let scene = SceneKind(rawValue: name) else { throw UsageError("unknown scene \(name.printable): choose \(scenes)") }
+        if parsed.positionals.count > 1 { throw UsageError("unknown scene \(parsed.positionals[1].printable): one scene at a time") }
         var options = DemoOptions()
-        var sceneGiven = false
-        var index = 0
-        func value(_ name: String) -> String? {
-            index += 1
-            return index < arguments.count ? arguments[index] : nil
-        }
-        while index < arguments.count {
-            let argument = arguments[index]
-            switch argument {
-            case "-h", "--help", "help":
-                return .help
-            case "--script":
-                options.script = true
-            case "--manual":
-                options.manual = true
-            case "--seed":
-                guard let text = value(argument), let seed = UInt64(text) else {
-                    return .failure("--seed needs a whole number from 0")
-                }
-                options.seed = seed
-            case "--latency":
-                guard let spec = value(argument) else { return .failure("--latency needs a spec such as 400,250,60 or random:50-600") }
-                options.latency = spec
-            case "--fail":
-                guard let text = value(argument) else { return .failure("--fail needs request numbers such as 3,7") }
-                do { options.failing = try LatencySchedule.parseRequestNumbers(text) } catch {
-                    return .failure("--fail: \(error)")
-                }
-            case "--typing-ms":
-                guard let text = value(argument), let milliseconds = Int(text), (1...10_000).contains(milliseconds) else {
-                    return .failure("--typing-ms needs milliseconds from 1 to 10000")
-                }
-                options.typingMilliseconds = milliseconds
-            case "--query":
-                guard let text = value(argument) else { return .failure("--query needs text") }
-                guard !text.isEmpty, text.count <= 80, !BookValidation.hasControlCharacters(text) else {
-                    return .failure("--query needs 1 to 80 characters without control characters")
-                }
-                options.query = text
-            default:
-                if let scene = SceneKind(rawValue: argument), !sceneGiven {
-                    options.scene = scene
-                    sceneGiven = true
-                } else if argument.hasPrefix("-") {
-                    return .failure("unknown option \(argument)")
-                } else {
-                    return .failure("unknown scene \(argument): choose typing, accounts or conflict")
-                }
-            }
-            index += 1
-        }
-        guard sceneGiven else { return .failure("name a scene: typing, accounts or conflict") }
-        return .run(options)
+        options.scene = scene
+        options.script = parsed.isSet(scriptFlag)
+        options.manual = parsed.isSet(manualFlag)
+        options.seed = try parsed.value(seedOption, default: options.seed)
+        options.latency = parsed.value(latencyOption)
+        options.failing = try parsed.value(failOption, default: options.failing)
+        options.typingMilliseconds = try parsed.value(typingOption, default: options.typingMilliseconds)
+        options.query = try parsed.value(queryOption, default: options.query)
+        return options
     }
 
     /// The schedule the options ask for, or why it cannot be made.
@@ -147,3 +146,4 @@ struct DemoOptions: Sendable {
         try LatencySchedule.parse(latency ?? scene.defaultLatency, seed: seed, failing: failing)
     }
 }
+

@@ -1,4 +1,5 @@
 import BookCatalog
+import CommandLineOptions
 import PostgresCatalog
 import SQLiteCatalog
 
@@ -16,17 +17,17 @@ enum AccountRemote {
     static func openCounting(_ arguments: ParsedArguments, environment: [String: String], console: Console,
                              scope: String? = nil) async throws
         -> (remote: any SearchableBookRemote, countBooks: () async throws -> Int) {
-        switch try CatalogTarget.resolve(option: arguments.value("db"), environment: environment) {
+        switch try CatalogTarget.resolve(option: arguments.value(CatalogOptions.db), environment: environment) {
         case let .sqlite(path):
             let catalog = try CatalogOpener.open(path: path, console: console, creating: .never)
-            let account = try chooseAccount(named: arguments.value("account"), scope: scope, in: catalog)
+            let account = try chooseAccount(named: arguments.value(CatalogOptions.account), scope: scope, in: catalog)
             do {
                 return (try catalog.remote(account: account.name), { try catalog.bookCount(scope: account.scope) })
             } catch {
                 throw CommandFailure(TerminalText.sanitized(error.description))
             }
         case let .postgres(connector):
-            let remote = try await PostgresSignIn.remote(connector, account: arguments.value("account"))
+            let remote = try await PostgresSignIn.remote(connector, account: arguments.value(CatalogOptions.account))
             if let scope, remote.account.scope != scope {
                 throw CommandFailure("the account \(remote.account.name.printable) sees scope "
                     + "\(remote.account.scope.printable), not \(scope.printable)")

@@ -1,11 +1,12 @@
 import BookCatalog
+import CommandLineOptions
 import TerminalUI
 
 /// The program: reads the options before the command name, picks the command from the table,
 /// parses the rest against that command's options, and runs it. Without a command name it
 /// runs the interactive mode. New subcommands go in `commands`; nothing else changes.
 enum Bookshelf {
-    static let version = "0.1.0"
+    static let versionNumber = "0.1.0"
 
     static let commands: [Command] = [
         SearchCommand.command,
@@ -21,9 +22,8 @@ enum Bookshelf {
 
     /// Options accepted before the command name (and by the interactive mode). Values given
     /// there apply to the command as if written after it.
-    static let programOptions: [OptionSpec] = InteractiveMode.command.options + [
-        .help, OptionSpec("version", help: "Print the version and exit."),
-    ]
+    static let version = Flag("version", help: "Print the version and exit.")
+    static let programOptions: [any OptionDeclaration] = InteractiveMode.command.options + [Flag.help, version]
 
     /// `message` ended as a sentence: a usage message is a fragment ("--count N is required"),
     /// a store's is already a sentence, and neither should end in "..".
@@ -48,12 +48,12 @@ enum Bookshelf {
             console.note("bookshelf: \(Self.sentence(error.message)) See 'bookshelf --help'.")
             return .usage
         }
-        if leading.isSet("version") {
-            console.line("bookshelf \(version)")
+        if leading.isSet(version) {
+            console.line("bookshelf \(versionNumber)")
             return .success
         }
         guard let name = rest.first else {
-            if leading.isSet("help") {
+            if leading.isSet(.help) {
                 console.line(help)
                 return .success
             }
@@ -68,12 +68,12 @@ enum Bookshelf {
         do {
             let (own, _) = try ArgumentParser(options: command.allOptions).parse(Array(rest.dropFirst()))
             parsed = try own.filling(from: leading, acceptedBy: command)
-            if !parsed.isSet("help") { try command.positionals.check(parsed.positionals) }
+            if !parsed.isSet(.help) { try command.positionals.check(parsed.positionals) }
         } catch {
             console.note("bookshelf \(command.name): \(Self.sentence(error.message)) See 'bookshelf \(command.name) --help'.")
             return .usage
         }
-        if parsed.isSet("help") {
+        if parsed.isSet(.help) {
             console.line(command.help)
             return .success
         }
@@ -96,34 +96,35 @@ enum Bookshelf {
         }
     }
 
-    static var help: String {
-        let width = commands.map(\.name.count).max() ?? 0
-        let list = commands.map { "  \($0.name.padding(to: width))   \($0.summary)\n" }.joined()
-        return """
-            bookshelf \(version): search and edit a book catalog from the terminal.
+    static var help: String { HelpText.program(reference) }
 
-            Usage:
-              bookshelf [--db PATH] [--account NAME] [--latency SPEC [--seed N]] [--trace FILE]
-                                                        open the interactive catalog
-              bookshelf --db postgresql://alice@host/books
-                                                        the same on a PostgreSQL catalog
-              bookshelf COMMAND [options]               run one command; bookshelf COMMAND --help
-
-            Commands:
-            \(list)
-            Options:
-            \(HelpFormat.optionList(programOptions))
-            \(CatalogTarget.explanation)
-            \(starterExplanation) A PostgreSQL database gets the same from
-            'bookshelf setup --db postgresql://OWNER@HOST/DB', run as the database's owner; then
-            each person signs in as their own account (a PostgreSQL role), and the server
-            decides which books each account sees and may edit. When the server wants a
-            password that neither PGPASSWORD nor ~/.pgpass has, bookshelf asks for it.
-
-            Exit status: 0 success; 1 no match (search) or bad lines (import); 2 usage error;
-            3 the catalog or a file could not be used, or the account may not do that;
-            4 edit conflict (someone else saved first).
-            """
+    /// The program as its help, man page, docs/cli.md and completions describe it.
+    static var reference: ProgramReference {
+        ProgramReference(
+            name: "bookshelf", version: versionNumber, summary: "search and edit a book catalog from the terminal",
+            usages: [
+                .init("bookshelf [--db PATH] [--account NAME] [--latency SPEC [--seed N]] [--trace FILE]",
+                      "open the interactive catalog"),
+                .init("bookshelf --db postgresql://alice@host/books", "the same on a PostgreSQL catalog"),
+                .init("bookshelf COMMAND [options]", "run one command; bookshelf COMMAND --help"),
+            ],
+            commands: commands.map(\.reference),
+            options: programOptions,
+            sections: [
+                .init("""
+                    \(CatalogTarget.explanation)
+                    \(starterExplanation) A PostgreSQL database gets the same from
+                    'bookshelf setup --db postgresql://OWNER@HOST/DB', run as the database's owner; then
+                    each person signs in as their own account (a PostgreSQL role), and the server
+                    decides which books each account sees and may edit. When the server wants a
+                    password that neither PGPASSWORD nor ~/.pgpass has, bookshelf asks for it.
+                    """),
+                .init(title: "Exit status", """
+                    0 success; 1 no match (search) or bad lines (import); 2 usage error;
+                    3 the catalog or a file could not be used, or the account may not do that;
+                    4 edit conflict (someone else saved first).
+                    """),
+            ])
     }
 
     /// Which commands create a missing SQLite catalog, and what is in it (counted from the
@@ -145,7 +146,7 @@ enum Bookshelf {
     static let helpCommand = Command(
         name: "help",
         summary: "Show help for the program or for one command.",
-        positionals: .optional("COMMAND"),
+        positionals: .optional("COMMAND", completes: .commands),
         options: [],
         details: "",
         run: { context in
@@ -165,8 +166,8 @@ extension ParsedArguments {
     /// `self` with options given before the command name filled in, refusing those the
     /// command does not take (`bookshelf --account bob import ...`).
     func filling(from leading: ParsedArguments, acceptedBy command: Command) throws(UsageError) -> ParsedArguments {
-        let known = Set(command.allOptions.map(\.name))
-        for name in Set(leading.values.keys).union(leading.flags) where !known.contains(name) {
+        let known = Set(command.allOptions.map(\.spec.name))
+        for name in leading.givenNames.sorted() where !known.contains(name) {
             throw UsageError("--\(name) does not apply to this command")
         }
         return filling(from: leading)

@@ -1,3 +1,5 @@
+import CommandLineOptions
+
 /// Where the catalog is, by the first rule that applies:
 /// 1. `--db PATH`;
 /// 2. the `BOOKSHELF_DB` environment variable;

@@ -1,4 +1,5 @@
 import BookCatalog
+import CommandLineOptions
 import Foundation
 import SQLiteCatalog
 import TerminalUI

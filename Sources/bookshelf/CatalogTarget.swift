@@ -1,3 +1,4 @@
+import CommandLineOptions
 import PostgresCatalog
 
 /// Which store a command talks to, decided once from `--db` / `BOOKSHELF_DB` (see

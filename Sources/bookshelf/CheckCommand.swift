@@ -1,3 +1,4 @@
+import CommandLineOptions
 import SQLiteCatalog
 
 /// `bookshelf check`: whether an SQLite catalog file is intact, by SQLite's own integrity
@@ -7,7 +8,7 @@ enum CheckCommand {
         name: "check",
         summary: "Check that the SQLite catalog file is intact (PRAGMA integrity_check).",
         positionals: .none,
-        options: [.db],
+        options: [CatalogOptions.db],
         details: """
             Reads every page of the catalog and every index against its table, without changing
             the file (it is opened read-only, so a read-only catalog can be checked too). Prints
@@ -24,7 +25,7 @@ enum CheckCommand {
         run: run)
 
     @Sendable static func run(_ context: CommandContext) async throws -> ExitStatus {
-        guard case let .sqlite(path) = try CatalogTarget.resolve(option: context.arguments.value("db"), environment: context.environment)
+        guard case let .sqlite(path) = try CatalogTarget.resolve(option: context.arguments.value(CatalogOptions.db), environment: context.environment)
         else { throw CommandFailure("check is for SQLite catalogs; PostgreSQL checks its own data (see amcheck)") }
         let report: CatalogIntegrity.Report
         do {

@@ -1,3 +1,5 @@
+import CommandLineOptions
+
 /// How a run ends. Scripts can rely on these.
 enum ExitStatus: Int32 {
     case success = 0
@@ -26,41 +28,6 @@ struct CommandContext {
     let console: Console
 }
 
-/// Which positional arguments a command takes.
-enum Positionals: Sendable {
-    case none
-    /// Exactly one, named in help (`FILE`).
-    case one(String)
-    /// None or one (`help [COMMAND]`).
-    case optional(String)
-    /// One or more, joined by spaces (`QUERY`): `search history rome` needs no quotes.
-    case words(String)
-
-    func check(_ given: [String]) throws(UsageError) {
-        switch self {
-        case .none where !given.isEmpty:
-            throw UsageError("unexpected argument \"\(given[0].printable)\"")
-        case let .one(name) where given.count != 1:
-            throw UsageError(given.isEmpty ? "\(name) is missing" : "expected one \(name), got \(given.count)")
-        case let .optional(name) where given.count > 1:
-            throw UsageError("expected at most one \(name), got \(given.count)")
-        case let .words(name) where given.isEmpty:
-            throw UsageError("\(name) is missing")
-        default:
-            break
-        }
-    }
-
-    var synopsis: String {
-        switch self {
-        case .none: ""
-        case let .one(name): " \(name)"
-        case let .optional(name): " [\(name)]"
-        case let .words(name): " \(name)"
-        }
-    }
-}
-
 /// One subcommand: its grammar, its help, and what it does. Adding a subcommand is adding
 /// one of these to `Bookshelf.commands`.
 struct Command: Sendable {
@@ -69,45 +36,27 @@ struct Command: Sendable {
     let summary: String
     let positionals: Positionals
     /// Options other than --help, which every command has.
-    let options: [OptionSpec]
+    let options: [any OptionDeclaration]
     /// Paragraphs after the option list: formats, defaults, exit status.
     let details: String
     let run: @Sendable (CommandContext) async throws -> ExitStatus
 
-    var allOptions: [OptionSpec] { options + [.help] }
+    var allOptions: [any OptionDeclaration] { options + [Flag.help] }
 
-    var usage: String {
-        "bookshelf \(name)\(positionals.synopsis)" + (options.isEmpty ? "" : " [options]")
+    /// What the help, the man page, docs/cli.md and the completions say about the command.
+    var reference: CommandReference {
+        CommandReference(name: name, summary: summary, positionals: positionals, options: allOptions, details: details)
     }
 
-    var help: String {
-        var text = "Usage: \(usage)\n\n\(summary)\n\nOptions:\n"
-        text += HelpFormat.optionList(allOptions)
-        if !details.isEmpty { text += "\n\(details)\n" }
-        return text
-    }
-}
-
-enum HelpFormat {
-    /// Aligned `  --name VALUE   help` lines.
-    static func optionList(_ options: [OptionSpec]) -> String {
-        let width = options.map(\.synopsis.count).max() ?? 0
-        return options.map { option in
-            "  " + option.synopsis.padding(to: width) + "   " + option.help + "\n"
-        }.joined()
-    }
-}
-
-extension String {
-    func padding(to width: Int) -> String {
-        self + String(repeating: " ", count: max(0, width - count))
-    }
+    var help: String { HelpText.command(reference, in: Bookshelf.reference) }
 }
 
 /// Options shared by the commands that use a catalog.
-extension OptionSpec {
-    static let db = OptionSpec(
-        "db", value: "PATH", help: "The catalog: an SQLite file, or a PostgreSQL URL or keyword string (see below).")
-    static let account = OptionSpec("account", value: "NAME", help: "Act as account NAME (default: the first account by name).")
-    static let scope = OptionSpec("scope", value: "S", help: "Add the books to scope S (default: main).")
+enum CatalogOptions {
+    static let db = Option<String>(
+        "db", value: "PATH", completes: .file,
+        help: "The catalog: an SQLite file, or a PostgreSQL URL or keyword string (see below).")
+    static let account = Option<String>(
+        "account", value: "NAME", completes: .accounts, help: "Act as account NAME (default: the first account by name).")
+    static let scope = Option<String>("scope", value: "S", help: "Add the books to scope S (default: main).")
 }

@@ -1,22 +1,21 @@
 import BookCatalog
+import CommandLineOptions
 import Foundation
 
 /// `bookshelf edit ID`: a save from a script, through the same repository and
 /// compare-and-set as the app. Without `--if-revision` it edits the revision it reads just
 /// before saving; with it, only that revision.
 enum EditCommand {
+    static let title = Option<String>("title", value: "T", help: "The new title.")
+    static let author = Option<String>("author", value: "A", help: "The new author (\"\" for none).")
+    static let ifRevision = Option.integer("if-revision", in: 1...Int.max, help: "Save only if the book is still at revision N.")
+    static let json = Flag("json", help: "Print the book as JSON: {\"id\":..,\"title\":..,\"author\":..,\"revision\":..}.")
+
     static let command = Command(
         name: "edit",
         summary: "Change the title or author of book ID (compare-and-set).",
         positionals: .one("ID"),
-        options: [
-            OptionSpec("title", value: "T", help: "The new title."),
-            OptionSpec("author", value: "A", help: "The new author (\"\" for none)."),
-            OptionSpec("if-revision", value: "N", help: "Save only if the book is still at revision N."),
-            OptionSpec("json", help: "Print the book as JSON: {\"id\":..,\"title\":..,\"author\":..,\"revision\":..}."),
-            .account,
-            .db,
-        ],
+        options: [title, author, ifRevision, json, CatalogOptions.account, CatalogOptions.db],
         details: """
             Fields not given keep their stored value. On success prints the new revision (with
             --json, the saved book). Values equal to the stored ones save nothing: "No changes"
@@ -37,12 +36,11 @@ enum EditCommand {
     @Sendable static func run(_ context: CommandContext) async throws -> ExitStatus {
         let arguments = context.arguments
         let id = try arguments.bookID()
-        let title = arguments.value("title")
-        let author = arguments.value("author")
+        let title = arguments.value(title)
+        let author = arguments.value(author)
         guard title != nil || author != nil else { throw UsageError("give --title, --author or both") }
-        let expected: Int? = arguments.value("if-revision") == nil
-            ? nil : try arguments.integer("if-revision", in: 1...Int.max, default: 1)
-        let json = arguments.isSet("json")
+        let expected = try arguments.value(ifRevision)
+        let json = arguments.isSet(json)
         let remote = try await AccountRemote.open(arguments, environment: context.environment, console: context.console)
         let repository = BookRepository(remote: remote)
         let console = context.console

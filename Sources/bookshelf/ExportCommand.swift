@@ -1,5 +1,6 @@
 import BookCatalog
 import CatalogImport
+import CommandLineOptions
 import Foundation
 import TerminalUI
 
@@ -9,17 +10,15 @@ import TerminalUI
 enum ExportCommand {
     static let pageSize = 5_000
 
+    static let format = Option<String>("format", value: "F", completes: .choices(["csv", "jsonl"]), help: "csv (default) or jsonl.")
+    static let query = Option<String>("query", value: "Q", help: "Only the books matching Q, as 'bookshelf search Q' finds them.")
+    static let scope = Option<String>("scope", value: "S", help: "The books of scope S (default: the account's scope).")
+
     static let command = Command(
         name: "export",
         summary: "Write the books (or those matching --query) as CSV or JSON Lines.",
         positionals: .none,
-        options: [
-            OptionSpec("format", value: "F", help: "csv (default) or jsonl."),
-            OptionSpec("query", value: "Q", help: "Only the books matching Q, as 'bookshelf search Q' finds them."),
-            OptionSpec("scope", value: "S", help: "The books of scope S (default: the account's scope)."),
-            .account,
-            .db,
-        ],
+        options: [format, query, scope, CatalogOptions.account, CatalogOptions.db],
         details: """
             Output: CSV with the header title,author and every field quoted, or JSON Lines
             {"title":..,"author":..}; 'bookshelf import' reads either back unchanged. Books come
@@ -43,12 +42,12 @@ enum ExportCommand {
 
     @Sendable static func run(_ context: CommandContext) async throws -> ExitStatus {
         let arguments = context.arguments
-        let formatName = arguments.value("format") ?? BookExportFormat.csv.rawValue
+        let formatName = arguments.value(format) ?? BookExportFormat.csv.rawValue
         guard let format = BookExportFormat(rawValue: formatName) else {
             throw UsageError("--format must be csv or jsonl, not \"\(formatName.printable)\"")
         }
         let (remote, countBooks) = try await AccountRemote.openCounting(
-            arguments, environment: context.environment, console: context.console, scope: arguments.value("scope"))
+            arguments, environment: context.environment, console: context.console, scope: arguments.value(scope))
         let console = context.console
         if let header = BookExport.header(format) { console.line(header) }
         // Progress goes to standard error, never into the data on standard output.
@@ -58,7 +57,7 @@ enum ExportCommand {
         var refused: [Int] = []
         defer { report(refused, console: console) }
         let toTerminal = isatty(STDOUT_FILENO) == 1
-        var query = SearchQuery(text: arguments.value("query") ?? "", limit: pageSize, offset: 0)
+        var query = SearchQuery(text: arguments.value(query) ?? "", limit: pageSize, offset: 0)
         // The remote, not a BookRepository: a repository keeps every row it reads for its
         // session, and an export reads each book once.
         while true {

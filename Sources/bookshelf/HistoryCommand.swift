@@ -1,18 +1,17 @@
 import BookCatalog
+import CommandLineOptions
 import Foundation
 
 /// `bookshelf history ID`: every committed revision of a book, newest first, as the store
 /// recorded it (who saved it, when, and with which operation id).
 enum HistoryCommand {
+    static let json = Flag("json", help: "Print JSON Lines, one revision per line (see below).")
+
     static let command = Command(
         name: "history",
         summary: "Print the revisions of book ID, newest first.",
         positionals: .one("ID"),
-        options: [
-            OptionSpec("json", help: "Print JSON Lines, one revision per line (see below)."),
-            .account,
-            .db,
-        ],
+        options: [json, CatalogOptions.account, CatalogOptions.db],
         details: """
             Output: one revision per line, revision<TAB>time<TAB>account<TAB>title<TAB>author,
             the time in UTC (ISO 8601), the account "-" for a revision no account saved (an
@@ -29,7 +28,7 @@ enum HistoryCommand {
 
     @Sendable static func run(_ context: CommandContext) async throws -> ExitStatus {
         let id = try context.arguments.bookID()
-        let json = context.arguments.isSet("json")
+        let json = context.arguments.isSet(json)
         let remote = try await AccountRemote.open(context.arguments, environment: context.environment, console: context.console)
         let revisions: [BookRevision]
         do {

@@ -1,5 +1,6 @@
 import BookCatalog
 import CatalogImport
+import CommandLineOptions
 import Foundation
 import PostgresCatalog
 import TerminalUI
@@ -9,15 +10,14 @@ import TerminalUI
 /// the store inserts in one transaction, so a failed import leaves the catalog as it was.
 /// Progress of reading (in lines) and adding (in books) goes to standard error.
 enum ImportCommand {
+    static let restore = Flag(
+        "restore", help: "Take back exactly what 'bookshelf export' wrote, even text a plain import refuses (SQLite only).")
+
     static let command = Command(
         name: "import",
         summary: "Add the books of a CSV or JSON Lines file, all or nothing.",
-        positionals: .one("FILE"),
-        options: [
-            .scope,
-            OptionSpec("restore", help: "Take back exactly what 'bookshelf export' wrote, even text a plain import refuses (SQLite only)."),
-            .db,
-        ],
+        positionals: .one("FILE", completes: .file),
+        options: [CatalogOptions.scope, restore, CatalogOptions.db],
         details: """
             Formats (by extension .csv, .jsonl or .ndjson, otherwise by content; FILE - reads
             standard input):
@@ -53,13 +53,13 @@ enum ImportCommand {
         let arguments = context.arguments
         let console = context.console
         let file = arguments.positionals[0]
-        let scope = arguments.value("scope") ?? "main"
+        let scope = arguments.value(CatalogOptions.scope) ?? "main"
         guard !scope.isEmpty, !BookValidation.hasControlCharacters(scope) else {
             throw UsageError("--scope needs a name without control characters")
         }
-        let target = try CatalogTarget.resolve(option: arguments.value("db"), environment: context.environment)
+        let target = try CatalogTarget.resolve(option: arguments.value(CatalogOptions.db), environment: context.environment)
         // Refused before the file is read: nothing of it would be used.
-        let restoring = arguments.isSet("restore")
+        let restoring = arguments.isSet(restore)
         if restoring, case .postgres = target { throw UsageError("--restore works on SQLite catalogs only") }
 
         let bytes = try read(file)

@@ -2,6 +2,7 @@ import BookCatalog
 import BookshelfModel
 import BookshelfUI
 import CatalogSimulation
+import CommandLineOptions
 import Foundation
 import PostgresCatalog
 import SQLiteCatalog
@@ -17,17 +18,20 @@ import Glibc
 /// cannot be read, a bad latency spec, a trace file that cannot be written, no terminal) is
 /// checked and reported on standard error BEFORE the screen opens.
 enum InteractiveCommand {
-    static let account = OptionSpec(
-        "account", value: "NAME",
+    static let account = Option<String>(
+        "account", value: "NAME", completes: .accounts,
         help: "Act as account NAME (default: SQLite, the first editor by name; PostgreSQL, the connection's user).")
-    static let latency = OptionSpec(
+    static let latency = Option<String>(
         "latency", value: "SPEC",
         help: "Delay each store request and account connection: 400,250,60 (ms per request, cycling) or random:50-600.")
-    static let seed = OptionSpec("seed", value: "N", help: "Seed for --latency random:A-B (default 0).")
-    static let trace = OptionSpec(
-        "trace", value: "FILE", help: "Write per-event timings to FILE (ids and durations, never text).")
+    static let seed = Option<UInt64>("seed", value: "N", help: "Seed for --latency random:A-B (default 0).") { text throws(UsageError) in
+        guard let seed = UInt64(text) else { throw UsageError("--seed needs a whole number, not \"\(text.printable)\"") }
+        return seed
+    }
+    static let trace = Option<String>(
+        "trace", value: "FILE", completes: .file, help: "Write per-event timings to FILE (ids and durations, never text).")
 
-    static let options: [OptionSpec] = [.db, account, latency, seed, trace]
+    static let options: [any OptionDeclaration] = [CatalogOptions.db, account, latency, seed, trace]
 
     @Sendable static func run(_ context: CommandContext) async throws -> ExitStatus {
         let setup = try await prepare(context)
@@ -53,28 +57,28 @@ enum InteractiveCommand {
 
     static func prepare(_ context: CommandContext) async throws -> Setup {
         let arguments = context.arguments
-        let target = try CatalogTarget.resolve(option: arguments.value("db"), environment: context.environment)
+        let target = try CatalogTarget.resolve(option: arguments.value(CatalogOptions.db), environment: context.environment)
         var schedule: LatencySchedule?
-        if let spec = arguments.value("latency") {
-            let seed = try seedValue(arguments.value("seed"))
+        if let spec = arguments.value(latency) {
+            let seed = try arguments.value(seed, default: 0)
             do {
                 schedule = try LatencySchedule.parse(spec, seed: seed)
             } catch {
                 throw UsageError("--latency: \(error.description)")
             }
-        } else if arguments.value("seed") != nil {
+        } else if arguments.isGiven(seed) {
             throw UsageError("--seed applies only with --latency")
         }
         if schedule != nil, case .postgres = target {
             throw UsageError("--latency applies to SQLite catalogs only (a PostgreSQL server has latency of its own)")
         }
         let creation: CatalogOpener.Creation =
-            CatalogLocation.isExplicit(option: arguments.value("db"), environment: context.environment) ? .never : .starterIfMissing
+            CatalogLocation.isExplicit(option: arguments.value(CatalogOptions.db), environment: context.environment) ? .never : .starterIfMissing
         var firstRunNotice: String?
-        let (store, account) = try await open(target, account: arguments.value("account"), creating: creation, console: context.console) {
+        let (store, account) = try await open(target, account: arguments.value(account), creating: creation, console: context.console) {
             firstRunNotice = $0
         }
-        let tracePath = arguments.value("trace")
+        let tracePath = arguments.value(trace)
         if let tracePath {
             guard FileManager.default.createFile(atPath: tracePath, contents: nil) else {
                 throw CommandFailure("cannot write the trace file \(tracePath.printable)")
@@ -135,12 +139,6 @@ enum InteractiveCommand {
             throw CommandFailure("the catalog has no accounts")
         }
         return chosen
-    }
-
-    private static func seedValue(_ text: String?) throws(UsageError) -> UInt64 {
-        guard let text else { return 0 }
-        guard let seed = UInt64(text) else { throw UsageError("--seed needs a whole number, not \"\(text.printable)\"") }
-        return seed
     }
 
     /// Opens the screen and runs until the user quits (which ends the process).

@@ -1,4 +1,5 @@
 import BookCatalog
+import CommandLineOptions
 import PostgresCatalog
 import TerminalUI
 
@@ -7,16 +8,20 @@ import TerminalUI
 enum SampleCommand {
     static let maximumCount = 10_000_000
 
+    static let count = Option.integer(
+        "count", in: 1...maximumCount, help: "How many books to add (required, 1 to \(NumberText.grouped(maximumCount))).")
+    static let seed = Option<UInt64>("seed", value: "S", help: "Generator seed, a whole number (default 1).") { text throws(UsageError) in
+        guard let seed = UInt64(text) else {
+            throw UsageError("--seed needs a whole number from 0 to \(UInt64.max), not \"\(text.printable)\"")
+        }
+        return seed
+    }
+
     static let command = Command(
         name: "sample",
         summary: "Add N generated books (the same ones for the same seed).",
         positionals: .none,
-        options: [
-            OptionSpec("count", value: "N", help: "How many books to add (required, 1 to \(NumberText.grouped(maximumCount)))."),
-            OptionSpec("seed", value: "S", help: "Generator seed, a whole number (default 1)."),
-            .scope,
-            .db,
-        ],
+        options: [count, seed, CatalogOptions.scope, CatalogOptions.db],
         details: """
             The books have varied titles and authors: accents, Japanese, Chinese and Korean
             text, emoji, very long titles, titles sharing their first words. All are added in
@@ -30,14 +35,13 @@ enum SampleCommand {
 
     @Sendable static func run(_ context: CommandContext) async throws -> ExitStatus {
         let arguments = context.arguments
-        guard arguments.value("count") != nil else { throw UsageError("--count N is required") }
-        let count = try arguments.integer("count", in: 1...maximumCount, default: 0)
-        let seed = try seedValue(arguments.value("seed"))
-        let scope = arguments.value("scope") ?? "main"
+        guard let count = try arguments.value(count) else { throw UsageError("--count N is required") }
+        let seed = try arguments.value(seed, default: 1)
+        let scope = arguments.value(CatalogOptions.scope) ?? "main"
         guard !scope.isEmpty, !BookValidation.hasControlCharacters(scope) else {
             throw UsageError("--scope needs a name without control characters")
         }
-        let target = try CatalogTarget.resolve(option: arguments.value("db"), environment: context.environment)
+        let target = try CatalogTarget.resolve(option: arguments.value(CatalogOptions.db), environment: context.environment)
         // The generator makes each book as it is stored: ten million are never all in memory.
         let books = SampleBooks(count: count, seed: seed)
         guard case let .sqlite(path) = target else {
@@ -72,11 +76,4 @@ enum SampleCommand {
         return .success
     }
 
-    private static func seedValue(_ text: String?) throws(UsageError) -> UInt64 {
-        guard let text else { return 1 }
-        guard let seed = UInt64(text) else {
-            throw UsageError("--seed needs a whole number from 0 to \(UInt64.max), not \"\(text.printable)\"")
-        }
-        return seed
-    }
 }

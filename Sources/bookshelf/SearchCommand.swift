@@ -1,4 +1,5 @@
 import BookCatalog
+import CommandLineOptions
 import PostgresCatalog
 import SQLiteCatalog
 import TerminalUI
@@ -13,17 +14,15 @@ import Glibc
 enum SearchCommand {
     static let maximumLimit = 100_000
 
+    static let limit = Option.integer("limit", in: 1...maximumLimit, help: "Print at most N books (default 50, at most \(maximumLimit)).")
+    static let offset = Option.integer("offset", in: 0...Int(Int32.max), help: "Skip the first N matches (default 0).")
+    static let json = Flag("json", help: "Print JSON Lines: {\"id\":..,\"title\":..,\"author\":..,\"revision\":..}.")
+
     static let command = Command(
         name: "search",
         summary: "Print the books matching QUERY, best first.",
         positionals: .words("QUERY"),
-        options: [
-            OptionSpec("limit", value: "N", help: "Print at most N books (default 50, at most \(maximumLimit))."),
-            OptionSpec("offset", value: "N", help: "Skip the first N matches (default 0)."),
-            OptionSpec("json", help: "Print JSON Lines: {\"id\":..,\"title\":..,\"author\":..,\"revision\":..}."),
-            .account,
-            .db,
-        ],
+        options: [limit, offset, json, CatalogOptions.account, CatalogOptions.db],
         details: """
             Every word of QUERY must begin a word of the title or the author, ignoring case and
             accents ("hist rom" finds "A History of Rome", "cafe" finds "Café"). Symbols and
@@ -43,9 +42,9 @@ enum SearchCommand {
         let arguments = context.arguments
         let query = SearchQuery(
             text: arguments.positionals.joined(separator: " "),
-            limit: try arguments.integer("limit", in: 1...maximumLimit, default: 50),
-            offset: try arguments.integer("offset", in: 0...Int(Int32.max), default: 0))
-        let json = arguments.isSet("json")
+            limit: try arguments.value(limit, default: 50),
+            offset: try arguments.value(offset, default: 0))
+        let json = arguments.isSet(json)
         let remote = try await AccountRemote.open(arguments, environment: context.environment, console: context.console)
         let page: SearchPage
         do {

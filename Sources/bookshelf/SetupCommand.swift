@@ -1,3 +1,4 @@
+import CommandLineOptions
 import Foundation
 import BookCatalog
 import PostgresCatalog
@@ -8,19 +9,19 @@ import SQLiteCatalog
 /// books, or, with `--account`, adds or updates that one account. On SQLite it creates the
 /// starter catalog if it is missing, and adds or updates the `--account`.
 enum SetupCommand {
-    static let role = OptionSpec("role", value: "ROLE", help: "With --account: reader or editor (new account: reader; else kept).")
-    static let scope = OptionSpec("scope", value: "S", help: "With --account: the scope the account sees (new account: main; else kept).")
-    static let passwordStdin = OptionSpec(
+    static let role = Option<String>("role", value: "ROLE", completes: .choices(["reader", "editor"]), help: "With --account: reader or editor (new account: reader; else kept).")
+    static let scope = Option<String>("scope", value: "S", help: "With --account: the scope the account sees (new account: main; else kept).")
+    static let passwordStdin = Flag(
         "password-stdin", help: "With --account on PostgreSQL: read the account's password from the first line of standard input.")
-    static let removeAccount = OptionSpec(
-        "remove-account", value: "NAME", help: "On PostgreSQL: remove account NAME (its login role too) instead.")
-    static let account = OptionSpec("account", value: "NAME", help: "Add or update account NAME instead of the starter sample.")
+    static let removeAccount = Option<String>(
+        "remove-account", value: "NAME", completes: .accounts, help: "On PostgreSQL: remove account NAME (its login role too) instead.")
+    static let account = Option<String>("account", value: "NAME", completes: .accounts, help: "Add or update account NAME instead of the starter sample.")
 
     static let command = Command(
         name: "setup",
         summary: "Prepare a catalog (PostgreSQL: schema, roles, sample); add or update an account.",
         positionals: .none,
-        options: [account, role, scope, passwordStdin, removeAccount, .db],
+        options: [account, role, scope, passwordStdin, removeAccount, CatalogOptions.db],
         details: """
             PostgreSQL: run it as the database's owner with a role that may create roles
             (CREATEROLE), for example --db postgresql://owner@db.example/books. Without
@@ -52,12 +53,12 @@ enum SetupCommand {
     @Sendable static func run(_ context: CommandContext) async throws -> ExitStatus {
         let arguments = context.arguments
         let requested = try requestedAccount(arguments)
-        switch try CatalogTarget.resolve(option: arguments.value("db"), environment: context.environment) {
+        switch try CatalogTarget.resolve(option: arguments.value(CatalogOptions.db), environment: context.environment) {
         case let .sqlite(path):
-            if arguments.isSet("remove-account") || arguments.value("remove-account") != nil {
+            if arguments.isGiven(removeAccount) {
                 throw UsageError("--remove-account applies to PostgreSQL only")
             }
-            if arguments.isSet("password-stdin") {
+            if arguments.isSet(passwordStdin) {
                 throw UsageError("--password-stdin applies to PostgreSQL only: SQLite accounts have no passwords")
             }
             let catalog = try CatalogOpener.open(path: path, console: context.console, creating: .starterIfMissing)
@@ -73,7 +74,7 @@ enum SetupCommand {
             context.console.line(describe(requested.withDefaults) + " in \(path.printable).")
             return .success
         case let .postgres(connector):
-            if let removed = arguments.value("remove-account") {
+            if let removed = arguments.value(removeAccount) {
                 guard requested == nil else { throw UsageError("--remove-account and --account go separately") }
                 let setup = try await PostgresSignIn.administrator(connector)
                 do {
@@ -84,7 +85,7 @@ enum SetupCommand {
                 context.console.line("Removed account \(removed.printable) and its login role.")
                 return .success
             }
-            let password = try arguments.isSet("password-stdin") ? readPassword(for: requested) : nil
+            let password = try arguments.isSet(passwordStdin) ? readPassword(for: requested) : nil
             let setup = try await PostgresSignIn.administrator(connector)
             do {
                 if let requested {
@@ -101,7 +102,7 @@ enum SetupCommand {
                     if added.isEmpty {
                         context.console.line("The catalog is ready: schema version \(version); its accounts are left as they were.")
                     } else {
-                        let names = added.map(\.account.name.printable).joined(separator: ", ")
+                        let names = added.map { $0.account.name.printable }.joined(separator: ", ")
                         context.console.line("The catalog is ready: schema version \(version), accounts \(names) "
                             + "(they have no passwords: give one with --account NAME --password-stdin).")
                     }
@@ -134,11 +135,11 @@ enum SetupCommand {
 
     /// The `--account` to add, or nil; `--role`, `--scope` and `--password-stdin` need it.
     static func requestedAccount(_ arguments: ParsedArguments) throws(UsageError) -> AccountRequest? {
-        guard let name = arguments.value("account") else {
-            for option in ["role", "scope"] where arguments.value(option) != nil {
-                throw UsageError("--\(option) applies only with --account")
+        guard let name = arguments.value(account) else {
+            for option in [role, scope] where arguments.isGiven(option) {
+                throw UsageError("--\(option.spec.name) applies only with --account")
             }
-            if arguments.isSet("password-stdin") { throw UsageError("--password-stdin applies only with --account") }
+            if arguments.isSet(passwordStdin) { throw UsageError("--password-stdin applies only with --account") }
             return nil
         }
         guard !name.isEmpty else { throw UsageError("--account needs a name: it is empty") }
@@ -146,13 +147,13 @@ enum SetupCommand {
             throw UsageError("--account needs a name without control characters")
         }
         var role: AccountRole?
-        if let roleText = arguments.value("role") {
+        if let roleText = arguments.value(Self.role) {
             guard let given = AccountRole(rawValue: roleText) else {
                 throw UsageError("--role must be reader or editor, not \"\(roleText.printable)\"")
             }
             role = given
         }
-        let scope = arguments.value("scope")
+        let scope = arguments.value(Self.scope)
         if let scope {
             guard !scope.isEmpty else { throw UsageError("--scope needs a name: it is empty") }
             guard !BookValidation.hasControlCharacters(scope) else {

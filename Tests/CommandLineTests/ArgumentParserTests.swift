@@ -1,30 +1,28 @@
 @testable import bookshelf
+import CommandLineOptions
 import Foundation
 import Testing
 
 /// The command line's pure parts, tested directly; the binary tests cover them end to end.
 @Suite struct ArgumentParserTests {
-    private let parser = ArgumentParser(options: [
-        OptionSpec("limit", value: "N", help: ""),
-        OptionSpec("json", help: ""),
-        .help,
-    ])
+    private static let limit = Option.integer("limit", in: 1...20, help: "")
+    private static let json = Flag("json", help: "")
+    private let parser = ArgumentParser(options: [limit, json, Flag.help])
 
     @Test func readsEveryOptionSpelling() throws {
         let (parsed, rest) = try parser.parse(["a", "--limit", "5", "b", "--json", "-h"])
         #expect(rest == [])
         #expect(parsed.positionals == ["a", "b"])
-        #expect(parsed.value("limit") == "5")
-        #expect(parsed.isSet("json") && parsed.isSet("help"))
-        #expect(try parser.parse(["--limit=7"]).0.value("limit") == "7")
-        #expect(try parser.parse(["--limit="]).0.value("limit") == "")
-        #expect(try parser.parse(["--limit", "1", "--limit", "2"]).0.value("limit") == "2", "the last one wins")
+        #expect(try parsed.value(Self.limit) == 5)
+        #expect(parsed.isSet(Self.json) && parsed.isSet(.help))
+        #expect(try parser.parse(["--limit=7"]).0.value(Self.limit) == 7)
+        #expect(try parser.parse(["--limit", "1", "--limit", "2"]).0.value(Self.limit) == 2, "the last one wins")
     }
 
     @Test func doubleDashEndsOptionsAndALoneDashIsAnArgument() throws {
         let (parsed, _) = try parser.parse(["--json", "--", "-x", "--limit", "-"])
         #expect(parsed.positionals == ["-x", "--limit", "-"])
-        #expect(parsed.isSet("json"))
+        #expect(parsed.isSet(Self.json))
         #expect(try parser.parse(["-"]).0.positionals == ["-"])
     }
 
@@ -38,16 +36,29 @@ import Testing
 
     @Test func stopsAtTheCommandNameWhenAsked() throws {
         let (parsed, rest) = try parser.parse(["--json", "search", "--limit", "3"], stopAtPositional: true)
-        #expect(parsed.isSet("json"))
+        #expect(parsed.isSet(Self.json))
         #expect(rest == ["search", "--limit", "3"])
     }
 
     @Test func integersAreCheckedAgainstTheirRange() throws {
         let parsed = try parser.parse(["--limit", "12"]).0
-        #expect(try parsed.integer("limit", in: 1...20, default: 5) == 12)
-        #expect(try ParsedArguments().integer("limit", in: 1...20, default: 5) == 5)
-        #expect(throws: UsageError.self) { try parsed.integer("limit", in: 1...10, default: 5) }
-        #expect(throws: UsageError.self) { try parser.parse(["--limit", "1e3"]).0.integer("limit", in: 1...10_000, default: 5) }
+        #expect(try parsed.value(Self.limit, default: 5) == 12)
+        #expect(try ParsedArguments().value(Self.limit, default: 5) == 5)
+        #expect(try ParsedArguments().value(Self.limit) == nil)
+        let tooBig = try parser.parse(["--limit", "21"]).0
+        #expect(throws: UsageError("--limit needs a whole number from 1 to 20, not \"21\"")) { try tooBig.value(Self.limit) }
+        #expect(throws: UsageError.self) { try parser.parse(["--limit", "1e3"]).0.value(Self.limit) }
+        #expect(throws: UsageError.self) { try parser.parse(["--limit="]).0.value(Self.limit) }
+        let hostile = try parser.parse(["--limit", "\u{1B}[2J"]).0
+        #expect(throws: UsageError("--limit needs a whole number from 1 to 20, not \"\u{FFFD}[2J\"")) { try hostile.value(Self.limit) }
+    }
+
+    @Test func aValueIsGivenOrNotWhateverItIs() throws {
+        let text = Option<String>("name", value: "NAME", help: "")
+        let parsed = try ArgumentParser(options: [text]).parse(["--name="]).0
+        #expect(parsed.isGiven(text) && parsed.value(text) == "")
+        #expect(!ParsedArguments().isGiven(text))
+        #expect(parsed.givenNames == ["name"])
     }
 
     @Test func theCatalogLocationRules() throws {
@@ -78,7 +89,7 @@ import Testing
         let names = Bookshelf.commands.map(\.name)
         #expect(Set(names).count == names.count)
         for command in Bookshelf.commands + [InteractiveMode.command] {
-            let options = command.allOptions.map(\.name)
+            let options = command.allOptions.map(\.spec.name)
             #expect(Set(options).count == options.count, "\(command.name)")
             #expect(command.help.contains("Usage: bookshelf"))
         }
