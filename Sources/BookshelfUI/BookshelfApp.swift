@@ -48,7 +48,7 @@ public final class BookshelfApp {
     private nonisolated static let processStart = ContinuousClock.now
 
     /// Says `notice` on the status line until the next key (the first run's "Created ...").
-    public func announce(_ notice: String) {
+    public func announce(_ notice: Notice) {
         ui.notice = notice
         onNeedsDraw()
     }
@@ -263,8 +263,8 @@ public final class BookshelfApp {
         return changed ? model.setQuery(ui.query.text) : nil
     }
 
-    static func pasteCutNotice(limit: Int, field: String) -> String {
-        "Pasted text cut to \(limit) characters (the \(field) limit)."
+    static func pasteCutNotice(limit: Int, field: String) -> Notice {
+        Notice("Pasted text cut to \(limit) characters (the \(field) limit).")
     }
 
     private func answerConfirmation(_ key: Key) -> Int? {
@@ -487,11 +487,11 @@ public final class BookshelfApp {
         return nil
     }
 
-    static let waitForTheStore = "Wait for the store to answer first."
+    static let waitForTheStore: Notice = "Wait for the store to answer first."
 
-    private func saveRefusal(_ editor: EditorState) -> String? {
+    private func saveRefusal(_ editor: EditorState) -> Notice? {
         if editor.activity != nil { return Self.waitForTheStore }
-        if let reason = editor.readOnlyReason { return reason }
+        if let reason = editor.readOnlyReason { return Notice(reason) }
         if editor.titleProblem != nil || editor.authorProblem != nil { return "Fix the problems shown before saving." }
         return nil
     }

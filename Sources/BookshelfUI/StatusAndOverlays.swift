@@ -30,7 +30,7 @@ enum StatusLine {
         } else if let error = state.search.error {
             message = StyledText("Search failed: \(error)", style: Theme.statusError)
         } else if let notice = ui.notice {
-            message = StyledText(notice, style: Theme.status)
+            message = StyledText(notice.fitting(area.width - 2), style: Theme.status)
         } else if let action = state.waitingForSave {
             message = StyledText("\(spinner) Waiting for the save to go through, then: \(action.verb)", style: Theme.status)
         } else if state.search.opensWhenAnswered {

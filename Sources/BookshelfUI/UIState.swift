@@ -1,4 +1,5 @@
 import BookshelfModel
+import TerminalUI
 
 /// What the screen needs besides the model's state: where cursors are, which overlay is
 /// open, how far the list is scrolled. Small, plain and owned by `BookshelfApp`; the screen
@@ -29,7 +30,7 @@ public struct UIState: Equatable, Sendable {
     /// The size of the catalog the current account sees, once counted.
     public var catalogSize: CatalogSize?
     /// A one-line hint about the last key (e.g. why nothing was saved), cleared by the next key.
-    public var notice: String?
+    public var notice: Notice?
 
     public init() {}
 
@@ -45,6 +46,23 @@ public struct PendingSelection: Equatable, Sendable {
     public var query: String
     /// The first row to show once `index` is selected (the view moved by the page too).
     public var top: Int
+}
+
+/// A one-line hint for the status line. A hint that names a path may be too long for a
+/// narrow screen; it then brings shorter forms, so what matters is never cut off.
+public struct Notice: Equatable, Sendable, ExpressibleByStringLiteral {
+    /// Longest first: the status line shows the first form that fits.
+    public let forms: [String]
+
+    public init(_ text: String, shorter: [String] = []) { forms = [text] + shorter }
+    public init(stringLiteral text: String) { self.init(text) }
+
+    public var text: String { forms[0] }
+
+    /// The first form at most `width` columns wide, else the shortest (which is then cut).
+    public func fitting(_ width: Int) -> String {
+        forms.first { TextLayout.width($0) <= width } ?? forms[forms.count - 1]
+    }
 }
 
 /// How many books an account sees; shown in the header only while that account is current.

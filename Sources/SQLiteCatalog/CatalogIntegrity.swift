@@ -16,9 +16,8 @@ public enum CatalogIntegrity {
     public static let problemLimit = 20
 
     public static func check(path: String) throws(SQLiteCatalogError) -> Report {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { throw .notFound(path: path) }
-        if isDirectory.boolValue { throw .cannotOpen(path: path, reason: "it is a directory") }
+        try CatalogPathKind.requireFileOrNothing(at: path)
+        guard CatalogPathKind(path: path) == .regularFile else { throw .notFound(path: path) }
         func findings(_ name: String, flags: Int32) throws -> [String] {
             let connection = try Connection(path: name, flags: flags)
             connection.setBusyTimeout(milliseconds: 5_000)

@@ -231,9 +231,8 @@ enum CatalogConnection {
     }
 
     private static func openWritable(path: String, create: Bool, busyTimeout: Duration) throws(SQLiteCatalogError) -> Connection {
-        var isDirectory: ObjCBool = false
-        let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
-        if isDirectory.boolValue { throw .cannotOpen(path: path, reason: "it is a directory") }
+        try CatalogPathKind.requireFileOrNothing(at: path)
+        let exists = CatalogPathKind(path: path) == .regularFile
         if !exists && !create { throw .notFound(path: path) }
 
         let flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0)

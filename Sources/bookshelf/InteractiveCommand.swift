@@ -45,7 +45,7 @@ enum InteractiveCommand {
         let schedule: LatencySchedule?
         let tracePath: String?
         /// Said once on the first screen: the catalog was just created, with sample books.
-        var firstRunNotice: String? = nil
+        var firstRunNotice: Notice? = nil
     }
 
     /// The catalog the screen works on, already proven readable by the starting account.
@@ -74,7 +74,7 @@ enum InteractiveCommand {
         }
         let creation: CatalogOpener.Creation =
             CatalogLocation.isExplicit(option: arguments.value(CatalogOptions.db), environment: context.environment) ? .never : .starterIfMissing
-        var firstRunNotice: String?
+        var firstRunNotice: Notice?
         let (store, account) = try await open(target, account: arguments.value(account), creating: creation, console: context.console) {
             firstRunNotice = $0
         }
@@ -94,20 +94,24 @@ enum InteractiveCommand {
     /// on standard error before the screen opens. On PostgreSQL the starting account is
     /// `--account`, else the connection's own user (the URL's, PGUSER, or the login name).
     private static func open(_ target: CatalogTarget, account name: String?, creating creation: CatalogOpener.Creation,
-                             console: Console, announce: (String) -> Void) async throws -> (Store, Account) {
+                             console: Console, announce: (Notice) -> Void) async throws -> (Store, Account) {
         switch target {
         case let .sqlite(path):
-            let catalog = try CatalogOpener.open(path: path, console: console, creating: creation) { books in
-                announce(FirstRunNotice.text(path: TerminalText.sanitized(displayPath(path)), books: books,
-                                             accounts: SampleBooks.starter.accounts.map(\.name)))
-            }
+            var createdWithBooks: Int?
+            let catalog = try CatalogOpener.open(path: path, console: console, creating: creation) { createdWithBooks = $0 }
             let account = try defaultAccount(named: name, in: catalog)
             // Reading the account's books proves the catalog is readable before the screen opens.
+            let visible: Int
             do {
-                _ = try catalog.bookCount(scope: account.scope)
+                visible = try catalog.bookCount(scope: account.scope)
                 _ = try catalog.remote(account: account.name)
             } catch {
                 throw CommandFailure("cannot read the catalog \(path.printable): " + TerminalText.sanitized(error.description))
+            }
+            if let createdWithBooks {
+                announce(FirstRunNotice.notice(path: TerminalText.sanitized(displayPath(path)), books: createdWithBooks,
+                                               visible: visible, scope: TerminalText.sanitized(account.scope),
+                                               accounts: SampleBooks.starter.accounts.map(\.name)))
             }
             return (.sqlite(catalog, path: path), account)
         case let .postgres(connector):
