@@ -49,10 +49,15 @@ public enum BookValidation {
     /// True when `text` shows nothing: empty, or only spaces and invisible scalars
     /// (zero-width ones such as U+200B and U+FEFF, and noncharacters such as U+FFFE).
     public static func isBlank(_ text: String) -> Bool {
-        text.unicodeScalars.allSatisfy { scalar in
-            let properties = scalar.properties
-            return properties.isWhitespace || properties.isDefaultIgnorableCodePoint || properties.isNoncharacterCodePoint
-        }
+        text.unicodeScalars.allSatisfy(isInvisible)
+    }
+
+    /// A scalar that shows nothing: whitespace, a default-ignorable scalar (U+200B, U+FEFF…)
+    /// or a noncharacter (U+FFFE…). The one definition of the set: PostgreSQL's CHECK on
+    /// titles is generated from it (`PostgresValidityChecks`).
+    public static func isInvisible(_ scalar: Unicode.Scalar) -> Bool {
+        let properties = scalar.properties
+        return properties.isWhitespace || properties.isDefaultIgnorableCodePoint || properties.isNoncharacterCodePoint
     }
 
     /// At most `limit` characters and `bytes` UTF-8 bytes. Counting graphemes is slow, so

@@ -21,21 +21,32 @@
 ///   the command line show them harmlessly); every new or changed row is checked.
 /// - version 6 re-derives every book's search columns after `bookshelf.folding` is written
 ///   again: letters that do not decompose ("ø", "ł", "æ", "ß") now fold as transliterated.
+/// - version 7 generates the CHECKs from `BookValidation` (`PostgresValidityChecks`): titles
+///   and authors bounded in UTF-8 bytes, and a title needs a character that is not whitespace
+///   or invisible (U+200B, U+FEFF, U+FFFE…). NOT VALID, as in version 5.
 enum PostgresSchema {
-    static let latestVersion = 6
+    static let latestVersion = 7
 
     /// Migrations that `PostgresSetup.migrate()` precedes by writing `bookshelf.folding` again
     /// from `SearchFolding`, because `SearchTerms`' folding changed.
     static let refoldingVersions: Set<Int> = [6]
 
-    static func migration(to version: Int) -> StaticString {
+    /// A migration's SQL: constant text, or text generated from the app's own rules (constants
+    /// and escapes only, never stored or user text).
+    enum Script {
+        case constant(StaticString)
+        case generated(String)
+    }
+
+    static func migration(to version: Int) -> Script {
         switch version {
-        case 1: version1
-        case 2: version2
-        case 3: version3
-        case 4: version4
-        case 5: version5
-        case 6: version6
+        case 1: .constant(version1)
+        case 2: .constant(version2)
+        case 3: .constant(version3)
+        case 4: .constant(version4)
+        case 5: .constant(version5)
+        case 6: .constant(version6)
+        case 7: .generated(PostgresValidityChecks.replacingConstraints)
         default: fatalError("no migration to version \(version)")
         }
     }

@@ -93,7 +93,10 @@ public actor PostgresSetup {
                         try run(connection.copyIn("COPY bookshelf.folding (code, kind, folded, folded_alone) FROM STDIN",
                                                   lines: SearchFolding.copyRows))
                     }
-                    try run(connection.executeScript(PostgresSchema.migration(to: version)))
+                    switch PostgresSchema.migration(to: version) {
+                    case let .constant(script): try run(connection.executeScript(script))
+                    case let .generated(script): try run(connection.executeQuoted(script))
+                    }
                     if version == 3 {
                         try run(connection.copyIn("COPY bookshelf.folding (code, kind, folded, folded_alone) FROM STDIN",
                                                   lines: SearchFolding.copyRows))
