@@ -153,7 +153,7 @@ public enum BookImport {
     }
 
     /// Where a refusal of bytes that are not UTF-8 points: the one way to take them back.
-    static let restoreHint = " (as 'bookshelf export' writes text another program stored; 'bookshelf import --restore' takes it back)"
+    static let restoreHint = "; if the file is a 'bookshelf export', 'bookshelf import --restore' takes it back byte for byte"
 
     private static func codePoint(_ scalar: Unicode.Scalar) -> String {
         let hex = String(scalar.value, radix: 16, uppercase: true)
