@@ -25,6 +25,45 @@ public enum BookExport {
         }
     }
 
+    /// One book as one line (without the line end) of the bytes a store holds, which need not
+    /// be valid UTF-8 (`StoredBytes`). CSV carries them as they are, byte for byte. JSON Lines
+    /// stays UTF-8 text: each byte outside a well-formed UTF-8 sequence is written as the lone
+    /// surrogate escape `\udcXX` (XX the byte, 80 to ff), as Python's `surrogateescape`
+    /// does. A plain import refuses both; `import --restore` gives back the bytes.
+    public static func line(storedTitle: [UInt8], storedAuthor: [UInt8], format: BookExportFormat) -> [UInt8] {
+        var line: [UInt8] = []
+        switch format {
+        case .csv:
+            line += csvField(storedTitle)
+            line.append(UInt8(ascii: ","))
+            line += csvField(storedAuthor)
+        case .jsonl:
+            line += "{\"title\":".utf8
+            line += jsonString(storedTitle)
+            line += ",\"author\":".utf8
+            line += jsonString(storedAuthor)
+            line.append(UInt8(ascii: "}"))
+        }
+        return line
+    }
+
+    static func csvField(_ bytes: [UInt8]) -> [UInt8] {
+        var field: [UInt8] = [UInt8(ascii: "\"")]
+        for byte in bytes {
+            field.append(byte)
+            if byte == UInt8(ascii: "\"") { field.append(byte) }
+        }
+        field.append(UInt8(ascii: "\""))
+        return field
+    }
+
+    static func jsonString(_ bytes: [UInt8]) -> [UInt8] {
+        var result = "\""
+        StoredBytes.decode(bytes, scalar: { appendJSON($0, to: &result) }, invalidByte: { result += "\\udc" + String($0, radix: 16) })
+        result += "\""
+        return Array(result.utf8)
+    }
+
     /// Always quoted (RFC 4180), so no title can be mistaken for a header, a separator or an
     /// empty field, whatever it holds.
     static func csvField(_ text: String) -> String {
@@ -36,17 +75,19 @@ public enum BookExport {
     /// separators some readers split on, which are escaped.
     static func jsonString(_ text: String) -> String {
         var result = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": result += "\\\""
-            case "\\": result += "\\\\"
-            case _ where scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
-                || scalar.value == 0x2028 || scalar.value == 0x2029 || BookValidation.isControl(scalar):
-                let hex = String(scalar.value, radix: 16)
-                result += "\\u" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
-            default: result.unicodeScalars.append(scalar)
-            }
-        }
+        for scalar in text.unicodeScalars { appendJSON(scalar, to: &result) }
         return result + "\""
+    }
+
+    private static func appendJSON(_ scalar: Unicode.Scalar, to result: inout String) {
+        switch scalar {
+        case "\"": result += "\\\""
+        case "\\": result += "\\\\"
+        case _ where scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
+            || scalar.value == 0x2028 || scalar.value == 0x2029 || BookValidation.isControl(scalar):
+            let hex = String(scalar.value, radix: 16)
+            result += "\\u" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+        default: result.unicodeScalars.append(scalar)
+        }
     }
 }

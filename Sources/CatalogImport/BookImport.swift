@@ -55,8 +55,9 @@ public enum BookImport {
     /// Parses UTF-8 `bytes` (a leading byte order mark is ignored). `progress`, if given,
     /// receives the number of lines read every `progressInterval` lines.
     /// `restoring` takes every title and author exactly as the file holds it (what `bookshelf
-    /// export` wrote, stored by another program), without trimming or the validation rules;
-    /// only a missing or empty title and malformed lines are problems.
+    /// export` wrote, stored by another program), without trimming or the validation rules,
+    /// including text that is not valid UTF-8 (raw in CSV, `\udcXX` escapes in JSON Lines, as
+    /// `BookExport` writes it); only a missing or empty title and malformed lines are problems.
     public static func parse(_ bytes: [UInt8], format: BookImportFormat, restoring: Bool = false, progress: ((Int) -> Void)? = nil) -> BookImportResult {
         bytes.withUnsafeBufferPointer { buffer in
             let start = hasByteOrderMark(buffer) ? 3 : 0
@@ -108,6 +109,18 @@ public enum BookImport {
             }
         }
 
+        /// A title or author that is not valid UTF-8: taken back byte for byte when restoring,
+        /// otherwise refused.
+        mutating func add(storedTitle: [UInt8], storedAuthor: [UInt8], line: Int) {
+            guard restoring else {
+                let field = String(validating: storedTitle, as: UTF8.self) == nil ? "title" : "author"
+                problems.append(BookImportProblem(line: line, reason: "the \(field) is not valid UTF-8 text\(BookImport.restoreHint)"))
+                return
+            }
+            if storedTitle.isEmpty { problems.append(BookImportProblem(line: line, reason: "missing title")) }
+            else { books.append(NewBook(storedTitle: storedTitle, storedAuthor: storedAuthor)) }
+        }
+
         mutating func reject(line: Int, _ reason: String) {
             problems.append(BookImportProblem(line: line, reason: reason))
         }
@@ -138,6 +151,9 @@ public enum BookImport {
         }
         return nil
     }
+
+    /// Where a refusal of bytes that are not UTF-8 points: the one way to take them back.
+    static let restoreHint = "; if the file is a 'bookshelf export', 'bookshelf import --restore' takes it back byte for byte"
 
     private static func codePoint(_ scalar: Unicode.Scalar) -> String {
         let hex = String(scalar.value, radix: 16, uppercase: true)
@@ -181,7 +197,7 @@ public enum BookImport {
             if case let .malformed(line, reason) = header { collector.reject(line: line, reason) }
             return
         }
-        let names = headerFields.map { ($0 ?? "").trimmingWhitespace.lowercased() }
+        let names = headerFields.map { ($0.text ?? "").trimmingWhitespace.lowercased() }
         for column in ["title", "author"] where names.filter({ $0 == column }).count > 1 {
             collector.reject(line: headerLine, "the header names the column \"\(column)\" twice")
             return
@@ -202,11 +218,12 @@ public enum BookImport {
                     collector.reject(line: line, "expected \(names.count) fields as in the header, found \(fields.count) (quote fields that contain commas)")
                     break
                 }
-                guard let title = fields[titleColumn], let author = authorColumn.map({ fields[$0] }) ?? "" else {
-                    collector.reject(line: line, "not valid UTF-8 text")
-                    break
+                let title = fields[titleColumn], author = authorColumn.map { fields[$0] } ?? .text("")
+                if let titleText = title.text, let authorText = author.text {
+                    collector.add(title: titleText, author: authorText, line: line)
+                } else {
+                    collector.add(storedTitle: title.bytes, storedAuthor: author.bytes, line: line)
                 }
-                collector.add(title: title, author: author, line: line)
             }
             collector.linesRead(reader.line - 1)
         }
@@ -216,9 +233,26 @@ public enum BookImport {
     /// breaks); records are reported with the line they start on. After a malformed record
     /// the reader resumes at the next line, so later records are still checked.
     struct CSVReader {
+        /// One field: its text, or its bytes where they are not valid UTF-8.
+        enum Field: Equatable {
+            case text(String)
+            case notUTF8([UInt8])
+
+            var text: String? {
+                if case let .text(text) = self { text } else { nil }
+            }
+
+            var bytes: [UInt8] {
+                switch self {
+                case let .text(text): Array(text.utf8)
+                case let .notUTF8(bytes): bytes
+                }
+            }
+        }
+
         enum Outcome: Equatable {
-            /// Fields in order; nil where a field is not valid UTF-8.
-            case record(line: Int, fields: [String?])
+            /// Fields in order.
+            case record(line: Int, fields: [Field])
             case malformed(line: Int, reason: String)
         }
 
@@ -240,7 +274,7 @@ public enum BookImport {
             skipBlankLines()
             guard position < bytes.count else { return nil }
             let startLine = line
-            var fields: [String?] = []
+            var fields: [Field] = []
             while true {
                 if bytes[position] == Self.quote {
                     guard let field = readQuotedField() else {
@@ -258,7 +292,7 @@ public enum BookImport {
                 switch bytes[position] {
                 case Self.comma:
                     position += 1
-                    if position == bytes.count { fields.append(""); return .record(line: startLine, fields: fields) }
+                    if position == bytes.count { fields.append(.text("")); return .record(line: startLine, fields: fields) }
                 case Self.lf:
                     position += 1
                     line += 1
@@ -278,7 +312,7 @@ public enum BookImport {
         }
 
         /// Reads from an opening quote through its closing quote; nil if the file ends first.
-        private mutating func readQuotedField() -> String?? {
+        private mutating func readQuotedField() -> Field? {
             position += 1
             scratch.removeAll(keepingCapacity: true)
             var segmentStart = position
@@ -293,7 +327,7 @@ public enum BookImport {
                         continue
                     }
                     position += 1
-                    return .some(String(validating: scratch, as: UTF8.self))
+                    return String(validating: scratch, as: UTF8.self).map(Field.text) ?? .notUTF8(scratch)
                 }
                 if byte == Self.lf { line += 1 }
                 position += 1
@@ -302,7 +336,7 @@ public enum BookImport {
         }
 
         /// Reads up to the next comma or line break; nil if the field holds a quote.
-        private mutating func readUnquotedField() -> String?? {
+        private mutating func readUnquotedField() -> Field? {
             let start = position
             while position < bytes.count {
                 let byte = bytes[position]
@@ -316,7 +350,8 @@ public enum BookImport {
                 end -= 1
                 if position == bytes.count { position = end }
             }
-            return .some(String(validating: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self))
+            let field = UnsafeBufferPointer(rebasing: bytes[start..<end])
+            return String(validating: field, as: UTF8.self).map(Field.text) ?? .notUTF8(Array(field))
         }
 
         private mutating func skipBlankLines() {
@@ -358,27 +393,40 @@ public enum BookImport {
             defer { collector.linesRead(lineNumber) }
             guard line.contains(where: { !isJSONWhitespace($0) }) else { continue }
 
-            let object: [String: JSONLineParser.Value]
-            do {
-                object = try JSONLineParser.object(in: line, keeping: ["title", "author"])
-            } catch {
-                collector.reject(line: lineNumber, "bad JSON: \(error.reason)")
+            // Byte escapes are read only when restoring, and then the line itself must be UTF-8:
+            // a raw bad byte could otherwise join an escaped one into a character.
+            if collector.restoring, String(validating: line, as: UTF8.self) == nil {
+                collector.reject(line: lineNumber, "bad JSON: the line is not valid UTF-8 text")
                 continue
             }
-            let title: String
+            let object: [String: JSONLineParser.Value]
+            do {
+                object = try JSONLineParser.object(in: line, keeping: ["title", "author"], byteEscapes: collector.restoring)
+            } catch {
+                collector.reject(line: lineNumber, error.isJSON ? "bad JSON: \(error.reason)" : error.reason)
+                continue
+            }
+            let title: String, titleBytes: [UInt8]?
             switch object["title"] {
-            case .string(let value)?: title = value
+            case .string(let value)?: (title, titleBytes) = (value, nil)
+            case .notUTF8(let bytes)?: (title, titleBytes) = ("", bytes)
             case nil: collector.reject(line: lineNumber, "missing \"title\""); continue
             case .null?: collector.reject(line: lineNumber, "missing title"); continue
             case .other(let kind)?: collector.reject(line: lineNumber, "\"title\" must be a string, not \(kind)"); continue
             }
             var author = ""
+            var authorBytes: [UInt8]?
             switch object["author"] {
             case .string(let value)?: author = value
+            case .notUTF8(let bytes)?: authorBytes = bytes
             case nil, .null?: break
             case .other(let kind)?: collector.reject(line: lineNumber, "\"author\" must be a string, not \(kind)"); continue
             }
-            collector.add(title: title, author: author, line: lineNumber)
+            if titleBytes == nil, authorBytes == nil {
+                collector.add(title: title, author: author, line: lineNumber)
+            } else {
+                collector.add(storedTitle: titleBytes ?? Array(title.utf8), storedAuthor: authorBytes ?? Array(author.utf8), line: lineNumber)
+            }
         }
     }
 }
@@ -389,6 +437,9 @@ public enum BookImport {
 enum JSONLineParser {
     enum Value: Equatable {
         case string(String)
+        /// A string whose `\udcXX` byte escapes (read only with `byteEscapes`) make bytes that
+        /// are not valid UTF-8.
+        case notUTF8([UInt8])
         case null
         /// A number, boolean, array or object, described for an error message.
         case other(String)
@@ -396,13 +447,18 @@ enum JSONLineParser {
 
     struct Failure: Error {
         let reason: String
+        /// False for a line that is good JSON holding what the book rules refuse.
+        var isJSON = true
     }
 
     /// Nested arrays or objects deeper than this are refused rather than risking the stack.
     static let maximumDepth = 64
 
-    static func object(in line: UnsafeBufferPointer<UInt8>, keeping keys: Set<String>) throws(Failure) -> [String: Value] {
+    /// `byteEscapes` reads `\udc80` to `\udcff` as the bytes 80 to ff (`BookExport`'s escape
+    /// for bytes that are not UTF-8); without it they are refused.
+    static func object(in line: UnsafeBufferPointer<UInt8>, keeping keys: Set<String>, byteEscapes: Bool = false) throws(Failure) -> [String: Value] {
         var reader = Reader(bytes: line)
+        reader.byteEscapes = byteEscapes
         reader.skipWhitespace()
         guard reader.peek == UInt8(ascii: "{") else {
             throw reader.failure(reader.atEnd ? "empty line" : "each line must be one object like {\"title\": \"...\"}")
@@ -427,6 +483,7 @@ enum JSONLineParser {
     struct Reader {
         let bytes: UnsafeBufferPointer<UInt8>
         var position = 0
+        var byteEscapes = false
 
         init(bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
 
@@ -456,7 +513,7 @@ enum JSONLineParser {
             while true {
                 skipWhitespace()
                 guard peek == UInt8(ascii: "\"") else { throw failure("expected a quoted key") }
-                let key = try readString()
+                guard case let .string(key) = try readString() else { throw failure("a key is not valid UTF-8") }
                 try expect(":", "':' after a key")
                 try member(key, &self)
                 skipWhitespace()
@@ -473,7 +530,7 @@ enum JSONLineParser {
             guard let byte = peek else { throw failure("a value is missing") }
             switch byte {
             case UInt8(ascii: "\""):
-                return .string(try readString())
+                return try readString()
             case UInt8(ascii: "{"):
                 try readObject(depth: depth + 1) { _, reader throws(Failure) in _ = try reader.readValue(depth: depth + 1) }
                 return .other("an object")
@@ -548,7 +605,7 @@ enum JSONLineParser {
 
         /// Reads a quoted string, decoding escapes. Raw control characters are refused as JSON
         /// requires; escaped ones are decoded and left for the book rules to judge.
-        mutating func readString() throws(Failure) -> String {
+        mutating func readString() throws(Failure) -> Value {
             position += 1
             var utf8: [UInt8] = []
             var segmentStart = position
@@ -564,8 +621,10 @@ enum JSONLineParser {
                         text = String(validating: utf8, as: UTF8.self)
                     }
                     position += 1
+                    // With byte escapes the line was checked to be UTF-8: only they can make this.
+                    if text == nil, byteEscapes { return .notUTF8(utf8) }
                     guard let text else { throw failure("a string is not valid UTF-8") }
-                    return text
+                    return .string(text)
                 case UInt8(ascii: "\\"):
                     utf8.append(contentsOf: bytes[segmentStart..<position])
                     position += 1
@@ -609,6 +668,14 @@ enum JSONLineParser {
                 let low = try readHex4()
                 guard (0xDC00..<0xE000).contains(low) else { throw failure("an unpaired surrogate escape") }
                 value = 0x10000 + ((value - 0xD800) << 10) + (low - 0xDC00)
+            } else if (0xDC80...0xDCFF).contains(value) {
+                guard byteEscapes else {
+                    let escape = "\\u" + String(value, radix: 16)
+                    throw Failure(reason: "\(escape) stands for a byte that is not valid UTF-8 text (column \(position - 5))\(BookImport.restoreHint)",
+                                  isJSON: false)
+                }
+                utf8.append(UInt8(value - 0xDC00))
+                return
             } else if (0xDC00..<0xE000).contains(value) {
                 throw failure("an unpaired surrogate escape")
             }

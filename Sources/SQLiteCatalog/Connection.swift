@@ -34,6 +34,8 @@ struct SQLiteError: Error, CustomStringConvertible {
 enum SQLValue {
     case int(Int)
     case text(String)
+    /// TEXT bound exactly as these bytes, valid UTF-8 or not (`import --restore`).
+    case textBytes([UInt8])
     case null
 }
 
@@ -197,6 +199,15 @@ final class Statement {
                 // Explicit byte length: the text is bound exactly, never cut at a NUL.
                 let length = Int32(text.utf8.count)
                 result = text.withCString { sqlite3_bind_text(handle, index, $0, length, shim_sqlite_transient()) }
+            case let .textBytes(bytes):
+                // An empty buffer may have no address, and a NULL pointer would bind NULL.
+                result = bytes.isEmpty
+                    ? sqlite3_bind_text(handle, index, "", 0, shim_sqlite_transient())
+                    : bytes.withUnsafeBufferPointer { buffer in
+                        buffer.withMemoryRebound(to: CChar.self) {
+                            sqlite3_bind_text(handle, index, $0.baseAddress, Int32(buffer.count), shim_sqlite_transient())
+                        }
+                    }
             }
             guard result == SQLITE_OK else { throw connection.lastError(result) }
         }

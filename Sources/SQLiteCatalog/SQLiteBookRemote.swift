@@ -534,6 +534,27 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
         return found
     }
 
+    // MARK: Exact text
+
+    /// The exact bytes of those books among `ids` (of this scope) whose title or author is not
+    /// valid UTF-8, as another program can store them; every other read shows each bad byte as
+    /// U+FFFD. For `bookshelf export`, so that a backup keeps every byte.
+    public func storedBytes(of ids: [Int]) async throws -> [Int: StoredBytes] {
+        try mappingFailures(at: catalogPath) {
+            var found: [Int: StoredBytes] = [:]
+            for id in ids {
+                let bytes = try connection.queryFirst(
+                    "SELECT CAST(title AS BLOB), CAST(author AS BLOB) FROM books WHERE id = ?1 AND scope = ?2",
+                    [.int(id), .text(account.scope)]) { row in StoredBytes(title: Array(row.blob(0)), author: Array(row.blob(1))) }
+                guard let bytes else { continue }
+                if String(validating: bytes.title, as: UTF8.self) == nil || String(validating: bytes.author, as: UTF8.self) == nil {
+                    found[id] = bytes
+                }
+            }
+            return found
+        }
+    }
+
     private static func record(_ row: Statement) -> BookRecord {
         BookRecord(id: row.int(0), title: row.text(1), revision: row.int(3), author: row.text(2))
     }

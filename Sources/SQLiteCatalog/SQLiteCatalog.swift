@@ -98,7 +98,8 @@ public final class SQLiteCatalog: Sendable {
     /// (`NewBook.validated()`), and if any is invalid or the write fails, nothing is inserted.
     /// `progress` is called with the number inserted so far, every 1,000 books and at the end.
     @discardableResult
-    /// `validating: false` (`import --restore`) stores each title and author exactly as given.
+    /// `validating: false` (`import --restore`) stores each title and author exactly as given,
+    /// including the `storedBytes` of text that is not valid UTF-8.
     public func insertBooks(_ books: some Sequence<NewBook>, scope: String, validating: Bool = true, progress: ((Int) -> Void)? = nil) throws(SQLiteCatalogError) -> Int {
         guard !scope.isEmpty, !BookValidation.hasControlCharacters(scope) else {
             throw .invalidAccount("the scope must be non-empty text without control characters")
@@ -125,7 +126,10 @@ public final class SQLiteCatalog: Sendable {
                     let valid: NewBook
                     do { valid = validating ? try book.validated() : book } catch let failure as BookFailure { throw SQLiteCatalogError.invalidBook(index: count, reason: failure) }
                     let text = BookText(title: valid.title, author: valid.author)
-                    try insert.bind([.text(scope), .text(valid.title), .text(valid.author),
+                    // Only an unvalidated book can carry bytes that are not valid UTF-8 (`validated()` refuses them).
+                    let title = valid.storedBytes.map { SQLValue.textBytes($0.title) } ?? .text(valid.title)
+                    let author = valid.storedBytes.map { SQLValue.textBytes($0.author) } ?? .text(valid.author)
+                    try insert.bind([.text(scope), title, author,
                                      .text(text.titleKey), .text(text.titleTerms), .text(text.authorTerms), .int(sequence)])
                     defer { insert.reset() }
                     while try insert.step() {}

@@ -11,7 +11,7 @@ import Glibc
 /// and makes the command fail; a closed or full standard error has nowhere to be told, so it
 /// is ignored and never changes the status. A reader that went away (`| head`) is quiet.
 final class Console {
-    private var pending = ""
+    private var pending: [UInt8] = []
     /// Who speaks in the one line about a failed standard output: "bookshelf search".
     var speaker = "bookshelf"
     /// True once standard output could not be written: the command must then fail.
@@ -26,16 +26,21 @@ final class Console {
 
     /// Adds a line to standard output.
     func line(_ text: String) {
+        line(bytes: text.utf8)
+    }
+
+    /// Adds a line of these exact bytes, valid UTF-8 or not (`export` of what a store holds).
+    func line(bytes: some Collection<UInt8>) {
         guard !outputFailed else { return }
-        pending += text
-        pending += "\n"
-        if pending.utf8.count >= 1 << 16 { flush() }
+        pending.append(contentsOf: bytes)
+        pending.append(UInt8(ascii: "\n"))
+        if pending.count >= 1 << 16 { flush() }
     }
 
     func flush() {
         guard !pending.isEmpty else { return }
         let text = pending
-        pending = ""
+        pending = []
         guard !outputFailed,
               let reason = standardOutputWasClosed ? EBADF : StandardStream.write(text, to: STDOUT_FILENO)
         else { return }
@@ -58,8 +63,12 @@ final class Console {
 enum StandardStream {
     /// Writes all of `text` to `descriptor`; nil on success, else the errno that stopped it.
     static func write(_ text: String, to descriptor: Int32) -> Int32? {
-        var bytes = Array(text.utf8)
-        return bytes.withUnsafeMutableBytes { buffer -> Int32? in
+        write(Array(text.utf8), to: descriptor)
+    }
+
+    /// Writes all of `bytes` to `descriptor`; nil on success, else the errno that stopped it.
+    static func write(_ bytes: [UInt8], to descriptor: Int32) -> Int32? {
+        bytes.withUnsafeBytes { buffer -> Int32? in
             var offset = 0
             while offset < buffer.count {
                 let written = Glibc.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)

@@ -2,6 +2,7 @@ import BookCatalog
 import CatalogImport
 import CommandLineOptions
 import Foundation
+import SQLiteCatalog
 import TerminalUI
 
 /// `bookshelf export`: the books an account sees (or those matching a query), in a format
@@ -24,9 +25,11 @@ enum ExportCommand {
             {"title":..,"author":..}; 'bookshelf import' reads either back unchanged. Books come
             in search order (title order without --query). Ids and revisions are not exported:
             an import makes new books. CSV written to a terminal shows stored control characters
-            as 'bookshelf search' does (to a file or a pipe it is exact). Books whose text a
-            plain import would refuse (stored by another program) are counted on standard error
-            with their ids. Progress goes to standard error (a bar on a terminal, a line
+            as 'bookshelf search' does (to a file or a pipe it is exact). Text that is not valid
+            UTF-8 (stored by another program) is written byte for byte in CSV and as \\udcXX
+            escapes (one per bad byte) in JSON Lines. Books whose text a plain import would
+            refuse are counted on standard error with their ids; 'bookshelf import --restore'
+            takes them back exactly. Progress goes to standard error (a bar on a terminal, a line
             at every tenth otherwise), never into the data; a query with more matches than the
             store counts (10,000) shows none.
 
@@ -57,6 +60,8 @@ enum ExportCommand {
         var refused: [Int] = []
         defer { report(refused, console: console) }
         let toTerminal = isatty(STDOUT_FILENO) == 1
+        // Every read but this one shows a byte that is not UTF-8 as U+FFFD: SQLite can hold them.
+        let exactRemote = remote as? SQLiteBookRemote
         var query = SearchQuery(text: arguments.value(query) ?? "", limit: pageSize, offset: 0)
         // The remote, not a BookRepository: a repository keeps every row it reads for its
         // session, and an export reads each book once.
@@ -67,9 +72,20 @@ enum ExportCommand {
             } catch {
                 throw CommandFailure(PostgresSignIn.oneLine(String(describing: error)))
             }
+            let stored: [Int: StoredBytes]
+            do {
+                stored = try await storedBytes(of: page.records, from: exactRemote)
+            } catch {
+                throw CommandFailure(PostgresSignIn.oneLine(String(describing: error)))
+            }
             for record in page.records {
-                if BookImport.rejection(title: record.title, author: record.author) != nil { refused.append(record.id) }
-                console.line(line(for: record, format: format, toTerminal: toTerminal))
+                let bytes = stored[record.id]
+                if bytes != nil || BookImport.rejection(title: record.title, author: record.author) != nil { refused.append(record.id) }
+                if let bytes, !(toTerminal && format == .csv) {
+                    console.line(bytes: BookExport.line(storedTitle: bytes.title, storedAuthor: bytes.author, format: format))
+                } else {
+                    console.line(line(for: record, format: format, toTerminal: toTerminal))
+                }
             }
             written += page.records.count
             if query.offset == 0 {
@@ -91,6 +107,16 @@ enum ExportCommand {
             return BookExport.line(title: record.title, author: record.author, format: format)
         }
         return BookExport.line(title: TerminalText.sanitized(record.title), author: TerminalText.sanitized(record.author), format: format)
+    }
+
+    /// The stored bytes of the books on a page whose text is not valid UTF-8. Decoding puts a
+    /// U+FFFD in place of every bad byte, so only a record showing one can hide bytes; those
+    /// are read again as bytes. PostgreSQL holds only valid UTF-8.
+    private static func storedBytes(of records: [BookRecord], from remote: SQLiteBookRemote?) async throws -> [Int: StoredBytes] {
+        guard let remote else { return [:] }
+        let suspects = records.filter { $0.title.unicodeScalars.contains("\u{FFFD}") || $0.author.unicodeScalars.contains("\u{FFFD}") }
+        guard !suspects.isEmpty else { return [:] }
+        return try await remote.storedBytes(of: suspects.map(\.id))
     }
 
     /// Says which books hold text `bookshelf import` would refuse (at most 20 ids named).

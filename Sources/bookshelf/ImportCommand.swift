@@ -34,7 +34,9 @@ enum ImportCommand {
             characters. Whitespace at either end is trimmed; a title of only spaces or invisible
             characters is blank and refused.
             If any line is bad, each is reported as FILE:LINE: reason, nothing is imported
-            and the exit status is 1.
+            and the exit status is 1. --restore takes each line exactly as 'bookshelf export'
+            wrote it, without these rules, even text that is not UTF-8 (raw in CSV, \\udcXX
+            escapes in JSON Lines).
 
             Progress goes to standard error: reading (in lines of FILE), then adding (in
             books); a bar redrawn in place on a terminal, a line at every tenth otherwise.

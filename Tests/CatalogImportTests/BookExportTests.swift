@@ -44,4 +44,55 @@ import Testing
     @Test func theCorpusIsValidBooks() throws {
         for book in Self.unicodeEdgeCorpus { #expect(try book.validated() == book, "\(book.title)") }
     }
+
+    /// Titles and authors that are not valid UTF-8 (another program stored them), each with
+    /// the line it starts on in CSV (after the header; one holds a line break) and in JSON Lines.
+    static let storedBytes: [(title: [UInt8], author: [UInt8], csvLine: Int, jsonLine: Int)] = [
+        ([0x41, 0xFF, 0x42], Array("Writer".utf8), 2, 1),
+        // Cut off at the very end.
+        (Array("Valid".utf8), [0xE2, 0x82], 3, 2),
+        // An encoded surrogate, a quote, a comma, a line break and an overlong slash.
+        ([0xED, 0xA0, 0x80, 0x22, 0x2C, 0x0A, 0xC0, 0xAF], [0x80], 4, 3),
+        // The escape's own text beside a bad byte; past U+10FFFF beside a valid emoji.
+        (Array(#"\udcff "#.utf8) + [0xFF], [0xF4, 0x90, 0x80, 0x80, 0xF0, 0x9F, 0x98, 0x80], 6, 4),
+    ]
+
+    @Test(arguments: BookExportFormat.allCases)
+    func bytesThatAreNotUTF8RestoreExactlyAndAPlainImportRefusesThem(_ format: BookExportFormat) {
+        var file: [UInt8] = BookExport.header(format).map { Array($0.utf8) + [0x0A] } ?? []
+        for book in Self.storedBytes {
+            file += BookExport.line(storedTitle: book.title, storedAuthor: book.author, format: format) + [0x0A]
+        }
+        let kind = BookImport.format(fileName: "books.\(format.rawValue)", content: file)
+        let restored = BookImport.parse(file, format: kind, restoring: true)
+        #expect(restored.problems.isEmpty, "\(restored.problems)")
+        #expect(restored.books.count == Self.storedBytes.count)
+        for (book, sent) in zip(restored.books, Self.storedBytes) {
+            #expect(book.storedBytes == StoredBytes(title: sent.title, author: sent.author), "\(book.title.debugDescription)")
+        }
+        let plain = BookImport.parse(file, format: kind)
+        #expect(plain.books.isEmpty)
+        #expect(plain.problems.map(\.line) == Self.storedBytes.map { format == .csv ? $0.csvLine : $0.jsonLine }, "\(plain.problems)")
+        #expect(plain.problems.allSatisfy { $0.reason.contains("not valid UTF-8") && $0.reason.contains("--restore") }, "\(plain.problems)")
+    }
+
+    @Test func jsonLinesWriteEachBadByteAsASurrogateEscape() {
+        let line = BookExport.line(storedTitle: [0x41, 0xFF, 0x42, 0xC3, 0xA9, 0xE2, 0x82], storedAuthor: Array(#"\"#.utf8), format: .jsonl)
+        #expect(String(validating: line, as: UTF8.self) == #"{"title":"A\udcffBé\udce2\udc82","author":"\\"}"#)
+    }
+
+    @Test func aRestoreTakesOnlyTheEscapesExportWrites() {
+        for (line, reason) in [(#"{"title":"A\udc7f"}"#, "unpaired surrogate"), (#"{"title":"A\udd00"}"#, "unpaired surrogate"),
+                               (#"{"title":"A\ud800\udcff"}"#, nil), (#"{"title\udcff":"A"}"#, "a key is not valid UTF-8")] {
+            let result = BookImport.parse(Array(line.utf8), format: .jsonLines, restoring: true)
+            if let reason {
+                #expect(result.problems.count == 1 && result.problems[0].reason.contains(reason), "\(line): \(result.problems)")
+            } else {
+                #expect(result.problems.isEmpty && result.books.first?.title == "A\u{100FF}", "\(line): \(result.problems)")
+            }
+        }
+        // A raw bad byte in a JSON line is not what export writes: refused even when restoring.
+        let raw = Array(#"{"title":"A"#.utf8) + [0xFF] + Array(#""}"#.utf8)
+        #expect(BookImport.parse(raw, format: .jsonLines, restoring: true).problems.map(\.line) == [1])
+    }
 }

@@ -6,7 +6,9 @@ import Testing
 struct BookshelfProcess {
     struct Outcome {
         let status: Int32
+        /// Standard output as text (a byte that is not valid UTF-8 reads as U+FFFD); `outputBytes` is exact.
         let output: String
+        let outputBytes: [UInt8]
         let errors: String
 
         var outputLines: [String] { output.split(separator: "\n", omittingEmptySubsequences: true).map(String.init) }
@@ -64,9 +66,11 @@ struct BookshelfProcess {
         let ending = try ChildProcess.runToEnd([binary.path] + arguments, input: inputFile, output: outputFile,
                                                errors: errorFile, environment: environment)
         #expect(ending.signal == nil, "bookshelf \(arguments) was killed by signal \(ending.signal ?? 0)")
+        let outputBytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: outputFile)))
         return Outcome(
             status: ending.status,
-            output: try String(contentsOfFile: outputFile, encoding: .utf8),
+            output: String(decoding: outputBytes, as: UTF8.self),
+            outputBytes: outputBytes,
             errors: try String(contentsOfFile: errorFile, encoding: .utf8))
     }
 
@@ -74,6 +78,12 @@ struct BookshelfProcess {
         let file = path(name)
         try text.write(toFile: file, atomically: true, encoding: .utf8)
         return file
+    }
+}
+
+extension BookshelfProcess.Outcome {
+    init(status: Int32, output: String, errors: String) {
+        self.init(status: status, output: output, outputBytes: Array(output.utf8), errors: errors)
     }
 }
 

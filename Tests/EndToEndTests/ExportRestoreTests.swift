@@ -100,4 +100,89 @@ import Testing
             #expect(second.output.utf8.last == UInt8(ascii: "\n"))
         }
     }
+
+    /// The stored bytes of every book, as SQLite itself shows them, in one order.
+    func storedBytes(_ db: String) -> [String] {
+        var handle: OpaquePointer?
+        defer { sqlite3_close(handle) }
+        guard sqlite3_open(db, &handle) == SQLITE_OK else { return [] }
+        var statement: OpaquePointer?
+        defer { sqlite3_finalize(statement) }
+        sqlite3_prepare_v2(handle, "SELECT hex(title) || ' ' || hex(author) FROM books ORDER BY 1", -1, &statement, nil)
+        var rows: [String] = []
+        while sqlite3_step(statement) == SQLITE_ROW { rows.append(String(cString: sqlite3_column_text(statement, 0))) }
+        return rows
+    }
+
+    /// TEXT that is not valid UTF-8, as another program can store it through SQLite's C API:
+    /// export keeps every byte, a plain import refuses those lines, and a restore gives back
+    /// the same bytes, from CSV and from JSON Lines.
+    @Test func textThatIsNotUTF8SurvivesExportAndRestore() throws {
+        let sandbox = try BookshelfProcess()
+        defer { sandbox.remove() }
+        let db = sandbox.path("catalog.sqlite")
+        do {
+            let catalog = try SQLiteCatalog.open(path: db, create: true)
+            try catalog.addAccount(Account(name: "editor", role: .editor, scope: "main"))
+            // Valid text that looks like the damage or its escape: it must pass through unchanged.
+            _ = try catalog.insertBooks([NewBook(title: "Plain", author: "Writer"),
+                                         NewBook(title: "Bad title", author: "Writer"),
+                                         NewBook(title: "Bad author", author: "Writer"),
+                                         NewBook(title: "Lookalike \\udcff \u{FFFD}", author: "\\xFF")], scope: "main")
+        }
+        var handle: OpaquePointer?
+        #expect(sqlite3_open(db, &handle) == SQLITE_OK)
+        // A lone FF, a valid é, a cut-off sequence, an encoded surrogate, an overlong slash, a
+        // code point past U+10FFFF, a stray continuation byte and a NUL; the author ends cut off.
+        for sql in ["UPDATE books SET title = 'Bad title ' || CAST(X'41FF42C3A9E282EDA080C0AFF490808080004A' AS TEXT) WHERE title = 'Bad title'",
+                    "UPDATE books SET author = CAST(X'E6A0BCFFFE41F09F98' AS TEXT) WHERE title = 'Bad author'"] {
+            #expect(sqlite3_exec(handle, sql, nil, nil, nil) == SQLITE_OK, "\(String(cString: sqlite3_errmsg(handle)))")
+        }
+        var ids: [Int] = []
+        var statement: OpaquePointer?
+        sqlite3_prepare_v2(handle, "SELECT id FROM books WHERE title LIKE 'Bad %' ORDER BY id", -1, &statement, nil)
+        while sqlite3_step(statement) == SQLITE_ROW { ids.append(Int(sqlite3_column_int64(statement, 0))) }
+        sqlite3_finalize(statement)
+        sqlite3_close(handle)
+        #expect(ids.count == 2)
+        let original = storedBytes(db)
+        #expect(original.count == 4)
+        #expect(original.contains { $0.hasPrefix("426164207469746C6520" + "41FF42C3A9E282EDA080C0AFF490808080004A ") }, "\(original)")
+
+        for format in ["csv", "jsonl"] {
+            let export = try sandbox.run(["export", "--format", format, "--db", db])
+            #expect(export.status == 0, "\(format): \(export.errors)")
+            let named = ids.map(String.init).joined(separator: ", ")
+            #expect(export.errors.contains("2 books hold text a plain import would refuse (ids \(named))"), "\(format): \(export.errors)")
+            if format == "jsonl" {
+                // JSON is UTF-8 text: the bytes travel as escapes, not raw.
+                #expect(String(validating: export.outputBytes, as: UTF8.self) != nil, "\(export.output.debugDescription)")
+                // Each byte outside a valid sequence is one \udcXX, as Python's surrogateescape writes it.
+                #expect(export.output.contains(#"{"title":"Bad title A\udcffBé\udce2\udc82\udced\udca0\udc80\udcc0\udcaf\udcf4\udc90\udc80\udc80\udc80\u0000J","author":"Writer"}"#),
+                        "\(export.output.debugDescription)")
+                #expect(export.output.contains(#"{"title":"Bad author","author":"格\udcff\udcfeA\udcf0\udc9f\udc98"}"#), "\(export.output.debugDescription)")
+            }
+            let file = sandbox.path("books.\(format)")
+            try Data(export.outputBytes).write(to: URL(fileURLWithPath: file))
+
+            // The lines that hold the two damaged books, by their content.
+            let lines = export.outputBytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+            let damaged = lines.indices.filter { index in
+                let text = String(decoding: lines[index], as: UTF8.self)
+                return text.contains("Bad title") || text.contains("Bad author")
+            }.map { $0 + 1 }
+            #expect(damaged.count == 2, "\(format): \(export.output.debugDescription)")
+            let plain = try sandbox.run(["import", file, "--db", sandbox.path("plain-\(format).sqlite")])
+            #expect(plain.status == 1, "\(format): \(plain.errors)")
+            for line in damaged {
+                #expect(plain.errors.contains("books.\(format):\(line): ") && plain.errors.contains("not valid UTF-8"), "\(format): \(plain.errors)")
+            }
+            #expect(plain.errors.contains("nothing imported: 2 bad lines"), "\(format): \(plain.errors)")
+
+            let copy = sandbox.path("copy-\(format).sqlite")
+            let restored = try sandbox.run(["import", file, "--restore", "--db", copy])
+            #expect(restored.status == 0, "\(format): \(restored.errors)")
+            #expect(storedBytes(copy) == original, "\(format)")
+        }
+    }
 }
