@@ -85,7 +85,7 @@ public struct CompletionScript {
                 while (( i < cword )); do
                     if [[ "${COMP_WORDS[i+1]}" == "=" ]]; then (( i += 3 )); continue; fi
                     case "${COMP_WORDS[i]}" in
-                    \(bashAlternatives(programValueOptions, none: "--")) (( i += 2 )) ;;
+                    \(bashAlternatives(programValueOptions, none: "--"))) (( i += 2 )) ;;
                     -*) (( i += 1 )) ;;
                     *) command="${COMP_WORDS[i]}"; break ;;
                     esac
