@@ -12,15 +12,15 @@ enum CompletionsCommand {
         positionals: .one("SHELL", completes: .choices(CompletionScript.Shell.allCases.map(\.rawValue))),
         options: [],
         details: """
-            The script completes commands, options, file paths after --db, --trace and
-            import, and account names after --account, read from the catalog of the --db on
-            the line (else $\(CatalogLocation.environmentVariable) or the default catalog; SQLite catalogs
-            only: completing never signs in to PostgreSQL). Load it at each start of the shell:
-              bash  source <(bookshelf completions bash)     in ~/.bashrc
-              zsh   source <(bookshelf completions zsh)      in ~/.zshrc, after compinit
+            The script completes commands, options, file paths (after --db and --trace, and
+            for import), and account names after --account, read from the catalog of the
+            --db on the line (else $\(CatalogLocation.environmentVariable) or the default catalog; SQLite catalogs
+            only: completing never signs in to PostgreSQL). To use it:
+              bash  add  source <(bookshelf completions bash)  to ~/.bashrc, or save the
+                    script as ~/.local/share/bash-completion/completions/bookshelf
+              zsh   add  source <(bookshelf completions zsh)  to ~/.zshrc after compinit,
+                    or save the script as _bookshelf in a directory of $fpath
               fish  bookshelf completions fish > ~/.config/fish/completions/bookshelf.fish
-            or save the bash script as ~/.local/share/bash-completion/completions/bookshelf,
-            the zsh one as _bookshelf in a directory of $fpath.
             """,
         run: { context in
             let name = context.arguments.positionals[0]
