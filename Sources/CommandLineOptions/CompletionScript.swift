@@ -299,11 +299,16 @@ public struct CompletionScript {
                             set catalog (string replace -- --\(catalogOption)= '' $words[$i])
                     end
                 end
+                set -l names
                 if test -n "$catalog"
                     set catalog (string replace -r '^~/' "$HOME/" -- $catalog)
-                    $program \(listAccounts.joined(separator: " ")) --\(catalogOption) $catalog 2>/dev/null
+                    set names ($program \(listAccounts.joined(separator: " ")) --\(catalogOption) $catalog 2>/dev/null)
                 else
-                    $program \(listAccounts.joined(separator: " ")) 2>/dev/null
+                    set names ($program \(listAccounts.joined(separator: " ")) 2>/dev/null)
+                end
+                # Described as what they are, not with the help of the option they follow.
+                for name in $names
+                    printf '%s\\taccount\\n' $name
                 end
             end
 
@@ -317,7 +322,7 @@ public struct CompletionScript {
         for command in program.commands {
             let condition = "__\(name)_using \(command.name)"
             script += command.options.map { fishOption($0, condition: condition) }.joined()
-            let positional = fishValues(command.positionals.completion)
+            let positional = fishValues(command.positionals.completion, label: command.positionals.synopsis.filter { $0.isLetter })
             if !positional.isEmpty {
                 script += "complete -c \(program.name) -n \(fishQuoted(condition)) \(positional)\n"
             }
@@ -329,19 +334,19 @@ public struct CompletionScript {
         var line = "complete -c \(program.name) -n \(fishQuoted(condition)) -l \(option.name)"
         if let short = option.short { line += " -s \(short)" }
         if option.takesValue {
-            let values = fishValues(option.completion)
+            let values = fishValues(option.completion, label: option.valueName ?? "")
             line += " -r" + (values.isEmpty ? " -f" : " " + values)
         }
         return line + " -d \(fishQuoted(option.help.onOneLine))\n"
     }
 
-    func fishValues(_ completion: ValueCompletion) -> String {
+    func fishValues(_ completion: ValueCompletion, label: String = "") -> String {
         switch completion {
         case .none: ""
         case .file: "-F"
         case .accounts: "-f -a '(__\(identifier)_accounts)'"
         case .commands: "-f -a \(fishQuoted(program.commands.map(\.name).joined(separator: " ")))"
-        case let .choices(choices): "-f -a \(fishQuoted(choices.joined(separator: " ")))"
+        case let .choices(choices): "-f -a \(fishQuoted(choices.map { "\($0)\\t\(label)" }.joined(separator: " ")))"
         }
     }
 
