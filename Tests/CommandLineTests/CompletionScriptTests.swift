@@ -15,6 +15,26 @@ import Testing
         }
     }
 
+    /// The issue's "done when", as a user does it: an interactive bash in a terminal, the
+    /// script loaded as the README says, the line typed and a real Tab.
+    @Test(.enabled(if: Tool.bash.shouldRun && TmuxPane.shouldRun)) func tabInAnInteractiveBash() throws {
+        let scenario = try Scenario(.bash)
+        defer { scenario.directory.remove() }
+        let bash = try Tool.bash.require()
+        let path = scenario.binary.deletingLastPathComponent().path + ":/usr/bin:/bin"
+        let pane = try TmuxPane("env -i TERM=xterm HOME=\(shellQuoted(scenario.directory.path("home"))) PATH=\(shellQuoted(path)) "
+            + "PS1='ready> ' \(bash) --norc --noprofile -i")
+        defer { pane.kill() }
+        try pane.waitFor(text: "ready>")
+        try pane.type("source <(bookshelf completions bash); clear")
+        try pane.send("Enter")
+        try pane.waitFor("a clear prompt") { $0.hasPrefix("ready>") }
+        try pane.type("bookshelf search --li")
+        try pane.send("Tab")
+        // The pane drops the space bash adds after a whole word: the line is complete when it ends there.
+        try pane.waitFor("--limit") { $0.split(separator: "\n").contains("ready> bookshelf search --limit") }
+    }
+
     @Test(.enabled(if: Tool.zsh.shouldRun)) func zsh() throws {
         try Scenario(.zsh).check { _ in }
     }
