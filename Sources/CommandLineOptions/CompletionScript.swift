@@ -65,7 +65,7 @@ public struct CompletionScript {
             __\(name)_add() {
                 local candidate
                 while IFS= read -r candidate; do
-                    [[ "$candidate" == "$cur"* ]] && COMPREPLY+=("$candidate")
+                    [[ -n "$candidate" && "$candidate" == "$cur"* ]] && COMPREPLY+=("$candidate")
                 done <<< "$1"
             }
 

@@ -96,8 +96,9 @@ import Testing
                     COMP_WORDS=(\(words.map(shellQuoted).joined(separator: " ")))
                     COMP_CWORD=\(words.count - 1) COMP_LINE=\(shellQuoted(line)) COMP_POINT=\(line.utf8.count)
                     _bookshelf
-                    printf '%s\\n' "${COMPREPLY[@]}"
-                    """).sorted()
+                    (( ${#COMPREPLY[@]} )) && printf '<%s>\\n' "${COMPREPLY[@]}"
+                    exit 0
+                    """).map { String($0.dropFirst().dropLast()) }.sorted()
             case .zsh:
                 // An interactive zsh on a pseudo-terminal, sent the line and a Tab; compadd is
                 // wrapped to write down what it was given, and the shell exits after completing.
