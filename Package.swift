@@ -83,7 +83,7 @@ let package = Package(
                            "TerminalUI"]),
         // The command line of the three executables: the parser, and --help, the man page,
         // docs/cli.md, the completions and Scripts/install against the declarations.
-        .testTarget(name: "CommandLineTests", dependencies: ["CommandLineOptions", "bookshelf"]),
+        .testTarget(name: "CommandLineTests", dependencies: ["BookshelfTestSupport", "CSQLite", "CommandLineOptions", "bookshelf"]),
         .testTarget(
             name: "EndToEndTests",
             // bookshelf-demo and bookshelf-bench are run by the tests, not imported: the

@@ -17,7 +17,9 @@ enum Bookshelf {
         SampleCommand.command,
         SetupCommand.command,
         CheckCommand.command,
+        CompletionsCommand.command,
         helpCommand,
+        CompletionsCommand.accountNames,
     ]
 
     /// Options accepted before the command name (and by the interactive mode). Values given
@@ -108,7 +110,7 @@ enum Bookshelf {
                 .init("bookshelf --db postgresql://alice@host/books", "the same on a PostgreSQL catalog"),
                 .init("bookshelf COMMAND [options]", "run one command; bookshelf COMMAND --help"),
             ],
-            commands: commands.map(\.reference),
+            commands: commands.filter { !$0.hidden }.map(\.reference),
             options: programOptions,
             sections: [
                 .init("""
@@ -143,18 +145,37 @@ enum Bookshelf {
             """
     }
 
+    static let markdown = Flag("markdown", help: "Print the whole reference as Markdown (docs/cli.md).")
+    static let manPage = Flag("man", help: "Print the manual page, bookshelf(1), in roff.")
+
+    /// How the committed docs/cli.md and man page are made, said in each of them.
+    static let regenerateMarkdown = "swift run bookshelf help --markdown > docs/cli.md"
+    static let regenerateManPage = "swift run bookshelf help --man > docs/man/bookshelf.1"
+
+    static var markdownReference: String { MarkdownReference.render(reference, regenerate: regenerateMarkdown) }
+    static var manualPage: String { ManPage.render(reference, regenerate: regenerateManPage) }
+
     static let helpCommand = Command(
         name: "help",
         summary: "Show help for the program or for one command.",
         positionals: .optional("COMMAND", completes: .commands),
-        options: [],
+        options: [markdown, manPage],
         details: "",
         run: { context in
+            let arguments = context.arguments
+            if arguments.isSet(markdown) || arguments.isSet(manPage) {
+                guard !(arguments.isSet(markdown) && arguments.isSet(manPage)), arguments.positionals.isEmpty else {
+                    throw UsageError("--markdown and --man print the whole reference: give one, without a COMMAND")
+                }
+                // Both end in a line break of their own.
+                context.console.line(String((arguments.isSet(markdown) ? markdownReference : manualPage).dropLast()))
+                return .success
+            }
             guard let name = context.arguments.positionals.first else {
                 context.console.line(help)
                 return .success
             }
-            guard let command = commands.first(where: { $0.name == name }) else {
+            guard let command = commands.first(where: { $0.name == name && !$0.hidden }) else {
                 throw UsageError("unknown command \"\(name.printable)\"")
             }
             context.console.line(command.help)

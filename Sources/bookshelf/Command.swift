@@ -39,6 +39,9 @@ struct Command: Sendable {
     let options: [any OptionDeclaration]
     /// Paragraphs after the option list: formats, defaults, exit status.
     let details: String
+    /// Run by the completion scripts, not by people: left out of the help, the man page,
+    /// docs/cli.md and the completions themselves.
+    var hidden = false
     let run: @Sendable (CommandContext) async throws -> ExitStatus
 
     var allOptions: [any OptionDeclaration] { options + [Flag.help] }
