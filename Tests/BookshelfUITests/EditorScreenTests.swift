@@ -210,7 +210,7 @@ import TerminalUI
             #expect(text.contains(section.title))
             for entry in section.entries {
                 #expect(text.contains(entry.keys + " "), "\(entry.keys)")
-                #expect(text.contains(entry.action), "\(entry.action)")
+                #expect(text.contains(entry.help), "\(entry.help)")
             }
         }
         await harness.press(.character("x"))

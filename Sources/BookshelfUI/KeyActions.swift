@@ -1,0 +1,261 @@
+import BookCatalog
+import BookshelfModel
+import TerminalUI
+
+/// What a binding did with a key: took it (and maybe started a request), or passed it on.
+enum KeyHandling {
+    case took(request: Int?)
+    case passedOn
+
+    static let took = KeyHandling.took(request: nil)
+}
+
+/// The other half of the keymap: when each input layer is active, and what each action does.
+extension BookshelfApp {
+    func isActive(_ layer: InputLayer, state: BookshelfState) -> Bool {
+        switch layer {
+        case .question: state.confirmation != nil
+        case .tooSmall: layout.isTooSmall
+        case .password: state.passwordPrompt != nil
+        // An overlay opened before the question keeps the keys until it closes.
+        case .restoreQuestion: state.history?.restoreQuestion != nil && ui.overlay == nil
+        case .global, .search: true
+        case .help: if case .help? = ui.overlay { true } else { false }
+        case .accounts: if case .accounts? = ui.overlay { true } else { false }
+        case .conflict: state.editor?.conflict != nil
+        case .editor: state.editor != nil
+        case .history: state.history != nil
+        }
+    }
+
+    /// Does `action` for `key` (a key of its binding) in `layer`.
+    func perform(_ action: KeyAction, key: Key, in layer: InputLayer, state: BookshelfState) -> KeyHandling {
+        switch action {
+        case .confirm:
+            // "Yes" only to a question on the screen: nobody answers what they could not read.
+            if layout.isTooSmall, let confirmation = state.confirmation,
+               !TooSmallScreen.showsQuestion(confirmation, columns: layout.columns, rows: layout.rows) { return .passedOn }
+            return .took(request: model.confirm())
+        case .cancelConfirmation:
+            model.cancelConfirmation()
+        case .quit:
+            // An overlay on the screen gives way (below the minimum size none is drawn).
+            if !layout.isTooSmall { ui.overlay = nil }
+            model.requestQuit()
+        case .toggleHelp:
+            ui.overlay = ui.overlay == .help(scroll: 0) ? nil : .help(scroll: 0)
+        case .toggleAccounts:
+            if case .accounts? = ui.overlay {
+                ui.overlay = nil
+            } else {
+                let current = state.accounts.firstIndex { $0.isCurrent } ?? 0
+                ui.overlay = .accounts(selection: current)
+            }
+
+        case .typePassword:
+            guard case let .character(character) = key else { return .passedOn }
+            ui.password.append(String(character))
+        case .pastePassword:
+            guard case let .paste(raw) = key else { return .passedOn }
+            // A password copied with its line keeps no line break; Enter still submits it.
+            ui.password.append(LineEditor.pastedText(String(raw.trimmingLineBreaks)))
+        case .erasePasswordCharacter:
+            ui.password.removeLast()
+        case .clearPassword:
+            ui.password.clear()
+        case .submitPassword:
+            let secret = ui.password.reveal()
+            ui.password.clear()
+            return .took(request: model.submitPassword(secret))
+        case .cancelPassword:
+            ui.password.clear()
+            model.cancelPasswordPrompt()
+
+        case let .scrollHelp(step):
+            guard case let .help(scroll)? = ui.overlay else { return .passedOn }
+            let wanted = switch step {
+            case let .rows(rows): scroll + rows
+            case let .pages(pages): scroll + pages * max(1, size.rows - 4)
+            }
+            let limit = Overlays.helpMaximumScroll(columns: size.columns, rows: size.rows)
+            ui.overlay = .help(scroll: min(max(0, wanted), limit))
+        case .closeHelp:
+            ui.overlay = nil
+
+        case let .moveAccountSelection(delta):
+            guard case let .accounts(selection)? = ui.overlay else { return .passedOn }
+            let moved = selection + delta
+            ui.overlay = .accounts(selection: delta < 0 ? max(0, moved) : min(max(0, state.accounts.count - 1), moved))
+        case .switchAccount:
+            guard case let .accounts(selection)? = ui.overlay else { return .passedOn }
+            ui.overlay = nil
+            guard state.accounts.indices.contains(selection) else { return .took }
+            return .took(request: model.requestAccountSwitch(to: state.accounts[selection].name))
+        case .closeAccounts:
+            ui.overlay = nil
+
+        case .reload:
+            guard state.editor?.conflict?.theirs != nil else { return .passedOn }
+            return .took(request: model.resolveConflict(.reload))
+        case .overwrite:
+            guard state.editor?.conflict?.theirs != nil else { return .passedOn }
+            return .took(request: model.resolveConflict(.overwrite))
+        case .editMerge:
+            guard state.editor?.conflict?.merged != nil else { return .passedOn }
+            return .took(request: model.resolveConflict(.editMerged))
+        case .keepEditing:
+            return .took(request: model.resolveConflict(.keepEditing))
+        case .chooseFirst:
+            ui.notice = state.editor?.conflict?.merged != nil
+                ? "Choose first: Ctrl-R take theirs, Ctrl-O keep yours, Ctrl-E edit a merge, Esc keep editing."
+                : "Choose first: Ctrl-R take theirs, Ctrl-O overwrite, Esc keep editing."
+
+        case .explainReload:
+            ui.notice = "Ctrl-R reloads only after a conflict."
+        case .explainOverwrite:
+            ui.notice = "Ctrl-O overwrites only after a conflict."
+        case .closeEditor:
+            model.closeEditor()
+        case .save:
+            guard let editor = state.editor else { return .passedOn }
+            let request = model.save()
+            if request == nil { ui.notice = saveRefusal(editor) }
+            return .took(request: request)
+        case .nextField:
+            model.focusNextField()
+
+        case .type:
+            guard case let .character(character) = key else { return .passedOn }
+            return editLine(.insert(String(character)), in: layer, state: state)
+        case let .edit(edit):
+            return editLine(edit, in: layer, state: state)
+        case .paste:
+            guard case let .paste(raw) = key else { return .passedOn }
+            return paste(LineEditor.pastedText(raw), in: layer, state: state)
+
+        case let .moveHistorySelection(delta):
+            model.moveHistorySelection(by: delta)
+        case .requestRestore:
+            model.requestRestore()
+        case .closeHistory:
+            model.closeHistory()
+        case .confirmRestore:
+            return .took(request: model.confirmRestore())
+        case .cancelRestore:
+            model.cancelRestore()
+
+        case .helpFromEmptySearch:
+            guard state.search.query.isEmpty else { return .passedOn }
+            ui.overlay = .help(scroll: 0)
+        case .clearSearch:
+            guard !state.search.query.isEmpty else { return .took }
+            ui.query = LineEditor()
+            return .took(request: model.setQuery(""))
+        case let .moveSelection(.rows(delta)):
+            ui.pendingSelection = nil
+            model.moveSelection(by: delta)
+        case let .moveSelection(.pages(pages)):
+            movePage(by: pages * max(1, layout.list.height), state: state)
+        case let .scrollList(delta):
+            scrollList(by: delta, state: state)
+        case .click:
+            guard case let .mouse(event) = key else { return .passedOn }
+            guard let index = layout.resultIndex(atRow: event.row, column: event.column, top: ui.listTop),
+                  index < state.search.rows.count
+            else { return .took }
+            if index == state.search.selection { return .took(request: model.openSelected()) }
+            model.select(index: index)
+        case .open:
+            return .took(request: model.openSelected())
+        case .openHistory:
+            return .took(request: model.openHistory())
+        }
+        return .took
+    }
+
+    // MARK: The line that has focus
+
+    /// A readline edit of the search line, or of the editor's focused field once the book is loaded.
+    private func editLine(_ edit: LineEditor.Edit, in layer: InputLayer, state: BookshelfState) -> KeyHandling {
+        if layer == .editor {
+            guard let editor = state.editor, editor.isLoaded else { return .passedOn }
+            return .took(request: editField(editor.focus, editor: editor) { $0.apply(edit) })
+        }
+        ui.query.follow(state.search.query)
+        guard ui.query.apply(edit) else { return .took }
+        return .took(request: model.setQuery(ui.query.text))
+    }
+
+    /// Pasted text goes into the field that has focus, as text only: it never saves,
+    /// submits, answers a question or closes anything.
+    private func paste(_ text: String, in layer: InputLayer, state: BookshelfState) -> KeyHandling {
+        guard !text.isEmpty else { return .took }
+        if layer == .editor {
+            guard let editor = state.editor, editor.isLoaded else { return .passedOn }
+            let field = editor.focus
+            let limit = field == .title ? BookValidation.maximumTitleLength : BookValidation.maximumAuthorLength
+            return .took(request: editField(field, editor: editor) { line in
+                let (changed, cut) = line.insert(text, limit: limit)
+                if cut { ui.notice = Self.pasteCutNotice(limit: limit, field: field == .title ? "title" : "author") }
+                return changed
+            })
+        }
+        ui.query.follow(state.search.query)
+        let (changed, cut) = ui.query.insert(text, limit: Self.searchLineLimit)
+        if cut { ui.notice = Self.pasteCutNotice(limit: Self.searchLineLimit, field: "search") }
+        return .took(request: changed ? model.setQuery(ui.query.text) : nil)
+    }
+
+    /// Applies `change` to a field of the open editor and hands the model the new draft.
+    private func editField(_ field: EditorField, editor: EditorState, _ change: (inout LineEditor) -> Bool) -> Int? {
+        var line = ui.field(field)
+        line.follow(editor.draft[field])
+        let changed = change(&line)
+        ui.edit(field) { $0 = line }
+        guard changed else { return nil }
+        // Any edit during a conflict means "keep editing my version".
+        if editor.conflict != nil { model.resolveConflict(.keepEditing) }
+        model.setDraft(field, to: line.text)
+        return nil
+    }
+
+    private func saveRefusal(_ editor: EditorState) -> Notice? {
+        if editor.activity != nil { return Self.waitForTheStore }
+        if let reason = editor.readOnlyReason { return Notice(reason) }
+        if editor.titleProblem != nil || editor.authorProblem != nil { return "Fix the problems shown before saving." }
+        return nil
+    }
+
+    // MARK: The result list
+
+    /// PgUp/PgDn: the selection and the view move by a whole page, also past the loaded rows.
+    private func movePage(by delta: Int, state: BookshelfState) {
+        guard let move = ListPaging.page(by: delta, search: state.search, ui: ui, height: layout.list.height) else { return }
+        ui.pendingSelection = move.pending
+        ui.listTop = move.top
+        model.select(index: move.select)
+        if move.pending != nil { model.loadMore() }
+    }
+
+    /// The wheel scrolls the view, as list views do; the selection stays unless it would leave it.
+    private func scrollList(by delta: Int, state: BookshelfState) {
+        let height = layout.list.height
+        let top = ListViewport.top(current: ui.listTop, selection: state.search.selection, count: state.search.rows.count,
+                                   height: height)
+        guard let scrolled = ListPaging.scroll(by: delta, search: state.search, top: top, height: height) else { return }
+        ui.pendingSelection = nil
+        ui.listTop = scrolled.top
+        if scrolled.select != state.search.selection { model.select(index: scrolled.select) }
+        if scrolled.top + height >= state.search.rows.count { model.loadMore() }
+    }
+}
+
+private extension StringProtocol {
+    /// Without line breaks at either end.
+    var trimmingLineBreaks: SubSequence {
+        let isBreak: (Character) -> Bool = { $0 == "\n" || $0 == "\r" || $0 == "\r\n" }
+        let start = firstIndex { !isBreak($0) } ?? endIndex
+        let end = lastIndex { !isBreak($0) }.map { index(after: $0) } ?? start
+        return self[start..<Swift.max(start, end)]
+    }
+}

@@ -1,0 +1,302 @@
+import TerminalUI
+
+/// The layers a key passes through, top first: the first active layer that takes the key acts
+/// on it. A layer has bindings (`Keymap`); a binding may pass the key on (Ctrl-E in a conflict
+/// with no merge, "?" in a search that is not empty), and then the layer's other bindings, then
+/// the layers below, get it. A modal layer keeps the keys none of its bindings took, so nothing
+/// behind it acts. A new modal is one case here, at its place, and its rows in `Keymap`.
+public enum InputLayer: CaseIterable, Sendable {
+    /// A question about unsaved changes: only its answers, even on a screen too small to show
+    /// anything else ("yes" only if the question itself is shown).
+    case question
+    /// Below the minimum size nothing is visible to act on: only quitting.
+    case tooSmall
+    /// The password of the account being switched to (or reconnected).
+    case password
+    /// "Restore revision N as a new revision?" in the history view.
+    case restoreQuestion
+    /// Help, the account switcher and quitting, over whatever is open below. Not modal.
+    case global
+    /// The help overlay.
+    case help
+    /// The account switcher.
+    case accounts
+    /// The editor after someone else saved first: the ways out. Not modal: the rest goes to
+    /// the editor, where any edit means "keep editing".
+    case conflict
+    case editor
+    /// The history view of a book.
+    case history
+    /// The search line and the result list, under everything.
+    case search
+
+    /// The order keys pass through, top first.
+    public static let stack: [InputLayer] = allCases
+
+    /// Keeps the keys none of its bindings took.
+    public var isModal: Bool { self != .global && self != .conflict }
+}
+
+/// Which keys a binding answers to: one key, or a family of keys.
+public enum KeyPattern: Equatable, Sendable {
+    case key(Key)
+    /// Any printable character (`Key.character`).
+    case anyCharacter
+    /// A bracketed paste (`Key.paste`).
+    case paste
+    case mouse(MouseEvent.Action)
+    /// Any key no other binding of the layer took, but a paste (which is text, never a key).
+    case anyOtherKey
+
+    func matches(_ key: Key) -> Bool {
+        switch (self, key) {
+        case let (.key(bound), key): bound == key
+        case (.anyCharacter, .character): true
+        case (.paste, .paste): true
+        case let (.mouse(action), .mouse(event)): event.action == action
+        case (.anyOtherKey, .paste): false
+        case (.anyOtherKey, _): true
+        default: false
+        }
+    }
+}
+
+/// How far a list moves: by rows, or by pages of what the screen shows.
+public enum ListStep: Equatable, Sendable {
+    case rows(Int)
+    case pages(Int)
+}
+
+/// What a key does (atuin's `Action`). `BookshelfApp` performs it; the keymap says which key
+/// does it where.
+public enum KeyAction: Equatable, Sendable {
+    // The question about unsaved changes.
+    case confirm, cancelConfirmation
+    // Anywhere.
+    case quit, toggleHelp, toggleAccounts
+    // The password prompt.
+    case typePassword, pastePassword, erasePasswordCharacter, clearPassword, submitPassword, cancelPassword
+    // The help overlay.
+    case scrollHelp(ListStep), closeHelp
+    // The account switcher.
+    case moveAccountSelection(by: Int), switchAccount, closeAccounts
+    // A conflict in the editor. `reload`, `overwrite` and `editMerge` pass the key on while
+    // their version is not there.
+    case reload, overwrite, editMerge, keepEditing, chooseFirst
+    // The editor.
+    case explainReload, explainOverwrite, closeEditor, save, nextField
+    // The field that has focus: the search line, or the editor's title or author.
+    case type, paste, edit(LineEditor.Edit)
+    // The history view and its question.
+    case moveHistorySelection(by: Int), requestRestore, closeHistory, confirmRestore, cancelRestore
+    // The search screen. `helpFromEmptySearch` passes the key on when the search is not empty.
+    case helpFromEmptySearch, clearSearch, moveSelection(ListStep), scrollList(by: Int), click, open, openHistory
+}
+
+/// Every key the app understands: what it does and where, with what the help overlay and the
+/// README say about it, in the shape of bubbles' `key.Binding` (keys, and help for them). The
+/// dispatch (`BookshelfApp` through `InputLayer.stack`), the help overlay and the README's key
+/// table (`KeyHelp`) are all read from `sections`, so none of them can say something the keys
+/// do not do.
+public enum Keymap {
+    /// Keys that do one thing in one layer.
+    public struct Binding: Equatable, Sendable {
+        public let layer: InputLayer
+        public let keys: [KeyPattern]
+        public let action: KeyAction
+
+        init(_ layer: InputLayer, _ keys: [KeyPattern], _ action: KeyAction) {
+            self.layer = layer
+            self.keys = keys
+            self.action = action
+        }
+
+        init(_ layer: InputLayer, _ keys: [Key], _ action: KeyAction) {
+            self.init(layer, keys.map(KeyPattern.key), action)
+        }
+    }
+
+    /// One row of the help: the keys as it names them, what it says they do, and the bindings
+    /// that do it (none, for a row that explains something the app does by itself).
+    public struct Entry: Equatable, Sendable {
+        public let keys: String
+        /// What the overlay says: short enough for a help box.
+        public let help: String
+        /// What the README says, where it explains more than the overlay has room for.
+        public let documentation: String
+        public let bindings: [Binding]
+
+        init(_ keys: String, _ help: String, documentation: String? = nil, _ bindings: [Binding]) {
+            self.keys = keys
+            self.help = help
+            self.documentation = documentation ?? help
+            self.bindings = bindings
+        }
+    }
+
+    public struct Section: Equatable, Sendable {
+        public let title: String
+        public let entries: [Entry]
+    }
+
+    /// The readline keys of a line of text, as the help groups them: the search line's rows,
+    /// and the editor's "line keys".
+    private static func lineKeys(_ layer: InputLayer) -> [Entry] {
+        let alt = { (key: Key) in Key.modified(key, .alt) }
+        let ctrl = { (key: Key) in Key.modified(key, .ctrl) }
+        return [
+            Entry("typing", "edit the search; results follow as you type", [Binding(layer, [.anyCharacter], .type)]),
+            Entry("Left Right Ctrl-B Ctrl-F", "move the cursor in the search line", [
+                Binding(layer, [.left, .ctrl("b")], .edit(.left)), Binding(layer, [.right, .ctrl("f")], .edit(.right)),
+            ]),
+            Entry("Home End Ctrl-A Ctrl-E", "cursor to the start / end of the line", [
+                Binding(layer, [.home, .ctrl("a")], .edit(.home)), Binding(layer, [.end, .ctrl("e")], .edit(.end)),
+            ]),
+            Entry("Backspace Delete Ctrl-D", "delete before / under the cursor", [
+                Binding(layer, [.backspace], .edit(.backspace)), Binding(layer, [.delete, .ctrl("d")], .edit(.deleteForward)),
+            ]),
+            Entry("Ctrl-U Ctrl-K", "delete to the start / end of the line", [
+                Binding(layer, [.ctrl("u")], .edit(.deleteToStart)), Binding(layer, [.ctrl("k")], .edit(.deleteToEnd)),
+            ]),
+            Entry("Ctrl-W", "delete the word before the cursor", [Binding(layer, [.ctrl("w")], .edit(.deleteWordBackward))]),
+            // readline's word keys (Alt is Esc then the letter), and Ctrl/Alt with the arrows.
+            Entry("Alt-B Alt-F", "a word back / forward; Ctrl-Left Ctrl-Right too", [
+                Binding(layer, [alt(.character("b")), alt(.character("B")), ctrl(.left), alt(.left)], .edit(.wordLeft)),
+                Binding(layer, [alt(.character("f")), alt(.character("F")), ctrl(.right), alt(.right)], .edit(.wordRight)),
+            ]),
+            Entry("Alt-Backspace Alt-D", "delete a word before / after the cursor", [
+                Binding(layer, [alt(.backspace)], .edit(.deleteAlphanumericWordBackward)),
+                Binding(layer, [alt(.character("d")), alt(.character("D")), ctrl(.delete), alt(.delete)],
+                        .edit(.deleteWordForward)),
+            ]),
+            Entry("paste", "inserted as text; line breaks become spaces", [Binding(layer, [.paste], .paste)]),
+        ]
+    }
+
+    private static let yes: [Key] = [.character("y"), .character("Y"), .enter]
+    private static let no: [Key] = [.character("n"), .character("N"), .escape]
+
+    public static let sections: [Section] = [
+        Section(title: "Searching", entries: lineKeys(.search) + [
+            Entry("Esc", "clear the search", [Binding(.search, [.escape], .clearSearch)]),
+            Entry("Up Down", "move the selection", [
+                Binding(.search, [.up], .moveSelection(.rows(-1))), Binding(.search, [.down], .moveSelection(.rows(1))),
+            ]),
+            Entry("PgUp PgDn", "move the selection and the view by a page",
+                  documentation: "move the selection and the view by a whole page (a page not loaded yet is loaded first, then the move completes)",
+                  [Binding(.search, [.pageUp], .moveSelection(.pages(-1))), Binding(.search, [.pageDown], .moveSelection(.pages(1)))]),
+            Entry("wheel, click", "scroll the view; select a row (click it again to open it)",
+                  documentation: "scroll the view (the selection stays on its book while it is visible, else it moves to the edge); click selects a row, a second click opens it",
+                  [
+                      Binding(.search, [.mouse(.wheelUp)], .scrollList(by: -3)), Binding(.search, [.mouse(.wheelDown)], .scrollList(by: 3)),
+                      Binding(.search, [.mouse(.click)], .click),
+                  ]),
+            Entry("Enter", "edit the selected book", [Binding(.search, [.enter], .open)]),
+            Entry("F3 Ctrl-Y", "history of the selected book, newest first", [Binding(.search, [.function(3), .ctrl("y")], .openHistory)]),
+        ]),
+        Section(title: "Editing a book", entries: [
+            Entry("Tab Shift-Tab Up Down", "move between title and author", [Binding(.editor, [.tab, .backTab, .up, .down], .nextField)]),
+            Entry("line keys", "as in the search line (Left, Ctrl-A, Ctrl-W...)", lineKeys(.editor).flatMap(\.bindings)),
+            Entry("Enter Ctrl-S", "save", [
+                Binding(.editor, [.enter, .ctrl("s")], .save),
+                // During a conflict, saving waits for one of the ways out.
+                Binding(.conflict, [.enter, .ctrl("s")], .chooseFirst),
+            ]),
+            Entry("Esc", "close the editor (asks first if unsaved)", [Binding(.editor, [.escape], .closeEditor)]),
+        ]),
+        Section(title: "When someone else saved first", entries: [
+            Entry("(nothing)", "fields only they changed are merged and saved for you", []),
+            Entry("Ctrl-R", "reload: take their version, drop yours", [
+                Binding(.conflict, [.ctrl("r")], .reload), Binding(.editor, [.ctrl("r")], .explainReload),
+            ]),
+            Entry("Ctrl-O", "overwrite their version with yours (keeping their other fields)", [
+                Binding(.conflict, [.ctrl("o")], .overwrite), Binding(.editor, [.ctrl("o")], .explainOverwrite),
+            ]),
+            Entry("Ctrl-E", "edit a merge: theirs, with yours in the fields you both changed", [
+                Binding(.conflict, [.ctrl("e")], .editMerge),
+            ]),
+            Entry("Esc, any edit", "keep editing your version", [Binding(.conflict, [.escape], .keepEditing)]),
+        ]),
+        Section(title: "History of a book", entries: [
+            Entry("Up Down", "choose a revision (what it changed is marked)", [
+                Binding(.history, [.up], .moveHistorySelection(by: -1)), Binding(.history, [.down], .moveHistorySelection(by: 1)),
+            ]),
+            Entry("Enter", "ask, then restore it as a new revision; conflicts as usual",
+                  documentation: "restore it, after asking (y / n): saved as a new revision, conflicts as usual (editors only)",
+                  [Binding(.history, [.enter], .requestRestore)]),
+            Entry("Esc F3 Ctrl-Y", "close the history", [Binding(.history, [.escape, .function(3), .ctrl("y")], .closeHistory)]),
+        ]),
+        Section(title: "Anywhere", entries: [
+            Entry("F1 (? with an empty search)", "this help; Up Down PgUp PgDn scroll it, other keys close it",
+                  documentation: "this help; Up Down PgUp PgDn and the wheel scroll it (\"more ↑\" / \"more ↓\" say there is more), other keys close it",
+                  [
+                      Binding(.global, [.function(1)], .toggleHelp),
+                      Binding(.search, [.character("?")], .helpFromEmptySearch),
+                      Binding(.help, [.up], .scrollHelp(.rows(-1))), Binding(.help, [.down], .scrollHelp(.rows(1))),
+                      Binding(.help, [.pageUp], .scrollHelp(.pages(-1))), Binding(.help, [.pageDown], .scrollHelp(.pages(1))),
+                      Binding(.help, [.mouse(.wheelUp)], .scrollHelp(.rows(-3))),
+                      Binding(.help, [.mouse(.wheelDown)], .scrollHelp(.rows(3))),
+                      Binding(.help, [.anyOtherKey], .closeHelp),
+                  ]),
+            Entry("F2 Ctrl-T", "switch account; your own account reconnects a lost connection",
+                  documentation: "switch account (asks for a password if the account needs one; the input is masked); your own account, after a lost connection, asks for its password again",
+                  [
+                      Binding(.global, [.function(2), .ctrl("t")], .toggleAccounts),
+                      Binding(.accounts, [.up], .moveAccountSelection(by: -1)),
+                      Binding(.accounts, [.down], .moveAccountSelection(by: 1)),
+                      Binding(.accounts, [.enter], .switchAccount), Binding(.accounts, [.escape], .closeAccounts),
+                      Binding(.password, [.anyCharacter], .typePassword), Binding(.password, [.paste], .pastePassword),
+                      Binding(.password, [.backspace], .erasePasswordCharacter), Binding(.password, [.ctrl("u")], .clearPassword),
+                      Binding(.password, [.enter], .submitPassword), Binding(.password, [.escape, .ctrl("c")], .cancelPassword),
+                  ]),
+            Entry("Ctrl-Q Ctrl-C", "quit (asks first if unsaved)", [
+                Binding(.global, [.ctrl("q"), .ctrl("c")], .quit), Binding(.tooSmall, [.ctrl("q"), .ctrl("c")], .quit),
+            ]),
+            Entry("y / n", "answer a question (Enter = yes, Esc = no)", [
+                Binding(.question, yes, .confirm), Binding(.question, no, .cancelConfirmation),
+                Binding(.restoreQuestion, yes, .confirmRestore), Binding(.restoreQuestion, no, .cancelRestore),
+            ]),
+        ]),
+    ]
+
+    /// Every binding, in the order of the help.
+    public static let bindings: [Binding] = sections.flatMap(\.entries).flatMap(\.bindings)
+
+    /// What one layer binds, ready for dispatch: single keys by key, then the families in the
+    /// help's order, "any other key" last.
+    struct LayerBindings {
+        var byKey: [Key: KeyAction] = [:]
+        var families: [(pattern: KeyPattern, action: KeyAction)] = []
+
+        /// The actions `key` asks for, in the order they are tried.
+        func actions(for key: Key) -> [KeyAction] {
+            var actions = byKey[key].map { [$0] } ?? []
+            for family in families where family.pattern.matches(key) { actions.append(family.action) }
+            return actions
+        }
+    }
+
+    static let layers: [InputLayer: LayerBindings] = {
+        var layers: [InputLayer: LayerBindings] = [:]
+        for binding in bindings {
+            for pattern in binding.keys {
+                if case let .key(key) = pattern {
+                    // One key, one action per layer; `KeymapTests` checks it.
+                    layers[binding.layer, default: LayerBindings()].byKey[key] = binding.action
+                } else {
+                    layers[binding.layer, default: LayerBindings()].families.append((pattern, binding.action))
+                }
+            }
+        }
+        for (layer, bound) in layers {
+            let catchAll = bound.families.filter { $0.pattern == .anyOtherKey }
+            layers[layer]?.families = bound.families.filter { $0.pattern != .anyOtherKey } + catchAll
+        }
+        return layers
+    }()
+
+    /// The actions `key` asks for in `layer`, in the order they are tried.
+    static func actions(for key: Key, in layer: InputLayer) -> [KeyAction] {
+        layers[layer]?.actions(for: key) ?? []
+    }
+}

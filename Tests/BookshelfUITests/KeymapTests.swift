@@ -1,0 +1,422 @@
+import BookCatalog
+import BookshelfModel
+import Foundation
+@testable import BookshelfUI
+import Testing
+import TerminalUI
+
+/// The keymap is what the keys do: every binding, pressed in its layer, does its action, and
+/// every key the help names is bound where the help says.
+@MainActor
+@Suite struct KeymapTests {
+    @Test func everyBindingDoesItsActionInItsLayer() async throws {
+        var pressed = 0
+        for binding in Keymap.bindings {
+            for pattern in binding.keys {
+                for key in Self.samples(of: pattern, in: binding.layer) {
+                    try await check(binding.action, key: key, in: binding.layer)
+                    pressed += 1
+                }
+            }
+        }
+        #expect(pressed > Keymap.bindings.count)
+        print("KeymapTests: pressed \(pressed) keys for \(Keymap.bindings.count) bindings")
+    }
+
+    @Test func noKeyIsBoundTwiceInOneLayer() {
+        var seen: [String: KeyAction] = [:]
+        for binding in Keymap.bindings {
+            for case let .key(key) in binding.keys {
+                let name = "\(binding.layer) \(key)"
+                #expect(seen[name] == nil, "\(name) is bound to \(seen[name].map { "\($0)" } ?? "") and \(binding.action)")
+                seen[name] = binding.action
+            }
+        }
+    }
+
+    /// The keys column of each help row names keys that row's bindings answer to.
+    @Test func theKeysEachHelpRowNamesAreBoundInIt() {
+        let names: [String: Key] = [
+            "Left": .left, "Right": .right, "Up": .up, "Down": .down, "Home": .home, "End": .end,
+            "PgUp": .pageUp, "PgDn": .pageDown, "Backspace": .backspace, "Delete": .delete, "Enter": .enter,
+            "Esc": .escape, "Tab": .tab, "Shift-Tab": .backTab, "F1": .function(1), "F2": .function(2), "F3": .function(3),
+            "Ctrl-A": .ctrl("a"), "Ctrl-B": .ctrl("b"), "Ctrl-C": .ctrl("c"), "Ctrl-D": .ctrl("d"), "Ctrl-E": .ctrl("e"),
+            "Ctrl-F": .ctrl("f"), "Ctrl-K": .ctrl("k"), "Ctrl-O": .ctrl("o"), "Ctrl-Q": .ctrl("q"), "Ctrl-R": .ctrl("r"),
+            "Ctrl-S": .ctrl("s"), "Ctrl-T": .ctrl("t"), "Ctrl-U": .ctrl("u"), "Ctrl-W": .ctrl("w"), "Ctrl-Y": .ctrl("y"),
+            "Alt-B": .modified(.character("b"), .alt), "Alt-F": .modified(.character("f"), .alt),
+            "Alt-D": .modified(.character("d"), .alt), "Alt-Backspace": .modified(.backspace, .alt),
+            "?": .character("?"), "y": .character("y"), "n": .character("n"),
+        ]
+        var named = 0
+        for entry in Keymap.sections.flatMap(\.entries) {
+            let bound = Set(entry.bindings.flatMap(\.keys).compactMap { pattern -> Key? in
+                if case let .key(key) = pattern { key } else { nil }
+            })
+            for word in entry.keys.split(separator: " ") {
+                guard let key = names[word.trimmingCharacters(in: CharacterSet(charactersIn: "(),"))] else { continue }
+                #expect(bound.contains(key), "the help row \"\(entry.keys)\" names \(word), which none of its bindings takes")
+                named += 1
+            }
+        }
+        #expect(named >= 40, "the help names \(named) keys")
+    }
+
+    /// The stack is the order the help describes: questions first, the search last.
+    @Test func theInputStackGoesFromQuestionsToTheSearch() {
+        #expect(InputLayer.stack == [.question, .tooSmall, .password, .restoreQuestion, .global, .help, .accounts, .conflict,
+                                     .editor, .history, .search])
+        #expect(InputLayer.stack.filter { !$0.isModal } == [.global, .conflict])
+    }
+
+    // MARK: Keys to press
+
+    /// The keys `pattern` stands for: the key, or samples of its family.
+    static func samples(of pattern: KeyPattern, in layer: InputLayer) -> [Key] {
+        switch pattern {
+        case let .key(key): [key]
+        case .anyCharacter: [.character("x"), .character("é")]
+        case .paste: [layer == .password ? .paste("cd\r\n") : .paste("a\tb\nc")]
+        // The third row of the list (a screen of 80 columns: the list starts at row 3).
+        case let .mouse(action): [.mouse(MouseEvent(action, row: 5, column: 4))]
+        case .anyOtherKey: [.character("x"), .enter, .function(3), .ctrl("s"), .mouse(MouseEvent(.click, row: 5, column: 4))]
+        }
+    }
+
+    // MARK: Each action, from a scenario where it shows
+
+    func check(_ action: KeyAction, key: Key, in layer: InputLayer) async throws {
+        let what = "\(action) by \(key) in \(layer)"
+        switch action {
+        case .confirm, .cancelConfirmation:
+            let harness = try await Self.askingBeforeQuitting()
+            await harness.press(key)
+            if action == .confirm {
+                #expect(harness.quitCount == 1, "\(what)")
+            } else {
+                #expect(harness.quitCount == 0 && harness.model.state.confirmation == nil, "\(what)")
+                #expect(harness.model.state.editor?.isDirty == true, "\(what): the draft stays")
+            }
+
+        case .quit where layer == .tooSmall:
+            let harness = AppHarness(columns: 80, rows: 12)
+            await harness.start()
+            harness.resize(columns: 30, rows: 8)
+            await harness.press(key)
+            #expect(harness.quitCount == 1, "\(what)")
+        case .quit:
+            let harness = AppHarness(columns: 80, rows: 12)
+            await harness.start()
+            await harness.press(.function(1))
+            await harness.press(key)
+            #expect(harness.quitCount == 1 && harness.app.ui.overlay == nil, "\(what)")
+        case .toggleHelp, .toggleAccounts:
+            let harness = AppHarness(columns: 80, rows: 12)
+            await harness.start()
+            await harness.press(key)
+            #expect(harness.app.ui.overlay == (action == .toggleHelp ? .help(scroll: 0) : .accounts(selection: 0)), "\(what)")
+            await harness.press(key)
+            #expect(harness.app.ui.overlay == nil, "\(what), twice")
+
+        case .typePassword, .pastePassword, .erasePasswordCharacter, .clearPassword, .submitPassword, .cancelPassword:
+            let harness = try await Self.typingBobsPassword()
+            await harness.press(key)
+            let count = harness.app.ui.password.count
+            switch action {
+            case .typePassword: #expect(count == 3, "\(what)")
+            case .pastePassword: #expect(count == 4, "\(what): the line break is not part of it")
+            case .erasePasswordCharacter: #expect(count == 1, "\(what)")
+            case .clearPassword: #expect(count == 0 && harness.model.state.passwordPrompt != nil, "\(what)")
+            case .submitPassword: #expect(harness.model.state.account == "bob" && count == 0, "\(what)")
+            default: #expect(harness.model.state.passwordPrompt == nil && harness.model.state.account == "alice" && count == 0,
+                             "\(what)")
+            }
+
+        case let .scrollHelp(step):
+            let harness = AppHarness(columns: 44, rows: 12)
+            await harness.start()
+            await harness.press(.function(1))
+            try #require(Overlays.helpMaximumScroll(columns: 44, rows: 12) >= 20, "the help has room to scroll")
+            // Start from line 10, then one line is 1, a wheel step 3 and a page 12 - 4 rows.
+            for _ in 0..<10 { await harness.press(.down) }
+            await harness.press(key)
+            let expected = switch step {
+            case let .rows(rows): 10 + rows
+            case let .pages(pages): 10 + pages * 8
+            }
+            #expect(harness.app.ui.overlay == .help(scroll: expected), "\(what)")
+        case .closeHelp:
+            let harness = AppHarness(columns: 80, rows: 12)
+            await harness.start()
+            await harness.press(.function(1))
+            await harness.press(key)
+            #expect(harness.app.ui.overlay == nil, "\(what)")
+            #expect(harness.model.state.search.query == "" && harness.model.state.editor == nil
+                        && harness.model.state.history == nil, "\(what): nothing behind the help acts on it")
+
+        case let .moveAccountSelection(delta):
+            let harness = AppHarness(columns: 80, rows: 12, accounts: ["alice", "bob", "carol"].map {
+                Account(name: $0, role: .editor, scope: "main")
+            })
+            await harness.start()
+            await harness.press(.function(2), .down)
+            await harness.press(key)
+            #expect(harness.app.ui.overlay == .accounts(selection: 1 + delta), "\(what)")
+        case .switchAccount, .closeAccounts:
+            let harness = AppHarness(columns: 80, rows: 12)
+            await harness.start()
+            await harness.press(.function(2), .down)
+            await harness.press(key)
+            #expect(harness.app.ui.overlay == nil, "\(what)")
+            #expect(harness.model.state.account == (action == .switchAccount ? "bob" : "alice"), "\(what)")
+
+        case .reload, .overwrite, .editMerge, .keepEditing, .chooseFirst:
+            let harness = try await Self.inAConflict()
+            await harness.press(key)
+            let editor = try #require(harness.model.state.editor, "\(what)")
+            let mine = "History of Rome, Vol. 1"
+            switch action {
+            case .reload:
+                #expect(editor.conflict == nil && editor.draft == BookDraft(title: "Rome", author: "T. Mommsen")
+                            && editor.base?.revision == 2, "\(what)")
+            case .overwrite:
+                #expect(editor.outcome == .saved(revision: 3), "\(what)")
+                #expect(try await harness.otherEditor().load(id: 2).title == mine, "\(what)")
+            case .editMerge:
+                #expect(editor.conflict == nil && editor.draft == BookDraft(title: mine, author: "T. Mommsen")
+                            && editor.base?.revision == 2, "\(what)")
+            case .keepEditing:
+                #expect(editor.conflict == nil && editor.draft.title == mine && editor.base?.revision == 1, "\(what)")
+            default:
+                #expect(editor.conflict != nil && harness.app.ui.notice?.text.hasPrefix("Choose first: ") == true, "\(what)")
+                #expect(try await harness.otherEditor().load(id: 2).revision == 2, "\(what): nothing saved")
+            }
+
+        case .explainReload, .explainOverwrite:
+            let harness = try await Self.editingOneLine()
+            await harness.press(key)
+            #expect(harness.app.ui.notice?.text == (action == .explainReload ? "Ctrl-R reloads only after a conflict."
+                                                        : "Ctrl-O overwrites only after a conflict."), "\(what)")
+            #expect(harness.model.state.editor?.draft.title == Self.line, "\(what)")
+        case .closeEditor:
+            let harness = try await Self.editingOneLine()
+            await harness.press(key)
+            #expect(harness.model.state.editor == nil, "\(what)")
+        case .save:
+            let harness = try await Self.editingOneLine()
+            await harness.type("!")
+            await harness.press(key)
+            #expect(harness.model.state.editor?.outcome == .saved(revision: 2), "\(what)")
+            #expect(try await harness.otherEditor().load(id: 1).title == "one two-th!ree four", "\(what)")
+        case .nextField:
+            let harness = try await Self.editingOneLine()
+            await harness.press(key)
+            #expect(harness.model.state.editor?.focus == .author, "\(what)")
+
+        case .type, .paste, .edit:
+            let (text, cursor) = Self.lineAfter(action, key: key)
+            if layer == .editor {
+                let harness = try await Self.editingOneLine()
+                await harness.press(key)
+                #expect(harness.model.state.editor?.draft.title == text && harness.app.ui.title.cursor == cursor, "\(what)")
+                #expect(harness.model.state.search.query == "", "\(what): the search is not edited")
+            } else {
+                let harness = try await Self.searchingOneLine()
+                await harness.press(key)
+                #expect(harness.model.state.search.query == text && harness.app.ui.query.cursor == cursor, "\(what)")
+            }
+
+        case .moveHistorySelection, .requestRestore, .closeHistory:
+            let harness = try await Self.inTheHistory()
+            await harness.press(.down)
+            await harness.press(key)
+            let history = harness.model.state.history
+            switch action {
+            case let .moveHistorySelection(delta): #expect(history?.selection == 1 + delta, "\(what)")
+            case .requestRestore: #expect(history?.restoreQuestion == 2, "\(what): revision 2 is the second newest")
+            default: #expect(history == nil, "\(what)")
+            }
+        case .confirmRestore, .cancelRestore:
+            let harness = try await Self.inTheHistory()
+            await harness.press(.down, .enter)
+            await harness.press(key)
+            if action == .confirmRestore {
+                #expect(harness.model.state.history == nil && harness.model.state.editor?.outcome == .saved(revision: 4), "\(what)")
+                #expect(try await harness.otherEditor().load(id: 2)
+                    == BookRecord(id: 2, title: "History of Rome", revision: 4, author: "T. Mommsen"), "\(what)")
+            } else {
+                #expect(harness.model.state.history?.restoreQuestion == nil && harness.model.state.history?.selection == 1,
+                        "\(what)")
+                #expect(try await harness.otherEditor().load(id: 2).revision == 3, "\(what): nothing saved")
+            }
+
+        case .helpFromEmptySearch:
+            let harness = AppHarness(columns: 80, rows: 12)
+            await harness.start()
+            await harness.press(key)
+            #expect(harness.app.ui.overlay == .help(scroll: 0) && harness.model.state.search.query == "", "\(what)")
+            await harness.press(.escape)
+            await harness.type("x")
+            await harness.press(key)
+            #expect(harness.app.ui.overlay == nil && harness.model.state.search.query == "x?",
+                    "\(what): in a search that is not empty it is typed")
+        case .clearSearch:
+            let harness = AppHarness(columns: 80, rows: 12)
+            await harness.start()
+            await harness.type("rome")
+            await harness.press(key)
+            #expect(harness.model.state.search.query == "" && harness.app.ui.query.text == "", "\(what)")
+        case let .moveSelection(step):
+            let harness = try await Self.thirtyBooks()
+            // From the third page's first row on a list of 8 rows.
+            for _ in 0..<2 { await harness.press(.pageDown) }
+            await harness.press(key)
+            let expected = switch step {
+            case let .rows(rows): 16 + rows
+            case let .pages(pages): 16 + pages * 8
+            }
+            #expect(harness.model.state.search.selection == expected, "\(what)")
+        case let .scrollList(delta):
+            let harness = try await Self.thirtyBooks()
+            harness.app.handle(.key(.mouse(MouseEvent(.wheelDown, row: 5, column: 4))))
+            harness.app.handle(.key(.mouse(MouseEvent(.wheelDown, row: 5, column: 4))))
+            await harness.press(key)
+            // From rows 6...13 shown and row 6 selected: the view moves by 3 rows, and the
+            // selection only as far as it must to stay in view.
+            #expect(harness.app.ui.listTop == 6 + delta, "\(what)")
+            #expect(harness.model.state.search.selection == max(6, 6 + delta), "\(what)")
+        case .click:
+            let harness = try await Self.thirtyBooks()
+            let third = harness.model.state.search.rows[2].id
+            await harness.press(key)
+            #expect(harness.model.state.search.selection == 2 && harness.model.state.editor == nil, "\(what)")
+            await harness.press(key)
+            #expect(harness.model.state.editor?.bookID == third, "\(what), twice: it opens")
+        case .open, .openHistory:
+            let harness = try await Self.thirtyBooks()
+            await harness.press(.down)
+            let second = harness.model.state.search.rows[1].id
+            await harness.press(key)
+            if action == .open {
+                #expect(harness.model.state.editor?.bookID == second, "\(what)")
+            } else {
+                #expect(harness.model.state.history?.bookID == second && harness.model.state.history?.revisions != nil, "\(what)")
+            }
+        }
+    }
+
+    // MARK: Scenarios
+
+    /// A line whose every readline edit leaves something different: the cursor sits inside
+    /// "three", two letters from each end of the word, after a word joined by a hyphen.
+    static let line = "one two-three four"
+    static let cursor = 10
+
+    /// What `line` becomes, with the cursor at `cursor`, after `action` for `key`.
+    static func lineAfter(_ action: KeyAction, key: Key) -> (text: String, cursor: Int) {
+        switch action {
+        case .type:
+            guard case let .character(character) = key else { return ("", 0) }
+            return ("one two-th\(character)ree four", 11)
+        case .paste: return ("one two-tha b cree four", 15)
+        case let .edit(edit):
+            switch edit {
+            case .insert: return ("", 0)
+            case .backspace: return ("one two-tree four", 9)
+            case .deleteForward: return ("one two-thee four", 10)
+            case .left: return (line, 9)
+            case .right: return (line, 11)
+            case .home: return (line, 0)
+            case .end: return (line, 18)
+            case .deleteToStart: return ("ree four", 0)
+            case .deleteToEnd: return ("one two-th", 10)
+            case .deleteWordBackward: return ("one ree four", 4)
+            case .wordLeft: return (line, 8)
+            case .wordRight: return (line, 13)
+            case .deleteWordForward: return ("one two-th four", 10)
+            case .deleteAlphanumericWordBackward: return ("one two-ree four", 8)
+            }
+        default: return ("", 0)
+        }
+    }
+
+    /// The search line holds `line`, the cursor at `cursor`.
+    static func searchingOneLine() async throws -> AppHarness {
+        let harness = AppHarness(columns: 80, rows: 12)
+        await harness.start()
+        await harness.type(line)
+        await harness.press(.home)
+        for _ in 0..<cursor { await harness.press(.right) }
+        try #require(harness.app.ui.query.cursor == cursor && harness.model.state.search.query == line)
+        return harness
+    }
+
+    /// The editor is open on a book titled `line`, the cursor at `cursor` in the title.
+    static func editingOneLine() async throws -> AppHarness {
+        let harness = AppHarness(columns: 80, rows: 12, books: [(line, "Ann Author")])
+        await harness.start()
+        await harness.press(.enter)
+        for _ in cursor..<line.count { await harness.press(.left) }
+        try #require(harness.model.state.editor?.draft.title == line && harness.app.ui.title.cursor == cursor)
+        return harness
+    }
+
+    /// Thirty books listed on a list of 8 rows, the first selected.
+    static func thirtyBooks() async throws -> AppHarness {
+        let books = (1...30).map { (String(format: "Book %02d", $0), "Author \($0)") }
+        let harness = AppHarness(columns: 80, rows: 12, books: books)
+        await harness.start()
+        try #require(harness.model.state.search.rows.count == 30 && harness.app.layout.list == Rect(x: 0, y: 3, width: 80, height: 8))
+        try #require(harness.model.state.search.selection == 0)
+        return harness
+    }
+
+    /// An unsaved draft, and Ctrl-Q asked about it.
+    static func askingBeforeQuitting() async throws -> AppHarness {
+        let harness = AppHarness(columns: 80, rows: 12)
+        await harness.start()
+        await harness.press(.enter)
+        await harness.type("!")
+        await harness.press(.ctrl("q"))
+        try #require(harness.model.state.confirmation?.action == .quit)
+        return harness
+    }
+
+    /// The password prompt for bob (whose password is "ab"), "ab" typed.
+    static func typingBobsPassword() async throws -> AppHarness {
+        let harness = AppHarness(columns: 80, rows: 12, passwords: ["bob": "ab"])
+        await harness.start()
+        await harness.press(.function(2), .down, .enter)
+        await harness.type("ab")
+        try #require(harness.model.state.passwordPrompt?.account == "bob" && harness.app.ui.password.count == 2)
+        return harness
+    }
+
+    /// Alice saved "History of Rome, Vol. 1" over revision 1 after bob saved revision 2
+    /// ("Rome" by "T. Mommsen"): both changed the title, so a merge waits to be edited.
+    static func inAConflict() async throws -> AppHarness {
+        let harness = AppHarness(columns: 80, rows: 16)
+        await harness.start()
+        await harness.type("mommsen")
+        await harness.press(.enter)
+        _ = try await harness.otherEditor().save(SaveRequest(id: 2, title: "Rome", author: "T. Mommsen", expectedRevision: 1))
+        await harness.type(", Vol. 1")
+        await harness.press(.enter)
+        let conflict = try #require(harness.model.state.editor?.conflict)
+        try #require(conflict.theirs?.revision == 2 && conflict.merged != nil)
+        return harness
+    }
+
+    /// The history of Mommsen's book, newest first: revision 3 (bob's title), 2 (bob's
+    /// author, "T. Mommsen"), 1.
+    static func inTheHistory() async throws -> AppHarness {
+        let harness = AppHarness(columns: 140, rows: 20)
+        let bob = harness.otherEditor()
+        _ = try await bob.save(SaveRequest(id: 2, title: "History of Rome", author: "T. Mommsen", expectedRevision: 1))
+        _ = try await bob.save(SaveRequest(id: 2, title: "History of Rome, Vol. 2", author: "T. Mommsen", expectedRevision: 2))
+        await harness.start()
+        await harness.type("mommsen")
+        await harness.press(.function(3))
+        try #require(harness.model.state.history?.revisions?.map(\.revision) == [3, 2, 1])
+        return harness
+    }
+}
