@@ -36,29 +36,37 @@ import TerminalUI
 
     /// The keys column of each help row names keys that row's bindings answer to.
     @Test func theKeysEachHelpRowNamesAreBoundInIt() {
-        let names: [String: Key] = [
-            "Left": .left, "Right": .right, "Up": .up, "Down": .down, "Home": .home, "End": .end,
-            "PgUp": .pageUp, "PgDn": .pageDown, "Backspace": .backspace, "Delete": .delete, "Enter": .enter,
-            "Esc": .escape, "Tab": .tab, "Shift-Tab": .backTab, "F1": .function(1), "F2": .function(2), "F3": .function(3),
-            "Ctrl-A": .ctrl("a"), "Ctrl-B": .ctrl("b"), "Ctrl-C": .ctrl("c"), "Ctrl-D": .ctrl("d"), "Ctrl-E": .ctrl("e"),
-            "Ctrl-F": .ctrl("f"), "Ctrl-K": .ctrl("k"), "Ctrl-O": .ctrl("o"), "Ctrl-Q": .ctrl("q"), "Ctrl-R": .ctrl("r"),
-            "Ctrl-S": .ctrl("s"), "Ctrl-T": .ctrl("t"), "Ctrl-U": .ctrl("u"), "Ctrl-W": .ctrl("w"), "Ctrl-Y": .ctrl("y"),
-            "Alt-B": .modified(.character("b"), .alt), "Alt-F": .modified(.character("f"), .alt),
-            "Alt-D": .modified(.character("d"), .alt), "Alt-Backspace": .modified(.backspace, .alt),
-            "?": .character("?"), "y": .character("y"), "n": .character("n"),
-        ]
         var named = 0
         for entry in Keymap.sections.flatMap(\.entries) {
             let bound = Set(entry.bindings.flatMap(\.keys).compactMap { pattern -> Key? in
                 if case let .key(key) = pattern { key } else { nil }
             })
             for word in entry.keys.split(separator: " ") {
-                guard let key = names[word.trimmingCharacters(in: CharacterSet(charactersIn: "(),"))] else { continue }
+                guard let key = Self.key(named: word.trimmingCharacters(in: CharacterSet(charactersIn: "(),"))) else { continue }
                 #expect(bound.contains(key), "the help row \"\(entry.keys)\" names \(word), which none of its bindings takes")
                 named += 1
             }
         }
         #expect(named >= 40, "the help names \(named) keys")
+    }
+
+    /// The key a help text names ("Ctrl-B", "F3", "PgUp", "?"), nil for words that name none ("typing").
+    static func key(named name: String) -> Key? {
+        let names: [String: Key] = [
+            "Left": .left, "Right": .right, "Up": .up, "Down": .down, "Home": .home, "End": .end,
+            "PgUp": .pageUp, "PgDn": .pageDown, "Backspace": .backspace, "Delete": .delete, "Enter": .enter,
+            "Esc": .escape, "Tab": .tab, "Shift-Tab": .backTab, "?": .character("?"), "y": .character("y"), "n": .character("n"),
+        ]
+        if let key = names[name] { return key }
+        for (prefix, modifier) in [("Ctrl-", KeyModifiers.ctrl), ("Alt-", .alt)] where name.hasPrefix(prefix) {
+            let rest = String(name.dropFirst(prefix.count))
+            let base = rest.count == 1 ? Key.character(Character(rest.lowercased())) : names[rest]
+            guard let base else { return nil }
+            if modifier == .ctrl, case let .character(letter) = base { return .ctrl(letter) }
+            return .modified(base, modifier)
+        }
+        if name.hasPrefix("F"), let number = Int(name.dropFirst()) { return .function(number) }
+        return nil
     }
 
     /// The stack is the order the help describes: questions first, the search last.
