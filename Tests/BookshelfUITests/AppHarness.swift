@@ -54,6 +54,23 @@ final class AppHarness {
                           countBooks: { account in scopes[account].flatMap { counts[$0] } })
     }
 
+    /// Mommsen's book (#2) after bob changed its author ("T. Mommsen", revision 2), then its
+    /// title ("History of Rome, Vol. 2", revision 3), its history open on a 140×20 screen.
+    /// carl is a reader.
+    static func mommsenWithHistory(account: String = "alice") async throws -> AppHarness {
+        let harness = AppHarness(columns: 140, rows: 20, accounts: [
+            Account(name: "alice", role: .editor, scope: "main"), Account(name: "bob", role: .editor, scope: "main"),
+            Account(name: "carl", role: .reader, scope: "main"),
+        ], account: account)
+        let bob = harness.otherEditor()
+        _ = try await bob.save(SaveRequest(id: 2, title: "History of Rome", author: "T. Mommsen", expectedRevision: 1))
+        _ = try await bob.save(SaveRequest(id: 2, title: "History of Rome, Vol. 2", author: "T. Mommsen", expectedRevision: 2))
+        await harness.start()
+        await harness.type("mommsen")
+        await harness.press(.function(3))
+        return harness
+    }
+
     /// Lets the header's book count, which the app fetches on a task of its own, arrive.
     func awaitCatalogSize() async {
         for _ in 0..<10_000 where app.ui.catalogSize == nil { await Task.yield() }

@@ -8,19 +8,8 @@ import Testing
 /// is a new save.
 @MainActor
 @Suite struct HistoryScreenTests {
-    /// Mommsen's book after bob changed its author, then its title.
     private func mommsenWithHistory(account: String = "alice") async throws -> AppHarness {
-        let harness = AppHarness(columns: 140, rows: 20, accounts: [
-            Account(name: "alice", role: .editor, scope: "main"), Account(name: "bob", role: .editor, scope: "main"),
-            Account(name: "carl", role: .reader, scope: "main"),
-        ], account: account)
-        let bob = harness.otherEditor()
-        _ = try await bob.save(SaveRequest(id: 2, title: "History of Rome", author: "T. Mommsen", expectedRevision: 1))
-        _ = try await bob.save(SaveRequest(id: 2, title: "History of Rome, Vol. 2", author: "T. Mommsen", expectedRevision: 2))
-        await harness.start()
-        await harness.type("mommsen")
-        await harness.press(.function(3))
-        return harness
+        try await AppHarness.mommsenWithHistory(account: account)
     }
 
     @Test func f3ShowsTheRevisionsNewestFirstWithEachChangeMarked() async throws {

@@ -417,13 +417,7 @@ import TerminalUI
     /// The history of Mommsen's book, newest first: revision 3 (bob's title), 2 (bob's
     /// author, "T. Mommsen"), 1.
     static func inTheHistory() async throws -> AppHarness {
-        let harness = AppHarness(columns: 140, rows: 20)
-        let bob = harness.otherEditor()
-        _ = try await bob.save(SaveRequest(id: 2, title: "History of Rome", author: "T. Mommsen", expectedRevision: 1))
-        _ = try await bob.save(SaveRequest(id: 2, title: "History of Rome, Vol. 2", author: "T. Mommsen", expectedRevision: 2))
-        await harness.start()
-        await harness.type("mommsen")
-        await harness.press(.function(3))
+        let harness = try await AppHarness.mommsenWithHistory()
         try #require(harness.model.state.history?.revisions?.map(\.revision) == [3, 2, 1])
         return harness
     }
