@@ -76,6 +76,57 @@ import TerminalUI
         #expect(InputLayer.stack.filter { !$0.isModal } == [.global, .conflict])
     }
 
+    /// Keys a modal layer has no binding for stop there: nothing behind it acts on them.
+    @Test func aModalLayerKeepsTheKeysItDoesNotBind() async throws {
+        // None of them is a global key (F1, F2, Ctrl-T, Ctrl-Q, Ctrl-C).
+        let pool: [Key] = [
+            .character("x"), .character("?"), .enter, .escape, .tab, .up, .down, .pageDown, .home, .insert, .function(3),
+            .function(5), .ctrl("y"), .ctrl("g"), .ctrl("e"), .paste("x"), .mouse(MouseEvent(.click, row: 5, column: 4)),
+            .mouse(MouseEvent(.wheelDown, row: 5, column: 4)),
+        ]
+        var pressed = 0
+        let modal: [InputLayer] = [.question, .tooSmall, .password, .restoreQuestion, .help, .accounts, .editor, .history]
+        for layer in modal {
+            let harness = try await Self.scenario(for: layer)
+            for key in pool where Keymap.actions(for: key, in: layer).isEmpty {
+                let (state, ui) = (harness.model.state, harness.app.ui)
+                await harness.press(key)
+                #expect(harness.model.state == state && harness.app.ui == ui, "\(key) in \(layer) acted")
+                pressed += 1
+            }
+        }
+        #expect(pressed > 50)
+        print("KeymapTests: \(pressed) unbound keys pressed in modal layers")
+    }
+
+    static func scenario(for layer: InputLayer) async throws -> AppHarness {
+        switch layer {
+        case .question: return try await askingBeforeQuitting()
+        case .tooSmall:
+            let harness = try await thirtyBooks()
+            harness.resize(columns: 30, rows: 8)
+            return harness
+        case .password: return try await typingBobsPassword()
+        case .restoreQuestion:
+            let harness = try await inTheHistory()
+            await harness.press(.down, .enter)
+            try #require(harness.model.state.history?.restoreQuestion == 2)
+            return harness
+        case .help, .accounts:
+            let harness = try await thirtyBooks()
+            await harness.press(layer == .help ? .function(1) : .function(2))
+            return harness
+        case .editor:
+            // Beside the list, which a key the editor does not take would move.
+            let harness = try await thirtyBooks(columns: 140)
+            await harness.press(.enter)
+            try #require(harness.model.state.editor?.isLoaded == true)
+            return harness
+        case .history: return try await inTheHistory()
+        case .search, .global, .conflict: return try await thirtyBooks()
+        }
+    }
+
     // MARK: Keys to press
 
     /// The keys `pattern` stands for: the key, or samples of its family.
@@ -368,12 +419,13 @@ import TerminalUI
         return harness
     }
 
-    /// Thirty books listed on a list of 8 rows, the first selected.
-    static func thirtyBooks() async throws -> AppHarness {
+    /// Thirty books on a list of 8 rows from screen row 3, the first selected.
+    static func thirtyBooks(columns: Int = 80) async throws -> AppHarness {
         let books = (1...30).map { (String(format: "Book %02d", $0), "Author \($0)") }
-        let harness = AppHarness(columns: 80, rows: 12, books: books)
+        let harness = AppHarness(columns: columns, rows: 12, books: books)
         await harness.start()
-        try #require(harness.model.state.search.rows.count == 30 && harness.app.layout.list == Rect(x: 0, y: 3, width: 80, height: 8))
+        try #require(harness.model.state.search.rows.count == 30 && harness.app.layout.list.y == 3
+                         && harness.app.layout.list.height == 8)
         try #require(harness.model.state.search.selection == 0)
         return harness
     }
