@@ -34,7 +34,9 @@ extension BookshelfApp {
         case .confirm:
             // "Yes" only to a question on the screen: nobody answers what they could not read.
             if layout.isTooSmall, let confirmation = state.confirmation,
-               !TooSmallScreen.showsQuestion(confirmation, columns: layout.columns, rows: layout.rows) { return .passedOn }
+               !TooSmallScreen.showsQuestion(confirmation, columns: layout.columns, rows: layout.rows) {
+                return .passedOn
+            }
             return .took(request: model.confirm())
         case .cancelConfirmation:
             model.cancelConfirmation()
@@ -230,7 +232,8 @@ extension BookshelfApp {
 
     /// PgUp/PgDn: the selection and the view move by a whole page, also past the loaded rows.
     private func movePage(by delta: Int, state: BookshelfState) {
-        guard let move = ListPaging.page(by: delta, search: state.search, ui: ui, height: layout.list.height) else { return }
+        let height = layout.list.height
+        guard let move = ListPaging.page(by: delta, search: state.search, ui: ui, height: height) else { return }
         ui.pendingSelection = move.pending
         ui.listTop = move.top
         model.select(index: move.select)
@@ -240,13 +243,14 @@ extension BookshelfApp {
     /// The wheel scrolls the view, as list views do; the selection stays unless it would leave it.
     private func scrollList(by delta: Int, state: BookshelfState) {
         let height = layout.list.height
-        let top = ListViewport.top(current: ui.listTop, selection: state.search.selection, count: state.search.rows.count,
+        let search = state.search
+        let top = ListViewport.top(current: ui.listTop, selection: search.selection, count: search.rows.count,
                                    height: height)
-        guard let scrolled = ListPaging.scroll(by: delta, search: state.search, top: top, height: height) else { return }
+        guard let scrolled = ListPaging.scroll(by: delta, search: search, top: top, height: height) else { return }
         ui.pendingSelection = nil
         ui.listTop = scrolled.top
-        if scrolled.select != state.search.selection { model.select(index: scrolled.select) }
-        if scrolled.top + height >= state.search.rows.count { model.loadMore() }
+        if scrolled.select != search.selection { model.select(index: scrolled.select) }
+        if scrolled.top + height >= search.rows.count { model.loadMore() }
     }
 }
 

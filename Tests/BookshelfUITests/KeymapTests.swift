@@ -28,7 +28,8 @@ import TerminalUI
         for binding in Keymap.bindings {
             for case let .key(key) in binding.keys {
                 let name = "\(binding.layer) \(key)"
-                #expect(seen[name] == nil, "\(name) is bound to \(seen[name].map { "\($0)" } ?? "") and \(binding.action)")
+                #expect(seen[name] == nil,
+                        "\(name) is bound to \(seen[name].map { "\($0)" } ?? "") and \(binding.action)")
                 seen[name] = binding.action
             }
         }
@@ -42,8 +43,10 @@ import TerminalUI
                 if case let .key(key) = pattern { key } else { nil }
             })
             for word in entry.keys.split(separator: " ") {
-                guard let key = Self.key(named: word.trimmingCharacters(in: CharacterSet(charactersIn: "(),"))) else { continue }
-                #expect(bound.contains(key), "the help row \"\(entry.keys)\" names \(word), which none of its bindings takes")
+                let name = word.trimmingCharacters(in: CharacterSet(charactersIn: "(),"))
+                guard let key = Self.key(named: name) else { continue }
+                #expect(bound.contains(key),
+                        "the help row \"\(entry.keys)\" names \(word), which none of its bindings takes")
                 named += 1
             }
         }
@@ -55,7 +58,8 @@ import TerminalUI
         let names: [String: Key] = [
             "Left": .left, "Right": .right, "Up": .up, "Down": .down, "Home": .home, "End": .end,
             "PgUp": .pageUp, "PgDn": .pageDown, "Backspace": .backspace, "Delete": .delete, "Enter": .enter,
-            "Esc": .escape, "Tab": .tab, "Shift-Tab": .backTab, "?": .character("?"), "y": .character("y"), "n": .character("n"),
+            "Esc": .escape, "Tab": .tab, "Shift-Tab": .backTab,
+            "?": .character("?"), "y": .character("y"), "n": .character("n"),
         ]
         if let key = names[name] { return key }
         for (prefix, modifier) in [("Ctrl-", KeyModifiers.ctrl), ("Alt-", .alt)] where name.hasPrefix(prefix) {
@@ -71,8 +75,10 @@ import TerminalUI
 
     /// The stack is the order the help describes: questions first, the search last.
     @Test func theInputStackGoesFromQuestionsToTheSearch() {
-        #expect(InputLayer.stack == [.question, .tooSmall, .password, .restoreQuestion, .global, .help, .accounts, .conflict,
-                                     .editor, .history, .search])
+        #expect(InputLayer.stack == [
+            .question, .tooSmall, .password, .restoreQuestion, .global, .help, .accounts, .conflict, .editor, .history,
+            .search,
+        ])
         #expect(InputLayer.stack.filter { !$0.isModal } == [.global, .conflict])
     }
 
@@ -80,12 +86,15 @@ import TerminalUI
     @Test func aModalLayerKeepsTheKeysItDoesNotBind() async throws {
         // None of them is a global key (F1, F2, Ctrl-T, Ctrl-Q, Ctrl-C).
         let pool: [Key] = [
-            .character("x"), .character("?"), .enter, .escape, .tab, .up, .down, .pageDown, .home, .insert, .function(3),
-            .function(5), .ctrl("y"), .ctrl("g"), .ctrl("e"), .paste("x"), .mouse(MouseEvent(.click, row: 5, column: 4)),
+            .character("x"), .character("?"), .enter, .escape, .tab, .up, .down, .pageDown, .home, .insert,
+            .function(3), .function(5), .ctrl("y"), .ctrl("g"), .ctrl("e"), .paste("x"),
+            .mouse(MouseEvent(.click, row: 5, column: 4)),
             .mouse(MouseEvent(.wheelDown, row: 5, column: 4)),
         ]
         var pressed = 0
-        let modal: [InputLayer] = [.question, .tooSmall, .password, .restoreQuestion, .help, .accounts, .editor, .history]
+        let modal: [InputLayer] = [
+            .question, .tooSmall, .password, .restoreQuestion, .help, .accounts, .editor, .history,
+        ]
         for layer in modal {
             let harness = try await Self.scenario(for: layer)
             for key in pool where Keymap.actions(for: key, in: layer).isEmpty {
@@ -137,7 +146,8 @@ import TerminalUI
         case .paste: [layer == .password ? .paste("cd\r\n") : .paste("a\tb\nc")]
         // The third row of the list (a screen of 80 columns: the list starts at row 3).
         case let .mouse(action): [.mouse(MouseEvent(action, row: 5, column: 4))]
-        case .anyOtherKey: [.character("x"), .enter, .function(3), .ctrl("s"), .mouse(MouseEvent(.click, row: 5, column: 4))]
+        case .anyOtherKey:
+            [.character("x"), .enter, .function(3), .ctrl("s"), .mouse(MouseEvent(.click, row: 5, column: 4))]
         }
     }
 
@@ -172,7 +182,8 @@ import TerminalUI
             let harness = AppHarness(columns: 80, rows: 12)
             await harness.start()
             await harness.press(key)
-            #expect(harness.app.ui.overlay == (action == .toggleHelp ? .help(scroll: 0) : .accounts(selection: 0)), "\(what)")
+            let opened: UIState.Overlay = action == .toggleHelp ? .help(scroll: 0) : .accounts(selection: 0)
+            #expect(harness.app.ui.overlay == opened, "\(what)")
             await harness.press(key)
             #expect(harness.app.ui.overlay == nil, "\(what), twice")
 
@@ -186,8 +197,9 @@ import TerminalUI
             case .erasePasswordCharacter: #expect(count == 1, "\(what)")
             case .clearPassword: #expect(count == 0 && harness.model.state.passwordPrompt != nil, "\(what)")
             case .submitPassword: #expect(harness.model.state.account == "bob" && count == 0, "\(what)")
-            default: #expect(harness.model.state.passwordPrompt == nil && harness.model.state.account == "alice" && count == 0,
-                             "\(what)")
+            default:
+                #expect(harness.model.state.passwordPrompt == nil && count == 0, "\(what)")
+                #expect(harness.model.state.account == "alice", "\(what)")
             }
 
         case let .scrollHelp(step):
@@ -246,7 +258,8 @@ import TerminalUI
             case .keepEditing:
                 #expect(editor.conflict == nil && editor.draft.title == mine && editor.base?.revision == 1, "\(what)")
             default:
-                #expect(editor.conflict != nil && harness.app.ui.notice?.text.hasPrefix("Choose first: ") == true, "\(what)")
+                #expect(editor.conflict != nil, "\(what)")
+                #expect(harness.app.ui.notice?.text.hasPrefix("Choose first: ") == true, "\(what)")
                 #expect(try await harness.otherEditor().load(id: 2).revision == 2, "\(what): nothing saved")
             }
 
@@ -276,7 +289,8 @@ import TerminalUI
             if layer == .editor {
                 let harness = try await Self.editingOneLine()
                 await harness.press(key)
-                #expect(harness.model.state.editor?.draft.title == text && harness.app.ui.title.cursor == cursor, "\(what)")
+                #expect(harness.model.state.editor?.draft.title == text, "\(what)")
+                #expect(harness.app.ui.title.cursor == cursor, "\(what)")
                 #expect(harness.model.state.search.query == "", "\(what): the search is not edited")
             } else {
                 let harness = try await Self.searchingOneLine()
@@ -299,12 +313,13 @@ import TerminalUI
             await harness.press(.down, .enter)
             await harness.press(key)
             if action == .confirmRestore {
-                #expect(harness.model.state.history == nil && harness.model.state.editor?.outcome == .saved(revision: 4), "\(what)")
+                #expect(harness.model.state.history == nil, "\(what)")
+                #expect(harness.model.state.editor?.outcome == .saved(revision: 4), "\(what)")
                 #expect(try await harness.otherEditor().load(id: 2)
                     == BookRecord(id: 2, title: "History of Rome", revision: 4, author: "T. Mommsen"), "\(what)")
             } else {
-                #expect(harness.model.state.history?.restoreQuestion == nil && harness.model.state.history?.selection == 1,
-                        "\(what)")
+                let history = harness.model.state.history
+                #expect(history != nil && history?.restoreQuestion == nil && history?.selection == 1, "\(what)")
                 #expect(try await harness.otherEditor().load(id: 2).revision == 3, "\(what): nothing saved")
             }
 
@@ -358,7 +373,8 @@ import TerminalUI
             if action == .open {
                 #expect(harness.model.state.editor?.bookID == second, "\(what)")
             } else {
-                #expect(harness.model.state.history?.bookID == second && harness.model.state.history?.revisions != nil, "\(what)")
+                let history = harness.model.state.history
+                #expect(history?.bookID == second && history?.revisions != nil, "\(what)")
             }
         }
     }
@@ -458,7 +474,8 @@ import TerminalUI
         await harness.start()
         await harness.type("mommsen")
         await harness.press(.enter)
-        _ = try await harness.otherEditor().save(SaveRequest(id: 2, title: "Rome", author: "T. Mommsen", expectedRevision: 1))
+        let theirs = SaveRequest(id: 2, title: "Rome", author: "T. Mommsen", expectedRevision: 1)
+        _ = try await harness.otherEditor().save(theirs)
         await harness.type(", Vol. 1")
         await harness.press(.enter)
         let conflict = try #require(harness.model.state.editor?.conflict)
