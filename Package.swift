@@ -68,7 +68,9 @@ let package = Package(
                            "CatalogSimulation", "PostgresCatalog", "SQLiteCatalog", "TerminalUI"]),
 
         // The seeds' sample code against BookCatalog alone: the floor of its public API.
-        .testTarget(name: "SeedTests", dependencies: ["BookCatalog"]),
+        .testTarget(name: "SeedSampleCodeTests", dependencies: ["BookCatalog"]),
+        // The manifest and the layer rules, read from the sources: needs no module of the package.
+        .testTarget(name: "PackageRuleTests"),
         .testTarget(name: "BookCatalogTests", dependencies: ["BookCatalog", "CatalogSimulation"]),
         .testTarget(name: "CatalogImportTests", dependencies: ["BookCatalog", "BookshelfTestSupport", "CatalogImport"]),
         .testTarget(
