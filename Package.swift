@@ -46,7 +46,7 @@ let package = Package(
         // Stores and clocks that act out a script: the demo, the tests and `--latency`.
         .target(name: "CatalogSimulation", dependencies: ["BookCatalog", "Locking"]),
         // Reading CSV and JSON Lines files of books, for `bookshelf import`.
-        .target(name: "CatalogImport", dependencies: ["BookCatalog"]),
+        .target(name: "CatalogImport", dependencies: ["BookCatalog", "TerminalSafeText"]),
         .target(name: "BookshelfModel", dependencies: ["BookCatalog"]),
         .target(name: "TerminalUI", dependencies: ["CNcurses", "CTextWidth", "TerminalSafeText"]),
         .target(name: "BookshelfUI", dependencies: ["BookCatalog", "BookshelfModel", "TerminalUI"]),
@@ -68,7 +68,9 @@ let package = Package(
                            "CatalogSimulation", "PostgresCatalog", "SQLiteCatalog", "TerminalUI"]),
 
         // The seeds' sample code against BookCatalog alone: the floor of its public API.
-        .testTarget(name: "SeedTests", dependencies: ["BookCatalog"]),
+        .testTarget(name: "SeedSampleCodeTests", dependencies: ["BookCatalog"]),
+        // The manifest and the layer rules, read from the sources: needs no module of the package.
+        .testTarget(name: "PackageRuleTests"),
         .testTarget(name: "BookCatalogTests", dependencies: ["BookCatalog", "CatalogSimulation"]),
         .testTarget(name: "CatalogImportTests", dependencies: ["BookCatalog", "BookshelfTestSupport", "CatalogImport"]),
         .testTarget(
@@ -83,7 +85,7 @@ let package = Package(
                            "TerminalUI"]),
         // The command line of the three executables: the parser, and --help, the man page,
         // docs/cli.md, the completions and Scripts/install against the declarations.
-        .testTarget(name: "CommandLineTests", dependencies: ["BookshelfTestSupport", "CSQLite", "CommandLineOptions", "bookshelf"]),
+        .testTarget(name: "CommandLineTests", dependencies: ["BookshelfTestSupport", "CSQLite", "CommandLineOptions", "TerminalSafeText", "bookshelf"]),
         .testTarget(
             name: "EndToEndTests",
             // bookshelf-demo and bookshelf-bench are run by the tests, not imported: the

@@ -20,7 +20,9 @@ struct SearchResults {
 
     var selectedID: Int? { selection.map { rows[$0].id } }
 
-    /// Shows `record` in place of any older revision of it among the rows.
+    /// Shows `record` in place of any older revision of it among the rows. A retitled book
+    /// keeps its row until the refresh its change notice starts puts it in the store's order
+    /// (docs/guarantees.md, "The model").
     mutating func lift(to record: BookRecord) {
         for index in rows.indices where rows[index].id == record.id && rows[index].revision < record.revision {
             rows[index] = record

@@ -1,3 +1,4 @@
+import TerminalSafeText
 import BookCatalog
 
 /// Books written in the formats `BookImport` reads, so that importing an export gives back
@@ -21,7 +22,7 @@ public enum BookExport {
     public static func line(title: String, author: String, format: BookExportFormat) -> String {
         switch format {
         case .csv: csvField(title) + "," + csvField(author)
-        case .jsonl: "{\"title\":" + jsonString(title) + ",\"author\":" + jsonString(author) + "}"
+        case .jsonl: "{\"title\":" + JSONText.quoted(title) + ",\"author\":" + JSONText.quoted(author) + "}"
         }
     }
 
@@ -59,7 +60,7 @@ public enum BookExport {
 
     static func jsonString(_ bytes: [UInt8]) -> [UInt8] {
         var result = "\""
-        StoredBytes.decode(bytes, scalar: { appendJSON($0, to: &result) }, invalidByte: { result += "\\udc" + String($0, radix: 16) })
+        StoredBytes.decode(bytes, scalar: { JSONText.append($0, to: &result) }, invalidByte: { result += "\\udc" + String($0, radix: 16) })
         result += "\""
         return Array(result.utf8)
     }
@@ -68,26 +69,5 @@ public enum BookExport {
     /// empty field, whatever it holds.
     static func csvField(_ text: String) -> String {
         "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-    }
-
-    /// A JSON string literal whose value is exactly `text`. Characters JSON does not require
-    /// escaping are written as they are, except control characters and the two line
-    /// separators some readers split on, which are escaped.
-    static func jsonString(_ text: String) -> String {
-        var result = "\""
-        for scalar in text.unicodeScalars { appendJSON(scalar, to: &result) }
-        return result + "\""
-    }
-
-    private static func appendJSON(_ scalar: Unicode.Scalar, to result: inout String) {
-        switch scalar {
-        case "\"": result += "\\\""
-        case "\\": result += "\\\\"
-        case _ where scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
-            || scalar.value == 0x2028 || scalar.value == 0x2029 || BookValidation.isControl(scalar):
-            let hex = String(scalar.value, radix: 16)
-            result += "\\u" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
-        default: result.unicodeScalars.append(scalar)
-        }
     }
 }

@@ -90,5 +90,5 @@
 /// ```
 ///
 /// The benchmark (`bookshelf-bench compare`) times the same classes through the app's stack;
-/// its figures are in the README.
+/// its figures are in docs/performance.md and docs/performance-log.md.
 enum PostgresSearchPlans {}

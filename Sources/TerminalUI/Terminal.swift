@@ -38,7 +38,7 @@ public enum TerminalError: Error, Equatable, Sendable {
 /// canvas after every event (coalesced into one frame per turn of the main queue).
 ///
 /// On the ncurses backend (`init(options:)`, the app's) it owns the real terminal from
-/// `init` until the process ends. Lifetime guarantees (README, "Terminal behaviour"):
+/// `init` until the process ends. Lifetime guarantees (docs/terminals.md, "Suspending and leaving"):
 /// - `quit(status:)`, SIGINT, SIGTERM and SIGHUP restore the terminal, then exit
 ///   (SIGxxx exits with 128 + signal number);
 /// - any other `exit()` restores it from an atexit handler; a crash (SIGSEGV, SIGBUS,

@@ -166,3 +166,21 @@ struct MachineTime {
         Double(stolen - start.stolen) / Double(max(1, total - start.total))
     }
 }
+
+/// The lost updates of a race of compare-and-set saves, counted the same way for every
+/// store: each revision of a book from the one after `before` up to its revision `after`
+/// must have been produced by exactly one successful save (`wins`, the revisions each save
+/// reported). A gap (a revision nobody reported) or a revision claimed twice is a loss.
+enum LostUpdates {
+    static func count(wins: [Int: [Int]], before: [Int: Int], after: [Int: Int]) -> Int {
+        var lost = 0
+        for (id, last) in after {
+            let first = (before[id] ?? 0) + 1
+            let revisions = (wins[id] ?? []).sorted()
+            if revisions != Array(stride(from: first, through: last, by: 1)) {
+                lost += abs(last - first + 1 - revisions.count) + 1
+            }
+        }
+        return lost
+    }
+}

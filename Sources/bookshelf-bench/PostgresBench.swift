@@ -164,14 +164,9 @@ enum PostgresBench: BenchMode {
         }
         let conflicts = tallies.reduce(0) { $0 + $1.conflicts }
         let committed = wins.values.reduce(0) { $0 + $1.count }
-        var lost = 0
-        for book in hot {
-            let revisions = (wins[book.id] ?? []).sorted()
-            let after = try await probe.load(id: book.id).revision
-            let first = before[book.id]! + 1
-            // Every revision from first to after was produced by exactly one successful save.
-            if revisions != Array(stride(from: first, through: after, by: 1)) { lost += abs(after - first + 1 - revisions.count) + 1 }
-        }
+        var after: [Int: Int] = [:]
+        for book in hot { after[book.id] = try await probe.load(id: book.id).revision }
+        let lost = LostUpdates.count(wins: wins, before: before, after: after)
         let perSecond = Double(committed) / (elapsed.milliseconds / 1000)
         print("\nsaves: \(writers) writers on \(hot.count) hot books for \(String(format: "%.1f", elapsed.milliseconds / 1000)) s")
         print("committed \(committed) (\(String(format: "%.0f", perSecond))/s), conflicts \(conflicts), lost updates \(lost)")

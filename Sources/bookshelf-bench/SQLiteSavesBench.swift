@@ -105,14 +105,9 @@ enum SQLiteSavesBench: BenchMode {
                 }
             }
         }
-        var lost = 0
-        for book in hot {
-            let revisions = (wins[book.id] ?? []).sorted()
-            let after = try await probe.load(id: book.id).revision
-            let first = before[book.id]! + 1
-            // Every revision from first to after was produced by exactly one logged save.
-            if revisions != Array(stride(from: first, through: after, by: 1)) { lost += abs(after - first + 1 - revisions.count) + 1 }
-        }
+        var after: [Int: Int] = [:]
+        for book in hot { after[book.id] = try await probe.load(id: book.id).revision }
+        let lost = LostUpdates.count(wins: wins, before: before, after: after)
         let committed = wins.values.reduce(0) { $0 + $1.count }
         let perSecond = Double(committed) / (elapsed.milliseconds / 1000)
         print("saves: \(processes) processes on \(hot.count) books of one SQLite catalog for \(String(format: "%.1f", elapsed.milliseconds / 1000)) s")

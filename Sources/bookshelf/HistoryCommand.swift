@@ -1,5 +1,6 @@
 import BookCatalog
 import CommandLineOptions
+import TerminalSafeText
 import Foundation
 
 /// `bookshelf history ID`: every committed revision of a book, newest first, as the store
@@ -56,9 +57,10 @@ enum HistoryCommand {
 
     static func jsonLine(_ revision: BookRevision) -> String {
         let record = revision.record
-        return "{\"id\":\(record.id),\"revision\":\(record.revision),\"title\":\(TerminalText.jsonString(record.title)),"
-            + "\"author\":\(TerminalText.jsonString(record.author)),"
-            + "\"account\":\(revision.account.map(TerminalText.jsonString) ?? "null"),"
+        let account: String = revision.account.map(JSONText.quoted) ?? "null"
+        return "{\"id\":\(record.id),\"revision\":\(record.revision),\"title\":\(JSONText.quoted(record.title)),"
+            + "\"author\":\(JSONText.quoted(record.author)),"
+            + "\"account\":\(account),"
             + "\"saved_at\":\"\(timestamp(revision.savedAt))\","
             + "\"operation\":\(revision.operation.map { "\"\($0.uuidString)\"" } ?? "null")}"
     }

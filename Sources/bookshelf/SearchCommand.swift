@@ -1,5 +1,6 @@
 import BookCatalog
 import CommandLineOptions
+import TerminalSafeText
 import PostgresCatalog
 import SQLiteCatalog
 import TerminalUI
@@ -84,8 +85,8 @@ enum SearchCommand {
     }
 
     static func jsonLine(_ record: BookRecord) -> String {
-        "{\"id\":\(record.id),\"title\":\(TerminalText.jsonString(record.title)),"
-            + "\"author\":\(TerminalText.jsonString(record.author)),\"revision\":\(record.revision)}"
+        "{\"id\":\(record.id),\"title\":\(JSONText.quoted(record.title)),"
+            + "\"author\":\(JSONText.quoted(record.author)),\"revision\":\(record.revision)}"
     }
 
     /// The summary for programs: `{"total":10000,"total_kind":"at_least","offset":0,"shown":50}`;

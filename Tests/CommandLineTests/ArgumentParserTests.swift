@@ -1,6 +1,7 @@
 @testable import bookshelf
 import CommandLineOptions
 import Foundation
+import TerminalSafeText
 import Testing
 
 /// The command line's pure parts, tested directly; the binary tests cover them end to end.
@@ -79,7 +80,7 @@ import Testing
         #expect(shown == "Evil\u{FFFD}[2J\u{FFFD}title\u{FFFD}\u{FFFD}txt.exe\u{FFFD}31m\u{FFFD}end")
         #expect(TerminalText.sanitized("Café 日本の歴史 🍅") == "Café 日本の歴史 🍅")
 
-        let json = TerminalText.jsonString(hostile + " \"quoted\" back\\slash 🍅")
+        let json = JSONText.quoted(hostile + " \"quoted\" back\\slash 🍅")
         #expect(!json.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) || $0 == "\u{202E}" })
         let decoded = try JSONSerialization.jsonObject(with: Data("[\(json)]".utf8)) as? [String]
         #expect(decoded == [hostile + " \"quoted\" back\\slash 🍅"], "JSON keeps the exact text")

@@ -3,7 +3,6 @@ import Testing
 
 /// Package.swift declares exactly the package modules each target imports: nothing compiles
 /// by accident through another target's dependency, and nothing is linked that is not used.
-/// (In SeedTests because it needs no module of the package at all.)
 @Suite("The manifest")
 struct ManifestTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
