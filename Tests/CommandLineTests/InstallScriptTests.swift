@@ -72,18 +72,38 @@ import Testing
         #expect(kept.isSuperset(of: left))
     }
 
-    /// Installing again replaces the first install; one uninstall then removes everything.
+    /// Installing again replaces the first install; one uninstall then removes everything,
+    /// folders the first one made included (one held a file of the user's during the second).
     @Test func aSecondInstallReplacesTheFirst() throws {
         let scenario = try Scenario()
         defer { scenario.directory.remove() }
         let before = try scenario.tree()
         #expect(try scenario.install(["--with-bench"]).status == 0)
+        try scenario.makeFile("share/zsh/site-functions/_other-tool")
         let again = try scenario.install([])
         #expect(again.status == 0, "\(again.errors)")
+        try FileManager.default.removeItem(atPath: scenario.prefix + "/share/zsh/site-functions/_other-tool")
         let expected = Self.installed.filter { $0 != "bin/bookshelf-bench" }
         #expect(try scenario.tree().subtracting(before) == Self.withFolders(expected), "without --with-bench, no bench")
         #expect(try scenario.install(["--uninstall"]).status == 0)
-        #expect(try scenario.tree() == before)
+        let left = try scenario.tree()
+        #expect(left == before, "left: \(left.subtracting(before).sorted())")
+    }
+
+    /// A prefix that was not there is made by the install (only it: not a missing folder above
+    /// it), written down, and removed with the rest, across a second install too.
+    @Test func aPrefixItCreatedGoesWithTheUninstall() throws {
+        let scenario = try Scenario(createPrefix: false)
+        defer { scenario.directory.remove() }
+        #expect(try scenario.install([]).status == 0)
+        #expect(try scenario.install([]).status == 0, "installed again")
+        #expect(try scenario.install(["--uninstall"]).status == 0)
+        #expect(!FileManager.default.fileExists(atPath: scenario.prefix), "the prefix the install made is gone")
+
+        let below = try scenario.run("/bin/bash", [Scenario.script.path, "--prefix", scenario.directory.path("missing/prefix"),
+                                                   "--build-dir", scenario.binary.deletingLastPathComponent().path])
+        #expect(below.status == 1 && below.errors.contains(scenario.directory.path("missing") + " does not exist"), "\(below)")
+        #expect(!FileManager.default.fileExists(atPath: scenario.directory.path("missing")))
     }
 
     /// A file at a destination that no install of this script wrote is the user's: refused, untouched.
@@ -138,10 +158,10 @@ import Testing
         let prefix: String
         let binary: URL
 
-        init() throws {
+        init(createPrefix: Bool = true) throws {
             directory = try ScratchDirectory()
             prefix = directory.path("prefix")
-            try FileManager.default.createDirectory(atPath: prefix, withIntermediateDirectories: true)
+            if createPrefix { try FileManager.default.createDirectory(atPath: prefix, withIntermediateDirectories: true) }
             binary = try #require(BuildProducts.executable(named: "bookshelf"), "the bookshelf executable is built beside the tests")
         }
 
