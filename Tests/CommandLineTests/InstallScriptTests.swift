@@ -90,6 +90,42 @@ import Testing
         #expect(left == before, "left: \(left.subtracting(before).sorted())")
     }
 
+    /// Without --build-dir the script builds release and installs from the build's own bin
+    /// path. `swift` here is a stand-in that writes down how it was called (a real release build
+    /// is minutes of CI time) and names the debug products as that bin path.
+    @Test func withoutABuildDirItBuildsReleaseFirst() throws {
+        let scenario = try Scenario()
+        defer { scenario.directory.remove() }
+        let stubs = scenario.directory.path("stubs"), calls = scenario.directory.path("swift-calls")
+        try FileManager.default.createDirectory(atPath: stubs, withIntermediateDirectories: true)
+        let products = scenario.binary.deletingLastPathComponent().path
+        // Written by a shell of its own: an executable this process held open for writing
+        // could be inherited by a child another test spawns, and then fail to run (ETXTBSY).
+        let stub = """
+            #!/bin/sh
+            echo "$PWD: $*" >> \(shellQuoted(calls))
+            [ "$*" = "build -c release --show-bin-path" ] && { echo \(shellQuoted(products)); exit 0; }
+            exit "${STUB_STATUS:-0}"
+            """
+        let written = try scenario.run("/bin/sh", ["-c", "printf '%s\\n' \"$1\" > \"$2\" && chmod 755 \"$2\"", "sh", stub, stubs + "/swift"])
+        #expect(written.status == 0, "\(written)")
+        let root = Scenario.script.deletingLastPathComponent().deletingLastPathComponent().path
+        let path = stubs + ":/usr/bin:/bin"
+
+        let failed = try scenario.run("/bin/bash", [Scenario.script.path, "--prefix", scenario.prefix],
+                                      environment: ["PATH": path, "STUB_STATUS": "1"])
+        #expect(failed.status == 1 && failed.errors.contains("the release build failed"), "\(failed)")
+        #expect(try String(contentsOfFile: calls, encoding: .utf8) == "\(root): build -c release\n")
+        #expect(try scenario.tree().isEmpty, "nothing installed after a failed build")
+
+        try FileManager.default.removeItem(atPath: calls)
+        let built = try scenario.run("/bin/bash", [Scenario.script.path, "--prefix", scenario.prefix], environment: ["PATH": path])
+        #expect(built.status == 0, "\(built)")
+        #expect(try String(contentsOfFile: calls, encoding: .utf8)
+                == "\(root): build -c release\n\(root): build -c release --show-bin-path\n")
+        #expect(try scenario.tree() == Self.withFolders(Self.installed.filter { $0 != "bin/bookshelf-bench" }))
+    }
+
     /// A prefix that was not there is made by the install (only it: not a missing folder above
     /// it), written down, and removed with the rest, across a second install too.
     @Test func aPrefixItCreatedGoesWithTheUninstall() throws {
