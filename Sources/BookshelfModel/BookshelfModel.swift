@@ -60,6 +60,8 @@ public final class BookshelfModel {
     /// Requests up to this number began before the last successful reconnect: their
     /// "password needed" failures are old news and ask for nothing.
     var reconnectedThrough = 0
+    /// Whether the store answers, as the newest request of this session that could tell says.
+    var reachability = StoreReachability()
     /// The newest revision of each book this session has seen: rows and editor bases never go below it.
     var newestSeen: [Int: BookRecord] = [:]
 
@@ -106,7 +108,8 @@ public final class BookshelfModel {
             connection: ConnectionState(
                 connectingTo: isPending(.connect) ? connectingAccount : nil,
                 error: connectionError,
-                isLost: connectionIsLost),
+                isLost: connectionIsLost,
+                isUnreachable: !reachability.isReachable),
             search: searchState,
             editor: editorState,
             confirmation: confirmation,

@@ -182,6 +182,7 @@ extension BookshelfModel {
         repository = BookRepository(remote: remote)
         self.remote = remote
         connectionIsLost = false
+        reachability = StoreReachability()
         accountName = account
         accountRole = (remote as? any AccountAwareRemote)?.account.role
         newestSeen.removeAll()
@@ -247,8 +248,9 @@ extension BookshelfModel {
 
     /// Asks the store whether someone else committed (call it from a UI timer). On a notice
     /// it refreshes the rows (keeping the selection) and re-reads the edited record without
-    /// touching the draft. Skipped while a check is already in flight. Returns the check's
-    /// request number.
+    /// touching the draft. A check the store did not answer marks it unreachable (see
+    /// `StoreReachability`), so a server lost while the user is idle shows at once. Skipped
+    /// while a check is already in flight. Returns the check's request number.
     @discardableResult
     public func checkForChanges() -> Int? {
         guard let repository, !isPending(.changeCheck) else { return nil }
@@ -262,6 +264,8 @@ extension BookshelfModel {
                 _ = startSearch(.refresh)
                 if let editor, notice.concerns(editor.bookID) { watchEditedRecord() }
             },
-            fail: { _, _ in })
+            fail: { [self] error, ticket in
+                if StoreReachability.meansUnreachable(error) { reachability.learn(false, from: ticket.identity.request) }
+            })
     }
 }
