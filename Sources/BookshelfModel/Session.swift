@@ -167,7 +167,15 @@ extension BookshelfModel {
         defer { changed() }
         return launch(.connect, .connect, { try await connector.connect(account: name, password: password) },
             publish: { [self] remote, _ in beginSession(remote: remote, account: name) },
-            fail: { [self] error, _ in connectionError = Self.message(for: error) })
+            fail: { [self] error, _ in
+                // Refused for its password: ask (again), saying why when one was typed, as
+                // the reconnect prompt does. The current session stays as it is.
+                if (error as? BookFailure) == .notAllowed, connector.requiresPassword(for: name) {
+                    passwordPrompt = PasswordPrompt(account: name, problem: password == nil ? nil : Self.passwordRefused)
+                    return
+                }
+                connectionError = Self.message(for: error)
+            })
     }
 
     /// A connection succeeded: the session number moves first, so nothing started under the
@@ -198,6 +206,8 @@ extension BookshelfModel {
     }
 
     // MARK: A lost connection
+
+    static let passwordRefused = "That password was not accepted."
 
     /// A request of the current session found its connection lost, and only the account's
     /// password can sign it in again: ask for it once, in place. The query, the rows and the
@@ -238,8 +248,7 @@ extension BookshelfModel {
                 settleUnresolvedSave()
             },
             fail: { [self] error, _ in
-                let problem = (error as? BookFailure) == .notAllowed
-                    ? "That password was not accepted." : Self.message(for: error)
+                let problem = (error as? BookFailure) == .notAllowed ? Self.passwordRefused : Self.message(for: error)
                 passwordPrompt = PasswordPrompt(account: account, reconnects: true, problem: problem)
             })
     }
