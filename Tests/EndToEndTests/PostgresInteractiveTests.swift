@@ -224,4 +224,33 @@ import Testing
             try pane.waitFor(text: "erin (editor) · ")
         }
     }
+
+    /// Issue 43, item 7: the server goes away while alice edits and types nothing. The
+    /// freshness check (every second) says so in the header and on the status line, the
+    /// draft stays, and once the server is back both say so no longer.
+    @Test(.enabled(if: TmuxPane.shouldRun && PostgresScratchServer.shouldRun))
+    func aServerLostWhileIdleShowsWithoutAKeyAndClearsWhenBack() throws {
+        let fixture = try Fixture()
+        defer { fixture.remove() }
+        let alice = try fixture.pane(user: "alice")
+        defer { alice.kill() }
+        try alice.waitFor(text: "alice (editor) · ")
+        try alice.type("quixotic")
+        try alice.waitFor(text: "1–1 of 1")
+        try alice.send("Enter")
+        try alice.waitFor(text: "Edit book #")
+        try alice.type(" Draft")
+        try alice.waitFor(text: "Title  Quixotic Zebra Handbook Draft")
+
+        try fixture.server.stopServer()
+        let lost = try alice.waitFor(text: "alice (editor) · disconnected, retrying", timeout: .seconds(10))
+        #expect(lost.contains("Cannot reach the catalog: still trying."), "\(lost)")
+        #expect(lost.contains("Title  Quixotic Zebra Handbook Draft"), "the draft stays: \(lost)")
+
+        try fixture.server.startServer()
+        try alice.waitFor(text: "alice (editor) · 3,011 books", timeout: .seconds(15))
+        let back = try alice.capture()
+        #expect(!back.contains("disconnected") && !back.contains("Cannot reach"), "\(back)")
+        #expect(back.contains("Title  Quixotic Zebra Handbook Draft"), "\(back)")
+    }
 }
