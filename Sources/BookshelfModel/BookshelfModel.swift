@@ -62,6 +62,8 @@ public final class BookshelfModel {
     var reconnectedThrough = 0
     /// Whether the store answers, as the newest request of this session that could tell says.
     var reachability = StoreReachability()
+    /// When the freshness check in flight (if any) began.
+    var changeCheckStarted: Duration?
     /// The newest revision of each book this session has seen: rows and editor bases never go below it.
     var newestSeen: [Int: BookRecord] = [:]
 

@@ -209,6 +209,9 @@ extension BookshelfModel {
 
     static let passwordRefused = "That password was not accepted."
 
+    /// How long a freshness check may go unanswered before the store counts as unreachable.
+    static let unansweredCheckLimit: Duration = .seconds(3)
+
     /// A request of the current session found its connection lost, and only the account's
     /// password can sign it in again: ask for it once, in place. The query, the rows and the
     /// draft stay as they are. A request that began before the last successful reconnect
@@ -262,7 +265,18 @@ extension BookshelfModel {
     /// while a check is already in flight. Returns the check's request number.
     @discardableResult
     public func checkForChanges() -> Int? {
-        guard let repository, !isPending(.changeCheck) else { return nil }
+        guard let repository else { return nil }
+        if let waiting = owners[.changeCheck], inFlight[waiting] != nil {
+            // A server that stops answering without refusing (a network cut) leaves the check
+            // waiting until its deadline: unanswered this long, it says as much as a failure.
+            if let started = changeCheckStarted, clock.now() - started >= Self.unansweredCheckLimit,
+               reachability.isReachable {
+                reachability.learn(false, from: waiting.request)
+                changed()
+            }
+            return nil
+        }
+        changeCheckStarted = clock.now()
         return launch(.changeCheck, .changeCheck, { try await repository.checkForChanges() },
             // Quiet checks are not logged: a timer would flood the ring with them.
             logged: { $0 != nil },

@@ -4,13 +4,14 @@ import BookCatalog
 /// check that could not reach it says no; a request that had to reach it and succeeded says
 /// yes. Answers come in any order, so the evidence of the request that began last wins: an
 /// answer from a request older than the one that told last is old news, whenever it arrives.
+/// A check still waiting tells too (it is not answered), and its own answer then tells again.
 struct StoreReachability: Equatable {
     private(set) var isReachable = true
     /// The request whose answer told last (0: none yet this session).
     private var toldBy = 0
 
     mutating func learn(_ reachable: Bool, from request: Int) {
-        guard request > toldBy else { return }
+        guard request >= toldBy else { return }
         toldBy = request
         isReachable = reachable
     }

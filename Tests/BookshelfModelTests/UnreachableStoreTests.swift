@@ -41,6 +41,27 @@ import Testing
         await h.drain()
     }
 
+    /// A server that stops answering without refusing (a network cut) leaves the check
+    /// waiting for its deadline: a check unanswered for a few seconds says as much as one
+    /// that failed, and its late answer is still the news it brings.
+    @Test(arguments: [false, true])
+    func aCheckLeftUnansweredMarksTheStoreUnreachable(answerFails: Bool) async {
+        let h = await editing()
+        let check = h.model.checkForChanges()!
+        let call = await h.nextCall(.check)
+        h.clock.advance(milliseconds: 1_000)
+        #expect(h.model.checkForChanges() == nil, "one check at a time")
+        #expect(!h.state.connection.isUnreachable, "a second is no outage")
+        h.clock.advance(milliseconds: 2_000)
+        #expect(h.model.checkForChanges() == nil)
+        #expect(h.state.connection.isUnreachable, "three seconds without an answer")
+        #expect(h.search.rows.count == 2 && h.editor?.draft == mine)
+
+        await h.release(call.number, answerFails ? .fail(Self.down) : .deliver, request: check)
+        #expect(h.state.connection.isUnreachable == answerFails)
+        await h.drain()
+    }
+
     @Test func aSaveThatGoesThroughSaysTheStoreAnswers() async {
         let h = await editing()
         await check(h, .fail(Self.down))
