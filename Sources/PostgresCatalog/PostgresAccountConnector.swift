@@ -39,8 +39,7 @@ public final class PostgresAccountConnector: CatalogConnector {
             do {
                 _ = try await PostgresRemote.connect(connector.signingIn(as: name))
                 names.append(name)
-            } catch PostgresConnectFailure.passwordRequired, PostgresConnectFailure.passwordRejected {
-                // Rejected: a password from ~/.pgpass that is out of date; the user must type one.
+            } catch PostgresConnectFailure.passwordRequired {
                 state.withLock { _ = $0.needsPassword.insert(name) }
                 names.append(name)
             } catch PostgresConnectFailure.noAccount where name != current {
