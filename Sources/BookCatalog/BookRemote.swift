@@ -195,10 +195,17 @@ public protocol SearchableBookRemote: BookRemote {
 
 /// Someone else committed. `bookIDs` names the books when the store knows them
 /// (PostgreSQL notifications do); `nil` means "something changed, re-read what you show".
+///
+/// `account` is set when the store found that an administrator changed this session's own
+/// account (its role or its scope) since the previous check: the account as it is now.
 public struct ChangeNotice: Sendable, Equatable {
     public let bookIDs: Set<Int>?
+    public let account: Account?
 
-    public init(bookIDs: Set<Int>?) { self.bookIDs = bookIDs }
+    public init(bookIDs: Set<Int>?, account: Account? = nil) {
+        self.bookIDs = bookIDs
+        self.account = account
+    }
     public static let unspecified = ChangeNotice(bookIDs: nil)
 
     public func concerns(_ id: Int) -> Bool { bookIDs?.contains(id) ?? true }

@@ -50,6 +50,8 @@ public final class BookshelfModel {
     var remote: (any BookRemote)?
     var accountName: String?
     var accountRole: AccountRole?
+    /// Which books the current account sees, when the store tells.
+    var accountScope: String?
     var accountNames: [String] = []
     var accountRoles: [String: AccountRole] = [:]
     var accountScopes: [String: String] = [:]

@@ -181,7 +181,7 @@ extension BookshelfModel {
     /// A connection succeeded: the session number moves first, so nothing started under the
     /// old session can publish from here on; then the repository (and its cache), the rows,
     /// errors, busy state and editor are replaced, and the typed query runs again.
-    private func beginSession(remote: any BookRemote, account: String) {
+    private func beginSession(remote: any BookRemote, account: String, as known: Account? = nil) {
         session += 1
         owners.removeAll()
         showsBusy.removeAll()
@@ -192,7 +192,9 @@ extension BookshelfModel {
         connectionIsLost = false
         reachability = StoreReachability()
         accountName = account
-        accountRole = (remote as? any AccountAwareRemote)?.account.role
+        let told = known ?? (remote as? any AccountAwareRemote)?.account
+        accountRole = told?.role
+        accountScope = told?.scope
         newestSeen.removeAll()
         results = SearchResults(query: results.query)
         editor = nil
@@ -284,11 +286,49 @@ extension BookshelfModel {
                 // The store answers again: a save cut off while it was away can be settled now.
                 settleUnresolvedSave()
                 guard let notice else { return }
+                if let now = notice.account, follow(accountChangedTo: now) { return }
                 _ = startSearch(.refresh)
                 if let editor, notice.concerns(editor.bookID) { watchEditedRecord() }
             },
             fail: { [self] error, ticket in
                 if StoreReachability.meansUnreachable(error) { reachability.learn(false, from: ticket.identity.request) }
             })
+    }
+
+    // MARK: An administrator changed the account
+
+    /// The store says the current account's role or scope changed while it was signed in.
+    /// A new role takes effect at once: the header, the editor's read-only state and the
+    /// history's restore follow the role (they are derived from it). A new scope is another
+    /// set of books, so it is a new session, as an account switch is: nothing the old scope's
+    /// requests bring back (rows, a save's outcome) appears after it, and the typed query runs
+    /// again. Returns whether a new session began.
+    func follow(accountChangedTo now: Account) -> Bool {
+        guard now.name == accountName, let remote else { return false }
+        defer { changed() }
+        accountRoles[now.name] = now.role
+        accountScopes[now.name] = now.scope
+        if let scope = accountScope, scope != now.scope {
+            var told = "An administrator moved \(now.name) to scope \(now.scope): showing its books."
+            if let editor {
+                if case .unresolved? = editor.outcome {
+                    told += " Whether the save of book #\(editor.bookID) went through is unknown: see its history."
+                } else if saveIsInFlight {
+                    told += " The save of book #\(editor.bookID) was under the old scope: see its history."
+                } else if editor.isDirty {
+                    told += " Your unsaved edit of book #\(editor.bookID) was closed."
+                }
+            }
+            beginSession(remote: remote, account: now.name, as: now)
+            message = told
+            return true
+        }
+        accountScope = now.scope
+        guard now.role != accountRole else { return false }
+        accountRole = now.role
+        message = now.role == .reader
+            ? "An administrator made \(now.name) a reader: viewing only."
+            : "An administrator made \(now.name) an editor: you may edit."
+        return false
     }
 }

@@ -22,10 +22,11 @@ final class Harness {
     private var ticks = 0
 
     init(books: [String: [BookRecord]] = ["alice": [], "bob": []], passwords: [String: String] = [:],
-         account: String = "alice", pageSize: Int = 50) {
+         account: String = "alice", pageSize: Int = 50, accounts: [String: Account] = [:]) {
         connector = ScriptedConnector(books: books, passwords: passwords)
         let counter = clock
-        model = BookshelfModel(connector: connector, account: account, pageSize: pageSize, loadMoreThreshold: 1,
+        let opening: any CatalogConnector = accounts.isEmpty ? connector : AccountTellingConnector(base: connector, accounts: accounts)
+        model = BookshelfModel(connector: opening, account: account, pageSize: pageSize, loadMoreThreshold: 1,
                                clock: StoreClock { counter.tick() })
         model.onTrace = { [unowned self] in traces.append($0) }
         model.onChange = { [unowned self] in changeCount += 1 }
