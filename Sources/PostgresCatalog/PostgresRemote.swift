@@ -11,14 +11,15 @@ import Foundation
 /// because each save records its operation id in the same statement.
 public actor PostgresRemote: SearchableBookRemote, ChangeDetectingRemote, SaveOutcomeRecordingRemote, AccountAwareRemote,
     ReauthenticatingRemote, HistoryKeepingRemote {
-    public nonisolated let account: Account
+    /// The account as the session last found it: an administrator's change of its role or
+    /// scope shows here once a change check has reported it.
+    public nonisolated var account: Account { session.account }
     private nonisolated let worker: PostgresWorker
     private nonisolated let session: PostgresSession
 
     private init(session: PostgresSession, worker: PostgresWorker) {
         self.session = session
         self.worker = worker
-        self.account = session.account
     }
 
     /// Signs in. `password` (from a prompt) is used for this handshake only and not kept;

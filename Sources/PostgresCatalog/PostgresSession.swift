@@ -1,5 +1,6 @@
 import BookCatalog
 import Foundation
+import Locking
 
 /// One account's connection and what survives reconnecting it. Touched only on its
 /// worker's serial queue (hence `@unchecked Sendable`): that queue is the lock.
@@ -8,7 +9,11 @@ import Foundation
 /// answers "everything may have changed", because the session cannot tell what it missed.
 final class PostgresSession: @unchecked Sendable {
     let connector: PostgresConnector
-    let account: Account
+    /// The account as the last sign-in or change check found it. An administrator may change
+    /// its role or scope while the session is open; read from any thread (the remote's
+    /// `account`), hence the lock.
+    private let knownAccount: Locked<Account>
+    var account: Account { knownAccount.withLock { $0 } }
     private let channel: String
     private var connection: PostgresConnection?
     private var reconnectedSinceLastCheck = false
@@ -21,7 +26,7 @@ final class PostgresSession: @unchecked Sendable {
         self.connector = connector
         let connection = try PostgresConnection(connector, password: password)
         let (account, channel, snapshot) = try PostgresSession.prepare(connection, connector: connector)
-        self.account = account
+        self.knownAccount = Locked(account)
         self.channel = channel
         self.snapshot = snapshot
         self.connection = connection
@@ -44,7 +49,8 @@ final class PostgresSession: @unchecked Sendable {
     func reconnect(password: String?) throws -> PostgresConnection {
         let fresh = try PostgresConnection(connector, password: password)
         let (again, channel, snapshot) = try PostgresSession.prepare(fresh, connector: connector)
-        guard again == account, channel == self.channel else {
+        // The role and scope may have changed meanwhile: the next `changes()` tells.
+        guard again.name == account.name, channel == self.channel else {
             throw BookFailure.storeUnavailable("this account was changed on the server; sign in again")
         }
         connection = fresh
@@ -62,18 +68,22 @@ final class PostgresSession: @unchecked Sendable {
     /// reconnect. Notifications carry nothing (any role may listen to the one channel), so
     /// every check asks the database which rows this role can read were written by
     /// transactions the previous snapshot did not see. That does not depend on when a
-    /// notification arrives, so no commit is missed however the two race.
+    /// notification arrives, so no commit is missed however the two race. The same statement
+    /// reads the account's row: a role or scope an administrator changed comes back as the
+    /// notice's `account` (a new scope with every book, for it is other books).
     func changes() throws -> ChangeNotice? {
         let connection = try live()
         let rows = try PostgresSession.read(connection.execute(PostgresStatements.changesSince, [snapshot]))
         dropIfBroken()
         _ = connection.takeNotifications()
-        guard let newSnapshot = rows.rows.first?[0] else { throw BookFailure.invalidResponse }
+        guard let first = rows.rows.first, let newSnapshot = first[0] else { throw BookFailure.invalidResponse }
         snapshot = newSnapshot
+        let scopeBefore = account.scope
+        let changedAccount = try learnAccount(role: first[3], scope: first[4])
         if reconnectedSinceLastCheck {
             reconnectedSinceLastCheck = false
             ownWrites.removeAll()
-            return .unspecified
+            return ChangeNotice(bookIDs: nil, account: changedAccount)
         }
         var ids = Set<Int>()
         for row in rows.rows {
@@ -82,7 +92,25 @@ final class PostgresSession: @unchecked Sendable {
             if !ownWrites.contains(writer) { ids.insert(id) }
         }
         ownWrites.removeAll()
+        if let changedAccount {
+            // Another scope is other books: everything shown may be wrong.
+            return ChangeNotice(bookIDs: changedAccount.scope == scopeBefore ? ids : nil, account: changedAccount)
+        }
         return ids.isEmpty ? nil : ChangeNotice(bookIDs: ids)
+    }
+
+    /// The account's role and scope as the database says now; the new account when an
+    /// administrator changed either since the last look. A removed account (NULLs) is left
+    /// to the requests it will make fail.
+    private func learnAccount(role roleText: String?, scope: String?) throws -> Account? {
+        guard let roleText, let scope else { return nil }
+        guard let role = AccountRole(rawValue: roleText) else { throw BookFailure.invalidResponse }
+        return knownAccount.withLock { known in
+            let now = Account(name: known.name, role: role, scope: scope)
+            guard now != known else { return nil }
+            known = now
+            return now
+        }
     }
 
     /// A transaction of this session's own save, left out of the next `changes()`.

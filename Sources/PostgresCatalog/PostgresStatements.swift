@@ -49,11 +49,14 @@ enum PostgresStatements {
     static let snapshot = "SELECT pg_current_snapshot()::text"
 
     /// Books this role may read that changed since snapshot $1 (rows written by transactions
-    /// that snapshot did not see), with the transaction that wrote each, and the snapshot this
-    /// answer reflects. Row-level security decides which books count.
+    /// that snapshot did not see), with the transaction that wrote each, the snapshot this
+    /// answer reflects, and the account's role and scope as they are now (an administrator may
+    /// have changed them; NULLs when the account is gone). Row-level security decides which
+    /// books count.
     static let changesSince = """
-        SELECT pg_current_snapshot()::text, b.id, b.changed_in::text
+        SELECT pg_current_snapshot()::text, b.id, b.changed_in::text, a.role, a.scope
         FROM (SELECT 1) AS one
+        LEFT JOIN bookshelf.accounts AS a ON a.name = current_user
         LEFT JOIN bookshelf.books AS b
             ON b.changed_in >= pg_snapshot_xmin($1::pg_snapshot)
             AND NOT pg_visible_in_snapshot(b.changed_in, $1::pg_snapshot)
