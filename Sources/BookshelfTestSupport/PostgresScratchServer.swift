@@ -84,6 +84,11 @@ public final class PostgresScratchServer: Sendable {
         try serverCommand("pg_ctl", ["-D", dataDirectory, "-m", "fast", "-w", "-t", "60", "stop"])
     }
 
+    /// Immediate shutdown, as in a crash: no transaction finishes, and the next start recovers.
+    public func stopServerImmediately() throws {
+        try serverCommand("pg_ctl", ["-D", dataDirectory, "-m", "immediate", "-w", "-t", "60", "stop"])
+    }
+
     /// Stops the server at once and removes its directory.
     public func destroy() {
         try? serverCommand("pg_ctl", ["-D", dataDirectory, "-m", "immediate", "-w", "-t", "30", "stop"])

@@ -43,6 +43,50 @@ struct PostgresFaultTests {
         #expect(try await remote.checkForChanges() == nil)
     }
 
+    /// Issue 43, item 4: a save waiting on a row lock when the server stops at once
+    /// (`pg_ctl stop -m immediate`). Once the server is back, the first change check answers
+    /// and the operation id settles the save: it never committed.
+    @Test("a save cut off by an immediate server stop is settled through its operation id after the restart")
+    func saveCutByImmediateStopIsSettledAfterRestart() async throws {
+        let cluster = try PostgresTestCluster.start()
+        defer { cluster.destroy() }
+        let catalog = try await PostgresTestCatalog.make(on: cluster)
+        let account = try await catalog.addAccount("editor", role: .editor, scope: "main")
+        let dune = try #require(try await catalog.addBooks([NewBook(title: "Dune")], scope: "main").first)
+        let repository = BookRepository(remote: try await catalog.remote(for: account))
+        let holder = try await RawSQLSession(catalog.adminConnector)
+        let watcher = try await RawSQLSession(catalog.adminConnector)
+        _ = try await holder.rows("BEGIN")
+        _ = try await holder.rows("SELECT id FROM bookshelf.books WHERE id = $1 FOR UPDATE", [String(dune.id)])
+        let request = SaveRequest(id: dune.id, title: "Blocked", expectedRevision: 1)
+        let save = Task { try await repository.save(request) }
+        let deadline = ContinuousClock.now + .seconds(20)
+        var waiting = false
+        while !waiting, ContinuousClock.now < deadline {
+            waiting = try await !watcher.rows(
+                "SELECT pid FROM pg_stat_activity WHERE usename = $1 AND wait_event_type = 'Lock'", [account.name]).isEmpty
+            if !waiting { try await Task.sleep(for: .milliseconds(10)) }
+        }
+        try #require(waiting, "the save never reached the row lock")
+
+        // The test cluster runs with synchronous_commit=off: without a checkpoint the crash
+        // would lose the setup's commits (the account itself), which a real server keeps.
+        _ = try await watcher.rows("CHECKPOINT")
+        try cluster.stopServerImmediately()
+        await #expect(throws: BookFailure.outcomeUnknown) { _ = try await save.value }
+        do {
+            _ = try await repository.reconcile(request)
+            Issue.record("reconciled with the server stopped")
+        } catch BookFailure.storeUnavailable {}
+        try cluster.startServer()
+
+        // The first check after the restart answers (anything may have changed), and the
+        // operation id says the save never committed: the book is as it was.
+        #expect(try await repository.checkForChanges() == .unspecified)
+        #expect(try await repository.reconcile(request) == .notCommitted(current: dune))
+        #expect(try await repository.save(request.rebased(onto: 1)).revision == 2)
+    }
+
     @Test("a save whose connection is killed while it waits is outcomeUnknown, and reconcile settles it")
     func connectionKilledAfterSending() async throws {
         let catalog = try await PostgresTestCatalog.make()

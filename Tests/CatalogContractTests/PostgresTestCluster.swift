@@ -43,6 +43,9 @@ final class PostgresTestCluster: Sendable {
     /// Fast shutdown: clients are disconnected, as when a server goes away for real.
     func stopServer() throws { try server.stopServer() }
 
+    /// Immediate shutdown (`pg_ctl stop -m immediate`), as in a crash.
+    func stopServerImmediately() throws { try server.stopServerImmediately() }
+
     func destroy() { server.destroy() }
 
     func connector(database: String, user: String = PostgresTestCluster.superuser,
