@@ -57,6 +57,9 @@ public final class BookshelfModel {
     var accountScopes: [String: String] = [:]
     var connectingAccount: String?
     var connectionError: String?
+    /// `connectionError` says only that the store could not be reached: the next answer of
+    /// the store makes it old news.
+    var connectionErrorIsUnreachable = false
     /// The current session's connection was lost and needs the password typed again.
     var connectionIsLost = false
     /// Requests up to this number began before the last successful reconnect: their

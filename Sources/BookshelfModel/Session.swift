@@ -175,6 +175,7 @@ extension BookshelfModel {
                     return
                 }
                 connectionError = Self.message(for: error)
+                connectionErrorIsUnreachable = StoreReachability.meansUnreachable(error)
             })
     }
 
@@ -283,8 +284,10 @@ extension BookshelfModel {
             // Quiet checks are not logged: a timer would flood the ring with them.
             logged: { $0 != nil },
             publish: { [self] notice, _ in
-                // The store answers again: a save cut off while it was away can be settled now.
+                // The store answers again: a save cut off while it was away can be settled now,
+                // and what said it could not be reached is no longer true.
                 settleUnresolvedSave()
+                forgetUnreachableNotes()
                 guard let notice else { return }
                 if let now = notice.account, follow(accountChangedTo: now) { return }
                 _ = startSearch(.refresh)
@@ -293,6 +296,19 @@ extension BookshelfModel {
             fail: { [self] error, ticket in
                 if StoreReachability.meansUnreachable(error) { reachability.learn(false, from: ticket.identity.request) }
             })
+    }
+
+    /// The store answered: a failed switch or save that failed only because the store could
+    /// not be reached stops saying so (the draft stays, and Enter saves it again). A refusal
+    /// (a wrong password, a reader's save) is still true, and stays.
+    private func forgetUnreachableNotes() {
+        if connectionError != nil, connectionErrorIsUnreachable, !isPending(.connect) {
+            connectionError = nil
+            connectionErrorIsUnreachable = false
+        }
+        if case let .rejected(failure)? = editor?.outcome, StoreReachability.meansUnreachable(failure) {
+            editor?.outcome = nil
+        }
     }
 
     // MARK: An administrator changed the account
