@@ -27,7 +27,8 @@ public enum Screen {
         renderSearchLine(state, ui: ui, layout: layout, into: &canvas)
         let top = ListViewport.top(current: ui.listTop, selection: state.search.selection,
                                    count: state.search.rows.count, height: layout.list.height)
-        renderRule(state, top: top, layout: layout, into: &canvas)
+        renderRule(state, top: top, booksOfAccount: ui.catalogSize.flatMap { $0.account == state.account ? $0.books : nil },
+                   layout: layout, into: &canvas)
         ResultList.render(state.search, top: top, in: layout.list, into: &canvas)
         if let divider = layout.divider {
             let symbol: Character = divider.width == 1 ? "│" : "─"
@@ -80,8 +81,13 @@ public enum Screen {
     }
 
     /// "3,010"; "10,000+" or "about 460,000" when the store stopped counting; "60+" (so far)
-    /// while it is still counting.
-    static func totalText(_ search: SearchState) -> String {
+    /// while it is still counting. Rows listing every book are as many as the header counted
+    /// (`booksOfAccount`, exact), so the rule says that number rather than an estimate of it.
+    static func totalText(_ search: SearchState, booksOfAccount: Int? = nil) -> String {
+        if !search.totalCount.isExact, let books = booksOfAccount, books >= search.rows.count,
+           SearchTerms(search.rowsQuery).matchesEverything {
+            return NumberText.grouped(books)
+        }
         let number = NumberText.grouped(search.total)
         switch search.totalCount {
         case .exact: return number
@@ -90,7 +96,8 @@ public enum Screen {
         }
     }
 
-    static func renderRule(_ state: BookshelfState, top: Int, layout: ScreenLayout, into canvas: inout Canvas) {
+    static func renderRule(_ state: BookshelfState, top: Int, booksOfAccount: Int? = nil, layout: ScreenLayout,
+                           into canvas: inout Canvas) {
         canvas.fill(layout.rule, symbol: "─", style: Theme.border)
         let search = state.search
         var count: String
@@ -98,10 +105,10 @@ public enum Screen {
             count = search.isBusy || search.error != nil ? ""
                 : SearchTerms(search.query).hasNoSearchableWords ? "no searchable words" : "no matches"
         } else if layout.list.height == 0 {
-            count = search.total == 1 && search.totalCount.isExact ? "1 match" : "\(totalText(search)) matches"
+            count = search.total == 1 && search.totalCount.isExact ? "1 match" : "\(totalText(search, booksOfAccount: booksOfAccount)) matches"
         } else {
             let last = min(search.rows.count, top + layout.list.height)
-            count = "\(NumberText.grouped(top + 1))–\(NumberText.grouped(last)) of \(totalText(search))"
+            count = "\(NumberText.grouped(top + 1))–\(NumberText.grouped(last)) of \(totalText(search, booksOfAccount: booksOfAccount))"
                 // Rows that answer an older query say which one, until the current answer arrives.
                 + (search.rowsAreCurrent ? "" : " for “\(TextLayout.truncate(search.rowsQuery, toWidth: 20))”")
         }

@@ -132,6 +132,33 @@ import TerminalUI
         #expect(rule().hasSuffix(" 1–5 of 57 ─"), "\(rule())")
     }
 
+    /// Issue 43, item 10: the header counts the account's books exactly (203,010) while the
+    /// store estimates the matches of the query that lists them all ("about 200,000"). Listing
+    /// every book, the rule says the header's number; a query with words keeps its estimate.
+    @Test func theRuleListingEveryBookSaysTheHeadersExactCount() async {
+        let harness = AppHarness(columns: 100, rows: 12)
+        await harness.start()
+        var state = harness.model.state
+        var ui = UIState()
+        ui.catalogSize = CatalogSize(account: "alice", books: 203_010)
+        func lines() -> [String] {
+            var canvas = Canvas(width: 100, height: 12)
+            Screen.render(state, ui: ui, store: StoreInfo(kind: "PostgreSQL", location: "books"), into: &canvas)
+            return canvas.textLines()
+        }
+        state.search.totalCount = .about(200_000)
+        state.search.total = 200_000
+        #expect(lines()[0].contains("203,010 books"), "\(lines()[0])")
+        #expect(lines()[2].hasSuffix(" 1–5 of 203,010 ─"), "\(lines()[2])")
+        // Another account's count says nothing about this one's books.
+        ui.catalogSize = CatalogSize(account: "bob", books: 203_010)
+        #expect(lines()[2].hasSuffix(" 1–5 of about 200,000 ─"), "\(lines()[2])")
+        ui.catalogSize = CatalogSize(account: "alice", books: 203_010)
+        state.search.query = "rome"
+        state.search.rowsQuery = "rome"
+        #expect(lines()[2].hasSuffix(" 1–5 of about 200,000 ─"), "\(lines()[2])")
+    }
+
     @Test func theWheelScrollsTheViewAndTheSelectionStaysOnItsBookWhileItIsVisible() async {
         let books = (1...40).map { (String(format: "Book %02d", $0), "") }
         let harness = AppHarness(columns: 60, rows: 12, books: books)
