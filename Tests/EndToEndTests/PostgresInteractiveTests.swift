@@ -253,4 +253,28 @@ import Testing
         #expect(!back.contains("disconnected") && !back.contains("Cannot reach"), "\(back)")
         #expect(back.contains("Title  Quixotic Zebra Handbook Draft"), "\(back)")
     }
+
+    /// Issue 43, item 8: an administrator demotes alice, then moves her to scope north, in
+    /// bookshelf.accounts while her session is open. The header follows each change within
+    /// the freshness interval, and after the move main's rows are gone: the typed query runs
+    /// again, for north.
+    @Test(.enabled(if: TmuxPane.shouldRun && PostgresScratchServer.shouldRun))
+    func anAdministratorsRoleAndScopeChangesReachTheOpenSession() throws {
+        let fixture = try Fixture()
+        defer { fixture.remove() }
+        let alice = try fixture.pane(user: "alice")
+        defer { alice.kill() }
+        try alice.waitFor(text: "alice (editor) · ")
+        try alice.type("quixotic")
+        try alice.waitFor(text: "1–1 of 1")
+
+        try fixture.server.superuserSQL("UPDATE bookshelf.accounts SET role = 'reader' WHERE name = 'alice'")
+        let demoted = try alice.waitFor(text: "alice (reader) · ", timeout: .seconds(10))
+        #expect(demoted.contains("Quixotic Zebra Handbook"), "the same scope's rows stay: \(demoted)")
+
+        try fixture.server.superuserSQL("UPDATE bookshelf.accounts SET scope = 'north' WHERE name = 'alice'")
+        let moved = try alice.waitFor(text: "moved alice to scope north", timeout: .seconds(10))
+        #expect(!moved.contains("Quixotic Zebra Handbook"), "main's rows are gone: \(moved)")
+        try alice.waitFor(text: "no matches", timeout: .seconds(10))
+    }
 }
