@@ -104,6 +104,14 @@ public final class PostgresScratchServer: Sendable {
                                    "-U", Self.superuser, "-d", "postgres", "-c", statement])
     }
 
+    /// Starts `statement` as the superuser without waiting for it (psql in the background):
+    /// for a transaction that holds a lock until the server stops.
+    public func superuserSQLInBackground(_ statement: String, database: String = "postgres") throws {
+        let command = (asRoot ? ["/usr/sbin/runuser", "-u", "postgres", "--"] : []) + [binaries + "/psql"]
+            + ["-X", "-q", "-h", directory, "-p", String(port), "-U", Self.superuser, "-d", database, "-c", statement]
+        _ = try ChildProcess.run(command, output: directory + "/psql-background.out", wait: false)
+    }
+
     private func serverCommand(_ tool: String, _ arguments: [String]) throws {
         let command = (asRoot ? ["/usr/sbin/runuser", "-u", "postgres", "--"] : []) + [binaries + "/" + tool] + arguments
         // A file, not a pipe: the server started by pg_ctl would hold a pipe open forever.

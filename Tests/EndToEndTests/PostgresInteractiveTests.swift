@@ -277,4 +277,46 @@ import Testing
         #expect(!moved.contains("Quixotic Zebra Handbook"), "main's rows are gone: \(moved)")
         try alice.waitFor(text: "no matches", timeout: .seconds(10))
     }
+
+    /// Issue 43, item 4: alice's save waits on a row lock another transaction holds, and the
+    /// server stops at once (`pg_ctl stop -m immediate`, as in a crash), then starts again. The
+    /// save never committed; once the session is connected again the editor settles it through
+    /// its operation id and says so, without a key. The draft stays.
+    @Test(.enabled(if: TmuxPane.shouldRun && PostgresScratchServer.shouldRun))
+    func aSaveCutOffByAnImmediateStopIsSettledWhenTheServerIsBack() throws {
+        let fixture = try Fixture()
+        defer { fixture.remove() }
+        let alice = try fixture.pane(user: "alice")
+        defer { alice.kill() }
+        try alice.waitFor(text: "alice (editor) · ")
+        try alice.type("quixotic")
+        try alice.waitFor(text: "1–1 of 1")
+        try alice.send("Enter")
+        try alice.waitFor(text: "Edit book #")
+        try alice.type(" Draft")
+        try alice.waitFor(text: "Title  Quixotic Zebra Handbook Draft")
+
+        try fixture.server.superuserSQL("CHECKPOINT")
+        try fixture.server.superuserSQLInBackground(
+            "BEGIN; SELECT id FROM bookshelf.books WHERE title = 'Quixotic Zebra Handbook' FOR UPDATE; SELECT pg_sleep(600);")
+        // The lock is held once that transaction sleeps: wait for it (psql starts on its own).
+        let deadline = ContinuousClock.now + .seconds(20)
+        while (try? fixture.server.superuserSQL("""
+            DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_stat_activity WHERE wait_event = 'PgSleep')
+            THEN RAISE 'not yet'; END IF; END $$
+            """)) == nil {
+            try #require(ContinuousClock.now < deadline, "the lock holder never started")
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        try alice.send("Enter")
+        // The freshness checks wait behind the blocked save: 3 s unanswered, the header says
+        // so, and by then the save surely waits on the lock.
+        try alice.waitFor(text: "disconnected, retrying", timeout: .seconds(15))
+
+        try fixture.server.stopServerImmediately()
+        try fixture.server.startServer()
+        let settled = try alice.waitFor(text: "The last save did not go through.", timeout: .seconds(15))
+        #expect(!settled.contains("Unknown whether"), "\(settled)")
+        #expect(settled.contains("Title  Quixotic Zebra Handbook Draft"), "the draft stays: \(settled)")
+    }
 }
