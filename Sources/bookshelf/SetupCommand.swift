@@ -25,8 +25,8 @@ enum SetupCommand {
         details: """
             PostgreSQL: run it as the database's owner with a role that may create roles
             (CREATEROLE), for example --db postgresql://owner@db.example/books. Without
-            --account it creates or migrates the schema, the group roles bookshelf_reader and
-            bookshelf_editor, the accounts alice (editor) and bob (reader) in scope main and
+            --account it creates or migrates the schema, the catalog's own group roles
+            (bookshelf_DATABASE_reader and _editor), the accounts alice (editor) and bob (reader) in scope main and
             carol (editor) in scope north, and fills each scope that has no books yet with
             the sample. The starter accounts have no passwords. They are made only while the
             catalog has no accounts: running it again changes no account.
@@ -41,7 +41,8 @@ enum SetupCommand {
             password is the server's pg_hba.conf setting.
 
             --remove-account NAME removes this catalog's account NAME and drops its login
-            role; the books' history keeps the name.
+            role, unless the role is an account of another catalog on the server; the books'
+            history keeps the name. An account whose role was dropped by hand is removed the same way.
 
             SQLite: creates the catalog with the starter sample if it is missing; with
             --account, adds or updates that account (SQLite accounts have no passwords).
@@ -77,12 +78,18 @@ enum SetupCommand {
             if let removed = arguments.value(removeAccount) {
                 guard requested == nil else { throw UsageError("--remove-account and --account go separately") }
                 let setup = try await PostgresSignIn.administrator(connector)
+                let removal: AccountRemoval
                 do {
-                    try await setup.removeAccount(named: removed)
+                    removal = try await setup.removeAccount(named: removed)
                 } catch {
                     throw CommandFailure(PostgresSignIn.message(error) + ownerHint(error))
                 }
-                context.console.line("Removed account \(removed.printable) and its login role.")
+                let role = switch removal {
+                case .droppedRole: " and its login role."
+                case .keptRoleForAnotherCatalog: "; its login role stays, as an account of another catalog on this server."
+                case .roleAlreadyGone: " (its login role was already gone)."
+                }
+                context.console.line("Removed account \(removed.printable)" + role)
                 return .success
             }
             let password = try arguments.isSet(passwordStdin) ? readPassword(for: requested) : nil
