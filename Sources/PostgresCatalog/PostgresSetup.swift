@@ -188,8 +188,12 @@ public actor PostgresSetup {
         }
     }
 
-    /// This catalog's group roles (schema version 8), quoted for SQL.
+    /// This catalog's group roles, quoted for SQL: since schema version 8 its own; before, the
+    /// server-wide ones (setup always migrates first; tests build catalogs as older versions
+    /// left them).
     private static func groups(_ connection: PostgresConnection) throws -> (reader: String, editor: String) {
+        let own = try run(connection.execute("SELECT to_regclass('bookshelf.groups') IS NOT NULL"))
+        guard own.rows.first?[0] == "t" else { return ("bookshelf_reader", "bookshelf_editor") }
         let rows = try run(connection.execute("SELECT role, name FROM bookshelf.groups"))
         var names: [String: String] = [:]
         for row in rows.rows { if let role = row[0], let name = row[1] { names[role] = name } }
