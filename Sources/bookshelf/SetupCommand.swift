@@ -26,9 +26,10 @@ enum SetupCommand {
             PostgreSQL: run it as the database's owner with a role that may create roles
             (CREATEROLE), for example --db postgresql://owner@db.example/books. Without
             --account it creates or migrates the schema, the catalog's own group roles
-            (bookshelf_DATABASE_reader and _editor), the accounts alice (editor) and bob (reader) in scope main and
-            carol (editor) in scope north, and fills each scope that has no books yet with
-            the sample. The starter accounts have no passwords. They are made only while the
+            (bookshelf_DATABASE_reader, _editor), the accounts alice (editor) and bob
+            (reader) in scope main and carol (editor) in scope north, and fills each scope
+            that has no books yet with the sample. The starter accounts have no passwords
+            (give one with --account NAME --password-stdin). They are made only while the
             catalog has no accounts: running it again changes no account.
 
             With --account NAME it makes sure the schema is in place and then creates or
@@ -42,7 +43,7 @@ enum SetupCommand {
 
             --remove-account NAME removes this catalog's account NAME and drops its login
             role, unless the role is an account of another catalog on the server; the books'
-            history keeps the name. An account whose role was dropped by hand is removed the same way.
+            history keeps the name. It also removes an account whose role was dropped by hand.
 
             SQLite: creates the catalog with the starter sample if it is missing; with
             --account, adds or updates that account (SQLite accounts have no passwords).
