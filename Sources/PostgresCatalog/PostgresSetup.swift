@@ -157,7 +157,8 @@ public actor PostgresSetup {
                     INSERT INTO bookshelf.accounts (name, role, scope) VALUES ($1, $2, $3)
                     ON CONFLICT (name) DO UPDATE SET role = excluded.role, scope = excluded.scope
                     """, [account.name, account.role.rawValue, account.scope]))
-                return AccountChange(account: account, before: before, setPassword: setsPassword)
+                return AccountChange(account: account, before: before, setPassword: setsPassword,
+                                     roleExisted: !existing.rows.isEmpty)
             }
         }
     }
@@ -309,11 +310,14 @@ public actor PostgresSetup {
     }
 }
 
-/// What setup did to one account: how it stands now, how it stood before (nil: it is new).
+/// What setup did to one account: how it stands now, how it stood before (nil: it is new),
+/// and whether its login role was on the server already (another catalog's account, say),
+/// with whatever password it had.
 public struct AccountChange: Sendable, Equatable {
     public let account: Account
     public let before: Account?
     public let setPassword: Bool
+    public var roleExisted: Bool = true
 
     public var isNew: Bool { before == nil }
     public var changedRole: Bool { before.map { $0.role != account.role } ?? false }

@@ -110,9 +110,7 @@ enum SetupCommand {
                     if added.isEmpty {
                         context.console.line("The catalog is ready: schema version \(version); its accounts are left as they were.")
                     } else {
-                        let names = added.map { $0.account.name.printable }.joined(separator: ", ")
-                        context.console.line("The catalog is ready: schema version \(version), accounts \(names) "
-                            + "(they have no passwords: give one with --account NAME --password-stdin).")
+                        context.console.line("The catalog is ready: schema version \(version), " + starters(added) + ".")
                     }
                 }
             } catch {
@@ -120,6 +118,23 @@ enum SetupCommand {
             }
             return .success
         }
+    }
+
+    /// The starter accounts made, and which have no password: a login role already on the
+    /// server (another catalog's account) keeps the one it had.
+    static func starters(_ added: [AccountChange]) -> String {
+        func names(_ changes: [AccountChange]) -> String { changes.map { $0.account.name.printable }.joined(separator: ", ") }
+        let fresh = added.filter { !$0.roleExisted }, existing = added.filter(\.roleExisted)
+        let giving = "give one with --account NAME --password-stdin"
+        let note = if existing.isEmpty {
+            "they have no passwords: " + giving
+        } else if fresh.isEmpty {
+            "login roles already on this server, which keep their passwords"
+        } else {
+            "without passwords: \(names(fresh)), \(giving); login roles already on this server, "
+                + "which keep their passwords: \(names(existing))"
+        }
+        return "accounts \(names(added)) (\(note))"
     }
 
     /// A refusal of the server's (not of setup's own checks) most often means setup ran as

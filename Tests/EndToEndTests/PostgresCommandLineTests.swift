@@ -44,6 +44,13 @@ import Testing
         #expect(asBob.status != 0, "bob's role is gone: \(asBob.output)")
         let again = try sandbox.run(["setup", "--db", admin, "--remove-account", "bob"], environment: clean)
         #expect(again.status != 0 && again.errors.contains("This catalog has no account bob."), "\(again.errors)")
+        // The starter accounts of another catalog are the same login roles: setup does not
+        // claim they have no passwords (bob's role was dropped above).
+        try server.superuserSQL("CREATE DATABASE books4")
+        let books4 = try sandbox.run(["setup", "--db", server.conninfo(database: "books4")], environment: clean)
+        #expect(books4.output.hasSuffix("accounts alice, bob, carol (without passwords: bob, give one with --account NAME "
+                + "--password-stdin; login roles already on this server, which keep their passwords: alice, carol).\n"),
+                "\(books4.output)\(books4.errors)")
         // A password alone leaves carol an editor in north (issue 43, item 2).
         let carolPassword = try sandbox.run(["setup", "--db", admin, "--account", "carol", "--password-stdin"],
                                             environment: clean, input: "carol's own\n")
