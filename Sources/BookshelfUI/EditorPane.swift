@@ -30,8 +30,7 @@ enum EditorPane {
             guard writer.take() else { break }
             let focused = field == editor.focus
             canvas.draw(field == .title ? "Title" : "Author", x: area.x + 1, y: y, style: focused ? Theme.label : Theme.hint)
-            var line = ui.field(field)
-            line.follow(editor.draft[field])
+            let line = editor.lines[field]
             let x = area.x + labelWidth
             let cursorX = FieldView.draw(line, in: &canvas, x: x, y: y, width: max(1, area.width - labelWidth - 1),
                                          style: focused ? Theme.focusedField : Theme.field)

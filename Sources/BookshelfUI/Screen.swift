@@ -65,10 +65,7 @@ public enum Screen {
     static func renderSearchLine(_ state: BookshelfState, ui: UIState, layout: ScreenLayout, into canvas: inout Canvas) {
         let y = layout.search.y
         let promptWidth = canvas.draw(promptText, x: 0, y: y, style: Theme.prompt)
-        // The mirror of the model's query; if they ever differ the model's text wins.
-        var line = ui.query
-        line.follow(state.search.query)
-        let cursorX = FieldView.draw(line, in: &canvas, x: promptWidth, y: y, width: layout.columns - promptWidth, style: .plain)
+        let cursorX = FieldView.draw(state.search.line, in: &canvas, x: promptWidth, y: y, width: layout.columns - promptWidth, style: .plain)
         if state.editor == nil, ui.overlay == nil, state.passwordPrompt == nil, state.confirmation == nil {
             canvas.cursor = Position(x: cursorX, y: y)
         }
