@@ -108,14 +108,13 @@ extension BookshelfApp {
         case .keepEditing:
             return .took(request: model.resolveConflict(.keepEditing))
         case .chooseFirst:
-            ui.notice = state.editor?.conflict?.merged != nil
-                ? "Choose first: Ctrl-R take theirs, Ctrl-O keep yours, Ctrl-E edit a merge, Esc keep editing."
-                : "Choose first: Ctrl-R take theirs, Ctrl-O overwrite, Esc keep editing."
+            let ways = state.editor?.conflict?.merged != nil ? Hints.chooseFirstWithMerge : Hints.chooseFirst
+            ui.notice = Notice("Choose first: \(ways.text).")
 
         case .explainReload:
-            ui.notice = "Ctrl-R reloads only after a conflict."
+            ui.notice = Notice(Hints.reloadOnlyAfterAConflict.text)
         case .explainOverwrite:
-            ui.notice = "Ctrl-O overwrites only after a conflict."
+            ui.notice = Notice(Hints.overwriteOnlyAfterAConflict.text)
         case .closeEditor:
             model.closeEditor()
         case .save:

@@ -137,7 +137,7 @@ enum TooSmallScreen {
 
     /// What y and n do for this question.
     static func answers(_ confirmation: Confirmation) -> String {
-        confirmation.waitsForSave ? "y yes, once it has gone through · n no, keep editing" : "y yes, discard · n no, keep editing"
+        (confirmation.waitsForSave ? Hints.afterSaveAnswers : Hints.discardAnswers).text
     }
 
     private static func sizeNote(_ canvas: Canvas) -> String {
