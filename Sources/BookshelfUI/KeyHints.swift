@@ -198,14 +198,26 @@ enum Hints {
         KeyHint(.conflict, .reload, says: "take theirs"), KeyHint(.conflict, .overwrite, says: "overwrite"),
         KeyHint(.conflict, .keepEditing, says: "keep editing"),
     ], separator: ", ")
-    static let reloadOnlyAfterAConflict = HintLine([KeyHint(.conflict, .reload, says: "reloads only after a conflict.")])
+    static let reloadOnlyAfterAConflict = HintLine([
+        KeyHint(.conflict, .reload, says: "reloads only after a conflict."),
+    ])
     static let overwriteOnlyAfterAConflict = HintLine([
         KeyHint(.conflict, .overwrite, says: "overwrites only after a conflict."),
     ])
 
+    // Keys named inside sentences.
+    static let quitWhenTooSmall = HintLine([KeyHint(.tooSmall, .quit, says: "to quit.")])
+    static let keepEditingAnswer = HintLine([KeyHint(.question, .cancelConfirmation, says: "to keep editing.")])
+    static let openAccounts = KeyHint(.global, .toggleAccounts, says: "account")
+    static let chooseAccount = KeyHint(.accounts, .switchAccount, says: "switch")
+    /// "F2, then Enter on": how a lost connection is signed in again.
+    static let reconnectSteps = "\(openAccounts.keys() ?? ""), then \(chooseAccount.keys() ?? "") on"
+    static let inSentences = [openAccounts, chooseAccount]
+
     // The question about unsaved changes, in its box or on a screen too small for more.
     static let discardAnswers = HintLine([
-        KeyHint(.question, .confirm, says: "yes, discard"), KeyHint(.question, .cancelConfirmation, says: "no, keep editing"),
+        KeyHint(.question, .confirm, says: "yes, discard"),
+        KeyHint(.question, .cancelConfirmation, says: "no, keep editing"),
     ])
     static let afterSaveAnswers = HintLine([
         KeyHint(.question, .confirm, says: "yes, once it has gone through"),
@@ -215,7 +227,8 @@ enum Hints {
     static let all: [HintLine] = [
         connect, reconnect, question, help, accounts, restoreQuestion, history, historyReadOnly, conflictWithMerge,
         conflict, editor, viewer, search, searchReader, editorPane, viewerPane, goBack, keepEditing, conflictBanner,
-        fieldConflictBanner, historyPane, historyPaneReadOnly, restoreBox, chooseFirstWithMerge, chooseFirst,
-        reloadOnlyAfterAConflict, overwriteOnlyAfterAConflict, discardAnswers, afterSaveAnswers,
+        fieldConflictBanner, historyPane, historyPaneReadOnly, restoreBox, quitWhenTooSmall, keepEditingAnswer,
+        chooseFirstWithMerge, chooseFirst, reloadOnlyAfterAConflict, overwriteOnlyAfterAConflict, discardAnswers,
+        afterSaveAnswers,
     ]
 }

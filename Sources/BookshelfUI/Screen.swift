@@ -65,7 +65,8 @@ public enum Screen {
     static func renderSearchLine(_ state: BookshelfState, ui: UIState, layout: ScreenLayout, into canvas: inout Canvas) {
         let y = layout.search.y
         let promptWidth = canvas.draw(promptText, x: 0, y: y, style: Theme.prompt)
-        let cursorX = FieldView.draw(state.search.line, in: &canvas, x: promptWidth, y: y, width: layout.columns - promptWidth, style: .plain)
+        let cursorX = FieldView.draw(state.search.line, in: &canvas, x: promptWidth, y: y,
+                                     width: layout.columns - promptWidth, style: .plain)
         if state.editor == nil, ui.overlay == nil, state.passwordPrompt == nil, state.confirmation == nil {
             canvas.cursor = Position(x: cursorX, y: y)
         }
@@ -121,8 +122,10 @@ enum TooSmallScreen {
             draw(lines, into: &canvas)
             return
         }
-        var message = sizeNote(canvas) + " Resize it, or Ctrl-Q to quit."
-        if state.confirmation != nil { message = sizeNote(canvas) + " Resize it to answer the question, or n to keep editing." }
+        var message = sizeNote(canvas) + " Resize it, or " + Hints.quitWhenTooSmall.text
+        if state.confirmation != nil {
+            message = sizeNote(canvas) + " Resize it to answer the question, or " + Hints.keepEditingAnswer.text
+        }
         draw(TextWrap.lines(message, width: canvas.width).map { ($0, Theme.warning) }, into: &canvas)
     }
 

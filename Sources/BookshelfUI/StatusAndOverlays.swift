@@ -16,7 +16,7 @@ enum StatusLine {
             message = StyledText("Could not switch account: \(error)", style: Theme.statusError)
         } else if state.connection.isLost, state.passwordPrompt == nil, let account = state.account {
             // It explains every failure that follows, so it comes before them.
-            message = StyledText("Disconnected: F2, then Enter on \(account), to type the password again.",
+            message = StyledText("Disconnected: \(Hints.reconnectSteps) \(account), to type the password again.",
                                  style: Theme.statusError)
         } else if let activity = state.editor?.activity {
             message = StyledText("\(spinner) \(EditorPane.activityText(activity))", style: Theme.status)

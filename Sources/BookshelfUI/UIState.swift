@@ -2,8 +2,8 @@ import BookshelfModel
 import TerminalUI
 
 /// What the screen needs besides the model's state: which overlay is open, how far the list
-/// is scrolled. (The lines being edited, with their cursors, are the model's.) Small, plain and owned by `BookshelfApp`; the screen
-/// is a pure function of `BookshelfState` plus this.
+/// is scrolled (the lines being edited, with their cursors, are the model's). Small, plain and
+/// owned by `BookshelfApp`; the screen is a pure function of `BookshelfState` plus this.
 public struct UIState: Equatable, Sendable {
     public enum Overlay: Equatable, Sendable {
         /// The key list; `scroll` is the first line shown.

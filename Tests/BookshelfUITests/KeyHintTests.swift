@@ -8,12 +8,14 @@ import TerminalUI
 @Suite struct KeyHintTests {
     @Test func everyHintNamesAKeyItsLayerBindsToItsAction() {
         var checked = 0
-        for line in Hints.all {
-            for hint in line.hints {
+        for hints in Hints.all.map(\.hints) + [Hints.inSentences] {
+            for hint in hints {
                 #expect(hint.keys() != nil, "\(hint.layer) binds no key to \(hint.actions) (\(hint.says))")
                 for action in hint.actions {
-                    #expect(Keymap.bindings.contains { $0.layer == hint.layer && $0.action == action && !$0.keys.isEmpty },
-                            "\(hint.layer) does not bind \(action)")
+                    let bound = Keymap.bindings.contains {
+                        $0.layer == hint.layer && $0.action == action && !$0.keys.isEmpty
+                    }
+                    #expect(bound, "\(hint.layer) does not bind \(action)")
                 }
                 checked += 1
             }
@@ -34,12 +36,28 @@ import TerminalUI
     @Test func renamingABindingRenamesItsHint() {
         // The keymap with saving moved from Enter to Ctrl-S alone.
         let renamed = Keymap.bindings.map { binding in
-            binding.layer == .editor && binding.action == .save ? Keymap.Binding(.editor, [Key.ctrl("s")], .save) : binding
+            binding.layer == .editor && binding.action == .save
+                ? Keymap.Binding(.editor, [Key.ctrl("s")], .save) : binding
         }
         #expect(KeyHint(.editor, .save, says: "save").text(in: renamed) == "Ctrl-S save")
         let unbound = Keymap.bindings.filter { !($0.layer == .editor && $0.action == .save) }
         #expect(KeyHint(.editor, .save, says: "save").text(in: unbound) == nil, "no key, no hint")
         #expect(KeyHint(.search, .save, says: "save").text() == nil, "the search does not save")
+    }
+
+    /// Texts no screen test shows whole, as they were written by hand before.
+    @Test func hintsInSentencesReadAsBefore() {
+        #expect(Hints.chooseFirstWithMerge.text
+            == "Ctrl-R take theirs, Ctrl-O keep yours, Ctrl-E edit a merge, Esc keep editing")
+        #expect(Hints.chooseFirst.text == "Ctrl-R take theirs, Ctrl-O overwrite, Esc keep editing")
+        #expect(Hints.keepEditingAnswer.text == "n to keep editing.")
+        #expect(Hints.afterSaveAnswers.text == "y yes, once it has gone through · n no, keep editing")
+        #expect(Hints.reconnectSteps == "F2, then Enter on")
+        #expect(Hints.reconnect.text == "Enter reconnect · Esc stay disconnected")
+        #expect(Hints.historyReadOnly.text == "↑↓ revision · Esc close")
+        #expect(Hints.historyPaneReadOnly.text == "↑↓ choose · Esc close")
+        #expect(Hints.goBack.text == "Esc to go back")
+        #expect(Hints.keepEditing.text == "Esc keep editing")
     }
 
     @Test func keysAreNamedAsTheHelpNamesThem() {

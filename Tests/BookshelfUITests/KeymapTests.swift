@@ -295,7 +295,8 @@ import TerminalUI
             } else {
                 let harness = try await Self.searchingOneLine()
                 await harness.press(key)
-                #expect(harness.model.state.search.query == text && harness.model.state.search.line.cursor == cursor, "\(what)")
+                let search = harness.model.state.search
+                #expect(search.query == text && search.line.cursor == cursor, "\(what)")
             }
 
         case .moveHistorySelection, .requestRestore, .closeHistory:
@@ -431,7 +432,8 @@ import TerminalUI
         await harness.start()
         await harness.press(.enter)
         for _ in cursor..<line.count { await harness.press(.left) }
-        try #require(harness.model.state.editor?.draft.title == line && harness.model.state.editor?.lines.title.cursor == cursor)
+        let editor = harness.model.state.editor
+        try #require(editor?.draft.title == line && editor?.lines.title.cursor == cursor)
         return harness
     }
 
