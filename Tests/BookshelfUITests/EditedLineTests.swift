@@ -115,6 +115,21 @@ import TerminalUI
         #expect(harness.model.state.editor?.draft.title == second + "!")
     }
 
+    @Test func aReaderMovesTheCursorButTypingChangesNothing() async throws {
+        let harness = AppHarness(columns: 80, rows: 16, accounts: [Account(name: "carl", role: .reader, scope: "main")],
+                                 account: "carl")
+        await harness.start()
+        await harness.type("mommsen")
+        await harness.press(.enter)
+        try #require(harness.model.state.editor?.readOnlyReason != nil)
+        await harness.press(.home, .right)
+        #expect(harness.screen.cursor == Position(x: Self.fieldX + 1, y: 4))
+        await harness.type("x")
+        await harness.press(.ctrl("k"))
+        #expect(harness.model.state.editor?.draft == BookDraft(title: "History of Rome", author: "Theodor Mommsen"))
+        #expect(harness.screen.cursor == Position(x: Self.fieldX + 1, y: 4), "what is not typed does not move it")
+    }
+
     @Test func aQueryTheModelClearsIsTypedFromItsStart() async {
         let harness = AppHarness(columns: 80, rows: 12)
         await harness.start()
