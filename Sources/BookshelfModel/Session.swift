@@ -194,7 +194,7 @@ extension BookshelfModel {
         accountName = account
         accountRole = (remote as? any AccountAwareRemote)?.account.role
         newestSeen.removeAll()
-        results = SearchResults(query: results.query)
+        results = SearchResults(line: results.line)
         editor = nil
         history = nil
         confirmation = nil
