@@ -60,6 +60,10 @@ public final class BookshelfModel {
     /// Requests up to this number began before the last successful reconnect: their
     /// "password needed" failures are old news and ask for nothing.
     var reconnectedThrough = 0
+    /// Whether the store answers, as the newest request of this session that could tell says.
+    var reachability = StoreReachability()
+    /// When the freshness check in flight (if any) began.
+    var changeCheckStarted: Duration?
     /// The newest revision of each book this session has seen: rows and editor bases never go
     /// below it. The repository keeps it, from every answer it took in; the model only reads it.
     var newestSeen: SeenRevisions? { repository?.newestSeen }
@@ -107,7 +111,8 @@ public final class BookshelfModel {
             connection: ConnectionState(
                 connectingTo: isPending(.connect) ? connectingAccount : nil,
                 error: connectionError,
-                isLost: connectionIsLost),
+                isLost: connectionIsLost,
+                isUnreachable: !reachability.isReachable),
             search: searchState,
             editor: editorState,
             confirmation: confirmation,

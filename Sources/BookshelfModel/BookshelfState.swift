@@ -46,6 +46,9 @@ public struct ConnectionState: Equatable, Sendable {
     /// The current session lost its connection and signing in again needs the account's
     /// password. Query, rows and draft stay; `requestReconnect` asks for the password.
     public var isLost = false
+    /// The store did not answer the last freshness check, and nothing has reached it since.
+    /// Nothing is replaced: the checks go on, and the first request that gets through clears it.
+    public var isUnreachable = false
 }
 
 public struct PasswordPrompt: Equatable, Sendable {

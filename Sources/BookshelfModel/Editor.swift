@@ -253,9 +253,11 @@ extension BookshelfModel {
                 case .conflict?:
                     // Keep the draft; show theirs beside it once fetched.
                     editor?.conflict = ConflictState()
-                    await performChained(after: ticket, .load, { try await repository.book(id: request.id, policy: .refresh) },
-                        witness: { [self] in observe($0) },
-                        publish: { [self] current, _ in merge(with: floor(current), after: request, on: repository) },
+                    await performChained(after: ticket, .load, { try await Self.theirs(of: request.id, on: repository) },
+                        witness: { [self] in observe($0.record) },
+                        publish: { [self] current, _ in
+                            merge(with: floor(current.record), savedBy: current.revisions, after: request, on: repository)
+                        },
                         fail: { [self] error, _ in editor?.conflict = ConflictState(fetchError: Self.message(for: error)) })
                 case .outcomeUnknown?:
                     // It may have committed: find out before offering a retry.
@@ -270,11 +272,23 @@ extension BookshelfModel {
             })
     }
 
+    /// The book as it stands after a conflict, and its history when the store keeps one (to
+    /// say who saved what is merged), read after it so it holds that revision.
+    private nonisolated static func theirs(of id: Int, on repository: BookRepository) async throws
+        -> (record: BookRecord, revisions: [BookRevision]) {
+        let record = try await repository.book(id: id, policy: .refresh)
+        // Without a history the merge is still made; the note then says "someone else".
+        let revisions = (try? await repository.history(id: id)) ?? []
+        return (record, revisions)
+    }
+
     /// After a conflict, with their revision fetched: when they changed only fields the user
     /// did not (or changed them the same way), saves the merge against their revision through
     /// the same compare-and-set, which may conflict again and come back here with a newer
-    /// theirs; otherwise shows the fields both changed.
-    private func merge(with theirs: BookRecord, after request: SaveRequest, on repository: BookRepository) {
+    /// theirs; otherwise shows the fields both changed. `revisions` (the book's history, if
+    /// known) name the accounts that saved what is merged.
+    private func merge(with theirs: BookRecord, savedBy revisions: [BookRevision], after request: SaveRequest,
+                       on repository: BookRepository) {
         guard var editor, let base = editor.base else { return }
         // Only a revision newer than the one the draft edits can be merged with.
         guard theirs.revision > base.revision, base.revision == request.expectedRevision else {
@@ -288,7 +302,10 @@ extension BookshelfModel {
             self.editor = editor
             return
         }
-        let note = (editor.mergeNote ?? MergeNote(revision: theirs.revision, fields: [])).adding(merge, theirs: theirs)
+        let savers = revisions.filter { $0.record.revision > base.revision && $0.record.revision <= theirs.revision }
+            .sorted { $0.record.revision < $1.record.revision }.map(\.account)
+        let note = (editor.mergeNote ?? MergeNote(revision: theirs.revision, fields: []))
+            .adding(merge, theirs: theirs, savedBy: savers)
         editor.rebase(on: theirs)
         editor.draft = merge.merged
         editor.conflict = nil

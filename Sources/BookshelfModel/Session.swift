@@ -167,7 +167,15 @@ extension BookshelfModel {
         defer { changed() }
         return launch(.connect, .connect, { try await connector.connect(account: name, password: password) },
             publish: { [self] remote, _ in beginSession(remote: remote, account: name) },
-            fail: { [self] error, _ in connectionError = Self.message(for: error) })
+            fail: { [self] error, _ in
+                // Refused for its password: ask (again), saying why when one was typed, as
+                // the reconnect prompt does. The current session stays as it is.
+                if (error as? BookFailure) == .notAllowed, connector.requiresPassword(for: name) {
+                    passwordPrompt = PasswordPrompt(account: name, problem: password == nil ? nil : Self.passwordRefused)
+                    return
+                }
+                connectionError = Self.message(for: error)
+            })
     }
 
     /// A connection succeeded: the session number moves first, so nothing started under the
@@ -182,6 +190,7 @@ extension BookshelfModel {
         repository = BookRepository(remote: remote)
         self.remote = remote
         connectionIsLost = false
+        reachability = StoreReachability()
         accountName = account
         accountRole = (remote as? any AccountAwareRemote)?.account.role
         results = SearchResults(query: results.query)
@@ -196,6 +205,11 @@ extension BookshelfModel {
     }
 
     // MARK: A lost connection
+
+    static let passwordRefused = "That password was not accepted."
+
+    /// How long a freshness check may go unanswered before the store counts as unreachable.
+    static let unansweredCheckLimit: Duration = .seconds(3)
 
     /// A request of the current session found its connection lost, and only the account's
     /// password can sign it in again: ask for it once, in place. The query, the rows and the
@@ -236,8 +250,7 @@ extension BookshelfModel {
                 settleUnresolvedSave()
             },
             fail: { [self] error, _ in
-                let problem = (error as? BookFailure) == .notAllowed
-                    ? "That password was not accepted." : Self.message(for: error)
+                let problem = (error as? BookFailure) == .notAllowed ? Self.passwordRefused : Self.message(for: error)
                 passwordPrompt = PasswordPrompt(account: account, reconnects: true, problem: problem)
             })
     }
@@ -246,11 +259,23 @@ extension BookshelfModel {
 
     /// Asks the store whether someone else committed (call it from a UI timer). On a notice
     /// it refreshes the rows (keeping the selection) and re-reads the edited record without
-    /// touching the draft. Skipped while a check is already in flight. Returns the check's
-    /// request number.
+    /// touching the draft. A check the store did not answer marks it unreachable (see
+    /// `StoreReachability`), so a server lost while the user is idle shows at once. Skipped
+    /// while a check is already in flight. Returns the check's request number.
     @discardableResult
     public func checkForChanges() -> Int? {
-        guard let repository, !isPending(.changeCheck) else { return nil }
+        guard let repository else { return nil }
+        if let waiting = owners[.changeCheck], inFlight[waiting] != nil {
+            // A server that stops answering without refusing (a network cut) leaves the check
+            // waiting until its deadline: unanswered this long, it says as much as a failure.
+            if let started = changeCheckStarted, clock.now() - started >= Self.unansweredCheckLimit,
+               reachability.isReachable {
+                reachability.learn(false, from: waiting.request)
+                changed()
+            }
+            return nil
+        }
+        changeCheckStarted = clock.now()
         return launch(.changeCheck, .changeCheck, { try await repository.checkForChanges() },
             // Quiet checks are not logged: a timer would flood the ring with them.
             logged: { $0 != nil },
@@ -261,6 +286,8 @@ extension BookshelfModel {
                 _ = startSearch(.refresh)
                 if let editor, notice.concerns(editor.bookID) { watchEditedRecord() }
             },
-            fail: { _, _ in })
+            fail: { [self] error, ticket in
+                if StoreReachability.meansUnreachable(error) { reachability.learn(false, from: ticket.identity.request) }
+            })
     }
 }

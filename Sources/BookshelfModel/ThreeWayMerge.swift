@@ -45,28 +45,47 @@ struct MergeNote: Equatable {
     var revision: Int
     /// Every field someone else changed, over all the merges of one save.
     var fields: [EditorField]
+    /// Who saved the merged revisions, oldest first, each once; empty when the store does not
+    /// say (or said for none of them).
+    var accounts: [String] = []
+    /// Some merged revision's account is unknown (no history, or a revision no account made).
+    var someoneUnnamed = false
 
-    func adding(_ merge: ThreeWayMerge, theirs: BookRecord) -> MergeNote {
-        MergeNote(revision: theirs.revision, fields: EditorField.allCases.filter {
-            fields.contains($0) || merge.theyChanged.contains($0)
-        })
+    /// `savedBy`: the account of each revision merged this time, nil where the store does not
+    /// know; empty when it gave no history at all.
+    func adding(_ merge: ThreeWayMerge, theirs: BookRecord, savedBy: [String?] = []) -> MergeNote {
+        var names = accounts
+        for case let name? in savedBy where !names.contains(name) { names.append(name) }
+        return MergeNote(
+            revision: theirs.revision,
+            fields: EditorField.allCases.filter { fields.contains($0) || merge.theyChanged.contains($0) },
+            accounts: names,
+            someoneUnnamed: someoneUnnamed || savedBy.isEmpty || savedBy.contains(nil))
     }
 
     static func describe(_ fields: [EditorField]) -> String {
         fields.map { $0 == .title ? "the title" : "the author" }.joined(separator: " and ")
     }
 
+    /// "bob", "bob and carol", "bob, carol and someone else"; "someone else" when no name is known.
+    var savers: String {
+        // Names come from the store: they are data, sanitised where they reach the terminal.
+        let names = accounts + (someoneUnnamed && !accounts.isEmpty ? ["someone else"] : [])
+        guard let last = names.last else { return "someone else" }
+        return names.count == 1 ? last : names.dropLast().joined(separator: ", ") + " and " + last
+    }
+
     // A revision that changed no field (a save of identical text, by an older program) is
     // said as such: "they changed ." would name nothing.
     var merged: String {
         guard !fields.isEmpty else {
-            return "Saved over revision \(revision) by someone else, which changed no field."
+            return "Saved over revision \(revision) by \(savers), which changed no field."
         }
-        return "Merged with revision \(revision) by someone else: they changed \(Self.describe(fields))."
+        return "Merged with revision \(revision) by \(savers): they changed \(Self.describe(fields))."
     }
 
     var alreadyThere: String {
-        guard !fields.isEmpty else { return "Revision \(revision) by someone else already had your changes." }
-        return "Revision \(revision) by someone else already had your changes (they changed \(Self.describe(fields)))."
+        guard !fields.isEmpty else { return "Revision \(revision) by \(savers) already had your changes." }
+        return "Revision \(revision) by \(savers) already had your changes (they changed \(Self.describe(fields)))."
     }
 }

@@ -52,7 +52,12 @@ public enum Screen {
         let account = state.account.map { "  \($0)" } ?? "  not connected"
         text.append(account, style: Theme.header)
         if let role = state.accountRole { text.append(" (\(role.rawValue))", style: Theme.header) }
-        if state.connection.isLost { text.append(" · disconnected", style: Theme.header) }
+        if state.connection.isLost {
+            text.append(" · disconnected", style: Theme.header)
+        } else if state.connection.isUnreachable {
+            // The freshness checks go on, and the first one answered clears it.
+            text.append(" · disconnected, retrying", style: Theme.header)
+        }
         if let size = ui.catalogSize, size.account == state.account {
             text.append(" · \(NumberText.grouped(size.books)) book\(size.books == 1 ? "" : "s")", style: Theme.header)
         }

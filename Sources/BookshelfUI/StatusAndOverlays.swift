@@ -18,6 +18,9 @@ enum StatusLine {
             // It explains every failure that follows, so it comes before them.
             message = StyledText("Disconnected: F2, then Enter on \(account), to type the password again.",
                                  style: Theme.statusError)
+        } else if state.connection.isUnreachable {
+            // Like the lost password, it explains the failures that follow.
+            message = StyledText("Cannot reach the catalog: still trying. Nothing here is lost.", style: Theme.statusError)
         } else if let activity = state.editor?.activity {
             message = StyledText("\(spinner) \(EditorPane.activityText(activity))", style: Theme.status)
         } else if state.search.isBusy {

@@ -19,6 +19,8 @@ public final class MemoryCatalog: Sendable {
         var committedOperations: [UUID: Int] = [:]
         /// Every committed revision of each book, oldest first.
         var history: [Int: [BookRevision]] = [:]
+        /// False while the "server" is down: every call fails as an unreachable store's does.
+        var isReachable = true
 
         /// Records `record` as the book's newest revision.
         mutating func recordRevision(_ record: BookRecord, account: String?, operation: UUID?) {
@@ -68,8 +70,18 @@ public final class MemoryCatalog: Sendable {
 
     var commitCount: Int { state.withLock { $0.commitCount } }
 
+    /// Takes the catalog down (every call of every remote fails with `storeUnavailable`, as a
+    /// lost server's do) or brings it back.
+    public var isReachable: Bool {
+        get { state.withLock { $0.isReachable } }
+        set { state.withLock { $0.isReachable = newValue } }
+    }
+
     func withState<T>(_ body: (inout State) throws(BookFailure) -> T) throws(BookFailure) -> T {
-        try state.withLock { state throws(BookFailure) in try body(&state) }
+        try state.withLock { state throws(BookFailure) in
+            guard state.isReachable else { throw .storeUnavailable("the test took the catalog down") }
+            return try body(&state)
+        }
     }
 }
 
@@ -153,7 +165,7 @@ public actor MemoryBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
     }
 
     public func checkForChanges() async throws -> ChangeNotice? {
-        let now = catalog.commitCount
+        let now = try catalog.withState { state throws(BookFailure) in state.commitCount }
         defer { lastSeenCommitCount = now; ownCommits = 0 }
         return now - lastSeenCommitCount > ownCommits ? .unspecified : nil
     }

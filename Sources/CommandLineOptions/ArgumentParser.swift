@@ -29,6 +29,15 @@ public struct ParsedArguments: Equatable, Sendable {
         try value(option) ?? fallback
     }
 
+    /// Converts the value of each of `options` that was written, so that a bad value is a usage
+    /// error before a program starts any work (rather than when it first reads the option).
+    public func checkValues(of options: [any OptionDeclaration]) throws(UsageError) {
+        for option in options {
+            guard let text = values[option.spec.name] else { continue }
+            try option.checkValue(text)
+        }
+    }
+
     /// The names of the options written (for refusing those a command does not take).
     public var givenNames: Set<String> { Set(values.keys).union(flags) }
 

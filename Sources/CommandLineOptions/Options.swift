@@ -47,6 +47,12 @@ public struct OptionSpec: Sendable, Equatable {
 /// Anything a command's option table lists: a `Flag` or an `Option` of some value type.
 public protocol OptionDeclaration: Sendable {
     var spec: OptionSpec { get }
+    /// Whether `text` is a value the option takes: the usage error its reading would throw.
+    func checkValue(_ text: String) throws(UsageError)
+}
+
+extension OptionDeclaration {
+    public func checkValue(_ text: String) throws(UsageError) {}
 }
 
 /// An option without a value (`--json`). Read it with `ParsedArguments.isSet`.
@@ -71,6 +77,8 @@ public struct Option<Value: Sendable>: OptionDeclaration {
         spec = OptionSpec(name: name, short: short, valueName: valueName, help: help, completion: completion)
         self.convert = convert
     }
+
+    public func checkValue(_ text: String) throws(UsageError) { _ = try convert(text) }
 }
 
 extension Option where Value == String {

@@ -22,7 +22,8 @@ public final class PostgresAccountConnector: CatalogConnector {
     }
 
     public init(connector: PostgresConnector, opened: PostgresRemote) {
-        self.connector = connector
+        // PGPASSWORD, if set, was given for the account the app started as, and for no other.
+        self.connector = connector.environmentPassword(belongsTo: opened.account.name)
         state = Locked(State(opened: opened, newest: opened))
     }
 
@@ -65,9 +66,11 @@ public final class PostgresAccountConnector: CatalogConnector {
         let remote: PostgresRemote
         do {
             remote = try await PostgresRemote.connect(connector.signingIn(as: account), password: password)
-        } catch PostgresConnectFailure.passwordRequired {
+        } catch PostgresConnectFailure.passwordRequired, PostgresConnectFailure.passwordRejected {
+            // As `reauthenticate` says it: the model asks for the password (again, saying the
+            // typed one was wrong) rather than showing libpq's long message.
             state.withLock { _ = $0.needsPassword.insert(account) }
-            throw BookFailure.storeUnavailable("account \(account) needs a password: choose it again to type one")
+            throw BookFailure.notAllowed
         } catch let failure as PostgresConnectFailure {
             throw BookFailure.storeUnavailable(Self.oneLine(failure.description))
         } catch let failure as BookFailure {

@@ -35,6 +35,18 @@ public struct PostgresConnector: Sendable, CustomStringConvertible {
     /// Overrides the user of the connection string (set by `signingIn(as:)`).
     var user: String? = nil
 
+    /// Says PGPASSWORD holds `user`'s password: the account a command or the app starts as
+    /// (`--account`) signs in with the password given for that run. Otherwise it is the
+    /// string's own user's, and any other account must give its own.
+    public func environmentPassword(belongsTo user: String) -> PostgresConnector {
+        var copy = self
+        copy.environmentPasswordOwner = user
+        return copy
+    }
+
+    /// Whose password PGPASSWORD is, when not the string's own user's.
+    var environmentPasswordOwner: String? = nil
+
     /// Host, port, database and user, never the password.
     public var description: String {
         let shown = ["host", "hostaddr", "port", "dbname", "user"]
@@ -73,9 +85,16 @@ public struct PostgresConnector: Sendable, CustomStringConvertible {
         // A server that vanishes without closing the socket is noticed within about a minute.
         pairs += [("keepalives", "1"), ("keepalives_idle", "30"), ("keepalives_interval", "10"),
                   ("keepalives_count", "3")]
-        if let user, let given = explicitOptions(), given["password"] != nil, user != Self.defaultUser(given) {
-            // A password in the string is its user's alone: another account must give its own.
-            pairs += given.filter { $0.key != "password" }.sorted { $0.key < $1.key }
+        if let user, let given = explicitOptions(),
+           given["password"] != nil && user != Self.defaultUser(given)
+            || environment["PGPASSWORD"] != nil && user != environmentPasswordOwner ?? Self.defaultUser(given) {
+            // A password in the string is its user's alone, and one in PGPASSWORD its owner's:
+            // another account gives its own (typed, or from the password file). libpq skips
+            // empty values in these pairs but keeps one written in a connection string, and a
+            // password set there, even empty, keeps PGPASSWORD out.
+            var options = given.filter { $0.key != "password" }
+            options["password"] = ""
+            pairs.append(("dbname", Self.keywordString(options)))
         } else {
             pairs.append(("dbname", connectionString))
         }
@@ -89,8 +108,13 @@ public struct PostgresConnector: Sendable, CustomStringConvertible {
 
 extension PostgresConnector {
     /// The options the connection string itself gives (libpq's parse, no defaults filled in).
+    /// A bare database name (neither a URL nor `key=value`) gives just that.
     func explicitOptions() -> [String: String]? {
         guard bookshelf_libpq_unavailable() == nil else { return nil }
+        let isURL = connectionString.hasPrefix("postgresql://") || connectionString.hasPrefix("postgres://")
+        if !isURL, !connectionString.contains("=") {
+            return connectionString.isEmpty ? [:] : ["dbname": connectionString]
+        }
         var error: UnsafeMutablePointer<CChar>?
         guard let options = PQconninfoParse(connectionString, &error) else {
             if let error { PQfreemem(error) }
@@ -104,6 +128,14 @@ extension PostgresConnector {
             option += 1
         }
         return found
+    }
+
+    /// `options` as a libpq keyword string, every value quoted (`key='it\'s'`).
+    static func keywordString(_ options: [String: String]) -> String {
+        options.sorted { $0.key < $1.key }.map { key, value in
+            let escaped = value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "\\'")
+            return "\(key)='\(escaped)'"
+        }.joined(separator: " ")
     }
 
     /// The user the string signs in as: its own, else PGUSER, else the system user (libpq's order).
@@ -125,7 +157,8 @@ public enum PostgresConnectFailure: Error, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .passwordRequired: "The PostgreSQL server wants a password."
-        case let .noAccount(role): "The PostgreSQL role \(role) has no Bookshelf account."
+        case let .noAccount(role):
+            "The PostgreSQL role \(role) has no Bookshelf account in this catalog (it was never added here, or was removed)."
         case let .passwordRejected(message): message
         }
     }

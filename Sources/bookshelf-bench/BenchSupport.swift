@@ -1,59 +1,8 @@
 import Foundation
 
-/// One benchmark mode of `bookshelf-bench`.
-protocol BenchMode {
-    static var name: String { get }
-    static var summary: String { get }
-    /// Runs with the arguments after the mode name; prints its own `--help`.
-    static func run(_ arguments: [String]) async throws
-}
-
 struct BenchError: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
-}
-
-/// `--name value` options and `--flag`s, nothing more.
-struct BenchOptions {
-    private var values: [String: String] = [:]
-    private var flags: Set<String> = []
-
-    init(_ arguments: [String], valued: Set<String>, flags known: Set<String>) throws {
-        var rest = arguments[...]
-        while let argument = rest.popFirst() {
-            if valued.contains(argument) {
-                guard let value = rest.popFirst() else { throw BenchError("\(argument) needs a value") }
-                values[argument] = value
-            } else if known.contains(argument) {
-                flags.insert(argument)
-            } else {
-                throw BenchError("unknown option \(argument)")
-            }
-        }
-    }
-
-    func has(_ flag: String) -> Bool { flags.contains(flag) }
-    func string(_ name: String) -> String? { values[name] }
-
-    /// A comma-separated list of whole numbers ("1000000,10000000"), in the order given.
-    func ints(_ name: String, default fallback: Int) throws -> [Int] {
-        guard let text = values[name] else { return [fallback] }
-        let numbers = text.split(separator: ",", omittingEmptySubsequences: false).map {
-            Int($0.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "_", with: ""))
-        }
-        guard !numbers.isEmpty, numbers.allSatisfy({ ($0 ?? -1) >= 0 }) else {
-            throw BenchError("\(name) needs non-negative whole numbers separated by commas, not \(text)")
-        }
-        return numbers.map { $0! }
-    }
-
-    func int(_ name: String, default fallback: Int) throws -> Int {
-        guard let text = values[name] else { return fallback }
-        guard let value = Int(text.replacingOccurrences(of: "_", with: "")), value >= 0 else {
-            throw BenchError("\(name) needs a non-negative whole number, not \(text)")
-        }
-        return value
-    }
 }
 
 /// Latencies of one kind of call.

@@ -1,3 +1,4 @@
+import CommandLineOptions
 import Foundation
 
 #if canImport(Glibc)
@@ -12,15 +13,16 @@ enum CliBench: BenchMode {
     static let name = "cli"
     static let summary = "whole `bookshelf search` processes vs `fzf --filter` on the same titles (wall time, peak RSS, ratios)"
 
-    static let help = """
-        usage: bookshelf-bench cli [--count N] [--db PATH] [--runs N] [--bookshelf PATH] [--limit N]
+    static let count = BenchNumber("count", default: 1_000_000, help: "books in the catalog")
+    static let db = Option<String>("db", value: "PATH", completes: .file,
+                                   help: "catalog file, shared with the search mode (reused when it holds exactly N books)")
+    static let runs = BenchNumber("runs", default: 9, help: "pairs of runs per query")
+    static let bookshelf = Option<String>("bookshelf", value: "PATH", completes: .file,
+                                          help: "the bookshelf executable (default: beside this one)")
+    static let limit = BenchNumber("limit", default: 50, help: "--limit given to bookshelf search")
+    static let options: [any OptionDeclaration] = [count, db, runs, bookshelf, limit]
 
-          --count N          books in the catalog (default 1000000)
-          --db PATH          catalog file, shared with the search mode (reused when it holds exactly N books)
-          --runs N           pairs of runs per query (default 9)
-          --bookshelf PATH   the bookshelf executable (default: beside this one)
-          --limit N          --limit given to bookshelf search (default 50)
-
+    static let details = """
         Both get the same machine at the same minute: runs alternate between the two programs
         and between queries, so a neighbour's load affects both alike. The stored search index
         is made (by one untimed search) before timing; `bookshelf --version` is timed as the
@@ -35,18 +37,13 @@ enum CliBench: BenchMode {
         let peakKB: Int
     }
 
-    static func run(_ arguments: [String]) async throws {
-        if arguments.contains("--help") || arguments.contains("-h") {
-            print(help)
-            return
-        }
-        let options = try BenchOptions(arguments, valued: ["--count", "--db", "--runs", "--bookshelf", "--limit"], flags: [])
-        let count = try options.int("--count", default: 1_000_000)
-        let runs = max(1, try options.int("--runs", default: 9))
-        let limit = max(1, try options.int("--limit", default: 50))
-        let path = options.string("--db")
+    static func run(_ arguments: ParsedArguments) async throws {
+        let count = try arguments.value(Self.count)
+        let runs = max(1, try arguments.value(Self.runs))
+        let limit = max(1, try arguments.value(Self.limit))
+        let path = arguments.value(Self.db)
             ?? FileManager.default.temporaryDirectory.appendingPathComponent("bookshelf-bench-\(count).sqlite").path
-        let bookshelf = options.string("--bookshelf")
+        let bookshelf = arguments.value(Self.bookshelf)
             ?? URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("bookshelf").path
         guard FileManager.default.isExecutableFile(atPath: bookshelf) else {
             throw BenchError("no bookshelf executable at \(bookshelf) (build it, or give --bookshelf)")

@@ -1,4 +1,5 @@
 import BookCatalog
+import CommandLineOptions
 import Foundation
 import PostgresCatalog
 import SQLiteCatalog
@@ -9,25 +10,19 @@ enum CompareBench: BenchMode {
     static let name = "compare"
     static let summary = "PostgreSQL and SQLite on the same books: both class tables and the ratio per class"
 
-    static let help = """
-        usage: bookshelf-bench compare [--count N] [--db PATH] [--pg CONNINFO] [--iterations N]
+    static let count = BenchNumber("count", default: 1_000_000, help: "books in each catalog")
+    static let db = Option<String>("db", value: "PATH", completes: .file, help: "SQLite catalog file, as in the search mode")
+    static let pg = Option<String>("pg", value: "CONNINFO", help: """
+        PostgreSQL administrative connection, as --db of the postgres mode;
+        default: a throwaway server in a temporary directory
+        """)
+    static let iterations = BenchNumber("iterations", default: 200, help: "timed searches per query class and store")
+    static let options: [any OptionDeclaration] = [count, db, pg, iterations]
 
-          --count N       books in each catalog (default 1000000)
-          --db PATH       SQLite catalog file, as in the search mode
-          --pg CONNINFO   PostgreSQL administrative connection, as --db of the postgres mode;
-                          default: a throwaway server in a temporary directory
-          --iterations N  timed searches per query class and store (default 200)
-        """
-
-    static func run(_ arguments: [String]) async throws {
-        if arguments.contains("--help") || arguments.contains("-h") {
-            print(help)
-            return
-        }
-        let options = try BenchOptions(arguments, valued: ["--count", "--db", "--pg", "--iterations"], flags: [])
-        let count = try options.int("--count", default: 1_000_000)
-        let iterations = max(1, try options.int("--iterations", default: 200))
-        let path = options.string("--db")
+    static func run(_ arguments: ParsedArguments) async throws {
+        let count = try arguments.value(Self.count)
+        let iterations = max(1, try arguments.value(Self.iterations))
+        let path = arguments.value(db)
             ?? FileManager.default.temporaryDirectory.appendingPathComponent("bookshelf-bench-\(count).sqlite").path
         #if DEBUG
         print("warning: debug build; use `swift run -c release bookshelf-bench compare` for real figures")
@@ -40,7 +35,7 @@ enum CompareBench: BenchMode {
         let sqliteTable = try await ClassTable.measure(sqliteRepository, iterations: iterations)
         sqliteTable.print(title: "SQLite: BookRepository -> SQLiteBookRemote, \(iterations) searches per class")
 
-        let (server, postgres, _) = try await PostgresBench.prepare(count: count, database: options.string("--pg"))
+        let (server, postgres, _) = try await PostgresBench.prepare(count: count, database: arguments.value(pg))
         defer { server?.stop() }
         let postgresTable = try await ClassTable.measure(BookRepository(remote: postgres), iterations: iterations)
         postgresTable.print(title: "PostgreSQL: BookRepository -> PostgresRemote as \(PostgresBench.accountName) (row-level security), \(iterations) searches per class")

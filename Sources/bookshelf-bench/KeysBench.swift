@@ -1,6 +1,7 @@
 import BookCatalog
 import BookshelfModel
 import BookshelfUI
+import CommandLineOptions
 import Foundation
 import SQLiteCatalog
 import Synchronization
@@ -19,25 +20,30 @@ enum KeysBench: BenchMode {
     static let name = "keys"
     static let summary = "keystroke-to-paint latency of the app (model + screen) on an SQLite catalog (p50/p99, peak memory)"
 
-    static let help = """
-        usage: bookshelf-bench keys [--count N] [--db PATH] [--rounds N] [--columns C] [--rows R] [--cold | --no-index] [--each]
-                                   [--many-arenas]
+    static let count = BenchNumber("count", default: 1_000_000, help: "books in the catalog")
+    static let db = Option<String>("db", value: "PATH", completes: .file, help: """
+        catalog file, shared with the search mode: reused when it holds exactly N
+        benchmark books, rebuilt otherwise
+        (default: bookshelf-bench-N.sqlite in the temporary directory)
+        """)
+    static let rounds = BenchNumber("rounds", default: 3, help: "times the whole query set is typed")
+    static let columns = BenchNumber("columns", value: "C", default: 120, help: "screen width")
+    static let rows = BenchNumber("rows", value: "R", default: 40, help: "screen height")
+    static let cold = Flag("cold", help: """
+        the cold case: before the app opens the catalog, another program changes more
+        books than a stored index catches up with, so the app must rebuild its index;
+        typing starts at once, and keys are reported apart while the index is built
+        (searches answered from the books table) and once it is ready
+        """)
+    static let noIndex = Flag("no-index", help: "the same with no stored index at all (deleted first), as on a catalog's first open")
+    static let eachKey = Flag("each", help: "print every typed key's time and what answered it")
+    static let manyArenas = Flag("many-arenas", help: """
+        leave glibc's malloc arenas at their default (one per thread that allocates
+        at once); the app limits itself to one, and so does this mode
+        """)
+    static let options: [any OptionDeclaration] = [count, db, rounds, columns, rows, cold, noIndex, eachKey, manyArenas]
 
-          --count N     books in the catalog (default 1000000)
-          --db PATH     catalog file, shared with the search mode: reused when it holds exactly N
-                        benchmark books, rebuilt otherwise
-                        (default: bookshelf-bench-N.sqlite in the temporary directory)
-          --rounds N    times the whole query set is typed (default 3)
-          --columns C   --rows R   screen size (default 120 x 40)
-          --cold        the cold case: before the app opens the catalog, another program changes more
-                        books than a stored index catches up with, so the app must rebuild its index;
-                        typing starts at once, and keys are reported apart while the index is built
-                        (searches answered from the books table) and once it is ready
-          --no-index    the same with no stored index at all (deleted first), as on a catalog's first open
-          --each        print every typed key's time and what answered it
-          --many-arenas leave glibc's malloc arenas at their default (one per thread that allocates
-                        at once); the app limits itself to one, and so does this mode
-
+    static let details = """
         A key is timed until its page is on screen. While an index is built or caught up, the
         page may come first from the title order, "counting…", and its count after: that is
         timed apart ("→ its count"), and the next key is typed only once it has come.
@@ -53,31 +59,25 @@ enum KeysBench: BenchMode {
         "a", "zzqx", "night river", "tolstoy", "lost city of gold", "ångström",
     ]
 
-    static func run(_ arguments: [String]) async throws {
-        if arguments.contains("--help") || arguments.contains("-h") {
-            print(help)
-            return
-        }
-        let options = try BenchOptions(arguments, valued: ["--count", "--db", "--rounds", "--columns", "--rows"], flags: ["--cold", "--no-index", "--each", "--many-arenas"])
-        let count = try options.int("--count", default: 1_000_000)
-        let rounds = max(1, try options.int("--rounds", default: 3))
-        let size = TerminalSize(rows: max(10, try options.int("--rows", default: 40)),
-                                columns: max(40, try options.int("--columns", default: 120)))
-        let path = options.string("--db")
+    static func run(_ arguments: ParsedArguments) async throws {
+        let count = try arguments.value(Self.count)
+        let rounds = max(1, try arguments.value(Self.rounds))
+        let size = TerminalSize(rows: max(10, try arguments.value(Self.rows)), columns: max(40, try arguments.value(Self.columns)))
+        let path = arguments.value(db)
             ?? FileManager.default.temporaryDirectory.appendingPathComponent("bookshelf-bench-\(count).sqlite").path
         #if DEBUG
         print("warning: debug build; use `swift run -c release bookshelf-bench keys` for real figures")
         #endif
         let catalog = try SearchBench.prepareCatalog(path: path, count: count)
-        if options.has("--cold") { try await makeStoredIndexStale(catalog, count: count) }
-        if options.has("--no-index") {
+        if arguments.isSet(cold) { try await makeStoredIndexStale(catalog, count: count) }
+        if arguments.isSet(noIndex) {
             try catalog.discardSearchSnapshots()
             print("cold case: no stored index; the app must build it")
         }
-        if !options.has("--many-arenas") { MallocArenas.limitToOne() }   // as the app does
+        if !arguments.isSet(manyArenas) { MallocArenas.limitToOne() }   // as the app does
         let reset = resetPeakMemory()
         print("peak memory before the app starts: \(peakMemory())\(reset ? " (reset)" : " (could not reset; includes the catalog build)")")
-        try await measure(catalog: catalog, path: path, rounds: rounds, size: size, each: options.has("--each"))
+        try await measure(catalog: catalog, path: path, rounds: rounds, size: size, each: arguments.isSet(eachKey))
     }
 
     /// Stores an index (if none is), then changes, as another program, twice as many books as

@@ -1,5 +1,6 @@
 import BookCatalog
 import BookshelfTestSupport
+import CommandLineOptions
 import Foundation
 import PostgresCatalog
 #if canImport(Glibc)
@@ -12,40 +13,32 @@ enum PostgresBench: BenchMode {
     static let name = "postgres"
     static let summary = "PostgreSQL: bulk load, search p50/p99 per query class, saves/s with concurrent writers"
 
-    static let help = """
-        usage: bookshelf-bench postgres [--count N] [--db CONNINFO] [--iterations N] [--writers N]
-                                        [--seconds N] [--hot-books N]
-
-          --count N       books to load (default 1000000; reused if the catalog already holds N)
-          --db CONNINFO   an administrative connection (URL or keyword string) to a database to
-                          set up and use; default: a throwaway server in a temporary directory
-                          (needs the PostgreSQL server binaries; as root they run as `postgres`)
-          --iterations N  timed searches per query class (default 100)
-          --writers N     concurrent writers, each on its own connection (default 8)
-          --seconds N     how long the writers run (default 10)
-          --hot-books N   how many books the writers fight over (default 100)
-        """
+    static let count = BenchNumber("count", default: 1_000_000, help: "books to load (reused if the catalog already holds N)")
+    static let db = Option<String>("db", value: "CONNINFO", help: """
+        an administrative connection (URL or keyword string) to a database to
+        set up and use; default: a throwaway server in a temporary directory
+        (needs the PostgreSQL server binaries; as root they run as `postgres`)
+        """)
+    static let iterations = BenchNumber("iterations", default: 100, help: "timed searches per query class")
+    static let writers = BenchNumber("writers", default: 8, help: "concurrent writers, each on its own connection")
+    static let seconds = BenchNumber("seconds", default: 10, help: "how long the writers run")
+    static let hotBooks = BenchNumber("hot-books", default: 100, help: "how many books the writers fight over")
+    static let options: [any OptionDeclaration] = [count, db, iterations, writers, seconds, hotBooks]
 
     static let scope = "bench"
     static let accountName = "bench_editor"
 
-    static func run(_ arguments: [String]) async throws {
-        if arguments.contains("--help") || arguments.contains("-h") {
-            print(help)
-            return
-        }
-        let options = try BenchOptions(arguments, valued: ["--count", "--db", "--iterations", "--writers", "--seconds", "--hot-books"],
-                                       flags: [])
-        let count = try options.int("--count", default: 1_000_000)
-        let iterations = max(1, try options.int("--iterations", default: 100))
-        let writers = max(1, try options.int("--writers", default: 8))
-        let seconds = max(1, try options.int("--seconds", default: 10))
-        let hotBooks = max(1, try options.int("--hot-books", default: 100))
+    static func run(_ arguments: ParsedArguments) async throws {
+        let count = try arguments.value(Self.count)
+        let iterations = max(1, try arguments.value(Self.iterations))
+        let writers = max(1, try arguments.value(Self.writers))
+        let seconds = max(1, try arguments.value(Self.seconds))
+        let hotBooks = max(1, try arguments.value(Self.hotBooks))
         #if DEBUG
         print("warning: debug build; use `swift run -c release bookshelf-bench postgres` for real figures")
         #endif
 
-        let (server, probe, user) = try await prepare(count: count, database: options.string("--db"))
+        let (server, probe, user) = try await prepare(count: count, database: arguments.value(db))
         defer { server?.stop() }
         let table = try await ClassTable.measure(BookRepository(remote: probe), iterations: iterations)
         table.print(title: "search: BookRepository -> PostgresRemote as \(accountName) (row-level security), \(iterations) searches per class")

@@ -1,4 +1,5 @@
 import BookCatalog
+import CommandLineOptions
 import Foundation
 import SQLiteCatalog
 
@@ -17,15 +18,20 @@ enum SQLiteSavesBench: BenchMode {
     static let name = "saves"
     static let summary = "N processes saving the same books of one SQLite catalog: saves/s, p99 latency, lost updates"
 
-    static let help = """
-        usage: bookshelf-bench saves [--processes N] [--seconds S] [--books B] [--db PATH]
+    static let processes = BenchNumber("processes", default: 8, help: "writer processes")
+    static let seconds = BenchNumber("seconds", value: "S", default: 10, help: "how long they save")
+    static let books = BenchNumber("books", value: "B", default: 20, help: "books they all save, chosen at random each time")
+    static let db = Option<String>("db", value: "PATH", completes: .file, help: """
+        catalog file to create (default: a new file in the temporary directory;
+        an existing file is refused)
+        """)
+    static let options: [any OptionDeclaration] = [processes, seconds, books, db]
 
-          --processes N  writer processes (default 8)
-          --seconds S    how long they save (default 10)
-          --books B      books they all save, chosen at random each time (default 20)
-          --db PATH      catalog file to create (default: a new file in the temporary directory;
-                         an existing file is refused)
+    static let writer = Flag("writer", help: "be one writer process (see below)")
+    static let log = Option<String>("log", value: "FILE", help: "the writer's log")
+    static let internalOptions: [any OptionDeclaration] = [writer, log]
 
+    static let details = """
         Writer mode, used by the parent and by the fault tests:
           bookshelf-bench saves --writer --db PATH --seconds S --books B --log FILE
         saves the first B books of the catalog (account "bench") until S seconds pass and
@@ -35,18 +41,12 @@ enum SQLiteSavesBench: BenchMode {
 
     static let account = "bench"
 
-    static func run(_ arguments: [String]) async throws {
-        if arguments.contains("--help") || arguments.contains("-h") {
-            print(help)
-            return
-        }
-        let options = try BenchOptions(arguments, valued: ["--processes", "--seconds", "--books", "--db", "--log"],
-                                       flags: ["--writer"])
-        let seconds = try options.int("--seconds", default: 10)
-        let books = max(1, try options.int("--books", default: 20))
-        if options.has("--writer") {
-            guard let path = options.string("--db"), let log = options.string("--log") else {
-                throw BenchError("--writer needs --db and --log")
+    static func run(_ arguments: ParsedArguments) async throws {
+        let seconds = try arguments.value(Self.seconds)
+        let books = max(1, try arguments.value(Self.books))
+        if arguments.isSet(writer) {
+            guard let path = arguments.value(db), let log = arguments.value(log) else {
+                throw UsageError("--writer needs --db and --log")
             }
             try await write(path: path, seconds: seconds, books: books, log: log)
             return
@@ -54,8 +54,8 @@ enum SQLiteSavesBench: BenchMode {
         #if DEBUG
         print("warning: debug build; use `swift run -c release bookshelf-bench saves` for real figures")
         #endif
-        let processes = max(1, try options.int("--processes", default: 8))
-        let path = options.string("--db")
+        let processes = max(1, try arguments.value(Self.processes))
+        let path = arguments.value(db)
             ?? FileManager.default.temporaryDirectory.appendingPathComponent("bookshelf-saves-\(UUID().uuidString).sqlite").path
         guard !FileManager.default.fileExists(atPath: path) else { throw BenchError("\(path) exists; give a new file") }
         try await measure(path: path, processes: processes, seconds: seconds, books: books)

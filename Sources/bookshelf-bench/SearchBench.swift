@@ -1,5 +1,6 @@
 import BookCatalog
 import BookshelfTestSupport
+import CommandLineOptions
 import Foundation
 import SQLiteCatalog
 
@@ -9,26 +10,36 @@ enum SearchBench: BenchMode {
     static let name = "search"
     static let summary = "search latency per query class on an SQLite catalog (p50/p99, peak memory)"
 
-    static let help = """
-        usage: bookshelf-bench search [--count N] [--db PATH] [--iterations N] [--raw-iterations N] [--rebuild-index]
-                                      [--no-raw] [--no-fzf]
-               bookshelf-bench search --count N,N,... [--db DIRECTORY] [--iterations N]
+    static let count = Option<[Int]>.wholeNumbers("count", value: "N[,N...]", help: """
+        books in the catalog (default 1000000). Several counts, N,N,...: scaling, the
+        same figures for each count, one column each (search p50/p99 per class, index
+        size and where it is held, peak and anonymous memory, index build, open -> first
+        result with the stored index missing, 10,000 changes behind and current, catch-up
+        after 10,000 external edits); every state is measured in a fresh process.
+        """)
+    static let defaultCount = 1_000_000
+    static let scale = Flag("scale", help: "scaling (as for several counts) for a single count")
+    static let db = Option<String>("db", value: "PATH", completes: .file, help: """
+        catalog file; reused when it holds exactly N benchmark books, rebuilt
+        otherwise (default: bookshelf-bench-N.sqlite in the temporary directory).
+        When scaling: the directory for bookshelf-bench-N.sqlite of each count.
+        """)
+    static let iterations = BenchNumber("iterations", default: 300, help: "timed searches per query class through the full stack")
+    static let rawIterations = BenchNumber("raw-iterations", default: 40, help: "timed searches per class through the raw C API")
+    static let rebuildIndex = Flag("rebuild-index", help: """
+        discard the search index snapshot stored in the catalog first, so that
+        opening builds the index (and stores it again) instead of loading it
+        """)
+    static let noRaw = Flag("no-raw", help: "skip the raw SQLite/FTS5 reference (building its FTS5 index takes a while)")
+    static let noFzf = Flag("no-fzf", help: "skip timing `fzf --filter` even if fzf is installed")
+    static let options: [any OptionDeclaration] = [count, scale, db, iterations, rawIterations, rebuildIndex, noRaw, noFzf]
 
-          --count N           books in the catalog (default 1000000)
-          --count N,N,...     scaling: the same figures for each count, one column each (search p50/p99
-                              per class, index size and where it is held, peak and anonymous memory, index
-                              build, open -> first result with the stored index missing, 10,000 changes
-                              behind and current, catch-up after 10,000 external edits); every state is
-                              measured in a fresh process. --scale does this for a single count.
-          --db PATH           catalog file; reused when it holds exactly N benchmark books, rebuilt
-                              otherwise (default: bookshelf-bench-N.sqlite in the temporary directory).
-                              When scaling: the directory for bookshelf-bench-N.sqlite of each count.
-          --iterations N      timed searches per query class through the full stack (default 300)
-          --raw-iterations N  timed searches per class through the raw C API (default 40)
-          --rebuild-index     discard the search index snapshot stored in the catalog first, so that
-                              opening builds the index (and stores it again) instead of loading it
-          --no-raw            skip the raw SQLite/FTS5 reference (building its FTS5 index takes a while)
-          --no-fzf            skip timing `fzf --filter` even if fzf is installed
+    /// One state of the index in a child process of the scaling run (SearchScaling).
+    static let scalePhase = Option<String>("scale-phase", value: "PHASE", help: "a child of the scaling run")
+    static let internalOptions: [any OptionDeclaration] = [scalePhase]
+
+    static let details = """
+        Scaling: bookshelf-bench search --count N,N,... [--db DIRECTORY] [--iterations N]
         """
 
     struct QueryClass {
@@ -53,21 +64,15 @@ enum SearchBench: BenchMode {
                                                 SearchQuery(text: "a", offset: 5_000), SearchQuery(text: "hist", offset: 1_000)]),
     ]
 
-    static func run(_ arguments: [String]) async throws {
-        if arguments.contains("--help") || arguments.contains("-h") {
-            print(help)
-            return
-        }
-        let options = try BenchOptions(arguments, valued: ["--count", "--db", "--iterations", "--raw-iterations", "--scale-phase"],
-                                       flags: ["--no-raw", "--no-fzf", "--rebuild-index", "--scale"])
-        let counts = try options.ints("--count", default: 1_000_000)
-        let iterations = max(1, try options.int("--iterations", default: 300))
-        if let phase = options.string("--scale-phase"), let path = options.string("--db"), counts.count == 1 {
+    static func run(_ arguments: ParsedArguments) async throws {
+        let counts = try arguments.value(Self.count, default: [defaultCount])
+        let iterations = max(1, try arguments.value(Self.iterations))
+        if let phase = arguments.value(scalePhase), let path = arguments.value(db), counts.count == 1 {
             // A child of the scaling run: one state of the index, in a process of its own.
             return try await SearchScaling.runPhase(phase, path: path, count: counts[0], iterations: iterations)
         }
-        if counts.count > 1 || options.has("--scale") {
-            let directory = options.string("--db") ?? FileManager.default.temporaryDirectory.path
+        if counts.count > 1 || arguments.isSet(scale) {
+            let directory = arguments.value(db) ?? FileManager.default.temporaryDirectory.path
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
                 throw BenchError("when scaling, --db names a directory (for bookshelf-bench-N.sqlite of each count)")
@@ -75,15 +80,15 @@ enum SearchBench: BenchMode {
             return try await SearchScaling.run(counts: counts, directory: directory, iterations: iterations)
         }
         let count = counts[0]
-        let rawIterations = max(1, try options.int("--raw-iterations", default: 40))
-        let path = options.string("--db")
+        let rawIterations = max(1, try arguments.value(Self.rawIterations))
+        let path = arguments.value(db)
             ?? FileManager.default.temporaryDirectory.appendingPathComponent("bookshelf-bench-\(count).sqlite").path
         #if DEBUG
         print("warning: debug build; use `swift run -c release bookshelf-bench search` for real figures")
         #endif
 
         let catalog = try prepareCatalog(path: path, count: count)
-        if options.has("--rebuild-index") { try catalog.discardSearchSnapshots() }
+        if arguments.isSet(rebuildIndex) { try catalog.discardSearchSnapshots() }
         print("peak memory before opening: \(peakMemory())")
 
         // What a user waits for: opening the catalog and a remote, then the first search. The
@@ -110,10 +115,10 @@ enum SearchBench: BenchMode {
         for row in table.rows { fullP50[row.name] = row.timings.p50 }
         print("peak memory: \(peakMemory())")
 
-        if !options.has("--no-raw") {
+        if !arguments.isSet(noRaw) {
             try rawReference(path: path, iterations: rawIterations, fullP50: fullP50)
         }
-        if !options.has("--no-fzf") {
+        if !arguments.isSet(noFzf) {
             try fzfPeer(catalog: catalog)
         }
     }

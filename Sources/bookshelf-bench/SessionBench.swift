@@ -2,6 +2,7 @@ import BookCatalog
 import BookshelfModel
 import BookshelfUI
 import CatalogSimulation
+import CommandLineOptions
 import Foundation
 import SQLiteCatalog
 import TerminalUI
@@ -18,37 +19,37 @@ enum SessionBench: BenchMode {
     static let name = "session"
     static let summary = "a simulated 100,000-key session with saves and account switches under --latency: memory start vs end"
 
-    static let help = """
-        usage: bookshelf-bench session [--keys N] [--count N] [--latency SPEC] [--every N]
-                                       [--unbounded-script] [--no-saves] [--no-switches] [--trim] [--many-arenas]
-
-          --keys N            keystrokes to simulate (default 100000)
-          --count N           books in the catalog (default 20000)
-          --latency SPEC      as the app's --latency (default 0,1,0,2)
-          --every N           print memory every N queries typed (default 2000)
-          --unbounded-script  keep every latency-script call, as the demo does (for comparison)
-          --no-saves          never open and save a book (to find what memory follows)
-          --no-switches       never switch accounts (to find what memory follows)
-          --trim              hand malloc's free memory back (malloc_trim) before each report:
-                              what resident memory is without the allocator's free lists
-          --many-arenas       leave glibc's malloc arenas at their default (one per thread that
-                              allocates at once); the app limits itself to one, and so does this mode
-        """
+    static let keys = BenchNumber("keys", default: 100_000, help: "keystrokes to simulate")
+    static let count = BenchNumber("count", default: 20_000, help: "books in the catalog")
+    static let defaultLatency = "0,1,0,2"
+    static let latency = Option<LatencySchedule>("latency", value: "SPEC", help: "as the app's --latency (default \(defaultLatency))") {
+        text throws(UsageError) in
+        do { return try LatencySchedule.parse(text) } catch { throw UsageError("--latency: \(error)") }
+    }
+    static let every = BenchNumber("every", default: 2_000, help: "print memory every N queries typed")
+    static let unboundedScript = Flag("unbounded-script", help: "keep every latency-script call, as the demo does (for comparison)")
+    static let noSaves = Flag("no-saves", help: "never open and save a book (to find what memory follows)")
+    static let noSwitches = Flag("no-switches", help: "never switch accounts (to find what memory follows)")
+    static let trim = Flag("trim", help: """
+        hand malloc's free memory back (malloc_trim) before each report:
+        what resident memory is without the allocator's free lists
+        """)
+    static let manyArenas = Flag("many-arenas", help: """
+        leave glibc's malloc arenas at their default (one per thread that
+        allocates at once); the app limits itself to one, and so does this mode
+        """)
+    static let options: [any OptionDeclaration] = [
+        keys, count, latency, every, unboundedScript, noSaves, noSwitches, trim, manyArenas,
+    ]
 
     static let words = ["history", "rome", "the secret", "garden", "war peace", "murakami", "日本", "cafe", "a", "zzqx", "night"]
     static let accounts = ["bench", "bench-two", "bench-reader"]
 
-    static func run(_ arguments: [String]) async throws {
-        if arguments.contains("--help") || arguments.contains("-h") {
-            print(help)
-            return
-        }
-        let options = try BenchOptions(arguments, valued: ["--keys", "--count", "--latency", "--every"],
-                                       flags: ["--unbounded-script", "--no-saves", "--no-switches", "--trim", "--many-arenas"])
-        if !options.has("--many-arenas") { MallocArenas.limitToOne() }   // as the app does
-        let keys = try options.int("--keys", default: 100_000)
-        let count = try options.int("--count", default: 20_000)
-        let schedule = try LatencySchedule.parse(options.string("--latency") ?? "0,1,0,2")
+    static func run(_ arguments: ParsedArguments) async throws {
+        if !arguments.isSet(manyArenas) { MallocArenas.limitToOne() }   // as the app does
+        let keys = try arguments.value(Self.keys)
+        let count = try arguments.value(Self.count)
+        let schedule = try arguments.value(latency) ?? LatencySchedule.parse(defaultLatency)
         #if DEBUG
         print("warning: debug build; use `swift run -c release bookshelf-bench session` for real figures")
         #endif
@@ -65,9 +66,9 @@ enum SessionBench: BenchMode {
         try catalog.addAccount(Account(name: "bench-two", role: .editor, scope: "main"))
         try catalog.addAccount(Account(name: "bench-reader", role: .reader, scope: "main"))
         let script = LatencyScript(schedule: schedule, sleeper: WallClockSleeper(),
-                                   retainedCalls: options.has("--unbounded-script") ? nil : LatencyScript.interactiveRetainedCalls)
-        let plan = Plan(keys: keys, every: max(1, try options.int("--every", default: 2_000)),
-                        saves: !options.has("--no-saves"), switches: !options.has("--no-switches"), trim: options.has("--trim"))
+                                   retainedCalls: arguments.isSet(unboundedScript) ? nil : LatencyScript.interactiveRetainedCalls)
+        let plan = Plan(keys: keys, every: max(1, try arguments.value(every)),
+                        saves: !arguments.isSet(noSaves), switches: !arguments.isSet(noSwitches), trim: arguments.isSet(trim))
         try await simulate(catalog: catalog, path: path, script: script, plan: plan)
     }
 

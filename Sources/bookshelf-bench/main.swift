@@ -1,32 +1,22 @@
+import CommandLineOptions
 import Foundation
 
-/// `bookshelf-bench MODE [options]`: one benchmark per mode. To add a mode, write a type
-/// conforming to `BenchMode` in its own file and list it here.
-let modes: [any BenchMode.Type] = [
-    SearchBench.self, KeysBench.self, CliBench.self, PostgresBench.self, CompareBench.self, SQLiteSavesBench.self,
-    SessionBench.self,
-]
-
-let arguments = Array(CommandLine.arguments.dropFirst())
-let usage = """
-    usage: bookshelf-bench MODE [options]     (build with -c release for meaningful figures)
-
-    modes:
-    \(modes.map { "  \($0.name.padding(toLength: 10, withPad: " ", startingAt: 0)) \($0.summary)" }.joined(separator: "\n"))
-
-    `bookshelf-bench MODE --help` lists the options of a mode.
-    """
-guard let name = arguments.first, !["-h", "--help", "help"].contains(name) else {
-    print(usage)
-    exit(arguments.isEmpty ? 2 : 0)
-}
-guard let mode = modes.first(where: { $0.name == name }) else {
-    try? FileHandle.standardError.write(contentsOf: Data("bookshelf-bench: unknown mode \"\(name)\"\n\n\(usage)\n".utf8))
+// `bookshelf-bench MODE [options]`: one benchmark per mode (BenchCommandLine.modes).
+// A usage error exits 2, a failed run 1.
+switch BenchCommandLine.parse(Array(CommandLine.arguments.dropFirst())) {
+case let .help(text):
+    print(text)
+case let .usageError(message):
+    try? FileHandle.standardError.write(contentsOf: Data("\(message)\n".utf8))
     exit(2)
-}
-do {
-    try await mode.run(Array(arguments.dropFirst()))
-} catch {
-    try? FileHandle.standardError.write(contentsOf: Data("bookshelf-bench \(name): \(error)\n".utf8))
-    exit(1)
+case let .run(mode, arguments):
+    do {
+        try await mode.run(arguments)
+    } catch let error as UsageError {
+        try? FileHandle.standardError.write(contentsOf: Data("\(BenchCommandLine.message(error, of: mode))\n".utf8))
+        exit(2)
+    } catch {
+        try? FileHandle.standardError.write(contentsOf: Data("bookshelf-bench \(mode.name): \(error)\n".utf8))
+        exit(1)
+    }
 }

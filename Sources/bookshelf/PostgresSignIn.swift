@@ -8,7 +8,8 @@ import PostgresCatalog
 enum PostgresSignIn {
     /// A session as `account` (nil: the connection's own user).
     static func remote(_ connector: PostgresConnector, account: String?) async throws(CommandFailure) -> PostgresRemote {
-        let signingIn = account.map { connector.signingIn(as: $0) } ?? connector
+        // The password given for this run (PGPASSWORD) is the named account's.
+        let signingIn = account.map { connector.signingIn(as: $0).environmentPassword(belongsTo: $0) } ?? connector
         return try await withPassword(signingIn) { password in
             try await PostgresRemote.connect(signingIn, password: password)
         }

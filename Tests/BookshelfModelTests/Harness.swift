@@ -13,6 +13,8 @@ func book(_ id: Int, _ title: String, revision: Int = 1, author: String = "") ->
 final class Harness {
     let connector: ScriptedConnector
     let model: BookshelfModel
+    /// The model's clock: it moves a millisecond per reading, and `advance` moves it on.
+    let clock = TickClock()
     private(set) var traces: [RequestTrace] = []
     private(set) var changeCount = 0
     /// Calls of each kind already claimed by `nextCall`, per remote.
@@ -22,7 +24,7 @@ final class Harness {
     init(books: [String: [BookRecord]] = ["alice": [], "bob": []], passwords: [String: String] = [:],
          account: String = "alice", pageSize: Int = 50) {
         connector = ScriptedConnector(books: books, passwords: passwords)
-        let counter = TickClock()
+        let counter = clock
         model = BookshelfModel(connector: connector, account: account, pageSize: pageSize, loadMoreThreshold: 1,
                                clock: StoreClock { counter.tick() })
         model.onTrace = { [unowned self] in traces.append($0) }
@@ -106,6 +108,8 @@ extension RequestKind {
 final class TickClock: Sendable {
     private let count = Mutex(0)
     func tick() -> Duration { .milliseconds(count.withLock { $0 += 1; return $0 }) }
+    /// Time passes without a reading (the user is idle).
+    func advance(milliseconds: Int) { count.withLock { $0 += milliseconds } }
 }
 
 /// The model's question type; Swift Testing has a `Confirmation` of its own.

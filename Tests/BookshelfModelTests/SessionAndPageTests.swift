@@ -83,6 +83,23 @@ import Testing
         await h.drain()
     }
 
+    /// Issue 43, item 9: a wrong password when switching asks again and says so, as the
+    /// reconnect prompt does, instead of a connection error; the current session stays.
+    @Test func aWrongPasswordWhenSwitchingAsksAgainAndSaysWhy() async {
+        let h = Harness(books: ["alice": [original], "bob": [book(5, "Bob's")]], passwords: ["bob": "s3cret-pw"])
+        await h.start()
+        #expect(h.model.requestAccountSwitch(to: "bob") == nil)
+        await h.model.finished(request: h.model.submitPassword("wrong")!)
+        #expect(h.state.passwordPrompt == PasswordPrompt(account: "bob", problem: "That password was not accepted."))
+        #expect(h.state.connection.error == nil)
+        #expect(h.state.account == "alice" && h.state.session == 1 && h.search.rows == [original])
+
+        await h.model.finished(request: h.model.submitPassword("s3cret-pw")!)
+        #expect(h.state.passwordPrompt == nil && h.state.connection.error == nil)
+        #expect(h.state.account == "bob" && h.state.session == 2)
+        await h.drain()
+    }
+
     @Test func switchClearsErrorsAndStartsTheTypedQueryInTheNewSession() async {
         let h = Harness(books: ["alice": [original], "bob": [book(7, "Bob's")]])
         await h.start()

@@ -410,7 +410,7 @@ import Testing
                 let sequence = try connection.queryFirst("SELECT max(change_seq) FROM books") { $0.int(0) }!
                 for (limit, offset) in [(50, 0), (4, 3)] {
                     scans.removeKeptScans()   // answered from the copy, not from the first page's matches
-                    let found = try UnindexedSearch(connection: connection, scope: "main", recent: (scans, sequence))
+                    let found = try BooksTableSearch(connection: connection, scope: "main", recent: (scans, sequence))
                         .search(terms, offset: offset, limit: limit)
                     #expect(found.ids == expected.dropFirst(offset).prefix(limit).map(\.id) && found.total == expected.count,
                             "\(text) \(limit) \(offset)", sourceLocation: sourceLocation)
@@ -446,7 +446,7 @@ import Testing
         books += (0..<300).map { NewBook(title: "Mural \($0)", author: "Ann Reed") }
         books += (0..<300).map { NewBook(title: "The murmur \($0)", author: $0 % 2 == 0 ? "Ann Mural" : "Bo Li") }
         books += (0..<300).map { NewBook(title: "Quiet \($0)", author: "Ann Mural") }
-        let reader = try UnindexedReader(path: path, books: books, shuffledBy: 7, into: catalog, keepingWholeMatchesUpTo: 0)
+        let reader = try BooksTableReader(path: path, books: books, shuffledBy: 7, into: catalog, keepingWholeMatchesUpTo: 0)
         let scans = reader.scans
         // The whole table's "mur", its first matches kept with it; taken before the changes below.
         let mur = try reader.keptScan("mur")
@@ -506,7 +506,7 @@ import Testing
         books += (0..<300).map { NewBook(title: "Mural \($0)", author: "Ann Reed") }
         books += (0..<300).map { NewBook(title: "Zeta \($0)", author: "Ann Murakami") }
         books += (0..<300).map { NewBook(title: "Alpha \($0)", author: "Bo Murakami") }
-        let reader = try UnindexedReader(path: path, books: books, shuffledBy: 11, into: catalog, keepingWholeMatchesUpTo: 0)
+        let reader = try BooksTableReader(path: path, books: books, shuffledBy: 11, into: catalog, keepingWholeMatchesUpTo: 0)
         let scans = reader.scans
         let mur = try reader.keptScan("mur")
         let groupRows = mur.leading.rows.filter { mur.leading.title(of: $0) == Array("mur".utf8) }
@@ -550,7 +550,7 @@ import Testing
         books += (0..<300).map { NewBook(title: "The museum \($0)", author: "Ann Reed") }
         books += (0..<2_000).map { NewBook(title: "Book \($0)", author: $0 % 4 == 0 ? "Mura Ito" : "Haruki Murakami") }
         books += (0..<200).map { NewBook(title: "Quiet \($0)", author: "Ann Reed") }
-        let reader = try UnindexedReader(path: path, books: books, shuffledBy: 13, into: catalog,
+        let reader = try BooksTableReader(path: path, books: books, shuffledBy: 13, into: catalog,
                                          keepingWholeMatchesUpTo: LeadingMatches.wholeLimit)
         let scans = reader.scans
         let mu = try reader.keptScan("mu")
@@ -734,7 +734,7 @@ import Testing
                 do {
                     return try connection.transaction(immediate: false) {
                         let sequence = try connection.queryFirst("SELECT max(change_seq) FROM books") { $0.int(0) }!
-                        return try UnindexedSearch(connection: connection, scope: "main", recent: (scans, sequence))
+                        return try BooksTableSearch(connection: connection, scope: "main", recent: (scans, sequence))
                             .search(SearchTerms(text), offset: 0, limit: 10).source.rawValue
                     }
                 } catch is CancellationError {
@@ -767,7 +767,7 @@ import Testing
             return (copy, { count in
                 var rows = ScannedRows()
                 for row in 0..<count { rows.append(in: copy, at: places[row], mask: 0, rank: 0, keyPrefix: 0) }
-                return RecentScans.Scan(words: SearchTerms("b").words.map(UnindexedSearch.Word.init), sequence: 1, rows: rows)
+                return RecentScans.Scan(words: SearchTerms("b").words.map(QueryWord.init), sequence: 1, rows: rows)
             })
         }
         let (large, ofLarge) = try copy(of: 200_000)
@@ -790,8 +790,8 @@ import Testing
                       ("a war", "war", false), ("o'b", "o", true), ("ob", "o'", true), ("o'b", "ob", false),
                       ("hist", "hist", true), ("कि", "क", false), ("कि घ", "कि", true), ("cafe", "café", true)])
     func aQueryNarrowsAnEarlierOneOnlyWhenEveryMatchIsAmongItsMatches(typed: String, earlier: String, narrows: Bool) {
-        func words(_ text: String) -> [UnindexedSearch.Word] { SearchTerms(text).words.map(UnindexedSearch.Word.init) }
-        #expect(UnindexedSearch.Word.narrows(words(typed), words(earlier)) == narrows)
+        func words(_ text: String) -> [QueryWord] { SearchTerms(text).words.map(QueryWord.init) }
+        #expect(QueryWord.narrows(words(typed), words(earlier)) == narrows)
     }
 
     /// Kept rows come back as they went in, a key equal to the title terms included; the scans
@@ -825,17 +825,17 @@ import Testing
                     rows.append(id: id, key: key, title: title, author: author)
                 } } }
             }
-            scans.keep(RecentScans.Scan(words: SearchTerms(text).words.map(UnindexedSearch.Word.init), sequence: 5, rows: rows))
+            scans.keep(RecentScans.Scan(words: SearchTerms(text).words.map(QueryWord.init), sequence: 5, rows: rows))
         }
         func narrowest(_ text: String, at sequence: Int = 5) -> Int? {
-            scans.narrowest(holdingMatchesOf: SearchTerms(text).words.map(UnindexedSearch.Word.init), at: sequence)?.rows.count
+            scans.narrowest(holdingMatchesOf: SearchTerms(text).words.map(QueryWord.init), at: sequence)?.rows.count
         }
         #expect(narrowest("a") == nil)        // the oldest went
         #expect(narrowest("ab") == 2)
         #expect(narrowest("abcde") == 2)      // every kept scan holds its matches: the one with fewest rows
         #expect(narrowest("abcde", at: 4) == nil)   // rows read after the catalog this search sees
 
-        var judge = UnindexedSearch.Judge(words: SearchTerms("x").words.map(UnindexedSearch.Word.init), wanted: 10, recordingUpTo: RecentScans.byteBudget)
+        var judge = RowJudge(words: SearchTerms("x").words.map(QueryWord.init), wanted: 10, recordingUpTo: RecentScans.byteBudget)
         for id in 0..<4 {
             buffer("x") { key in buffer("x") { title in buffer(big) { author in judge.offer(id: id, key: key, title: title, author: author) } } }
         }
@@ -852,9 +852,9 @@ import Testing
             for id in 1...1_000 { _ = try #require(copy.append(id: id, key: text, title: text, author: text)) }
         }
         copy.complete()
-        let words = SearchTerms("b").words.map(UnindexedSearch.Word.init)
+        let words = SearchTerms("b").words.map(QueryWord.init)
         func recorded(upTo limit: Int) throws -> ScannedRows? {
-            var judge = UnindexedSearch.Judge(words: words, wanted: 10, recordingUpTo: limit)
+            var judge = RowJudge(words: words, wanted: 10, recordingUpTo: limit)
             judge.copy = copy
             try copy.forEach(admitting: TokenStarts(requiredByAll: words)) { id, place, key, title, author in
                 judge.offer(id: id, key: key, title: title, author: author, copiedAt: place)
@@ -963,7 +963,7 @@ import Testing
                 Array(stored.authorTerms.utf8).withUnsafeBufferPointer { TokenStarts(title: title, author: $0) }
             }
         }
-        let required = TokenStarts(requiredBy: UnindexedSearch.Word(["日"]))
+        let required = TokenStarts(requiredBy: QueryWord(["日"]))
         let neighbours = (0x65C0...0x65FF).compactMap(Unicode.Scalar.init).map(String.init).filter { $0 != "日" }
         #expect(neighbours.count == 63)
         let admitted = neighbours.filter { starts("\($0) 本").admits(required) }
@@ -986,7 +986,7 @@ import Testing
         var (tripleOnly, tripleSkipped) = (0, 0)
         for text in queries {
             let terms = SearchTerms(text)
-            let required = terms.words.map { TokenStarts(requiredBy: UnindexedSearch.Word($0)) }
+            let required = terms.words.map { TokenStarts(requiredBy: QueryWord($0)) }
             for book in books {
                 let stored = BookText(title: book.title, author: book.author)
                 let starts = Array(stored.titleTerms.utf8).withUnsafeBufferPointer { title in
@@ -1028,12 +1028,12 @@ import Testing
             + [SeedBook("Zz Top", by: "Zora Zzyzx"), SeedBook("École ét", by: "O'Brien"), SeedBook("東京 物語", by: "2nd z9")]
         var typed = Self.queries + (0..<120).map { _ in generator.query() }
         typed += ["東京", "東 京", "o'b", "ob", "ét", "éc", "2n", "z9", "zy", "zz", "zo", "hi r", "hist ro"]
-        func words(_ text: String) -> [UnindexedSearch.Word] { SearchTerms(text).words.map(UnindexedSearch.Word.init) }
+        func words(_ text: String) -> [QueryWord] { SearchTerms(text).words.map(QueryWord.init) }
         var (followedOnly, followedSkipped) = (0, 0)
         for text in typed {
             let terms = SearchTerms(text)
             // Every shorter query it narrows: its own prefixes, a character at a time.
-            let earlierTexts = (1..<max(1, text.count)).map { String(text.prefix($0)) }.filter { UnindexedSearch.Word.narrows(words(text), words($0)) }
+            let earlierTexts = (1..<max(1, text.count)).map { String(text.prefix($0)) }.filter { QueryWord.narrows(words(text), words($0)) }
             for earlier in earlierTexts {
                 let following = FollowingBytes(narrowing: words(earlier))
                 let required = following.required(by: words(text))
@@ -1638,7 +1638,7 @@ import Testing
     }
 
     /// A catalog read as a remote reads it while its index is built: kept scans, the table's copy.
-    private struct UnindexedReader {
+    private struct BooksTableReader {
         let connection: Connection
         let scans: RecentScans
 
@@ -1658,15 +1658,15 @@ import Testing
         /// The whole table's scan of `text`, kept with its first matches.
         func keptScan(_ text: String) throws -> RecentScans.Scan {
             _ = try search(text, limit: 50, offset: 0, pageFirst: false)
-            return try #require(scans.narrowest(holdingMatchesOf: SearchTerms(text).words.map(UnindexedSearch.Word.init), at: .max))
+            return try #require(scans.narrowest(holdingMatchesOf: SearchTerms(text).words.map(QueryWord.init), at: .max))
         }
 
         /// The answer as of the catalog now; with `pageFirst`, the page alone from an earlier
         /// scan's first matches or its matches in order, when they hold it.
-        func search(_ text: String, limit: Int, offset: Int, pageFirst: Bool) throws -> UnindexedSearch.Found {
+        func search(_ text: String, limit: Int, offset: Int, pageFirst: Bool) throws -> BooksTableSearch.Found {
             try connection.transaction(immediate: false) {
                 let sequence = try connection.queryFirst("SELECT max(change_seq) FROM books") { $0.int(0) }!
-                let search = UnindexedSearch(connection: connection, scope: "main", recent: (scans, sequence))
+                let search = BooksTableSearch(connection: connection, scope: "main", recent: (scans, sequence))
                 let terms = SearchTerms(text)
                 guard pageFirst else { return try search.search(terms, offset: offset, limit: limit) }
                 return try search.pageFromFirstMatches(terms, offset: offset, limit: limit)

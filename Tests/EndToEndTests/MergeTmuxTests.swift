@@ -34,7 +34,7 @@ import Testing
         try bob.waitFor(text: "Saved as revision 2.")
 
         try alice.send("Enter")
-        let merged = try alice.waitFor(text: "Merged with revision 2 by someone else: they changed the author.")
+        let merged = try alice.waitFor(text: "Merged with revision 2 by bob: they changed the author.")
         #expect(merged.contains("Saved as revision 3."), "\(merged)")
         #expect(merged.contains("Author Bea Tester"))
         #expect(!merged.contains("Conflict:"))

@@ -170,4 +170,87 @@ import Testing
             #expect(!text.contains("correct horse"), "the password was written to \(file)")
         }
     }
+
+    /// Issue 43, item 9: dave signs in with his password in PGPASSWORD, or in the connection
+    /// string, and switches to erin, who has a password of her own. That password is dave's
+    /// alone: the switcher marks erin "(password)" and asks for hers; a wrong one asks again
+    /// and says so (not a cut "The catalog is unavailable: connection to server at ..."), and
+    /// the right one signs her in.
+    @Test(.enabled(if: TmuxPane.shouldRun && PostgresScratchServer.shouldRun))
+    func anotherAccountIsAskedForItsOwnPasswordAndAWrongOneAgain() throws {
+        let server = try PostgresScratchServer(passwordRoles: ["dave", "erin"])
+        let sandbox = try BookshelfProcess()
+        defer { server.stop(); sandbox.remove() }
+        let binary = try #require(BookshelfProcess.binary, "the bookshelf executable was not found")
+        let setup = try sandbox.run(["setup", "--db", server.conninfo()], environment: sandbox.withoutLibpqSettings)
+        try #require(setup.status == 0, "\(setup.errors)")
+        for (name, password) in [("dave", "correct horse"), ("erin", "erin's own")] {
+            let added = try sandbox.run(
+                ["setup", "--db", server.conninfo(), "--account", name, "--role", "editor", "--scope", "main",
+                 "--password-stdin"], environment: sandbox.withoutLibpqSettings, input: password + "\n")
+            try #require(added.status == 0, "\(added.errors)")
+        }
+
+        let home = "env HOME=\(shellQuoted(sandbox.path("home"))) PGPASSFILE=\(shellQuoted(sandbox.path("no-pgpass")))"
+        let daveOnly = server.conninfo(user: "dave")
+        let ways = [
+            "PGPASSWORD": "\(home) PGPASSWORD='correct horse' \(shellQuoted(binary.path)) --db \(shellQuoted(daveOnly))",
+            "the connection string": "\(home) PGPASSWORD= \(shellQuoted(binary.path)) --db "
+                + shellQuoted(daveOnly + " password='correct horse'"),
+            // The string names another user; the run is dave's, so PGPASSWORD is his.
+            "PGPASSWORD with --account": "\(home) PGPASSWORD='correct horse' \(shellQuoted(binary.path)) --db "
+                + "\(shellQuoted(server.conninfo())) --account dave",
+        ]
+        for (way, command) in ways.sorted(by: { $0.key < $1.key }) {
+            let pane = try TmuxPane(command + "; echo EXITED $?; exec sleep 600", columns: 100, rows: 30)
+            defer { pane.kill() }
+            // No prompt before the screen: dave's password came with the command.
+            try pane.waitFor(text: "dave (editor) · ")
+            try pane.send("F2")
+            let switcher = try pane.waitFor(text: "erin ")
+            #expect(switcher.split(separator: "\n").contains { $0.contains("erin ") && $0.contains("(password)") },
+                    "with the password in \(way), erin is marked as needing her own: \(switcher)")
+            // alice, bob, carol, dave, erin: from the top (the list may have arrived after the
+            // switcher opened on the account that was current then), erin is the fifth.
+            try pane.send("Up", "Up", "Up", "Up", "Up", "Down", "Down", "Down", "Down", "Enter")
+            try pane.waitFor(text: "Account erin needs a password.")
+            try pane.type("battery staple")
+            try pane.send("Enter")
+            let refused = try pane.waitFor(text: "That password was not accepted.")
+            #expect(!refused.contains("unavailable") && !refused.contains("Could not switch"), "\(way): \(refused)")
+            #expect(refused.contains("dave (editor)"), "dave's session stays until erin signs in: \(refused)")
+            try pane.type("erin's own")
+            try pane.send("Enter")
+            try pane.waitFor(text: "erin (editor) · ")
+        }
+    }
+
+    /// Issue 43, item 7: the server goes away while alice edits and types nothing. The
+    /// freshness check (every second) says so in the header and on the status line, the
+    /// draft stays, and once the server is back both say so no longer.
+    @Test(.enabled(if: TmuxPane.shouldRun && PostgresScratchServer.shouldRun))
+    func aServerLostWhileIdleShowsWithoutAKeyAndClearsWhenBack() throws {
+        let fixture = try Fixture()
+        defer { fixture.remove() }
+        let alice = try fixture.pane(user: "alice")
+        defer { alice.kill() }
+        try alice.waitFor(text: "alice (editor) · ")
+        try alice.type("quixotic")
+        try alice.waitFor(text: "1–1 of 1")
+        try alice.send("Enter")
+        try alice.waitFor(text: "Edit book #")
+        try alice.type(" Draft")
+        try alice.waitFor(text: "Title  Quixotic Zebra Handbook Draft")
+
+        try fixture.server.stopServer()
+        let lost = try alice.waitFor(text: "alice (editor) · disconnected, retrying", timeout: .seconds(10))
+        #expect(lost.contains("Cannot reach the catalog: still trying."), "\(lost)")
+        #expect(lost.contains("Title  Quixotic Zebra Handbook Draft"), "the draft stays: \(lost)")
+
+        try fixture.server.startServer()
+        try alice.waitFor(text: "alice (editor) · 3,011 books", timeout: .seconds(15))
+        let back = try alice.capture()
+        #expect(!back.contains("disconnected") && !back.contains("Cannot reach"), "\(back)")
+        #expect(back.contains("Title  Quixotic Zebra Handbook Draft"), "\(back)")
+    }
 }

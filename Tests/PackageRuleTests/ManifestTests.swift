@@ -15,8 +15,10 @@ struct ManifestTests {
     }
 
     /// Declared dependencies that are run, not imported: the end-to-end tests start the demo
-    /// and the bench's writer processes.
-    static let runOnly: [String: Set<String>] = ["EndToEndTests": ["bookshelf-demo", "bookshelf-bench"]]
+    /// and the bench's writer processes; the command-line tests install the demo.
+    static let runOnly: [String: Set<String>] = [
+        "EndToEndTests": ["bookshelf-demo", "bookshelf-bench"], "CommandLineTests": ["bookshelf-demo"],
+    ]
 
     static func targets(in manifest: String) throws -> [Target] {
         let pattern = try NSRegularExpression(pattern: #"\.(target|executableTarget|testTarget|systemLibrary)\(\s*name:\s*"([^"]+)""#)

@@ -165,7 +165,7 @@ struct LeadingMatches {
     /// changed since the scan, judged as it is now and never from `leading`.
     /// - Returns: the page's ids, and how many matches were seen (at least the page; all of
     ///   them when `leading` is whole and was read to its end).
-    static func page(among leading: FirstMatches, changed: ScannedRows, judge: inout UnindexedSearch.Judge,
+    static func page(among leading: FirstMatches, changed: ScannedRows, judge: inout RowJudge,
                      offset: Int, limit: Int) throws -> (ids: [Int], seen: Int)? {
         let wanted = offset + limit
         guard wanted > 0 else { return nil }

@@ -17,7 +17,7 @@ struct FollowingBytes {
     private let anchor: (word: Int, bytes: [UInt8])?
 
     /// For the rows matched by `words`.
-    init(narrowing words: [UnindexedSearch.Word]) {
+    init(narrowing words: [QueryWord]) {
         guard let last = words.last, last.exact.isEmpty, (1...2).contains(last.prefixBytes.count) else {
             anchor = nil
             return
@@ -45,7 +45,7 @@ struct FollowingBytes {
     /// (none, when the mask tells nothing of them). Each word matches at a token that begins
     /// with the word's first part (`TokenStarts`); the followed word's first part goes on
     /// after the anchor, when it is longer, and so does that token.
-    func required(by words: [UnindexedSearch.Word]) -> UInt64 {
+    func required(by words: [QueryWord]) -> UInt64 {
         guard let (word, bytes) = anchor else { return TokenStarts(requiredByAll: words).firstByteBits }
         guard word < words.count else { return 0 }
         let part = words[word].exact.first ?? words[word].prefixBytes

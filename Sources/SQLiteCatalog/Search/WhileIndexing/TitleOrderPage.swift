@@ -12,7 +12,7 @@ import BookCatalog
 /// separates tokens (punctuation, spaces: `SeparatorKeys`). Of those, the ones below the first
 /// word's first character are read first; the ones above sort after every key beginning with
 /// it, so they matter only when the page is not full before them, and then this gives up. Every
-/// row read is judged exactly as `UnindexedSearch` judges it, so the page is the one the index
+/// row read is judged by the row matcher every path uses (`RowJudge`), so the page is the one the index
 /// would give. (Before, only a first character in ASCII was answered here: a first key beyond
 /// it, "日", read the whole table on a catalog's first open, 1.7 s at a million books.)
 final class TitleOrderPage {
@@ -24,20 +24,20 @@ final class TitleOrderPage {
     /// The last query given up on. A query that narrows it with the same first token reads
     /// the same rows and finds no more of its first rank among them (narrowing only removes
     /// matches), so it is not tried: typing on in a long query costs nothing here.
-    private var gaveUp: (words: [UnindexedSearch.Word], ranges: [KeyRange], wanted: Int)?
+    private var gaveUp: (words: [QueryWord], ranges: [KeyRange], wanted: Int)?
 
     init() { SeparatorKeys.prepare() }
 
     /// The page's ids, and how many matches were seen (at least the page); nil when the page
     /// is not made of title-beginning matches found among the first `rowLimit` rows.
     func page(_ terms: SearchTerms, offset: Int, limit: Int, connection: Connection, scope: String) throws -> (ids: [Int], seen: Int)? {
-        let words = terms.words.map(UnindexedSearch.Word.init)
+        let words = terms.words.map(QueryWord.init)
         let wanted = offset + limit
         guard let first = words.first, let ranges = Self.keyRanges(firstToken: first.exact.first ?? first.prefixBytes),
               wanted > 0, wanted <= Self.rowLimit
         else { return nil }
-        if let gaveUp, gaveUp.ranges == ranges, wanted >= gaveUp.wanted, UnindexedSearch.Word.narrows(words, gaveUp.words) { return nil }
-        var judge = UnindexedSearch.Judge(words: words, wanted: wanted, recordingUpTo: nil)
+        if let gaveUp, gaveUp.ranges == ranges, wanted >= gaveUp.wanted, QueryWord.narrows(words, gaveUp.words) { return nil }
+        var judge = RowJudge(words: words, wanted: wanted, recordingUpTo: nil)
         if try read(ranges, into: &judge, wanted: wanted, connection: connection, scope: scope) {
             gaveUp = nil
             let (ids, seen) = judge.answer(offset: offset, limit: limit)
@@ -49,7 +49,7 @@ final class TitleOrderPage {
 
     /// Reads `ranges` in title order until `wanted` rows of the first rank; false when they
     /// are not there within `rowLimit` rows.
-    private func read(_ ranges: [KeyRange], into judge: inout UnindexedSearch.Judge, wanted: Int,
+    private func read(_ ranges: [KeyRange], into judge: inout RowJudge, wanted: Int,
                       connection: Connection, scope: String) throws -> Bool {
         let statement = try connection.statement(
             "SELECT id, title_key, title_terms, author_terms FROM books "

@@ -501,7 +501,7 @@ final class SearchIndexBase: Sendable {
         let best = words.min { $0.estimate < $1.estimate }!
         var candidates = Bitmap(count: count)
         try forEachPosting(best.anchor) { ordinal, _ in candidates.insert(ordinal) }
-        var judge = Judge(words: words, base: self)
+        var judge = ForwardIndexJudge(words: words, base: self)
         for (slot, var bits) in candidates.words.enumerated() {
             if let hidden { bits &= ~hidden.words[slot] }
             try judge.check(slot: slot, bits: bits)
@@ -513,8 +513,10 @@ final class SearchIndexBase: Sendable {
         }
     }
 
-    /// Ranks one base book against compiled words, exactly as `SearchTerms.rank` would.
-    private struct Judge {
+    /// Ranks one base book on its entry in the forward index (token numbers), against compiled
+    /// words, exactly as `SearchTerms.rank` would: the base's counterpart of `RowJudge`, for
+    /// words of several tokens.
+    private struct ForwardIndexJudge {
         let words: [CompiledWord]
         let base: SearchIndexBase
         var tokens: [UInt32] = []

@@ -12,7 +12,7 @@ import Foundation
 /// arithmetic over posting lists (see `SearchIndexBase`).
 ///
 /// Rows changed after the base are kept in an overlay (the changed rows, judged on their
-/// stored terms exactly as `UnindexedSearch` judges rows), and their superseded base entries
+/// stored terms by the row matcher every path uses, `RowJudge`), and their superseded base entries
 /// are hidden by a bitmap. Catching up costs one indexed read of the changed rows and one
 /// binary search per row, whatever the catalog's size. Where an overlay book goes among the
 /// base matches is decided only when a search needs it, by comparing title keys: the base
@@ -34,7 +34,7 @@ final class SearchIndex {
     /// The overlay books the last few queries matched, as places in `ordered`: a query that
     /// narrows one of them ("the se" after "the s") judges only those. Dropped when the overlay
     /// changes.
-    private var recentOverlayMatches: [(words: [UnindexedSearch.Word], places: [Int32])] = []
+    private var recentOverlayMatches: [(words: [QueryWord], places: [Int32])] = []
     private static let recentOverlayMatchLimit = 4
     /// The base matches of the last query and the words it compiled to. Typing out the rest of
     /// a rare word compiles to the same words at every key ("murak" ... "murakami": one token of
@@ -261,11 +261,11 @@ final class SearchIndex {
                 }
                 lastBaseMatches = (words, matches)
             }
-            let words = terms.words.map(UnindexedSearch.Word.init)
+            let words = terms.words.map(QueryWord.init)
             // A one-letter query reads only its books' letters, and judges them all: what it
             // keeps is what a later key narrows when the base does not settle that key's page
             // ("mur", "tol": then only the changed books "m" or "t" matched are judged).
-            if UnindexedSearch.Word.oneLetter(words) == nil, matches.counts.reduce(0, +) >= Self.countLimit(offset: offset, limit: limit),
+            if QueryWord.oneLetter(words) == nil, matches.counts.reduce(0, +) >= Self.countLimit(offset: offset, limit: limit),
                let ranges = try keyRangesHoldingThePage(words, matches, wanted: wanted, titleKey: titleKey) {
                 overlayMatches = [firstRankInOverlay(words, keyRanges: ranges), [], []]
             } else {
@@ -291,21 +291,21 @@ final class SearchIndex {
 
     /// The overlay's books that `words` match, by rank, in result order, as places in `ordered`:
     /// among those an earlier query matched when the words narrow it
-    /// (`UnindexedSearch.Word.narrows`), else among all.
-    /// Each is judged as the books table's rows are (`UnindexedSearch.Judge`), straight on its
+    /// (`QueryWord.narrows`), else among all.
+    /// Each is judged by the row matcher (`RowJudge`), as the books table's rows are, straight on its
     /// bytes: a bridge may hold hundreds of thousands of changed books, and a key typed over a
     /// stale index judges them all ("an" at ten million books, 212,765 of them: 69 ms when each
     /// book's text was cut into a token list first). A book is read in place, never copied:
     /// a copy retains its texts, a wait for memory a book ("m": 32 ms, most of it retains).
-    private func matchesInOverlay(_ words: [UnindexedSearch.Word]) -> [[Int32]] {
-        let earlier = recentOverlayMatches.filter { UnindexedSearch.Word.narrows(words, $0.words) }.min { $0.places.count < $1.places.count }
+    private func matchesInOverlay(_ words: [QueryWord]) -> [[Int32]] {
+        let earlier = recentOverlayMatches.filter { QueryWord.narrows(words, $0.words) }.min { $0.places.count < $1.places.count }
         var matches: [[Int32]] = [[], [], []]
         // All of them in `ordered`'s order, what the next query narrows: a book may rank lower
         // in it, and its place must stay in result order among those of its new rank.
         var places: [Int32] = []
-        let oneLetter = UnindexedSearch.Word.oneLetter(words)
+        let oneLetter = QueryWord.oneLetter(words)
         let required = TokenStarts(requiredByAll: words)
-        var judge = UnindexedSearch.Judge(words: words, wanted: 0, recordingUpTo: nil)
+        var judge = RowJudge(words: words, wanted: 0, recordingUpTo: nil)
         ordered.withUnsafeBufferPointer { books in
             func offer(_ place: Int32) {
                 let rank: Int?
@@ -328,7 +328,7 @@ final class SearchIndex {
             }
         }
         // The same query again (a page after the first) replaces its entry.
-        recentOverlayMatches.removeAll { UnindexedSearch.Word.narrows(words, $0.words) && UnindexedSearch.Word.narrows($0.words, words) }
+        recentOverlayMatches.removeAll { QueryWord.narrows(words, $0.words) && QueryWord.narrows($0.words, words) }
         recentOverlayMatches.append((words, places))
         if recentOverlayMatches.count > Self.recentOverlayMatchLimit { recentOverlayMatches.removeFirst() }
         return matches
@@ -337,7 +337,7 @@ final class SearchIndex {
     /// The keys where every book on the page must be (`TitleOrderPage.keyRanges`), when the
     /// base's first rank fills the page with keys among them: then an overlay book elsewhere,
     /// or of a lower rank, comes after the page. Nil otherwise.
-    private func keyRangesHoldingThePage(_ words: [UnindexedSearch.Word], _ matches: SearchIndexBase.Matches, wanted: Int,
+    private func keyRangesHoldingThePage(_ words: [QueryWord], _ matches: SearchIndexBase.Matches, wanted: Int,
                                          titleKey: TitleKeyLookup) throws -> [KeyRange]? {
         guard wanted > 0, matches.ordinals[0].count >= wanted, let first = words.first,
               let ranges = TitleOrderPage.keyRanges(firstToken: first.exact.first ?? first.prefixBytes), let last = ranges.last
@@ -358,8 +358,8 @@ final class SearchIndex {
     /// ("th" over a stale index at ten million books judged about 100,000 changed books' texts;
     /// those whose titles begin with "th" or with punctuation are a few thousand). They are not
     /// kept for a narrower query: they are not all the matches.
-    private func firstRankInOverlay(_ words: [UnindexedSearch.Word], keyRanges: [KeyRange]) -> [Int32] {
-        var judge = UnindexedSearch.Judge(words: words, wanted: 0, recordingUpTo: nil)
+    private func firstRankInOverlay(_ words: [QueryWord], keyRanges: [KeyRange]) -> [Int32] {
+        var judge = RowJudge(words: words, wanted: 0, recordingUpTo: nil)
         let required = TokenStarts(requiredByAll: words)
         var places: [Int32] = []
         ordered.withUnsafeBufferPointer { books in

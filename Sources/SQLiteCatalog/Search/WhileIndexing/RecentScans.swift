@@ -4,7 +4,7 @@
 /// again, and the rows changed since, instead of reading the whole table.
 ///
 /// Only the rows are kept, not the answer: the longer query is judged from scratch on them
-/// (`UnindexedSearch`), so its ranks, order and total are what a whole scan would give. A
+/// (`RowJudge`), so its ranks, order and total are what a whole scan would give. A
 /// scan whose matches would pass the budget keeps nothing (a first letter at ten million books),
 /// and a scan of the whole table drops what was kept: none of it could answer that query.
 /// Books are never deleted, so the rows changed since a scan (`change_seq` above its
@@ -14,7 +14,7 @@ final class RecentScans {
     static let byteBudget = 24 << 20
 
     struct Scan {
-        let words: [UnindexedSearch.Word]
+        let words: [QueryWord]
         /// The catalog's latest `change_seq` when the rows were read.
         let sequence: Int
         let rows: ScannedRows
@@ -41,8 +41,8 @@ final class RecentScans {
 
     /// The kept scan with the fewest rows among those holding every match of `words` as of
     /// `sequence` (give or take the rows changed since).
-    func narrowest(holdingMatchesOf words: [UnindexedSearch.Word], at sequence: Int) -> Scan? {
-        scans.filter { $0.sequence <= sequence && UnindexedSearch.Word.narrows(words, $0.words) }
+    func narrowest(holdingMatchesOf words: [QueryWord], at sequence: Int) -> Scan? {
+        scans.filter { $0.sequence <= sequence && QueryWord.narrows(words, $0.words) }
             .min { $0.rows.count < $1.rows.count }
     }
 
@@ -108,7 +108,7 @@ struct ScannedRows {
     private(set) var byteCount = 0
 
     /// Rows matched by `words`, to be narrowed by the queries typed after them.
-    init(matching words: [UnindexedSearch.Word] = []) {
+    init(matching words: [QueryWord] = []) {
         following = FollowingBytes(narrowing: words)
     }
 
@@ -164,7 +164,7 @@ struct ScannedRows {
     /// that `words` may match by their masks (`following`) and token starts (the copy's column
     /// of them), which say so without reading them. Throws `CancellationError` when the task is
     /// cancelled on the way (`BooksCopy`).
-    func forEach(mayMatch words: [UnindexedSearch.Word] = [],
+    func forEach(mayMatch words: [QueryWord] = [],
                  _ body: (_ id: Int, _ key: UnsafeBufferPointer<UInt8>, _ title: UnsafeBufferPointer<UInt8>,
                           _ author: UnsafeBufferPointer<UInt8>, _ place: BooksCopy.Place?) throws -> Void) throws {
         let mayMatch = FollowingBytes.rows(copiedMasks[...], having: following.required(by: words)).lazy.map(Int.init)
@@ -187,7 +187,7 @@ struct ScannedRows {
 
     /// The rows in result order (`order`, sorted) that `words` may match (as `forEach` tells),
     /// with their rank for the scan's query and their ids, until `body` returns false.
-    func forEachInOrder(mayMatch words: [UnindexedSearch.Word],
+    func forEachInOrder(mayMatch words: [QueryWord],
                         _ body: (_ rank: Int, _ id: Int, _ key: UnsafeBufferPointer<UInt8>,
                                  _ title: UnsafeBufferPointer<UInt8>, _ author: UnsafeBufferPointer<UInt8>) throws -> Bool) throws {
         guard let copy, let order else { return }

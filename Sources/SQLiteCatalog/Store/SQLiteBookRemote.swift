@@ -122,7 +122,7 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
     // MARK: SearchableBookRemote
 
     /// Answers from the search index when it is ready, and otherwise from the books table
-    /// (`UnindexedSearch`, the same answer more slowly), so a search never waits for a build.
+    /// (`BooksTableSearch`, the same answer more slowly), so a search never waits for a build.
     public func search(_ query: SearchQuery) async throws -> SearchPage {
         let terms = SearchTerms(query.text)
         /// Whether the page alone was asked for already and is not to be had (`pageAlone`).
@@ -166,7 +166,7 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
                     // crafted or damaged where no checksum looks. Never trust it again.
                     distrustIndex()
                     lastSearchAnswer = .booksTable
-                    let (ids, total, _) = try UnindexedSearch(connection: connection, scope: account.scope)
+                    let (ids, total, _) = try BooksTableSearch(connection: connection, scope: account.scope)
                         .search(terms, offset: query.offset, limit: query.limit)
                     return try page(ids: ids, total: total, query: query, whileIndexing: !terms.isEmpty)
                 }
@@ -179,7 +179,7 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
     public func searchWithoutIndex(_ query: SearchQuery) async throws -> SearchPage {
         try mappingFailures(at: catalogPath) {
             try connection.transaction(immediate: false) {
-                let (ids, total, _) = try UnindexedSearch(connection: connection, scope: account.scope)
+                let (ids, total, _) = try BooksTableSearch(connection: connection, scope: account.scope)
                     .search(SearchTerms(query.text), offset: query.offset, limit: query.limit)
                 return try page(ids: ids, total: total, query: query)
             }
@@ -195,7 +195,7 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
             // once; the index is made ready right after, so the user's first key finds it.
             catchUpSoon()
             lastSearchAnswer = .booksTable
-            let (ids, total, _) = try UnindexedSearch(connection: connection, scope: account.scope)
+            let (ids, total, _) = try BooksTableSearch(connection: connection, scope: account.scope)
                 .search(terms, offset: query.offset, limit: query.limit)
             return (ids, total)
         }
@@ -216,7 +216,7 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
             }
         }
         if query.countLater, !pageAloneTried, let (ids, seen) = try pageAlone(terms, query, at: sequence) { return (ids, seen) }
-        let (ids, total, source) = try UnindexedSearch(connection: connection, scope: account.scope, recent: (recentScans, sequence))
+        let (ids, total, source) = try BooksTableSearch(connection: connection, scope: account.scope, recent: (recentScans, sequence))
             .search(terms, offset: query.offset, limit: query.limit)
         lastSearchAnswer = source
         return (ids, total)
@@ -232,17 +232,17 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
     /// ("the secret ga" after "the secret g", 279 books at a million, where the title order read
     /// 1,024 titles beginning "the" in 20 ms and gave up).
     private func pageAlone(_ terms: SearchTerms, _ query: SearchQuery, at sequence: Int) throws -> (ids: [Int], seen: Int)? {
-        let unindexed = UnindexedSearch(connection: connection, scope: account.scope, recent: (recentScans, sequence))
-        if let found = try unindexed.pageFromFirstMatches(terms, offset: query.offset, limit: query.limit) {
+        let booksTable = BooksTableSearch(connection: connection, scope: account.scope, recent: (recentScans, sequence))
+        if let found = try booksTable.pageFromFirstMatches(terms, offset: query.offset, limit: query.limit) {
             lastSearchAnswer = found.source
             return (found.ids, found.total)
         }
-        if unindexed.narrowsAKeptScan(ofAtMost: TitleOrderPage.rowLimit, terms) { return nil }
+        if booksTable.narrowsAKeptScan(ofAtMost: TitleOrderPage.rowLimit, terms) { return nil }
         if let found = try titleOrder.page(terms, offset: query.offset, limit: query.limit, connection: connection, scope: account.scope) {
             lastSearchAnswer = .titleOrder
             return found
         }
-        guard let found = try unindexed.pageFromOrderedMatches(terms, offset: query.offset, limit: query.limit) else { return nil }
+        guard let found = try booksTable.pageFromOrderedMatches(terms, offset: query.offset, limit: query.limit) else { return nil }
         lastSearchAnswer = found.source
         return (found.ids, found.total)
     }

@@ -33,13 +33,13 @@ struct TokenStarts: Sendable {
     }
 
     /// The bits a book must have for `word` to match in it.
-    init(requiredBy word: UnindexedSearch.Word) {
+    init(requiredBy word: QueryWord) {
         let part = word.exact.first ?? word.prefixBytes
         part.withUnsafeBufferPointer { (firstBytes, firstPairs, firstTriples) = Self.bits($0) }
     }
 
     /// The bits a book must have for every one of `words` to match in it.
-    init(requiredByAll words: [UnindexedSearch.Word]) {
+    init(requiredByAll words: [QueryWord]) {
         for word in words {
             let required = TokenStarts(requiredBy: word)
             firstBytes |= required.firstBytes

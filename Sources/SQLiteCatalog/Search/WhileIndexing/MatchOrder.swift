@@ -88,7 +88,7 @@ struct MatchOrder {
     /// and how many matches were seen (at least the page; all of them when the walk reached
     /// the end); nil when `rows` are not in order. `changed`: every row of the scan's scope
     /// changed since the scan, judged as it is now and never from the copy.
-    static func page(of rows: ScannedRows, changed: ScannedRows, judge: inout UnindexedSearch.Judge,
+    static func page(of rows: ScannedRows, changed: ScannedRows, judge: inout RowJudge,
                      offset: Int, limit: Int) throws -> (ids: [Int], seen: Int)? {
         let wanted = offset + limit
         guard wanted > 0, rows.order?.isSorted == true else { return nil }

@@ -1,0 +1,36 @@
+import BookCatalog
+
+/// Whether the current session's store answers, as far as the session can tell: a freshness
+/// check that could not reach it says no; a request that had to reach it and succeeded says
+/// yes. Answers come in any order, so the evidence of the request that began last wins: an
+/// answer from a request older than the one that told last is old news, whenever it arrives.
+/// A check still waiting tells too (it is not answered), and its own answer then tells again.
+struct StoreReachability: Equatable {
+    private(set) var isReachable = true
+    /// The request whose answer told last (0: none yet this session).
+    private var toldBy = 0
+
+    mutating func learn(_ reachable: Bool, from request: Int) {
+        guard request >= toldBy else { return }
+        toldBy = request
+        isReachable = reachable
+    }
+
+    /// A failure that says the store could not be reached (a lost password says something
+    /// else, and the lost-connection prompt says it).
+    static func meansUnreachable(_ error: any Error) -> Bool {
+        switch error as? BookFailure {
+        case .storeUnavailable?, .outcomeUnknown?: true
+        default: false
+        }
+    }
+
+    /// Kinds whose success proves the store answered. Opening a record may come from the
+    /// cache, and a search without searchable words is answered without asking the store.
+    static func answerReachesTheStore(_ kind: RequestKind) -> Bool {
+        switch kind {
+        case .changeCheck, .save, .reconcile, .reconnect, .history: true
+        case .search, .page, .refresh, .count, .load, .connect: false
+        }
+    }
+}

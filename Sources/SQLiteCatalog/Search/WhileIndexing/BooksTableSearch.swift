@@ -1,0 +1,215 @@
+import BookCatalog
+
+/// Answers a search from the books table itself, for while the search index is being built
+/// or caught up: the same matches, in the same order, with the same exact total as
+/// `SearchIndex`, so switching to the index changes nothing but speed.
+///
+/// SQLite reads the table in file order (sequential; the scope index would read it in title
+/// order, one random page per row, ten times slower) and narrows the rows to those holding the
+/// longest token of every query word somewhere in their derived terms (`instr`, a superset);
+/// each remaining row is then judged by the row matcher (`RowJudge`: on its tokens exactly as
+/// `SearchIndexBase` judges a book, by `SearchTerms.rank`'s rules), and ordered by rank, `title_key` bytes, then id, as the index
+/// orders its ordinals. Only the best `offset + limit` rows of each rank are kept, so memory
+/// stays small for broad queries. Query text only ever reaches SQL as bound values.
+///
+/// For the remote that waits for its index (`recent`), the table is read once: a query that
+/// narrows an earlier one is judged on that scan's matching rows (`RecentScans`), or for a page
+/// alone on their first matches (`LeadingMatches`), and any other on the table's copy that the
+/// first scans make (`BooksCopy`), each with the rows changed since.
+struct BooksTableSearch {
+    let connection: Connection
+    let scope: String
+    /// Earlier scans' rows, to answer a narrower query from (`RecentScans`), and the catalog's
+    /// latest `change_seq` in this read transaction. A word query's matches are kept there too.
+    var recent: (scans: RecentScans, sequence: Int)? = nil
+
+    /// `source`: the books table, or with `recent`, an earlier scan's matches or the table's copy.
+    typealias Found = (ids: [Int], total: Int, source: SearchAnswerSource)
+
+    func search(_ terms: SearchTerms, offset: Int, limit: Int) throws -> Found {
+        guard !terms.hasNoSearchableWords else { return ([], 0, .booksTable) }
+        if terms.isEmpty {
+            // Counting stops where the page would say "at least" anyway.
+            let countLimit = SearchIndex.countLimit(offset: offset, limit: limit)
+            let total = try connection.queryFirst(
+                "SELECT count(*) FROM (SELECT 1 FROM books WHERE scope = ?1 LIMIT ?2)", [.text(scope), .int(countLimit)]) { $0.int(0) } ?? 0
+            let ids = try connection.query(
+                "SELECT id FROM books WHERE scope = ?1 ORDER BY title_key, id LIMIT ?2 OFFSET ?3",
+                [.text(scope), .int(limit), .int(offset)]) { $0.int(0) }
+            // Both read the same snapshot: a page shorter than the count leaves room for is damage.
+            // (The count goes past offset + limit, so the page is always within it.)
+            guard ids.count == min(limit, max(total - offset, 0)) else { throw CatalogDamage("the title index lists \(offset + ids.count) books of \(total) counted") }
+            return (ids, total, .booksTable)
+        }
+        let words = terms.words.map(QueryWord.init)
+        guard let (scans, sequence) = recent else {
+            var judge = RowJudge(words: words, wanted: offset + limit, recordingUpTo: nil)
+            try cancellableScan(words, into: &judge)
+            let (ids, total) = judge.answer(offset: offset, limit: limit)
+            return (ids, total, .booksTable)
+        }
+        let earlier = try scans.narrowest(holdingMatchesOf: words, at: sequence).flatMap { scan in
+            scans.copyIsQuicker(than: scan) ? nil : try changedRows(since: scan.sequence).map { (scan, $0) }
+        }
+        // The kept scans cannot answer a query none of them narrows: their room goes to its matches.
+        if earlier == nil { scans.removeKeptScans() }
+        // What the new matches may take: the kept rows and these stay within the budget together.
+        var judge = RowJudge(words: words, wanted: offset + limit, recordingUpTo: RecentScans.byteBudget - scans.byteCount,
+                          keepingWholeMatchesUpTo: scans.wholeMatchesLimit)
+        let source: SearchAnswerSource
+        if let (scan, changed) = earlier {
+            let changedIDs = Set(changed.ids)
+            judge.copy = scan.rows.copy
+            try scan.rows.forEach(mayMatch: words) { id, key, title, author, place in
+                if changedIDs.isEmpty || !changedIDs.contains(id) { judge.offer(id: id, key: key, title: title, author: author, copiedAt: place) }
+            }
+            try changed.forEach { id, key, title, author, _ in judge.offer(id: id, key: key, title: title, author: author) }
+            source = .earlierScan
+        } else if let copied = try copiedRows(into: &judge, scans: scans, sequence: sequence) {
+            source = copied
+        } else {
+            try cancellableScan(words, into: &judge)
+            source = .booksTable
+        }
+        if var matched = judge.matched {
+            let leading = judge.leading?.ordered ?? FirstMatches()
+            // A narrower query's page is among the first matches when they are all of them;
+            // otherwise it is found by walking all of them in result order (`MatchOrder`).
+            if leading.isWhole { matched.dropOrder() } else { matched.sortOrder() }
+            scans.keep(RecentScans.Scan(words: words, sequence: sequence, rows: matched, leading: leading))
+        }
+        let (ids, total) = judge.answer(offset: offset, limit: limit)
+        return (ids, total, source)
+    }
+
+    /// The page alone, its count to follow, from the first matches of a kept scan the query
+    /// narrows, when they hold it (`LeadingMatches`), with the matches seen as the total; nil
+    /// otherwise. A scan of no more rows than a scan's first matches are (1,024) is left to
+    /// `search`, as quick, and counted.
+    func pageFromFirstMatches(_ terms: SearchTerms, offset: Int, limit: Int) throws -> Found? {
+        try page(narrowing: terms, offset: offset, limit: limit, source: .leadingMatches) { scan, changed, judge in
+            try LeadingMatches.page(among: scan.leading, changed: changed, judge: &judge, offset: offset, limit: limit)
+        }
+    }
+
+    /// The same from all the matches of that scan, walked in result order (`MatchOrder`), when
+    /// they are in order. Asked after the title order (`TitleOrderPage`): the walk passes over
+    /// rows on their token starts, which tell little of a query whose words are a letter or
+    /// two ("mu" after "m" judged every title beginning "ma" to "mo" at a million books, 19 ms).
+    func pageFromOrderedMatches(_ terms: SearchTerms, offset: Int, limit: Int) throws -> Found? {
+        try page(narrowing: terms, offset: offset, limit: limit, source: .orderedMatches) { scan, changed, judge in
+            try MatchOrder.page(of: scan.rows, changed: changed, judge: &judge, offset: offset, limit: limit)
+        }
+    }
+
+    /// The page `find` finds among the kept scan the query narrows, as it is now.
+    private func page(narrowing terms: SearchTerms, offset: Int, limit: Int, source: SearchAnswerSource,
+                      find: (RecentScans.Scan, _ changed: ScannedRows, inout RowJudge) throws -> (ids: [Int], seen: Int)?) throws -> Found? {
+        guard !terms.isEmpty, !terms.hasNoSearchableWords, let (scans, sequence) = recent else { return nil }
+        let words = terms.words.map(QueryWord.init)
+        guard let scan = scans.narrowest(holdingMatchesOf: words, at: sequence),
+              scan.rows.count > min(scan.leading.count, LeadingMatches.capacity),
+              let changed = try changedRows(since: scan.sequence)
+        else { return nil }
+        var judge = RowJudge(words: words, wanted: offset + limit, recordingUpTo: nil)
+        guard let (ids, seen) = try find(scan, changed, &judge) else { return nil }
+        return (ids, seen, source)
+    }
+
+    /// Whether the query narrows a kept scan of at most `count` rows: judging them all, and
+    /// counting, is then as quick as any way to the page alone.
+    func narrowsAKeptScan(ofAtMost count: Int, _ terms: SearchTerms) -> Bool {
+        guard !terms.isEmpty, !terms.hasNoSearchableWords, let (scans, sequence) = recent else { return false }
+        return scans.narrowest(holdingMatchesOf: terms.words.map(QueryWord.init), at: sequence).map { $0.rows.count <= count } ?? false
+    }
+
+    /// Judges every row from the copy of the table (`BooksCopy`), reading from the table only
+    /// what is not copied yet (and copying it). `.booksCopy` when the copy was whole already,
+    /// `.booksTable` when the table was read; nil when there is no copy to be had.
+    private func copiedRows(into judge: inout RowJudge, scans: RecentScans, sequence: Int) throws -> SearchAnswerSource? {
+        var changed: ScannedRows?
+        if let copy = scans.copy, copy.sequence <= sequence { changed = try changedRows(since: copy.sequence) }
+        if changed == nil {
+            // None yet, or too far behind to catch up: a new one, read from the start.
+            scans.copy = BooksCopy(sequence: sequence, memory: scans.memory)
+            changed = ScannedRows()
+        }
+        guard let copy = scans.copy, let changed else { return nil }
+        // Rows changed since the copy began are judged as they are now, never from the copy.
+        let changedIDs = Set(changed.ids)
+        judge.copy = copy
+        if let letter = judge.oneLetter {
+            try copy.forEach(matchingLetter: letter) { id, place, rank, keyPrefix, texts in
+                if changedIDs.isEmpty || !changedIDs.contains(id) { judge.offer(id: id, copiedAt: place, rank: rank, keyPrefix: keyPrefix, texts: texts) }
+            }
+        } else {
+            try copy.forEach(admitting: TokenStarts(requiredByAll: judge.words)) { id, place, key, title, author in
+                if changedIDs.isEmpty || !changedIDs.contains(id) { judge.offer(id: id, key: key, title: title, author: author, copiedAt: place) }
+            }
+        }
+        // Of the rest, those the copy holds are judged now; a whole copy holds every row (added
+        // ones too, though not in it), an unfinished one reads those after it from the table.
+        let copiedUpTo = copy.isComplete ? Int.max : copy.lastID ?? Int.min
+        try changed.forEach { id, key, title, author, _ in
+            if id <= copiedUpTo { judge.offer(id: id, key: key, title: title, author: author) }
+        }
+        if copy.isComplete { return .booksCopy }
+        // The rest of the table, in id order, copied as it is read: a scan cancelled by the
+        // next key leaves what it read for the next one.
+        try connection.cancellable {
+            let statement = try connection.statement(
+                "SELECT id, title_key, title_terms, author_terms FROM books NOT INDEXED WHERE scope = ?1 AND id > ?2 ORDER BY id")
+            try statement.bind([.text(scope), .int(copiedUpTo)])
+            defer { statement.reset() }
+            var copying = true
+            while try statement.step() {
+                let (id, key, title, author) = (statement.int(0), statement.bytes(1), statement.bytes(2), statement.bytes(3))
+                let place = copying ? copy.append(id: id, key: key, title: title, author: author) : nil
+                if copying && place == nil {
+                    // The disk is full: search on without a copy.
+                    scans.copy = nil
+                    copying = false
+                }
+                judge.offer(id: id, key: key, title: title, author: author, copiedAt: place)
+            }
+            if copying { copy.complete() }
+        }
+        return .booksTable
+    }
+
+    /// A scan takes a while (a third of a second at a million books): a search replaced by
+    /// the next key stops at once instead of keeping the connection from the next search.
+    private func cancellableScan(_ words: [QueryWord], into judge: inout RowJudge) throws {
+        try connection.cancellable { try scanTable(words, into: &judge) }
+    }
+
+    /// The most changed rows an earlier scan is brought up to date with; more, and the table is read.
+    static let changedRowLimit = 4_096
+
+    /// The scope's rows changed since `sequence`, or nil when there are too many.
+    private func changedRows(since sequence: Int) throws -> ScannedRows? {
+        let statement = try connection.statement(
+            "SELECT id, title_key, title_terms, author_terms FROM books WHERE change_seq > ?1 AND +scope = ?2 LIMIT ?3")
+        try statement.bind([.int(sequence), .text(scope), .int(Self.changedRowLimit + 1)])
+        defer { statement.reset() }
+        var rows = ScannedRows()
+        while try statement.step() {
+            guard rows.count < Self.changedRowLimit else { return nil }
+            rows.append(id: statement.int(0), key: statement.bytes(1), title: statement.bytes(2), author: statement.bytes(3))
+        }
+        return rows
+    }
+
+    /// Reads the table in file order, narrowed in SQL to the rows holding each word's longest token.
+    private func scanTable(_ words: [QueryWord], into judge: inout RowJudge) throws {
+        let filters = words.indices.map { "(instr(title_terms, ?\($0 + 2)) OR instr(author_terms, ?\($0 + 2)))" }
+        let statement = try connection.statement(
+            "SELECT id, title_key, title_terms, author_terms FROM books NOT INDEXED WHERE scope = ?1 AND "
+                + filters.joined(separator: " AND "))
+        try statement.bind([.text(scope)] + words.map { .text(String(decoding: $0.longestToken, as: UTF8.self)) })
+        defer { statement.reset() }
+        while try statement.step() {
+            judge.offer(id: statement.int(0), key: statement.bytes(1), title: statement.bytes(2), author: statement.bytes(3))
+        }
+    }
+}

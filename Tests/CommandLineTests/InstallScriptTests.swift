@@ -1,0 +1,251 @@
+import BookshelfTestSupport
+import Foundation
+import Testing
+
+/// `Scripts/install` into a scratch prefix, with the debug products the tests were built with
+/// (`--build-dir`: no release build in the test run): the installed programs run, `man` shows
+/// the page, each shell's completion is where that shell looks, and `--uninstall` leaves the
+/// prefix as it found it.
+@Suite struct InstallScriptTests {
+    /// Where the issue and the shells put each file, relative to the prefix.
+    static let installed = [
+        "bin/bookshelf", "bin/bookshelf-demo", "bin/bookshelf-bench",
+        "share/man/man1/bookshelf.1",
+        "share/bash-completion/completions/bookshelf",
+        "share/zsh/site-functions/_bookshelf",
+        "share/fish/vendor_completions.d/bookshelf.fish",
+        "share/bookshelf/installed-files",
+    ]
+
+    @Test(.enabled(if: Tool.man.shouldRun && Tool.bash.shouldRun))
+    func installsIntoAPrefixAndUninstallsExactlyThat() throws {
+        let man = try Tool.man.require()
+        let scenario = try Scenario()
+        defer { scenario.directory.remove() }
+        // The prefix already holds a program and a page of someone else's, and an empty folder.
+        try scenario.makeFile("bin/other-tool", mode: 0o755)
+        try scenario.makeFile("share/man/man1/other-tool.1")
+        try FileManager.default.createDirectory(atPath: scenario.prefix + "/share/fish", withIntermediateDirectories: true)
+        let before = try scenario.tree()
+
+        let install = try scenario.install(["--with-bench"])
+        #expect(install.status == 0, "\(install.errors)")
+        let added = try scenario.tree().subtracting(before)
+        #expect(added == Self.withFolders(Self.installed).subtracting(before), "what the install added")
+
+        // The installed programs run from the prefix.
+        let version = try scenario.run(scenario.prefix + "/bin/bookshelf", ["--version"])
+        #expect(version.status == 0 && version.output.hasPrefix("bookshelf "), "\(version)")
+        for program in ["bookshelf-demo", "bookshelf-bench"] {
+            let help = try scenario.run(scenario.prefix + "/bin/" + program, ["--help"])
+            #expect(help.status == 0 && help.output.contains(program), "\(program) --help: \(help)")
+        }
+
+        // man shows the installed page, and finds it by name from PATH as `man bookshelf` does.
+        let page = try scenario.run(man, ["--warnings", "-l", scenario.prefix + "/share/man/man1/bookshelf.1"],
+                                    environment: ["MANWIDTH": "100", "LC_ALL": "C.UTF-8"])
+        #expect(page.status == 0 && page.errors.isEmpty, "man -l: \(page)")
+        #expect(page.output.contains("BOOKSHELF(1)") && page.output.contains("SYNOPSIS"))
+        let found = try scenario.run(man, ["-w", "bookshelf"], environment: ["PATH": scenario.prefix + "/bin:/usr/bin:/bin"])
+        #expect(found.output == scenario.prefix + "/share/man/man1/bookshelf.1\n", "man -w bookshelf: \(found)")
+
+        // Each completion is the script the program prints for that shell.
+        for (shell, path) in [("bash", Self.installed[4]), ("zsh", Self.installed[5]), ("fish", Self.installed[6])] {
+            let printed = try scenario.run(scenario.binary.path, ["completions", shell])
+            let file = try String(contentsOfFile: scenario.prefix + "/" + path, encoding: .utf8)
+            #expect(printed.status == 0 && !file.isEmpty && file == printed.output, "the \(shell) completion at \(path)")
+        }
+        // bash, given the installed file, completes bookshelf with it.
+        let registered = try scenario.run(try Tool.bash.require(), [
+            "--norc", "--noprofile", "-c", "source \(shellQuoted(scenario.prefix + "/" + Self.installed[4])); complete -p bookshelf",
+        ])
+        #expect(registered.output == "complete -F _bookshelf bookshelf\n", "\(registered)")
+
+        // A file the user put in a folder the install made stays, and so does that folder.
+        try scenario.makeFile("share/zsh/site-functions/_other-tool")
+        let kept = try scenario.tree()
+        let uninstall = try scenario.install(["--uninstall"])
+        #expect(uninstall.status == 0, "\(uninstall.errors)")
+        let left = try scenario.tree()
+        #expect(left == before.union(Self.withFolders(["share/zsh/site-functions/_other-tool"])),
+                "left after uninstalling: \(left.subtracting(before).sorted())")
+        #expect(kept.isSuperset(of: left))
+    }
+
+    /// Installing again replaces the first install; one uninstall then removes everything,
+    /// folders the first one made included (one held a file of the user's during the second).
+    @Test func aSecondInstallReplacesTheFirst() throws {
+        let scenario = try Scenario()
+        defer { scenario.directory.remove() }
+        let before = try scenario.tree()
+        #expect(try scenario.install(["--with-bench"]).status == 0)
+        try scenario.makeFile("share/zsh/site-functions/_other-tool")
+        let again = try scenario.install([])
+        #expect(again.status == 0, "\(again.errors)")
+        try FileManager.default.removeItem(atPath: scenario.prefix + "/share/zsh/site-functions/_other-tool")
+        let expected = Self.installed.filter { $0 != "bin/bookshelf-bench" }
+        #expect(try scenario.tree().subtracting(before) == Self.withFolders(expected), "without --with-bench, no bench")
+        #expect(try scenario.install(["--uninstall"]).status == 0)
+        let left = try scenario.tree()
+        #expect(left == before, "left: \(left.subtracting(before).sorted())")
+    }
+
+    /// Without --build-dir the script builds release and installs from the build's own bin
+    /// path. `swift` here is a stand-in that writes down how it was called (a real release build
+    /// is minutes of CI time) and names the debug products as that bin path.
+    @Test func withoutABuildDirItBuildsReleaseFirst() throws {
+        let scenario = try Scenario()
+        defer { scenario.directory.remove() }
+        let stubs = scenario.directory.path("stubs"), calls = scenario.directory.path("swift-calls")
+        try FileManager.default.createDirectory(atPath: stubs, withIntermediateDirectories: true)
+        let products = scenario.binary.deletingLastPathComponent().path
+        // Written by a shell of its own: an executable this process held open for writing
+        // could be inherited by a child another test spawns, and then fail to run (ETXTBSY).
+        let stub = """
+            #!/bin/sh
+            echo "$PWD: $*" >> \(shellQuoted(calls))
+            [ "$*" = "build -c release --show-bin-path" ] && { echo \(shellQuoted(products)); exit 0; }
+            exit "${STUB_STATUS:-0}"
+            """
+        let written = try scenario.run("/bin/sh", ["-c", "printf '%s\\n' \"$1\" > \"$2\" && chmod 755 \"$2\"", "sh", stub, stubs + "/swift"])
+        #expect(written.status == 0, "\(written)")
+        let root = Scenario.script.deletingLastPathComponent().deletingLastPathComponent().path
+        let path = stubs + ":/usr/bin:/bin"
+
+        let failed = try scenario.run("/bin/bash", [Scenario.script.path, "--prefix", scenario.prefix],
+                                      environment: ["PATH": path, "STUB_STATUS": "1"])
+        #expect(failed.status == 1 && failed.errors.contains("the release build failed"), "\(failed)")
+        #expect(try String(contentsOfFile: calls, encoding: .utf8) == "\(root): build -c release\n")
+        #expect(try scenario.tree().isEmpty, "nothing installed after a failed build")
+
+        try FileManager.default.removeItem(atPath: calls)
+        let built = try scenario.run("/bin/bash", [Scenario.script.path, "--prefix", scenario.prefix], environment: ["PATH": path])
+        #expect(built.status == 0, "\(built)")
+        #expect(try String(contentsOfFile: calls, encoding: .utf8)
+                == "\(root): build -c release\n\(root): build -c release --show-bin-path\n")
+        #expect(try scenario.tree() == Self.withFolders(Self.installed.filter { $0 != "bin/bookshelf-bench" }))
+    }
+
+    /// A prefix that was not there is made by the install (only it: not a missing folder above
+    /// it), written down, and removed with the rest, across a second install too.
+    @Test func aPrefixItCreatedGoesWithTheUninstall() throws {
+        let scenario = try Scenario(createPrefix: false)
+        defer { scenario.directory.remove() }
+        #expect(try scenario.install([]).status == 0)
+        #expect(try scenario.install([]).status == 0, "installed again")
+        #expect(try scenario.install(["--uninstall"]).status == 0)
+        #expect(!FileManager.default.fileExists(atPath: scenario.prefix), "the prefix the install made is gone")
+
+        let below = try scenario.run("/bin/bash", [Scenario.script.path, "--prefix", scenario.directory.path("missing/prefix"),
+                                                   "--build-dir", scenario.binary.deletingLastPathComponent().path])
+        #expect(below.status == 1 && below.errors.contains(scenario.directory.path("missing") + " does not exist"), "\(below)")
+        #expect(!FileManager.default.fileExists(atPath: scenario.directory.path("missing")))
+    }
+
+    /// A file at a destination that no install of this script wrote is the user's: refused, untouched.
+    @Test func aFileItDidNotInstallIsRefused() throws {
+        let scenario = try Scenario()
+        defer { scenario.directory.remove() }
+        try scenario.makeFile("bin/bookshelf", mode: 0o755, text: "someone else's bookshelf\n")
+        let before = try scenario.tree()
+        let install = try scenario.install([])
+        #expect(install.status == 1)
+        #expect(install.errors.contains(scenario.prefix + "/bin/bookshelf exists and was not installed by this script"), "\(install.errors)")
+        #expect(try scenario.tree() == before, "nothing installed")
+        #expect(try String(contentsOfFile: scenario.prefix + "/bin/bookshelf", encoding: .utf8) == "someone else's bookshelf\n")
+    }
+
+    @Test func mistakesAreSaidClearly() throws {
+        let scenario = try Scenario()
+        defer { scenario.directory.remove() }
+        let before = try scenario.tree()
+        let nothing = try scenario.install(["--uninstall"])
+        #expect(nothing.status == 1 && nothing.errors.contains("nothing to uninstall"), "\(nothing.errors)")
+        let unknown = try scenario.install(["--prefx", "x"])
+        #expect(unknown.status == 2 && unknown.errors.contains("unknown option \"--prefx\""), "\(unknown.errors)")
+        let missing = try scenario.run("/bin/bash", [Scenario.script.path, "--prefix"])
+        #expect(missing.status == 2 && missing.errors.contains("--prefix needs a directory"), "\(missing.errors)")
+        let noBuild = try scenario.run("/bin/bash", [Scenario.script.path, "--prefix", scenario.prefix,
+                                                     "--build-dir", scenario.directory.path("no-such-build")])
+        #expect(noBuild.status == 2 && noBuild.errors.contains("no build directory"), "\(noBuild.errors)")
+        let help = try scenario.run("/bin/bash", [Scenario.script.path, "--help"])
+        #expect(help.status == 0 && help.output.contains("--uninstall") && help.output.contains("~/.local"))
+        #expect(try scenario.tree() == before)
+    }
+
+    /// Each path with every folder above it (the prefix itself left out).
+    static func withFolders(_ paths: [String]) -> Set<String> {
+        var all = Set<String>()
+        for path in paths {
+            all.insert(path)
+            var parts = path.split(separator: "/").dropLast()
+            while !parts.isEmpty {
+                all.insert(parts.joined(separator: "/") + "/")
+                parts = parts.dropLast()
+            }
+        }
+        return all
+    }
+
+    struct Scenario {
+        static let script = RepositoryFile.url("Scripts/install")
+
+        let directory: ScratchDirectory
+        let prefix: String
+        let binary: URL
+
+        init(createPrefix: Bool = true) throws {
+            directory = try ScratchDirectory()
+            prefix = directory.path("prefix")
+            if createPrefix { try FileManager.default.createDirectory(atPath: prefix, withIntermediateDirectories: true) }
+            binary = try #require(BuildProducts.executable(named: "bookshelf"), "the bookshelf executable is built beside the tests")
+        }
+
+        struct Outcome: CustomStringConvertible {
+            let status: Int32
+            let output: String
+            let errors: String
+            var description: String { "status \(status), output \(output.debugDescription), errors \(errors.debugDescription)" }
+        }
+
+        /// `Scripts/install --prefix PREFIX --build-dir PRODUCTS arguments` (or with --uninstall, no build dir).
+        func install(_ arguments: [String]) throws -> Outcome {
+            let build = arguments.contains("--uninstall") ? [] : ["--build-dir", binary.deletingLastPathComponent().path]
+            return try run("/bin/bash", [Self.script.path, "--prefix", prefix] + build + arguments)
+        }
+
+        /// Runs a program with a private HOME and no inherited catalog or man settings.
+        func run(_ program: String, _ arguments: [String], environment overrides: [String: String] = [:]) throws -> Outcome {
+            var environment = ProcessInfo.processInfo.environment
+            for name in ["BOOKSHELF_DB", "XDG_DATA_HOME", "MANPATH", "MANPAGER", "PAGER", "ENV", "BASH_ENV"] { environment[name] = nil }
+            environment["HOME"] = directory.path("home")
+            environment["PATH"] = "/usr/bin:/bin"
+            environment["TERM"] = "dumb"
+            environment.merge(overrides) { _, new in new }
+            let output = directory.path("output-\(UUID().uuidString)"), errors = directory.path("errors-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(atPath: output); try? FileManager.default.removeItem(atPath: errors) }
+            let status = try ChildProcess.run([program] + arguments, output: output, errors: errors, environment: environment)
+            return Outcome(status: status, output: try String(contentsOfFile: output, encoding: .utf8),
+                           errors: try String(contentsOfFile: errors, encoding: .utf8))
+        }
+
+        func makeFile(_ path: String, mode: Int = 0o644, text: String = "not bookshelf's\n") throws {
+            let url = URL(fileURLWithPath: prefix).appendingPathComponent(path)
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try text.write(to: url, atomically: false, encoding: .utf8)
+            try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: url.path)
+        }
+
+        /// Every file and folder under the prefix, relative to it; folders end in "/".
+        func tree() throws -> Set<String> {
+            var found = Set<String>()
+            let enumerator = try #require(FileManager.default.enumerator(atPath: prefix))
+            for case let path as String in enumerator {
+                var isDirectory: ObjCBool = false
+                _ = FileManager.default.fileExists(atPath: prefix + "/" + path, isDirectory: &isDirectory)
+                found.insert(isDirectory.boolValue ? path + "/" : path)
+            }
+            return found
+        }
+    }
+}
