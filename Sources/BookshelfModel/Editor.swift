@@ -384,7 +384,7 @@ extension BookshelfModel {
         editor.conflict = nil
         if let note = editor.mergeNote { message = note.merged }
         editor.mergeNote = nil
-        if let newest = newestSeen[saved.id] { editor.noteNewer(newest) }
+        if let newest = newestSeen?.newest(of: saved.id) { editor.noteNewer(newest) }
         self.editor = editor
         // The saved book may no longer match the search, or newly match it.
         _ = startSearch(.refresh)

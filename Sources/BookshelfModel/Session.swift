@@ -179,7 +179,7 @@ extension BookshelfModel {
     }
 
     /// A connection succeeded: the session number moves first, so nothing started under the
-    /// old session can publish from here on; then the repository (and its cache), the rows,
+    /// old session can publish from here on; then the repository (its cache and freshness floor), the rows,
     /// errors, busy state and editor are replaced, and the typed query runs again.
     private func beginSession(remote: any BookRemote, account: String) {
         session += 1
@@ -193,7 +193,6 @@ extension BookshelfModel {
         reachability = StoreReachability()
         accountName = account
         accountRole = (remote as? any AccountAwareRemote)?.account.role
-        newestSeen.removeAll()
         results = SearchResults(line: results.line)
         editor = nil
         history = nil
