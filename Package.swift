@@ -7,7 +7,7 @@ import PackageDescription
 //                                                <- CatalogSimulation, CatalogImport
 //   TerminalUI (ncurses, knows nothing about books)
 //   TerminalSafeText (what may reach a terminal; BookCatalog and TerminalUI share it)
-//   Locking (a lock ThreadSanitizer sees; the stores, their fakes and the test support share it)
+//   Locking (a lock ThreadSanitizer sees; the domain, the stores, their fakes and the test support share it)
 //   CNcurses, CSQLite, CLibPQ, CTextWidth (system libraries; CTextWidth is the C library's wcwidth)
 // Every target declares exactly the package modules it imports (an executable test
 // dependency that is only run, not imported, says so).
@@ -40,7 +40,7 @@ let package = Package(
         // Options declared once and typed; the parser, --help, the man page, docs/cli.md and the
         // shell completions are made from the declarations (the three executables share it).
         .target(name: "CommandLineOptions", dependencies: ["TerminalSafeText"]),
-        .target(name: "BookCatalog", dependencies: ["TerminalSafeText"]),
+        .target(name: "BookCatalog", dependencies: ["Locking", "TerminalSafeText"]),
         .target(name: "SQLiteCatalog", dependencies: ["BookCatalog", "CSQLite", "Locking"]),
         .target(name: "PostgresCatalog", dependencies: ["BookCatalog", "CLibPQ", "Locking"]),
         // Stores and clocks that act out a script: the demo, the tests and `--latency`.

@@ -40,8 +40,9 @@ public actor BookRepository {
     /// Moves on every write or invalidation of any book: a search may admit its rows only
     /// if nothing moved while it ran.
     private var epoch = 0
-    /// The newest record this session has seen of each book, as a floor for search rows.
-    private var newestSeen: [Int: BookRecord] = [:]
+    /// The newest record this session has seen of each book: the floor for search rows here,
+    /// and for everything the model publishes (it reads this without awaiting the actor).
+    public nonisolated let newestSeen = SeenRevisions()
     /// The highest revision of each book known to exist: seen in any answer, or named by a
     /// conflict. The cache never admits anything below it.
     private var knownRevision: [Int: Int] = [:]
@@ -90,10 +91,7 @@ public actor BookRepository {
         guard page.total >= page.records.count + (page.records.isEmpty ? 0 : query.offset) else {
             throw BookFailure.invalidResponse
         }
-        let fresh = page.records.map { record in
-            if let seen = newestSeen[record.id], seen.revision > record.revision { return seen }
-            return record
-        }
+        let fresh = page.records.map(newestSeen.raise)
         if mayAdmit && epoch == startEpoch { fresh.forEach(admit) } else { fresh.forEach(remember) }
         return page.replacingRecords(fresh)
     }
@@ -259,8 +257,7 @@ public actor BookRepository {
 
     private func remember(_ record: BookRecord) {
         learn(revision: record.revision, of: record.id)
-        if let seen = newestSeen[record.id], seen.revision >= record.revision { return }
-        newestSeen[record.id] = record
+        newestSeen.note(record)
     }
 
     /// Notes that `revision` of a book exists: a cached value older than it is stale now.

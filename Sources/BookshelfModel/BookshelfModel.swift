@@ -69,8 +69,9 @@ public final class BookshelfModel {
     var reachability = StoreReachability()
     /// When the freshness check in flight (if any) began.
     var changeCheckStarted: Duration?
-    /// The newest revision of each book this session has seen: rows and editor bases never go below it.
-    var newestSeen: [Int: BookRecord] = [:]
+    /// The newest revision of each book this session has seen: rows and editor bases never go
+    /// below it. The repository keeps it, from every answer it took in; the model only reads it.
+    var newestSeen: SeenRevisions? { repository?.newestSeen }
 
     // MARK: Screens
 
@@ -147,11 +148,11 @@ public final class BookshelfModel {
 
     // MARK: Freshness floor
 
-    /// The newer of `record` and the newest revision this session has seen of that book,
-    /// remembering `record` if it is the newer.
+    /// The newer of `record` and the newest revision this session has seen of that book. Read
+    /// at publication, not when the answer came: a newer answer may have arrived meanwhile.
+    /// Every record the model shows came through the session's repository, which noted it.
     func floor(_ record: BookRecord) -> BookRecord {
-        if let seen = newestSeen[record.id], seen.revision >= record.revision { return seen }
-        newestSeen[record.id] = record
+        if let seen = newestSeen?.newest(of: record.id), seen.revision >= record.revision { return seen }
         return record
     }
 

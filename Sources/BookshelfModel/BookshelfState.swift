@@ -103,8 +103,13 @@ public struct Confirmation: Equatable, Sendable {
 }
 
 public struct SearchState: Equatable, Sendable {
+    /// The search line: the text the user typed, and the cursor in it.
+    public var line: LineEditor
     /// The text the user typed.
-    public var query: String
+    public var query: String {
+        get { line.text }
+        set { line.replaceText(newValue) }
+    }
     /// The query the rows answer: while a newer search is on its way it is an older one,
     /// and the rows should look it.
     public var rowsQuery: String
@@ -217,7 +222,12 @@ public struct EditorState: Equatable, Sendable {
     public let bookID: Int
     /// The revision the draft edits; nil until the record has loaded.
     public var base: BookRecord?
-    public var draft: BookDraft
+    /// The draft's fields with their cursors.
+    public var lines: DraftLines
+    public var draft: BookDraft {
+        get { lines.draft }
+        set { lines.draft = newValue }
+    }
     public var focus: EditorField
     public var activity: EditorActivity?
     public var outcome: SaveOutcome?

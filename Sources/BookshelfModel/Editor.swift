@@ -4,7 +4,12 @@ import BookCatalog
 struct EditorSession {
     let bookID: Int
     var base: BookRecord?
-    var draft = BookDraft(title: "", author: "")
+    /// The draft as it is edited, each field with its cursor (see `DraftLines`).
+    var lines = DraftLines()
+    var draft: BookDraft {
+        get { lines.draft }
+        set { lines.draft = newValue }
+    }
     var focus: EditorField = .title
     var outcome: SaveOutcome?
     var conflict: ConflictState?
@@ -52,7 +57,7 @@ extension BookshelfModel {
         // While a save is in flight a newer revision may be that very save: wait for its answer.
         let changedElsewhere = activity == nil && editor.conflict == nil ? editor.knownNewer : nil
         return EditorState(
-            bookID: editor.bookID, base: editor.base, draft: editor.draft, focus: editor.focus,
+            bookID: editor.bookID, base: editor.base, lines: editor.lines, focus: editor.focus,
             activity: activity, outcome: editor.outcome, conflict: editor.conflict,
             changedElsewhere: changedElsewhere, loadError: editor.loadError, watchError: editor.watchError,
             titleProblem: titleProblem, authorProblem: authorProblem, readOnlyReason: editorReadOnlyReason,
@@ -124,10 +129,17 @@ extension BookshelfModel {
     /// Changes a field of the draft. Ignored while the editor is read-only (see
     /// `EditorState.readOnlyReason`): nothing typed then could be kept.
     public func setDraft(_ field: EditorField, to text: String) {
+        guard var line = editor?.lines[field] else { return }
+        line.replaceText(text)
+        setDraft(field, to: line)
+    }
+
+    /// `setDraft` with the line's cursor.
+    func setDraft(_ field: EditorField, to line: LineEditor) {
         guard let current = editor?.draft[field], editor?.base != nil, editorReadOnlyReason == nil,
-              current != text
+              current != line.text
         else { return }
-        editor?.draft[field] = text
+        editor?.lines[field] = line
         // What the last save said is about another draft now.
         switch editor?.outcome {
         case .saved?, .noChanges?, .rejected?: editor?.outcome = nil
@@ -372,7 +384,7 @@ extension BookshelfModel {
         editor.conflict = nil
         if let note = editor.mergeNote { message = note.merged }
         editor.mergeNote = nil
-        if let newest = newestSeen[saved.id] { editor.noteNewer(newest) }
+        if let newest = newestSeen?.newest(of: saved.id) { editor.noteNewer(newest) }
         self.editor = editor
         // The saved book may no longer match the search, or newly match it.
         _ = startSearch(.refresh)

@@ -2,7 +2,13 @@ import BookCatalog
 
 /// The search screen's stored values (busy flags are derived, see `searchState`).
 struct SearchResults {
-    var query = ""
+    /// The search line, text and cursor (the one copy: the UI draws it and edits it through
+    /// intents). Other text put in it moves the cursor to the end.
+    var line = LineEditor()
+    var query: String {
+        get { line.text }
+        set { line.replaceText(newValue) }
+    }
     var rows: [BookRecord] = []
     var total = 0
     /// Whether `total` is exact, a lower bound or an estimate (the store stopped counting).
@@ -57,7 +63,7 @@ extension BookshelfModel {
     var searchState: SearchState {
         let owner = owners[.search]
         return SearchState(
-            query: results.query,
+            line: results.line,
             rowsQuery: results.rowsQuery,
             opensWhenAnswered: openWhenAnswered != nil && openWhenAnswered == owner,
             rows: results.rows,
@@ -74,8 +80,20 @@ extension BookshelfModel {
     /// publish). Returns the request number, or nil if nothing started (same text, no session).
     @discardableResult
     public func setQuery(_ text: String) -> Int? {
-        guard text != results.query else { return nil }
-        results.query = text
+        var line = results.line
+        line.replaceText(text)
+        return setQueryLine(line)
+    }
+
+    /// The search line after an edit: a cursor moved alone is kept, new text searches.
+    func setQueryLine(_ line: LineEditor) -> Int? {
+        guard line.text != results.query else {
+            guard line != results.line else { return nil }
+            results.line = line
+            changed()
+            return nil
+        }
+        results.line = line
         openWhenAnswered = nil
         message = nil
         defer { changed() }

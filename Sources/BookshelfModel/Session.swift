@@ -180,7 +180,7 @@ extension BookshelfModel {
     }
 
     /// A connection succeeded: the session number moves first, so nothing started under the
-    /// old session can publish from here on; then the repository (and its cache), the rows,
+    /// old session can publish from here on; then the repository (its cache and freshness floor), the rows,
     /// errors, busy state and editor are replaced, and the typed query runs again.
     private func beginSession(remote: any BookRemote, account: String, as known: Account? = nil) {
         session += 1
@@ -196,8 +196,7 @@ extension BookshelfModel {
         let told = known ?? (remote as? any AccountAwareRemote)?.account
         accountRole = told?.role
         accountScope = told?.scope
-        newestSeen.removeAll()
-        results = SearchResults(query: results.query)
+        results = SearchResults(line: results.line)
         editor = nil
         history = nil
         confirmation = nil

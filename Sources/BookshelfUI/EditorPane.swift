@@ -14,7 +14,7 @@ enum EditorPane {
         guard let base = editor.base else {
             if let error = editor.loadError {
                 writer.wrapped("Could not open book #\(editor.bookID): \(error)", style: Theme.error, into: &canvas)
-                writer.line(StyledText("Esc to go back", style: Theme.hint), into: &canvas)
+                writer.line(StyledText(Hints.goBack.text, style: Theme.hint), into: &canvas)
             } else {
                 writer.line(StyledText("Opening book #\(editor.bookID)…", style: Theme.hint), into: &canvas)
             }
@@ -30,8 +30,7 @@ enum EditorPane {
             guard writer.take() else { break }
             let focused = field == editor.focus
             canvas.draw(field == .title ? "Title" : "Author", x: area.x + 1, y: y, style: focused ? Theme.label : Theme.hint)
-            var line = ui.field(field)
-            line.follow(editor.draft[field])
+            let line = editor.lines[field]
             let x = area.x + labelWidth
             let cursorX = FieldView.draw(line, in: &canvas, x: x, y: y, width: max(1, area.width - labelWidth - 1),
                                          style: focused ? Theme.focusedField : Theme.field)
@@ -63,7 +62,7 @@ enum EditorPane {
             ConflictBanner.render(conflict, draft: editor.draft, base: base, writer: &writer, into: &canvas)
         } else {
             writer.skip()
-            writer.line(StyledText(viewOnly ? "Tab next field · Esc close" : "Tab next field · Enter save · Esc close", style: Theme.hint),
+            writer.line(StyledText((viewOnly ? Hints.viewerPane : Hints.editorPane).text, style: Theme.hint),
                         into: &canvas)
         }
     }
@@ -102,7 +101,7 @@ enum ConflictBanner {
             } else {
                 writer.line(StyledText("Fetching their version…", style: Theme.hint), into: &canvas)
             }
-            writer.line(StyledText("Esc keep editing", style: Theme.hint), into: &canvas)
+            writer.line(StyledText(Hints.keepEditing.text, style: Theme.hint), into: &canvas)
             return
         }
         writer.wrapped("Conflict: someone else saved revision \(theirs.revision) while you edited revision \(base.revision).",
@@ -110,7 +109,7 @@ enum ConflictBanner {
         let labelWidth = 8
         guard conflict.fields.isEmpty else {
             fieldConflicts(conflict.fields, labelWidth: labelWidth, writer: &writer, into: &canvas)
-            writer.wrapped(keys, style: Theme.hint, into: &canvas)
+            writer.wrapped(Hints.fieldConflictBanner.text, style: Theme.hint, into: &canvas)
             return
         }
         let (theirLine, yourLine) = DifferenceElision.elide(
@@ -118,10 +117,8 @@ enum ConflictBanner {
             width: max(1, writer.area.width - 2 - labelWidth))
         version("Theirs", pieces: theirLine, labelWidth: labelWidth, writer: &writer, into: &canvas)
         version("Yours", pieces: yourLine, labelWidth: labelWidth, writer: &writer, into: &canvas)
-        writer.line(StyledText("Ctrl-R take theirs · Ctrl-O overwrite with yours · Esc keep editing", style: Theme.hint), into: &canvas)
+        writer.line(StyledText(Hints.conflictBanner.text, style: Theme.hint), into: &canvas)
     }
-
-    static let keys = "Ctrl-R theirs · Ctrl-O keep yours · Ctrl-E edit a merge · Esc keep editing"
 
     /// Each field both sides changed: base, theirs and yours, the characters where each
     /// differs from the base marked. Fields only one side changed are merged already.

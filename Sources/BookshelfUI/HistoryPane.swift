@@ -11,7 +11,7 @@ enum HistoryPane {
     static func render(_ history: HistoryState, in area: Rect, into canvas: inout Canvas) {
         var writer = PaneWriter(area: area)
         writer.line(StyledText("History of book #\(history.bookID) · newest first", style: Theme.label), into: &canvas)
-        writer.line(StyledText(history.canRestore ? "↑↓ choose · Enter restore · Esc close" : "↑↓ choose · Esc close",
+        writer.line(StyledText((history.canRestore ? Hints.historyPane : Hints.historyPaneReadOnly).text,
                                style: Theme.hint), into: &canvas)
         if let error = history.error {
             writer.wrapped("Could not read the history: \(error)", style: Theme.error, into: &canvas)

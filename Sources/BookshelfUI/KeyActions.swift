@@ -108,14 +108,13 @@ extension BookshelfApp {
         case .keepEditing:
             return .took(request: model.resolveConflict(.keepEditing))
         case .chooseFirst:
-            ui.notice = state.editor?.conflict?.merged != nil
-                ? "Choose first: Ctrl-R take theirs, Ctrl-O keep yours, Ctrl-E edit a merge, Esc keep editing."
-                : "Choose first: Ctrl-R take theirs, Ctrl-O overwrite, Esc keep editing."
+            let ways = state.editor?.conflict?.merged != nil ? Hints.chooseFirstWithMerge : Hints.chooseFirst
+            ui.notice = Notice("Choose first: \(ways.text).")
 
         case .explainReload:
-            ui.notice = "Ctrl-R reloads only after a conflict."
+            ui.notice = Notice(Hints.reloadOnlyAfterAConflict.text)
         case .explainOverwrite:
-            ui.notice = "Ctrl-O overwrites only after a conflict."
+            ui.notice = Notice(Hints.overwriteOnlyAfterAConflict.text)
         case .closeEditor:
             model.closeEditor()
         case .save:
@@ -151,7 +150,6 @@ extension BookshelfApp {
             ui.overlay = .help(scroll: 0)
         case .clearSearch:
             guard !state.search.query.isEmpty else { return .took }
-            ui.query = LineEditor()
             return .took(request: model.setQuery(""))
         case let .moveSelection(.rows(delta)):
             ui.pendingSelection = nil
@@ -177,15 +175,15 @@ extension BookshelfApp {
 
     // MARK: The line that has focus
 
-    /// A readline edit of the search line, or of the editor's focused field once the book is loaded.
+    /// A readline edit of the search line, or of the editor's focused field once the book is
+    /// loaded. The model holds the line (text and cursor); the key is an intent.
     private func editLine(_ edit: LineEditor.Edit, in layer: InputLayer, state: BookshelfState) -> KeyHandling {
         if layer == .editor {
             guard let editor = state.editor, editor.isLoaded else { return .passedOn }
-            return .took(request: editField(editor.focus, editor: editor) { $0.apply(edit) })
+            model.editDraft(edit)
+            return .took
         }
-        ui.query.follow(state.search.query)
-        guard ui.query.apply(edit) else { return .took }
-        return .took(request: model.setQuery(ui.query.text))
+        return .took(request: model.editQuery(edit))
     }
 
     /// Pasted text goes into the field that has focus, as text only: it never saves,
@@ -196,29 +194,14 @@ extension BookshelfApp {
             guard let editor = state.editor, editor.isLoaded else { return .passedOn }
             let field = editor.focus
             let limit = field == .title ? BookValidation.maximumTitleLength : BookValidation.maximumAuthorLength
-            return .took(request: editField(field, editor: editor) { line in
-                let (changed, cut) = line.insert(text, limit: limit)
-                if cut { ui.notice = Self.pasteCutNotice(limit: limit, field: field == .title ? "title" : "author") }
-                return changed
-            })
+            if model.pasteIntoDraft(text, limit: limit) {
+                ui.notice = Self.pasteCutNotice(limit: limit, field: field == .title ? "title" : "author")
+            }
+            return .took
         }
-        ui.query.follow(state.search.query)
-        let (changed, cut) = ui.query.insert(text, limit: Self.searchLineLimit)
+        let (request, cut) = model.pasteIntoQuery(text, limit: Self.searchLineLimit)
         if cut { ui.notice = Self.pasteCutNotice(limit: Self.searchLineLimit, field: "search") }
-        return .took(request: changed ? model.setQuery(ui.query.text) : nil)
-    }
-
-    /// Applies `change` to a field of the open editor and hands the model the new draft.
-    private func editField(_ field: EditorField, editor: EditorState, _ change: (inout LineEditor) -> Bool) -> Int? {
-        var line = ui.field(field)
-        line.follow(editor.draft[field])
-        let changed = change(&line)
-        ui.edit(field) { $0 = line }
-        guard changed else { return nil }
-        // Any edit during a conflict means "keep editing my version".
-        if editor.conflict != nil { model.resolveConflict(.keepEditing) }
-        model.setDraft(field, to: line.text)
-        return nil
+        return .took(request: request)
     }
 
     private func saveRefusal(_ editor: EditorState) -> Notice? {

@@ -1,3 +1,4 @@
+import BookshelfModel
 import TerminalUI
 
 /// The layers a key passes through, top first: the first active layer that takes the key acts

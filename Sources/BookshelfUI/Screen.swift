@@ -71,10 +71,8 @@ public enum Screen {
     static func renderSearchLine(_ state: BookshelfState, ui: UIState, layout: ScreenLayout, into canvas: inout Canvas) {
         let y = layout.search.y
         let promptWidth = canvas.draw(promptText, x: 0, y: y, style: Theme.prompt)
-        // The mirror of the model's query; if they ever differ the model's text wins.
-        var line = ui.query
-        line.follow(state.search.query)
-        let cursorX = FieldView.draw(line, in: &canvas, x: promptWidth, y: y, width: layout.columns - promptWidth, style: .plain)
+        let cursorX = FieldView.draw(state.search.line, in: &canvas, x: promptWidth, y: y,
+                                     width: layout.columns - promptWidth, style: .plain)
         if state.editor == nil, ui.overlay == nil, state.passwordPrompt == nil, state.confirmation == nil {
             canvas.cursor = Position(x: cursorX, y: y)
         }
@@ -136,8 +134,10 @@ enum TooSmallScreen {
             draw(lines, into: &canvas)
             return
         }
-        var message = sizeNote(canvas) + " Resize it, or Ctrl-Q to quit."
-        if state.confirmation != nil { message = sizeNote(canvas) + " Resize it to answer the question, or n to keep editing." }
+        var message = sizeNote(canvas) + " Resize it, or " + Hints.quitWhenTooSmall.text
+        if state.confirmation != nil {
+            message = sizeNote(canvas) + " Resize it to answer the question, or " + Hints.keepEditingAnswer.text
+        }
         draw(TextWrap.lines(message, width: canvas.width).map { ($0, Theme.warning) }, into: &canvas)
     }
 
@@ -152,7 +152,7 @@ enum TooSmallScreen {
 
     /// What y and n do for this question.
     static func answers(_ confirmation: Confirmation) -> String {
-        confirmation.waitsForSave ? "y yes, once it has gone through · n no, keep editing" : "y yes, discard · n no, keep editing"
+        (confirmation.waitsForSave ? Hints.afterSaveAnswers : Hints.discardAnswers).text
     }
 
     private static func sizeNote(_ canvas: Canvas) -> String {

@@ -16,7 +16,7 @@ enum StatusLine {
             message = StyledText("Could not switch account: \(error)", style: Theme.statusError)
         } else if state.connection.isLost, state.passwordPrompt == nil, let account = state.account {
             // It explains every failure that follows, so it comes before them.
-            message = StyledText("Disconnected: F2, then Enter on \(account), to type the password again.",
+            message = StyledText("Disconnected: \(Hints.reconnectSteps) \(account), to type the password again.",
                                  style: Theme.statusError)
         } else if state.connection.isUnreachable {
             // Like the lost password, it explains the failures that follow.
@@ -57,24 +57,28 @@ enum StatusLine {
     }
 
     static func hintText(_ state: BookshelfState, ui: UIState) -> String {
-        if let prompt = state.passwordPrompt { return prompt.reconnects ? "Enter reconnect · Esc stay disconnected" : "Enter connect · Esc cancel" }
-        if state.confirmation != nil { return "y yes · n no" }
+        hintLine(state, ui: ui).text
+    }
+
+    /// The keys that matter now, named from the keymap (`Hints`).
+    static func hintLine(_ state: BookshelfState, ui: UIState) -> HintLine {
+        if let prompt = state.passwordPrompt { return prompt.reconnects ? Hints.reconnect : Hints.connect }
+        if state.confirmation != nil { return Hints.question }
         switch ui.overlay {
-        case .help?: return "↑↓ PgUp PgDn scroll · other keys close"
-        case .accounts?: return "Enter switch · Esc close"
+        case .help?: return Hints.help
+        case .accounts?: return Hints.accounts
         case nil: break
         }
         if let history = state.history, state.editor == nil {
-            if history.restoreQuestion != nil { return "y yes · n no" }
-            return history.canRestore ? "↑↓ revision · Enter restore · Esc close" : "↑↓ revision · Esc close"
+            if history.restoreQuestion != nil { return Hints.restoreQuestion }
+            return history.canRestore ? Hints.history : Hints.historyReadOnly
         }
         if let editor = state.editor {
-            if editor.conflict?.merged != nil { return "Ctrl-R theirs · Ctrl-O yours · Ctrl-E merge · Esc keep editing" }
-            if editor.conflict?.theirs != nil { return "Ctrl-R theirs · Ctrl-O overwrite · Esc keep editing" }
-            if state.accountRole == .reader { return "Tab field · Esc close · F1 help" }
-            return "Tab field · Enter save · Esc close · F1 help"
+            if editor.conflict?.merged != nil { return Hints.conflictWithMerge }
+            if editor.conflict?.theirs != nil { return Hints.conflict }
+            return state.accountRole == .reader ? Hints.viewer : Hints.editor
         }
-        return "\(state.accountRole == .reader ? "Enter view" : "Enter edit") · F1 help · F2 account · Ctrl-Q quit"
+        return state.accountRole == .reader ? Hints.searchReader : Hints.search
     }
 }
 
@@ -93,7 +97,7 @@ enum Overlays {
             return
         }
         if let revision = state.history?.restoreQuestion {
-            Box(title: "Restore", lines: ["Restore revision \(revision) as a new revision?", "", "y yes, restore · n no"],
+            Box(title: "Restore", lines: ["Restore revision \(revision) as a new revision?", "", Hints.restoreBox.text],
                 canvas: canvas, preferredWidth: 44).draw(into: &canvas)
             return
         }
@@ -113,7 +117,7 @@ enum Overlays {
             : "Account \(prompt.account) needs a password."
         var lines = [intro, "", ""]
         if let problem = prompt.problem { lines.append(problem) }
-        lines += ["", prompt.reconnects ? "Enter reconnect · Esc stay disconnected" : "Enter connect · Esc cancel"]
+        lines += ["", (prompt.reconnects ? Hints.reconnect : Hints.connect).text]
         let box = Box(title: prompt.reconnects ? "Reconnect" : "Password", lines: lines, canvas: canvas, preferredWidth: 44)
         box.draw(into: &canvas)
         // The field sits on the blank line after the intro, however many lines that took.

@@ -1,9 +1,9 @@
 import BookshelfModel
 import TerminalUI
 
-/// What the screen needs besides the model's state: where cursors are, which overlay is
-/// open, how far the list is scrolled. Small, plain and owned by `BookshelfApp`; the screen
-/// is a pure function of `BookshelfState` plus this.
+/// What the screen needs besides the model's state: which overlay is open, how far the list
+/// is scrolled (the lines being edited, with their cursors, are the model's). Small, plain and
+/// owned by `BookshelfApp`; the screen is a pure function of `BookshelfState` plus this.
 public struct UIState: Equatable, Sendable {
     public enum Overlay: Equatable, Sendable {
         /// The key list; `scroll` is the first line shown.
@@ -12,11 +12,6 @@ public struct UIState: Equatable, Sendable {
         case accounts(selection: Int)
     }
 
-    /// The search line (its text mirrors `SearchState.query`).
-    public var query = LineEditor()
-    /// The editor's fields (their texts mirror the draft).
-    public var title = LineEditor()
-    public var author = LineEditor()
     public var overlay: Overlay?
     /// What the user is typing into the password prompt. Never drawn, never logged.
     public var password = SecretText()
@@ -33,12 +28,6 @@ public struct UIState: Equatable, Sendable {
     public var notice: Notice?
 
     public init() {}
-
-    public func field(_ field: EditorField) -> LineEditor { field == .title ? title : author }
-
-    public mutating func edit(_ field: EditorField, _ body: (inout LineEditor) -> Void) {
-        if field == .title { body(&title) } else { body(&author) }
-    }
 }
 
 public struct PendingSelection: Equatable, Sendable {

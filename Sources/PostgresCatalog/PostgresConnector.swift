@@ -157,7 +157,8 @@ public enum PostgresConnectFailure: Error, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .passwordRequired: "The PostgreSQL server wants a password."
-        case let .noAccount(role): "The PostgreSQL role \(role) has no Bookshelf account."
+        case let .noAccount(role):
+            "The PostgreSQL role \(role) has no Bookshelf account in this catalog (it was never added here, or was removed)."
         case let .passwordRejected(message): message
         }
     }

@@ -4,8 +4,10 @@
 ///
 /// Who sees and edits what is enforced here, by the database, so it holds against
 /// hand-written SQL too:
-/// - every account is a login role, member of the NOLOGIN group `bookshelf_reader` or
-///   `bookshelf_editor`, with its scope recorded in `bookshelf.accounts`;
+/// - every account is a login role, member of this catalog's NOLOGIN reader or editor group
+///   (named in `bookshelf.groups`, since version 8), with its role and scope recorded in
+///   `bookshelf.accounts`. One login role may be an account of several catalogs on a server,
+///   with a different role and scope in each;
 /// - a policy shows a role only the books of its own scope. It keys on `current_user`, which
 ///   a role cannot change (it may only SET ROLE to a group, which has no account and so sees
 ///   nothing); a session variable would have been forgeable;
@@ -24,8 +26,11 @@
 /// - version 7 generates the CHECKs from `BookValidation` (`PostgresValidityChecks`): titles
 ///   and authors bounded in UTF-8 bytes, and a title needs a character that is not whitespace
 ///   or invisible (U+200B, U+FEFF, U+FFFE…). NOT VALID, as in version 5.
+/// - version 8 gives the catalog group roles of its own (`bookshelf.groups`). The groups
+///   `bookshelf_reader` and `bookshelf_editor` of versions 1 to 7 belong to the whole server,
+///   so making alice a reader in one database made her a reader in every other catalog there.
 enum PostgresSchema {
-    static let latestVersion = 7
+    static let latestVersion = 8
 
     /// Migrations that `PostgresSetup.migrate()` precedes by writing `bookshelf.folding` again
     /// from `SearchFolding`, because `SearchTerms`' folding changed.
@@ -47,6 +52,7 @@ enum PostgresSchema {
         case 5: .constant(version5)
         case 6: .constant(version6)
         case 7: .generated(PostgresValidityChecks.replacingConstraints)
+        case 8: .constant(version8)
         default: fatalError("no migration to version \(version)")
         }
     }
@@ -615,5 +621,103 @@ enum PostgresSchema {
         ALTER TABLE bookshelf.books ADD CONSTRAINT books_author_valid CHECK (
             char_length(author) <= 200
             AND author !~ '[\x01-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]') NOT VALID;
+        """#
+
+    /// This catalog's own group roles, named after its database: `bookshelf_<database>_reader`
+    /// and `_editor` when the name is lowercase letters, digits and underscores of at most 46
+    /// bytes (a role name has 63), else after the database's OID (`bookshelf_db16384_reader`),
+    /// skipping names a role already has (a dropped database's leftovers keep their members).
+    /// The names are recorded in `bookshelf.groups`, never derived again, so renaming the
+    /// database changes nothing. Every privilege and policy the server-wide groups held here
+    /// moves to this catalog's groups, and every account whose login role exists joins the
+    /// group its row in `bookshelf.accounts` names: the table is this catalog's record, while
+    /// the server-wide membership may have been changed by another catalog's setup. The old
+    /// groups keep their members, for catalogs on the server not yet at this version; here
+    /// they hold nothing.
+    private static let version8: StaticString = #"""
+        CREATE TABLE bookshelf.groups (
+            role text PRIMARY KEY CHECK (role IN ('reader', 'editor')),
+            name text NOT NULL UNIQUE
+        );
+        REVOKE ALL ON bookshelf.groups FROM PUBLIC;
+
+        DO $$
+        DECLARE
+            database_name text := current_database();
+            database_oid oid;
+            attempt integer := 0;
+            stem text;
+            reader_group text;
+            editor_group text;
+            old_reader oid := to_regrole('bookshelf_reader');
+            old_editor oid := to_regrole('bookshelf_editor');
+            found record;
+        BEGIN
+            SELECT d.oid INTO database_oid FROM pg_catalog.pg_database d WHERE d.datname = database_name;
+            LOOP
+                stem := CASE
+                    WHEN attempt = 0 AND database_name ~ '^[a-z0-9_]+$' AND octet_length(database_name) <= 46 THEN database_name
+                    WHEN attempt <= 1 THEN 'db' || database_oid
+                    ELSE 'db' || database_oid || '_' || attempt END;
+                reader_group := 'bookshelf_' || stem || '_reader';
+                editor_group := 'bookshelf_' || stem || '_editor';
+                EXIT WHEN NOT EXISTS (SELECT 1 FROM pg_catalog.pg_roles r WHERE r.rolname IN (reader_group, editor_group));
+                attempt := attempt + 1;
+            END LOOP;
+            EXECUTE format('CREATE ROLE %I NOLOGIN', reader_group);
+            EXECUTE format('CREATE ROLE %I NOLOGIN', editor_group);
+            EXECUTE format('COMMENT ON ROLE %I IS %L', reader_group, 'Bookshelf readers of the catalog in database ' || database_name);
+            EXECUTE format('COMMENT ON ROLE %I IS %L', editor_group, 'Bookshelf editors of the catalog in database ' || database_name);
+            INSERT INTO bookshelf.groups (role, name) VALUES ('reader', reader_group), ('editor', editor_group);
+
+            -- Every privilege the server-wide groups hold in this schema (on it, its tables,
+            -- their columns, its functions) moves to this catalog's group of the same kind.
+            FOR found IN
+                WITH held AS (
+                    SELECT a.grantee, a.privilege_type, 'SCHEMA bookshelf' AS target
+                    FROM pg_catalog.pg_namespace n, aclexplode(n.nspacl) a WHERE n.nspname = 'bookshelf'
+                    UNION ALL
+                    SELECT a.grantee, a.privilege_type, 'TABLE ' || c.oid::regclass::text
+                    FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace,
+                         aclexplode(c.relacl) a WHERE n.nspname = 'bookshelf'
+                    UNION ALL
+                    SELECT a.grantee, a.privilege_type || ' (' || quote_ident(t.attname) || ')', 'TABLE ' || c.oid::regclass::text
+                    FROM pg_catalog.pg_attribute t JOIN pg_catalog.pg_class c ON c.oid = t.attrelid
+                         JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace,
+                         aclexplode(t.attacl) a WHERE n.nspname = 'bookshelf' AND NOT t.attisdropped
+                    UNION ALL
+                    SELECT a.grantee, a.privilege_type, 'FUNCTION ' || p.oid::regprocedure::text
+                    FROM pg_catalog.pg_proc p JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace,
+                         aclexplode(p.proacl) a WHERE n.nspname = 'bookshelf')
+                SELECT h.privilege_type, h.target, h.grantee::regrole::text AS old_group,
+                       CASE h.grantee WHEN old_reader THEN reader_group ELSE editor_group END AS new_group
+                FROM held h WHERE h.grantee IN (old_reader, old_editor)
+            LOOP
+                EXECUTE format('GRANT %s ON %s TO %I', found.privilege_type, found.target, found.new_group);
+                EXECUTE format('REVOKE %s ON %s FROM %s', found.privilege_type, found.target, found.old_group);
+            END LOOP;
+            EXECUTE format('GRANT SELECT ON bookshelf.groups TO %I, %I', reader_group, editor_group);
+
+            -- Every policy naming a server-wide group names this catalog's instead.
+            FOR found IN
+                SELECT p.polname, p.polrelid::regclass::text AS target,
+                       (SELECT string_agg(CASE r WHEN old_reader THEN quote_ident(reader_group)
+                                                 WHEN old_editor THEN quote_ident(editor_group)
+                                                 ELSE r::regrole::text END, ', ')
+                        FROM unnest(p.polroles) AS r) AS roles
+                FROM pg_catalog.pg_policy p JOIN pg_catalog.pg_class c ON c.oid = p.polrelid
+                     JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+                WHERE n.nspname = 'bookshelf' AND (old_reader = ANY (p.polroles) OR old_editor = ANY (p.polroles))
+            LOOP
+                EXECUTE format('ALTER POLICY %I ON %s TO %s', found.polname, found.target, found.roles);
+            END LOOP;
+
+            -- Each account joins the group its row names, whatever another catalog made of it.
+            FOR found IN
+                SELECT a.name, a.role FROM bookshelf.accounts a JOIN pg_catalog.pg_roles r ON r.rolname = a.name
+            LOOP
+                EXECUTE format('GRANT %I TO %I', CASE found.role WHEN 'editor' THEN editor_group ELSE reader_group END, found.name);
+            END LOOP;
+        END $$;
         """#
 }

@@ -125,7 +125,13 @@ final class PostgresSession: @unchecked Sendable {
         let milliseconds = connector.statementTimeout.components.seconds * 1000
             + connector.statementTimeout.components.attoseconds / 1_000_000_000_000_000
         _ = try PostgresSession.read(connection.execute(PostgresStatements.sessionTimeout, [String(milliseconds)]))
-        let rows = try PostgresSession.read(connection.execute(PostgresStatements.account))
+        let answer = connection.execute(PostgresStatements.account)
+        if case let .failure(.server(error)) = answer, error.sqlState == PostgresServerError.insufficientPrivilege {
+            // Not in this catalog's groups: never made an account here, or removed.
+            let user = try PostgresSession.read(connection.execute("SELECT current_user::text"))
+            throw PostgresConnectFailure.noAccount(role: user.rows.first?[0] ?? "")
+        }
+        let rows = try PostgresSession.read(answer)
         guard let row = rows.rows.first, let roleName = row[0] else { throw BookFailure.invalidResponse }
         guard let roleText = row[1], let scope = row[2], let channel = row[3] else {
             throw PostgresConnectFailure.noAccount(role: roleName)
@@ -146,6 +152,12 @@ final class PostgresSession: @unchecked Sendable {
         case let .failure(.server(error)):
             if error.sqlState == PostgresServerError.queryCanceled {
                 throw BookFailure.storeUnavailable("the server took too long to answer")
+            }
+            if error.sqlState == PostgresServerError.insufficientPrivilege {
+                // Reads are filtered by row-level security, never refused: a refusal means the
+                // signed-in role lost its group, as when its account is removed or its role dropped.
+                throw BookFailure.storeUnavailable(
+                    "this account no longer exists in the catalog (removed, or its role dropped); sign in as another")
             }
             if error.sqlState == "42P01" || error.sqlState == "3F000" {
                 throw BookFailure.storeUnavailable("this database has no Bookshelf catalog yet (run bookshelf setup)")

@@ -139,18 +139,13 @@ public actor PostgresSetup {
                     // Such roles would bypass row-level security: refuse to make them accounts.
                     guard standing[0] == "f" else { throw PostgresSetupFailure.privilegedRole(name) }
                     guard standing[1] == "f" else { throw PostgresSetupFailure.ownsCatalog(name) }
-                    // In a group yet no account here: another catalog's account. The groups are
-                    // the server's, so moving it to the other group would change it there too.
-                    let group = standing[2] == "t" ? AccountRole.reader : standing[3] == "t" ? AccountRole.editor : nil
-                    if before == nil, let group, group != account.role || standing[2] == standing[3] {
-                        throw PostgresSetupFailure.accountOfAnotherCatalog(name)
-                    }
+                    // Possibly another catalog's account too: its groups there are its own.
                     try run(connection.executeQuoted("ALTER ROLE \(quoted) LOGIN"))
                 } else {
                     try run(connection.executeQuoted("CREATE ROLE \(quoted) LOGIN"))
                 }
-                let (granted, revoked) = account.role == .editor
-                    ? ("bookshelf_editor", "bookshelf_reader") : ("bookshelf_reader", "bookshelf_editor")
+                let groups = try PostgresSetup.groups(connection)
+                let (granted, revoked) = account.role == .editor ? (groups.editor, groups.reader) : (groups.reader, groups.editor)
                 try run(connection.executeQuoted("GRANT \(granted) TO \(quoted)"))
                 try run(connection.executeQuoted("REVOKE \(revoked) FROM \(quoted)"))
                 let setsPassword = password.map { !$0.isEmpty } ?? false
@@ -162,24 +157,62 @@ public actor PostgresSetup {
                     INSERT INTO bookshelf.accounts (name, role, scope) VALUES ($1, $2, $3)
                     ON CONFLICT (name) DO UPDATE SET role = excluded.role, scope = excluded.scope
                     """, [account.name, account.role.rawValue, account.scope]))
-                return AccountChange(account: account, before: before, setPassword: setsPassword)
+                return AccountChange(account: account, before: before, setPassword: setsPassword,
+                                     roleExisted: !existing.rows.isEmpty)
             }
         }
     }
 
-    /// Removes an account of this catalog: its row and its login role. The history keeps its
-    /// name. Only this catalog's accounts: another role of the server is not setup's to drop.
-    public func removeAccount(named name: String) async throws {
+    /// Removes an account of this catalog: its row, its membership in this catalog's groups,
+    /// and its login role, unless the role is in another catalog's group on this server (an
+    /// account there, which must keep signing in). Says what became of the login role.
+    /// The history keeps the name. Only this catalog's accounts: another role of the server
+    /// is not setup's to drop.
+    @discardableResult
+    public func removeAccount(named name: String) async throws -> AccountRemoval {
         let box = self.box
-        try await worker.perform {
+        return try await worker.perform {
             try box.connection.inTransaction { connection in
                 let found = try run(connection.execute("SELECT 1 FROM bookshelf.accounts WHERE name = $1", [name]))
                 guard !found.isEmpty else { throw PostgresSetupFailure.noSuchAccount(name) }
                 try run(connection.execute("DELETE FROM bookshelf.accounts WHERE name = $1", [name]))
-                try run(connection.executeQuoted("DROP ROLE IF EXISTS " + connection.quotedIdentifier(name)))
+                let quoted = try connection.quotedIdentifier(name)
+                let exists = try run(connection.execute("SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = $1", [name]))
+                guard !exists.isEmpty else { return .roleAlreadyGone }
+                let groups = try PostgresSetup.groups(connection)
+                try run(connection.executeQuoted("REVOKE \(groups.reader), \(groups.editor) FROM \(quoted)"))
+                let elsewhere = try run(connection.execute(PostgresSetup.otherCatalogGroups, [name]))
+                guard elsewhere.rows.first?[0] == "f" else { return .keptRoleForAnotherCatalog }
+                try run(connection.executeQuoted("DROP ROLE " + quoted))
+                return .droppedRole
             }
         }
     }
+
+    /// This catalog's group roles, quoted for SQL: since schema version 8 its own; before, the
+    /// server-wide ones (setup always migrates first; tests build catalogs as older versions
+    /// left them).
+    private static func groups(_ connection: PostgresConnection) throws -> (reader: String, editor: String) {
+        let own = try run(connection.execute("SELECT to_regclass('bookshelf.groups') IS NOT NULL"))
+        guard own.rows.first?[0] == "t" else { return ("bookshelf_reader", "bookshelf_editor") }
+        let rows = try run(connection.execute("SELECT role, name FROM bookshelf.groups"))
+        var names: [String: String] = [:]
+        for row in rows.rows { if let role = row[0], let name = row[1] { names[role] = name } }
+        guard let reader = names["reader"], let editor = names["editor"] else { throw BookFailure.invalidResponse }
+        return (try connection.quotedIdentifier(reader), try connection.quotedIdentifier(editor))
+    }
+
+    /// Whether role $1 is still in a Bookshelf group (a role named `bookshelf_…`, a prefix no
+    /// account may take) other than this catalog's: the server-wide groups of schema versions
+    /// before 8, or another catalog's own.
+    static let otherCatalogGroups = """
+        SELECT EXISTS (
+            SELECT 1 FROM pg_catalog.pg_auth_members m
+            JOIN pg_catalog.pg_roles r ON r.oid = m.member
+            JOIN pg_catalog.pg_roles g ON g.oid = m.roleid
+            WHERE r.rolname = $1 AND g.rolname LIKE 'bookshelf\\_%'
+              AND g.rolname NOT IN (SELECT name FROM bookshelf.groups))
+        """
 
     /// Adds `books` to `scope` only if the scope has none yet; returns how many were added.
     @discardableResult
@@ -243,24 +276,20 @@ public actor PostgresSetup {
     }
 
     // Why the tables do not FORCE ROW LEVEL SECURITY (a second wall against an owner as an
-    // account, issue 43): the policies name only bookshelf_reader and bookshelf_editor, so a
+    // account, issue 43): the policies name only this catalog's reader and editor groups, so a
     // forced owner would match none and see no rows. The owner's SECURITY DEFINER functions
     // (search_books, search_page, estimated_candidates) would then find nothing, the history
     // trigger record_revisions could not insert into book_revisions, so every save would
     // fail, and setup itself could not load a sample. Refusing owners as accounts (below) is
     // the wall instead.
     /// Of one role: whether it bypasses row-level security; whether it owns this database,
-    /// the schema or a table in it (an owner is not held by its tables' policies); whether
-    /// it is in the reader group, or the editor group (a role not in this catalog's accounts
-    /// can be in one only as another catalog's account).
+    /// the schema or a table in it (an owner is not held by its tables' policies).
     static let roleStanding = """
         SELECT r.rolsuper OR r.rolbypassrls,
                r.oid = d.datdba
                  OR EXISTS (SELECT 1 FROM pg_catalog.pg_namespace n WHERE n.nspname = 'bookshelf' AND n.nspowner = r.oid)
                  OR EXISTS (SELECT 1 FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
-                            WHERE n.nspname = 'bookshelf' AND c.relowner = r.oid),
-               pg_catalog.pg_has_role(r.oid, 'bookshelf_reader', 'USAGE'),
-               pg_catalog.pg_has_role(r.oid, 'bookshelf_editor', 'USAGE')
+                            WHERE n.nspname = 'bookshelf' AND c.relowner = r.oid)
         FROM pg_catalog.pg_roles r, pg_catalog.pg_database d
         WHERE r.rolname = $1 AND d.datname = current_database()
         """
@@ -281,15 +310,27 @@ public actor PostgresSetup {
     }
 }
 
-/// What setup did to one account: how it stands now, how it stood before (nil: it is new).
+/// What setup did to one account: how it stands now, how it stood before (nil: it is new),
+/// and whether its login role was on the server already (another catalog's account, say),
+/// with whatever password it had.
 public struct AccountChange: Sendable, Equatable {
     public let account: Account
     public let before: Account?
     public let setPassword: Bool
+    public var roleExisted: Bool = true
 
     public var isNew: Bool { before == nil }
     public var changedRole: Bool { before.map { $0.role != account.role } ?? false }
     public var changedScope: Bool { before.map { $0.scope != account.scope } ?? false }
+}
+
+/// What `removeAccount` did with the account's login role.
+public enum AccountRemoval: Sendable, Equatable {
+    case droppedRole
+    /// The role is in another catalog's group on this server: it only left this catalog's.
+    case keptRoleForAnotherCatalog
+    /// The role had been dropped already (by hand); only the account's row was left.
+    case roleAlreadyGone
 }
 
 /// Why setup refused a request.
@@ -303,9 +344,6 @@ public enum PostgresSetupFailure: Error, Equatable, CustomStringConvertible {
     /// The role owns the database, the schema or one of its tables. An owner is not held by
     /// row-level security, so as an account it would see and edit every scope.
     case ownsCatalog(String)
-    /// The role is in a Bookshelf group but not an account of this catalog: it is another
-    /// catalog's account, and the groups are the server's, so its role would change there too.
-    case accountOfAnotherCatalog(String)
     /// `--remove-account` named a role that is not an account of this catalog.
     case noSuchAccount(String)
 
@@ -318,9 +356,6 @@ public enum PostgresSetupFailure: Error, Equatable, CustomStringConvertible {
             "The role \(name) owns the catalog (its database or tables), and an owner is not held by row-level security; "
                 + "it cannot be an account. Keep it for setup, and add another account."
         case let .noSuchAccount(name): "This catalog has no account \(name)."
-        case let .accountOfAnotherCatalog(name):
-            "The role \(name) is already an account of another catalog on this server. The groups bookshelf_reader and "
-                + "bookshelf_editor belong to the whole server, so its role would change there too; choose another name."
         }
     }
 }

@@ -13,15 +13,15 @@ enum PostgresStatements {
         """
 
     /// Who may sign in to Bookshelf: the accounts this role may read (its own, under
-    /// row-level security) and every login role in a Bookshelf group (roles belong to the
-    /// whole server, so a role made an account in another database shows up too).
+    /// row-level security) and every login role in this catalog's groups (`bookshelf.groups`:
+    /// an account of another catalog on the server is not in them).
     static let accountNames = """
         SELECT name FROM bookshelf.accounts
         UNION
         SELECT r.rolname::text FROM pg_catalog.pg_roles AS r
         JOIN pg_catalog.pg_auth_members AS m ON m.member = r.oid
         JOIN pg_catalog.pg_roles AS g ON g.oid = m.roleid
-        WHERE g.rolname IN ('bookshelf_reader', 'bookshelf_editor')
+        WHERE g.rolname IN (SELECT name FROM bookshelf.groups)
             AND r.rolcanlogin AND NOT r.rolsuper AND NOT r.rolbypassrls
         ORDER BY 1
         """

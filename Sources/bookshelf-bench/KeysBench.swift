@@ -235,7 +235,7 @@ enum KeysBench: BenchMode {
 /// bench can ask how its searches were answered.
 private final class BenchConnector: CatalogConnector {
     private let base: SQLiteConnector
-    private let opened = Mutex<SQLiteBookRemote?>(nil)
+    private let opened = Mutex<AnswerRecordingRemote?>(nil)
 
     init(catalog: SQLiteCatalog) { base = SQLiteConnector(catalog: catalog) }
 
@@ -243,17 +243,13 @@ private final class BenchConnector: CatalogConnector {
     func requiresPassword(for account: String) -> Bool { base.requiresPassword(for: account) }
     func connect(account: String, password: String?) async throws -> any BookRemote {
         let remote = try await base.connect(account: account, password: password)
-        opened.withLock { $0 = remote as? SQLiteBookRemote }
-        return remote
+        guard let sqlite = remote as? SQLiteBookRemote else { return remote }
+        let recording = AnswerRecordingRemote(sqlite)
+        opened.withLock { $0 = recording }
+        return recording
     }
 
-    func lastSearchAnswer() async -> SearchAnswerSource? {
-        guard let remote = opened.withLock({ $0 }) else { return nil }
-        return await remote.lastSearchAnswer
-    }
+    func lastSearchAnswer() async -> SearchAnswerSource? { opened.withLock { $0 }?.lastAnswer }
 
-    func lastPageBeforeItsCount() async -> SearchAnswerSource? {
-        guard let remote = opened.withLock({ $0 }) else { return nil }
-        return await remote.lastPageBeforeItsCount
-    }
+    func lastPageBeforeItsCount() async -> SearchAnswerSource? { opened.withLock { $0 }?.lastPageBeforeItsCount }
 }

@@ -25,10 +25,11 @@ enum SetupCommand {
         details: """
             PostgreSQL: run it as the database's owner with a role that may create roles
             (CREATEROLE), for example --db postgresql://owner@db.example/books. Without
-            --account it creates or migrates the schema, the group roles bookshelf_reader and
-            bookshelf_editor, the accounts alice (editor) and bob (reader) in scope main and
-            carol (editor) in scope north, and fills each scope that has no books yet with
-            the sample. The starter accounts have no passwords. They are made only while the
+            --account it creates or migrates the schema, the catalog's own group roles
+            (bookshelf_DATABASE_reader, _editor), the accounts alice (editor) and bob
+            (reader) in scope main and carol (editor) in scope north, and fills each scope
+            that has no books yet with the sample. The starter accounts have no passwords
+            (give one with --account NAME --password-stdin). They are made only while the
             catalog has no accounts: running it again changes no account.
 
             With --account NAME it makes sure the schema is in place and then creates or
@@ -41,7 +42,8 @@ enum SetupCommand {
             password is the server's pg_hba.conf setting.
 
             --remove-account NAME removes this catalog's account NAME and drops its login
-            role; the books' history keeps the name.
+            role, unless the role is an account of another catalog on the server; the books'
+            history keeps the name. It also removes an account whose role was dropped by hand.
 
             SQLite: creates the catalog with the starter sample if it is missing; with
             --account, adds or updates that account (SQLite accounts have no passwords).
@@ -77,12 +79,18 @@ enum SetupCommand {
             if let removed = arguments.value(removeAccount) {
                 guard requested == nil else { throw UsageError("--remove-account and --account go separately") }
                 let setup = try await PostgresSignIn.administrator(connector)
+                let removal: AccountRemoval
                 do {
-                    try await setup.removeAccount(named: removed)
+                    removal = try await setup.removeAccount(named: removed)
                 } catch {
                     throw CommandFailure(PostgresSignIn.message(error) + ownerHint(error))
                 }
-                context.console.line("Removed account \(removed.printable) and its login role.")
+                let role = switch removal {
+                case .droppedRole: " and its login role."
+                case .keptRoleForAnotherCatalog: "; its login role stays, as an account of another catalog on this server."
+                case .roleAlreadyGone: " (its login role was already gone)."
+                }
+                context.console.line("Removed account \(removed.printable)" + role)
                 return .success
             }
             let password = try arguments.isSet(passwordStdin) ? readPassword(for: requested) : nil
@@ -102,9 +110,7 @@ enum SetupCommand {
                     if added.isEmpty {
                         context.console.line("The catalog is ready: schema version \(version); its accounts are left as they were.")
                     } else {
-                        let names = added.map { $0.account.name.printable }.joined(separator: ", ")
-                        context.console.line("The catalog is ready: schema version \(version), accounts \(names) "
-                            + "(they have no passwords: give one with --account NAME --password-stdin).")
+                        context.console.line("The catalog is ready: schema version \(version), " + starters(added) + ".")
                     }
                 }
             } catch {
@@ -112,6 +118,23 @@ enum SetupCommand {
             }
             return .success
         }
+    }
+
+    /// The starter accounts made, and which have no password: a login role already on the
+    /// server (another catalog's account) keeps the one it had.
+    static func starters(_ added: [AccountChange]) -> String {
+        func names(_ changes: [AccountChange]) -> String { changes.map { $0.account.name.printable }.joined(separator: ", ") }
+        let fresh = added.filter { !$0.roleExisted }, existing = added.filter(\.roleExisted)
+        let giving = "give one with --account NAME --password-stdin"
+        let note = if existing.isEmpty {
+            "they have no passwords: " + giving
+        } else if fresh.isEmpty {
+            "login roles already on this server, which keep their passwords"
+        } else {
+            "without passwords: \(names(fresh)), \(giving); login roles already on this server, "
+                + "which keep their passwords: \(names(existing))"
+        }
+        return "accounts \(names(added)) (\(note))"
     }
 
     /// A refusal of the server's (not of setup's own checks) most often means setup ran as

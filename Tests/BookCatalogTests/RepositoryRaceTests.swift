@@ -139,6 +139,25 @@ struct RepositoryRaceTests {
         let page = try await staleRepository.search(SearchQuery(text: ""))
         #expect(page.records == [BookRecord(id: 1, title: "After", revision: 2, author: "Ada")])
     }
+
+    @Test("the floor the repository shares holds its newest answer, and an older one arriving later does not lower it")
+    func sharedFloorNeverGoesBackward() async throws {
+        let remote = ParkingRemote(original, commitSavesOnArrival: true)
+        let repository = BookRepository(remote: remote)
+        let load = Task { try await repository.book(id: 1, policy: .refresh) }
+        await remote.waitForArrivals(1)  // the load reads revision 1
+        let save = Task { try await repository.update(id: 1, title: "After", expectedRevision: 1) }
+        await remote.waitForArrivals(2)  // the save commits revision 2
+        let saved = BookRecord(id: 1, title: "After", revision: 2, author: "Ada")
+
+        await remote.release(2, .deliver)
+        #expect(try await save.value == saved)
+        #expect(repository.newestSeen.newest(of: 1) == saved)
+        await remote.release(1, .deliver)
+        #expect(try await load.value == original)
+        #expect(repository.newestSeen.newest(of: 1) == saved)
+        #expect(repository.newestSeen.newest(of: 2) == nil)
+    }
 }
 
 /// Loads answer the newest record; searches answer an older one, as a search that read

@@ -290,12 +290,13 @@ import TerminalUI
                 let harness = try await Self.editingOneLine()
                 await harness.press(key)
                 #expect(harness.model.state.editor?.draft.title == text, "\(what)")
-                #expect(harness.app.ui.title.cursor == cursor, "\(what)")
+                #expect(harness.model.state.editor?.lines.title.cursor == cursor, "\(what)")
                 #expect(harness.model.state.search.query == "", "\(what): the search is not edited")
             } else {
                 let harness = try await Self.searchingOneLine()
                 await harness.press(key)
-                #expect(harness.model.state.search.query == text && harness.app.ui.query.cursor == cursor, "\(what)")
+                let search = harness.model.state.search
+                #expect(search.query == text && search.line.cursor == cursor, "\(what)")
             }
 
         case .moveHistorySelection, .requestRestore, .closeHistory:
@@ -338,7 +339,7 @@ import TerminalUI
             await harness.start()
             await harness.type("rome")
             await harness.press(key)
-            #expect(harness.model.state.search.query == "" && harness.app.ui.query.text == "", "\(what)")
+            #expect(harness.model.state.search.query == "" && harness.model.state.search.line.text == "", "\(what)")
         case let .moveSelection(step):
             let harness = try await Self.thirtyBooks()
             // From the third page's first row on a list of 8 rows.
@@ -421,7 +422,7 @@ import TerminalUI
         await harness.type(line)
         await harness.press(.home)
         for _ in 0..<cursor { await harness.press(.right) }
-        try #require(harness.app.ui.query.cursor == cursor && harness.model.state.search.query == line)
+        try #require(harness.model.state.search.line.cursor == cursor && harness.model.state.search.query == line)
         return harness
     }
 
@@ -431,7 +432,8 @@ import TerminalUI
         await harness.start()
         await harness.press(.enter)
         for _ in cursor..<line.count { await harness.press(.left) }
-        try #require(harness.model.state.editor?.draft.title == line && harness.app.ui.title.cursor == cursor)
+        let editor = harness.model.state.editor
+        try #require(editor?.draft.title == line && editor?.lines.title.cursor == cursor)
         return harness
     }
 

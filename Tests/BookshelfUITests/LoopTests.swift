@@ -25,7 +25,7 @@ import TerminalUI
         line.apply(.left)
         line.apply(.deleteToEnd)
         #expect(line.text == "Caf ")
-        line.follow("Other")
+        line.replaceText("Other")
         #expect(line.cursor == 5)
         line.apply(.deleteToStart)
         #expect(line.text.isEmpty && line.cursor == 0)

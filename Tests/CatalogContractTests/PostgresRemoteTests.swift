@@ -194,17 +194,124 @@ struct PostgresRemoteTests {
         #expect(try await fresh.setup.execute("SELECT count(*) FROM pg_roles WHERE rolname = $1", [starters[1].name]) == [["0"]])
     }
 
-    @Test("setup refuses an account of another catalog on the server: its group role would change there too")
-    func setupRefusesAnotherCatalogsAccount() async throws {
-        // Issue 43, item 3: the group roles are server-wide, so making books3's alice a
-        // reader would make books' alice, an editor, a reader in books as well.
+    @Test("one login role is an account of two catalogs on a server, with its own role and scope in each")
+    func catalogsKeepTheirOwnRoles() async throws {
+        // Issue 43, item 3: making books3's alice a reader must not make books' alice, an
+        // editor, a reader in books too (the groups were the server's, not the catalog's).
         let books = try await PostgresTestCatalog.make()
         let alice = try await books.addAccount("alice", role: .editor, scope: "main")
+        let bob = try await books.addAccount("bob", role: .editor, scope: "main")
+        let dune = try await books.addBooks([NewBook(title: "Dune")], scope: "main")[0]
         let books3 = try await PostgresTestCatalog.make()
-        await #expect(throws: PostgresSetupFailure.accountOfAnotherCatalog(alice.name)) {
-            try await books3.setup.addAccount(Account(name: alice.name, role: .reader, scope: "main"))
+        let aliceThere = Account(name: alice.name, role: .reader, scope: "north")
+        try await books3.setup.addAccount(aliceThere)
+        let emma = try await books3.addBooks([NewBook(title: "Emma")], scope: "north")[0]
+        _ = try await books3.addBooks([NewBook(title: "Main of books3")], scope: "main")
+
+        let inBooks = try await books.remote(for: alice)
+        #expect(inBooks.account == alice)
+        #expect(try await inBooks.save(id: dune.id, title: "Dune Messiah", expectedRevision: 1).revision == 2)
+        let inBooks3 = try await books3.remote(for: alice)
+        #expect(inBooks3.account == aliceThere)
+        #expect(try await inBooks3.bookCount() == 1, "north of books3 only")
+        await #expect(throws: BookFailure.notAllowed) { _ = try await inBooks3.save(id: emma.id, title: "Mine", expectedRevision: 1) }
+        // The switcher lists each catalog's own accounts; bob is none of books3's.
+        #expect(try await inBooks3.accountNames() == [alice.name])
+        #expect(try await inBooks.accountNames() == [alice.name, bob.name].sorted())
+        await #expect(throws: PostgresConnectFailure.noAccount(role: bob.name)) { _ = try await books3.remote(for: bob) }
+
+        // A change in one catalog stays there.
+        try await books3.setup.setAccount(named: alice.name, role: .editor, scope: nil)
+        try await books.setup.setAccount(named: alice.name, role: .reader, scope: nil)
+        let promoted = try await books3.remote(for: alice)
+        #expect(try await promoted.save(id: emma.id, title: "Emma, Annotated", expectedRevision: 1).revision == 2)
+        let demoted = try await books.remote(for: alice)
+        #expect(demoted.account == Account(name: alice.name, role: .reader, scope: "main"))
+        await #expect(throws: BookFailure.notAllowed) { _ = try await demoted.save(id: dune.id, title: "Mine", expectedRevision: 2) }
+
+        // Removing her from books3 leaves her login role to books, where she still signs in.
+        try await books3.setup.removeAccount(named: alice.name)
+        #expect(try await books.setup.execute("SELECT count(*) FROM pg_roles WHERE rolname = $1", [alice.name]) == [["1"]])
+        #expect(try await books.remote(for: alice).account == Account(name: alice.name, role: .reader, scope: "main"))
+        await #expect(throws: PostgresConnectFailure.noAccount(role: alice.name)) { _ = try await books3.remote(for: alice) }
+    }
+
+    @Test("schema 8 moves a catalog onto its own groups and keeps each account's role from its own table")
+    func migrationToOwnGroupsKeepsRoles() async throws {
+        // Issue 43, item 3. Accounts as setup made them before version 8, on two catalogs of
+        // one server; books3's setup then made alice a reader server-wide, though books'
+        // table still says editor.
+        let books = try await PostgresTestCatalog.make(schemaVersion: 7)
+        let books3 = try await PostgresTestCatalog.make(schemaVersion: 7)
+        let suffix = UUID().uuidString.prefix(8).lowercased()
+        let alice = Account(name: "alice_" + suffix, role: .editor, scope: "north")
+        let bob = Account(name: "bob_" + suffix, role: .reader, scope: "main")
+        for account in [alice, bob] {
+            _ = try await books.setup.execute("CREATE ROLE \(account.name) LOGIN")
+            _ = try await books.setup.execute("GRANT bookshelf_\(account.role.rawValue) TO \(account.name)")
+            _ = try await books.setup.execute("INSERT INTO bookshelf.accounts (name, role, scope) VALUES ($1, $2, $3)",
+                                              [account.name, account.role.rawValue, account.scope])
         }
-        #expect(try await books.remote(for: alice).account == alice)
+        _ = try await books.setup.execute("REVOKE bookshelf_editor FROM \(alice.name)")
+        _ = try await books.setup.execute("GRANT bookshelf_reader TO \(alice.name)")
+        _ = try await books3.setup.execute("INSERT INTO bookshelf.accounts (name, role, scope) VALUES ($1, 'reader', 'main')",
+                                           [alice.name])
+        let dune = try await books.addBooks([NewBook(title: "Dune")], scope: "north")[0]
+        let emma = try await books.addBooks([NewBook(title: "Emma")], scope: "main")[0]
+        let leaked = try await books.remote(for: alice)
+        await #expect(throws: BookFailure.notAllowed, "the leak as found") {
+            _ = try await leaked.save(id: dune.id, title: "Mine", expectedRevision: 1)
+        }
+
+        #expect(try await books.setup.migrate() == PostgresSchema.latestVersion)
+        let aliceInBooks = try await books.remote(for: alice)
+        #expect(aliceInBooks.account == alice)
+        #expect(try await aliceInBooks.save(id: dune.id, title: "Dune Messiah", expectedRevision: 1).revision == 2)
+        let bobInBooks = try await books.remote(for: bob)
+        #expect(try await bobInBooks.load(id: emma.id) == emma)
+        await #expect(throws: BookFailure.notAllowed) { _ = try await bobInBooks.save(id: emma.id, title: "Mine", expectedRevision: 1) }
+        // Here the server-wide groups hold nothing now, and no policy names them.
+        for (old, object, privilege) in [("reader", "bookshelf.books", "SELECT"), ("editor", "bookshelf.saves", "INSERT")] {
+            #expect(try await books.setup.execute("""
+                SELECT has_schema_privilege($1, 'bookshelf', 'USAGE'), has_table_privilege($1, $2, $3),
+                       has_column_privilege($1, 'bookshelf.books', 'title', 'UPDATE'),
+                       has_function_privilege($1, 'bookshelf.search_page(text[], text, integer, integer, text, bigint, integer, tsquery, text)', 'EXECUTE')
+                """, ["bookshelf_" + old, object, privilege]) == [["f", "f", "f", "f"]])
+        }
+        #expect(try await books.setup.execute("""
+            SELECT count(*) FROM pg_policies WHERE schemaname = 'bookshelf'
+                AND roles && ARRAY['bookshelf_reader', 'bookshelf_editor']::name[]
+            """) == [["0"]])
+
+        // books3, not migrated yet, still works on the server-wide groups; once migrated,
+        // alice is a reader there and stays an editor in books.
+        #expect(try await books3.remote(for: alice).account.role == .reader)
+        #expect(try await books3.setup.migrate() == PostgresSchema.latestVersion)
+        #expect(try await books3.remote(for: alice).account == Account(name: alice.name, role: .reader, scope: "main"))
+        let again = try await books.remote(for: alice)
+        #expect(try await again.save(id: dune.id, title: "Dune, Again", expectedRevision: 2).revision == 3)
+        await #expect(throws: PostgresConnectFailure.noAccount(role: bob.name)) { _ = try await books3.remote(for: bob) }
+    }
+
+    @Test("an open session whose account is removed, or whose role is dropped, says the account no longer exists")
+    func removedAccountSaysSo() async throws {
+        // Issue 43, item 10: it said "permission denied for schema bookshelf".
+        let catalog = try await PostgresTestCatalog.make()
+        let erin = try await catalog.addAccount("erin", role: .editor, scope: "main")
+        let frank = try await catalog.addAccount("frank", role: .reader, scope: "main")
+        let dune = try await catalog.addBooks([NewBook(title: "Dune")], scope: "main")[0]
+        let erinSession = try await catalog.remote(for: erin)
+        let frankSession = try await catalog.remote(for: frank)
+        try await catalog.setup.removeAccount(named: erin.name)
+        _ = try await catalog.setup.execute("DROP ROLE \(frank.name)")
+        for session in [erinSession, frankSession] {
+            do {
+                _ = try await session.load(id: dune.id)
+                Issue.record("a removed account still reads")
+            } catch let BookFailure.storeUnavailable(reason) {
+                #expect(reason.contains("this account no longer exists in the catalog"), "\(reason)")
+            }
+        }
     }
 
     @Test("a password in the connection string is its user's alone: another account is asked for its own")

@@ -37,7 +37,8 @@ struct PostgresSecurityTests {
         let update = try await reader.run(
             "UPDATE bookshelf.books SET title = 'Mine', revision = revision + 1 WHERE id = $1", [String(dune.id)])
         #expect(update.sqlState == PostgresServerError.insufficientPrivilege)
-        #expect(try await reader.run("SET ROLE bookshelf_editor").sqlState == PostgresServerError.insufficientPrivilege)
+        let editors = try await setting.catalog.group(.editor)
+        #expect(try await reader.run("SET ROLE \(editors)").sqlState == PostgresServerError.insufficientPrivilege)
         #expect(try await reader.run("INSERT INTO bookshelf.saves (operation, book_id, revision) VALUES ($1::uuid, $2, 2)",
                                      [UUID().uuidString, String(dune.id)]).sqlState == PostgresServerError.insufficientPrivilege)
         #expect(try await reader.rows("SELECT title, revision FROM bookshelf.books WHERE id = $1", [String(dune.id)])
@@ -63,7 +64,7 @@ struct PostgresSecurityTests {
         #expect(try await editor.rows(search, ["'); DELETE FROM bookshelf.books; --", "$1", "'x'"]).isEmpty)
         // SET ROLE to the group drops the account, and with it every book; the search still
         // answers for the role that signed in, never for another scope.
-        _ = try await editor.rows("SET ROLE bookshelf_editor")
+        _ = try await editor.rows("SET ROLE \(try await setting.catalog.group(.editor))")
         #expect(try await editor.rows("SELECT count(*) FROM bookshelf.books") == [["0"]])
         #expect(try await editor.rows(search, ["% secret%", " secret%", "'secret'"]).isEmpty)
         let admin = try await RawSQLSession(setting.catalog.adminConnector)

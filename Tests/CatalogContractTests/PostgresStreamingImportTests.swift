@@ -9,7 +9,8 @@ import Testing
 /// collected first), and a bad book part-way rolls everything back.
 @Suite(.serialized) struct PostgresStreamingImportTests {
     /// Books that, when asked for book number `probeAt`, first wait until the server reports
-    /// COPY rows received (pg_stat_progress_copy, read on another connection). If the import
+    /// COPY rows received (pg_stat_progress_copy, read on another connection, for this test's
+    /// database only: the view covers the whole server, where other tests import too). If the import
     /// collected the books before starting its COPY, there would be no COPY yet and the wait
     /// would end empty-handed.
     struct ProbingBooks: Sequence, Sendable {
@@ -51,7 +52,7 @@ import Testing
                 let done = DispatchSemaphore(value: 0)
                 let answer = Shared()
                 Task.detached {
-                    let rows = try? await watcher.execute("SELECT coalesce(max(tuples_processed), 0) FROM pg_stat_progress_copy")
+                    let rows = try? await watcher.execute("SELECT coalesce(max(tuples_processed), 0) FROM pg_stat_progress_copy WHERE datname = current_database()")
                     answer.value = Int(rows?.first?[0] ?? "0") ?? 0
                     done.signal()
                 }

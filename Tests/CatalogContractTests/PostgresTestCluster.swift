@@ -108,6 +108,13 @@ struct PostgresTestCatalog: Sendable {
         return account
     }
 
+    /// This catalog's group role for `role` (schema version 8: each catalog has its own).
+    func group(_ role: AccountRole) async throws -> String {
+        let rows = try await setup.execute("SELECT name FROM bookshelf.groups WHERE role = $1", [role.rawValue])
+        guard let name = rows.first?[0] else { throw ClusterFailure("no \(role.rawValue) group") }
+        return name
+    }
+
     func remote(for account: Account) async throws -> PostgresRemote {
         try await PostgresRemote.connect(connector(for: account))
     }

@@ -69,7 +69,6 @@ import Testing
             let expected = try committedBooks(path, scope: "main").filter(terms.matches).sorted { terms.sortKey($0) < terms.sortKey($1) }
             let page = try await editor.search(SearchQuery(text: text, limit: 50))
             #expect(page.records == expected && page.total == expected.count, "\(text)", sourceLocation: sourceLocation)
-            #expect(await editor.lastSearchAnswer == .index, sourceLocation: sourceLocation)
         }
         try await expectCommitted("murak")
         let renamed = try #require(try committedBooks(path, scope: "main").first { $0.title == "Murakami days 3" })
@@ -120,13 +119,10 @@ import Testing
         let remote = try reopened.remote(account: "reader")
         let first = try await remote.search(SearchQuery(text: "", limit: 20))
         #expect(first.records == Array(current.sorted { SearchTerms("").sortKey($0) < SearchTerms("").sortKey($1) }.prefix(20)))
-        #expect(await remote.lastSearchAnswer == .booksTable)
         try await expectExactSearches(remote, current)
-        #expect(await remote.lastSearchAnswer == .staleIndex)
         build.signal()
         #expect(try await remote.searchIndexReport().report.origin == .built)
         try await expectExactSearches(remote, current)
-        #expect(await remote.lastSearchAnswer == .index)
     }
 
     /// Catching up with many changes (a stale stored index bridging its rebuild: seconds at ten
@@ -157,7 +153,6 @@ import Testing
         let remote = try reopened.remote(account: "reader")
         let first = try await remote.search(SearchQuery(text: "", limit: 20))
         #expect(first.records.count == 20)
-        #expect(await remote.lastSearchAnswer == .booksTable)
         func expected(_ text: String) -> [BookRecord] {
             let terms = SearchTerms(text)
             return current.filter(terms.matches).sorted { terms.sortKey($0) < terms.sortKey($1) }
@@ -165,7 +160,6 @@ import Testing
         for text in ["h", "ha", "hab", "habitat 1"] {
             let page = try await remote.search(SearchQuery(text: text, limit: 8, countLater: true))
             #expect(page.records == Array(expected(text).prefix(8)), "\(text)")
-            #expect(await remote.lastSearchAnswer == .titleOrder, "\(text): not waiting for the catch-up")
             guard case let .counting(seen) = page.totalCount else {
                 Issue.record("\(text): \(page.totalCount)")
                 continue
@@ -177,10 +171,8 @@ import Testing
         catchUp.signal()
         let byIndex = try await waiting.value
         #expect(byIndex.records == Array(expected("tolstoy").prefix(8)) && byIndex.total == expected("tolstoy").count)
-        #expect(await remote.lastSearchAnswer == .staleIndex)
         let counted = try await remote.search(SearchQuery(text: "h", limit: 8))
         #expect(counted.records == Array(expected("h").prefix(8)) && counted.total == min(expected("h").count, 10_001))
-        #expect(await remote.lastSearchAnswer == .staleIndex)
         build.signal()
         #expect(try await remote.searchIndexReport().report.origin == .built)
         try await expectExactPages("habitat 1", [(8, 0), (5, 3)], remote, current)
@@ -207,7 +199,6 @@ import Testing
         #expect(try await remote.searchIndexReport().report.origin == .built)
         for query in ["a", "hist rom", ""] {
             #expect(try await !remote.search(SearchQuery(text: query, limit: 20)).answeredWhileIndexing, "\(query)")
-            #expect(await remote.lastSearchAnswer == .index)
         }
     }
 
@@ -243,35 +234,31 @@ import Testing
                 _ = try catalog.addBook(NewBook(title: title), scope: "main")
             }
         }
-        // What is typed, whether it narrows a query typed before, and what another program does first.
-        let steps: [(text: String, narrows: Bool, change: Change?)] = [
-            ("h", false, nil), ("hi", true, nil), ("his", true, nil),
-            ("hist", true, .renameMatchOut(of: "hist")), ("hist r", true, .renameIntoMatches(of: "hist", title: "History of Rivers")),
-            ("hist ro", true, .add(title: "Historic Roads")), ("hist r", true, .add(title: "Histories Retold")),
-            ("hi-", true, nil), ("hi-f", true, .renameIntoMatches(of: "hi-f", title: "Hi-Fi Sound")),
-            ("ro", false, nil), ("alp", false, nil), ("क", false, nil), ("कि", false, nil), ("कि घ", true, nil),
+        // What is typed, and what another program does first. Most narrow a query typed before
+        // ("hi" after "h"), some narrow none ("ro", "कि" after "क"): `strategyCases` says which
+        // way each kind is answered.
+        let steps: [(text: String, change: Change?)] = [
+            ("h", nil), ("hi", nil), ("his", nil),
+            ("hist", .renameMatchOut(of: "hist")), ("hist r", .renameIntoMatches(of: "hist", title: "History of Rivers")),
+            ("hist ro", .add(title: "Historic Roads")), ("hist r", .add(title: "Histories Retold")),
+            ("hi-", nil), ("hi-f", .renameIntoMatches(of: "hi-f", title: "Hi-Fi Sound")),
+            ("ro", nil), ("alp", nil), ("क", nil), ("कि", nil), ("कि घ", nil),
         ]
         for step in steps {
             if let change = step.change { try await apply(change) }
             let terms = SearchTerms(step.text)
             let expected = try committedBooks(path, scope: "main").filter(terms.matches).sorted { terms.sortKey($0) < terms.sortKey($1) }
             #expect(!expected.isEmpty, "\(step.text)")
-            for (number, (limit, offset)) in [(50, 0), (3, 2)].enumerated() {
+            for (limit, offset) in [(50, 0), (3, 2)] {
                 let page = try await reader.search(SearchQuery(text: step.text, limit: limit, offset: offset))
                 let wanted = Array(expected.dropFirst(offset).prefix(limit))
                 #expect(page.records == wanted && page.total == expected.count, "\(step.text) \(limit) \(offset)")
-                // A second page of the same query narrows the first page's scan; a query that
-                // narrows none is judged on the copy of the table the first scan made.
-                let narrowed = number > 0 || step.narrows
-                let expectedSource: SearchAnswerSource = narrowed ? .earlierScan : step.text == steps[0].text ? .booksTable : .booksCopy
-                #expect(await reader.lastSearchAnswer == expectedSource, "\(step.text) \(limit) \(offset)")
                 #expect(page.answeredWhileIndexing)
             }
         }
         build.signal()
         #expect(try await reader.searchIndexReport().report.origin == .built)
         try await expectExactPages("hist r", [(50, 0)], reader, try committedBooks(path, scope: "main"))
-        #expect(await reader.lastSearchAnswer == .index)
     }
 
     /// While the index is built, the app may have a page before its count
@@ -317,12 +304,12 @@ import Testing
                     terms.rank($0) == 0 && SearchTerms.fold($0.title).unicodeScalars.first!.value <= lead
                 }
                 let query = SearchQuery(text: text, limit: limit, offset: offset, countLater: true)
-                let page = try await reader.search(query)
+                let answered = try await reader.answer(query)
+                let (page, answer) = (answered.page, answered.source)
                 #expect(page.records == wanted, "\(text) \(limit) \(offset)")
                 // An earlier scan's first matches are asked before the title order, and may
                 // hold the page too (`aPageFromAnEarlierScansFirstMatchesIsTheCommittedBooksPage`).
-                let answer = await reader.lastSearchAnswer
-                if answer?.countFollows == true {
+                if answer.countFollows {
                     if answer == .titleOrder { titleOrderAnswers += 1 }
                     #expect(titleOrderCan || answer != .titleOrder, "\(text) \(limit) \(offset)")
                     guard case let .counting(seen) = page.totalCount else {
@@ -344,23 +331,220 @@ import Testing
         // Keys beginning with punctuation sort first, and these titles begin with "h" words.
         let first = try await reader.search(SearchQuery(text: "h", limit: 3, countLater: true))
         #expect(first.records.map(\.title) == ["\"Hello,\" said the Hare", "...Hope Remains", "[Hidden] Rooms"])
-        #expect(await reader.lastSearchAnswer == .titleOrder)
         // So do keys beginning with punctuation beyond ASCII below the first character ("«", "—"
         // and "「" below "日", "¡" below "ω", in UTF-8 as in code points); those above it ("‹"
         // above "ω") sort after every key beginning with it.
         let reopened = try SQLiteCatalog.open(path: path, create: false, beforeIndexBuild: { build.wait() }).remote(account: "reader")
         let beyondASCII = try await reopened.search(SearchQuery(text: "日", limit: 3, countLater: true))
         #expect(beyondASCII.records.map(\.title) == ["«日々»", "— 日記 —", "「日本」の心"])
-        #expect(await reopened.lastSearchAnswer == .titleOrder)
         let greek = try await reopened.search(SearchQuery(text: "ω", limit: 2, countLater: true))
         #expect(greek.records.map(\.title) == ["¡Ωmega!", "Ωmega Point"])
-        #expect(await reopened.lastSearchAnswer == .titleOrder)
         build.signal()  // the three remotes' builds
         build.signal()
         build.signal()
         #expect(try await reader.searchIndexReport().report.origin == .built)
         let page = try await reader.search(SearchQuery(text: "h", limit: 5, countLater: true))
-        #expect(await reader.lastSearchAnswer == .index && page.totalCount.isExact, "the index counts at once")
+        #expect(page.totalCount.isExact, "the index counts at once")
+    }
+
+    // MARK: Which strategy answers
+
+    /// The state of a remote's index when a case of `whichStrategyAnswersFollowsTheIndexAndTheQuery` is searched.
+    enum IndexState: String, CaseIterable, CustomStringConvertible {
+        /// No stored index: it is being built (held until the end of the test).
+        case building
+        /// A stored index too far behind to keep (more changes than its overlay holds, fewer
+        /// than a bridge may): it bridges the rebuild (held), caught up on the remote's actor.
+        case bridging
+        /// The same, behind by more changes than the remote reads itself (4,096): the catch-up is
+        /// read away from the actor, and held until a case releases it.
+        case catchingUp
+        /// A stored index, current but for a few changes since, loaded before the case.
+        case current
+
+        var description: String { rawValue }
+    }
+
+    /// One case: the index's state, what the same remote was asked before (counted), the query,
+    /// and which strategy is to answer it (`SearchStrategy`).
+    struct StrategyCase: CustomStringConvertible, Sendable {
+        let state: IndexState
+        let before: [String]
+        let query: SearchQuery
+        let source: SearchAnswerSource
+        /// Lets the held catch-up go as the query is asked (`catchingUp`): the query waits for it.
+        var releasesCatchUp = false
+
+        init(_ state: IndexState, before: [String] = [], _ text: String, limit: Int = 20, offset: Int = 0, countLater: Bool = false,
+             _ source: SearchAnswerSource, releasesCatchUp: Bool = false) {
+            self.state = state
+            self.before = before
+            query = SearchQuery(text: text, limit: limit, offset: offset, countLater: countLater)
+            self.source = source
+            self.releasesCatchUp = releasesCatchUp
+        }
+
+        var description: String {
+            "\(state): \(before.map { "\"\($0)\", " }.joined())\"\(query.text)\" \(query.limit) \(query.offset)"
+                + (query.countLater ? " count later" : "")
+        }
+    }
+
+    /// Which strategy answers, by the state of the index and the query (`SearchStrategy`, asked
+    /// in order). Whatever answers, the page is the committed books' page, with their exact
+    /// count or, for a page before its count, a count so far that is never more than the matches.
+    static let strategyCases: [StrategyCase] = [
+        // The first results come from the books table while no index is current, at once.
+        StrategyCase(.building, "", .booksTable),
+        StrategyCase(.bridging, "", .booksTable),
+        StrategyCase(.catchingUp, "", .booksTable),
+        StrategyCase(.current, "", .booksTable),
+        // ... and from the index once a search has caught it up.
+        StrategyCase(.current, before: ["secret"], "", .index),
+        // The index answers every word query it can, counted at once.
+        StrategyCase(.current, "secret g", .index),
+        StrategyCase(.current, "murak", .index),
+        StrategyCase(.current, "h", limit: 3, countLater: true, .index),
+        StrategyCase(.bridging, "a", .staleIndex),
+        StrategyCase(.bridging, "hist rom", limit: 5, offset: 2, .staleIndex),
+        // A catch-up read away from the actor is waited for, but not by a page before its count.
+        StrategyCase(.catchingUp, "tolstoy", limit: 8, countLater: true, .staleIndex, releasesCatchUp: true),
+        StrategyCase(.catchingUp, "h", limit: 8, .staleIndex, releasesCatchUp: true),
+        StrategyCase(.catchingUp, "ha", limit: 8, countLater: true, .titleOrder),
+        StrategyCase(.catchingUp, "habitat 1", limit: 8, countLater: true, .titleOrder),
+        // While the index is built: the table, read once, then an earlier scan a query narrows,
+        // and the table's copy for one that narrows none.
+        StrategyCase(.building, "secret", .booksTable),
+        StrategyCase(.building, before: ["secret"], "secret g", .earlierScan),
+        StrategyCase(.building, before: ["secret"], "secret", limit: 3, offset: 2, .earlierScan),
+        StrategyCase(.building, before: ["secret"], "ro", .booksCopy),
+        StrategyCase(.building, before: ["hist"], "hist r", .earlierScan),
+        StrategyCase(.building, before: ["hi"], "hi-f", .earlierScan),
+        StrategyCase(.building, before: ["क"], "कि", .booksCopy),
+        StrategyCase(.building, before: ["कि"], "कि घ", .earlierScan),
+        // A page before its count: an earlier scan's first matches, then the title order, and
+        // when neither holds it, the whole answer, counted.
+        StrategyCase(.building, before: ["mur"], "murak", countLater: true, .leadingMatches),
+        StrategyCase(.building, "h", limit: 3, countLater: true, .titleOrder),
+        StrategyCase(.building, "harbor 1", limit: 5, countLater: true, .titleOrder),
+        StrategyCase(.building, "haruki", countLater: true, .booksTable),
+        // A query narrowing a kept scan of few rows is answered whole from it, counted.
+        StrategyCase(.building, before: ["secret"], "secret g", countLater: true, .earlierScan),
+    ]
+
+    /// What holds one remote's index build and catch-up, and says when a catch-up began.
+    private final class HeldWork: Sendable {
+        let build = DispatchSemaphore(value: 0)
+        let catchUp = DispatchSemaphore(value: 0)
+        let catchUpBegan: AsyncStream<Void>
+        private let began: AsyncStream<Void>.Continuation
+
+        init() { (catchUpBegan, began) = AsyncStream.makeStream(of: Void.self) }
+
+        func open(_ path: String) throws -> SQLiteBookRemote {
+            // The time limit only ends a wait a broken remote would never end; the test releases it.
+            try SQLiteCatalog.open(path: path, create: false, beforeIndexBuild: { self.build.wait() },
+                                   beforeCatchUp: { self.began.yield(); _ = self.catchUp.wait(timeout: .now() + 60) })
+                .remote(account: "reader")
+        }
+
+        func release() {
+            build.signal()
+            catchUp.signal()
+            catchUp.signal()
+        }
+    }
+
+    @Test func whichStrategyAnswersFollowsTheIndexAndTheQuery() async throws {
+        var catalogs: [IndexState: String] = [:]
+        var held: [HeldWork] = []
+        defer { for work in held { work.release() } }
+        var answered: Set<SearchAnswerSource> = []
+        for testCase in Self.strategyCases {
+            if catalogs[testCase.state] == nil { catalogs[testCase.state] = try await makeStrategyCatalog(testCase.state) }
+            let path = catalogs[testCase.state]!
+            let work = HeldWork()
+            held.append(work)
+            let remote = try work.open(path)
+            switch testCase.state {
+            case .current:
+                _ = try await remote.searchIndexReport()
+            case .catchingUp:
+                // The first results start the catch-up (`firstResults`), which is then read away from the actor.
+                _ = try await remote.search(SearchQuery(text: ""))
+                for await _ in work.catchUpBegan { break }
+            case .building, .bridging:
+                break
+            }
+            for text in testCase.before { _ = try await remote.search(SearchQuery(text: text)) }
+            if testCase.releasesCatchUp { work.catchUp.signal() }
+            let answer = try await remote.answer(testCase.query)
+
+            let query = testCase.query
+            let terms = SearchTerms(query.text)
+            let expected = try committedBooks(path, scope: "main").filter { terms.isEmpty || terms.matches($0) }
+                .sorted { terms.sortKey($0) < terms.sortKey($1) }
+            let wanted = Array(expected.dropFirst(query.offset).prefix(query.limit))
+            #expect(!wanted.isEmpty, "\(testCase): the scenario gives a page")
+            #expect(answer.page.records == wanted, "\(testCase)")
+            if case let .counting(seen) = answer.page.totalCount {
+                #expect(query.countLater && seen >= query.offset + wanted.count && seen <= expected.count, "\(testCase): \(seen)")
+            } else {
+                let counted = TotalCount(counted: expected.count, offset: query.offset, shown: wanted.count,
+                                         hasMore: query.offset + wanted.count < expected.count)
+                #expect(answer.page.totalCount == counted, "\(testCase)")
+            }
+            #expect(answer.source == testCase.source, "\(testCase): \(answer.source)")
+            answered.insert(answer.source)
+        }
+        print("\(Self.strategyCases.count) cases of which strategy answers")
+        // Every source but the matches in order, which needs a kept scan of more than 65,536
+        // matches (`LeadingMatches.wholeLimit`); `aPageFromAnEarlierScansFirstMatchesIsTheCommittedBooksPage`
+        // has it on the books table search alone.
+        #expect(answered == [.index, .staleIndex, .booksTable, .earlierScan, .booksCopy, .titleOrder, .leadingMatches])
+    }
+
+    /// A catalog file whose index is in `state` for a new remote (its builds held).
+    private func makeStrategyCatalog(_ state: IndexState) async throws -> String {
+        let path = directory.path("strategies-\(state).sqlite")
+        switch state {
+        case .building, .current:
+            let catalog = try SQLiteCatalog.open(path: path, create: true)
+            try catalog.addAccount(Account(name: "editor", role: .editor, scope: "main"))
+            try catalog.addAccount(Account(name: "reader", role: .reader, scope: "main"))
+            var books = (0..<500).map { NewBook(title: "Secret garden \($0)", author: "Ann Reed") }
+            books += (0..<600).map { NewBook(title: "Zed \($0)", author: "Bo Li") }
+            books += (0..<3_000).map { NewBook(title: "Book \($0)", author: "Haruki Murakami") }
+            books += (0..<60).map { NewBook(title: "Harbor Lights \($0)", author: "") }
+            books += ["History of Rivers", "Historic Roads", "A history of Rome", "Hi-Fi Sound", "Hi-Fi Again", "किताब घर", "कमल",
+                      "Rome Rising"].map { NewBook(title: $0, author: "") }
+            try catalog.insertBooks(books, scope: "main")
+            if state == .current {
+                // Stored, then a few changes: the index catches up with them at its first search.
+                #expect(try await catalog.remote(account: "editor").searchIndexReport().snapshotStored)
+                try catalog.insertBooks([NewBook(title: "Secret gardens again"), NewBook(title: "Murakami nights")], scope: "main")
+            }
+        case .bridging:
+            // More changed rows than an index keeps in its overlay (1,024 + 120 / 96), fewer than a bridge may hold.
+            let (catalog, _) = try makeCatalog(books: 120, path: path)
+            #expect(try await catalog.remote(account: "editor").searchIndexReport().snapshotStored)
+            var generator = GeneratedBooks(seed: 8)
+            try catalog.insertBooks((0..<1_100).map { _ in let seed = generator.book(); return NewBook(title: seed.title, author: seed.author) },
+                                    scope: "main")
+        case .catchingUp:
+            // More changed rows than are read on the remote's actor (4,096) and than an index keeps
+            // in its overlay (1,024 + 12,000 / 96), fewer than a bridge may hold (four times that).
+            let (catalog, _) = try makeCatalog(books: 120, path: path)
+            var generator = GeneratedBooks(seed: 5)
+            func generated(_ count: Int) -> [NewBook] {
+                (0..<count).map { _ in let seed = generator.book(); return NewBook(title: seed.title, author: seed.author) }
+            }
+            try catalog.insertBooks(generated(11_900), scope: "main")
+            #expect(try await catalog.remote(account: "editor").searchIndexReport().snapshotStored)
+            try catalog.insertBooks(generated(4_430) + (0..<60).map { NewBook(title: "Habitat \($0)", author: "") }
+                                    + (0..<10).map { NewBook(title: "Quiet \($0)", author: "Leo Tolstoy") }, scope: "main")
+        }
+        return path
     }
 
     /// A copy of the table that a cancelled scan left half made is resumed by the next scan
@@ -685,7 +869,6 @@ import Testing
         let reader = try SQLiteCatalog.open(path: path, create: false, beforeIndexBuild: { build.wait() }).remote(account: "reader")
         _ = try await reader.search(SearchQuery(text: "secret"))  // counted: its 500 matches are kept
         let page = try await reader.search(SearchQuery(text: "secret g", limit: 20, countLater: true))
-        #expect(await reader.lastSearchAnswer == .earlierScan)
         let committed = try committedBooks(path, scope: "main")
         let terms = SearchTerms("secret g")
         let expected = committed.filter(terms.matches).sorted { terms.sortKey($0) < terms.sortKey($1) }
@@ -707,7 +890,6 @@ import Testing
         _ = try await reader.search(SearchQuery(text: "mur"))  // counted: its matches are kept
         let query = SearchQuery(text: "murak", limit: 20, countLater: true)
         let page = try await reader.search(query)
-        #expect(await reader.lastSearchAnswer == .leadingMatches)
         guard case let .counting(seen) = page.totalCount else {
             Issue.record("\(page.totalCount), not counting")
             return
@@ -1602,7 +1784,6 @@ import Testing
         try await rename(0, "Quiet again")
         try await rename(1, "Zebra, by History of Athens")
         for text in ["history of a", "hi th", "of"] + typed { try await expectExactPages(text, pages, reader, current) }
-        #expect(await reader.lastSearchAnswer == .index)
     }
 
     /// A broad query over changed books beside an index, whose first rank fills the page from
@@ -1634,7 +1815,6 @@ import Testing
         for text in ["h", "hi", "his", "history", "hist 1", "h h"] {
             try await expectExactPages(text, [(50, 0), (10, 395), (50, 5_000), (100, 8_900), (10, 9_300)], reader, current)
         }
-        #expect(await reader.lastSearchAnswer == .index)
     }
 
     /// A catalog read as a remote reads it while its index is built: kept scans, the table's copy.

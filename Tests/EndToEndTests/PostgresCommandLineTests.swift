@@ -22,6 +22,19 @@ import Testing
         #expect(second.status == 0, "setup again changes nothing and succeeds: \(second.errors)")
         #expect(second.output.contains("its accounts are left as they were"), "\(second.output)")
         #expect(first.output.contains("no passwords"), "the starter accounts have none: \(first.output)")
+        // A second catalog on the server: alice a reader there, still an editor here, and
+        // removing her there keeps her login role for this one (issue 43, item 3).
+        try server.superuserSQL("CREATE DATABASE books3")
+        let books3 = server.conninfo(database: "books3")
+        let aliceThere = try sandbox.run(["setup", "--db", books3, "--account", "alice", "--role", "reader"], environment: clean)
+        #expect(aliceThere.output == "Added: Account alice is a reader in scope main.\n", "\(aliceThere.output)\(aliceThere.errors)")
+        let aliceHere = try sandbox.run(["setup", "--db", admin, "--account", "alice"], environment: clean)
+        #expect(aliceHere.output == "Account alice is an editor in scope main; nothing changed.\n", "\(aliceHere.output)\(aliceHere.errors)")
+        let leftThere = try sandbox.run(["setup", "--db", books3, "--remove-account", "alice"], environment: clean)
+        #expect(leftThere.output == "Removed account alice; its login role stays, as an account of another catalog on this server.\n",
+                "\(leftThere.output)\(leftThere.errors)")
+        let notThere = try sandbox.run(["search", "", "--db", server.conninfo(database: "books3", user: "alice")], environment: clean)
+        #expect(notThere.status == 3 && notThere.errors.contains("has no Bookshelf account in this catalog"), "\(notThere.errors)")
         // An account is not the owner: setup as alice is refused, with a hint of whom to run it as.
         let asAlice = try sandbox.run(["setup", "--db", server.conninfo(user: "alice")], environment: clean)
         #expect(asAlice.status != 0 && asAlice.errors.contains("run setup as the database's owner"), "\(asAlice.errors)")
@@ -31,6 +44,13 @@ import Testing
         #expect(asBob.status != 0, "bob's role is gone: \(asBob.output)")
         let again = try sandbox.run(["setup", "--db", admin, "--remove-account", "bob"], environment: clean)
         #expect(again.status != 0 && again.errors.contains("This catalog has no account bob."), "\(again.errors)")
+        // The starter accounts of another catalog are the same login roles: setup does not
+        // claim they have no passwords (bob's role was dropped above).
+        try server.superuserSQL("CREATE DATABASE books4")
+        let books4 = try sandbox.run(["setup", "--db", server.conninfo(database: "books4")], environment: clean)
+        #expect(books4.output.hasSuffix("accounts alice, bob, carol (without passwords: bob, give one with --account NAME "
+                + "--password-stdin; login roles already on this server, which keep their passwords: alice, carol).\n"),
+                "\(books4.output)\(books4.errors)")
         // A password alone leaves carol an editor in north (issue 43, item 2).
         let carolPassword = try sandbox.run(["setup", "--db", admin, "--account", "carol", "--password-stdin"],
                                             environment: clean, input: "carol's own\n")

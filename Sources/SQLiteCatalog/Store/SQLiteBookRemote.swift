@@ -14,18 +14,18 @@ import Foundation
 public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, SaveOutcomeRecordingRemote, AccountAwareRemote,
     HistoryKeepingRemote {
     public nonisolated let account: Account
-    private let connection: Connection
+    let connection: Connection
     private let catalogPath: String
     private let busyTimeout: Duration
     private let beforeIndexBuild: IndexPreparation.BuildHook?
     private let beforeCatchUp: IndexPreparation.BuildHook?
-    private var index: SearchIndex?
+    private(set) var index: SearchIndex?
     /// Word searches' matching rows, and a copy of the table, while there is no index to answer (`RecentScans`).
-    private let recentScans: RecentScans
-    private let titleOrder = TitleOrderPage()
+    let recentScans: RecentScans
+    let titleOrder = TitleOrderPage()
     /// The index being loaded or built in the background: the first one from the moment the
     /// remote is made, later a replacement when too many rows changed since the base.
-    private var preparation: IndexPreparation?
+    private(set) var preparation: IndexPreparation?
     /// Where the index in use came from.
     private var installedFrom: IndexPreparation.Prepared?
     /// `PRAGMA data_version` at the last check; it moves only for other connections' commits.
@@ -124,31 +124,30 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
     /// Answers from the search index when it is ready, and otherwise from the books table
     /// (`BooksTableSearch`, the same answer more slowly), so a search never waits for a build.
     public func search(_ query: SearchQuery) async throws -> SearchPage {
+        try await answer(query).page
+    }
+
+    /// The page `search` gives, and which strategy answered it (`SearchStrategy`, in the order
+    /// they are asked): for benchmarks and tests.
+    public func answer(_ query: SearchQuery) async throws -> SearchAnswer {
         let terms = SearchTerms(query.text)
-        /// Whether the page alone was asked for already and is not to be had (`pageAlone`).
-        var pageAloneTried = false
+        var plan = SearchPlan()
         if !terms.isEmpty {
             // A page before its count waits neither for an index to be loaded (a stale one is
             // counted first) nor for many changes to be caught up with, which are read away
             // from this actor; other pages wait for the latter (the index answers them).
-            if query.countLater, index == nil {
-                if let page = try pageBeforeItsCount(terms, query) { return page }
-                pageAloneTried = true
-            }
+            if index == nil, let answer = try pageBeforeItsCount(plan.takePagesAlone(), terms, query) { return answer }
             if catchingUp == nil, let index = await indexIfReady(), catchingUp == nil,
                try mappingFailures(at: catalogPath, { try hasManyChanges(since: index.syncedSequence) }) {
                 startCatchUp(index)
             }
             if catchingUp != nil {
-                if query.countLater, !pageAloneTried {
-                    if let page = try pageBeforeItsCount(terms, query) { return page }
-                    pageAloneTried = true
-                }
+                if let answer = try pageBeforeItsCount(plan.takePagesAlone(), terms, query) { return answer }
                 while let catchingUp { await catchingUp.value }
             }
         }
         // The empty query (the first results) does not wait for a stored index to be mapped
-        // and checked either (a third of a second at ten million books): see `answer`.
+        // and checked either (a third of a second at ten million books): see `firstResults`.
         let index = terms.isEmpty && self.index == nil ? nil : await indexIfReady()
         if foundDamage { throw CatalogDamage.failure(path: catalogPath) }
         return try mappingFailures(at: catalogPath) {
@@ -156,19 +155,18 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
             // the same snapshot.
             try connection.transaction(immediate: false) {
                 let sequence = try latestChange()
-                let (ids, total) = try answer(terms, query, index: index, at: sequence, pageAloneTried: pageAloneTried)
+                // The last strategy, the books table, always answers.
+                let found = try firstAnswer(of: plan.takeTheRest(), terms, query, index: index, at: sequence)!
                 do {
-                    let isIndex = lastSearchAnswer?.isIndex == true
-                    return try page(ids: ids, total: total, query: query, namedByIndex: isIndex, whileIndexing: !isIndex && !terms.isEmpty,
-                                    countFollows: lastSearchAnswer?.countFollows == true)
+                    return SearchAnswer(page: try page(found, terms, query), source: found.source)
                 } catch is SearchIndexDamage {
                     // In one read snapshot every id the index names is a book: this index was
                     // crafted or damaged where no checksum looks. Never trust it again.
                     distrustIndex()
-                    lastSearchAnswer = .booksTable
                     let (ids, total, _) = try BooksTableSearch(connection: connection, scope: account.scope)
                         .search(terms, offset: query.offset, limit: query.limit)
-                    return try page(ids: ids, total: total, query: query, whileIndexing: !terms.isEmpty)
+                    return SearchAnswer(page: try page(ids: ids, total: total, query: query, whileIndexing: !terms.isEmpty),
+                                        source: .booksTable)
                 }
             }
         }
@@ -186,86 +184,36 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
         }
     }
 
-    private func answer(_ terms: SearchTerms, _ query: SearchQuery, index: SearchIndex?, at sequence: Int,
-                        pageAloneTried: Bool) throws -> (ids: [Int], total: Int) {
-        if terms.isEmpty, index.map({ $0.syncedSequence < sequence }) ?? true {
-            // The empty query is the title index read in order, cheap from the books table at
-            // any size; mapping a stored index and catching it up first could take seconds (a
-            // stale one bridging a rebuild, at ten million books). The first results come at
-            // once; the index is made ready right after, so the user's first key finds it.
-            catchUpSoon()
-            lastSearchAnswer = .booksTable
-            let (ids, total, _) = try BooksTableSearch(connection: connection, scope: account.scope)
-                .search(terms, offset: query.offset, limit: query.limit)
-            return (ids, total)
-        }
-        if let index {
-            do {
-                if try catchUp(index, to: sequence) {
-                    // A build under way holds back meanwhile: over a stale index at ten million
-                    // books, keys answered beside a running build took two to four times longer.
-                    let search = { try index.search(terms, offset: query.offset, limit: query.limit, titleKey: self.titleKey) }
-                    let found = try preparation.map { try $0.foreground.during(search) } ?? search()
-                    lastSearchAnswer = index.isBridge ? .staleIndex : .index
-                    recentScans.removeAll()
-                    return found
-                }
-            } catch is SearchIndexDamage {
-                // A stored snapshot failed a check where this search read it: never trust it again.
-                distrustIndex()
-            }
-        }
-        if query.countLater, !pageAloneTried, let (ids, seen) = try pageAlone(terms, query, at: sequence) { return (ids, seen) }
-        let (ids, total, source) = try BooksTableSearch(connection: connection, scope: account.scope, recent: (recentScans, sequence))
-            .search(terms, offset: query.offset, limit: query.limit)
-        lastSearchAnswer = source
-        return (ids, total)
-    }
-
-    /// The page alone, its count to follow, when an earlier scan's first matches hold it
-    /// (`LeadingMatches`: in memory, so asked first), or the books whose titles begin with the
-    /// first word are the page (`TitleOrderPage`: up to 1,024 rows of the title index, tens of
-    /// milliseconds at ten million books when they are not), or else from all of that scan's
-    /// matches in result order (`MatchOrder`: far past the first ones, as long as the words'
-    /// token starts pass over most rows on the way). Not when the query narrows a kept
-    /// scan of no more rows than that: the whole answer, counted, comes as quickly from there
-    /// ("the secret ga" after "the secret g", 279 books at a million, where the title order read
-    /// 1,024 titles beginning "the" in 20 ms and gave up).
-    private func pageAlone(_ terms: SearchTerms, _ query: SearchQuery, at sequence: Int) throws -> (ids: [Int], seen: Int)? {
-        let booksTable = BooksTableSearch(connection: connection, scope: account.scope, recent: (recentScans, sequence))
-        if let found = try booksTable.pageFromFirstMatches(terms, offset: query.offset, limit: query.limit) {
-            lastSearchAnswer = found.source
-            return (found.ids, found.total)
-        }
-        if booksTable.narrowsAKeptScan(ofAtMost: TitleOrderPage.rowLimit, terms) { return nil }
-        if let found = try titleOrder.page(terms, offset: query.offset, limit: query.limit, connection: connection, scope: account.scope) {
-            lastSearchAnswer = .titleOrder
-            return found
-        }
-        guard let found = try booksTable.pageFromOrderedMatches(terms, offset: query.offset, limit: query.limit) else { return nil }
-        lastSearchAnswer = found.source
-        return (found.ids, found.total)
-    }
-
-    /// The same as a whole page, before the index is loaded or while it catches up away from this actor.
-    private func pageBeforeItsCount(_ terms: SearchTerms, _ query: SearchQuery) throws -> SearchPage? {
-        try mappingFailures(at: catalogPath) {
+    /// The page alone, its count to follow, from the first of `strategies` that gives it, in a
+    /// read transaction of its own: before the index is loaded, or while it catches up away
+    /// from this actor. Nil when they all decline, when there are none (they were asked
+    /// already), or when the query wants its count now.
+    private func pageBeforeItsCount(_ strategies: [SearchStrategy], _ terms: SearchTerms, _ query: SearchQuery) throws -> SearchAnswer? {
+        guard query.countLater, !strategies.isEmpty else { return nil }
+        return try mappingFailures(at: catalogPath) {
             try connection.transaction(immediate: false) {
-                guard let (ids, seen) = try pageAlone(terms, query, at: latestChange()) else { return nil }
-                return try page(ids: ids, total: seen, query: query, whileIndexing: true, countFollows: true)
+                guard let found = try firstAnswer(of: strategies, terms, query, index: nil, at: latestChange()) else { return nil }
+                return SearchAnswer(page: try page(found, terms, query), source: found.source)
             }
         }
+    }
+
+    /// The page of a strategy's answer: a search index's ids must all be books, a word query
+    /// answered without one says so, and a page alone says its count follows.
+    private func page(_ found: StrategyAnswer, _ terms: SearchTerms, _ query: SearchQuery) throws -> SearchPage {
+        try page(ids: found.ids, total: found.total, query: query, namedByIndex: found.source.isIndex,
+                 whileIndexing: !found.source.isIndex && !terms.isEmpty, countFollows: found.source.countFollows)
     }
 
     /// A book's title key as stored now, for placing changed books among an index's matches.
-    private func titleKey(_ id: Int) throws -> [UInt8]? {
+    func titleKey(_ id: Int) throws -> [UInt8]? {
         try connection.queryFirst("SELECT title_key FROM books WHERE id = ?1 AND scope = ?2", [.int(id), .text(account.scope)]) {
             Array($0.bytes(0))
         }
     }
 
     /// Drops the index in use and rebuilds one from the books table alone (no stored snapshot).
-    private func distrustIndex() {
+    func distrustIndex() {
         index = nil
         preparation?.cancel()
         preparation = IndexPreparation.start(path: catalogPath, busyTimeout: busyTimeout, scope: account.scope, useSnapshot: false,
@@ -297,7 +245,7 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
     /// Replays the changes up to `sequence` into `index`; false when there are too many for its
     /// overlay (a replacement is then prepared, and searches go without an index until it is
     /// ready). Starts building a replacement in the background once the overlay is half full.
-    private func catchUp(_ index: SearchIndex, to sequence: Int) throws -> Bool {
+    func catchUp(_ index: SearchIndex, to sequence: Int) throws -> Bool {
         guard try index.catchUp(connection: connection, scope: account.scope, sequence: sequence) else {
             if preparation == nil { startPreparation() }
             return false
@@ -371,7 +319,7 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
     /// Whether a catch-up is scheduled to run once the current call is done.
     private var catchUpScheduled = false
 
-    private func catchUpSoon() {
+    func catchUpSoon() {
         guard !catchUpScheduled else { return }
         catchUpScheduled = true
         Task { await self.catchUpNow() }
@@ -463,14 +411,6 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
     /// Why the catalog cannot be trusted, once a read found it damaged: for a program that
     /// answered before the index build that found it had finished (the answer was then partial).
     public var catalogDamage: String? { foundDamage ? CatalogDamage.explanation(path: catalogPath) : nil }
-
-    /// How the last search was answered. For benchmarks and tests.
-    public private(set) var lastSearchAnswer: SearchAnswerSource? {
-        didSet { if lastSearchAnswer?.countFollows == true { lastPageBeforeItsCount = lastSearchAnswer } }
-    }
-    /// How the last page shown before its count was answered (the count's own answer follows
-    /// it in `lastSearchAnswer`). For benchmarks and tests.
-    public private(set) var lastPageBeforeItsCount: SearchAnswerSource?
 
     /// How the search index in use was obtained, waiting until there is one, and whether this
     /// remote built it and stored it in the catalog for the next connection.

@@ -3,39 +3,6 @@ import Foundation
 import Locking
 import Synchronization
 
-/// What answered a search, for the benchmark and for tests: all give the same answer.
-public enum SearchAnswerSource: String, Sendable {
-    /// The search index, current.
-    case index = "the search index"
-    /// A stored index too far behind to keep, with the changed books judged on top, while the
-    /// new index is built.
-    case staleIndex = "the stale stored index with the changes on top, while the index is rebuilt"
-    /// The books table: the list of all books (the first results) before the stored index is
-    /// mapped or caught up, and a word query while the index is built that neither an earlier
-    /// scan nor the table's copy can answer.
-    case booksTable = "the books table"
-    /// The matching rows of an earlier scan of the books table that the query narrows, and the
-    /// rows changed since, while the index is built.
-    case earlierScan = "an earlier scan's matching rows, narrowed"
-    /// A copy of the books table's search columns, made by the first scans while the index is built.
-    case booksCopy = "the copy of the books table"
-    /// The books whose titles begin with the first word, read in title order while the index
-    /// is built: the page alone, its count to follow (`TitleOrderPage`).
-    case titleOrder = "the title index, the page before its count"
-    /// The first matches of an earlier scan that the query narrows, while the index is built:
-    /// the page alone, its count to follow (`LeadingMatches`).
-    case leadingMatches = "an earlier scan's first matches, the page before its count"
-    /// All the matches of an earlier scan that the query narrows, walked in result order while
-    /// the index is built: the page alone, its count to follow (`MatchOrder`).
-    case orderedMatches = "an earlier scan's matches in result order, the page before its count"
-
-    /// Whether the answer is a page alone, its count to follow (`TotalCount.counting`).
-    var countFollows: Bool { self == .titleOrder || self == .leadingMatches || self == .orderedMatches }
-
-    /// Whether a search index answered, so that every id it names must be a book.
-    var isIndex: Bool { self == .index || self == .staleIndex }
-}
-
 /// How a remote's search index came to be, for the benchmark and for tests.
 public struct SearchIndexReport: Sendable, Equatable {
     public enum Origin: Sendable, Equatable {

@@ -1,6 +1,8 @@
 import BookCatalog
 
 /// One line of editable text and a cursor, with the readline keys a terminal user expects.
+/// The model owns every line being edited (the query, the draft's fields): the UI draws it
+/// and sends edits as intents, so there is no second copy to keep in step.
 /// The cursor counts characters (grapheme clusters), so it can never sit inside an emoji or
 /// between a letter and its accent.
 public struct LineEditor: Equatable, Sendable {
@@ -130,12 +132,12 @@ public struct LineEditor: Equatable, Sendable {
         return (changed, kept.count < text.count)
     }
 
-    /// Follows text that changed elsewhere (a reload, a newly opened record): the cursor
-    /// stays if the text is unchanged, else it goes to the end.
-    public mutating func follow(_ external: String) {
-        guard external != text else { return }
-        text = external
-        cursor = external.count
+    /// The owner put other text in the line (a reload, a merge, a newly opened record, a
+    /// query cleared): the cursor goes to its end. The same text keeps its cursor.
+    public mutating func replaceText(_ new: String) {
+        guard new != text else { return }
+        text = new
+        cursor = new.count
     }
 
     /// The text before the cursor, for measuring the column the cursor is drawn at.

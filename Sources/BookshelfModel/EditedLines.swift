@@ -1,0 +1,79 @@
+/// The draft as it is being edited: each field's text with its cursor. The model holds the
+/// one copy; the UI draws it and edits it through `editDraft` and `pasteIntoDraft`.
+public struct DraftLines: Equatable, Sendable {
+    public var title = LineEditor()
+    public var author = LineEditor()
+
+    public init() {}
+
+    public subscript(field: EditorField) -> LineEditor {
+        get { field == .title ? title : author }
+        set { if field == .title { title = newValue } else { author = newValue } }
+    }
+
+    /// The fields' texts. A text put here (a load, a reload, a merge, a save the store
+    /// normalised) moves its field's cursor to the end; a text that stays keeps its cursor.
+    public var draft: BookDraft {
+        get { BookDraft(title: title.text, author: author.text) }
+        set {
+            title.replaceText(newValue.title)
+            author.replaceText(newValue.author)
+        }
+    }
+}
+
+extension BookshelfModel {
+    // MARK: The search line
+
+    /// A readline edit of the search line. Returns the search it started, if the text changed.
+    @discardableResult
+    public func editQuery(_ edit: LineEditor.Edit) -> Int? {
+        var line = results.line
+        line.apply(edit)
+        return setQueryLine(line)
+    }
+
+    /// Inserts pasted text at the search line's cursor, keeping the line within `limit`
+    /// characters. Returns the search it started, and whether the text had to be cut.
+    public func pasteIntoQuery(_ text: String, limit: Int) -> (request: Int?, cut: Bool) {
+        var line = results.line
+        let (_, cut) = line.insert(text, limit: limit)
+        return (setQueryLine(line), cut)
+    }
+
+    // MARK: The editor's focused field
+
+    /// A readline edit of the editor's focused field, once the book has loaded. A cursor
+    /// moved alone is kept; new text goes as `setDraft` says, and during a conflict it means
+    /// "keep editing my version".
+    public func editDraft(_ edit: LineEditor.Edit) {
+        changeFocusedField { $0.apply(edit) }
+    }
+
+    /// Inserts pasted text at the focused field's cursor, keeping the field within `limit`
+    /// characters. Returns whether the text had to be cut.
+    @discardableResult
+    public func pasteIntoDraft(_ text: String, limit: Int) -> Bool {
+        var cut = false
+        changeFocusedField { line in
+            let inserted = line.insert(text, limit: limit)
+            cut = inserted.cut
+            return inserted.changed
+        }
+        return cut
+    }
+
+    private func changeFocusedField(_ change: (inout LineEditor) -> Bool) {
+        guard let editor, editor.base != nil else { return }
+        let field = editor.focus
+        var line = editor.lines[field]
+        guard change(&line) else {
+            guard line != editor.lines[field] else { return }
+            self.editor?.lines[field] = line
+            changed()
+            return
+        }
+        if editor.conflict != nil { resolveConflict(.keepEditing) }
+        setDraft(field, to: line)
+    }
+}

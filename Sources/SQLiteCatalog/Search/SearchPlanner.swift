@@ -1,0 +1,187 @@
+import BookCatalog
+
+// How a search is answered: one ordered list of strategies (`SearchStrategy`). Each is asked in
+// turn and either answers, its answer carrying its source, or declines; the last one always
+// answers. Every strategy answers exactly what `SearchTerms` gives over the committed books, in
+// the same order with the same total (the differential tests in `SQLiteSearchIndexTests` hold
+// them to it); they differ only in what they need to be at hand and what they cost. One search
+// asks each strategy at most once.
+//
+// The remote (`SQLiteBookRemote.answer`) asks them in this order inside one read transaction,
+// once it has waited for what the index needs (the stored snapshot tried, a catch-up read away
+// from the actor). One exception to the order: when the index is not at hand without waiting
+// (none is installed yet, or a catch-up runs away from the actor), the strategies that give the
+// page alone (`givesThePageAlone`) are asked ahead, in their own read transaction, before the
+// wait; those that decline there are not asked again.
+
+/// What answered a search, for the benchmark and for tests: all give the same answer.
+public enum SearchAnswerSource: String, Sendable {
+    /// The search index, current.
+    case index = "the search index"
+    /// A stored index too far behind to keep, with the changed books judged on top, while the
+    /// new index is built.
+    case staleIndex = "the stale stored index with the changes on top, while the index is rebuilt"
+    /// The books table: the list of all books (the first results) before the stored index is
+    /// mapped or caught up, and a word query while the index is built that neither an earlier
+    /// scan nor the table's copy can answer.
+    case booksTable = "the books table"
+    /// The matching rows of an earlier scan of the books table that the query narrows, and the
+    /// rows changed since, while the index is built.
+    case earlierScan = "an earlier scan's matching rows, narrowed"
+    /// A copy of the books table's search columns, made by the first scans while the index is built.
+    case booksCopy = "the copy of the books table"
+    /// The books whose titles begin with the first word, read in title order while the index
+    /// is built: the page alone, its count to follow (`TitleOrderPage`).
+    case titleOrder = "the title index, the page before its count"
+    /// The first matches of an earlier scan that the query narrows, while the index is built:
+    /// the page alone, its count to follow (`LeadingMatches`).
+    case leadingMatches = "an earlier scan's first matches, the page before its count"
+    /// All the matches of an earlier scan that the query narrows, walked in result order while
+    /// the index is built: the page alone, its count to follow (`MatchOrder`).
+    case orderedMatches = "an earlier scan's matches in result order, the page before its count"
+
+    /// Whether the answer is a page alone, its count to follow (`TotalCount.counting`).
+    public var countFollows: Bool { self == .titleOrder || self == .leadingMatches || self == .orderedMatches }
+
+    /// Whether a search index answered, so that every id it names must be a book.
+    var isIndex: Bool { self == .index || self == .staleIndex }
+}
+
+/// A search's page and what answered it: `SQLiteBookRemote.answer(_:)`, for benchmarks and
+/// tests (the app calls `search(_:)`, which gives the page alone).
+public struct SearchAnswer: Sendable {
+    public let page: SearchPage
+    public let source: SearchAnswerSource
+}
+
+/// The ways of answering a search, in the order they are asked (`allCases`). The order is the
+/// plan: each entry says why it sits where it does, and when it declines.
+enum SearchStrategy: CaseIterable {
+    /// The empty query (the first results) while no index is current: the title index read in
+    /// order, cheap from the books table at any size. First, because mapping a stored index and
+    /// catching it up could take seconds (a stale one bridging a rebuild, at ten million books):
+    /// the first results come at once, and the index is made ready right after, so the user's
+    /// first key finds it. Declines every word query, and the empty one once an index is current
+    /// (which answers it as quickly).
+    case firstResults
+    /// The search index, current or a stale one bridging its rebuild, caught up with the
+    /// catalog: a few milliseconds at any size, counted at once. Before every way without an
+    /// index, which all read rows and cost more (or count later). Declines when there is no index
+    /// yet (it is being built), when the changes since it are too many for its overlay (a
+    /// replacement is then prepared), and when its stored file fails a check (it is distrusted).
+    case index
+    /// A page before its count from the first matches of a kept scan the query narrows
+    /// (`LeadingMatches`). First of the pages alone: it is in memory. Declines unless the query
+    /// wants its page before its count, narrows a kept scan of more rows than its first matches,
+    /// and those hold the page.
+    case leadingMatches
+    /// A page before its count from the books whose titles begin with the first word, read in
+    /// title order (`TitleOrderPage`: up to 1,024 rows of the title index, tens of milliseconds
+    /// at ten million books when they are not the page). Before the ordered matches, whose walk
+    /// passes over rows on their token starts, which tell little of a query whose words are a
+    /// letter or two ("mu" after "m" judged every title beginning "ma" to "mo" at a million
+    /// books, 19 ms). Declines when the query narrows a kept scan of no more rows than it would
+    /// read: the whole answer, counted, comes as quickly from there (`booksTable`: "the secret
+    /// ga" after "the secret g", 279 books at a million, where the title order read 1,024 titles
+    /// beginning "the" in 20 ms and gave up); and when those titles are not the page.
+    case titleOrder
+    /// A page before its count from all the matches of a kept scan the query narrows, walked in
+    /// result order (`MatchOrder`: far past the first matches, as long as the words' token starts
+    /// pass over most rows on the way). Last of the pages alone, for the reason above; declines
+    /// when the title order would, and when the walk does not find the page.
+    case orderedMatches
+    /// The books table (`BooksTableSearch`): an earlier scan the query narrows, the table's copy,
+    /// or the table itself, with the rows changed since. Last, because it always answers, whole
+    /// and counted, and it is the slowest way (a third of a second at a million books when it
+    /// reads the table).
+    case booksTable
+
+    /// Whether the strategy gives a page before its count without the index: those are asked
+    /// ahead of the wait when the index is not at hand, so that a key's page comes at once.
+    var givesThePageAlone: Bool { self == .leadingMatches || self == .titleOrder || self == .orderedMatches }
+}
+
+/// One strategy's answer: the page's ids, in result order, and the total: exact, or, when the
+/// source's count follows (`SearchAnswerSource.countFollows`), the matches seen so far.
+struct StrategyAnswer {
+    let ids: [Int]
+    let total: Int
+    let source: SearchAnswerSource
+}
+
+/// The strategies one search has not asked yet, in order: each is asked at most once.
+struct SearchPlan {
+    private var left = SearchStrategy.allCases
+
+    /// Takes out the strategies that give the page alone, to be asked ahead of the wait for an
+    /// index (none, when they were taken already).
+    mutating func takePagesAlone() -> [SearchStrategy] {
+        defer { left.removeAll(where: \.givesThePageAlone) }
+        return left.filter(\.givesThePageAlone)
+    }
+
+    /// Takes out every strategy not asked yet, in order.
+    mutating func takeTheRest() -> [SearchStrategy] {
+        defer { left = [] }
+        return left
+    }
+}
+
+extension SQLiteBookRemote {
+    /// The first answer of `strategies`, asked in order in the caller's read transaction, as of
+    /// the catalog's `sequence`; nil when they all decline (never when `booksTable` is among them).
+    func firstAnswer(of strategies: [SearchStrategy], _ terms: SearchTerms, _ query: SearchQuery, index: SearchIndex?,
+                     at sequence: Int) throws -> StrategyAnswer? {
+        for strategy in strategies {
+            if let answer = try ask(strategy, terms, query, index: index, at: sequence) { return answer }
+        }
+        return nil
+    }
+
+    /// What `strategy` answers, or nil when it declines (see each case of `SearchStrategy`).
+    private func ask(_ strategy: SearchStrategy, _ terms: SearchTerms, _ query: SearchQuery, index: SearchIndex?,
+                     at sequence: Int) throws -> StrategyAnswer? {
+        let (offset, limit) = (query.offset, query.limit)
+        let booksTable = BooksTableSearch(connection: connection, scope: account.scope, recent: (recentScans, sequence))
+        switch strategy {
+        case .firstResults:
+            guard terms.isEmpty, index.map({ $0.syncedSequence < sequence }) ?? true else { return nil }
+            catchUpSoon()
+            let (ids, total, _) = try BooksTableSearch(connection: connection, scope: account.scope)
+                .search(terms, offset: offset, limit: limit)
+            return StrategyAnswer(ids: ids, total: total, source: .booksTable)
+        case .index:
+            guard let index else { return nil }
+            do {
+                guard try catchUp(index, to: sequence) else { return nil }
+                // A build under way holds back meanwhile: over a stale index at ten million
+                // books, keys answered beside a running build took two to four times longer.
+                let search = { try index.search(terms, offset: offset, limit: limit, titleKey: self.titleKey) }
+                let (ids, total) = try preparation.map { try $0.foreground.during(search) } ?? search()
+                recentScans.removeAll()
+                return StrategyAnswer(ids: ids, total: total, source: index.isBridge ? .staleIndex : .index)
+            } catch is SearchIndexDamage {
+                // A stored snapshot failed a check where this search read it: never trust it again.
+                distrustIndex()
+                return nil
+            }
+        case .leadingMatches:
+            guard query.countLater else { return nil }
+            return try booksTable.pageFromFirstMatches(terms, offset: offset, limit: limit).map { StrategyAnswer($0) }
+        case .titleOrder:
+            guard query.countLater, !booksTable.narrowsAKeptScan(ofAtMost: TitleOrderPage.rowLimit, terms),
+                  let (ids, seen) = try titleOrder.page(terms, offset: offset, limit: limit, connection: connection, scope: account.scope)
+            else { return nil }
+            return StrategyAnswer(ids: ids, total: seen, source: .titleOrder)
+        case .orderedMatches:
+            guard query.countLater, !booksTable.narrowsAKeptScan(ofAtMost: TitleOrderPage.rowLimit, terms) else { return nil }
+            return try booksTable.pageFromOrderedMatches(terms, offset: offset, limit: limit).map { StrategyAnswer($0) }
+        case .booksTable:
+            return StrategyAnswer(try booksTable.search(terms, offset: offset, limit: limit))
+        }
+    }
+}
+
+extension StrategyAnswer {
+    init(_ found: BooksTableSearch.Found) { self.init(ids: found.ids, total: found.total, source: found.source) }
+}
