@@ -56,7 +56,9 @@ extension BookshelfModel {
         case let .success(value):
             let mayPublish = conclude(ticket, record: logged(value))
             guard ticket.identity.session == session else { return }
-            if StoreReachability.answerReachesTheStore(ticket.kind) { reachability.learn(true, from: ticket.identity.request) }
+            if StoreReachability.answerReachesTheStore(ticket.kind), reachability.learn(true, from: ticket.identity.request) {
+                forgetUnreachableNotes()
+            }
             witness(value)
             if mayPublish { await publish(value, ticket) }
         case let .failure(error):

@@ -271,8 +271,11 @@ extension BookshelfModel {
         if let waiting = owners[.changeCheck], inFlight[waiting] != nil {
             // A server that stops answering without refusing (a network cut) leaves the check
             // waiting until its deadline: unanswered this long, it says as much as a failure.
+            // Not while a save of ours is in flight: the store answers one call at a time, and
+            // a save waiting for a catalog another program has locked holds the check back
+            // without the store being out of reach.
             if let started = changeCheckStarted, clock.now() - started >= Self.unansweredCheckLimit,
-               reachability.isReachable {
+               reachability.isReachable, pendingKind(.editor) != .save {
                 reachability.learn(false, from: waiting.request)
                 changed()
             }
@@ -283,10 +286,8 @@ extension BookshelfModel {
             // Quiet checks are not logged: a timer would flood the ring with them.
             logged: { $0 != nil },
             publish: { [self] notice, _ in
-                // The store answers again: a save cut off while it was away can be settled now,
-                // and what said it could not be reached is no longer true.
+                // The store answers again: a save cut off while it was away can be settled now.
                 settleUnresolvedSave()
-                forgetUnreachableNotes()
                 guard let notice else { return }
                 if let now = notice.account, follow(accountChangedTo: now) { return }
                 _ = startSearch(.refresh)
@@ -297,10 +298,13 @@ extension BookshelfModel {
             })
     }
 
-    /// The store answered: a failed switch or save that failed only because the store could
-    /// not be reached stops saying so (the draft stays, and Enter saves it again). A refusal
-    /// (a wrong password, a reader's save) is still true, and stays.
-    private func forgetUnreachableNotes() {
+    /// The store is back after the session found it unreachable: a switch or save that
+    /// failed only because the store could not be reached stops saying so (the draft stays,
+    /// and Enter saves it again). A refusal (a wrong password, a reader's save) is still true,
+    /// and stays. So does a save refused while the store kept answering checks: a catalog
+    /// locked by another program answers reads and refuses writes, and its note is true until
+    /// a save goes through.
+    func forgetUnreachableNotes() {
         if connectionError != nil, connectionErrorIsUnreachable, !isPending(.connect) {
             connectionError = nil
             connectionErrorIsUnreachable = false

@@ -10,10 +10,14 @@ struct StoreReachability: Equatable {
     /// The request whose answer told last (0: none yet this session).
     private var toldBy = 0
 
-    mutating func learn(_ reachable: Bool, from request: Int) {
-        guard request >= toldBy else { return }
+    /// Returns true when this answer brings the store back: it was unreachable until now.
+    @discardableResult
+    mutating func learn(_ reachable: Bool, from request: Int) -> Bool {
+        guard request >= toldBy else { return false }
         toldBy = request
+        let recovered = reachable && !isReachable
         isReachable = reachable
+        return recovered
     }
 
     /// A failure that says the store could not be reached (a lost password says something

@@ -47,6 +47,10 @@ import Testing
         await h.release(await h.nextCall(.save).number, .fail(.storeUnavailable("server restarting")), request: save)
         #expect(h.editor?.outcome == .rejected(.storeUnavailable("server restarting")))
 
+        // Still down: the check fails too, and the note stays.
+        await check(h, answers: .fail(.storeUnavailable("still down")))
+        #expect(h.editor?.outcome == .rejected(.storeUnavailable("server restarting")))
+        // Back: the note goes.
         await check(h, answers: .notice(nil))
         #expect(h.editor?.outcome == nil)
         // Nothing was saved, and the draft is still there to save again.
@@ -62,6 +66,19 @@ import Testing
         await h.release(await h.nextCall(.save).number, .fail(.notAllowed), request: save)
         await check(h, answers: .notice(nil))
         #expect(h.editor?.outcome == .rejected(.notAllowed))
+        await h.drain()
+    }
+
+    /// A catalog locked by another program answers reads (the check) and refuses the save:
+    /// the store was never unreachable, and "not saved" stays true until a save goes through.
+    @Test func aSaveRefusedWhileTheStoreKeepsAnsweringStaysSaid() async {
+        let h = Harness(books: ["alice": [original], "bob": []])
+        await openEditor(h)
+        let save = h.model.save()!
+        let locked = BookFailure.storeUnavailable("the catalog is locked by another program; try again")
+        await h.release(await h.nextCall(.save).number, .fail(locked), request: save)
+        await check(h, answers: .notice(nil))
+        #expect(h.editor?.outcome == .rejected(locked))
         await h.drain()
     }
 }
