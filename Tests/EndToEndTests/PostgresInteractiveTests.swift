@@ -309,9 +309,17 @@ import Testing
             Thread.sleep(forTimeInterval: 0.05)
         }
         try alice.send("Enter")
-        // The freshness checks wait behind the blocked save: 3 s unanswered, the header says
-        // so, and by then the save surely waits on the lock.
-        try alice.waitFor(text: "disconnected, retrying", timeout: .seconds(15))
+        // The save waits on the lock: the server shows a session waiting for it. (The freshness
+        // checks wait behind the save, which says nothing about reaching the server, so the
+        // header does not say "disconnected" for them.)
+        let blockedBy = ContinuousClock.now + .seconds(20)
+        while (try? fixture.server.superuserSQL("""
+            DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock')
+            THEN RAISE 'not yet'; END IF; END $$
+            """)) == nil {
+            try #require(ContinuousClock.now < blockedBy, "the save never waited on the lock")
+            Thread.sleep(forTimeInterval: 0.05)
+        }
 
         try fixture.server.stopServerImmediately()
         try fixture.server.startServer()
