@@ -56,46 +56,59 @@ let package = Package(
 
         .executableTarget(
             name: "bookshelf",
-            dependencies: ["BookCatalog", "BookshelfModel", "BookshelfUI", "CatalogImport", "CatalogSimulation",
-                           "CommandLineOptions", "PostgresCatalog", "SQLiteCatalog", "TerminalSafeText", "TerminalUI"]),
+            dependencies: [
+                "BookCatalog", "BookshelfModel", "BookshelfUI", "CatalogImport", "CatalogSimulation",
+                "CommandLineOptions", "PostgresCatalog", "SQLiteCatalog", "TerminalSafeText", "TerminalUI",
+            ]),
         .executableTarget(
             name: "bookshelf-demo",
             dependencies: ["BookCatalog", "BookshelfModel", "CatalogSimulation", "CommandLineOptions", "TerminalUI"],
             path: "Demo"),
         .executableTarget(
             name: "bookshelf-bench",
-            dependencies: ["BookCatalog", "BookshelfModel", "BookshelfTestSupport", "BookshelfUI", "CSQLite",
-                           "CatalogSimulation", "CommandLineOptions", "PostgresCatalog", "SQLiteCatalog", "TerminalUI"]),
+            dependencies: [
+                "BookCatalog", "BookshelfModel", "BookshelfTestSupport", "BookshelfUI", "CSQLite",
+                "CatalogSimulation", "CommandLineOptions", "PostgresCatalog", "SQLiteCatalog", "TerminalUI",
+            ]),
 
         // The seeds' sample code against BookCatalog alone: the floor of its public API.
         .testTarget(name: "SeedSampleCodeTests", dependencies: ["BookCatalog"]),
         // The manifest and the layer rules, read from the sources: needs no module of the package.
         .testTarget(name: "PackageRuleTests"),
         .testTarget(name: "BookCatalogTests", dependencies: ["BookCatalog", "CatalogSimulation"]),
-        .testTarget(name: "CatalogImportTests", dependencies: ["BookCatalog", "BookshelfTestSupport", "CatalogImport"]),
+        .testTarget(
+            name: "CatalogImportTests", dependencies: ["BookCatalog", "BookshelfTestSupport", "CatalogImport"]),
         .testTarget(
             name: "CatalogContractTests",
-            dependencies: ["BookCatalog", "BookshelfTestSupport", "CSQLite", "CatalogSimulation", "PostgresCatalog",
-                           "SQLiteCatalog"]),
+            dependencies: [
+                "BookCatalog", "BookshelfTestSupport", "CSQLite", "CatalogSimulation", "PostgresCatalog",
+                "SQLiteCatalog",
+            ]),
         .testTarget(name: "BookshelfModelTests", dependencies: ["BookCatalog", "BookshelfModel", "CatalogSimulation"]),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI"]),
         .testTarget(
             name: "BookshelfUITests",
-            dependencies: ["BookCatalog", "BookshelfModel", "BookshelfTestSupport", "BookshelfUI", "CatalogSimulation",
-                           "TerminalUI"]),
+            dependencies: [
+                "BookCatalog", "BookshelfModel", "BookshelfTestSupport", "BookshelfUI", "CatalogSimulation",
+                "TerminalUI",
+            ]),
         // The command line of the three executables: the parser, and --help, the man page,
         // docs/cli.md, the completions and Scripts/install against the declarations. The bench's
         // parsing is tested through its module; bookshelf-demo is only run (by the install test).
         .testTarget(
             name: "CommandLineTests",
-            dependencies: ["BookshelfTestSupport", "CSQLite", "CommandLineOptions", "TerminalSafeText", "bookshelf",
-                           "bookshelf-bench", "bookshelf-demo"]),
+            dependencies: [
+                "BookshelfTestSupport", "CSQLite", "CommandLineOptions", "TerminalSafeText", "bookshelf",
+                "bookshelf-bench", "bookshelf-demo",
+            ]),
         .testTarget(
             name: "EndToEndTests",
             // bookshelf-demo and bookshelf-bench are run by the tests, not imported: the
             // dependency builds them first.
-            dependencies: ["BookCatalog", "BookshelfTestSupport", "CSQLite", "SQLiteCatalog", "TerminalUI", "bookshelf",
-                           "bookshelf-bench", "bookshelf-demo"]),
+            dependencies: [
+                "BookCatalog", "BookshelfTestSupport", "CSQLite", "SQLiteCatalog", "TerminalUI", "bookshelf",
+                "bookshelf-bench", "bookshelf-demo",
+            ]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -14,7 +14,8 @@ enum InteractiveDemo {
         do {
             terminal = try Terminal()
         } catch {
-            try? FileHandle.standardError.write(contentsOf: Data("bookshelf-demo: cannot use this terminal (\(error)); try --script\n".utf8))
+            try? FileHandle.standardError.write(
+                contentsOf: Data("bookshelf-demo: cannot use this terminal (\(error)); try --script\n".utf8))
             exit(2)
         }
         // The same scene and latencies on virtual time, for the count the screen compares with.
@@ -24,8 +25,9 @@ enum InteractiveDemo {
             _ = await run.run()
             reference = run.counts
         }
-        let session = InteractiveSession(options: options, schedule: schedule, reference: reference,
-                                         redraw: { terminal.setNeedsDraw() })
+        let session = InteractiveSession(
+            options: options, schedule: schedule, reference: reference,
+            redraw: { terminal.setNeedsDraw() })
         terminal.render = { canvas in session.draw(&canvas) }
         terminal.onEvent = { event in
             if session.handle(event) == .quit { terminal.quit(status: 0) }
@@ -67,7 +69,10 @@ final class InteractiveSession {
     private var typed = ""
     private var ticks = 0
 
-    init(options: DemoOptions, schedule: LatencySchedule, reference: ScriptRun.Counts? = nil, redraw: @escaping () -> Void) {
+    init(
+        options: DemoOptions, schedule: LatencySchedule, reference: ScriptRun.Counts? = nil,
+        redraw: @escaping () -> Void
+    ) {
         self.options = options
         self.reference = reference
         self.schedule = schedule
@@ -83,13 +88,18 @@ final class InteractiveSession {
     }
 
     private static func makeJudges(options: DemoOptions) -> (naive: InteractiveJudge, real: InteractiveJudge) {
-        (InteractiveJudge(world: DemoWorld(), pageSize: options.pageSize), InteractiveJudge(world: DemoWorld(), pageSize: options.pageSize))
+        (
+            InteractiveJudge(world: DemoWorld(), pageSize: options.pageSize),
+            InteractiveJudge(world: DemoWorld(), pageSize: options.pageSize)
+        )
     }
 
     private static func makePanes(options: DemoOptions, schedule: LatencySchedule) -> (NaivePane, RealPane) {
         let world = DemoWorld()
-        return (NaivePane(world: world, schedule: schedule, clock: nil, pageSize: options.pageSize),
-                RealPane(world: world, schedule: schedule, clock: nil, pageSize: options.pageSize))
+        return (
+            NaivePane(world: world, schedule: schedule, clock: nil, pageSize: options.pageSize),
+            RealPane(world: world, schedule: schedule, clock: nil, pageSize: options.pageSize)
+        )
     }
 
     private func restart() {
@@ -136,7 +146,8 @@ final class InteractiveSession {
     /// Nothing in flight, and nothing about to be: an answer the model has not taken yet may
     /// still start a request (a conflict fetching theirs), so both panes must be settled too.
     private var idle: Bool {
-        naive.script.calls.allSatisfy { $0.outcome != .pending } && real.script.calls.allSatisfy { $0.outcome != .pending }
+        naive.script.calls.allSatisfy { $0.outcome != .pending }
+            && real.script.calls.allSatisfy { $0.outcome != .pending }
             && naive.isSettled && real.isSettled
     }
 
@@ -241,42 +252,51 @@ final class InteractiveSession {
             return
         }
         let quitKeys = typesByHand ? "type to search, Esc quit, Ctrl-R restart" : "q quit, r restart"
-        canvas.drawTruncated("bookshelf-demo \(scene.kind.rawValue): \(scene.kind.summary)", x: 0, y: 0, width: width, style: .bold)
+        canvas.drawTruncated(
+            "bookshelf-demo \(scene.kind.rawValue): \(scene.kind.summary)", x: 0, y: 0, width: width, style: .bold)
         let clock = "t = \(elapsedMilliseconds) ms" + (ended == nil ? "" : " (scene over)")
         canvas.drawTruncated("latency \(schedule)   \(clock)   \(quitKeys)", x: 0, y: 1, width: width, style: .dim)
         if let holdStarted, !holdReleased {
             let left = max(0, Self.holdSeconds - Int((ContinuousClock.now - holdStarted).components.seconds))
-            canvas.drawTruncated("Holding on the conflict: press Space to reload theirs (or wait \(left) s)", x: 0, y: 2, width: width,
-                                 style: Style(foreground: .yellow, attributes: .bold))
+            canvas.drawTruncated(
+                "Holding on the conflict: press Space to reload theirs (or wait \(left) s)", x: 0, y: 2, width: width,
+                style: Style(foreground: .yellow, attributes: .bold))
         }
 
         let half = (width - 1) / 2
         let paneHeight = max(6, (height - 3) * 3 / 5)
-        drawPane(naive.view, side: 0, title: "naive model: the WRONG way", judge: judges.naive,
-                 x: 0, y: 3, width: half, height: paneHeight, canvas: &canvas)
-        drawPane(real.view, side: 1, title: "BookshelfModel: gated by (session, request)", judge: judges.real,
-                 x: half + 1, y: 3, width: width - half - 1, height: paneHeight, canvas: &canvas)
+        drawPane(
+            naive.view, side: 0, title: "naive model: the WRONG way", judge: judges.naive,
+            x: 0, y: 3, width: half, height: paneHeight, canvas: &canvas)
+        drawPane(
+            real.view, side: 1, title: "BookshelfModel: gated by (session, request)", judge: judges.real,
+            x: half + 1, y: 3, width: width - half - 1, height: paneHeight, canvas: &canvas)
         for y in 3..<(3 + paneHeight) where y < height { _ = canvas.draw("│", x: half, y: y, style: .dim) }
 
         let panelTop = 3 + paneHeight
         let panelHeight = height - panelTop
         guard panelHeight >= 3 else { return }
-        canvas.drawTruncated("requests to each pane's store, numbered by that pane in the order they arrived: "
-                             + "the same number is not always the same action on both sides",
-                             x: 0, y: panelTop, width: width, style: .bold)
+        canvas.drawTruncated(
+            "requests to each pane's store, numbered by that pane in the order they arrived: "
+                + "the same number is not always the same action on both sides",
+            x: 0, y: panelTop, width: width, style: .bold)
         for (offset, legend) in FateLegend.compact.enumerated() where offset + 2 < panelHeight {
             canvas.drawTruncated(legend, x: 0, y: panelTop + 1 + offset, width: width, style: .dim)
         }
         let listTop = panelTop + 1 + FateLegend.compact.count
         let listHeight = max(0, height - listTop)
-        drawRequests(requestLines(naive, judges.naive, fate: naive.fate(ofCall:)), x: 0, y: listTop, width: half,
-                     height: listHeight, canvas: &canvas)
-        drawRequests(requestLines(real, judges.real, fate: { [real] in real.fateOfCall[$0.number] }), x: half + 1, y: listTop,
-                     width: width - half - 1, height: listHeight, canvas: &canvas)
+        drawRequests(
+            requestLines(naive, judges.naive, fate: naive.fate(ofCall:)), x: 0, y: listTop, width: half,
+            height: listHeight, canvas: &canvas)
+        drawRequests(
+            requestLines(real, judges.real, fate: { [real] in real.fateOfCall[$0.number] }), x: half + 1, y: listTop,
+            width: width - half - 1, height: listHeight, canvas: &canvas)
     }
 
-    private func drawPane(_ view: PaneView, side: Int, title: String, judge: InteractiveJudge, x: Int, y: Int, width: Int, height: Int,
-                          canvas: inout Canvas) {
+    private func drawPane(
+        _ view: PaneView, side: Int, title: String, judge: InteractiveJudge, x: Int, y: Int, width: Int, height: Int,
+        canvas: inout Canvas
+    ) {
         var row = y
         func line(_ text: String, _ style: Style = .plain) {
             guard row < y + height else { return }
@@ -284,22 +304,32 @@ final class InteractiveSession {
             row += 1
         }
         let spinner = ["|", "/", "-", "\\"][ticks % 4]
-        line(title + (judge.violations == 0 ? "" : "   WRONG \(judge.violations)×"),
-             judge.violations == 0 ? .bold : Style(foreground: .red, attributes: .bold))
+        line(
+            title + (judge.violations == 0 ? "" : "   WRONG \(judge.violations)×"),
+            judge.violations == 0 ? .bold : Style(foreground: .red, attributes: .bold))
         // The wall clock is not virtual time: answers that land together are judged together
         // here, so the count can differ from the one `--script` gives for the same latencies.
         let scripted = reference.map { "\(side == 0 ? $0.naive : $0.real) in --script" } ?? "--script counts its own"
-        line("\(judge.violations) violations here (wall clock) · \(scripted) (virtual time, each answer judged alone)", .dim)
-        for finding in judge.endFindings { line("✗ at the end: \(finding)", Style(foreground: .red, attributes: .bold)) }
+        line(
+            "\(judge.violations) violations here (wall clock) · \(scripted) (virtual time, each answer judged alone)",
+            .dim)
+        for finding in judge.endFindings {
+            line("✗ at the end: \(finding)", Style(foreground: .red, attributes: .bold))
+        }
         line("account \(view.account ?? "-")   " + (view.busy ? "\(spinner) searching" : "idle"))
         line("query: \(view.query)▏", .underline)
         if let error = view.error { line("error: \(error)", Style(foreground: .red)) }
         if let editor = view.editor {
-            line("editor #\(editor.bookID) rev \(editor.baseRevision.map(String.init) ?? "…"): \(editor.draft)", .reverse)
+            line(
+                "editor #\(editor.bookID) rev \(editor.baseRevision.map(String.init) ?? "…"): \(editor.draft)", .reverse
+            )
             if let theirs = editor.theirs {
                 line("CONFLICT: someone else saved this book", Style(foreground: .yellow, attributes: .bold))
-                line("  Base:   \(editor.baseTitle ?? "") (rev \(editor.baseRevision.map(String.init) ?? "…"))", Style(foreground: .yellow))
-                line("  Theirs: \(theirs.title) (rev \(theirs.revision))", Style(foreground: .yellow, attributes: .bold))
+                line(
+                    "  Base:   \(editor.baseTitle ?? "") (rev \(editor.baseRevision.map(String.init) ?? "…"))",
+                    Style(foreground: .yellow))
+                line(
+                    "  Theirs: \(theirs.title) (rev \(theirs.revision))", Style(foreground: .yellow, attributes: .bold))
                 line("  Yours:  \(editor.draft)", Style(foreground: .yellow))
             } else if editor.conflictShown {
                 line("CONFLICT  fetching theirs…", Style(foreground: .yellow))
@@ -311,8 +341,9 @@ final class InteractiveSession {
         let scope = view.account.flatMap(world.scope(of:)) ?? ""
         let answer = Set(world.expectedIDs(query: view.query, scope: scope, limit: Int.max))
         let strays = view.rows.filter { !answer.contains($0.id) }.count
-        line("\(view.rows.count) rows" + (strays == 0 ? "" : ", ✗ \(strays) do not answer \(quoted(view.query))"),
-             strays == 0 ? .dim : Style(foreground: .red, attributes: .bold))
+        line(
+            "\(view.rows.count) rows" + (strays == 0 ? "" : ", ✗ \(strays) do not answer \(quoted(view.query))"),
+            strays == 0 ? .dim : Style(foreground: .red, attributes: .bold))
         for record in view.rows {
             if answer.contains(record.id) {
                 line("  \(record.title)")
@@ -330,7 +361,9 @@ final class InteractiveSession {
 
     /// One line per store call, numbered as `--script` numbers that pane's calls: what it
     /// asked (a search's own query), its latency, and what became of it, WRONG included.
-    private func requestLines(_ pane: any DemoPane, _ judge: InteractiveJudge, fate: (ScriptedCall) -> String?) -> [String] {
+    private func requestLines(_ pane: any DemoPane, _ judge: InteractiveJudge, fate: (ScriptedCall) -> String?)
+        -> [String]
+    {
         pane.script.calls.map { call in
             let state = judge.fate(of: call, paneFate: fate(call))
             let cause = judge.causes[call.number].map { " (\($0))" } ?? ""

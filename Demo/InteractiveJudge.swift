@@ -24,7 +24,9 @@ final class InteractiveJudge {
 
     /// The calls that reached the store while the pane performed scene step `step`.
     func noteStep(_ step: Int, callsFrom known: Int, pane: any DemoPane) {
-        for call in pane.script.calls.dropFirst(known) where causes[call.number] == nil { causes[call.number] = "step \(step)" }
+        for call in pane.script.calls.dropFirst(known) where causes[call.number] == nil {
+            causes[call.number] = "step \(step)"
+        }
     }
 
     /// Call after the pane performed `action` and its calls reached the store.

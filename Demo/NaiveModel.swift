@@ -94,7 +94,8 @@ final class NaiveModel {
                 let saved: BookRecord
                 var overwritten: Int?
                 do {
-                    saved = try await remote.save(SaveRequest(id: base.id, title: title, expectedRevision: base.revision))
+                    saved = try await remote.save(
+                        SaveRequest(id: base.id, title: title, expectedRevision: base.revision))
                 } catch let BookFailure.conflict(_, actual) {
                     // "Just make it work": save again over whatever is there now. The other
                     // writer's edit is silently lost.
@@ -103,7 +104,8 @@ final class NaiveModel {
                 }
                 self.editor?.base = saved
                 // The demo says what the naive user is never told.
-                self.editor?.status = "saved revision \(saved.revision)"
+                self.editor?.status =
+                    "saved revision \(saved.revision)"
                     + (overwritten.map { ", silently overwriting someone else's revision \($0)" } ?? "")
                 if let index = self.rows.firstIndex(where: { $0.id == saved.id }) { self.rows[index] = saved }
             } catch {

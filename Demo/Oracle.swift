@@ -69,10 +69,12 @@ final class PaneOracle {
         case .openFirst:
             editorOpenedInSession = true
         case .otherWriterSaves:
-            if let bookID = calls.last(where: { if case .load = $0.kind { true } else { false } }).flatMap({ call -> Int? in
+            if let bookID = calls.last(where: { if case .load = $0.kind { true } else { false } }).flatMap({
+                call -> Int? in
                 if case let .load(id) = call.kind { id } else { nil }
             }) {
-                otherWritersRecord = try? await MemoryBookRemote(catalog: catalog, account: OtherWriter.account).load(id: bookID)
+                otherWritersRecord = try? await MemoryBookRemote(catalog: catalog, account: OtherWriter.account).load(
+                    id: bookID)
             }
         case .editTitle, .save, .reloadTheirs:
             break
@@ -94,12 +96,14 @@ final class PaneOracle {
         var switchedNow = false
         if let switching = switchingTo, after.account == switching.account {
             account = switching.account
-            sessionFirstCall = calls.first { $0.number > switching.callsBefore && $0.label == switching.account }?.number
+            sessionFirstCall =
+                calls.first { $0.number > switching.callsBefore && $0.label == switching.account }?.number
                 ?? calls.count + 1
             editorOpenedInSession = false
             switchingTo = nil
             switchedNow = true
-            for call in calls where call.kind == .search && call.number >= sessionFirstCall && queryOfCall[call.number] == nil {
+            for call in calls
+            where call.kind == .search && call.number >= sessionFirstCall && queryOfCall[call.number] == nil {
                 queryOfCall[call.number] = typed
             }
         }
@@ -118,9 +122,11 @@ final class PaneOracle {
         if let newest {
             let pending = newest.outcome == .pending
             if after.busy != pending {
-                flag(.staleBusy, pending
-                     ? "the spinner is off while the newest search #\(newest.number) is still in flight"
-                     : "the spinner is on although no search of this session is in flight")
+                flag(
+                    .staleBusy,
+                    pending
+                        ? "the spinner is off while the newest search #\(newest.number) is still in flight"
+                        : "the spinner is on although no search of this session is in flight")
             }
         }
 
@@ -135,12 +141,20 @@ final class PaneOracle {
                     // What the store answered, as it stood when it read (a save may have
                     // committed since the scene began).
                     if after.rowIDs != expected {
-                        flag(.missedAnswer, "the newest search #\(number) \(query) answered but the rows are not its answer")
+                        flag(
+                            .missedAnswer,
+                            "the newest search #\(number) \(query) answered but the rows are not its answer")
                     }
-                    if after.error != nil { flag(.staleError, "an error is shown although the newest search #\(number) succeeded") }
+                    if after.error != nil {
+                        flag(.staleError, "an error is shown although the newest search #\(number) succeeded")
+                    }
                 case .failed:
-                    if after.error == nil { flag(.missedAnswer, "the newest search #\(number) failed but no error is shown") }
-                    if after.rowIDs != before.rowIDs { flag(.staleResult, "a failed search #\(number) changed the rows") }
+                    if after.error == nil {
+                        flag(.missedAnswer, "the newest search #\(number) failed but no error is shown")
+                    }
+                    if after.rowIDs != before.rowIDs {
+                        flag(.staleResult, "a failed search #\(number) changed the rows")
+                    }
                 case .pending:
                     break
                 }
@@ -151,7 +165,9 @@ final class PaneOracle {
                     flag(kind, "search #\(number) \(query), \(why), replaced the rows")
                 }
                 if after.error != before.error {
-                    flag(isOldSession ? .oldSession : .staleError, "search #\(number) \(query), \(why), changed the error line")
+                    flag(
+                        isOldSession ? .oldSession : .staleError,
+                        "search #\(number) \(query), \(why), changed the error line")
                 }
             } else if isOldSession, after.editor != before.editor || after.rows != before.rows {
                 flag(.oldSession, "the answer to \(call.kind) #\(number) from the previous session changed the screen")
@@ -159,8 +175,12 @@ final class PaneOracle {
         }
 
         if let theirs = after.editor?.theirs, let written = otherWritersRecord {
-            if theirs == written { sawTheirs = true } else if theirs.revision < written.revision {
-                flag(.staleResult, "the conflict shows revision \(theirs.revision) as theirs, but theirs is \(written.revision)")
+            if theirs == written {
+                sawTheirs = true
+            } else if theirs.revision < written.revision {
+                flag(
+                    .staleResult,
+                    "the conflict shows revision \(theirs.revision) as theirs, but theirs is \(written.revision)")
             }
         }
 
@@ -173,22 +193,35 @@ final class PaneOracle {
         var found: [Violation] = []
         switch scene {
         case .typing:
-            let expected = world.expectedIDs(query: typed, scope: account.flatMap(world.scope(of:)) ?? "", limit: pageSize)
+            let expected = world.expectedIDs(
+                query: typed, scope: account.flatMap(world.scope(of:)) ?? "", limit: pageSize)
             if view.rowIDs != expected, view.error == nil {
-                found.append(Violation(kind: .staleResult, detail: "it ends showing rows that do not answer the final query \(quoted(typed))"))
+                found.append(
+                    Violation(
+                        kind: .staleResult,
+                        detail: "it ends showing rows that do not answer the final query \(quoted(typed))"))
             }
         case .accounts:
             if view.account != account {
-                found.append(Violation(kind: .oldSession, detail: "it ends as \(view.account ?? "nobody"), not \(account ?? "")"))
+                found.append(
+                    Violation(kind: .oldSession, detail: "it ends as \(view.account ?? "nobody"), not \(account ?? "")")
+                )
             }
         case .conflict:
             guard let written = otherWritersRecord else { break }
-            let stored = try? await MemoryBookRemote(catalog: catalog, account: OtherWriter.account).load(id: written.id)
+            let stored = try? await MemoryBookRemote(catalog: catalog, account: OtherWriter.account).load(
+                id: written.id)
             if stored != written {
-                found.append(Violation(kind: .lostUpdate, detail: "the other writer's \(quoted(written.title)) was silently overwritten with \(quoted(stored?.title ?? "?"))"))
+                found.append(
+                    Violation(
+                        kind: .lostUpdate,
+                        detail:
+                            "the other writer's \(quoted(written.title)) was silently overwritten with \(quoted(stored?.title ?? "?"))"
+                    ))
             }
             if !sawTheirs {
-                found.append(Violation(kind: .lostUpdate, detail: "the user was never shown the other writer's version"))
+                found.append(
+                    Violation(kind: .lostUpdate, detail: "the user was never shown the other writer's version"))
             } else if view.editor?.draft != written.title || view.editor?.baseRevision != written.revision {
                 found.append(Violation(kind: .lostUpdate, detail: "reload did not take theirs into the editor"))
             }

@@ -115,7 +115,9 @@ final class RealPane: DemoPane {
         case .save: callKind = { if case .save = $0 { true } else { false } }
         default: return
         }
-        if let call = script.calls.first(where: { $0.outcome != .pending && fateOfCall[$0.number] == nil && callKind($0.kind) }) {
+        if let call = script.calls.first(where: {
+            $0.outcome != .pending && fateOfCall[$0.number] == nil && callKind($0.kind)
+        }) {
             fateOfCall[call.number] = trace.fate.description
         }
     }
@@ -169,7 +171,9 @@ final class RealPane: DemoPane {
         case .save:
             expected = model.save() == nil ? 0 : 1
         case let .otherWriterSaves(title):
-            if let bookID = model.state.editor?.bookID { await OtherWriter.save(title: title, bookID: bookID, in: catalog) }
+            if let bookID = model.state.editor?.bookID {
+                await OtherWriter.save(title: title, bookID: bookID, in: catalog)
+            }
         case let .switchAccount(account):
             var connect = model.requestAccountSwitch(to: account)
             if model.state.confirmation != nil { connect = model.confirm() }
@@ -244,8 +248,9 @@ final class NaivePane: DemoPane {
         PaneView(
             account: model.account, query: model.query, rows: model.rows, error: model.error, busy: model.busy,
             editor: model.editor.map { editor in
-                PaneView.Editor(bookID: editor.bookID, baseRevision: editor.base?.revision, draft: editor.draft,
-                                conflictShown: false, theirs: nil, status: editor.status)
+                PaneView.Editor(
+                    bookID: editor.bookID, baseRevision: editor.base?.revision, draft: editor.draft,
+                    conflictShown: false, theirs: nil, status: editor.status)
             })
     }
 

@@ -87,24 +87,28 @@ struct Scene: Sendable {
             }
             return Scene(kind: kind, steps: steps)
         case .accounts:
-            return Scene(kind: kind, steps: [
-                SceneStep(at: 0, action: .start(account: first)),
-                SceneStep(at: 200, action: .openFirst, afterIdle: true),
-                SceneStep(at: 400, action: .editTitle(revisedTitle), afterIdle: true),
-                SceneStep(at: 450, action: .save),
-                SceneStep(at: 500, action: .enterQuery("history")),
-                SceneStep(at: 700, action: .switchAccount(DemoWorld.secondAccount.name)),
-            ])
+            return Scene(
+                kind: kind,
+                steps: [
+                    SceneStep(at: 0, action: .start(account: first)),
+                    SceneStep(at: 200, action: .openFirst, afterIdle: true),
+                    SceneStep(at: 400, action: .editTitle(revisedTitle), afterIdle: true),
+                    SceneStep(at: 450, action: .save),
+                    SceneStep(at: 500, action: .enterQuery("history")),
+                    SceneStep(at: 700, action: .switchAccount(DemoWorld.secondAccount.name)),
+                ])
         case .conflict:
-            return Scene(kind: kind, steps: [
-                SceneStep(at: 0, action: .start(account: first)),
-                SceneStep(at: 100, action: .enterQuery("history of rome")),
-                SceneStep(at: 300, action: .openFirst, afterIdle: true),
-                SceneStep(at: 500, action: .editTitle(annotatedTitle), afterIdle: true),
-                SceneStep(at: 600, action: .otherWriterSaves(title: otherWritersTitle)),
-                SceneStep(at: 700, action: .save),
-                SceneStep(at: 1300, action: .reloadTheirs, afterIdle: true),
-            ])
+            return Scene(
+                kind: kind,
+                steps: [
+                    SceneStep(at: 0, action: .start(account: first)),
+                    SceneStep(at: 100, action: .enterQuery("history of rome")),
+                    SceneStep(at: 300, action: .openFirst, afterIdle: true),
+                    SceneStep(at: 500, action: .editTitle(annotatedTitle), afterIdle: true),
+                    SceneStep(at: 600, action: .otherWriterSaves(title: otherWritersTitle)),
+                    SceneStep(at: 700, action: .save),
+                    SceneStep(at: 1300, action: .reloadTheirs, afterIdle: true),
+                ])
         }
     }
 }

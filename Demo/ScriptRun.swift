@@ -60,7 +60,8 @@ final class ScriptRun {
         while true {
             let step = next < scene.steps.count ? scene.steps[next] : nil
             if let (index, wake) = earliestWake(),
-               step == nil || step!.afterIdle || wake.wakeMilliseconds <= step!.at {
+                step == nil || step!.afterIdle || wake.wakeMilliseconds <= step!.at
+            {
                 advance(to: wake.wakeMilliseconds)
                 await answer(pane: index)
             } else if let step {
@@ -75,17 +76,20 @@ final class ScriptRun {
         for (index, pane) in panes.enumerated() {
             let before = oracles[index].violations.count
             await oracles[index].checkEnd(scene.kind, view: pane.view, catalog: pane.catalog)
-            for violation in oracles[index].violations[before...] { emit("          !! \(pane.name) at the end: \(violation)") }
+            for violation in oracles[index].violations[before...] {
+                emit("          !! \(pane.name) at the end: \(violation)")
+            }
         }
         emitRequestTable()
         emitFinalState()
         let realRight = oracles[1].violations.isEmpty
         let naiveCaught = !oracles[0].violations.isEmpty
         emit("")
-        emit("SUMMARY scene=\(scene.kind.rawValue) latency=\(schedule.description.replacingOccurrences(of: " ", with: "/")) "
-             + "real=\(realRight ? "ok" : "WRONG") real_violations=\(oracles[1].violations.count) "
-             + "naive=\(naiveCaught ? "caught" : "not-caught") naive_violations=\(oracles[0].violations.count)"
-             + (naiveCaught ? " (\(breakdown(oracles[0].violations)))" : ""))
+        emit(
+            "SUMMARY scene=\(scene.kind.rawValue) latency=\(schedule.description.replacingOccurrences(of: " ", with: "/")) "
+                + "real=\(realRight ? "ok" : "WRONG") real_violations=\(oracles[1].violations.count) "
+                + "naive=\(naiveCaught ? "caught" : "not-caught") naive_violations=\(oracles[0].violations.count)"
+                + (naiveCaught ? " (\(breakdown(oracles[0].violations)))" : ""))
         return (output, realRight, naiveCaught)
     }
 
@@ -115,8 +119,10 @@ final class ScriptRun {
             await oracles[index].noteAction(action, calls: calls, catalog: pane.catalog)
             for call in calls[known...] {
                 causes[index][call.number] = "step \(step)"
-                emit("\(stamp(nil))  \(label(pane)) #\(call.number) \(describe(call, index))"
-                     + " sent\(call.failsByScript ? " (scripted to fail)" : ""), answers in \(call.latencyMilliseconds) ms")
+                emit(
+                    "\(stamp(nil))  \(label(pane)) #\(call.number) \(describe(call, index))"
+                        + " sent\(call.failsByScript ? " (scripted to fail)" : ""), answers in \(call.latencyMilliseconds) ms"
+                )
             }
             report(oracles[index].check(.action(action), before: before, after: pane.view, calls: calls), pane)
             noteEditorChange(pane, from: before.editor)
@@ -142,7 +148,9 @@ final class ScriptRun {
         // Follow-up requests the answer caused (a conflict fetching theirs, a blind retry).
         for follow in calls[known...] {
             causes[index][follow.number] = "after #\(call.number)"
-            emit("\(stamp(nil))  \(label(pane)) #\(follow.number) \(describe(follow, index)) sent, answers in \(follow.latencyMilliseconds) ms")
+            emit(
+                "\(stamp(nil))  \(label(pane)) #\(follow.number) \(describe(follow, index)) sent, answers in \(follow.latencyMilliseconds) ms"
+            )
         }
         report(found, pane)
         noteEditorChange(pane, from: before.editor)
@@ -154,8 +162,9 @@ final class ScriptRun {
         for (index, pane) in panes.enumerated() {
             for call in pane.script.calls where causes[index][call.number] == nil {
                 causes[index][call.number] = "after #\(lastAnswered[index])"
-                emit("\(stamp(nil))  \(label(pane)) #\(call.number) \(describe(call, index)) sent after #\(lastAnswered[index]), "
-                     + "answers in \(call.latencyMilliseconds) ms")
+                emit(
+                    "\(stamp(nil))  \(label(pane)) #\(call.number) \(describe(call, index)) sent after #\(lastAnswered[index]), "
+                        + "answers in \(call.latencyMilliseconds) ms")
             }
         }
     }
@@ -223,10 +232,11 @@ final class ScriptRun {
             emit("   #  sent by   request                                  latency  what became of the answer")
             for call in pane.script.calls {
                 let cause = causes[index][call.number] ?? "-"
-                emit(String(format: "%4d  ", call.number) + cause.padding(toLength: 9, withPad: " ", startingAt: 0) + " "
-                     + describe(call, index).padding(toLength: 40, withPad: " ", startingAt: 0)
-                     + " " + "\(call.latencyMilliseconds) ms".leftPadded(7) + "  "
-                     + (fates[index][call.number] ?? (call.outcome == .pending ? "never answered" : "?")))
+                emit(
+                    String(format: "%4d  ", call.number) + cause.padding(toLength: 9, withPad: " ", startingAt: 0) + " "
+                        + describe(call, index).padding(toLength: 40, withPad: " ", startingAt: 0)
+                        + " " + "\(call.latencyMilliseconds) ms".leftPadded(7) + "  "
+                        + (fates[index][call.number] ?? (call.outcome == .pending ? "never answered" : "?")))
             }
             let counts = Dictionary(grouping: fates[index].values, by: { $0 }).mapValues(\.count)
             emit("   \(pane.name): " + counts.keys.sorted().map { "\(counts[$0]!) \($0)" }.joined(separator: ", "))
@@ -240,17 +250,24 @@ final class ScriptRun {
         emit("final state")
         for (index, pane) in panes.enumerated() {
             let view = pane.view
-            let answers = oracles[index].queryAnswered(by: view.rowIDs).map { "answering \(quoted($0))" } ?? "answering no typed query"
-            var line = "  \(label(pane)) account \(view.account ?? "-"), query \(quoted(view.query)), "
+            let answers =
+                oracles[index].queryAnswered(by: view.rowIDs).map { "answering \(quoted($0))" }
+                ?? "answering no typed query"
+            var line =
+                "  \(label(pane)) account \(view.account ?? "-"), query \(quoted(view.query)), "
                 + "\(view.rows.count) rows \(answers), busy \(view.busy ? "yes" : "no"), error \(view.error.map(quoted) ?? "none")"
             if let editor = view.editor {
-                line += "; editor on #\(editor.bookID) rev \(editor.baseRevision.map(String.init) ?? "-") draft \(quoted(editor.draft))"
+                line +=
+                    "; editor on #\(editor.bookID) rev \(editor.baseRevision.map(String.init) ?? "-") draft \(quoted(editor.draft))"
                     + (editor.status.map { " (\($0))" } ?? "")
             }
             emit(line)
             if let first = view.rows.first { emit("         first row: \(quoted(first.title))") }
-            emit("         verdict: " + (oracles[index].violations.isEmpty ? "right at every event"
-                                         : "WRONG \(oracles[index].violations.count) times (\(breakdown(oracles[index].violations)))"))
+            emit(
+                "         verdict: "
+                    + (oracles[index].violations.isEmpty
+                        ? "right at every event"
+                        : "WRONG \(oracles[index].violations.count) times (\(breakdown(oracles[index].violations)))"))
         }
     }
 

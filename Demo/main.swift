@@ -6,7 +6,8 @@ import Foundation
 // Only this executable parses arguments; the scenes, panes and oracle live beside it.
 
 func fail(_ message: String) -> Never {
-    try? FileHandle.standardError.write(contentsOf: Data("bookshelf-demo: \(message)\nTry 'bookshelf-demo --help'.\n".utf8))
+    try? FileHandle.standardError.write(
+        contentsOf: Data("bookshelf-demo: \(message)\nTry 'bookshelf-demo --help'.\n".utf8))
     exit(2)
 }
 

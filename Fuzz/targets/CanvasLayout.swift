@@ -26,15 +26,18 @@ public func fuzzCanvasLayout(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt 
         for column in 0..<canvas.width {
             let cell = canvas[column, row]
             if cell.isContinuation {
-                precondition(column > 0 && canvas[column - 1, row].width == 2, "orphan continuation at \(column),\(row)")
+                precondition(
+                    column > 0 && canvas[column - 1, row].width == 2, "orphan continuation at \(column),\(row)")
             }
             if cell.width == 2 {
-                precondition(column + 1 < canvas.width && canvas[column + 1, row].isContinuation,
-                             "wide glyph without continuation at \(column),\(row)")
+                precondition(
+                    column + 1 < canvas.width && canvas[column + 1, row].isContinuation,
+                    "wide glyph without continuation at \(column),\(row)")
             }
             for scalar in cell.symbol.unicodeScalars {
-                precondition(scalar.value >= 0x20 && !(0x7F...0x9F).contains(scalar.value),
-                             "control character U+\(String(scalar.value, radix: 16)) reached the canvas")
+                precondition(
+                    scalar.value >= 0x20 && !(0x7F...0x9F).contains(scalar.value),
+                    "control character U+\(String(scalar.value, radix: 16)) reached the canvas")
             }
         }
     }

@@ -31,7 +31,8 @@ public func fuzzCatalogFileDamage(_ data: UnsafePointer<UInt8>, _ size: Int) -> 
     let done = DispatchSemaphore(value: 0)
     let damaged = file
     Task {
-        _ = await CatalogFileProbe.openAndSearch(damaged, at: workDirectory + "/damaged.sqlite", queries: ["", "a", "hist rom", "東京", "2"])
+        _ = await CatalogFileProbe.openAndSearch(
+            damaged, at: workDirectory + "/damaged.sqlite", queries: ["", "a", "hist rom", "東京", "2"])
         done.signal()
     }
     done.wait()

@@ -15,7 +15,8 @@ import Foundation
 
 private let indexPath: String = {
     var template = Array((NSTemporaryDirectory() + "/bookshelf-fuzz-index-XXXXXX").utf8CString)
-    return template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)) } + "/catalog.sqlite-search-0"
+    return template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)) }
+        + "/catalog.sqlite-search-0"
 }()
 
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -23,6 +24,7 @@ public func fuzzIndexFileOpening(_ data: UnsafePointer<UInt8>, _ size: Int) -> C
     guard size > 0 else { return 0 }
     let file = Array(UnsafeBufferPointer(start: data + 1, count: size - 1))
     let bytes = data[0] & 1 != 0 ? file : SearchIndexSnapshotProbe.resealed(file)
-    _ = SearchIndexSnapshotProbe.mapAndSearch(bytes, at: indexPath, queries: ["", "a", "a b", "hist rom", "東", "1", "al", "the h"])
+    _ = SearchIndexSnapshotProbe.mapAndSearch(
+        bytes, at: indexPath, queries: ["", "a", "a b", "hist rom", "東", "1", "al", "the h"])
     return 0
 }

@@ -47,7 +47,7 @@ extension Array where Element == BookRevision {
         var previous = Int.max
         for revision in self {
             guard revision.record.id == id, revision.revision > 0, revision.revision < previous,
-                  !revision.record.title.isEmpty
+                !revision.record.title.isEmpty
             else { throw .invalidResponse }
             previous = revision.revision
         }

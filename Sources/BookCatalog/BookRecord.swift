@@ -40,8 +40,10 @@ extension BookFailure: CustomStringConvertible {
     public var description: String {
         switch self {
         case .missing: "That book no longer exists, or this account cannot see it."
-        case .invalidTitle: "A title needs 1 to \(BookValidation.maximumTitleLength) characters (at most \(BookValidation.maximumTitleBytes) bytes), not blank, and no control characters."
-        case .invalidAuthor: "An author needs at most \(BookValidation.maximumAuthorLength) characters (\(BookValidation.maximumAuthorBytes) bytes) and no control characters."
+        case .invalidTitle:
+            "A title needs 1 to \(BookValidation.maximumTitleLength) characters (at most \(BookValidation.maximumTitleBytes) bytes), not blank, and no control characters."
+        case .invalidAuthor:
+            "An author needs at most \(BookValidation.maximumAuthorLength) characters (\(BookValidation.maximumAuthorBytes) bytes) and no control characters."
         case let .conflict(expected, actual):
             "Someone else saved this book (you edited revision \(expected), it is now at \(actual))."
         case .invalidResponse: "The store gave a malformed answer; nothing was taken from it."

@@ -38,9 +38,10 @@ public struct SaveRequest: Sendable, Equatable {
 
     /// The request with title and author as a store keeps them (trimmed), or why it cannot be sent.
     public func validated() throws(BookFailure) -> SaveRequest {
-        SaveRequest(id: id, title: try BookValidation.title(title),
-                    author: try author.map { raw throws(BookFailure) in try BookValidation.author(raw) },
-                    expectedRevision: expectedRevision, operation: operation)
+        SaveRequest(
+            id: id, title: try BookValidation.title(title),
+            author: try author.map { raw throws(BookFailure) in try BookValidation.author(raw) },
+            expectedRevision: expectedRevision, operation: operation)
     }
 
     /// The same operation against another base revision (an explicit overwrite).
@@ -165,7 +166,9 @@ public struct SearchPage: Sendable, Equatable {
         self.init(records: records, totalCount: .exact(total), next: nil)
     }
 
-    public init(records: [BookRecord], totalCount: TotalCount, next: SearchCursor? = nil, answeredWhileIndexing: Bool = false) {
+    public init(
+        records: [BookRecord], totalCount: TotalCount, next: SearchCursor? = nil, answeredWhileIndexing: Bool = false
+    ) {
         self.records = records
         self.total = totalCount.value
         self.totalCount = totalCount

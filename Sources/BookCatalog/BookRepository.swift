@@ -150,7 +150,8 @@ public actor BookRepository {
         }
         let current = try await book(id: request.id, policy: .refresh)
         let sent = try? request.validated()
-        let matches = current.revision == request.expectedRevision + 1
+        let matches =
+            current.revision == request.expectedRevision + 1
             && current.title == sent?.title
             && (request.author == nil || current.author == sent?.author)
         return matches ? .committed(current) : .notCommitted(current: current)

@@ -13,7 +13,9 @@ public enum BookValidation {
     /// The title as it will be stored: trimmed, non-empty, bounded, free of control characters.
     public static func title(_ raw: String) throws(BookFailure) -> String {
         let trimmed = trim(raw)
-        guard !isBlank(trimmed), fits(trimmed, maximumTitleLength, bytes: maximumTitleBytes), !hasControlCharacters(trimmed) else {
+        guard !isBlank(trimmed), fits(trimmed, maximumTitleLength, bytes: maximumTitleBytes),
+            !hasControlCharacters(trimmed)
+        else {
             throw .invalidTitle
         }
         return trimmed
@@ -72,7 +74,7 @@ public enum BookValidation {
     public static func trim(_ text: String) -> String {
         let scalars = text.unicodeScalars
         guard let start = scalars.firstIndex(where: { !isTrimmed($0) }),
-              let end = scalars.lastIndex(where: { !isTrimmed($0) })
+            let end = scalars.lastIndex(where: { !isTrimmed($0) })
         else { return "" }
         return String(scalars[start...end])
     }

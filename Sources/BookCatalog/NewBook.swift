@@ -15,7 +15,8 @@ public struct NewBook: Sendable, Equatable {
 
     /// A book of exactly these bytes; `storedBytes` is set only when one is not valid UTF-8.
     public init(storedTitle: [UInt8], storedAuthor: [UInt8]) {
-        let title = String(validating: storedTitle, as: UTF8.self), author = String(validating: storedAuthor, as: UTF8.self)
+        let title = String(validating: storedTitle, as: UTF8.self),
+            author = String(validating: storedAuthor, as: UTF8.self)
         self.title = title ?? String(decoding: storedTitle, as: UTF8.self)
         self.author = author ?? String(decoding: storedAuthor, as: UTF8.self)
         storedBytes = title == nil || author == nil ? StoredBytes(title: storedTitle, author: storedAuthor) : nil

@@ -49,12 +49,15 @@ public struct SearchTerms: Sendable, Hashable {
     public static func fold(_ text: String) -> String {
         // ASCII folds to its lowercase, byte for byte: most titles and authors, and on every
         // paint, every word of every row shown is folded to find what to highlight.
-        if isASCII(text) { return String(decoding: text.utf8.map { $0 &+ (0x41...0x5A ~= $0 ? 0x20 : 0) }, as: UTF8.self) }
+        if isASCII(text) {
+            return String(decoding: text.utf8.map { $0 &+ (0x41...0x5A ~= $0 ? 0x20 : 0) }, as: UTF8.self)
+        }
         // Letters that do not decompose ("ø", "ł", "æ", "ß") are transliterated before and
         // after Foundation's folding: before, so its case folding never rewrites them first
         // ("ŉ" to "ʼn"), and after, for those its case folding produces.
-        let folded = transliterated(transliterated(text)
-            .folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil))
+        let folded = transliterated(
+            transliterated(text)
+                .folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil))
         guard folded.unicodeScalars.contains(where: isVariationSelector) else { return folded }
         var scalars = String.UnicodeScalarView()
         scalars.append(contentsOf: folded.unicodeScalars.filter { !isVariationSelector($0) })
@@ -66,7 +69,11 @@ public struct SearchTerms: Sendable, Hashable {
         guard text.unicodeScalars.contains(where: { transliterations[$0.value] != nil }) else { return text }
         var scalars = String.UnicodeScalarView()
         for scalar in text.unicodeScalars {
-            if let ascii = transliterations[scalar.value] { scalars.append(contentsOf: ascii.unicodeScalars) } else { scalars.append(scalar) }
+            if let ascii = transliterations[scalar.value] {
+                scalars.append(contentsOf: ascii.unicodeScalars)
+            } else {
+                scalars.append(scalar)
+            }
         }
         return String(scalars)
     }
@@ -142,7 +149,9 @@ public struct SearchTerms: Sendable, Hashable {
     /// Where the first `length` folded characters of `token` end in the original: after the
     /// whole letter that folds to the last of them ("stras" in "Straße" ends after "ß").
     private static func end(ofPrefix length: Int, in token: Substring) -> String.Index {
-        if token.utf8.allSatisfy({ $0 < 0x80 }) { return token.index(token.startIndex, offsetBy: length, limitedBy: token.endIndex) ?? token.endIndex }
+        if token.utf8.allSatisfy({ $0 < 0x80 }) {
+            return token.index(token.startIndex, offsetBy: length, limitedBy: token.endIndex) ?? token.endIndex
+        }
         var folded = 0
         var index = token.startIndex
         while index < token.endIndex && folded < length {
@@ -207,7 +216,8 @@ public struct SearchTerms: Sendable, Hashable {
         while index < bytes.endIndex {
             let next = bytes.index(after: index)
             switch bytes[index] {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"):
                 if runStart == nil { runStart = index }
             case let byte:
                 if let start = runStart { ranges.append(start..<index); runStart = nil }
@@ -259,9 +269,9 @@ public struct SearchTerms: Sendable, Hashable {
     private static func isIdeographic(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.value {
         case 0x3040...0x30FF,  // Hiragana, Katakana
-             0x3400...0x4DBF, 0x4E00...0x9FFF, 0xF900...0xFAFF, 0x20000...0x2FA1F,  // Han
-             0xAC00...0xD7AF, 0x1100...0x11FF,  // Hangul
-             0x31F0...0x31FF, 0xFF66...0xFF9F:  // Katakana extensions, half-width
+            0x3400...0x4DBF, 0x4E00...0x9FFF, 0xF900...0xFAFF, 0x20000...0x2FA1F,  // Han
+            0xAC00...0xD7AF, 0x1100...0x11FF,  // Hangul
+            0x31F0...0x31FF, 0xFF66...0xFF9F:  // Katakana extensions, half-width
             return true
         default:
             return false

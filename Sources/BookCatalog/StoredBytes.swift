@@ -18,20 +18,22 @@ public struct StoredBytes: Sendable, Equatable {
         var index = 0
         while index < bytes.count {
             let lead = bytes[index]
-            let (length, second): (Int, ClosedRange<UInt8>) = switch lead {
-            case 0x00...0x7F: (1, 0x80...0xBF)
-            case 0xC2...0xDF: (2, 0x80...0xBF)
-            case 0xE0: (3, 0xA0...0xBF)
-            case 0xED: (3, 0x80...0x9F)
-            case 0xE1...0xEF: (3, 0x80...0xBF)
-            case 0xF0: (4, 0x90...0xBF)
-            case 0xF1...0xF3: (4, 0x80...0xBF)
-            case 0xF4: (4, 0x80...0x8F)
-            default: (0, 0x80...0xBF)
-            }
+            let (length, second): (Int, ClosedRange<UInt8>) =
+                switch lead {
+                case 0x00...0x7F: (1, 0x80...0xBF)
+                case 0xC2...0xDF: (2, 0x80...0xBF)
+                case 0xE0: (3, 0xA0...0xBF)
+                case 0xED: (3, 0x80...0x9F)
+                case 0xE1...0xEF: (3, 0x80...0xBF)
+                case 0xF0: (4, 0x90...0xBF)
+                case 0xF1...0xF3: (4, 0x80...0xBF)
+                case 0xF4: (4, 0x80...0x8F)
+                default: (0, 0x80...0xBF)
+                }
             var wellFormed = length > 0 && index + length <= bytes.count
             if wellFormed, length > 1 {
-                wellFormed = second.contains(bytes[index + 1])
+                wellFormed =
+                    second.contains(bytes[index + 1])
                     && bytes[(index + 2)..<(index + length)].allSatisfy { (0x80...0xBF).contains($0) }
             }
             guard wellFormed else {

@@ -110,8 +110,9 @@ public final class BookshelfModel {
             account: accountName,
             accountRole: accountRole,
             accounts: accountNames.map {
-                AccountChoice(name: $0, needsPassword: connector.requiresPassword(for: $0), isCurrent: $0 == accountName,
-                              role: accountRoles[$0], scope: accountScopes[$0])
+                AccountChoice(
+                    name: $0, needsPassword: connector.requiresPassword(for: $0), isCurrent: $0 == accountName,
+                    role: accountRoles[$0], scope: accountScopes[$0])
             },
             connection: ConnectionState(
                 connectingTo: isPending(.connect) ? connectingAccount : nil,

@@ -96,7 +96,8 @@ public struct Confirmation: Equatable, Sendable {
     /// waits for it), cancel keeps editing.
     public var question: String {
         if waitsForSave {
-            return "A save is in progress and cannot be undone. \(action.verb.capitalizedFirst) when it has gone through?"
+            return
+                "A save is in progress and cannot be undone. \(action.verb.capitalizedFirst) when it has gone through?"
         }
         return "Discard your unsaved changes and \(action.verb)?"
     }

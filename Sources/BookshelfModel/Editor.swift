@@ -42,12 +42,13 @@ struct EditorSession {
 extension BookshelfModel {
     var editorState: EditorState? {
         guard let editor else { return nil }
-        let activity: EditorActivity? = switch pendingKind(.editor) {
-        case .load?: editor.base == nil ? .loading : .fetchingCurrent
-        case .save?: .saving
-        case .reconcile?: .reconciling
-        default: nil
-        }
+        let activity: EditorActivity? =
+            switch pendingKind(.editor) {
+            case .load?: editor.base == nil ? .loading : .fetchingCurrent
+            case .save?: .saving
+            case .reconcile?: .reconciling
+            default: nil
+            }
         var titleProblem: String?
         var authorProblem: String?
         if editor.base != nil {
@@ -97,7 +98,8 @@ extension BookshelfModel {
         guard let repository, editor == nil else { return nil }
         editor = EditorSession(bookID: bookID)
         defer { changed() }
-        return launch(.editor, .load, { try await repository.book(id: bookID, policy: .refresh) },
+        return launch(
+            .editor, .load, { try await repository.book(id: bookID, policy: .refresh) },
             witness: { [self] in observe($0) },
             publish: { [self] loaded, _ in
                 let newest = floor(loaded)
@@ -137,7 +139,7 @@ extension BookshelfModel {
     /// `setDraft` with the line's cursor.
     func setDraft(_ field: EditorField, to line: LineEditor) {
         guard let current = editor?.draft[field], editor?.base != nil, editorReadOnlyReason == nil,
-              current != line.text
+            current != line.text
         else { return }
         editor?.lines[field] = line
         // What the last save said is about another draft now.
@@ -180,12 +182,13 @@ extension BookshelfModel {
     @discardableResult
     public func save() -> Int? {
         guard let repository, let editor, let base = editor.base, pendingKind(.editor) == nil,
-              editor.conflict == nil, editorReadOnlyReason == nil
+            editor.conflict == nil, editorReadOnlyReason == nil
         else { return nil }
         message = nil
         if let unresolved = editor.unresolvedRequest {
             defer { changed() }
-            return launch(.editor, .reconcile, { try await repository.reconcile(unresolved) },
+            return launch(
+                .editor, .reconcile, { try await repository.reconcile(unresolved) },
                 publish: { [self] found, _ in settle(found, of: unresolved) },
                 fail: { [self] error, _ in self.editor?.outcome = .unresolved(error as? BookFailure) })
         }
@@ -205,7 +208,9 @@ extension BookshelfModel {
     /// Answers a conflict: take theirs, overwrite theirs with my draft, or keep editing.
     @discardableResult
     public func resolveConflict(_ choice: ConflictChoice) -> Int? {
-        guard let repository, var editor, let conflict = editor.conflict, pendingKind(.editor) == nil else { return nil }
+        guard let repository, var editor, let conflict = editor.conflict, pendingKind(.editor) == nil else {
+            return nil
+        }
         defer { changed() }
         switch choice {
         case .reload:
@@ -246,10 +251,11 @@ extension BookshelfModel {
 
     private func saveRequest(for editor: EditorSession, against revision: Int) -> SaveRequest? {
         guard (try? BookValidation.title(editor.draft.title)) != nil,
-              (try? BookValidation.author(editor.draft.author)) != nil
+            (try? BookValidation.author(editor.draft.author)) != nil
         else { return nil }
-        return SaveRequest(id: editor.bookID, title: editor.draft.title, author: editor.draft.author,
-                           expectedRevision: revision)
+        return SaveRequest(
+            id: editor.bookID, title: editor.draft.title, author: editor.draft.author,
+            expectedRevision: revision)
     }
 
     @discardableResult
@@ -257,7 +263,8 @@ extension BookshelfModel {
         editor?.outcome = nil
         editor?.conflict = nil
         defer { changed() }
-        return launch(.editor, .save, { try await repository.save(request) },
+        return launch(
+            .editor, .save, { try await repository.save(request) },
             witness: { [self] in observe($0) },
             publish: { [self] saved, _ in applySaved(saved, sent: request) },
             fail: { [self] error, ticket in
@@ -265,16 +272,21 @@ extension BookshelfModel {
                 case .conflict?:
                     // Keep the draft; show theirs beside it once fetched.
                     editor?.conflict = ConflictState()
-                    await performChained(after: ticket, .load, { try await Self.theirs(of: request.id, on: repository) },
+                    await performChained(
+                        after: ticket, .load, { try await Self.theirs(of: request.id, on: repository) },
                         witness: { [self] in observe($0.record) },
                         publish: { [self] current, _ in
-                            merge(with: floor(current.record), savedBy: current.revisions, after: request, on: repository)
+                            merge(
+                                with: floor(current.record), savedBy: current.revisions, after: request, on: repository)
                         },
-                        fail: { [self] error, _ in editor?.conflict = ConflictState(fetchError: Self.message(for: error)) })
+                        fail: { [self] error, _ in
+                            editor?.conflict = ConflictState(fetchError: Self.message(for: error))
+                        })
                 case .outcomeUnknown?:
                     // It may have committed: find out before offering a retry.
                     editor?.unresolvedRequest = request
-                    await performChained(after: ticket, .reconcile, { try await repository.reconcile(request) },
+                    await performChained(
+                        after: ticket, .reconcile, { try await repository.reconcile(request) },
                         publish: { [self] found, _ in settle(found, of: request) },
                         fail: { [self] error, _ in editor?.outcome = .unresolved(error as? BookFailure) })
                 default:
@@ -287,7 +299,8 @@ extension BookshelfModel {
     /// The book as it stands after a conflict, and its history when the store keeps one (to
     /// say who saved what is merged), read after it so it holds that revision.
     private nonisolated static func theirs(of id: Int, on repository: BookRepository) async throws
-        -> (record: BookRecord, revisions: [BookRevision]) {
+        -> (record: BookRecord, revisions: [BookRevision])
+    {
         let record = try await repository.book(id: id, policy: .refresh)
         // Without a history the merge is still made; the note then says "someone else".
         let revisions = (try? await repository.history(id: id)) ?? []
@@ -299,8 +312,10 @@ extension BookshelfModel {
     /// the same compare-and-set, which may conflict again and come back here with a newer
     /// theirs; otherwise shows the fields both changed. `revisions` (the book's history, if
     /// known) name the accounts that saved what is merged.
-    private func merge(with theirs: BookRecord, savedBy revisions: [BookRevision], after request: SaveRequest,
-                       on repository: BookRepository) {
+    private func merge(
+        with theirs: BookRecord, savedBy revisions: [BookRevision], after request: SaveRequest,
+        on repository: BookRepository
+    ) {
         guard var editor, let base = editor.base else { return }
         // Only a revision newer than the one the draft edits can be merged with.
         guard theirs.revision > base.revision, base.revision == request.expectedRevision else {
@@ -339,9 +354,11 @@ extension BookshelfModel {
     @discardableResult
     func settleUnresolvedSave() -> Int? {
         guard let repository, let editor, let unresolved = editor.unresolvedRequest,
-              case .unresolved? = editor.outcome, pendingKind(.editor) == nil else { return nil }
+            case .unresolved? = editor.outcome, pendingKind(.editor) == nil
+        else { return nil }
         defer { changed() }
-        return launch(.editor, .reconcile, { try await repository.reconcile(unresolved) },
+        return launch(
+            .editor, .reconcile, { try await repository.reconcile(unresolved) },
             publish: { [self] found, _ in settle(found, of: unresolved) },
             fail: { [self] error, _ in self.editor?.outcome = .unresolved(error as? BookFailure) })
     }
@@ -397,7 +414,8 @@ extension BookshelfModel {
     func watchEditedRecord() {
         guard let repository, let editor, editor.base != nil else { return }
         let bookID = editor.bookID
-        launch(.editorWatch, .load, { try await repository.book(id: bookID, policy: .refresh) },
+        launch(
+            .editorWatch, .load, { try await repository.book(id: bookID, policy: .refresh) },
             witness: { [self] in observe($0) },
             publish: { [self] current, _ in
                 self.editor?.watchError = nil

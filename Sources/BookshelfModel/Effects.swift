@@ -56,7 +56,9 @@ extension BookshelfModel {
         case let .success(value):
             let mayPublish = conclude(ticket, record: logged(value))
             guard ticket.identity.session == session else { return }
-            if StoreReachability.answerReachesTheStore(ticket.kind), reachability.learn(true, from: ticket.identity.request) {
+            if StoreReachability.answerReachesTheStore(ticket.kind),
+                reachability.learn(true, from: ticket.identity.request)
+            {
                 forgetUnreachableNotes()
             }
             witness(value)
@@ -108,11 +110,10 @@ extension BookshelfModel {
         showsBusy.remove(ticket.identity)
         let cancelled = error is CancellationError
         let fate: RequestFate =
-            if ticket.identity.session != session { .droppedOldSession }
-            else if owners[ticket.slot] != ticket.identity { cancelled ? .cancelled : .droppedStale }
-            else if cancelled { .cancelled }
-            else if let error { .failed(FailureKind(error)) }
-            else { .published }
+            if ticket.identity.session != session { .droppedOldSession } else if owners[ticket.slot] != ticket.identity
+            { cancelled ? .cancelled : .droppedStale } else if cancelled { .cancelled } else if let error {
+                .failed(FailureKind(error))
+            } else { .published }
         if record {
             let trace = RequestTrace(
                 request: ticket.identity.request, session: ticket.identity.session, kind: ticket.kind,

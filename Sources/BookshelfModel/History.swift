@@ -34,8 +34,9 @@ struct HistorySession {
 extension BookshelfModel {
     var historyState: HistoryState? {
         history.map {
-            HistoryState(bookID: $0.bookID, revisions: $0.revisions, error: $0.error, selection: $0.selection,
-                         canRestore: accountRole == .editor, restoreQuestion: $0.restoreQuestion)
+            HistoryState(
+                bookID: $0.bookID, revisions: $0.revisions, error: $0.error, selection: $0.selection,
+                canRestore: accountRole == .editor, restoreQuestion: $0.restoreQuestion)
         }
     }
 
@@ -45,7 +46,8 @@ extension BookshelfModel {
         guard let repository, editor == nil, history == nil, let book = results.selectedBook else { return nil }
         history = HistorySession(bookID: book.id)
         defer { changed() }
-        return launch(.history, .history, { try await repository.history(id: book.id) },
+        return launch(
+            .history, .history, { try await repository.history(id: book.id) },
             publish: { [self] revisions, _ in
                 history?.revisions = revisions
                 history?.error = nil
@@ -62,7 +64,7 @@ extension BookshelfModel {
 
     public func moveHistorySelection(by delta: Int) {
         guard let count = history?.revisions?.count, count > 0, let current = history?.selection,
-              history?.restoreQuestion == nil
+            history?.restoreQuestion == nil
         else { return }
         history?.selection = min(max(0, current + delta), count - 1)
         changed()
@@ -72,7 +74,7 @@ extension BookshelfModel {
     /// is a save, and nothing is saved before the user says yes (`confirmRestore`). Editors only.
     public func requestRestore() {
         guard let history, let revisions = history.revisions, revisions.indices.contains(history.selection),
-              accountRole == .editor
+            accountRole == .editor
         else { return }
         self.history?.restoreQuestion = revisions[history.selection].revision
         changed()
@@ -91,7 +93,7 @@ extension BookshelfModel {
     @discardableResult
     public func confirmRestore() -> Int? {
         guard let history, let asked = history.restoreQuestion, let revisions = history.revisions,
-              let chosen = revisions.first(where: { $0.revision == asked })?.record, accountRole == .editor
+            let chosen = revisions.first(where: { $0.revision == asked })?.record, accountRole == .editor
         else { return nil }
         closeHistory()
         return open(bookID: chosen.id, restoring: BookDraft(chosen))

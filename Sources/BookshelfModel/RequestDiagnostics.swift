@@ -66,7 +66,9 @@ public struct RequestTrace: Sendable, Hashable, CustomStringConvertible {
     public let storeTime: Duration
     public let fate: RequestFate
 
-    public init(request: Int, session: Int, kind: RequestKind, started: Duration, storeTime: Duration, fate: RequestFate) {
+    public init(
+        request: Int, session: Int, kind: RequestKind, started: Duration, storeTime: Duration, fate: RequestFate
+    ) {
         self.request = request
         self.session = session
         self.kind = kind

@@ -122,11 +122,13 @@ extension BookshelfModel {
     @discardableResult
     public func loadMore() -> Int? {
         guard let repository, let current = owners[.search], results.rowsOwner == current,
-              inFlight[current] == nil, results.rows.count < results.total, !isPending(.page)
+            inFlight[current] == nil, results.rows.count < results.total, !isPending(.page)
         else { return nil }
-        let query = SearchQuery(text: results.rowsQuery, limit: pageSize, offset: results.rows.count, after: results.next)
+        let query = SearchQuery(
+            text: results.rowsQuery, limit: pageSize, offset: results.rows.count, after: results.next)
         defer { changed() }
-        return launch(.page, .page, { try await repository.search(query) },
+        return launch(
+            .page, .page, { try await repository.search(query) },
             publish: { [self] page, _ in
                 results.append(page.records.map(floor), total: page.total)
                 results.totalCount = page.totalCount
@@ -148,7 +150,8 @@ extension BookshelfModel {
         // A refresh re-reads every loaded row so the list does not shrink under the user.
         let limit = isRefresh ? max(pageSize, results.rows.count) : pageSize
         let query = SearchQuery(text: text, limit: limit, countLater: true)
-        return launch(.search, kind, showsBusy: !isRefresh || userIsWaiting,
+        return launch(
+            .search, kind, showsBusy: !isRefresh || userIsWaiting,
             { try await repository.search(query) },
             publish: { [self] page, ticket in
                 showRows(page, of: text, answering: ticket, keepSelection: isRefresh)
@@ -169,11 +172,14 @@ extension BookshelfModel {
     /// rows replace the same rows, keeping the selection the user may have moved meanwhile.
     private func count(_ query: SearchQuery, after search: RequestTicket) async {
         guard let repository else { return }
-        await performChained(after: search, .count, { try await repository.search(query) },
+        await performChained(
+            after: search, .count, { try await repository.search(query) },
             publish: { [self] page, ticket in
                 showRows(page, of: query.text, answering: ticket, keepSelection: true)
                 // A selection that reached the end of the page while it was counted loads on now.
-                if let selection = results.selection, selection >= results.rows.count - 1 - loadMoreThreshold { loadMore() }
+                if let selection = results.selection, selection >= results.rows.count - 1 - loadMoreThreshold {
+                    loadMore()
+                }
             },
             fail: { [self] error, _ in
                 results.error = Self.message(for: error)

@@ -136,7 +136,8 @@ extension BookshelfModel {
         guard case let .saved(revision)? = editor.outcome else {
             // Say what the editor says: an unsettled save may yet have gone through.
             if case .unresolved? = editor.outcome {
-                message = "Unknown whether the save went through, so you did not \(action.verb): your draft is still here."
+                message =
+                    "Unknown whether the save went through, so you did not \(action.verb): your draft is still here."
                 return nil
             }
             message = "The save did not go through, so you did not \(action.verb): your draft is still here."
@@ -165,13 +166,15 @@ extension BookshelfModel {
         connectingAccount = name
         connectionError = nil
         defer { changed() }
-        return launch(.connect, .connect, { try await connector.connect(account: name, password: password) },
+        return launch(
+            .connect, .connect, { try await connector.connect(account: name, password: password) },
             publish: { [self] remote, _ in beginSession(remote: remote, account: name) },
             fail: { [self] error, _ in
                 // Refused for its password: ask (again), saying why when one was typed, as
                 // the reconnect prompt does. The current session stays as it is.
                 if (error as? BookFailure) == .notAllowed, connector.requiresPassword(for: name) {
-                    passwordPrompt = PasswordPrompt(account: name, problem: password == nil ? nil : Self.passwordRefused)
+                    passwordPrompt = PasswordPrompt(
+                        account: name, problem: password == nil ? nil : Self.passwordRefused)
                     return
                 }
                 connectionError = Self.message(for: error)
@@ -220,7 +223,8 @@ extension BookshelfModel {
     /// tells nothing new, whenever its answer arrives.
     func connectionNeedsPassword(noticedBy ticket: RequestTicket) {
         guard ticket.identity.session == session, ticket.identity.request > reconnectedThrough,
-              !connectionIsLost, let accountName else { return }
+            !connectionIsLost, let accountName
+        else { return }
         connectionIsLost = true
         if passwordPrompt == nil, confirmation == nil {
             passwordPrompt = PasswordPrompt(account: accountName, reconnects: true)
@@ -243,7 +247,8 @@ extension BookshelfModel {
             return nil
         }
         message = nil
-        return launch(.reconnect, .reconnect, { try await remote.reauthenticate(password: password) },
+        return launch(
+            .reconnect, .reconnect, { try await remote.reauthenticate(password: password) },
             publish: { [self] _, _ in
                 connectionIsLost = false
                 reconnectedThrough = lastRequest
@@ -275,14 +280,16 @@ extension BookshelfModel {
             // a save waiting for a catalog another program has locked holds the check back
             // without the store being out of reach.
             if let started = changeCheckStarted, clock.now() - started >= Self.unansweredCheckLimit,
-               reachability.isReachable, pendingKind(.editor) != .save {
+                reachability.isReachable, pendingKind(.editor) != .save
+            {
                 reachability.learn(false, from: waiting.request)
                 changed()
             }
             return nil
         }
         changeCheckStarted = clock.now()
-        return launch(.changeCheck, .changeCheck, { try await repository.checkForChanges() },
+        return launch(
+            .changeCheck, .changeCheck, { try await repository.checkForChanges() },
             // Quiet checks are not logged: a timer would flood the ring with them.
             logged: { $0 != nil },
             publish: { [self] notice, _ in
@@ -294,7 +301,9 @@ extension BookshelfModel {
                 if let editor, notice.concerns(editor.bookID) { watchEditedRecord() }
             },
             fail: { [self] error, ticket in
-                if StoreReachability.meansUnreachable(error) { reachability.learn(false, from: ticket.identity.request) }
+                if StoreReachability.meansUnreachable(error) {
+                    reachability.learn(false, from: ticket.identity.request)
+                }
             })
     }
 
@@ -345,7 +354,8 @@ extension BookshelfModel {
         accountScope = now.scope
         guard now.role != accountRole else { return false }
         accountRole = now.role
-        message = now.role == .reader
+        message =
+            now.role == .reader
             ? "An administrator made \(now.name) a reader: viewing only."
             : "An administrator made \(now.name) an editor: you may edit."
         return false

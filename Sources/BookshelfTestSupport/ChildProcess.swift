@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Starts programs for the tests and the bench with posix_spawn and waits with waitpid.
@@ -26,8 +26,10 @@ public enum ChildProcess {
     /// output to `output`; standard error goes to `errors`, or to `output` when nil. With
     /// `wait`, returns the exit status (128 + N for a death by signal N); without, 0 at once.
     @discardableResult
-    public static func run(_ command: [String], input: String = "/dev/null", output: String = "/dev/null",
-                           errors: String? = nil, environment: [String: String]? = nil, wait: Bool = true) throws -> Int32 {
+    public static func run(
+        _ command: [String], input: String = "/dev/null", output: String = "/dev/null",
+        errors: String? = nil, environment: [String: String]? = nil, wait: Bool = true
+    ) throws -> Int32 {
         guard wait else {
             _ = try start(command, input: input, output: output, errors: errors, environment: environment)
             return 0
@@ -36,20 +38,25 @@ public enum ChildProcess {
     }
 
     /// Runs `command` as `run` does and waits for it, telling an exit from a death by signal.
-    public static func runToEnd(_ command: [String], input: String = "/dev/null", output: String = "/dev/null",
-                                errors: String? = nil, environment: [String: String]? = nil) throws -> Termination {
+    public static func runToEnd(
+        _ command: [String], input: String = "/dev/null", output: String = "/dev/null",
+        errors: String? = nil, environment: [String: String]? = nil
+    ) throws -> Termination {
         let pid = try start(command, input: input, output: output, errors: errors, environment: environment)
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 {
             guard errno == EINTR else { throw ChildProcessFailure("lost track of \(command[0])") }
         }
         // WIFEXITED / WEXITSTATUS / WTERMSIG, which Swift does not import.
-        return status & 0x7f == 0 ? Termination(exitStatus: (status >> 8) & 0xff, signal: nil)
+        return status & 0x7f == 0
+            ? Termination(exitStatus: (status >> 8) & 0xff, signal: nil)
             : Termination(exitStatus: nil, signal: status & 0x7f)
     }
 
-    private static func start(_ command: [String], input: String, output: String, errors: String?,
-                              environment: [String: String]?) throws -> pid_t {
+    private static func start(
+        _ command: [String], input: String, output: String, errors: String?,
+        environment: [String: String]?
+    ) throws -> pid_t {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -61,11 +68,14 @@ public enum ChildProcess {
             posix_spawn_file_actions_adddup2(&actions, 1, 2)
         }
         let argv = command.map { strdup($0) } + [nil]
-        let envp: [UnsafeMutablePointer<CChar>?]? = environment.map { $0.map { strdup("\($0.key)=\($0.value)") } + [nil] }
+        let envp: [UnsafeMutablePointer<CChar>?]? = environment.map {
+            $0.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        }
         defer { (argv + (envp ?? [])).forEach { free($0) } }
         let attributes = SpawnAttributes()
         var pid: pid_t = 0
-        let spawned = envp.map { posix_spawn(&pid, command[0], &actions, &attributes.value, argv, $0) }
+        let spawned =
+            envp.map { posix_spawn(&pid, command[0], &actions, &attributes.value, argv, $0) }
             ?? posix_spawn(&pid, command[0], &actions, &attributes.value, argv, environ)
         guard spawned == 0 else { throw ChildProcessFailure("cannot start \(command[0]): error \(spawned)") }
         return pid
@@ -74,7 +84,9 @@ public enum ChildProcess {
     /// The first executable `name` on PATH (or in `fallback` when PATH is unset).
     public static func onPath(_ name: String, fallback: String = "/usr/bin:/bin") -> String? {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? fallback
-        return path.split(separator: ":").map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+        return path.split(separator: ":").map { "\($0)/\(name)" }.first {
+            FileManager.default.isExecutableFile(atPath: $0)
+        }
     }
 }
 

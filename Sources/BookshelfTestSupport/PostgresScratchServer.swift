@@ -2,7 +2,7 @@ import Foundation
 import Locking
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A throwaway PostgreSQL server for the tests and the bench: initdb into a temporary
@@ -25,7 +25,8 @@ public final class PostgresScratchServer: Sendable {
     public static let binaries: String? = {
         if let reported = pgConfigBindir(), hasServer(reported) { return reported }
         let root = "/usr/lib/postgresql"
-        let versions = ((try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []).compactMap(Int.init).sorted(by: >)
+        let versions = ((try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []).compactMap(Int.init).sorted(
+            by: >)
         let path = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map(String.init)
         return (versions.map { "\(root)/\($0)/bin" } + path).first(where: hasServer)
     }()
@@ -41,7 +42,9 @@ public final class PostgresScratchServer: Sendable {
 
     private init(passwordRoles: [String], settings: [String], starting: Bool) throws {
         guard let binaries = Self.binaries else {
-            throw ChildProcessFailure("PostgreSQL server binaries (initdb, pg_ctl) not found: pg_config --bindir, /usr/lib/postgresql/*/bin, PATH")
+            throw ChildProcessFailure(
+                "PostgreSQL server binaries (initdb, pg_ctl) not found: pg_config --bindir, /usr/lib/postgresql/*/bin, PATH"
+            )
         }
         self.binaries = binaries
         self.settings = settings
@@ -49,16 +52,22 @@ public final class PostgresScratchServer: Sendable {
         // Short: the socket path (directory + "/.s.PGSQL.<port>") must fit in 107 bytes.
         directory = FileManager.default.temporaryDirectory.path + "/bspg-" + UUID().uuidString.prefix(8).lowercased()
         port = Int.random(in: 20_000...60_000)
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false,
-                                                attributes: [.posixPermissions: 0o700])
+        try FileManager.default.createDirectory(
+            atPath: directory, withIntermediateDirectories: false,
+            attributes: [.posixPermissions: 0o700])
         if asRoot {
-            guard let user = getpwnam("postgres"), chown(directory, user.pointee.pw_uid, user.pointee.pw_gid) == 0 else {
+            guard let user = getpwnam("postgres"), chown(directory, user.pointee.pw_uid, user.pointee.pw_gid) == 0
+            else {
                 throw ChildProcessFailure("running as root needs a postgres user to own \(directory)")
             }
         }
         Self.registry.withLock { $0.append(self) }
-        try serverCommand("initdb", ["-D", dataDirectory, "-U", Self.superuser, "-E", "UTF8", "--locale=C.UTF-8",
-                                     "--auth=trust", "--no-sync"])
+        try serverCommand(
+            "initdb",
+            [
+                "-D", dataDirectory, "-U", Self.superuser, "-E", "UTF8", "--locale=C.UTF-8",
+                "--auth=trust", "--no-sync",
+            ])
         let access = passwordRoles.map { "local all \($0) scram-sha-256\n" }.joined() + "local all all trust\n"
         try access.write(toFile: dataDirectory + "/pg_hba.conf", atomically: false, encoding: .utf8)
         startWatchdog()
@@ -73,10 +82,15 @@ public final class PostgresScratchServer: Sendable {
     }
 
     public func startServer() throws {
-        let options = (["listen_addresses=''", "unix_socket_directories='\(directory)'"] + settings)
+        let options =
+            (["listen_addresses=''", "unix_socket_directories='\(directory)'"] + settings)
             .map { "-c \($0)" }.joined(separator: " ") + " -p \(port)"
-        try serverCommand("pg_ctl", ["-D", dataDirectory, "-o", options, "-l", directory + "/server.log",
-                                     "-w", "-t", "60", "start"])
+        try serverCommand(
+            "pg_ctl",
+            [
+                "-D", dataDirectory, "-o", options, "-l", directory + "/server.log",
+                "-w", "-t", "60", "start",
+            ])
     }
 
     /// Fast shutdown: clients are disconnected, as when a server goes away for real.
@@ -100,20 +114,26 @@ public final class PostgresScratchServer: Sendable {
 
     /// Runs `statement` as the superuser (psql, beside the server's own tools).
     public func superuserSQL(_ statement: String) throws {
-        try serverCommand("psql", ["-X", "-q", "-v", "ON_ERROR_STOP=1", "-h", directory, "-p", String(port),
-                                   "-U", Self.superuser, "-d", "postgres", "-c", statement])
+        try serverCommand(
+            "psql",
+            [
+                "-X", "-q", "-v", "ON_ERROR_STOP=1", "-h", directory, "-p", String(port),
+                "-U", Self.superuser, "-d", "postgres", "-c", statement,
+            ])
     }
 
     /// Starts `statement` as the superuser without waiting for it (psql in the background):
     /// for a transaction that holds a lock until the server stops.
     public func superuserSQLInBackground(_ statement: String, database: String = "postgres") throws {
-        let command = (asRoot ? ["/usr/sbin/runuser", "-u", "postgres", "--"] : []) + [binaries + "/psql"]
+        let command =
+            (asRoot ? ["/usr/sbin/runuser", "-u", "postgres", "--"] : []) + [binaries + "/psql"]
             + ["-X", "-q", "-h", directory, "-p", String(port), "-U", Self.superuser, "-d", database, "-c", statement]
         _ = try ChildProcess.run(command, output: directory + "/psql-background.out", wait: false)
     }
 
     private func serverCommand(_ tool: String, _ arguments: [String]) throws {
-        let command = (asRoot ? ["/usr/sbin/runuser", "-u", "postgres", "--"] : []) + [binaries + "/" + tool] + arguments
+        let command =
+            (asRoot ? ["/usr/sbin/runuser", "-u", "postgres", "--"] : []) + [binaries + "/" + tool] + arguments
         // A file, not a pipe: the server started by pg_ctl would hold a pipe open forever.
         let output = directory + "/\(tool).out"
         let status = try ChildProcess.run(command, output: output)
@@ -126,8 +146,11 @@ public final class PostgresScratchServer: Sendable {
     /// Stops the server and removes the directory if this process dies without running its
     /// exit handler.
     private func startWatchdog() {
-        let stop = (asRoot ? "/usr/sbin/runuser -u postgres -- " : "") + "\(binaries)/pg_ctl -D \(dataDirectory) -m immediate stop"
-        let script = "while kill -0 \(getpid()) 2>/dev/null; do sleep 1; done; \(stop) >/dev/null 2>&1; rm -rf \(directory)"
+        let stop =
+            (asRoot ? "/usr/sbin/runuser -u postgres -- " : "")
+            + "\(binaries)/pg_ctl -D \(dataDirectory) -m immediate stop"
+        let script =
+            "while kill -0 \(getpid()) 2>/dev/null; do sleep 1; done; \(stop) >/dev/null 2>&1; rm -rf \(directory)"
         _ = try? ChildProcess.run(["/bin/sh", "-c", script], wait: false)
     }
 
@@ -140,7 +163,9 @@ public final class PostgresScratchServer: Sendable {
         guard let pgConfig = ChildProcess.onPath("pg_config") else { return nil }
         let output = FileManager.default.temporaryDirectory.path + "/pg_config-\(UUID().uuidString)"
         defer { unlink(output) }
-        guard (try? ChildProcess.run([pgConfig, "--bindir"], output: output, errors: "/dev/null")) == 0 else { return nil }
+        guard (try? ChildProcess.run([pgConfig, "--bindir"], output: output, errors: "/dev/null")) == 0 else {
+            return nil
+        }
         return (try? String(contentsOfFile: output, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
@@ -152,7 +177,9 @@ public final class PostgresScratchServer: Sendable {
     }()
 
     private static func destroyAll() {
-        let servers = registry.withLock { all in defer { all.removeAll() }; return all }
+        let servers = registry.withLock { all in
+            defer { all.removeAll() }; return all
+        }
         servers.forEach { $0.destroy() }
     }
 }

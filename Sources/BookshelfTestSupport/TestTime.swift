@@ -8,7 +8,8 @@ public enum TestTime {
     /// `BOOKSHELF_TEST_TIME_SCALE` (a number of at least 1), or 1.
     public static let scale: Double = {
         guard let text = ProcessInfo.processInfo.environment["BOOKSHELF_TEST_TIME_SCALE"],
-              let value = Double(text), value >= 1 else { return 1 }
+            let value = Double(text), value >= 1
+        else { return 1 }
         return value
     }()
 

@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The real `bookshelf` binary in a real terminal: a tmux server on a private socket (never
@@ -19,10 +19,14 @@ public final class TmuxPane {
 
     /// Starts `command` (run by `sh -c`) in a detached session of `columns` x `rows`.
     public init(_ command: String, columns: Int = 100, rows: Int = 30) throws {
-        guard let tmux = Self.tmux else { throw ChildProcessFailure("tmux is required for the interactive tests (CI is set)") }
+        guard let tmux = Self.tmux else {
+            throw ChildProcessFailure("tmux is required for the interactive tests (CI is set)")
+        }
         self.tmux = tmux
         // -u: UTF-8 whatever the test's locale; -f /dev/null: no user configuration.
-        try run(["-u", "-f", "/dev/null", "new-session", "-d", "-s", "app", "-x", "\(columns)", "-y", "\(rows)", command])
+        try run([
+            "-u", "-f", "/dev/null", "new-session", "-d", "-s", "app", "-x", "\(columns)", "-y", "\(rows)", command,
+        ])
         try run(["set-option", "-t", "app", "status", "off"])
     }
 
@@ -62,7 +66,9 @@ public final class TmuxPane {
     /// Polls the pane until `condition` holds; returns the screen that satisfied it. The
     /// timeout stretches under a sanitizer (`TestTime`).
     @discardableResult
-    public func waitFor(_ what: String, timeout: Duration = .seconds(30), _ condition: (String) -> Bool) throws -> String {
+    public func waitFor(_ what: String, timeout: Duration = .seconds(30), _ condition: (String) -> Bool) throws
+        -> String
+    {
         let deadline = ContinuousClock.now + TestTime.scaled(timeout)
         var screen = ""
         while ContinuousClock.now < deadline {
@@ -92,8 +98,9 @@ public final class TmuxPane {
         let outputPath = FileManager.default.temporaryDirectory.appendingPathComponent("tmux-\(UUID().uuidString)").path
         defer { unlink(outputPath) }
         let environment = ProcessInfo.processInfo.environment.filter { $0.key != "TMUX" }
-        let status = try ChildProcess.run([tmux, "-L", socket] + arguments, output: outputPath, errors: "/dev/null",
-                                          environment: environment)
+        let status = try ChildProcess.run(
+            [tmux, "-L", socket] + arguments, output: outputPath, errors: "/dev/null",
+            environment: environment)
         if check, status != 0 { throw TmuxFailure(arguments: arguments, status: status) }
         return (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
     }

@@ -67,7 +67,9 @@ public final class BookshelfApp {
     }
 
     public var layout: ScreenLayout {
-        ScreenLayout(columns: size.columns, rows: size.rows, paneIsModal: model.state.editor != nil || model.state.history != nil)
+        ScreenLayout(
+            columns: size.columns, rows: size.rows, paneIsModal: model.state.editor != nil || model.state.history != nil
+        )
     }
 
     // MARK: Drawing
@@ -114,8 +116,9 @@ public final class BookshelfApp {
             }
         }
         guard model.state.editor == nil || layout.list.height > 0 else { return }
-        let top = ListViewport.top(current: ui.listTop, selection: search.selection, count: search.rows.count,
-                                   height: layout.list.height)
+        let top = ListViewport.top(
+            current: ui.listTop, selection: search.selection, count: search.rows.count,
+            height: layout.list.height)
         if ListPaging.needsRowsToFill(search: model.state.search, top: top, height: layout.list.height) {
             model.loadMore()
         }
@@ -146,8 +149,9 @@ public final class BookshelfApp {
 
     private func normalizeViewport() {
         let search = model.state.search
-        ui.listTop = ListViewport.top(current: ui.listTop, selection: search.selection, count: search.rows.count,
-                                      height: layout.list.height)
+        ui.listTop = ListViewport.top(
+            current: ui.listTop, selection: search.selection, count: search.rows.count,
+            height: layout.list.height)
     }
 
     /// Counts the current account's books once per session; a count that arrives after the

@@ -30,14 +30,19 @@ enum DifferenceElision {
     }
 
     /// `roomFor` says how many columns the differing middles want, given both.
-    private static func elide(_ first: String, _ second: String, width: Int,
-                              roomFor: ([Glyph], [Glyph]) -> Int) -> (first: [Piece], second: [Piece]) {
+    private static func elide(
+        _ first: String, _ second: String, width: Int,
+        roomFor: ([Glyph], [Glyph]) -> Int
+    ) -> (first: [Piece], second: [Piece]) {
         let a = TextLayout.glyphs(first), b = TextLayout.glyphs(second)
         var prefixCount = 0
-        while prefixCount < a.count, prefixCount < b.count, a[prefixCount].symbol == b[prefixCount].symbol { prefixCount += 1 }
+        while prefixCount < a.count, prefixCount < b.count, a[prefixCount].symbol == b[prefixCount].symbol {
+            prefixCount += 1
+        }
         var suffixCount = 0
         while suffixCount < a.count - prefixCount, suffixCount < b.count - prefixCount,
-              a[a.count - 1 - suffixCount].symbol == b[b.count - 1 - suffixCount].symbol { suffixCount += 1 }
+            a[a.count - 1 - suffixCount].symbol == b[b.count - 1 - suffixCount].symbol
+        { suffixCount += 1 }
         let prefix = Array(a[..<prefixCount])
         let suffix = Array(a[(a.count - suffixCount)...])
         let middles = (Array(a[prefixCount..<(a.count - suffixCount)]), Array(b[prefixCount..<(b.count - suffixCount)]))
@@ -64,7 +69,9 @@ enum DifferenceElision {
     /// suffix keeps its start (up to a third of the room), and the prefix its start and the
     /// few columns just before the difference, with "…" for what is left out.
     private static func shownContext(prefix: [Glyph], suffix: [Glyph], room: Int) -> (head: [Piece], tail: [Piece]) {
-        let whole = (head: [Piece(text: text(prefix), differs: false)], tail: [Piece(text: text(suffix), differs: false)])
+        let whole = (
+            head: [Piece(text: text(prefix), differs: false)], tail: [Piece(text: text(suffix), differs: false)]
+        )
         if columns(prefix) + columns(suffix) <= room { return whole }
         let prefixWidth = columns(prefix)
         var suffixBudget = min(columns(suffix), max(suffix.isEmpty ? 0 : 1, room / 3))

@@ -29,11 +29,13 @@ enum EditorPane {
             let y = writer.y
             guard writer.take() else { break }
             let focused = field == editor.focus
-            canvas.draw(field == .title ? "Title" : "Author", x: area.x + 1, y: y, style: focused ? Theme.label : Theme.hint)
+            canvas.draw(
+                field == .title ? "Title" : "Author", x: area.x + 1, y: y, style: focused ? Theme.label : Theme.hint)
             let line = editor.lines[field]
             let x = area.x + labelWidth
-            let cursorX = FieldView.draw(line, in: &canvas, x: x, y: y, width: max(1, area.width - labelWidth - 1),
-                                         style: focused ? Theme.focusedField : Theme.field)
+            let cursorX = FieldView.draw(
+                line, in: &canvas, x: x, y: y, width: max(1, area.width - labelWidth - 1),
+                style: focused ? Theme.focusedField : Theme.field)
             if focused, ui.overlay == nil {
                 canvas.cursor = Position(x: cursorX, y: y)
             }
@@ -51,8 +53,9 @@ enum EditorPane {
             writer.wrapped(text, style: style, into: &canvas)
         }
         if let newer = editor.changedElsewhere {
-            writer.wrapped("Someone else saved revision \(newer.revision) since you opened this book: \(newer.title)",
-                           style: Theme.warning, into: &canvas)
+            writer.wrapped(
+                "Someone else saved revision \(newer.revision) since you opened this book: \(newer.title)",
+                style: Theme.warning, into: &canvas)
         }
         if let error = editor.watchError {
             writer.wrapped("Could not re-read this book: \(error)", style: Theme.hint, into: &canvas)
@@ -62,8 +65,9 @@ enum EditorPane {
             ConflictBanner.render(conflict, draft: editor.draft, base: base, writer: &writer, into: &canvas)
         } else {
             writer.skip()
-            writer.line(StyledText((viewOnly ? Hints.viewerPane : Hints.editorPane).text, style: Theme.hint),
-                        into: &canvas)
+            writer.line(
+                StyledText((viewOnly ? Hints.viewerPane : Hints.editorPane).text, style: Theme.hint),
+                into: &canvas)
         }
     }
 
@@ -81,19 +85,27 @@ enum EditorPane {
         case let .saved(revision): ("Saved as revision \(revision).", Theme.success)
         case .noChanges: ("No changes to save.", Theme.hint)
         case .rejected(.notAllowed):
-            ("Not saved: \(account ?? "this account") may not change this book (a reader, or a book of another scope).", Theme.error)
+            (
+                "Not saved: \(account ?? "this account") may not change this book (a reader, or a book of another scope).",
+                Theme.error
+            )
         case let .rejected(failure): ("Not saved: \(failure.description)", Theme.error)
         case .notCommitted: ("The last save did not go through. Save again to retry.", Theme.warning)
         case let .unresolved(failure):
-            ("Unknown whether the last save went through\(failure.map { " (\($0.description))" } ?? ""). Save again to check.",
-             Theme.warning)
+            (
+                "Unknown whether the last save went through\(failure.map { " (\($0.description))" } ?? ""). Save again to check.",
+                Theme.warning
+            )
         }
     }
 }
 
 /// Their version and yours, inline, with the keys that resolve the conflict.
 enum ConflictBanner {
-    static func render(_ conflict: ConflictState, draft: BookDraft, base: BookRecord, writer: inout PaneWriter, into canvas: inout Canvas) {
+    static func render(
+        _ conflict: ConflictState, draft: BookDraft, base: BookRecord, writer: inout PaneWriter,
+        into canvas: inout Canvas
+    ) {
         guard let theirs = conflict.theirs else {
             writer.line(StyledText("Someone else saved this book first.", style: Theme.conflict), into: &canvas)
             if let error = conflict.fetchError {
@@ -104,8 +116,9 @@ enum ConflictBanner {
             writer.line(StyledText(Hints.keepEditing.text, style: Theme.hint), into: &canvas)
             return
         }
-        writer.wrapped("Conflict: someone else saved revision \(theirs.revision) while you edited revision \(base.revision).",
-                       style: Theme.conflict, into: &canvas)
+        writer.wrapped(
+            "Conflict: someone else saved revision \(theirs.revision) while you edited revision \(base.revision).",
+            style: Theme.conflict, into: &canvas)
         let labelWidth = 8
         guard conflict.fields.isEmpty else {
             fieldConflicts(conflict.fields, labelWidth: labelWidth, writer: &writer, into: &canvas)
@@ -113,7 +126,8 @@ enum ConflictBanner {
             return
         }
         let (theirLine, yourLine) = DifferenceElision.elide(
-            versionText(title: theirs.title, author: theirs.author), versionText(title: draft.title, author: draft.author),
+            versionText(title: theirs.title, author: theirs.author),
+            versionText(title: draft.title, author: draft.author),
             width: max(1, writer.area.width - 2 - labelWidth))
         version("Theirs", pieces: theirLine, labelWidth: labelWidth, writer: &writer, into: &canvas)
         version("Yours", pieces: yourLine, labelWidth: labelWidth, writer: &writer, into: &canvas)
@@ -122,16 +136,20 @@ enum ConflictBanner {
 
     /// Each field both sides changed: base, theirs and yours, the characters where each
     /// differs from the base marked. Fields only one side changed are merged already.
-    private static func fieldConflicts(_ fields: [FieldConflict], labelWidth: Int,
-                                       writer: inout PaneWriter, into canvas: inout Canvas) {
+    private static func fieldConflicts(
+        _ fields: [FieldConflict], labelWidth: Int,
+        writer: inout PaneWriter, into canvas: inout Canvas
+    ) {
         let width = max(1, writer.area.width - 2 - labelWidth)
         for conflict in fields {
-            writer.line(StyledText("Both changed the \(conflict.field == .title ? "title" : "author"):", style: Theme.label),
-                        into: &canvas)
+            writer.line(
+                StyledText("Both changed the \(conflict.field == .title ? "title" : "author"):", style: Theme.label),
+                into: &canvas)
             let (baseAgainstTheirs, theirLine) = DifferenceElision.elide(conflict.base, conflict.theirs, width: width)
             let (_, yourLine) = DifferenceElision.elide(conflict.base, conflict.mine, width: width)
-            version("Base", pieces: baseAgainstTheirs.map { DifferenceElision.Piece(text: $0.text, differs: false) },
-                    labelWidth: labelWidth, writer: &writer, into: &canvas)
+            version(
+                "Base", pieces: baseAgainstTheirs.map { DifferenceElision.Piece(text: $0.text, differs: false) },
+                labelWidth: labelWidth, writer: &writer, into: &canvas)
             version("Theirs", pieces: theirLine, labelWidth: labelWidth, writer: &writer, into: &canvas)
             version("Yours", pieces: yourLine, labelWidth: labelWidth, writer: &writer, into: &canvas)
         }
@@ -142,9 +160,12 @@ enum ConflictBanner {
     }
 
     /// One version, cut where theirs and yours agree, the differing characters marked.
-    private static func version(_ label: String, pieces: [DifferenceElision.Piece], labelWidth: Int,
-                                writer: inout PaneWriter, into canvas: inout Canvas) {
-        var text = StyledText("\(label): ".padding(toLength: labelWidth, withPad: " ", startingAt: 0), style: Theme.label)
+    private static func version(
+        _ label: String, pieces: [DifferenceElision.Piece], labelWidth: Int,
+        writer: inout PaneWriter, into canvas: inout Canvas
+    ) {
+        var text = StyledText(
+            "\(label): ".padding(toLength: labelWidth, withPad: " ", startingAt: 0), style: Theme.label)
         if pieces.allSatisfy({ $0.text.isEmpty }) {
             text.appendEmptyMarker()
         } else {

@@ -9,8 +9,10 @@ public enum FirstRunNotice {
     public static func notice(path: String, books: Int, visible: Int, scope: String, accounts: [String]) -> Notice {
         var counts = "\(NumberText.grouped(books)) sample book\(books == 1 ? "" : "s")"
         if visible != books { counts += " (\(NumberText.grouped(visible)) in scope \(scope))" }
-        let names = accounts.isEmpty ? "" : "; account\(accounts.count == 1 ? "" : "s") \(accounts.joined(separator: ", "))"
-        return Notice("Created \(path) with \(counts)\(names).",
-                      shorter: ["Created \(path) with \(counts).", "Created \(path) with sample books.", "Created \(path)."])
+        let names =
+            accounts.isEmpty ? "" : "; account\(accounts.count == 1 ? "" : "s") \(accounts.joined(separator: ", "))"
+        return Notice(
+            "Created \(path) with \(counts)\(names).",
+            shorter: ["Created \(path) with \(counts).", "Created \(path) with sample books.", "Created \(path)."])
     }
 }

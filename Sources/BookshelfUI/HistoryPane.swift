@@ -11,8 +11,10 @@ enum HistoryPane {
     static func render(_ history: HistoryState, in area: Rect, into canvas: inout Canvas) {
         var writer = PaneWriter(area: area)
         writer.line(StyledText("History of book #\(history.bookID) · newest first", style: Theme.label), into: &canvas)
-        writer.line(StyledText((history.canRestore ? Hints.historyPane : Hints.historyPaneReadOnly).text,
-                               style: Theme.hint), into: &canvas)
+        writer.line(
+            StyledText(
+                (history.canRestore ? Hints.historyPane : Hints.historyPaneReadOnly).text,
+                style: Theme.hint), into: &canvas)
         if let error = history.error {
             writer.wrapped("Could not read the history: \(error)", style: Theme.error, into: &canvas)
             return
@@ -29,8 +31,10 @@ enum HistoryPane {
         }
     }
 
-    private static func revision(_ revisions: [BookRevision], _ index: Int, selected: Bool,
-                                 writer: inout PaneWriter, into canvas: inout Canvas) {
+    private static func revision(
+        _ revisions: [BookRevision], _ index: Int, selected: Bool,
+        writer: inout PaneWriter, into canvas: inout Canvas
+    ) {
         let revision = revisions[index]
         let older = revisions.indices.contains(index + 1) ? revisions[index + 1].record : nil
         let who = revision.account.map(sanitize) ?? "no account"
@@ -41,8 +45,9 @@ enum HistoryPane {
         for field in EditorField.allCases {
             let now = sanitize(field == .title ? revision.record.title : revision.record.author)
             let before = older.map { sanitize(field == .title ? $0.title : $0.author) }
-            var text = StyledText((field == .title ? "Title" : "Author").padding(toLength: labelWidth, withPad: " ", startingAt: 0),
-                                  style: Theme.hint)
+            var text = StyledText(
+                (field == .title ? "Title" : "Author").padding(toLength: labelWidth, withPad: " ", startingAt: 0),
+                style: Theme.hint)
             if now.isEmpty {
                 text.appendEmptyMarker()
             } else if let before, before != now {
@@ -57,7 +62,8 @@ enum HistoryPane {
     }
 
     static func timestamp(_ date: Date) -> String {
-        date.formatted(Date.ISO8601FormatStyle(timeZone: .gmt).year().month().day().time(includingFractionalSeconds: false)
-            .dateSeparator(.dash).timeSeparator(.colon).dateTimeSeparator(.space))
+        date.formatted(
+            Date.ISO8601FormatStyle(timeZone: .gmt).year().month().day().time(includingFractionalSeconds: false)
+                .dateSeparator(.dash).timeSeparator(.colon).dateTimeSeparator(.space))
     }
 }

@@ -34,7 +34,8 @@ extension BookshelfApp {
         case .confirm:
             // "Yes" only to a question on the screen: nobody answers what they could not read.
             if layout.isTooSmall, let confirmation = state.confirmation,
-               !TooSmallScreen.showsQuestion(confirmation, columns: layout.columns, rows: layout.rows) {
+                !TooSmallScreen.showsQuestion(confirmation, columns: layout.columns, rows: layout.rows)
+            {
                 return .passedOn
             }
             return .took(request: model.confirm())
@@ -75,10 +76,11 @@ extension BookshelfApp {
 
         case let .scrollHelp(step):
             guard case let .help(scroll)? = ui.overlay else { return .passedOn }
-            let wanted = switch step {
-            case let .rows(rows): scroll + rows
-            case let .pages(pages): scroll + pages * max(1, size.rows - 4)
-            }
+            let wanted =
+                switch step {
+                case let .rows(rows): scroll + rows
+                case let .pages(pages): scroll + pages * max(1, size.rows - 4)
+                }
             let limit = Overlays.helpMaximumScroll(columns: size.columns, rows: size.rows)
             ui.overlay = .help(scroll: min(max(0, wanted), limit))
         case .closeHelp:
@@ -161,7 +163,7 @@ extension BookshelfApp {
         case .click:
             guard case let .mouse(event) = key else { return .passedOn }
             guard let index = layout.resultIndex(atRow: event.row, column: event.column, top: ui.listTop),
-                  index < state.search.rows.count
+                index < state.search.rows.count
             else { return .took }
             if index == state.search.selection { return .took(request: model.openSelected()) }
             model.select(index: index)
@@ -227,8 +229,9 @@ extension BookshelfApp {
     private func scrollList(by delta: Int, state: BookshelfState) {
         let height = layout.list.height
         let search = state.search
-        let top = ListViewport.top(current: ui.listTop, selection: search.selection, count: search.rows.count,
-                                   height: height)
+        let top = ListViewport.top(
+            current: ui.listTop, selection: search.selection, count: search.rows.count,
+            height: height)
         guard let scrolled = ListPaging.scroll(by: delta, search: search, top: top, height: height) else { return }
         ui.pendingSelection = nil
         ui.listTop = scrolled.top

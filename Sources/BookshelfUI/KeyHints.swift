@@ -111,8 +111,9 @@ enum Hints {
         KeyHint(.question, .confirm, says: "yes"), KeyHint(.question, .cancelConfirmation, says: "no"),
     ])
     static let help = HintLine([
-        KeyHint(.help, .scrollHelp(.rows(-1)), .scrollHelp(.rows(1)), .scrollHelp(.pages(-1)), .scrollHelp(.pages(1)),
-                says: "scroll"),
+        KeyHint(
+            .help, .scrollHelp(.rows(-1)), .scrollHelp(.rows(1)), .scrollHelp(.pages(-1)), .scrollHelp(.pages(1)),
+            says: "scroll"),
         KeyHint(.help, .closeHelp, says: "close"),
     ])
     static let accounts = HintLine([
@@ -188,21 +189,23 @@ enum Hints {
         KeyHint(.restoreQuestion, .cancelRestore, says: "no"),
     ])
 
-
     // Notices about a key that does nothing yet.
-    static let chooseFirstWithMerge = HintLine([
-        KeyHint(.conflict, .reload, says: "take theirs"), KeyHint(.conflict, .overwrite, says: "keep yours"),
-        KeyHint(.conflict, .editMerge, says: "edit a merge"), KeyHint(.conflict, .keepEditing, says: "keep editing"),
-    ], separator: ", ")
-    static let chooseFirst = HintLine([
-        KeyHint(.conflict, .reload, says: "take theirs"), KeyHint(.conflict, .overwrite, says: "overwrite"),
-        KeyHint(.conflict, .keepEditing, says: "keep editing"),
-    ], separator: ", ")
+    static let chooseFirstWithMerge = HintLine(
+        [
+            KeyHint(.conflict, .reload, says: "take theirs"), KeyHint(.conflict, .overwrite, says: "keep yours"),
+            KeyHint(.conflict, .editMerge, says: "edit a merge"),
+            KeyHint(.conflict, .keepEditing, says: "keep editing"),
+        ], separator: ", ")
+    static let chooseFirst = HintLine(
+        [
+            KeyHint(.conflict, .reload, says: "take theirs"), KeyHint(.conflict, .overwrite, says: "overwrite"),
+            KeyHint(.conflict, .keepEditing, says: "keep editing"),
+        ], separator: ", ")
     static let reloadOnlyAfterAConflict = HintLine([
-        KeyHint(.conflict, .reload, says: "reloads only after a conflict."),
+        KeyHint(.conflict, .reload, says: "reloads only after a conflict.")
     ])
     static let overwriteOnlyAfterAConflict = HintLine([
-        KeyHint(.conflict, .overwrite, says: "overwrites only after a conflict."),
+        KeyHint(.conflict, .overwrite, says: "overwrites only after a conflict.")
     ])
 
     // Keys named inside sentences.

@@ -147,37 +147,54 @@ public enum Keymap {
         let ctrl = { (key: Key) in Key.modified(key, .ctrl) }
         return [
             Entry("typing", "edit the search; results follow as you type", [Binding(layer, [.anyCharacter], .type)]),
-            Entry("Left Right Ctrl-B Ctrl-F", "move the cursor in the search line", [
-                Binding(layer, [.left, .ctrl("b")], .edit(.left)),
-                Binding(layer, [.right, .ctrl("f")], .edit(.right)),
-            ]),
-            Entry("Home End Ctrl-A Ctrl-E", "cursor to the start / end of the line", [
-                Binding(layer, [.home, .ctrl("a")], .edit(.home)),
-                Binding(layer, [.end, .ctrl("e")], .edit(.end)),
-            ]),
-            Entry("Backspace Delete Ctrl-D", "delete before / under the cursor", [
-                Binding(layer, [.backspace], .edit(.backspace)),
-                Binding(layer, [.delete, .ctrl("d")], .edit(.deleteForward)),
-            ]),
-            Entry("Ctrl-U Ctrl-K", "delete to the start / end of the line", [
-                Binding(layer, [.ctrl("u")], .edit(.deleteToStart)),
-                Binding(layer, [.ctrl("k")], .edit(.deleteToEnd)),
-            ]),
-            Entry("Ctrl-W", "delete the word before the cursor", [
-                Binding(layer, [.ctrl("w")], .edit(.deleteWordBackward)),
-            ]),
+            Entry(
+                "Left Right Ctrl-B Ctrl-F", "move the cursor in the search line",
+                [
+                    Binding(layer, [.left, .ctrl("b")], .edit(.left)),
+                    Binding(layer, [.right, .ctrl("f")], .edit(.right)),
+                ]),
+            Entry(
+                "Home End Ctrl-A Ctrl-E", "cursor to the start / end of the line",
+                [
+                    Binding(layer, [.home, .ctrl("a")], .edit(.home)),
+                    Binding(layer, [.end, .ctrl("e")], .edit(.end)),
+                ]),
+            Entry(
+                "Backspace Delete Ctrl-D", "delete before / under the cursor",
+                [
+                    Binding(layer, [.backspace], .edit(.backspace)),
+                    Binding(layer, [.delete, .ctrl("d")], .edit(.deleteForward)),
+                ]),
+            Entry(
+                "Ctrl-U Ctrl-K", "delete to the start / end of the line",
+                [
+                    Binding(layer, [.ctrl("u")], .edit(.deleteToStart)),
+                    Binding(layer, [.ctrl("k")], .edit(.deleteToEnd)),
+                ]),
+            Entry(
+                "Ctrl-W", "delete the word before the cursor",
+                [
+                    Binding(layer, [.ctrl("w")], .edit(.deleteWordBackward))
+                ]),
             // readline's word keys (Alt is Esc then the letter), and Ctrl/Alt with the arrows.
-            Entry("Alt-B Alt-F", "a word back / forward; Ctrl-Left Ctrl-Right too", [
-                Binding(layer, [alt(.character("b")), alt(.character("B")), ctrl(.left), alt(.left)],
+            Entry(
+                "Alt-B Alt-F", "a word back / forward; Ctrl-Left Ctrl-Right too",
+                [
+                    Binding(
+                        layer, [alt(.character("b")), alt(.character("B")), ctrl(.left), alt(.left)],
                         .edit(.wordLeft)),
-                Binding(layer, [alt(.character("f")), alt(.character("F")), ctrl(.right), alt(.right)],
+                    Binding(
+                        layer, [alt(.character("f")), alt(.character("F")), ctrl(.right), alt(.right)],
                         .edit(.wordRight)),
-            ]),
-            Entry("Alt-Backspace Alt-D", "delete a word before / after the cursor", [
-                Binding(layer, [alt(.backspace)], .edit(.deleteAlphanumericWordBackward)),
-                Binding(layer, [alt(.character("d")), alt(.character("D")), ctrl(.delete), alt(.delete)],
+                ]),
+            Entry(
+                "Alt-Backspace Alt-D", "delete a word before / after the cursor",
+                [
+                    Binding(layer, [alt(.backspace)], .edit(.deleteAlphanumericWordBackward)),
+                    Binding(
+                        layer, [alt(.character("d")), alt(.character("D")), ctrl(.delete), alt(.delete)],
                         .edit(.deleteWordForward)),
-            ]),
+                ]),
             Entry("paste", "inserted as text; line breaks become spaces", [Binding(layer, [.paste], .paste)]),
         ]
     }
@@ -186,115 +203,161 @@ public enum Keymap {
     private static let no: [Key] = [.character("n"), .character("N"), .escape]
 
     public static let sections: [Section] = [
-        Section(title: "Searching", entries: lineKeys(.search) + [
-            Entry("Esc", "clear the search", [Binding(.search, [.escape], .clearSearch)]),
-            Entry("Up Down", "move the selection", [
-                Binding(.search, [.up], .moveSelection(.rows(-1))),
-                Binding(.search, [.down], .moveSelection(.rows(1))),
+        Section(
+            title: "Searching",
+            entries: lineKeys(.search) + [
+                Entry("Esc", "clear the search", [Binding(.search, [.escape], .clearSearch)]),
+                Entry(
+                    "Up Down", "move the selection",
+                    [
+                        Binding(.search, [.up], .moveSelection(.rows(-1))),
+                        Binding(.search, [.down], .moveSelection(.rows(1))),
+                    ]),
+                Entry(
+                    "PgUp PgDn", "move the selection and the view by a page",
+                    documentation: """
+                        move the selection and the view by a whole page (a page not loaded yet is loaded first, \
+                        then the move completes)
+                        """,
+                    [
+                        Binding(.search, [.pageUp], .moveSelection(.pages(-1))),
+                        Binding(.search, [.pageDown], .moveSelection(.pages(1))),
+                    ]),
+                Entry(
+                    "wheel, click", "scroll the view; select a row (click it again to open it)",
+                    documentation: """
+                        scroll the view (the selection stays on its book while it is visible, else it moves to the edge); \
+                        click selects a row, a second click opens it
+                        """,
+                    [
+                        Binding(.search, [.mouse(.wheelUp)], .scrollList(by: -3)),
+                        Binding(.search, [.mouse(.wheelDown)], .scrollList(by: 3)),
+                        Binding(.search, [.mouse(.click)], .click),
+                    ]),
+                Entry("Enter", "edit the selected book", [Binding(.search, [.enter], .open)]),
+                Entry(
+                    "F3 Ctrl-Y", "history of the selected book, newest first",
+                    [
+                        Binding(.search, [.function(3), .ctrl("y")], .openHistory)
+                    ]),
             ]),
-            Entry("PgUp PgDn", "move the selection and the view by a page", documentation: """
-                move the selection and the view by a whole page (a page not loaded yet is loaded first, \
-                then the move completes)
-                """, [
-                Binding(.search, [.pageUp], .moveSelection(.pages(-1))),
-                Binding(.search, [.pageDown], .moveSelection(.pages(1))),
+        Section(
+            title: "Editing a book",
+            entries: [
+                Entry(
+                    "Tab Shift-Tab Up Down", "move between title and author",
+                    [
+                        Binding(.editor, [.tab, .backTab, .up, .down], .nextField)
+                    ]),
+                Entry(
+                    "line keys", "as in the search line (Left, Ctrl-A, Ctrl-W...)",
+                    lineKeys(.editor).flatMap(\.bindings)),
+                Entry(
+                    "Enter Ctrl-S", "save",
+                    [
+                        Binding(.editor, [.enter, .ctrl("s")], .save),
+                        // During a conflict, saving waits for one of the ways out.
+                        Binding(.conflict, [.enter, .ctrl("s")], .chooseFirst),
+                    ]),
+                Entry("Esc", "close the editor (asks first if unsaved)", [Binding(.editor, [.escape], .closeEditor)]),
             ]),
-            Entry("wheel, click", "scroll the view; select a row (click it again to open it)", documentation: """
-                scroll the view (the selection stays on its book while it is visible, else it moves to the edge); \
-                click selects a row, a second click opens it
-                """, [
-                Binding(.search, [.mouse(.wheelUp)], .scrollList(by: -3)),
-                Binding(.search, [.mouse(.wheelDown)], .scrollList(by: 3)),
-                Binding(.search, [.mouse(.click)], .click),
+        Section(
+            title: "When someone else saved first",
+            entries: [
+                Entry("(nothing)", "fields only they changed are merged and saved for you", []),
+                Entry(
+                    "Ctrl-R", "reload: take their version, drop yours",
+                    [
+                        Binding(.conflict, [.ctrl("r")], .reload),
+                        Binding(.editor, [.ctrl("r")], .explainReload),
+                    ]),
+                Entry(
+                    "Ctrl-O", "overwrite their version with yours (keeping their other fields)",
+                    [
+                        Binding(.conflict, [.ctrl("o")], .overwrite),
+                        Binding(.editor, [.ctrl("o")], .explainOverwrite),
+                    ]),
+                Entry(
+                    "Ctrl-E", "edit a merge: theirs, with yours in the fields you both changed",
+                    [
+                        Binding(.conflict, [.ctrl("e")], .editMerge)
+                    ]),
+                Entry("Esc, any edit", "keep editing your version", [Binding(.conflict, [.escape], .keepEditing)]),
             ]),
-            Entry("Enter", "edit the selected book", [Binding(.search, [.enter], .open)]),
-            Entry("F3 Ctrl-Y", "history of the selected book, newest first", [
-                Binding(.search, [.function(3), .ctrl("y")], .openHistory),
+        Section(
+            title: "History of a book",
+            entries: [
+                Entry(
+                    "Up Down", "choose a revision (what it changed is marked)",
+                    [
+                        Binding(.history, [.up], .moveHistorySelection(by: -1)),
+                        Binding(.history, [.down], .moveHistorySelection(by: 1)),
+                    ]),
+                Entry(
+                    "Enter", "ask, then restore it as a new revision; conflicts as usual",
+                    documentation: """
+                        restore it, after asking (y / n): saved as a new revision, conflicts as usual (editors only)
+                        """, [Binding(.history, [.enter], .requestRestore)]),
+                Entry(
+                    "Esc F3 Ctrl-Y", "close the history",
+                    [
+                        Binding(.history, [.escape, .function(3), .ctrl("y")], .closeHistory)
+                    ]),
             ]),
-        ]),
-        Section(title: "Editing a book", entries: [
-            Entry("Tab Shift-Tab Up Down", "move between title and author", [
-                Binding(.editor, [.tab, .backTab, .up, .down], .nextField),
+        Section(
+            title: "Anywhere",
+            entries: [
+                Entry(
+                    "F1 (? with an empty search)", "this help; Up Down PgUp PgDn scroll it, other keys close it",
+                    documentation: """
+                        this help; Up Down PgUp PgDn and the wheel scroll it ("more ↑" / "more ↓" say there is more), \
+                        other keys close it
+                        """,
+                    [
+                        Binding(.global, [.function(1)], .toggleHelp),
+                        Binding(.search, [.character("?")], .helpFromEmptySearch),
+                        Binding(.help, [.up], .scrollHelp(.rows(-1))),
+                        Binding(.help, [.down], .scrollHelp(.rows(1))),
+                        Binding(.help, [.pageUp], .scrollHelp(.pages(-1))),
+                        Binding(.help, [.pageDown], .scrollHelp(.pages(1))),
+                        Binding(.help, [.mouse(.wheelUp)], .scrollHelp(.rows(-3))),
+                        Binding(.help, [.mouse(.wheelDown)], .scrollHelp(.rows(3))),
+                        Binding(.help, [.anyOtherKey], .closeHelp),
+                    ]),
+                Entry(
+                    "F2 Ctrl-T", "switch account; your own account reconnects a lost connection",
+                    documentation: """
+                        switch account (asks for a password if the account needs one; the input is masked); your own \
+                        account, after a lost connection, asks for its password again
+                        """,
+                    [
+                        Binding(.global, [.function(2), .ctrl("t")], .toggleAccounts),
+                        Binding(.accounts, [.up], .moveAccountSelection(by: -1)),
+                        Binding(.accounts, [.down], .moveAccountSelection(by: 1)),
+                        Binding(.accounts, [.enter], .switchAccount),
+                        Binding(.accounts, [.escape], .closeAccounts),
+                        Binding(.password, [.anyCharacter], .typePassword),
+                        Binding(.password, [.paste], .pastePassword),
+                        Binding(.password, [.backspace], .erasePasswordCharacter),
+                        Binding(.password, [.ctrl("u")], .clearPassword),
+                        Binding(.password, [.enter], .submitPassword),
+                        Binding(.password, [.escape, .ctrl("c")], .cancelPassword),
+                    ]),
+                Entry(
+                    "Ctrl-Q Ctrl-C", "quit (asks first if unsaved)",
+                    [
+                        Binding(.global, [.ctrl("q"), .ctrl("c")], .quit),
+                        Binding(.tooSmall, [.ctrl("q"), .ctrl("c")], .quit),
+                    ]),
+                Entry(
+                    "y / n", "answer a question (Enter = yes, Esc = no)",
+                    [
+                        Binding(.question, yes, .confirm),
+                        Binding(.question, no, .cancelConfirmation),
+                        Binding(.restoreQuestion, yes, .confirmRestore),
+                        Binding(.restoreQuestion, no, .cancelRestore),
+                    ]),
             ]),
-            Entry("line keys", "as in the search line (Left, Ctrl-A, Ctrl-W...)",
-                  lineKeys(.editor).flatMap(\.bindings)),
-            Entry("Enter Ctrl-S", "save", [
-                Binding(.editor, [.enter, .ctrl("s")], .save),
-                // During a conflict, saving waits for one of the ways out.
-                Binding(.conflict, [.enter, .ctrl("s")], .chooseFirst),
-            ]),
-            Entry("Esc", "close the editor (asks first if unsaved)", [Binding(.editor, [.escape], .closeEditor)]),
-        ]),
-        Section(title: "When someone else saved first", entries: [
-            Entry("(nothing)", "fields only they changed are merged and saved for you", []),
-            Entry("Ctrl-R", "reload: take their version, drop yours", [
-                Binding(.conflict, [.ctrl("r")], .reload),
-                Binding(.editor, [.ctrl("r")], .explainReload),
-            ]),
-            Entry("Ctrl-O", "overwrite their version with yours (keeping their other fields)", [
-                Binding(.conflict, [.ctrl("o")], .overwrite),
-                Binding(.editor, [.ctrl("o")], .explainOverwrite),
-            ]),
-            Entry("Ctrl-E", "edit a merge: theirs, with yours in the fields you both changed", [
-                Binding(.conflict, [.ctrl("e")], .editMerge),
-            ]),
-            Entry("Esc, any edit", "keep editing your version", [Binding(.conflict, [.escape], .keepEditing)]),
-        ]),
-        Section(title: "History of a book", entries: [
-            Entry("Up Down", "choose a revision (what it changed is marked)", [
-                Binding(.history, [.up], .moveHistorySelection(by: -1)),
-                Binding(.history, [.down], .moveHistorySelection(by: 1)),
-            ]),
-            Entry("Enter", "ask, then restore it as a new revision; conflicts as usual", documentation: """
-                restore it, after asking (y / n): saved as a new revision, conflicts as usual (editors only)
-                """, [Binding(.history, [.enter], .requestRestore)]),
-            Entry("Esc F3 Ctrl-Y", "close the history", [
-                Binding(.history, [.escape, .function(3), .ctrl("y")], .closeHistory),
-            ]),
-        ]),
-        Section(title: "Anywhere", entries: [
-            Entry("F1 (? with an empty search)", "this help; Up Down PgUp PgDn scroll it, other keys close it",
-                  documentation: """
-                  this help; Up Down PgUp PgDn and the wheel scroll it ("more ↑" / "more ↓" say there is more), \
-                  other keys close it
-                  """, [
-                      Binding(.global, [.function(1)], .toggleHelp),
-                      Binding(.search, [.character("?")], .helpFromEmptySearch),
-                      Binding(.help, [.up], .scrollHelp(.rows(-1))),
-                      Binding(.help, [.down], .scrollHelp(.rows(1))),
-                      Binding(.help, [.pageUp], .scrollHelp(.pages(-1))),
-                      Binding(.help, [.pageDown], .scrollHelp(.pages(1))),
-                      Binding(.help, [.mouse(.wheelUp)], .scrollHelp(.rows(-3))),
-                      Binding(.help, [.mouse(.wheelDown)], .scrollHelp(.rows(3))),
-                      Binding(.help, [.anyOtherKey], .closeHelp),
-                  ]),
-            Entry("F2 Ctrl-T", "switch account; your own account reconnects a lost connection", documentation: """
-                switch account (asks for a password if the account needs one; the input is masked); your own \
-                account, after a lost connection, asks for its password again
-                """, [
-                Binding(.global, [.function(2), .ctrl("t")], .toggleAccounts),
-                Binding(.accounts, [.up], .moveAccountSelection(by: -1)),
-                Binding(.accounts, [.down], .moveAccountSelection(by: 1)),
-                Binding(.accounts, [.enter], .switchAccount),
-                Binding(.accounts, [.escape], .closeAccounts),
-                Binding(.password, [.anyCharacter], .typePassword),
-                Binding(.password, [.paste], .pastePassword),
-                Binding(.password, [.backspace], .erasePasswordCharacter),
-                Binding(.password, [.ctrl("u")], .clearPassword),
-                Binding(.password, [.enter], .submitPassword),
-                Binding(.password, [.escape, .ctrl("c")], .cancelPassword),
-            ]),
-            Entry("Ctrl-Q Ctrl-C", "quit (asks first if unsaved)", [
-                Binding(.global, [.ctrl("q"), .ctrl("c")], .quit),
-                Binding(.tooSmall, [.ctrl("q"), .ctrl("c")], .quit),
-            ]),
-            Entry("y / n", "answer a question (Enter = yes, Esc = no)", [
-                Binding(.question, yes, .confirm),
-                Binding(.question, no, .cancelConfirmation),
-                Binding(.restoreQuestion, yes, .confirmRestore),
-                Binding(.restoreQuestion, no, .cancelRestore),
-            ]),
-        ]),
     ]
 
     /// Every binding, in the order of the help.

@@ -27,8 +27,9 @@ enum ListPaging {
         if target < loaded && (top + height <= loaded || loaded >= search.total) {
             return Move(select: target, top: top, pending: nil)
         }
-        return Move(select: min(target, loaded - 1), top: top,
-                    pending: PendingSelection(index: target, query: search.query, top: top))
+        return Move(
+            select: min(target, loaded - 1), top: top,
+            pending: PendingSelection(index: target, query: search.query, top: top))
     }
 
     /// The row to select now that rows arrived for a pending move, or nil to keep waiting;
@@ -36,7 +37,8 @@ enum ListPaging {
     static func resolve(_ pending: PendingSelection, search: SearchState, height: Int) -> (select: Int?, drop: Bool) {
         guard pending.query == search.query, !search.rows.isEmpty else { return (nil, true) }
         let loaded = search.rows.count
-        let nothingMoreComes = loaded >= search.total || (!search.isLoadingMore && !search.isBusy && search.error != nil)
+        let nothingMoreComes =
+            loaded >= search.total || (!search.isLoadingMore && !search.isBusy && search.error != nil)
         if (pending.index < loaded && loaded >= pending.top + height) || nothingMoreComes {
             return (min(pending.index, loaded - 1), true)
         }

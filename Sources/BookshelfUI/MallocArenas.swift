@@ -1,9 +1,9 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 
-/// glibc's `mallopt`, which Swift's Glibc module does not export.
-@_silgen_name("mallopt")
-private func mallopt(_ parameter: Int32, _ value: Int32) -> Int32
+    /// glibc's `mallopt`, which Swift's Glibc module does not export.
+    @_silgen_name("mallopt")
+    private func mallopt(_ parameter: Int32, _ value: Int32) -> Int32
 #endif
 
 /// How the interactive app asks glibc to keep its memory together. glibc gives each thread
@@ -15,7 +15,7 @@ public enum MallocArenas {
     /// Limits the process to one arena. Call once, early; does nothing off glibc.
     public static func limitToOne() {
         #if canImport(Glibc)
-        _ = mallopt(-8 /* M_ARENA_MAX */, 1)
+            _ = mallopt(-8 /* M_ARENA_MAX */, 1)
         #endif
     }
 }

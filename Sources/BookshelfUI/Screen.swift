@@ -17,7 +17,8 @@ public struct StoreInfo: Equatable, Sendable {
 /// Nothing here reads a clock, a store or a global: the same inputs paint the same cells.
 public enum Screen {
     public static func render(_ state: BookshelfState, ui: UIState, store: StoreInfo, into canvas: inout Canvas) {
-        let layout = ScreenLayout(columns: canvas.width, rows: canvas.height, paneIsModal: state.editor != nil || state.history != nil)
+        let layout = ScreenLayout(
+            columns: canvas.width, rows: canvas.height, paneIsModal: state.editor != nil || state.history != nil)
         canvas.cursor = nil
         if layout.isTooSmall {
             TooSmallScreen.render(state, into: &canvas)
@@ -25,10 +26,12 @@ public enum Screen {
         }
         renderHeader(state, ui: ui, store: store, layout: layout, into: &canvas)
         renderSearchLine(state, ui: ui, layout: layout, into: &canvas)
-        let top = ListViewport.top(current: ui.listTop, selection: state.search.selection,
-                                   count: state.search.rows.count, height: layout.list.height)
-        renderRule(state, top: top, booksOfAccount: ui.catalogSize.flatMap { $0.account == state.account ? $0.books : nil },
-                   layout: layout, into: &canvas)
+        let top = ListViewport.top(
+            current: ui.listTop, selection: state.search.selection,
+            count: state.search.rows.count, height: layout.list.height)
+        renderRule(
+            state, top: top, booksOfAccount: ui.catalogSize.flatMap { $0.account == state.account ? $0.books : nil },
+            layout: layout, into: &canvas)
         ResultList.render(state.search, top: top, in: layout.list, into: &canvas)
         if let divider = layout.divider {
             let symbol: Character = divider.width == 1 ? "│" : "─"
@@ -40,15 +43,17 @@ public enum Screen {
             } else if let history = state.history {
                 HistoryPane.render(history, in: pane, into: &canvas)
             } else {
-                DetailPane.render(state.search.selectedBook, viewOnly: state.accountRole == .reader, in: pane, into: &canvas)
+                DetailPane.render(
+                    state.search.selectedBook, viewOnly: state.accountRole == .reader, in: pane, into: &canvas)
             }
         }
         StatusLine.render(state, ui: ui, in: layout.status, into: &canvas)
         Overlays.render(state, ui: ui, into: &canvas)
     }
 
-
-    static func renderHeader(_ state: BookshelfState, ui: UIState, store: StoreInfo, layout: ScreenLayout, into canvas: inout Canvas) {
+    static func renderHeader(
+        _ state: BookshelfState, ui: UIState, store: StoreInfo, layout: ScreenLayout, into canvas: inout Canvas
+    ) {
         var text = StyledText(" Bookshelf", style: Theme.header)
         let account = state.account.map { "  \($0)" } ?? "  not connected"
         text.append(account, style: Theme.header)
@@ -68,11 +73,13 @@ public enum Screen {
 
     static let promptText = "Search: "
 
-    static func renderSearchLine(_ state: BookshelfState, ui: UIState, layout: ScreenLayout, into canvas: inout Canvas) {
+    static func renderSearchLine(_ state: BookshelfState, ui: UIState, layout: ScreenLayout, into canvas: inout Canvas)
+    {
         let y = layout.search.y
         let promptWidth = canvas.draw(promptText, x: 0, y: y, style: Theme.prompt)
-        let cursorX = FieldView.draw(state.search.line, in: &canvas, x: promptWidth, y: y,
-                                     width: layout.columns - promptWidth, style: .plain)
+        let cursorX = FieldView.draw(
+            state.search.line, in: &canvas, x: promptWidth, y: y,
+            width: layout.columns - promptWidth, style: .plain)
         if state.editor == nil, ui.overlay == nil, state.passwordPrompt == nil, state.confirmation == nil {
             canvas.cursor = Position(x: cursorX, y: y)
         }
@@ -83,7 +90,8 @@ public enum Screen {
     /// (`booksOfAccount`, exact), so the rule says that number rather than an estimate of it.
     static func totalText(_ search: SearchState, booksOfAccount: Int? = nil) -> String {
         if !search.totalCount.isExact, let books = booksOfAccount, books >= search.rows.count,
-           SearchTerms(search.rowsQuery).matchesEverything {
+            SearchTerms(search.rowsQuery).matchesEverything
+        {
             return NumberText.grouped(books)
         }
         let number = NumberText.grouped(search.total)
@@ -94,19 +102,26 @@ public enum Screen {
         }
     }
 
-    static func renderRule(_ state: BookshelfState, top: Int, booksOfAccount: Int? = nil, layout: ScreenLayout,
-                           into canvas: inout Canvas) {
+    static func renderRule(
+        _ state: BookshelfState, top: Int, booksOfAccount: Int? = nil, layout: ScreenLayout,
+        into canvas: inout Canvas
+    ) {
         canvas.fill(layout.rule, symbol: "─", style: Theme.border)
         let search = state.search
         var count: String
         if search.rows.isEmpty {
-            count = search.isBusy || search.error != nil ? ""
+            count =
+                search.isBusy || search.error != nil
+                ? ""
                 : SearchTerms(search.query).hasNoSearchableWords ? "no searchable words" : "no matches"
         } else if layout.list.height == 0 {
-            count = search.total == 1 && search.totalCount.isExact ? "1 match" : "\(totalText(search, booksOfAccount: booksOfAccount)) matches"
+            count =
+                search.total == 1 && search.totalCount.isExact
+                ? "1 match" : "\(totalText(search, booksOfAccount: booksOfAccount)) matches"
         } else {
             let last = min(search.rows.count, top + layout.list.height)
-            count = "\(NumberText.grouped(top + 1))–\(NumberText.grouped(last)) of \(totalText(search, booksOfAccount: booksOfAccount))"
+            count =
+                "\(NumberText.grouped(top + 1))–\(NumberText.grouped(last)) of \(totalText(search, booksOfAccount: booksOfAccount))"
                 // Rows that answer an older query say which one, until the current answer arrives.
                 + (search.rowsAreCurrent ? "" : " for “\(TextLayout.truncate(search.rowsQuery, toWidth: 20))”")
         }
@@ -125,7 +140,8 @@ public enum Screen {
 enum TooSmallScreen {
     static func render(_ state: BookshelfState, into canvas: inout Canvas) {
         if let confirmation = state.confirmation,
-           showsQuestion(confirmation, columns: canvas.width, rows: canvas.height) {
+            showsQuestion(confirmation, columns: canvas.width, rows: canvas.height)
+        {
             var lines = questionLines(confirmation, width: canvas.width).map { ($0, Theme.warning) }
             let note = TextWrap.lines(sizeNote(canvas), width: canvas.width)
             if lines.count + 1 + note.count <= canvas.height {
@@ -182,9 +198,12 @@ enum ResultList {
                 message = "Searching…"
                 style = Theme.hint
             } else {
-                message = search.query.isEmpty ? "The catalog is empty."
-                    : SearchTerms(search.query).hasNoSearchableWords ? "No books: " + SearchTerms.noSearchableWordsExplanation + "."
-                    : "No books match."
+                message =
+                    search.query.isEmpty
+                    ? "The catalog is empty."
+                    : SearchTerms(search.query).hasNoSearchableWords
+                        ? "No books: " + SearchTerms.noSearchableWordsExplanation + "."
+                        : "No books match."
                 style = Theme.hint
             }
             for (offset, line) in TextWrap.lines(message, width: area.width - 2).prefix(area.height).enumerated() {
@@ -201,7 +220,9 @@ enum ResultList {
             if index < search.rows.count {
                 let record = search.rows[index]
                 let selected = current && index == search.selection
-                drawLine(for: record, terms: terms, selected: selected, dimmed: !current, in: &canvas, x: area.x, y: y, width: area.width)
+                drawLine(
+                    for: record, terms: terms, selected: selected, dimmed: !current, in: &canvas, x: area.x, y: y,
+                    width: area.width)
             } else if index == search.rows.count, search.isLoadingMore {
                 canvas.draw(" Loading more…", x: area.x, y: y, style: Theme.hint, maxWidth: area.width)
             }
@@ -210,13 +231,17 @@ enum ResultList {
 
     /// " Title ………… Author ": the title gets what the author column leaves. Each column is
     /// drawn straight into its cells.
-    static func drawLine(for record: BookRecord, terms: SearchTerms, selected: Bool, dimmed: Bool,
-                         in canvas: inout Canvas, x: Int, y: Int, width: Int) {
+    static func drawLine(
+        for record: BookRecord, terms: SearchTerms, selected: Bool, dimmed: Bool,
+        in canvas: inout Canvas, x: Int, y: Int, width: Int
+    ) {
         let base = selected ? Theme.selected : dimmed ? Theme.hint : Style.plain
         let match = selected ? Theme.selectedMatch : dimmed ? Theme.hint : Theme.match
         let authorBase = selected ? Theme.selected : Theme.author
-        let title = StyledText(" ", style: base)
-            + StyledText.highlighted(record.title, ranges: terms.highlightRanges(in: record.title), base: base, highlight: match)
+        let title =
+            StyledText(" ", style: base)
+            + StyledText.highlighted(
+                record.title, ranges: terms.highlightRanges(in: record.title), base: base, highlight: match)
         guard !record.author.isEmpty, width >= 50 else {
             title.draw(in: &canvas, x: x, y: y, width: width, fill: selected ? Theme.selected : .plain)
             return
@@ -224,7 +249,8 @@ enum ResultList {
         let authorWidth = min(30, width / 3)
         // A space of margin on both sides and two between the columns.
         let titleWidth = width - authorWidth - 4
-        let author = StyledText.highlighted(record.author, ranges: terms.highlightRanges(in: record.author), base: authorBase, highlight: match)
+        let author = StyledText.highlighted(
+            record.author, ranges: terms.highlightRanges(in: record.author), base: authorBase, highlight: match)
         title.draw(in: &canvas, x: x, y: y, width: titleWidth + 1, fill: base)
         canvas.fill(Rect(x: x + titleWidth + 1, y: y, width: 2, height: 1), style: base)
         author.draw(in: &canvas, x: x + titleWidth + 3, y: y, width: authorWidth, fill: base)
@@ -243,7 +269,8 @@ enum DetailPane {
         let titleBudget = max(1, area.height - 3)
         for (index, line) in titleLines.prefix(titleBudget).enumerated() where y < bottom {
             let cut = index == titleBudget - 1 && titleLines.count > titleBudget
-            StyledText(cut ? line + " …" : line, style: Theme.label).draw(in: &canvas, x: area.x + 1, y: y, width: width)
+            StyledText(cut ? line + " …" : line, style: Theme.label).draw(
+                in: &canvas, x: area.x + 1, y: y, width: width)
             y += 1
         }
         if y < bottom, !book.author.isEmpty {
@@ -251,8 +278,10 @@ enum DetailPane {
             y += 1
         }
         if y < bottom {
-            StyledText("#\(book.id) · revision \(book.revision) · Enter to \(viewOnly ? "view" : "edit")", style: Theme.hint)
-                .draw(in: &canvas, x: area.x + 1, y: y, width: width)
+            StyledText(
+                "#\(book.id) · revision \(book.revision) · Enter to \(viewOnly ? "view" : "edit")", style: Theme.hint
+            )
+            .draw(in: &canvas, x: area.x + 1, y: y, width: width)
         }
     }
 }

@@ -16,17 +16,21 @@ enum StatusLine {
             message = StyledText("Could not switch account: \(error)", style: Theme.statusError)
         } else if state.connection.isLost, state.passwordPrompt == nil, let account = state.account {
             // It explains every failure that follows, so it comes before them.
-            message = StyledText("Disconnected: \(Hints.reconnectSteps) \(account), to type the password again.",
-                                 style: Theme.statusError)
+            message = StyledText(
+                "Disconnected: \(Hints.reconnectSteps) \(account), to type the password again.",
+                style: Theme.statusError)
         } else if state.connection.isUnreachable {
             // Like the lost password, it explains the failures that follow.
-            message = StyledText("Cannot reach the catalog: still trying. Nothing here is lost.", style: Theme.statusError)
+            message = StyledText(
+                "Cannot reach the catalog: still trying. Nothing here is lost.", style: Theme.statusError)
         } else if let activity = state.editor?.activity {
             message = StyledText("\(spinner) \(EditorPane.activityText(activity))", style: Theme.status)
         } else if state.search.isBusy {
             // The last answer came without the index: unless this query narrows an earlier one,
             // it reads the whole catalog again, and the user should know why it takes a while.
-            let why = state.search.answeredWhileIndexing ? " (the search index is being built; until then a new word reads the whole catalog)" : ""
+            let why =
+                state.search.answeredWhileIndexing
+                ? " (the search index is being built; until then a new word reads the whole catalog)" : ""
             message = StyledText("\(spinner) Searching…\(why)", style: Theme.status)
         } else if state.search.isLoadingMore {
             message = StyledText("\(spinner) Loading more…", style: Theme.status)
@@ -35,7 +39,8 @@ enum StatusLine {
         } else if let notice = ui.notice {
             message = StyledText(notice.fitting(area.width - 2), style: Theme.status)
         } else if let action = state.waitingForSave {
-            message = StyledText("\(spinner) Waiting for the save to go through, then: \(action.verb)", style: Theme.status)
+            message = StyledText(
+                "\(spinner) Waiting for the save to go through, then: \(action.verb)", style: Theme.status)
         } else if state.search.opensWhenAnswered {
             message = StyledText("\(spinner) Opening the first result when the search answers…", style: Theme.status)
         } else if let fact = state.message {
@@ -47,12 +52,14 @@ enum StatusLine {
         if let message {
             // The message wins the room; hints take what is left on the right.
             let needed = min(area.width, message.width + 2)
-            (StyledText(" ", style: Theme.status) + message).draw(in: &canvas, x: area.x, y: area.y, width: needed, fill: Theme.status)
+            (StyledText(" ", style: Theme.status) + message).draw(
+                in: &canvas, x: area.x, y: area.y, width: needed, fill: Theme.status)
             if area.width - needed >= hintsWidth {
                 canvas.draw(hints, x: area.x + area.width - hintsWidth, y: area.y, style: Theme.status)
             }
         } else {
-            StyledText(hints, style: Theme.status).draw(in: &canvas, x: area.x, y: area.y, width: area.width, fill: Theme.status)
+            StyledText(hints, style: Theme.status).draw(
+                in: &canvas, x: area.x, y: area.y, width: area.width, fill: Theme.status)
         }
     }
 
@@ -86,9 +93,10 @@ enum StatusLine {
 enum Overlays {
     static func render(_ state: BookshelfState, ui: UIState, into canvas: inout Canvas) {
         if let confirmation = state.confirmation {
-            let box = Box(title: confirmation.waitsForSave ? "Save in progress" : "Unsaved changes",
-                          lines: [confirmation.question, "", TooSmallScreen.answers(confirmation)],
-                          canvas: canvas, preferredWidth: 52)
+            let box = Box(
+                title: confirmation.waitsForSave ? "Save in progress" : "Unsaved changes",
+                lines: [confirmation.question, "", TooSmallScreen.answers(confirmation)],
+                canvas: canvas, preferredWidth: 52)
             box.draw(into: &canvas)
             return
         }
@@ -97,8 +105,11 @@ enum Overlays {
             return
         }
         if let revision = state.history?.restoreQuestion {
-            Box(title: "Restore", lines: ["Restore revision \(revision) as a new revision?", "", Hints.restoreBox.text],
-                canvas: canvas, preferredWidth: 44).draw(into: &canvas)
+            Box(
+                title: "Restore",
+                lines: ["Restore revision \(revision) as a new revision?", "", Hints.restoreBox.text],
+                canvas: canvas, preferredWidth: 44
+            ).draw(into: &canvas)
             return
         }
         switch ui.overlay {
@@ -112,13 +123,15 @@ enum Overlays {
     }
 
     static func renderPassword(_ prompt: PasswordPrompt, secret: SecretText, into canvas: inout Canvas) {
-        let intro = prompt.reconnects
+        let intro =
+            prompt.reconnects
             ? "The connection was lost. Type the password of \(prompt.account) to reconnect; your search and draft are kept."
             : "Account \(prompt.account) needs a password."
         var lines = [intro, "", ""]
         if let problem = prompt.problem { lines.append(problem) }
         lines += ["", (prompt.reconnects ? Hints.reconnect : Hints.connect).text]
-        let box = Box(title: prompt.reconnects ? "Reconnect" : "Password", lines: lines, canvas: canvas, preferredWidth: 44)
+        let box = Box(
+            title: prompt.reconnects ? "Reconnect" : "Password", lines: lines, canvas: canvas, preferredWidth: 44)
         box.draw(into: &canvas)
         // The field sits on the blank line after the intro, however many lines that took.
         let fieldRow = TextWrap.lines(intro, width: max(1, box.inner.width)).count + 1
@@ -128,7 +141,8 @@ enum Overlays {
         let fieldWidth = box.inner.width
         let mask = LineEditor(String(repeating: "•", count: secret.count))
         let y = box.inner.y + fieldRow
-        let cursorX = FieldView.draw(mask, in: &canvas, x: box.inner.x, y: y, width: fieldWidth, style: Theme.focusedField)
+        let cursorX = FieldView.draw(
+            mask, in: &canvas, x: box.inner.x, y: y, width: fieldWidth, style: Theme.focusedField)
         if let problem = prompt.problem {
             canvas.draw(problem, x: box.inner.x, y: y + 1, style: Theme.statusError, maxWidth: fieldWidth)
         }
@@ -142,7 +156,8 @@ enum Overlays {
         box.draw(into: &canvas)
         let row = min(max(0, selection), max(0, state.accounts.count - 1))
         if !state.accounts.isEmpty, row < box.inner.height {
-            canvas.setStyle(Theme.selected, in: Rect(x: box.inner.x, y: box.inner.y + row, width: box.inner.width, height: 1))
+            canvas.setStyle(
+                Theme.selected, in: Rect(x: box.inner.x, y: box.inner.y + row, width: box.inner.width, height: 1))
         }
     }
 
@@ -150,7 +165,8 @@ enum Overlays {
         // As wide as the screen allows, up to a readable measure: KeyHelp wraps to it, so
         // the box never wraps a line again (which would lose the columns).
         let innerWidth = min(canvas.width - 2, 100) - 4
-        return Box(title: "Keys", lines: KeyHelp.lines(width: innerWidth), canvas: canvas, preferredWidth: 80, scroll: scroll)
+        return Box(
+            title: "Keys", lines: KeyHelp.lines(width: innerWidth), canvas: canvas, preferredWidth: 80, scroll: scroll)
     }
 
     /// The furthest the help can scroll at this size.
@@ -162,9 +178,11 @@ enum Overlays {
         let box = helpBox(canvas: canvas, scroll: scroll)
         box.draw(into: &canvas)
         let titles = Set(KeyHelp.sections.map(\.title))
-        for row in 0..<box.inner.height where box.scroll + row < box.lines.count && titles.contains(box.lines[box.scroll + row]) {
-            canvas.draw(box.lines[box.scroll + row], x: box.inner.x, y: box.inner.y + row, style: Theme.overlayTitle,
-                        maxWidth: box.inner.width)
+        for row in 0..<box.inner.height
+        where box.scroll + row < box.lines.count && titles.contains(box.lines[box.scroll + row]) {
+            canvas.draw(
+                box.lines[box.scroll + row], x: box.inner.x, y: box.inner.y + row, style: Theme.overlayTitle,
+                maxWidth: box.inner.width)
         }
     }
 }
@@ -196,15 +214,20 @@ struct Box {
         let right = frame.x + frame.width - 1
         let bottom = frame.y + frame.height - 1
         canvas.fill(frame, style: Theme.overlay)
-        canvas.fill(Rect(x: frame.x + 1, y: frame.y, width: frame.width - 2, height: 1), symbol: "─", style: Theme.border)
-        canvas.fill(Rect(x: frame.x + 1, y: bottom, width: frame.width - 2, height: 1), symbol: "─", style: Theme.border)
-        canvas.fill(Rect(x: frame.x, y: frame.y + 1, width: 1, height: frame.height - 2), symbol: "│", style: Theme.border)
-        canvas.fill(Rect(x: right, y: frame.y + 1, width: 1, height: frame.height - 2), symbol: "│", style: Theme.border)
+        canvas.fill(
+            Rect(x: frame.x + 1, y: frame.y, width: frame.width - 2, height: 1), symbol: "─", style: Theme.border)
+        canvas.fill(
+            Rect(x: frame.x + 1, y: bottom, width: frame.width - 2, height: 1), symbol: "─", style: Theme.border)
+        canvas.fill(
+            Rect(x: frame.x, y: frame.y + 1, width: 1, height: frame.height - 2), symbol: "│", style: Theme.border)
+        canvas.fill(
+            Rect(x: right, y: frame.y + 1, width: 1, height: frame.height - 2), symbol: "│", style: Theme.border)
         canvas.draw("┌", x: frame.x, y: frame.y, style: Theme.border)
         canvas.draw("┐", x: right, y: frame.y, style: Theme.border)
         canvas.draw("└", x: frame.x, y: bottom, style: Theme.border)
         canvas.draw("┘", x: right, y: bottom, style: Theme.border)
-        canvas.draw(" \(title) ", x: frame.x + 2, y: frame.y, style: Theme.overlayTitle, maxWidth: max(0, frame.width - 4))
+        canvas.draw(
+            " \(title) ", x: frame.x + 2, y: frame.y, style: Theme.overlayTitle, maxWidth: max(0, frame.width - 4))
         for row in 0..<inner.height where scroll + row < lines.count {
             canvas.draw(lines[scroll + row], x: inner.x, y: inner.y + row, style: Theme.overlay, maxWidth: inner.width)
         }

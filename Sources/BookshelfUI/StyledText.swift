@@ -26,7 +26,9 @@ public struct StyledText: Equatable, Sendable {
     }
 
     /// `text` with the `ranges` in `highlight` style and the rest in `base`.
-    public static func highlighted(_ text: String, ranges: [Range<String.Index>], base: Style, highlight: Style) -> StyledText {
+    public static func highlighted(_ text: String, ranges: [Range<String.Index>], base: Style, highlight: Style)
+        -> StyledText
+    {
         var result = StyledText()
         var position = text.startIndex
         for range in ranges where range.lowerBound >= position {

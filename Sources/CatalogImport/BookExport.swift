@@ -60,7 +60,9 @@ public enum BookExport {
 
     static func jsonString(_ bytes: [UInt8]) -> [UInt8] {
         var result = "\""
-        StoredBytes.decode(bytes, scalar: { JSONText.append($0, to: &result) }, invalidByte: { result += "\\udc" + String($0, radix: 16) })
+        StoredBytes.decode(
+            bytes, scalar: { JSONText.append($0, to: &result) },
+            invalidByte: { result += "\\udc" + String($0, radix: 16) })
         result += "\""
         return Array(result.utf8)
     }

@@ -58,7 +58,9 @@ public enum BookImport {
     /// export` wrote, stored by another program), without trimming or the validation rules,
     /// including text that is not valid UTF-8 (raw in CSV, `\udcXX` escapes in JSON Lines, as
     /// `BookExport` writes it); only a missing or empty title and malformed lines are problems.
-    public static func parse(_ bytes: [UInt8], format: BookImportFormat, restoring: Bool = false, progress: ((Int) -> Void)? = nil) -> BookImportResult {
+    public static func parse(
+        _ bytes: [UInt8], format: BookImportFormat, restoring: Bool = false, progress: ((Int) -> Void)? = nil
+    ) -> BookImportResult {
         bytes.withUnsafeBufferPointer { buffer in
             let start = hasByteOrderMark(buffer) ? 3 : 0
             var collector = Collector(progress: progress)
@@ -77,10 +79,15 @@ public enum BookImport {
 
     /// Why `title` and `author` cannot be stored (the `BookValidation` rules), or nil if they can.
     public static func rejection(title: String, author: String) -> String? {
-        if let reason = rejection(of: title, field: "title", maximum: BookValidation.maximumTitleLength, maximumBytes: BookValidation.maximumTitleBytes, required: true) {
+        if let reason = rejection(
+            of: title, field: "title", maximum: BookValidation.maximumTitleLength,
+            maximumBytes: BookValidation.maximumTitleBytes, required: true)
+        {
             return reason
         }
-        return rejection(of: author, field: "author", maximum: BookValidation.maximumAuthorLength, maximumBytes: BookValidation.maximumAuthorBytes, required: false)
+        return rejection(
+            of: author, field: "author", maximum: BookValidation.maximumAuthorLength,
+            maximumBytes: BookValidation.maximumAuthorBytes, required: false)
     }
 
     // MARK: Shared
@@ -97,8 +104,11 @@ public enum BookImport {
 
         mutating func add(title: String, author: String, line: Int) {
             if restoring {
-                if title.isEmpty { problems.append(BookImportProblem(line: line, reason: "missing title")) }
-                else { books.append(NewBook(title: title, author: author)) }
+                if title.isEmpty {
+                    problems.append(BookImportProblem(line: line, reason: "missing title"))
+                } else {
+                    books.append(NewBook(title: title, author: author))
+                }
                 return
             }
             do {
@@ -114,11 +124,16 @@ public enum BookImport {
         mutating func add(storedTitle: [UInt8], storedAuthor: [UInt8], line: Int) {
             guard restoring else {
                 let field = String(validating: storedTitle, as: UTF8.self) == nil ? "title" : "author"
-                problems.append(BookImportProblem(line: line, reason: "the \(field) is not valid UTF-8 text\(BookImport.restoreHint)"))
+                problems.append(
+                    BookImportProblem(
+                        line: line, reason: "the \(field) is not valid UTF-8 text\(BookImport.restoreHint)"))
                 return
             }
-            if storedTitle.isEmpty { problems.append(BookImportProblem(line: line, reason: "missing title")) }
-            else { books.append(NewBook(storedTitle: storedTitle, storedAuthor: storedAuthor)) }
+            if storedTitle.isEmpty {
+                problems.append(BookImportProblem(line: line, reason: "missing title"))
+            } else {
+                books.append(NewBook(storedTitle: storedTitle, storedAuthor: storedAuthor))
+            }
         }
 
         mutating func reject(line: Int, _ reason: String) {
@@ -133,7 +148,9 @@ public enum BookImport {
         }
     }
 
-    private static func rejection(of raw: String, field: String, maximum: Int, maximumBytes: Int, required: Bool) -> String? {
+    private static func rejection(of raw: String, field: String, maximum: Int, maximumBytes: Int, required: Bool)
+        -> String?
+    {
         let trimmed = BookValidation.trim(raw)
         if trimmed.isEmpty { return required ? "missing \(field)" : nil }
         if required, BookValidation.isBlank(trimmed) {
@@ -153,7 +170,8 @@ public enum BookImport {
     }
 
     /// Where a refusal of bytes that are not UTF-8 points: the one way to take them back.
-    static let restoreHint = "; if the file is a 'bookshelf export', 'bookshelf import --restore' takes it back byte for byte"
+    static let restoreHint =
+        "; if the file is a 'bookshelf export', 'bookshelf import --restore' takes it back byte for byte"
 
     private static func codePoint(_ scalar: Unicode.Scalar) -> String {
         let hex = String(scalar.value, radix: 16, uppercase: true)
@@ -183,9 +201,13 @@ public enum BookImport {
         return sawBareCR
     }
 
-    private static func parseCSV(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, into collector: inout Collector) {
+    private static func parseCSV(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, into collector: inout Collector)
+    {
         if hasOnlyCRLineEnds(bytes, from: start) {
-            collector.reject(line: 1, "the lines end in a carriage return (CR) alone, which is not supported; save the file with LF or CRLF line ends")
+            collector.reject(
+                line: 1,
+                "the lines end in a carriage return (CR) alone, which is not supported; save the file with LF or CRLF line ends"
+            )
             return
         }
         var reader = CSVReader(bytes: bytes, position: start)
@@ -204,7 +226,9 @@ public enum BookImport {
         }
         guard let titleColumn = names.firstIndex(of: "title") else {
             let found = names.map { "\"\($0)\"" }.joined(separator: ", ")
-            collector.reject(line: headerLine, "the first line must name the columns and include \"title\", e.g. title,author (found \(found))")
+            collector.reject(
+                line: headerLine,
+                "the first line must name the columns and include \"title\", e.g. title,author (found \(found))")
             return
         }
         let authorColumn = names.firstIndex(of: "author")
@@ -215,7 +239,10 @@ public enum BookImport {
                 collector.reject(line: line, reason)
             case let .record(line, fields):
                 guard fields.count == names.count else {
-                    collector.reject(line: line, "expected \(names.count) fields as in the header, found \(fields.count) (quote fields that contain commas)")
+                    collector.reject(
+                        line: line,
+                        "expected \(names.count) fields as in the header, found \(fields.count) (quote fields that contain commas)"
+                    )
                     break
                 }
                 let title = fields[titleColumn], author = authorColumn.map { fields[$0] } ?? .text("")
@@ -263,7 +290,7 @@ public enum BookImport {
         private var scratch: [UInt8] = []
 
         private static let quote = UInt8(ascii: "\""), comma = UInt8(ascii: ","),
-                           lf = UInt8(ascii: "\n"), cr = UInt8(ascii: "\r")
+            lf = UInt8(ascii: "\n"), cr = UInt8(ascii: "\r")
 
         init(bytes: UnsafeBufferPointer<UInt8>, position: Int) {
             self.bytes = bytes
@@ -284,7 +311,11 @@ public enum BookImport {
                 } else {
                     guard let field = readUnquotedField() else {
                         skipRestOfLine()
-                        return .malformed(line: startLine, reason: "a quote inside an unquoted field (quote the whole field and double the quotes inside it)")
+                        return .malformed(
+                            line: startLine,
+                            reason:
+                                "a quote inside an unquoted field (quote the whole field and double the quotes inside it)"
+                        )
                     }
                     fields.append(field)
                 }
@@ -292,7 +323,9 @@ public enum BookImport {
                 switch bytes[position] {
                 case Self.comma:
                     position += 1
-                    if position == bytes.count { fields.append(.text("")); return .record(line: startLine, fields: fields) }
+                    if position == bytes.count {
+                        fields.append(.text("")); return .record(line: startLine, fields: fields)
+                    }
                 case Self.lf:
                     position += 1
                     line += 1
@@ -306,7 +339,8 @@ public enum BookImport {
                     return .record(line: startLine, fields: fields)
                 default:
                     skipRestOfLine()
-                    return .malformed(line: startLine, reason: "unexpected text after a closing quote (double a quote to include it)")
+                    return .malformed(
+                        line: startLine, reason: "unexpected text after a closing quote (double a quote to include it)")
                 }
             }
         }
@@ -381,7 +415,9 @@ public enum BookImport {
 
     // MARK: JSON Lines
 
-    private static func parseJSONLines(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, into collector: inout Collector) {
+    private static func parseJSONLines(
+        _ bytes: UnsafeBufferPointer<UInt8>, from start: Int, into collector: inout Collector
+    ) {
         var lineStart = start
         var lineNumber = 0
         while lineStart < bytes.count {
@@ -401,7 +437,8 @@ public enum BookImport {
             }
             let object: [String: JSONLineParser.Value]
             do {
-                object = try JSONLineParser.object(in: line, keeping: ["title", "author"], byteEscapes: collector.restoring)
+                object = try JSONLineParser.object(
+                    in: line, keeping: ["title", "author"], byteEscapes: collector.restoring)
             } catch {
                 collector.reject(line: lineNumber, error.isJSON ? "bad JSON: \(error.reason)" : error.reason)
                 continue
@@ -412,7 +449,8 @@ public enum BookImport {
             case .notUTF8(let bytes)?: (title, titleBytes) = ("", bytes)
             case nil: collector.reject(line: lineNumber, "missing \"title\""); continue
             case .null?: collector.reject(line: lineNumber, "missing title"); continue
-            case .other(let kind)?: collector.reject(line: lineNumber, "\"title\" must be a string, not \(kind)"); continue
+            case .other(let kind)?:
+                collector.reject(line: lineNumber, "\"title\" must be a string, not \(kind)"); continue
             }
             var author = ""
             var authorBytes: [UInt8]?
@@ -420,12 +458,15 @@ public enum BookImport {
             case .string(let value)?: author = value
             case .notUTF8(let bytes)?: authorBytes = bytes
             case nil, .null?: break
-            case .other(let kind)?: collector.reject(line: lineNumber, "\"author\" must be a string, not \(kind)"); continue
+            case .other(let kind)?:
+                collector.reject(line: lineNumber, "\"author\" must be a string, not \(kind)"); continue
             }
             if titleBytes == nil, authorBytes == nil {
                 collector.add(title: title, author: author, line: lineNumber)
             } else {
-                collector.add(storedTitle: titleBytes ?? Array(title.utf8), storedAuthor: authorBytes ?? Array(author.utf8), line: lineNumber)
+                collector.add(
+                    storedTitle: titleBytes ?? Array(title.utf8), storedAuthor: authorBytes ?? Array(author.utf8),
+                    line: lineNumber)
             }
         }
     }
@@ -456,7 +497,9 @@ enum JSONLineParser {
 
     /// `byteEscapes` reads `\udc80` to `\udcff` as the bytes 80 to ff (`BookExport`'s escape
     /// for bytes that are not UTF-8); without it they are refused.
-    static func object(in line: UnsafeBufferPointer<UInt8>, keeping keys: Set<String>, byteEscapes: Bool = false) throws(Failure) -> [String: Value] {
+    static func object(in line: UnsafeBufferPointer<UInt8>, keeping keys: Set<String>, byteEscapes: Bool = false)
+        throws(Failure) -> [String: Value]
+    {
         var reader = Reader(bytes: line)
         reader.byteEscapes = byteEscapes
         reader.skipWhitespace()
@@ -532,7 +575,9 @@ enum JSONLineParser {
             case UInt8(ascii: "\""):
                 return try readString()
             case UInt8(ascii: "{"):
-                try readObject(depth: depth + 1) { _, reader throws(Failure) in _ = try reader.readValue(depth: depth + 1) }
+                try readObject(depth: depth + 1) { _, reader throws(Failure) in
+                    _ = try reader.readValue(depth: depth + 1)
+                }
                 return .other("an object")
             case UInt8(ascii: "["):
                 try readArray(depth: depth + 1)
@@ -573,7 +618,7 @@ enum JSONLineParser {
         private mutating func readLiteral(_ literal: StaticString) throws(Failure) {
             let expected = UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount)
             guard position + expected.count <= bytes.count,
-                  bytes[position..<(position + expected.count)].elementsEqual(expected)
+                bytes[position..<(position + expected.count)].elementsEqual(expected)
             else { throw failure("unexpected character") }
             position += expected.count
         }
@@ -615,7 +660,8 @@ enum JSONLineParser {
                     let text: String?
                     if utf8.isEmpty {
                         // No escapes (the usual case): decode straight from the line.
-                        text = String(validating: UnsafeBufferPointer(rebasing: bytes[segmentStart..<position]), as: UTF8.self)
+                        text = String(
+                            validating: UnsafeBufferPointer(rebasing: bytes[segmentStart..<position]), as: UTF8.self)
                     } else {
                         utf8.append(contentsOf: bytes[segmentStart..<position])
                         text = String(validating: utf8, as: UTF8.self)
@@ -642,17 +688,18 @@ enum JSONLineParser {
         private mutating func readEscape(into utf8: inout [UInt8]) throws(Failure) {
             guard let byte = peek else { throw failure("a string is never closed") }
             position += 1
-            let simple: UInt8? = switch byte {
-            case UInt8(ascii: "\""): UInt8(ascii: "\"")
-            case UInt8(ascii: "\\"): UInt8(ascii: "\\")
-            case UInt8(ascii: "/"): UInt8(ascii: "/")
-            case UInt8(ascii: "b"): 0x08
-            case UInt8(ascii: "f"): 0x0C
-            case UInt8(ascii: "n"): 0x0A
-            case UInt8(ascii: "r"): 0x0D
-            case UInt8(ascii: "t"): 0x09
-            default: nil
-            }
+            let simple: UInt8? =
+                switch byte {
+                case UInt8(ascii: "\""): UInt8(ascii: "\"")
+                case UInt8(ascii: "\\"): UInt8(ascii: "\\")
+                case UInt8(ascii: "/"): UInt8(ascii: "/")
+                case UInt8(ascii: "b"): 0x08
+                case UInt8(ascii: "f"): 0x0C
+                case UInt8(ascii: "n"): 0x0A
+                case UInt8(ascii: "r"): 0x0D
+                case UInt8(ascii: "t"): 0x09
+                default: nil
+                }
             if let simple {
                 utf8.append(simple)
                 return
@@ -661,7 +708,8 @@ enum JSONLineParser {
             var value = try readHex4()
             if (0xD800..<0xDC00).contains(value) {
                 // A high surrogate must be followed by an escaped low surrogate.
-                guard peek == UInt8(ascii: "\\"), position + 1 < bytes.count, bytes[position + 1] == UInt8(ascii: "u") else {
+                guard peek == UInt8(ascii: "\\"), position + 1 < bytes.count, bytes[position + 1] == UInt8(ascii: "u")
+                else {
                     throw failure("an unpaired surrogate escape")
                 }
                 position += 2
@@ -671,8 +719,10 @@ enum JSONLineParser {
             } else if (0xDC80...0xDCFF).contains(value) {
                 guard byteEscapes else {
                     let escape = "\\u" + String(value, radix: 16)
-                    throw Failure(reason: "\(escape) stands for a byte that is not valid UTF-8 text (column \(position - 5))\(BookImport.restoreHint)",
-                                  isJSON: false)
+                    throw Failure(
+                        reason:
+                            "\(escape) stands for a byte that is not valid UTF-8 text (column \(position - 5))\(BookImport.restoreHint)",
+                        isJSON: false)
                 }
                 utf8.append(UInt8(value - 0xDC00))
                 return
@@ -686,7 +736,9 @@ enum JSONLineParser {
         private mutating func readHex4() throws(Failure) -> UInt32 {
             var value: UInt32 = 0
             for _ in 0..<4 {
-                guard let byte = peek, let digit = hexValue(byte) else { throw failure("a \\u escape needs four hex digits") }
+                guard let byte = peek, let digit = hexValue(byte) else {
+                    throw failure("a \\u escape needs four hex digits")
+                }
                 value = value << 4 | digit
                 position += 1
             }
@@ -708,7 +760,7 @@ private extension String {
     var trimmingWhitespace: String {
         let scalars = unicodeScalars
         guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }),
-              let last = scalars.lastIndex(where: { !$0.properties.isWhitespace })
+            let last = scalars.lastIndex(where: { !$0.properties.isWhitespace })
         else { return "" }
         return String(scalars[first...last])
     }

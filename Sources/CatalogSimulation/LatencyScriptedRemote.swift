@@ -63,10 +63,11 @@ public struct LatencySchedule: Sendable, Equatable, CustomStringConvertible {
 
     /// The spec this schedule was parsed from, with failures appended: `400,250,60 fail:7`.
     public var description: String {
-        let base = switch pattern {
-        case let .fixed(list): list.map(String.init).joined(separator: ",")
-        case let .random(range, seed): "random:\(range.lowerBound)-\(range.upperBound) seed:\(seed)"
-        }
+        let base =
+            switch pattern {
+            case let .fixed(list): list.map(String.init).joined(separator: ",")
+            case let .random(range, seed): "random:\(range.lowerBound)-\(range.upperBound) seed:\(seed)"
+            }
         guard !failing.isEmpty else { return base }
         return base + " fail:" + failing.sorted().map(String.init).joined(separator: ",")
     }
@@ -77,7 +78,9 @@ public struct LatencySchedule: Sendable, Equatable, CustomStringConvertible {
     /// - `400,250,60`: milliseconds per request in order, cycling;
     /// - `random:50-600`: uniform between the bounds (inclusive), determined by `seed`.
     /// `failing` is typically the result of `parseRequestNumbers` on a `--fail` option.
-    public static func parse(_ spec: String, seed: UInt64 = 0, failing: Set<Int> = []) throws(LatencySpecError) -> LatencySchedule {
+    public static func parse(_ spec: String, seed: UInt64 = 0, failing: Set<Int> = []) throws(LatencySpecError)
+        -> LatencySchedule
+    {
         let text = spec.trimmingCharacters(in: .whitespaces)
         guard !text.isEmpty else { throw .empty }
         if text.lowercased().hasPrefix("random:") {
@@ -89,7 +92,8 @@ public struct LatencySchedule: Sendable, Equatable, CustomStringConvertible {
             guard lower <= upper else { throw .emptyRange(lower: lower, upper: upper) }
             return LatencySchedule(.random(lower...upper, seed: seed), failing: failing)
         }
-        let list = try text.split(separator: ",", omittingEmptySubsequences: false).map { part throws(LatencySpecError) in
+        let list = try text.split(separator: ",", omittingEmptySubsequences: false).map {
+            part throws(LatencySpecError) in
             try milliseconds(String(part))
         }
         return LatencySchedule(.fixed(list), failing: failing)
@@ -133,7 +137,8 @@ public enum LatencySpecError: Error, Equatable, Sendable, CustomStringConvertibl
         case let .notMilliseconds(word): "'\(word)' is not a whole number of milliseconds: \(forms)"
         case let .tooLong(value): "\(value) ms is longer than the limit of \(LatencySchedule.maximumMilliseconds) ms"
         case let .malformedRange(text): "'\(text)' is not a range: expected two bounds such as random:50-600"
-        case let .emptyRange(lower, upper): "random:\(lower)-\(upper) is empty: the lower bound must not exceed the upper"
+        case let .emptyRange(lower, upper):
+            "random:\(lower)-\(upper) is empty: the lower bound must not exceed the upper"
         case let .notARequestNumber(word): "'\(word)' is not a request number: expected numbers from 1 such as 3,7"
         }
     }
@@ -225,7 +230,8 @@ public final class VirtualClock: LatencySleeper, Sendable {
             let ready = state.withLock { state in
                 state.arrivals += 1
                 let arrivals = state.arrivals
-                let wake = PendingWake(wakeMilliseconds: state.now + max(0, milliseconds), sequence: arrivals, request: request)
+                let wake = PendingWake(
+                    wakeMilliseconds: state.now + max(0, milliseconds), sequence: arrivals, request: request)
                 state.parked.append((wake, continuation))
                 let ready = state.arrivalWaiters.filter { $0.count <= arrivals }
                 state.arrivalWaiters.removeAll { $0.count <= arrivals }
@@ -266,7 +272,9 @@ public final class VirtualClock: LatencySleeper, Sendable {
     public func wakeNext() -> PendingWake? {
         let woken: (wake: PendingWake, continuation: CheckedContinuation<Void, Never>)? = state.withLock { state in
             let parked = state.parked
-            guard let index = parked.indices.min(by: { Self.wakesFirst(parked[$0].wake, parked[$1].wake) }) else { return nil }
+            guard let index = parked.indices.min(by: { Self.wakesFirst(parked[$0].wake, parked[$1].wake) }) else {
+                return nil
+            }
             let entry = state.parked.remove(at: index)
             state.now = max(state.now, entry.wake.wakeMilliseconds)
             return entry
@@ -385,7 +393,8 @@ public final class LatencyScript: Sendable {
         let call = begin(.connect, label: label)
         await sleeper.sleep(milliseconds: call.latencyMilliseconds, request: call.number)
         guard !call.failsByScript else {
-            finish(call.number, .failed(.storeUnavailable("scripted failure of request \(call.number)"), injected: true))
+            finish(
+                call.number, .failed(.storeUnavailable("scripted failure of request \(call.number)"), injected: true))
             throw BookFailure.storeUnavailable("scripted failure of request \(call.number)")
         }
         finish(call.number, .answered(ids: []))
@@ -394,9 +403,10 @@ public final class LatencyScript: Sendable {
     func begin(_ kind: ScriptedCall.Kind, label: String, query: String? = nil) -> ScriptedCall {
         state.withLock { state in
             let number = state.firstRetained + state.log.count
-            let call = ScriptedCall(number: number, kind: kind, label: label,
-                                    latencyMilliseconds: schedule.latencyMilliseconds(ofRequest: number),
-                                    failsByScript: schedule.fails(request: number), outcome: .pending, query: query)
+            let call = ScriptedCall(
+                number: number, kind: kind, label: label,
+                latencyMilliseconds: schedule.latencyMilliseconds(ofRequest: number),
+                failsByScript: schedule.fails(request: number), outcome: .pending, query: query)
             state.log.append(call)
             // Forget in batches (at twice the bound), so each call costs O(1) on average.
             if let retainedCalls, state.log.count >= 2 * retainedCalls {
@@ -464,7 +474,8 @@ public struct LatencyScriptedRemote<Base: SearchableBookRemote>: SearchableBookR
         let call = script.begin(kind, label: label, query: query)
         guard !call.failsByScript else {
             await script.sleeper.sleep(milliseconds: call.latencyMilliseconds, request: call.number)
-            script.finish(call.number, .failed(.storeUnavailable("scripted failure of request \(call.number)"), injected: true))
+            script.finish(
+                call.number, .failed(.storeUnavailable("scripted failure of request \(call.number)"), injected: true))
             throw BookFailure.storeUnavailable("scripted failure of request \(call.number)")
         }
         let result: Result<Answer, any Error>

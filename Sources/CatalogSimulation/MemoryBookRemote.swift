@@ -87,8 +87,10 @@ public final class MemoryCatalog: Sendable {
 
 /// One account's view of a `MemoryCatalog`. It enforces the same rules a real store does:
 /// only the account's scope is visible, readers cannot save, saves are compare-and-set.
-public actor MemoryBookRemote: SearchableBookRemote, ChangeDetectingRemote, SaveOutcomeRecordingRemote, AccountAwareRemote,
-    HistoryKeepingRemote {
+public actor MemoryBookRemote: SearchableBookRemote, ChangeDetectingRemote, SaveOutcomeRecordingRemote,
+    AccountAwareRemote,
+    HistoryKeepingRemote
+{
     public static let defaultScope = "main"
 
     public let catalog: MemoryCatalog
@@ -136,7 +138,8 @@ public actor MemoryBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
                 throw .conflict(expected: request.expectedRevision, actual: old.revision)
             }
             guard old.revision < Int.max else { throw .revisionExhausted }
-            let next = BookRecord(id: old.id, title: request.title, revision: old.revision + 1, author: request.author ?? old.author)
+            let next = BookRecord(
+                id: old.id, title: request.title, revision: old.revision + 1, author: request.author ?? old.author)
             state.books[old.id]?.record = next
             state.commitCount += 1
             state.committedOperations[request.operation] = next.revision
@@ -159,9 +162,11 @@ public actor MemoryBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
             .map(\.record)
         let page = matches.dropFirst(query.offset).prefix(query.limit)
         let shown = Array(page)
-        return SearchPage(records: shown, totalCount: TotalCount(
-            counted: matches.count, offset: query.offset, shown: shown.count,
-            hasMore: query.offset + shown.count < matches.count))
+        return SearchPage(
+            records: shown,
+            totalCount: TotalCount(
+                counted: matches.count, offset: query.offset, shown: shown.count,
+                hasMore: query.offset + shown.count < matches.count))
     }
 
     public func checkForChanges() async throws -> ChangeNotice? {

@@ -229,8 +229,9 @@ public actor ScriptedRemote: SearchableBookRemote, ChangeDetectingRemote, Reauth
         guard old.revision == request.expectedRevision else {
             throw .conflict(expected: request.expectedRevision, actual: old.revision)
         }
-        let next = BookRecord(id: old.id, title: try BookValidation.title(request.title), revision: old.revision + 1,
-                              author: try request.author.map { raw throws(BookFailure) in try BookValidation.author(raw) } ?? old.author)
+        let next = BookRecord(
+            id: old.id, title: try BookValidation.title(request.title), revision: old.revision + 1,
+            author: try request.author.map { raw throws(BookFailure) in try BookValidation.author(raw) } ?? old.author)
         books[old.id] = next
         return next
     }

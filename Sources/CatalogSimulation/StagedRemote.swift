@@ -142,8 +142,9 @@ public actor StagedRemote: SearchableBookRemote, SaveOutcomeRecordingRemote {
         guard stored.revision == request.expectedRevision else {
             return .failure(.conflict(expected: request.expectedRevision, actual: stored.revision))
         }
-        let next = BookRecord(id: stored.id, title: request.title, revision: stored.revision + 1,
-                              author: request.author ?? stored.author)
+        let next = BookRecord(
+            id: stored.id, title: request.title, revision: stored.revision + 1,
+            author: request.author ?? stored.author)
         history.append(next)
         operations[request.operation] = next.revision
         return .success(next)

@@ -63,7 +63,9 @@ public struct ArgumentParser {
 
     /// With `stopAtPositional`, parsing ends at the first positional, which is returned with
     /// everything after it untouched (for a program whose first word names a command).
-    public func parse(_ arguments: [String], stopAtPositional: Bool = false) throws(UsageError) -> (ParsedArguments, rest: [String]) {
+    public func parse(_ arguments: [String], stopAtPositional: Bool = false) throws(UsageError) -> (
+        ParsedArguments, rest: [String]
+    ) {
         var parsed = ParsedArguments()
         var index = 0
         while index < arguments.count {

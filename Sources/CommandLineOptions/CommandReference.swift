@@ -10,7 +10,9 @@ public struct CommandReference: Sendable {
     /// Paragraphs after the option list: formats, defaults, exit status.
     public let details: String
 
-    public init(name: String, summary: String, positionals: Positionals, options: [any OptionDeclaration], details: String) {
+    public init(
+        name: String, summary: String, positionals: Positionals, options: [any OptionDeclaration], details: String
+    ) {
         self.name = name
         self.summary = summary
         self.positionals = positionals
@@ -53,8 +55,10 @@ public struct ProgramReference: Sendable {
     public let options: [OptionSpec]
     public let sections: [Section]
 
-    public init(name: String, version: String, summary: String, usages: [Usage], commands: [CommandReference],
-                options: [any OptionDeclaration], sections: [Section]) {
+    public init(
+        name: String, version: String, summary: String, usages: [Usage], commands: [CommandReference],
+        options: [any OptionDeclaration], sections: [Section]
+    ) {
         self.name = name
         self.version = version
         self.summary = summary

@@ -96,7 +96,8 @@ public struct CompletionScript {
             """
         script += bashCase("\"\"", options: program.options, positional: .commands, indent: "    ")
         for command in program.commands {
-            script += bashCase(command.name, options: command.options, positional: command.positionals.completion, indent: "    ")
+            script += bashCase(
+                command.name, options: command.options, positional: command.positionals.completion, indent: "    ")
         }
         script += """
                 esac
@@ -226,14 +227,17 @@ public struct CompletionScript {
 
     func zshSpecs(_ options: [OptionSpec]) -> [String] {
         options.map { option in
-            let help = "[" + option.help.onOneLine.replacingOccurrences(of: "\\", with: "\\\\")
+            let help =
+                "["
+                + option.help.onOneLine.replacingOccurrences(of: "\\", with: "\\\\")
                 .replacingOccurrences(of: "[", with: "\\[").replacingOccurrences(of: "]", with: "\\]") + "]"
             let value = option.valueName.map { ":\($0):\(zshAction(option.completion))" } ?? ""
             guard let short = option.short else {
                 return zshQuoted("--\(option.name)\(option.takesValue ? "=" : "")\(help)\(value)")
             }
             let exclusive = "(-\(short) --\(option.name))"
-            return zshQuoted(exclusive) + "{-\(short),--\(option.name)\(option.takesValue ? "=" : "")}" + zshQuoted(help + value)
+            return zshQuoted(exclusive) + "{-\(short),--\(option.name)\(option.takesValue ? "=" : "")}"
+                + zshQuoted(help + value)
         }
     }
 
@@ -316,13 +320,15 @@ public struct CompletionScript {
 
             """
         for command in program.commands {
-            script += "complete -c \(program.name) -n 'not __\(name)_command' -a \(fishQuoted(command.name)) -d \(fishQuoted(command.summary.onOneLine))\n"
+            script +=
+                "complete -c \(program.name) -n 'not __\(name)_command' -a \(fishQuoted(command.name)) -d \(fishQuoted(command.summary.onOneLine))\n"
         }
         script += program.options.map { fishOption($0, condition: "not __\(name)_command") }.joined()
         for command in program.commands {
             let condition = "__\(name)_using \(command.name)"
             script += command.options.map { fishOption($0, condition: condition) }.joined()
-            let positional = fishValues(command.positionals.completion, label: command.positionals.synopsis.filter { $0.isLetter })
+            let positional = fishValues(
+                command.positionals.completion, label: command.positionals.synopsis.filter { $0.isLetter })
             if !positional.isEmpty {
                 script += "complete -c \(program.name) -n \(fishQuoted(condition)) \(positional)\n"
             }

@@ -18,7 +18,9 @@ public enum ManPage {
         page += program.commands.map { synopsisLine(HelpText.usage(of: $0, in: program), program: program) }
         page += [".fi", ".SH DESCRIPTION", escaped(sentence(program.summary.capitalizedFirst))]
         for usage in program.usages {
-            page += [".TP", synopsisLine(usage.line, program: program), escaped(sentence(usage.meaning.capitalizedFirst))]
+            page += [
+                ".TP", synopsisLine(usage.line, program: program), escaped(sentence(usage.meaning.capitalizedFirst)),
+            ]
         }
         for section in program.sections where section.title == nil {
             page += [".PP"] + body(section.text)
@@ -26,8 +28,11 @@ public enum ManPage {
         page += [".SH OPTIONS"] + optionList(program.options)
         page += [".SH COMMANDS"]
         for command in program.commands {
-            page += [".SS \(escaped(command.name))", synopsisLine(HelpText.usage(of: command, in: program), program: program),
-                     ".PP", escaped(command.summary)]
+            page += [
+                ".SS \(escaped(command.name))",
+                synopsisLine(HelpText.usage(of: command, in: program), program: program),
+                ".PP", escaped(command.summary),
+            ]
             page += optionList(command.options)
             if !command.details.isEmpty { page += [".PP"] + body(command.details) }
         }
@@ -51,7 +56,8 @@ public enum ManPage {
 
     static func optionList(_ options: [OptionSpec]) -> [String] {
         options.flatMap { option in
-            let long = "\\fB\\-\\-\(escaped(option.name))\\fR" + (option.valueName.map { " \\fI\(escaped($0))\\fR" } ?? "")
+            let long =
+                "\\fB\\-\\-\(escaped(option.name))\\fR" + (option.valueName.map { " \\fI\(escaped($0))\\fR" } ?? "")
             let tag = option.short.map { "\\fB\\-\(escaped(String($0)))\\fR, " + long } ?? long
             return [".TP", tag, escaped(option.help.onOneLine)]
         }

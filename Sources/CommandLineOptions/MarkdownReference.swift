@@ -15,15 +15,20 @@ public enum MarkdownReference {
         ]
         text += program.usages.map { "- `\($0.line)`: \(escaped($0.meaning))" }
         text += ["", "## Commands", "", "| Command | What it does |", "|---|---|"]
-        text += program.commands.map { "| [`\($0.name)`](#\(anchor(program.name + " " + $0.name))) | \(cell($0.summary)) |" }
+        text += program.commands.map {
+            "| [`\($0.name)`](#\(anchor(program.name + " " + $0.name))) | \(cell($0.summary)) |"
+        }
         text += ["", "## Options", "", "Before a command name they apply to the command as if written after it.", ""]
         text += optionTable(program.options)
         for section in program.sections {
             text += [""] + (section.title.map { ["## \(escaped($0))", ""] } ?? []) + body(section.text)
         }
         for command in program.commands {
-            text += ["", "## \(program.name) \(command.name)", "", "```", HelpText.usage(of: command, in: program), "```", "",
-                     escaped(command.summary), ""]
+            text += [
+                "", "## \(program.name) \(command.name)", "", "```", HelpText.usage(of: command, in: program), "```",
+                "",
+                escaped(command.summary), "",
+            ]
             text += optionTable(command.options)
             if !command.details.isEmpty { text += [""] + body(command.details) }
         }
@@ -46,7 +51,10 @@ public enum MarkdownReference {
 
     /// GitHub's heading anchors: lower case, spaces to hyphens, other punctuation dropped.
     static func anchor(_ heading: String) -> String {
-        String(heading.lowercased().compactMap { $0 == " " ? "-" : ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" ? $0 : nil) })
+        String(
+            heading.lowercased().compactMap {
+                $0 == " " ? "-" : ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" ? $0 : nil)
+            })
     }
 
     static func cell(_ text: String) -> String {

@@ -72,8 +72,10 @@ public struct Option<Value: Sendable>: OptionDeclaration {
     public let spec: OptionSpec
     let convert: @Sendable (String) throws(UsageError) -> Value
 
-    public init(_ name: String, short: Character? = nil, value valueName: String, completes completion: ValueCompletion = .none,
-                help: String, convert: @escaping @Sendable (String) throws(UsageError) -> Value) {
+    public init(
+        _ name: String, short: Character? = nil, value valueName: String, completes completion: ValueCompletion = .none,
+        help: String, convert: @escaping @Sendable (String) throws(UsageError) -> Value
+    ) {
         spec = OptionSpec(name: name, short: short, valueName: valueName, help: help, completion: completion)
         self.convert = convert
     }
@@ -83,19 +85,27 @@ public struct Option<Value: Sendable>: OptionDeclaration {
 
 extension Option where Value == String {
     /// A text option, taken as written.
-    public init(_ name: String, short: Character? = nil, value valueName: String, completes completion: ValueCompletion = .none,
-                help: String) {
-        self.init(name, short: short, value: valueName, completes: completion, help: help) { text throws(UsageError) in text }
+    public init(
+        _ name: String, short: Character? = nil, value valueName: String, completes completion: ValueCompletion = .none,
+        help: String
+    ) {
+        self.init(name, short: short, value: valueName, completes: completion, help: help) { text throws(UsageError) in
+            text
+        }
     }
 }
 
 extension Option where Value == Int {
     /// A whole number in `range`; anything else is "--NAME needs a whole number from A to B".
-    public static func integer(_ name: String, value valueName: String = "N", in range: ClosedRange<Int>,
-                               help: String) -> Option<Int> {
+    public static func integer(
+        _ name: String, value valueName: String = "N", in range: ClosedRange<Int>,
+        help: String
+    ) -> Option<Int> {
         Option(name, value: valueName, help: help) { text throws(UsageError) in
             guard let number = Int(text), range.contains(number) else {
-                throw UsageError("--\(name) needs a whole number from \(range.lowerBound) to \(range.upperBound), not \"\(text.printable)\"")
+                throw UsageError(
+                    "--\(name) needs a whole number from \(range.lowerBound) to \(range.upperBound), not \"\(text.printable)\""
+                )
             }
             return number
         }

@@ -63,7 +63,8 @@ struct WordPrefixQuery: Sendable, Equatable {
     init(_ terms: SearchTerms) {
         let lexemes = terms.words.flatMap { $0 }.map { token in
             let prefix = String(String.UnicodeScalarView(token.unicodeScalars.prefix(Self.prefixLength)))
-            return "'" + prefix.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "''") + "'"
+            return "'" + prefix.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "''")
+                + "'"
         }
         text = lexemes.isEmpty ? nil : lexemes.joined(separator: " & ")
     }

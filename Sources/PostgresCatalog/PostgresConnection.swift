@@ -2,7 +2,7 @@ import BookCatalog
 import CLibPQ
 import Foundation
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// An error the server reported for one statement; the connection is still usable.
@@ -117,10 +117,11 @@ final class PostgresConnection {
     func takeNotifications() -> [PostgresNotification] {
         var received: [PostgresNotification] = []
         while let notice = PQnotifies(handle) {
-            received.append(PostgresNotification(
-                channel: String(cString: notice.pointee.relname),
-                senderPID: notice.pointee.be_pid,
-                payload: notice.pointee.extra.map { String(cString: $0) } ?? ""))
+            received.append(
+                PostgresNotification(
+                    channel: String(cString: notice.pointee.relname),
+                    senderPID: notice.pointee.be_pid,
+                    payload: notice.pointee.extra.map { String(cString: $0) } ?? ""))
             PQfreemem(notice)
         }
         return received
@@ -289,8 +290,11 @@ final class PostgresConnection {
         guard socket >= 0 else { return .failed }
         while true {
             let remaining = deadline - .now
-            let milliseconds = max(0, Int32(clamping: remaining.components.seconds * 1000
-                + remaining.components.attoseconds / 1_000_000_000_000_000))
+            let milliseconds = max(
+                0,
+                Int32(
+                    clamping: remaining.components.seconds * 1000
+                        + remaining.components.attoseconds / 1_000_000_000_000_000))
             var descriptor = pollfd(fd: socket, events: events, revents: 0)
             let answer = poll(&descriptor, 1, milliseconds)
             if answer > 0 { return .ready }
@@ -314,9 +318,10 @@ final class PostgresConnection {
             PQresultErrorField(result, Int32(code.asciiValue!)).map { String(cString: $0) }
         }
         // Field codes from postgres_ext.h: 'C' SQLSTATE, 'M' primary message, 'n' constraint.
-        return PostgresServerError(sqlState: field("C") ?? "XX000",
-                                   message: field("M") ?? PostgresConnection.errorMessage(of: handle),
-                                   constraint: field("n"))
+        return PostgresServerError(
+            sqlState: field("C") ?? "XX000",
+            message: field("M") ?? PostgresConnection.errorMessage(of: handle),
+            constraint: field("n"))
     }
 
     static func errorMessage(of connection: OpaquePointer) -> String {

@@ -17,8 +17,10 @@ public struct PostgresConnector: Sendable, CustomStringConvertible {
     /// Shown in `pg_stat_activity`, so an administrator can tell Bookshelf sessions apart.
     public var applicationName: String
 
-    public init(_ connectionString: String = "", connectTimeoutSeconds: Int = 5,
-                statementTimeout: Duration = .seconds(30), applicationName: String = "bookshelf") {
+    public init(
+        _ connectionString: String = "", connectTimeoutSeconds: Int = 5,
+        statementTimeout: Duration = .seconds(30), applicationName: String = "bookshelf"
+    ) {
         self.connectionString = connectionString
         self.connectTimeoutSeconds = connectTimeoutSeconds
         self.statementTimeout = statementTimeout
@@ -83,11 +85,14 @@ public struct PostgresConnector: Sendable, CustomStringConvertible {
         }
         if environment["PGAPPNAME"] == nil { pairs.append(("application_name", applicationName)) }
         // A server that vanishes without closing the socket is noticed within about a minute.
-        pairs += [("keepalives", "1"), ("keepalives_idle", "30"), ("keepalives_interval", "10"),
-                  ("keepalives_count", "3")]
+        pairs += [
+            ("keepalives", "1"), ("keepalives_idle", "30"), ("keepalives_interval", "10"),
+            ("keepalives_count", "3"),
+        ]
         if let user, let given = explicitOptions(),
-           given["password"] != nil && user != Self.defaultUser(given)
-            || environment["PGPASSWORD"] != nil && user != environmentPasswordOwner ?? Self.defaultUser(given) {
+            given["password"] != nil && user != Self.defaultUser(given)
+                || environment["PGPASSWORD"] != nil && user != environmentPasswordOwner ?? Self.defaultUser(given)
+        {
             // A password in the string is its user's alone, and one in PGPASSWORD its owner's:
             // another account gives its own (typed, or from the password file). libpq skips
             // empty values in these pairs but keeps one written in a connection string, and a

@@ -9,8 +9,10 @@ import Foundation
 /// server is `storeUnavailable`; the next call reconnects. A save whose connection dies
 /// after sending is `outcomeUnknown`, and `committedRevision(of:)` settles it exactly
 /// because each save records its operation id in the same statement.
-public actor PostgresRemote: SearchableBookRemote, ChangeDetectingRemote, SaveOutcomeRecordingRemote, AccountAwareRemote,
-    ReauthenticatingRemote, HistoryKeepingRemote {
+public actor PostgresRemote: SearchableBookRemote, ChangeDetectingRemote, SaveOutcomeRecordingRemote,
+    AccountAwareRemote,
+    ReauthenticatingRemote, HistoryKeepingRemote
+{
     /// The account as the session last found it: an administrator's change of its role or
     /// scope shows here once a change check has reported it.
     public nonisolated var account: Account { session.account }
@@ -51,7 +53,9 @@ public actor PostgresRemote: SearchableBookRemote, ChangeDetectingRemote, SaveOu
     public func load(id: Int) async throws -> BookRecord {
         let session = self.session
         return try await worker.perform {
-            let rows = try session.reading { try PostgresSession.read($0.execute(PostgresStatements.load, [String(id)])) }
+            let rows = try session.reading {
+                try PostgresSession.read($0.execute(PostgresStatements.load, [String(id)]))
+            }
             guard let row = rows.rows.first else { throw BookFailure.missing }
             return try PostgresRemote.record(row)
         }
@@ -89,7 +93,8 @@ public actor PostgresRemote: SearchableBookRemote, ChangeDetectingRemote, SaveOu
                 case PostgresServerError.insufficientPrivilege:
                     throw try PostgresRemote.whyNotSaved(request, on: session, refusedByGrant: true)
                 case PostgresServerError.checkViolation:
-                    throw error.constraint == "books_author_valid" ? BookFailure.invalidAuthor : BookFailure.invalidTitle
+                    throw error.constraint == "books_author_valid"
+                        ? BookFailure.invalidAuthor : BookFailure.invalidTitle
                 case PostgresServerError.numericOutOfRange:
                     throw BookFailure.revisionExhausted
                 case PostgresServerError.uniqueViolation:
@@ -121,10 +126,13 @@ public actor PostgresRemote: SearchableBookRemote, ChangeDetectingRemote, SaveOu
             let hasMore = found.count > shown.count
             var next: SearchCursor?
             if hasMore, let last = shown.last {
-                guard let rankText = last[6], let rank = Int(rankText), let titleSort = last[7] else { throw BookFailure.invalidResponse }
+                guard let rankText = last[6], let rank = Int(rankText), let titleSort = last[7] else {
+                    throw BookFailure.invalidResponse
+                }
                 next = PostgresSearchCursor(rank: rank, titleSort: titleSort, id: records[records.count - 1].id).cursor
             }
-            let total = estimated == "t"
+            let total =
+                estimated == "t"
                 ? TotalCount(estimate: counted, offset: query.offset, shown: records.count, hasMore: hasMore)
                 : TotalCount(counted: counted, offset: query.offset, shown: records.count, hasMore: hasMore)
             return SearchPage(records: records, totalCount: total, next: next)
@@ -137,7 +145,9 @@ public actor PostgresRemote: SearchableBookRemote, ChangeDetectingRemote, SaveOu
     public func bookCount() async throws -> Int {
         let session = self.session
         return try await worker.perform {
-            let rows = try session.reading { try PostgresSession.read($0.execute("SELECT count(*) FROM bookshelf.books")) }
+            let rows = try session.reading {
+                try PostgresSession.read($0.execute("SELECT count(*) FROM bookshelf.books"))
+            }
             guard let text = rows.rows.first?[0], let count = Int(text) else { throw BookFailure.invalidResponse }
             return count
         }
@@ -173,7 +183,9 @@ public actor PostgresRemote: SearchableBookRemote, ChangeDetectingRemote, SaveOu
     public func history(of id: Int) async throws -> [BookRevision] {
         let session = self.session
         return try await worker.perform {
-            let rows = try session.reading { try PostgresSession.read($0.execute(PostgresStatements.history, [String(id)])) }
+            let rows = try session.reading {
+                try PostgresSession.read($0.execute(PostgresStatements.history, [String(id)]))
+            }
             guard !rows.rows.isEmpty else {
                 // Every visible book has a history; none means the book is not visible.
                 throw BookFailure.missing
@@ -182,9 +194,10 @@ public actor PostgresRemote: SearchableBookRemote, ChangeDetectingRemote, SaveOu
                 guard row.count >= 7, let millisecondsText = row[5], let milliseconds = Double(millisecondsText) else {
                     throw BookFailure.invalidResponse
                 }
-                return BookRevision(record: try PostgresRemote.record(Array(row[0...3])), account: row[4],
-                                    savedAt: Date(timeIntervalSince1970: milliseconds / 1000),
-                                    operation: row[6].flatMap(UUID.init(uuidString:)))
+                return BookRevision(
+                    record: try PostgresRemote.record(Array(row[0...3])), account: row[4],
+                    savedAt: Date(timeIntervalSince1970: milliseconds / 1000),
+                    operation: row[6].flatMap(UUID.init(uuidString:)))
             }
         }
     }
@@ -193,19 +206,22 @@ public actor PostgresRemote: SearchableBookRemote, ChangeDetectingRemote, SaveOu
 
     /// No row changed: the book is gone or invisible (missing), someone saved first
     /// (conflict), or the database refused this account (notAllowed).
-    private static func whyNotSaved(_ request: SaveRequest, on session: PostgresSession, refusedByGrant: Bool) throws -> BookFailure {
+    private static func whyNotSaved(_ request: SaveRequest, on session: PostgresSession, refusedByGrant: Bool) throws
+        -> BookFailure
+    {
         let rows = try session.reading {
             try PostgresSession.read($0.execute(PostgresStatements.currentRevision, [String(request.id)]))
         }
         guard let text = rows.rows.first?[0] else { return .missing }
         guard let actual = Int(text) else { return .invalidResponse }
         if refusedByGrant { return .notAllowed }
-        return actual == request.expectedRevision ? .notAllowed : .conflict(expected: request.expectedRevision, actual: actual)
+        return actual == request.expectedRevision
+            ? .notAllowed : .conflict(expected: request.expectedRevision, actual: actual)
     }
 
     static func record(_ row: [String?]) throws -> BookRecord {
         guard row.count >= 4, let idText = row[0], let id = Int(idText), let title = row[1],
-              let revisionText = row[2], let revision = Int(revisionText), let author = row[3]
+            let revisionText = row[2], let revision = Int(revisionText), let author = row[3]
         else { throw BookFailure.invalidResponse }
         return BookRecord(id: id, title: title, revision: revision, author: author)
     }

@@ -120,9 +120,12 @@ final class PostgresSession: @unchecked Sendable {
 
     /// Session settings, the account behind the login role, and LISTEN: done on every
     /// (re)connect, LISTEN before anything is read so no later commit goes unnoticed.
-    private static func prepare(_ connection: PostgresConnection, connector: PostgresConnector) throws -> (Account, String, String) {
+    private static func prepare(_ connection: PostgresConnection, connector: PostgresConnector) throws -> (
+        Account, String, String
+    ) {
         connection.useNonBlockingSends()
-        let milliseconds = connector.statementTimeout.components.seconds * 1000
+        let milliseconds =
+            connector.statementTimeout.components.seconds * 1000
             + connector.statementTimeout.components.attoseconds / 1_000_000_000_000_000
         _ = try PostgresSession.read(connection.execute(PostgresStatements.sessionTimeout, [String(milliseconds)]))
         let answer = connection.execute(PostgresStatements.account)

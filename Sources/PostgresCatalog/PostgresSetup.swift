@@ -78,31 +78,40 @@ public actor PostgresSetup {
         return try await worker.perform {
             try box.connection.inTransaction { connection in
                 try run(connection.execute("SELECT pg_advisory_xact_lock(hashtext('bookshelf.schema'))"))
-                try run(connection.executeScript("""
-                    CREATE SCHEMA IF NOT EXISTS bookshelf;
-                    CREATE TABLE IF NOT EXISTS bookshelf.schema_version (version integer NOT NULL);
-                    """))
+                try run(
+                    connection.executeScript(
+                        """
+                        CREATE SCHEMA IF NOT EXISTS bookshelf;
+                        CREATE TABLE IF NOT EXISTS bookshelf.schema_version (version integer NOT NULL);
+                        """))
                 let rows = try run(connection.execute("SELECT coalesce(max(version), 0) FROM bookshelf.schema_version"))
                 guard let text = rows.rows.first?[0], let current = Int(text) else { throw BookFailure.invalidResponse }
                 guard current <= PostgresSchema.latestVersion else {
-                    throw BookFailure.storeUnavailable("the catalog's schema (version \(current)) is newer than this Bookshelf")
+                    throw BookFailure.storeUnavailable(
+                        "the catalog's schema (version \(current)) is newer than this Bookshelf")
                 }
                 for version in (current + 1)..<(max(current, target) + 1) {
                     if PostgresSchema.refoldingVersions.contains(version) {
                         try run(connection.execute("DELETE FROM bookshelf.folding"))
-                        try run(connection.copyIn("COPY bookshelf.folding (code, kind, folded, folded_alone) FROM STDIN",
-                                                  lines: SearchFolding.copyRows))
+                        try run(
+                            connection.copyIn(
+                                "COPY bookshelf.folding (code, kind, folded, folded_alone) FROM STDIN",
+                                lines: SearchFolding.copyRows))
                     }
                     switch PostgresSchema.migration(to: version) {
                     case let .constant(script): try run(connection.executeScript(script))
                     case let .generated(script): try run(connection.executeQuoted(script))
                     }
                     if version == 3 {
-                        try run(connection.copyIn("COPY bookshelf.folding (code, kind, folded, folded_alone) FROM STDIN",
-                                                  lines: SearchFolding.copyRows))
+                        try run(
+                            connection.copyIn(
+                                "COPY bookshelf.folding (code, kind, folded, folded_alone) FROM STDIN",
+                                lines: SearchFolding.copyRows))
                     }
                     try run(connection.execute("DELETE FROM bookshelf.schema_version"))
-                    try run(connection.execute("INSERT INTO bookshelf.schema_version (version) VALUES ($1)", [String(version)]))
+                    try run(
+                        connection.execute(
+                            "INSERT INTO bookshelf.schema_version (version) VALUES ($1)", [String(version)]))
                 }
                 return max(current, target)
             }
@@ -119,19 +128,24 @@ public actor PostgresSetup {
     /// Creates or updates one account. A role or scope left nil keeps the account's own
     /// (reader in main for a new one): giving an account a password must not move it.
     @discardableResult
-    public func setAccount(named name: String, role: AccountRole?, scope: String?,
-                           password: String? = nil) async throws -> AccountChange {
+    public func setAccount(
+        named name: String, role: AccountRole?, scope: String?,
+        password: String? = nil
+    ) async throws -> AccountChange {
         let box = self.box
         return try await worker.perform {
             try box.connection.inTransaction { connection in
-                let stored = try run(connection.execute(
-                    "SELECT role, scope FROM bookshelf.accounts WHERE name = $1", [name])).rows.first
+                let stored = try run(
+                    connection.execute(
+                        "SELECT role, scope FROM bookshelf.accounts WHERE name = $1", [name])
+                ).rows.first
                 let before = stored.flatMap { row -> Account? in
                     guard let role = row[0].flatMap(AccountRole.init(rawValue:)), let scope = row[1] else { return nil }
                     return Account(name: name, role: role, scope: scope)
                 }
-                let account = Account(name: name, role: role ?? before?.role ?? .reader,
-                                      scope: scope ?? before?.scope ?? "main")
+                let account = Account(
+                    name: name, role: role ?? before?.role ?? .reader,
+                    scope: scope ?? before?.scope ?? "main")
                 try PostgresSetup.check(account)
                 let quoted = try connection.quotedIdentifier(name)
                 let existing = try run(connection.execute(PostgresSetup.roleStanding, [name]))
@@ -145,7 +159,8 @@ public actor PostgresSetup {
                     try run(connection.executeQuoted("CREATE ROLE \(quoted) LOGIN"))
                 }
                 let groups = try PostgresSetup.groups(connection)
-                let (granted, revoked) = account.role == .editor ? (groups.editor, groups.reader) : (groups.reader, groups.editor)
+                let (granted, revoked) =
+                    account.role == .editor ? (groups.editor, groups.reader) : (groups.reader, groups.editor)
                 try run(connection.executeQuoted("GRANT \(granted) TO \(quoted)"))
                 try run(connection.executeQuoted("REVOKE \(revoked) FROM \(quoted)"))
                 let setsPassword = password.map { !$0.isEmpty } ?? false
@@ -153,12 +168,15 @@ public actor PostgresSetup {
                     let hashed = try connection.quotedLiteral(connection.encryptedPassword(password, user: name))
                     try run(connection.executeQuoted("ALTER ROLE \(quoted) PASSWORD \(hashed)"))
                 }
-                try run(connection.execute("""
-                    INSERT INTO bookshelf.accounts (name, role, scope) VALUES ($1, $2, $3)
-                    ON CONFLICT (name) DO UPDATE SET role = excluded.role, scope = excluded.scope
-                    """, [account.name, account.role.rawValue, account.scope]))
-                return AccountChange(account: account, before: before, setPassword: setsPassword,
-                                     roleExisted: !existing.rows.isEmpty)
+                try run(
+                    connection.execute(
+                        """
+                        INSERT INTO bookshelf.accounts (name, role, scope) VALUES ($1, $2, $3)
+                        ON CONFLICT (name) DO UPDATE SET role = excluded.role, scope = excluded.scope
+                        """, [account.name, account.role.rawValue, account.scope]))
+                return AccountChange(
+                    account: account, before: before, setPassword: setsPassword,
+                    roleExisted: !existing.rows.isEmpty)
             }
         }
     }
@@ -232,8 +250,10 @@ public actor PostgresSetup {
     /// and at the end, on the connection's worker thread. A book that fails validation stops
     /// the COPY and rolls the whole transaction back: nothing is added.
     @discardableResult
-    public func importBooks(streaming books: some Sequence<NewBook> & Sendable, scope: String,
-                            progress: (@Sendable (Int) -> Void)? = nil) async throws -> Int {
+    public func importBooks(
+        streaming books: some Sequence<NewBook> & Sendable, scope: String,
+        progress: (@Sendable (Int) -> Void)? = nil
+    ) async throws -> Int {
         try await insert(books, scope: scope, onlyIntoEmptyScope: false, progress: progress)
     }
 
@@ -251,22 +271,26 @@ public actor PostgresSetup {
         return try await worker.perform { try run(box.connection.execute(sql, parameters)).rows }
     }
 
-    private func insert(_ books: some Sequence<NewBook> & Sendable, scope: String, onlyIntoEmptyScope: Bool,
-                        progress: (@Sendable (Int) -> Void)? = nil) async throws -> Int {
+    private func insert(
+        _ books: some Sequence<NewBook> & Sendable, scope: String, onlyIntoEmptyScope: Bool,
+        progress: (@Sendable (Int) -> Void)? = nil
+    ) async throws -> Int {
         guard PostgresSetup.isValidScope(scope) else { throw PostgresSetupFailure.invalidScope(scope) }
         let box = self.box
         return try await worker.perform {
             try box.connection.inTransaction { connection in
                 try run(connection.execute("SELECT pg_advisory_xact_lock(hashtext('bookshelf.books'))"))
                 if onlyIntoEmptyScope {
-                    let found = try run(connection.execute(
-                        "SELECT EXISTS (SELECT 1 FROM bookshelf.books WHERE scope = $1)", [scope]))
+                    let found = try run(
+                        connection.execute(
+                            "SELECT EXISTS (SELECT 1 FROM bookshelf.books WHERE scope = $1)", [scope]))
                     if found.rows.first?[0] == "t" { return 0 }
                 }
                 let rows = BookCopyRows(books, scope: scope, progress: progress)
-                try run(connection.copyIn(
-                    "COPY bookshelf.books (scope, title, author, title_sort, title_words, author_words) FROM STDIN",
-                    lines: rows))
+                try run(
+                    connection.copyIn(
+                        "COPY bookshelf.books (scope, title, author, title_sort, title_words, author_words) FROM STDIN",
+                        lines: rows))
                 // Thrown inside the transaction, so the rows sent before the bad book go too.
                 if let failure = rows.failure { throw failure }
                 progress?(rows.sent)
@@ -300,7 +324,7 @@ public actor PostgresSetup {
             ($0.properties.isAlphabetic && $0.isASCII) || ("0"..."9").contains($0) || "_.-@".unicodeScalars.contains($0)
         }
         guard !name.isEmpty, name.utf8.count <= 63, allowed, !name.lowercased().hasPrefix("pg_"),
-              !name.lowercased().hasPrefix("bookshelf_")
+            !name.lowercased().hasPrefix("bookshelf_")
         else { throw PostgresSetupFailure.invalidAccountName(name) }
         guard isValidScope(account.scope) else { throw PostgresSetupFailure.invalidScope(account.scope) }
     }
@@ -349,9 +373,11 @@ public enum PostgresSetupFailure: Error, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case let .invalidAccountName(name): "\"\(name)\" cannot be an account name (letters, digits, _ . - @; at most 63)."
+        case let .invalidAccountName(name):
+            "\"\(name)\" cannot be an account name (letters, digits, _ . - @; at most 63)."
         case let .invalidScope(scope): "\"\(scope)\" cannot be a scope (1 to 100 characters, no control characters)."
-        case let .privilegedRole(name): "The role \(name) is a superuser or bypasses row-level security; it cannot be an account."
+        case let .privilegedRole(name):
+            "The role \(name) is a superuser or bypasses row-level security; it cannot be an account."
         case let .ownsCatalog(name):
             "The role \(name) owns the catalog (its database or tables), and an owner is not held by row-level security; "
                 + "it cannot be an account. Keep it for setup, and add another account."

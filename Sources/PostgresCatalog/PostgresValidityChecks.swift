@@ -57,7 +57,8 @@ enum PostgresValidityChecks {
                 : "\\U" + String(repeating: "0", count: 8 - hex.count) + hex
         }
         let body = runs.map { run in
-            run.lowerBound == run.upperBound ? escape(run.lowerBound) : escape(run.lowerBound) + "-" + escape(run.upperBound)
+            run.lowerBound == run.upperBound
+                ? escape(run.lowerBound) : escape(run.lowerBound) + "-" + escape(run.upperBound)
         }.joined()
         return (negated ? "[^" : "[") + body + "]"
     }

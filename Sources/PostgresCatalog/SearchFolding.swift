@@ -25,12 +25,15 @@ struct SearchFolding: Sendable {
     /// A letter to fold a combining mark after: "a" for the generic combining blocks,
     /// otherwise the nearest letter below the mark (marks sit in their script's block).
     private static func letter(before value: UInt32) -> String {
-        let generic: [ClosedRange<UInt32>] = [0x0300...0x036F, 0x1AB0...0x1AFF, 0x1DC0...0x1DFF, 0x20D0...0x20FF, 0xFE20...0xFE2F]
+        let generic: [ClosedRange<UInt32>] = [
+            0x0300...0x036F, 0x1AB0...0x1AFF, 0x1DC0...0x1DFF, 0x20D0...0x20FF, 0xFE20...0xFE2F,
+        ]
         guard !generic.contains(where: { $0.contains(value) }) else { return "a" }
         var candidate = value
         while candidate > 0 && value - candidate < 256 {
             candidate -= 1
-            if let scalar = Unicode.Scalar(candidate), scalar.properties.isAlphabetic, ("a" + String(scalar)).count == 2 {
+            if let scalar = Unicode.Scalar(candidate), scalar.properties.isAlphabetic, ("a" + String(scalar)).count == 2
+            {
                 return String(scalar)
             }
         }

@@ -88,7 +88,9 @@ public struct Canvas: Hashable, Sendable {
     /// The same for text already laid out (`TextLayout.glyphs`, which sanitises it): a caller
     /// that measured its text first draws it without laying it out again.
     @discardableResult
-    public mutating func draw(_ glyphs: some Sequence<Glyph>, x: Int, y: Int, style: Style = .plain, maxWidth: Int? = nil) -> Int {
+    public mutating func draw(
+        _ glyphs: some Sequence<Glyph>, x: Int, y: Int, style: Style = .plain, maxWidth: Int? = nil
+    ) -> Int {
         guard y >= 0, y < height else { return 0 }
         let limit = min(width, maxWidth.map { x + max(0, $0) } ?? width)
         var column = x

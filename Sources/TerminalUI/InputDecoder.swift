@@ -85,7 +85,8 @@ public struct InputDecoder: Sendable {
 
     static func foldingKeysAfterPaste(_ keys: [Key]) -> [Key] {
         guard let first = keys.firstIndex(where: { if case .paste = $0 { true } else { false } }),
-              case var .paste(text) = keys[first] else { return keys }
+            case var .paste(text) = keys[first]
+        else { return keys }
         for key in keys[(first + 1)...] {
             switch key {
             case let .character(character): text.append(character)
@@ -118,7 +119,9 @@ public struct InputDecoder: Sendable {
             if pending.first == Self.escape, pending.count == 1 || pending[1] == Self.escape {
                 keys.append(.escape)
                 pending.removeFirst()
-            } else if pending.first == Self.escape, pending.count == 2, pending[1] == UInt8(ascii: "[") || pending[1] == UInt8(ascii: "O") {
+            } else if pending.first == Self.escape, pending.count == 2,
+                pending[1] == UInt8(ascii: "[") || pending[1] == UInt8(ascii: "O")
+            {
                 keys.append(.character(Character(Unicode.Scalar(pending[1]))).adding(.alt))
                 pending.removeAll()
             } else {
@@ -288,7 +291,8 @@ public struct InputDecoder: Sendable {
             // X10 mouse: Esc [ M and three raw bytes (button, column, row; each + 32).
             guard bytes.count >= 6 else { return .incomplete }
             let values = bytes[(start + 3)..<(start + 6)].map { Int($0) - 32 }
-            return .token(length: 6, Self.mouse(button: values[0], column: values[1] - 1, row: values[2] - 1, pressed: true))
+            return .token(
+                length: 6, Self.mouse(button: values[0], column: values[1] - 1, row: values[2] - 1, pressed: true))
         }
         if third == UInt8(ascii: "[") {
             // The Linux console's F1-F5: Esc [ [ A ... Esc [ [ E.
@@ -345,9 +349,13 @@ public struct InputDecoder: Sendable {
     static func controlSequence(parameters: [UInt8], final: UInt8) -> Token {
         if let marker = parameters.first, (0x3C...0x3F).contains(marker) {
             // Private parameters: only SGR mouse reports (Esc [ < b ; x ; y M/m) are input.
-            guard marker == UInt8(ascii: "<"), final == UInt8(ascii: "M") || final == UInt8(ascii: "m") else { return .nothing }
+            guard marker == UInt8(ascii: "<"), final == UInt8(ascii: "M") || final == UInt8(ascii: "m") else {
+                return .nothing
+            }
             let values = numbers(Array(parameters.dropFirst()))
-            guard values.count == 3, let button = values[0], let column = values[1], let row = values[2] else { return .nothing }
+            guard values.count == 3, let button = values[0], let column = values[1], let row = values[2] else {
+                return .nothing
+            }
             return mouse(button: button, column: column - 1, row: row - 1, pressed: final == UInt8(ascii: "M"))
         }
         let values = numbers(parameters)
@@ -430,7 +438,8 @@ public struct InputDecoder: Sendable {
             case 0x40...0x7E:
                 let values = Self.numbers(parameters)
                 let modifier = Self.modifiers(values.last ?? nil)
-                return .token(length: length, Self.singleShift(final: byte).map { .key($0.adding(modifier)) } ?? .nothing)
+                return .token(
+                    length: length, Self.singleShift(final: byte).map { .key($0.adding(modifier)) } ?? .nothing)
             default:
                 if index == start + 2 { return .token(length: 2, .key(Key.character("O").adding(.alt))) }
                 return .token(length: length - 1, .nothing)

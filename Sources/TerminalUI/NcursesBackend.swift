@@ -2,7 +2,7 @@ import CNcurses
 import Dispatch
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The real terminal, through ncurses: owns it from `init` until the process ends (see
@@ -180,7 +180,9 @@ final class NcursesBackend: TerminalBackend {
         capabilities += (1...12).map { ("kf\($0)", .function($0)) }
         var keys: [[UInt8]: Key] = [:]
         for (name, key) in capabilities {
-            guard let value = tigetstr(name), Int(bitPattern: value) != -1, Int(bitPattern: value) != 0 else { continue }
+            guard let value = tigetstr(name), Int(bitPattern: value) != -1, Int(bitPattern: value) != 0 else {
+                continue
+            }
             let sequence = Array(String(cString: value).utf8)
             if keys[sequence] == nil { keys[sequence] = key }
         }
@@ -191,7 +193,9 @@ final class NcursesBackend: TerminalBackend {
         var bytes = Array(text.utf8)
         var offset = 0
         while offset < bytes.count {
-            let written = bytes.withUnsafeMutableBytes { Glibc.write(STDOUT_FILENO, $0.baseAddress! + offset, $0.count - offset) }
+            let written = bytes.withUnsafeMutableBytes {
+                Glibc.write(STDOUT_FILENO, $0.baseAddress! + offset, $0.count - offset)
+            }
             if written < 0 && errno == EINTR { continue }
             guard written > 0 else { return }
             offset += written

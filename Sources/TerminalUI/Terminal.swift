@@ -1,7 +1,7 @@
 import Dispatch
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 public struct TerminalSize: Hashable, Sendable {
@@ -74,7 +74,7 @@ public final class Terminal {
         /// `ESCDELAY` in milliseconds, if set to a sensible number.
         public static var environmentEscapeDelay: Int? {
             guard let text = getenv("ESCDELAY").map({ String(cString: $0) }), let value = Int(text),
-                  (0...10_000).contains(value)
+                (0...10_000).contains(value)
             else { return nil }
             return value
         }
@@ -116,13 +116,14 @@ public final class Terminal {
         decoder = InputDecoder(terminfo: backend.terminfoKeys)
         escapeDelay = .milliseconds(max(0, options.escapeDelayMilliseconds))
         size = backend.size
-        backend.attach(TerminalBackendEvents(
-            input: { [unowned self] bytes in self.receive(bytes) },
-            inputClosed: { [unowned self] in self.quit(status: 128 + SIGHUP) },
-            resized: { [unowned self] in self.syncSize() },
-            quitSignal: { [unowned self] signo in self.quit(status: 128 + signo) },
-            suspendSignal: { [unowned self] in self.suspend() },
-            continued: { [unowned self] in self.continued() }))
+        backend.attach(
+            TerminalBackendEvents(
+                input: { [unowned self] bytes in self.receive(bytes) },
+                inputClosed: { [unowned self] in self.quit(status: 128 + SIGHUP) },
+                resized: { [unowned self] in self.syncSize() },
+                quitSignal: { [unowned self] signo in self.quit(status: 128 + signo) },
+                suspendSignal: { [unowned self] in self.suspend() },
+                continued: { [unowned self] in self.continued() }))
         syncSize()
     }
 
@@ -225,7 +226,8 @@ public final class Terminal {
         escapeTimer = nil
         guard decoder.isWaiting else { return }
         let timer = DispatchSource.makeTimerSource(queue: .main)
-        timer.schedule(deadline: .now() + (decoder.isInPaste ? Self.pasteTimeout : escapeDelay), leeway: .milliseconds(2))
+        timer.schedule(
+            deadline: .now() + (decoder.isInPaste ? Self.pasteTimeout : escapeDelay), leeway: .milliseconds(2))
         timer.setEventHandler { [weak self] in
             MainActor.assumeIsolated {
                 guard let self else { return }

@@ -144,7 +144,8 @@ public enum TextLayout {
         guard properties.isEmoji else { return false }
         let rest = scalars.dropFirst()
         return rest.contains { $0.value == 0xFE0F || $0.value == 0x20E3 || $0.properties.isEmojiModifier }
-            || (rest.contains { $0.value == 0x200D } && (properties.isEmojiPresentation || properties.isEmojiModifierBase))
+            || (rest.contains { $0.value == 0x200D }
+                && (properties.isEmojiPresentation || properties.isEmojiModifierBase))
     }
 }
 

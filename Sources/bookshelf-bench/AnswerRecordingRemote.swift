@@ -6,8 +6,10 @@ import Synchronization
 /// An SQLite remote whose searches keep what answered them (`SQLiteBookRemote.answer`), for the
 /// modes that search through the app or a repository and then report how: the store itself
 /// keeps no record of its answers.
-final class AnswerRecordingRemote: SearchableBookRemote, ChangeDetectingRemote, SaveOutcomeRecordingRemote, AccountAwareRemote,
-    HistoryKeepingRemote {
+final class AnswerRecordingRemote: SearchableBookRemote, ChangeDetectingRemote, SaveOutcomeRecordingRemote,
+    AccountAwareRemote,
+    HistoryKeepingRemote
+{
     let remote: SQLiteBookRemote
     private let answers = Mutex<Answers>(Answers())
 
@@ -39,6 +41,8 @@ final class AnswerRecordingRemote: SearchableBookRemote, ChangeDetectingRemote, 
     }
     func save(_ request: SaveRequest) async throws -> BookRecord { try await remote.save(request) }
     func checkForChanges() async throws -> ChangeNotice? { try await remote.checkForChanges() }
-    func committedRevision(of operation: UUID) async throws -> Int? { try await remote.committedRevision(of: operation) }
+    func committedRevision(of operation: UUID) async throws -> Int? {
+        try await remote.committedRevision(of: operation)
+    }
     func history(of id: Int) async throws -> [BookRevision] { try await remote.history(of: id) }
 }

@@ -66,16 +66,26 @@ struct BenchBooks: Sequence, IteratorProtocol {
         birds flowers trees animals horses dogs cats wolves bears fish insects stars planets moon sun
         morning evening autumn spring storm rain snow wind cloud sky earth garden field meadow harbor
         """.split(separator: " ").flatMap { $0.split(separator: "\n") }.map(String.init)
-    static let accented = ["café", "naïve", "élan", "über", "façade", "crème", "señor", "mañana", "Zoë", "Ångström",
-                           "déjà", "résumé", "Köln", "São", "Dvořák", "Łódź", "smörgåsbord", "piñata"]
-    static let syllables = ["ka", "lo", "mi", "ren", "dor", "va", "tis", "quen", "bar", "el", "an", "thu", "gor", "sil",
-                            "ma", "ne", "ri", "os", "ul", "ste", "pha", "cor", "vin", "dal", "mer", "zu", "ix", "oth"]
-    static let firstNames = ["Mary", "John", "Anna", "Peter", "Sofia", "Ahmed", "Chen", "Olga", "Luis", "Emma", "Noah",
-                             "Hiroshi", "Amélie", "Björn", "Zoë", "Ivan", "Fatima", "Kofi", "Priya", "Liam"]
-    static let lastNames = ["Beard", "Tolstoy", "Austen", "Dickens", "Gibbon", "Murakami", "Achebe", "Woolf", "Borges",
-                            "Nabokov", "Márquez", "Eco", "Calvino", "Mann", "Hesse", "Orwell", "Brontë", "Dostoevsky",
-                            "Kafka", "Proust", "Rushdie", "Ishiguro", "Mantel", "Atwood", "Pamuk", "Lessing", "Tanizaki"]
-    static let japanese = ["日本", "の", "歴史", "東京", "物語", "京都", "春", "夏", "秋", "冬", "山", "川", "海", "花",
-                           "月", "夜", "旅", "猫", "犬", "森", "雪", "風", "ノート", "ひかり", "こころ"]
+    static let accented = [
+        "café", "naïve", "élan", "über", "façade", "crème", "señor", "mañana", "Zoë", "Ångström",
+        "déjà", "résumé", "Köln", "São", "Dvořák", "Łódź", "smörgåsbord", "piñata",
+    ]
+    static let syllables = [
+        "ka", "lo", "mi", "ren", "dor", "va", "tis", "quen", "bar", "el", "an", "thu", "gor", "sil",
+        "ma", "ne", "ri", "os", "ul", "ste", "pha", "cor", "vin", "dal", "mer", "zu", "ix", "oth",
+    ]
+    static let firstNames = [
+        "Mary", "John", "Anna", "Peter", "Sofia", "Ahmed", "Chen", "Olga", "Luis", "Emma", "Noah",
+        "Hiroshi", "Amélie", "Björn", "Zoë", "Ivan", "Fatima", "Kofi", "Priya", "Liam",
+    ]
+    static let lastNames = [
+        "Beard", "Tolstoy", "Austen", "Dickens", "Gibbon", "Murakami", "Achebe", "Woolf", "Borges",
+        "Nabokov", "Márquez", "Eco", "Calvino", "Mann", "Hesse", "Orwell", "Brontë", "Dostoevsky",
+        "Kafka", "Proust", "Rushdie", "Ishiguro", "Mantel", "Atwood", "Pamuk", "Lessing", "Tanizaki",
+    ]
+    static let japanese = [
+        "日本", "の", "歴史", "東京", "物語", "京都", "春", "夏", "秋", "冬", "山", "川", "海", "花",
+        "月", "夜", "旅", "猫", "犬", "森", "雪", "風", "ノート", "ひかり", "こころ",
+    ]
     static let japaneseAuthors = ["山田太郎", "夏目漱石", "村上春樹", "川端康成", "吉本ばなな", "三島由紀夫"]
 }

@@ -27,8 +27,11 @@ enum BenchCommandLine {
     static let program = "bookshelf-bench"
 
     static var modes: [any BenchMode.Type] {
-        [SearchBench.self, KeysBench.self, CliBench.self, PostgresBench.self, CompareBench.self, SQLiteSavesBench.self,
-         SessionBench.self]
+        [
+            SearchBench.self, KeysBench.self, CliBench.self, PostgresBench.self, CompareBench.self,
+            SQLiteSavesBench.self,
+            SessionBench.self,
+        ]
     }
 
     /// What a command line asks for.
@@ -77,15 +80,17 @@ enum BenchCommandLine {
     }
 
     static func reference(of mode: any BenchMode.Type) -> CommandReference {
-        CommandReference(name: mode.name, summary: mode.summary.capitalizedFirst + ".", positionals: .none,
-                         options: mode.options + [Flag.help], details: mode.details)
+        CommandReference(
+            name: mode.name, summary: mode.summary.capitalizedFirst + ".", positionals: .none,
+            options: mode.options + [Flag.help], details: mode.details)
     }
 
     /// A mode's `--help`, as `bookshelf COMMAND --help` is written.
     static func help(of mode: any BenchMode.Type) -> String {
         // The usage line reads only the program's name.
-        let program = ProgramReference(name: program, version: "", summary: "", usages: [], commands: [reference(of: mode)],
-                                       options: [Flag.help], sections: [])
+        let program = ProgramReference(
+            name: program, version: "", summary: "", usages: [], commands: [reference(of: mode)],
+            options: [Flag.help], sections: [])
         return String(HelpText.command(reference(of: mode), in: program).dropLast())
     }
 }
@@ -118,7 +123,8 @@ extension Option where Value == [Int] {
                 Int($0.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "_", with: ""))
             }
             guard !numbers.isEmpty, numbers.allSatisfy({ ($0 ?? -1) >= 0 }) else {
-                throw UsageError("--\(name) needs non-negative whole numbers separated by commas, not \(text.printable)")
+                throw UsageError(
+                    "--\(name) needs non-negative whole numbers separated by commas, not \(text.printable)")
             }
             return numbers.map { $0! }
         }

@@ -41,7 +41,7 @@ extension Duration {
 /// Peak resident memory of this process (VmHWM), as the kernel reports it.
 func peakMemory() -> String {
     guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-          let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") })
+        let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") })
     else { return "unknown" }
     return line.dropFirst("VmHWM:".count).trimmingCharacters(in: .whitespaces)
 }
@@ -50,7 +50,7 @@ func peakMemory() -> String {
 /// memory that belongs to no file), or nil where there is no such file.
 func memoryStatus(_ field: String) -> Int? {
     guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-          let line = status.split(separator: "\n").first(where: { $0.hasPrefix(field + ":") })
+        let line = status.split(separator: "\n").first(where: { $0.hasPrefix(field + ":") })
     else { return nil }
     return Int(line.dropFirst(field.count + 1).trimmingCharacters(in: .whitespaces).split(separator: " ").first ?? "")
 }
@@ -101,7 +101,7 @@ struct MachineTime {
     /// The counters now; nil where there is no /proc/stat.
     init?() {
         guard let stat = try? String(contentsOfFile: "/proc/stat", encoding: .utf8),
-              let line = stat.split(separator: "\n").first, line.hasPrefix("cpu ")
+            let line = stat.split(separator: "\n").first, line.hasPrefix("cpu ")
         else { return nil }
         // user nice system idle iowait irq softirq steal (guest time is counted in user already)
         let ticks = line.split(separator: " ").dropFirst().prefix(8).compactMap { Int($0) }

@@ -49,7 +49,9 @@ struct ClassTable {
         Swift.print("\n\(title)")
         Swift.print("class          p50          p99          max    matches (first query)")
         for row in rows {
-            Swift.print("\(row.name.padding(toLength: 12, withPad: " ", startingAt: 0)) \(row.timings.p50.formatted)  \(row.timings.p99.formatted)  \(row.timings.percentile(1).formatted)    \(Self.text(row.firstTotal))")
+            Swift.print(
+                "\(row.name.padding(toLength: 12, withPad: " ", startingAt: 0)) \(row.timings.p50.formatted)  \(row.timings.p99.formatted)  \(row.timings.percentile(1).formatted)    \(Self.text(row.firstTotal))"
+            )
         }
     }
 

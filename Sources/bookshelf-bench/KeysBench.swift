@@ -18,30 +18,40 @@ import TerminalUI
 /// superseded and dropped).
 enum KeysBench: BenchMode {
     static let name = "keys"
-    static let summary = "keystroke-to-paint latency of the app (model + screen) on an SQLite catalog (p50/p99, peak memory)"
+    static let summary =
+        "keystroke-to-paint latency of the app (model + screen) on an SQLite catalog (p50/p99, peak memory)"
 
     static let count = BenchNumber("count", default: 1_000_000, help: "books in the catalog")
-    static let db = Option<String>("db", value: "PATH", completes: .file, help: """
-        catalog file, shared with the search mode: reused when it holds exactly N
-        benchmark books, rebuilt otherwise
-        (default: bookshelf-bench-N.sqlite in the temporary directory)
-        """)
+    static let db = Option<String>(
+        "db", value: "PATH", completes: .file,
+        help: """
+            catalog file, shared with the search mode: reused when it holds exactly N
+            benchmark books, rebuilt otherwise
+            (default: bookshelf-bench-N.sqlite in the temporary directory)
+            """)
     static let rounds = BenchNumber("rounds", default: 3, help: "times the whole query set is typed")
     static let columns = BenchNumber("columns", value: "C", default: 120, help: "screen width")
     static let rows = BenchNumber("rows", value: "R", default: 40, help: "screen height")
-    static let cold = Flag("cold", help: """
-        the cold case: before the app opens the catalog, another program changes more
-        books than a stored index catches up with, so the app must rebuild its index;
-        typing starts at once, and keys are reported apart while the index is built
-        (searches answered from the books table) and once it is ready
-        """)
-    static let noIndex = Flag("no-index", help: "the same with no stored index at all (deleted first), as on a catalog's first open")
+    static let cold = Flag(
+        "cold",
+        help: """
+            the cold case: before the app opens the catalog, another program changes more
+            books than a stored index catches up with, so the app must rebuild its index;
+            typing starts at once, and keys are reported apart while the index is built
+            (searches answered from the books table) and once it is ready
+            """)
+    static let noIndex = Flag(
+        "no-index", help: "the same with no stored index at all (deleted first), as on a catalog's first open")
     static let eachKey = Flag("each", help: "print every typed key's time and what answered it")
-    static let manyArenas = Flag("many-arenas", help: """
-        leave glibc's malloc arenas at their default (one per thread that allocates
-        at once); the app limits itself to one, and so does this mode
-        """)
-    static let options: [any OptionDeclaration] = [count, db, rounds, columns, rows, cold, noIndex, eachKey, manyArenas]
+    static let manyArenas = Flag(
+        "many-arenas",
+        help: """
+            leave glibc's malloc arenas at their default (one per thread that allocates
+            at once); the app limits itself to one, and so does this mode
+            """)
+    static let options: [any OptionDeclaration] = [
+        count, db, rounds, columns, rows, cold, noIndex, eachKey, manyArenas,
+    ]
 
     static let details = """
         A key is timed until its page is on screen. While an index is built or caught up, the
@@ -62,11 +72,13 @@ enum KeysBench: BenchMode {
     static func run(_ arguments: ParsedArguments) async throws {
         let count = try arguments.value(Self.count)
         let rounds = max(1, try arguments.value(Self.rounds))
-        let size = TerminalSize(rows: max(10, try arguments.value(Self.rows)), columns: max(40, try arguments.value(Self.columns)))
-        let path = arguments.value(db)
+        let size = TerminalSize(
+            rows: max(10, try arguments.value(Self.rows)), columns: max(40, try arguments.value(Self.columns)))
+        let path =
+            arguments.value(db)
             ?? FileManager.default.temporaryDirectory.appendingPathComponent("bookshelf-bench-\(count).sqlite").path
         #if DEBUG
-        print("warning: debug build; use `swift run -c release bookshelf-bench keys` for real figures")
+            print("warning: debug build; use `swift run -c release bookshelf-bench keys` for real figures")
         #endif
         let catalog = try SearchBench.prepareCatalog(path: path, count: count)
         if arguments.isSet(cold) { try await makeStoredIndexStale(catalog, count: count) }
@@ -74,9 +86,11 @@ enum KeysBench: BenchMode {
             try catalog.discardSearchSnapshots()
             print("cold case: no stored index; the app must build it")
         }
-        if !arguments.isSet(manyArenas) { MallocArenas.limitToOne() }   // as the app does
+        if !arguments.isSet(manyArenas) { MallocArenas.limitToOne() }  // as the app does
         let reset = resetPeakMemory()
-        print("peak memory before the app starts: \(peakMemory())\(reset ? " (reset)" : " (could not reset; includes the catalog build)")")
+        print(
+            "peak memory before the app starts: \(peakMemory())\(reset ? " (reset)" : " (could not reset; includes the catalog build)")"
+        )
         try await measure(catalog: catalog, path: path, rounds: rounds, size: size, each: arguments.isSet(eachKey))
     }
 
@@ -86,8 +100,9 @@ enum KeysBench: BenchMode {
         _ = try await catalog.remote(account: "bench").searchIndexReport()
         let limit = 1_024 + count / 96
         let touched = try RawSQLiteSearch(path: catalog.path).touchBooks(every: max(1, count / (2 * limit)))
-        print("cold case: \(touched) books changed by another program since the index was stored "
-              + "(an index catches up with at most \(limit)); the app must rebuild it")
+        print(
+            "cold case: \(touched) books changed by another program since the index was stored "
+                + "(an index catches up with at most \(limit)); the app must rebuild it")
         // The set-up's writes (the index it built and stored, the changed rows) go to disk now,
         // not while the app is measured: the kernel writing back hundreds of megabytes beside
         // the typing slowed the slowest keys from about 20 to 30-40 ms.
@@ -95,7 +110,8 @@ enum KeysBench: BenchMode {
     }
 
     @MainActor
-    static func measure(catalog: SQLiteCatalog, path: String, rounds: Int, size: TerminalSize, each: Bool) async throws {
+    static func measure(catalog: SQLiteCatalog, path: String, rounds: Int, size: TerminalSize, each: Bool) async throws
+    {
         let machineAtStart = MachineTime()
         let connector = BenchConnector(catalog: catalog)
         let model = BookshelfModel(connector: connector, account: "bench")
@@ -112,7 +128,9 @@ enum KeysBench: BenchMode {
         /// Until the first page is on screen: the connection and its search, not what else the
         /// app asked the store meanwhile (answered after it, as the index catches up).
         func firstResults() async {
-            while let request = model.pendingRequests.first(where: { $0.kind == .connect || $0.kind == .search })?.request {
+            while let request = model.pendingRequests.first(where: { $0.kind == .connect || $0.kind == .search })?
+                .request
+            {
                 await model.finished(request: request)
             }
         }
@@ -131,8 +149,9 @@ enum KeysBench: BenchMode {
             throw BenchError("the app did not connect: \(state.connection.error ?? state.search.error ?? "unknown")")
         }
         let firstAnswer = await connector.lastSearchAnswer()
-        print("open → first results painted: \(firstPainted.formatted); \(state.search.total) books, "
-              + "answered by \(firstAnswer?.rawValue ?? "nothing")")
+        print(
+            "open → first results painted: \(firstPainted.formatted); \(state.search.total) books, "
+                + "answered by \(firstAnswer?.rawValue ?? "nothing")")
         print("open → every request of the start answered: \(settled.formatted)")
 
         /// Until the key's search has answered: its page is on screen, though a count may follow.
@@ -173,14 +192,21 @@ enum KeysBench: BenchMode {
                         paint()
                         counted.record(clock.now - start)
                     }
-                    let answer = countFollows ? await connector.lastPageBeforeItsCount() : await connector.lastSearchAnswer()
+                    let answer =
+                        countFollows ? await connector.lastPageBeforeItsCount() : await connector.lastSearchAnswer()
                     if answer == .index { indexed.record(end - start) } else { whileBuilding.record(end - start) }
-                    if answer == .earlierScan || answer == .leadingMatches || answer == .orderedMatches { narrowed.record(end - start) }
+                    if answer == .earlierScan || answer == .leadingMatches || answer == .orderedMatches {
+                        narrowed.record(end - start)
+                    }
                     if answer == .leadingMatches { leading.record(end - start) }
                     if answer == .orderedMatches { inOrder.record(end - start) }
                     if answer == .titleOrder { titleOrder.record(end - start) }
                     slowest.append((end - start, String(query.prefix(offset + 1))))
-                    if each { print("key \"\(query.prefix(offset + 1))\" \((end - start).formatted) (paint \((end - renderStart).formatted)), answered by \(answer?.rawValue ?? "nothing")") }
+                    if each {
+                        print(
+                            "key \"\(query.prefix(offset + 1))\" \((end - start).formatted) (paint \((end - renderStart).formatted)), answered by \(answer?.rawValue ?? "nothing")"
+                        )
+                    }
                     keys += 1
                 }
                 guard model.state.search.query == query, model.state.search.error == nil else {
@@ -191,7 +217,11 @@ enum KeysBench: BenchMode {
                 await settle()
                 paint()
                 clearing.record(clock.now - start)
-                if await connector.lastSearchAnswer() == .index { indexed.record(clock.now - start) } else { whileBuilding.record(clock.now - start) }
+                if await connector.lastSearchAnswer() == .index {
+                    indexed.record(clock.now - start)
+                } else {
+                    whileBuilding.record(clock.now - start)
+                }
                 keys += 1
             }
         }
@@ -199,26 +229,40 @@ enum KeysBench: BenchMode {
         for sample in typing.samples + clearing.samples { all.record(sample) }
         print("\n\(keys) keys over \(queries.count) queries x \(rounds) rounds, screen \(size.columns)x\(size.rows)")
         print("key kind             p50          p99          max   (key to page on screen)")
-        var rows = [("typing a character", typing), ("Ctrl-U (all books)", clearing), ("all keys", all), ("  of which paint", render)]
+        var rows = [
+            ("typing a character", typing), ("Ctrl-U (all books)", clearing), ("all keys", all),
+            ("  of which paint", render),
+        ]
         if !whileBuilding.samples.isEmpty {
-            rows += [("index being built", whileBuilding), ("  narrowed", narrowed), ("    first matches", leading), ("    in order", inOrder),
-                     ("  title order", titleOrder), ("  → its count", counted), ("index ready", indexed)]
-            print("\(whileBuilding.samples.count) keys were answered while the index was being built (from the books table or a stale stored index; "
-                  + "\(narrowed.samples.count) of them narrowed an earlier scan's matches, \(leading.samples.count) from its first matches alone, "
-                  + "\(inOrder.samples.count) from its matches in result order; "
-                  + "\(titleOrder.samples.count) showed the page from the title order first; those and the pages from earlier scans are counted "
-                  + "afterwards: \"→ its count\" is key to count), \(indexed.samples.count) by the index")
+            rows += [
+                ("index being built", whileBuilding), ("  narrowed", narrowed), ("    first matches", leading),
+                ("    in order", inOrder),
+                ("  title order", titleOrder), ("  → its count", counted), ("index ready", indexed),
+            ]
+            print(
+                "\(whileBuilding.samples.count) keys were answered while the index was being built (from the books table or a stale stored index; "
+                    + "\(narrowed.samples.count) of them narrowed an earlier scan's matches, \(leading.samples.count) from its first matches alone, "
+                    + "\(inOrder.samples.count) from its matches in result order; "
+                    + "\(titleOrder.samples.count) showed the page from the title order first; those and the pages from earlier scans are counted "
+                    + "afterwards: \"→ its count\" is key to count), \(indexed.samples.count) by the index")
         }
         for (label, timings) in rows where !timings.samples.isEmpty {
-            print("\(label.padding(toLength: 18, withPad: " ", startingAt: 0)) \(timings.p50.formatted)  \(timings.p99.formatted)  \(timings.percentile(1).formatted)")
+            print(
+                "\(label.padding(toLength: 18, withPad: " ", startingAt: 0)) \(timings.p50.formatted)  \(timings.p99.formatted)  \(timings.percentile(1).formatted)"
+            )
         }
-        let worst = Dictionary(slowest.map { ($0.1, $0.0) }, uniquingKeysWith: max).sorted { $0.value > $1.value }.prefix(8)
-        print("\nslowest typed prefixes: " + worst.map { "\"\($0.key)\" \(String(format: "%.1f", $0.value.milliseconds)) ms" }
-            .joined(separator: ", "))
+        let worst = Dictionary(slowest.map { ($0.1, $0.0) }, uniquingKeysWith: max).sorted { $0.value > $1.value }
+            .prefix(8)
+        print(
+            "\nslowest typed prefixes: "
+                + worst.map { "\"\($0.key)\" \(String(format: "%.1f", $0.value.milliseconds)) ms" }
+                .joined(separator: ", "))
         print("\ntarget: p99 under 16 ms; peak memory under 64 MB")
         print("peak memory (since the reset): \(peakMemory())")
         let (anonymous, file) = peaks.stop()
-        print("peak resident anonymous memory (RssAnon): \(anonymous) kB; file pages (RssFile, the catalog, the index, a build's scratch files): \(file) kB")
+        print(
+            "peak resident anonymous memory (RssAnon): \(anonymous) kB; file pages (RssFile, the catalog, the index, a build's scratch files): \(file) kB"
+        )
         if let machineAtStart, let stolen = MachineTime()?.stolenShare(since: machineAtStart) {
             print("CPU time stolen by other guests of this machine during the run: \(Int((stolen * 100).rounded())) %")
         }

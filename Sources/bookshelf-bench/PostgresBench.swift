@@ -4,7 +4,7 @@ import CommandLineOptions
 import Foundation
 import PostgresCatalog
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Search latency and concurrent saves on a PostgreSQL catalog, through the stack the app
@@ -13,12 +13,15 @@ enum PostgresBench: BenchMode {
     static let name = "postgres"
     static let summary = "PostgreSQL: bulk load, search p50/p99 per query class, saves/s with concurrent writers"
 
-    static let count = BenchNumber("count", default: 1_000_000, help: "books to load (reused if the catalog already holds N)")
-    static let db = Option<String>("db", value: "CONNINFO", help: """
-        an administrative connection (URL or keyword string) to a database to
-        set up and use; default: a throwaway server in a temporary directory
-        (needs the PostgreSQL server binaries; as root they run as `postgres`)
-        """)
+    static let count = BenchNumber(
+        "count", default: 1_000_000, help: "books to load (reused if the catalog already holds N)")
+    static let db = Option<String>(
+        "db", value: "CONNINFO",
+        help: """
+            an administrative connection (URL or keyword string) to a database to
+            set up and use; default: a throwaway server in a temporary directory
+            (needs the PostgreSQL server binaries; as root they run as `postgres`)
+            """)
     static let iterations = BenchNumber("iterations", default: 100, help: "timed searches per query class")
     static let writers = BenchNumber("writers", default: 8, help: "concurrent writers, each on its own connection")
     static let seconds = BenchNumber("seconds", default: 10, help: "how long the writers run")
@@ -35,20 +38,25 @@ enum PostgresBench: BenchMode {
         let seconds = max(1, try arguments.value(Self.seconds))
         let hotBooks = max(1, try arguments.value(Self.hotBooks))
         #if DEBUG
-        print("warning: debug build; use `swift run -c release bookshelf-bench postgres` for real figures")
+            print("warning: debug build; use `swift run -c release bookshelf-bench postgres` for real figures")
         #endif
 
         let (server, probe, user) = try await prepare(count: count, database: arguments.value(db))
         defer { server?.stop() }
         let table = try await ClassTable.measure(BookRepository(remote: probe), iterations: iterations)
-        table.print(title: "search: BookRepository -> PostgresRemote as \(accountName) (row-level security), \(iterations) searches per class")
+        table.print(
+            title:
+                "search: BookRepository -> PostgresRemote as \(accountName) (row-level security), \(iterations) searches per class"
+        )
 
         try await saves(writers: writers, seconds: seconds, hotBooks: hotBooks, connector: user, probe: probe)
     }
 
     /// A catalog holding `count` benchmark books in scope "bench" (on a throwaway server
     /// unless `database` names one), and a remote signed in as the non-owner account.
-    static func prepare(count: Int, database: String?) async throws -> (PostgresScratchServer?, PostgresRemote, PostgresConnector) {
+    static func prepare(count: Int, database: String?) async throws -> (
+        PostgresScratchServer?, PostgresRemote, PostgresConnector
+    ) {
         let server: PostgresScratchServer?
         let admin: PostgresConnector
         if let database {
@@ -80,7 +88,9 @@ enum PostgresBench: BenchMode {
                 // Past the counting limit the catalog gives an estimate: good enough to reuse it.
                 print("reusing the books in scope \"\(scope)\" (\(ClassTable.text(present)))")
             default:
-                throw BenchError("scope \"\(scope)\" already holds \(ClassTable.text(present)) books, not \(count); use an empty database")
+                throw BenchError(
+                    "scope \"\(scope)\" already holds \(ClassTable.text(present)) books, not \(count); use an empty database"
+                )
             }
             return (server, probe, user)
         } catch {
@@ -102,13 +112,17 @@ enum PostgresBench: BenchMode {
         }
         let copied = clock.now - start
         try await setup.analyze()
-        print("loaded \(loaded) books by COPY in \(copied.formatted), VACUUM ANALYZE done at \((clock.now - start).formatted)")
+        print(
+            "loaded \(loaded) books by COPY in \(copied.formatted), VACUUM ANALYZE done at \((clock.now - start).formatted)"
+        )
     }
 
     /// Writers save random hot books from fresh reads for a while; each save is
     /// compare-and-set, so a lost update would show as a revision count that disagrees
     /// with the number of successful saves, or as two successes claiming one revision.
-    static func saves(writers: Int, seconds: Int, hotBooks: Int, connector: PostgresConnector, probe: PostgresRemote) async throws {
+    static func saves(writers: Int, seconds: Int, hotBooks: Int, connector: PostgresConnector, probe: PostgresRemote)
+        async throws
+    {
         let hot = try await probe.search(SearchQuery(text: "", limit: hotBooks)).records
         var before: [Int: Int] = [:]
         for book in hot { before[book.id] = try await probe.load(id: book.id).revision }
@@ -116,7 +130,7 @@ enum PostgresBench: BenchMode {
         for _ in 0..<writers { remotes.append(try await PostgresRemote.connect(connector)) }
 
         struct Tally: Sendable {
-            var wins: [Int: [Int]] = [:]   // book id -> revisions produced
+            var wins: [Int: [Int]] = [:]  // book id -> revisions produced
             var conflicts = 0
             var latencies: [Duration] = []
         }
@@ -134,8 +148,10 @@ enum PostgresBench: BenchMode {
                         let base = try await remote.load(id: book.id)
                         let began = clock.now
                         do {
-                            let saved = try await remote.save(SaveRequest(id: book.id, title: "\(book.title) w\(writer) r\(round)",
-                                                                          expectedRevision: base.revision))
+                            let saved = try await remote.save(
+                                SaveRequest(
+                                    id: book.id, title: "\(book.title) w\(writer) r\(round)",
+                                    expectedRevision: base.revision))
                             tally.wins[book.id, default: []].append(saved.revision)
                         } catch BookFailure.conflict {
                             tally.conflicts += 1
@@ -161,8 +177,12 @@ enum PostgresBench: BenchMode {
         for book in hot { after[book.id] = try await probe.load(id: book.id).revision }
         let lost = LostUpdates.count(wins: wins, before: before, after: after)
         let perSecond = Double(committed) / (elapsed.milliseconds / 1000)
-        print("\nsaves: \(writers) writers on \(hot.count) hot books for \(String(format: "%.1f", elapsed.milliseconds / 1000)) s")
-        print("committed \(committed) (\(String(format: "%.0f", perSecond))/s), conflicts \(conflicts), lost updates \(lost)")
+        print(
+            "\nsaves: \(writers) writers on \(hot.count) hot books for \(String(format: "%.1f", elapsed.milliseconds / 1000)) s"
+        )
+        print(
+            "committed \(committed) (\(String(format: "%.0f", perSecond))/s), conflicts \(conflicts), lost updates \(lost)"
+        )
         print("save latency p50 \(timings.p50.formatted), p99 \(timings.p99.formatted)")
         if lost != 0 { throw BenchError("lost updates detected: \(lost)") }
     }

@@ -30,7 +30,8 @@ final class RawSQLiteSearch {
     func prepareIndex() throws -> Bool {
         let exists = try scalar("SELECT count(*) FROM sqlite_master WHERE name = 'bench_fts'", []) > 0
         if exists { return false }
-        try execute("""
+        try execute(
+            """
             CREATE VIRTUAL TABLE bench_fts USING fts5(title_terms, author_terms, content='books', content_rowid='id',
                                                       tokenize='ascii', prefix='1 2');
             INSERT INTO bench_fts(bench_fts) VALUES ('rebuild');
@@ -42,15 +43,17 @@ final class RawSQLiteSearch {
     func search(match: String?, scope: String, limit: Int, offset: Int) throws -> (total: Int, ids: [Int]) {
         if let match {
             let total = try scalar("SELECT count(*) FROM bench_fts WHERE bench_fts MATCH ?1", [match])
-            let ids = try column("""
+            let ids = try column(
+                """
                 SELECT b.id FROM bench_fts CROSS JOIN books b ON b.id = bench_fts.rowid
                 WHERE bench_fts MATCH ?1 AND b.scope = ?2 ORDER BY b.title_key, b.id LIMIT ?3 OFFSET ?4
                 """, [match, scope, limit, offset])
             return (total, ids)
         }
         let total = try scalar("SELECT count(*) FROM books WHERE scope = ?1", [scope])
-        let ids = try column("SELECT id FROM books WHERE scope = ?1 ORDER BY title_key, id LIMIT ?2 OFFSET ?3",
-                             [scope, limit, offset])
+        let ids = try column(
+            "SELECT id FROM books WHERE scope = ?1 ORDER BY title_key, id LIMIT ?2 OFFSET ?3",
+            [scope, limit, offset])
         return (total, ids)
     }
 
@@ -74,7 +77,8 @@ final class RawSQLiteSearch {
     /// Gives every `step`-th book a new revision in one commit, as another program's bulk edit
     /// would (titles unchanged, so searches still find the same books); answers how many.
     func touchBooks(every step: Int) throws -> Int {
-        try execute("""
+        try execute(
+            """
             UPDATE books SET revision = revision + 1, change_seq = (SELECT max(change_seq) FROM books) + 1
             WHERE id % \(max(1, step)) = 0
             """)

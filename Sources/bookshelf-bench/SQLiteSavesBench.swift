@@ -20,11 +20,14 @@ enum SQLiteSavesBench: BenchMode {
 
     static let processes = BenchNumber("processes", default: 8, help: "writer processes")
     static let seconds = BenchNumber("seconds", value: "S", default: 10, help: "how long they save")
-    static let books = BenchNumber("books", value: "B", default: 20, help: "books they all save, chosen at random each time")
-    static let db = Option<String>("db", value: "PATH", completes: .file, help: """
-        catalog file to create (default: a new file in the temporary directory;
-        an existing file is refused)
-        """)
+    static let books = BenchNumber(
+        "books", value: "B", default: 20, help: "books they all save, chosen at random each time")
+    static let db = Option<String>(
+        "db", value: "PATH", completes: .file,
+        help: """
+            catalog file to create (default: a new file in the temporary directory;
+            an existing file is refused)
+            """)
     static let options: [any OptionDeclaration] = [processes, seconds, books, db]
 
     static let writer = Flag("writer", help: "be one writer process (see below)")
@@ -52,11 +55,14 @@ enum SQLiteSavesBench: BenchMode {
             return
         }
         #if DEBUG
-        print("warning: debug build; use `swift run -c release bookshelf-bench saves` for real figures")
+            print("warning: debug build; use `swift run -c release bookshelf-bench saves` for real figures")
         #endif
         let processes = max(1, try arguments.value(Self.processes))
-        let path = arguments.value(db)
-            ?? FileManager.default.temporaryDirectory.appendingPathComponent("bookshelf-saves-\(UUID().uuidString).sqlite").path
+        let path =
+            arguments.value(db)
+            ?? FileManager.default.temporaryDirectory.appendingPathComponent(
+                "bookshelf-saves-\(UUID().uuidString).sqlite"
+            ).path
         guard !FileManager.default.fileExists(atPath: path) else { throw BenchError("\(path) exists; give a new file") }
         try await measure(path: path, processes: processes, seconds: seconds, books: books)
     }
@@ -66,7 +72,8 @@ enum SQLiteSavesBench: BenchMode {
     static func measure(path: String, processes: Int, seconds: Int, books: Int) async throws {
         let catalog = try SQLiteCatalog.open(path: path, create: true)
         try catalog.addAccount(Account(name: account, role: .editor, scope: "main"))
-        _ = try catalog.insertBooks((0..<books).map { NewBook(title: "Contended book \($0)", author: "Bench") }, scope: "main")
+        _ = try catalog.insertBooks(
+            (0..<books).map { NewBook(title: "Contended book \($0)", author: "Bench") }, scope: "main")
         let probe = try catalog.remote(account: account)
         let hot = try await hotBooks(probe, count: books)
         var before: [Int: Int] = [:]
@@ -80,7 +87,9 @@ enum SQLiteSavesBench: BenchMode {
         let writers = try logs.map { log in
             let process = Process()
             process.executableURL = executable
-            process.arguments = [name, "--writer", "--db", path, "--seconds", "\(seconds)", "--books", "\(books)", "--log", log]
+            process.arguments = [
+                name, "--writer", "--db", path, "--seconds", "\(seconds)", "--books", "\(books)", "--log", log,
+            ]
             try process.run()
             return process
         }
@@ -110,9 +119,15 @@ enum SQLiteSavesBench: BenchMode {
         let lost = LostUpdates.count(wins: wins, before: before, after: after)
         let committed = wins.values.reduce(0) { $0 + $1.count }
         let perSecond = Double(committed) / (elapsed.milliseconds / 1000)
-        print("saves: \(processes) processes on \(hot.count) books of one SQLite catalog for \(String(format: "%.1f", elapsed.milliseconds / 1000)) s")
-        print("committed \(committed) (\(String(format: "%.0f", perSecond))/s), conflicts \(conflicts), failed \(failures.count), lost updates \(lost)")
-        print("save latency p50 \(timings.p50.formatted), p99 \(timings.p99.formatted), max \(timings.percentile(1).formatted)")
+        print(
+            "saves: \(processes) processes on \(hot.count) books of one SQLite catalog for \(String(format: "%.1f", elapsed.milliseconds / 1000)) s"
+        )
+        print(
+            "committed \(committed) (\(String(format: "%.0f", perSecond))/s), conflicts \(conflicts), failed \(failures.count), lost updates \(lost)"
+        )
+        print(
+            "save latency p50 \(timings.p50.formatted), p99 \(timings.p99.formatted), max \(timings.percentile(1).formatted)"
+        )
         if let failure = failures.first { print("first failure: \(failure)") }
         try? FileManager.default.removeItem(atPath: path)
         for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
@@ -140,8 +155,10 @@ enum SQLiteSavesBench: BenchMode {
             let base = try await remote.load(id: book.id)
             let began = clock.now
             do {
-                let saved = try await remote.save(SaveRequest(id: book.id, title: "Contended book \(book.id) p\(getpid()) r\(round)",
-                                                              expectedRevision: base.revision))
+                let saved = try await remote.save(
+                    SaveRequest(
+                        id: book.id, title: "Contended book \(book.id) p\(getpid()) r\(round)",
+                        expectedRevision: base.revision))
                 log.append("saved \(book.id) \(saved.revision) \(microseconds(clock.now - began))")
             } catch BookFailure.conflict {
                 log.append("conflict \(book.id) \(microseconds(clock.now - began))")
@@ -182,9 +199,14 @@ struct WriterLog {
             let fields = line.split(separator: " ", maxSplits: 4).map(String.init)
             guard fields.count >= 3, let id = Int(fields[1]) else { return nil }
             switch fields[0] {
-            case "saved": return Entry(id: id, outcome: .saved(revision: Int(fields[2]) ?? 0), microseconds: Int64(fields[3]) ?? 0)
+            case "saved":
+                return Entry(
+                    id: id, outcome: .saved(revision: Int(fields[2]) ?? 0), microseconds: Int64(fields[3]) ?? 0)
             case "conflict": return Entry(id: id, outcome: .conflict, microseconds: Int64(fields[2]) ?? 0)
-            default: return Entry(id: id, outcome: .failed(fields.dropFirst(3).joined(separator: " ")), microseconds: Int64(fields[2]) ?? 0)
+            default:
+                return Entry(
+                    id: id, outcome: .failed(fields.dropFirst(3).joined(separator: " ")),
+                    microseconds: Int64(fields[2]) ?? 0)
             }
         }
     }

@@ -10,29 +10,40 @@ enum SearchBench: BenchMode {
     static let name = "search"
     static let summary = "search latency per query class on an SQLite catalog (p50/p99, peak memory)"
 
-    static let count = Option<[Int]>.wholeNumbers("count", value: "N[,N...]", help: """
-        books in the catalog (default 1000000). Several counts, N,N,...: scaling, the
-        same figures for each count, one column each (search p50/p99 per class, index
-        size and where it is held, peak and anonymous memory, index build, open -> first
-        result with the stored index missing, 10,000 changes behind and current, catch-up
-        after 10,000 external edits); every state is measured in a fresh process.
-        """)
+    static let count = Option<[Int]>.wholeNumbers(
+        "count", value: "N[,N...]",
+        help: """
+            books in the catalog (default 1000000). Several counts, N,N,...: scaling, the
+            same figures for each count, one column each (search p50/p99 per class, index
+            size and where it is held, peak and anonymous memory, index build, open -> first
+            result with the stored index missing, 10,000 changes behind and current, catch-up
+            after 10,000 external edits); every state is measured in a fresh process.
+            """)
     static let defaultCount = 1_000_000
     static let scale = Flag("scale", help: "scaling (as for several counts) for a single count")
-    static let db = Option<String>("db", value: "PATH", completes: .file, help: """
-        catalog file; reused when it holds exactly N benchmark books, rebuilt
-        otherwise (default: bookshelf-bench-N.sqlite in the temporary directory).
-        When scaling: the directory for bookshelf-bench-N.sqlite of each count.
-        """)
-    static let iterations = BenchNumber("iterations", default: 300, help: "timed searches per query class through the full stack")
-    static let rawIterations = BenchNumber("raw-iterations", default: 40, help: "timed searches per class through the raw C API")
-    static let rebuildIndex = Flag("rebuild-index", help: """
-        discard the search index snapshot stored in the catalog first, so that
-        opening builds the index (and stores it again) instead of loading it
-        """)
-    static let noRaw = Flag("no-raw", help: "skip the raw SQLite/FTS5 reference (building its FTS5 index takes a while)")
+    static let db = Option<String>(
+        "db", value: "PATH", completes: .file,
+        help: """
+            catalog file; reused when it holds exactly N benchmark books, rebuilt
+            otherwise (default: bookshelf-bench-N.sqlite in the temporary directory).
+            When scaling: the directory for bookshelf-bench-N.sqlite of each count.
+            """)
+    static let iterations = BenchNumber(
+        "iterations", default: 300, help: "timed searches per query class through the full stack")
+    static let rawIterations = BenchNumber(
+        "raw-iterations", default: 40, help: "timed searches per class through the raw C API")
+    static let rebuildIndex = Flag(
+        "rebuild-index",
+        help: """
+            discard the search index snapshot stored in the catalog first, so that
+            opening builds the index (and stores it again) instead of loading it
+            """)
+    static let noRaw = Flag(
+        "no-raw", help: "skip the raw SQLite/FTS5 reference (building its FTS5 index takes a while)")
     static let noFzf = Flag("no-fzf", help: "skip timing `fzf --filter` even if fzf is installed")
-    static let options: [any OptionDeclaration] = [count, scale, db, iterations, rawIterations, rebuildIndex, noRaw, noFzf]
+    static let options: [any OptionDeclaration] = [
+        count, scale, db, iterations, rawIterations, rebuildIndex, noRaw, noFzf,
+    ]
 
     /// One state of the index in a child process of the scaling run (SearchScaling).
     static let scalePhase = Option<String>("scale-phase", value: "PHASE", help: "a child of the scaling run")
@@ -49,19 +60,34 @@ enum SearchBench: BenchMode {
 
     static let classes: [QueryClass] = [
         QueryClass(name: "one letter", queries: "abcdefghilmnoprstw".map { SearchQuery(text: String($0)) }),
-        QueryClass(name: "two letters", queries: ["th", "ma", "co", "st", "hi", "re", "an", "pa", "be", "de", "lo", "wi", "ka"]
-            .map { SearchQuery(text: $0) }),
-        QueryClass(name: "common word", queries: ["the", "history", "of", "garden", "river", "night", "love", "war"]
-            .map { SearchQuery(text: $0) }),
-        QueryClass(name: "multi-word", queries: ["hist rom", "the gar", "night riv", "a his of", "secret gard", "war and pe",
-                                                  "lost city"].map { SearchQuery(text: $0) }),
-        QueryClass(name: "author", queries: ["tolstoy", "murakami", "zoe", "marquez", "bronte", "achebe", "mary beard"]
-            .map { SearchQuery(text: $0) }),
+        QueryClass(
+            name: "two letters",
+            queries: ["th", "ma", "co", "st", "hi", "re", "an", "pa", "be", "de", "lo", "wi", "ka"]
+                .map { SearchQuery(text: $0) }),
+        QueryClass(
+            name: "common word",
+            queries: ["the", "history", "of", "garden", "river", "night", "love", "war"]
+                .map { SearchQuery(text: $0) }),
+        QueryClass(
+            name: "multi-word",
+            queries: [
+                "hist rom", "the gar", "night riv", "a his of", "secret gard", "war and pe",
+                "lost city",
+            ].map { SearchQuery(text: $0) }),
+        QueryClass(
+            name: "author",
+            queries: ["tolstoy", "murakami", "zoe", "marquez", "bronte", "achebe", "mary beard"]
+                .map { SearchQuery(text: $0) }),
         QueryClass(name: "CJK", queries: ["歴史", "日本", "東京", "物語", "日本の", "村上"].map { SearchQuery(text: $0) }),
-        QueryClass(name: "no match", queries: ["zzqx", "qqqv wxj", "xylophonist", "日本 zzz"].map { SearchQuery(text: $0) }),
+        QueryClass(
+            name: "no match", queries: ["zzqx", "qqqv wxj", "xylophonist", "日本 zzz"].map { SearchQuery(text: $0) }),
         QueryClass(name: "empty query", queries: [SearchQuery(text: "")]),
-        QueryClass(name: "deep page", queries: [SearchQuery(text: "the", offset: 2_000), SearchQuery(text: "", offset: 100_000),
-                                                SearchQuery(text: "a", offset: 5_000), SearchQuery(text: "hist", offset: 1_000)]),
+        QueryClass(
+            name: "deep page",
+            queries: [
+                SearchQuery(text: "the", offset: 2_000), SearchQuery(text: "", offset: 100_000),
+                SearchQuery(text: "a", offset: 5_000), SearchQuery(text: "hist", offset: 1_000),
+            ]),
     ]
 
     static func run(_ arguments: ParsedArguments) async throws {
@@ -74,17 +100,19 @@ enum SearchBench: BenchMode {
         if counts.count > 1 || arguments.isSet(scale) {
             let directory = arguments.value(db) ?? FileManager.default.temporaryDirectory.path
             var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
+            guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue
+            else {
                 throw BenchError("when scaling, --db names a directory (for bookshelf-bench-N.sqlite of each count)")
             }
             return try await SearchScaling.run(counts: counts, directory: directory, iterations: iterations)
         }
         let count = counts[0]
         let rawIterations = max(1, try arguments.value(Self.rawIterations))
-        let path = arguments.value(db)
+        let path =
+            arguments.value(db)
             ?? FileManager.default.temporaryDirectory.appendingPathComponent("bookshelf-bench-\(count).sqlite").path
         #if DEBUG
-        print("warning: debug build; use `swift run -c release bookshelf-bench search` for real figures")
+            print("warning: debug build; use `swift run -c release bookshelf-bench search` for real figures")
         #endif
 
         let catalog = try prepareCatalog(path: path, count: count)
@@ -105,8 +133,10 @@ enum SearchBench: BenchMode {
         print("open → first result: \(openToFirst.formatted) (\"a\" matches \(first.total))")
         print("search index: \(how) in \(index.duration.formatted), \(index.bytes / 1_000) kB for \(index.books) books")
         if index.origin == .built {
-            print(stored ? "index stored in the catalog (included in open → first result)"
-                         : "index NOT stored in the catalog (another writer held the lock?)")
+            print(
+                stored
+                    ? "index stored in the catalog (included in open → first result)"
+                    : "index NOT stored in the catalog (another writer held the lock?)")
         }
         print("peak memory after the first search: \(peakMemory())")
         let table = try await ClassTable.measure(repository, iterations: iterations)
@@ -127,7 +157,9 @@ enum SearchBench: BenchMode {
     static func prepareCatalog(path: String, count: Int) throws -> SQLiteCatalog {
         if FileManager.default.fileExists(atPath: path) {
             let existing = try SQLiteCatalog.open(path: path, create: false)
-            if try existing.bookCount(scope: nil) == count, try existing.accounts().contains(where: { $0.name == "bench" }) {
+            if try existing.bookCount(scope: nil) == count,
+                try existing.accounts().contains(where: { $0.name == "bench" })
+            {
                 print("reusing \(path) (\(count) books)")
                 return existing
             }
@@ -150,7 +182,9 @@ enum SearchBench: BenchMode {
         let clock = ContinuousClock()
         let start = clock.now
         if try raw.prepareIndex() { print("\nbuilt the reference FTS5 index in \((clock.now - start).formatted)") }
-        print("\nraw C API reference: FTS5 MATCH count(*) + page ordered by folded title (no rank tiers), \(iterations) per class")
+        print(
+            "\nraw C API reference: FTS5 MATCH count(*) + page ordered by folded title (no rank tiers), \(iterations) per class"
+        )
         print("class          p50          p99    full-stack p50 / raw p50")
         for queryClass in classes {
             var timings = Timings()
@@ -164,7 +198,9 @@ enum SearchBench: BenchMode {
                 timings.record(clock.now - start)
             }
             let ratio = (fullP50[queryClass.name] ?? .zero).milliseconds / max(timings.p50.milliseconds, 0.000_001)
-            print("\(queryClass.name.padding(toLength: 12, withPad: " ", startingAt: 0)) \(timings.p50.formatted)  \(timings.p99.formatted)    \(String(format: "%.3f", ratio))")
+            print(
+                "\(queryClass.name.padding(toLength: 12, withPad: " ", startingAt: 0)) \(timings.p50.formatted)  \(timings.p99.formatted)    \(String(format: "%.3f", ratio))"
+            )
         }
         print("peak memory: \(peakMemory())")
     }
@@ -175,7 +211,8 @@ enum SearchBench: BenchMode {
             print("\nfzf: not installed; peer comparison skipped")
             return
         }
-        let titles = FileManager.default.temporaryDirectory.appendingPathComponent("bookshelf-bench-titles-\(getpid()).txt")
+        let titles = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "bookshelf-bench-titles-\(getpid()).txt")
         defer { try? FileManager.default.removeItem(at: titles) }
         try RawSQLiteSearch(path: catalog.path).writeTitles(to: titles)
         print("\nfzf --filter over the same titles (a whole process per query, fuzzy semantics)")

@@ -31,11 +31,12 @@ enum SearchScaling {
 
     static func run(counts: [Int], directory: String, iterations: Int) async throws {
         #if DEBUG
-        print("warning: debug build; use `swift run -c release bookshelf-bench search` for real figures")
+            print("warning: debug build; use `swift run -c release bookshelf-bench search` for real figures")
         #endif
         let executable = try selfExecutable()
-        print("scaling: \(counts.map { NumberText.grouped($0) }.joined(separator: ", ")) books; "
-              + "\(iterations) searches per class; load average \(loadAverage())")
+        print(
+            "scaling: \(counts.map { NumberText.grouped($0) }.joined(separator: ", ")) books; "
+                + "\(iterations) searches per class; load average \(loadAverage())")
         var columns: [Figures] = []
         for count in counts {
             let path = (directory as NSString).appendingPathComponent("bookshelf-bench-\(count).sqlite")
@@ -71,13 +72,20 @@ enum SearchScaling {
         try catalog.discardSearchSnapshots()
     }
 
-    private static func runChild(_ executable: String, phase: String, count: Int, path: String, iterations: Int) throws -> Figures {
-        let output = FileManager.default.temporaryDirectory.appendingPathComponent("bookshelf-bench-scale-\(getpid())-\(phase).out").path
+    private static func runChild(_ executable: String, phase: String, count: Int, path: String, iterations: Int) throws
+        -> Figures
+    {
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "bookshelf-bench-scale-\(getpid())-\(phase).out"
+        ).path
         let errors = output + ".err"
         defer { for file in [output, errors] { try? FileManager.default.removeItem(atPath: file) } }
-        let status = try ChildProcess.run([executable, "search", "--scale-phase", phase, "--count", String(count),
-                                           "--db", path, "--iterations", String(iterations)],
-                                          output: output, errors: errors)
+        let status = try ChildProcess.run(
+            [
+                executable, "search", "--scale-phase", phase, "--count", String(count),
+                "--db", path, "--iterations", String(iterations),
+            ],
+            output: output, errors: errors)
         let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
         guard status == 0 else {
             let why = (try? String(contentsOfFile: errors, encoding: .utf8)) ?? ""
@@ -105,7 +113,8 @@ enum SearchScaling {
         let prefix = (catalogPath as NSString).lastPathComponent + "-search-"
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
         return names.filter { $0.hasPrefix(prefix) && !$0.contains(".tmp") }.reduce(0) { total, name in
-            let attributes = try? FileManager.default.attributesOfItem(atPath: (directory as NSString).appendingPathComponent(name))
+            let attributes = try? FileManager.default.attributesOfItem(
+                atPath: (directory as NSString).appendingPathComponent(name))
             return total + ((attributes?[.size] as? NSNumber)?.intValue ?? 0)
         }
     }
@@ -115,7 +124,8 @@ enum SearchScaling {
         let prefix = (catalogPath as NSString).lastPathComponent + "-search-"
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
         return names.filter { $0.hasPrefix(prefix) && !$0.contains(".tmp") }.compactMap { name in
-            let attributes = try? FileManager.default.attributesOfItem(atPath: (directory as NSString).appendingPathComponent(name))
+            let attributes = try? FileManager.default.attributesOfItem(
+                atPath: (directory as NSString).appendingPathComponent(name))
             return attributes?[.modificationDate] as? Date
         }.max() ?? .distantPast
     }
@@ -134,7 +144,8 @@ enum SearchScaling {
         defer { sqlite3_close(handle) }
         var statement: OpaquePointer?
         guard sqlite3_open_v2(path, &handle, SQLITE_OPEN_READONLY, nil) == SQLITE_OK,
-              sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK else {
+            sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK
+        else {
             throw BenchError("cannot read \(path): \(String(cString: sqlite3_errmsg(handle)))")
         }
         defer { sqlite3_finalize(statement) }
@@ -257,13 +268,15 @@ struct ScalingTable {
     typealias Figures = SearchScaling.Figures
 
     func print() {
-        let header = "".padding(toLength: 46, withPad: " ", startingAt: 0)
+        let header =
+            "".padding(toLength: 46, withPad: " ", startingAt: 0)
             + columns.map { cell(CountText.short(Int($0["count"] ?? "") ?? 0) + " books") }.joined()
         Swift.print(header)
         for queryClass in SearchBench.classes {
             row("search p50 / p99, \(queryClass.name)") { figures in
                 guard let p50 = double(figures["current.p50 \(queryClass.name)"]),
-                      let p99 = double(figures["current.p99 \(queryClass.name)"]) else { return "-" }
+                    let p99 = double(figures["current.p99 \(queryClass.name)"])
+                else { return "-" }
                 return String(format: "%.2f / %.2f ms", p50, p99)
             }
         }
@@ -294,17 +307,22 @@ struct ScalingTable {
             milliseconds(figures["current.catch-up"]) + " (" + (figures["current.catch-up answered by"] ?? "?") + ")"
         }
         row("the search after that") { figures in
-            milliseconds(figures["current.after catch-up"]) + " (" + (figures["current.after catch-up answered by"] ?? "?") + ")"
+            milliseconds(figures["current.after catch-up"]) + " ("
+                + (figures["current.after catch-up answered by"] ?? "?") + ")"
         }
-        Swift.print("\nopen → first result: opening the catalog and a remote, then searching \"a\"; "
-                    + "in parentheses what answered it.")
-        Swift.print("catch-up answered by the books table: more changes than the index catches up with; the store "
-                    + "answered without it while it rebuilt.")
-        Swift.print("VmHWM of the current phase also counts the bench's deep-page set-up (a page of 100,000 books "
-                    + "read once to reach offset 100,000).")
-        Swift.print("memory: each state of the index is measured in a fresh process; a mapped index's pages "
-                    + "belong to the file (page cache), not to RssAnon, and so do a build's scratch files. The peaks "
-                    + "of RssAnon and RssFile are sampled every 5 ms, so they may miss a short spike; VmHWM is exact.")
+        Swift.print(
+            "\nopen → first result: opening the catalog and a remote, then searching \"a\"; "
+                + "in parentheses what answered it.")
+        Swift.print(
+            "catch-up answered by the books table: more changes than the index catches up with; the store "
+                + "answered without it while it rebuilt.")
+        Swift.print(
+            "VmHWM of the current phase also counts the bench's deep-page set-up (a page of 100,000 books "
+                + "read once to reach offset 100,000).")
+        Swift.print(
+            "memory: each state of the index is measured in a fresh process; a mapped index's pages "
+                + "belong to the file (page cache), not to RssAnon, and so do a build's scratch files. The peaks "
+                + "of RssAnon and RssFile are sampled every 5 ms, so they may miss a short spike; VmHWM is exact.")
     }
 
     private func row(_ label: String, _ value: (Figures) -> String) {

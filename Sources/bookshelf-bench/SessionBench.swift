@@ -17,58 +17,72 @@ import TerminalUI
 /// what an unbounded log costs over the same session.
 enum SessionBench: BenchMode {
     static let name = "session"
-    static let summary = "a simulated 100,000-key session with saves and account switches under --latency: memory start vs end"
+    static let summary =
+        "a simulated 100,000-key session with saves and account switches under --latency: memory start vs end"
 
     static let keys = BenchNumber("keys", default: 100_000, help: "keystrokes to simulate")
     static let count = BenchNumber("count", default: 20_000, help: "books in the catalog")
     static let defaultLatency = "0,1,0,2"
-    static let latency = Option<LatencySchedule>("latency", value: "SPEC", help: "as the app's --latency (default \(defaultLatency))") {
+    static let latency = Option<LatencySchedule>(
+        "latency", value: "SPEC", help: "as the app's --latency (default \(defaultLatency))"
+    ) {
         text throws(UsageError) in
         do { return try LatencySchedule.parse(text) } catch { throw UsageError("--latency: \(error)") }
     }
     static let every = BenchNumber("every", default: 2_000, help: "print memory every N queries typed")
-    static let unboundedScript = Flag("unbounded-script", help: "keep every latency-script call, as the demo does (for comparison)")
+    static let unboundedScript = Flag(
+        "unbounded-script", help: "keep every latency-script call, as the demo does (for comparison)")
     static let noSaves = Flag("no-saves", help: "never open and save a book (to find what memory follows)")
     static let noSwitches = Flag("no-switches", help: "never switch accounts (to find what memory follows)")
-    static let trim = Flag("trim", help: """
-        hand malloc's free memory back (malloc_trim) before each report:
-        what resident memory is without the allocator's free lists
-        """)
-    static let manyArenas = Flag("many-arenas", help: """
-        leave glibc's malloc arenas at their default (one per thread that
-        allocates at once); the app limits itself to one, and so does this mode
-        """)
+    static let trim = Flag(
+        "trim",
+        help: """
+            hand malloc's free memory back (malloc_trim) before each report:
+            what resident memory is without the allocator's free lists
+            """)
+    static let manyArenas = Flag(
+        "many-arenas",
+        help: """
+            leave glibc's malloc arenas at their default (one per thread that
+            allocates at once); the app limits itself to one, and so does this mode
+            """)
     static let options: [any OptionDeclaration] = [
         keys, count, latency, every, unboundedScript, noSaves, noSwitches, trim, manyArenas,
     ]
 
-    static let words = ["history", "rome", "the secret", "garden", "war peace", "murakami", "日本", "cafe", "a", "zzqx", "night"]
+    static let words = [
+        "history", "rome", "the secret", "garden", "war peace", "murakami", "日本", "cafe", "a", "zzqx", "night",
+    ]
     static let accounts = ["bench", "bench-two", "bench-reader"]
 
     static func run(_ arguments: ParsedArguments) async throws {
-        if !arguments.isSet(manyArenas) { MallocArenas.limitToOne() }   // as the app does
+        if !arguments.isSet(manyArenas) { MallocArenas.limitToOne() }  // as the app does
         let keys = try arguments.value(Self.keys)
         let count = try arguments.value(Self.count)
         let schedule = try arguments.value(latency) ?? LatencySchedule.parse(defaultLatency)
         #if DEBUG
-        print("warning: debug build; use `swift run -c release bookshelf-bench session` for real figures")
+            print("warning: debug build; use `swift run -c release bookshelf-bench session` for real figures")
         #endif
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("bookshelf-session-\(getpid()).sqlite").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("bookshelf-session-\(getpid()).sqlite")
+            .path
         defer {
             // The catalog, its journal files and the search-index file stored beside it.
             let directory = FileManager.default.temporaryDirectory
             let name = (path as NSString).lastPathComponent
-            for file in (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? [] where file.hasPrefix(name) {
+            for file in (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+            where file.hasPrefix(name) {
                 try? FileManager.default.removeItem(at: directory.appendingPathComponent(file))
             }
         }
         let catalog = try SearchBench.prepareCatalog(path: path, count: count)
         try catalog.addAccount(Account(name: "bench-two", role: .editor, scope: "main"))
         try catalog.addAccount(Account(name: "bench-reader", role: .reader, scope: "main"))
-        let script = LatencyScript(schedule: schedule, sleeper: WallClockSleeper(),
-                                   retainedCalls: arguments.isSet(unboundedScript) ? nil : LatencyScript.interactiveRetainedCalls)
-        let plan = Plan(keys: keys, every: max(1, try arguments.value(every)),
-                        saves: !arguments.isSet(noSaves), switches: !arguments.isSet(noSwitches), trim: arguments.isSet(trim))
+        let script = LatencyScript(
+            schedule: schedule, sleeper: WallClockSleeper(),
+            retainedCalls: arguments.isSet(unboundedScript) ? nil : LatencyScript.interactiveRetainedCalls)
+        let plan = Plan(
+            keys: keys, every: max(1, try arguments.value(every)),
+            saves: !arguments.isSet(noSaves), switches: !arguments.isSet(noSwitches), trim: arguments.isSet(trim))
         try await simulate(catalog: catalog, path: path, script: script, plan: plan)
     }
 
@@ -106,10 +120,11 @@ enum SessionBench: BenchMode {
         }
         func report(_ label: String) {
             if plan.trim { HeapFigures.trim() }
-            print("\(label.padding(toLength: 14, withPad: " ", startingAt: 0)) keys \(String(keys).padding(toLength: 7, withPad: " ", startingAt: 0))"
-                  + " resident \(memory("VmRSS")), peak \(memory("VmHWM")); script calls kept \(script.calls.count) of \(script.callCount),"
-                  + " request log \(model.log.entries.count) of \(model.log.recordedCount); saves \(saves), switches \(switches),"
-                  + " sessions alive \(sessions.alive) of \(sessions.opened); \(HeapFigures.now())")
+            print(
+                "\(label.padding(toLength: 14, withPad: " ", startingAt: 0)) keys \(String(keys).padding(toLength: 7, withPad: " ", startingAt: 0))"
+                    + " resident \(memory("VmRSS")), peak \(memory("VmHWM")); script calls kept \(script.calls.count) of \(script.callCount),"
+                    + " request log \(model.log.entries.count) of \(model.log.recordedCount); saves \(saves), switches \(switches),"
+                    + " sessions alive \(sessions.alive) of \(sessions.opened); \(HeapFigures.now())")
         }
 
         app.start()
@@ -142,7 +157,8 @@ enum SessionBench: BenchMode {
                 await press(.function(2))
                 await settle()
                 let listed = model.state.accounts.map(\.name)
-                guard let from = listed.firstIndex(of: model.state.account ?? ""), let to = listed.firstIndex(of: next) else { continue }
+                guard let from = listed.firstIndex(of: model.state.account ?? ""), let to = listed.firstIndex(of: next)
+                else { continue }
                 for _ in 0..<abs(to - from) { await press(to > from ? .down : .up) }
                 await press(.enter)
                 await settle()
@@ -180,7 +196,8 @@ enum SessionBench: BenchMode {
             let totals = String(cString: buffer).components(separatedBy: "</heap>").last ?? ""
             func figure(_ element: String, _ type: String) -> Int {
                 guard let start = totals.range(of: "<\(element) type=\"\(type)\""),
-                      let size = totals[start.upperBound...].range(of: "size=\"") else { return 0 }
+                    let size = totals[start.upperBound...].range(of: "size=\"")
+                else { return 0 }
                 return Int(totals[size.upperBound...].prefix { $0.isNumber }) ?? 0
             }
             let free = figure("total", "fast") + figure("total", "rest")
@@ -221,7 +238,9 @@ enum SessionBench: BenchMode {
 
         func connect(account: String, password: String?) async throws -> any BookRemote {
             let remote = try await base.connect(account: account, password: password)
-            if let sqlite = remote as? SQLiteBookRemote { lock.withLock { sessions.append(WeakRemote(remote: sqlite)) } }
+            if let sqlite = remote as? SQLiteBookRemote {
+                lock.withLock { sessions.append(WeakRemote(remote: sqlite)) }
+            }
             return remote
         }
     }
@@ -229,7 +248,7 @@ enum SessionBench: BenchMode {
     /// A `/proc/self/status` figure (VmRSS: resident now, VmHWM: peak).
     static func memory(_ field: String) -> String {
         guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix(field + ":") })
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix(field + ":") })
         else { return "unknown" }
         return line.dropFirst(field.count + 1).trimmingCharacters(in: .whitespaces)
     }

@@ -7,16 +7,21 @@ import SQLiteCatalog
 enum AccountRemote {
     /// On SQLite the named account, else the first by name; on PostgreSQL the connection's
     /// own user (or `--account` as the user).
-    static func open(_ arguments: ParsedArguments, environment: [String: String], console: Console,
-                     scope: String? = nil) async throws -> any SearchableBookRemote {
+    static func open(
+        _ arguments: ParsedArguments, environment: [String: String], console: Console,
+        scope: String? = nil
+    ) async throws -> any SearchableBookRemote {
         try await openCounting(arguments, environment: environment, console: console, scope: scope).remote
     }
 
     /// `open`, and a way to count exactly the books the account sees: a search stops counting
     /// past `SearchPage.exactCountLimit`, and an export's progress needs the whole number.
-    static func openCounting(_ arguments: ParsedArguments, environment: [String: String], console: Console,
-                             scope: String? = nil) async throws
-        -> (remote: any SearchableBookRemote, countBooks: () async throws -> Int) {
+    static func openCounting(
+        _ arguments: ParsedArguments, environment: [String: String], console: Console,
+        scope: String? = nil
+    ) async throws
+        -> (remote: any SearchableBookRemote, countBooks: () async throws -> Int)
+    {
         switch try CatalogTarget.resolve(option: arguments.value(CatalogOptions.db), environment: environment) {
         case let .sqlite(path):
             let catalog = try CatalogOpener.open(path: path, console: console, creating: .never)
@@ -29,25 +34,32 @@ enum AccountRemote {
         case let .postgres(connector):
             let remote = try await PostgresSignIn.remote(connector, account: arguments.value(CatalogOptions.account))
             if let scope, remote.account.scope != scope {
-                throw CommandFailure("the account \(remote.account.name.printable) sees scope "
-                    + "\(remote.account.scope.printable), not \(scope.printable)")
+                throw CommandFailure(
+                    "the account \(remote.account.name.printable) sees scope "
+                        + "\(remote.account.scope.printable), not \(scope.printable)")
             }
             return (remote, { try await remote.bookCount() })
         }
     }
 
     /// With a scope and no account named, the first account (by name) of that scope.
-    private static func chooseAccount(named name: String?, scope: String?, in catalog: SQLiteCatalog) throws(CommandFailure) -> Account {
+    private static func chooseAccount(named name: String?, scope: String?, in catalog: SQLiteCatalog)
+        throws(CommandFailure) -> Account
+    {
         guard let scope else { return try CatalogOpener.account(named: name, in: catalog) }
         if name != nil {
             let account = try CatalogOpener.account(named: name, in: catalog)
             guard account.scope == scope else {
-                throw CommandFailure("the account \(account.name.printable) sees scope \(account.scope.printable), not \(scope.printable)")
+                throw CommandFailure(
+                    "the account \(account.name.printable) sees scope \(account.scope.printable), not \(scope.printable)"
+                )
             }
             return account
         }
         let accounts: [Account]
-        do { accounts = try catalog.accounts() } catch { throw CommandFailure(TerminalText.sanitized(error.description)) }
+        do { accounts = try catalog.accounts() } catch {
+            throw CommandFailure(TerminalText.sanitized(error.description))
+        }
         guard let first = accounts.sorted(by: { $0.name < $1.name }).first(where: { $0.scope == scope }) else {
             throw CommandFailure("no account sees scope \(scope.printable)")
         }

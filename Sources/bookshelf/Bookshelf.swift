@@ -33,7 +33,9 @@ enum Bookshelf {
         message.hasSuffix(".") ? message : message + "."
     }
 
-    static func main(arguments: [String], standardOutputWasClosed: Bool = false, environment: [String: String]) async -> Int32 {
+    static func main(arguments: [String], standardOutputWasClosed: Bool = false, environment: [String: String]) async
+        -> Int32
+    {
         let console = Console(standardOutputWasClosed: standardOutputWasClosed)
         let status = await run(arguments, environment: environment, console: console)
         console.flush()
@@ -59,7 +61,8 @@ enum Bookshelf {
                 console.line(help)
                 return .success
             }
-            return await execute(InteractiveMode.command, arguments: leading, environment: environment, console: console)
+            return await execute(
+                InteractiveMode.command, arguments: leading, environment: environment, console: console)
         }
         guard let command = commands.first(where: { $0.name == name }) else {
             console.note("bookshelf: unknown command \"\(name.printable)\". See 'bookshelf --help'.")
@@ -72,7 +75,8 @@ enum Bookshelf {
             parsed = try own.filling(from: leading, acceptedBy: command)
             if !parsed.isSet(.help) { try command.positionals.check(parsed.positionals) }
         } catch {
-            console.note("bookshelf \(command.name): \(Self.sentence(error.message)) See 'bookshelf \(command.name) --help'.")
+            console.note(
+                "bookshelf \(command.name): \(Self.sentence(error.message)) See 'bookshelf \(command.name) --help'.")
             return .usage
         }
         if parsed.isSet(.help) {
@@ -82,10 +86,13 @@ enum Bookshelf {
         return await execute(command, arguments: parsed, environment: environment, console: console)
     }
 
-    private static func execute(_ command: Command, arguments: ParsedArguments, environment: [String: String], console: Console) async -> ExitStatus {
+    private static func execute(
+        _ command: Command, arguments: ParsedArguments, environment: [String: String], console: Console
+    ) async -> ExitStatus {
         let prefix = command.name.isEmpty ? "bookshelf" : "bookshelf \(command.name)"
         do {
-            return try await command.run(CommandContext(arguments: arguments, environment: environment, console: console))
+            return try await command.run(
+                CommandContext(arguments: arguments, environment: environment, console: console))
         } catch let error as UsageError {
             console.note("\(prefix): \(Self.sentence(error.message)) See '\(prefix) --help'.")
             return .usage
@@ -105,15 +112,17 @@ enum Bookshelf {
         ProgramReference(
             name: "bookshelf", version: versionNumber, summary: "search and edit a book catalog from the terminal",
             usages: [
-                .init("bookshelf [--db PATH] [--account NAME] [--latency SPEC [--seed N]] [--trace FILE]",
-                      "open the interactive catalog"),
+                .init(
+                    "bookshelf [--db PATH] [--account NAME] [--latency SPEC [--seed N]] [--trace FILE]",
+                    "open the interactive catalog"),
                 .init("bookshelf --db postgresql://alice@host/books", "the same on a PostgreSQL catalog"),
                 .init("bookshelf COMMAND [options]", "run one command; bookshelf COMMAND --help"),
             ],
             commands: commands.filter { !$0.hidden }.map(\.reference),
             options: programOptions,
             sections: [
-                .init("""
+                .init(
+                    """
                     \(CatalogTarget.explanation)
                     \(starterExplanation) A PostgreSQL database gets the same from
                     'bookshelf setup --db postgresql://OWNER@HOST/DB', run as the database's owner; then
@@ -121,7 +130,9 @@ enum Bookshelf {
                     decides which books each account sees and may edit. When the server wants a
                     password that neither PGPASSWORD nor ~/.pgpass has, bookshelf asks for it.
                     """),
-                .init(title: "Exit status", """
+                .init(
+                    title: "Exit status",
+                    """
                     0 success; 1 no match (search) or bad lines (import); 2 usage error;
                     3 the catalog or a file could not be used, or the account may not do that;
                     4 edit conflict (someone else saved first).

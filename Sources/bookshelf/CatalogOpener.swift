@@ -5,9 +5,9 @@ import SQLiteCatalog
 import TerminalUI
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Opens the catalog a command uses. Commands that make catalogs (setup, import, sample) and
@@ -32,8 +32,10 @@ enum CatalogOpener {
 
     /// Says on standard error when a catalog was created (one line), and tells `created` how
     /// many sample books it holds (the app's first screen says so too).
-    static func open(path: String, console: Console, creating creation: Creation,
-                     created: (_ sampleBooks: Int) -> Void = { _ in }) throws(CommandFailure) -> SQLiteCatalog {
+    static func open(
+        path: String, console: Console, creating creation: Creation,
+        created: (_ sampleBooks: Int) -> Void = { _ in }
+    ) throws(CommandFailure) -> SQLiteCatalog {
         let state = FileState(path)
         if state != .present {
             guard creation != .never else {
@@ -45,7 +47,8 @@ enum CatalogOpener {
             if let books {
                 let names = SampleBooks.starter.accounts.map(\.name).joined(separator: ", ")
                 let contents = withSample ? "\(NumberText.grouped(books)) sample books and" : "no books yet and"
-                console.note("bookshelf: created a new catalog at \(path.printable) with \(contents) the accounts \(names)")
+                console.note(
+                    "bookshelf: created a new catalog at \(path.printable) with \(contents) the accounts \(names)")
                 created(withSample ? books : 0)
             }
         }
@@ -101,7 +104,8 @@ enum CatalogOpener {
         }
         guard let account = accounts.first(where: { $0.name == name }) else {
             let known = accounts.map { TerminalText.sanitized($0.name) }.joined(separator: ", ")
-            throw CommandFailure("there is no account named \"\(name.printable)\" (accounts: \(known.isEmpty ? "none" : known))")
+            throw CommandFailure(
+                "there is no account named \"\(name.printable)\" (accounts: \(known.isEmpty ? "none" : known))")
         }
         return account
     }
@@ -109,7 +113,9 @@ enum CatalogOpener {
     /// Builds the starter catalog (with or without its sample books) beside `path` and links it into place (renames it over an
     /// empty file). Returns the number of books, or nil if another process created the
     /// catalog first.
-    private static func createStarter(at path: String, replacingEmptyFile: Bool, withSample: Bool) throws(CommandFailure) -> Int? {
+    private static func createStarter(at path: String, replacingEmptyFile: Bool, withSample: Bool)
+        throws(CommandFailure) -> Int?
+    {
         // The default catalog is private, whatever the umask: its folder 0700 (as the XDG
         // base directory specification asks of folders it makes) and its file 0600, which
         // SQLite gives its -wal and -shm files and the store its index files. A catalog the
@@ -118,10 +124,12 @@ enum CatalogOpener {
         let directory = (path as NSString).deletingLastPathComponent
         if !directory.isEmpty {
             do {
-                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
-                                                        attributes: isPrivate ? [.posixPermissions: 0o700] : nil)
+                try FileManager.default.createDirectory(
+                    atPath: directory, withIntermediateDirectories: true,
+                    attributes: isPrivate ? [.posixPermissions: 0o700] : nil)
             } catch {
-                throw CommandFailure("cannot create the directory \(directory.printable) for the catalog: \(error.localizedDescription)")
+                throw CommandFailure(
+                    "cannot create the directory \(directory.printable) for the catalog: \(error.localizedDescription)")
             }
         }
         let temporary = path + ".creating-\(getpid())-\(UUID().uuidString.prefix(8))"

@@ -25,7 +25,9 @@ enum CheckCommand {
         run: run)
 
     @Sendable static func run(_ context: CommandContext) async throws -> ExitStatus {
-        guard case let .sqlite(path) = try CatalogTarget.resolve(option: context.arguments.value(CatalogOptions.db), environment: context.environment)
+        guard
+            case let .sqlite(path) = try CatalogTarget.resolve(
+                option: context.arguments.value(CatalogOptions.db), environment: context.environment)
         else { throw CommandFailure("check is for SQLite catalogs; PostgreSQL checks its own data (see amcheck)") }
         let report: CatalogIntegrity.Report
         do {
@@ -38,7 +40,8 @@ enum CheckCommand {
             return .success
         }
         for problem in report.problems { context.console.line(TerminalText.sanitized(problem)) }
-        throw CommandFailure("the catalog \(TerminalText.sanitized(path)) is damaged (\(report.problems.count) problems above, "
-            + "from PRAGMA integrity_check); restore it from an export (bookshelf import) or a backup")
+        throw CommandFailure(
+            "the catalog \(TerminalText.sanitized(path)) is damaged (\(report.problems.count) problems above, "
+                + "from PRAGMA integrity_check); restore it from an export (bookshelf import) or a backup")
     }
 }

@@ -60,6 +60,7 @@ enum CatalogOptions {
         "db", value: "PATH", completes: .file,
         help: "The catalog: an SQLite file, or a PostgreSQL URL or keyword string (see below).")
     static let account = Option<String>(
-        "account", value: "NAME", completes: .accounts, help: "Act as account NAME (default: the first account by name).")
+        "account", value: "NAME", completes: .accounts,
+        help: "Act as account NAME (default: the first account by name).")
     static let scope = Option<String>("scope", value: "S", help: "Add the books to scope S (default: main).")
 }

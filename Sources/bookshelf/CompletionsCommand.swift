@@ -32,8 +32,10 @@ enum CompletionsCommand {
         })
 
     static func script(_ shell: CompletionScript.Shell) -> String {
-        CompletionScript(program: Bookshelf.reference, listAccounts: [accountNames.name], catalogOption: CatalogOptions.db.spec.name)
-            .render(shell)
+        CompletionScript(
+            program: Bookshelf.reference, listAccounts: [accountNames.name], catalogOption: CatalogOptions.db.spec.name
+        )
+        .render(shell)
     }
 
     /// The account names of an SQLite catalog, one per line, for the completion scripts. It
@@ -47,17 +49,22 @@ enum CompletionsCommand {
         details: "",
         hidden: true,
         run: { context in
-            guard case let .sqlite(path) = try CatalogTarget.resolve(option: context.arguments.value(CatalogOptions.db),
-                                                                     environment: context.environment)
+            guard
+                case let .sqlite(path) = try CatalogTarget.resolve(
+                    option: context.arguments.value(CatalogOptions.db),
+                    environment: context.environment)
             else { return .success }
-            guard CatalogOpener.FileState(path) == .present else { throw CommandFailure(CatalogOpener.missingMessage(path)) }
+            guard CatalogOpener.FileState(path) == .present else {
+                throw CommandFailure(CatalogOpener.missingMessage(path))
+            }
             let accounts: [Account]
             do {
                 accounts = try SQLiteCatalog.open(path: path, create: false, busyTimeout: .milliseconds(500)).accounts()
             } catch {
                 throw CommandFailure(TerminalText.sanitized(String(describing: error)))
             }
-            for account in accounts where !BookValidation.hasControlCharacters(account.name) && !account.name.contains("\n") {
+            for account in accounts
+            where !BookValidation.hasControlCharacters(account.name) && !account.name.contains("\n") {
                 context.console.line(account.name)
             }
             return .success

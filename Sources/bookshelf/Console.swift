@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Where a command's output goes. Results go to standard output (buffered, for pipes and
@@ -42,7 +42,7 @@ final class Console {
         let text = pending
         pending = []
         guard !outputFailed,
-              let reason = standardOutputWasClosed ? EBADF : StandardStream.write(text, to: STDOUT_FILENO)
+            let reason = standardOutputWasClosed ? EBADF : StandardStream.write(text, to: STDOUT_FILENO)
         else { return }
         outputFailed = true
         // A reader that stopped reading wants no more, and no complaint (SIGPIPE, when it is
@@ -85,7 +85,8 @@ enum StandardStream {
     /// Opens /dev/null on each of descriptors 0, 1 and 2 that is closed; answers which were.
     static func holdClosedDescriptors() -> Set<Int32> {
         var closed: Set<Int32> = []
-        for descriptor in [STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO] where fcntl(descriptor, F_GETFD) < 0 && errno == EBADF {
+        for descriptor in [STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO]
+        where fcntl(descriptor, F_GETFD) < 0 && errno == EBADF {
             closed.insert(descriptor)
             // open() takes the lowest free number: this one, as the lower ones are open now.
             let null = open("/dev/null", descriptor == STDIN_FILENO ? O_RDONLY : O_WRONLY)

@@ -8,8 +8,10 @@ import Foundation
 enum EditCommand {
     static let title = Option<String>("title", value: "T", help: "The new title.")
     static let author = Option<String>("author", value: "A", help: "The new author (\"\" for none).")
-    static let ifRevision = Option.integer("if-revision", in: 1...Int.max, help: "Save only if the book is still at revision N.")
-    static let json = Flag("json", help: "Print the book as JSON: {\"id\":..,\"title\":..,\"author\":..,\"revision\":..}.")
+    static let ifRevision = Option.integer(
+        "if-revision", in: 1...Int.max, help: "Save only if the book is still at revision N.")
+    static let json = Flag(
+        "json", help: "Print the book as JSON: {\"id\":..,\"title\":..,\"author\":..,\"revision\":..}.")
 
     static let command = Command(
         name: "edit",
@@ -48,24 +50,30 @@ enum EditCommand {
         let current = try await outcome(of: { try await repository.book(id: id, policy: .refresh) }, id: id)
         if let expected, expected > current.revision {
             // Nobody saved: the book has never been at that revision.
-            throw CommandFailure("book \(id) is at revision \(current.revision); --if-revision \(expected) is ahead of it "
-                + "(no one has saved it that far), and nothing was saved")
+            throw CommandFailure(
+                "book \(id) is at revision \(current.revision); --if-revision \(expected) is ahead of it "
+                    + "(no one has saved it that far), and nothing was saved")
         }
         if let expected, current.revision != expected {
             return conflict(theirs: current, expected: expected, json: json, console: console)
         }
-        let request = SaveRequest(id: id, title: title ?? current.title, author: author,
-                                  expectedRevision: expected ?? current.revision)
+        let request = SaveRequest(
+            id: id, title: title ?? current.title, author: author,
+            expectedRevision: expected ?? current.revision)
         let stored: SaveRequest
         do {
             stored = try request.validated()
         } catch {
-            if error == .invalidTitle, let problem = BookValidation.titleProblem(request.title) { throw UsageError(problem) }
+            if error == .invalidTitle, let problem = BookValidation.titleProblem(request.title) {
+                throw UsageError(problem)
+            }
             throw UsageError(error.description)
         }
         // Saving what is already stored would make a revision that changes nothing.
         if stored.title == current.title, stored.author.map({ $0 == current.author }) ?? true {
-            console.note("bookshelf edit: No changes: book \(id) already has that text; it stays at revision \(current.revision)")
+            console.note(
+                "bookshelf edit: No changes: book \(id) already has that text; it stays at revision \(current.revision)"
+            )
             console.line(json ? SearchCommand.jsonLine(current) : String(current.revision))
             return .success
         }
@@ -80,7 +88,9 @@ enum EditCommand {
             case let .committed(record):
                 saved = record
             case let .committedThenChanged(revision, current):
-                console.note("bookshelf edit: saved as revision \(revision); someone else has saved since (revision \(current.revision))")
+                console.note(
+                    "bookshelf edit: saved as revision \(revision); someone else has saved since (revision \(current.revision))"
+                )
                 console.line(json ? SearchCommand.jsonLine(current) : String(revision))
                 return .success
             case let .notCommitted(current):
@@ -97,8 +107,9 @@ enum EditCommand {
     }
 
     private static func conflict(theirs: BookRecord, expected: Int, json: Bool, console: Console) -> ExitStatus {
-        console.note("bookshelf edit: conflict: book \(theirs.id) is at revision \(theirs.revision), not \(expected); "
-            + "someone else saved it first, and nothing was saved")
+        console.note(
+            "bookshelf edit: conflict: book \(theirs.id) is at revision \(theirs.revision), not \(expected); "
+                + "someone else saved it first, and nothing was saved")
         console.line(json ? SearchCommand.jsonLine(theirs) : SearchCommand.tabSeparatedLine(theirs))
         return .conflict
     }

@@ -11,8 +11,10 @@ import TerminalUI
 enum ExportCommand {
     static let pageSize = 5_000
 
-    static let format = Option<String>("format", value: "F", completes: .choices(["csv", "jsonl"]), help: "csv (default) or jsonl.")
-    static let query = Option<String>("query", value: "Q", help: "Only the books matching Q, as 'bookshelf search Q' finds them.")
+    static let format = Option<String>(
+        "format", value: "F", completes: .choices(["csv", "jsonl"]), help: "csv (default) or jsonl.")
+    static let query = Option<String>(
+        "query", value: "Q", help: "Only the books matching Q, as 'bookshelf search Q' finds them.")
     static let scope = Option<String>("scope", value: "S", help: "The books of scope S (default: the account's scope).")
 
     static let command = Command(
@@ -80,9 +82,12 @@ enum ExportCommand {
             }
             for record in page.records {
                 let bytes = stored[record.id]
-                if bytes != nil || BookImport.rejection(title: record.title, author: record.author) != nil { refused.append(record.id) }
+                if bytes != nil || BookImport.rejection(title: record.title, author: record.author) != nil {
+                    refused.append(record.id)
+                }
                 if let bytes, !(toTerminal && format == .csv) {
-                    console.line(bytes: BookExport.line(storedTitle: bytes.title, storedAuthor: bytes.author, format: format))
+                    console.line(
+                        bytes: BookExport.line(storedTitle: bytes.title, storedAuthor: bytes.author, format: format))
                 } else {
                     console.line(line(for: record, format: format, toTerminal: toTerminal))
                 }
@@ -106,15 +111,20 @@ enum ExportCommand {
         guard toTerminal, format == .csv else {
             return BookExport.line(title: record.title, author: record.author, format: format)
         }
-        return BookExport.line(title: TerminalText.sanitized(record.title), author: TerminalText.sanitized(record.author), format: format)
+        return BookExport.line(
+            title: TerminalText.sanitized(record.title), author: TerminalText.sanitized(record.author), format: format)
     }
 
     /// The stored bytes of the books on a page whose text is not valid UTF-8. Decoding puts a
     /// U+FFFD in place of every bad byte, so only a record showing one can hide bytes; those
     /// are read again as bytes. PostgreSQL holds only valid UTF-8.
-    private static func storedBytes(of records: [BookRecord], from remote: SQLiteBookRemote?) async throws -> [Int: StoredBytes] {
+    private static func storedBytes(of records: [BookRecord], from remote: SQLiteBookRemote?) async throws -> [Int:
+        StoredBytes]
+    {
         guard let remote else { return [:] }
-        let suspects = records.filter { $0.title.unicodeScalars.contains("\u{FFFD}") || $0.author.unicodeScalars.contains("\u{FFFD}") }
+        let suspects = records.filter {
+            $0.title.unicodeScalars.contains("\u{FFFD}") || $0.author.unicodeScalars.contains("\u{FFFD}")
+        }
         guard !suspects.isEmpty else { return [:] }
         return try await remote.storedBytes(of: suspects.map(\.id))
     }
@@ -125,13 +135,17 @@ enum ExportCommand {
         let named = ids.sorted().prefix(20).map(String.init).joined(separator: ", ")
         let more = ids.count > 20 ? ", and \(ids.count - 20) more" : ""
         let count = ids.count
-        console.note("bookshelf export: note: \(NumberText.grouped(count)) book\(count == 1 ? "" : "s") hold\(count == 1 ? "s" : "") text a plain import would refuse (ids \(named)\(more))")
+        console.note(
+            "bookshelf export: note: \(NumberText.grouped(count)) book\(count == 1 ? "" : "s") hold\(count == 1 ? "s" : "") text a plain import would refuse (ids \(named)\(more))"
+        )
     }
 
     /// How many books the export will write, for an honest bar: the first page's total when
     /// the store counted it, else the account's books when every one is exported. A query
     /// past the count limit has only a lower bound or an estimate, so no bar.
-    private static func total(of firstPage: SearchPage, everyBook: Bool, countBooks: () async throws -> Int) async -> Int? {
+    private static func total(of firstPage: SearchPage, everyBook: Bool, countBooks: () async throws -> Int) async
+        -> Int?
+    {
         if firstPage.totalCount.isExact { return firstPage.total }
         guard everyBook else { return nil }
         // Without a count the books are still exported, only without a bar.

@@ -30,7 +30,8 @@ enum HistoryCommand {
     @Sendable static func run(_ context: CommandContext) async throws -> ExitStatus {
         let id = try context.arguments.bookID()
         let json = context.arguments.isSet(json)
-        let remote = try await AccountRemote.open(context.arguments, environment: context.environment, console: context.console)
+        let remote = try await AccountRemote.open(
+            context.arguments, environment: context.environment, console: context.console)
         let revisions: [BookRevision]
         do {
             revisions = try await BookRepository(remote: remote).history(id: id)
@@ -50,9 +51,11 @@ enum HistoryCommand {
     }
 
     static func tabSeparatedLine(_ revision: BookRevision) -> String {
-        [String(revision.revision), timestamp(revision.savedAt), TerminalText.sanitized(revision.account ?? "-"),
-         TerminalText.sanitized(revision.record.title), TerminalText.sanitized(revision.record.author)]
-            .joined(separator: "\t")
+        [
+            String(revision.revision), timestamp(revision.savedAt), TerminalText.sanitized(revision.account ?? "-"),
+            TerminalText.sanitized(revision.record.title), TerminalText.sanitized(revision.record.author),
+        ]
+        .joined(separator: "\t")
     }
 
     static func jsonLine(_ revision: BookRevision) -> String {

@@ -11,7 +11,8 @@ import TerminalUI
 /// Progress of reading (in lines) and adding (in books) goes to standard error.
 enum ImportCommand {
     static let restore = Flag(
-        "restore", help: "Take back exactly what 'bookshelf export' wrote, even text a plain import refuses (SQLite only).")
+        "restore",
+        help: "Take back exactly what 'bookshelf export' wrote, even text a plain import refuses (SQLite only).")
 
     static let command = Command(
         name: "import",
@@ -59,7 +60,8 @@ enum ImportCommand {
         guard !scope.isEmpty, !BookValidation.hasControlCharacters(scope) else {
             throw UsageError("--scope needs a name without control characters")
         }
-        let target = try CatalogTarget.resolve(option: arguments.value(CatalogOptions.db), environment: context.environment)
+        let target = try CatalogTarget.resolve(
+            option: arguments.value(CatalogOptions.db), environment: context.environment)
         // Refused before the file is read: nothing of it would be used.
         let restoring = arguments.isSet(restore)
         if restoring, case .postgres = target { throw UsageError("--restore works on SQLite catalogs only") }
@@ -81,7 +83,8 @@ enum ImportCommand {
                 console.note("\(file.printable):\(problem.line): \(TerminalText.sanitized(problem.reason))")
             }
             let count = result.problems.count
-            console.note("bookshelf import: nothing imported: \(count) bad line\(count == 1 ? "" : "s") in \(file.printable)")
+            console.note(
+                "bookshelf import: nothing imported: \(count) bad line\(count == 1 ? "" : "s") in \(file.printable)")
             return .nothingDone
         }
 
@@ -99,7 +102,8 @@ enum ImportCommand {
             if isNew { CatalogOpener.remove(newCatalogAt: path) }
             throw error
         }
-        console.line("Added \(NumberText.grouped(added.count)) book\(added.count == 1 ? "" : "s") to scope \(scope.printable).")
+        console.line(
+            "Added \(NumberText.grouped(added.count)) book\(added.count == 1 ? "" : "s") to scope \(scope.printable).")
         if !added.scopeHasAccount {
             console.note("bookshelf import: note: no account sees scope \(scope.printable) yet")
         }
@@ -113,8 +117,10 @@ enum ImportCommand {
 
     /// Opens (or makes) the SQLite catalog and adds the books in one transaction. The catalog
     /// is closed when this returns, so a caller may remove a catalog it made.
-    private static func add(_ books: [NewBook], scope: String, validating: Bool, to path: String,
-                            console: Console) async throws(CommandFailure) -> Added {
+    private static func add(
+        _ books: [NewBook], scope: String, validating: Bool, to path: String,
+        console: Console
+    ) async throws(CommandFailure) -> Added {
         let catalog = try CatalogOpener.open(path: path, console: console, creating: .accountsOnlyIfMissing)
         let adding = ProgressDisplay.standardError(label: "Adding books", total: books.count)
         let count: Int
@@ -132,7 +138,9 @@ enum ImportCommand {
     }
 
     /// One COPY in one transaction, as the database owner (accounts may not add books).
-    private static func importIntoPostgres(_ books: [NewBook], scope: String, connector: PostgresConnector, console: Console) async throws -> ExitStatus {
+    private static func importIntoPostgres(
+        _ books: [NewBook], scope: String, connector: PostgresConnector, console: Console
+    ) async throws -> ExitStatus {
         let setup = try await PostgresSignIn.administrator(connector)
         let adding = ProgressDisplay.standardError(label: "Adding books", total: books.count)
         let added: Int

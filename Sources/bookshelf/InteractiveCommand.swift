@@ -9,7 +9,7 @@ import SQLiteCatalog
 import TerminalUI
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `bookshelf` with no command: the interactive catalog on the terminal.
@@ -24,12 +24,16 @@ enum InteractiveCommand {
     static let latency = Option<String>(
         "latency", value: "SPEC",
         help: "Delay each store request and account connection: 400,250,60 (ms per request, cycling) or random:50-600.")
-    static let seed = Option<UInt64>("seed", value: "N", help: "Seed for --latency random:A-B (default 0).") { text throws(UsageError) in
-        guard let seed = UInt64(text) else { throw UsageError("--seed needs a whole number, not \"\(text.printable)\"") }
+    static let seed = Option<UInt64>("seed", value: "N", help: "Seed for --latency random:A-B (default 0).") {
+        text throws(UsageError) in
+        guard let seed = UInt64(text) else {
+            throw UsageError("--seed needs a whole number, not \"\(text.printable)\"")
+        }
         return seed
     }
     static let trace = Option<String>(
-        "trace", value: "FILE", completes: .file, help: "Write per-event timings to FILE (ids and durations, never text).")
+        "trace", value: "FILE", completes: .file,
+        help: "Write per-event timings to FILE (ids and durations, never text).")
 
     static let options: [any OptionDeclaration] = [CatalogOptions.db, account, latency, seed, trace]
 
@@ -57,7 +61,8 @@ enum InteractiveCommand {
 
     static func prepare(_ context: CommandContext) async throws -> Setup {
         let arguments = context.arguments
-        let target = try CatalogTarget.resolve(option: arguments.value(CatalogOptions.db), environment: context.environment)
+        let target = try CatalogTarget.resolve(
+            option: arguments.value(CatalogOptions.db), environment: context.environment)
         var schedule: LatencySchedule?
         if let spec = arguments.value(latency) {
             let seed = try arguments.value(seed, default: 0)
@@ -73,9 +78,12 @@ enum InteractiveCommand {
             throw UsageError("--latency applies to SQLite catalogs only (a PostgreSQL server has latency of its own)")
         }
         let creation: CatalogOpener.Creation =
-            CatalogLocation.isExplicit(option: arguments.value(CatalogOptions.db), environment: context.environment) ? .never : .starterIfMissing
+            CatalogLocation.isExplicit(option: arguments.value(CatalogOptions.db), environment: context.environment)
+            ? .never : .starterIfMissing
         var firstRunNotice: Notice?
-        let (store, account) = try await open(target, account: arguments.value(account), creating: creation, console: context.console) {
+        let (store, account) = try await open(
+            target, account: arguments.value(account), creating: creation, console: context.console
+        ) {
             firstRunNotice = $0
         }
         let tracePath = arguments.value(trace)
@@ -87,18 +95,23 @@ enum InteractiveCommand {
         guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else {
             throw CommandFailure("the interactive catalog needs a terminal; in scripts use 'bookshelf search QUERY'")
         }
-        return Setup(store: store, account: account, schedule: schedule, tracePath: tracePath, firstRunNotice: firstRunNotice)
+        return Setup(
+            store: store, account: account, schedule: schedule, tracePath: tracePath, firstRunNotice: firstRunNotice)
     }
 
     /// Opens the catalog as the starting account, so every reason it cannot be used is told
     /// on standard error before the screen opens. On PostgreSQL the starting account is
     /// `--account`, else the connection's own user (the URL's, PGUSER, or the login name).
-    private static func open(_ target: CatalogTarget, account name: String?, creating creation: CatalogOpener.Creation,
-                             console: Console, announce: (Notice) -> Void) async throws -> (Store, Account) {
+    private static func open(
+        _ target: CatalogTarget, account name: String?, creating creation: CatalogOpener.Creation,
+        console: Console, announce: (Notice) -> Void
+    ) async throws -> (Store, Account) {
         switch target {
         case let .sqlite(path):
             var createdWithBooks: Int?
-            let catalog = try CatalogOpener.open(path: path, console: console, creating: creation) { createdWithBooks = $0 }
+            let catalog = try CatalogOpener.open(path: path, console: console, creating: creation) {
+                createdWithBooks = $0
+            }
             let account = try defaultAccount(named: name, in: catalog)
             // Reading the account's books proves the catalog is readable before the screen opens.
             let visible: Int
@@ -106,12 +119,15 @@ enum InteractiveCommand {
                 visible = try catalog.bookCount(scope: account.scope)
                 _ = try catalog.remote(account: account.name)
             } catch {
-                throw CommandFailure("cannot read the catalog \(path.printable): " + TerminalText.sanitized(error.description))
+                throw CommandFailure(
+                    "cannot read the catalog \(path.printable): " + TerminalText.sanitized(error.description))
             }
             if let createdWithBooks {
-                announce(FirstRunNotice.notice(path: TerminalText.sanitized(displayPath(path)), books: createdWithBooks,
-                                               visible: visible, scope: TerminalText.sanitized(account.scope),
-                                               accounts: SampleBooks.starter.accounts.map(\.name)))
+                announce(
+                    FirstRunNotice.notice(
+                        path: TerminalText.sanitized(displayPath(path)), books: createdWithBooks,
+                        visible: visible, scope: TerminalText.sanitized(account.scope),
+                        accounts: SampleBooks.starter.accounts.map(\.name)))
             }
             return (.sqlite(catalog, path: path), account)
         case let .postgres(connector):
@@ -125,8 +141,11 @@ enum InteractiveCommand {
             // changes when the user switches, so the connection's user is left out.
             let shown = connector.description.split(separator: " ")
                 .filter { $0 != "postgresql" && !$0.hasPrefix("user=") }.joined(separator: " ")
-            return (.postgres(PostgresAccountConnector(connector: connector, opened: remote),
-                              description: TerminalText.sanitized(shown)), remote.account)
+            return (
+                .postgres(
+                    PostgresAccountConnector(connector: connector, opened: remote),
+                    description: TerminalText.sanitized(shown)), remote.account
+            )
         }
     }
 
@@ -148,7 +167,7 @@ enum InteractiveCommand {
     /// Opens the screen and runs until the user quits (which ends the process).
     @MainActor
     static func runOnTerminal(_ setup: Setup) async -> Never {
-        MallocArenas.limitToOne()   // a long session's memory stays flat
+        MallocArenas.limitToOne()  // a long session's memory stays flat
         let terminal: Terminal
         do {
             terminal = try Terminal()
@@ -162,13 +181,19 @@ enum InteractiveCommand {
         switch setup.store {
         case let .sqlite(catalog, path):
             let plain = SQLiteConnector(catalog: catalog)
-            connector = setup.schedule.map {
-                LatencyScriptedConnector(plain, script: LatencyScript(
-                    schedule: $0, sleeper: WallClockSleeper(), retainedCalls: LatencyScript.interactiveRetainedCalls))
-            } ?? plain
+            connector =
+                setup.schedule.map {
+                    LatencyScriptedConnector(
+                        plain,
+                        script: LatencyScript(
+                            schedule: $0, sleeper: WallClockSleeper(),
+                            retainedCalls: LatencyScript.interactiveRetainedCalls))
+                } ?? plain
             store = StoreInfo(kind: "SQLite", location: displayPath(path))
             countBooks = { account in
-                guard let scope = try? catalog.accounts().first(where: { $0.name == account })?.scope else { return nil }
+                guard let scope = try? catalog.accounts().first(where: { $0.name == account })?.scope else {
+                    return nil
+                }
                 return try? catalog.bookCount(scope: scope)
             }
         case let .postgres(postgres, description):
@@ -176,8 +201,9 @@ enum InteractiveCommand {
             store = StoreInfo(kind: "PostgreSQL", location: description)
             countBooks = { account in await postgres.bookCount(account: account) }
         }
-        let model = BookshelfModel(connector: connector, account: setup.account.name,
-                                   pageSize: ScreenLayout.pageSize(forRows: terminal.size.rows))
+        let model = BookshelfModel(
+            connector: connector, account: setup.account.name,
+            pageSize: ScreenLayout.pageSize(forRows: terminal.size.rows))
         let app = BookshelfApp(model: model, store: store, size: terminal.size, countBooks: countBooks)
         if let notice = setup.firstRunNotice { app.announce(notice) }
         let traceFile = setup.tracePath.flatMap { FileHandle(forWritingAtPath: $0) }

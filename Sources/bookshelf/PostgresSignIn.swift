@@ -7,7 +7,8 @@ import PostgresCatalog
 /// typed here serves that one handshake and is not kept.
 enum PostgresSignIn {
     /// A session as `account` (nil: the connection's own user).
-    static func remote(_ connector: PostgresConnector, account: String?) async throws(CommandFailure) -> PostgresRemote {
+    static func remote(_ connector: PostgresConnector, account: String?) async throws(CommandFailure) -> PostgresRemote
+    {
         // The password given for this run (PGPASSWORD) is the named account's.
         let signingIn = account.map { connector.signingIn(as: $0).environmentPassword(belongsTo: $0) } ?? connector
         return try await withPassword(signingIn) { password in
@@ -31,8 +32,9 @@ enum PostgresSignIn {
             } catch PostgresConnectFailure.passwordRequired {
                 let prompt = "Password for \(TerminalText.sanitized(connector.description)): "
                 guard let password = TerminalPassword.ask(prompt: prompt) else {
-                    throw CommandFailure("\(TerminalText.sanitized(connector.description)) needs a password: "
-                        + "set PGPASSWORD or put it in ~/.pgpass (or PGPASSFILE)")
+                    throw CommandFailure(
+                        "\(TerminalText.sanitized(connector.description)) needs a password: "
+                            + "set PGPASSWORD or put it in ~/.pgpass (or PGPASSFILE)")
                 }
                 return try await open(password)
             }
@@ -46,15 +48,16 @@ enum PostgresSignIn {
     /// One line for standard error. libpq's messages span lines ("connection to server ...
     /// failed: FATAL:  password authentication failed ..."); the line breaks go.
     static func message(_ error: any Error) -> String {
-        let text: String = switch error {
-        case let failure as BookFailure:
-            if case let .storeUnavailable(reason) = failure { "PostgreSQL: " + reason } else { failure.description }
-        case PostgresConnectFailure.passwordRequired: "the PostgreSQL server wants a password; none was given"
-        case let PostgresConnectFailure.passwordRejected(reason): "PostgreSQL: " + reason
-        case let failure as PostgresConnectFailure: failure.description + " (see 'bookshelf setup --help')"
-        case let failure as PostgresSetupFailure: failure.description
-        default: String(describing: error)
-        }
+        let text: String =
+            switch error {
+            case let failure as BookFailure:
+                if case let .storeUnavailable(reason) = failure { "PostgreSQL: " + reason } else { failure.description }
+            case PostgresConnectFailure.passwordRequired: "the PostgreSQL server wants a password; none was given"
+            case let PostgresConnectFailure.passwordRejected(reason): "PostgreSQL: " + reason
+            case let failure as PostgresConnectFailure: failure.description + " (see 'bookshelf setup --help')"
+            case let failure as PostgresSetupFailure: failure.description
+            default: String(describing: error)
+            }
         return oneLine(text)
     }
 

@@ -2,9 +2,9 @@ import Foundation
 import TerminalUI
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Progress of long work with a known total, on standard error.
@@ -64,7 +64,10 @@ final class ProgressDisplay: @unchecked Sendable {
                 if done < total, let lastDrawn, now - lastDrawn < Self.redrawInterval { return }
                 lastDrawn = now
                 drawnDone = done
-                write("\r\u{1B}[K" + Self.terminalLine(label: label, done: done, total: total, elapsed: now - started, columns: columns))
+                write(
+                    "\r\u{1B}[K"
+                        + Self.terminalLine(
+                            label: label, done: done, total: total, elapsed: now - started, columns: columns))
             case .plain:
                 let tenths = total == 0 ? 10 : min(10, done * 10 / total)
                 guard tenths > tenthsWritten || done == total else { return }

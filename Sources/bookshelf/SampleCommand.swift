@@ -9,8 +9,10 @@ enum SampleCommand {
     static let maximumCount = 10_000_000
 
     static let count = Option.integer(
-        "count", in: 1...maximumCount, help: "How many books to add (required, 1 to \(NumberText.grouped(maximumCount))).")
-    static let seed = Option<UInt64>("seed", value: "S", help: "Generator seed, a whole number (default 1).") { text throws(UsageError) in
+        "count", in: 1...maximumCount,
+        help: "How many books to add (required, 1 to \(NumberText.grouped(maximumCount))).")
+    static let seed = Option<UInt64>("seed", value: "S", help: "Generator seed, a whole number (default 1).") {
+        text throws(UsageError) in
         guard let seed = UInt64(text) else {
             throw UsageError("--seed needs a whole number from 0 to \(UInt64.max), not \"\(text.printable)\"")
         }
@@ -41,7 +43,8 @@ enum SampleCommand {
         guard !scope.isEmpty, !BookValidation.hasControlCharacters(scope) else {
             throw UsageError("--scope needs a name without control characters")
         }
-        let target = try CatalogTarget.resolve(option: arguments.value(CatalogOptions.db), environment: context.environment)
+        let target = try CatalogTarget.resolve(
+            option: arguments.value(CatalogOptions.db), environment: context.environment)
         // The generator makes each book as it is stored: ten million are never all in memory.
         let books = SampleBooks(count: count, seed: seed)
         guard case let .sqlite(path) = target else {
@@ -56,7 +59,8 @@ enum SampleCommand {
                 throw CommandFailure("nothing added: " + PostgresSignIn.message(error))
             }
             progress.finish()
-            context.console.line("Added \(NumberText.grouped(added)) sample books (seed \(seed)) to scope \(scope.printable).")
+            context.console.line(
+                "Added \(NumberText.grouped(added)) sample books (seed \(seed)) to scope \(scope.printable).")
             return .success
         }
 
@@ -72,7 +76,8 @@ enum SampleCommand {
         progress.finish()
         // Derived data: if it cannot be stored now, the next program builds it instead.
         _ = try? await catalog.prepareSearchIndex(scope: scope)
-        context.console.line("Added \(NumberText.grouped(added)) sample books (seed \(seed)) to scope \(scope.printable).")
+        context.console.line(
+            "Added \(NumberText.grouped(added)) sample books (seed \(seed)) to scope \(scope.printable).")
         return .success
     }
 

@@ -6,7 +6,7 @@ import SQLiteCatalog
 import TerminalUI
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `bookshelf search QUERY`: the catalog's search without the interactive screen, for
@@ -15,7 +15,8 @@ import Glibc
 enum SearchCommand {
     static let maximumLimit = 100_000
 
-    static let limit = Option.integer("limit", in: 1...maximumLimit, help: "Print at most N books (default 50, at most \(maximumLimit)).")
+    static let limit = Option.integer(
+        "limit", in: 1...maximumLimit, help: "Print at most N books (default 50, at most \(maximumLimit)).")
     static let offset = Option.integer("offset", in: 0...Int(Int32.max), help: "Skip the first N matches (default 0).")
     static let json = Flag("json", help: "Print JSON Lines: {\"id\":..,\"title\":..,\"author\":..,\"revision\":..}.")
 
@@ -92,18 +93,21 @@ enum SearchCommand {
     /// The summary for programs: `{"total":10000,"total_kind":"at_least","offset":0,"shown":50}`;
     /// `total_kind` is "exact", "at_least" (the store stopped counting) or "about" (an estimate).
     static func jsonSummary(_ page: SearchPage, query: SearchQuery) -> String {
-        let kind = switch page.totalCount {
-        case .exact: "exact"
-        case .atLeast, .counting: "at_least"
-        case .about: "about"
-        }
+        let kind =
+            switch page.totalCount {
+            case .exact: "exact"
+            case .atLeast, .counting: "at_least"
+            case .about: "about"
+            }
         return "{\"total\":\(page.total),\"total_kind\":\"\(kind)\","
             + "\"offset\":\(query.offset),\"shown\":\(page.records.count)}"
     }
 
     /// "3 matches", or "120 matches (showing 51–100)" when the page is not all of them.
     static func summary(_ page: SearchPage, query: SearchQuery) -> String {
-        if SearchTerms(query.text).hasNoSearchableWords { return "0 matches: \(SearchTerms.noSearchableWordsExplanation)" }
+        if SearchTerms(query.text).hasNoSearchableWords {
+            return "0 matches: \(SearchTerms.noSearchableWordsExplanation)"
+        }
         let number = NumberText.grouped(page.total)
         let count: String
         switch page.totalCount {

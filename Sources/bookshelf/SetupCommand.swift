@@ -9,13 +9,20 @@ import SQLiteCatalog
 /// books, or, with `--account`, adds or updates that one account. On SQLite it creates the
 /// starter catalog if it is missing, and adds or updates the `--account`.
 enum SetupCommand {
-    static let role = Option<String>("role", value: "ROLE", completes: .choices(["reader", "editor"]), help: "With --account: reader or editor (new account: reader; else kept).")
-    static let scope = Option<String>("scope", value: "S", help: "With --account: the scope the account sees (new account: main; else kept).")
+    static let role = Option<String>(
+        "role", value: "ROLE", completes: .choices(["reader", "editor"]),
+        help: "With --account: reader or editor (new account: reader; else kept).")
+    static let scope = Option<String>(
+        "scope", value: "S", help: "With --account: the scope the account sees (new account: main; else kept).")
     static let passwordStdin = Flag(
-        "password-stdin", help: "With --account on PostgreSQL: read the account's password from the first line of standard input.")
+        "password-stdin",
+        help: "With --account on PostgreSQL: read the account's password from the first line of standard input.")
     static let removeAccount = Option<String>(
-        "remove-account", value: "NAME", completes: .accounts, help: "On PostgreSQL: remove account NAME (its login role too) instead.")
-    static let account = Option<String>("account", value: "NAME", completes: .accounts, help: "Add or update account NAME instead of the starter sample.")
+        "remove-account", value: "NAME", completes: .accounts,
+        help: "On PostgreSQL: remove account NAME (its login role too) instead.")
+    static let account = Option<String>(
+        "account", value: "NAME", completes: .accounts,
+        help: "Add or update account NAME instead of the starter sample.")
 
     static let command = Command(
         name: "setup",
@@ -85,11 +92,13 @@ enum SetupCommand {
                 } catch {
                     throw CommandFailure(PostgresSignIn.message(error) + ownerHint(error))
                 }
-                let role = switch removal {
-                case .droppedRole: " and its login role."
-                case .keptRoleForAnotherCatalog: "; its login role stays, as an account of another catalog on this server."
-                case .roleAlreadyGone: " (its login role was already gone)."
-                }
+                let role =
+                    switch removal {
+                    case .droppedRole: " and its login role."
+                    case .keptRoleForAnotherCatalog:
+                        "; its login role stays, as an account of another catalog on this server."
+                    case .roleAlreadyGone: " (its login role was already gone)."
+                    }
                 context.console.line("Removed account \(removed.printable)" + role)
                 return .success
             }
@@ -98,8 +107,9 @@ enum SetupCommand {
             do {
                 if let requested {
                     try await setup.migrate()
-                    let change = try await setup.setAccount(named: requested.name, role: requested.role,
-                                                            scope: requested.scope, password: password)
+                    let change = try await setup.setAccount(
+                        named: requested.name, role: requested.role,
+                        scope: requested.scope, password: password)
                     context.console.line(describe(change))
                 } else {
                     let starter = SampleBooks.starter
@@ -108,9 +118,11 @@ enum SetupCommand {
                     let added = try await setup.prepare(accounts: starter.accounts, samples: samples)
                     let version = try await setup.migrate()
                     if added.isEmpty {
-                        context.console.line("The catalog is ready: schema version \(version); its accounts are left as they were.")
+                        context.console.line(
+                            "The catalog is ready: schema version \(version); its accounts are left as they were.")
                     } else {
-                        context.console.line("The catalog is ready: schema version \(version), " + starters(added) + ".")
+                        context.console.line(
+                            "The catalog is ready: schema version \(version), " + starters(added) + ".")
                     }
                 }
             } catch {
@@ -123,17 +135,20 @@ enum SetupCommand {
     /// The starter accounts made, and which have no password: a login role already on the
     /// server (another catalog's account) keeps the one it had.
     static func starters(_ added: [AccountChange]) -> String {
-        func names(_ changes: [AccountChange]) -> String { changes.map { $0.account.name.printable }.joined(separator: ", ") }
+        func names(_ changes: [AccountChange]) -> String {
+            changes.map { $0.account.name.printable }.joined(separator: ", ")
+        }
         let fresh = added.filter { !$0.roleExisted }, existing = added.filter(\.roleExisted)
         let giving = "give one with --account NAME --password-stdin"
-        let note = if existing.isEmpty {
-            "they have no passwords: " + giving
-        } else if fresh.isEmpty {
-            "login roles already on this server, which keep their passwords"
-        } else {
-            "without passwords: \(names(fresh)), \(giving); login roles already on this server, "
-                + "which keep their passwords: \(names(existing))"
-        }
+        let note =
+            if existing.isEmpty {
+                "they have no passwords: " + giving
+            } else if fresh.isEmpty {
+                "login roles already on this server, which keep their passwords"
+            } else {
+                "without passwords: \(names(fresh)), \(giving); login roles already on this server, "
+                    + "which keep their passwords: \(names(existing))"
+            }
         return "accounts \(names(added)) (\(note))"
     }
 
@@ -141,7 +156,7 @@ enum SetupCommand {
     /// someone other than the owner: say who should run it.
     static func ownerHint(_ error: any Error) -> String {
         guard case let BookFailure.storeUnavailable(reason) = error,
-              reason.contains("permission denied") || reason.contains("must be owner")
+            reason.contains("permission denied") || reason.contains("must be owner")
         else { return "" }
         return " (run setup as the database's owner, a role with CREATEROLE: --db postgresql://owner@host/books)"
     }
@@ -189,7 +204,7 @@ enum SetupCommand {
     private static func readPassword(for account: AccountRequest?) throws(CommandFailure) -> String {
         let name = account.map { $0.name.printable } ?? ""
         guard let password = TerminalPassword.fromStandardInput(prompt: "Password for account \(name): "),
-              !password.isEmpty
+            !password.isEmpty
         else { throw CommandFailure("--password-stdin: standard input held no password") }
         // On a terminal a typing slip would go unseen (no echo): ask again, as passwd does.
         if isatty(STDIN_FILENO) == 1 {

@@ -11,8 +11,10 @@ import Testing
         catalog.addAccount(ada)
         let book = catalog.addBook(title: "Dune", scope: "a")
         let retained = 10
-        let script = LatencyScript(schedule: try LatencySchedule.parse("0"), sleeper: WallClockSleeper(), retainedCalls: retained)
-        let remote = LatencyScriptedRemote(MemoryBookRemote(catalog: catalog, account: ada), script: script, label: "ada")
+        let script = LatencyScript(
+            schedule: try LatencySchedule.parse("0"), sleeper: WallClockSleeper(), retainedCalls: retained)
+        let remote = LatencyScriptedRemote(
+            MemoryBookRemote(catalog: catalog, account: ada), script: script, label: "ada")
 
         let requests = 1_000
         for _ in 0..<requests { _ = try await remote.load(id: book.id) }
@@ -35,7 +37,8 @@ import Testing
         catalog.addAccount(ada)
         let book = catalog.addBook(title: "Dune", scope: "a")
         let script = LatencyScript(schedule: .immediate, sleeper: WallClockSleeper())
-        let remote = LatencyScriptedRemote(MemoryBookRemote(catalog: catalog, account: ada), script: script, label: "ada")
+        let remote = LatencyScriptedRemote(
+            MemoryBookRemote(catalog: catalog, account: ada), script: script, label: "ada")
         for _ in 0..<300 { _ = try await remote.load(id: book.id) }
         #expect(script.calls.map(\.number) == Array(1...300))
     }

@@ -46,20 +46,21 @@ struct LatencyScriptedRemoteTests {
         #expect(generator.next() == 0x06C4_5D18_8009_454F)
     }
 
-    @Test("bad specs are refused with an error that names the problem",
-          arguments: [
-              ("", LatencySpecError.empty),
-              ("   ", .empty),
-              ("fast", .notMilliseconds("fast")),
-              ("400,,60", .notMilliseconds("")),
-              ("400,-5", .notMilliseconds("-5")),
-              ("1.5", .notMilliseconds("1.5")),
-              ("60001", .tooLong(60001)),
-              ("random:50", .malformedRange("50")),
-              ("random:50-60-70", .malformedRange("50-60-70")),
-              ("random:a-600", .notMilliseconds("a")),
-              ("random:600-50", .emptyRange(lower: 600, upper: 50)),
-          ])
+    @Test(
+        "bad specs are refused with an error that names the problem",
+        arguments: [
+            ("", LatencySpecError.empty),
+            ("   ", .empty),
+            ("fast", .notMilliseconds("fast")),
+            ("400,,60", .notMilliseconds("")),
+            ("400,-5", .notMilliseconds("-5")),
+            ("1.5", .notMilliseconds("1.5")),
+            ("60001", .tooLong(60001)),
+            ("random:50", .malformedRange("50")),
+            ("random:50-60-70", .malformedRange("50-60-70")),
+            ("random:a-600", .notMilliseconds("a")),
+            ("random:600-50", .emptyRange(lower: 600, upper: 50)),
+        ])
     func badSpecs(spec: String, expected: LatencySpecError) {
         #expect(throws: expected) { try LatencySchedule.parse(spec) }
         #expect(!expected.description.isEmpty)
@@ -95,11 +96,12 @@ struct LatencyScriptedRemoteTests {
         await #expect(throws: BookFailure.conflict(expected: 1, actual: 2)) {
             _ = try await scripted.save(id: 1, title: "Stale", expectedRevision: 1)
         }
-        #expect(script.calls.map(\.outcome) == [
-            .failed(.storeUnavailable("scripted failure of request 1"), injected: true),
-            .answered(ids: [1]),
-            .failed(.conflict(expected: 1, actual: 2), injected: false),
-        ])
+        #expect(
+            script.calls.map(\.outcome) == [
+                .failed(.storeUnavailable("scripted failure of request 1"), injected: true),
+                .answered(ids: [1]),
+                .failed(.conflict(expected: 1, actual: 2), injected: false),
+            ])
         #expect(script.calls.map(\.label) == ["editor", "editor", "editor"])
     }
 
@@ -181,8 +183,10 @@ struct LatencyScriptedRemoteTests {
         catalog.addAccount(bob)
         let book = catalog.addBook(title: "Dune", scope: "a")
         let script = LatencyScript(schedule: .immediate, sleeper: WallClockSleeper())
-        let forAda = LatencyScriptedRemote(MemoryBookRemote(catalog: catalog, account: ada), script: script, label: "ada")
-        let forBob = LatencyScriptedRemote(MemoryBookRemote(catalog: catalog, account: bob), script: script, label: "bob")
+        let forAda = LatencyScriptedRemote(
+            MemoryBookRemote(catalog: catalog, account: ada), script: script, label: "ada")
+        let forBob = LatencyScriptedRemote(
+            MemoryBookRemote(catalog: catalog, account: bob), script: script, label: "bob")
 
         let capable: any BookRemote = forAda
         #expect(capable is any ChangeDetectingRemote)

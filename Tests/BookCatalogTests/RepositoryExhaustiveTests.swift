@@ -29,14 +29,24 @@ struct RepositoryExhaustiveTests {
     func everyInterleaving() async throws {
         let orders = Self.interleavings(of: Operation.allCases)
         let loadOutcomes: [ParkingRemote.Outcome] = [.deliver, .fail(.storeUnavailable("down"))]
-        let saveOutcomes: [ParkingRemote.Outcome] = [.deliver, .fail(.storeUnavailable("down")), .commitThenFail(.outcomeUnknown)]
+        let saveOutcomes: [ParkingRemote.Outcome] = [
+            .deliver, .fail(.storeUnavailable("down")), .commitThenFail(.outcomeUnknown),
+        ]
         var cases = 0
         for order in orders {
-            for l1 in loadOutcomes { for l2 in loadOutcomes { for s1 in saveOutcomes { for s2 in saveOutcomes {
-                let outcomes: [Operation: ParkingRemote.Outcome] = [.firstLoad: l1, .secondLoad: l2, .firstSave: s1, .secondSave: s2]
-                try await Self.run(order, outcomes: outcomes)
-                cases += 1
-            } } } }
+            for l1 in loadOutcomes {
+                for l2 in loadOutcomes {
+                    for s1 in saveOutcomes {
+                        for s2 in saveOutcomes {
+                            let outcomes: [Operation: ParkingRemote.Outcome] = [
+                                .firstLoad: l1, .secondLoad: l2, .firstSave: s1, .secondSave: s2,
+                            ]
+                            try await Self.run(order, outcomes: outcomes)
+                            cases += 1
+                        }
+                    }
+                }
+            }
         }
         print("Repository exhaustive check: \(cases) cases (\(orders.count) interleavings x 36 outcome sets)")
         #expect(cases == 2520 * 36)
@@ -48,10 +58,13 @@ struct RepositoryExhaustiveTests {
         func extend(_ prefix: [Event], notStarted: [Operation], running: [Operation]) {
             if notStarted.isEmpty && running.isEmpty { result.append(prefix); return }
             for operation in notStarted {
-                extend(prefix + [.start(operation)], notStarted: notStarted.filter { $0 != operation }, running: running + [operation])
+                extend(
+                    prefix + [.start(operation)], notStarted: notStarted.filter { $0 != operation },
+                    running: running + [operation])
             }
             for operation in running {
-                extend(prefix + [.finish(operation)], notStarted: notStarted, running: running.filter { $0 != operation })
+                extend(
+                    prefix + [.finish(operation)], notStarted: notStarted, running: running.filter { $0 != operation })
             }
         }
         extend([], notStarted: operations, running: [])
@@ -117,16 +130,23 @@ struct RepositoryExhaustiveTests {
             let cached = await repository.cachedBook(id: 1)
             let stored = await remote.stored
             if let cached {
-                #expect(cached == stored, "cache holds \(cached) but the store holds \(stored) after \(event) in \(order)")
-                #expect(cached.revision >= highestCached, "cache moved back to \(cached.revision) after \(event) in \(order)")
+                #expect(
+                    cached == stored, "cache holds \(cached) but the store holds \(stored) after \(event) in \(order)")
+                #expect(
+                    cached.revision >= highestCached,
+                    "cache moved back to \(cached.revision) after \(event) in \(order)")
                 highestCached = max(highestCached, cached.revision)
             }
         }
-        #expect(calls == (await remote.callCount), "loads shared calls differently than the generation rule says in \(order)")
+        #expect(
+            calls == (await remote.callCount),
+            "loads shared calls differently than the generation rule says in \(order)")
     }
 
-    static func check(_ result: Result<BookRecord, any Error>, of operation: Operation,
-                      outcome: ParkingRemote.Outcome, storedBefore: BookRecord) throws {
+    static func check(
+        _ result: Result<BookRecord, any Error>, of operation: Operation,
+        outcome: ParkingRemote.Outcome, storedBefore: BookRecord
+    ) throws {
         switch (outcome, result) {
         case (.deliver, .success(let record)) where !operation.isLoad:
             #expect(record.revision == operation.base + 1 && record.title == operation.title)

@@ -9,12 +9,15 @@ import Testing
         let answer: [BookRevision]
         init(_ answer: [BookRevision]) { self.answer = answer }
         func load(id: Int) async throws -> BookRecord { throw BookFailure.missing }
-        func save(id: Int, title: String, expectedRevision: Int) async throws -> BookRecord { throw BookFailure.notAllowed }
+        func save(id: Int, title: String, expectedRevision: Int) async throws -> BookRecord {
+            throw BookFailure.notAllowed
+        }
         func history(of id: Int) async throws -> [BookRevision] { answer }
     }
 
     static func revision(_ id: Int, _ number: Int, _ title: String = "T") -> BookRevision {
-        BookRevision(record: BookRecord(id: id, title: title, revision: number), account: nil, savedAt: Date(), operation: nil)
+        BookRevision(
+            record: BookRecord(id: id, title: title, revision: number), account: nil, savedAt: Date(), operation: nil)
     }
 
     @Test func aWellFormedHistoryPassesThrough() async throws {
@@ -23,11 +26,11 @@ import Testing
     }
 
     @Test(arguments: [
-        [revision(7, 1), revision(7, 2)],          // oldest first
-        [revision(7, 2), revision(7, 2)],          // a revision twice
-        [revision(7, 2), revision(8, 1)],          // another book's revision
-        [revision(7, 1, "")],                      // no title
-        [revision(7, 0)],                          // no revision
+        [revision(7, 1), revision(7, 2)],  // oldest first
+        [revision(7, 2), revision(7, 2)],  // a revision twice
+        [revision(7, 2), revision(8, 1)],  // another book's revision
+        [revision(7, 1, "")],  // no title
+        [revision(7, 0)],  // no revision
     ])
     func aMalformedHistoryIsAnError(_ history: [BookRevision]) async {
         await #expect(throws: BookFailure.invalidResponse) {
@@ -38,7 +41,9 @@ import Testing
     /// A store that keeps no history.
     actor LoadOnlyRemote: BookRemote {
         func load(id: Int) async throws -> BookRecord { BookRecord(id: id, title: "T", revision: 1) }
-        func save(id: Int, title: String, expectedRevision: Int) async throws -> BookRecord { throw BookFailure.notAllowed }
+        func save(id: Int, title: String, expectedRevision: Int) async throws -> BookRecord {
+            throw BookFailure.notAllowed
+        }
     }
 
     @Test func aRemoteWithoutHistoryIsUnsupported() async {

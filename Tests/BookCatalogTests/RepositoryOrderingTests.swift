@@ -66,11 +66,14 @@ struct RepositoryOrderingTests {
         let cached = await repository.cachedBook(id: 1)
         let stored = await remote.stored
         #expect(stored.revision == 3)
-        #expect(cached == nil || cached == stored, "the store is at revision 3; the cache holds \(String(describing: cached))")
+        #expect(
+            cached == nil || cached == stored,
+            "the store is at revision 3; the cache holds \(String(describing: cached))")
     }
 
-    @Test("a save answer held past a notice of a later commit is not cached",
-          arguments: [ChangeNotice.unspecified, ChangeNotice(bookIDs: [1])])
+    @Test(
+        "a save answer held past a notice of a later commit is not cached",
+        arguments: [ChangeNotice.unspecified, ChangeNotice(bookIDs: [1])])
     func lateSaveAnswerAfterANotice(notice: ChangeNotice) async throws {
         let remote = StagedRemote(original)
         let repository = BookRepository(remote: remote)
@@ -82,7 +85,9 @@ struct RepositoryOrderingTests {
         await remote.answer(1, .asPerformed)
         #expect(try await mine.value.revision == 2)
         let cached = await repository.cachedBook(id: 1)
-        #expect(cached == nil || cached?.revision == 3, "the store is at revision 3; the cache holds \(String(describing: cached))")
+        #expect(
+            cached == nil || cached?.revision == 3,
+            "the store is at revision 3; the cache holds \(String(describing: cached))")
     }
 
     @Test("a notice naming no books stops a search that read before it, with nothing cached yet")

@@ -25,13 +25,14 @@ struct RepositoryRaceTests {
         #expect(cached?.revision == 3 && cached?.title == "Third")
     }
 
-    @Test("a malformed successful save answer is an error and nothing is cached",
-          arguments: [
-              BookRecord(id: 2, title: "Other book", revision: 2),
-              BookRecord(id: 1, title: "Not newer", revision: 1),
-              BookRecord(id: 1, title: "", revision: 2),
-              BookRecord(id: 1, title: "Zero", revision: 0),
-          ])
+    @Test(
+        "a malformed successful save answer is an error and nothing is cached",
+        arguments: [
+            BookRecord(id: 2, title: "Other book", revision: 2),
+            BookRecord(id: 1, title: "Not newer", revision: 1),
+            BookRecord(id: 1, title: "", revision: 2),
+            BookRecord(id: 1, title: "Zero", revision: 0),
+        ])
     func malformedSaveAnswer(answer: BookRecord) async throws {
         let remote = ParkingRemote(original)
         let repository = BookRepository(remote: remote)

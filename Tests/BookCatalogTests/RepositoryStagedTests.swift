@@ -72,8 +72,12 @@ struct RepositoryStagedTests {
             }
             if violations.count > 20 { break }
         }
-        print("Repository staged check (\(loads) loads, \(saves) saves, notice \(notice.bookIDs == nil ? "unspecified" : "named")): \(cases) cases (\(orders.count) orders x \(fateSets.count) fate sets)")
-        #expect(violations.isEmpty, "\(violations.count) violations, first: \(violations.prefix(5).joined(separator: "\n"))")
+        print(
+            "Repository staged check (\(loads) loads, \(saves) saves, notice \(notice.bookIDs == nil ? "unspecified" : "named")): \(cases) cases (\(orders.count) orders x \(fateSets.count) fate sets)"
+        )
+        #expect(
+            violations.isEmpty, "\(violations.count) violations, first: \(violations.prefix(5).joined(separator: "\n"))"
+        )
         #expect(cases == orders.count * fateSets.count)
     }
 
@@ -140,7 +144,10 @@ struct RepositoryStagedTests {
                 tasks[operation] = Task { try await repository.book(id: 1, policy: .refresh) }
                 let running = callOf.first { other, call in
                     if case .load = other, joined[other] == nil, !answeredCalls.contains(call),
-                       invalidationsAtStart[other] == invalidations { return true }
+                        invalidationsAtStart[other] == invalidations
+                    {
+                        return true
+                    }
                     return false
                 }?.key
                 if let running {
@@ -166,7 +173,9 @@ struct RepositoryStagedTests {
                 for waiting in [operation] + joined.filter({ $0.value == operation }).map(\.key) {
                     switch await tasks[waiting]!.result {
                     case let .success(record):
-                        if record != expected { fail("\(waiting) answered \(record), the store held \(expected) when it read") }
+                        if record != expected {
+                            fail("\(waiting) answered \(record), the store held \(expected) when it read")
+                        }
                         floor = max(floor, record.revision)
                     case let .failure(error):
                         fail("\(waiting) failed with \(error)")
@@ -174,8 +183,9 @@ struct RepositoryStagedTests {
                 }
 
             case (.save, 0):
-                let request = SaveRequest(id: 1, title: "Save \(operation.expectedRevision)", author: "Ada",
-                                          expectedRevision: operation.expectedRevision)
+                let request = SaveRequest(
+                    id: 1, title: "Save \(operation.expectedRevision)", author: "Ada",
+                    expectedRevision: operation.expectedRevision)
                 tasks[operation] = Task { try await repository.save(request) }
                 calls += 1
                 callOf[operation] = calls
@@ -201,7 +211,9 @@ struct RepositoryStagedTests {
                 case let (.answered, .success(record)):
                     let committed = await remote.history[record.revision - 1]
                     if storeBefore != operation.expectedRevision || record != committed {
-                        fail("\(operation) answered \(record), but the store committed \(committed) with the store at \(storeBefore ?? 0)")
+                        fail(
+                            "\(operation) answered \(record), but the store committed \(committed) with the store at \(storeBefore ?? 0)"
+                        )
                     }
                     floor = max(floor, record.revision)
                 case let (.answered, .failure(error)):
@@ -224,14 +236,22 @@ struct RepositoryStagedTests {
 
             if let cached = await repository.cachedBook(id: 1) {
                 let committed = await remote.history[cached.revision - 1]
-                if cached != committed { fail("cache holds \(cached), the store committed \(committed) at that revision (at \(step))") }
-                if cached.revision < floor { fail("cache holds revision \(cached.revision) below \(floor), already known (at \(step))") }
-                if cached.revision < highestCached { fail("cache went back from \(highestCached) to \(cached.revision) (at \(step))") }
+                if cached != committed {
+                    fail("cache holds \(cached), the store committed \(committed) at that revision (at \(step))")
+                }
+                if cached.revision < floor {
+                    fail("cache holds revision \(cached.revision) below \(floor), already known (at \(step))")
+                }
+                if cached.revision < highestCached {
+                    fail("cache went back from \(highestCached) to \(cached.revision) (at \(step))")
+                }
                 highestCached = max(highestCached, cached.revision)
             }
         }
         if problems.isEmpty, calls != (await remote.callCount) {
-            fail("the loads shared calls differently than the rule says: \(calls) predicted, \(await remote.callCount) made")
+            fail(
+                "the loads shared calls differently than the rule says: \(calls) predicted, \(await remote.callCount) made"
+            )
         }
         return problems
     }

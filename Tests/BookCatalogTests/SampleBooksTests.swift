@@ -51,8 +51,10 @@ import Testing
         let all = titles + authors
 
         #expect(all.contains { $0.contains("é") || $0.contains("ü") || $0.contains("Å") || $0.contains("ø") })
-        #expect(titles.contains { $0.unicodeScalars.contains { (0x3040...0x30FF).contains($0.value) } }, "Japanese kana")
-        #expect(titles.contains { $0.unicodeScalars.contains { (0x4E00...0x9FFF).contains($0.value) } }, "Han characters")
+        #expect(
+            titles.contains { $0.unicodeScalars.contains { (0x3040...0x30FF).contains($0.value) } }, "Japanese kana")
+        #expect(
+            titles.contains { $0.unicodeScalars.contains { (0x4E00...0x9FFF).contains($0.value) } }, "Han characters")
         #expect(titles.contains { $0.unicodeScalars.contains { (0xAC00...0xD7AF).contains($0.value) } }, "Hangul")
         #expect(titles.contains { $0.unicodeScalars.contains { $0.properties.isEmojiPresentation } }, "emoji")
         #expect(titles.contains { $0.count >= 200 }, "very long titles")

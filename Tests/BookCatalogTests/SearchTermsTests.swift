@@ -17,14 +17,16 @@ struct SearchTermsTests {
     /// Letters that do not decompose into a letter and accents fold as a transliteration
     /// table (ICU's Latin-ASCII) would, and a query is folded the same way, so typing either
     /// form finds both.
-    @Test("letters that do not decompose fold as transliterated", arguments: [
-        ("soren", "Søren Kierkegaard"), ("lukasz", "Łukasz Nowak"), ("lodz", "Łódź Stories"), ("aeon", "Æon Flux"),
-        ("oeuvre", "Œuvre complète"), ("thorn", "Þorn and Bramble"), ("strasse", "Straße der Sehnsucht"),
-        ("dorde", "Đorđe Balašević"), ("isik", "Işık"), ("istanbul", "İstanbul"), ("hrvatska", "Ħrvatska"),
-        ("dis", "Ðís"), ("ijssel", "Ĳssel"), ("llull", "Ŀlull"), ("dzemal", "Ǆemal"), ("tromso", "Tromsø"),
-        ("søren", "Soren Smith"), ("ŁODZ", "Lodz Stories"), ("æon", "Aeon"), ("Œuvre", "Oeuvre"), ("þorn", "Thorn"),
-        ("straße", "Strasse"), ("ærøskøbing", "Aeroskobing"), ("n", "ŉ"), ("ss", "ſs"),
-    ])
+    @Test(
+        "letters that do not decompose fold as transliterated",
+        arguments: [
+            ("soren", "Søren Kierkegaard"), ("lukasz", "Łukasz Nowak"), ("lodz", "Łódź Stories"), ("aeon", "Æon Flux"),
+            ("oeuvre", "Œuvre complète"), ("thorn", "Þorn and Bramble"), ("strasse", "Straße der Sehnsucht"),
+            ("dorde", "Đorđe Balašević"), ("isik", "Işık"), ("istanbul", "İstanbul"), ("hrvatska", "Ħrvatska"),
+            ("dis", "Ðís"), ("ijssel", "Ĳssel"), ("llull", "Ŀlull"), ("dzemal", "Ǆemal"), ("tromso", "Tromsø"),
+            ("søren", "Soren Smith"), ("ŁODZ", "Lodz Stories"), ("æon", "Aeon"), ("Œuvre", "Oeuvre"), ("þorn", "Thorn"),
+            ("straße", "Strasse"), ("ærøskøbing", "Aeroskobing"), ("n", "ŉ"), ("ss", "ſs"),
+        ])
     func transliteratedLetters(query: String, title: String) {
         #expect(SearchTerms(query).matches(record(title)), "\(query) finds \(title)")
         #expect(SearchTerms(query).matches(record("Anything", author: title)), "\(query) finds the author \(title)")
@@ -36,7 +38,10 @@ struct SearchTermsTests {
         #expect(SearchTerms.tokens(of: "Đorđe Ħal-Ŧaħt") == ["dorde", "hal", "taht"])
         // Folded titles order as their transliteration: "Æon" between "Adam" and "Afar".
         let titles = ["Afar", "Æon", "Adam", "Øresund", "Oslo", "Ōmura"]
-        #expect(titles.sorted { SearchTerms.fold($0) < SearchTerms.fold($1) } == ["Adam", "Æon", "Afar", "Ōmura", "Øresund", "Oslo"])
+        #expect(
+            titles.sorted { SearchTerms.fold($0) < SearchTerms.fold($1) } == [
+                "Adam", "Æon", "Afar", "Ōmura", "Øresund", "Oslo",
+            ])
         #expect(!SearchTerms("lodz").matches(record("Łuck")))
     }
 
@@ -66,7 +71,8 @@ struct SearchTermsTests {
         #expect(SearchTerms("한국").matches(record("한국의 역사")))
     }
 
-    @Test("query syntax characters are text", arguments: ["\"", "*", "AND", "NEAR(", "-", "(", ")", "\"\"", "a*b", "-x"])
+    @Test(
+        "query syntax characters are text", arguments: ["\"", "*", "AND", "NEAR(", "-", "(", ")", "\"\"", "a*b", "-x"])
     func hostileQueriesAreText(query: String) {
         let terms = SearchTerms(query)
         _ = terms.matches(record("Anything AND everything (near)"))
@@ -89,7 +95,9 @@ struct SearchTermsTests {
         #expect(SearchTerms("🌸").highlightRanges(in: title).map { String(title[$0]) } == ["🌸"])
     }
 
-    @Test("a query of only punctuation has no searchable words and matches nothing", arguments: ["...", "?!", "—", "\"'\"", "- -"])
+    @Test(
+        "a query of only punctuation has no searchable words and matches nothing",
+        arguments: ["...", "?!", "—", "\"'\"", "- -"])
     func punctuationOnly(query: String) {
         let terms = SearchTerms(query)
         #expect(terms.hasNoSearchableWords)
@@ -130,18 +138,24 @@ struct SearchTermsTests {
         var texts = characters.flatMap { ["\($0)", "a\($0)b", "Q \($0)\($0)9 z"] }
         var random = LatencySchedule.SplitMix64(seed: 15)
         for _ in 0..<2_000 {
-            texts.append((0..<Int.random(in: 1...24, using: &random)).map { _ in characters.randomElement(using: &random)! }.joined())
+            texts.append(
+                (0..<Int.random(in: 1...24, using: &random)).map { _ in characters.randomElement(using: &random)! }
+                    .joined())
         }
         for text in texts {
-            #expect(SearchTerms.fold(text) == text.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil),
-                    "fold of \(text.debugDescription)")
+            #expect(
+                SearchTerms.fold(text)
+                    == text.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil),
+                "fold of \(text.debugDescription)")
             let viaUnicode = text + "\u{B7}"
             let tokens = SearchTerms.tokens(of: text)
             #expect(tokens == SearchTerms.tokens(of: viaUnicode), "tokens of \(text.debugDescription)")
             // Every token as a query, and the first two together, highlight the same places.
             for query in tokens + [tokens.prefix(2).joined(separator: " ")] {
                 let terms = SearchTerms(query)
-                let offsets = terms.highlightRanges(in: text).map { $0.lowerBound.utf16Offset(in: text)..<$0.upperBound.utf16Offset(in: text) }
+                let offsets = terms.highlightRanges(in: text).map {
+                    $0.lowerBound.utf16Offset(in: text)..<$0.upperBound.utf16Offset(in: text)
+                }
                 let expected = terms.highlightRanges(in: viaUnicode).map {
                     $0.lowerBound.utf16Offset(in: viaUnicode)..<$0.upperBound.utf16Offset(in: viaUnicode)
                 }
@@ -170,7 +184,9 @@ struct ValidationTests {
     @Test("the repository refuses an invalid title before touching the store") func repositoryValidates() async throws {
         let remote = MemoryBookRemote([1: BookRecord(id: 1, title: "Dune", revision: 1)])
         let repository = BookRepository(remote: remote)
-        await #expect(throws: BookFailure.invalidTitle) { try await repository.update(id: 1, title: " \t", expectedRevision: 1) }
+        await #expect(throws: BookFailure.invalidTitle) {
+            try await repository.update(id: 1, title: " \t", expectedRevision: 1)
+        }
         #expect(try await repository.book(id: 1, policy: .cached).title == "Dune")
     }
 }

@@ -74,7 +74,8 @@ import Testing
             await h.release(search.number, .page(Self.mainRows, total: 2), request: typed)
             #expect(h.search.rows == Self.mainRows)
         }
-        await h.release(check.number, .notice(ChangeNotice(bookIDs: nil, account: Self.erinInNorth)), request: checkRequest)
+        await h.release(
+            check.number, .notice(ChangeNotice(bookIDs: nil, account: Self.erinInNorth)), request: checkRequest)
         #expect(h.state.session == 2)
         #expect(h.search.rows.isEmpty)
         #expect(h.state.message == "An administrator moved erin to scope north: showing its books.")
@@ -103,8 +104,9 @@ import Testing
 
         await check(h, answers: ChangeNotice(bookIDs: nil, account: Self.erinInNorth))
         #expect(h.state.session == 2 && h.editor == nil)
-        #expect(h.state.message == "An administrator moved erin to scope north: showing its books."
-            + " The save of book #1 was under the old scope: see its history.")
+        #expect(
+            h.state.message == "An administrator moved erin to scope north: showing its books."
+                + " The save of book #1 was under the old scope: see its history.")
         await h.release(saveCall.number, .deliver, request: save)
         #expect(h.editor == nil && h.search.rows.isEmpty)
         await h.answer(.search, with: .page(Self.northRows, total: 2))

@@ -98,8 +98,9 @@ import Testing
 
     // MARK: A save in flight cannot be discarded
 
-    @Test("quitting, closing or switching while a save is in flight waits for it, and goes ahead only if it went through",
-          arguments: [ModelConfirmation.Action.quit, .closeEditor, .switchAccount("bob")], [true, false])
+    @Test(
+        "quitting, closing or switching while a save is in flight waits for it, and goes ahead only if it went through",
+        arguments: [ModelConfirmation.Action.quit, .closeEditor, .switchAccount("bob")], [true, false])
     func actionWhileSaving(action: ModelConfirmation.Action, saveGoesThrough: Bool) async {
         let h = Harness(books: ["alice": [original], "bob": []])
         await openEditor(h)
@@ -135,7 +136,8 @@ import Testing
                 h.connector.releaseHeldConnection()
                 await h.model.finished(request: connect)
                 #expect(h.state.account == "bob")
-                #expect(h.state.message?.contains("Saved book #1 as revision 2 (alice)") == true, "told after the switch")
+                #expect(
+                    h.state.message?.contains("Saved book #1 as revision 2 (alice)") == true, "told after the switch")
             }
         } else {
             #expect(!h.state.shouldQuit && h.state.session == 1)

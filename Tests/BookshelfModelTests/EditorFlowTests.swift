@@ -215,8 +215,9 @@ import Testing
         let check = h.model.checkForChanges()!
         await h.release(await h.nextCall(.check).number, .notice(.unspecified), request: check)
         let refresh = h.model.pendingRequests.first { $0.kind == .refresh }!.request
-        await h.release(await h.nextCall(.search).number,
-                        .page([book(4, "Aardvark"), books[0], books[1], books[2]], total: 4), request: refresh)
+        await h.release(
+            await h.nextCall(.search).number,
+            .page([book(4, "Aardvark"), books[0], books[1], books[2]], total: 4), request: refresh)
         #expect(h.search.selectedBook?.id == 2)
         #expect(h.search.selection == 2)
         await h.drain()

@@ -72,8 +72,9 @@ import Testing
         h.connector.releaseHeldConnection()
         await h.model.finished(request: connect)
         if kept {
-            #expect(h.state.confirmation != nil && h.editor?.draft.title == "Typed while connecting",
-                    "the typed draft was dropped without a question")
+            #expect(
+                h.state.confirmation != nil && h.editor?.draft.title == "Typed while connecting",
+                "the typed draft was dropped without a question")
         } else {
             #expect(h.state.account == "bob")
         }
@@ -107,9 +108,12 @@ import Testing
     /// switch that takes time, and the user typing: every order of their steps, with the save
     /// answered or its answer lost after it committed.
     @Test func saveWatchSwitchAndTypingInEveryOrder() async {
-        let orders = EditorRaceTests.orders(Event.allCases, before: [
-            (.saveCommit, .saveAnswer), (.check, .watchRead), (.watchRead, .watchAnswer), (.switchStart, .connected),
-        ])
+        let orders = EditorRaceTests.orders(
+            Event.allCases,
+            before: [
+                (.saveCommit, .saveAnswer), (.check, .watchRead), (.watchRead, .watchAnswer),
+                (.switchStart, .connected),
+            ])
         var cases = 0
         var problems: [String] = []
         for order in orders {
@@ -119,14 +123,18 @@ import Testing
             }
             if problems.count > 10 { break }
         }
-        print("EditorOrderingTests.saveWatchSwitchAndTypingInEveryOrder: \(cases) cases (\(orders.count) orders x 2 save fates)")
+        print(
+            "EditorOrderingTests.saveWatchSwitchAndTypingInEveryOrder: \(cases) cases (\(orders.count) orders x 2 save fates)"
+        )
         #expect(problems.isEmpty, "\(problems.count) problems, first: \(problems.prefix(3).joined(separator: "\n"))")
         #expect(cases == 15_120 * 2)
     }
 
     private func play(_ order: [Event], answerLost: Bool) async -> [String] {
         var problems: [String] = []
-        func fail(_ text: String, at event: Event) { problems.append("\(text) at \(event) in \(order), answer lost: \(answerLost)") }
+        func fail(_ text: String, at event: Event) {
+            problems.append("\(text) at \(event) in \(order), answer lost: \(answerLost)")
+        }
         let bobsBook = book(7, "Bob's book")
         let h = Harness(books: ["alice": [original], "bob": [bobsBook]])
         await openEditor(h)  // draft "Mine", dirty
@@ -208,21 +216,29 @@ import Testing
             // What the store committed decides what may be shown.
             if let editor = h.editor {
                 if case let .saved(revision)? = editor.outcome, revision != ourRevision {
-                    fail("reports saved revision \(revision), but the user's save committed \(String(describing: ourRevision))", at: event)
+                    fail(
+                        "reports saved revision \(revision), but the user's save committed \(String(describing: ourRevision))",
+                        at: event)
                 }
-                if !["Mine", "Typed"].contains(editor.draft.title) { fail("the draft became \(editor.draft.title)", at: event) }
+                if !["Mine", "Typed"].contains(editor.draft.title) {
+                    fail("the draft became \(editor.draft.title)", at: event)
+                }
                 if let base = editor.base {
                     if base.revision < highestBase { fail("base went back to \(base.revision)", at: event) }
                     highestBase = base.revision
                     if base.title == "Theirs" { fail("their revision became the base: \(base)", at: event) }
                 }
                 if let elsewhere = editor.changedElsewhere, elsewhere != theirs {
-                    fail("changed elsewhere shows \(elsewhere), someone else committed \(String(describing: theirs))", at: event)
+                    fail(
+                        "changed elsewhere shows \(elsewhere), someone else committed \(String(describing: theirs))",
+                        at: event)
                 }
                 lastDraft = editor.draft
                 lastWasDirty = editor.isDirty
             } else if lastWasDirty, lastDraft != consented {
-                fail("the draft \(lastDraft) went without a question (consented to \(String(describing: consented)))", at: event)
+                fail(
+                    "the draft \(lastDraft) went without a question (consented to \(String(describing: consented)))",
+                    at: event)
                 lastWasDirty = false
             }
             if h.state.account == "bob" {
@@ -230,7 +246,9 @@ import Testing
                 if h.editor != nil { fail("alice's editor under bob", at: event) }
             } else {
                 for row in h.search.rows {
-                    if row.revision < shownRevision[row.id, default: 0] { fail("row \(row.id) went back to \(row.revision)", at: event) }
+                    if row.revision < shownRevision[row.id, default: 0] {
+                        fail("row \(row.id) went back to \(row.revision)", at: event)
+                    }
                     shownRevision[row.id] = row.revision
                 }
             }

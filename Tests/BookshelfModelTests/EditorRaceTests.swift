@@ -66,8 +66,10 @@ func openEditor(_ h: Harness, typing draft: BookDraft = mine) async {
     @Test func saveOutcomesRacingWithRefresh() async {
         var cases = 0
         for ending in SaveEnding.allCases {
-            let events: [Event] = [.check, .saveReply, .refreshDone, .rereadDone] + (ending.hasFollowUp ? [.followUp] : [])
-            let orders = Self.orders(events, before: [(.check, .refreshDone), (.check, .rereadDone), (.saveReply, .followUp)])
+            let events: [Event] =
+                [.check, .saveReply, .refreshDone, .rereadDone] + (ending.hasFollowUp ? [.followUp] : [])
+            let orders = Self.orders(
+                events, before: [(.check, .refreshDone), (.check, .rereadDone), (.saveReply, .followUp)])
             for order in orders {
                 await raceWithRefresh(ending, order)
                 cases += 1
@@ -263,7 +265,9 @@ func openEditor(_ h: Harness, typing draft: BookDraft = mine) async {
                 let label = "\(ending) switch after reply: \(switchAfterReply)"
                 let waitsForSave = !(switchAfterReply && ending == .conflict)
                 #expect(h.model.requestAccountSwitch(to: "bob") == nil)
-                #expect(h.state.confirmation == Confirmation(action: .switchAccount("bob"), waitsForSave: waitsForSave), "\(label)")
+                #expect(
+                    h.state.confirmation == Confirmation(action: .switchAccount("bob"), waitsForSave: waitsForSave),
+                    "\(label)")
                 let connect = h.model.confirm()
 
                 if !waitsForSave {
@@ -296,7 +300,9 @@ func openEditor(_ h: Harness, typing draft: BookDraft = mine) async {
                     h.connector.releaseHeldConnection()
                     await h.model.finished(request: started)
                     await h.answer(.search, with: .deliver)
-                    #expect(h.state.message == "Saved book #1 as revision 2 (alice).", "the outcome is told after the switch: \(label)")
+                    #expect(
+                        h.state.message == "Saved book #1 as revision 2 (alice).",
+                        "the outcome is told after the switch: \(label)")
                 }
                 #expect(h.state.session == 2, "\(label)")
                 #expect(h.editor == nil, "\(label)")

@@ -21,13 +21,17 @@ final class Harness {
     private var claimed: [ObjectIdentifier: [ScriptedRemote.CallKind: Int]] = [:]
     private var ticks = 0
 
-    init(books: [String: [BookRecord]] = ["alice": [], "bob": []], passwords: [String: String] = [:],
-         account: String = "alice", pageSize: Int = 50, accounts: [String: Account] = [:]) {
+    init(
+        books: [String: [BookRecord]] = ["alice": [], "bob": []], passwords: [String: String] = [:],
+        account: String = "alice", pageSize: Int = 50, accounts: [String: Account] = [:]
+    ) {
         connector = ScriptedConnector(books: books, passwords: passwords)
         let counter = clock
-        let opening: any CatalogConnector = accounts.isEmpty ? connector : AccountTellingConnector(base: connector, accounts: accounts)
-        model = BookshelfModel(connector: opening, account: account, pageSize: pageSize, loadMoreThreshold: 1,
-                               clock: StoreClock { counter.tick() })
+        let opening: any CatalogConnector =
+            accounts.isEmpty ? connector : AccountTellingConnector(base: connector, accounts: accounts)
+        model = BookshelfModel(
+            connector: opening, account: account, pageSize: pageSize, loadMoreThreshold: 1,
+            clock: StoreClock { counter.tick() })
         model.onTrace = { [unowned self] in traces.append($0) }
         model.onChange = { [unowned self] in changeCount += 1 }
     }
@@ -46,7 +50,9 @@ final class Harness {
     }
 
     /// Waits for the next call of `kind` on `remote` (the current one by default).
-    func nextCall(_ kind: ScriptedRemote.CallKind, on remote: ScriptedRemote? = nil) async -> (number: Int, call: ScriptedRemote.Call) {
+    func nextCall(_ kind: ScriptedRemote.CallKind, on remote: ScriptedRemote? = nil) async -> (
+        number: Int, call: ScriptedRemote.Call
+    ) {
         let remote = remote ?? self.remote
         let key = ObjectIdentifier(remote)
         let index = claimed[key, default: [:]][kind, default: 0] + 1
@@ -71,9 +77,11 @@ final class Harness {
     /// Answers, as the store would, the search a committed save starts (the saved book may
     /// have left or joined the results). Requests in `except` are the test's own.
     func answerRefreshAfterSave(_ save: Int, except: Set<Int> = [], on remote: ScriptedRemote? = nil) async {
-        guard let refresh = model.pendingRequests.last(where: {
-            $0.kind == .refresh && $0.request > save && !except.contains($0.request)
-        }) else { return }
+        guard
+            let refresh = model.pendingRequests.last(where: {
+                $0.kind == .refresh && $0.request > save && !except.contains($0.request)
+            })
+        else { return }
         let call = await nextCall(.search, on: remote)
         await release(call.number, on: remote, .deliver, request: refresh.request)
     }
@@ -108,7 +116,12 @@ extension RequestKind {
 /// A clock that moves one millisecond per reading, so store times are deterministic.
 final class TickClock: Sendable {
     private let count = Mutex(0)
-    func tick() -> Duration { .milliseconds(count.withLock { $0 += 1; return $0 }) }
+    func tick() -> Duration {
+        .milliseconds(
+            count.withLock {
+                $0 += 1; return $0
+            })
+    }
     /// Time passes without a reading (the user is idle).
     func advance(milliseconds: Int) { count.withLock { $0 += milliseconds } }
 }

@@ -12,7 +12,6 @@ let mergeBase = book(1, "Old Title", author: "Old Author")
 @MainActor
 @Suite struct MergeTests {
 
-
     /// What one side did to one field.
     enum Mine: CaseIterable { case kept, changed }
     enum Theirs: CaseIterable { case kept, sameAsMine, different }
@@ -59,15 +58,21 @@ let mergeBase = book(1, "Old Title", author: "Old Author")
         }
 
         var mine: BookDraft { BookDraft(title: text(.title, side: "mine"), author: text(.author, side: "mine")) }
-        var theirs: BookRecord { book(1, text(.title, side: "theirs"), revision: 2, author: text(.author, side: "theirs")) }
+        var theirs: BookRecord {
+            book(1, text(.title, side: "theirs"), revision: 2, author: text(.author, side: "theirs"))
+        }
     }
 
-    static let scenarios: [Scenario] = fieldCases.flatMap { title in fieldCases.map { Scenario(title: title, author: $0) } }
-        .filter { $0.title.mine == .changed || $0.author.mine == .changed }
+    static let scenarios: [Scenario] = fieldCases.flatMap { title in
+        fieldCases.map { Scenario(title: title, author: $0) }
+    }
+    .filter { $0.title.mine == .changed || $0.author.mine == .changed }
 
     /// The merge rule, field by field, from the issue: the side that changed a field wins; a
     /// field both changed to different text is a conflict.
-    static func expectedMerge(base: BookDraft, theirs: BookDraft, mine: BookDraft) -> (merged: BookDraft, conflicts: [EditorField]) {
+    static func expectedMerge(base: BookDraft, theirs: BookDraft, mine: BookDraft) -> (
+        merged: BookDraft, conflicts: [EditorField]
+    ) {
         var merged = mine
         var conflicts: [EditorField] = []
         for field in EditorField.allCases {
@@ -101,7 +106,8 @@ let mergeBase = book(1, "Old Title", author: "Old Author")
     @Test func everyCombinationOfChangedFieldsAndStoreOutcome() async {
         var cases = 0
         for scenario in Self.scenarios {
-            let expected = Self.expectedMerge(base: BookDraft(mergeBase), theirs: BookDraft(scenario.theirs), mine: scenario.mine)
+            let expected = Self.expectedMerge(
+                base: BookDraft(mergeBase), theirs: BookDraft(scenario.theirs), mine: scenario.mine)
             if !expected.conflicts.isEmpty {
                 await checkConflictView(scenario, expected: expected)
                 cases += 1
@@ -121,13 +127,16 @@ let mergeBase = book(1, "Old Title", author: "Old Author")
 
     /// Both changed a field differently: nothing more is sent; base, theirs and mine of those
     /// fields are shown, and my draft is untouched.
-    private func checkConflictView(_ scenario: Scenario, expected: (merged: BookDraft, conflicts: [EditorField])) async {
+    private func checkConflictView(_ scenario: Scenario, expected: (merged: BookDraft, conflicts: [EditorField])) async
+    {
         let h = await conflictedSave(scenario)
         let conflict = h.editor?.conflict
         #expect(conflict?.theirs == scenario.theirs, "\(scenario)")
         #expect(conflict?.fields.map(\.field) == expected.conflicts, "\(scenario)")
         for field in conflict?.fields ?? [] {
-            #expect(field.base == BookDraft(mergeBase)[field.field] && field.theirs == BookDraft(scenario.theirs)[field.field]
+            #expect(
+                field.base == BookDraft(mergeBase)[field.field]
+                    && field.theirs == BookDraft(scenario.theirs)[field.field]
                     && field.mine == scenario.mine[field.field], "\(scenario)")
         }
         #expect(conflict?.merged == expected.merged, "\(scenario)")
@@ -140,9 +149,11 @@ let mergeBase = book(1, "Old Title", author: "Old Author")
     /// Their revision already holds every change I made: nothing is sent.
     private func checkNothingLeftToSave(_ scenario: Scenario, merged: BookDraft) async {
         let h = await conflictedSave(scenario)
-        #expect(h.editor?.conflict == nil && h.editor?.base == scenario.theirs && h.editor?.draft == merged, "\(scenario)")
+        #expect(
+            h.editor?.conflict == nil && h.editor?.base == scenario.theirs && h.editor?.draft == merged, "\(scenario)")
         #expect(h.editor?.isDirty == false, "\(scenario)")
-        #expect(h.state.message?.hasPrefix("Revision 2 by someone else already had your changes") == true, "\(scenario)")
+        #expect(
+            h.state.message?.hasPrefix("Revision 2 by someone else already had your changes") == true, "\(scenario)")
         #expect(await h.remote.arrivalCount(of: .save) == 1, "\(scenario): nothing sent")
         await h.drain()
     }
@@ -159,7 +170,9 @@ let mergeBase = book(1, "Old Title", author: "Old Author")
         }
         let call = await h.nextCall(.save)
         guard case let .save(request) = call.call else { Issue.record("expected a save: \(label)"); return }
-        #expect(request.expectedRevision == 2 && request.title == merged.title && request.author == merged.author, "\(label)")
+        #expect(
+            request.expectedRevision == 2 && request.title == merged.title && request.author == merged.author,
+            "\(label)")
         #expect(h.editor?.base == scenario.theirs && h.editor?.draft == merged, "\(label)")
         let mergedRecord = book(1, merged.title, revision: 3, author: merged.author)
 
@@ -170,7 +183,8 @@ let mergeBase = book(1, "Old Title", author: "Old Author")
         case .fails:
             await h.release(call.number, .fail(.storeUnavailable("down")), request: mergeSave)
             #expect(h.editor?.outcome == .rejected(.storeUnavailable("down")), "\(label)")
-            #expect(h.editor?.draft == merged && h.editor?.base == scenario.theirs && h.state.message == nil, "\(label)")
+            #expect(
+                h.editor?.draft == merged && h.editor?.base == scenario.theirs && h.state.message == nil, "\(label)")
             #expect(await h.remote.books[1] == scenario.theirs, "\(label)")
         case .commitsThenAThirdWriterSavesBeforeTheAnswer:
             await h.remote.perform(call.number)
@@ -197,7 +211,9 @@ let mergeBase = book(1, "Old Title", author: "Old Author")
             // The merged draft, rebased on theirs, meets the third writer: merge again.
             let again = Self.expectedMerge(base: BookDraft(scenario.theirs), theirs: thirdDraft, mine: merged)
             if !again.conflicts.isEmpty {
-                #expect(h.editor?.conflict?.theirs == third && h.editor?.conflict?.fields.map(\.field) == again.conflicts, "\(label)")
+                #expect(
+                    h.editor?.conflict?.theirs == third && h.editor?.conflict?.fields.map(\.field) == again.conflicts,
+                    "\(label)")
                 #expect(h.editor?.draft == merged && h.editor?.base == scenario.theirs, "\(label)")
                 #expect(await h.remote.arrivalCount(of: .save) == 2, "\(label)")
             } else {
@@ -207,25 +223,33 @@ let mergeBase = book(1, "Old Title", author: "Old Author")
                     return
                 }
                 let secondCall = await h.nextCall(.save)
-                guard case let .save(second) = secondCall.call else { Issue.record("expected a save: \(label)"); return }
-                #expect(second.expectedRevision == 3 && second.title == again.merged.title && second.author == again.merged.author,
-                        "\(label)")
+                guard case let .save(second) = secondCall.call else {
+                    Issue.record("expected a save: \(label)"); return
+                }
+                #expect(
+                    second.expectedRevision == 3 && second.title == again.merged.title
+                        && second.author == again.merged.author,
+                    "\(label)")
                 await h.release(secondCall.number, .deliver, request: secondSave)
                 let allTheirs = EditorField.allCases.filter { theirChanges.contains($0) || $0 == field }
-                expectSaved(h, book(1, again.merged.title, revision: 4, author: again.merged.author), revision: 3,
-                            fields: allTheirs, label)
+                expectSaved(
+                    h, book(1, again.merged.title, revision: 4, author: again.merged.author), revision: 3,
+                    fields: allTheirs, label)
             }
         }
         await h.drain()
     }
 
-    private func expectSaved(_ h: Harness, _ record: BookRecord, revision: Int, fields: [EditorField], _ label: String) {
+    private func expectSaved(_ h: Harness, _ record: BookRecord, revision: Int, fields: [EditorField], _ label: String)
+    {
         #expect(h.editor?.outcome == .saved(revision: record.revision), "\(label)")
         #expect(h.editor?.base == record && h.editor?.isDirty == false && h.editor?.conflict == nil, "\(label)")
         let named = fields.map { $0 == .title ? "the title" : "the author" }.joined(separator: " and ")
         // Their revision may change no field at all (identical text saved again): the note
         // then says so, and never names an empty list of fields.
-        let expected = fields.isEmpty ? "Saved over revision \(revision) by someone else, which changed no field."
+        let expected =
+            fields.isEmpty
+            ? "Saved over revision \(revision) by someone else, which changed no field."
             : "Merged with revision \(revision) by someone else: they changed \(named)."
         #expect(h.state.message == expected, "\(label): \(h.state.message ?? "no message")")
         #expect(h.state.message?.contains("changed .") != true, "\(label)")
@@ -242,15 +266,19 @@ let mergeBase = book(1, "Old Title", author: "Old Author")
                 #expect(!text.contains("changed  "), "\(fields): \(text)")
             }
         }
-        #expect(MergeNote(revision: 4, fields: []).merged == "Saved over revision 4 by someone else, which changed no field.")
+        #expect(
+            MergeNote(revision: 4, fields: []).merged
+                == "Saved over revision 4 by someone else, which changed no field.")
     }
 
     // MARK: The choices of a same-field conflict
 
     /// I changed the title; they changed the title differently and the author.
     private func bothChangedTheTitle() async -> Harness {
-        await conflictedSave(Scenario(title: FieldCase(mine: .changed, theirs: .different),
-                                      author: FieldCase(mine: .kept, theirs: .different)))
+        await conflictedSave(
+            Scenario(
+                title: FieldCase(mine: .changed, theirs: .different),
+                author: FieldCase(mine: .kept, theirs: .different)))
     }
 
     @Test func keepMineSavesMyTitleWithTheirAuthor() async {

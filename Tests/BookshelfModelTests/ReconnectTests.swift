@@ -12,7 +12,8 @@ import Testing
     /// Alice (password-protected) has the rows "Old" and "Other"; the query "o" is answered,
     /// book 1 is open with the draft "Mine" typed.
     private func editingAfterSignIn() async -> Harness {
-        let h = Harness(books: ["alice": [original, book(2, "Other")], "bob": []], passwords: ["alice": Self.password])
+        let h = Harness(
+            books: ["alice": [original, book(2, "Other")], "bob": []], passwords: ["alice": Self.password])
         await h.model.finished(request: h.model.start(password: Self.password)!)
         await h.answer(.search, with: .deliver)
         _ = h.model.setQuery("o")!
@@ -64,8 +65,10 @@ import Testing
         await loseConnection(h)
         let attempt = h.model.submitPassword("wrong")!
         await h.release(await h.nextCall(.reauthenticate).number, .deliver, request: attempt)
-        #expect(h.state.passwordPrompt == PasswordPrompt(
-            account: "alice", reconnects: true, problem: "That password was not accepted."))
+        #expect(
+            h.state.passwordPrompt
+                == PasswordPrompt(
+                    account: "alice", reconnects: true, problem: "That password was not accepted."))
         #expect(h.state.connection.isLost && h.editor?.draft == mine)
 
         let retry = h.model.submitPassword(Self.password)!
@@ -103,7 +106,7 @@ import Testing
     @Test(arguments: [false, true])
     func aFailureFromBeforeTheReconnectIsOldNews(failureAnswersFirst: Bool) async {
         let h = await editingAfterSignIn()
-        h.model.closeEditor() // the draft is dirty: it asks
+        h.model.closeEditor()  // the draft is dirty: it asks
         _ = h.model.confirm()
         let early = h.model.setQuery("ot")!
         let earlyCall = await h.nextCall(.search)

@@ -66,7 +66,8 @@ import Testing
         #expect(pageCall.call == .search(SearchQuery(text: "h", limit: 50, countLater: true)))
         let rows = [book(1, "Harbor"), book(2, "Hill")]
         // Not `h.release`: the task goes on to the count, which parks until released.
-        await h.remote.release(pageCall.number, .searchPage(SearchPage(records: rows, totalCount: .counting(atLeast: 2))))
+        await h.remote.release(
+            pageCall.number, .searchPage(SearchPage(records: rows, totalCount: .counting(atLeast: 2))))
         let countCall = await h.nextCall(.search)
         #expect(countCall.call == .search(SearchQuery(text: "h", limit: 50)), "the same search, counted")
         #expect(h.search.rows == rows && h.search.totalCount == .counting(atLeast: 2) && h.search.rowsAreCurrent)
@@ -93,7 +94,8 @@ import Testing
         _ = h.model.setQuery("h")!
         let pageCall = await h.nextCall(.search)
         let rows = [book(1, "Harbor"), book(2, "Hill")]
-        await h.remote.release(pageCall.number, .searchPage(SearchPage(records: rows, totalCount: .counting(atLeast: 2))))
+        await h.remote.release(
+            pageCall.number, .searchPage(SearchPage(records: rows, totalCount: .counting(atLeast: 2))))
         let countCall = await h.nextCall(.search)
         let count = h.model.pendingRequests.last { $0.kind == .count }!.request
         await h.release(countCall.number, .fail(.storeUnavailable("disk I/O error")), request: count)
@@ -113,7 +115,8 @@ import Testing
         _ = h.model.setQuery("h")!
         let pageCall = await h.nextCall(.search)
         let harbor = [book(1, "Harbor")]
-        await h.remote.release(pageCall.number, .searchPage(SearchPage(records: harbor, totalCount: .counting(atLeast: 1))))
+        await h.remote.release(
+            pageCall.number, .searchPage(SearchPage(records: harbor, totalCount: .counting(atLeast: 1))))
         let countCall = await h.nextCall(.search)
         let count = h.model.pendingRequests.last { $0.kind == .count }!.request
         if when == "after an account switch" {
@@ -241,8 +244,12 @@ import Testing
         var result: [[Event]] = []
         func extend(_ prefix: [Event], nextStart: Int, open: Set<Int>) {
             if nextStart == 3 && open.isEmpty { result.append(prefix); return }
-            if nextStart < 3 { extend(prefix + [.start(nextStart)], nextStart: nextStart + 1, open: open.union([nextStart])) }
-            for label in open.sorted() { extend(prefix + [.complete(label)], nextStart: nextStart, open: open.subtracting([label])) }
+            if nextStart < 3 {
+                extend(prefix + [.start(nextStart)], nextStart: nextStart + 1, open: open.union([nextStart]))
+            }
+            for label in open.sorted() {
+                extend(prefix + [.complete(label)], nextStart: nextStart, open: open.subtracting([label]))
+            }
         }
         extend([], nextStart: 0, open: [])
         return result
@@ -295,9 +302,10 @@ import Testing
             case let .complete(label):
                 let run = started[label]!
                 let ok = succeeds(label)
-                await h.release(run.call, on: run.remote,
-                                ok ? .page(Self.rows(label), total: Self.rows(label).count) : .fail(Self.failure(label)),
-                                request: run.request)
+                await h.release(
+                    run.call, on: run.remote,
+                    ok ? .page(Self.rows(label), total: Self.rows(label).count) : .fail(Self.failure(label)),
+                    request: run.request)
                 if run.session == session && current == label {
                     if ok { rows = Self.rows(label); error = nil } else { error = Self.failure(label).description }
                     busy = false

@@ -18,7 +18,8 @@ import Testing
         await h.release(await h.nextCall(.save).number, .deliver, request: save)
         let refresh = h.model.pendingRequests.last { $0.kind == .refresh }!.request
         let zeta = book(2, "Zeta", revision: 2)
-        await h.release(await h.nextCall(.search).number, .page([books[0], books[2], zeta], total: 3), request: refresh)
+        await h.release(
+            await h.nextCall(.search).number, .page([books[0], books[2], zeta], total: 3), request: refresh)
         #expect(h.search.selection == 2 && h.search.selectedBook == zeta)
         // Typing is the user moving on: the new results start at the top.
         let search = h.model.setQuery("a")!

@@ -108,7 +108,9 @@ import Testing
         #expect(h.search.error != nil)
         await h.switchAccount(to: "bob")
         #expect(h.search.error == nil && h.search.rows.isEmpty && h.search.isBusy)
-        guard case let .search(query) = await h.nextCall(.search).call else { Issue.record("expected a search"); return }
+        guard case let .search(query) = await h.nextCall(.search).call else {
+            Issue.record("expected a search"); return
+        }
         #expect(query.text == "b")
         await h.drain()
     }
@@ -170,7 +172,8 @@ import Testing
         let a = h.model.setQuery("private query words")!
         let callA = await h.nextCall(.search)
         let b = h.model.setQuery("other private words")!
-        await h.release(await h.nextCall(.search).number, .fail(.storeUnavailable("Secret Title unreachable")), request: b)
+        await h.release(
+            await h.nextCall(.search).number, .fail(.storeUnavailable("Secret Title unreachable")), request: b)
         await h.release(callA.number, .deliver, request: a)
         await h.switchAccount(to: "bob")
 
@@ -190,7 +193,10 @@ import Testing
     @Test func logIsABoundedRing() {
         var log = RequestLog(capacity: 3)
         for n in 1...5 {
-            log.record(RequestTrace(request: n, session: 1, kind: .search, started: .zero, storeTime: .milliseconds(n), fate: .published))
+            log.record(
+                RequestTrace(
+                    request: n, session: 1, kind: .search, started: .zero, storeTime: .milliseconds(n), fate: .published
+                ))
         }
         #expect(log.entries.map(\.request) == [3, 4, 5])
         #expect(log.last?.request == 5)

@@ -96,8 +96,10 @@ import Testing
 
         #expect(h.editor?.outcome == .saved(revision: 2))
         // The check began after the first save and before the second.
-        #expect(h.state.connection.isUnreachable == saveBeginsFirst,
-                "save began \(saveBeginsFirst ? "before" : "after") the check, answered \(saveAnswersFirst ? "first" : "last")")
+        #expect(
+            h.state.connection.isUnreachable == saveBeginsFirst,
+            "save began \(saveBeginsFirst ? "before" : "after") the check, answered \(saveAnswersFirst ? "first" : "last")"
+        )
         await h.drain()
     }
 

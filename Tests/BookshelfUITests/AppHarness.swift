@@ -14,21 +14,28 @@ final class AppHarness {
     private(set) var quitCount = 0
     private var backend: MemoryBackend
 
-    init(columns: Int = 80, rows: Int = 12, books: [(String, String)] = AppHarness.classics,
-         accounts: [Account] = [Account(name: "alice", role: .editor, scope: "main"), Account(name: "bob", role: .editor, scope: "main")],
-         passwords: [String: String] = [:], account: String = "alice", pageSize: Int = 50,
-         store: StoreInfo = StoreInfo(kind: "Memory", location: "test"), otherScopes: [(scope: String, books: [(String, String)])] = [],
-         countBooks: (@Sendable (String) async -> Int?)? = nil) {
+    init(
+        columns: Int = 80, rows: Int = 12, books: [(String, String)] = AppHarness.classics,
+        accounts: [Account] = [
+            Account(name: "alice", role: .editor, scope: "main"), Account(name: "bob", role: .editor, scope: "main"),
+        ],
+        passwords: [String: String] = [:], account: String = "alice", pageSize: Int = 50,
+        store: StoreInfo = StoreInfo(kind: "Memory", location: "test"),
+        otherScopes: [(scope: String, books: [(String, String)])] = [],
+        countBooks: (@Sendable (String) async -> Int?)? = nil
+    ) {
         catalog = MemoryCatalog()
         for account in accounts { catalog.addAccount(account) }
         for (title, author) in books { catalog.addBook(title: title, author: author, scope: "main") }
         for shelf in otherScopes {
             for (title, author) in shelf.books { catalog.addBook(title: title, author: author, scope: shelf.scope) }
         }
-        model = BookshelfModel(connector: MemoryCatalogConnector(catalog: catalog, passwords: passwords), account: account,
-                               pageSize: pageSize)
-        app = BookshelfApp(model: model, store: store,
-                           size: TerminalSize(rows: rows, columns: columns), countBooks: countBooks)
+        model = BookshelfModel(
+            connector: MemoryCatalogConnector(catalog: catalog, passwords: passwords), account: account,
+            pageSize: pageSize)
+        app = BookshelfApp(
+            model: model, store: store,
+            size: TerminalSize(rows: rows, columns: columns), countBooks: countBooks)
         backend = MemoryBackend(width: columns, height: rows)
         app.onQuit = { [unowned self] in quitCount += 1 }
     }
@@ -48,23 +55,29 @@ final class AppHarness {
             (scope: shelf.scope, books: shelf.books.map { ($0.title, $0.author) })
         }
         let counts = Dictionary(SampleBooks.starter.shelves.map { ($0.scope, $0.count) }, uniquingKeysWith: +)
-        let scopes = Dictionary(SampleBooks.starter.accounts.map { ($0.name, $0.scope) }, uniquingKeysWith: { first, _ in first })
-        return AppHarness(columns: columns, rows: rows, books: shelves[0].books, accounts: SampleBooks.starter.accounts,
-                          store: store, otherScopes: Array(shelves.dropFirst()),
-                          countBooks: { account in scopes[account].flatMap { counts[$0] } })
+        let scopes = Dictionary(
+            SampleBooks.starter.accounts.map { ($0.name, $0.scope) }, uniquingKeysWith: { first, _ in first })
+        return AppHarness(
+            columns: columns, rows: rows, books: shelves[0].books, accounts: SampleBooks.starter.accounts,
+            store: store, otherScopes: Array(shelves.dropFirst()),
+            countBooks: { account in scopes[account].flatMap { counts[$0] } })
     }
 
     /// Mommsen's book (#2) after bob changed its author ("T. Mommsen", revision 2), then its
     /// title ("History of Rome, Vol. 2", revision 3), its history open on a 140×20 screen.
     /// carl is a reader.
     static func mommsenWithHistory(account: String = "alice") async throws -> AppHarness {
-        let harness = AppHarness(columns: 140, rows: 20, accounts: [
-            Account(name: "alice", role: .editor, scope: "main"), Account(name: "bob", role: .editor, scope: "main"),
-            Account(name: "carl", role: .reader, scope: "main"),
-        ], account: account)
+        let harness = AppHarness(
+            columns: 140, rows: 20,
+            accounts: [
+                Account(name: "alice", role: .editor, scope: "main"),
+                Account(name: "bob", role: .editor, scope: "main"),
+                Account(name: "carl", role: .reader, scope: "main"),
+            ], account: account)
         let bob = harness.otherEditor()
         _ = try await bob.save(SaveRequest(id: 2, title: "History of Rome", author: "T. Mommsen", expectedRevision: 1))
-        _ = try await bob.save(SaveRequest(id: 2, title: "History of Rome, Vol. 2", author: "T. Mommsen", expectedRevision: 2))
+        _ = try await bob.save(
+            SaveRequest(id: 2, title: "History of Rome, Vol. 2", author: "T. Mommsen", expectedRevision: 2))
         await harness.start()
         await harness.type("mommsen")
         await harness.press(.function(3))

@@ -19,8 +19,9 @@ import TerminalUI
 
     @Test func longTitlesDifferingAtTheEndKeepTheDifferenceAndElideTheCommonMiddle() {
         // Cut at the end, both would read "A Short History of the Otto…".
-        let (theirs, yours) = DifferenceElision.elide("A Short History of the Ottoman Empire — Lord Kinross",
-                                                      "A Short History of the Ottoman Turks — Lord Kinross", width: 28)
+        let (theirs, yours) = DifferenceElision.elide(
+            "A Short History of the Ottoman Empire — Lord Kinross",
+            "A Short History of the Ottoman Turks — Lord Kinross", width: 28)
         // 22 columns of context around the 6-column difference: 7 for the common end
         // (" — Lor" and "…"), 15 for the common start ("A Short", "…", "ttoman ").
         #expect(theirs == [same("A Short"), .ellipsis, same("ttoman "), differs("Empire"), same(" — Lor"), .ellipsis])
@@ -35,8 +36,9 @@ import TerminalUI
     }
 
     @Test func aDifferenceAtTheStartKeepsTheStart() {
-        let (theirs, yours) = DifferenceElision.elide("Volume One of a Very Long Series of Books",
-                                                      "Book One of a Very Long Series of Books", width: 16)
+        let (theirs, yours) = DifferenceElision.elide(
+            "Volume One of a Very Long Series of Books",
+            "Book One of a Very Long Series of Books", width: 16)
         #expect(theirs.first == differs("Volume"))
         #expect(yours.first == differs("Book"))
         #expect(shown(theirs).hasSuffix("…"))

@@ -24,8 +24,10 @@ import TerminalUI
 
     @Test func reloadingTheirVersionPutsTheCursorAtTheEndOfTheirTitle() async throws {
         let harness = await openMommsen()
-        _ = try await harness.otherEditor().save(SaveRequest(id: 2, title: "Rome: A History", author: "Theodor Mommsen",
-                                                             expectedRevision: 1))
+        _ = try await harness.otherEditor().save(
+            SaveRequest(
+                id: 2, title: "Rome: A History", author: "Theodor Mommsen",
+                expectedRevision: 1))
         await harness.press(.home)
         await harness.type("The ")
         await harness.press(.enter)
@@ -38,8 +40,10 @@ import TerminalUI
 
     @Test func editingAMergePutsTheCursorAtTheEndOfTheMergedField() async throws {
         let harness = await openMommsen()
-        _ = try await harness.otherEditor().save(SaveRequest(id: 2, title: "Rome", author: "T. Mommsen",
-                                                             expectedRevision: 1))
+        _ = try await harness.otherEditor().save(
+            SaveRequest(
+                id: 2, title: "Rome", author: "T. Mommsen",
+                expectedRevision: 1))
         // My title with the cursor at its start, and the author's cursor at its start too.
         await harness.press(.home)
         await harness.type("My ")
@@ -59,8 +63,10 @@ import TerminalUI
 
     @Test func aMergedSaveMovesTheCursorOnlyInTheFieldItChanged() async throws {
         let harness = await openMommsen()
-        _ = try await harness.otherEditor().save(SaveRequest(id: 2, title: "History of Rome",
-                                                             author: "Mommsen, Theodor", expectedRevision: 1))
+        _ = try await harness.otherEditor().save(
+            SaveRequest(
+                id: 2, title: "History of Rome",
+                author: "Mommsen, Theodor", expectedRevision: 1))
         // The author's cursor at its start, then the title's after "History".
         await harness.press(.tab, .home, .tab, .home)
         for _ in 0..<7 { await harness.press(.right) }
@@ -72,14 +78,17 @@ import TerminalUI
         await harness.press(.tab)
         #expect(harness.screen.cursor == Position(x: Self.fieldX + 16, y: 5), "after their “Mommsen, Theodor”")
         await harness.type("?")
-        #expect(harness.model.state.editor?.draft
-            == BookDraft(title: "History Of! of Rome", author: "Mommsen, Theodor?"))
+        #expect(
+            harness.model.state.editor?.draft
+                == BookDraft(title: "History Of! of Rome", author: "Mommsen, Theodor?"))
     }
 
     @Test func overwritingKeepsTheirAuthorWithTheCursorAtItsEnd() async throws {
         let harness = await openMommsen()
-        _ = try await harness.otherEditor().save(SaveRequest(id: 2, title: "Rome", author: "T. Mommsen",
-                                                             expectedRevision: 1))
+        _ = try await harness.otherEditor().save(
+            SaveRequest(
+                id: 2, title: "Rome", author: "T. Mommsen",
+                expectedRevision: 1))
         await harness.press(.home)
         await harness.type("My ")
         await harness.press(.tab, .home, .tab, .enter)
@@ -116,8 +125,9 @@ import TerminalUI
     }
 
     @Test func aReaderMovesTheCursorButTypingChangesNothing() async throws {
-        let harness = AppHarness(columns: 80, rows: 16, accounts: [Account(name: "carl", role: .reader, scope: "main")],
-                                 account: "carl")
+        let harness = AppHarness(
+            columns: 80, rows: 16, accounts: [Account(name: "carl", role: .reader, scope: "main")],
+            account: "carl")
         await harness.start()
         await harness.type("mommsen")
         await harness.press(.enter)

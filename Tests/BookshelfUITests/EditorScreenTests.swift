@@ -17,22 +17,23 @@ import TerminalUI
 
     @Test func enterOpensTheSelectedBookAndTypingEditsTheFocusedField() async {
         let harness = await openMommsen()
-        #expect(harness.lines == [
-            " Bookshelf  alice (editor)  Memory test",
-            "Search: mommsen",
-            String(repeating: "─", count: 62) + " 1 match ─",
-            " Edit book #2 · revision 1",
-            " Title  History of Rome",
-            " Author Theodor Mommsen",
-            "",
-            " Tab next field · Enter save · Esc close",
-            "",
-            "",
-            "",
-            "",
-            "",
-            " Tab field · Enter save · Esc close · F1 help",
-        ])
+        #expect(
+            harness.lines == [
+                " Bookshelf  alice (editor)  Memory test",
+                "Search: mommsen",
+                String(repeating: "─", count: 62) + " 1 match ─",
+                " Edit book #2 · revision 1",
+                " Title  History of Rome",
+                " Author Theodor Mommsen",
+                "",
+                " Tab next field · Enter save · Esc close",
+                "",
+                "",
+                "",
+                "",
+                "",
+                " Tab field · Enter save · Esc close · F1 help",
+            ])
         #expect(harness.screen.cursor == Position(x: 23, y: 4), "cursor after the title")
         await harness.press(.ctrl("w"))
         await harness.type("Republic")
@@ -68,22 +69,25 @@ import TerminalUI
     @Test func aConflictShowsTheirsAndYoursInlineAndCtrlRTakesTheirs() async throws {
         let harness = await openMommsen(columns: 80, rows: 16)
         // Someone else saves the same book while we edit it.
-        _ = try await harness.otherEditor().save(SaveRequest(id: 2, title: "History of Rome (Bob's edition)", author: "Theodor Mommsen", expectedRevision: 1))
+        _ = try await harness.otherEditor().save(
+            SaveRequest(id: 2, title: "History of Rome (Bob's edition)", author: "Theodor Mommsen", expectedRevision: 1)
+        )
         await harness.press(.end)
         await harness.type(", Vol. 1")
         await harness.press(.enter)
-        #expect(harness.lines[3...12] == [
-            " Edit book #2 · revision 1 · modified",
-            " Title  History of Rome, Vol. 1",
-            " Author Theodor Mommsen",
-            "",
-            " Conflict: someone else saved revision 2 while you edited revision 1.",
-            " Both changed the title:",
-            " Base:   History of Rome",
-            " Theirs: History of Rome (Bob's edition)",
-            " Yours:  History of Rome, Vol. 1",
-            " Ctrl-R theirs · Ctrl-O keep yours · Ctrl-E edit a merge · Esc keep editing",
-        ])
+        #expect(
+            harness.lines[3...12] == [
+                " Edit book #2 · revision 1 · modified",
+                " Title  History of Rome, Vol. 1",
+                " Author Theodor Mommsen",
+                "",
+                " Conflict: someone else saved revision 2 while you edited revision 1.",
+                " Both changed the title:",
+                " Base:   History of Rome",
+                " Theirs: History of Rome (Bob's edition)",
+                " Yours:  History of Rome, Vol. 1",
+                " Ctrl-R theirs · Ctrl-O keep yours · Ctrl-E edit a merge · Esc keep editing",
+            ])
         #expect(harness.lines.last == " Ctrl-R theirs · Ctrl-O yours · Ctrl-E merge · Esc keep editing")
         // The characters where theirs and yours differ from the base are marked.
         #expect(harness.screen[24, 10].style == Theme.difference && harness.screen[23, 10].style == .plain)
@@ -101,14 +105,17 @@ import TerminalUI
 
     @Test(arguments: [96, 120, 250])
     func onWideScreensTheConflictBannerKeepsWhereTheTitlesDifferVisible(columns: Int) async throws {
-        let harness = AppHarness(columns: columns, rows: 20,
-                                 books: [("A Short History of the Ottoman Empire", "Lord Kinross")])
+        let harness = AppHarness(
+            columns: columns, rows: 20,
+            books: [("A Short History of the Ottoman Empire", "Lord Kinross")])
         await harness.start()
         await harness.type("ottoman")
         await harness.press(.enter)
         let id = try #require(harness.model.state.editor?.bookID)
-        _ = try await harness.otherEditor().save(SaveRequest(id: id, title: "A Short History of the Ottoman Turks",
-                                                             author: "Lord Kinross", expectedRevision: 1))
+        _ = try await harness.otherEditor().save(
+            SaveRequest(
+                id: id, title: "A Short History of the Ottoman Turks",
+                author: "Lord Kinross", expectedRevision: 1))
         await harness.press(.end, .ctrl("w"))
         await harness.type("Realm")
         await harness.press(.enter)
@@ -152,39 +159,54 @@ import TerminalUI
     @Test func aChangeOnlyTheyMadeIsMergedAndSavedAndTheStatusLineSaysSo() async throws {
         let harness = await openMommsen()
         let bob = harness.otherEditor()
-        _ = try await bob.save(SaveRequest(id: 2, title: "History of Rome", author: "Mommsen, Theodor", expectedRevision: 1))
+        _ = try await bob.save(
+            SaveRequest(id: 2, title: "History of Rome", author: "Mommsen, Theodor", expectedRevision: 1))
         await harness.type(" (abridged)")
         await harness.press(.enter)
         #expect(harness.model.state.editor?.outcome == .saved(revision: 3))
-        #expect(try await bob.load(id: 2) == BookRecord(id: 2, title: "History of Rome (abridged)", revision: 3,
-                                                        author: "Mommsen, Theodor"))
+        #expect(
+            try await bob.load(id: 2)
+                == BookRecord(
+                    id: 2, title: "History of Rome (abridged)", revision: 3,
+                    author: "Mommsen, Theodor"))
         // The store knows who saved revision 2 (issue 43, item 6): the note names them.
         #expect(harness.text.contains("Merged with revision 2 by bob: they changed the author."), "\(harness.text)")
         #expect(harness.lines[5] == " Author Mommsen, Theodor")
     }
 
     @Test func aMergeOfTwoOthersRevisionsNamesBoth() async throws {
-        let harness = AppHarness(columns: 72, rows: 14, accounts: [
-            Account(name: "alice", role: .editor, scope: "main"), Account(name: "bob", role: .editor, scope: "main"),
-            Account(name: "carol", role: .editor, scope: "main"),
-        ])
+        let harness = AppHarness(
+            columns: 72, rows: 14,
+            accounts: [
+                Account(name: "alice", role: .editor, scope: "main"),
+                Account(name: "bob", role: .editor, scope: "main"),
+                Account(name: "carol", role: .editor, scope: "main"),
+            ])
         await harness.start()
         await harness.type("mommsen")
         await harness.press(.enter)
-        _ = try await harness.otherEditor("bob").save(SaveRequest(id: 2, title: "History of Rome", author: "Mommsen, T.",
-                                                                  expectedRevision: 1))
-        _ = try await harness.otherEditor("carol").save(SaveRequest(id: 2, title: "History of Rome", author: "Mommsen, Theodor",
-                                                                    expectedRevision: 2))
+        _ = try await harness.otherEditor("bob").save(
+            SaveRequest(
+                id: 2, title: "History of Rome", author: "Mommsen, T.",
+                expectedRevision: 1))
+        _ = try await harness.otherEditor("carol").save(
+            SaveRequest(
+                id: 2, title: "History of Rome", author: "Mommsen, Theodor",
+                expectedRevision: 2))
         await harness.type(" (abridged)")
         await harness.press(.enter)
         #expect(harness.model.state.editor?.outcome == .saved(revision: 4))
-        #expect(harness.text.contains("Merged with revision 3 by bob and carol: they changed the author."), "\(harness.text)")
+        #expect(
+            harness.text.contains("Merged with revision 3 by bob and carol: they changed the author."),
+            "\(harness.text)")
     }
 
     @Test func aMergeTheirRevisionAlreadyHeldNamesThem() async throws {
         let harness = await openMommsen()
-        _ = try await harness.otherEditor().save(SaveRequest(id: 2, title: "History of Rome (abridged)", author: "Theodor Mommsen",
-                                                             expectedRevision: 1))
+        _ = try await harness.otherEditor().save(
+            SaveRequest(
+                id: 2, title: "History of Rome (abridged)", author: "Theodor Mommsen",
+                expectedRevision: 1))
         await harness.type(" (abridged)")
         await harness.press(.enter)
         #expect(harness.text.contains("Revision 2 by bob already had your changes"), "\(harness.text)")
@@ -205,7 +227,8 @@ import TerminalUI
         await harness.press(.ctrl("k"))
         await harness.type("Rome, Vol. 1")
         await harness.press(.enter)
-        #expect(try await bob.load(id: 2) == BookRecord(id: 2, title: "Rome, Vol. 1", revision: 3, author: "T. Mommsen"))
+        #expect(
+            try await bob.load(id: 2) == BookRecord(id: 2, title: "Rome, Vol. 1", revision: 3, author: "T. Mommsen"))
     }
 
     @Test func escAndQuitAskBeforeDroppingADraft() async {
@@ -255,7 +278,9 @@ import TerminalUI
         #expect(harness.text.contains("more ↓"))
         #expect(!harness.text.contains("more ↑"), "nothing above the first line")
         // The status line says which keys scroll, since they do not close the help.
-        #expect(harness.lines.last?.contains("↑↓ PgUp PgDn scroll · other keys close") == true, "\(harness.lines.last ?? "")")
+        #expect(
+            harness.lines.last?.contains("↑↓ PgUp PgDn scroll · other keys close") == true,
+            "\(harness.lines.last ?? "")")
         // The help's own entry for F1, near its end, says the same as the status line.
         var pages: [String] = []
         for _ in 0..<80 {

@@ -26,8 +26,9 @@ import TerminalUI
     private func expectMarker(after label: String, in harness: AppHarness) throws {
         let screen = harness.screen
         let row = try #require(screen.row(containing: label), "\(harness.text)")
-        #expect(harness.lines[row] == " \(label)".padding(toLength: 9, withPad: " ", startingAt: 0) + "(empty)",
-                "\(harness.lines[row])")
+        #expect(
+            harness.lines[row] == " \(label)".padding(toLength: 9, withPad: " ", startingAt: 0) + "(empty)",
+            "\(harness.lines[row])")
         let column = try #require(screen.column(of: "(empty)", row: row))
         for x in column..<(column + 7) {
             #expect(screen[x, row].style == Theme.emptyValue, "a marker, not text, at column \(x)")

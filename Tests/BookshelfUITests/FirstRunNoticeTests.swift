@@ -10,15 +10,18 @@ import TerminalUI
     static let path = "~/.local/share/bookshelf/catalog.sqlite"
 
     static func starterNotice(path: String = path) -> Notice {
-        FirstRunNotice.notice(path: path, books: 3_512, visible: 3_010, scope: "main", accounts: ["alice", "bob", "carol"])
+        FirstRunNotice.notice(
+            path: path, books: 3_512, visible: 3_010, scope: "main", accounts: ["alice", "bob", "carol"])
     }
 
     @Test func theFirstScreenSaysACatalogWasCreatedUntilTheFirstKey() async {
         let harness = AppHarness(columns: 140, rows: 12)
         harness.app.announce(Self.starterNotice())
         await harness.start()
-        #expect(harness.lines.last == " Created \(Self.path) with 3,512 sample books (3,010 in scope main); accounts alice, bob, carol.",
-                "\(harness.text)")
+        #expect(
+            harness.lines.last
+                == " Created \(Self.path) with 3,512 sample books (3,010 in scope main); accounts alice, bob, carol.",
+            "\(harness.text)")
         await harness.type("r")
         #expect(!harness.text.contains("Created "), "said once: \(harness.text)")
         await harness.press(.backspace)
@@ -51,8 +54,10 @@ import TerminalUI
 
     @Test func thePathIsShownAsTextNeverAsTerminalCommands() async {
         let harness = AppHarness(columns: 100, rows: 12)
-        harness.app.announce(FirstRunNotice.notice(path: "/tmp/x\u{1B}]0;owned\u{07}/catalog.sqlite", books: 1, visible: 1,
-                                                   scope: "main", accounts: ["alice"]))
+        harness.app.announce(
+            FirstRunNotice.notice(
+                path: "/tmp/x\u{1B}]0;owned\u{07}/catalog.sqlite", books: 1, visible: 1,
+                scope: "main", accounts: ["alice"]))
         await harness.start()
         let last = harness.lines.last ?? ""
         #expect(last.contains("/catalog.sqlite with 1 sample book;"), "\(last)")

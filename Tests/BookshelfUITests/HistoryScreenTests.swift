@@ -19,8 +19,10 @@ import Testing
         #expect(text.contains("History of book #2 · newest first"), "\(text)")
         let rows = ["Revision 3 ·", "Revision 2 ·", "Revision 1 ·"].compactMap { screen.row(containing: $0) }
         #expect(rows.count == 3 && rows == rows.sorted(), "newest first: \(text)")
-        #expect(harness.lines[rows[0]].contains("Revision 3 · bob · ") && harness.lines[rows[2]].contains("Revision 1 · no account · "),
-                "\(text)")
+        #expect(
+            harness.lines[rows[0]].contains("Revision 3 · bob · ")
+                && harness.lines[rows[2]].contains("Revision 1 · no account · "),
+            "\(text)")
         // Revision 3 changed the title: ", Vol. 2" is marked, the rest is not.
         let title3 = rows[0] + 1
         let changed = try #require(screen.column(of: ", Vol. 2", row: title3), "\(text)")
@@ -32,7 +34,9 @@ import Testing
         let author2 = rows[1] + 2
         let author2Column = try #require(screen.column(of: "T. Mommsen", row: author2))
         // "Theodor Mommsen" became "T. Mommsen": the "T" and " Mommsen" they share are not marked.
-        #expect(screen[author2Column, author2].style == .plain && screen[author2Column + 1, author2].style == Theme.difference)
+        #expect(
+            screen[author2Column, author2].style == .plain
+                && screen[author2Column + 1, author2].style == Theme.difference)
         #expect(screen[author2Column + 3, author2].style == .plain)
         #expect(harness.lines.last?.contains("Enter restore") == true)
 
@@ -44,13 +48,17 @@ import Testing
     /// A revision that cut the end off a long title shows the title it kept, not a bare "…":
     /// only the longer, older title needs the room the elision gives a difference.
     @Test func aRevisionThatShortenedATitleShowsWhatItKept() async throws {
-        let harness = AppHarness(columns: 100, rows: 20, accounts: [
-            Account(name: "alice", role: .editor, scope: "main"), Account(name: "bob", role: .editor, scope: "main"),
-        ], account: "alice")
+        let harness = AppHarness(
+            columns: 100, rows: 20,
+            accounts: [
+                Account(name: "alice", role: .editor, scope: "main"),
+                Account(name: "bob", role: .editor, scope: "main"),
+            ], account: "alice")
         let bob = harness.otherEditor()
         let long = "History of Rome with a long pasted tail that runs on and on"
         _ = try await bob.save(SaveRequest(id: 2, title: long, author: "Theodor Mommsen", expectedRevision: 1))
-        _ = try await bob.save(SaveRequest(id: 2, title: "History of Rome", author: "Theodor Mommsen", expectedRevision: 2))
+        _ = try await bob.save(
+            SaveRequest(id: 2, title: "History of Rome", author: "Theodor Mommsen", expectedRevision: 2))
         await harness.start()
         await harness.type("mommsen")
         await harness.press(.function(3))
@@ -102,8 +110,11 @@ import Testing
         await harness.press(.character("y"))
         #expect(harness.model.state.history == nil)
         #expect(harness.model.state.editor?.outcome == .saved(revision: 4), "\(harness.text)")
-        #expect(try await harness.otherEditor().load(id: 2) == BookRecord(id: 2, title: "History of Rome", revision: 4,
-                                                                          author: "Theodor Mommsen"))
+        #expect(
+            try await harness.otherEditor().load(id: 2)
+                == BookRecord(
+                    id: 2, title: "History of Rome", revision: 4,
+                    author: "Theodor Mommsen"))
         #expect(harness.text.contains("Saved as revision 4."))
         let history = try await harness.otherEditor().history(of: 2)
         #expect(history.map(\.revision) == [4, 3, 2, 1] && history[0].account == "alice")

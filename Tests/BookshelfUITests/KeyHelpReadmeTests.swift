@@ -6,7 +6,8 @@ import Testing
 struct KeyHelpReadmeTests {
     /// The README beside `Package.swift`, found from this file's place in `Tests/`.
     static func readme() throws -> String {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
         return try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
     }
 

@@ -29,8 +29,11 @@ import TerminalUI
         #expect(KeyHint(.global, .quit, says: "quit").text() == "Ctrl-Q quit", "Ctrl-Q, then Ctrl-C")
         #expect(KeyHint(.history, .closeHistory, says: "close").text() == "Esc close", "Esc, then F3 and Ctrl-Y")
         #expect(KeyHint(.help, .closeHelp, says: "close").text() == "other keys close")
-        #expect(KeyHint(.help, .scrollHelp(.rows(-1)), .scrollHelp(.rows(1)), .scrollHelp(.pages(-1)),
-                        .scrollHelp(.pages(1)), says: "scroll").text() == "↑↓ PgUp PgDn scroll")
+        #expect(
+            KeyHint(
+                .help, .scrollHelp(.rows(-1)), .scrollHelp(.rows(1)), .scrollHelp(.pages(-1)),
+                .scrollHelp(.pages(1)), says: "scroll"
+            ).text() == "↑↓ PgUp PgDn scroll")
     }
 
     @Test func renamingABindingRenamesItsHint() {
@@ -47,8 +50,9 @@ import TerminalUI
 
     /// Texts no screen test shows whole, as they were written by hand before.
     @Test func hintsInSentencesReadAsBefore() {
-        #expect(Hints.chooseFirstWithMerge.text
-            == "Ctrl-R take theirs, Ctrl-O keep yours, Ctrl-E edit a merge, Esc keep editing")
+        #expect(
+            Hints.chooseFirstWithMerge.text
+                == "Ctrl-R take theirs, Ctrl-O keep yours, Ctrl-E edit a merge, Esc keep editing")
         #expect(Hints.chooseFirst.text == "Ctrl-R take theirs, Ctrl-O overwrite, Esc keep editing")
         #expect(Hints.keepEditingAnswer.text == "n to keep editing.")
         #expect(Hints.afterSaveAnswers.text == "y yes, once it has gone through · n no, keep editing")

@@ -28,8 +28,9 @@ import TerminalUI
         for binding in Keymap.bindings {
             for case let .key(key) in binding.keys {
                 let name = "\(binding.layer) \(key)"
-                #expect(seen[name] == nil,
-                        "\(name) is bound to \(seen[name].map { "\($0)" } ?? "") and \(binding.action)")
+                #expect(
+                    seen[name] == nil,
+                    "\(name) is bound to \(seen[name].map { "\($0)" } ?? "") and \(binding.action)")
                 seen[name] = binding.action
             }
         }
@@ -39,14 +40,16 @@ import TerminalUI
     @Test func theKeysEachHelpRowNamesAreBoundInIt() {
         var named = 0
         for entry in Keymap.sections.flatMap(\.entries) {
-            let bound = Set(entry.bindings.flatMap(\.keys).compactMap { pattern -> Key? in
-                if case let .key(key) = pattern { key } else { nil }
-            })
+            let bound = Set(
+                entry.bindings.flatMap(\.keys).compactMap { pattern -> Key? in
+                    if case let .key(key) = pattern { key } else { nil }
+                })
             for word in entry.keys.split(separator: " ") {
                 let name = word.trimmingCharacters(in: CharacterSet(charactersIn: "(),"))
                 guard let key = Self.key(named: name) else { continue }
-                #expect(bound.contains(key),
-                        "the help row \"\(entry.keys)\" names \(word), which none of its bindings takes")
+                #expect(
+                    bound.contains(key),
+                    "the help row \"\(entry.keys)\" names \(word), which none of its bindings takes")
                 named += 1
             }
         }
@@ -75,10 +78,12 @@ import TerminalUI
 
     /// The stack is the order the help describes: questions first, the search last.
     @Test func theInputStackGoesFromQuestionsToTheSearch() {
-        #expect(InputLayer.stack == [
-            .question, .tooSmall, .password, .restoreQuestion, .global, .help, .accounts, .conflict, .editor, .history,
-            .search,
-        ])
+        #expect(
+            InputLayer.stack == [
+                .question, .tooSmall, .password, .restoreQuestion, .global, .help, .accounts, .conflict, .editor,
+                .history,
+                .search,
+            ])
         #expect(InputLayer.stack.filter { !$0.isModal } == [.global, .conflict])
     }
 
@@ -210,10 +215,11 @@ import TerminalUI
             // Start from line 10, then one line is 1, a wheel step 3 and a page 12 - 4 rows.
             for _ in 0..<10 { await harness.press(.down) }
             await harness.press(key)
-            let expected = switch step {
-            case let .rows(rows): 10 + rows
-            case let .pages(pages): 10 + pages * 8
-            }
+            let expected =
+                switch step {
+                case let .rows(rows): 10 + rows
+                case let .pages(pages): 10 + pages * 8
+                }
             #expect(harness.app.ui.overlay == .help(scroll: expected), "\(what)")
         case .closeHelp:
             let harness = AppHarness(columns: 80, rows: 12)
@@ -221,13 +227,16 @@ import TerminalUI
             await harness.press(.function(1))
             await harness.press(key)
             #expect(harness.app.ui.overlay == nil, "\(what)")
-            #expect(harness.model.state.search.query == "" && harness.model.state.editor == nil
-                        && harness.model.state.history == nil, "\(what): nothing behind the help acts on it")
+            #expect(
+                harness.model.state.search.query == "" && harness.model.state.editor == nil
+                    && harness.model.state.history == nil, "\(what): nothing behind the help acts on it")
 
         case let .moveAccountSelection(delta):
-            let harness = AppHarness(columns: 80, rows: 12, accounts: ["alice", "bob", "carol"].map {
-                Account(name: $0, role: .editor, scope: "main")
-            })
+            let harness = AppHarness(
+                columns: 80, rows: 12,
+                accounts: ["alice", "bob", "carol"].map {
+                    Account(name: $0, role: .editor, scope: "main")
+                })
             await harness.start()
             await harness.press(.function(2), .down)
             await harness.press(key)
@@ -247,14 +256,16 @@ import TerminalUI
             let mine = "History of Rome, Vol. 1"
             switch action {
             case .reload:
-                #expect(editor.conflict == nil && editor.draft == BookDraft(title: "Rome", author: "T. Mommsen")
-                            && editor.base?.revision == 2, "\(what)")
+                #expect(
+                    editor.conflict == nil && editor.draft == BookDraft(title: "Rome", author: "T. Mommsen")
+                        && editor.base?.revision == 2, "\(what)")
             case .overwrite:
                 #expect(editor.outcome == .saved(revision: 3), "\(what)")
                 #expect(try await harness.otherEditor().load(id: 2).title == mine, "\(what)")
             case .editMerge:
-                #expect(editor.conflict == nil && editor.draft == BookDraft(title: mine, author: "T. Mommsen")
-                            && editor.base?.revision == 2, "\(what)")
+                #expect(
+                    editor.conflict == nil && editor.draft == BookDraft(title: mine, author: "T. Mommsen")
+                        && editor.base?.revision == 2, "\(what)")
             case .keepEditing:
                 #expect(editor.conflict == nil && editor.draft.title == mine && editor.base?.revision == 1, "\(what)")
             default:
@@ -266,8 +277,12 @@ import TerminalUI
         case .explainReload, .explainOverwrite:
             let harness = try await Self.editingOneLine()
             await harness.press(key)
-            #expect(harness.app.ui.notice?.text == (action == .explainReload ? "Ctrl-R reloads only after a conflict."
-                                                        : "Ctrl-O overwrites only after a conflict."), "\(what)")
+            #expect(
+                harness.app.ui.notice?.text
+                    == (action == .explainReload
+                        ? "Ctrl-R reloads only after a conflict."
+                        : "Ctrl-O overwrites only after a conflict."),
+                "\(what)")
             #expect(harness.model.state.editor?.draft.title == Self.line, "\(what)")
         case .closeEditor:
             let harness = try await Self.editingOneLine()
@@ -316,8 +331,9 @@ import TerminalUI
             if action == .confirmRestore {
                 #expect(harness.model.state.history == nil, "\(what)")
                 #expect(harness.model.state.editor?.outcome == .saved(revision: 4), "\(what)")
-                #expect(try await harness.otherEditor().load(id: 2)
-                    == BookRecord(id: 2, title: "History of Rome", revision: 4, author: "T. Mommsen"), "\(what)")
+                #expect(
+                    try await harness.otherEditor().load(id: 2)
+                        == BookRecord(id: 2, title: "History of Rome", revision: 4, author: "T. Mommsen"), "\(what)")
             } else {
                 let history = harness.model.state.history
                 #expect(history != nil && history?.restoreQuestion == nil && history?.selection == 1, "\(what)")
@@ -332,8 +348,9 @@ import TerminalUI
             await harness.press(.escape)
             await harness.type("x")
             await harness.press(key)
-            #expect(harness.app.ui.overlay == nil && harness.model.state.search.query == "x?",
-                    "\(what): in a search that is not empty it is typed")
+            #expect(
+                harness.app.ui.overlay == nil && harness.model.state.search.query == "x?",
+                "\(what): in a search that is not empty it is typed")
         case .clearSearch:
             let harness = AppHarness(columns: 80, rows: 12)
             await harness.start()
@@ -345,10 +362,11 @@ import TerminalUI
             // From the third page's first row on a list of 8 rows.
             for _ in 0..<2 { await harness.press(.pageDown) }
             await harness.press(key)
-            let expected = switch step {
-            case let .rows(rows): 16 + rows
-            case let .pages(pages): 16 + pages * 8
-            }
+            let expected =
+                switch step {
+                case let .rows(rows): 16 + rows
+                case let .pages(pages): 16 + pages * 8
+                }
             #expect(harness.model.state.search.selection == expected, "\(what)")
         case let .scrollList(delta):
             let harness = try await Self.thirtyBooks()
@@ -442,8 +460,9 @@ import TerminalUI
         let books = (1...30).map { (String(format: "Book %02d", $0), "Author \($0)") }
         let harness = AppHarness(columns: columns, rows: 12, books: books)
         await harness.start()
-        try #require(harness.model.state.search.rows.count == 30 && harness.app.layout.list.y == 3
-                         && harness.app.layout.list.height == 8)
+        try #require(
+            harness.model.state.search.rows.count == 30 && harness.app.layout.list.y == 3
+                && harness.app.layout.list.height == 8)
         try #require(harness.model.state.search.selection == 0)
         return harness
     }

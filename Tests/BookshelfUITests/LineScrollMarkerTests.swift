@@ -25,7 +25,8 @@ import TerminalUI
             let cell = canvas[x, 0]
             guard !cell.isContinuation, cell.symbol != " " else { continue }
             // The test texts hold each glyph once, so a symbol names its place.
-            let index = try #require(glyphs.firstIndex { $0.symbol == cell.symbol }, "unexpected \(cell.symbol) at \(x)")
+            let index = try #require(
+                glyphs.firstIndex { $0.symbol == cell.symbol }, "unexpected \(cell.symbol) at \(x)")
             indices.append(index)
             shown.columns.append(x)
         }
@@ -55,18 +56,21 @@ import TerminalUI
                 let shown = try Self.read(canvas, glyphs: glyphs, width: width)
                 let context = "width \(width), cursor \(cursor): \(canvas.textLines()[0])"
                 #expect(shown.left == (shown.first > 0), "‹ exactly when text is hidden on the left; \(context)")
-                #expect(shown.right == (shown.end < glyphs.count), "› exactly when text is hidden on the right; \(context)")
+                #expect(
+                    shown.right == (shown.end < glyphs.count), "› exactly when text is hidden on the right; \(context)")
                 let fits = total + (cursor == glyphs.count ? 1 : 0) <= width
                 #expect(fits == (!shown.left && !shown.right), "markers only when the line does not fit; \(context)")
                 if cursor < glyphs.count {
-                    let place = try #require(shown.columns.indices.first { shown.first + $0 == cursor }.map { shown.columns[$0] },
-                                             "the cursor's character is shown; \(context)")
+                    let place = try #require(
+                        shown.columns.indices.first { shown.first + $0 == cursor }.map { shown.columns[$0] },
+                        "the cursor's character is shown; \(context)")
                     #expect(cursorX == place, "the cursor is on its character; \(context)")
                 } else {
                     #expect(shown.end == glyphs.count, "the end is shown; \(context)")
                     let after = (shown.columns.last ?? 0) + (glyphs.last?.width ?? 0)
-                    #expect(cursorX == after && cursorX < width && canvas[cursorX, 0].symbol == " ",
-                            "the cursor sits after the text; \(context)")
+                    #expect(
+                        cursorX == after && cursorX < width && canvas[cursorX, 0].symbol == " ",
+                        "the cursor sits after the text; \(context)")
                 }
                 // No room goes to waste: at most one blank column (a wide glyph that did not fit) on a side.
                 if shown.left, let firstColumn = shown.columns.first { #expect(firstColumn <= 2, "\(context)") }

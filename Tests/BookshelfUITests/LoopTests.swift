@@ -67,9 +67,10 @@ import TerminalUI
         catalog.addAccount(Account(name: "bob", role: .editor, scope: "main"))
         let book = catalog.addBook(title: "Old Title", scope: "main")
         let model = BookshelfModel(connector: MemoryCatalogConnector(catalog: catalog), account: "alice")
-        let app = BookshelfApp(model: model, store: StoreInfo(kind: "Memory", location: "test"),
-                               size: TerminalSize(rows: 10, columns: 60), freshnessInterval: .seconds(1),
-                               now: { clock.withLock { $0 } })
+        let app = BookshelfApp(
+            model: model, store: StoreInfo(kind: "Memory", location: "test"),
+            size: TerminalSize(rows: 10, columns: 60), freshnessInterval: .seconds(1),
+            now: { clock.withLock { $0 } })
         app.start()
         while let request = model.runningRequests.first { await model.finished(request: request) }
         let bob = MemoryBookRemote(catalog: catalog, account: catalog.account(named: "bob")!)

@@ -33,8 +33,10 @@ struct ReadmeScreenTests {
             await harness.press(.enter)
             let id = try #require(harness.model.state.editor?.bookID)
             // Another editor retitles the book while alice edits revision 1.
-            _ = try await harness.otherEditor("alice").save(SaveRequest(id: id, title: "History of Rome (Second Edition)",
-                                                           author: "Theodor Mommsen", expectedRevision: 1))
+            _ = try await harness.otherEditor("alice").save(
+                SaveRequest(
+                    id: id, title: "History of Rome (Second Edition)",
+                    author: "Theodor Mommsen", expectedRevision: 1))
             await harness.press(.end)
             await harness.type(", Volume 1")
             await harness.press(.enter)
@@ -55,7 +57,9 @@ struct ReadmeScreenTests {
         for (index, (found, wanted)) in zip(shown, painted).enumerated() where found != wanted {
             Issue.record("\(name) line \(index + 1) in the README is\n  \(found)\nbut the app paints\n  \(wanted)")
         }
-        #expect(shown.count == painted.count, "\(name): the README shows \(shown.count) lines, the app paints \(painted.count)")
+        #expect(
+            shown.count == painted.count,
+            "\(name): the README shows \(shown.count) lines, the app paints \(painted.count)")
     }
 
     @Test("every screen the README marks has a scenario")
@@ -73,7 +77,8 @@ struct ReadmeScreenTests {
     /// The lines of the fenced block after `<!-- screen: name -->`, and where they are.
     static func blockRange(named name: String, in lines: [String]) -> Range<Int>? {
         guard let marker = lines.firstIndex(of: "\(markerPrefix)\(name) -->"), marker + 1 < lines.count,
-              lines[marker + 1].hasPrefix("```") else { return nil }
+            lines[marker + 1].hasPrefix("```")
+        else { return nil }
         let start = marker + 2
         guard let end = lines[start...].firstIndex(of: "```") else { return nil }
         return start..<end
@@ -88,7 +93,9 @@ struct ReadmeScreenTests {
         var lines = readme.components(separatedBy: "\n")
         let range = try #require(blockRange(named: name, in: lines))
         lines.replaceSubrange(range, with: screen)
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        try lines.joined(separator: "\n").write(to: root.appendingPathComponent("README.md"), atomically: true, encoding: .utf8)
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        try lines.joined(separator: "\n").write(
+            to: root.appendingPathComponent("README.md"), atomically: true, encoding: .utf8)
     }
 }

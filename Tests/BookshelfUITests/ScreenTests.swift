@@ -10,20 +10,21 @@ import TerminalUI
         let harness = AppHarness(columns: 80, rows: 12)
         await harness.start()
         await harness.type("hist rom")
-        #expect(harness.lines == [
-            " Bookshelf  alice (editor)  Memory test",
-            "Search: hist rom",
-            "───────────────────────────────────────────────────────────────────── 1–2 of 2 ─",
-            " History of Rome                                     Theodor Mommsen",
-            " A History of Rome                                   Mary Beard",
-            "",
-            "",
-            "",
-            "",
-            "",
-            "",
-            " Enter edit · F1 help · F2 account · Ctrl-Q quit",
-        ])
+        #expect(
+            harness.lines == [
+                " Bookshelf  alice (editor)  Memory test",
+                "Search: hist rom",
+                "───────────────────────────────────────────────────────────────────── 1–2 of 2 ─",
+                " History of Rome                                     Theodor Mommsen",
+                " A History of Rome                                   Mary Beard",
+                "",
+                "",
+                "",
+                "",
+                "",
+                "",
+                " Enter edit · F1 help · F2 account · Ctrl-Q quit",
+            ])
         let screen = harness.screen
         // The selected first row: matched letters in the selected-match style, the rest reversed.
         #expect(screen.column(of: "History", row: 3) == 1)
@@ -55,8 +56,10 @@ import TerminalUI
         #expect(statusLine().hasPrefix(" | Searching… "), "\(statusLine())")
         #expect(!statusLine().contains("index"))
         state.search.answeredWhileIndexing = true
-        #expect(statusLine().hasPrefix(" | Searching… (the search index is being built; until then a new word reads the whole catalog)"),
-                "\(statusLine())")
+        #expect(
+            statusLine().hasPrefix(
+                " | Searching… (the search index is being built; until then a new word reads the whole catalog)"),
+            "\(statusLine())")
         state.search.isBusy = false
         #expect(!statusLine().contains("Searching"))
     }
@@ -119,7 +122,8 @@ import TerminalUI
         var state = harness.model.state
         func rule() -> String {
             var canvas = Canvas(width: 60, height: 12)
-            Screen.render(state, ui: UIState(), store: StoreInfo(kind: "SQLite", location: "books.sqlite"), into: &canvas)
+            Screen.render(
+                state, ui: UIState(), store: StoreInfo(kind: "SQLite", location: "books.sqlite"), into: &canvas)
             return canvas.textLines()[2]
         }
         state.search.totalCount = .counting(atLeast: 57)
@@ -170,7 +174,8 @@ import TerminalUI
         await harness.press(.mouse(MouseEvent(.wheelDown, row: 5, column: 3)))
         #expect(harness.lines[3] == " Book 07")
         #expect(harness.model.state.search.selection == 6, "the selection stays at the top edge, in view")
-        await harness.press(.mouse(MouseEvent(.wheelUp, row: 5, column: 3)), .mouse(MouseEvent(.wheelUp, row: 5, column: 3)))
+        await harness.press(
+            .mouse(MouseEvent(.wheelUp, row: 5, column: 3)), .mouse(MouseEvent(.wheelUp, row: 5, column: 3)))
         #expect(harness.lines[3] == " Book 01")
         #expect(harness.model.state.search.selection == 6)
     }
@@ -182,7 +187,9 @@ import TerminalUI
         let height = harness.app.layout.list.height
         #expect(height == 56)
         #expect(harness.model.state.search.rows.count >= height)
-        #expect(harness.lines[3 + height - 1].hasPrefix(" Book 056"), "the last list row is filled: \(harness.lines[3 + height - 1])")
+        #expect(
+            harness.lines[3 + height - 1].hasPrefix(" Book 056"),
+            "the last list row is filled: \(harness.lines[3 + height - 1])")
         #expect(harness.lines[2].contains(" 1–56 of 300 "))
         #expect(ScreenLayout.pageSize(forRows: 60) >= 60 && ScreenLayout.pageSize(forRows: 10) == 50)
     }
@@ -249,7 +256,8 @@ import TerminalUI
     @Test func aTinyTerminalSaysSoAndRecoversOnResize() async {
         let harness = AppHarness(columns: 20, rows: 6)
         await harness.start()
-        let text = harness.lines.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }.joined(separator: " ")
+        let text = harness.lines.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }.joined(
+            separator: " ")
         #expect(text == "Terminal too small: 20x6, needs 40x10. Resize it, or Ctrl-Q to quit.")
         // Typing does nothing while too small; a resize brings the screen back.
         await harness.type("rome")
@@ -276,8 +284,11 @@ import TerminalUI
         let harness = await unsavedDraftOnATinyScreen(columns: 30, rows: 8)
         await harness.press(.ctrl("q"))
         let text = harness.lines.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-        #expect(text == ["Discard your unsaved changes", "and quit?", "y yes, discard · n no, keep", "editing",
-                         "Terminal too small: 30x8,", "needs 40x10."], "\(harness.text)")
+        #expect(
+            text == [
+                "Discard your unsaved changes", "and quit?", "y yes, discard · n no, keep", "editing",
+                "Terminal too small: 30x8,", "needs 40x10.",
+            ], "\(harness.text)")
         await harness.press(.character("n"))
         #expect(harness.quitCount == 0 && harness.model.state.editor?.draft.title == "History of Rome!")
         await harness.press(.ctrl("q"), .character("y"))

@@ -142,7 +142,9 @@ import TerminalUI
     @Test func aPasteLongerThanAFieldIsCutWithANotice() async throws {
         let harness = await openMommsen()
         await harness.press(.tab, .ctrl("a"), .ctrl("k"), .paste(String(repeating: "x", count: 250)))
-        #expect(harness.model.state.editor?.draft.author == String(repeating: "x", count: BookValidation.maximumAuthorLength))
+        #expect(
+            harness.model.state.editor?.draft.author
+                == String(repeating: "x", count: BookValidation.maximumAuthorLength))
         #expect(harness.text.contains("Pasted text cut to 200 characters (the author limit)."), "\(harness.text)")
         await harness.press(.backTab, .paste(String(repeating: "y", count: 600)))
         #expect(harness.model.state.editor?.draft.title.count == BookValidation.maximumTitleLength)

@@ -12,8 +12,10 @@ struct UnsafeCharacterScreenTests {
         let harness = AppHarness(columns: 120, rows: 30, books: [])
         for (index, sample) in UnsafeCharacters.samples.enumerated() {
             let character = String(sample.scalar)
-            harness.catalog.put(BookRecord(id: index + 1, title: "Book\(index)x\(character)y", revision: 1,
-                                           author: "Writer\(index)p\(character)q"), scope: "main")
+            harness.catalog.put(
+                BookRecord(
+                    id: index + 1, title: "Book\(index)x\(character)y", revision: 1,
+                    author: "Writer\(index)p\(character)q"), scope: "main")
         }
         await harness.start()
         let text = harness.text

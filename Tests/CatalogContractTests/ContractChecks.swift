@@ -34,7 +34,8 @@ extension ContractCheck {
             let library = try await Library.make(fixture)
             let editor = try await library.remote(for: "editor")
             let book = library.book(0)
-            let saved = try await editor.save(SaveRequest(id: book.id, title: "  A New History of Rome ", expectedRevision: 1))
+            let saved = try await editor.save(
+                SaveRequest(id: book.id, title: "  A New History of Rome ", expectedRevision: 1))
             #expect(saved == BookRecord(id: book.id, title: "A New History of Rome", revision: 2, author: book.author))
             #expect(try await editor.load(id: book.id) == saved)
             let legacy = try await editor.save(id: book.id, title: "Rome Again", expectedRevision: 2)
@@ -44,15 +45,20 @@ extension ContractCheck {
             let library = try await Library.make(fixture)
             let editor = try await library.remote(for: "editor")
             let book = library.book(1)
-            let saved = try await editor.save(SaveRequest(id: book.id, title: book.title, author: "Ana Lúcia", expectedRevision: 1))
+            let saved = try await editor.save(
+                SaveRequest(id: book.id, title: book.title, author: "Ana Lúcia", expectedRevision: 1))
             #expect(saved.author == "Ana Lúcia" && saved.revision == 2)
             #expect(try await editor.load(id: book.id).author == "Ana Lúcia")
         },
         ContractCheck("save of an unknown book or of another scope's book is missing and changes nothing") { fixture in
             let library = try await Library.make(fixture)
             let editor = try await library.remote(for: "editor")
-            await expectFailure(.missing) { _ = try await editor.save(SaveRequest(id: 987_654, title: "X", expectedRevision: 1)) }
-            await expectFailure(.missing) { _ = try await editor.save(SaveRequest(id: library.secret.id, title: "Mine", expectedRevision: 1)) }
+            await expectFailure(.missing) {
+                _ = try await editor.save(SaveRequest(id: 987_654, title: "X", expectedRevision: 1))
+            }
+            await expectFailure(.missing) {
+                _ = try await editor.save(SaveRequest(id: library.secret.id, title: "Mine", expectedRevision: 1))
+            }
             let outsider = try await library.remote(for: "outsider")
             #expect(try await outsider.load(id: library.secret.id) == library.secret)
         },
@@ -71,19 +77,26 @@ extension ContractCheck {
             let reader = try await library.remote(for: "reader")
             let book = library.book(0)
             #expect(try await reader.load(id: book.id) == book)
-            await expectFailure(.notAllowed) { _ = try await reader.save(SaveRequest(id: book.id, title: "Vandalised", expectedRevision: 1)) }
+            await expectFailure(.notAllowed) {
+                _ = try await reader.save(SaveRequest(id: book.id, title: "Vandalised", expectedRevision: 1))
+            }
             #expect(try await reader.load(id: book.id) == book)
         },
         ContractCheck("the store itself rejects invalid titles and authors") { fixture in
             let library = try await Library.make(fixture)
             let editor = try await library.remote(for: "editor")
             let book = library.book(0)
-            for title in ["", "   ", "bell\u{7}", "esc \u{1B}[31m", "bidi \u{202E}txet", String(repeating: "x", count: 501)] {
-                await expectFailure(.invalidTitle) { _ = try await editor.save(SaveRequest(id: book.id, title: title, expectedRevision: 1)) }
+            for title in [
+                "", "   ", "bell\u{7}", "esc \u{1B}[31m", "bidi \u{202E}txet", String(repeating: "x", count: 501),
+            ] {
+                await expectFailure(.invalidTitle) {
+                    _ = try await editor.save(SaveRequest(id: book.id, title: title, expectedRevision: 1))
+                }
             }
             for author in ["tab\there", "del\u{7F}", String(repeating: "y", count: 201)] {
                 await expectFailure(.invalidAuthor) {
-                    _ = try await editor.save(SaveRequest(id: book.id, title: "Fine", author: author, expectedRevision: 1))
+                    _ = try await editor.save(
+                        SaveRequest(id: book.id, title: "Fine", author: author, expectedRevision: 1))
                 }
             }
             #expect(try await editor.load(id: book.id) == book)
@@ -95,8 +108,11 @@ extension ContractCheck {
             let longest = String(repeating: "é🚀東", count: 166) + "ab"
             #expect(longest.count == BookValidation.maximumTitleLength)
             var revision = 1
-            for (title, author) in [("Ñandú ﬁne 東京物語 🚀📚 e\u{301}", "Zoë Ünal 山田"), (longest, String(repeating: "ü", count: 200))] {
-                let saved = try await editor.save(SaveRequest(id: book.id, title: title, author: author, expectedRevision: revision))
+            for (title, author) in [
+                ("Ñandú ﬁne 東京物語 🚀📚 e\u{301}", "Zoë Ünal 山田"), (longest, String(repeating: "ü", count: 200)),
+            ] {
+                let saved = try await editor.save(
+                    SaveRequest(id: book.id, title: title, author: author, expectedRevision: revision))
                 revision += 1
                 #expect(saved.title == title && saved.author == author)
                 let loaded = try await editor.load(id: book.id)
@@ -130,8 +146,12 @@ extension ContractCheck {
                 let first = try await library.remote(for: "editor")
                 let second = try await library.remote(for: "editor2")
                 let id = library.book(round % 5).id
-                async let a = outcome { try await first.save(SaveRequest(id: id, title: "From A", expectedRevision: 1)) }
-                async let b = outcome { try await second.save(SaveRequest(id: id, title: "From B", expectedRevision: 1)) }
+                async let a = outcome {
+                    try await first.save(SaveRequest(id: id, title: "From A", expectedRevision: 1))
+                }
+                async let b = outcome {
+                    try await second.save(SaveRequest(id: id, title: "From B", expectedRevision: 1))
+                }
                 let results = await [a, b]
                 let winners = results.compactMap { try? $0.get() }
                 #expect(winners.count == 1)
@@ -157,21 +177,25 @@ extension ContractCheck {
             }
             #expect(try await library.ids(editor, "zoe unal") == [library.book(8).id])
         },
-        ContractCheck("letters that do not decompose fold as transliterated: soren finds Søren, søren finds Soren") { fixture in
-            let books = Library.books + [
-                SeedBook("Northern Lights over Tromsø", by: "Søren Þórsson"),
-                SeedBook("Łódź in Winter", by: "Łukasz Nowak"),
-                SeedBook("Æon", by: "Anon"),
-                SeedBook("Œuvre complète", by: "Victor Hugo"),
-                SeedBook("Þorn and Bramble", by: "Ása"),
-                SeedBook("Die Straße", by: "Anon"),
-                SeedBook("Soren Smith's Essays", by: "Oeuvre Press"),
-            ]
+        ContractCheck("letters that do not decompose fold as transliterated: soren finds Søren, søren finds Soren") {
+            fixture in
+            let books =
+                Library.books + [
+                    SeedBook("Northern Lights over Tromsø", by: "Søren Þórsson"),
+                    SeedBook("Łódź in Winter", by: "Łukasz Nowak"),
+                    SeedBook("Æon", by: "Anon"),
+                    SeedBook("Œuvre complète", by: "Victor Hugo"),
+                    SeedBook("Þorn and Bramble", by: "Ása"),
+                    SeedBook("Die Straße", by: "Anon"),
+                    SeedBook("Soren Smith's Essays", by: "Oeuvre Press"),
+                ]
             let library = try await Library.make(fixture, books: books)
             let editor = try await library.remote(for: "editor")
-            let (tromso, lodz, aeon, oeuvre, thorn, strasse, soren) = (library.book(9).id, library.book(10).id, library.book(11).id,
-                                                                      library.book(12).id, library.book(13).id, library.book(14).id,
-                                                                      library.book(15).id)
+            let (tromso, lodz, aeon, oeuvre, thorn, strasse, soren) = (
+                library.book(9).id, library.book(10).id, library.book(11).id,
+                library.book(12).id, library.book(13).id, library.book(14).id,
+                library.book(15).id
+            )
             // Title starts first, then titles, then authors.
             for text in ["soren", "søren", "SØREN", "Soren"] {
                 #expect(try await library.ids(editor, text) == [soren, tromso], "\(text)")
@@ -218,18 +242,21 @@ extension ContractCheck {
             #expect(try await library.ids(editor, "史歴") == [])
         },
         ContractCheck("symbols and emoji are searchable; a query with no searchable words answers nothing") { fixture in
-            let books = Library.books + [
-                SeedBook("Spring 🌸 Haiku", by: "Bashō"),
-                SeedBook("Bright 🌸🌸 Mornings", by: "Ana"),
-                SeedBook("Bright Days", by: "Ana"),
-                SeedBook("The C++ Primer", by: "Lippman"),
-                SeedBook("I ❤\u{FE0F} Rome", by: "Anon"),
-                SeedBook("... and Then There Were None?!", by: "Agatha Christie"),
-            ]
+            let books =
+                Library.books + [
+                    SeedBook("Spring 🌸 Haiku", by: "Bashō"),
+                    SeedBook("Bright 🌸🌸 Mornings", by: "Ana"),
+                    SeedBook("Bright Days", by: "Ana"),
+                    SeedBook("The C++ Primer", by: "Lippman"),
+                    SeedBook("I ❤\u{FE0F} Rome", by: "Anon"),
+                    SeedBook("... and Then There Were None?!", by: "Agatha Christie"),
+                ]
             let library = try await Library.make(fixture, books: books)
             let editor = try await library.remote(for: "editor")
-            let (haiku, mornings, days, primer, heart) = (library.book(9).id, library.book(10).id, library.book(11).id,
-                                                           library.book(12).id, library.book(13).id)
+            let (haiku, mornings, days, primer, heart) = (
+                library.book(9).id, library.book(10).id, library.book(11).id,
+                library.book(12).id, library.book(13).id
+            )
             #expect(try await library.ids(editor, "🌸") == [mornings, haiku])
             #expect(try await editor.search(SearchQuery(text: "🌸")).total == 2)
             #expect(try await library.ids(editor, "🌸 bright") == [mornings])
@@ -270,10 +297,12 @@ extension ContractCheck {
         ContractCheck("query syntax characters are plain text and never fail") { fixture in
             let library = try await Library.make(fixture)
             let editor = try await library.remote(for: "editor")
-            let hostile = ["\"", "\"hist", "hist\"", "hist*", "*", "AND", "hist AND rome", "rome OR cafe", "NOT rome",
-                           "NEAR(hist rome)", "NEAR(", "-rome", "(rome)", ")", "title:rome", "^rome", "{title}: x",
-                           "'; DROP TABLE books; --", "%", "_", "\\", "\u{0}", "rome\u{0}x", "a\"b", "\"\"", "'", "+hist",
-                           "hist -", "…", "🚀", "e\u{301}", String(repeating: "(", count: 300)]
+            let hostile = [
+                "\"", "\"hist", "hist\"", "hist*", "*", "AND", "hist AND rome", "rome OR cafe", "NOT rome",
+                "NEAR(hist rome)", "NEAR(", "-rome", "(rome)", ")", "title:rome", "^rome", "{title}: x",
+                "'; DROP TABLE books; --", "%", "_", "\\", "\u{0}", "rome\u{0}x", "a\"b", "\"\"", "'", "+hist",
+                "hist -", "…", "🚀", "e\u{301}", String(repeating: "(", count: 300),
+            ]
             for text in hostile {
                 let page = try await editor.search(SearchQuery(text: text))
                 let expected = library.expected(text, in: library.booksInMain)
@@ -297,8 +326,10 @@ extension ContractCheck {
                 let old = current[index]
                 let seed = generator.book()
                 let remote = step.isMultiple(of: 2) ? editor : other
-                current[index] = try await remote.save(SaveRequest(id: old.id, title: seed.title, author: seed.author,
-                                                                   expectedRevision: old.revision))
+                current[index] = try await remote.save(
+                    SaveRequest(
+                        id: old.id, title: seed.title, author: seed.author,
+                        expectedRevision: old.revision))
                 if step % 10 == 9 { try await compareSearches(editor, current, library, &generator) }
             }
         },
@@ -381,17 +412,25 @@ struct Library {
     }
 
     /// What `SearchTerms` says a search of `records` must answer.
-    func expected(_ text: String, in records: [BookRecord], limit: Int = 50, offset: Int = 0) -> (ids: [Int], total: Int) {
+    func expected(_ text: String, in records: [BookRecord], limit: Int = 50, offset: Int = 0) -> (
+        ids: [Int], total: Int
+    ) {
         let terms = SearchTerms(text)
-        let matches = records.filter { terms.matchesEverything || terms.matches($0) }.sorted { terms.sortKey($0) < terms.sortKey($1) }
+        let matches = records.filter { terms.matchesEverything || terms.matches($0) }.sorted {
+            terms.sortKey($0) < terms.sortKey($1)
+        }
         return (matches.dropFirst(offset).prefix(limit).map(\.id), matches.count)
     }
 }
 
-private func compareSearches(_ remote: any ContractRemote, _ records: [BookRecord], _ library: Library,
-                             _ generator: inout GeneratedBooks) async throws {
-    var queries = ["", "a", "al", "alp", "h", "hi", "his", "rom", "東", "東京", "cafe", "zo", "2", "al ro", "ro al", "b g",
-                   "history of", "e"]
+private func compareSearches(
+    _ remote: any ContractRemote, _ records: [BookRecord], _ library: Library,
+    _ generator: inout GeneratedBooks
+) async throws {
+    var queries = [
+        "", "a", "al", "alp", "h", "hi", "his", "rom", "東", "東京", "cafe", "zo", "2", "al ro", "ro al", "b g",
+        "history of", "e",
+    ]
     for _ in 0..<12 { queries.append(generator.query()) }
     for text in queries {
         let expected = library.expected(text, in: records, limit: Int.max)
@@ -423,10 +462,12 @@ private func compareSearches(_ remote: any ContractRemote, _ records: [BookRecor
 /// Deterministic books over a small vocabulary full of shared prefixes, accents and CJK.
 struct GeneratedBooks {
     private var state: UInt64
-    private static let words = ["alpha", "alps", "Álbum", "album", "beta", "bet", "Gamma", "history", "histoire", "Rome",
-                                "roman", "of", "the", "東", "京", "東京", "café", "Cafe", "zoë", "Zoo", "2nd", "e\u{301}t\u{e9}",
-                                "l'été", "hi-fi", "A", "ß", "œuvre", "Œuvres", "oeuvre", "Søren", "soren",
-                                "Łódź", "lodz", "Æon", "aeon", "Þorn", "thorn", "Straße", "strasse", "ıi", "Đorđe"]
+    private static let words = [
+        "alpha", "alps", "Álbum", "album", "beta", "bet", "Gamma", "history", "histoire", "Rome",
+        "roman", "of", "the", "東", "京", "東京", "café", "Cafe", "zoë", "Zoo", "2nd", "e\u{301}t\u{e9}",
+        "l'été", "hi-fi", "A", "ß", "œuvre", "Œuvres", "oeuvre", "Søren", "soren",
+        "Łódź", "lodz", "Æon", "aeon", "Þorn", "thorn", "Straße", "strasse", "ıi", "Đorđe",
+    ]
 
     init(seed: UInt64) { state = seed }
 
@@ -453,8 +494,10 @@ struct GeneratedBooks {
     }
 }
 
-func expectFailure(_ expected: BookFailure, sourceLocation: SourceLocation = #_sourceLocation,
-                   _ body: () async throws -> Void) async {
+func expectFailure(
+    _ expected: BookFailure, sourceLocation: SourceLocation = #_sourceLocation,
+    _ body: () async throws -> Void
+) async {
     do {
         try await body()
         Issue.record("expected \(expected), but the call succeeded", sourceLocation: sourceLocation)

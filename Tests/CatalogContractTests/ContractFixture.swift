@@ -2,7 +2,8 @@ import BookCatalog
 import Foundation
 
 /// Everything a catalog adapter offers through one account.
-typealias ContractRemote = SearchableBookRemote & ChangeDetectingRemote & SaveOutcomeRecordingRemote & AccountAwareRemote
+typealias ContractRemote = SearchableBookRemote & ChangeDetectingRemote & SaveOutcomeRecordingRemote
+    & AccountAwareRemote
     & HistoryKeepingRemote
 
 /// A book to seed a catalog with, and the scope it belongs to.

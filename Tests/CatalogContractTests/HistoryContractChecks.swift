@@ -13,7 +13,8 @@ extension ContractCheck {
             #expect(revisions.map(\.record) == [book])
             #expect(revisions.first?.account == nil && revisions.first?.operation == nil)
         },
-        ContractCheck("every committed save is recorded with its account, time and operation, newest first") { fixture in
+        ContractCheck("every committed save is recorded with its account, time and operation, newest first") {
+            fixture in
             let library = try await Library.make(fixture)
             let editor = try await library.remote(for: "editor")
             let other = try await library.remote(for: "editor2")

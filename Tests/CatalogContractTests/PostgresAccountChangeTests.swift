@@ -6,7 +6,9 @@ import Testing
 /// An administrator changes an account's role and scope in bookshelf.accounts while the
 /// account's session is open (issue 43, item 8): the session's next change check reports the
 /// account as it is now, and the remote's `account` follows.
-@Suite("PostgreSQL account changes reach an open session", .enabled(if: PostgresTestCluster.shouldRun, "PostgreSQL server binaries not found"))
+@Suite(
+    "PostgreSQL account changes reach an open session",
+    .enabled(if: PostgresTestCluster.shouldRun, "PostgreSQL server binaries not found"))
 struct PostgresAccountChangeTests {
     @Test("a demotion, then a move to another scope, each come back from the next change check")
     func roleAndScopeChangesAreReported() async throws {
@@ -18,14 +20,16 @@ struct PostgresAccountChangeTests {
         #expect(try await remote.checkForChanges() == nil)
         #expect(try await remote.search(SearchQuery(text: "")).records == [dune])
 
-        _ = try await catalog.setup.execute("UPDATE bookshelf.accounts SET role = 'reader' WHERE name = $1", [erin.name])
+        _ = try await catalog.setup.execute(
+            "UPDATE bookshelf.accounts SET role = 'reader' WHERE name = $1", [erin.name])
         let reader = Account(name: erin.name, role: .reader, scope: "main")
         // Only the role: no book changed, and the books shown stay right.
         #expect(try await remote.checkForChanges() == ChangeNotice(bookIDs: [], account: reader))
         #expect(remote.account == reader)
         #expect(try await remote.checkForChanges() == nil)
 
-        _ = try await catalog.setup.execute("UPDATE bookshelf.accounts SET scope = 'north' WHERE name = $1", [erin.name])
+        _ = try await catalog.setup.execute(
+            "UPDATE bookshelf.accounts SET scope = 'north' WHERE name = $1", [erin.name])
         let moved = Account(name: erin.name, role: .reader, scope: "north")
         // Another scope is other books: the notice names none, so everything is read again.
         #expect(try await remote.checkForChanges() == ChangeNotice(bookIDs: nil, account: moved))
@@ -41,9 +45,11 @@ struct PostgresAccountChangeTests {
         let remote = try await catalog.remote(for: erin)
         #expect(try await remote.checkForChanges() == nil)
 
-        _ = try await catalog.setup.execute("UPDATE bookshelf.accounts SET role = 'editor' WHERE name = $1", [erin.name])
-        _ = try await catalog.setup.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = $1",
-                                            [erin.name])
+        _ = try await catalog.setup.execute(
+            "UPDATE bookshelf.accounts SET role = 'editor' WHERE name = $1", [erin.name])
+        _ = try await catalog.setup.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = $1",
+            [erin.name])
         let editor = Account(name: erin.name, role: .editor, scope: "main")
         // The first call after the cut finds the connection dead and reconnects (a read is sent
         // again once); the check after a reconnect names no books, and says who the account is now.

@@ -24,8 +24,9 @@ extension PostgresRemoteTests {
         #expect(!connector.requiresPassword(for: guarded.name), "unknown until the accounts are listed")
 
         let names = try await connector.accountNames()
-        #expect(names == [editor.name, reader.name, guarded.name].sorted(),
-                "this database's accounts only, the stranger's role left out")
+        #expect(
+            names == [editor.name, reader.name, guarded.name].sorted(),
+            "this database's accounts only, the stranger's role left out")
         #expect(connector.requiresPassword(for: guarded.name))
         #expect(!connector.requiresPassword(for: editor.name))
         #expect(!connector.requiresPassword(for: reader.name))
@@ -50,8 +51,9 @@ extension PostgresRemoteTests {
         let editor = try await catalog.addAccount("editor", role: .editor, scope: "main")
         let guarded = Account(name: PostgresTestCluster.passwordRole, role: .editor, scope: "main")
         try await catalog.setup.addAccount(guarded, password: "correct horse")
-        let connector = PostgresAccountConnector(connector: catalog.connector(for: editor),
-                                                 opened: try await catalog.remote(for: editor))
+        let connector = PostgresAccountConnector(
+            connector: catalog.connector(for: editor),
+            opened: try await catalog.remote(for: editor))
 
         // Without listing first: the refused connect is what teaches it. Refused for want of
         // a password, or for a wrong one, is `notAllowed`, as `reauthenticate` says it, so the
@@ -64,13 +66,16 @@ extension PostgresRemoteTests {
         await #expect(throws: BookFailure.notAllowed, "signed in with a wrong password") {
             _ = try await connector.connect(account: guarded.name, password: "wrong")
         }
-        let remote = try #require(try await connector.connect(account: guarded.name, password: "correct horse") as? PostgresRemote)
+        let remote = try #require(
+            try await connector.connect(account: guarded.name, password: "correct horse") as? PostgresRemote)
         #expect(remote.account == guarded)
     }
 
     @Test("libpq's multi-line messages become one line")
     func oneLineMessages() {
-        #expect(PostgresAccountConnector.oneLine("connection to server failed: FATAL:  password\n\tauthentication failed\n\n")
+        #expect(
+            PostgresAccountConnector.oneLine(
+                "connection to server failed: FATAL:  password\n\tauthentication failed\n\n")
                 == "connection to server failed: FATAL: password; authentication failed")
     }
 }

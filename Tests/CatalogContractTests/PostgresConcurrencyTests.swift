@@ -3,7 +3,9 @@ import Foundation
 @testable import PostgresCatalog
 import Testing
 
-@Suite("PostgreSQL concurrency and notifications", .enabled(if: PostgresTestCluster.shouldRun, "PostgreSQL server binaries not found"))
+@Suite(
+    "PostgreSQL concurrency and notifications",
+    .enabled(if: PostgresTestCluster.shouldRun, "PostgreSQL server binaries not found"))
 struct PostgresConcurrencyTests {
     struct Outcome: Sendable {
         let request: SaveRequest
@@ -13,10 +15,13 @@ struct PostgresConcurrencyTests {
     @Test("six connections saving three books from stale and fresh bases lose no update")
     func noLostUpdates() async throws {
         let catalog = try await PostgresTestCatalog.make()
-        let accounts = [try await catalog.addAccount("ann", role: .editor, scope: "main"),
-                        try await catalog.addAccount("bob", role: .editor, scope: "main")]
-        let books = try await catalog.addBooks([NewBook(title: "One"), NewBook(title: "Two"), NewBook(title: "Three")],
-                                               scope: "main")
+        let accounts = [
+            try await catalog.addAccount("ann", role: .editor, scope: "main"),
+            try await catalog.addAccount("bob", role: .editor, scope: "main"),
+        ]
+        let books = try await catalog.addBooks(
+            [NewBook(title: "One"), NewBook(title: "Two"), NewBook(title: "Three")],
+            scope: "main")
         let writers = 6, rounds = 12
         var remotes: [PostgresRemote] = []
         for writer in 0..<writers { remotes.append(try await catalog.remote(for: accounts[writer % 2])) }
@@ -30,7 +35,8 @@ struct PostgresConcurrencyTests {
                         let book = books[(writer + round) % books.count]
                         // Odd rounds save from whatever this writer saw last: often stale.
                         let base = round % 2 == 1 ? (seen[book.id] ?? book) : try await remote.load(id: book.id)
-                        let request = SaveRequest(id: book.id, title: "w\(writer) r\(round)", expectedRevision: base.revision)
+                        let request = SaveRequest(
+                            id: book.id, title: "w\(writer) r\(round)", expectedRevision: base.revision)
                         do {
                             let saved = try await remote.save(request)
                             seen[book.id] = saved
@@ -48,7 +54,9 @@ struct PostgresConcurrencyTests {
 
         let checker = remotes[0]
         for book in books {
-            let wins = outcomes.filter { $0.request.id == book.id && $0.saved != nil }.sorted { $0.saved!.revision < $1.saved!.revision }
+            let wins = outcomes.filter { $0.request.id == book.id && $0.saved != nil }.sorted {
+                $0.saved!.revision < $1.saved!.revision
+            }
             let final = try await checker.load(id: book.id)
             #expect(final.revision == 1 + wins.count)
             // Each win was based on the win before it: nobody's title was overwritten unseen.
@@ -62,7 +70,9 @@ struct PostgresConcurrencyTests {
             #expect(try await checker.committedRevision(of: outcome.request.operation) == outcome.saved?.revision)
         }
         let conflicts = outcomes.filter { $0.saved == nil }.count
-        print("PostgreSQL concurrency: \(outcomes.count) saves, \(outcomes.count - conflicts) committed, \(conflicts) conflicts")
+        print(
+            "PostgreSQL concurrency: \(outcomes.count) saves, \(outcomes.count - conflicts) committed, \(conflicts) conflicts"
+        )
     }
 
     @Test("a save on one connection reaches a listening repository, which then reads the new revision")
@@ -94,7 +104,9 @@ struct PostgresConcurrencyTests {
         }
         // Only the other connection's save in this scope: not our own, not another scope's.
         #expect(notice == ChangeNotice(bookIDs: [dune.id]))
-        #expect(try await repository.book(id: dune.id, policy: .cached) == BookRecord(id: dune.id, title: "Dune Messiah", revision: 2))
+        #expect(
+            try await repository.book(id: dune.id, policy: .cached)
+                == BookRecord(id: dune.id, title: "Dune Messiah", revision: 2))
         #expect(try await repository.checkForChanges() == nil)
     }
 }

@@ -19,8 +19,9 @@ struct PostgresFixture: ContractFixture {
         while start < books.endIndex {
             let scope = books[start].scope
             let end = books[start...].firstIndex { $0.scope != scope } ?? books.endIndex
-            stored += try await catalog.addBooks(books[start..<end].map { NewBook(title: $0.title, author: $0.author) },
-                                                 scope: scope)
+            stored += try await catalog.addBooks(
+                books[start..<end].map { NewBook(title: $0.title, author: $0.author) },
+                scope: scope)
             start = end
         }
         return PostgresContractCatalog(catalog: catalog, roles: roles, books: stored)
@@ -37,8 +38,11 @@ struct PostgresContractCatalog: ContractCatalog {
     func remote(for account: String) async throws -> any ContractRemote {
         guard let role = roles[account] else { throw BookFailure.notAllowed }
         let remote = try await catalog.remote(for: role)
-        return RenamedRemote(remote: remote, account: Account(name: account, role: remote.account.role,
-                                                               scope: remote.account.scope))
+        return RenamedRemote(
+            remote: remote,
+            account: Account(
+                name: account, role: remote.account.role,
+                scope: remote.account.scope))
     }
 }
 
@@ -55,12 +59,15 @@ struct RenamedRemote: ContractRemote {
     func save(_ request: SaveRequest) async throws -> BookRecord { try await remote.save(request) }
     func search(_ query: SearchQuery) async throws -> SearchPage { try await remote.search(query) }
     func checkForChanges() async throws -> ChangeNotice? { try await remote.checkForChanges() }
-    func committedRevision(of operation: UUID) async throws -> Int? { try await remote.committedRevision(of: operation) }
+    func committedRevision(of operation: UUID) async throws -> Int? {
+        try await remote.committedRevision(of: operation)
+    }
     /// History names accounts by role name: the prefixed role becomes the contract's name.
     func history(of id: Int) async throws -> [BookRevision] {
         try await remote.history(of: id).map { revision in
-            BookRevision(record: revision.record, account: revision.account.map(contractName),
-                         savedAt: revision.savedAt, operation: revision.operation)
+            BookRevision(
+                record: revision.record, account: revision.account.map(contractName),
+                savedAt: revision.savedAt, operation: revision.operation)
         }
     }
 

@@ -5,7 +5,9 @@ import Testing
 
 /// The search columns are the database's to derive: its folding must agree with Swift's,
 /// and an editor's hand-written UPDATE leaves the book searchable by what it now says.
-@Suite("PostgreSQL derived search columns", .enabled(if: PostgresTestCluster.shouldRun, "PostgreSQL server binaries not found"))
+@Suite(
+    "PostgreSQL derived search columns",
+    .enabled(if: PostgresTestCluster.shouldRun, "PostgreSQL server binaries not found"))
 struct PostgresDerivedColumnsTests {
     /// Text where folding and token boundaries are easy to get wrong.
     static let edgeCorpus: [String] = [
@@ -27,7 +29,9 @@ struct PostgresDerivedColumnsTests {
             let expected = BookIndexText(title: text, author: text)
             let got = rows.first ?? []
             if got.count != 2 || got[0] != expected.titleSort || got[1] != expected.titleWords {
-                disagreements.append("\(text.debugDescription): swift \(expected.titleSort.debugDescription) \(expected.titleWords.debugDescription), database \(got)")
+                disagreements.append(
+                    "\(text.debugDescription): swift \(expected.titleSort.debugDescription) \(expected.titleWords.debugDescription), database \(got)"
+                )
             }
         }
         #expect(texts.count > 2_500, "the sample's distinct titles and authors, and the corpus")
@@ -39,25 +43,30 @@ struct PostgresDerivedColumnsTests {
     func rawEditsStaySearchable() async throws {
         let catalog = try await PostgresTestCatalog.make()
         let editor = try await catalog.addAccount("editor", role: .editor, scope: "main")
-        let book = try #require(try await catalog.addBooks([NewBook(title: "Dune", author: "Frank Herbert")], scope: "main").first)
+        let book = try #require(
+            try await catalog.addBooks([NewBook(title: "Dune", author: "Frank Herbert")], scope: "main").first)
         let sql = try await RawSQLSession(catalog.connector(for: editor))
         let remote = try await catalog.remote(for: editor)
 
-        _ = try await sql.rows("UPDATE bookshelf.books SET title = 'Zanzíbar Nights', author = 'Ångström', revision = revision + 1 WHERE id = $1",
-                               [String(book.id)])
+        _ = try await sql.rows(
+            "UPDATE bookshelf.books SET title = 'Zanzíbar Nights', author = 'Ångström', revision = revision + 1 WHERE id = $1",
+            [String(book.id)])
         #expect(try await remote.search(SearchQuery(text: "zanzib")).records.map(\.id) == [book.id])
         #expect(try await remote.search(SearchQuery(text: "angst")).records.map(\.id) == [book.id])
         #expect(try await remote.search(SearchQuery(text: "dune")).records.isEmpty)
         #expect(try await remote.search(SearchQuery(text: "herbert")).records.isEmpty)
 
-        let forged = try await sql.run("UPDATE bookshelf.books SET title_words = ' anything', revision = revision + 1 WHERE id = $1",
-                                       [String(book.id)])
+        let forged = try await sql.run(
+            "UPDATE bookshelf.books SET title_words = ' anything', revision = revision + 1 WHERE id = $1",
+            [String(book.id)])
         #expect(forged.sqlState == PostgresServerError.insufficientPrivilege)
         // A save through the app derives them the same way.
-        _ = try await remote.save(SaveRequest(id: book.id, title: "Children of Dune", author: "Frank Herbert", expectedRevision: 2))
+        _ = try await remote.save(
+            SaveRequest(id: book.id, title: "Children of Dune", author: "Frank Herbert", expectedRevision: 2))
         #expect(try await remote.search(SearchQuery(text: "child dun")).records.map(\.id) == [book.id])
-        let stored = try await catalog.setup.execute("SELECT title_sort, title_words, author_words FROM bookshelf.books WHERE id = $1",
-                                                     [String(book.id)])
+        let stored = try await catalog.setup.execute(
+            "SELECT title_sort, title_words, author_words FROM bookshelf.books WHERE id = $1",
+            [String(book.id)])
         let expected = BookIndexText(title: "Children of Dune", author: "Frank Herbert")
         #expect(stored == [[expected.titleSort, expected.titleWords, expected.authorWords]])
     }

@@ -64,7 +64,8 @@ struct PostgresFaultTests {
         var waiting = false
         while !waiting, ContinuousClock.now < deadline {
             waiting = try await !watcher.rows(
-                "SELECT pid FROM pg_stat_activity WHERE usename = $1 AND wait_event_type = 'Lock'", [account.name]).isEmpty
+                "SELECT pid FROM pg_stat_activity WHERE usename = $1 AND wait_event_type = 'Lock'", [account.name]
+            ).isEmpty
             if !waiting { try await Task.sleep(for: .milliseconds(10)) }
         }
         try #require(waiting, "the save never reached the row lock")
@@ -106,8 +107,10 @@ struct PostgresFaultTests {
         let deadline = ContinuousClock.now + .seconds(20)
         var waiting: String?
         while waiting == nil, ContinuousClock.now < deadline {
-            waiting = try await killer.rows(
-                "SELECT pid FROM pg_stat_activity WHERE usename = $1 AND wait_event_type = 'Lock'", [account.name]).first?[0] ?? nil
+            waiting =
+                try await killer.rows(
+                    "SELECT pid FROM pg_stat_activity WHERE usename = $1 AND wait_event_type = 'Lock'", [account.name]
+                ).first?[0] ?? nil
             if waiting == nil { try await Task.sleep(for: .milliseconds(10)) }
         }
         let pid = try #require(waiting, "the save never reached the row lock")
@@ -122,7 +125,9 @@ struct PostgresFaultTests {
         let idlePID = try await killer.rows("SELECT pid FROM pg_stat_activity WHERE usename = $1", [account.name])
         for row in idlePID { _ = try await killer.rows("SELECT pg_terminate_backend($1::int)", [row[0]]) }
         // Termination is a signal: wait until the backend is gone (it has closed the socket).
-        while try await killer.rows("SELECT count(*) FROM pg_stat_activity WHERE usename = $1", [account.name]) != [["0"]] {
+        while try await killer.rows("SELECT count(*) FROM pg_stat_activity WHERE usename = $1", [account.name]) != [
+            ["0"]
+        ] {
             guard ContinuousClock.now < deadline else { Issue.record("the backend outlived its termination"); return }
             try await Task.sleep(for: .milliseconds(10))
         }
@@ -131,7 +136,9 @@ struct PostgresFaultTests {
         for row in idlePID {
             guard let text = row[0], let number = Int32(text) else { continue }
             while kill(number, 0) == 0 {
-                guard ContinuousClock.now < deadline else { Issue.record("the backend process outlived its termination"); return }
+                guard ContinuousClock.now < deadline else {
+                    Issue.record("the backend process outlived its termination"); return
+                }
                 try await Task.sleep(for: .milliseconds(10))
             }
         }

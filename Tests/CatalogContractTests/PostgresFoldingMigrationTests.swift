@@ -5,17 +5,21 @@ import Testing
 
 /// Schema version 6: letters that do not decompose ("ø", "æ") fold as transliterated, in the
 /// database's folding table and in the search columns of books stored before.
-@Suite("PostgreSQL transliterating migration", .enabled(if: PostgresTestCluster.shouldRun, "PostgreSQL server binaries not found"))
+@Suite(
+    "PostgreSQL transliterating migration",
+    .enabled(if: PostgresTestCluster.shouldRun, "PostgreSQL server binaries not found"))
 struct PostgresFoldingMigrationTests {
     @Test("a catalog folded before transliteration is re-derived without new revisions")
     func migrationRederivesSearchColumns() async throws {
         let catalog = try await PostgresTestCatalog.make(schemaVersion: 5)
         let editor = try await catalog.addAccount("editor", role: .editor, scope: "main")
-        let books = try await catalog.addBooks([NewBook(title: "Øresund", author: "Søren Ærø"), NewBook(title: "Adam")],
-                                               scope: "main")
+        let books = try await catalog.addBooks(
+            [NewBook(title: "Øresund", author: "Søren Ærø"), NewBook(title: "Adam")],
+            scope: "main")
         // As version 5 left them: "ø" and "æ" folded to themselves, in the table and the rows.
         _ = try await catalog.setup.execute("DELETE FROM bookshelf.folding WHERE code IN (216, 248, 198, 230)")
-        _ = try await catalog.setup.execute("INSERT INTO bookshelf.folding (code, kind) VALUES (216, 'w'), (248, 'w'), (198, 'w'), (230, 'w')")
+        _ = try await catalog.setup.execute(
+            "INSERT INTO bookshelf.folding (code, kind) VALUES (216, 'w'), (248, 'w'), (198, 'w'), (230, 'w')")
         _ = try await catalog.setup.execute("ALTER TABLE bookshelf.books DISABLE TRIGGER USER")
         _ = try await catalog.setup.execute(
             "UPDATE bookshelf.books SET title_sort = 'øresund', title_words = ' øresund', author_words = ' søren ærø' WHERE id = $1",

@@ -5,7 +5,9 @@ import Testing
 
 /// Each catalog's own group roles (schema version 8, issue 43 item 3): roles belong to the
 /// whole server, so their names must not collide across databases nor pass 63 bytes.
-@Suite("PostgreSQL catalog group names", .enabled(if: PostgresTestCluster.shouldRun, "PostgreSQL server binaries not found"))
+@Suite(
+    "PostgreSQL catalog group names",
+    .enabled(if: PostgresTestCluster.shouldRun, "PostgreSQL server binaries not found"))
 struct PostgresGroupNameTests {
     @Test("a catalog's groups are named after its database, or after its OID when the name does not fit or is taken")
     func groupNames() async throws {
@@ -30,7 +32,9 @@ struct PostgresGroupNameTests {
             return try await setup.execute("SELECT role, name FROM bookshelf.groups ORDER BY role")
         }
         func oid(of database: String) async throws -> String {
-            try #require(try await server.execute("SELECT oid::text FROM pg_database WHERE datname = $1", [database]).first?[0] ?? nil)
+            try #require(
+                try await server.execute("SELECT oid::text FROM pg_database WHERE datname = $1", [database]).first?[0]
+                    ?? nil)
         }
         func named(_ stem: String) -> [[String?]] {
             [["editor", "bookshelf_\(stem)_editor"], ["reader", "bookshelf_\(stem)_reader"]]
@@ -41,8 +45,10 @@ struct PostgresGroupNameTests {
         #expect(try await groups(of: tooLong) == named("db" + oid(of: tooLong)))
         #expect(try await groups(of: odd) == named("db" + oid(of: odd)))
         #expect(try await groups(of: taken) == named("db" + oid(of: taken)))
-        #expect(try await server.execute("SELECT count(*) FROM pg_auth_members m JOIN pg_roles g ON g.oid = m.roleid WHERE g.rolname = $1",
-                                         ["bookshelf_\(taken)_editor"]) == [["0"]])
+        #expect(
+            try await server.execute(
+                "SELECT count(*) FROM pg_auth_members m JOIN pg_roles g ON g.oid = m.roleid WHERE g.rolname = $1",
+                ["bookshelf_\(taken)_editor"]) == [["0"]])
 
         // Accounts work as anywhere else in the oddly named catalog.
         let setup = try await PostgresSetup.connect(cluster.connector(database: odd))
@@ -51,6 +57,8 @@ struct PostgresGroupNameTests {
         try await setup.importBooks([NewBook(title: "Dune")], scope: "main")
         let remote = try await PostgresRemote.connect(cluster.connector(database: odd, user: account.name))
         let dune = try #require(try await remote.search(SearchQuery(text: "dune")).records.first)
-        #expect(try await remote.save(id: dune.id, title: "Dune Messiah", expectedRevision: dune.revision).revision == dune.revision + 1)
+        #expect(
+            try await remote.save(id: dune.id, title: "Dune Messiah", expectedRevision: dune.revision).revision == dune
+                .revision + 1)
     }
 }

@@ -6,7 +6,8 @@ import Testing
 /// Revision history on PostgreSQL: written by the database for every committed update
 /// (hand-written SQL included), readable only within the account's scope, and started at
 /// each book's current revision when an older catalog migrates.
-@Suite("PostgreSQL revision history", .enabled(if: PostgresTestCluster.shouldRun, "PostgreSQL server binaries not found"))
+@Suite(
+    "PostgreSQL revision history", .enabled(if: PostgresTestCluster.shouldRun, "PostgreSQL server binaries not found"))
 struct PostgresHistoryTests {
     @Test("raw SQL as another scope sees none of a scope's history and no account can write it")
     func historyIsScoped() async throws {
@@ -16,32 +17,41 @@ struct PostgresHistoryTests {
         let outsider = try await catalog.addAccount("outsider", role: .editor, scope: "other")
         let dune = try await catalog.addBooks([NewBook(title: "Dune", author: "Frank Herbert")], scope: "main")[0]
         let secret = try await catalog.addBooks([NewBook(title: "Secret Plans")], scope: "other")[0]
-        _ = try await catalog.remote(for: editor).save(SaveRequest(id: dune.id, title: "Dune Messiah", expectedRevision: 1))
+        _ = try await catalog.remote(for: editor).save(
+            SaveRequest(id: dune.id, title: "Dune Messiah", expectedRevision: 1))
         // A save typed by hand is history too, under the role that signed in.
         let editorSQL = try await RawSQLSession(catalog.connector(for: editor))
-        _ = try await editorSQL.rows("UPDATE bookshelf.books SET title = 'Children of Dune', revision = revision + 1 WHERE id = $1",
-                                     [String(dune.id)])
+        _ = try await editorSQL.rows(
+            "UPDATE bookshelf.books SET title = 'Children of Dune', revision = revision + 1 WHERE id = $1",
+            [String(dune.id)])
 
         let outsiderSQL = try await RawSQLSession(catalog.connector(for: outsider))
-        #expect(try await outsiderSQL.rows("SELECT book_id, revision FROM bookshelf.book_revisions ORDER BY 1, 2")
-            == [[String(secret.id), "1"]])
-        #expect(try await outsiderSQL.rows("SELECT count(*) FROM bookshelf.book_revisions WHERE book_id = $1",
-                                           [String(dune.id)]) == [["0"]])
-        #expect(try await outsiderSQL.rows("SELECT count(*) FROM bookshelf.book_revisions WHERE scope = 'main'") == [["0"]])
+        #expect(
+            try await outsiderSQL.rows("SELECT book_id, revision FROM bookshelf.book_revisions ORDER BY 1, 2")
+                == [[String(secret.id), "1"]])
+        #expect(
+            try await outsiderSQL.rows(
+                "SELECT count(*) FROM bookshelf.book_revisions WHERE book_id = $1",
+                [String(dune.id)]) == [["0"]])
+        #expect(
+            try await outsiderSQL.rows("SELECT count(*) FROM bookshelf.book_revisions WHERE scope = 'main'") == [["0"]])
         let forged = try await outsiderSQL.run(
             "INSERT INTO bookshelf.book_revisions (book_id, revision, scope, title, author) VALUES ($1, 9, 'other', 'x', '')",
             [String(secret.id)])
         #expect(forged.sqlState == PostgresServerError.insufficientPrivilege)
-        #expect(try await editorSQL.run("UPDATE bookshelf.book_revisions SET title = 'Rewritten'").sqlState
-            == PostgresServerError.insufficientPrivilege)
-        #expect(try await editorSQL.run("DELETE FROM bookshelf.book_revisions").sqlState
-            == PostgresServerError.insufficientPrivilege)
+        #expect(
+            try await editorSQL.run("UPDATE bookshelf.book_revisions SET title = 'Rewritten'").sqlState
+                == PostgresServerError.insufficientPrivilege)
+        #expect(
+            try await editorSQL.run("DELETE FROM bookshelf.book_revisions").sqlState
+                == PostgresServerError.insufficientPrivilege)
 
         let readerSQL = try await RawSQLSession(catalog.connector(for: reader))
-        #expect(try await readerSQL.rows(
-            "SELECT revision, title, account FROM bookshelf.book_revisions WHERE book_id = $1 ORDER BY revision",
-            [String(dune.id)])
-            == [["1", "Dune", nil], ["2", "Dune Messiah", editor.name], ["3", "Children of Dune", editor.name]])
+        #expect(
+            try await readerSQL.rows(
+                "SELECT revision, title, account FROM bookshelf.book_revisions WHERE book_id = $1 ORDER BY revision",
+                [String(dune.id)])
+                == [["1", "Dune", nil], ["2", "Dune Messiah", editor.name], ["3", "Children of Dune", editor.name]])
         await expectFailure(.missing) { _ = try await catalog.remote(for: outsider).history(of: dune.id) }
     }
 
@@ -49,12 +59,15 @@ struct PostgresHistoryTests {
     func migrationStartsAtCurrentRevision() async throws {
         let catalog = try await PostgresTestCatalog.make(schemaVersion: 3)
         let editor = try await catalog.addAccount("editor", role: .editor, scope: "main")
-        let books = try await catalog.addBooks([NewBook(title: "Emma"), NewBook(title: "Persuasion", author: "Austen")],
-                                               scope: "main")
+        let books = try await catalog.addBooks(
+            [NewBook(title: "Emma"), NewBook(title: "Persuasion", author: "Austen")],
+            scope: "main")
         _ = try await catalog.setup.execute(
-            "UPDATE bookshelf.books SET title = 'Emma, Revised', revision = revision + 1 WHERE id = $1", [String(books[0].id)])
+            "UPDATE bookshelf.books SET title = 'Emma, Revised', revision = revision + 1 WHERE id = $1",
+            [String(books[0].id)])
         _ = try await catalog.setup.execute(
-            "UPDATE bookshelf.books SET title = 'Emma, Final', revision = revision + 1 WHERE id = $1", [String(books[0].id)])
+            "UPDATE bookshelf.books SET title = 'Emma, Final', revision = revision + 1 WHERE id = $1",
+            [String(books[0].id)])
         #expect(try await catalog.setup.migrate() == PostgresSchema.latestVersion)
 
         let remote = try await catalog.remote(for: editor)

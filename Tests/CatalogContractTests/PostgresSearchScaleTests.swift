@@ -7,7 +7,8 @@ import Testing
 /// Totals past the counting limit, keyset paging under concurrent writes, and what a
 /// notification can tell a role of another scope: on a catalog large enough to cross
 /// `SearchPage.exactCountLimit`.
-@Suite("PostgreSQL search at scale", .enabled(if: PostgresTestCluster.shouldRun, "PostgreSQL server binaries not found"))
+@Suite(
+    "PostgreSQL search at scale", .enabled(if: PostgresTestCluster.shouldRun, "PostgreSQL server binaries not found"))
 struct PostgresSearchScaleTests {
     /// 11,000 books with "Middle" (past the counting limit), 1,500 more with "Common Other"
     /// (under it, and few enough for PostgreSQL to count), 30 with "Rare". Every "Middle"
@@ -30,10 +31,12 @@ struct PostgresSearchScaleTests {
         try await catalog.setup.analyze()
         let postgres = try await catalog.remote(for: editor)
 
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bookshelf-totals-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "bookshelf-totals-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let sqliteCatalog = try SQLiteCatalog.open(path: directory.appendingPathComponent("c.sqlite").path, create: true)
+        let sqliteCatalog = try SQLiteCatalog.open(
+            path: directory.appendingPathComponent("c.sqlite").path, create: true)
         try sqliteCatalog.addAccount(Account(name: "editor", role: .editor, scope: "main"))
         try sqliteCatalog.insertBooks(Self.books(), scope: "main") { _ in }
         let sqlite = try sqliteCatalog.remote(account: "editor")
@@ -64,7 +67,9 @@ struct PostgresSearchScaleTests {
             let first = try await postgres.search(SearchQuery(text: text, limit: 40))
             #expect(first.records == (try await sqlite.search(SearchQuery(text: text, limit: 40))).records, "\(text)")
             let second = try await postgres.search(SearchQuery(text: text, limit: 40, offset: 40, after: first.next))
-            #expect(second.records == (try await sqlite.search(SearchQuery(text: text, limit: 40, offset: 40))).records, "\(text)")
+            #expect(
+                second.records == (try await sqlite.search(SearchQuery(text: text, limit: 40, offset: 40))).records,
+                "\(text)")
         }
         // The last page knows the exact number.
         let last = try await postgres.search(SearchQuery(text: "middle", limit: 50, offset: Self.middle - 20))
@@ -76,8 +81,10 @@ struct PostgresSearchScaleTests {
         let catalog = try await PostgresTestCatalog.make()
         let editor = try await catalog.addAccount("editor", role: .editor, scope: "main")
         // Titles "Page 0000" ... in title order; all match "page".
-        let stored = try await catalog.addBooks((0..<1_200).map { NewBook(title: String(format: "Page %04d", $0)) }, scope: "main")
-        let others = try await catalog.addBooks((0..<50).map { NewBook(title: String(format: "Other %04d", $0)) }, scope: "main")
+        let stored = try await catalog.addBooks(
+            (0..<1_200).map { NewBook(title: String(format: "Page %04d", $0)) }, scope: "main")
+        let others = try await catalog.addBooks(
+            (0..<50).map { NewBook(title: String(format: "Other %04d", $0)) }, scope: "main")
         let reader = try await catalog.remote(for: editor)
         let writer = try await catalog.remote(for: try await catalog.addAccount("writer", role: .editor, scope: "main"))
 
@@ -87,28 +94,34 @@ struct PostgresSearchScaleTests {
             var changed = Set<Int>()
             var round = 0
             while true {
-                let page = try await reader.search(SearchQuery(text: "page", limit: 100, offset: seen.count,
-                                                               after: useCursor ? cursor : nil))
+                let page = try await reader.search(
+                    SearchQuery(
+                        text: "page", limit: 100, offset: seen.count,
+                        after: useCursor ? cursor : nil))
                 seen += page.records.map(\.id)
                 guard let last = page.records.last, page.records.count == 100 else { break }
                 cursor = page.next
                 // Between pages: two new matching books sort before the position reached (they
                 // would shift an offset), one after; one matching book ahead is renamed away,
                 // one non-matching book is renamed into the matches ahead.
-                let inserted = try await catalog.addBooks([
-                    NewBook(title: "Page !\(useCursor) \(round) a"), NewBook(title: "Page !\(useCursor) \(round) b"),
-                    NewBook(title: "Page \(last.title.dropFirst(5))z \(useCursor)"),
-                ], scope: "main")
+                let inserted = try await catalog.addBooks(
+                    [
+                        NewBook(title: "Page !\(useCursor) \(round) a"),
+                        NewBook(title: "Page !\(useCursor) \(round) b"),
+                        NewBook(title: "Page \(last.title.dropFirst(5))z \(useCursor)"),
+                    ], scope: "main")
                 changed.formUnion(inserted.map(\.id))
                 let ahead = stored[min(stored.count - 1, (round + 2) * 100 + 7)]
                 let current = try await writer.load(id: ahead.id)
                 if current.title.hasPrefix("Page") {
-                    _ = try await writer.save(id: ahead.id, title: "Gone \(ahead.id)", expectedRevision: current.revision)
+                    _ = try await writer.save(
+                        id: ahead.id, title: "Gone \(ahead.id)", expectedRevision: current.revision)
                     changed.insert(ahead.id)
                 }
                 if round < others.count {
                     let other = try await writer.load(id: others[round].id)
-                    _ = try await writer.save(id: other.id, title: "Page 9\(other.title)", expectedRevision: other.revision)
+                    _ = try await writer.save(
+                        id: other.id, title: "Page 9\(other.title)", expectedRevision: other.revision)
                     changed.insert(other.id)
                 }
                 round += 1
@@ -126,7 +139,9 @@ struct PostgresSearchScaleTests {
         // Restore the titles first so the second run starts from the same catalog.
         for book in stored {
             let current = try await writer.load(id: book.id)
-            if current.title != book.title { _ = try await writer.save(id: book.id, title: book.title, expectedRevision: current.revision) }
+            if current.title != book.title {
+                _ = try await writer.save(id: book.id, title: book.title, expectedRevision: current.revision)
+            }
         }
         let byOffset = try await pageThrough(useCursor: false)
         #expect(byOffset.seen.count != Set(byOffset.seen).count, "offset paging should repeat rows in this scenario")
@@ -138,13 +153,15 @@ struct PostgresSearchScaleTests {
         let mainEditor = try await catalog.addAccount("main_editor", role: .editor, scope: "main")
         let mainReader = try await catalog.addAccount("main_reader", role: .reader, scope: "main")
         let north = try await catalog.addAccount("north", role: .editor, scope: "north")
-        let secret = try #require(try await catalog.addBooks([NewBook(title: "Main Secret 424242")], scope: "main").first)
+        let secret = try #require(
+            try await catalog.addBooks([NewBook(title: "Main Secret 424242")], scope: "main").first)
         _ = try await catalog.addBooks([NewBook(title: "North Book")], scope: "north")
 
         let listener = try await RawSQLSession(catalog.connector(for: north))
         // Version 1 of the schema notified 'bookshelf_' || md5(scope), which anyone can compute.
         let hashed = try await listener.rows("SELECT 'bookshelf_' || md5('main'), 'bookshelf_' || md5('north')")
-        let channels = ["bookshelf_changed", "bookshelf_main", "bookshelf_north", "main", "bookshelf"]
+        let channels =
+            ["bookshelf_changed", "bookshelf_main", "bookshelf_north", "main", "bookshelf"]
             + (hashed.first ?? []).compactMap { $0 }
         for channel in channels {
             _ = try await listener.rows("LISTEN \"\(channel)\"")
@@ -165,7 +182,9 @@ struct PostgresSearchScaleTests {
             #expect(notification.payload.isEmpty, "payload \(notification.payload) on \(notification.channel)")
             #expect(!notification.payload.contains(String(secret.id)))
         }
-        #expect(try await northRemote.checkForChanges() == nil, "north cannot read the main book, so nothing changed for it")
+        #expect(
+            try await northRemote.checkForChanges() == nil, "north cannot read the main book, so nothing changed for it"
+        )
         #expect(try await mainRemote.checkForChanges() == ChangeNotice(bookIDs: [secret.id]))
         #expect(try await mainRemote.checkForChanges() == nil, "each change is reported once")
         #expect(try await editor.checkForChanges() == nil, "a session's own save is not news to it")

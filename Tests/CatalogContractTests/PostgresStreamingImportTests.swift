@@ -52,7 +52,9 @@ import Testing
                 let done = DispatchSemaphore(value: 0)
                 let answer = Shared()
                 Task.detached {
-                    let rows = try? await watcher.execute("SELECT coalesce(max(tuples_processed), 0) FROM pg_stat_progress_copy WHERE datname = current_database()")
+                    let rows = try? await watcher.execute(
+                        "SELECT coalesce(max(tuples_processed), 0) FROM pg_stat_progress_copy WHERE datname = current_database()"
+                    )
                     answer.value = Int(rows?.first?[0] ?? "0") ?? 0
                     done.signal()
                 }

@@ -5,7 +5,8 @@ import Testing
 /// The database refuses, even from hand-written SQL, every character `TerminalSafety` calls
 /// unsafe (the scalars below are the ones its first CHECK missed); a catalog made before the
 /// rule was widened keeps what it already held.
-@Suite("PostgreSQL terminal safety", .enabled(if: PostgresTestCluster.shouldRun, "PostgreSQL server binaries not found"))
+@Suite(
+    "PostgreSQL terminal safety", .enabled(if: PostgresTestCluster.shouldRun, "PostgreSQL server binaries not found"))
 struct PostgresTerminalSafetyTests {
     /// The scalars the first CHECK let through (bidi marks and the line separators).
     static let onceAllowed: [Unicode.Scalar] = ["\u{061C}", "\u{200E}", "\u{200F}", "\u{2028}", "\u{2029}"]
@@ -25,9 +26,12 @@ struct PostgresTerminalSafetyTests {
             for (column, constraint) in [("title", "books_title_valid"), ("author", "books_author_valid")] {
                 let refusal = await #expect(throws: (any Error).self, "\(column) with \(code)") {
                     _ = try await catalog.setup.execute(
-                        "UPDATE bookshelf.books SET \(column) = $1, revision = revision + 1 WHERE id = $2", [text, String(books[0].id)])
+                        "UPDATE bookshelf.books SET \(column) = $1, revision = revision + 1 WHERE id = $2",
+                        [text, String(books[0].id)])
                 }
-                #expect(refusal.map { String(describing: $0).contains(constraint) } == true, "\(column) with \(code): \(String(describing: refusal))")
+                #expect(
+                    refusal.map { String(describing: $0).contains(constraint) } == true,
+                    "\(column) with \(code): \(String(describing: refusal))")
             }
         }
         // The row stored before the rule stays readable, and a safe edit of it is taken.

@@ -26,9 +26,10 @@ final class PostgresTestCluster: Sendable {
 
     /// A private cluster (for a test that stops and restarts its server). Call `destroy()`.
     static func start() throws -> PostgresTestCluster {
-        PostgresTestCluster(server: try PostgresScratchServer(
-            passwordRoles: [passwordRole],
-            settings: ["fsync=off", "synchronous_commit=off", "full_page_writes=off", "max_connections=300"]))
+        PostgresTestCluster(
+            server: try PostgresScratchServer(
+                passwordRoles: [passwordRole],
+                settings: ["fsync=off", "synchronous_commit=off", "full_page_writes=off", "max_connections=300"]))
     }
 
     private init(server: PostgresScratchServer) {
@@ -48,11 +49,14 @@ final class PostgresTestCluster: Sendable {
 
     func destroy() { server.destroy() }
 
-    func connector(database: String, user: String = PostgresTestCluster.superuser,
-                   statementTimeout: Duration = .seconds(30)) -> PostgresConnector {
-        PostgresConnector(server.conninfo(database: database, user: user),
-                          connectTimeoutSeconds: 5, statementTimeout: statementTimeout,
-                          applicationName: "bookshelf-tests")
+    func connector(
+        database: String, user: String = PostgresTestCluster.superuser,
+        statementTimeout: Duration = .seconds(30)
+    ) -> PostgresConnector {
+        PostgresConnector(
+            server.conninfo(database: database, user: user),
+            connectTimeoutSeconds: 5, statementTimeout: statementTimeout,
+            applicationName: "bookshelf-tests")
     }
 }
 
@@ -83,8 +87,10 @@ struct PostgresTestCatalog: Sendable {
     private let prefix: String
 
     /// `schemaVersion`: an older schema, for tests of migrations.
-    static func make(on cluster: PostgresTestCluster? = nil,
-                     schemaVersion: Int = PostgresSchema.latestVersion) async throws -> PostgresTestCatalog {
+    static func make(
+        on cluster: PostgresTestCluster? = nil,
+        schemaVersion: Int = PostgresSchema.latestVersion
+    ) async throws -> PostgresTestCatalog {
         let cluster = if let cluster { cluster } else { try await PostgresTestCluster.shared() }
         let suffix = UUID().uuidString.prefix(8).lowercased()
         let database = "catalog_" + suffix
@@ -133,11 +139,15 @@ struct PostgresTestCatalog: Sendable {
     /// Puts a record in place exactly as given (chosen id and revision).
     func put(_ record: BookRecord, scope: String) async throws {
         let index = BookIndexText(title: record.title, author: record.author)
-        _ = try await setup.execute("""
+        _ = try await setup.execute(
+            """
             INSERT INTO bookshelf.books (id, scope, title, author, revision, title_sort, title_words, author_words)
             VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
-            """, [String(record.id), scope, record.title, record.author, String(record.revision),
-                  index.titleSort, index.titleWords, index.authorWords])
+            """,
+            [
+                String(record.id), scope, record.title, record.author, String(record.revision),
+                index.titleSort, index.titleWords, index.authorWords,
+            ])
         _ = try await setup.execute(
             "SELECT setval(pg_get_serial_sequence('bookshelf.books', 'id'), (SELECT max(id) FROM bookshelf.books))")
     }

@@ -5,7 +5,8 @@ import Testing
 /// Schema version 7 (issue 36, findings 5 and 6): the database holds hand-written SQL to
 /// `BookValidation`'s blank rule and byte bounds, takes every title the app takes, and a
 /// catalog made before keeps its books.
-@Suite("PostgreSQL validity checks", .enabled(if: PostgresTestCluster.shouldRun, "PostgreSQL server binaries not found"))
+@Suite(
+    "PostgreSQL validity checks", .enabled(if: PostgresTestCluster.shouldRun, "PostgreSQL server binaries not found"))
 struct PostgresValidityCheckTests {
     static let update = "UPDATE bookshelf.books SET title = $1, revision = revision + 1 WHERE id = $2"
     static let authorUpdate = "UPDATE bookshelf.books SET author = $1, revision = revision + 1 WHERE id = $2"
@@ -49,26 +50,33 @@ struct PostgresValidityCheckTests {
         #expect(Self.constraint(of: author) == "books_author_valid", "\(author)")
 
         // Nothing of that was stored: the book is as it was.
-        #expect(try await sql.rows("SELECT title, author, revision FROM bookshelf.books WHERE id = $1", [id])
-            == [["Emma", "", "1"]])
+        #expect(
+            try await sql.rows("SELECT title, author, revision FROM bookshelf.books WHERE id = $1", [id])
+                == [["Emma", "", "1"]])
         // Editors cannot insert at all (the grant), so the owner's INSERT is the other way in.
         let insert = try await sql.run(
-            "INSERT INTO bookshelf.books (scope, title, title_sort, title_words, author_words) VALUES ('main', 'x', 'x', ' x', ' ')")
+            "INSERT INTO bookshelf.books (scope, title, title_sort, title_words, author_words) VALUES ('main', 'x', 'x', ' x', ' ')"
+        )
         #expect(insert.sqlState == PostgresServerError.insufficientPrivilege, "\(insert)")
     }
 
     @Test("the owner's hand-written INSERT cannot store a blank title or text past the byte bounds")
     func ownerInsertIsRefused() async throws {
         let catalog = try await PostgresTestCatalog.make()
-        let refused = Self.blankTitles.map { ($0.0, $0.1, "") }
-            + [("300,000 marks", Self.letterAndMarks, ""), ("title one byte over", Self.overTitleBytes, ""),
-               ("author one byte over", "Emma", Self.overAuthorBytes)]
+        let refused =
+            Self.blankTitles.map { ($0.0, $0.1, "") }
+            + [
+                ("300,000 marks", Self.letterAndMarks, ""), ("title one byte over", Self.overTitleBytes, ""),
+                ("author one byte over", "Emma", Self.overAuthorBytes),
+            ]
         for (name, title, author) in refused {
             let failure = await #expect(throws: (any Error).self, "\(name)") {
                 try await catalog.put(BookRecord(id: 1, title: title, revision: 1, author: author), scope: "main")
             }
             let constraint = author.isEmpty ? "books_title_valid" : "books_author_valid"
-            #expect(failure.map { String(describing: $0).contains(constraint) } == true, "\(name): \(String(describing: failure))")
+            #expect(
+                failure.map { String(describing: $0).contains(constraint) } == true,
+                "\(name): \(String(describing: failure))")
         }
         #expect(try await catalog.setup.execute("SELECT count(*) FROM bookshelf.books") == [["0"]])
     }
@@ -88,10 +96,15 @@ struct PostgresValidityCheckTests {
         #expect(atTitleBytes.utf8.count == BookValidation.maximumTitleBytes - 1)
 
         let remote = try await catalog.remote(for: editor)
-        let saved = try await remote.save(SaveRequest(id: books[0].id, title: Self.decomposedTitle,
-                                                      author: Self.decomposedAuthor, expectedRevision: 1))
-        #expect(saved == BookRecord(id: books[0].id, title: Self.decomposedTitle, revision: 2, author: Self.decomposedAuthor))
-        let again = try await remote.save(SaveRequest(id: books[0].id, title: atTitleBytes, author: atAuthorBytes, expectedRevision: 2))
+        let saved = try await remote.save(
+            SaveRequest(
+                id: books[0].id, title: Self.decomposedTitle,
+                author: Self.decomposedAuthor, expectedRevision: 1))
+        #expect(
+            saved
+                == BookRecord(id: books[0].id, title: Self.decomposedTitle, revision: 2, author: Self.decomposedAuthor))
+        let again = try await remote.save(
+            SaveRequest(id: books[0].id, title: atTitleBytes, author: atAuthorBytes, expectedRevision: 2))
         #expect(again.revision == 3)
 
         let sql = try await RawSQLSession(catalog.connector(for: editor))
@@ -105,27 +118,39 @@ struct PostgresValidityCheckTests {
     func migrationKeepsBooks() async throws {
         let catalog = try await PostgresTestCatalog.make(schemaVersion: 6)
         let editor = try await catalog.addAccount("editor", role: .editor, scope: "main")
-        let books = try await catalog.addBooks([NewBook(title: "Emma"), NewBook(title: "Persuasion", author: "Jane Austen")],
-                                               scope: "main")
+        let books = try await catalog.addBooks(
+            [NewBook(title: "Emma"), NewBook(title: "Persuasion", author: "Jane Austen")],
+            scope: "main")
         // Under version 6 a blank title got in by hand-written SQL.
         let blank = BookRecord(id: books[1].id + 1, title: "\u{200B}", revision: 1)
         try await catalog.put(blank, scope: "main")
-        let before = try await catalog.setup.execute("SELECT id, title, author, revision FROM bookshelf.books ORDER BY id")
+        let before = try await catalog.setup.execute(
+            "SELECT id, title, author, revision FROM bookshelf.books ORDER BY id")
         #expect(before.count == 3)
 
         #expect(try await catalog.setup.migrate() == PostgresSchema.latestVersion)
-        #expect(try await catalog.setup.execute("SELECT id, title, author, revision FROM bookshelf.books ORDER BY id") == before)
+        #expect(
+            try await catalog.setup.execute("SELECT id, title, author, revision FROM bookshelf.books ORDER BY id")
+                == before)
 
         let remote = try await catalog.remote(for: editor)
         #expect(try await remote.load(id: blank.id) == blank)
-        #expect(try await remote.save(SaveRequest(id: books[0].id, title: "Emma, Revised", expectedRevision: 1)).revision == 2)
-        #expect(try await remote.save(SaveRequest(id: books[1].id, title: Self.decomposedTitle, expectedRevision: 1)).revision == 2)
+        #expect(
+            try await remote.save(SaveRequest(id: books[0].id, title: "Emma, Revised", expectedRevision: 1)).revision
+                == 2)
+        #expect(
+            try await remote.save(SaveRequest(id: books[1].id, title: Self.decomposedTitle, expectedRevision: 1))
+                .revision == 2)
         // The blank row can be mended; it cannot be kept blank by SQL.
         let sql = try await RawSQLSession(catalog.connector(for: editor))
-        #expect(Self.constraint(of: try await sql.run(Self.update, ["\u{FEFF}", String(blank.id)])) == "books_title_valid")
-        #expect(try await remote.save(SaveRequest(id: blank.id, title: "Mansfield Park", expectedRevision: 1)).revision == 2)
-        #expect(try await remote.search(SearchQuery(text: "")).records.map(\.title).sorted()
-            == ["Emma, Revised", "Mansfield Park", Self.decomposedTitle].sorted())
+        #expect(
+            Self.constraint(of: try await sql.run(Self.update, ["\u{FEFF}", String(blank.id)])) == "books_title_valid")
+        #expect(
+            try await remote.save(SaveRequest(id: blank.id, title: "Mansfield Park", expectedRevision: 1)).revision == 2
+        )
+        #expect(
+            try await remote.search(SearchQuery(text: "")).records.map(\.title).sorted()
+                == ["Emma, Revised", "Mansfield Park", Self.decomposedTitle].sorted())
     }
 
     @Test("the server's character classes agree with BookValidation on every scalar")

@@ -33,8 +33,12 @@ import Testing
         let path = directory.path("notes.txt")
         let content = Data(String(repeating: "Shopping list: eggs, milk, bread.\n", count: 200).utf8)
         try content.write(to: URL(fileURLWithPath: path))
-        #expect(throws: SQLiteCatalogError.notADatabase(path: path)) { try SQLiteCatalog.open(path: path, create: false) }
-        #expect(throws: SQLiteCatalogError.notADatabase(path: path)) { try SQLiteCatalog.open(path: path, create: true) }
+        #expect(throws: SQLiteCatalogError.notADatabase(path: path)) {
+            try SQLiteCatalog.open(path: path, create: false)
+        }
+        #expect(throws: SQLiteCatalogError.notADatabase(path: path)) {
+            try SQLiteCatalog.open(path: path, create: true)
+        }
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == content)
         #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
         #expect(SQLiteCatalogError.notADatabase(path: path).description.contains("not a Bookshelf catalog"))
@@ -57,8 +61,12 @@ import Testing
             try execute(raw.handle, "CREATE TABLE notes(text TEXT)")
         }
         let before = try Data(contentsOf: URL(fileURLWithPath: path))
-        #expect(throws: SQLiteCatalogError.otherDatabase(path: path)) { try SQLiteCatalog.open(path: path, create: false) }
-        #expect(throws: SQLiteCatalogError.otherDatabase(path: path)) { try SQLiteCatalog.open(path: path, create: true) }
+        #expect(throws: SQLiteCatalogError.otherDatabase(path: path)) {
+            try SQLiteCatalog.open(path: path, create: false)
+        }
+        #expect(throws: SQLiteCatalogError.otherDatabase(path: path)) {
+            try SQLiteCatalog.open(path: path, create: true)
+        }
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
     }
 
@@ -78,8 +86,12 @@ import Testing
         try makeCatalog(path, books: 3)
         try withRawConnection(path) { try execute($0, "PRAGMA user_version = 99") }
         let before = try Data(contentsOf: URL(fileURLWithPath: path))
-        #expect(throws: SQLiteCatalogError.newerSchema(found: 99, known: 5)) { try SQLiteCatalog.open(path: path, create: false) }
-        #expect(throws: SQLiteCatalogError.newerSchema(found: 99, known: 5)) { try SQLiteCatalog.open(path: path, create: true) }
+        #expect(throws: SQLiteCatalogError.newerSchema(found: 99, known: 5)) {
+            try SQLiteCatalog.open(path: path, create: false)
+        }
+        #expect(throws: SQLiteCatalogError.newerSchema(found: 99, known: 5)) {
+            try SQLiteCatalog.open(path: path, create: true)
+        }
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
         #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
         #expect(SQLiteCatalogError.newerSchema(found: 99, known: 2).description.contains("newer Bookshelf"))
@@ -121,7 +133,9 @@ import Testing
         let remote = try catalog.remote(account: "editor")
         let first = try await remote.save(SaveRequest(id: 1, title: "Still an editor", expectedRevision: 1))
         try catalog.addAccount(Account(name: "editor", role: .reader, scope: "main"))
-        await expectFailure(.notAllowed) { _ = try await remote.save(SaveRequest(id: 1, title: "Demoted", expectedRevision: 2)) }
+        await expectFailure(.notAllowed) {
+            _ = try await remote.save(SaveRequest(id: 1, title: "Demoted", expectedRevision: 2))
+        }
         #expect(try await remote.load(id: 1) == first)
     }
 
@@ -135,7 +149,9 @@ import Testing
         }
         #expect(try catalog.bookCount(scope: nil) == 2)
         var reported: [Int] = []
-        let inserted = try catalog.insertBooks((0..<2_500).map { NewBook(title: " Book \($0) ", author: "A") }, scope: "main") {
+        let inserted = try catalog.insertBooks(
+            (0..<2_500).map { NewBook(title: " Book \($0) ", author: "A") }, scope: "main"
+        ) {
             reported.append($0)
         }
         #expect(inserted == 2_500 && reported == [1_000, 2_000, 2_500])
@@ -183,7 +199,10 @@ import Testing
         try catalog.insertBooks([NewBook(title: "Imported elsewhere")], scope: "elsewhere")
         let page = try await remote.search(SearchQuery(text: "imported 59", limit: 5))
         #expect(page.total == 111)  // 59, 590...599, 5900...5999
-        #expect(page.records.map(\.title) == ["Imported 59", "Imported 590", "Imported 5900", "Imported 5901", "Imported 5902"])
+        #expect(
+            page.records.map(\.title) == [
+                "Imported 59", "Imported 590", "Imported 5900", "Imported 5901", "Imported 5902",
+            ])
         #expect(try await remote.search(SearchQuery(text: "")).total == 6_100)
     }
 
@@ -201,7 +220,9 @@ import Testing
         await expectFailure(.storeUnavailable("the catalog is locked by another program; try again")) {
             _ = try await remote.save(SaveRequest(id: 1, title: "Blocked", expectedRevision: 1))
         }
-        #expect(throws: SQLiteCatalogError.locked(path: path)) { try catalog.insertBooks([NewBook(title: "x")], scope: "main") }
+        #expect(throws: SQLiteCatalogError.locked(path: path)) {
+            try catalog.insertBooks([NewBook(title: "x")], scope: "main")
+        }
         // Readers are not blocked by a writer in WAL mode.
         #expect(try await remote.load(id: 1).revision == 1)
         #expect(try await remote.search(SearchQuery(text: "")).total == 3)

@@ -29,10 +29,11 @@ import Testing
             let catalog = try SQLiteCatalog.open(path: intact, create: true)
             try catalog.addAccount(Account(name: "reader", role: .reader, scope: "main"))
             var generator = GeneratedBooks(seed: 5)
-            try catalog.insertBooks((0..<3_000).map { _ in
-                let seed = generator.book()
-                return NewBook(title: seed.title, author: seed.author)
-            }, scope: "main")
+            try catalog.insertBooks(
+                (0..<3_000).map { _ in
+                    let seed = generator.book()
+                    return NewBook(title: seed.title, author: seed.author)
+                }, scope: "main")
         }
         let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: intact)))
         var random = SplitMix(state: 36)
@@ -70,8 +71,8 @@ import Testing
         }
         // The table in rowid order and the title index must agree, or the file contradicts itself.
         guard let table = ids("SELECT id FROM books NOT INDEXED WHERE scope = 'main'"),
-              let titled = ids("SELECT id FROM books WHERE scope = 'main' ORDER BY title_key, id"),
-              Set(table) == Set(titled), table.count == titled.count
+            let titled = ids("SELECT id FROM books WHERE scope = 'main' ORDER BY title_key, id"),
+            Set(table) == Set(titled), table.count == titled.count
         else { return nil }
         return Set(table)
     }
@@ -87,8 +88,10 @@ import Testing
             remote = try catalog.remote(account: "reader")
         } catch {
             // Refused at open: no answer at all, which is never a partial one.
-            #expect(error == .corrupt(path: path) || error == .notADatabase(path: path) || error == .unknownAccount("reader")
-                        || error == .otherDatabase(path: path), "\(path): \(error)")
+            #expect(
+                error == .corrupt(path: path) || error == .notADatabase(path: path)
+                    || error == .unknownAccount("reader")
+                    || error == .otherDatabase(path: path), "\(path): \(error)")
             return "refused at open"
         }
         var answered = 0
@@ -103,7 +106,8 @@ import Testing
                 let ids = all.records.map(\.id)
                 var wrong: [String] = []
                 if !(expected != nil && Set(ids) == expected && ids.count == all.total) {
-                    wrong.append("\(ids.count) books listed, \(all.total) counted, \(expected?.count ?? -1) in the table")
+                    wrong.append(
+                        "\(ids.count) books listed, \(all.total) counted, \(expected?.count ?? -1) in the table")
                 }
                 for text in ["a", "hist", "東京", "al ro"] {
                     let page = try await remote.search(SearchQuery(text: text, limit: 100_000))
@@ -111,7 +115,11 @@ import Testing
                         wrong.append("\(text): \(page.records.count) of \(page.total)")
                     }
                 }
-                if step == 0 { wrongBeforeTheBuild = wrong } else { #expect(wrong.isEmpty, "\(path) step \(step): \(wrong)") }
+                if step == 0 {
+                    wrongBeforeTheBuild = wrong
+                } else {
+                    #expect(wrong.isEmpty, "\(path) step \(step): \(wrong)")
+                }
                 answered += 1
             } catch let failure as BookFailure {
                 guard case let .storeUnavailable(reason) = failure, reason.hasPrefix("damaged catalog: ") else {
@@ -122,7 +130,9 @@ import Testing
                 return answered == 0 ? "damaged at once" : "damaged once the index was built"
             }
         }
-        #expect(wrongBeforeTheBuild.isEmpty, "\(path) before the build, and no damage found after it: \(wrongBeforeTheBuild)")
+        #expect(
+            wrongBeforeTheBuild.isEmpty,
+            "\(path) before the build, and no damage found after it: \(wrongBeforeTheBuild)")
         return "answered whole"
     }
 }

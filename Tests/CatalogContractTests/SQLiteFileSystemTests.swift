@@ -7,8 +7,10 @@ import Testing
 /// What a user meets when the file system under a catalog refuses writes: a read-only mount
 /// and a full disk. Each test mounts a small tmpfs of its own, which only root may do; file
 /// permissions alone cannot show a read-only catalog to root, and a real disk cannot be filled.
-@Suite(.enabled(if: TmpfsMount.mayMount,
-                "needs root and a tmpfs mount; with CI set a refused mount or a user other than root fails instead"))
+@Suite(
+    .enabled(
+        if: TmpfsMount.mayMount,
+        "needs root and a tmpfs mount; with CI set a refused mount or a user other than root fails instead"))
 struct SQLiteFileSystemTests {
     // MARK: Read-only
 
@@ -36,7 +38,10 @@ struct SQLiteFileSystemTests {
                 #expect(try await remote.search(SearchQuery(text: "author 3", limit: 100)).records.count == 3)
                 #expect(try await remote.history(of: all.records[0].id).count == 1)
                 let book = all.records[0]
-                await #expect(throws: BookFailure.storeUnavailable("the catalog is read-only at \(path): nothing can be saved there")) {
+                await #expect(
+                    throws: BookFailure.storeUnavailable(
+                        "the catalog is read-only at \(path): nothing can be saved there")
+                ) {
                     try await remote.save(id: book.id, title: "Changed", expectedRevision: book.revision)
                 }
                 #expect(throws: SQLiteCatalogError.readOnly(path: path)) {
@@ -47,7 +52,9 @@ struct SQLiteFileSystemTests {
             #expect(try mount.contents() == ["catalog.sqlite"])
 
             let fresh = mount.path("new.sqlite")
-            #expect(throws: SQLiteCatalogError.readOnly(path: fresh)) { try SQLiteCatalog.open(path: fresh, create: true) }
+            #expect(throws: SQLiteCatalogError.readOnly(path: fresh)) {
+                try SQLiteCatalog.open(path: fresh, create: true)
+            }
             #expect(try mount.contents() == ["catalog.sqlite"])
         }
     }
@@ -66,8 +73,12 @@ struct SQLiteFileSystemTests {
                 // Each batch is one transaction; the WAL decides where exactly the disk runs
                 // out, so the test only knows the count of the batches that succeeded.
                 while failure == nil {
-                    guard batches < 200 else { Issue.record("\(committed) books did not fill a 2 MiB file system"); return }
-                    let books = (0..<100).map { NewBook(title: "Batch \(batches) book \($0) \(padding)", author: "Filler") }
+                    guard batches < 200 else {
+                        Issue.record("\(committed) books did not fill a 2 MiB file system"); return
+                    }
+                    let books = (0..<100).map {
+                        NewBook(title: "Batch \(batches) book \($0) \(padding)", author: "Filler")
+                    }
                     do throws(SQLiteCatalogError) {
                         committed += try catalog.insertBooks(books, scope: "main")
                         batches += 1
@@ -102,7 +113,8 @@ struct SQLiteFileSystemTests {
             do { try makeCatalog(path, books: 50) }
             #expect(!FileManager.default.fileExists(atPath: path + "-shm"), "closing removed the -shm file")
             _ = try mount.fill()
-            let expected = "The disk holding \(path) is full: SQLite cannot make its shared-memory file "
+            let expected =
+                "The disk holding \(path) is full: SQLite cannot make its shared-memory file "
                 + "(\(path)-shm) beside the catalog. Free some space and try again; nothing was changed."
             do {
                 let catalog = try SQLiteCatalog.open(path: path, create: false)
@@ -117,8 +129,11 @@ struct SQLiteFileSystemTests {
             } catch let error as SQLiteCatalogError {
                 #expect(error.description == expected, "\(error)")
             } catch let error as BookFailure {
-                #expect(error == .storeUnavailable("the disk is full: SQLite cannot make the catalog's shared-memory file (-shm)"),
-                        "\(error)")
+                #expect(
+                    error
+                        == .storeUnavailable(
+                            "the disk is full: SQLite cannot make the catalog's shared-memory file (-shm)"),
+                    "\(error)")
             }
         }
     }
@@ -139,7 +154,9 @@ struct SQLiteFileSystemTests {
             }
             #expect(try await remote.load(id: 1) == original)
             #expect(try await remote.search(SearchQuery(text: "full disk")).total == 0)
-            #expect(throws: SQLiteCatalogError.diskFull(path: path)) { try catalog.insertBooks([NewBook(title: "x")], scope: "main") }
+            #expect(throws: SQLiteCatalogError.diskFull(path: path)) {
+                try catalog.insertBooks([NewBook(title: "x")], scope: "main")
+            }
 
             // Freeing space is all it takes: the same remote saves the same edit.
             try FileManager.default.removeItem(atPath: filler)
@@ -163,7 +180,8 @@ struct SQLiteFileSystemTests {
     private func makeCatalog(_ path: String, books: Int) throws -> SQLiteCatalog {
         let catalog = try SQLiteCatalog.open(path: path, create: true)
         try catalog.addAccount(Account(name: "editor", role: .editor, scope: "main"))
-        try catalog.insertBooks((0..<books).map { NewBook(title: "Book \($0)", author: "Author \($0 % 7)") }, scope: "main")
+        try catalog.insertBooks(
+            (0..<books).map { NewBook(title: "Book \($0)", author: "Author \($0 % 7)") }, scope: "main")
         return catalog
     }
 }
@@ -172,7 +190,8 @@ struct SQLiteFileSystemTests {
 @Suite struct TmpfsMountPolicyTests {
     @Test func underCITheyRunForEveryUserAndOtherwiseOnlyWhenAMountWorks() {
         #expect(TmpfsMount.shouldRun(underCI: true, asRoot: false, probe: { false }), "CI, not root: run (and fail)")
-        #expect(TmpfsMount.shouldRun(underCI: true, asRoot: true, probe: { false }), "CI, mount refused: run (and fail)")
+        #expect(
+            TmpfsMount.shouldRun(underCI: true, asRoot: true, probe: { false }), "CI, mount refused: run (and fail)")
         #expect(!TmpfsMount.shouldRun(underCI: false, asRoot: false, probe: { true }), "no CI, not root: skip")
         #expect(!TmpfsMount.shouldRun(underCI: false, asRoot: true, probe: { false }), "no CI, mount refused: skip")
         #expect(TmpfsMount.shouldRun(underCI: false, asRoot: true, probe: { true }))
@@ -200,7 +219,8 @@ final class TmpfsMount {
         guard geteuid() == 0 else {
             throw MountError(message: "mounting a tmpfs needs root; with CI set these tests fail instead of skipping")
         }
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("bookshelf-tmpfs-\(UUID().uuidString)")
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "bookshelf-tmpfs-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         do {
             try Self.run(Self.tool("mount"), ["-t", "tmpfs", "-o", "size=\(size),mode=0700", "tmpfs", directory.path])

@@ -11,7 +11,9 @@ import Testing
         do {
             let created = try RawConnection(path, create: true)
             try execute(created.handle, SQLiteSearchIndexTests.versionOneSchema)
-            try execute(created.handle, """
+            try execute(
+                created.handle,
+                """
                 INSERT INTO accounts VALUES ('editor', 'editor', 'main'), ('outsider', 'editor', 'other');
                 INSERT INTO books(scope, title, author, revision, title_key, title_terms, author_terms, change_seq) VALUES
                     ('main', 'Rome', 'Livy', 1, 'rome', 'rome', 'livy', 1),
@@ -25,7 +27,10 @@ import Testing
         let rome = BookRecord(id: 2, title: "A History of Rome", revision: 3, author: "Mary Beard")
         let started = try await editor.history(of: rome.id)
         #expect(started.map(\.record) == [rome] && started[0].account == nil && started[0].operation == nil)
-        #expect(try await editor.history(of: 1).map(\.record) == [BookRecord(id: 1, title: "Rome", revision: 1, author: "Livy")])
+        #expect(
+            try await editor.history(of: 1).map(\.record) == [
+                BookRecord(id: 1, title: "Rome", revision: 1, author: "Livy")
+            ])
         await expectFailure(.missing) { _ = try await editor.history(of: 3) }
 
         let request = SaveRequest(id: rome.id, title: "Rome", expectedRevision: 3)
@@ -44,6 +49,8 @@ import Testing
         try catalog.insertBooks([NewBook(title: "One"), NewBook(title: "Two", author: "B")], scope: "main")
         let reader = try catalog.remote(account: "reader")
         #expect(try await reader.history(of: 1).map(\.record) == [BookRecord(id: 1, title: "One", revision: 1)])
-        #expect(try await reader.history(of: 2).map(\.record) == [BookRecord(id: 2, title: "Two", revision: 1, author: "B")])
+        #expect(
+            try await reader.history(of: 2).map(\.record) == [BookRecord(id: 2, title: "Two", revision: 1, author: "B")]
+        )
     }
 }

@@ -11,8 +11,10 @@ import Testing
     let directory: TemporaryDirectory
     init() throws { directory = try TemporaryDirectory() }
 
-    static let queries = ["", "a", "al", "alp", "h", "hi", "his", "rom", "東", "東京", "cafe", "zo", "2", "al ro", "ro al",
-                          "b g", "history of", "e", "l'e", "hi-fi", "zzz"]
+    static let queries = [
+        "", "a", "al", "alp", "h", "hi", "his", "rom", "東", "東京", "cafe", "zo", "2", "al ro", "ro al",
+        "b g", "history of", "e", "l'e", "hi-fi", "zzz",
+    ]
 
     @Test func aBuiltIndexIsStoredAndTheNextRemoteLoadsIt() async throws {
         let (catalog, books) = try makeCatalog(books: 300)
@@ -39,8 +41,10 @@ import Testing
         for step in 0..<30 {
             let index = (step * 37) % 20  // revisits some books
             let seed = generator.book()
-            current[index] = try await first.save(SaveRequest(id: current[index].id, title: seed.title, author: seed.author,
-                                                              expectedRevision: current[index].revision))
+            current[index] = try await first.save(
+                SaveRequest(
+                    id: current[index].id, title: seed.title, author: seed.author,
+                    expectedRevision: current[index].revision))
         }
         for _ in 0..<25 {
             let seed = generator.book()
@@ -60,13 +64,16 @@ import Testing
         let path = directory.path("typed-out.sqlite")
         let catalog = try SQLiteCatalog.open(path: path, create: true)
         try catalog.addAccount(Account(name: "editor", role: .editor, scope: "main"))
-        try catalog.insertBooks((0..<300).map { NewBook(title: "Book \($0)", author: "Author \($0 % 7)") }
-                                + (0..<6).map { NewBook(title: "Murakami days \($0)") }, scope: "main")
+        try catalog.insertBooks(
+            (0..<300).map { NewBook(title: "Book \($0)", author: "Author \($0 % 7)") }
+                + (0..<6).map { NewBook(title: "Murakami days \($0)") }, scope: "main")
         let editor = try catalog.remote(account: "editor")
         #expect(try await editor.searchIndexReport().report.books == 306)
         func expectCommitted(_ text: String, sourceLocation: SourceLocation = #_sourceLocation) async throws {
             let terms = SearchTerms(text)
-            let expected = try committedBooks(path, scope: "main").filter(terms.matches).sorted { terms.sortKey($0) < terms.sortKey($1) }
+            let expected = try committedBooks(path, scope: "main").filter(terms.matches).sorted {
+                terms.sortKey($0) < terms.sortKey($1)
+            }
             let page = try await editor.search(SearchQuery(text: text, limit: 50))
             #expect(page.records == expected && page.total == expected.count, "\(text)", sourceLocation: sourceLocation)
         }
@@ -84,8 +91,11 @@ import Testing
         #expect(try await first.searchIndexReport().snapshotStored)
         // More changed rows than an index may hold in its overlay (1,024 for a small catalog).
         var generator = GeneratedBooks(seed: 5)
-        try catalog.insertBooks((0..<1_100).map { _ in let seed = generator.book(); return NewBook(title: seed.title, author: seed.author) },
-                                scope: "main")
+        try catalog.insertBooks(
+            (0..<1_100).map { _ in
+                let seed = generator.book(); return NewBook(title: seed.title, author: seed.author)
+            },
+            scope: "main")
         let second = try catalog.remote(account: "reader")
         let (report, stored) = try await second.searchIndexReport()
         #expect(report.origin == .built && report.books == books.count + 1_100 && stored)
@@ -106,19 +116,24 @@ import Testing
         #expect(try await catalog.remote(account: "editor").searchIndexReport().snapshotStored)
         // More changed rows than an index keeps in its overlay (1,024 + 120 / 96), fewer than a bridge may hold.
         var generator = GeneratedBooks(seed: 8)
-        try catalog.insertBooks((0..<1_100).map { _ in let seed = generator.book(); return NewBook(title: seed.title, author: seed.author) },
-                                scope: "main")
+        try catalog.insertBooks(
+            (0..<1_100).map { _ in
+                let seed = generator.book(); return NewBook(title: seed.title, author: seed.author)
+            },
+            scope: "main")
         // Read as committed, without a remote (whose own rebuild would store a current index).
         let current = try committedBooks(path, scope: "main")
         #expect(current.count == books.count + 1_100)
 
         // The rebuild is held until the searches below have been answered.
         let build = DispatchSemaphore(value: 0)
-        defer { build.signal() }   // should a search throw first, the build thread is not left waiting
+        defer { build.signal() }  // should a search throw first, the build thread is not left waiting
         let reopened = try SQLiteCatalog.open(path: path, create: false, beforeIndexBuild: { build.wait() })
         let remote = try reopened.remote(account: "reader")
         let first = try await remote.search(SearchQuery(text: "", limit: 20))
-        #expect(first.records == Array(current.sorted { SearchTerms("").sortKey($0) < SearchTerms("").sortKey($1) }.prefix(20)))
+        #expect(
+            first.records
+                == Array(current.sorted { SearchTerms("").sortKey($0) < SearchTerms("").sortKey($1) }.prefix(20)))
         try await expectExactSearches(remote, current)
         build.signal()
         #expect(try await remote.searchIndexReport().report.origin == .built)
@@ -135,21 +150,25 @@ import Testing
         let (catalog, _) = try makeCatalog(books: 120, path: path)
         var generator = GeneratedBooks(seed: 5)
         func generated(_ count: Int) -> [NewBook] {
-            (0..<count).map { _ in let seed = generator.book(); return NewBook(title: seed.title, author: seed.author) }
+            (0..<count).map { _ in
+                let seed = generator.book(); return NewBook(title: seed.title, author: seed.author)
+            }
         }
         try catalog.insertBooks(generated(11_900), scope: "main")
         #expect(try await catalog.remote(account: "editor").searchIndexReport().snapshotStored)
         // More changed rows than are read on the remote's actor (4,096) and than an index keeps
         // in its overlay (1,024 + 12,000 / 96), fewer than a bridge may hold (four times that).
-        try catalog.insertBooks(generated(4_440) + (0..<60).map { NewBook(title: "Habitat \($0)", author: "") }, scope: "main")
+        try catalog.insertBooks(
+            generated(4_440) + (0..<60).map { NewBook(title: "Habitat \($0)", author: "") }, scope: "main")
         let current = try committedBooks(path, scope: "main")
 
         let build = DispatchSemaphore(value: 0)
         let catchUp = DispatchSemaphore(value: 0)
         defer { build.signal(); catchUp.signal() }
         // The time limit only ends a wait a broken remote would never end; the test releases it.
-        let reopened = try SQLiteCatalog.open(path: path, create: false, beforeIndexBuild: { build.wait() },
-                                              beforeCatchUp: { _ = catchUp.wait(timeout: .now() + 60) })
+        let reopened = try SQLiteCatalog.open(
+            path: path, create: false, beforeIndexBuild: { build.wait() },
+            beforeCatchUp: { _ = catchUp.wait(timeout: .now() + 60) })
         let remote = try reopened.remote(account: "reader")
         let first = try await remote.search(SearchQuery(text: "", limit: 20))
         #expect(first.records.count == 20)
@@ -185,14 +204,17 @@ import Testing
         let path = directory.path("catalog.sqlite")
         let (_, books) = try makeCatalog(books: 120, path: path)
         let build = DispatchSemaphore(value: 0)
-        defer { build.signal() }   // should a search throw first, the build thread is not left waiting
+        defer { build.signal() }  // should a search throw first, the build thread is not left waiting
         let reopened = try SQLiteCatalog.open(path: path, create: false, beforeIndexBuild: { build.wait() })
         let remote = try reopened.remote(account: "reader")
         for query in ["a", "hist rom"] {
             let page = try await remote.search(SearchQuery(text: query, limit: 20))
             #expect(page.answeredWhileIndexing, "\(query)")
-            #expect(page.records == Array(books.filter { SearchTerms(query).matches($0) }
-                .sorted { SearchTerms(query).sortKey($0) < SearchTerms(query).sortKey($1) }.prefix(20)))
+            #expect(
+                page.records
+                    == Array(
+                        books.filter { SearchTerms(query).matches($0) }
+                            .sorted { SearchTerms(query).sortKey($0) < SearchTerms(query).sortKey($1) }.prefix(20)))
         }
         #expect(try await !remote.search(SearchQuery(text: "", limit: 20)).answeredWhileIndexing)
         build.signal()
@@ -217,19 +239,24 @@ import Testing
         #expect(!SearchTerms("क").matches(hindi) && SearchTerms("कि").matches(hindi))
         let build = DispatchSemaphore(value: 0)
         defer { build.signal() }
-        let reader = try SQLiteCatalog.open(path: path, create: false, beforeIndexBuild: { build.wait() }).remote(account: "reader")
+        let reader = try SQLiteCatalog.open(path: path, create: false, beforeIndexBuild: { build.wait() }).remote(
+            account: "reader")
         let writer = try catalog.remote(account: "editor")
 
-        enum Change { case renameMatchOut(of: String), renameIntoMatches(of: String, title: String), add(title: String) }
+        enum Change {
+            case renameMatchOut(of: String), renameIntoMatches(of: String, title: String), add(title: String)
+        }
         func apply(_ change: Change) async throws {
             let committed = try committedBooks(path, scope: "main")
             switch change {
             case let .renameMatchOut(of: query):
                 let book = try #require(committed.first { SearchTerms(query).matches($0) })
-                _ = try await writer.save(SaveRequest(id: book.id, title: "Quiet", author: "", expectedRevision: book.revision))
+                _ = try await writer.save(
+                    SaveRequest(id: book.id, title: "Quiet", author: "", expectedRevision: book.revision))
             case let .renameIntoMatches(of: query, title):
                 let book = try #require(committed.first { !SearchTerms(query).matches($0) })
-                _ = try await writer.save(SaveRequest(id: book.id, title: title, author: "", expectedRevision: book.revision))
+                _ = try await writer.save(
+                    SaveRequest(id: book.id, title: title, author: "", expectedRevision: book.revision))
             case let .add(title):
                 _ = try catalog.addBook(NewBook(title: title), scope: "main")
             }
@@ -239,7 +266,8 @@ import Testing
         // way each kind is answered.
         let steps: [(text: String, change: Change?)] = [
             ("h", nil), ("hi", nil), ("his", nil),
-            ("hist", .renameMatchOut(of: "hist")), ("hist r", .renameIntoMatches(of: "hist", title: "History of Rivers")),
+            ("hist", .renameMatchOut(of: "hist")),
+            ("hist r", .renameIntoMatches(of: "hist", title: "History of Rivers")),
             ("hist ro", .add(title: "Historic Roads")), ("hist r", .add(title: "Histories Retold")),
             ("hi-", nil), ("hi-f", .renameIntoMatches(of: "hi-f", title: "Hi-Fi Sound")),
             ("ro", nil), ("alp", nil), ("क", nil), ("कि", nil), ("कि घ", nil),
@@ -247,7 +275,9 @@ import Testing
         for step in steps {
             if let change = step.change { try await apply(change) }
             let terms = SearchTerms(step.text)
-            let expected = try committedBooks(path, scope: "main").filter(terms.matches).sorted { terms.sortKey($0) < terms.sortKey($1) }
+            let expected = try committedBooks(path, scope: "main").filter(terms.matches).sorted {
+                terms.sortKey($0) < terms.sortKey($1)
+            }
             #expect(!expected.isEmpty, "\(step.text)")
             for (limit, offset) in [(50, 0), (3, 2)] {
                 let page = try await reader.search(SearchQuery(text: step.text, limit: limit, offset: offset))
@@ -272,37 +302,47 @@ import Testing
     @Test func aPageBeforeItsCountIsTheCommittedBooksPage() async throws {
         let path = directory.path("page-first.sqlite")
         let (catalog, _) = try makeCatalog(books: 200, path: path)
-        let titles = ["\"Hello,\" said the Hare", "[Hidden] Rooms", "...Hope Remains", "¿Hay alguien?", "“Hark,” the Herald",
-                      "Hay Fever", "Haystack Nights", "Hayride", "O'Brien's Pub", "O'Hara's Way", "1984 Revisited",
-                      "1001 Nights", "The House", "(1) Hymns", "日本の歴史", "「日本」の心", "«日々»", "— 日記 —", "本日の日",
-                      "の日", "にほんご", "Ωmega Point", "Я и ты", "¡Ωmega!", "‹Ωmega›"]
+        let titles =
+            [
+                "\"Hello,\" said the Hare", "[Hidden] Rooms", "...Hope Remains", "¿Hay alguien?", "“Hark,” the Herald",
+                "Hay Fever", "Haystack Nights", "Hayride", "O'Brien's Pub", "O'Hara's Way", "1984 Revisited",
+                "1001 Nights", "The House", "(1) Hymns", "日本の歴史", "「日本」の心", "«日々»", "— 日記 —", "本日の日",
+                "の日", "にほんご", "Ωmega Point", "Я и ты", "¡Ωmega!", "‹Ωmega›",
+            ]
             + (0..<60).map { "Harbor Lights \($0)" } + (0..<30).map { "日誌 \($0)" }
         try catalog.insertBooks(titles.map { NewBook(title: $0, author: "") }, scope: "main")
         let build = DispatchSemaphore(value: 0)
         defer { build.signal() }
-        let reader = try SQLiteCatalog.open(path: path, create: false, beforeIndexBuild: { build.wait() }).remote(account: "reader")
+        let reader = try SQLiteCatalog.open(path: path, create: false, beforeIndexBuild: { build.wait() }).remote(
+            account: "reader")
         // The counted searches go to another remote, so that the matches they keep do not
         // answer the reader's pages first (`LeadingMatches`).
-        let counter = try SQLiteCatalog.open(path: path, create: false, beforeIndexBuild: { build.wait() }).remote(account: "reader")
+        let counter = try SQLiteCatalog.open(path: path, create: false, beforeIndexBuild: { build.wait() }).remote(
+            account: "reader")
         defer { build.signal() }  // the top one releases the reader's
         let books = try committedBooks(path, scope: "main")
         var titleOrderAnswers = 0
-        for text in ["h", "ha", "hay", "hark", "hel", "hid", "hop", "o'b", "1", "the h", "h the", "harbor 1", "hymn", "zzz",
-                     "日", "日本", "日誌 1", "の", "ω", "я и"] {
+        for text in [
+            "h", "ha", "hay", "hark", "hel", "hid", "hop", "o'b", "1", "the h", "h the", "harbor 1", "hymn", "zzz",
+            "日", "日本", "日誌 1", "の", "ω", "я и",
+        ] {
             let terms = SearchTerms(text)
             let expected = books.filter(terms.matches).sorted { terms.sortKey($0) < terms.sortKey($1) }
             for (limit, offset) in [(50, 0), (5, 0), (3, 2), (10, 45)] {
                 let wanted = Array(expected.dropFirst(offset).prefix(limit))
-                let exactCount = TotalCount(counted: expected.count, offset: offset, shown: wanted.count,
-                                            hasMore: offset + wanted.count < expected.count)
+                let exactCount = TotalCount(
+                    counted: expected.count, offset: offset, shown: wanted.count,
+                    hasMore: offset + wanted.count < expected.count)
                 // The title order can give the page when its first offset + limit books all rank
                 // first and have keys beginning at or below the query's first character (those
                 // beginning with punctuation above it sort after all that begin with it).
                 let firstOnes = expected.prefix(offset + limit)
                 let lead = text.unicodeScalars.first!.value
-                let titleOrderCan = firstOnes.count == offset + limit && firstOnes.allSatisfy {
-                    terms.rank($0) == 0 && SearchTerms.fold($0.title).unicodeScalars.first!.value <= lead
-                }
+                let titleOrderCan =
+                    firstOnes.count == offset + limit
+                    && firstOnes.allSatisfy {
+                        terms.rank($0) == 0 && SearchTerms.fold($0.title).unicodeScalars.first!.value <= lead
+                    }
                 let query = SearchQuery(text: text, limit: limit, offset: offset, countLater: true)
                 let answered = try await reader.answer(query)
                 let (page, answer) = (answered.page, answered.source)
@@ -320,11 +360,14 @@ import Testing
                 } else {
                     // A query narrowing a kept scan of few rows (the reader's own whole answers,
                     // "h" among them) is answered whole from it, counted.
-                    #expect(!titleOrderCan || answer == .earlierScan, "\(text) \(limit) \(offset): the title order holds the page")
+                    #expect(
+                        !titleOrderCan || answer == .earlierScan,
+                        "\(text) \(limit) \(offset): the title order holds the page")
                     #expect(page.totalCount == exactCount, "\(text) \(limit) \(offset)")
                 }
                 let counted = try await counter.search(query.countingNow)
-                #expect(counted.records == wanted && counted.totalCount == exactCount, "\(text) \(limit) \(offset) counted")
+                #expect(
+                    counted.records == wanted && counted.totalCount == exactCount, "\(text) \(limit) \(offset) counted")
             }
         }
         #expect(titleOrderAnswers >= 8, "the scenario gives the title order pages to answer: \(titleOrderAnswers)")
@@ -334,7 +377,8 @@ import Testing
         // So do keys beginning with punctuation beyond ASCII below the first character ("«", "—"
         // and "「" below "日", "¡" below "ω", in UTF-8 as in code points); those above it ("‹"
         // above "ω") sort after every key beginning with it.
-        let reopened = try SQLiteCatalog.open(path: path, create: false, beforeIndexBuild: { build.wait() }).remote(account: "reader")
+        let reopened = try SQLiteCatalog.open(path: path, create: false, beforeIndexBuild: { build.wait() }).remote(
+            account: "reader")
         let beyondASCII = try await reopened.search(SearchQuery(text: "日", limit: 3, countLater: true))
         #expect(beyondASCII.records.map(\.title) == ["«日々»", "— 日記 —", "「日本」の心"])
         let greek = try await reopened.search(SearchQuery(text: "ω", limit: 2, countLater: true))
@@ -375,8 +419,11 @@ import Testing
         /// Lets the held catch-up go as the query is asked (`catchingUp`): the query waits for it.
         var releasesCatchUp = false
 
-        init(_ state: IndexState, before: [String] = [], _ text: String, limit: Int = 20, offset: Int = 0, countLater: Bool = false,
-             _ source: SearchAnswerSource, releasesCatchUp: Bool = false) {
+        init(
+            _ state: IndexState, before: [String] = [], _ text: String, limit: Int = 20, offset: Int = 0,
+            countLater: Bool = false,
+            _ source: SearchAnswerSource, releasesCatchUp: Bool = false
+        ) {
             self.state = state
             self.before = before
             query = SearchQuery(text: text, limit: limit, offset: offset, countLater: countLater)
@@ -443,9 +490,13 @@ import Testing
 
         func open(_ path: String) throws -> SQLiteBookRemote {
             // The time limit only ends a wait a broken remote would never end; the test releases it.
-            try SQLiteCatalog.open(path: path, create: false, beforeIndexBuild: { self.build.wait() },
-                                   beforeCatchUp: { self.began.yield(); _ = self.catchUp.wait(timeout: .now() + 60) })
-                .remote(account: "reader")
+            try SQLiteCatalog.open(
+                path: path, create: false, beforeIndexBuild: { self.build.wait() },
+                beforeCatchUp: {
+                    self.began.yield(); _ = self.catchUp.wait(timeout: .now() + 60)
+                }
+            )
+            .remote(account: "reader")
         }
 
         func release() {
@@ -461,7 +512,9 @@ import Testing
         defer { for work in held { work.release() } }
         var answered: Set<SearchAnswerSource> = []
         for testCase in Self.strategyCases {
-            if catalogs[testCase.state] == nil { catalogs[testCase.state] = try await makeStrategyCatalog(testCase.state) }
+            if catalogs[testCase.state] == nil {
+                catalogs[testCase.state] = try await makeStrategyCatalog(testCase.state)
+            }
             let path = catalogs[testCase.state]!
             let work = HeldWork()
             held.append(work)
@@ -488,10 +541,13 @@ import Testing
             #expect(!wanted.isEmpty, "\(testCase): the scenario gives a page")
             #expect(answer.page.records == wanted, "\(testCase)")
             if case let .counting(seen) = answer.page.totalCount {
-                #expect(query.countLater && seen >= query.offset + wanted.count && seen <= expected.count, "\(testCase): \(seen)")
+                #expect(
+                    query.countLater && seen >= query.offset + wanted.count && seen <= expected.count,
+                    "\(testCase): \(seen)")
             } else {
-                let counted = TotalCount(counted: expected.count, offset: query.offset, shown: wanted.count,
-                                         hasMore: query.offset + wanted.count < expected.count)
+                let counted = TotalCount(
+                    counted: expected.count, offset: query.offset, shown: wanted.count,
+                    hasMore: query.offset + wanted.count < expected.count)
                 #expect(answer.page.totalCount == counted, "\(testCase)")
             }
             #expect(answer.source == testCase.source, "\(testCase): \(answer.source)")
@@ -516,33 +572,43 @@ import Testing
             books += (0..<600).map { NewBook(title: "Zed \($0)", author: "Bo Li") }
             books += (0..<3_000).map { NewBook(title: "Book \($0)", author: "Haruki Murakami") }
             books += (0..<60).map { NewBook(title: "Harbor Lights \($0)", author: "") }
-            books += ["History of Rivers", "Historic Roads", "A history of Rome", "Hi-Fi Sound", "Hi-Fi Again", "किताब घर", "कमल",
-                      "Rome Rising"].map { NewBook(title: $0, author: "") }
+            books += [
+                "History of Rivers", "Historic Roads", "A history of Rome", "Hi-Fi Sound", "Hi-Fi Again", "किताब घर",
+                "कमल",
+                "Rome Rising",
+            ].map { NewBook(title: $0, author: "") }
             try catalog.insertBooks(books, scope: "main")
             if state == .current {
                 // Stored, then a few changes: the index catches up with them at its first search.
                 #expect(try await catalog.remote(account: "editor").searchIndexReport().snapshotStored)
-                try catalog.insertBooks([NewBook(title: "Secret gardens again"), NewBook(title: "Murakami nights")], scope: "main")
+                try catalog.insertBooks(
+                    [NewBook(title: "Secret gardens again"), NewBook(title: "Murakami nights")], scope: "main")
             }
         case .bridging:
             // More changed rows than an index keeps in its overlay (1,024 + 120 / 96), fewer than a bridge may hold.
             let (catalog, _) = try makeCatalog(books: 120, path: path)
             #expect(try await catalog.remote(account: "editor").searchIndexReport().snapshotStored)
             var generator = GeneratedBooks(seed: 8)
-            try catalog.insertBooks((0..<1_100).map { _ in let seed = generator.book(); return NewBook(title: seed.title, author: seed.author) },
-                                    scope: "main")
+            try catalog.insertBooks(
+                (0..<1_100).map { _ in
+                    let seed = generator.book(); return NewBook(title: seed.title, author: seed.author)
+                },
+                scope: "main")
         case .catchingUp:
             // More changed rows than are read on the remote's actor (4,096) and than an index keeps
             // in its overlay (1,024 + 12,000 / 96), fewer than a bridge may hold (four times that).
             let (catalog, _) = try makeCatalog(books: 120, path: path)
             var generator = GeneratedBooks(seed: 5)
             func generated(_ count: Int) -> [NewBook] {
-                (0..<count).map { _ in let seed = generator.book(); return NewBook(title: seed.title, author: seed.author) }
+                (0..<count).map { _ in
+                    let seed = generator.book(); return NewBook(title: seed.title, author: seed.author)
+                }
             }
             try catalog.insertBooks(generated(11_900), scope: "main")
             #expect(try await catalog.remote(account: "editor").searchIndexReport().snapshotStored)
-            try catalog.insertBooks(generated(4_430) + (0..<60).map { NewBook(title: "Habitat \($0)", author: "") }
-                                    + (0..<10).map { NewBook(title: "Quiet \($0)", author: "Leo Tolstoy") }, scope: "main")
+            try catalog.insertBooks(
+                generated(4_430) + (0..<60).map { NewBook(title: "Habitat \($0)", author: "") }
+                    + (0..<10).map { NewBook(title: "Quiet \($0)", author: "Leo Tolstoy") }, scope: "main")
         }
         return path
     }
@@ -556,7 +622,8 @@ import Testing
         var (catalog, books) = try makeCatalog(books: 300, path: path)
         // A token that begins with a letter's byte but not with it as a character ("q" and a
         // spacing vowel sign) does not match that letter.
-        let marked = try catalog.addBook(NewBook(title: "Q\u{093F}uiet zebra", author: "Z\u{093F}oe Ray"), scope: "main")
+        let marked = try catalog.addBook(
+            NewBook(title: "Q\u{093F}uiet zebra", author: "Z\u{093F}oe Ray"), scope: "main")
         #expect(!SearchTerms("q").matches(marked) && SearchTerms("z").rank(marked) == 1)
         books.insert(marked, at: 0)
         // Enough books beginning with "l" that the best are trimmed, and one whose key (with its
@@ -572,33 +639,45 @@ import Testing
             let sequence = try connection.queryFirst("SELECT max(change_seq) FROM books") { $0.int(0) }!
             let copy = try #require(BooksCopy(sequence: sequence, memory: scans.memory))
             let statement = try connection.statement(
-                "SELECT id, title_key, title_terms, author_terms FROM books WHERE scope = 'main' AND id <= ?1 ORDER BY id")
+                "SELECT id, title_key, title_terms, author_terms FROM books WHERE scope = 'main' AND id <= ?1 ORDER BY id"
+            )
             try statement.bind([.int(middle)])
             defer { statement.reset() }
             while try statement.step() {
-                #expect(copy.append(id: statement.int(0), key: statement.bytes(1), title: statement.bytes(2), author: statement.bytes(3)) != nil)
+                #expect(
+                    copy.append(
+                        id: statement.int(0), key: statement.bytes(1), title: statement.bytes(2),
+                        author: statement.bytes(3)) != nil)
             }
             scans.copy = copy
         }
         func rename(_ book: BookRecord, _ title: String) async throws {
             let current = try await writer.load(id: book.id)
-            _ = try await writer.save(SaveRequest(id: book.id, title: title, author: "", expectedRevision: current.revision))
+            _ = try await writer.save(
+                SaveRequest(id: book.id, title: title, author: "", expectedRevision: current.revision))
         }
         try await rename(books[10], "Quokka Before")
         try await rename(books[books.count - 10], "Quokka After")
         _ = try catalog.addBook(NewBook(title: "Quokka Added"), scope: "main")
-        func expectExact(_ text: String, from source: SearchAnswerSource, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        func expectExact(
+            _ text: String, from source: SearchAnswerSource, sourceLocation: SourceLocation = #_sourceLocation
+        ) throws {
             let terms = SearchTerms(text)
-            let expected = try committedBooks(path, scope: "main").filter(terms.matches).sorted { terms.sortKey($0) < terms.sortKey($1) }
+            let expected = try committedBooks(path, scope: "main").filter(terms.matches).sorted {
+                terms.sortKey($0) < terms.sortKey($1)
+            }
             try connection.transaction(immediate: false) {
                 let sequence = try connection.queryFirst("SELECT max(change_seq) FROM books") { $0.int(0) }!
                 for (limit, offset) in [(50, 0), (4, 3)] {
-                    scans.removeKeptScans()   // answered from the copy, not from the first page's matches
+                    scans.removeKeptScans()  // answered from the copy, not from the first page's matches
                     let found = try BooksTableSearch(connection: connection, scope: "main", recent: (scans, sequence))
                         .search(terms, offset: offset, limit: limit)
-                    #expect(found.ids == expected.dropFirst(offset).prefix(limit).map(\.id) && found.total == expected.count,
-                            "\(text) \(limit) \(offset)", sourceLocation: sourceLocation)
-                    #expect(found.source == (offset == 0 ? source : .booksCopy), "\(text)", sourceLocation: sourceLocation)
+                    #expect(
+                        found.ids == expected.dropFirst(offset).prefix(limit).map(\.id)
+                            && found.total == expected.count,
+                        "\(text) \(limit) \(offset)", sourceLocation: sourceLocation)
+                    #expect(
+                        found.source == (offset == 0 ? source : .booksCopy), "\(text)", sourceLocation: sourceLocation)
                 }
             }
         }
@@ -630,20 +709,26 @@ import Testing
         books += (0..<300).map { NewBook(title: "Mural \($0)", author: "Ann Reed") }
         books += (0..<300).map { NewBook(title: "The murmur \($0)", author: $0 % 2 == 0 ? "Ann Mural" : "Bo Li") }
         books += (0..<300).map { NewBook(title: "Quiet \($0)", author: "Ann Mural") }
-        let reader = try BooksTableReader(path: path, books: books, shuffledBy: 7, into: catalog, keepingWholeMatchesUpTo: 0)
+        let reader = try BooksTableReader(
+            path: path, books: books, shuffledBy: 7, into: catalog, keepingWholeMatchesUpTo: 0)
         let scans = reader.scans
         // The whole table's "mur", its first matches kept with it; taken before the changes below.
         let mur = try reader.keptScan("mur")
         #expect(mur.leading.count == LeadingMatches.capacity && mur.rows.order?.isSorted == true)
         var rowsUnordered = mur.rows
         rowsUnordered.dropOrder()
-        let murUnordered = RecentScans.Scan(words: mur.words, sequence: mur.sequence, rows: rowsUnordered, leading: mur.leading)
+        let murUnordered = RecentScans.Scan(
+            words: mur.words, sequence: mur.sequence, rows: rowsUnordered, leading: mur.leading)
         var leadingAnswers = 0
         func expectCommittedPages(ordered: Bool, sourceLocation: SourceLocation = #_sourceLocation) throws {
             let committed = try committedBooks(path, scope: "main")
-            for text in ["mura", "murd", "murm", "murak", "mural", "mur b", "mur 1", "murakami b", "murder 1", "murder 10", "mur zz"] {
+            for text in [
+                "mura", "murd", "murm", "murak", "mural", "mur b", "mur 1", "murakami b", "murder 1", "murder 10",
+                "mur zz",
+            ] {
                 let terms = SearchTerms(text)
-                let expected = committed.filter(terms.matches).sorted { terms.sortKey($0) < terms.sortKey($1) }.map(\.id)
+                let expected = committed.filter(terms.matches).sorted { terms.sortKey($0) < terms.sortKey($1) }.map(
+                    \.id)
                 for (limit, offset) in [(50, 0), (5, 0), (3, 2), (10, 45), (10, 1_200)] {
                     // Kept: "mur" alone, nothing narrower.
                     scans.removeKeptScans()
@@ -656,14 +741,19 @@ import Testing
                         if page.source == .leadingMatches { leadingAnswers += 1 }
                         #expect(ordered || page.source == .leadingMatches, "\(about)", sourceLocation: sourceLocation)
                         if offset + wanted.count < expected.count {
-                            #expect(page.total >= offset + wanted.count && page.total <= expected.count, "\(about)", sourceLocation: sourceLocation)
+                            #expect(
+                                page.total >= offset + wanted.count && page.total <= expected.count, "\(about)",
+                                sourceLocation: sourceLocation)
                         } else {
                             #expect(page.total == expected.count, "\(about)", sourceLocation: sourceLocation)
                         }
                     } else {
                         #expect(!ordered, "\(about): \(page.source)", sourceLocation: sourceLocation)
-                        #expect(page.source == .earlierScan && page.total == min(expected.count, SearchIndex.countLimit(offset: offset, limit: limit)),
-                                "\(about)", sourceLocation: sourceLocation)
+                        #expect(
+                            page.source == .earlierScan
+                                && page.total
+                                    == min(expected.count, SearchIndex.countLimit(offset: offset, limit: limit)),
+                            "\(about)", sourceLocation: sourceLocation)
                     }
                 }
             }
@@ -690,31 +780,42 @@ import Testing
         books += (0..<300).map { NewBook(title: "Mural \($0)", author: "Ann Reed") }
         books += (0..<300).map { NewBook(title: "Zeta \($0)", author: "Ann Murakami") }
         books += (0..<300).map { NewBook(title: "Alpha \($0)", author: "Bo Murakami") }
-        let reader = try BooksTableReader(path: path, books: books, shuffledBy: 11, into: catalog, keepingWholeMatchesUpTo: 0)
+        let reader = try BooksTableReader(
+            path: path, books: books, shuffledBy: 11, into: catalog, keepingWholeMatchesUpTo: 0)
         let scans = reader.scans
         let mur = try reader.keptScan("mur")
         let groupRows = mur.leading.rows.filter { mur.leading.title(of: $0) == Array("mur".utf8) }
         #expect(groupRows.count == LeadingMatches.groupLimit && groupRows.last?.groupContinues == true)
         var rowsUnordered = mur.rows
         rowsUnordered.dropOrder()
-        let murUnordered = RecentScans.Scan(words: mur.words, sequence: mur.sequence, rows: rowsUnordered, leading: mur.leading)
+        let murUnordered = RecentScans.Scan(
+            words: mur.words, sequence: mur.sequence, rows: rowsUnordered, leading: mur.leading)
         let committed = try committedBooks(path, scope: "main")
         // "mura": Mural ranks first; then by author "Alpha", the group's "Rex Murakami" books,
         // "Zeta". "mur r": the group by author ("Reed", "Rex"), its unkept books before "Mural".
         // "mu": every group book matches in its title, at places not kept.
-        for (text, limit, offset, fromFirstMatches) in [("mura", 50, 0, true), ("mura", 10, 295, true), ("mura", 10, 600, false),
-                                                      ("mura", 10, 1_595, false), ("mur r", 20, 0, false), ("mu", 20, 0, false)] {
+        for (text, limit, offset, fromFirstMatches) in [
+            ("mura", 50, 0, true), ("mura", 10, 295, true), ("mura", 10, 600, false),
+            ("mura", 10, 1_595, false), ("mur r", 20, 0, false), ("mu", 20, 0, false),
+        ] {
             for ordered in [false, true] {
                 scans.removeKeptScans()
                 scans.keep(ordered ? mur : murUnordered)
                 let terms = SearchTerms(text)
-                let expected = committed.filter(terms.matches).sorted { terms.sortKey($0) < terms.sortKey($1) }.map(\.id)
+                let expected = committed.filter(terms.matches).sorted { terms.sortKey($0) < terms.sortKey($1) }.map(
+                    \.id)
                 let page = try reader.search(text, limit: limit, offset: offset, pageFirst: true)
-                #expect(page.ids == Array(expected.dropFirst(offset).prefix(limit)), "\(text) \(limit) \(offset) \(ordered)")
+                #expect(
+                    page.ids == Array(expected.dropFirst(offset).prefix(limit)), "\(text) \(limit) \(offset) \(ordered)"
+                )
                 // ("mu" narrows no kept scan.)
                 let fromOrder = ordered && !fromFirstMatches && text != "mu"
-                #expect((page.source == .leadingMatches) == fromFirstMatches, "\(text) \(limit) \(offset) \(ordered): \(page.source)")
-                #expect((page.source == .orderedMatches) == fromOrder, "\(text) \(limit) \(offset) \(ordered): \(page.source)")
+                #expect(
+                    (page.source == .leadingMatches) == fromFirstMatches,
+                    "\(text) \(limit) \(offset) \(ordered): \(page.source)")
+                #expect(
+                    (page.source == .orderedMatches) == fromOrder,
+                    "\(text) \(limit) \(offset) \(ordered): \(page.source)")
             }
         }
     }
@@ -734,8 +835,9 @@ import Testing
         books += (0..<300).map { NewBook(title: "The museum \($0)", author: "Ann Reed") }
         books += (0..<2_000).map { NewBook(title: "Book \($0)", author: $0 % 4 == 0 ? "Mura Ito" : "Haruki Murakami") }
         books += (0..<200).map { NewBook(title: "Quiet \($0)", author: "Ann Reed") }
-        let reader = try BooksTableReader(path: path, books: books, shuffledBy: 13, into: catalog,
-                                         keepingWholeMatchesUpTo: LeadingMatches.wholeLimit)
+        let reader = try BooksTableReader(
+            path: path, books: books, shuffledBy: 13, into: catalog,
+            keepingWholeMatchesUpTo: LeadingMatches.wholeLimit)
         let scans = reader.scans
         let mu = try reader.keptScan("mu")
         #expect(mu.leading.isWhole && mu.leading.count == 3_200 && mu.rows.count == 3_200)
@@ -743,7 +845,8 @@ import Testing
             let committed = try committedBooks(path, scope: "main")
             for text in ["mur", "mura", "murak", "mus", "mu b", "mura i", "murakami 1", "museum", "mu zz"] {
                 let terms = SearchTerms(text)
-                let expected = committed.filter(terms.matches).sorted { terms.sortKey($0) < terms.sortKey($1) }.map(\.id)
+                let expected = committed.filter(terms.matches).sorted { terms.sortKey($0) < terms.sortKey($1) }.map(
+                    \.id)
                 for (limit, offset) in [(50, 0), (5, 0), (10, 45), (10, 1_500), (20, max(0, expected.count - 5))] {
                     // Kept: "mu" alone, nothing narrower.
                     scans.removeKeptScans()
@@ -751,13 +854,18 @@ import Testing
                     let page = try reader.search(text, limit: limit, offset: offset, pageFirst: true)
                     let wanted = Array(expected.dropFirst(offset).prefix(limit))
                     #expect(page.ids == wanted, "\(text) \(limit) \(offset)", sourceLocation: sourceLocation)
-                    #expect(page.source == .leadingMatches, "\(text) \(limit) \(offset): \(page.source)", sourceLocation: sourceLocation)
+                    #expect(
+                        page.source == .leadingMatches, "\(text) \(limit) \(offset): \(page.source)",
+                        sourceLocation: sourceLocation)
                     if offset + wanted.count < expected.count {
-                        #expect(page.total >= offset + wanted.count && page.total <= expected.count, "\(text) \(limit) \(offset)",
-                                sourceLocation: sourceLocation)
+                        #expect(
+                            page.total >= offset + wanted.count && page.total <= expected.count,
+                            "\(text) \(limit) \(offset)",
+                            sourceLocation: sourceLocation)
                     } else {
                         // The page reached the last match: every match was seen.
-                        #expect(page.total == expected.count, "\(text) \(limit) \(offset)", sourceLocation: sourceLocation)
+                        #expect(
+                            page.total == expected.count, "\(text) \(limit) \(offset)", sourceLocation: sourceLocation)
                     }
                 }
             }
@@ -782,7 +890,8 @@ import Testing
         let committed = try committedBooks(path, scope: "main")
         func rename(_ title: String, to newTitle: String) async throws {
             let book = try #require(committed.first { $0.title == title })
-            _ = try await writer.save(SaveRequest(id: book.id, title: newTitle, author: book.author, expectedRevision: book.revision))
+            _ = try await writer.save(
+                SaveRequest(id: book.id, title: newTitle, author: book.author, expectedRevision: book.revision))
         }
         try await rename("Mural 0", to: "Zebra")
         try await rename("Quiet 3", to: "Mura Aardvark")
@@ -798,13 +907,16 @@ import Testing
         try catalog.addAccount(Account(name: "reader", role: .reader, scope: "main"))
         try catalog.insertBooks((0..<50).map { NewBook(title: "Book \($0)") }, scope: "main")
         let buildNiceness = Mutex<Int32?>(nil)
-        let reader = try SQLiteCatalog.open(path: path, create: false, beforeIndexBuild: {
-            buildNiceness.withLock { $0 = BackgroundThread.niceness }
-        }).remote(account: "reader")
+        let reader = try SQLiteCatalog.open(
+            path: path, create: false,
+            beforeIndexBuild: {
+                buildNiceness.withLock { $0 = BackgroundThread.niceness }
+            }
+        ).remote(account: "reader")
         _ = try await reader.search(SearchQuery(text: "book"))
         await reader.finishIndexPreparation()
         #if os(Linux)
-        #expect(buildNiceness.withLock { $0 } == min(19, BackgroundThread.niceness + 10))
+            #expect(buildNiceness.withLock { $0 } == min(19, BackgroundThread.niceness + 10))
         #endif
     }
 
@@ -814,20 +926,26 @@ import Testing
     @Test func anIndexBuildGivesWayInsideItsStatementsAndBetweenThem() throws {
         let path = directory.path("giving-way.sqlite")
         let catalog = try SQLiteCatalog.open(path: path, create: true)
-        try catalog.insertBooks((0..<20_000).map { NewBook(title: "Book \($0) of the sea", author: "Author \($0 % 97)") }, scope: "main")
+        try catalog.insertBooks(
+            (0..<20_000).map { NewBook(title: "Book \($0) of the sea", author: "Author \($0 % 97)") }, scope: "main")
         let connection = try CatalogConnection.open(path: path, create: false, busyTimeout: .seconds(5))
         var duringTheCount = 0, inAll = 0
-        let builder = SearchIndexBuilder(connection: connection, scope: "main", givingWay: {
-            inAll += 1
-            var statement = sqlite3_next_stmt(connection.handle, nil)
-            while let current = statement {
-                if sqlite3_stmt_busy(current) != 0, String(cString: sqlite3_sql(current)).contains("count(*)") { duringTheCount += 1 }
-                statement = sqlite3_next_stmt(connection.handle, current)
-            }
-        })
+        let builder = SearchIndexBuilder(
+            connection: connection, scope: "main",
+            givingWay: {
+                inAll += 1
+                var statement = sqlite3_next_stmt(connection.handle, nil)
+                while let current = statement {
+                    if sqlite3_stmt_busy(current) != 0, String(cString: sqlite3_sql(current)).contains("count(*)") {
+                        duringTheCount += 1
+                    }
+                    statement = sqlite3_next_stmt(connection.handle, current)
+                }
+            })
         let built = try builder.build()
         #expect(built.count == 20_000)
-        #expect(duringTheCount >= 1 && inAll >= duringTheCount + 3, "during the count \(duringTheCount), in all \(inAll)")
+        #expect(
+            duringTheCount >= 1 && inAll >= duringTheCount + 3, "during the count \(duringTheCount), in all \(inAll)")
     }
 
     /// Foreground work holds back a background thread that gives way: it waits while the work
@@ -866,7 +984,8 @@ import Testing
         try catalog.insertBooks(books, scope: "main")
         let build = DispatchSemaphore(value: 0)
         defer { build.signal() }
-        let reader = try SQLiteCatalog.open(path: path, create: false, beforeIndexBuild: { build.wait() }).remote(account: "reader")
+        let reader = try SQLiteCatalog.open(path: path, create: false, beforeIndexBuild: { build.wait() }).remote(
+            account: "reader")
         _ = try await reader.search(SearchQuery(text: "secret"))  // counted: its 500 matches are kept
         let page = try await reader.search(SearchQuery(text: "secret g", limit: 20, countLater: true))
         let committed = try committedBooks(path, scope: "main")
@@ -883,10 +1002,12 @@ import Testing
         let path = directory.path("leading-remote.sqlite")
         let catalog = try SQLiteCatalog.open(path: path, create: true)
         try catalog.addAccount(Account(name: "reader", role: .reader, scope: "main"))
-        try catalog.insertBooks((0..<3_000).map { NewBook(title: "Book \($0)", author: "Haruki Murakami") }, scope: "main")
+        try catalog.insertBooks(
+            (0..<3_000).map { NewBook(title: "Book \($0)", author: "Haruki Murakami") }, scope: "main")
         let build = DispatchSemaphore(value: 0)
         defer { build.signal() }
-        let reader = try SQLiteCatalog.open(path: path, create: false, beforeIndexBuild: { build.wait() }).remote(account: "reader")
+        let reader = try SQLiteCatalog.open(path: path, create: false, beforeIndexBuild: { build.wait() }).remote(
+            account: "reader")
         _ = try await reader.search(SearchQuery(text: "mur"))  // counted: its matches are kept
         let query = SearchQuery(text: "murak", limit: 20, countLater: true)
         let page = try await reader.search(query)
@@ -896,7 +1017,9 @@ import Testing
         }
         #expect(seen >= 20 && seen <= 3_000)
         let counted = try await reader.search(query.countingNow)
-        #expect(counted.records == page.records && counted.totalCount == TotalCount(counted: 3_000, offset: 0, shown: 20, hasMore: true))
+        #expect(
+            counted.records == page.records
+                && counted.totalCount == TotalCount(counted: 3_000, offset: 0, shown: 20, hasMore: true))
     }
 
     /// A search replaced by the next key stops walking the table's copy or an earlier scan's
@@ -906,8 +1029,11 @@ import Testing
     @Test func aCancelledSearchStopsWalkingTheCopyAndTheKeptRows() async throws {
         let path = directory.path("cancelled.sqlite")
         let catalog = try SQLiteCatalog.open(path: path, create: true)
-        try catalog.insertBooks((0..<3_000).map { NewBook(title: "Quiet river \($0)", author: "Ann Reed") }, scope: "main")
-        let queries: [(text: String, source: SearchAnswerSource)] = [("river 1", .earlierScan), ("q", .booksCopy), ("rive", .booksCopy)]
+        try catalog.insertBooks(
+            (0..<3_000).map { NewBook(title: "Quiet river \($0)", author: "Ann Reed") }, scope: "main")
+        let queries: [(text: String, source: SearchAnswerSource)] = [
+            ("river 1", .earlierScan), ("q", .booksCopy), ("rive", .booksCopy),
+        ]
         /// Each search's answer's source, or "cancelled".
         let outcomes = try await Task { () throws -> [String] in
             let connection = try CatalogConnection.open(path: path, create: false, busyTimeout: .seconds(5))
@@ -944,33 +1070,40 @@ import Testing
             let copy = try #require(BooksCopy(sequence: 1, memory: scans.memory))
             var places: [BooksCopy.Place] = []
             try Array("b".utf8).withUnsafeBufferPointer { text in
-                for id in 1...count { places.append(try #require(copy.append(id: id, key: text, title: text, author: text))) }
+                for id in 1...count {
+                    places.append(try #require(copy.append(id: id, key: text, title: text, author: text)))
+                }
             }
-            return (copy, { count in
-                var rows = ScannedRows()
-                for row in 0..<count { rows.append(in: copy, at: places[row], mask: 0, rank: 0, keyPrefix: 0) }
-                return RecentScans.Scan(words: SearchTerms("b").words.map(QueryWord.init), sequence: 1, rows: rows)
-            })
+            return (
+                copy,
+                { count in
+                    var rows = ScannedRows()
+                    for row in 0..<count { rows.append(in: copy, at: places[row], mask: 0, rank: 0, keyPrefix: 0) }
+                    return RecentScans.Scan(words: SearchTerms("b").words.map(QueryWord.init), sequence: 1, rows: rows)
+                }
+            )
         }
         let (large, ofLarge) = try copy(of: 200_000)
         scans.copy = large
-        #expect(!scans.copyIsQuicker(than: ofLarge(25_001)))     // unfinished
+        #expect(!scans.copyIsQuicker(than: ofLarge(25_001)))  // unfinished
         large.complete()
-        #expect(!scans.copyIsQuicker(than: ofLarge(25_000)))     // an eighth
+        #expect(!scans.copyIsQuicker(than: ofLarge(25_000)))  // an eighth
         #expect(scans.copyIsQuicker(than: ofLarge(25_001)))
         let (small, ofSmall) = try copy(of: 100_000)
         small.complete()
         scans.copy = small
-        #expect(!scans.copyIsQuicker(than: ofSmall(RecentScans.fewRows)))   // more than an eighth, but few
+        #expect(!scans.copyIsQuicker(than: ofSmall(RecentScans.fewRows)))  // more than an eighth, but few
         #expect(scans.copyIsQuicker(than: ofSmall(RecentScans.fewRows + 1)))
     }
 
     /// Which typed queries are answered from which earlier scan: a longer prefix, a word added
     /// after, a token completed by punctuation; never a shorter prefix, a word put in front,
     /// or a character that only shares the earlier prefix's bytes.
-    @Test(arguments: [("his", "h", true), ("hist", "his", true), ("his", "hist", false), ("war a", "war", true),
-                      ("a war", "war", false), ("o'b", "o", true), ("ob", "o'", true), ("o'b", "ob", false),
-                      ("hist", "hist", true), ("कि", "क", false), ("कि घ", "कि", true), ("cafe", "café", true)])
+    @Test(arguments: [
+        ("his", "h", true), ("hist", "his", true), ("his", "hist", false), ("war a", "war", true),
+        ("a war", "war", false), ("o'b", "o", true), ("ob", "o'", true), ("o'b", "ob", false),
+        ("hist", "hist", true), ("कि", "क", false), ("कि घ", "कि", true), ("cafe", "café", true),
+    ])
     func aQueryNarrowsAnEarlierOneOnlyWhenEveryMatchIsAmongItsMatches(typed: String, earlier: String, narrows: Bool) {
         func words(_ text: String) -> [QueryWord] { SearchTerms(text).words.map(QueryWord.init) }
         #expect(QueryWord.narrows(words(typed), words(earlier)) == narrows)
@@ -985,11 +1118,19 @@ import Testing
         let rows = [(7, "the war", "the war", "tolstoy"), (9, "l'ete", "l ete", ""), (12, "zoo", "zoo", "a b c")]
         var scanned = ScannedRows()
         for (id, key, title, author) in rows {
-            buffer(key) { key in buffer(title) { title in buffer(author) { author in scanned.append(id: id, key: key, title: title, author: author) } } }
+            buffer(key) { key in
+                buffer(title) { title in
+                    buffer(author) { author in scanned.append(id: id, key: key, title: title, author: author) }
+                }
+            }
         }
         var read: [(Int, String, String, String)] = []
         try scanned.forEach { id, key, title, author, _ in
-            read.append((id, String(decoding: key, as: UTF8.self), String(decoding: title, as: UTF8.self), String(decoding: author, as: UTF8.self)))
+            read.append(
+                (
+                    id, String(decoding: key, as: UTF8.self), String(decoding: title, as: UTF8.self),
+                    String(decoding: author, as: UTF8.self)
+                ))
         }
         #expect(read.map { "\($0)" } == rows.map { "\($0)" })
         // Keys equal to their titles are not stored twice: only "l'ete" is.
@@ -1003,23 +1144,32 @@ import Testing
         for (number, text) in typed.enumerated() {
             var rows = ScannedRows()
             for id in 0...number {
-                buffer("k") { key in buffer("t") { title in buffer(String(big.prefix(big.count / (number + 1)))) { author in
-                    rows.append(id: id, key: key, title: title, author: author)
-                } } }
+                buffer("k") { key in
+                    buffer("t") { title in
+                        buffer(String(big.prefix(big.count / (number + 1)))) { author in
+                            rows.append(id: id, key: key, title: title, author: author)
+                        }
+                    }
+                }
             }
             scans.keep(RecentScans.Scan(words: SearchTerms(text).words.map(QueryWord.init), sequence: 5, rows: rows))
         }
         func narrowest(_ text: String, at sequence: Int = 5) -> Int? {
             scans.narrowest(holdingMatchesOf: SearchTerms(text).words.map(QueryWord.init), at: sequence)?.rows.count
         }
-        #expect(narrowest("a") == nil)        // the oldest went
+        #expect(narrowest("a") == nil)  // the oldest went
         #expect(narrowest("ab") == 2)
-        #expect(narrowest("abcde") == 2)      // every kept scan holds its matches: the one with fewest rows
-        #expect(narrowest("abcde", at: 4) == nil)   // rows read after the catalog this search sees
+        #expect(narrowest("abcde") == 2)  // every kept scan holds its matches: the one with fewest rows
+        #expect(narrowest("abcde", at: 4) == nil)  // rows read after the catalog this search sees
 
-        var judge = RowJudge(words: SearchTerms("x").words.map(QueryWord.init), wanted: 10, recordingUpTo: RecentScans.byteBudget)
+        var judge = RowJudge(
+            words: SearchTerms("x").words.map(QueryWord.init), wanted: 10, recordingUpTo: RecentScans.byteBudget)
         for id in 0..<4 {
-            buffer("x") { key in buffer("x") { title in buffer(big) { author in judge.offer(id: id, key: key, title: title, author: author) } } }
+            buffer("x") { key in
+                buffer("x") { title in
+                    buffer(big) { author in judge.offer(id: id, key: key, title: title, author: author) }
+                }
+            }
         }
         #expect(judge.matched == nil)
         #expect(judge.answer(offset: 0, limit: 10).total == 4)
@@ -1029,7 +1179,8 @@ import Testing
     /// a rank and eight key bytes a row while recording), and the rows only when they pass the
     /// limit without it.
     @Test func aRecordingOverItsLimitDropsTheRowsOrderFirst() throws {
-        let copy = try #require(BooksCopy(sequence: 1, memory: BuildMemory(besideCatalog: directory.path("catalog.sqlite"))))
+        let copy = try #require(
+            BooksCopy(sequence: 1, memory: BuildMemory(besideCatalog: directory.path("catalog.sqlite"))))
         try Array("b".utf8).withUnsafeBufferPointer { text in
             for id in 1...1_000 { _ = try #require(copy.append(id: id, key: text, title: text, author: text)) }
         }
@@ -1059,13 +1210,19 @@ import Testing
         let path = directory.path("broad.sqlite")
         let catalog = try SQLiteCatalog.open(path: path, create: true)
         try catalog.addAccount(Account(name: "editor", role: .editor, scope: "main"))
-        let words = ["sea", "secret", "stone", "silver", "sun", "star", "garden", "night", "river", "city", "gold", "war"]
+        let words = [
+            "sea", "secret", "stone", "silver", "sun", "star", "garden", "night", "river", "city", "gold", "war",
+        ]
         let authors = ["Sara Stone", "Tom Reed", "Ann Smith", "Bob Hill"]
         var generator = GeneratedBooks(seed: 31)
         let books = (0..<12_500).map { number in
-            var title = [number % 3 == 0 ? "The" : "", words[generator.next(words.count)], words[generator.next(words.count)]]
+            var title = [
+                number % 3 == 0 ? "The" : "", words[generator.next(words.count)], words[generator.next(words.count)],
+            ]
             if number % 5 == 0 { title += ["of the", words[generator.next(words.count)]] }
-            return NewBook(title: title.filter { !$0.isEmpty }.joined(separator: " "), author: authors[generator.next(authors.count)])
+            return NewBook(
+                title: title.filter { !$0.isEmpty }.joined(separator: " "),
+                author: authors[generator.next(authors.count)])
         }
         try catalog.insertBooks(books, scope: "main")
         let remote = try catalog.remote(account: "editor")
@@ -1080,9 +1237,12 @@ import Testing
                     let page = try await remote.search(SearchQuery(text: text, limit: limit, offset: offset))
                     let wanted = Array(expected.dropFirst(offset).prefix(limit))
                     let counted = min(expected.count, SearchIndex.countLimit(offset: offset, limit: limit))
-                    let total = TotalCount(counted: counted, offset: offset, shown: wanted.count, hasMore: offset + wanted.count < counted)
-                    #expect(page.records == wanted && page.totalCount == total,
-                            "\(when): \(text) \(limit) \(offset): \(page.totalCount), expected \(total) of \(expected.count)")
+                    let total = TotalCount(
+                        counted: counted, offset: offset, shown: wanted.count, hasMore: offset + wanted.count < counted)
+                    #expect(
+                        page.records == wanted && page.totalCount == total,
+                        "\(when): \(text) \(limit) \(offset): \(page.totalCount), expected \(total) of \(expected.count)"
+                    )
                 }
             }
         }
@@ -1090,7 +1250,8 @@ import Testing
         // Changes after the build: their old entries are hidden and they are judged apart.
         for id in stride(from: 1, through: 3_000, by: 97) {
             let book = try await remote.load(id: id)
-            _ = try await remote.save(SaveRequest(id: id, title: "Sunlit the \(book.title)", expectedRevision: book.revision))
+            _ = try await remote.save(
+                SaveRequest(id: id, title: "Sunlit the \(book.title)", expectedRevision: book.revision))
         }
         try await expectExact("after changes")
     }
@@ -1109,12 +1270,14 @@ import Testing
         for book in books {
             let text = BookText(title: book.title, author: book.author)
             let tokens = (text.titleTerms + " " + text.authorTerms).split(separator: " ")
-            let prefixes = Set(tokens.flatMap { token in
-                (1...3).compactMap { length -> String? in
-                    let prefix = token.prefix(length)
-                    return prefix.count == length && prefix.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) ? String(prefix) : nil
-                }
-            })
+            let prefixes = Set(
+                tokens.flatMap { token in
+                    (1...3).compactMap { length -> String? in
+                        let prefix = token.prefix(length)
+                        return prefix.count == length
+                            && prefix.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) ? String(prefix) : nil
+                    }
+                })
             for prefix in prefixes { booksWith[prefix, default: 0] += 1 }
         }
         var storedByLength = [0, 0, 0, 0]
@@ -1127,7 +1290,8 @@ import Testing
             }
             storedByLength[prefix.count] += 1
             let fromPostings = try base.placesFromPostings(of: words[0])
-            #expect(fromFile.anywhere == fromPostings.anywhere && fromFile.inTitle == fromPostings.inTitle
+            #expect(
+                fromFile.anywhere == fromPostings.anywhere && fromFile.inTitle == fromPostings.inTitle
                     && fromFile.first == fromPostings.first, "\(prefix)")
         }
         #expect(storedByLength[1] >= 5 && storedByLength[2] >= 1, "stored by length: \(storedByLength)")
@@ -1162,7 +1326,10 @@ import Testing
         var generator = GeneratedBooks(seed: 23)
         let books = (0..<400).map { _ in generator.book() }
         var queries = Self.queries + (0..<200).map { _ in generator.query() }
-        queries += ["東京", "東 京", "l'e", "e\u{301}", "ét", "2n", "ß", "ss", "œ", "oe", "ø", "søren", "ł", "łó", "æ", "ae", "þ", "th"]
+        queries += [
+            "東京", "東 京", "l'e", "e\u{301}", "ét", "2n", "ß", "ss", "œ", "oe", "ø", "søren", "ł", "łó", "æ", "ae", "þ",
+            "th",
+        ]
         var skipped = 0
         var (pairOnly, pairSkipped) = (0, 0)
         var (tripleOnly, tripleSkipped) = (0, 0)
@@ -1181,14 +1348,20 @@ import Testing
                 // The first two bytes count, not only the first: a book with tokens beginning with
                 // a one-word query's first byte but none with its first two is mostly skipped.
                 let tokens = stored.titleTerms.split(separator: " ") + stored.authorTerms.split(separator: " ")
-                if let first = terms.words.first?.first.map({ Array($0.utf8) }), terms.words.count == 1, first.count >= 2,
-                   tokens.contains(where: { $0.utf8.first == first[0] }), !tokens.contains(where: { $0.utf8.starts(with: first[0...1]) }) {
+                if let first = terms.words.first?.first.map({ Array($0.utf8) }), terms.words.count == 1,
+                    first.count >= 2,
+                    tokens.contains(where: { $0.utf8.first == first[0] }),
+                    !tokens.contains(where: { $0.utf8.starts(with: first[0...1]) })
+                {
                     pairOnly += 1
                     if !admitted { pairSkipped += 1 }
                 }
                 // And the first three: "mur" skips most of the books "mu" matches but "mur" does not.
-                if let first = terms.words.first?.first.map({ Array($0.utf8) }), terms.words.count == 1, first.count >= 3,
-                   tokens.contains(where: { $0.utf8.starts(with: first[0...1]) }), !tokens.contains(where: { $0.utf8.starts(with: first[0...2]) }) {
+                if let first = terms.words.first?.first.map({ Array($0.utf8) }), terms.words.count == 1,
+                    first.count >= 3,
+                    tokens.contains(where: { $0.utf8.starts(with: first[0...1]) }),
+                    !tokens.contains(where: { $0.utf8.starts(with: first[0...2]) })
+                {
                     tripleOnly += 1
                     if !admitted { tripleSkipped += 1 }
                 }
@@ -1206,8 +1379,12 @@ import Testing
     /// cannot (its next byte follows the earlier word in none of their tokens) are.
     @Test func aKeptScansMasksNeverSkipAMatchOfANarrowerQuery() {
         var generator = GeneratedBooks(seed: 41)
-        let books = (0..<400).map { _ in generator.book() }
-            + [SeedBook("Zz Top", by: "Zora Zzyzx"), SeedBook("École ét", by: "O'Brien"), SeedBook("東京 物語", by: "2nd z9")]
+        let books =
+            (0..<400).map { _ in generator.book() }
+            + [
+                SeedBook("Zz Top", by: "Zora Zzyzx"), SeedBook("École ét", by: "O'Brien"),
+                SeedBook("東京 物語", by: "2nd z9"),
+            ]
         var typed = Self.queries + (0..<120).map { _ in generator.query() }
         typed += ["東京", "東 京", "o'b", "ob", "ét", "éc", "2n", "z9", "zy", "zz", "zo", "hi r", "hist ro"]
         func words(_ text: String) -> [QueryWord] { SearchTerms(text).words.map(QueryWord.init) }
@@ -1215,7 +1392,9 @@ import Testing
         for text in typed {
             let terms = SearchTerms(text)
             // Every shorter query it narrows: its own prefixes, a character at a time.
-            let earlierTexts = (1..<max(1, text.count)).map { String(text.prefix($0)) }.filter { QueryWord.narrows(words(text), words($0)) }
+            let earlierTexts = (1..<max(1, text.count)).map { String(text.prefix($0)) }.filter {
+                QueryWord.narrows(words(text), words($0))
+            }
             for earlier in earlierTexts {
                 let following = FollowingBytes(narrowing: words(earlier))
                 let required = following.required(by: words(text))
@@ -1225,17 +1404,22 @@ import Testing
                     guard earlierTerms.matches(record) else { continue }
                     let stored = BookText(title: book.title, author: book.author)
                     let mask = Array(stored.titleTerms.utf8).withUnsafeBufferPointer { title in
-                        Array(stored.authorTerms.utf8).withUnsafeBufferPointer { following.mask(title: title, author: $0) }
+                        Array(stored.authorTerms.utf8).withUnsafeBufferPointer {
+                            following.mask(title: title, author: $0)
+                        }
                     }
                     let passed = mask & required != required
-                    #expect(!passed || !terms.matches(record), "\(text) after \(earlier) passed over \(book.title) by \(book.author)")
+                    #expect(
+                        !passed || !terms.matches(record),
+                        "\(text) after \(earlier) passed over \(book.title) by \(book.author)")
                     // A one-word query a byte longer than the earlier one: its last byte follows
                     // the earlier word in no token of the book, so the book is passed over.
                     let tokens = stored.titleTerms.split(separator: " ") + stored.authorTerms.split(separator: " ")
                     let (before, after) = (words(earlier), words(text))
                     if before.count == 1, after.count == 1, before[0].exact.isEmpty, after[0].exact.isEmpty,
-                       before[0].prefixBytes.count <= 2, after[0].prefixBytes.count == before[0].prefixBytes.count + 1,
-                       !tokens.contains(where: { $0.utf8.starts(with: after[0].prefixBytes) }) {
+                        before[0].prefixBytes.count <= 2, after[0].prefixBytes.count == before[0].prefixBytes.count + 1,
+                        !tokens.contains(where: { $0.utf8.starts(with: after[0].prefixBytes) })
+                    {
                         followedOnly += 1
                         if passed { followedSkipped += 1 }
                     }
@@ -1285,17 +1469,23 @@ import Testing
         let path = directory.path("ids.sqlite")
         let (catalog, books) = try makeCatalog(books: 500, path: path)
         #expect(try await catalog.remote(account: "editor").searchIndexReport().snapshotStored)
-        func key(_ book: BookRecord) -> [UInt8] { Array(BookText(title: book.title, author: book.author).titleKey.utf8) }
+        func key(_ book: BookRecord) -> [UInt8] {
+            Array(BookText(title: book.title, author: book.author).titleKey.utf8)
+        }
         let inOrder = books.sorted { ByteOrder.precedes(key($0), $0.id, key($1), $1.id) }
         let place = Dictionary(uniqueKeysWithValues: inOrder.enumerated().map { ($1.id, $0) })
         let everyID = Array(-2...(books.map(\.id).max()! + 3))
         let connection = try CatalogConnection.open(path: path, create: false, busyTimeout: .seconds(5))
         let built = try SearchIndexBuilder(connection: connection, scope: "main").build()
-        let stored = try SnapshotFile(catalog: path).bytes.withUnsafeBytes { try SearchIndexSnapshot.decode(copying: $0) }
+        let stored = try SnapshotFile(catalog: path).bytes.withUnsafeBytes {
+            try SearchIndexSnapshot.decode(copying: $0)
+        }
         for base in [built, stored] {
             for batch in [everyID, everyID.enumerated().filter { $0.offset % 7 == 3 }.map(\.element)] {
                 let found = try base.ordinals(ofAscendingIDs: batch)
-                #expect(zip(batch, found).filter { place[$0] != $1 }.isEmpty, "misplaced: \(zip(batch, found).filter { place[$0] != $1 }.prefix(5))")
+                #expect(
+                    zip(batch, found).filter { place[$0] != $1 }.isEmpty,
+                    "misplaced: \(zip(batch, found).filter { place[$0] != $1 }.prefix(5))")
             }
             for id in [-1, 0, books[0].id, books.last!.id, books.last!.id + 1] {
                 #expect(try base.ordinal(ofID: id) == place[id], "\(id)")
@@ -1312,7 +1502,9 @@ import Testing
         let (_, books) = try makeCatalog(books: 3_000, path: path)
         let connection = try CatalogConnection.open(path: path, create: false, busyTimeout: .seconds(5))
         let base = try SearchIndexBuilder(connection: connection, scope: "main").build()
-        func key(_ book: BookRecord) -> [UInt8] { Array(BookText(title: book.title, author: book.author).titleKey.utf8) }
+        func key(_ book: BookRecord) -> [UInt8] {
+            Array(BookText(title: book.title, author: book.author).titleKey.utf8)
+        }
         let inOrder = books.sorted { ByteOrder.precedes(key($0), $0.id, key($1), $1.id) }
         var hidden = Bitmap(count: base.count)
         for ordinal in stride(from: 5, to: base.count, by: 7) { hidden.insert(ordinal) }
@@ -1323,13 +1515,17 @@ import Testing
             for (cap, limit) in [(3, 40), (20, 300), (1, 1)] {
                 for hide in [false, true] {
                     let shown = inOrder.enumerated().filter { !hide || !hidden.contains($0.offset) }
-                    let firstRank = shown.filter { terms.matches($0.element) && terms.rank($0.element) == 0 }.map { Int32($0.offset) }
+                    let firstRank = shown.filter { terms.matches($0.element) && terms.rank($0.element) == 0 }.map {
+                        Int32($0.offset)
+                    }
                     let total = shown.filter { terms.matches($0.element) }.count
                     var matches = SearchIndexBase.Matches(cap: cap, countLimit: limit)
                     try base.collect(words, hidden: hide ? hidden : nil, into: &matches, slotsPerStretch: 1)
                     let counted = matches.counts.reduce(0, +)
-                    #expect(matches.ordinals[0] == Array(firstRank.prefix(cap)) && min(counted, limit) == min(total, limit),
-                            "\(text) cap \(cap) limit \(limit) hidden \(hide): listed \(matches.ordinals[0]), counted \(counted) of \(total)")
+                    #expect(
+                        matches.ordinals[0] == Array(firstRank.prefix(cap)) && min(counted, limit) == min(total, limit),
+                        "\(text) cap \(cap) limit \(limit) hidden \(hide): listed \(matches.ordinals[0]), counted \(counted) of \(total)"
+                    )
                     if counted < total { stoppedEarly += 1 }
                 }
             }
@@ -1363,9 +1559,11 @@ import Testing
         do {
             let inFiles = try build(BuildMemory(besideCatalog: path))
             let scratch = Self.scratchMappings(in: folder)
-            for (name, start) in [("forward index", UnsafeRawPointer(inFiles.bookBytes.buffer.baseAddress!)),
-                                  ("postings", UnsafeRawPointer(inFiles.postingBytes.buffer.baseAddress!)),
-                                  ("ids", UnsafeRawPointer(inFiles.ids.words.buffer.baseAddress!))] {
+            for (name, start) in [
+                ("forward index", UnsafeRawPointer(inFiles.bookBytes.buffer.baseAddress!)),
+                ("postings", UnsafeRawPointer(inFiles.postingBytes.buffer.baseAddress!)),
+                ("ids", UnsafeRawPointer(inFiles.ids.words.buffer.baseAddress!)),
+            ] {
                 let address = UInt(bitPattern: start)
                 #expect(scratch.contains { $0.contains(address) }, "the \(name) is not in a scratch file")
             }
@@ -1408,7 +1606,8 @@ import Testing
     /// The address ranges of this process's mappings of deleted build scratch files in `folder`.
     private static func scratchMappings(in folder: String) -> [ClosedRange<UInt>] {
         // Read to the end: /proc files have no size, and a read sized by it stops short.
-        let maps = String(decoding: FileHandle(forReadingAtPath: "/proc/self/maps")?.readDataToEndOfFile() ?? Data(), as: UTF8.self)
+        let maps = String(
+            decoding: FileHandle(forReadingAtPath: "/proc/self/maps")?.readDataToEndOfFile() ?? Data(), as: UTF8.self)
         return maps.split(separator: "\n").compactMap { line in
             guard line.contains(folder + "/.bookshelf-build-"), line.hasSuffix("(deleted)") else { return nil }
             let bounds = line.prefix { $0 != " " }.split(separator: "-").compactMap { UInt($0, radix: 16) }
@@ -1427,13 +1626,20 @@ import Testing
         init(catalog: String) throws {
             let directory = (catalog as NSString).deletingLastPathComponent
             let name = (catalog as NSString).lastPathComponent + "-search-"
-            let files = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasPrefix(name) && !$0.contains(".writing") }
+            let files = try FileManager.default.contentsOfDirectory(atPath: directory).filter {
+                $0.hasPrefix(name) && !$0.contains(".writing")
+            }
             guard files.count == 1 else { throw SnapshotFileMissing(found: files) }
             path = directory + "/" + files[0]
             bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
         }
 
-        func word(_ index: Int) -> Int { Int(truncatingIfNeeded: bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: index * 8, as: UInt64.self) }) }
+        func word(_ index: Int) -> Int {
+            Int(
+                truncatingIfNeeded: bytes.withUnsafeBytes {
+                    $0.loadUnaligned(fromByteOffset: index * 8, as: UInt64.self)
+                })
+        }
         var dataStart: Int { word(9) }
         func part(_ part: Int) -> Range<Int> { word(12 + 2 * part)..<word(12 + 2 * part) + word(13 + 2 * part) }
         /// Replaces the file, as a program writing a crafted one would: written beside it and
@@ -1454,11 +1660,15 @@ import Testing
 
     /// Stores a snapshot of 200 books, lets `damage` change its file, then checks that a new
     /// remote answers every query exactly and ends up on a rebuilt, stored index.
-    private func expectDamageDetected(_ name: String, _ damage: (inout SnapshotFile) throws -> Void,
-                                      sourceLocation: SourceLocation = #_sourceLocation) async throws {
+    private func expectDamageDetected(
+        _ name: String, _ damage: (inout SnapshotFile) throws -> Void,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws {
         let path = directory.path("\(name).sqlite")
         let (catalog, books) = try makeCatalog(books: 200, path: path)
-        #expect(try await catalog.remote(account: "editor").searchIndexReport().snapshotStored, sourceLocation: sourceLocation)
+        #expect(
+            try await catalog.remote(account: "editor").searchIndexReport().snapshotStored,
+            sourceLocation: sourceLocation)
         var file = try SnapshotFile(catalog: path)
         let intact = file.bytes
         try damage(&file)
@@ -1537,7 +1747,7 @@ import Testing
 
     @Test func aSnapshotWithAChangedHeaderIsDetectedAndRebuilt() async throws {
         try await expectDamageDetected("header") { file in
-            file.bytes[4 * 8] ^= 0x02   // the book count
+            file.bytes[4 * 8] ^= 0x02  // the book count
         }
     }
 
@@ -1567,10 +1777,14 @@ import Testing
     /// count, id base or id width that no checksum covered crashed the loader (an overflow
     /// while sizing the arrays, ids out of range). This format checksums its header, so only a
     /// crafted file (checksums recomputed) can carry such numbers: it must be refused, not trusted.
-    @Test(arguments: zip([4, 4, 4, 5, 5, 7], [UInt64(Int.max), 1 << 60, UInt64.max, 0x7FFF_FFFF_FFFF_FF00, UInt64.max, 64]))
+    @Test(
+        arguments: zip(
+            [4, 4, 4, 5, 5, 7], [UInt64(Int.max), 1 << 60, UInt64.max, 0x7FFF_FFFF_FFFF_FF00, UInt64.max, 64]))
     func aForgedHeaderWithImpossibleNumbersIsRefused(word: Int, value: UInt64) async throws {
         try await expectDamageDetected("header-\(word)-\(value)") { file in
-            file.bytes.withUnsafeMutableBytes { $0.storeBytes(of: value.littleEndian, toByteOffset: word * 8, as: UInt64.self) }
+            file.bytes.withUnsafeMutableBytes {
+                $0.storeBytes(of: value.littleEndian, toByteOffset: word * 8, as: UInt64.self)
+            }
             file.reseal()
         }
     }
@@ -1584,9 +1798,9 @@ import Testing
         #expect(try await catalog.remote(account: "editor").searchIndexReport().snapshotStored)
         var file = try SnapshotFile(catalog: path)
         if craft == "ordinals reversed" {
-            file.bytes[file.part(10)].reverse()   // each id's ordinal now names another book
+            file.bytes[file.part(10)].reverse()  // each id's ordinal now names another book
         } else {
-            for offset in file.part(9) { file.bytes[offset] = 0 }   // no id is found any more
+            for offset in file.part(9) { file.bytes[offset] = 0 }  // no id is found any more
         }
         file.reseal()
         try file.save()
@@ -1595,8 +1809,9 @@ import Testing
         var current = books
         for index in stride(from: 0, to: current.count, by: 9) {
             let book = current[index]
-            current[index] = try await writer.remote(account: "editor").save(SaveRequest(
-                id: book.id, title: "Zeta " + book.title, author: book.author, expectedRevision: book.revision))
+            current[index] = try await writer.remote(account: "editor").save(
+                SaveRequest(
+                    id: book.id, title: "Zeta " + book.title, author: book.author, expectedRevision: book.revision))
         }
         try await expectExactSearches(try catalog.remote(account: "reader"), current)
     }
@@ -1609,7 +1824,9 @@ import Testing
         let otherPath = directory.path("theirs.sqlite")
         let other = try SQLiteCatalog.open(path: otherPath, create: true)
         try other.addAccount(Account(name: "editor", role: .editor, scope: "main"))
-        for index in 0..<120 where index % 10 != 9 { try other.addBook(NewBook(title: "Other book \(index)"), scope: "main") }
+        for index in 0..<120 where index % 10 != 9 {
+            try other.addBook(NewBook(title: "Other book \(index)"), scope: "main")
+        }
         #expect(try await other.remote(account: "editor").searchIndexReport().snapshotStored)
         var theirs = try SnapshotFile(catalog: otherPath)
         let mine = try SnapshotFile(catalog: path)
@@ -1631,7 +1848,9 @@ import Testing
         let intact = try #require(SearchIndexSnapshotProbe.decodeAndSearch(file.bytes, queries: queries))
         for (text, ids) in zip(queries, intact) {
             let terms = SearchTerms(text)
-            let expected = books.filter { terms.isEmpty || terms.matches($0) }.sorted { terms.sortKey($0) < terms.sortKey($1) }
+            let expected = books.filter { terms.isEmpty || terms.matches($0) }.sorted {
+                terms.sortKey($0) < terms.sortKey($1)
+            }
             #expect(ids == expected.prefix(50).map(\.id), "\(text)")
         }
         // Every byte is covered by a checksum: any change is refused, at decode or where a search reads it.
@@ -1643,7 +1862,9 @@ import Testing
             refused += 1
         }
         for length in stride(from: 0, to: file.bytes.count, by: max(1, file.bytes.count / 100)) {
-            #expect(SearchIndexSnapshotProbe.decodeAndSearch(Array(file.bytes.prefix(length)), queries: queries) == nil, "length \(length)")
+            #expect(
+                SearchIndexSnapshotProbe.decodeAndSearch(Array(file.bytes.prefix(length)), queries: queries) == nil,
+                "length \(length)")
         }
         #expect(refused > 100)
     }
@@ -1662,10 +1883,13 @@ import Testing
         for step in 0..<40 {
             let index = (step * 13) % current.count
             let seed = generator.book()
-            current[index] = try await remote.save(SaveRequest(id: current[index].id, title: seed.title, author: seed.author,
-                                                               expectedRevision: current[index].revision))
+            current[index] = try await remote.save(
+                SaveRequest(
+                    id: current[index].id, title: seed.title, author: seed.author,
+                    expectedRevision: current[index].revision))
         }
-        current.append(try catalog.addBook(NewBook(title: "100% _under_ score\\ cafe\u{301}", author: "O'Brien"), scope: "main"))
+        current.append(
+            try catalog.addBook(NewBook(title: "100% _under_ score\\ cafe\u{301}", author: "O'Brien"), scope: "main"))
         try await expectExactSearches(remote, current)
         try await expectExactSearches(remote, current, withoutIndex: true)
         for text in ["100%", "_under", "score\\", "cafe", "café", "o'b", "%", "_"] {
@@ -1698,7 +1922,8 @@ import Testing
             let book = current[index]
             // Out of rank 0, moved within it, or moved to the front of it.
             let title = ["Zulu \(index)", "Alpha moved \(index)", "Aardvark \(index)"][step % 3]
-            current[index] = try await writer.save(SaveRequest(id: book.id, title: title, author: "", expectedRevision: book.revision))
+            current[index] = try await writer.save(
+                SaveRequest(id: book.id, title: title, author: "", expectedRevision: book.revision))
         }
         for number in 0..<5 { current.append(try catalog.addBook(NewBook(title: "Aa new \(number)"), scope: "main")) }
         try await expectExactPages("a", pages, reader, current)
@@ -1731,8 +1956,10 @@ import Testing
         for (step, index) in stride(from: 0, to: 9_000, by: 97).enumerated() {
             let book = current[index]
             let title = ["Delta \(index)", "Alpha Delta \(index)", "Aaa Beta \(index)"][step % 3]
-            current[index] = try await writer.save(SaveRequest(id: book.id, title: title, author: book.author,
-                                                               expectedRevision: book.revision))
+            current[index] = try await writer.save(
+                SaveRequest(
+                    id: book.id, title: title, author: book.author,
+                    expectedRevision: book.revision))
         }
         for text in queries { try await expectExactPages(text, pages, reader, current) }
         let next = try catalog.remote(account: "editor")
@@ -1747,8 +1974,9 @@ import Testing
         let catalog = try SQLiteCatalog.open(path: path, create: true)
         try catalog.addAccount(Account(name: "editor", role: .editor, scope: "main"))
         var current = (0..<3_000).map { index in
-            BookRecord(id: index + 1, title: ["History \(index)", "Hidden \(index)", "Quiet \(index)"][index % 3], revision: 1,
-                       author: index % 5 == 0 ? "Hiro Ota" : "")
+            BookRecord(
+                id: index + 1, title: ["History \(index)", "Hidden \(index)", "Quiet \(index)"][index % 3], revision: 1,
+                author: index % 5 == 0 ? "Hiro Ota" : "")
         }
         try catalog.insertBooks(current.map { NewBook(title: $0.title, author: $0.author) }, scope: "main")
         let reader = try catalog.remote(account: "editor")
@@ -1756,14 +1984,18 @@ import Testing
         let writer = try SQLiteCatalog.open(path: path, create: false).remote(account: "editor")
         func rename(_ index: Int, _ title: String) async throws {
             let book = current[index]
-            current[index] = try await writer.save(SaveRequest(id: book.id, title: title, author: book.author, expectedRevision: book.revision))
+            current[index] = try await writer.save(
+                SaveRequest(id: book.id, title: title, author: book.author, expectedRevision: book.revision))
         }
         // 375 changed books beside the index (fewer than half its room, so it is not replaced):
         // some still match what they matched, some more, some less, and some rank lower in a
         // narrower query ("Hope and History" ranks first for "h", second for "hi", after "A
         // history of" there).
         for (step, index) in stride(from: 0, to: 3_000, by: 8).enumerated() {
-            let titles = ["History of Rome \(index)", "Hi there \(index)", "A history of \(index)", "Quiet \(index)", "Hope and History \(index)"]
+            let titles = [
+                "History of Rome \(index)", "Hi there \(index)", "A history of \(index)", "Quiet \(index)",
+                "Hope and History \(index)",
+            ]
             try await rename(index, titles[step % titles.count])
         }
         let typed = ["h", "hi", "his", "hist", "history", "history o", "history of", "history of r", "hi t", "o"]
@@ -1774,8 +2006,9 @@ import Testing
         // along ("A history of"), in title order.
         for (before, after) in [("h", "hi"), ("h", "hist")] {
             let terms = SearchTerms(after)
-            let secondRank = try #require(current.filter(terms.matches).sorted { terms.sortKey($0) < terms.sortKey($1) }
-                .firstIndex { terms.rank($0) == 1 })
+            let secondRank = try #require(
+                current.filter(terms.matches).sorted { terms.sortKey($0) < terms.sortKey($1) }
+                    .firstIndex { terms.rank($0) == 1 })
             try await expectExactPages(before, pages, reader, current)
             try await expectExactPages(after, [(60, secondRank - 5)], reader, current)
         }
@@ -1808,12 +2041,18 @@ import Testing
         // it ("Haze", "Hi"), above it ("¡Hola!"); some lower ("A history", "Zebra" by a Hiro).
         for (step, index) in stride(from: 0, to: 12_000, by: 60).enumerated() {
             let book = current[index]
-            let titles = ["[Hope] \(index)", "Haze \(index)", "A history \(index)", "¡Hola! \(index)", "Zebra \(index)", "Hi \(index)"]
-            current[index] = try await writer.save(SaveRequest(id: book.id, title: titles[step % titles.count], author: book.author,
-                                                               expectedRevision: book.revision))
+            let titles = [
+                "[Hope] \(index)", "Haze \(index)", "A history \(index)", "¡Hola! \(index)", "Zebra \(index)",
+                "Hi \(index)",
+            ]
+            current[index] = try await writer.save(
+                SaveRequest(
+                    id: book.id, title: titles[step % titles.count], author: book.author,
+                    expectedRevision: book.revision))
         }
         for text in ["h", "hi", "his", "history", "hist 1", "h h"] {
-            try await expectExactPages(text, [(50, 0), (10, 395), (50, 5_000), (100, 8_900), (10, 9_300)], reader, current)
+            try await expectExactPages(
+                text, [(50, 0), (10, 395), (50, 5_000), (100, 8_900), (10, 9_300)], reader, current)
         }
     }
 
@@ -1825,8 +2064,10 @@ import Testing
         /// Adds `books` to `catalog`'s "main" scope in an order shuffled by `seed` (ids then follow
         /// neither titles nor authors), and reads the catalog at `path`, keeping scans of at most
         /// `wholeLimit` matches whole (`LeadingMatches`; 0 keeps every scan's first matches only).
-        init(path: String, books: [NewBook], shuffledBy seed: UInt64, into catalog: SQLiteCatalog,
-             keepingWholeMatchesUpTo wholeLimit: Int) throws {
+        init(
+            path: String, books: [NewBook], shuffledBy seed: UInt64, into catalog: SQLiteCatalog,
+            keepingWholeMatchesUpTo wholeLimit: Int
+        ) throws {
             var books = books
             var generator = GeneratedBooks(seed: seed)
             for index in books.indices.reversed() { books.swapAt(index, generator.next(index + 1)) }
@@ -1838,7 +2079,8 @@ import Testing
         /// The whole table's scan of `text`, kept with its first matches.
         func keptScan(_ text: String) throws -> RecentScans.Scan {
             _ = try search(text, limit: 50, offset: 0, pageFirst: false)
-            return try #require(scans.narrowest(holdingMatchesOf: SearchTerms(text).words.map(QueryWord.init), at: .max))
+            return try #require(
+                scans.narrowest(holdingMatchesOf: SearchTerms(text).words.map(QueryWord.init), at: .max))
         }
 
         /// The answer as of the catalog now; with `pageFirst`, the page alone from an earlier
@@ -1856,15 +2098,18 @@ import Testing
         }
     }
 
-    private func expectExactPages(_ text: String, _ pages: [(limit: Int, offset: Int)], _ remote: SQLiteBookRemote,
-                                  _ books: [BookRecord], sourceLocation: SourceLocation = #_sourceLocation) async throws {
+    private func expectExactPages(
+        _ text: String, _ pages: [(limit: Int, offset: Int)], _ remote: SQLiteBookRemote,
+        _ books: [BookRecord], sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws {
         let terms = SearchTerms(text)
         let expected = books.filter { terms.matches($0) }.sorted { terms.sortKey($0) < terms.sortKey($1) }
         for (limit, offset) in pages {
             let page = try await remote.search(SearchQuery(text: text, limit: limit, offset: offset))
             let wanted = Array(expected.dropFirst(offset).prefix(limit))
-            let total = TotalCount(counted: expected.count, offset: offset, shown: wanted.count,
-                                   hasMore: offset + wanted.count < expected.count)
+            let total = TotalCount(
+                counted: expected.count, offset: offset, shown: wanted.count,
+                hasMore: offset + wanted.count < expected.count)
             #expect(page.records == wanted, "\(text) \(limit) \(offset)", sourceLocation: sourceLocation)
             #expect(page.totalCount == total, "\(text) \(limit) \(offset)", sourceLocation: sourceLocation)
         }
@@ -1905,7 +2150,9 @@ import Testing
             let created = try RawConnection(path, create: true)
             let handle = created.handle
             try execute(handle, Self.versionOneSchema)
-            try execute(handle, """
+            try execute(
+                handle,
+                """
                 INSERT INTO accounts VALUES ('reader', 'reader', 'main');
                 INSERT INTO books(scope, title, author, revision, title_key, title_terms, author_terms, change_seq) VALUES
                     ('main', 'Rome', 'Livy', 1, 'rome', 'rome', 'livy', 1),
@@ -1926,8 +2173,9 @@ import Testing
         // Terms and title keys written before "ø" and "æ" were transliterated are derived again.
         #expect(try await remote.search(SearchQuery(text: "soren aero")).records.map(\.title) == ["Øresund"])
         #expect(try await remote.search(SearchQuery(text: "oresund")).records.map(\.title) == ["Øresund"])
-        #expect(try await remote.search(SearchQuery(text: "")).records.map(\.title)
-                    == ["A History of Rome", "Øresund", "Rome", "Spring 🌸 Rome"])
+        #expect(
+            try await remote.search(SearchQuery(text: "")).records.map(\.title)
+                == ["A History of Rome", "Øresund", "Rome", "Spring 🌸 Rome"])
         #expect(page.records[1].revision == 3)
         #expect(try await remote.searchIndexReport().snapshotStored)
     }
@@ -1982,14 +2230,21 @@ import Testing
     private func committedBooks(_ path: String, scope: String) throws -> [BookRecord] {
         let raw = try RawConnection(path)
         var statement: OpaquePointer?
-        guard sqlite3_prepare_v2(raw.handle, "SELECT id, title, author, revision FROM books WHERE scope = ?1", -1, &statement, nil) == SQLITE_OK
+        guard
+            sqlite3_prepare_v2(
+                raw.handle, "SELECT id, title, author, revision FROM books WHERE scope = ?1", -1, &statement, nil)
+                == SQLITE_OK
         else { throw RawError(message: String(cString: sqlite3_errmsg(raw.handle))) }
         defer { sqlite3_finalize(statement) }
         sqlite3_bind_text(statement, 1, scope, -1, unsafeBitCast(-1, to: sqlite3_destructor_type.self))
         var books: [BookRecord] = []
         while sqlite3_step(statement) == SQLITE_ROW {
-            books.append(BookRecord(id: Int(sqlite3_column_int64(statement, 0)), title: String(cString: sqlite3_column_text(statement, 1)),
-                                    revision: Int(sqlite3_column_int64(statement, 3)), author: String(cString: sqlite3_column_text(statement, 2))))
+            books.append(
+                BookRecord(
+                    id: Int(sqlite3_column_int64(statement, 0)),
+                    title: String(cString: sqlite3_column_text(statement, 1)),
+                    revision: Int(sqlite3_column_int64(statement, 3)),
+                    author: String(cString: sqlite3_column_text(statement, 2))))
         }
         return books
     }
@@ -1999,19 +2254,24 @@ import Testing
     }
 
     /// Every query, at several pages, answers what `SearchTerms` says for `books`.
-    private func expectExactSearches(_ remote: SQLiteBookRemote, _ books: [BookRecord], withoutIndex: Bool = false,
-                                     sourceLocation: SourceLocation = #_sourceLocation) async throws {
+    private func expectExactSearches(
+        _ remote: SQLiteBookRemote, _ books: [BookRecord], withoutIndex: Bool = false,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws {
         var generator = GeneratedBooks(seed: 17)
         let queries = Self.queries + (0..<15).map { _ in generator.query() }
         for text in queries {
             let terms = SearchTerms(text)
-            let expected = books.filter { terms.isEmpty || terms.matches($0) }.sorted { terms.sortKey($0) < terms.sortKey($1) }
+            let expected = books.filter { terms.isEmpty || terms.matches($0) }.sorted {
+                terms.sortKey($0) < terms.sortKey($1)
+            }
             for (limit, offset) in [(50, 0), (3, 0), (4, 5), (10, 100)] {
                 let query = SearchQuery(text: text, limit: limit, offset: offset)
                 let page = withoutIndex ? try await remote.searchWithoutIndex(query) : try await remote.search(query)
                 let wanted = Array(expected.dropFirst(offset).prefix(limit))
-                #expect(page.records == wanted && page.total == expected.count, "\(text) \(limit) \(offset)",
-                        sourceLocation: sourceLocation)
+                #expect(
+                    page.records == wanted && page.total == expected.count, "\(text) \(limit) \(offset)",
+                    sourceLocation: sourceLocation)
             }
         }
     }
@@ -2026,7 +2286,10 @@ import Testing
         for code in [SQLITE_IOERR | 18 << 8, SQLITE_IOERR | 19 << 8, SQLITE_IOERR | 21 << 8] {
             let error = SQLiteError(code: code, message: "disk I/O error", systemError: ENOSPC)
             #expect(error.catalogError(path: path) == .sharedMemoryDiskFull(path: path), "\(code)")
-            #expect(error.bookFailure(catalogPath: path) == .storeUnavailable("the disk is full: SQLite cannot make the catalog's shared-memory file (-shm)"))
+            #expect(
+                error.bookFailure(catalogPath: path)
+                    == .storeUnavailable("the disk is full: SQLite cannot make the catalog's shared-memory file (-shm)")
+            )
         }
         let write = SQLiteError(code: SQLITE_IOERR | 3 << 8, message: "disk I/O error", systemError: ENOSPC)
         #expect(write.catalogError(path: path) == .diskFull(path: path))

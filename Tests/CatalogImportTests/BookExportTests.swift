@@ -20,8 +20,9 @@ import Testing
         NewBook(title: "\u{FEFF}Byte order mark inside", author: "\u{FEFF}"),
         NewBook(title: "=SUM(A1:A2)", author: "+1-2"),
         NewBook(title: "Tab-free but ␉ pictured", author: ""),
-        NewBook(title: String(repeating: "é", count: BookValidation.maximumTitleLength),
-                author: String(repeating: "ß", count: BookValidation.maximumAuthorLength)),
+        NewBook(
+            title: String(repeating: "é", count: BookValidation.maximumTitleLength),
+            author: String(repeating: "ß", count: BookValidation.maximumAuthorLength)),
         NewBook(title: "𝔘𝔫𝔦𝔠𝔬𝔡𝔢 astral 𐐷", author: "Ω≈ç√∫"),
     ]
 
@@ -30,7 +31,9 @@ import Testing
         for books in [Self.unicodeEdgeCorpus, SampleBooks.starter.shelves.flatMap(\.books)] {
             var text = BookExport.header(format).map { $0 + "\n" } ?? ""
             for book in books { text += BookExport.line(title: book.title, author: book.author, format: format) + "\n" }
-            let read = BookImport.parse(Array(text.utf8), format: BookImport.format(fileName: "books.\(format.rawValue)", content: Array(text.utf8)))
+            let read = BookImport.parse(
+                Array(text.utf8),
+                format: BookImport.format(fileName: "books.\(format.rawValue)", content: Array(text.utf8)))
             #expect(read.problems.isEmpty, "\(read.problems.prefix(3))")
             #expect(read.books.count == books.count)
             for (got, sent) in zip(read.books, books) {
@@ -68,27 +71,39 @@ import Testing
         #expect(restored.problems.isEmpty, "\(restored.problems)")
         #expect(restored.books.count == Self.storedBytes.count)
         for (book, sent) in zip(restored.books, Self.storedBytes) {
-            #expect(book.storedBytes == StoredBytes(title: sent.title, author: sent.author), "\(book.title.debugDescription)")
+            #expect(
+                book.storedBytes == StoredBytes(title: sent.title, author: sent.author),
+                "\(book.title.debugDescription)")
         }
         let plain = BookImport.parse(file, format: kind)
         #expect(plain.books.isEmpty)
-        #expect(plain.problems.map(\.line) == Self.storedBytes.map { format == .csv ? $0.csvLine : $0.jsonLine }, "\(plain.problems)")
-        #expect(plain.problems.allSatisfy { $0.reason.contains("not valid UTF-8") && $0.reason.contains("--restore") }, "\(plain.problems)")
+        #expect(
+            plain.problems.map(\.line) == Self.storedBytes.map { format == .csv ? $0.csvLine : $0.jsonLine },
+            "\(plain.problems)")
+        #expect(
+            plain.problems.allSatisfy { $0.reason.contains("not valid UTF-8") && $0.reason.contains("--restore") },
+            "\(plain.problems)")
     }
 
     @Test func jsonLinesWriteEachBadByteAsASurrogateEscape() {
-        let line = BookExport.line(storedTitle: [0x41, 0xFF, 0x42, 0xC3, 0xA9, 0xE2, 0x82], storedAuthor: Array(#"\"#.utf8), format: .jsonl)
+        let line = BookExport.line(
+            storedTitle: [0x41, 0xFF, 0x42, 0xC3, 0xA9, 0xE2, 0x82], storedAuthor: Array(#"\"#.utf8), format: .jsonl)
         #expect(String(validating: line, as: UTF8.self) == #"{"title":"A\udcffBé\udce2\udc82","author":"\\"}"#)
     }
 
     @Test func aRestoreTakesOnlyTheEscapesExportWrites() {
-        for (line, reason) in [(#"{"title":"A\udc7f"}"#, "unpaired surrogate"), (#"{"title":"A\udd00"}"#, "unpaired surrogate"),
-                               (#"{"title":"A\ud800\udcff"}"#, nil), (#"{"title\udcff":"A"}"#, "a key is not valid UTF-8")] {
+        for (line, reason) in [
+            (#"{"title":"A\udc7f"}"#, "unpaired surrogate"), (#"{"title":"A\udd00"}"#, "unpaired surrogate"),
+            (#"{"title":"A\ud800\udcff"}"#, nil), (#"{"title\udcff":"A"}"#, "a key is not valid UTF-8"),
+        ] {
             let result = BookImport.parse(Array(line.utf8), format: .jsonLines, restoring: true)
             if let reason {
-                #expect(result.problems.count == 1 && result.problems[0].reason.contains(reason), "\(line): \(result.problems)")
+                #expect(
+                    result.problems.count == 1 && result.problems[0].reason.contains(reason),
+                    "\(line): \(result.problems)")
             } else {
-                #expect(result.problems.isEmpty && result.books.first?.title == "A\u{100FF}", "\(line): \(result.problems)")
+                #expect(
+                    result.problems.isEmpty && result.books.first?.title == "A\u{100FF}", "\(line): \(result.problems)")
             }
         }
         // A raw bad byte in a JSON line is not what export writes: refused even when restoring.

@@ -9,8 +9,11 @@ import Testing
     @Test func readsTitleAndAuthorInEitherOrderAndIgnoresOtherColumns() {
         let result = csv("author,isbn,title\nMary Beard,123,SPQR\nTheodor Mommsen,,History of Rome\n")
         #expect(result.problems == [])
-        #expect(result.books == [NewBook(title: "SPQR", author: "Mary Beard"),
-                                 NewBook(title: "History of Rome", author: "Theodor Mommsen")])
+        #expect(
+            result.books == [
+                NewBook(title: "SPQR", author: "Mary Beard"),
+                NewBook(title: "History of Rome", author: "Theodor Mommsen"),
+            ])
     }
 
     @Test func theAuthorColumnIsOptional() {
@@ -19,19 +22,20 @@ import Testing
 
     @Test func quotedFieldsHoldCommasDoubledQuotesAndLineBreaks() {
         let text = """
-        title,author,notes
-        "Rome, the Eternal City","Beard, Mary",plain
-        "The ""Quoted"" Book",Anon,"first line
-        second line"
-        Last,Writer,x
-        """
+            title,author,notes
+            "Rome, the Eternal City","Beard, Mary",plain
+            "The ""Quoted"" Book",Anon,"first line
+            second line"
+            Last,Writer,x
+            """
         let result = csv(text)
         #expect(result.problems == [])
-        #expect(result.books == [
-            NewBook(title: "Rome, the Eternal City", author: "Beard, Mary"),
-            NewBook(title: "The \"Quoted\" Book", author: "Anon"),
-            NewBook(title: "Last", author: "Writer"),
-        ])
+        #expect(
+            result.books == [
+                NewBook(title: "Rome, the Eternal City", author: "Beard, Mary"),
+                NewBook(title: "The \"Quoted\" Book", author: "Anon"),
+                NewBook(title: "Last", author: "Writer"),
+            ])
     }
 
     @Test func lineNumbersCountPhysicalLinesAcrossQuotedLineBreaks() {
@@ -43,8 +47,11 @@ import Testing
         let text = "\u{FEFF}title,author\r\nCafé Society,Zoë Müller\r\n\r\n日本の歴史,佐藤 花子"
         let result = csv(text)
         #expect(result.problems == [])
-        #expect(result.books == [NewBook(title: "Café Society", author: "Zoë Müller"),
-                                 NewBook(title: "日本の歴史", author: "佐藤 花子")])
+        #expect(
+            result.books == [
+                NewBook(title: "Café Society", author: "Zoë Müller"),
+                NewBook(title: "日本の歴史", author: "佐藤 花子"),
+            ])
     }
 
     @Test func aQuotedFieldEndingWithCRLFIsNotPartOfTheText() {
@@ -57,34 +64,40 @@ import Testing
     }
 
     @Test func trimsWhitespaceLikeTheCatalogDoes() {
-        #expect(csv("title,author\n  Dune  , Frank Herbert \n").books == [NewBook(title: "Dune", author: "Frank Herbert")])
+        #expect(
+            csv("title,author\n  Dune  , Frank Herbert \n").books == [NewBook(title: "Dune", author: "Frank Herbert")])
     }
 
     @Test func reportsEveryBadLineWithItsNumberAndReason() {
         let long = String(repeating: "x", count: BookValidation.maximumTitleLength + 1)
         let text = """
-        title,author
-        Good One,A
-        ,Nobody
-        Too,Many,Fields
-        \(long),B
-        "Bell\u{07}",C
-        Stray "quote",D
-        "Closed"junk,E
-        Fine,"Author\u{1B}[31m"
-        Good Two,F
-        """
+            title,author
+            Good One,A
+            ,Nobody
+            Too,Many,Fields
+            \(long),B
+            "Bell\u{07}",C
+            Stray "quote",D
+            "Closed"junk,E
+            Fine,"Author\u{1B}[31m"
+            Good Two,F
+            """
         let result = csv(text)
         #expect(result.books.map(\.title) == ["Good One", "Good Two"])
-        #expect(result.problems == [
-            BookImportProblem(line: 3, reason: "missing title"),
-            BookImportProblem(line: 4, reason: "expected 2 fields as in the header, found 3 (quote fields that contain commas)"),
-            BookImportProblem(line: 5, reason: "title is too long (501 characters, at most 500)"),
-            BookImportProblem(line: 6, reason: "title contains a control character (U+0007)"),
-            BookImportProblem(line: 7, reason: "a quote inside an unquoted field (quote the whole field and double the quotes inside it)"),
-            BookImportProblem(line: 8, reason: "unexpected text after a closing quote (double a quote to include it)"),
-            BookImportProblem(line: 9, reason: "author contains a control character (U+001B)"),
-        ])
+        #expect(
+            result.problems == [
+                BookImportProblem(line: 3, reason: "missing title"),
+                BookImportProblem(
+                    line: 4, reason: "expected 2 fields as in the header, found 3 (quote fields that contain commas)"),
+                BookImportProblem(line: 5, reason: "title is too long (501 characters, at most 500)"),
+                BookImportProblem(line: 6, reason: "title contains a control character (U+0007)"),
+                BookImportProblem(
+                    line: 7,
+                    reason: "a quote inside an unquoted field (quote the whole field and double the quotes inside it)"),
+                BookImportProblem(
+                    line: 8, reason: "unexpected text after a closing quote (double a quote to include it)"),
+                BookImportProblem(line: 9, reason: "author contains a control character (U+001B)"),
+            ])
     }
 
     @Test func aLineBreakInsideATitleIsAControlCharacter() {
@@ -101,15 +114,22 @@ import Testing
     @Test func anUnclosedQuoteIsReportedAtTheLineItStarts() {
         let result = csv("title\nFine\n\"Never closed\nmore\nlines\n")
         #expect(result.books == [NewBook(title: "Fine")])
-        #expect(result.problems == [BookImportProblem(line: 3, reason: "a quoted field is never closed (a \" is missing)")])
+        #expect(
+            result.problems == [BookImportProblem(line: 3, reason: "a quoted field is never closed (a \" is missing)")])
     }
 
     @Test func invalidUTF8IsReported() {
         let bytes = Array("title\nok\n".utf8) + [0xC3, 0x28, 0x0A]
         let result = BookImport.parse(bytes, format: .csv)
         #expect(result.books == [NewBook(title: "ok")])
-        #expect(result.problems == [BookImportProblem(
-            line: 3, reason: "the title is not valid UTF-8 text; if the file is a 'bookshelf export', 'bookshelf import --restore' takes it back byte for byte")])
+        #expect(
+            result.problems == [
+                BookImportProblem(
+                    line: 3,
+                    reason:
+                        "the title is not valid UTF-8 text; if the file is a 'bookshelf export', 'bookshelf import --restore' takes it back byte for byte"
+                )
+            ])
     }
 
     @Test func aHeaderWithoutTitleIsOneProblem() {
@@ -121,7 +141,10 @@ import Testing
     }
 
     @Test func aDuplicatedColumnIsAProblem() {
-        #expect(csv("title,Title\na,b\n").problems == [BookImportProblem(line: 1, reason: "the header names the column \"title\" twice")])
+        #expect(
+            csv("title,Title\na,b\n").problems == [
+                BookImportProblem(line: 1, reason: "the header names the column \"title\" twice")
+            ])
     }
 
     @Test func anEmptyFileIsAProblem() {
@@ -139,22 +162,23 @@ import Testing
 
     @Test func readsOneObjectPerLine() {
         let text = """
-        {"title": "Dune", "author": "Frank Herbert"}
-        {"author": "Zoë Müller", "title": "Caf\\u00e9 Society", "year": 1999, "tags": ["a", {"b": null}]}
+            {"title": "Dune", "author": "Frank Herbert"}
+            {"author": "Zoë Müller", "title": "Caf\\u00e9 Society", "year": 1999, "tags": ["a", {"b": null}]}
 
-        {"title": "No author"}
-        {"title": "Null author", "author": null}
-        {"title": "\\ud83d\\ude80 Rockets \\"quoted\\" \\/ slash"}
-        """
+            {"title": "No author"}
+            {"title": "Null author", "author": null}
+            {"title": "\\ud83d\\ude80 Rockets \\"quoted\\" \\/ slash"}
+            """
         let result = jsonl(text)
         #expect(result.problems == [])
-        #expect(result.books == [
-            NewBook(title: "Dune", author: "Frank Herbert"),
-            NewBook(title: "Café Society", author: "Zoë Müller"),
-            NewBook(title: "No author"),
-            NewBook(title: "Null author"),
-            NewBook(title: "🚀 Rockets \"quoted\" / slash"),
-        ])
+        #expect(
+            result.books == [
+                NewBook(title: "Dune", author: "Frank Herbert"),
+                NewBook(title: "Café Society", author: "Zoë Müller"),
+                NewBook(title: "No author"),
+                NewBook(title: "Null author"),
+                NewBook(title: "🚀 Rockets \"quoted\" / slash"),
+            ])
     }
 
     @Test func toleratesByteOrderMarkAndCRLF() {
@@ -165,18 +189,18 @@ import Testing
 
     @Test func reportsEveryBadLineWithItsNumberAndReason() {
         let text = """
-        {"title": "Good"}
-        {"title": "Unclosed}
-        {"author": "No title"}
-        {"title": 42}
-        {"title": ""}
-        {"title": "Bell\\u0007"}
-        ["not", "an", "object"]
-        {"title": "Trailing"} extra
-        {"title": "Raw\ttab"}
-        {"title": "x", "author": true}
-        {"title": "Good again"}
-        """
+            {"title": "Good"}
+            {"title": "Unclosed}
+            {"author": "No title"}
+            {"title": 42}
+            {"title": ""}
+            {"title": "Bell\\u0007"}
+            ["not", "an", "object"]
+            {"title": "Trailing"} extra
+            {"title": "Raw\ttab"}
+            {"title": "x", "author": true}
+            {"title": "Good again"}
+            """
         let result = jsonl(text)
         #expect(result.books.map(\.title) == ["Good", "Good again"])
         #expect(result.problems.map(\.line) == [2, 3, 4, 5, 6, 7, 8, 9, 10])
@@ -198,12 +222,15 @@ import Testing
             "{\"title\": \"a\" \"author\": \"b\"}", "{\"title\": \"\\x\"}", "{\"title\": \"\\ud83d\"}",
             "{\"title\": \"\\u12\"}", "{\"title\": \"a\", \"n\": 01}", "{\"title\": \"a\", \"n\": 1.}",
             "{\"title\": \"a\", \"n\": tru}", "{\"title\": \"a\", \"n\": [1,]}",
-            "{\"title\": \"a\", \"n\": " + String(repeating: "[", count: 100) + String(repeating: "]", count: 100) + "}",
+            "{\"title\": \"a\", \"n\": " + String(repeating: "[", count: 100) + String(repeating: "]", count: 100)
+                + "}",
         ]
         for line in bad {
             let result = jsonl(line)
             #expect(result.books == [], "\(line)")
-            #expect(result.problems.count == 1 && result.problems[0].reason.hasPrefix("bad JSON: "), "\(line): \(result.problems)")
+            #expect(
+                result.problems.count == 1 && result.problems[0].reason.hasPrefix("bad JSON: "),
+                "\(line): \(result.problems)")
         }
     }
 
@@ -223,7 +250,9 @@ import Testing
     }
 
     @Test func otherwiseTheContentDecides() {
-        #expect(BookImport.format(fileName: "books.txt", content: Array("\u{FEFF}  \n{\"title\": \"a\"}".utf8)) == .jsonLines)
+        #expect(
+            BookImport.format(fileName: "books.txt", content: Array("\u{FEFF}  \n{\"title\": \"a\"}".utf8))
+                == .jsonLines)
         #expect(BookImport.format(fileName: "books", content: Array("title,author\n".utf8)) == .csv)
         #expect(BookImport.format(fileName: "-", content: [UInt8]()) == .csv)
     }
@@ -246,7 +275,8 @@ import Testing
             let titles = BookImport.parse("title,author\nBefore\(character)After,Someone\n", format: .csv)
             #expect(titles.books.isEmpty, "a title with \(name) was imported")
             #expect(titles.problems.map(\.line) == [2], "\(name): \(titles.problems)")
-            let authors = BookImport.parse("{\"title\":\"Plain\",\"author\":\"Some\(character)one\"}\n", format: .jsonLines)
+            let authors = BookImport.parse(
+                "{\"title\":\"Plain\",\"author\":\"Some\(character)one\"}\n", format: .jsonLines)
             #expect(authors.books.isEmpty, "an author with \(name) was imported")
             #expect(authors.problems.count == 1, "\(name): \(authors.problems)")
         }

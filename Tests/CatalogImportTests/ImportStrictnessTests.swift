@@ -10,14 +10,17 @@ import Testing
     @Test func paragraphAndLineSeparatorsAtTheEndsAreRefusedNotTrimmed() {
         let result = jsonl("{\"title\":\"\\u2029test\\u2029\"}\n{\"title\":\"\\u2028two\"}\n")
         #expect(result.books == [])
-        #expect(result.problems == [
-            BookImportProblem(line: 1, reason: "title contains a control character (U+2029)"),
-            BookImportProblem(line: 2, reason: "title contains a control character (U+2028)"),
-        ])
+        #expect(
+            result.problems == [
+                BookImportProblem(line: 1, reason: "title contains a control character (U+2029)"),
+                BookImportProblem(line: 2, reason: "title contains a control character (U+2028)"),
+            ])
     }
 
     @Test func aTitleOfOnlyInvisibleCharactersIsBlank() {
-        let result = jsonl("{\"title\":\"\\u200B\"}\n{\"title\":\"\\uFEFF\\uFEFF\"}\n{\"title\":\"\\uFFFE\"}\n{\"title\":\" \\u200B \"}\n")
+        let result = jsonl(
+            "{\"title\":\"\\u200B\"}\n{\"title\":\"\\uFEFF\\uFEFF\"}\n{\"title\":\"\\uFFFE\"}\n{\"title\":\" \\u200B \"}\n"
+        )
         #expect(result.books == [])
         let blank = "title is blank (only spaces or invisible characters)"
         #expect(result.problems == (1...4).map { BookImportProblem(line: $0, reason: blank) })
@@ -35,7 +38,10 @@ import Testing
         #expect(throws: BookFailure.invalidTitle) { try BookValidation.title(title) }
         let result = jsonl("{\"title\":\"\(title)\"}\n")
         #expect(result.books == [])
-        #expect(result.problems == [BookImportProblem(line: 1, reason: "title is too long (600001 bytes in UTF-8, at most 2000)")])
+        #expect(
+            result.problems == [
+                BookImportProblem(line: 1, reason: "title is too long (600001 bytes in UTF-8, at most 2000)")
+            ])
     }
 
     @Test func fiveHundredFourByteCharactersStillFit() throws {
@@ -53,10 +59,20 @@ import Testing
     @Test func crOnlyLineEndsAreSaidToBeUnsupported() {
         let result = csv("title,author\r\"Dune\",\"Frank Herbert\"\r\"Emma\",\"Jane Austen\"\r")
         #expect(result.books == [])
-        #expect(result.problems == [BookImportProblem(line: 1, reason: "the lines end in a carriage return (CR) alone, which is not supported; save the file with LF or CRLF line ends")])
+        #expect(
+            result.problems == [
+                BookImportProblem(
+                    line: 1,
+                    reason:
+                        "the lines end in a carriage return (CR) alone, which is not supported; save the file with LF or CRLF line ends"
+                )
+            ])
     }
 
     @Test func crlfFilesStillImport() {
-        #expect(csv("title,author\r\n\"Dune\",\"Frank Herbert\"\r\n").books == [NewBook(title: "Dune", author: "Frank Herbert")])
+        #expect(
+            csv("title,author\r\n\"Dune\",\"Frank Herbert\"\r\n").books == [
+                NewBook(title: "Dune", author: "Frank Herbert")
+            ])
     }
 }

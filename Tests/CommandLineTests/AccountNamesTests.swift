@@ -18,15 +18,18 @@ import Testing
         try insertAccounts(hostile + ["o'brien café"], into: catalog)
 
         let output = directory.path("names")
-        #expect(try ChildProcess.run([binary.path, "__account-names", "--db", catalog], output: output, errors: directory.path("errors"),
-                                     environment: environment) == 0)
+        #expect(
+            try ChildProcess.run(
+                [binary.path, "__account-names", "--db", catalog], output: output, errors: directory.path("errors"),
+                environment: environment) == 0)
         let names = try String(contentsOfFile: output, encoding: .utf8).split(separator: "\n").map(String.init)
         #expect(names == ["alice", "bob", "carol", "o'brien café"])
 
         // A missing catalog: nothing printed, and nothing created.
         let missing = directory.path("missing.sqlite")
-        let status = try ChildProcess.run([binary.path, "__account-names", "--db", missing], output: output,
-                                          errors: directory.path("errors"), environment: environment)
+        let status = try ChildProcess.run(
+            [binary.path, "__account-names", "--db", missing], output: output,
+            errors: directory.path("errors"), environment: environment)
         let printed = try String(contentsOfFile: output, encoding: .utf8)
         #expect(status == 3 && printed.isEmpty)
         #expect(!FileManager.default.fileExists(atPath: missing))
@@ -41,8 +44,11 @@ import Testing
         defer { sqlite3_close_v2(handle) }
         for name in names {
             var statement: OpaquePointer?
-            guard sqlite3_prepare_v2(handle, "INSERT INTO accounts(name, role, scope) VALUES (?, 'reader', 'main')", -1, &statement, nil)
-                == SQLITE_OK else { throw ChildProcessFailure("prepare failed") }
+            guard
+                sqlite3_prepare_v2(
+                    handle, "INSERT INTO accounts(name, role, scope) VALUES (?, 'reader', 'main')", -1, &statement, nil)
+                    == SQLITE_OK
+            else { throw ChildProcessFailure("prepare failed") }
             defer { sqlite3_finalize(statement) }
             let done = name.withCString { text in
                 sqlite3_bind_text(statement, 1, text, -1, nil)

@@ -28,8 +28,12 @@ import Testing
     }
 
     @Test func mistakesAreUsageErrors() {
-        #expect(throws: UsageError("unknown option --nope (put -- before arguments that start with a dash)")) { try parser.parse(["--nope"]) }
-        #expect(throws: UsageError("unknown option -x (put -- before arguments that start with a dash)")) { try parser.parse(["-x"]) }
+        #expect(throws: UsageError("unknown option --nope (put -- before arguments that start with a dash)")) {
+            try parser.parse(["--nope"])
+        }
+        #expect(throws: UsageError("unknown option -x (put -- before arguments that start with a dash)")) {
+            try parser.parse(["-x"])
+        }
         #expect(throws: UsageError("--limit N needs a value")) { try parser.parse(["--limit"]) }
         #expect(throws: UsageError("--json takes no value")) { try parser.parse(["--json=1"]) }
         #expect(throws: UsageError.self) { try parser.parse(["-hj"]) }
@@ -47,11 +51,15 @@ import Testing
         #expect(try ParsedArguments().value(Self.limit, default: 5) == 5)
         #expect(try ParsedArguments().value(Self.limit) == nil)
         let tooBig = try parser.parse(["--limit", "21"]).0
-        #expect(throws: UsageError("--limit needs a whole number from 1 to 20, not \"21\"")) { try tooBig.value(Self.limit) }
+        #expect(throws: UsageError("--limit needs a whole number from 1 to 20, not \"21\"")) {
+            try tooBig.value(Self.limit)
+        }
         #expect(throws: UsageError.self) { try parser.parse(["--limit", "1e3"]).0.value(Self.limit) }
         #expect(throws: UsageError.self) { try parser.parse(["--limit="]).0.value(Self.limit) }
         let hostile = try parser.parse(["--limit", "\u{1B}[2J"]).0
-        #expect(throws: UsageError("--limit needs a whole number from 1 to 20, not \"\u{FFFD}[2J\"")) { try hostile.value(Self.limit) }
+        #expect(throws: UsageError("--limit needs a whole number from 1 to 20, not \"\u{FFFD}[2J\"")) {
+            try hostile.value(Self.limit)
+        }
     }
 
     @Test func aValueIsGivenOrNotWhateverItIs() throws {
@@ -63,11 +71,17 @@ import Testing
     }
 
     @Test func theCatalogLocationRules() throws {
-        #expect(try CatalogLocation.resolve(option: "/o.sqlite", environment: ["BOOKSHELF_DB": "/e.sqlite"]) == "/o.sqlite")
-        #expect(try CatalogLocation.resolve(option: nil, environment: ["BOOKSHELF_DB": "/e.sqlite", "XDG_DATA_HOME": "/x"]) == "/e.sqlite")
-        #expect(try CatalogLocation.resolve(option: nil, environment: ["BOOKSHELF_DB": "", "XDG_DATA_HOME": "/x/", "HOME": "/h"])
+        #expect(
+            try CatalogLocation.resolve(option: "/o.sqlite", environment: ["BOOKSHELF_DB": "/e.sqlite"]) == "/o.sqlite")
+        #expect(
+            try CatalogLocation.resolve(option: nil, environment: ["BOOKSHELF_DB": "/e.sqlite", "XDG_DATA_HOME": "/x"])
+                == "/e.sqlite")
+        #expect(
+            try CatalogLocation.resolve(
+                option: nil, environment: ["BOOKSHELF_DB": "", "XDG_DATA_HOME": "/x/", "HOME": "/h"])
                 == "/x/bookshelf/catalog.sqlite")
-        #expect(try CatalogLocation.resolve(option: nil, environment: ["XDG_DATA_HOME": "rel", "HOME": "/h"])
+        #expect(
+            try CatalogLocation.resolve(option: nil, environment: ["XDG_DATA_HOME": "rel", "HOME": "/h"])
                 == "/h/.local/share/bookshelf/catalog.sqlite")
         #expect(throws: UsageError.self) { try CatalogLocation.resolve(option: nil, environment: [:]) }
         #expect(throws: UsageError.self) { try CatalogLocation.resolve(option: "", environment: ["HOME": "/h"]) }
@@ -76,12 +90,14 @@ import Testing
     @Test func storeTextNeverReachesTheTerminalAsControlCharacters() throws {
         let hostile = "Evil\u{1B}[2J\ttitle\u{7}\u{202E}txt.exe\u{9B}31m\nend"
         let shown = TerminalText.sanitized(hostile)
-        #expect(!shown.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) || $0 == "\u{202E}" })
+        #expect(
+            !shown.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) || $0 == "\u{202E}" })
         #expect(shown == "Evil\u{FFFD}[2J\u{FFFD}title\u{FFFD}\u{FFFD}txt.exe\u{FFFD}31m\u{FFFD}end")
         #expect(TerminalText.sanitized("Café 日本の歴史 🍅") == "Café 日本の歴史 🍅")
 
         let json = JSONText.quoted(hostile + " \"quoted\" back\\slash 🍅")
-        #expect(!json.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) || $0 == "\u{202E}" })
+        #expect(
+            !json.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) || $0 == "\u{202E}" })
         let decoded = try JSONSerialization.jsonObject(with: Data("[\(json)]".utf8)) as? [String]
         #expect(decoded == [hostile + " \"quoted\" back\\slash 🍅"], "JSON keeps the exact text")
     }

@@ -10,13 +10,17 @@ import Testing
     /// The options each mode took before it moved onto CommandLineOptions (its own string-keyed
     /// parser's lists), --help aside: none may be lost or renamed.
     static let namesBefore: [String: Set<String>] = [
-        "search": ["count", "db", "iterations", "raw-iterations", "scale-phase", "no-raw", "no-fzf", "rebuild-index", "scale"],
+        "search": [
+            "count", "db", "iterations", "raw-iterations", "scale-phase", "no-raw", "no-fzf", "rebuild-index", "scale",
+        ],
         "keys": ["count", "db", "rounds", "columns", "rows", "cold", "no-index", "each", "many-arenas"],
         "cli": ["count", "db", "runs", "bookshelf", "limit"],
         "postgres": ["count", "db", "iterations", "writers", "seconds", "hot-books"],
         "compare": ["count", "db", "pg", "iterations"],
         "saves": ["processes", "seconds", "books", "db", "log", "writer"],
-        "session": ["keys", "count", "latency", "every", "unbounded-script", "no-saves", "no-switches", "trim", "many-arenas"],
+        "session": [
+            "keys", "count", "latency", "every", "unbounded-script", "no-saves", "no-switches", "trim", "many-arenas",
+        ],
     ]
 
     @Test func everyModeKeepsItsOptionNames() {
@@ -28,7 +32,10 @@ import Testing
     }
 
     @Test func optionsAreReadAsTyped() throws {
-        guard case let .run(mode, arguments) = BenchCommandLine.parse(["search", "--count", "1_000,2000", "--no-fzf", "--iterations=7"])
+        guard
+            case let .run(mode, arguments) = BenchCommandLine.parse([
+                "search", "--count", "1_000,2000", "--no-fzf", "--iterations=7",
+            ])
         else { Issue.record("search did not parse"); return }
         #expect(ObjectIdentifier(mode) == ObjectIdentifier(SearchBench.self))
         #expect(try arguments.value(SearchBench.count) == [1_000, 2_000])
@@ -36,8 +43,11 @@ import Testing
         #expect(try arguments.value(SearchBench.rawIterations) == 40, "the default")
         #expect(arguments.isSet(SearchBench.noFzf) && !arguments.isSet(SearchBench.noRaw))
 
-        guard case let .run(_, writer) = BenchCommandLine.parse(["saves", "--writer", "--db", "c.sqlite", "--log", "w.log",
-                                                                  "--seconds", "3", "--books", "5"])
+        guard
+            case let .run(_, writer) = BenchCommandLine.parse([
+                "saves", "--writer", "--db", "c.sqlite", "--log", "w.log",
+                "--seconds", "3", "--books", "5",
+            ])
         else { Issue.record("the saves writer did not parse"); return }
         #expect(writer.isSet(SQLiteSavesBench.writer) && writer.value(SQLiteSavesBench.log) == "w.log")
         #expect(try writer.value(SQLiteSavesBench.seconds) == 3 && writer.value(SQLiteSavesBench.books) == 5)
@@ -48,8 +58,10 @@ import Testing
             (["search", "--bogus"], "bookshelf-bench search: unknown option --bogus"),
             (["keys", "--count", "ten"], "bookshelf-bench keys: --count needs a non-negative whole number, not ten."),
             (["cli", "--runs", "-3"], "bookshelf-bench cli: --runs needs a non-negative whole number, not -3."),
-            (["search", "--count", "1000,x"],
-             "bookshelf-bench search: --count needs non-negative whole numbers separated by commas, not 1000,x."),
+            (
+                ["search", "--count", "1000,x"],
+                "bookshelf-bench search: --count needs non-negative whole numbers separated by commas, not 1000,x."
+            ),
             (["postgres", "--writers"], "bookshelf-bench postgres: --writers N needs a value."),
             (["session", "--latency", "fast"], "bookshelf-bench session: --latency: "),
             (["compare", "extra"], "bookshelf-bench compare: unexpected argument \"extra\"."),
@@ -76,32 +88,48 @@ import Testing
             }
             #expect(text.hasPrefix("Usage: bookshelf-bench \(mode.name) [options]"), "\(mode.name)")
             for option in mode.options + [Flag.help] {
-                #expect(text.contains("  " + option.spec.synopsis + " "), "\(mode.name) --help lists \(option.spec.synopsis)")
+                #expect(
+                    text.contains("  " + option.spec.synopsis + " "),
+                    "\(mode.name) --help lists \(option.spec.synopsis)")
             }
             for option in mode.internalOptions {
-                #expect(!text.contains("  " + option.spec.synopsis + " "), "\(mode.name) --help leaves out \(option.spec.synopsis)")
+                #expect(
+                    !text.contains("  " + option.spec.synopsis + " "),
+                    "\(mode.name) --help leaves out \(option.spec.synopsis)")
             }
         }
         guard case let .help(usage) = BenchCommandLine.parse(["--help"]) else { Issue.record("--help"); return }
-        for mode in BenchCommandLine.modes { #expect(usage.contains("  \(mode.name) "), "the mode list names \(mode.name)") }
+        for mode in BenchCommandLine.modes {
+            #expect(usage.contains("  \(mode.name) "), "the mode list names \(mode.name)")
+        }
     }
 
     /// The built program: a usage error exits 2 with its message on standard error, before any work.
     @Test func theProgramExitsTwoOnAMistake() throws {
-        let bench = try #require(BuildProducts.executable(named: "bookshelf-bench"), "bookshelf-bench is built beside the tests")
+        let bench = try #require(
+            BuildProducts.executable(named: "bookshelf-bench"), "bookshelf-bench is built beside the tests")
         let directory = try ScratchDirectory()
         defer { directory.remove() }
         for (arguments, message) in [
             (["search", "--no-such-option"], "bookshelf-bench search: unknown option --no-such-option"),
-            (["keys", "--count", "many"], "bookshelf-bench keys: --count needs a non-negative whole number, not many."),
-            (["saves", "--writer", "--db", directory.path("c.sqlite")], "bookshelf-bench saves: --writer needs --db and --log."),
+            (
+                ["keys", "--count", "many"],
+                "bookshelf-bench keys: --count needs a non-negative whole number, not many."
+            ),
+            (
+                ["saves", "--writer", "--db", directory.path("c.sqlite")],
+                "bookshelf-bench saves: --writer needs --db and --log."
+            ),
             (["nosuch"], "bookshelf-bench: unknown mode \"nosuch\""),
         ] {
-            let status = try ChildProcess.run([bench.path] + arguments, output: directory.path("out"), errors: directory.path("err"))
+            let status = try ChildProcess.run(
+                [bench.path] + arguments, output: directory.path("out"), errors: directory.path("err"))
             let errors = try String(contentsOfFile: directory.path("err"), encoding: .utf8)
             #expect(status == 2, "\(arguments): exit \(status), \(errors)")
             #expect(errors.hasPrefix(message), "\(arguments): \(errors)")
-            #expect(try String(contentsOfFile: directory.path("out"), encoding: .utf8).isEmpty, "\(arguments): nothing on standard output")
+            #expect(
+                try String(contentsOfFile: directory.path("out"), encoding: .utf8).isEmpty,
+                "\(arguments): nothing on standard output")
         }
         #expect(!FileManager.default.fileExists(atPath: directory.path("c.sqlite")), "no catalog made")
     }

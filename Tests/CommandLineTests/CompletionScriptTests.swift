@@ -10,7 +10,8 @@ import Testing
 
     @Test(.enabled(if: Tool.bash.shouldRun)) func bash() throws {
         try Scenario(.bash).check { (scenario: Scenario) throws in
-            let registered = try scenario.run("source \(shellQuoted(scenario.directory.path("script"))); complete -p bookshelf")
+            let registered = try scenario.run(
+                "source \(shellQuoted(scenario.directory.path("script"))); complete -p bookshelf")
             #expect(registered == ["complete -F _bookshelf bookshelf"])
         }
     }
@@ -22,8 +23,9 @@ import Testing
         defer { scenario.directory.remove() }
         let bash = try Tool.bash.require()
         let path = scenario.binary.deletingLastPathComponent().path + ":/usr/bin:/bin"
-        let pane = try TmuxPane("env -i TERM=xterm HOME=\(shellQuoted(scenario.directory.path("home"))) PATH=\(shellQuoted(path)) "
-            + "PS1='ready> ' \(bash) --norc --noprofile -i")
+        let pane = try TmuxPane(
+            "env -i TERM=xterm HOME=\(shellQuoted(scenario.directory.path("home"))) PATH=\(shellQuoted(path)) "
+                + "PS1='ready> ' \(bash) --norc --noprofile -i")
         defer { pane.kill() }
         try pane.waitFor(text: "ready>")
         try pane.type("source <(bookshelf completions bash); clear")
@@ -52,7 +54,8 @@ import Testing
         init(_ shell: Shell) throws {
             self.shell = shell
             directory = try ScratchDirectory()
-            binary = try #require(BuildProducts.executable(named: "bookshelf"), "the bookshelf executable is built beside the tests")
+            binary = try #require(
+                BuildProducts.executable(named: "bookshelf"), "the bookshelf executable is built beside the tests")
         }
 
         func check(_ more: (Scenario) throws -> Void) throws {
@@ -67,12 +70,15 @@ import Testing
             #expect(try offers("bookshelf help s") == ["sample", "search", "setup"])
             #expect(try offers("bookshelf completions ") == ["bash", "fish", "zsh"])
             #expect(try offers("bookshelf setup --role ") == ["editor", "reader"])
-            #expect(try offers("bookshelf search --db \(directory.url.path)/cat").map(lastComponent) == ["catalog.sqlite"])
-            #expect(try offers("bookshelf --db \(catalog) search --account ") == CompletionScriptTests.accounts,
-                    "account names from the catalog named before the command")
+            #expect(
+                try offers("bookshelf search --db \(directory.url.path)/cat").map(lastComponent) == ["catalog.sqlite"])
+            #expect(
+                try offers("bookshelf --db \(catalog) search --account ") == CompletionScriptTests.accounts,
+                "account names from the catalog named before the command")
             #expect(try offers("bookshelf export --db=\(catalog) --account c") == ["carol"])
-            #expect(try offers("bookshelf search --db \(directory.path("missing.sqlite")) --account ") == [],
-                    "no catalog there: nothing to offer, and none is created")
+            #expect(
+                try offers("bookshelf search --db \(directory.path("missing.sqlite")) --account ") == [],
+                "no catalog there: nothing to offer, and none is created")
             #expect(!FileManager.default.fileExists(atPath: directory.path("missing.sqlite")))
             #expect(try offers("bookshelf search --limit ") == [], "a number: nothing to offer")
             try more(self)
@@ -91,14 +97,16 @@ import Testing
                     guard word.hasPrefix("--"), let equals = word.firstIndex(of: "=") else { return [word] }
                     return [String(word[..<equals]), "=", String(word[word.index(after: equals)...])]
                 }
-                return try run("""
+                return try run(
+                    """
                     source \(shellQuoted(script))
                     COMP_WORDS=(\(words.map(shellQuoted).joined(separator: " ")))
                     COMP_CWORD=\(words.count - 1) COMP_LINE=\(shellQuoted(line)) COMP_POINT=\(line.utf8.count)
                     _bookshelf
                     (( ${#COMPREPLY[@]} )) && printf '<%s>\\n' "${COMPREPLY[@]}"
                     exit 0
-                    """).map { String($0.dropFirst().dropLast()) }.sorted()
+                    """
+                ).map { String($0.dropFirst().dropLast()) }.sorted()
             case .zsh:
                 // An interactive zsh on a pseudo-terminal, sent the line and a Tab; compadd is
                 // wrapped to write down what it was given, and the shell exits after completing.
@@ -110,7 +118,8 @@ import Testing
                     local -a hits; builtin compadd -A hits "$@"; (( $#hits )) && print -rl -- $hits >> \(shellQuoted(capture)); \
                     builtin compadd "$@"; }; comppostfuncs=(exit); bindkey '^I' complete-word
                     """
-                _ = try run("""
+                _ = try run(
+                    """
                     zmodload zsh/zpty || exit 3
                     zpty shell zsh -f -i
                     zpty -w shell \(shellQuoted(setup))
@@ -130,11 +139,12 @@ import Testing
             let file = directory.path("test-script")
             try script.write(toFile: file, atomically: true, encoding: .utf8)
             let shellPath = try shell.tool.require()
-            let arguments = switch shell {
-            case .bash: [shellPath, "--norc", "--noprofile", file]
-            case .zsh: [shellPath, "-f", file]
-            case .fish: [shellPath, "--no-config", file]
-            }
+            let arguments =
+                switch shell {
+                case .bash: [shellPath, "--norc", "--noprofile", file]
+                case .zsh: [shellPath, "-f", file]
+                case .fish: [shellPath, "--no-config", file]
+                }
             let status = try run(arguments, output: "shell-output")
             let output = try String(contentsOfFile: directory.path("shell-output"), encoding: .utf8)
             #expect(status == 0, "\(shell.rawValue) exited with \(status): \(output)")
@@ -146,16 +156,24 @@ import Testing
             var environment = ProcessInfo.processInfo.environment
             for name in ["BOOKSHELF_DB", "XDG_DATA_HOME", "ENV", "BASH_ENV"] { environment[name] = nil }
             environment["HOME"] = directory.path("home")
-            environment["PATH"] = binary.deletingLastPathComponent().path + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
+            environment["PATH"] =
+                binary.deletingLastPathComponent().path + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
             environment["TERM"] = "dumb"
-            return try ChildProcess.run(command, output: directory.path(output), errors: directory.path(output + "-errors"),
-                                        environment: environment)
+            return try ChildProcess.run(
+                command, output: directory.path(output), errors: directory.path(output + "-errors"),
+                environment: environment)
         }
     }
 
     enum Shell: String {
         case bash, zsh, fish
-        var tool: Tool { switch self { case .bash: .bash; case .zsh: .zsh; case .fish: .fish } }
+        var tool: Tool {
+            switch self {
+            case .bash: .bash;
+            case .zsh: .zsh;
+            case .fish: .fish
+            }
+        }
     }
 }
 

@@ -8,14 +8,16 @@ import Testing
 @Suite struct GeneratedReferenceTests {
     @Test func docsCliIsTheCommandTable() throws {
         let committed = try String(contentsOf: RepositoryFile.url("docs/cli.md"), encoding: .utf8)
-        #expect(committed == Bookshelf.markdownReference,
-                "docs/cli.md differs from the command table: regenerate it with `\(Bookshelf.regenerateMarkdown)`")
+        #expect(
+            committed == Bookshelf.markdownReference,
+            "docs/cli.md differs from the command table: regenerate it with `\(Bookshelf.regenerateMarkdown)`")
     }
 
     @Test func theManPageIsTheCommandTable() throws {
         let committed = try String(contentsOf: RepositoryFile.url("docs/man/bookshelf.1"), encoding: .utf8)
-        #expect(committed == Bookshelf.manualPage,
-                "docs/man/bookshelf.1 differs from the command table: regenerate it with `\(Bookshelf.regenerateManPage)`")
+        #expect(
+            committed == Bookshelf.manualPage,
+            "docs/man/bookshelf.1 differs from the command table: regenerate it with `\(Bookshelf.regenerateManPage)`")
     }
 
     /// Every command and option of the table, with its help, in `--help`, docs/cli.md and the
@@ -25,10 +27,13 @@ import Testing
         let directory = try ScratchDirectory()
         defer { directory.remove() }
         let output = directory.path("man.txt"), errors = directory.path("man-errors.txt")
-        let status = try ChildProcess.run([man, "--warnings", "-l", RepositoryFile.url("docs/man/bookshelf.1").path],
-                                          output: output, errors: errors,
-                                          environment: ["PATH": "/usr/bin:/bin", "LC_ALL": "C.UTF-8", "MANWIDTH": "100",
-                                                        "MAN_KEEP_FORMATTING": "", "HOME": directory.url.path])
+        let status = try ChildProcess.run(
+            [man, "--warnings", "-l", RepositoryFile.url("docs/man/bookshelf.1").path],
+            output: output, errors: errors,
+            environment: [
+                "PATH": "/usr/bin:/bin", "LC_ALL": "C.UTF-8", "MANWIDTH": "100",
+                "MAN_KEEP_FORMATTING": "", "HOME": directory.url.path,
+            ])
         let warnings = try String(contentsOfFile: errors, encoding: .utf8)
         #expect(status == 0 && warnings.isEmpty, "man -l: status \(status), \(warnings)")
         let shown = try String(contentsOfFile: output, encoding: .utf8).onOneLine
@@ -39,11 +44,16 @@ import Testing
         for command in Bookshelf.commands where !command.hidden {
             let usage = "bookshelf \(command.name)\(command.positionals.synopsis)"
             #expect(shown.contains(usage) && shown.contains(command.summary.onOneLine), "man: \(command.name)")
-            #expect(markdown.contains("## bookshelf \(command.name)\n") && markdown.contains(usage), "docs/cli.md: \(command.name)")
+            #expect(
+                markdown.contains("## bookshelf \(command.name)\n") && markdown.contains(usage),
+                "docs/cli.md: \(command.name)")
             #expect(Bookshelf.help.contains(command.summary), "--help: \(command.name)")
             for option in command.allOptions.map(\.spec) {
-                #expect(shown.contains(option.synopsis + " " + option.help.onOneLine), "man: \(command.name) \(option.synopsis)")
-                #expect(markdown.contains("| `\(option.synopsis)` |"), "docs/cli.md: \(command.name) \(option.synopsis)")
+                #expect(
+                    shown.contains(option.synopsis + " " + option.help.onOneLine),
+                    "man: \(command.name) \(option.synopsis)")
+                #expect(
+                    markdown.contains("| `\(option.synopsis)` |"), "docs/cli.md: \(command.name) \(option.synopsis)")
                 #expect(command.help.contains(option.synopsis), "--help: \(command.name) \(option.synopsis)")
             }
         }
@@ -58,7 +68,9 @@ import Testing
         let console = Console()
         #expect(await Bookshelf.run(["help", "--markdown", "search"], environment: [:], console: console) == .usage)
         #expect(await Bookshelf.run(["help", "--man", "--markdown"], environment: [:], console: console) == .usage)
-        #expect(await Bookshelf.run(["help", CompletionsCommand.accountNames.name], environment: [:], console: console) == .usage)
+        #expect(
+            await Bookshelf.run(["help", CompletionsCommand.accountNames.name], environment: [:], console: console)
+                == .usage)
         #expect(await Bookshelf.run(["completions", "tcsh"], environment: [:], console: console) == .usage)
     }
 }
@@ -71,7 +83,8 @@ extension String {
 /// A file of this repository, found from this source file's place in it.
 enum RepositoryFile {
     static func url(_ path: String) -> URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
             .appendingPathComponent(path)
     }
 }
@@ -90,7 +103,9 @@ struct Tool {
     var shouldRun: Bool { path != nil || ProcessInfo.processInfo.environment["CI"] != nil }
 
     func require() throws -> String {
-        guard let path else { throw ChildProcessFailure("\(name) is required with CI set (apt-get install \(package))") }
+        guard let path else {
+            throw ChildProcessFailure("\(name) is required with CI set (apt-get install \(package))")
+        }
         return path
     }
 }

@@ -25,7 +25,8 @@ import Testing
         // The prefix already holds a program and a page of someone else's, and an empty folder.
         try scenario.makeFile("bin/other-tool", mode: 0o755)
         try scenario.makeFile("share/man/man1/other-tool.1")
-        try FileManager.default.createDirectory(atPath: scenario.prefix + "/share/fish", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: scenario.prefix + "/share/fish", withIntermediateDirectories: true)
         let before = try scenario.tree()
 
         let install = try scenario.install(["--with-bench"])
@@ -42,23 +43,29 @@ import Testing
         }
 
         // man shows the installed page, and finds it by name from PATH as `man bookshelf` does.
-        let page = try scenario.run(man, ["--warnings", "-l", scenario.prefix + "/share/man/man1/bookshelf.1"],
-                                    environment: ["MANWIDTH": "100", "LC_ALL": "C.UTF-8"])
+        let page = try scenario.run(
+            man, ["--warnings", "-l", scenario.prefix + "/share/man/man1/bookshelf.1"],
+            environment: ["MANWIDTH": "100", "LC_ALL": "C.UTF-8"])
         #expect(page.status == 0 && page.errors.isEmpty, "man -l: \(page)")
         #expect(page.output.contains("BOOKSHELF(1)") && page.output.contains("SYNOPSIS"))
-        let found = try scenario.run(man, ["-w", "bookshelf"], environment: ["PATH": scenario.prefix + "/bin:/usr/bin:/bin"])
+        let found = try scenario.run(
+            man, ["-w", "bookshelf"], environment: ["PATH": scenario.prefix + "/bin:/usr/bin:/bin"])
         #expect(found.output == scenario.prefix + "/share/man/man1/bookshelf.1\n", "man -w bookshelf: \(found)")
 
         // Each completion is the script the program prints for that shell.
         for (shell, path) in [("bash", Self.installed[4]), ("zsh", Self.installed[5]), ("fish", Self.installed[6])] {
             let printed = try scenario.run(scenario.binary.path, ["completions", shell])
             let file = try String(contentsOfFile: scenario.prefix + "/" + path, encoding: .utf8)
-            #expect(printed.status == 0 && !file.isEmpty && file == printed.output, "the \(shell) completion at \(path)")
+            #expect(
+                printed.status == 0 && !file.isEmpty && file == printed.output, "the \(shell) completion at \(path)")
         }
         // bash, given the installed file, completes bookshelf with it.
-        let registered = try scenario.run(try Tool.bash.require(), [
-            "--norc", "--noprofile", "-c", "source \(shellQuoted(scenario.prefix + "/" + Self.installed[4])); complete -p bookshelf",
-        ])
+        let registered = try scenario.run(
+            try Tool.bash.require(),
+            [
+                "--norc", "--noprofile", "-c",
+                "source \(shellQuoted(scenario.prefix + "/" + Self.installed[4])); complete -p bookshelf",
+            ])
         #expect(registered.output == "complete -F _bookshelf bookshelf\n", "\(registered)")
 
         // A file the user put in a folder the install made stays, and so does that folder.
@@ -67,8 +74,9 @@ import Testing
         let uninstall = try scenario.install(["--uninstall"])
         #expect(uninstall.status == 0, "\(uninstall.errors)")
         let left = try scenario.tree()
-        #expect(left == before.union(Self.withFolders(["share/zsh/site-functions/_other-tool"])),
-                "left after uninstalling: \(left.subtracting(before).sorted())")
+        #expect(
+            left == before.union(Self.withFolders(["share/zsh/site-functions/_other-tool"])),
+            "left after uninstalling: \(left.subtracting(before).sorted())")
         #expect(kept.isSuperset(of: left))
     }
 
@@ -107,21 +115,25 @@ import Testing
             [ "$*" = "build -c release --show-bin-path" ] && { echo \(shellQuoted(products)); exit 0; }
             exit "${STUB_STATUS:-0}"
             """
-        let written = try scenario.run("/bin/sh", ["-c", "printf '%s\\n' \"$1\" > \"$2\" && chmod 755 \"$2\"", "sh", stub, stubs + "/swift"])
+        let written = try scenario.run(
+            "/bin/sh", ["-c", "printf '%s\\n' \"$1\" > \"$2\" && chmod 755 \"$2\"", "sh", stub, stubs + "/swift"])
         #expect(written.status == 0, "\(written)")
         let root = Scenario.script.deletingLastPathComponent().deletingLastPathComponent().path
         let path = stubs + ":/usr/bin:/bin"
 
-        let failed = try scenario.run("/bin/bash", [Scenario.script.path, "--prefix", scenario.prefix],
-                                      environment: ["PATH": path, "STUB_STATUS": "1"])
+        let failed = try scenario.run(
+            "/bin/bash", [Scenario.script.path, "--prefix", scenario.prefix],
+            environment: ["PATH": path, "STUB_STATUS": "1"])
         #expect(failed.status == 1 && failed.errors.contains("the release build failed"), "\(failed)")
         #expect(try String(contentsOfFile: calls, encoding: .utf8) == "\(root): build -c release\n")
         #expect(try scenario.tree().isEmpty, "nothing installed after a failed build")
 
         try FileManager.default.removeItem(atPath: calls)
-        let built = try scenario.run("/bin/bash", [Scenario.script.path, "--prefix", scenario.prefix], environment: ["PATH": path])
+        let built = try scenario.run(
+            "/bin/bash", [Scenario.script.path, "--prefix", scenario.prefix], environment: ["PATH": path])
         #expect(built.status == 0, "\(built)")
-        #expect(try String(contentsOfFile: calls, encoding: .utf8)
+        #expect(
+            try String(contentsOfFile: calls, encoding: .utf8)
                 == "\(root): build -c release\n\(root): build -c release --show-bin-path\n")
         #expect(try scenario.tree() == Self.withFolders(Self.installed.filter { $0 != "bin/bookshelf-bench" }))
     }
@@ -136,9 +148,15 @@ import Testing
         #expect(try scenario.install(["--uninstall"]).status == 0)
         #expect(!FileManager.default.fileExists(atPath: scenario.prefix), "the prefix the install made is gone")
 
-        let below = try scenario.run("/bin/bash", [Scenario.script.path, "--prefix", scenario.directory.path("missing/prefix"),
-                                                   "--build-dir", scenario.binary.deletingLastPathComponent().path])
-        #expect(below.status == 1 && below.errors.contains(scenario.directory.path("missing") + " does not exist"), "\(below)")
+        let below = try scenario.run(
+            "/bin/bash",
+            [
+                Scenario.script.path, "--prefix", scenario.directory.path("missing/prefix"),
+                "--build-dir", scenario.binary.deletingLastPathComponent().path,
+            ])
+        #expect(
+            below.status == 1 && below.errors.contains(scenario.directory.path("missing") + " does not exist"),
+            "\(below)")
         #expect(!FileManager.default.fileExists(atPath: scenario.directory.path("missing")))
     }
 
@@ -150,9 +168,13 @@ import Testing
         let before = try scenario.tree()
         let install = try scenario.install([])
         #expect(install.status == 1)
-        #expect(install.errors.contains(scenario.prefix + "/bin/bookshelf exists and was not installed by this script"), "\(install.errors)")
+        #expect(
+            install.errors.contains(scenario.prefix + "/bin/bookshelf exists and was not installed by this script"),
+            "\(install.errors)")
         #expect(try scenario.tree() == before, "nothing installed")
-        #expect(try String(contentsOfFile: scenario.prefix + "/bin/bookshelf", encoding: .utf8) == "someone else's bookshelf\n")
+        #expect(
+            try String(contentsOfFile: scenario.prefix + "/bin/bookshelf", encoding: .utf8)
+                == "someone else's bookshelf\n")
     }
 
     @Test func mistakesAreSaidClearly() throws {
@@ -165,8 +187,12 @@ import Testing
         #expect(unknown.status == 2 && unknown.errors.contains("unknown option \"--prefx\""), "\(unknown.errors)")
         let missing = try scenario.run("/bin/bash", [Scenario.script.path, "--prefix"])
         #expect(missing.status == 2 && missing.errors.contains("--prefix needs a directory"), "\(missing.errors)")
-        let noBuild = try scenario.run("/bin/bash", [Scenario.script.path, "--prefix", scenario.prefix,
-                                                     "--build-dir", scenario.directory.path("no-such-build")])
+        let noBuild = try scenario.run(
+            "/bin/bash",
+            [
+                Scenario.script.path, "--prefix", scenario.prefix,
+                "--build-dir", scenario.directory.path("no-such-build"),
+            ])
         #expect(noBuild.status == 2 && noBuild.errors.contains("no build directory"), "\(noBuild.errors)")
         let help = try scenario.run("/bin/bash", [Scenario.script.path, "--help"])
         #expect(help.status == 0 && help.output.contains("--uninstall") && help.output.contains("~/.local"))
@@ -197,41 +223,57 @@ import Testing
         init(createPrefix: Bool = true) throws {
             directory = try ScratchDirectory()
             prefix = directory.path("prefix")
-            if createPrefix { try FileManager.default.createDirectory(atPath: prefix, withIntermediateDirectories: true) }
-            binary = try #require(BuildProducts.executable(named: "bookshelf"), "the bookshelf executable is built beside the tests")
+            if createPrefix {
+                try FileManager.default.createDirectory(atPath: prefix, withIntermediateDirectories: true)
+            }
+            binary = try #require(
+                BuildProducts.executable(named: "bookshelf"), "the bookshelf executable is built beside the tests")
         }
 
         struct Outcome: CustomStringConvertible {
             let status: Int32
             let output: String
             let errors: String
-            var description: String { "status \(status), output \(output.debugDescription), errors \(errors.debugDescription)" }
+            var description: String {
+                "status \(status), output \(output.debugDescription), errors \(errors.debugDescription)"
+            }
         }
 
         /// `Scripts/install --prefix PREFIX --build-dir PRODUCTS arguments` (or with --uninstall, no build dir).
         func install(_ arguments: [String]) throws -> Outcome {
-            let build = arguments.contains("--uninstall") ? [] : ["--build-dir", binary.deletingLastPathComponent().path]
+            let build =
+                arguments.contains("--uninstall") ? [] : ["--build-dir", binary.deletingLastPathComponent().path]
             return try run("/bin/bash", [Self.script.path, "--prefix", prefix] + build + arguments)
         }
 
         /// Runs a program with a private HOME and no inherited catalog or man settings.
-        func run(_ program: String, _ arguments: [String], environment overrides: [String: String] = [:]) throws -> Outcome {
+        func run(_ program: String, _ arguments: [String], environment overrides: [String: String] = [:]) throws
+            -> Outcome
+        {
             var environment = ProcessInfo.processInfo.environment
-            for name in ["BOOKSHELF_DB", "XDG_DATA_HOME", "MANPATH", "MANPAGER", "PAGER", "ENV", "BASH_ENV"] { environment[name] = nil }
+            for name in ["BOOKSHELF_DB", "XDG_DATA_HOME", "MANPATH", "MANPAGER", "PAGER", "ENV", "BASH_ENV"] {
+                environment[name] = nil
+            }
             environment["HOME"] = directory.path("home")
             environment["PATH"] = "/usr/bin:/bin"
             environment["TERM"] = "dumb"
             environment.merge(overrides) { _, new in new }
-            let output = directory.path("output-\(UUID().uuidString)"), errors = directory.path("errors-\(UUID().uuidString)")
-            defer { try? FileManager.default.removeItem(atPath: output); try? FileManager.default.removeItem(atPath: errors) }
-            let status = try ChildProcess.run([program] + arguments, output: output, errors: errors, environment: environment)
-            return Outcome(status: status, output: try String(contentsOfFile: output, encoding: .utf8),
-                           errors: try String(contentsOfFile: errors, encoding: .utf8))
+            let output = directory.path("output-\(UUID().uuidString)"),
+                errors = directory.path("errors-\(UUID().uuidString)")
+            defer {
+                try? FileManager.default.removeItem(atPath: output); try? FileManager.default.removeItem(atPath: errors)
+            }
+            let status = try ChildProcess.run(
+                [program] + arguments, output: output, errors: errors, environment: environment)
+            return Outcome(
+                status: status, output: try String(contentsOfFile: output, encoding: .utf8),
+                errors: try String(contentsOfFile: errors, encoding: .utf8))
         }
 
         func makeFile(_ path: String, mode: Int = 0o644, text: String = "not bookshelf's\n") throws {
             let url = URL(fileURLWithPath: prefix).appendingPathComponent(path)
-            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
             try text.write(to: url, atomically: false, encoding: .utf8)
             try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: url.path)
         }

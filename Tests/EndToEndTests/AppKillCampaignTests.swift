@@ -33,12 +33,14 @@ import Testing
         let binary = try #require(BookshelfProcess.binary, "the bookshelf executable was not found")
         // The inner shell writes its pid, then becomes the app (exec): that pid is the app's.
         // The outer shell keeps the pane open after the kill, so the last screen can be read.
-        let inner = "echo $$ > \(shellQuoted(pidFile)); exec env HOME=\(shellQuoted(catalog.sandbox.path("home"))) "
+        let inner =
+            "echo $$ > \(shellQuoted(pidFile)); exec env HOME=\(shellQuoted(catalog.sandbox.path("home"))) "
             + "\(shellQuoted(binary.path)) --db \(shellQuoted(catalog.db)) --account alice"
         let pane = try TmuxPane("sh -c \(shellQuoted(inner)); exec sleep 600", columns: 110, rows: 24)
         defer { pane.kill() }
         try pane.waitFor(text: "1–1 of 1")
-        let pid = try #require(Int32(String(contentsOfFile: pidFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
+        let pid = try #require(
+            Int32(String(contentsOfFile: pidFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
 
         var reported: [Int: String] = [:]  // revision -> title the screen said was saved
         var account = "alice"
@@ -57,8 +59,10 @@ import Testing
                 try pane.type(word)
                 try pane.waitFor(text: "Quixotic Zebra \(word)")
                 if operation == .merge {
-                    let edit = try catalog.sandbox.run(["edit", "\(catalog.book.id)", "--author", "Writer \(seed) \(step)",
-                                                        "--db", catalog.db, "--account", "bob"])
+                    let edit = try catalog.sandbox.run([
+                        "edit", "\(catalog.book.id)", "--author", "Writer \(seed) \(step)",
+                        "--db", catalog.db, "--account", "bob",
+                    ])
                     #expect(edit.status == 0, "\(edit.errors)")
                 }
                 try pane.send("Enter")
@@ -75,7 +79,9 @@ import Testing
                 if last {
                     var after: [Int: String] = [:]
                     note(try pane.capture(), title: "Quixotic Zebra \(word)", into: &after)
-                    if let (revision, title) = after.first, revision > (reported.keys.max() ?? 0) { reported[revision] = title }
+                    if let (revision, title) = after.first, revision > (reported.keys.max() ?? 0) {
+                        reported[revision] = title
+                    }
                 }
             case .switchAccount:
                 try pane.send("F2")
@@ -85,7 +91,9 @@ import Testing
                     try killSoon(pid, &random)
                 } else {
                     account = account == "alice" ? "bob" : "alice"
-                    try pane.waitFor("the switch to \(account)") { $0.contains("Bookshelf  \(account) (") && !$0.contains("Switch account") }
+                    try pane.waitFor("the switch to \(account)") {
+                        $0.contains("Bookshelf  \(account) (") && !$0.contains("Switch account")
+                    }
                 }
             }
             if last { break }
@@ -96,11 +104,15 @@ import Testing
         #expect(try integrity(catalog.db) == "ok", "seed \(seed)")
         let history = try await SQLiteCatalog.open(path: catalog.db, create: false).remote(account: "alice")
             .history(of: catalog.book.id)
-        print("kill campaign seed \(seed): \(done.joined(separator: ", ")), killed during the last; "
-              + "screen reported revisions \(reported.keys.sorted()); store has \(history.count) revisions")
-        let stored = Dictionary(history.map { ($0.record.revision, $0.record.title) }, uniquingKeysWith: { first, _ in first })
+        print(
+            "kill campaign seed \(seed): \(done.joined(separator: ", ")), killed during the last; "
+                + "screen reported revisions \(reported.keys.sorted()); store has \(history.count) revisions")
+        let stored = Dictionary(
+            history.map { ($0.record.revision, $0.record.title) }, uniquingKeysWith: { first, _ in first })
         for (revision, title) in reported {
-            #expect(stored[revision] == title, "seed \(seed): the screen reported revision \(revision) \"\(title)\"; the store has \(stored)")
+            #expect(
+                stored[revision] == title,
+                "seed \(seed): the screen reported revision \(revision) \"\(title)\"; the store has \(stored)")
         }
     }
 
@@ -135,10 +147,14 @@ struct SplitMix64 {
 
 private func integrity(_ path: String) throws -> String? {
     var handle: OpaquePointer?
-    guard sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK, let handle else { throw CocoaError(.fileReadUnknown) }
+    guard sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK, let handle else {
+        throw CocoaError(.fileReadUnknown)
+    }
     defer { sqlite3_close_v2(handle) }
     var statement: OpaquePointer?
-    guard sqlite3_prepare_v2(handle, "PRAGMA integrity_check", -1, &statement, nil) == SQLITE_OK else { throw CocoaError(.fileReadCorruptFile) }
+    guard sqlite3_prepare_v2(handle, "PRAGMA integrity_check", -1, &statement, nil) == SQLITE_OK else {
+        throw CocoaError(.fileReadCorruptFile)
+    }
     defer { sqlite3_finalize(statement) }
     guard sqlite3_step(statement) == SQLITE_ROW, let text = sqlite3_column_text(statement, 0) else { return nil }
     return String(cString: text)

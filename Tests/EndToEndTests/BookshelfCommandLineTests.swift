@@ -36,21 +36,26 @@ import Testing
         defer { sandbox.remove() }
         let typo = sandbox.path("typo-dir/cat.sqlite")
         let expected = ": no catalog at \(typo) (create one with `bookshelf setup --db \(typo)` or `bookshelf import`)"
-        for (arguments, environment) in [(["search", "rome", "--db", typo], [:]),
-                                         (["search", "rome"], ["BOOKSHELF_DB": typo]),
-                                         (["--db", typo], [:]),
-                                         ([], ["BOOKSHELF_DB": typo])] as [([String], [String: String])] {
+        for (arguments, environment) in [
+            (["search", "rome", "--db", typo], [:]),
+            (["search", "rome"], ["BOOKSHELF_DB": typo]),
+            (["--db", typo], [:]),
+            ([], ["BOOKSHELF_DB": typo]),
+        ] as [([String], [String: String])] {
             let outcome = try sandbox.run(arguments, environment: environment)
             #expect(outcome.status == 3, "\(arguments) \(environment)")
-            #expect(outcome.errorLines.count == 1 && outcome.errors.hasPrefix("bookshelf") && outcome.errorLines[0].hasSuffix(expected),
-                    "\(arguments) \(environment): \(outcome.errors)")
+            #expect(
+                outcome.errorLines.count == 1 && outcome.errors.hasPrefix("bookshelf")
+                    && outcome.errorLines[0].hasSuffix(expected),
+                "\(arguments) \(environment): \(outcome.errors)")
             #expect(outcome.output.isEmpty)
             #expect(!FileManager.default.fileExists(atPath: sandbox.path("typo-dir")), "\(arguments) \(environment)")
         }
         // `search` does not create at the default location either: only the app does.
         let atDefault = try sandbox.run(["search", "rome"])
         #expect(atDefault.status == 3)
-        #expect(atDefault.errors.contains("no catalog at \(sandbox.path("home/.local/share/bookshelf/catalog.sqlite"))"))
+        #expect(
+            atDefault.errors.contains("no catalog at \(sandbox.path("home/.local/share/bookshelf/catalog.sqlite"))"))
         #expect(!FileManager.default.fileExists(atPath: sandbox.path("home/.local")))
     }
 
@@ -79,7 +84,9 @@ import Testing
         defer { sandbox.remove() }
         let outcome = try sandbox.run(["setup", "--db", sandbox.path("c.sqlite"), "--account", ""])
         #expect(outcome.status == 2)
-        #expect(outcome.errorLines.count == 1 && outcome.errors.contains("--account needs a name: it is empty"), "\(outcome.errors)")
+        #expect(
+            outcome.errorLines.count == 1 && outcome.errors.contains("--account needs a name: it is empty"),
+            "\(outcome.errors)")
         #expect(!FileManager.default.fileExists(atPath: sandbox.path("c.sqlite")))
     }
 
@@ -90,7 +97,8 @@ import Testing
         let fromVariable = sandbox.path("variable.sqlite")
         let dataHome = sandbox.path("data")
 
-        _ = try sandbox.run(["setup", "--db", fromOption], environment: ["BOOKSHELF_DB": fromVariable, "XDG_DATA_HOME": dataHome])
+        _ = try sandbox.run(
+            ["setup", "--db", fromOption], environment: ["BOOKSHELF_DB": fromVariable, "XDG_DATA_HOME": dataHome])
         #expect(FileManager.default.fileExists(atPath: fromOption))
         #expect(!FileManager.default.fileExists(atPath: fromVariable), "--db wins over BOOKSHELF_DB")
 
@@ -111,12 +119,16 @@ import Testing
         let sandbox = try BookshelfProcess()
         defer { sandbox.remove() }
         let db = try sandbox.starterCatalog()
-        let expectations = [("歴史", "日本の歴史"), ("cafe society", "Café Society"), ("angstrom", "Ångström and the Light"),
-                            ("역사", "한국의 역사"), ("tomatoes", "Cooking with 🍅 Tomatoes")]
+        let expectations = [
+            ("歴史", "日本の歴史"), ("cafe society", "Café Society"), ("angstrom", "Ångström and the Light"),
+            ("역사", "한국의 역사"), ("tomatoes", "Cooking with 🍅 Tomatoes"),
+        ]
         for (query, title) in expectations {
             let result = try sandbox.run(["search", query, "--db", db])
             #expect(result.status == 0, "\(query)")
-            #expect(result.outputLines.contains { $0.split(separator: "\t").dropFirst().first.map(String.init) == title }, "\(query): \(result.output)")
+            #expect(
+                result.outputLines.contains { $0.split(separator: "\t").dropFirst().first.map(String.init) == title },
+                "\(query): \(result.output)")
         }
     }
 
@@ -149,7 +161,9 @@ import Testing
     @Test func jsonOutputIsOneParsableObjectPerLine() throws {
         let sandbox = try BookshelfProcess()
         defer { sandbox.remove() }
-        let result = try sandbox.run(["search", "café", "--json", "--limit", "20", "--db", try sandbox.starterCatalog()])
+        let result = try sandbox.run([
+            "search", "café", "--json", "--limit", "20", "--db", try sandbox.starterCatalog(),
+        ])
         #expect(result.status == 0)
         #expect(result.outputLines.count == 20)
         for line in result.outputLines {
@@ -160,7 +174,9 @@ import Testing
             #expect(object["author"] is String)
             let title = try #require(object["title"] as? String)
             let author = object["author"] as? String ?? ""
-            #expect((title + " " + author).folding(options: .diacriticInsensitive, locale: nil).lowercased().contains("cafe"))
+            #expect(
+                (title + " " + author).folding(options: .diacriticInsensitive, locale: nil).lowercased().contains(
+                    "cafe"))
         }
     }
 
@@ -184,13 +200,19 @@ import Testing
         let sandbox = try BookshelfProcess()
         defer { sandbox.remove() }
         let db = try sandbox.starterCatalog()
-        let queries = ["\"", "NEAR(", "*", "AND", "OR", "NOT", "title:rome", "rome*", "(", ")", "'", "\\", "%", "_",
-                       "^", "\"a\" OR \"b\"", "NEAR(rome history, 2)", "-", "{", "\u{1B}[31m", "'; DROP TABLE books; --"]
+        let queries = [
+            "\"", "NEAR(", "*", "AND", "OR", "NOT", "title:rome", "rome*", "(", ")", "'", "\\", "%", "_",
+            "^", "\"a\" OR \"b\"", "NEAR(rome history, 2)", "-", "{", "\u{1B}[31m", "'; DROP TABLE books; --",
+        ]
         for query in queries {
             let result = try sandbox.run(["search", query, "--db", db])
-            #expect(result.status == 0 || result.status == 1, "\(query.debugDescription): \(result.status) \(result.errors)")
-            #expect(result.errorLines.last?.hasSuffix("matches") == true || result.errorLines.last?.contains("match") == true,
-                    "\(query.debugDescription): \(result.errors)")
+            #expect(
+                result.status == 0 || result.status == 1, "\(query.debugDescription): \(result.status) \(result.errors)"
+            )
+            #expect(
+                result.errorLines.last?.hasSuffix("matches") == true
+                    || result.errorLines.last?.contains("match") == true,
+                "\(query.debugDescription): \(result.errors)")
         }
         let dashed = try sandbox.run(["search", "--db", db, "--", "-x"])
         #expect(dashed.status == 0 || dashed.status == 1, "\(dashed.errors)")
@@ -206,14 +228,18 @@ import Testing
         let db = try sandbox.starterCatalog()
         let before = try SQLiteCatalog.open(path: db, create: false).bookCount(scope: "main")
 
-        let file = try sandbox.write("books.csv", "\u{FEFF}author,title\r\n\"Beard, Mary\",\"SPQR: A Zyxquorian History\"\r\nZoë,\"The \"\"Zyxquorian\"\" Café\"\r\n,Zyxquorian Anonymous\r\n")
+        let file = try sandbox.write(
+            "books.csv",
+            "\u{FEFF}author,title\r\n\"Beard, Mary\",\"SPQR: A Zyxquorian History\"\r\nZoë,\"The \"\"Zyxquorian\"\" Café\"\r\n,Zyxquorian Anonymous\r\n"
+        )
         let result = try sandbox.run(["import", file, "--db", db])
         #expect(result.status == 0, "\(result.errors)")
         #expect(result.output == "Added 3 books to scope main.\n")
         #expect(try SQLiteCatalog.open(path: db, create: false).bookCount(scope: "main") == before + 3)
 
         let found = try sandbox.run(["search", "zyxquorian", "--db", db])
-        #expect(Set(found.outputLines.map { $0.split(separator: "\t", omittingEmptySubsequences: false)[1] })
+        #expect(
+            Set(found.outputLines.map { $0.split(separator: "\t", omittingEmptySubsequences: false)[1] })
                 == ["SPQR: A Zyxquorian History", "The \"Zyxquorian\" Café", "Zyxquorian Anonymous"])
     }
 
@@ -224,7 +250,8 @@ import Testing
         let sandbox = try BookshelfProcess()
         defer { sandbox.remove() }
         let db = try sandbox.starterCatalog()
-        #expect(try sandbox.run(["search", "history", "--db", db]).status == 0, "the starter catalog's index is stored")
+        #expect(
+            try sandbox.run(["search", "history", "--db", db]).status == 0, "the starter catalog's index is stored")
         let lines = (0..<1_500).map { "Imported Volume \($0),Editor \($0 % 7)" }
         let file = try sandbox.write("many.csv", "title,author\n" + lines.joined(separator: "\n") + "\n")
         let imported = try sandbox.run(["import", file, "--db", db])
@@ -237,20 +264,24 @@ import Testing
         try await expectStoredIndex(fresh, scope: "main")
     }
 
-    private func expectStoredIndex(_ db: String, scope: String, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+    private func expectStoredIndex(_ db: String, scope: String, sourceLocation: SourceLocation = #_sourceLocation)
+        async throws
+    {
         let catalog = try SQLiteCatalog.open(path: db, create: false)
         let account = try #require(try catalog.accounts().first { $0.scope == scope }, sourceLocation: sourceLocation)
         let (report, _) = try await catalog.remote(account: account.name).searchIndexReport()
         let books = try catalog.bookCount(scope: scope)
-        #expect(report.origin == .loadedSnapshot && report.books == books,
-                "\(report)", sourceLocation: sourceLocation)
+        #expect(
+            report.origin == .loadedSnapshot && report.books == books,
+            "\(report)", sourceLocation: sourceLocation)
     }
 
     @Test func importReadsJSONLinesIntoTheChosenScope() throws {
         let sandbox = try BookshelfProcess()
         defer { sandbox.remove() }
         let db = sandbox.path("catalog.sqlite")
-        let file = try sandbox.write("books.ndjson", "{\"title\": \"北の国から\", \"author\": \"倉本 聰\"}\n\n{\"title\": \"Fjord Winter\"}\n")
+        let file = try sandbox.write(
+            "books.ndjson", "{\"title\": \"北の国から\", \"author\": \"倉本 聰\"}\n\n{\"title\": \"Fjord Winter\"}\n")
         let result = try sandbox.run(["import", file, "--scope", "north", "--db", db])
         #expect(result.status == 0, "\(result.errors)")
         #expect(result.output == "Added 2 books to scope north.\n")
@@ -264,16 +295,19 @@ import Testing
         let db = try sandbox.starterCatalog()
         let before = try SQLiteCatalog.open(path: db, create: false).bookCount(scope: nil)
 
-        let file = try sandbox.write("books.csv", "title,author\nGood Book,A\n\"Multi\nline notes? no: a title\",B\nAnother Good Book,C\n,Nobody\n")
+        let file = try sandbox.write(
+            "books.csv",
+            "title,author\nGood Book,A\n\"Multi\nline notes? no: a title\",B\nAnother Good Book,C\n,Nobody\n")
         let result = try sandbox.run(["import", file, "--db", db])
         #expect(result.status == 1)
         #expect(result.output.isEmpty)
         // After the line that says the file was read (ImportExportProgressTests).
-        #expect(result.errorLines.filter { !$0.hasPrefix("Reading books.csv: ") } == [
-            "\(file):3: title contains a control character (U+000A)",
-            "\(file):6: missing title",
-            "bookshelf import: nothing imported: 2 bad lines in \(file)",
-        ])
+        #expect(
+            result.errorLines.filter { !$0.hasPrefix("Reading books.csv: ") } == [
+                "\(file):3: title contains a control character (U+000A)",
+                "\(file):6: missing title",
+                "bookshelf import: nothing imported: 2 bad lines in \(file)",
+            ])
         #expect(try SQLiteCatalog.open(path: db, create: false).bookCount(scope: nil) == before)
         let search = try sandbox.run(["search", "good book", "--db", db])
         #expect(!search.output.contains("Good Book"))
@@ -414,22 +448,28 @@ import Testing
             let all = try sandbox.run(["search", "", "--limit", "100000", "--account", account, "--db", db])
             let digits = String(all.outputLines.count)
             // Grouped by threes with commas, as the help writes numbers ("3,010").
-            counted.append(digits.enumerated().map { index, digit in
-                index > 0 && (digits.count - index) % 3 == 0 ? ",\(digit)" : String(digit)
-            }.joined())
+            counted.append(
+                digits.enumerated().map { index, digit in
+                    index > 0 && (digits.count - index) % 3 == 0 ? ",\(digit)" : String(digit)
+                }.joined())
         }
         let flat = help.split(whereSeparator: \.isWhitespace).joined(separator: " ")
-        #expect(flat.contains("holds \(counted[0]) sample books and the accounts alice (editor) and bob (reader) in scope main, "
-            + "and \(counted[1]) books and carol (editor) in scope north"), "\(counted): \(flat)")
+        #expect(
+            flat.contains(
+                "holds \(counted[0]) sample books and the accounts alice (editor) and bob (reader) in scope main, "
+                    + "and \(counted[1]) books and carol (editor) in scope north"), "\(counted): \(flat)")
         #expect(flat.contains("never at a --db PATH or $BOOKSHELF_DB you named"), "\(flat)")
         #expect(!flat.contains("An SQLite catalog that does not exist yet is created"), "\(flat)")
 
         // The README says the same counts.
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
         let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
             .split(whereSeparator: \.isWhitespace).joined(separator: " ")
-        #expect(readme.contains("with \(counted[0]) sample books and the accounts `alice` (editor) and `bob` (reader) in scope "
-            + "`main`, and \(counted[1]) books and `carol` (editor) in scope `north`"))
+        #expect(
+            readme.contains(
+                "with \(counted[0]) sample books and the accounts `alice` (editor) and `bob` (reader) in scope "
+                    + "`main`, and \(counted[1]) books and `carol` (editor) in scope `north`"))
         #expect(!readme.contains("about 3,500 sample books"))
         // The README's example of a symbol query names a book the sample holds.
         #expect(readme.contains("`🍅` finds \"Cooking with 🍅 Tomatoes\""))
@@ -461,7 +501,9 @@ import Testing
             for option in options { #expect(help.output.contains(option), "\(command) --help mentions \(option)") }
             #expect(try sandbox.run([command, "-h"]).output == help.output)
             #expect(try sandbox.run(["help", command]).output == help.output)
-            #expect(try sandbox.run([command, "--frobnicate", "--help"]).status == 2, "a bad option is an error even with --help")
+            #expect(
+                try sandbox.run([command, "--frobnicate", "--help"]).status == 2,
+                "a bad option is an error even with --help")
         }
         #expect(try sandbox.run(["search", "--help", "--db", sandbox.path("c.sqlite")]).status == 0)
         #expect(!FileManager.default.fileExists(atPath: sandbox.path("c.sqlite")), "help never opens a catalog")
@@ -490,6 +532,7 @@ import Testing
         let search = try sandbox.run(["search", "history", "--db", db], environment: ["LD_DEBUG": "files"])
         #expect(search.status == 0)
         #expect(search.errors.contains("libsqlite3"), "the loader's trace is there")
-        #expect(!search.errors.contains("libpq"), "\(search.errors.split(separator: "\n").filter { $0.contains("libpq") })")
+        #expect(
+            !search.errors.contains("libpq"), "\(search.errors.split(separator: "\n").filter { $0.contains("libpq") })")
     }
 }

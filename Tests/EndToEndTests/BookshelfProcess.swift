@@ -52,7 +52,9 @@ struct BookshelfProcess {
 
     /// Runs `bookshelf arguments` with a private HOME and no inherited catalog settings, so a
     /// test never touches a real user's catalog; `environment` adds or overrides variables.
-    func run(_ arguments: [String], environment overrides: [String: String] = [:], input: String? = nil) throws -> Outcome {
+    func run(_ arguments: [String], environment overrides: [String: String] = [:], input: String? = nil) throws
+        -> Outcome
+    {
         let binary = try #require(Self.binary, "the bookshelf executable was not found beside the test bundle")
         var environment = ProcessInfo.processInfo.environment
         for name in ["BOOKSHELF_DB", "XDG_DATA_HOME"] { environment[name] = nil }
@@ -63,8 +65,9 @@ struct BookshelfProcess {
         let outputFile = path("stdout-\(UUID().uuidString)")
         let errorFile = path("stderr-\(UUID().uuidString)")
         let inputFile = try input.map { try write("stdin-\(UUID().uuidString)", $0) } ?? "/dev/null"
-        let ending = try ChildProcess.runToEnd([binary.path] + arguments, input: inputFile, output: outputFile,
-                                               errors: errorFile, environment: environment)
+        let ending = try ChildProcess.runToEnd(
+            [binary.path] + arguments, input: inputFile, output: outputFile,
+            errors: errorFile, environment: environment)
         #expect(ending.signal == nil, "bookshelf \(arguments) was killed by signal \(ending.signal ?? 0)")
         let outputBytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: outputFile)))
         return Outcome(
@@ -100,8 +103,10 @@ enum BuildProducts {
             for _ in 0..<4 {
                 let candidate = directory.appendingPathComponent(name)
                 var isDirectory: ObjCBool = false
-                if FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isDirectory), !isDirectory.boolValue,
-                   FileManager.default.isExecutableFile(atPath: candidate.path) {
+                if FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isDirectory),
+                    !isDirectory.boolValue,
+                    FileManager.default.isExecutableFile(atPath: candidate.path)
+                {
                     return candidate
                 }
                 directory = directory.deletingLastPathComponent()

@@ -24,8 +24,9 @@ import Testing
         environment["HOME"] = process.path("home")
         environment["BOOKSHELF_DB"] = nil
         let ending = try ChildProcess.runToEnd(["/bin/sh", "-c", script], environment: environment)
-        return Ending(status: ending.status, signal: ending.signal,
-                      errors: try String(contentsOfFile: errorFile, encoding: .utf8))
+        return Ending(
+            status: ending.status, signal: ending.signal,
+            errors: try String(contentsOfFile: errorFile, encoding: .utf8))
     }
 
     @Test func aClosedStandardOutputIsOneLineAndAFailure() throws {
@@ -37,9 +38,10 @@ import Testing
             #expect(ending.signal == nil, "\(arguments): killed by signal \(ending.signal ?? 0)")
             #expect(ending.status == 3, "\(arguments): \(ending.status)")
             let name = arguments[0]
-            #expect(ending.errors.split(separator: "\n").map(String.init)
-                .contains("bookshelf \(name): cannot write standard output: Bad file descriptor"),
-                    "\(arguments): \(ending.errors)")
+            #expect(
+                ending.errors.split(separator: "\n").map(String.init)
+                    .contains("bookshelf \(name): cannot write standard output: Bad file descriptor"),
+                "\(arguments): \(ending.errors)")
             #expect(!ending.errors.contains("Fatal error"), "\(arguments): \(ending.errors)")
         }
     }
@@ -53,9 +55,10 @@ import Testing
             #expect(ending.signal == nil, "\(arguments): killed by signal \(ending.signal ?? 0)")
             #expect(ending.status == 3, "\(arguments): \(ending.status)")
             let name = arguments[0] == "--help" ? "bookshelf" : "bookshelf \(arguments[0])"
-            #expect(ending.errors.split(separator: "\n").map(String.init)
-                .contains("\(name): cannot write standard output: No space left on device"),
-                    "\(arguments): \(ending.errors)")
+            #expect(
+                ending.errors.split(separator: "\n").map(String.init)
+                    .contains("\(name): cannot write standard output: No space left on device"),
+                "\(arguments): \(ending.errors)")
         }
     }
 
@@ -88,7 +91,8 @@ import Testing
         let process = try BookshelfProcess()
         defer { process.remove() }
         let db = try process.starterCatalog()
-        let ending = try run(process, ["search", "", "--limit", "3000"], redirections: "| head -c 1 >/dev/null", db: db)
+        let ending = try run(
+            process, ["search", "", "--limit", "3000"], redirections: "| head -c 1 >/dev/null", db: db)
         #expect(!ending.errors.contains("cannot write"), "\(ending.errors)")
         #expect(!ending.errors.contains("Fatal error"), "\(ending.errors)")
     }

@@ -9,11 +9,15 @@ import Testing
     private func rootPage(of name: String, in path: String) throws -> (page: Int, size: Int) {
         var handle: OpaquePointer?
         defer { sqlite3_close_v2(handle) }
-        guard sqlite3_open_v2(path, &handle, SQLITE_OPEN_READONLY, nil) == SQLITE_OK else { throw CocoaError(.fileReadCorruptFile) }
+        guard sqlite3_open_v2(path, &handle, SQLITE_OPEN_READONLY, nil) == SQLITE_OK else {
+            throw CocoaError(.fileReadCorruptFile)
+        }
         func integer(_ sql: String) -> Int {
             var statement: OpaquePointer?
             defer { sqlite3_finalize(statement) }
-            guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK, sqlite3_step(statement) == SQLITE_ROW else { return -1 }
+            guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK,
+                sqlite3_step(statement) == SQLITE_ROW
+            else { return -1 }
             return Int(sqlite3_column_int64(statement, 0))
         }
         return (integer("SELECT rootpage FROM sqlite_schema WHERE name = '\(name)'"), integer("PRAGMA page_size"))
@@ -44,13 +48,17 @@ import Testing
             // A word query may be answered by a scan of the table before the index build finds the
             // title index damaged: its count is then followed by the error, and the status is 3.
             let failures = outcome.errorLines.filter { $0.hasPrefix("bookshelf") }
-            #expect(failures.count == 1 && failures == [outcome.errorLines.last!] && failures[0].contains("is damaged")
-                        && failures[0].contains("bookshelf check") && failures[0].contains(db), "\(arguments): \(outcome.errors)")
+            #expect(
+                failures.count == 1 && failures == [outcome.errorLines.last!] && failures[0].contains("is damaged")
+                    && failures[0].contains("bookshelf check") && failures[0].contains(db),
+                "\(arguments): \(outcome.errors)")
         }
         let damaged = try sandbox.run(["check", "--db", db])
         #expect(damaged.status == 3)
-        #expect(!damaged.outputLines.isEmpty && damaged.errorLines.count == 1 && damaged.errors.contains("is damaged")
-                    && damaged.errors.contains("integrity_check") && damaged.errors.contains("export"), "\(damaged.output) \(damaged.errors)")
+        #expect(
+            !damaged.outputLines.isEmpty && damaged.errorLines.count == 1 && damaged.errors.contains("is damaged")
+                && damaged.errors.contains("integrity_check") && damaged.errors.contains("export"),
+            "\(damaged.output) \(damaged.errors)")
     }
 
     @Test func checkingAFileThatIsNotACatalogSaysSo() throws {

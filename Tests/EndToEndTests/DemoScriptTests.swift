@@ -12,8 +12,9 @@ struct DemoScriptTests {
     static let scenes = ["typing", "accounts", "conflict"]
     static let seeds: [UInt64] = Array(1...8)
 
-    @Test("the real model is never wrong and the naive one is caught, over the default and eight random schedules",
-          arguments: scenes)
+    @Test(
+        "the real model is never wrong and the naive one is caught, over the default and eight random schedules",
+        arguments: scenes)
     func realModelNeverWrong(scene: String) throws {
         let defaultRun = try DemoRun(scene, "--script")
         #expect(defaultRun.status == 0, "\(scene), default schedule:\n\(defaultRun.output)")
@@ -28,7 +29,9 @@ struct DemoScriptTests {
             #expect(run.summary["real"] == "ok", "\(scene), seed \(seed)")
             if run.summary["naive"] == "caught" { caught += 1 }
         }
-        print("\(scene): real model right in all \(Self.seeds.count + 1) runs; naive caught in \(caught) of \(Self.seeds.count) random schedules")
+        print(
+            "\(scene): real model right in all \(Self.seeds.count + 1) runs; naive caught in \(caught) of \(Self.seeds.count) random schedules"
+        )
         #expect(caught >= 1)
     }
 
@@ -66,7 +69,9 @@ struct DemoScriptTests {
         #expect(run.output.contains("real  account alice, query \"rome\""))
     }
 
-    @Test("each pane's table names its own requests: the switch's search is carol's on the left, the save's refresh alice's on the right")
+    @Test(
+        "each pane's table names its own requests: the switch's search is carol's on the left, the save's refresh alice's on the right"
+    )
     func tablesAttributeEachPanesRequests() throws {
         // Scene steps: 1 start, 2 open, 3 edit, 4 save (900 ms), 5 query "history" (900 ms), 6 switch to carol.
         // The naive pane searches for carol at once (its #5); the real pane waits for the save,
@@ -76,14 +81,21 @@ struct DemoScriptTests {
         let naive = run.requestTable(pane: "naive")
         let real = run.requestTable(pane: "real")
         #expect(naive.count == 5 && real.count == 6, "\(run.output)")
-        #expect(naive.last?.contains("step 6") == true && naive.last?.contains("search \"history\" (carol)") == true, "\(run.output)")
-        #expect(real.count == 6 && real[2].contains("save #63 (alice)") && real[2].hasSuffix("published"), "\(run.output)")
+        #expect(
+            naive.last?.contains("step 6") == true && naive.last?.contains("search \"history\" (carol)") == true,
+            "\(run.output)")
+        #expect(
+            real.count == 6 && real[2].contains("save #63 (alice)") && real[2].hasSuffix("published"), "\(run.output)")
         #expect(real.count == 6 && real[4].contains("search \"history\" (alice)"), "\(run.output)")
-        #expect(real.last?.contains("search \"history\" (carol)") == true && real.last?.hasSuffix("published") == true, "\(run.output)")
+        #expect(
+            real.last?.contains("search \"history\" (carol)") == true && real.last?.hasSuffix("published") == true,
+            "\(run.output)")
         // A search is named by its own query, never by an empty one it did not ask.
         #expect(!run.output.contains("search \"\" (carol)"), "\(run.output)")
         #expect(!run.output.contains("numbered alike"))
-        for word in ["applied ", "published ", "dropped-stale ", "dropped-old-session ", "failed(conflict) ", ", WRONG "] {
+        for word in [
+            "applied ", "published ", "dropped-stale ", "dropped-old-session ", "failed(conflict) ", ", WRONG ",
+        ] {
             #expect(run.outputLines.contains { $0.hasPrefix(word) }, "no legend line for \(word)")
         }
     }
@@ -97,14 +109,16 @@ struct DemoScriptTests {
         #expect(help.contains("failed(conflict)"))
     }
 
-    @Test("bad options are refused with status 2 and a message", arguments: [
-        ["typing", "--latency", "random:600-50"],
-        ["typing", "--latency", "fast"],
-        ["typing", "--fail", "0"],
-        ["typing", "--typing-ms", "0"],
-        ["dancing"],
-        [],
-    ])
+    @Test(
+        "bad options are refused with status 2 and a message",
+        arguments: [
+            ["typing", "--latency", "random:600-50"],
+            ["typing", "--latency", "fast"],
+            ["typing", "--fail", "0"],
+            ["typing", "--typing-ms", "0"],
+            ["dancing"],
+            [],
+        ])
     func badOptions(arguments: [String]) throws {
         let run = try DemoRun(arguments + ["--script"])
         #expect(run.status == 2)
@@ -116,15 +130,18 @@ struct DemoScriptTests {
     /// The demo in a tmux pane, `columns` wide; the left half is the naive pane.
     static func interactive(_ arguments: String, columns: Int = 200, rows: Int = 45) throws -> TmuxPane {
         let binary = try DemoRun.binary()
-        return try TmuxPane("env TERM=xterm-256color \(shellQuoted(binary.path)) \(arguments); exec sleep 600",
-                            columns: columns, rows: rows)
+        return try TmuxPane(
+            "env TERM=xterm-256color \(shellQuoted(binary.path)) \(arguments); exec sleep 600",
+            columns: columns, rows: rows)
     }
 
     static func halves(_ screen: String, columns: Int = 200) -> (left: String, right: String) {
         let lines = screen.split(separator: "\n", omittingEmptySubsequences: false).map { Array($0) }
         let half = (columns - 1) / 2
-        return (lines.map { String($0.prefix(half)) }.joined(separator: "\n"),
-                lines.map { String($0.dropFirst(half + 1)) }.joined(separator: "\n"))
+        return (
+            lines.map { String($0.prefix(half)) }.joined(separator: "\n"),
+            lines.map { String($0.dropFirst(half + 1)) }.joined(separator: "\n")
+        )
     }
 
     @Test(.enabled(if: TmuxPane.shouldRun))
@@ -132,19 +149,25 @@ struct DemoScriptTests {
         let pane = try Self.interactive("conflict")
         defer { pane.kill() }
         // The scene holds on the real conflict banner, in the table's words, until a key.
-        let held = try pane.waitFor("the conflict banner") { $0.contains("Holding on the conflict") && $0.contains("Yours:") }
+        let held = try pane.waitFor("the conflict banner") {
+            $0.contains("Holding on the conflict") && $0.contains("Yours:")
+        }
         let heldReal = Self.halves(held).right
         #expect(heldReal.contains("Base:   History of Rome (rev 1)"), "\(held)")
         #expect(heldReal.contains("Theirs: History of Rome, 2nd edition (rev 2)"), "\(held)")
         #expect(heldReal.contains("Yours:  History of Rome (annotated)"), "\(held)")
         #expect(heldReal.contains("#4 (step 6) save #1 (alice) 300 ms failed(conflict)"), "\(held)")
-        #expect(!held.contains(" ms shown") && !held.contains(" ms no change"), "the panel uses the table's words:\n\(held)")
+        #expect(
+            !held.contains(" ms shown") && !held.contains(" ms no change"), "the panel uses the table's words:\n\(held)"
+        )
         #expect(!held.contains("numbered alike"), "\(held)")
         // The count beside the wall clock's is the one `--script` gives for the same latencies.
         let scripted = try DemoRun("conflict", "--script").summary
         let naiveCount = try #require(scripted["naive_violations"])
         #expect(Self.halves(held).left.contains("violations here (wall clock) · \(naiveCount) in --script"), "\(held)")
-        #expect(heldReal.contains("violations here (wall clock) · \(scripted["real_violations"] ?? "?") in --script"), "\(held)")
+        #expect(
+            heldReal.contains("violations here (wall clock) · \(scripted["real_violations"] ?? "?") in --script"),
+            "\(held)")
         usleep(1_500_000)
         #expect(try pane.capture().contains("Holding on the conflict"), "the banner was not held")
         try pane.send("Space")
@@ -154,8 +177,10 @@ struct DemoScriptTests {
         // The naive pane says what it did to the other writer; the request panels agree on numbers.
         #expect(naive.contains("silently overwriting someone else's revision 2"), "\(screen)")
         // Scene steps: 1 start, 2 the query, 3 open, 4 edit, 5 the other writer saves, 6 save.
-        for request in ["#1 (step 1) search \"\" (alice)", "#2 (step 2) search \"history of rome\" (alice)",
-                        "#3 (step 3) load #1 (alice)", "#4 (step 6) save #1 (alice)"] {
+        for request in [
+            "#1 (step 1) search \"\" (alice)", "#2 (step 2) search \"history of rome\" (alice)",
+            "#3 (step 3) load #1 (alice)", "#4 (step 6) save #1 (alice)",
+        ] {
             #expect(naive.contains(request) && real.contains(request), "\(request) on both sides:\n\(screen)")
         }
         #expect(naive.contains("✗ at the end: lost update"), "the naive side's lost update is called so:\n\(screen)")
@@ -196,7 +221,9 @@ struct DemoScriptTests {
                 && Self.halves(screen).left.contains("#3 (step 3) search \"ro\" (alice) 30000 ms in flight")
         }
         let (naive, real) = Self.halves(screen)
-        for line in ["#1 (step 1) search \"\" (alice) 30000 ms in flight", "#2 (step 2) search \"r\" (alice) 30000 ms in flight"] {
+        for line in [
+            "#1 (step 1) search \"\" (alice) 30000 ms in flight", "#2 (step 2) search \"r\" (alice) 30000 ms in flight",
+        ] {
             #expect(naive.contains(line) && real.contains(line), "\(screen)")
         }
     }
@@ -205,7 +232,9 @@ struct DemoScriptTests {
     func help() throws {
         let run = try DemoRun("--help")
         #expect(run.status == 0)
-        for word in ["typing", "accounts", "conflict", "--script", "--latency", "--seed", "--typing-ms", "--query", "Ctrl-Q"] {
+        for word in [
+            "typing", "accounts", "conflict", "--script", "--latency", "--seed", "--typing-ms", "--query", "Ctrl-Q",
+        ] {
             #expect(run.output.contains(word), "help lacks \(word)")
         }
     }
@@ -223,13 +252,15 @@ struct DemoRun {
     init(_ arguments: String...) throws { try self.init(arguments) }
 
     init(_ arguments: [String]) throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bookshelf-demo-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "bookshelf-demo-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let outputURL = directory.appendingPathComponent("stdout")
         let errorURL = directory.appendingPathComponent("stderr")
-        let ending = try ChildProcess.runToEnd([try Self.binary().path] + arguments, output: outputURL.path,
-                                               errors: errorURL.path, environment: ProcessInfo.processInfo.environment)
+        let ending = try ChildProcess.runToEnd(
+            [try Self.binary().path] + arguments, output: outputURL.path,
+            errors: errorURL.path, environment: ProcessInfo.processInfo.environment)
         #expect(ending.signal == nil, "bookshelf-demo \(arguments) was killed by signal \(ending.signal ?? 0)")
         status = ending.status
         output = try String(contentsOf: outputURL, encoding: .utf8)
@@ -240,9 +271,13 @@ struct DemoRun {
     func requestTable(pane: String) -> [String] {
         let lines = outputLines
         guard let title = lines.firstIndex(of: "\(pane) pane"), title + 1 < lines.count,
-              lines[title + 1].hasPrefix("   #  sent by") else { return [] }
+            lines[title + 1].hasPrefix("   #  sent by")
+        else { return [] }
         let header = title + 1
-        return Array(lines[(header + 1)...].prefix { $0.first == " " && $0.trimmingCharacters(in: .whitespaces).first?.isNumber == true })
+        return Array(
+            lines[(header + 1)...].prefix {
+                $0.first == " " && $0.trimmingCharacters(in: .whitespaces).first?.isNumber == true
+            })
     }
 
     /// The `key=value` words of the SUMMARY line.

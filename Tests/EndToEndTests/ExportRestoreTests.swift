@@ -14,14 +14,19 @@ import Testing
         do {
             let catalog = try SQLiteCatalog.open(path: db, create: true)
             try catalog.addAccount(Account(name: "editor", role: .editor, scope: "main"))
-            _ = try catalog.insertBooks([NewBook(title: "Plain", author: "Writer"),
-                                         NewBook(title: "Osc", author: "Writer"),
-                                         NewBook(title: "Csi", author: "Writer")], scope: "main")
+            _ = try catalog.insertBooks(
+                [
+                    NewBook(title: "Plain", author: "Writer"),
+                    NewBook(title: "Osc", author: "Writer"),
+                    NewBook(title: "Csi", author: "Writer"),
+                ], scope: "main")
         }
         var handle: OpaquePointer?
         #expect(sqlite3_open(db, &handle) == SQLITE_OK)
-        for sql in ["UPDATE books SET title = 'Osc' || char(27) || ']0;owned' || char(7) WHERE title = 'Osc'",
-                    "UPDATE books SET author = 'Csi' || char(27) || '[2J' WHERE title = 'Csi'"] {
+        for sql in [
+            "UPDATE books SET title = 'Osc' || char(27) || ']0;owned' || char(7) WHERE title = 'Osc'",
+            "UPDATE books SET author = 'Csi' || char(27) || '[2J' WHERE title = 'Csi'",
+        ] {
             #expect(sqlite3_exec(handle, sql, nil, nil, nil) == SQLITE_OK, "\(String(cString: sqlite3_errmsg(handle)))")
         }
         var ids: [Int] = []
@@ -43,7 +48,8 @@ import Testing
         #expect(result.output.contains("\"Osc\u{1B}]0;owned\u{7}\",\"Writer\""), "\(result.output.debugDescription)")
         #expect(result.output.contains("\"Csi\",\"Csi\u{1B}[2J\""), "\(result.output.debugDescription)")
         let named = ids.map(String.init).joined(separator: ", ")
-        #expect(result.errors.contains("2 books hold text a plain import would refuse (ids \(named))"), "\(result.errors)")
+        #expect(
+            result.errors.contains("2 books hold text a plain import would refuse (ids \(named))"), "\(result.errors)")
     }
 
     @Test func csvToATerminalCarriesNoEscape() throws {
@@ -57,7 +63,8 @@ import Testing
         var environment = ProcessInfo.processInfo.environment
         environment["HOME"] = sandbox.path("home")
         environment["BOOKSHELF_DB"] = nil
-        let ending = try ChildProcess.runToEnd(["/usr/bin/script", "-q", "-e", "-c", command, typescript], environment: environment)
+        let ending = try ChildProcess.runToEnd(
+            ["/usr/bin/script", "-q", "-e", "-c", command, typescript], environment: environment)
         #expect(ending.status == 0)
         let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: typescript)))
         // The log opens with "Script started ..." and ends with "Script done ..."; the book lines are between.
@@ -76,7 +83,8 @@ import Testing
         #expect(sqlite3_open(db, &handle) == SQLITE_OK)
         // What the plain import rules refuse or would change, stored by another program.
         for (index, value) in [0x2028, 0x061C, 0x202E, 0x200B, 0x0000].enumerated() {
-            let sql = "INSERT INTO books(scope, title, author, revision, title_key, title_terms, author_terms, change_seq) "
+            let sql =
+                "INSERT INTO books(scope, title, author, revision, title_key, title_terms, author_terms, change_seq) "
                 + "VALUES ('main', ' Odd ' || char(\(value)) || ' \(index)', char(\(value)), 1, 'odd \(index)', 'odd', '', 1)"
             #expect(sqlite3_exec(handle, sql, nil, nil, nil) == SQLITE_OK, "\(String(cString: sqlite3_errmsg(handle)))")
         }
@@ -93,10 +101,14 @@ import Testing
             #expect(second.status == 0, "\(second.errors)")
             // The same lines, byte for byte. Their order is the search order, which follows the
             // title keys: the rows written by SQL above carry hand-made keys, the restored ones real keys.
-            let lines = { (text: String) in text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map(Array.init) }
+            let lines = { (text: String) in
+                text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map(Array.init)
+            }
             if format == "csv" { #expect(lines(second.output).first == Array("title,author".utf8)) }
-            #expect(lines(second.output).sorted { $0.lexicographicallyPrecedes($1) } == lines(first.output).sorted { $0.lexicographicallyPrecedes($1) },
-                    "\(format): \(second.output.debugDescription)")
+            #expect(
+                lines(second.output).sorted { $0.lexicographicallyPrecedes($1) }
+                    == lines(first.output).sorted { $0.lexicographicallyPrecedes($1) },
+                "\(format): \(second.output.debugDescription)")
             #expect(second.output.utf8.last == UInt8(ascii: "\n"))
         }
     }
@@ -125,17 +137,22 @@ import Testing
             let catalog = try SQLiteCatalog.open(path: db, create: true)
             try catalog.addAccount(Account(name: "editor", role: .editor, scope: "main"))
             // Valid text that looks like the damage or its escape: it must pass through unchanged.
-            _ = try catalog.insertBooks([NewBook(title: "Plain", author: "Writer"),
-                                         NewBook(title: "Bad title", author: "Writer"),
-                                         NewBook(title: "Bad author", author: "Writer"),
-                                         NewBook(title: "Lookalike \\udcff \u{FFFD}", author: "\\xFF")], scope: "main")
+            _ = try catalog.insertBooks(
+                [
+                    NewBook(title: "Plain", author: "Writer"),
+                    NewBook(title: "Bad title", author: "Writer"),
+                    NewBook(title: "Bad author", author: "Writer"),
+                    NewBook(title: "Lookalike \\udcff \u{FFFD}", author: "\\xFF"),
+                ], scope: "main")
         }
         var handle: OpaquePointer?
         #expect(sqlite3_open(db, &handle) == SQLITE_OK)
         // A lone FF, a valid é, a cut-off sequence, an encoded surrogate, an overlong slash, a
         // code point past U+10FFFF, a stray continuation byte and a NUL; the author ends cut off.
-        for sql in ["UPDATE books SET title = 'Bad title ' || CAST(X'41FF42C3A9E282EDA080C0AFF490808080004A' AS TEXT) WHERE title = 'Bad title'",
-                    "UPDATE books SET author = CAST(X'E6A0BCFFFE41F09F98' AS TEXT) WHERE title = 'Bad author'"] {
+        for sql in [
+            "UPDATE books SET title = 'Bad title ' || CAST(X'41FF42C3A9E282EDA080C0AFF490808080004A' AS TEXT) WHERE title = 'Bad title'",
+            "UPDATE books SET author = CAST(X'E6A0BCFFFE41F09F98' AS TEXT) WHERE title = 'Bad author'",
+        ] {
             #expect(sqlite3_exec(handle, sql, nil, nil, nil) == SQLITE_OK, "\(String(cString: sqlite3_errmsg(handle)))")
         }
         var ids: [Int] = []
@@ -147,20 +164,30 @@ import Testing
         #expect(ids.count == 2)
         let original = storedBytes(db)
         #expect(original.count == 4)
-        #expect(original.contains { $0.hasPrefix("426164207469746C6520" + "41FF42C3A9E282EDA080C0AFF490808080004A ") }, "\(original)")
+        #expect(
+            original.contains { $0.hasPrefix("426164207469746C6520" + "41FF42C3A9E282EDA080C0AFF490808080004A ") },
+            "\(original)")
 
         for format in ["csv", "jsonl"] {
             let export = try sandbox.run(["export", "--format", format, "--db", db])
             #expect(export.status == 0, "\(format): \(export.errors)")
             let named = ids.map(String.init).joined(separator: ", ")
-            #expect(export.errors.contains("2 books hold text a plain import would refuse (ids \(named))"), "\(format): \(export.errors)")
+            #expect(
+                export.errors.contains("2 books hold text a plain import would refuse (ids \(named))"),
+                "\(format): \(export.errors)")
             if format == "jsonl" {
                 // JSON is UTF-8 text: the bytes travel as escapes, not raw.
-                #expect(String(validating: export.outputBytes, as: UTF8.self) != nil, "\(export.output.debugDescription)")
+                #expect(
+                    String(validating: export.outputBytes, as: UTF8.self) != nil, "\(export.output.debugDescription)")
                 // Each byte outside a valid sequence is one \udcXX, as Python's surrogateescape writes it.
-                #expect(export.output.contains(#"{"title":"Bad title A\udcffBé\udce2\udc82\udced\udca0\udc80\udcc0\udcaf\udcf4\udc90\udc80\udc80\udc80\u0000J","author":"Writer"}"#),
-                        "\(export.output.debugDescription)")
-                #expect(export.output.contains(#"{"title":"Bad author","author":"格\udcff\udcfeA\udcf0\udc9f\udc98"}"#), "\(export.output.debugDescription)")
+                #expect(
+                    export.output.contains(
+                        #"{"title":"Bad title A\udcffBé\udce2\udc82\udced\udca0\udc80\udcc0\udcaf\udcf4\udc90\udc80\udc80\udc80\u0000J","author":"Writer"}"#
+                    ),
+                    "\(export.output.debugDescription)")
+                #expect(
+                    export.output.contains(#"{"title":"Bad author","author":"格\udcff\udcfeA\udcf0\udc9f\udc98"}"#),
+                    "\(export.output.debugDescription)")
             }
             let file = sandbox.path("books.\(format)")
             try Data(export.outputBytes).write(to: URL(fileURLWithPath: file))
@@ -175,7 +202,9 @@ import Testing
             let plain = try sandbox.run(["import", file, "--db", sandbox.path("plain-\(format).sqlite")])
             #expect(plain.status == 1, "\(format): \(plain.errors)")
             for line in damaged {
-                #expect(plain.errors.contains("books.\(format):\(line): ") && plain.errors.contains("not valid UTF-8"), "\(format): \(plain.errors)")
+                #expect(
+                    plain.errors.contains("books.\(format):\(line): ") && plain.errors.contains("not valid UTF-8"),
+                    "\(format): \(plain.errors)")
             }
             #expect(plain.errors.contains("nothing imported: 2 bad lines"), "\(format): \(plain.errors)")
 

@@ -20,8 +20,9 @@ import Testing
         let errors = sandbox.path("errors")
         var environment = ProcessInfo.processInfo.environment
         environment["HOME"] = sandbox.path("home")
-        let ending = try ChildProcess.runToEnd(["/bin/bash", "-c", script, binary.path, db, file],
-                                               errors: errors, environment: environment)
+        let ending = try ChildProcess.runToEnd(
+            ["/bin/bash", "-c", script, binary.path, db, file],
+            errors: errors, environment: environment)
         let message = try String(contentsOfFile: errors, encoding: .utf8)
         #expect(ending.status == 3, "\(message)")
         #expect(message.contains("nothing imported"), "\(message)")

@@ -19,7 +19,9 @@ import Testing
     static let exportedCSV = "title,author\n" + (1...count).map { "\"\(title($0))\",\"\(author($0))\"\n" }.joined()
 
     /// A new catalog holding only the imported books (an import creates one without sample books).
-    static func importedCatalog(_ sandbox: BookshelfProcess) throws -> (db: String, file: String, result: BookshelfProcess.Outcome) {
+    static func importedCatalog(_ sandbox: BookshelfProcess) throws -> (
+        db: String, file: String, result: BookshelfProcess.Outcome
+    ) {
         let file = try sandbox.write("books.csv", importFile)
         let db = sandbox.path("catalog.sqlite")
         return (db, file, try sandbox.run(["import", file, "--db", db]))
@@ -44,12 +46,14 @@ import Testing
         #expect(result.output == "Added 30,000 books to scope main.\n")
         // Reading: counted in lines of the file (the header and one per book); the parser reports
         // every 50,000 lines, so a file this size gets its closing line only.
-        SampleProgressTests.expectPlainProgress(result.errors, count: Self.count + 1, label: "Reading books.csv", lines: 1)
+        SampleProgressTests.expectPlainProgress(
+            result.errors, count: Self.count + 1, label: "Reading books.csv", lines: 1)
         // Adding: counted in books, reported every thousand: one line per tenth.
         SampleProgressTests.expectPlainProgress(result.errors, count: Self.count, label: "Adding books")
         let notes = result.errorLines.filter { !$0.hasPrefix("Reading books.csv: ") && !$0.hasPrefix("Adding books: ") }
-        #expect(notes.count == 1 && notes[0].hasPrefix("bookshelf: created a new catalog at "),
-                "besides progress, only the note that the catalog was created: \(result.errors)")
+        #expect(
+            notes.count == 1 && notes[0].hasPrefix("bookshelf: created a new catalog at "),
+            "besides progress, only the note that the catalog was created: \(result.errors)")
     }
 
     @Test func exportWithProgressToALogWritesTheSameBytesAndPlainProgressLines() throws {
@@ -62,8 +66,9 @@ import Testing
         #expect(export.status == 0, "\(export.errors)")
         #expect(export.output == Self.exportedCSV, "the data alone, byte for byte, on standard output")
         // Pages of 5,000 books: each page is a sixth, so each passes a new tenth.
-        SampleProgressTests.expectPlainProgress(export.errors, count: Self.count, label: "Exporting books",
-                                                lines: Self.count / 5_000)
+        SampleProgressTests.expectPlainProgress(
+            export.errors, count: Self.count, label: "Exporting books",
+            lines: Self.count / 5_000)
         #expect(export.errorLines.allSatisfy { $0.hasPrefix("Exporting books: ") }, "\(export.errors)")
 
         // A query whose matches the store counts exactly gets a bar of its own total.
@@ -73,7 +78,8 @@ import Testing
         SampleProgressTests.expectPlainProgress(some.errors, count: 1, label: "Exporting books", lines: 1)
     }
 
-    @Test(.enabled(if: TmuxPane.shouldRun)) func onATerminalImportAndExportDrawBarsAndTheExportFileGetsOnlyData() throws {
+    @Test(.enabled(if: TmuxPane.shouldRun)) func onATerminalImportAndExportDrawBarsAndTheExportFileGetsOnlyData() throws
+    {
         let sandbox = try BookshelfProcess()
         defer { sandbox.remove() }
         let binary = try #require(BookshelfProcess.binary, "the bookshelf executable was not found")
@@ -81,14 +87,17 @@ import Testing
         let db = sandbox.path("catalog.sqlite")
         let exported = sandbox.path("exported.csv")
         let bookshelf = "env HOME=\(shellQuoted(sandbox.path("home"))) \(shellQuoted(binary.path))"
-        let pane = try TmuxPane("\(bookshelf) import \(shellQuoted(file)) --db \(shellQuoted(db)) && "
-            + "\(bookshelf) export --db \(shellQuoted(db)) > \(shellQuoted(exported)); echo EXITED $?; exec sleep 600",
+        let pane = try TmuxPane(
+            "\(bookshelf) import \(shellQuoted(file)) --db \(shellQuoted(db)) && "
+                + "\(bookshelf) export --db \(shellQuoted(db)) > \(shellQuoted(exported)); echo EXITED $?; exec sleep 600",
             columns: 100, rows: 24)
         defer { pane.kill() }
         let screen = try pane.waitFor(text: "EXITED", timeout: .seconds(300))
         #expect(screen.contains("EXITED 0"), "\(screen)")
         let lines = screen.split(separator: "\n").map(String.init)
-        for (label, total) in [("Reading books.csv", "30,001"), ("Adding books", "30,000"), ("Exporting books", "30,000")] {
+        for (label, total) in [
+            ("Reading books.csv", "30,001"), ("Adding books", "30,000"), ("Exporting books", "30,000"),
+        ] {
             let bars = lines.filter { $0.hasPrefix(label) }
             #expect(bars.count == 1, "\(label): one line, redrawn: \(screen)")
             let bar = bars.first ?? ""
@@ -96,7 +105,8 @@ import Testing
             #expect(bar.contains("[" + String(repeating: "#", count: 10)), "\(label): a full bar: \(screen)")
         }
         #expect(lines.contains("Added 30,000 books to scope main."), "\(screen)")
-        #expect(try String(contentsOfFile: exported, encoding: .utf8) == Self.exportedCSV, "the bar never reaches the data")
+        #expect(
+            try String(contentsOfFile: exported, encoding: .utf8) == Self.exportedCSV, "the bar never reaches the data")
     }
 
     @Test(.enabled(if: PostgresScratchServer.shouldRun))
@@ -108,7 +118,8 @@ import Testing
         let clean = sandbox.withoutLibpqSettings
         try sandbox.setUp(server)
         let file = try sandbox.write("books.csv", Self.importFile)
-        let result = try sandbox.run(["import", file, "--scope", "imported", "--db", server.conninfo()], environment: clean)
+        let result = try sandbox.run(
+            ["import", file, "--scope", "imported", "--db", server.conninfo()], environment: clean)
         #expect(result.status == 0, "\(result.errors)")
         #expect(result.output == "Added 30,000 books to scope imported.\n")
         SampleProgressTests.expectPlainProgress(result.errors, count: Self.count, label: "Adding books")

@@ -19,7 +19,8 @@ import Testing
             let catalog = try SQLiteCatalog.open(path: db, create: false)
             book = try catalog.addBook(NewBook(title: "Quixotic Zebra Handbook", author: "Ada Tester"), scope: "main")
             let binary = try #require(BookshelfProcess.binary, "the bookshelf executable was not found")
-            let command = "env HOME=\(shellQuoted(sandbox.path("home"))) \(environment) "
+            let command =
+                "env HOME=\(shellQuoted(sandbox.path("home"))) \(environment) "
                 + "\(shellQuoted(binary.path)) --db \(shellQuoted(db)); echo EXITED $?; exec sleep 600"
             pane = try TmuxPane(command, columns: columns, rows: rows)
             try pane.waitFor(text: "of 3,011")  // the first results are on screen
@@ -69,7 +70,9 @@ import Testing
         #expect(stored.author == "Ada Tester")
     }
 
-    @Test(.enabled(if: TmuxPane.shouldRun)) func aConflictWithAnotherWriterShowsInlineAndReloadTakesTheirs() async throws {
+    @Test(.enabled(if: TmuxPane.shouldRun)) func aConflictWithAnotherWriterShowsInlineAndReloadTakesTheirs()
+        async throws
+    {
         // Narrower than the side-by-side layout: the editor gets the whole width.
         let fixture = try Fixture(columns: 90, rows: 30)
         defer { fixture.remove() }
@@ -80,7 +83,8 @@ import Testing
 
         // Another connection (another person) saves the same book first.
         let other = try SQLiteCatalog.open(path: fixture.db, create: false).remote(account: "alice")
-        let theirs = try await other.save(SaveRequest(id: fixture.book.id, title: "Zebra Theirs", author: "Ada Tester", expectedRevision: 1))
+        let theirs = try await other.save(
+            SaveRequest(id: fixture.book.id, title: "Zebra Theirs", author: "Ada Tester", expectedRevision: 1))
         #expect(theirs.revision == 2)
 
         try fixture.pane.type(" Mine")
@@ -161,7 +165,9 @@ import Testing
         defer { sandbox.remove() }
         let outcome = try sandbox.run(["--db", try sandbox.starterCatalog(), "--account", "mallory"])
         #expect(outcome.status == 3)
-        #expect(outcome.errors.contains("there is no account named \"mallory\" (accounts: alice, bob, carol)"), "\(outcome.errors)")
+        #expect(
+            outcome.errors.contains("there is no account named \"mallory\" (accounts: alice, bob, carol)"),
+            "\(outcome.errors)")
         #expect(outcome.output.isEmpty, "nothing was drawn")
     }
 

@@ -38,13 +38,19 @@ import Testing
         #expect(merged.contains("Saved as revision 3."), "\(merged)")
         #expect(merged.contains("Author Bea Tester"))
         #expect(!merged.contains("Conflict:"))
-        #expect(try await catalog.stored() == BookRecord(id: catalog.book.id, title: "Quixotic Zebra Guide", revision: 3,
-                                                          author: "Bea Tester"))
-        let history = try await SQLiteCatalog.open(path: catalog.db, create: false).remote(account: "alice").history(of: catalog.book.id)
+        #expect(
+            try await catalog.stored()
+                == BookRecord(
+                    id: catalog.book.id, title: "Quixotic Zebra Guide", revision: 3,
+                    author: "Bea Tester"))
+        let history = try await SQLiteCatalog.open(path: catalog.db, create: false).remote(account: "alice").history(
+            of: catalog.book.id)
         #expect(history.map(\.account) == ["alice", "bob", nil])
     }
 
-    @Test(.enabled(if: TmuxPane.shouldRun)) func aFieldBothChangedShowsBaseTheirsAndYoursAndCtrlEEditsAMerge() async throws {
+    @Test(.enabled(if: TmuxPane.shouldRun)) func aFieldBothChangedShowsBaseTheirsAndYoursAndCtrlEEditsAMerge()
+        async throws
+    {
         let catalog = try OrderingTmuxTests.Catalog()
         defer { catalog.sandbox.remove() }
         let alice = try catalog.app("alice")
@@ -75,7 +81,10 @@ import Testing
         try alice.type(" and Almanac")
         try alice.send("Enter")
         try alice.waitFor(text: "Saved as revision 3.")
-        #expect(try await catalog.stored() == BookRecord(id: catalog.book.id, title: "Quixotic Zebra Atlas and Almanac",
-                                                          revision: 3, author: "Bea Tester"))
+        #expect(
+            try await catalog.stored()
+                == BookRecord(
+                    id: catalog.book.id, title: "Quixotic Zebra Atlas and Almanac",
+                    revision: 3, author: "Bea Tester"))
     }
 }

@@ -13,15 +13,21 @@ import Testing
         let fifo = sandbox.path("catalog.fifo")
         #expect(mkfifo(fifo, 0o600) == 0)
         let books = try sandbox.write("books.csv", "title,author\nDune,Frank Herbert\n")
-        let cases: [(path: String, kind: String)] = [("/dev/null", "a character device"), ("/dev/zero", "a character device"), (fifo, "a FIFO")]
+        let cases: [(path: String, kind: String)] = [
+            ("/dev/null", "a character device"), ("/dev/zero", "a character device"), (fifo, "a FIFO"),
+        ]
         for (path, kind) in cases {
-            for arguments in [["search", "x"], ["export"], ["history", "1"], ["check"], ["setup"], ["import", books]] {
+            for arguments in [
+                ["search", "x"], ["export"], ["history", "1"], ["check"], ["setup"], ["import", books],
+            ] {
                 let outcome = try sandbox.run(arguments + ["--db", path])
                 #expect(outcome.status == 3, "\(arguments) \(path): \(outcome.status)")
                 // Progress lines may come first; the failure is one line.
                 let failures = outcome.errorLines.filter { $0.hasPrefix("bookshelf") }
-                #expect(failures.count == 1 && failures[0].contains("is not a regular file (it is \(kind))") && failures[0].contains(path),
-                        "\(arguments) \(path): \(outcome.errors)")
+                #expect(
+                    failures.count == 1 && failures[0].contains("is not a regular file (it is \(kind))")
+                        && failures[0].contains(path),
+                    "\(arguments) \(path): \(outcome.errors)")
             }
         }
         var status = stat()

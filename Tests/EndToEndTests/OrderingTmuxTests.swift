@@ -27,8 +27,9 @@ import Testing
         func app(_ account: String, latency: String? = nil) throws -> TmuxPane {
             let binary = try #require(BookshelfProcess.binary, "the bookshelf executable was not found")
             let slow = latency.map { " --latency \($0)" } ?? ""
-            let pane = try TmuxPane("env HOME=\(shellQuoted(sandbox.path("home"))) \(shellQuoted(binary.path)) "
-                + "--db \(shellQuoted(db)) --account \(account)\(slow); echo EXITED $?; exec sleep 600",
+            let pane = try TmuxPane(
+                "env HOME=\(shellQuoted(sandbox.path("home"))) \(shellQuoted(binary.path)) "
+                    + "--db \(shellQuoted(db)) --account \(account)\(slow); echo EXITED $?; exec sleep 600",
                 columns: 110, rows: 24)
             try pane.waitFor(text: "1–1 of 1")
             return pane
@@ -59,7 +60,9 @@ import Testing
         #expect(!switched.contains("Edit book"), "the new session starts on the search screen")
     }
 
-    @Test(.enabled(if: TmuxPane.shouldRun)) func aSaveAnsweredAfterSomeoneElseSavedOnTopReportsTheUsersOwnRevision() async throws {
+    @Test(.enabled(if: TmuxPane.shouldRun)) func aSaveAnsweredAfterSomeoneElseSavedOnTopReportsTheUsersOwnRevision()
+        async throws
+    {
         let catalog = try Catalog()
         defer { catalog.sandbox.remove() }
         let alice = try catalog.app("alice", latency: "0,0,0,8000")  // request 4, the save, answers after 8 s
@@ -83,7 +86,7 @@ import Testing
         try bob.type("Bob")
         try bob.send("Enter")
         try bob.waitFor(text: "Saved as revision 3.")
-        #expect(try await catalog.stored() .title == "Quixotic Zebra Bob")
+        #expect(try await catalog.stored().title == "Quixotic Zebra Bob")
         // Alice's app notices (its list shows bob's title) while her save still waits.
         try alice.waitFor("alice's list to show bob's revision while saving") {
             $0.contains("Quixotic Zebra Bob") && $0.contains("Saving…")

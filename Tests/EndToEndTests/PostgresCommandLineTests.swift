@@ -26,20 +26,32 @@ import Testing
         // removing her there keeps her login role for this one (issue 43, item 3).
         try server.superuserSQL("CREATE DATABASE books3")
         let books3 = server.conninfo(database: "books3")
-        let aliceThere = try sandbox.run(["setup", "--db", books3, "--account", "alice", "--role", "reader"], environment: clean)
-        #expect(aliceThere.output == "Added: Account alice is a reader in scope main.\n", "\(aliceThere.output)\(aliceThere.errors)")
+        let aliceThere = try sandbox.run(
+            ["setup", "--db", books3, "--account", "alice", "--role", "reader"], environment: clean)
+        #expect(
+            aliceThere.output == "Added: Account alice is a reader in scope main.\n",
+            "\(aliceThere.output)\(aliceThere.errors)")
         let aliceHere = try sandbox.run(["setup", "--db", admin, "--account", "alice"], environment: clean)
-        #expect(aliceHere.output == "Account alice is an editor in scope main; nothing changed.\n", "\(aliceHere.output)\(aliceHere.errors)")
+        #expect(
+            aliceHere.output == "Account alice is an editor in scope main; nothing changed.\n",
+            "\(aliceHere.output)\(aliceHere.errors)")
         let leftThere = try sandbox.run(["setup", "--db", books3, "--remove-account", "alice"], environment: clean)
-        #expect(leftThere.output == "Removed account alice; its login role stays, as an account of another catalog on this server.\n",
-                "\(leftThere.output)\(leftThere.errors)")
-        let notThere = try sandbox.run(["search", "", "--db", server.conninfo(database: "books3", user: "alice")], environment: clean)
-        #expect(notThere.status == 3 && notThere.errors.contains("has no Bookshelf account in this catalog"), "\(notThere.errors)")
+        #expect(
+            leftThere.output
+                == "Removed account alice; its login role stays, as an account of another catalog on this server.\n",
+            "\(leftThere.output)\(leftThere.errors)")
+        let notThere = try sandbox.run(
+            ["search", "", "--db", server.conninfo(database: "books3", user: "alice")], environment: clean)
+        #expect(
+            notThere.status == 3 && notThere.errors.contains("has no Bookshelf account in this catalog"),
+            "\(notThere.errors)")
         // An account is not the owner: setup as alice is refused, with a hint of whom to run it as.
         let asAlice = try sandbox.run(["setup", "--db", server.conninfo(user: "alice")], environment: clean)
-        #expect(asAlice.status != 0 && asAlice.errors.contains("run setup as the database's owner"), "\(asAlice.errors)")
+        #expect(
+            asAlice.status != 0 && asAlice.errors.contains("run setup as the database's owner"), "\(asAlice.errors)")
         let removed = try sandbox.run(["setup", "--db", admin, "--remove-account", "bob"], environment: clean)
-        #expect(removed.status == 0 && removed.output == "Removed account bob and its login role.\n", "\(removed.errors)")
+        #expect(
+            removed.status == 0 && removed.output == "Removed account bob and its login role.\n", "\(removed.errors)")
         let asBob = try sandbox.run(["search", "", "--db", server.conninfo(user: "bob")], environment: clean)
         #expect(asBob.status != 0, "bob's role is gone: \(asBob.output)")
         let again = try sandbox.run(["setup", "--db", admin, "--remove-account", "bob"], environment: clean)
@@ -48,15 +60,21 @@ import Testing
         // claim they have no passwords (bob's role was dropped above).
         try server.superuserSQL("CREATE DATABASE books4")
         let books4 = try sandbox.run(["setup", "--db", server.conninfo(database: "books4")], environment: clean)
-        #expect(books4.output.hasSuffix("accounts alice, bob, carol (without passwords: bob, give one with --account NAME "
-                + "--password-stdin; login roles already on this server, which keep their passwords: alice, carol).\n"),
-                "\(books4.output)\(books4.errors)")
+        #expect(
+            books4.output.hasSuffix(
+                "accounts alice, bob, carol (without passwords: bob, give one with --account NAME "
+                    + "--password-stdin; login roles already on this server, which keep their passwords: alice, carol).\n"
+            ),
+            "\(books4.output)\(books4.errors)")
         // A password alone leaves carol an editor in north (issue 43, item 2).
-        let carolPassword = try sandbox.run(["setup", "--db", admin, "--account", "carol", "--password-stdin"],
-                                            environment: clean, input: "carol's own\n")
-        #expect(carolPassword.output == "Account carol is an editor in scope north (password set).\n",
-                "\(carolPassword.output)\(carolPassword.errors)")
-        let everything = try sandbox.run(["search", "", "--limit", "1", "--db", server.conninfo(user: "alice")], environment: clean)
+        let carolPassword = try sandbox.run(
+            ["setup", "--db", admin, "--account", "carol", "--password-stdin"],
+            environment: clean, input: "carol's own\n")
+        #expect(
+            carolPassword.output == "Account carol is an editor in scope north (password set).\n",
+            "\(carolPassword.output)\(carolPassword.errors)")
+        let everything = try sandbox.run(
+            ["search", "", "--limit", "1", "--db", server.conninfo(user: "alice")], environment: clean)
         #expect(everything.errors.contains("3,010 matches"), "the sample went in once: \(everything.errors)")
 
         let dave = try sandbox.run(
@@ -65,7 +83,8 @@ import Testing
         #expect(dave.status == 0, "\(dave.errors)")
         #expect(dave.output.contains("Account dave is a reader in scope main, with a password."), "\(dave.output)")
 
-        let alice = try sandbox.run(["search", "history of rome", "--db", server.conninfo(user: "alice")], environment: clean)
+        let alice = try sandbox.run(
+            ["search", "history of rome", "--db", server.conninfo(user: "alice")], environment: clean)
         #expect(alice.status == 0, "\(alice.errors)")
         #expect(alice.output.contains("\tA History of Rome\tMary Beard\t1"), "\(alice.output)")
 
@@ -73,7 +92,9 @@ import Testing
         let url = "postgresql://carol@/postgres?host=\(server.directory)&port=\(server.port)"
         let carolRome = try sandbox.run(["search", "history of rome", "--db", url], environment: clean)
         #expect(carolRome.status == 0, "\(carolRome.errors)")
-        #expect(!carolRome.output.contains("Mary Beard") && !carolRome.output.contains("Theodor Mommsen"), "\(carolRome.output)")
+        #expect(
+            !carolRome.output.contains("Mary Beard") && !carolRome.output.contains("Theodor Mommsen"),
+            "\(carolRome.output)")
         let carolAll = try sandbox.run(["search", "", "--limit", "1", "--db", url], environment: clean)
         #expect(carolAll.errors.contains("502 matches"), "north's sample only: \(carolAll.errors)")
         let carolNorth = try sandbox.run(["search", "tromsø", "--db", url], environment: clean)
@@ -98,8 +119,10 @@ import Testing
 
         let interactiveWrong = try sandbox.run(["--account", "dave"], environment: davesEnvironment)
         #expect(interactiveWrong.status == 3, "the interactive mode checks the sign-in before the screen")
-        #expect(interactiveWrong.errorLines == wrong.errorLines.map { $0.replacingOccurrences(of: "bookshelf search:", with: "bookshelf:") },
-                "\(interactiveWrong.errors)")
+        #expect(
+            interactiveWrong.errorLines
+                == wrong.errorLines.map { $0.replacingOccurrences(of: "bookshelf search:", with: "bookshelf:") },
+            "\(interactiveWrong.errors)")
 
         davesEnvironment["PGPASSWORD"] = ""
         let none = try sandbox.run(["search", "rome", "--account", "dave"], environment: davesEnvironment)
@@ -107,7 +130,8 @@ import Testing
         #expect(none.errorLines.count == 1, "\(none.errors)")
         #expect(none.errors.contains("needs a password: set PGPASSWORD or put it in ~/.pgpass"), "\(none.errors)")
 
-        let stranger = try sandbox.run(["search", "rome", "--db", server.conninfo(user: "mallory")], environment: clean)
+        let stranger = try sandbox.run(
+            ["search", "rome", "--db", server.conninfo(user: "mallory")], environment: clean)
         #expect(stranger.status == 3)
         #expect(stranger.errorLines.count == 1, "\(stranger.errors)")
         #expect(stranger.errors.contains("role \"mallory\" does not exist"), "\(stranger.errors)")
@@ -127,10 +151,12 @@ import Testing
         let clean = sandbox.withoutLibpqSettings
         let admin = server.conninfo()
 
-        let erin = try sandbox.run(["setup", "--db", admin, "--account", "erin", "--role", "editor", "--scope", "east"],
-                                   environment: clean)
+        let erin = try sandbox.run(
+            ["setup", "--db", admin, "--account", "erin", "--role", "editor", "--scope", "east"],
+            environment: clean)
         #expect(erin.status == 0, "setup --account on an empty database puts the schema in first: \(erin.errors)")
-        let file = try sandbox.write("east.csv", "title,author\nZyxquorian Atlas,Ed Importer\n\"Rome, the Eastern Half\",\"Beard, Mary\"\n")
+        let file = try sandbox.write(
+            "east.csv", "title,author\nZyxquorian Atlas,Ed Importer\n\"Rome, the Eastern Half\",\"Beard, Mary\"\n")
         let imported = try sandbox.run(["import", file, "--scope", "east", "--db", admin], environment: clean)
         #expect(imported.status == 0, "\(imported.errors)")
         #expect(imported.output.contains("Added 2 books to scope east."))
@@ -141,7 +167,8 @@ import Testing
         #expect(total.outputLines.count == 2, "erin sees exactly scope east (no sample was loaded): \(total.output)")
 
         // An account cannot add books: the database refuses and nothing changes.
-        let refused = try sandbox.run(["import", file, "--scope", "east", "--db", server.conninfo(user: "erin")], environment: clean)
+        let refused = try sandbox.run(
+            ["import", file, "--scope", "east", "--db", server.conninfo(user: "erin")], environment: clean)
         #expect(refused.status == 3, "\(refused.errors)")
         #expect(refused.errors.contains("nothing imported"), "\(refused.errors)")
         let after = try sandbox.run(["search", "", "--db", server.conninfo(user: "erin")], environment: clean)
@@ -174,7 +201,8 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: db))
         let zoe = try sandbox.run(["search", "tromsø", "--account", "zoe", "--db", db])
         #expect(zoe.output.contains("Northern Lights over Tromsø"), "\(zoe.output)\(zoe.errors)")
-        let sqlitePassword = try sandbox.run(["setup", "--db", db, "--account", "zoe", "--password-stdin"], input: "x\n")
+        let sqlitePassword = try sandbox.run(
+            ["setup", "--db", db, "--account", "zoe", "--password-stdin"], input: "x\n")
         #expect(sqlitePassword.status == 2)
         #expect(sqlitePassword.errors.contains("SQLite accounts have no passwords"))
     }
@@ -187,8 +215,10 @@ import Testing
         let sandbox = try BookshelfProcess()
         defer { sandbox.remove() }
         let db = "postgresql://owner@/books?host=" + sandbox.path("no-server")
-        let pane = try TmuxPane("env HOME=\(shellQuoted(sandbox.path("home"))) TERM=xterm-256color "
-            + "\(shellQuoted(binary.path)) setup --db \(shellQuoted(db)) --account dave --password-stdin; echo exit=$?; sleep 30")
+        let pane = try TmuxPane(
+            "env HOME=\(shellQuoted(sandbox.path("home"))) TERM=xterm-256color "
+                + "\(shellQuoted(binary.path)) setup --db \(shellQuoted(db)) --account dave --password-stdin; echo exit=$?; sleep 30"
+        )
         defer { pane.kill() }
         try pane.waitFor(text: "Password for account dave:")
         try pane.type("first try")

@@ -15,16 +15,19 @@ import Testing
             server = try PostgresScratchServer(passwordRoles: ["dave"])
             sandbox = try BookshelfProcess()
             binary = try #require(BookshelfProcess.binary, "the bookshelf executable was not found")
-            let setup = try sandbox.run(["setup", "--db", server.conninfo()], environment: sandbox.withoutLibpqSettings)
+            let setup = try sandbox.run(
+                ["setup", "--db", server.conninfo()], environment: sandbox.withoutLibpqSettings)
             try #require(setup.status == 0, "\(setup.errors)")
             let file = try sandbox.write("zebra.csv", "title,author\nQuixotic Zebra Handbook,Ada Tester\n")
-            let imported = try sandbox.run(["import", file, "--db", server.conninfo()], environment: sandbox.withoutLibpqSettings)
+            let imported = try sandbox.run(
+                ["import", file, "--db", server.conninfo()], environment: sandbox.withoutLibpqSettings)
             try #require(imported.status == 0, "\(imported.errors)")
         }
 
         /// `bookshelf --db <conninfo for user>` in its own pane.
         func pane(user: String) throws -> TmuxPane {
-            let command = "env HOME=\(shellQuoted(sandbox.path("home"))) PGPASSWORD= PGPASSFILE=\(shellQuoted(sandbox.path("no-pgpass"))) "
+            let command =
+                "env HOME=\(shellQuoted(sandbox.path("home"))) PGPASSWORD= PGPASSFILE=\(shellQuoted(sandbox.path("no-pgpass"))) "
                 + "\(shellQuoted(binary.path)) --db \(shellQuoted(server.conninfo(user: user))); echo EXITED $?; exec sleep 600"
             return try TmuxPane(command, columns: 100, rows: 30)
         }
@@ -95,7 +98,8 @@ import Testing
         try dave.send("C-t")
         // The switcher lays names, roles and scopes out in columns: dave's row is the current one.
         let switcher = try dave.waitFor(text: "(current)  (password)")
-        #expect(switcher.split(separator: "\n").contains { $0.contains("dave ") && $0.contains("(current)  (password)") })
+        #expect(
+            switcher.split(separator: "\n").contains { $0.contains("dave ") && $0.contains("(current)  (password)") })
         try dave.send("Up", "Up", "Up", "Enter")
         try dave.waitFor(text: "alice (editor) · 3,011 books")
         try dave.send("C-t")
@@ -115,8 +119,10 @@ import Testing
         let fixture = try Fixture()
         defer { fixture.remove() }
         let added = try fixture.sandbox.run(
-            ["setup", "--db", fixture.server.conninfo(), "--account", "dave", "--role", "editor", "--scope", "main",
-             "--password-stdin"],
+            [
+                "setup", "--db", fixture.server.conninfo(), "--account", "dave", "--role", "editor", "--scope", "main",
+                "--password-stdin",
+            ],
             environment: fixture.sandbox.withoutLibpqSettings, input: "correct horse\n")
         try #require(added.status == 0, "\(added.errors)")
 
@@ -149,7 +155,8 @@ import Testing
         try dave.send("F2")
         // The switcher lays names, roles and scopes out in columns: dave's row is the current one.
         let switcher = try dave.waitFor(text: "(current)  (password)")
-        #expect(switcher.split(separator: "\n").contains { $0.contains("dave ") && $0.contains("(current)  (password)") })
+        #expect(
+            switcher.split(separator: "\n").contains { $0.contains("dave ") && $0.contains("(current)  (password)") })
         try dave.send("Down", "Down", "Down", "Enter")
         try dave.waitFor(text: "The connection was lost.")
         try dave.type("correct horse")
@@ -186,15 +193,18 @@ import Testing
         try #require(setup.status == 0, "\(setup.errors)")
         for (name, password) in [("dave", "correct horse"), ("erin", "erin's own")] {
             let added = try sandbox.run(
-                ["setup", "--db", server.conninfo(), "--account", name, "--role", "editor", "--scope", "main",
-                 "--password-stdin"], environment: sandbox.withoutLibpqSettings, input: password + "\n")
+                [
+                    "setup", "--db", server.conninfo(), "--account", name, "--role", "editor", "--scope", "main",
+                    "--password-stdin",
+                ], environment: sandbox.withoutLibpqSettings, input: password + "\n")
             try #require(added.status == 0, "\(added.errors)")
         }
 
         let home = "env HOME=\(shellQuoted(sandbox.path("home"))) PGPASSFILE=\(shellQuoted(sandbox.path("no-pgpass")))"
         let daveOnly = server.conninfo(user: "dave")
         let ways = [
-            "PGPASSWORD": "\(home) PGPASSWORD='correct horse' \(shellQuoted(binary.path)) --db \(shellQuoted(daveOnly))",
+            "PGPASSWORD":
+                "\(home) PGPASSWORD='correct horse' \(shellQuoted(binary.path)) --db \(shellQuoted(daveOnly))",
             "the connection string": "\(home) PGPASSWORD= \(shellQuoted(binary.path)) --db "
                 + shellQuoted(daveOnly + " password='correct horse'"),
             // The string names another user; the run is dave's, so PGPASSWORD is his.
@@ -208,8 +218,9 @@ import Testing
             try pane.waitFor(text: "dave (editor) · ")
             try pane.send("F2")
             let switcher = try pane.waitFor(text: "erin ")
-            #expect(switcher.split(separator: "\n").contains { $0.contains("erin ") && $0.contains("(password)") },
-                    "with the password in \(way), erin is marked as needing her own: \(switcher)")
+            #expect(
+                switcher.split(separator: "\n").contains { $0.contains("erin ") && $0.contains("(password)") },
+                "with the password in \(way), erin is marked as needing her own: \(switcher)")
             // alice, bob, carol, dave, erin: from the top (the list may have arrived after the
             // switcher opened on the account that was current then), erin is the fifth.
             try pane.send("Up", "Up", "Up", "Up", "Up", "Down", "Down", "Down", "Down", "Enter")
@@ -298,13 +309,16 @@ import Testing
 
         try fixture.server.superuserSQL("CHECKPOINT")
         try fixture.server.superuserSQLInBackground(
-            "BEGIN; SELECT id FROM bookshelf.books WHERE title = 'Quixotic Zebra Handbook' FOR UPDATE; SELECT pg_sleep(600);")
+            "BEGIN; SELECT id FROM bookshelf.books WHERE title = 'Quixotic Zebra Handbook' FOR UPDATE; SELECT pg_sleep(600);"
+        )
         // The lock is held once that transaction sleeps: wait for it (psql starts on its own).
         let deadline = ContinuousClock.now + .seconds(20)
-        while (try? fixture.server.superuserSQL("""
+        while (try? fixture.server.superuserSQL(
+            """
             DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_stat_activity WHERE wait_event = 'PgSleep')
             THEN RAISE 'not yet'; END IF; END $$
-            """)) == nil {
+            """)) == nil
+        {
             try #require(ContinuousClock.now < deadline, "the lock holder never started")
             Thread.sleep(forTimeInterval: 0.05)
         }
@@ -313,10 +327,12 @@ import Testing
         // checks wait behind the save, which says nothing about reaching the server, so the
         // header does not say "disconnected" for them.)
         let blockedBy = ContinuousClock.now + .seconds(20)
-        while (try? fixture.server.superuserSQL("""
+        while (try? fixture.server.superuserSQL(
+            """
             DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock')
             THEN RAISE 'not yet'; END IF; END $$
-            """)) == nil {
+            """)) == nil
+        {
             try #require(ContinuousClock.now < blockedBy, "the save never waited on the lock")
             Thread.sleep(forTimeInterval: 0.05)
         }

@@ -14,17 +14,21 @@ import Testing
         let binary = try #require(BookshelfProcess.binary, "the bookshelf executable was not found")
         let setup = try sandbox.run(["setup", "--db", server.conninfo()], environment: sandbox.withoutLibpqSettings)
         try #require(setup.status == 0, "\(setup.errors)")
-        let erin = try sandbox.run(["setup", "--db", server.conninfo(), "--account", "erin", "--role", "editor", "--scope", "main"],
-                                   environment: sandbox.withoutLibpqSettings)
+        let erin = try sandbox.run(
+            ["setup", "--db", server.conninfo(), "--account", "erin", "--role", "editor", "--scope", "main"],
+            environment: sandbox.withoutLibpqSettings)
         try #require(erin.status == 0, "\(erin.errors)")
         let file = try sandbox.write("zebra.csv", "title,author\nQuixotic Zebra Handbook,Ada Tester\n")
-        let imported = try sandbox.run(["import", file, "--db", server.conninfo()], environment: sandbox.withoutLibpqSettings)
+        let imported = try sandbox.run(
+            ["import", file, "--db", server.conninfo()], environment: sandbox.withoutLibpqSettings)
         try #require(imported.status == 0, "\(imported.errors)")
-        let found = try sandbox.run(["search", "quixotic", "--db", server.conninfo(user: "erin")],
-                                    environment: sandbox.withoutLibpqSettings)
+        let found = try sandbox.run(
+            ["search", "quixotic", "--db", server.conninfo(user: "erin")],
+            environment: sandbox.withoutLibpqSettings)
         let id = try #require(found.output.split(separator: "\t").first.flatMap { Int($0) }, "\(found.output)")
 
-        let command = "env HOME=\(shellQuoted(sandbox.path("home"))) PGPASSWORD= PGPASSFILE=\(shellQuoted(sandbox.path("no-pgpass"))) "
+        let command =
+            "env HOME=\(shellQuoted(sandbox.path("home"))) PGPASSWORD= PGPASSFILE=\(shellQuoted(sandbox.path("no-pgpass"))) "
             + "\(shellQuoted(binary.path)) --db \(shellQuoted(server.conninfo(user: "alice"))); echo EXITED $?; exec sleep 600"
         let alice = try TmuxPane(command, columns: 100, rows: 30)
         defer { alice.kill() }
@@ -37,8 +41,11 @@ import Testing
         try alice.type("Bea Tester")
         try alice.waitFor(text: "Author Bea Tester")
 
-        let retitled = try sandbox.run(["edit", String(id), "--title", "Quixotic Zebra Field Guide",
-                                        "--db", server.conninfo(user: "erin")], environment: sandbox.withoutLibpqSettings)
+        let retitled = try sandbox.run(
+            [
+                "edit", String(id), "--title", "Quixotic Zebra Field Guide",
+                "--db", server.conninfo(user: "erin"),
+            ], environment: sandbox.withoutLibpqSettings)
         try #require(retitled.status == 0, "\(retitled.errors)")
         if aliceHearsOfItFirst {
             // The freshness check (every second) re-reads the book she edits.
@@ -47,6 +54,7 @@ import Testing
         try alice.send("Enter")
         let merged = try alice.waitFor(text: "Saved as revision 3.")
         #expect(merged.contains("Merged with revision 2 by erin: they changed the title."), "\(merged)")
-        #expect(merged.contains("Title  Quixotic Zebra Field Guide") && merged.contains("Author Bea Tester"), "\(merged)")
+        #expect(
+            merged.contains("Title  Quixotic Zebra Field Guide") && merged.contains("Author Bea Tester"), "\(merged)")
     }
 }

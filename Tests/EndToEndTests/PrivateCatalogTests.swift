@@ -7,7 +7,9 @@ import Testing
 /// the umask. A catalog named with --db keeps the umask, since it may be shared on purpose.
 @Suite struct PrivateCatalogTests {
     /// Runs `bookshelf arguments` under `umask`, as a user's shell would.
-    func run(_ process: BookshelfProcess, umask: String, _ arguments: [String], environment overrides: [String: String]) throws -> Int32 {
+    func run(_ process: BookshelfProcess, umask: String, _ arguments: [String], environment overrides: [String: String])
+        throws -> Int32
+    {
         let binary = try #require(BookshelfProcess.binary)
         let command = ([binary.path] + arguments).map(shellQuoted).joined(separator: " ")
         var environment = ProcessInfo.processInfo.environment
@@ -15,8 +17,9 @@ import Testing
         environment["XDG_DATA_HOME"] = nil
         environment["HOME"] = process.path("home")
         environment.merge(overrides) { _, new in new }
-        return try ChildProcess.run(["/bin/sh", "-c", "umask \(umask); exec \(command) >/dev/null"],
-                                    output: process.path("output"), environment: environment)
+        return try ChildProcess.run(
+            ["/bin/sh", "-c", "umask \(umask); exec \(command) >/dev/null"],
+            output: process.path("output"), environment: environment)
     }
 
     func permissions(_ path: String) throws -> Int {
@@ -37,12 +40,14 @@ import Testing
         let process = try BookshelfProcess()
         defer { process.remove() }
         let overrides = variable == "HOME" ? [:] : ["XDG_DATA_HOME": process.path("data")]
-        let folder = variable == "HOME" ? process.path("home") + "/.local/share/bookshelf" : process.path("data") + "/bookshelf"
+        let folder =
+            variable == "HOME" ? process.path("home") + "/.local/share/bookshelf" : process.path("data") + "/bookshelf"
         #expect(try run(process, umask: "000", ["setup"], environment: overrides) == 0)
         #expect(try run(process, umask: "000", ["search", "rome"], environment: overrides) == 0)
         #expect(try permissions(folder) == 0o700)
         let files = try filesWhileOpen(folder, catalog: folder + "/catalog.sqlite")
-        #expect(files.keys.contains("catalog.sqlite") && files.keys.contains("catalog.sqlite-wal")
+        #expect(
+            files.keys.contains("catalog.sqlite") && files.keys.contains("catalog.sqlite-wal")
                 && files.keys.contains("catalog.sqlite-shm"), "\(files)")
         #expect(files.keys.contains { $0.hasPrefix("catalog.sqlite-search-") }, "the search index was stored: \(files)")
         for (name, mode) in files {

@@ -19,10 +19,13 @@ import Testing
 
     // MARK: Two app processes
 
-    @Test(.enabled(if: TmuxPane.shouldRun)) func twoAppProcessesSavingTheSameBookFromTheSameBaseOneWinsOneConflicts() async throws {
+    @Test(.enabled(if: TmuxPane.shouldRun)) func twoAppProcessesSavingTheSameBookFromTheSameBaseOneWinsOneConflicts()
+        async throws
+    {
         defer { sandbox.remove() }
         let db = try sandbox.starterCatalog()
-        let book = try SQLiteCatalog.open(path: db, create: false).addBook(NewBook(title: "Quixotic Zebra Handbook"), scope: "main")
+        let book = try SQLiteCatalog.open(path: db, create: false).addBook(
+            NewBook(title: "Quixotic Zebra Handbook"), scope: "main")
         let panes = try ["Left", "Right"].map { name in
             let pane = try appPane(db: db)
             try pane.type("quixotic")
@@ -37,17 +40,22 @@ import Testing
         // Both save from revision 1, as close together as two keystrokes can be.
         for pane in panes { try pane.send("Enter") }
         let outcomes = try panes.map { pane in
-            try unwrapped(pane.waitFor("a save outcome") {
-                unwrapped($0).contains("Saved as revision 2.") || unwrapped($0).contains("Conflict: someone else saved")
-            })
+            try unwrapped(
+                pane.waitFor("a save outcome") {
+                    unwrapped($0).contains("Saved as revision 2.")
+                        || unwrapped($0).contains("Conflict: someone else saved")
+                })
         }
         let winners = outcomes.indices.filter { outcomes[$0].contains("Saved as revision 2.") }
-        let losers = outcomes.indices.filter { outcomes[$0].contains("Conflict: someone else saved revision 2 while you edited revision 1.") }
+        let losers = outcomes.indices.filter {
+            outcomes[$0].contains("Conflict: someone else saved revision 2 while you edited revision 1.")
+        }
         #expect(winners.count == 1 && losers.count == 1, "\(outcomes)")
         let stored = try await SQLiteCatalog.open(path: db, create: false).remote(account: "alice").load(id: book.id)
         #expect(stored.revision == 2)
         if let winner = winners.first {
-            #expect(stored.title == "Quixotic Zebra Handbook \(["Left", "Right"][winner])", "the winner's title is stored")
+            #expect(
+                stored.title == "Quixotic Zebra Handbook \(["Left", "Right"][winner])", "the winner's title is stored")
         }
     }
 
@@ -87,7 +95,8 @@ import Testing
         let db = try sandbox.starterCatalog()
         let before = try SQLiteCatalog.open(path: db, create: false).bookCount(scope: nil)
         let rows = 200_000
-        let file = try sandbox.write("many.csv", "title,author\n" + (0..<rows).map { "Imported book \($0),Writer \($0 % 97)\n" }.joined())
+        let file = try sandbox.write(
+            "many.csv", "title,author\n" + (0..<rows).map { "Imported book \($0),Writer \($0 % 97)\n" }.joined())
 
         let importer = try start(bookshelfCommand(["import", file, "--db", db]))
         // The import is one transaction: pages spilling into the log mean it is half done.
@@ -113,7 +122,8 @@ import Testing
         let db = try sandbox.starterCatalog()
         let catalog = try SQLiteCatalog.open(path: db, create: false)
         let rows = 100_000
-        _ = try catalog.insertBooks((0..<rows).map { NewBook(title: "Indexed book \($0)", author: "Writer \($0 % 89)") }, scope: "main")
+        _ = try catalog.insertBooks(
+            (0..<rows).map { NewBook(title: "Indexed book \($0)", author: "Writer \($0 % 89)") }, scope: "main")
         try catalog.discardSearchSnapshots()
         try checkpoint(db)
 
@@ -138,7 +148,10 @@ import Testing
         let (report, stored) = try await remote.searchIndexReport()
         #expect(report.origin == .built && stored, "no half-written snapshot was loaded; a whole one is stored again")
         #expect(!snapshotBeingWritten(), "storing again removed the half-written file of the writer that died")
-        #expect(try await remote.search(SearchQuery(text: "indexed book 99999")).records.map(\.title) == ["Indexed book 99999"])
+        #expect(
+            try await remote.search(SearchQuery(text: "indexed book 99999")).records.map(\.title) == [
+                "Indexed book 99999"
+            ])
         // "1999" is a prefix of 1999, 19990...19999 and nothing longer below 100,000.
         #expect(try await remote.search(SearchQuery(text: "indexed book 1999")).total == 11)
     }
@@ -155,7 +168,9 @@ import Testing
         let blocked = try sandbox.run(["import", file, "--db", db])
         lock.release()
         #expect(blocked.status != 0)
-        #expect(blocked.errors.contains("is locked by another program; try again when it has finished"), "\(blocked.errors)")
+        #expect(
+            blocked.errors.contains("is locked by another program; try again when it has finished"), "\(blocked.errors)"
+        )
         #expect(try SQLiteCatalog.open(path: db, create: false).bookCount(scope: nil) == before)
 
         let retried = try sandbox.run(["import", file, "--db", db])
@@ -163,10 +178,13 @@ import Testing
         #expect(try SQLiteCatalog.open(path: db, create: false).bookCount(scope: nil) == before + 2)
     }
 
-    @Test(.enabled(if: TmuxPane.shouldRun)) func aSaveIntoACatalogLockedLongerThanTheBusyTimeoutKeepsTheDraft() async throws {
+    @Test(.enabled(if: TmuxPane.shouldRun)) func aSaveIntoACatalogLockedLongerThanTheBusyTimeoutKeepsTheDraft()
+        async throws
+    {
         defer { sandbox.remove() }
         let db = try sandbox.starterCatalog()
-        let book = try SQLiteCatalog.open(path: db, create: false).addBook(NewBook(title: "Quixotic Zebra Handbook"), scope: "main")
+        let book = try SQLiteCatalog.open(path: db, create: false).addBook(
+            NewBook(title: "Quixotic Zebra Handbook"), scope: "main")
         let pane = try appPane(db: db)
         defer { pane.kill() }
         try pane.type("quixotic")
@@ -177,10 +195,13 @@ import Testing
 
         let lock = try WriteLock(db)
         try pane.send("Enter")
-        let screen = try unwrapped(pane.waitFor("the locked message") { unwrapped($0).contains("locked by another program") })
+        let screen = try unwrapped(
+            pane.waitFor("the locked message") { unwrapped($0).contains("locked by another program") })
         lock.release()
         #expect(screen.contains("Title Quixotic Zebra Handbook Draft"), "the draft is still in the editor:\n\(screen)")
-        #expect(try await SQLiteCatalog.open(path: db, create: false).remote(account: "alice").load(id: book.id).revision == 1)
+        #expect(
+            try await SQLiteCatalog.open(path: db, create: false).remote(account: "alice").load(id: book.id).revision
+                == 1)
 
         try pane.send("Enter")
         try pane.waitFor(text: "Saved as revision 2.")
@@ -192,7 +213,8 @@ import Testing
 
     private func appPane(db: String) throws -> TmuxPane {
         let binary = try #require(BookshelfProcess.binary, "the bookshelf executable was not found")
-        let command = "env HOME=\(shellQuoted(sandbox.path("home"))) \(shellQuoted(binary.path)) --db \(shellQuoted(db)); exec sleep 600"
+        let command =
+            "env HOME=\(shellQuoted(sandbox.path("home"))) \(shellQuoted(binary.path)) --db \(shellQuoted(db)); exec sleep 600"
         let pane = try TmuxPane(command, columns: 100, rows: 30)
         try pane.waitFor(text: "of 3,01")
         return pane
@@ -244,7 +266,9 @@ private struct WriterLogLines {
     init(_ path: String) throws {
         saved = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").compactMap { line in
             let fields = line.split(separator: " ")
-            guard fields.count >= 3, fields[0] == "saved", let id = Int(fields[1]), let revision = Int(fields[2]) else { return nil }
+            guard fields.count >= 3, fields[0] == "saved", let id = Int(fields[1]), let revision = Int(fields[2]) else {
+                return nil
+            }
             return (id, revision)
         }
     }
@@ -260,7 +284,9 @@ private final class WriteLock {
             throw CocoaError(.fileReadUnknown)
         }
         self.handle = handle
-        guard sqlite3_exec(handle, "BEGIN IMMEDIATE", nil, nil, nil) == SQLITE_OK else { throw CocoaError(.fileLocking) }
+        guard sqlite3_exec(handle, "BEGIN IMMEDIATE", nil, nil, nil) == SQLITE_OK else {
+            throw CocoaError(.fileLocking)
+        }
     }
 
     func release() { sqlite3_exec(handle, "ROLLBACK", nil, nil, nil) }
@@ -273,10 +299,14 @@ private final class WriteLock {
 
 private func rawQuery(_ path: String, _ sql: String) throws -> String? {
     var handle: OpaquePointer?
-    guard sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK, let handle else { throw CocoaError(.fileReadUnknown) }
+    guard sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK, let handle else {
+        throw CocoaError(.fileReadUnknown)
+    }
     defer { sqlite3_close_v2(handle) }
     var statement: OpaquePointer?
-    guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK else { throw CocoaError(.fileReadCorruptFile) }
+    guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK else {
+        throw CocoaError(.fileReadCorruptFile)
+    }
     defer { sqlite3_finalize(statement) }
     guard sqlite3_step(statement) == SQLITE_ROW, let text = sqlite3_column_text(statement, 0) else { return nil }
     return String(cString: text)

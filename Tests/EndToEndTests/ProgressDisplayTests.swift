@@ -22,7 +22,9 @@ import Testing
 
     @Test func onATerminalTheLastCountIsAlwaysDrawnAndTheLineIsLeftInPlace() {
         let written = Written()
-        let display = ProgressDisplay(label: "Adding", total: 500, form: .terminal(columns: 80)) { written.parts.append($0) }
+        let display = ProgressDisplay(label: "Adding", total: 500, form: .terminal(columns: 80)) {
+            written.parts.append($0)
+        }
         display.update(1)
         display.update(500)  // at once: the end is drawn even within the redraw interval
         display.update(400)  // a count going back is ignored
@@ -35,7 +37,9 @@ import Testing
 
     @Test func nothingDrawnMeansNothingToFinish() {
         let written = Written()
-        let display = ProgressDisplay(label: "Adding", total: 10, form: .terminal(columns: 80)) { written.parts.append($0) }
+        let display = ProgressDisplay(label: "Adding", total: 10, form: .terminal(columns: 80)) {
+            written.parts.append($0)
+        }
         display.finish()
         #expect(written.parts.isEmpty)
     }
@@ -43,13 +47,16 @@ import Testing
     @Test func aTerminalLineNeverFillsItsWidthSoCarriageReturnRedrawsAllOfIt() {
         for columns in [20, 40, 60, 80, 120, 300] {
             for (done, total) in [(0, 10_000_000), (3_456_789, 10_000_000), (10_000_000, 10_000_000), (5, 7)] {
-                let line = ProgressDisplay.terminalLine(label: "Adding sample books", done: done, total: total,
-                                                        elapsed: .seconds(42), columns: columns)
+                let line = ProgressDisplay.terminalLine(
+                    label: "Adding sample books", done: done, total: total,
+                    elapsed: .seconds(42), columns: columns)
                 #expect(line.count < columns, "\(columns): \(line)")
             }
         }
-        let wide = ProgressDisplay.terminalLine(label: "Adding", done: 250, total: 1_000, elapsed: .seconds(2), columns: 100)
-        #expect(wide.contains("[##########------------------------------] 250 of 1,000  25%  125/s  6 s left"), "\(wide)")
+        let wide = ProgressDisplay.terminalLine(
+            label: "Adding", done: 250, total: 1_000, elapsed: .seconds(2), columns: 100)
+        #expect(
+            wide.contains("[##########------------------------------] 250 of 1,000  25%  125/s  6 s left"), "\(wide)")
     }
 
     @Test func timesReadAsSecondsMinutesOrHours() {

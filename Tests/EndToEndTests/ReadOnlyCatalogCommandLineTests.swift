@@ -4,8 +4,10 @@ import Testing
 
 /// A catalog its user cannot write, met as that user: a 0444 file in a 0555 directory, the
 /// commands run as `nobody` (root would write it all the same). Reading works; editing says why not.
-@Suite(.enabled(if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/sbin/runuser"),
-                "needs root, to run the commands as another user through runuser"))
+@Suite(
+    .enabled(
+        if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/sbin/runuser"),
+        "needs root, to run the commands as another user through runuser"))
 struct ReadOnlyCatalogCommandLineTests {
     @Test func aCatalogTheUserCannotWriteIsSearchedExportedAndItsHistoryRead() throws {
         let sandbox = try BookshelfProcess()
@@ -27,14 +29,18 @@ struct ReadOnlyCatalogCommandLineTests {
         let files = try FileManager.default.contentsOfDirectory(atPath: folder).sorted()
 
         func asNobody(_ arguments: [String]) throws -> BookshelfProcess.Outcome {
-            let (output, errors) = (sandbox.path("stdout-\(UUID().uuidString)"), sandbox.path("stderr-\(UUID().uuidString)"))
+            let (output, errors) = (
+                sandbox.path("stdout-\(UUID().uuidString)"), sandbox.path("stderr-\(UUID().uuidString)")
+            )
             var environment = ProcessInfo.processInfo.environment
             for name in ["BOOKSHELF_DB", "XDG_DATA_HOME", "XDG_CACHE_HOME"] { environment[name] = nil }
             environment["HOME"] = sandbox.path("home")
-            let ending = try ChildProcess.runToEnd(["/usr/sbin/runuser", "-u", "nobody", "--", binary.path] + arguments + ["--db", db],
-                                                   input: "/dev/null", output: output, errors: errors, environment: environment)
-            return BookshelfProcess.Outcome(status: ending.status, output: try String(contentsOfFile: output, encoding: .utf8),
-                                            errors: try String(contentsOfFile: errors, encoding: .utf8))
+            let ending = try ChildProcess.runToEnd(
+                ["/usr/sbin/runuser", "-u", "nobody", "--", binary.path] + arguments + ["--db", db],
+                input: "/dev/null", output: output, errors: errors, environment: environment)
+            return BookshelfProcess.Outcome(
+                status: ending.status, output: try String(contentsOfFile: output, encoding: .utf8),
+                errors: try String(contentsOfFile: errors, encoding: .utf8))
         }
         let search = try asNobody(["search", "rome"])
         #expect(search.status == 0 && search.output == expected.output, "\(search.errors)")

@@ -16,7 +16,7 @@ import Testing
             let facts = line.dropFirst(label.count + 2)
             let parts = facts.split(separator: " ")
             guard parts.count >= 4, let done = Int(parts[0].replacingOccurrences(of: ",", with: "")),
-                  let percent = Int(parts[3].trimmingCharacters(in: CharacterSet(charactersIn: "(%),")))
+                let percent = Int(parts[3].trimmingCharacters(in: CharacterSet(charactersIn: "(%),")))
             else { return nil }
             return (done, percent)
         }
@@ -28,8 +28,12 @@ import Testing
         let lines = progressLines(errors, label: label)
         #expect(lines.count == expected, "one line per tenth: \(errors)")
         for (position, line) in lines.enumerated() {
-            if expected == 10 { #expect(line.percent >= (position + 1) * 10, "line \(position + 1) is past its tenth: \(errors)") }
-            if position > 0 { #expect(line.percent / 10 > lines[position - 1].percent / 10, "one line per tenth: \(errors)") }
+            if expected == 10 {
+                #expect(line.percent >= (position + 1) * 10, "line \(position + 1) is past its tenth: \(errors)")
+            }
+            if position > 0 {
+                #expect(line.percent / 10 > lines[position - 1].percent / 10, "one line per tenth: \(errors)")
+            }
             if position > 0 { #expect(line.done > lines[position - 1].done, "counts rise: \(errors)") }
         }
         #expect(lines.last?.done == count && lines.last?.percent == 100, "ends at N: \(errors)")
@@ -57,7 +61,8 @@ import Testing
         try sandbox.setUp(server)
         // Every book of scope main, one JSON line each (a search's total stops being exact at 10,000).
         func booksInMain() throws -> Int {
-            let export = try sandbox.run(["export", "--format", "jsonl", "--db", server.conninfo(user: "alice")], environment: clean)
+            let export = try sandbox.run(
+                ["export", "--format", "jsonl", "--db", server.conninfo(user: "alice")], environment: clean)
             #expect(export.status == 0, "\(export.errors)")
             return export.outputLines.count
         }
@@ -71,13 +76,17 @@ import Testing
         #expect(try booksInMain() == starter + 25_000)
     }
 
-    @Test(.enabled(if: TmuxPane.shouldRun)) func onATerminalTheBarIsOneLineRedrawnInPlaceEndingAtAHundredPercent() throws {
+    @Test(.enabled(if: TmuxPane.shouldRun)) func onATerminalTheBarIsOneLineRedrawnInPlaceEndingAtAHundredPercent()
+        throws
+    {
         let sandbox = try BookshelfProcess()
         defer { sandbox.remove() }
         let binary = try #require(BookshelfProcess.binary, "the bookshelf executable was not found")
         let db = sandbox.path("catalog.sqlite")
-        let pane = try TmuxPane("env HOME=\(shellQuoted(sandbox.path("home"))) \(shellQuoted(binary.path)) "
-            + "sample --count 200000 --db \(shellQuoted(db)); echo EXITED $?; exec sleep 600", columns: 100, rows: 24)
+        let pane = try TmuxPane(
+            "env HOME=\(shellQuoted(sandbox.path("home"))) \(shellQuoted(binary.path)) "
+                + "sample --count 200000 --db \(shellQuoted(db)); echo EXITED $?; exec sleep 600", columns: 100,
+            rows: 24)
         defer { pane.kill() }
         let screen = try pane.waitFor(text: "EXITED", timeout: .seconds(300))
         #expect(screen.contains("EXITED 0"), "\(screen)")
@@ -97,7 +106,8 @@ import Testing
             let result = try sandbox.run(["sample", "--count", count, "--db", db])
             #expect(result.status == 2, "\(count): \(result.errors)")
             #expect(result.errorLines.count == 1, "\(count): \(result.errors)")
-            #expect(result.errors.contains("--count needs a whole number from 1 to 10000000"), "\(count): \(result.errors)")
+            #expect(
+                result.errors.contains("--count needs a whole number from 1 to 10000000"), "\(count): \(result.errors)")
             #expect(result.output.isEmpty, "\(count)")
             #expect(!FileManager.default.fileExists(atPath: db), "\(count): nothing written")
         }

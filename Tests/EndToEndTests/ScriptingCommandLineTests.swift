@@ -23,24 +23,33 @@ import Testing
         let db = try sandbox.starterCatalog()
         let id = try bookID(sandbox, db, query: "history of rome", suffix: "\tHistory of Rome\tTheodor Mommsen\t1")
 
-        let edited = try sandbox.run(["edit", String(id), "--title", "  Römische Geschichte ", "--account", "alice", "--db", db])
+        let edited = try sandbox.run([
+            "edit", String(id), "--title", "  Römische Geschichte ", "--account", "alice", "--db", db,
+        ])
         #expect(edited.status == 0, "\(edited.errors)")
         #expect(edited.output == "2\n")
-        let second = try sandbox.run(["edit", String(id), "--author", "T. Mommsen", "--if-revision", "2", "--json",
-                                      "--account", "alice", "--db", db])
+        let second = try sandbox.run([
+            "edit", String(id), "--author", "T. Mommsen", "--if-revision", "2", "--json",
+            "--account", "alice", "--db", db,
+        ])
         #expect(second.status == 0, "\(second.errors)")
         let saved = try jsonObjects(second.output)
-        #expect(saved.count == 1 && saved[0]["revision"] as? Int == 3 && saved[0]["title"] as? String == "Römische Geschichte"
+        #expect(
+            saved.count == 1 && saved[0]["revision"] as? Int == 3
+                && saved[0]["title"] as? String == "Römische Geschichte"
                 && saved[0]["author"] as? String == "T. Mommsen")
 
         let history = try sandbox.run(["history", String(id), "--db", db])
         #expect(history.status == 0, "\(history.errors)")
-        let rows = history.outputLines.map { $0.split(separator: "\t", omittingEmptySubsequences: false).map(String.init) }
-        #expect(rows.map { [$0[0], $0[2], $0[3], $0[4]] } == [
-            ["3", "alice", "Römische Geschichte", "T. Mommsen"],
-            ["2", "alice", "Römische Geschichte", "Theodor Mommsen"],
-            ["1", "-", "History of Rome", "Theodor Mommsen"],
-        ])
+        let rows = history.outputLines.map {
+            $0.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+        }
+        #expect(
+            rows.map { [$0[0], $0[2], $0[3], $0[4]] } == [
+                ["3", "alice", "Römische Geschichte", "T. Mommsen"],
+                ["2", "alice", "Römische Geschichte", "Theodor Mommsen"],
+                ["1", "-", "History of Rome", "Theodor Mommsen"],
+            ])
         let json = try jsonObjects(try sandbox.run(["history", String(id), "--json", "--db", db]).output)
         #expect(json.map { $0["revision"] as? Int } == [3, 2, 1])
         #expect(json[0]["account"] as? String == "alice" && json[2]["account"] is NSNull)
@@ -53,13 +62,18 @@ import Testing
         defer { sandbox.remove() }
         let db = try sandbox.starterCatalog()
         let id = try bookID(sandbox, db, query: "history of rome", suffix: "\tHistory of Rome\tTheodor Mommsen\t1")
-        #expect(try sandbox.run(["edit", String(id), "--title", "Theirs", "--account", "alice", "--db", db]).status == 0)
+        #expect(
+            try sandbox.run(["edit", String(id), "--title", "Theirs", "--account", "alice", "--db", db]).status == 0)
 
-        let late = try sandbox.run(["edit", String(id), "--title", "Mine", "--if-revision", "1", "--account", "alice", "--db", db])
+        let late = try sandbox.run([
+            "edit", String(id), "--title", "Mine", "--if-revision", "1", "--account", "alice", "--db", db,
+        ])
         #expect(late.status == 4, "\(late.errors)")
         #expect(late.output == "\(id)\tTheirs\tTheodor Mommsen\t2\n")
         #expect(late.errors.contains("conflict") && late.errors.contains("revision 2"), "\(late.errors)")
-        let lateJSON = try sandbox.run(["edit", String(id), "--author", "X", "--if-revision", "1", "--json", "--db", db])
+        let lateJSON = try sandbox.run([
+            "edit", String(id), "--author", "X", "--if-revision", "1", "--json", "--db", db,
+        ])
         #expect(lateJSON.status == 4)
         #expect(try jsonObjects(lateJSON.output).first?["title"] as? String == "Theirs")
         #expect(try sandbox.run(["history", String(id), "--db", db]).outputLines.count == 2, "nothing was saved")
@@ -76,8 +90,11 @@ import Testing
         let ahead = try sandbox.run(["edit", String(id), "--title", "Mine", "--if-revision", "99", "--db", db])
         #expect(ahead.status == 3, "\(ahead.errors)")
         #expect(ahead.output.isEmpty)
-        #expect(ahead.errorLines == ["bookshelf edit: book \(id) is at revision 2; --if-revision 99 is ahead of it "
-            + "(no one has saved it that far), and nothing was saved"], "\(ahead.errors)")
+        #expect(
+            ahead.errorLines == [
+                "bookshelf edit: book \(id) is at revision 2; --if-revision 99 is ahead of it "
+                    + "(no one has saved it that far), and nothing was saved"
+            ], "\(ahead.errors)")
         #expect(!ahead.errors.contains("someone else"), "\(ahead.errors)")
         #expect(try sandbox.run(["history", String(id), "--db", db]).outputLines.count == 2, "nothing was saved")
     }
@@ -88,8 +105,10 @@ import Testing
         defer { sandbox.remove() }
         let db = try sandbox.starterCatalog()
         let id = try bookID(sandbox, db, query: "history of rome", suffix: "\tHistory of Rome\tTheodor Mommsen\t1")
-        for arguments in [["--title", "History of Rome"], ["--title", " History of Rome  "], ["--author", "Theodor Mommsen"],
-                          ["--title", "History of Rome", "--author", "Theodor Mommsen", "--if-revision", "1"]] {
+        for arguments in [
+            ["--title", "History of Rome"], ["--title", " History of Rome  "], ["--author", "Theodor Mommsen"],
+            ["--title", "History of Rome", "--author", "Theodor Mommsen", "--if-revision", "1"],
+        ] {
             let same = try sandbox.run(["edit", String(id)] + arguments + ["--db", db])
             #expect(same.status == 0, "\(arguments): \(same.errors)")
             #expect(same.output == "1\n", "\(arguments): \(same.output)")
@@ -117,10 +136,12 @@ import Testing
         #expect(try sandbox.run(["history", String(id), "--account", "carol", "--db", db]).status == 3)
         #expect(try sandbox.run(["history", String(id), "--db", db]).outputLines.count == 1, "nothing was saved")
 
-        for arguments in [["edit", String(id), "--db", db], ["edit", "x", "--title", "T", "--db", db],
-                          ["edit", String(id), "--title", "  ", "--db", db], ["history", "0", "--db", db],
-                          ["edit", String(id), "--title", "T", "--if-revision", "0", "--db", db],
-                          ["export", "--format", "xml", "--db", db]] {
+        for arguments in [
+            ["edit", String(id), "--db", db], ["edit", "x", "--title", "T", "--db", db],
+            ["edit", String(id), "--title", "  ", "--db", db], ["history", "0", "--db", db],
+            ["edit", String(id), "--title", "T", "--if-revision", "0", "--db", db],
+            ["export", "--format", "xml", "--db", db],
+        ] {
             let outcome = try sandbox.run(arguments)
             #expect(outcome.status == 2 && outcome.errorLines.count == 1, "\(arguments): \(outcome.errors)")
             #expect(!outcome.errors.contains(".."), "one full stop: \(outcome.errors)")
@@ -172,7 +193,12 @@ import Testing
         let expected = try jsonObjects(corpus)
         // Scalar for scalar, in title order.
         let pairs = { (objects: [[String: Any]]) in
-            objects.map { [Array(($0["title"] as? String ?? "").unicodeScalars), Array(($0["author"] as? String ?? "").unicodeScalars)] }
+            objects.map {
+                [
+                    Array(($0["title"] as? String ?? "").unicodeScalars),
+                    Array(($0["author"] as? String ?? "").unicodeScalars),
+                ]
+            }
         }
         #expect(Set(pairs(parsed).map { "\($0)" }) == Set(pairs(expected).map { "\($0)" }))
         for format in ["csv", "jsonl"] {

@@ -134,9 +134,10 @@ import Testing
         // a sanitizer's report of it (`Scripts/sanitize` fails on any report): the crash is
         // the test's doing, so SIGSEGV goes to the app's handler and the default action, as
         // in an uninstrumented build.
-        let pane = try TmuxPane("env PS1='shell> ' HOME=\(shellQuoted(sandbox.path("home"))) TERM=xterm-256color "
-            + "SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=\"${ASAN_OPTIONS:-} handle_segv=0\" "
-            + "TSAN_OPTIONS=\"${TSAN_OPTIONS:-} handle_segv=0\" sh -i")
+        let pane = try TmuxPane(
+            "env PS1='shell> ' HOME=\(shellQuoted(sandbox.path("home"))) TERM=xterm-256color "
+                + "SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=\"${ASAN_OPTIONS:-} handle_segv=0\" "
+                + "TSAN_OPTIONS=\"${TSAN_OPTIONS:-} handle_segv=0\" sh -i")
         defer { pane.kill() }
         try pane.waitFor(text: "shell>")
         // The app's own process id, for the test to signal it.
@@ -156,8 +157,10 @@ import Testing
     }
 
     /// Clusters of every class that ncurses alone would cut, each in a title of its own.
-    static let clusters = ["कि", "ता", "กำ", "ที่", "\u{1112}\u{1161}\u{11AB}", "🇯🇵", "👍🏽",
-                           "👨\u{200D}👩\u{200D}👧", "1\u{FE0F}\u{20E3}", "a\u{301}\u{302}\u{303}\u{304}\u{305}\u{306}"]
+    static let clusters = [
+        "कि", "ता", "กำ", "ที่", "\u{1112}\u{1161}\u{11AB}", "🇯🇵", "👍🏽",
+        "👨\u{200D}👩\u{200D}👧", "1\u{FE0F}\u{20E3}", "a\u{301}\u{302}\u{303}\u{304}\u{305}\u{306}",
+    ]
 
     @Test(.enabled(if: TmuxPane.shouldRun && ChildProcess.onPath("script") != nil))
     func theBytesSentToTheTerminalHoldEveryClusterWhole() throws {
@@ -165,15 +168,19 @@ import Testing
         defer { sandbox.remove() }
         let db = sandbox.path("catalog.sqlite")
         _ = try sandbox.run(["setup", "--db", db])
-        let lines = Self.clusters.enumerated().map { "{\"title\": \"\($0.element) zz\($0.offset)\", \"author\": \"Zed\"}" }
+        let lines = Self.clusters.enumerated().map {
+            "{\"title\": \"\($0.element) zz\($0.offset)\", \"author\": \"Zed\"}"
+        }
         let books = sandbox.path("books.jsonl")
         try (lines.joined(separator: "\n") + "\n").write(toFile: books, atomically: true, encoding: .utf8)
         _ = try sandbox.run(["import", books, "--db", db])
         let binary = try #require(BookshelfProcess.binary, "the bookshelf executable was not found")
         let typescript = sandbox.path("typescript")
         let app = "\(shellQuoted(binary.path)) --db \(shellQuoted(db))"
-        let pane = try TmuxPane("env HOME=\(shellQuoted(sandbox.path("home"))) TERM=xterm-256color "
-            + "script -q -c \(shellQuoted(app)) \(shellQuoted(typescript)); echo EXITED; exec sleep 600", columns: 120)
+        let pane = try TmuxPane(
+            "env HOME=\(shellQuoted(sandbox.path("home"))) TERM=xterm-256color "
+                + "script -q -c \(shellQuoted(app)) \(shellQuoted(typescript)); echo EXITED; exec sleep 600",
+            columns: 120)
         defer { pane.kill() }
         try pane.waitFor(text: "of 3,0")
         try pane.type("zz")
@@ -182,7 +189,9 @@ import Testing
         try pane.waitFor(text: "EXITED")
         let written = String(decoding: try Data(contentsOf: URL(fileURLWithPath: typescript)), as: UTF8.self)
         for cluster in Self.clusters {
-            #expect(written.contains(cluster), "\(cluster.unicodeScalars.map { String($0.value, radix: 16) }) reached the terminal whole")
+            #expect(
+                written.contains(cluster),
+                "\(cluster.unicodeScalars.map { String($0.value, radix: 16) }) reached the terminal whole")
         }
         #expect(!written.contains("कत"), "no vowel sign dropped")
         let scalars = Array(written.unicodeScalars)
@@ -217,11 +226,15 @@ import Testing
         _ = try sandbox.run(["setup", "--db", db])
         let binary = try #require(BookshelfProcess.binary, "the bookshelf executable was not found")
         let log = sandbox.path("stderr.log")
-        let pane = try TmuxPane("env PS1='shell> ' HOME=\(shellQuoted(sandbox.path("home"))) TERM=xterm-256color "
-            + "SWIFT_BACKTRACE=\(backtrace) ASAN_OPTIONS=\"${ASAN_OPTIONS:-} handle_abort=0 handle_sigill=0\" sh -i")
+        let pane = try TmuxPane(
+            "env PS1='shell> ' HOME=\(shellQuoted(sandbox.path("home"))) TERM=xterm-256color "
+                + "SWIFT_BACKTRACE=\(backtrace) ASAN_OPTIONS=\"${ASAN_OPTIONS:-} handle_abort=0 handle_sigill=0\" sh -i"
+        )
         defer { pane.kill() }
         try pane.waitFor(text: "shell>")
-        try pane.type("clear; BOOKSHELF_TEST_TRAP_AFTER_START=1 \(shellQuoted(binary.path)) --db \(shellQuoted(db)) 2>\(shellQuoted(log)); echo exit=$?")
+        try pane.type(
+            "clear; BOOKSHELF_TEST_TRAP_AFTER_START=1 \(shellQuoted(binary.path)) --db \(shellQuoted(db)) 2>\(shellQuoted(log)); echo exit=$?"
+        )
         try pane.send("Enter")
         // The typed command line holds "exit=$?" too: wait for the status the shell printed (a
         // line of its own, digits after "exit=") and its prompt after it, or a slow start is
@@ -232,8 +245,9 @@ import Testing
         }
         #expect(screen.contains("exit=132") || screen.contains("exit=133"), "died of the trap: \(screen)")
         #expect(!screen.contains("Search:"), "the app's screen is gone: \(screen)")
-        #expect(!screen.contains("Fatal error") && !screen.contains("Crash") && !screen.contains("Thread 0"),
-                "no backtrace painted over the screen: \(screen)")
+        #expect(
+            !screen.contains("Fatal error") && !screen.contains("Crash") && !screen.contains("Thread 0"),
+            "no backtrace painted over the screen: \(screen)")
         #expect(try pane.format("#{alternate_on}") == "0")
         #expect(try pane.format("#{mouse_any_flag}") == "0")
         #expect(try pane.format("#{cursor_flag}") == "1")

@@ -18,7 +18,9 @@ struct UnsafeCharacterOutputTests {
             let record = BookRecord(id: 7, title: "Title\(character)End", revision: 2, author: "Auth\(character)or")
             let tabbed = SearchCommand.tabSeparatedLine(record)
             #expect(!tabbed.unicodeScalars.contains(scalar), "\(name) in the tab-separated line")
-            #expect(tabbed.split(separator: "\t", omittingEmptySubsequences: false).count == 4, "\(name): \(tabbed.debugDescription)")
+            #expect(
+                tabbed.split(separator: "\t", omittingEmptySubsequences: false).count == 4,
+                "\(name): \(tabbed.debugDescription)")
             let json = SearchCommand.jsonLine(record)
             #expect(!json.unicodeScalars.contains(scalar), "\(name) in the JSON line")
             let decoded = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any]
@@ -52,15 +54,19 @@ struct UnsafeCharacterOutputTests {
         do {
             let catalog = try SQLiteCatalog.open(path: db, create: true)
             try catalog.addAccount(Account(name: "editor", role: .editor, scope: "main"))
-            _ = try catalog.insertBooks(samples.indices.map { NewBook(title: "Plain \($0)", author: "Writer") }, scope: "main")
+            _ = try catalog.insertBooks(
+                samples.indices.map { NewBook(title: "Plain \($0)", author: "Writer") }, scope: "main")
         }
         // Another program writes what validation would refuse; the search terms stay as they were.
         var handle: OpaquePointer?
         #expect(sqlite3_open(db, &handle) == SQLITE_OK)
         for (index, sample) in samples.enumerated() {
-            let sql = "UPDATE books SET title = 'Plain ' || char(\(sample.scalar.value)) || ' \(index)', "
+            let sql =
+                "UPDATE books SET title = 'Plain ' || char(\(sample.scalar.value)) || ' \(index)', "
                 + "author = 'Wri' || char(\(sample.scalar.value)) || 'ter' WHERE title = 'Plain \(index)'"
-            #expect(sqlite3_exec(handle, sql, nil, nil, nil) == SQLITE_OK, "\(sample.name): \(String(cString: sqlite3_errmsg(handle)))")
+            #expect(
+                sqlite3_exec(handle, sql, nil, nil, nil) == SQLITE_OK,
+                "\(sample.name): \(String(cString: sqlite3_errmsg(handle)))")
         }
         sqlite3_close(handle)
 
@@ -69,8 +75,12 @@ struct UnsafeCharacterOutputTests {
             #expect(result.status == 0, "\(arguments): \(result.errors)")
             #expect(result.outputLines.count == samples.count, "every book is listed: \(result.output)")
             for sample in samples {
-                #expect(!result.output.unicodeScalars.contains(sample.scalar), "\(sample.name) reached the terminal: \(arguments)")
-                #expect(!result.errors.unicodeScalars.contains(sample.scalar), "\(sample.name) in the summary: \(arguments)")
+                #expect(
+                    !result.output.unicodeScalars.contains(sample.scalar),
+                    "\(sample.name) reached the terminal: \(arguments)")
+                #expect(
+                    !result.errors.unicodeScalars.contains(sample.scalar), "\(sample.name) in the summary: \(arguments)"
+                )
             }
         }
     }

@@ -12,7 +12,8 @@ struct LayerRuleTests {
         for case let file as String in files where file.hasSuffix(".swift") {
             let text = try String(contentsOf: directory.appendingPathComponent(file), encoding: .utf8)
             let imports = text.split(separator: "\n").contains { line in
-                (line.hasPrefix("import ") || line.hasPrefix("@testable import ")) && line.split(separator: " ").last == Substring(module)
+                (line.hasPrefix("import ") || line.hasPrefix("@testable import "))
+                    && line.split(separator: " ").last == Substring(module)
             }
             if imports { found.insert(file) }
         }
@@ -36,12 +37,16 @@ struct LayerRuleTests {
 
     /// Where SQL may be written: the two stores, and the bench's raw-SQLite baseline, which
     /// measures the store against SQLite used directly.
-    static let sqlPlaces = ["Sources/SQLiteCatalog/", "Sources/PostgresCatalog/",
-                            "Sources/bookshelf-bench/RawSQLiteSearch.swift", "Sources/bookshelf-bench/SearchScaling.swift"]
+    static let sqlPlaces = [
+        "Sources/SQLiteCatalog/", "Sources/PostgresCatalog/",
+        "Sources/bookshelf-bench/RawSQLiteSearch.swift", "Sources/bookshelf-bench/SearchScaling.swift",
+    ]
 
     @Test("SQL is written only in the stores")
     func sqlOnlyInTheStores() throws {
-        let statement = try Regex(#""(SELECT|INSERT INTO|UPDATE [a-z_.]+ SET|DELETE FROM|CREATE (TABLE|INDEX|ROLE|DATABASE|SCHEMA)|ALTER (TABLE|ROLE)|DROP (TABLE|INDEX|ROLE)|PRAGMA|GRANT|REVOKE|LISTEN|NOTIFY) "#)
+        let statement = try Regex(
+            #""(SELECT|INSERT INTO|UPDATE [a-z_.]+ SET|DELETE FROM|CREATE (TABLE|INDEX|ROLE|DATABASE|SCHEMA)|ALTER (TABLE|ROLE)|DROP (TABLE|INDEX|ROLE)|PRAGMA|GRANT|REVOKE|LISTEN|NOTIFY) "#
+        )
         var outside: [String] = []
         for (path, text) in try Self.swiftFiles(under: "Sources") + Self.swiftFiles(under: "Demo")
         where !Self.sqlPlaces.contains(where: { path.hasPrefix($0) }) {
@@ -77,9 +82,13 @@ struct LayerRuleTests {
     func uncheckedSendableOnlyWithAReason() throws {
         let declaration = try Regex(#"(class|struct|enum|actor) ([A-Za-z_][A-Za-z0-9_]*)[^{]*@unchecked Sendable"#)
         var found: [String: String] = [:]
-        for (path, text) in try Self.swiftFiles(under: "Sources") + Self.swiftFiles(under: "Tests") + Self.swiftFiles(under: "Demo") {
+        for (path, text) in try Self.swiftFiles(under: "Sources") + Self.swiftFiles(under: "Tests")
+            + Self.swiftFiles(under: "Demo")
+        {
             for line in text.split(separator: "\n") where !line.trimmingCharacters(in: .whitespaces).hasPrefix("//") {
-                guard let match = line.firstMatch(of: declaration), let name = match.output[2].substring else { continue }
+                guard let match = line.firstMatch(of: declaration), let name = match.output[2].substring else {
+                    continue
+                }
                 found[String(name)] = path
             }
         }

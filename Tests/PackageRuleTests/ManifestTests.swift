@@ -21,7 +21,8 @@ struct ManifestTests {
     ]
 
     static func targets(in manifest: String) throws -> [Target] {
-        let pattern = try NSRegularExpression(pattern: #"\.(target|executableTarget|testTarget|systemLibrary)\(\s*name:\s*"([^"]+)""#)
+        let pattern = try NSRegularExpression(
+            pattern: #"\.(target|executableTarget|testTarget|systemLibrary)\(\s*name:\s*"([^"]+)""#)
         let text = manifest as NSString
         let matches = pattern.matches(in: manifest, range: NSRange(location: 0, length: text.length))
         return matches.enumerated().map { index, match in
@@ -29,10 +30,14 @@ struct ManifestTests {
             let body = text.substring(with: NSRange(location: match.range.location, length: end - match.range.location))
             let kind = text.substring(with: match.range(at: 1))
             let name = text.substring(with: match.range(at: 2))
-            let dependencies = body.range(of: "dependencies:").map { start -> Set<String> in
-                let list = body[start.upperBound...].prefix { $0 != "]" }
-                return Set(list.split(separator: "\"").enumerated().filter { $0.offset % 2 == 1 }.map { String($0.element) })
-            } ?? []
+            let dependencies =
+                body.range(of: "dependencies:").map { start -> Set<String> in
+                    let list = body[start.upperBound...].prefix { $0 != "]" }
+                    return Set(
+                        list.split(separator: "\"").enumerated().filter { $0.offset % 2 == 1 }.map {
+                            String($0.element)
+                        })
+                } ?? []
             let explicitPath = body.range(of: #"path: "([^"]+)""#, options: .regularExpression)
                 .map { String(body[$0].dropFirst(7).dropLast()) }
             let path = explicitPath ?? (kind == "testTarget" ? "Tests/" : "Sources/") + name
@@ -46,10 +51,13 @@ struct ManifestTests {
         var found: Set<String> = []
         for case let file as String in files where file.hasSuffix(".swift") {
             let text = try String(contentsOf: directory.appendingPathComponent(file), encoding: .utf8)
-            for line in text.split(separator: "\n") where line.hasPrefix("import ") || line.hasPrefix("@testable import ") {
-                guard let module = line.split(separator: " ").last.map(String.init), let declared = modules.first(where: {
-                    $0.replacingOccurrences(of: "-", with: "_") == module
-                }) else { continue }
+            for line in text.split(separator: "\n")
+            where line.hasPrefix("import ") || line.hasPrefix("@testable import ") {
+                guard let module = line.split(separator: " ").last.map(String.init),
+                    let declared = modules.first(where: {
+                        $0.replacingOccurrences(of: "-", with: "_") == module
+                    })
+                else { continue }
                 found.insert(declared)
             }
         }
@@ -65,8 +73,12 @@ struct ManifestTests {
         for target in targets {
             let imported = try Self.imports(under: target.path, modules: modules)
             let declared = target.dependencies.subtracting(Self.runOnly[target.name] ?? [])
-            #expect(imported.subtracting(declared).isEmpty, "\(target.name) imports \(imported.subtracting(declared).sorted()) without declaring them")
-            #expect(declared.subtracting(imported).isEmpty, "\(target.name) declares \(declared.subtracting(imported).sorted()) without importing them")
+            #expect(
+                imported.subtracting(declared).isEmpty,
+                "\(target.name) imports \(imported.subtracting(declared).sorted()) without declaring them")
+            #expect(
+                declared.subtracting(imported).isEmpty,
+                "\(target.name) declares \(declared.subtracting(imported).sorted()) without importing them")
         }
     }
 }

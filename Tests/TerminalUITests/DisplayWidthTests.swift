@@ -39,8 +39,9 @@ struct DisplayWidthTests {
         #expect(TextLayout.width("\u{2764}\u{FE0E}") == 1, "text presentation keeps the base's width")
     }
 
-    @Test("Every extended grapheme cluster is one glyph, whole, in the width terminals give it",
-          arguments: [
+    @Test(
+        "Every extended grapheme cluster is one glyph, whole, in the width terminals give it",
+        arguments: [
             ("कि", 2, "Devanagari consonant with a spacing vowel sign"),
             ("ता", 2, "Devanagari spacing vowel sign after the letter"),
             ("กำ", 2, "Thai sara am is spacing"),
@@ -52,7 +53,7 @@ struct DisplayWidthTests {
             ("1\u{FE0F}\u{20E3}", 2, "a keycap"),
             ("\u{2764}\u{FE0F}", 2, "an emoji presentation sequence"),
             ("a\u{301}\u{302}\u{303}\u{304}\u{305}\u{306}", 1, "a stack of combining marks"),
-          ])
+        ])
     func clusterWhole(_ cluster: String, _ width: Int, _ name: String) {
         #expect(cluster.count == 1, "the case is one cluster")
         #expect(TextLayout.glyphs(cluster).map(\.symbol) == [cluster], "\(name)")

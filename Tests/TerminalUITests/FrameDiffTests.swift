@@ -65,7 +65,9 @@ struct FrameDiffTests {
             var frame = Canvas(width: 9, height: 3)
             for _ in 0..<12 {
                 let text = (0..<random.next(upTo: 4)).map { _ in pieces[random.next(upTo: pieces.count)] }.joined()
-                frame.draw(text, x: random.next(upTo: 10) - 1, y: random.next(upTo: 3), style: styles[random.next(upTo: styles.count)])
+                frame.draw(
+                    text, x: random.next(upTo: 10) - 1, y: random.next(upTo: 3),
+                    style: styles[random.next(upTo: styles.count)])
             }
             return frame
         }

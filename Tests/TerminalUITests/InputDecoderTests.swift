@@ -75,8 +75,10 @@ struct InputDecoderTests {
     static let functionKeys: [KeySequence] = [
         KeySequence("\(esc)OP", .function(1), "xterm F1"), KeySequence("\(esc)OQ", .function(2), "xterm F2"),
         KeySequence("\(esc)OR", .function(3), "xterm F3"), KeySequence("\(esc)OS", .function(4), "xterm F4"),
-        KeySequence("\(esc)[11~", .function(1), "VT220/rxvt F1"), KeySequence("\(esc)[12~", .function(2), "VT220/rxvt F2"),
-        KeySequence("\(esc)[13~", .function(3), "VT220/rxvt F3"), KeySequence("\(esc)[14~", .function(4), "VT220/rxvt F4"),
+        KeySequence("\(esc)[11~", .function(1), "VT220/rxvt F1"),
+        KeySequence("\(esc)[12~", .function(2), "VT220/rxvt F2"),
+        KeySequence("\(esc)[13~", .function(3), "VT220/rxvt F3"),
+        KeySequence("\(esc)[14~", .function(4), "VT220/rxvt F4"),
         KeySequence("\(esc)[15~", .function(5), "F5"), KeySequence("\(esc)[17~", .function(6), "F6"),
         KeySequence("\(esc)[18~", .function(7), "F7"), KeySequence("\(esc)[19~", .function(8), "F8"),
         KeySequence("\(esc)[20~", .function(9), "F9"), KeySequence("\(esc)[21~", .function(10), "F10"),
@@ -87,7 +89,9 @@ struct InputDecoderTests {
         KeySequence("\(esc)[[E", .function(5), "Linux console F5"),
         KeySequence("\(esc)[Z", .backTab, "Shift-Tab"),
         KeySequence("\(esc)OM", .enter, "keypad Enter (application mode)"),
-        KeySequence("\(esc)Op\(esc)Oy\(esc)Ok", [.character("0"), .character("9"), .character("+")], "keypad digits (application mode)"),
+        KeySequence(
+            "\(esc)Op\(esc)Oy\(esc)Ok", [.character("0"), .character("9"), .character("+")],
+            "keypad digits (application mode)"),
     ]
 
     static let altKeys: [KeySequence] = [
@@ -129,8 +133,10 @@ struct InputDecoderTests {
 
     static let pastes: [KeySequence] = [
         KeySequence("\(esc)[200~two\nlines\(esc)[201~", .paste("two\nlines"), "paste with a newline"),
-        KeySequence("\(esc)[200~\(esc)[1~\r\t\(esc)\(esc)[201~", .paste("\(esc)[1~\r\t\(esc)"), "keys inside a paste are text"),
-        KeySequence("x\(esc)[200~日本\(esc)[201~y", [.character("x"), .paste("日本"), .character("y")], "text around a paste"),
+        KeySequence(
+            "\(esc)[200~\(esc)[1~\r\t\(esc)\(esc)[201~", .paste("\(esc)[1~\r\t\(esc)"), "keys inside a paste are text"),
+        KeySequence(
+            "x\(esc)[200~日本\(esc)[201~y", [.character("x"), .paste("日本"), .character("y")], "text around a paste"),
         KeySequence("\(esc)[200~\(esc)[201~", .paste(""), "empty paste"),
     ]
 
@@ -197,26 +203,29 @@ struct InputDecoderTests {
         #expect(decoder.isWaiting)
         #expect(decoder.timeOut() == [.escape])
         #expect(!decoder.isWaiting)
-        #expect(decoder.feed(Array("[1~".utf8)) == [.character("["), .character("1"), .character("~")],
-                "after the delay the next bytes are keys of their own")
+        #expect(
+            decoder.feed(Array("[1~".utf8)) == [.character("["), .character("1"), .character("~")],
+            "after the delay the next bytes are keys of their own")
         #expect(decoder.timeOut().isEmpty, "nothing left to settle")
     }
 
     @Test("What a time-out settles")
     func timeOuts() {
-        let cases: [([UInt8], [Key])] = [
-            ([0xE6, 0xBC], []),  // two of the three bytes of 漢
-            ([0x1B, 0xE6, 0xBC], []),
-        ] + [(String, [Key])]([
-            ("\(esc)\(esc)", [.escape, .escape]),
-            ("\(esc)[", [.modified(.character("["), .alt)]),
-            ("\(esc)O", [.modified(.character("O"), .alt)]),
-            ("\(esc)[1;5", []),  // an unfinished sequence is dropped, not text
-            ("\(esc)[<0;5", []),
-            ("\(esc)[M ", []),
-            ("\(esc)[200~abc", [.paste("abc")]),  // a paste whose end never came
-            ("\(esc)[200~abc\(esc)[20", [.paste("abc\(esc)[20")]),
-        ]).map { (Array($0.0.utf8), $0.1) }
+        let cases: [([UInt8], [Key])] =
+            [
+                ([0xE6, 0xBC], []),  // two of the three bytes of 漢
+                ([0x1B, 0xE6, 0xBC], []),
+            ]
+            + [(String, [Key])]([
+                ("\(esc)\(esc)", [.escape, .escape]),
+                ("\(esc)[", [.modified(.character("["), .alt)]),
+                ("\(esc)O", [.modified(.character("O"), .alt)]),
+                ("\(esc)[1;5", []),  // an unfinished sequence is dropped, not text
+                ("\(esc)[<0;5", []),
+                ("\(esc)[M ", []),
+                ("\(esc)[200~abc", [.paste("abc")]),  // a paste whose end never came
+                ("\(esc)[200~abc\(esc)[20", [.paste("abc\(esc)[20")]),
+            ]).map { (Array($0.0.utf8), $0.1) }
         for (bytes, expected) in cases {
             var decoder = InputDecoder()
             #expect(decoder.feed(bytes).isEmpty, "\(bytes) waits")
@@ -231,10 +240,12 @@ struct InputDecoderTests {
         // The table's expectations already pin this; here the check is independent of them:
         // no character key may carry a byte of the sequence itself.
         var decoder = InputDecoder()
-        let keys = decoder.feed(sequence.bytes.dropLast())
+        let keys =
+            decoder.feed(sequence.bytes.dropLast())
             + decoder.timeOut()
-        #expect(!keys.contains { if case .character = $0 { true } else { false } } || sequence.name == "invalid UTF-8",
-                "\(keys)")
+        #expect(
+            !keys.contains { if case .character = $0 { true } else { false } } || sequence.name == "invalid UTF-8",
+            "\(keys)")
         #expect(!keys.contains(.escape))
     }
 

@@ -24,14 +24,15 @@ struct MemoryBackendTests {
     func composedScreen() {
         var backend = MemoryBackend(width: 20, height: 6)
         backend.present(Self.composedScreen(selected: 1))
-        #expect(backend.lines == [
-            " Bookshelf          ",
-            "Dune                ",
-            "ノルウェイの森      ",
-            "Emoji 📚 book       ",
-            "Lais ␛[31mMarie     ",
-            "3 results for \"mura…",
-        ])
+        #expect(
+            backend.lines == [
+                " Bookshelf          ",
+                "Dune                ",
+                "ノルウェイの森      ",
+                "Emoji 📚 book       ",
+                "Lais ␛[31mMarie     ",
+                "3 results for \"mura…",
+            ])
         #expect(backend.style(x: 0, y: 0) == Style(foreground: .white, background: .blue, attributes: .bold))
         #expect(backend.style(x: 19, y: 0).background == .blue, "the title bar spans the row")
         #expect(backend.style(x: 0, y: 1) == .plain)
@@ -45,7 +46,9 @@ struct MemoryBackendTests {
     func secondFrameSendsChanges() {
         var backend = MemoryBackend(width: 20, height: 6)
         backend.present(Self.composedScreen(selected: 1))
-        #expect(backend.lastUpdates.count == 20 * 6 - 8, "first frame: everything but 8 continuation cells (7 kana, 1 emoji)")
+        #expect(
+            backend.lastUpdates.count == 20 * 6 - 8,
+            "first frame: everything but 8 continuation cells (7 kana, 1 emoji)")
         backend.present(Self.composedScreen(selected: 1))
         #expect(backend.lastUpdates.isEmpty)
         backend.present(Self.composedScreen(selected: 2))
@@ -79,10 +82,17 @@ struct MemoryBackendTests {
         }
         #expect(NcursesBackend.cursesCharacters(cell("a")) == [97, 0])
         #expect(NcursesBackend.cursesCharacters(cell("e\u{301}")) == [0x65, 0x301, 0])
-        #expect(NcursesBackend.cursesCharacters(cell("a\u{301}\u{302}\u{303}\u{304}")) == [0x61, 0x301, 0x302, 0x303, 0x304, 0])
-        #expect(NcursesBackend.cursesCharacters(cell("\u{1112}\u{1161}\u{11AB}")) == [0x1112, 0x1161, 0x11AB, 0], "Hangul jamo")
+        #expect(
+            NcursesBackend.cursesCharacters(cell("a\u{301}\u{302}\u{303}\u{304}")) == [
+                0x61, 0x301, 0x302, 0x303, 0x304, 0,
+            ])
+        #expect(
+            NcursesBackend.cursesCharacters(cell("\u{1112}\u{1161}\u{11AB}")) == [0x1112, 0x1161, 0x11AB, 0],
+            "Hangul jamo")
         #expect(NcursesBackend.cursesCharacters(cell("ที่")) == [0xE17, 0xE35, 0xE48, 0])
-        for whole in ["a\u{301}\u{302}\u{303}\u{304}\u{305}", "👨\u{200D}👩\u{200D}👧", "🇯🇵", "👍🏽", "1\u{FE0F}\u{20E3}", "कि", "กำ"] {
+        for whole in [
+            "a\u{301}\u{302}\u{303}\u{304}\u{305}", "👨\u{200D}👩\u{200D}👧", "🇯🇵", "👍🏽", "1\u{FE0F}\u{20E3}", "कि", "กำ",
+        ] {
             #expect(NcursesBackend.cursesCharacters(cell(whole)) == nil, "\(whole) is written beside ncurses")
         }
     }
@@ -93,8 +103,9 @@ struct MemoryBackendTests {
         canvas.draw("a🇯🇵b", x: 0, y: 0)
         canvas.draw("👨\u{200D}👩\u{200D}👧", x: 3, y: 1, style: .bold)
         canvas.draw("e\u{301}", x: 0, y: 1)
-        #expect(NcursesBackend.clustersBeyondCurses(in: canvas)
-            == "\u{1B}7\u{1B}[1;2H\u{1B}[0m🇯🇵\u{1B}[2;4H\u{1B}[0;1m👨\u{200D}👩\u{200D}👧\u{1B}[0m\u{1B}8")
+        #expect(
+            NcursesBackend.clustersBeyondCurses(in: canvas)
+                == "\u{1B}7\u{1B}[1;2H\u{1B}[0m🇯🇵\u{1B}[2;4H\u{1B}[0;1m👨\u{200D}👩\u{200D}👧\u{1B}[0m\u{1B}8")
         #expect(NcursesBackend.clustersBeyondCurses(in: Canvas(width: 3, height: 1)) == "")
     }
 }

@@ -10,9 +10,9 @@ import Testing
     @Test(arguments: [
         "+\u{FFFD}\u{200F}\u{FFFD}\u{FFFD}\u{200F}\u{FFFD}\u{200B}\u{200F}\u{0601}\u{200B}\u{200F}",
         "\u{0601}\u{200B}abc",
-        "a\u{200B}\u{093F}bc",           // a spacing mark left alone after a dropped space
-        "🇫\u{200B}🇷 flags",             // regional indicators that would pair up
-        "👩\u{200D}\u{200B}👧 family",   // a joiner left at the end of a glyph
+        "a\u{200B}\u{093F}bc",  // a spacing mark left alone after a dropped space
+        "🇫\u{200B}🇷 flags",  // regional indicators that would pair up
+        "👩\u{200D}\u{200B}👧 family",  // a joiner left at the end of a glyph
         // Found by fuzzing on 2026-12-02: the mark before a wide character. Its replacement
         // is two U+FFFD, and the mark fused with the first of them.
         "\u{0600}\u{200B}\u{490D}\u{FFFD}\u{FFFD}\u{FFFD}\nH",
@@ -22,7 +22,9 @@ import Testing
         let total = TextLayout.width(text)
         for width in 0...(total + 2) {
             let truncated = TextLayout.truncate(text, toWidth: width)
-            #expect(TextLayout.width(truncated) == min(total, width), "width \(width): \(truncated.unicodeScalars.map { String($0.value, radix: 16) })")
+            #expect(
+                TextLayout.width(truncated) == min(total, width),
+                "width \(width): \(truncated.unicodeScalars.map { String($0.value, radix: 16) })")
         }
     }
 }
@@ -41,7 +43,8 @@ import Testing
         var splitKeys: [Key] = []
         for byte in input { splitKeys += split.feed([byte]) }
         splitKeys += split.timeOut()
-        let expected: [Key] = [.character("x")] + Array(repeating: .escape, count: 4_998) + [.character("b").adding(.alt)]
+        let expected: [Key] =
+            [.character("x")] + Array(repeating: .escape, count: 4_998) + [.character("b").adding(.alt)]
         #expect(wholeKeys == expected)
         #expect(splitKeys == expected)
     }

@@ -56,7 +56,10 @@ struct TerminalLoopTests {
         rig.terminal.start()
         await rig.backend.waitForFrames(1)
         rig.backend.send("ab\u{1B}[A\u{03}c")
-        #expect(rig.events == [.key(.character("a")), .key(.character("b")), .key(.up), .key(.ctrl("c")), .key(.character("c"))])
+        #expect(
+            rig.events == [
+                .key(.character("a")), .key(.character("b")), .key(.up), .key(.ctrl("c")), .key(.character("c")),
+            ])
         await rig.backend.waitForFrames(2)
         #expect(rig.backend.lines[0] == "keys:abc            ")
         #expect(rig.backend.framesPresented == 2, "five events, one frame")

@@ -130,8 +130,10 @@ struct SearchPlan {
 extension SQLiteBookRemote {
     /// The first answer of `strategies`, asked in order in the caller's read transaction, as of
     /// the catalog's `sequence`; nil when they all decline (never when `booksTable` is among them).
-    func firstAnswer(of strategies: [SearchStrategy], _ terms: SearchTerms, _ query: SearchQuery, index: SearchIndex?,
-                     at sequence: Int) throws -> StrategyAnswer? {
+    func firstAnswer(
+        of strategies: [SearchStrategy], _ terms: SearchTerms, _ query: SearchQuery, index: SearchIndex?,
+        at sequence: Int
+    ) throws -> StrategyAnswer? {
         for strategy in strategies {
             if let answer = try ask(strategy, terms, query, index: index, at: sequence) { return answer }
         }
@@ -139,8 +141,10 @@ extension SQLiteBookRemote {
     }
 
     /// What `strategy` answers, or nil when it declines (see each case of `SearchStrategy`).
-    private func ask(_ strategy: SearchStrategy, _ terms: SearchTerms, _ query: SearchQuery, index: SearchIndex?,
-                     at sequence: Int) throws -> StrategyAnswer? {
+    private func ask(
+        _ strategy: SearchStrategy, _ terms: SearchTerms, _ query: SearchQuery, index: SearchIndex?,
+        at sequence: Int
+    ) throws -> StrategyAnswer? {
         let (offset, limit) = (query.offset, query.limit)
         let booksTable = BooksTableSearch(connection: connection, scope: account.scope, recent: (recentScans, sequence))
         switch strategy {
@@ -170,11 +174,14 @@ extension SQLiteBookRemote {
             return try booksTable.pageFromFirstMatches(terms, offset: offset, limit: limit).map { StrategyAnswer($0) }
         case .titleOrder:
             guard query.countLater, !booksTable.narrowsAKeptScan(ofAtMost: TitleOrderPage.rowLimit, terms),
-                  let (ids, seen) = try titleOrder.page(terms, offset: offset, limit: limit, connection: connection, scope: account.scope)
+                let (ids, seen) = try titleOrder.page(
+                    terms, offset: offset, limit: limit, connection: connection, scope: account.scope)
             else { return nil }
             return StrategyAnswer(ids: ids, total: seen, source: .titleOrder)
         case .orderedMatches:
-            guard query.countLater, !booksTable.narrowsAKeptScan(ofAtMost: TitleOrderPage.rowLimit, terms) else { return nil }
+            guard query.countLater, !booksTable.narrowsAKeptScan(ofAtMost: TitleOrderPage.rowLimit, terms) else {
+                return nil
+            }
             return try booksTable.pageFromOrderedMatches(terms, offset: offset, limit: limit).map { StrategyAnswer($0) }
         case .booksTable:
             return StrategyAnswer(try booksTable.search(terms, offset: offset, limit: limit))

@@ -13,9 +13,11 @@ public enum CatalogFileProbe {
             let catalog = try SQLiteCatalog.open(path: path, create: true)
             try catalog.addAccount(Account(name: "reader", role: .reader, scope: "main"))
             let words = ["alpha", "Rome", "history", "of", "the", "東京", "café", "zoë", "hi-fi", "2nd"]
-            try catalog.insertBooks((0..<200).map { index in
-                NewBook(title: "\(words[index % 10]) \(words[index / 10 % 10]) \(index)", author: words[index * 7 % 10])
-            }, scope: "main")
+            try catalog.insertBooks(
+                (0..<200).map { index in
+                    NewBook(
+                        title: "\(words[index % 10]) \(words[index / 10 % 10]) \(index)", author: words[index * 7 % 10])
+                }, scope: "main")
         }
         defer { for suffix in ["", "-wal", "-shm"] { unlink(path + suffix) } }
         return Array(try Data(contentsOf: URL(fileURLWithPath: path)))
@@ -29,13 +31,15 @@ public enum CatalogFileProbe {
             unlink(SearchIndexSnapshot.path(catalogPath: path, scope: "main"))
         }
         guard FileManager.default.createFile(atPath: path, contents: Data(bytes)),
-              let catalog = try? SQLiteCatalog.open(path: path, create: false),
-              let remote = try? catalog.remote(account: "reader")
+            let catalog = try? SQLiteCatalog.open(path: path, create: false),
+            let remote = try? catalog.remote(account: "reader")
         else { return 0 }
         var answered = 0
         for step in 0..<2 {
             if step == 1 { _ = try? await remote.searchIndexReport() }
-            for text in queries where (try? await remote.search(SearchQuery(text: text, limit: 50))) != nil { answered += 1 }
+            for text in queries where (try? await remote.search(SearchQuery(text: text, limit: 50))) != nil {
+                answered += 1
+            }
         }
         await remote.finishIndexPreparation()
         return answered

@@ -27,7 +27,8 @@ public enum CatalogIntegrity {
             let found: [String]
             do {
                 found = try findings(path, flags: SQLITE_OPEN_READONLY)
-            } catch let error as SQLiteError where error.primary == SQLITE_CANTOPEN || error.primary == SQLITE_READONLY {
+            } catch let error as SQLiteError where error.primary == SQLITE_CANTOPEN || error.primary == SQLITE_READONLY
+            {
                 // A WAL catalog in a directory that cannot hold its -shm file (`ReadOnlyCatalog`).
                 found = try findings(ReadOnlyCatalog.immutableURI(path), flags: SQLITE_OPEN_READONLY | SQLITE_OPEN_URI)
             }

@@ -1,7 +1,7 @@
 import CSQLite
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A failed SQLite call: the extended result code and SQLite's own message.
@@ -84,7 +84,7 @@ final class Connection {
         defer { sqlite3_progress_handler(handle, 0, nil, nil) }
         do {
             return try body()
-        } catch where Task.isCancelled {
+        } catch  where Task.isCancelled {
             throw CancellationError()
         }
     }
@@ -94,10 +94,12 @@ final class Connection {
     /// of ten million rows) can then give way to the searches a user waits on (`ForegroundWork`).
     func pausing<T>(_ pause: @escaping () -> Void, _ body: () throws -> T) rethrows -> T {
         let box = Unmanaged.passRetained(PauseBox(pause))
-        sqlite3_progress_handler(handle, 65_536, { context in
-            Unmanaged<PauseBox>.fromOpaque(context!).takeUnretainedValue().pause()
-            return 0
-        }, box.toOpaque())
+        sqlite3_progress_handler(
+            handle, 65_536,
+            { context in
+                Unmanaged<PauseBox>.fromOpaque(context!).takeUnretainedValue().pause()
+                return 0
+            }, box.toOpaque())
         defer {
             sqlite3_progress_handler(handle, 0, nil, nil)
             box.release()
@@ -172,7 +174,8 @@ final class Connection {
     func lastError(_ result: Int32) -> SQLiteError {
         let code = sqlite3_extended_errcode(handle)
         let message = String(cString: sqlite3_errmsg(handle))
-        return SQLiteError(code: code == SQLITE_OK ? result : code, message: message, systemError: sqlite3_system_errno(handle))
+        return SQLiteError(
+            code: code == SQLITE_OK ? result : code, message: message, systemError: sqlite3_system_errno(handle))
     }
 }
 
@@ -201,11 +204,13 @@ final class Statement {
                 result = text.withCString { sqlite3_bind_text(handle, index, $0, length, shim_sqlite_transient()) }
             case let .textBytes(bytes):
                 // An empty buffer may have no address, and a NULL pointer would bind NULL.
-                result = bytes.isEmpty
+                result =
+                    bytes.isEmpty
                     ? sqlite3_bind_text(handle, index, "", 0, shim_sqlite_transient())
                     : bytes.withUnsafeBufferPointer { buffer in
                         buffer.withMemoryRebound(to: CChar.self) {
-                            sqlite3_bind_text(handle, index, $0.baseAddress, Int32(buffer.count), shim_sqlite_transient())
+                            sqlite3_bind_text(
+                                handle, index, $0.baseAddress, Int32(buffer.count), shim_sqlite_transient())
                         }
                     }
             }
@@ -216,7 +221,8 @@ final class Statement {
     /// Binds `bytes` as a BLOB without copying them: they must stay valid until `reset()`.
     func bindBlobWithoutCopy(_ index: Int32, _ bytes: UnsafeRawBufferPointer) throws(SQLiteError) {
         // A zero-length buffer may have no address; SQLite would store NULL for it.
-        let result = bytes.isEmpty
+        let result =
+            bytes.isEmpty
             ? sqlite3_bind_zeroblob(handle, index, 0)
             : sqlite3_bind_blob64(handle, index, bytes.baseAddress, sqlite3_uint64(bytes.count), nil)
         guard result == SQLITE_OK else { throw connection.lastError(result) }
@@ -241,7 +247,9 @@ final class Statement {
 
     func blob(_ column: Int32) -> UnsafeRawBufferPointer {
         let count = Int(sqlite3_column_bytes(handle, column))
-        guard let bytes = sqlite3_column_blob(handle, column), count > 0 else { return UnsafeRawBufferPointer(start: nil, count: 0) }
+        guard let bytes = sqlite3_column_blob(handle, column), count > 0 else {
+            return UnsafeRawBufferPointer(start: nil, count: 0)
+        }
         return UnsafeRawBufferPointer(start: bytes, count: count)
     }
 

@@ -8,12 +8,15 @@ import Foundation
 enum ReadOnlyCatalog {
     static func open(path: String, busyTimeout: Duration) throws(SQLiteCatalogError) -> Connection {
         do {
-            return try prepared(Connection(path: path, flags: SQLITE_OPEN_READONLY), path: path, busyTimeout: busyTimeout)
+            return try prepared(
+                Connection(path: path, flags: SQLITE_OPEN_READONLY), path: path, busyTimeout: busyTimeout)
         } catch let error as SQLiteError where error.primary == SQLITE_CANTOPEN || error.primary == SQLITE_READONLY {
             // A WAL catalog is read through its -shm file, which a read-only directory cannot
             // hold: read the file as it is. Nobody can be writing it there (no -wal either).
             do {
-                return try prepared(Connection(path: immutableURI(path), flags: SQLITE_OPEN_READONLY | SQLITE_OPEN_URI), path: path, busyTimeout: busyTimeout)
+                return try prepared(
+                    Connection(path: immutableURI(path), flags: SQLITE_OPEN_READONLY | SQLITE_OPEN_URI), path: path,
+                    busyTimeout: busyTimeout)
             } catch {
                 throw SQLiteCatalogError(error, path: path)
             }
@@ -27,7 +30,9 @@ enum ReadOnlyCatalog {
     private static func prepared(_ connection: Connection, path: String, busyTimeout: Duration) throws -> Connection {
         connection.setBusyTimeout(busyTimeout)
         let found = try Schema.version(of: connection)
-        if found > Schema.currentVersion { throw SQLiteCatalogError.newerSchema(found: found, known: Schema.currentVersion) }
+        if found > Schema.currentVersion {
+            throw SQLiteCatalogError.newerSchema(found: found, known: Schema.currentVersion)
+        }
         if found == 0 {
             let tables = try connection.queryFirst("SELECT count(*) FROM sqlite_schema") { $0.int(0) } ?? 0
             throw tables > 0 ? SQLiteCatalogError.otherDatabase(path: path) : SQLiteCatalogError.emptyFile(path: path)

@@ -14,8 +14,10 @@ enum RevisionLog {
             INSERT INTO book_revisions(book_id, revision, title, author, account, saved_at, operation)
             VALUES (?1, ?2, ?3, ?4, ?5, \(nowMilliseconds), ?6)
             """,
-            [.int(saved.id), .int(saved.revision), .text(saved.title), .text(saved.author), .text(account),
-             .text(operation.uuidString)])
+            [
+                .int(saved.id), .int(saved.revision), .text(saved.title), .text(saved.author), .text(account),
+                .text(operation.uuidString),
+            ])
     }
 
     /// Starts the history of the books an import inserted (the rows of change `sequence`).
@@ -31,15 +33,18 @@ enum RevisionLog {
     /// The book's revisions, newest first, if the book is in `scope`; nil when it is not.
     static func history(of id: Int, scope: String, on connection: Connection) throws -> [BookRevision]? {
         try connection.transaction(immediate: false) {
-            let visible = try connection.queryFirst(
-                "SELECT 1 FROM books WHERE id = ?1 AND scope = ?2", [.int(id), .text(scope)]) { _ in true } ?? false
+            let visible =
+                try connection.queryFirst(
+                    "SELECT 1 FROM books WHERE id = ?1 AND scope = ?2", [.int(id), .text(scope)]
+                ) { _ in true } ?? false
             guard visible else { return nil }
             return try connection.query(
                 """
                 SELECT book_id, title, author, revision, account, saved_at, operation FROM book_revisions
                 WHERE book_id = ?1 ORDER BY revision DESC
                 """,
-                [.int(id)]) { row in
+                [.int(id)]
+            ) { row in
                 BookRevision(
                     record: BookRecord(id: row.int(0), title: row.text(1), revision: row.int(3), author: row.text(2)),
                     account: row.isNull(4) ? nil : row.text(4),

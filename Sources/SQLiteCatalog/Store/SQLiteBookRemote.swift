@@ -11,8 +11,10 @@ import Foundation
 ///
 /// Threading: the connection is used only from this actor. SQLite calls block the actor's
 /// thread (a local file; a write waits at most the busy timeout), never the main actor.
-public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, SaveOutcomeRecordingRemote, AccountAwareRemote,
-    HistoryKeepingRemote {
+public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, SaveOutcomeRecordingRemote,
+    AccountAwareRemote,
+    HistoryKeepingRemote
+{
     public nonisolated let account: Account
     let connection: Connection
     private let catalogPath: String
@@ -34,8 +36,10 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
     /// accounts. Commits that change neither (a stored search index snapshot) are no news.
     private var seenState: CatalogState
 
-    init(connection: sending Connection, account: Account, catalogPath: String, busyTimeout: Duration,
-         beforeIndexBuild: IndexPreparation.BuildHook?, beforeCatchUp: IndexPreparation.BuildHook?) {
+    init(
+        connection: sending Connection, account: Account, catalogPath: String, busyTimeout: Duration,
+        beforeIndexBuild: IndexPreparation.BuildHook?, beforeCatchUp: IndexPreparation.BuildHook?
+    ) {
         self.connection = connection
         self.account = account
         self.catalogPath = catalogPath
@@ -45,8 +49,9 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
         recentScans = RecentScans(memory: BuildMemory(besideCatalog: catalogPath))
         self.seenDataVersion = (try? connection.queryFirst("PRAGMA data_version") { $0.int(0) }) ?? 0
         self.seenState = (try? CatalogState(connection)) ?? CatalogState(sequence: -1, accounts: "")
-        preparation = IndexPreparation.start(path: catalogPath, busyTimeout: busyTimeout, scope: account.scope,
-                                             beforeBuild: beforeIndexBuild)
+        preparation = IndexPreparation.start(
+            path: catalogPath, busyTimeout: busyTimeout, scope: account.scope,
+            beforeBuild: beforeIndexBuild)
     }
 
     deinit { preparation?.cancel() }
@@ -85,10 +90,12 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
                       AND EXISTS (SELECT 1 FROM accounts WHERE name = ?10 AND role = 'editor' AND scope = ?8)
                     RETURNING id, title, author, revision, change_seq
                     """,
-                    [.text(title), author.map { .text($0) } ?? .null,
-                     .text(text.titleKey), .text(text.titleTerms), author == nil ? .null : .text(text.authorTerms),
-                     .int(request.id), .int(request.expectedRevision), .text(account.scope), .int(Int.max),
-                     .text(account.name)],
+                    [
+                        .text(title), author.map { .text($0) } ?? .null,
+                        .text(text.titleKey), .text(text.titleTerms), author == nil ? .null : .text(text.authorTerms),
+                        .int(request.id), .int(request.expectedRevision), .text(account.scope), .int(Int.max),
+                        .text(account.name),
+                    ],
                     row: { (Self.record($0), $0.int(4)) })
                 if let (saved, sequence) = saved {
                     // This connection's own commit is no news to it, as long as nobody else's
@@ -97,7 +104,8 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
                     try connection.run(
                         "INSERT INTO committed_saves(operation, book_id, revision) VALUES (?1, ?2, ?3)",
                         [.text(request.operation.uuidString), .int(saved.id), .int(saved.revision)])
-                    try RevisionLog.recordSave(saved, account: account.name, operation: request.operation, on: connection)
+                    try RevisionLog.recordSave(
+                        saved, account: account.name, operation: request.operation, on: connection)
                     return .success(saved)
                 }
                 return .failure(try explainRefusal(request))
@@ -109,13 +117,18 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
     /// Why the compare-and-set changed no row, in the order the in-memory store checks.
     private func explainRefusal(_ request: SaveRequest) throws -> BookFailure {
         let stored = try connection.queryFirst(
-            "SELECT revision FROM books WHERE id = ?1 AND scope = ?2", [.int(request.id), .text(account.scope)]) { $0.int(0) }
+            "SELECT revision FROM books WHERE id = ?1 AND scope = ?2", [.int(request.id), .text(account.scope)]
+        ) { $0.int(0) }
         guard let revision = stored else { return .missing }
-        let isEditor = try connection.queryFirst(
-            "SELECT 1 FROM accounts WHERE name = ?1 AND role = 'editor' AND scope = ?2",
-            [.text(account.name), .text(account.scope)]) { _ in true } ?? false
+        let isEditor =
+            try connection.queryFirst(
+                "SELECT 1 FROM accounts WHERE name = ?1 AND role = 'editor' AND scope = ?2",
+                [.text(account.name), .text(account.scope)]
+            ) { _ in true } ?? false
         guard isEditor else { return .notAllowed }
-        guard revision == request.expectedRevision else { return .conflict(expected: request.expectedRevision, actual: revision) }
+        guard revision == request.expectedRevision else {
+            return .conflict(expected: request.expectedRevision, actual: revision)
+        }
         return .revisionExhausted
     }
 
@@ -138,7 +151,8 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
             // from this actor; other pages wait for the latter (the index answers them).
             if index == nil, let answer = try pageBeforeItsCount(plan.takePagesAlone(), terms, query) { return answer }
             if catchingUp == nil, let index = await indexIfReady(), catchingUp == nil,
-               try mappingFailures(at: catalogPath, { try hasManyChanges(since: index.syncedSequence) }) {
+                try mappingFailures(at: catalogPath, { try hasManyChanges(since: index.syncedSequence) })
+            {
                 startCatchUp(index)
             }
             if catchingUp != nil {
@@ -165,8 +179,9 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
                     distrustIndex()
                     let (ids, total, _) = try BooksTableSearch(connection: connection, scope: account.scope)
                         .search(terms, offset: query.offset, limit: query.limit)
-                    return SearchAnswer(page: try page(ids: ids, total: total, query: query, whileIndexing: !terms.isEmpty),
-                                        source: .booksTable)
+                    return SearchAnswer(
+                        page: try page(ids: ids, total: total, query: query, whileIndexing: !terms.isEmpty),
+                        source: .booksTable)
                 }
             }
         }
@@ -188,11 +203,15 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
     /// read transaction of its own: before the index is loaded, or while it catches up away
     /// from this actor. Nil when they all decline, when there are none (they were asked
     /// already), or when the query wants its count now.
-    private func pageBeforeItsCount(_ strategies: [SearchStrategy], _ terms: SearchTerms, _ query: SearchQuery) throws -> SearchAnswer? {
+    private func pageBeforeItsCount(_ strategies: [SearchStrategy], _ terms: SearchTerms, _ query: SearchQuery) throws
+        -> SearchAnswer?
+    {
         guard query.countLater, !strategies.isEmpty else { return nil }
         return try mappingFailures(at: catalogPath) {
             try connection.transaction(immediate: false) {
-                guard let found = try firstAnswer(of: strategies, terms, query, index: nil, at: latestChange()) else { return nil }
+                guard let found = try firstAnswer(of: strategies, terms, query, index: nil, at: latestChange()) else {
+                    return nil
+                }
                 return SearchAnswer(page: try page(found, terms, query), source: found.source)
             }
         }
@@ -201,13 +220,16 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
     /// The page of a strategy's answer: a search index's ids must all be books, a word query
     /// answered without one says so, and a page alone says its count follows.
     private func page(_ found: StrategyAnswer, _ terms: SearchTerms, _ query: SearchQuery) throws -> SearchPage {
-        try page(ids: found.ids, total: found.total, query: query, namedByIndex: found.source.isIndex,
-                 whileIndexing: !found.source.isIndex && !terms.isEmpty, countFollows: found.source.countFollows)
+        try page(
+            ids: found.ids, total: found.total, query: query, namedByIndex: found.source.isIndex,
+            whileIndexing: !found.source.isIndex && !terms.isEmpty, countFollows: found.source.countFollows)
     }
 
     /// A book's title key as stored now, for placing changed books among an index's matches.
     func titleKey(_ id: Int) throws -> [UInt8]? {
-        try connection.queryFirst("SELECT title_key FROM books WHERE id = ?1 AND scope = ?2", [.int(id), .text(account.scope)]) {
+        try connection.queryFirst(
+            "SELECT title_key FROM books WHERE id = ?1 AND scope = ?2", [.int(id), .text(account.scope)]
+        ) {
             Array($0.bytes(0))
         }
     }
@@ -216,29 +238,39 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
     func distrustIndex() {
         index = nil
         preparation?.cancel()
-        preparation = IndexPreparation.start(path: catalogPath, busyTimeout: busyTimeout, scope: account.scope, useSnapshot: false,
-                                             beforeBuild: beforeIndexBuild)
+        preparation = IndexPreparation.start(
+            path: catalogPath, busyTimeout: busyTimeout, scope: account.scope, useSnapshot: false,
+            beforeBuild: beforeIndexBuild)
     }
 
     /// The rows of `ids`. An id with no book of this scope is `SearchIndexDamage` when an index
     /// named it, and a malformed answer otherwise. `whileIndexing`: a word query answered from
     /// the books table because the index is being built (the list of all books is quick there).
     /// `countFollows`: `total` is the matches seen so far (`TotalCount.counting`).
-    private func page(ids: [Int], total: Int, query: SearchQuery, namedByIndex: Bool = false,
-                      whileIndexing: Bool = false, countFollows: Bool = false) throws -> SearchPage {
+    private func page(
+        ids: [Int], total: Int, query: SearchQuery, namedByIndex: Bool = false,
+        whileIndexing: Bool = false, countFollows: Bool = false
+    ) throws -> SearchPage {
         let records = try ids.map { id in
-            guard let record = try connection.queryFirst(
-                "SELECT id, title, author, revision FROM books WHERE id = ?1 AND scope = ?2",
-                [.int(id), .text(account.scope)], row: Self.record)
+            guard
+                let record = try connection.queryFirst(
+                    "SELECT id, title, author, revision FROM books WHERE id = ?1 AND scope = ?2",
+                    [.int(id), .text(account.scope)], row: Self.record)
             else {
                 // In one read transaction, an id the books table's own index gave is a book.
-                guard namedByIndex else { throw CatalogDamage("the title index names book \(id), which the table lacks") }
+                guard namedByIndex else {
+                    throw CatalogDamage("the title index names book \(id), which the table lacks")
+                }
                 throw SearchIndexDamage("the index names book \(id), which this scope does not have")
             }
             return record
         }
-        let totalCount = countFollows ? .counting(atLeast: max(total, query.offset + records.count))
-            : TotalCount(counted: total, offset: query.offset, shown: records.count, hasMore: query.offset + records.count < total)
+        let totalCount =
+            countFollows
+            ? .counting(atLeast: max(total, query.offset + records.count))
+            : TotalCount(
+                counted: total, offset: query.offset, shown: records.count,
+                hasMore: query.offset + records.count < total)
         return SearchPage(records: records, totalCount: totalCount, answeredWhileIndexing: whileIndexing)
     }
 
@@ -274,7 +306,8 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
     private func hasManyChanges(since sequence: Int) throws -> Bool {
         let limit = Self.backgroundCatchUpRows + 1
         return try connection.queryFirst(
-            "SELECT count(*) FROM (SELECT 1 FROM books WHERE change_seq > ?1 LIMIT ?2)", [.int(sequence), .int(limit)]) { $0.int(0) } == limit
+            "SELECT count(*) FROM (SELECT 1 FROM books WHERE change_seq > ?1 LIMIT ?2)", [.int(sequence), .int(limit)]
+        ) { $0.int(0) } == limit
     }
 
     /// The catch-up running away from this actor (`startCatchUp`), until it is applied.
@@ -293,14 +326,17 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
             hook?()
             let connection = try CatalogConnection.open(path: path, create: false, busyTimeout: timeout)
             return try connection.transaction(immediate: false) {
-                try SearchIndex.changes(base: base, since: since, room: room, connection: connection, scope: scope,
-                                        sequence: try Self.latestChange(connection))
+                try SearchIndex.changes(
+                    base: base, since: since, room: room, connection: connection, scope: scope,
+                    sequence: try Self.latestChange(connection))
             }
         }
         catchingUp = Task {
             defer { catchingUp = nil }
             let result = await withCheckedContinuation { continuation in
-                DispatchQueue.global(qos: .userInitiated).async { continuation.resume(returning: Result { try read() }) }
+                DispatchQueue.global(qos: .userInitiated).async {
+                    continuation.resume(returning: Result { try read() })
+                }
             }
             guard self.index === index else { return }  // replaced or distrusted meanwhile
             switch result {
@@ -341,7 +377,8 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
             self.preparation = nil
             if case let .failure(error) = finished, CatalogDamage.isDamage(error) { foundDamage = true }
             if case let .success(prepared) = finished,
-               index.map({ $0.isBridge || prepared.base.sequence > $0.base.sequence }) ?? true {
+                index.map({ $0.isBridge || prepared.base.sequence > $0.base.sequence }) ?? true
+            {
                 return install(prepared, from: preparation)
             }
         }
@@ -374,8 +411,9 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
     }
 
     private func startPreparation() {
-        preparation = IndexPreparation.start(path: catalogPath, busyTimeout: busyTimeout, scope: account.scope,
-                                             beforeBuild: beforeIndexBuild)
+        preparation = IndexPreparation.start(
+            path: catalogPath, busyTimeout: busyTimeout, scope: account.scope,
+            beforeBuild: beforeIndexBuild)
     }
 
     /// Waits for the preparation under way (starting one if none is); a failed one is
@@ -401,7 +439,8 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
     /// exit after searches answered without it, so that the next program finds a current index.
     public func finishIndexPreparation() async {
         guard let preparation else { return }
-        do { _ = try await preparation.value() } catch where CatalogDamage.isDamage(error) { foundDamage = true } catch {}
+        do { _ = try await preparation.value() } catch  where CatalogDamage.isDamage(error) { foundDamage = true } catch
+        {}
     }
 
     /// Set once reading the catalog (an index build above all, which reads every row) found it
@@ -444,12 +483,14 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
         }
 
         init(_ connection: Connection) throws {
-            (sequence, accounts) = try connection.queryFirst(
-                """
-                SELECT (SELECT coalesce(max(change_seq), 0) FROM books),
-                       (SELECT coalesce(group_concat(name || char(31) || role || char(31) || scope, char(30)), '')
-                        FROM (SELECT * FROM accounts ORDER BY name))
-                """) { ($0.int(0), $0.text(1)) } ?? (0, "")
+            (sequence, accounts) =
+                try connection.queryFirst(
+                    """
+                    SELECT (SELECT coalesce(max(change_seq), 0) FROM books),
+                           (SELECT coalesce(group_concat(name || char(31) || role || char(31) || scope, char(30)), '')
+                            FROM (SELECT * FROM accounts ORDER BY name))
+                    """
+                ) { ($0.int(0), $0.text(1)) } ?? (0, "")
         }
     }
 
@@ -462,14 +503,17 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
                 SELECT committed_saves.revision FROM committed_saves JOIN books ON books.id = committed_saves.book_id
                 WHERE committed_saves.operation = ?1 AND books.scope = ?2
                 """,
-                [.text(operation.uuidString), .text(account.scope)]) { $0.int(0) }
+                [.text(operation.uuidString), .text(account.scope)]
+            ) { $0.int(0) }
         }
     }
 
     // MARK: HistoryKeepingRemote
 
     public func history(of id: Int) async throws -> [BookRevision] {
-        let found = try mappingFailures(at: catalogPath) { try RevisionLog.history(of: id, scope: account.scope, on: connection) }
+        let found = try mappingFailures(at: catalogPath) {
+            try RevisionLog.history(of: id, scope: account.scope, on: connection)
+        }
         guard let found else { throw BookFailure.missing }
         return found
     }
@@ -485,9 +529,12 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
             for id in ids {
                 let bytes = try connection.queryFirst(
                     "SELECT CAST(title AS BLOB), CAST(author AS BLOB) FROM books WHERE id = ?1 AND scope = ?2",
-                    [.int(id), .text(account.scope)]) { row in StoredBytes(title: Array(row.blob(0)), author: Array(row.blob(1))) }
+                    [.int(id), .text(account.scope)]
+                ) { row in StoredBytes(title: Array(row.blob(0)), author: Array(row.blob(1))) }
                 guard let bytes else { continue }
-                if String(validating: bytes.title, as: UTF8.self) == nil || String(validating: bytes.author, as: UTF8.self) == nil {
+                if String(validating: bytes.title, as: UTF8.self) == nil
+                    || String(validating: bytes.author, as: UTF8.self) == nil
+                {
                     found[id] = bytes
                 }
             }

@@ -26,8 +26,10 @@ public final class SQLiteCatalog: Sendable {
     /// Runs before each remote reads the changes its index catches up with in the background.
     let beforeCatchUp: IndexPreparation.BuildHook?
 
-    private init(path: String, busyTimeout: Duration, connection: Connection, beforeIndexBuild: IndexPreparation.BuildHook?,
-                 beforeCatchUp: IndexPreparation.BuildHook?) {
+    private init(
+        path: String, busyTimeout: Duration, connection: Connection, beforeIndexBuild: IndexPreparation.BuildHook?,
+        beforeCatchUp: IndexPreparation.BuildHook?
+    ) {
         self.path = path
         self.busyTimeout = busyTimeout
         self.connection = connection
@@ -36,16 +38,22 @@ public final class SQLiteCatalog: Sendable {
     }
 
     /// Opens the catalog at `path`; with `create`, makes a new empty one if there is none.
-    public static func open(path: String, create: Bool, busyTimeout: Duration = .seconds(5)) throws(SQLiteCatalogError) -> SQLiteCatalog {
+    public static func open(path: String, create: Bool, busyTimeout: Duration = .seconds(5)) throws(SQLiteCatalogError)
+        -> SQLiteCatalog
+    {
         try open(path: path, create: create, busyTimeout: busyTimeout, beforeIndexBuild: nil)
     }
 
-    static func open(path: String, create: Bool, busyTimeout: Duration = .seconds(5),
-                     beforeIndexBuild: IndexPreparation.BuildHook?, beforeCatchUp: IndexPreparation.BuildHook? = nil)
-        throws(SQLiteCatalogError) -> SQLiteCatalog {
+    static func open(
+        path: String, create: Bool, busyTimeout: Duration = .seconds(5),
+        beforeIndexBuild: IndexPreparation.BuildHook?, beforeCatchUp: IndexPreparation.BuildHook? = nil
+    )
+        throws(SQLiteCatalogError) -> SQLiteCatalog
+    {
         let connection = try CatalogConnection.open(path: path, create: create, busyTimeout: busyTimeout)
-        return SQLiteCatalog(path: path, busyTimeout: busyTimeout, connection: connection, beforeIndexBuild: beforeIndexBuild,
-                             beforeCatchUp: beforeCatchUp)
+        return SQLiteCatalog(
+            path: path, busyTimeout: busyTimeout, connection: connection, beforeIndexBuild: beforeIndexBuild,
+            beforeCatchUp: beforeCatchUp)
     }
 
     // MARK: Accounts
@@ -84,8 +92,9 @@ public final class SQLiteCatalog: Sendable {
         }
         guard let account = found else { throw .unknownAccount(name) }
         let connection = try CatalogConnection.open(path: path, create: false, busyTimeout: busyTimeout)
-        return SQLiteBookRemote(connection: connection, account: account, catalogPath: path, busyTimeout: busyTimeout,
-                                beforeIndexBuild: beforeIndexBuild, beforeCatchUp: beforeCatchUp)
+        return SQLiteBookRemote(
+            connection: connection, account: account, catalogPath: path, busyTimeout: busyTimeout,
+            beforeIndexBuild: beforeIndexBuild, beforeCatchUp: beforeCatchUp)
     }
 
     // MARK: Books
@@ -100,20 +109,24 @@ public final class SQLiteCatalog: Sendable {
     @discardableResult
     /// `validating: false` (`import --restore`) stores each title and author exactly as given,
     /// including the `storedBytes` of text that is not valid UTF-8.
-    public func insertBooks(_ books: some Sequence<NewBook>, scope: String, validating: Bool = true, progress: ((Int) -> Void)? = nil) throws(SQLiteCatalogError) -> Int {
+    public func insertBooks(
+        _ books: some Sequence<NewBook>, scope: String, validating: Bool = true, progress: ((Int) -> Void)? = nil
+    ) throws(SQLiteCatalogError) -> Int {
         guard !scope.isEmpty, !BookValidation.hasControlCharacters(scope) else {
             throw .invalidAccount("the scope must be non-empty text without control characters")
         }
         return try withConnection { connection in
             try connection.transaction(immediate: true) {
                 // One change sequence number for the whole import: it is one commit.
-                let sequence = try connection.queryFirst("SELECT coalesce(max(change_seq), 0) + 1 FROM books") { $0.int(0) } ?? 1
+                let sequence =
+                    try connection.queryFirst("SELECT coalesce(max(change_seq), 0) + 1 FROM books") { $0.int(0) } ?? 1
                 // A book inserted into the title index lands at a random place in it; once the
                 // index outgrows SQLite's page cache, every book costs a page read and write
                 // (ten million books took 71 minutes). A large import creates the index again
                 // at the end instead: one sort. Inside the transaction, so readers keep theirs.
                 let incoming = books.underestimatedCount
-                let recreatesTitleIndex = try incoming >= Self.bulkImport
+                let recreatesTitleIndex =
+                    try incoming >= Self.bulkImport
                     && incoming >= (connection.queryFirst("SELECT count(*) FROM books") { $0.int(0) } ?? 0) / 4
                 if recreatesTitleIndex { try connection.execute("DROP INDEX books_by_scope_title") }
                 let insert = try connection.statement(
@@ -124,13 +137,17 @@ public final class SQLiteCatalog: Sendable {
                 var count = 0
                 for book in books {
                     let valid: NewBook
-                    do { valid = validating ? try book.validated() : book } catch let failure as BookFailure { throw SQLiteCatalogError.invalidBook(index: count, reason: failure) }
+                    do { valid = validating ? try book.validated() : book } catch let failure as BookFailure {
+                        throw SQLiteCatalogError.invalidBook(index: count, reason: failure)
+                    }
                     let text = BookText(title: valid.title, author: valid.author)
                     // Only an unvalidated book can carry bytes that are not valid UTF-8 (`validated()` refuses them).
                     let title = valid.storedBytes.map { SQLValue.textBytes($0.title) } ?? .text(valid.title)
                     let author = valid.storedBytes.map { SQLValue.textBytes($0.author) } ?? .text(valid.author)
-                    try insert.bind([.text(scope), title, author,
-                                     .text(text.titleKey), .text(text.titleTerms), .text(text.authorTerms), .int(sequence)])
+                    try insert.bind([
+                        .text(scope), title, author,
+                        .text(text.titleKey), .text(text.titleTerms), .text(text.authorTerms), .int(sequence),
+                    ])
                     defer { insert.reset() }
                     while try insert.step() {}
                     count += 1
@@ -161,9 +178,13 @@ public final class SQLiteCatalog: Sendable {
                     VALUES (?1, ?2, ?3, 1, ?4, ?5, ?6, (SELECT coalesce(max(change_seq), 0) + 1 FROM books))
                     RETURNING id, title, author, revision, change_seq
                     """,
-                    [.text(scope), .text(valid.title), .text(valid.author),
-                     .text(text.titleKey), .text(text.titleTerms), .text(text.authorTerms)]
-                ) { (BookRecord(id: $0.int(0), title: $0.text(1), revision: $0.int(3), author: $0.text(2)), $0.int(4)) }!
+                    [
+                        .text(scope), .text(valid.title), .text(valid.author),
+                        .text(text.titleKey), .text(text.titleTerms), .text(text.authorTerms),
+                    ]
+                ) {
+                    (BookRecord(id: $0.int(0), title: $0.text(1), revision: $0.int(3), author: $0.text(2)), $0.int(4))
+                }!
                 try RevisionLog.recordImport(sequence: sequence, on: connection)
                 return record
             }
@@ -174,7 +195,8 @@ public final class SQLiteCatalog: Sendable {
     public func bookCount(scope: String?) throws(SQLiteCatalogError) -> Int {
         try withConnection { connection in
             if let scope {
-                try connection.queryFirst("SELECT count(*) FROM books WHERE scope = ?1", [.text(scope)]) { $0.int(0) } ?? 0
+                try connection.queryFirst("SELECT count(*) FROM books WHERE scope = ?1", [.text(scope)]) { $0.int(0) }
+                    ?? 0
             } else {
                 try connection.queryFirst("SELECT count(*) FROM books") { $0.int(0) } ?? 0
             }
@@ -234,7 +256,9 @@ enum CatalogConnection {
         }
     }
 
-    private static func openWritable(path: String, create: Bool, busyTimeout: Duration) throws(SQLiteCatalogError) -> Connection {
+    private static func openWritable(path: String, create: Bool, busyTimeout: Duration) throws(SQLiteCatalogError)
+        -> Connection
+    {
         try CatalogPathKind.requireFileOrNothing(at: path)
         let exists = CatalogPathKind(path: path) == .regularFile
         if !exists && !create { throw .notFound(path: path) }
@@ -245,7 +269,9 @@ enum CatalogConnection {
             connection = try Connection(path: path, flags: flags)
         } catch {
             // Creating a file in a read-only directory fails as a bare "unable to open".
-            if !exists && error.primary == SQLITE_CANTOPEN && directoryRefusesWrites(path) { throw .readOnly(path: path) }
+            if !exists && error.primary == SQLITE_CANTOPEN && directoryRefusesWrites(path) {
+                throw .readOnly(path: path)
+            }
             throw error.catalogError(path: path)
         }
         connection.setBusyTimeout(busyTimeout)
@@ -256,7 +282,9 @@ enum CatalogConnection {
             // Reading the version is the first touch of the file: it detects "not a
             // database" and a newer schema before anything is written.
             let found = try Schema.version(of: connection)
-            if found > Schema.currentVersion { throw SQLiteCatalogError.newerSchema(found: found, known: Schema.currentVersion) }
+            if found > Schema.currentVersion {
+                throw SQLiteCatalogError.newerSchema(found: found, known: Schema.currentVersion)
+            }
             if found == 0 {
                 // Version 0 is a file no Bookshelf ever wrote: fill it only when asked to
                 // create, and only when nothing else lives in it.

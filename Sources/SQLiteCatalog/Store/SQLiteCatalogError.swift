@@ -47,7 +47,8 @@ extension SQLiteCatalogError: CustomStringConvertible {
         switch self {
         case let .notFound(path): "No catalog at \(path). Create one first (for example with `bookshelf sample`)."
         case let .cannotOpen(path, reason): "Cannot open the catalog \(path): \(reason)."
-        case let .notADatabase(path): "\(path) is not a Bookshelf catalog (not an SQLite database). It was left untouched."
+        case let .notADatabase(path):
+            "\(path) is not a Bookshelf catalog (not an SQLite database). It was left untouched."
         case let .emptyFile(path): "\(path) is an empty file, not a Bookshelf catalog. It was left untouched."
         case let .otherDatabase(path):
             "\(path) is not a Bookshelf catalog (another program's SQLite database). It was left untouched."
@@ -97,7 +98,8 @@ extension SQLiteError {
         return switch primary {
         case SQLITE_BUSY, SQLITE_LOCKED: .storeUnavailable("the catalog is locked by another program; try again")
         case SQLITE_FULL: .storeUnavailable("the disk is full")
-        case SQLITE_READONLY: .storeUnavailable("the catalog is read-only at \(catalogPath): nothing can be saved there")
+        case SQLITE_READONLY:
+            .storeUnavailable("the catalog is read-only at \(catalogPath): nothing can be saved there")
         case SQLITE_CORRUPT, SQLITE_NOTADB: CatalogDamage.failure(path: catalogPath)
         case SQLITE_IOERR: .storeUnavailable("the catalog file could not be read or written (\(message))")
         case SQLITE_CANTOPEN: .storeUnavailable("the catalog file cannot be opened (\(message))")
@@ -134,7 +136,9 @@ struct CatalogDamage: Error, CustomStringConvertible {
             + "restore it from an export (`bookshelf import`) or a backup."
     }
 
-    static func failure(path: String) -> BookFailure { .storeUnavailable("damaged catalog: " + explanation(path: path)) }
+    static func failure(path: String) -> BookFailure {
+        .storeUnavailable("damaged catalog: " + explanation(path: path))
+    }
 
     /// Whether `error`, met while reading the catalog, means it is damaged.
     static func isDamage(_ error: any Error) -> Bool {

@@ -17,88 +17,98 @@ enum Schema {
 
     /// Step `n` (1-based) upgrades a file from version n-1 to n.
     static let migrations: [Step] = [
-        .sql("""
-        CREATE TABLE accounts(
-            name TEXT PRIMARY KEY NOT NULL,
-            role TEXT NOT NULL CHECK (role IN ('reader', 'editor')),
-            scope TEXT NOT NULL
-        ) STRICT;
-        CREATE TABLE books(
-            id INTEGER PRIMARY KEY,
-            scope TEXT NOT NULL,
-            title TEXT NOT NULL CHECK (length(title) > 0),
-            author TEXT NOT NULL DEFAULT '',
-            revision INTEGER NOT NULL CHECK (revision > 0),
-            -- Search support, derived from title and author by BookText on every write:
-            title_key TEXT NOT NULL,      -- folded title, NFC: byte order is result order
-            title_terms TEXT NOT NULL,    -- folded title tokens joined by spaces
-            author_terms TEXT NOT NULL,   -- folded author tokens joined by spaces
-            -- Moves up with every commit that touches the row, so a search index held in
-            -- memory can catch up with other connections' writes incrementally.
-            change_seq INTEGER NOT NULL
-        ) STRICT;
-        \(titleIndex);
-        CREATE INDEX books_by_change ON books(change_seq);
-        CREATE TABLE committed_saves(
-            operation TEXT PRIMARY KEY NOT NULL,
-            book_id INTEGER NOT NULL REFERENCES books(id),
-            revision INTEGER NOT NULL
-        ) STRICT, WITHOUT ROWID;
-        """),
+        .sql(
+            """
+            CREATE TABLE accounts(
+                name TEXT PRIMARY KEY NOT NULL,
+                role TEXT NOT NULL CHECK (role IN ('reader', 'editor')),
+                scope TEXT NOT NULL
+            ) STRICT;
+            CREATE TABLE books(
+                id INTEGER PRIMARY KEY,
+                scope TEXT NOT NULL,
+                title TEXT NOT NULL CHECK (length(title) > 0),
+                author TEXT NOT NULL DEFAULT '',
+                revision INTEGER NOT NULL CHECK (revision > 0),
+                -- Search support, derived from title and author by BookText on every write:
+                title_key TEXT NOT NULL,      -- folded title, NFC: byte order is result order
+                title_terms TEXT NOT NULL,    -- folded title tokens joined by spaces
+                author_terms TEXT NOT NULL,   -- folded author tokens joined by spaces
+                -- Moves up with every commit that touches the row, so a search index held in
+                -- memory can catch up with other connections' writes incrementally.
+                change_seq INTEGER NOT NULL
+            ) STRICT;
+            \(titleIndex);
+            CREATE INDEX books_by_change ON books(change_seq);
+            CREATE TABLE committed_saves(
+                operation TEXT PRIMARY KEY NOT NULL,
+                book_id INTEGER NOT NULL REFERENCES books(id),
+                revision INTEGER NOT NULL
+            ) STRICT, WITHOUT ROWID;
+            """),
         // 2: the search index as built by some connection, so the next one loads it instead of
         // rebuilding it. Derived data only: deleting these rows loses nothing.
-        .sql("""
-        CREATE TABLE search_snapshots(
-            scope TEXT PRIMARY KEY NOT NULL,
-            format INTEGER NOT NULL,       -- SearchIndexSnapshot.format; others are ignored
-            change_seq INTEGER NOT NULL,   -- the snapshot reflects the rows up to this
-            book_count INTEGER NOT NULL,
-            header BLOB NOT NULL           -- sizes, widths and checksums of the parts
-        ) STRICT;
-        CREATE TABLE search_snapshot_parts(
-            id INTEGER PRIMARY KEY,
-            scope TEXT NOT NULL REFERENCES search_snapshots(scope) ON DELETE CASCADE,
-            part INTEGER NOT NULL,
-            data BLOB NOT NULL,
-            UNIQUE (scope, part)
-        ) STRICT;
-        """),
+        .sql(
+            """
+            CREATE TABLE search_snapshots(
+                scope TEXT PRIMARY KEY NOT NULL,
+                format INTEGER NOT NULL,       -- SearchIndexSnapshot.format; others are ignored
+                change_seq INTEGER NOT NULL,   -- the snapshot reflects the rows up to this
+                book_count INTEGER NOT NULL,
+                header BLOB NOT NULL           -- sizes, widths and checksums of the parts
+            ) STRICT;
+            CREATE TABLE search_snapshot_parts(
+                id INTEGER PRIMARY KEY,
+                scope TEXT NOT NULL REFERENCES search_snapshots(scope) ON DELETE CASCADE,
+                part INTEGER NOT NULL,
+                data BLOB NOT NULL,
+                UNIQUE (scope, part)
+            ) STRICT;
+            """),
         // 3: symbols and emoji became search tokens: derive every row's terms again, and drop
         // the stored indexes, which were built from the old terms.
         .swift(rederiveSearchText),
         // 4: every committed revision of every book (`BookRevision`). Books already in the
         // catalog start their history at their current revision, by no account.
-        .sql("""
-        CREATE TABLE book_revisions(
-            book_id INTEGER NOT NULL REFERENCES books(id),
-            revision INTEGER NOT NULL,
-            title TEXT NOT NULL,
-            author TEXT NOT NULL,
-            account TEXT,                  -- NULL: imported, or from before history was kept
-            saved_at INTEGER NOT NULL,     -- milliseconds since 1970
-            operation TEXT,                -- the save's operation id; NULL when no save made it
-            PRIMARY KEY (book_id, revision)
-        ) STRICT, WITHOUT ROWID;
-        INSERT INTO book_revisions(book_id, revision, title, author, account, saved_at, operation)
-            SELECT id, revision, title, author, NULL, \(RevisionLog.nowMilliseconds), NULL FROM books;
-        """),
+        .sql(
+            """
+            CREATE TABLE book_revisions(
+                book_id INTEGER NOT NULL REFERENCES books(id),
+                revision INTEGER NOT NULL,
+                title TEXT NOT NULL,
+                author TEXT NOT NULL,
+                account TEXT,                  -- NULL: imported, or from before history was kept
+                saved_at INTEGER NOT NULL,     -- milliseconds since 1970
+                operation TEXT,                -- the save's operation id; NULL when no save made it
+                PRIMARY KEY (book_id, revision)
+            ) STRICT, WITHOUT ROWID;
+            INSERT INTO book_revisions(book_id, revision, title, author, account, saved_at, operation)
+                SELECT id, revision, title, author, NULL, \(RevisionLog.nowMilliseconds), NULL FROM books;
+            """),
         // 5: letters that do not decompose ("ø", "ł", "æ", "ß") fold as transliterated: derive
         // every row's title key and terms again, and drop the stored indexes.
         .swift(rederiveSearchText),
     ]
 
     private static func rederiveSearchText(_ connection: Connection) throws {
-        let rows = try connection.query("SELECT id, title, author, title_key, title_terms, author_terms FROM books") { row in
-            (id: row.int(0), title: row.text(1), author: row.text(2), titleKey: row.text(3), titleTerms: row.text(4),
-             authorTerms: row.text(5))
+        let rows = try connection.query("SELECT id, title, author, title_key, title_terms, author_terms FROM books") {
+            row in
+            (
+                id: row.int(0), title: row.text(1), author: row.text(2), titleKey: row.text(3), titleTerms: row.text(4),
+                authorTerms: row.text(5)
+            )
         }
         for row in rows {
             let text = BookText(title: row.title, author: row.author)
-            guard text.titleKey != row.titleKey || text.titleTerms != row.titleTerms || text.authorTerms != row.authorTerms else {
+            guard
+                text.titleKey != row.titleKey || text.titleTerms != row.titleTerms
+                    || text.authorTerms != row.authorTerms
+            else {
                 continue
             }
-            try connection.run("UPDATE books SET title_key = ?2, title_terms = ?3, author_terms = ?4 WHERE id = ?1",
-                               [.int(row.id), .text(text.titleKey), .text(text.titleTerms), .text(text.authorTerms)])
+            try connection.run(
+                "UPDATE books SET title_key = ?2, title_terms = ?3, author_terms = ?4 WHERE id = ?1",
+                [.int(row.id), .text(text.titleKey), .text(text.titleTerms), .text(text.authorTerms)])
         }
         try connection.execute("DELETE FROM search_snapshot_parts; DELETE FROM search_snapshots;")
     }

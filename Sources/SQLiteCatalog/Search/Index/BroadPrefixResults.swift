@@ -22,9 +22,12 @@ final class BroadPrefixResults: Sendable {
 
     /// The base matches of a query that is the one word `words` compiled from `key` (one
     /// token, a prefix), computed if they are not kept yet; nil when the word is not broad.
-    func matches(for key: String, words: [SearchIndexBase.CompiledWord],
-                 in base: SearchIndexBase) throws(SearchIndexDamage) -> SearchIndexBase.Matches? {
-        guard words.count == 1, words[0].exact.isEmpty, Self.isBroad(postings: words[0].estimate, books: base.count) else { return nil }
+    func matches(
+        for key: String, words: [SearchIndexBase.CompiledWord],
+        in base: SearchIndexBase
+    ) throws(SearchIndexDamage) -> SearchIndexBase.Matches? {
+        guard words.count == 1, words[0].exact.isEmpty, Self.isBroad(postings: words[0].estimate, books: base.count)
+        else { return nil }
         if let kept = entries.withLock({ $0[key] }) { return kept }
         var matches = SearchIndexBase.Matches(cap: Self.listed)
         try base.collect(words, hidden: nil, into: &matches)
@@ -45,13 +48,17 @@ final class BroadPrefixResults: Sendable {
     /// Kept matches narrowed to the books not `hidden`, when they still give the page at
     /// `wanted` and a total beyond `countLimit`: the hidden books could have been anywhere in
     /// the ranks, so only rank 0 listing the whole page is certain. Nil otherwise.
-    static func narrowed(_ kept: SearchIndexBase.Matches, hidden: Bitmap?, hiddenCount: Int, wanted: Int,
-                         countLimit: Int) -> SearchIndexBase.Matches? {
+    static func narrowed(
+        _ kept: SearchIndexBase.Matches, hidden: Bitmap?, hiddenCount: Int, wanted: Int,
+        countLimit: Int
+    ) -> SearchIndexBase.Matches? {
         guard wanted <= listed else { return nil }
         guard let hidden else { return kept }
         var narrowed = kept
         narrowed.ordinals[0] = kept.ordinals[0].filter { !hidden.contains(Int($0)) }
-        guard narrowed.ordinals[0].count >= wanted, kept.counts.reduce(0, +) - hiddenCount >= countLimit else { return nil }
+        guard narrowed.ordinals[0].count >= wanted, kept.counts.reduce(0, +) - hiddenCount >= countLimit else {
+            return nil
+        }
         // Exact counts are unknown now, but the page lies in rank 0 and the total is capped.
         narrowed.counts[0] = max(narrowed.ordinals[0].count, kept.counts[0] - hiddenCount)
         return narrowed

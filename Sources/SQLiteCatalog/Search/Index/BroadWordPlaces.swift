@@ -27,7 +27,9 @@ final class BroadWordPlaces: Sendable {
 
     /// The places of `word` (one token) when it is broad, kept or computed now; nil otherwise.
     func places(of word: SearchIndexBase.CompiledWord, in base: SearchIndexBase) throws(SearchIndexDamage) -> Places? {
-        guard word.exact.isEmpty, BroadPrefixResults.isBroad(postings: word.estimate, books: base.count) else { return nil }
+        guard word.exact.isEmpty, BroadPrefixResults.isBroad(postings: word.estimate, books: base.count) else {
+            return nil
+        }
         let key = Key(range: word.range, excluded: word.excluded)
         let kept = entries.withLock { entries -> Places? in
             guard let index = entries.firstIndex(where: { $0.key == key }) else { return nil }

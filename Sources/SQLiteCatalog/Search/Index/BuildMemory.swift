@@ -27,7 +27,8 @@ struct BuildMemory: Sendable {
 
     /// A zeroed buffer of `count` elements for the builder to fill, and the array that will view it.
     func array<Element: BitwiseCopyable>(of: Element.Type, count: Int)
-        -> (fill: UnsafeMutableBufferPointer<Element>, array: IndexArray<Element>) {
+        -> (fill: UnsafeMutableBufferPointer<Element>, array: IndexArray<Element>)
+    {
         let memory = zeroed(byteCount: count * MemoryLayout<Element>.stride)
         let typed = UnsafeMutableBufferPointer(rebasing: memory.bytes.bindMemory(to: Element.self)[0..<count])
         return (typed, IndexArray(buffer: UnsafeBufferPointer(typed), memory: memory, offsetInMemory: 0))
@@ -82,15 +83,18 @@ final class ScratchFile {
         // stop the process (SIGBUS) when first written, instead of failing here.
         guard posix_fallocate(descriptor, 0, off_t(length)) == 0 else { return false }
         #if os(Linux)
-        // Grown in place where it can be: what was written stays mapped (`shim_mremap_maymove`).
-        // With a new mapping, "mur" at ten million books judged 15,000 rows of the table's copy
-        // in 17 ms, most of it page faults.
-        if let old = bytes.baseAddress, let start = shim_mremap_maymove(old, bytes.count, length), start != MAP_FAILED {
-            bytes = UnsafeMutableRawBufferPointer(start: start, count: length)
-            return true
-        }
+            // Grown in place where it can be: what was written stays mapped (`shim_mremap_maymove`).
+            // With a new mapping, "mur" at ten million books judged 15,000 rows of the table's copy
+            // in 17 ms, most of it page faults.
+            if let old = bytes.baseAddress, let start = shim_mremap_maymove(old, bytes.count, length),
+                start != MAP_FAILED
+            {
+                bytes = UnsafeMutableRawBufferPointer(start: start, count: length)
+                return true
+            }
         #endif
-        guard let start = mmap(nil, length, PROT_READ | PROT_WRITE, MAP_SHARED, descriptor, 0), start != MAP_FAILED else {
+        guard let start = mmap(nil, length, PROT_READ | PROT_WRITE, MAP_SHARED, descriptor, 0), start != MAP_FAILED
+        else {
             return false
         }
         if let old = bytes.baseAddress { munmap(old, bytes.count) }
@@ -136,7 +140,8 @@ final class GrowingBytes {
 
     func append(contentsOf bytes: UnsafeBufferPointer<UInt8>) {
         if count + bytes.count > storage.count && !grow(toHold: bytes.count) { return }
-        UnsafeMutableRawBufferPointer(rebasing: storage[count..<count + bytes.count]).copyMemory(from: UnsafeRawBufferPointer(bytes))
+        UnsafeMutableRawBufferPointer(rebasing: storage[count..<count + bytes.count]).copyMemory(
+            from: UnsafeRawBufferPointer(bytes))
         count += bytes.count
     }
 

@@ -46,7 +46,9 @@ struct PackedIntegers: Sendable {
 
     /// Views stored words; nil when they cannot hold `count` values of `width` bits.
     init?(count: Int, width: Int, words: IndexArray<UInt64>) {
-        guard count >= 0, (1...64).contains(width), words.count == Self.wordCount(count: count, width: width) else { return nil }
+        guard count >= 0, (1...64).contains(width), words.count == Self.wordCount(count: count, width: width) else {
+            return nil
+        }
         self.count = count
         self.width = width
         self.words = words
@@ -74,7 +76,7 @@ struct PackedIntegers: Sendable {
     /// The words holding the values at `range`, for `IndexArray.verify`.
     func wordRange(_ range: Range<Int>) -> Range<Int> {
         guard !range.isEmpty else { return 0..<0 }
-        return (range.lowerBound * width) >> 6 ..< ((range.upperBound * width) >> 6) + 1
+        return (range.lowerBound * width) >> 6..<((range.upperBound * width) >> 6) + 1
     }
 
     var byteCount: Int { words.byteCount }

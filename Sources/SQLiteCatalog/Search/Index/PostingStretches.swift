@@ -31,7 +31,8 @@ struct PostingStretches {
         let numbers = word.range
         postings = word.estimate
         guard !numbers.isEmpty else { return }
-        try base.postingBytes.verify(Int(base.postingStart[numbers.lowerBound])..<Int(base.postingStart[numbers.upperBound]))
+        try base.postingBytes.verify(
+            Int(base.postingStart[numbers.lowerBound])..<Int(base.postingStart[numbers.upperBound]))
         cursors.reserveCapacity(numbers.count - word.excluded.count)
         let count = base.count
         let damaged = base.postingBytes.withUnsafeBufferPointer { postings -> Bool in
@@ -53,9 +54,11 @@ struct PostingStretches {
     /// title token. The buffers hold `slots.count` words, indexed from `slots.lowerBound`, and
     /// are only ORed into. Stretches must be asked for in ascending order. False when an entry
     /// leaves its list or names a book past `count` (the index is damaged).
-    mutating func fill(slots: Range<Int>, count: Int, postings: UnsafeBufferPointer<UInt8>,
-                       anywhere: UnsafeMutablePointer<UInt64>, inTitle: UnsafeMutablePointer<UInt64>,
-                       first: UnsafeMutablePointer<UInt64>?) -> Bool {
+    mutating func fill(
+        slots: Range<Int>, count: Int, postings: UnsafeBufferPointer<UInt8>,
+        anywhere: UnsafeMutablePointer<UInt64>, inTitle: UnsafeMutablePointer<UInt64>,
+        first: UnsafeMutablePointer<UInt64>?
+    ) -> Bool {
         let end = slots.upperBound << 6
         let base = slots.lowerBound
         var index = 0

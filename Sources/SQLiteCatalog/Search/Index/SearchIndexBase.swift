@@ -27,14 +27,14 @@ final class SearchIndexBase: Sendable {
     let sequence: Int
     let count: Int
     let vocabularyBytes: IndexArray<UInt8>
-    let vocabularyStart: IndexArray<UInt32>   // vocabularySize + 1
-    let numberOfCode: IndexArray<UInt32>      // vocabularySize
+    let vocabularyStart: IndexArray<UInt32>  // vocabularySize + 1
+    let numberOfCode: IndexArray<UInt32>  // vocabularySize
     let bookBytes: IndexArray<UInt8>
-    let bookStart: PackedIntegers             // count + 1
+    let bookStart: PackedIntegers  // count + 1
     let idBase: Int
-    let ids: PackedIntegers                   // id - idBase, by ordinal
-    let sortedIDs: PackedIntegers             // id - idBase, ascending
-    let ordinalOfSorted: PackedIntegers       // the ordinal of sortedIDs[i]
+    let ids: PackedIntegers  // id - idBase, by ordinal
+    let sortedIDs: PackedIntegers  // id - idBase, ascending
+    let ordinalOfSorted: PackedIntegers  // the ordinal of sortedIDs[i]
     /// The largest id the scope had when this was built (the catalog's record of it, for a
     /// stored index): a changed book with a larger id was added since.
     let largestID: Int
@@ -43,24 +43,27 @@ final class SearchIndexBase: Sendable {
     /// The broad words of recent multi-word queries, as bitmaps.
     let broadWords = BroadWordPlaces()
     let postingBytes: IndexArray<UInt8>
-    let postingStart: IndexArray<UInt32>      // vocabularySize + 1, byte offsets by token number
-    let postingsBefore: IndexArray<UInt32>    // vocabularySize + 1, entries before each token number
+    let postingStart: IndexArray<UInt32>  // vocabularySize + 1, byte offsets by token number
+    let postingsBefore: IndexArray<UInt32>  // vocabularySize + 1, entries before each token number
     let storedPrefixes: StoredPrefixes
 
     var vocabularySize: Int { numberOfCode.count }
 
     /// Bytes held, for reports.
     var byteCount: Int {
-        vocabularyBytes.count + 4 * (vocabularyStart.count + numberOfCode.count + postingStart.count + postingsBefore.count)
+        vocabularyBytes.count + 4
+            * (vocabularyStart.count + numberOfCode.count + postingStart.count + postingsBefore.count)
             + bookBytes.count + bookStart.byteCount + ids.byteCount + sortedIDs.byteCount + ordinalOfSorted.byteCount
             + postingBytes.count + 8 * (storedPrefixes.table.count + storedPrefixes.bitmaps.count)
     }
 
-    init(sequence: Int, count: Int, vocabularyBytes: IndexArray<UInt8>, vocabularyStart: IndexArray<UInt32>,
-         numberOfCode: IndexArray<UInt32>, bookBytes: IndexArray<UInt8>, bookStart: PackedIntegers, idBase: Int,
-         ids: PackedIntegers, sortedIDs: PackedIntegers, ordinalOfSorted: PackedIntegers, largestID: Int,
-         postingBytes: IndexArray<UInt8>,
-         postingStart: IndexArray<UInt32>, postingsBefore: IndexArray<UInt32>, storedPrefixes: StoredPrefixes = .none) {
+    init(
+        sequence: Int, count: Int, vocabularyBytes: IndexArray<UInt8>, vocabularyStart: IndexArray<UInt32>,
+        numberOfCode: IndexArray<UInt32>, bookBytes: IndexArray<UInt8>, bookStart: PackedIntegers, idBase: Int,
+        ids: PackedIntegers, sortedIDs: PackedIntegers, ordinalOfSorted: PackedIntegers, largestID: Int,
+        postingBytes: IndexArray<UInt8>,
+        postingStart: IndexArray<UInt32>, postingsBefore: IndexArray<UInt32>, storedPrefixes: StoredPrefixes = .none
+    ) {
         self.sequence = sequence
         self.count = count
         self.vocabularyBytes = vocabularyBytes
@@ -103,7 +106,8 @@ final class SearchIndexBase: Sendable {
         vocabularyBytes.withUnsafeBufferPointer { bytes in
             var previous = UnsafeBufferPointer(rebasing: bytes[0..<0])
             for number in 0..<vocabularySize {
-                let token = UnsafeBufferPointer(rebasing: bytes[Int(vocabularyStart[number])..<Int(vocabularyStart[number + 1])])
+                let token = UnsafeBufferPointer(
+                    rebasing: bytes[Int(vocabularyStart[number])..<Int(vocabularyStart[number + 1])])
                 if number > 0 && ByteOrder.compare(previous, token) >= 0 { return false }
                 previous = token
             }
@@ -114,14 +118,16 @@ final class SearchIndexBase: Sendable {
     private var isConsistent: Bool {
         let size = numberOfCode.count
         guard vocabularyStart.count == size + 1, postingStart.count == size + 1, postingsBefore.count == size + 1,
-              bookStart.count == count + 1, ids.count == count, sortedIDs.count == count, ordinalOfSorted.count == count,
-              vocabularyStart.first == 0, Int(vocabularyStart.last!) == vocabularyBytes.count,
-              postingStart.first == 0, Int(postingStart.last!) == postingBytes.count, postingsBefore.first == 0,
-              bookStart[0] == 0, Int(bookStart[count]) == bookBytes.count
+            bookStart.count == count + 1, ids.count == count, sortedIDs.count == count, ordinalOfSorted.count == count,
+            vocabularyStart.first == 0, Int(vocabularyStart.last!) == vocabularyBytes.count,
+            postingStart.first == 0, Int(postingStart.last!) == postingBytes.count, postingsBefore.first == 0,
+            bookStart[0] == 0, Int(bookStart[count]) == bookBytes.count
         else { return false }
-        for index in 0..<size where vocabularyStart[index] > vocabularyStart[index + 1]
+        for index in 0..<size
+        where vocabularyStart[index] > vocabularyStart[index + 1]
             || postingStart[index] > postingStart[index + 1] || postingsBefore[index] > postingsBefore[index + 1]
-            || numberOfCode[index] >= UInt32(size) { return false }
+            || numberOfCode[index] >= UInt32(size)
+        { return false }
         // A varint stream must end on a final byte, or a reader would run into the next one.
         if let last = bookBytes.last, last >= 0x80 { return false }
         if let last = postingBytes.last, last >= 0x80 { return false }
@@ -176,7 +182,9 @@ final class SearchIndexBase: Sendable {
             }
             try ordinalOfSorted.words.verify(ordinalOfSorted.wordRange(low..<low + 1))
             let ordinal = Int(ordinalOfSorted[low])
-            guard ordinal < count, try self.id(ordinal) == id else { throw SearchIndexDamage("the snapshot's id order contradicts its ids") }
+            guard ordinal < count, try self.id(ordinal) == id else {
+                throw SearchIndexDamage("the snapshot's id order contradicts its ids")
+            }
             ordinals.append(ordinal)
         }
         return ordinals
@@ -335,16 +343,20 @@ final class SearchIndexBase: Sendable {
             }
             guard excluded.count < range.count else { return nil }
             if anchor == nil || postingCount(range) < postingCount(anchor!) { anchor = range }
-            words.append(CompiledWord(exact: exact, range: range, excluded: excluded, anchor: anchor!, estimate: postingCount(anchor!),
-                                      storedPrefix: exact.isEmpty ? StoredPrefixes.code(prefixBytes) : nil))
+            words.append(
+                CompiledWord(
+                    exact: exact, range: range, excluded: excluded, anchor: anchor!, estimate: postingCount(anchor!),
+                    storedPrefix: exact.isEmpty ? StoredPrefixes.code(prefixBytes) : nil))
         }
         return words
     }
 
     /// Whether `token`, which starts with the bytes of `prefix`, starts with its characters too:
     /// not when a combining mark follows the bytes ("e" against "é" in decomposed form).
-    static func isCharacterPrefix(_ prefix: String, prefixBytes: [UInt8], asciiPrefix: Bool,
-                                  of token: UnsafeBufferPointer<UInt8>) -> Bool {
+    static func isCharacterPrefix(
+        _ prefix: String, prefixBytes: [UInt8], asciiPrefix: Bool,
+        of token: UnsafeBufferPointer<UInt8>
+    ) -> Bool {
         if asciiPrefix && (token.count == prefixBytes.count || token[prefixBytes.count] < 0x80) { return true }
         return String(decoding: token, as: UTF8.self).hasPrefix(prefix)
     }
@@ -352,8 +364,10 @@ final class SearchIndexBase: Sendable {
     /// Every base book matching `words`, ranked as `SearchTerms.rank` ranks, except those in
     /// `hidden` (superseded by later changes). Words of one token are read `slotsPerStretch`
     /// bitmap words at a time at least (`collectByPlaces`; tests ask for short stretches).
-    func collect(_ words: [CompiledWord], hidden: Bitmap?, into matches: inout Matches,
-                 slotsPerStretch: Int = 1_024) throws(SearchIndexDamage) {
+    func collect(
+        _ words: [CompiledWord], hidden: Bitmap?, into matches: inout Matches,
+        slotsPerStretch: Int = 1_024
+    ) throws(SearchIndexDamage) {
         if words.allSatisfy({ $0.exact.isEmpty }) {
             try collectByPlaces(words, hidden: hidden, into: &matches, slotsPerStretch: slotsPerStretch)
         } else {
@@ -363,7 +377,9 @@ final class SearchIndexBase: Sendable {
 
     /// Reads the posting lists of the token numbers in `numbers`, checking them first and
     /// refusing any entry that leaves its list or names a book beyond `count`.
-    private func forEachPosting(_ numbers: Range<Int>, _ body: (_ ordinal: Int, _ place: UInt32) -> Void) throws(SearchIndexDamage) {
+    private func forEachPosting(_ numbers: Range<Int>, _ body: (_ ordinal: Int, _ place: UInt32) -> Void)
+        throws(SearchIndexDamage)
+    {
         guard !numbers.isEmpty else { return }
         try postingBytes.verify(Int(postingStart[numbers.lowerBound])..<Int(postingStart[numbers.upperBound]))
         let damaged = postingBytes.withUnsafeBufferPointer { postings -> Bool in
@@ -391,8 +407,10 @@ final class SearchIndexBase: Sendable {
     /// (`BroadWordPlaces`), stored in the file for a one-letter prefix. The others are read a
     /// stretch of ordinals at a time (`PostingStretches`), and the words are combined stretch by
     /// stretch, in result order, until the matches are settled.
-    private func collectByPlaces(_ words: [CompiledWord], hidden: Bitmap?, into matches: inout Matches,
-                                 slotsPerStretch: Int) throws(SearchIndexDamage) {
+    private func collectByPlaces(
+        _ words: [CompiledWord], hidden: Bitmap?, into matches: inout Matches,
+        slotsPerStretch: Int
+    ) throws(SearchIndexDamage) {
         // Per word, whole bitmaps or its postings read a stretch at a time.
         var whole: [BroadWordPlaces.Places?] = []
         var read: [PostingStretches?] = []
@@ -402,10 +420,14 @@ final class SearchIndexBase: Sendable {
             read.append(kept == nil ? try PostingStretches(word, in: self) : nil)
         }
         /// ORs word `index`'s places in `slots` into buffers indexed from `slots.lowerBound`.
-        func fill(_ index: Int, _ slots: Range<Int>, _ postings: UnsafeBufferPointer<UInt8>, anywhere: UnsafeMutablePointer<UInt64>,
-                  inTitle: UnsafeMutablePointer<UInt64>, first: UnsafeMutablePointer<UInt64>?) -> Bool {
+        func fill(
+            _ index: Int, _ slots: Range<Int>, _ postings: UnsafeBufferPointer<UInt8>,
+            anywhere: UnsafeMutablePointer<UInt64>,
+            inTitle: UnsafeMutablePointer<UInt64>, first: UnsafeMutablePointer<UInt64>?
+        ) -> Bool {
             guard let places = whole[index] else {
-                return read[index]!.fill(slots: slots, count: count, postings: postings, anywhere: anywhere, inTitle: inTitle, first: first)
+                return read[index]!.fill(
+                    slots: slots, count: count, postings: postings, anywhere: anywhere, inTitle: inTitle, first: first)
             }
             for slot in 0..<slots.count {
                 anywhere[slot] |= places.anywhere[slots.lowerBound + slot]
@@ -420,34 +442,40 @@ final class SearchIndexBase: Sendable {
         let combined = UnsafeMutableBufferPointer<UInt64>.allocate(capacity: 3 * stretch)
         let scratch = UnsafeMutableBufferPointer<UInt64>.allocate(capacity: 2 * stretch)
         defer { combined.deallocate(); scratch.deallocate() }
-        let (found, inTitle, first) = (combined.baseAddress!, combined.baseAddress! + stretch, combined.baseAddress! + 2 * stretch)
+        let (found, inTitle, first) = (
+            combined.baseAddress!, combined.baseAddress! + stretch, combined.baseAddress! + 2 * stretch
+        )
         let (wordFound, wordInTitle) = (scratch.baseAddress!, scratch.baseAddress! + stretch)
         let hiddenWords = hidden?.words ?? []
-        let damaged = postingBytes.withUnsafeBufferPointer { postings in hiddenWords.withUnsafeBufferPointer { hidden -> Bool in
-            for start in stride(from: 0, to: wordCount, by: stretch) {
-                let slots = start..<min(start + stretch, wordCount)
-                combined.update(repeating: 0)
-                guard fill(0, slots, postings, anywhere: found, inTitle: inTitle, first: first) else { return true }
-                for index in words.indices.dropFirst() {
-                    scratch.update(repeating: 0)
-                    guard fill(index, slots, postings, anywhere: wordFound, inTitle: wordInTitle, first: nil) else { return true }
-                    for slot in 0..<slots.count {
-                        found[slot] &= wordFound[slot]
-                        inTitle[slot] &= wordInTitle[slot]
+        let damaged = postingBytes.withUnsafeBufferPointer { postings in
+            hiddenWords.withUnsafeBufferPointer { hidden -> Bool in
+                for start in stride(from: 0, to: wordCount, by: stretch) {
+                    let slots = start..<min(start + stretch, wordCount)
+                    combined.update(repeating: 0)
+                    guard fill(0, slots, postings, anywhere: found, inTitle: inTitle, first: first) else { return true }
+                    for index in words.indices.dropFirst() {
+                        scratch.update(repeating: 0)
+                        guard fill(index, slots, postings, anywhere: wordFound, inTitle: wordInTitle, first: nil) else {
+                            return true
+                        }
+                        for slot in 0..<slots.count {
+                            found[slot] &= wordFound[slot]
+                            inTitle[slot] &= wordInTitle[slot]
+                        }
                     }
+                    for slot in 0..<slots.count {
+                        var books = found[slot]
+                        if !hidden.isEmpty { books &= ~hidden[start + slot] }
+                        let title = inTitle[slot] & books
+                        matches.add(bits: title & first[slot], slot: start + slot, rank: 0)
+                        matches.add(bits: title & ~first[slot], slot: start + slot, rank: 1)
+                        matches.add(bits: books & ~title, slot: start + slot, rank: 2)
+                    }
+                    if matches.isSettled { break }
                 }
-                for slot in 0..<slots.count {
-                    var books = found[slot]
-                    if !hidden.isEmpty { books &= ~hidden[start + slot] }
-                    let title = inTitle[slot] & books
-                    matches.add(bits: title & first[slot], slot: start + slot, rank: 0)
-                    matches.add(bits: title & ~first[slot], slot: start + slot, rank: 1)
-                    matches.add(bits: books & ~title, slot: start + slot, rank: 2)
-                }
-                if matches.isSettled { break }
+                return false
             }
-            return false
-        } }
+        }
         if damaged { throw SearchIndexDamage("a posting list leaves its bounds") }
     }
 
@@ -485,8 +513,9 @@ final class SearchIndexBase: Sendable {
             anywhere.withUnsafeMutableBufferPointer { anywhere in
                 inTitle.withUnsafeMutableBufferPointer { inTitle in
                     first.withUnsafeMutableBufferPointer { first in
-                        read.fill(slots: 0..<wordCount, count: count, postings: postings, anywhere: anywhere.baseAddress!,
-                                  inTitle: inTitle.baseAddress!, first: first.baseAddress!)
+                        read.fill(
+                            slots: 0..<wordCount, count: count, postings: postings, anywhere: anywhere.baseAddress!,
+                            inTitle: inTitle.baseAddress!, first: first.baseAddress!)
                     }
                 }
             }
@@ -497,7 +526,9 @@ final class SearchIndexBase: Sendable {
 
     /// Some word has several tokens that must be consecutive: take the books of the rarest
     /// token range as candidates and judge each against the forward index.
-    private func collectByJudging(_ words: [CompiledWord], hidden: Bitmap?, into matches: inout Matches) throws(SearchIndexDamage) {
+    private func collectByJudging(_ words: [CompiledWord], hidden: Bitmap?, into matches: inout Matches)
+        throws(SearchIndexDamage)
+    {
         let best = words.min { $0.estimate < $1.estimate }!
         var candidates = Bitmap(count: count)
         try forEachPosting(best.anchor) { ordinal, _ in candidates.insert(ordinal) }
@@ -529,8 +560,9 @@ final class SearchIndexBase: Sendable {
 
         mutating func rank(_ ordinal: Int) throws(SearchIndexDamage) -> Int? {
             let titleCount = try decode(ordinal)
-            return BookRank.rank(words: words.count, titleCount: titleCount, tokenCount: tokens.count,
-                                 length: { words[$0].exact.count + 1 }, matches: { matches(words[$0], at: $1) })
+            return BookRank.rank(
+                words: words.count, titleCount: titleCount, tokenCount: tokens.count,
+                length: { words[$0].exact.count + 1 }, matches: { matches(words[$0], at: $1) })
         }
 
         /// Fills `tokens` with the book's token numbers; answers how many are the title's.
@@ -562,7 +594,9 @@ final class SearchIndexBase: Sendable {
             let high = slot << 6 | (63 - bits.leadingZeroBitCount)
             try base.bookStart.words.verify(base.bookStart.wordRange(low..<high + 2))
             let start = Int(base.bookStart[low]), end = Int(base.bookStart[high + 1])
-            guard start <= end, end <= base.bookBytes.count else { throw SearchIndexDamage("a book's entry leaves its bounds") }
+            guard start <= end, end <= base.bookBytes.count else {
+                throw SearchIndexDamage("a book's entry leaves its bounds")
+            }
             try base.bookBytes.verify(start..<end)
         }
 

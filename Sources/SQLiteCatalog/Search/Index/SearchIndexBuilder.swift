@@ -27,7 +27,8 @@ struct SearchIndexBuilder {
     func build() throws -> SearchIndexBase {
         try connection.pausing(givingWay) {
             try connection.transaction(immediate: false) {
-                let sequence = try connection.queryFirst("SELECT coalesce(max(change_seq), 0) FROM books") { $0.int(0) } ?? 0
+                let sequence =
+                    try connection.queryFirst("SELECT coalesce(max(change_seq), 0) FROM books") { $0.int(0) } ?? 0
                 return try build(sequence: sequence)
             }
         }
@@ -40,18 +41,23 @@ struct SearchIndexBuilder {
     }
 
     private func build(sequence: Int) throws -> SearchIndexBase {
-        guard let (count, smallestID, largestID) = try connection.queryFirst(
-            "SELECT count(*), coalesce(min(id), 0), coalesce(max(id), 0) FROM books WHERE scope = ?1", [.text(scope)],
-            row: { ($0.int(0), $0.int(1), $0.int(2)) })
+        guard
+            let (count, smallestID, largestID) = try connection.queryFirst(
+                "SELECT count(*), coalesce(min(id), 0), coalesce(max(id), 0) FROM books WHERE scope = ?1",
+                [.text(scope)],
+                row: { ($0.int(0), $0.int(1), $0.int(2)) })
         else { throw SearchIndexBuildError.changedDuringBuild }
         // Values read from the file can be anything: a damaged one can count rows that are not
         // there, or give ids outside the range its own min and max said.
-        guard count >= 0, smallestID >= 0, largestID >= smallestID, count == 0 || count - 1 <= largestID - smallestID else {
+        guard count >= 0, smallestID >= 0, largestID >= smallestID, count == 0 || count - 1 <= largestID - smallestID
+        else {
             throw CatalogDamage("the books' count and id range disagree")
         }
         /// An id read in a pass, as an offset from the smallest: within the range, or damage.
         func offset(_ id: Int) throws -> UInt64 {
-            guard id >= smallestID, id <= largestID else { throw CatalogDamage("book id \(id) lies outside \(smallestID)...\(largestID)") }
+            guard id >= smallestID, id <= largestID else {
+                throw CatalogDamage("book id \(id) lies outside \(smallestID)...\(largestID)")
+            }
             return UInt64(id - smallestID)
         }
 
@@ -75,7 +81,9 @@ struct SearchIndexBuilder {
                 guard row < count else { throw SearchIndexBuildError.changedDuringBuild }
                 let id = try offset(unordered.int(0))
                 // The binary search of pass 2 needs them in order; rowid order is, when intact.
-                guard row == 0 || id > rowIDs[row - 1] else { throw CatalogDamage("the table's rows are out of id order") }
+                guard row == 0 || id > rowIDs[row - 1] else {
+                    throw CatalogDamage("the table's rows are out of id order")
+                }
                 rowIDs[row] = id
                 let title = unordered.bytes(1)
                 let titleTokens = UInt32(clamping: TokenTable.tokenCount(title))
@@ -94,7 +102,9 @@ struct SearchIndexBuilder {
         guard row == count else { throw SearchIndexBuildError.changedDuringBuild }
 
         let size = table.size
-        let byBytes = (0..<size).sorted { a, b in table.withToken(a) { x in table.withToken(b) { y in ByteOrder.compare(x, y) < 0 } } }
+        let byBytes = (0..<size).sorted { a, b in
+            table.withToken(a) { x in table.withToken(b) { y in ByteOrder.compare(x, y) < 0 } }
+        }
         var numberOfEntry = [UInt32](repeating: 0, count: size)
         var vocabularyBytes: [UInt8] = []
         vocabularyBytes.reserveCapacity(table.byteCount)
@@ -107,7 +117,9 @@ struct SearchIndexBuilder {
         }
         let occurrences = table.occurrences
         table = TokenTable()
-        let byFrequency = (0..<size).sorted { occurrences[$0] > occurrences[$1] || occurrences[$0] == occurrences[$1] && $0 < $1 }
+        let byFrequency = (0..<size).sorted {
+            occurrences[$0] > occurrences[$1] || occurrences[$0] == occurrences[$1] && $0 < $1
+        }
         var codeOfEntry = [UInt32](repeating: 0, count: size)
         var numberOfCode = [UInt32](repeating: 0, count: size)
         var forwardSize = titleCountBytes
@@ -142,7 +154,9 @@ struct SearchIndexBuilder {
                         if rowIDs[middle] < id { low = middle + 1 } else { high = middle }
                     }
                     guard low < count, rowIDs[low] == id else { throw SearchIndexBuildError.changedDuringBuild }
-                    guard visited[low / 64] & (1 << (low % 64)) == 0 else { throw CatalogDamage("the title index names book \(id) twice") }
+                    guard visited[low / 64] & (1 << (low % 64)) == 0 else {
+                        throw CatalogDamage("the title index names book \(id) twice")
+                    }
                     visited[low / 64] |= 1 << (low % 64)
                     ids[ordinal] = id
                     ordinalOfRow[low] = UInt64(ordinal)
@@ -167,20 +181,24 @@ struct SearchIndexBuilder {
         rowStartMemory = nil
 
         // Pass 3: postings from the forward index.
-        let (postingBytes, postingStart, postingsBefore) = try postings(count: count, size: size, bookBytes: bookBytes,
-                                                                       bookStart: bookStart.packed, numberOfCode: numberOfCode)
-        return SearchIndexBase(sequence: sequence, count: count, vocabularyBytes: IndexArray(copying: vocabularyBytes),
-                               vocabularyStart: IndexArray(copying: vocabularyStart),
-                               numberOfCode: IndexArray(copying: numberOfCode), bookBytes: bookBytes,
-                               bookStart: bookStart.packed, idBase: smallestID, ids: ids.packed, sortedIDs: rowIDs.packed,
-                               ordinalOfSorted: ordinalOfRow.packed, largestID: largestID,
-                               postingBytes: postingBytes, postingStart: IndexArray(copying: postingStart),
-                               postingsBefore: IndexArray(copying: postingsBefore))
+        let (postingBytes, postingStart, postingsBefore) = try postings(
+            count: count, size: size, bookBytes: bookBytes,
+            bookStart: bookStart.packed, numberOfCode: numberOfCode)
+        return SearchIndexBase(
+            sequence: sequence, count: count, vocabularyBytes: IndexArray(copying: vocabularyBytes),
+            vocabularyStart: IndexArray(copying: vocabularyStart),
+            numberOfCode: IndexArray(copying: numberOfCode), bookBytes: bookBytes,
+            bookStart: bookStart.packed, idBase: smallestID, ids: ids.packed, sortedIDs: rowIDs.packed,
+            ordinalOfSorted: ordinalOfRow.packed, largestID: largestID,
+            postingBytes: postingBytes, postingStart: IndexArray(copying: postingStart),
+            postingsBefore: IndexArray(copying: postingsBefore))
     }
 
     /// Posting lists by token number: each book once per token, with the token's best place.
-    private func postings(count: Int, size: Int, bookBytes: IndexArray<UInt8>, bookStart: PackedIntegers,
-                          numberOfCode: [UInt32]) throws -> (IndexArray<UInt8>, [UInt32], [UInt32]) {
+    private func postings(
+        count: Int, size: Int, bookBytes: IndexArray<UInt8>, bookStart: PackedIntegers,
+        numberOfCode: [UInt32]
+    ) throws -> (IndexArray<UInt8>, [UInt32], [UInt32]) {
         var sizes = [UInt32](repeating: 0, count: size + 1)
         var entries = [UInt32](repeating: 0, count: size + 1)
         var last = [Int32](repeating: 0, count: size)
@@ -242,7 +260,9 @@ struct SearchIndexBuilder {
 /// The rows differed between the two passes, or from the count that came before them: inside
 /// one read transaction only a damaged file does that, so it is `CatalogDamage`.
 enum SearchIndexBuildError {
-    static var changedDuringBuild: CatalogDamage { CatalogDamage("the rows differ from their count, or between two scans") }
+    static var changedDuringBuild: CatalogDamage {
+        CatalogDamage("the rows differ from their count, or between two scans")
+    }
 }
 
 /// Distinct tokens as bytes in one buffer, with an open-addressing hash table over them and
@@ -257,7 +277,9 @@ struct TokenTable {
     var byteCount: Int { bytes.count }
 
     func withToken<T>(_ entry: Int, _ body: (UnsafeBufferPointer<UInt8>) -> T) -> T {
-        bytes.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[Int(starts[entry])..<Int(starts[entry + 1])])) }
+        bytes.withUnsafeBufferPointer {
+            body(UnsafeBufferPointer(rebasing: $0[Int(starts[entry])..<Int(starts[entry + 1])]))
+        }
     }
 
     /// Counts one occurrence of `token`; answers its entry.
@@ -301,7 +323,9 @@ struct TokenTable {
         return hash ^ (hash >> 29)
     }
 
-    static func forEachToken(_ text: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) throws -> Void) rethrows {
+    static func forEachToken(_ text: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) throws -> Void)
+        rethrows
+    {
         var start = 0
         for index in 0...text.count where index == text.count || text[index] == 0x20 {
             if index > start { try body(UnsafeBufferPointer(rebasing: text[start..<index])) }

@@ -42,8 +42,8 @@ struct StoredPrefixes: Sendable {
         }
         return candidates.compactMap { prefix -> (code: UInt64, word: SearchIndexBase.CompiledWord)? in
             guard base.postingCount(base.prefixRange(prefix)) * 16 >= base.count,
-                  let words = base.compile(SearchTerms(String(decoding: prefix, as: UTF8.self))), words.count == 1,
-                  let code = words[0].storedPrefix, code == Self.code(prefix)
+                let words = base.compile(SearchTerms(String(decoding: prefix, as: UTF8.self))), words.count == 1,
+                let code = words[0].storedPrefix, code == Self.code(prefix)
             else { return nil }
             return (code, words[0])
         }.sorted { $0.code < $1.code }
@@ -55,7 +55,9 @@ struct StoredPrefixes: Sendable {
         try table.verifyAll()
         let ascending = zip(table.dropFirst(), table).allSatisfy { $0 > $1 }
         let wellFormed = table.allSatisfy { code in
-            let bytes = (0..<Self.longest).map { UInt8(truncatingIfNeeded: code >> UInt64(8 * (Self.longest - 1 - $0))) }
+            let bytes = (0..<Self.longest).map {
+                UInt8(truncatingIfNeeded: code >> UInt64(8 * (Self.longest - 1 - $0)))
+            }
             let length = bytes.firstIndex(of: 0) ?? Self.longest
             return code >> UInt64(8 * Self.longest) == 0 && Self.code(bytes[..<length]) == code
                 && bytes[length...].allSatisfy { $0 == 0 }
@@ -77,11 +79,14 @@ struct StoredPrefixes: Sendable {
         guard low < table.count, table[low] == code else { return nil }
         let wordCount = (count + 63) / 64
         let start = low * 3 * wordCount
-        guard start + 3 * wordCount <= bitmaps.count else { throw SearchIndexDamage("a prefix's bitmaps leave the snapshot") }
+        guard start + 3 * wordCount <= bitmaps.count else {
+            throw SearchIndexDamage("a prefix's bitmaps leave the snapshot")
+        }
         try bitmaps.verify(start..<start + 3 * wordCount)
         return bitmaps.withUnsafeBufferPointer { words in
             func bitmap(_ number: Int) -> [UInt64] {
-                var bitmap = Array(UnsafeBufferPointer(rebasing: words[start + number * wordCount..<start + (number + 1) * wordCount]))
+                var bitmap = Array(
+                    UnsafeBufferPointer(rebasing: words[start + number * wordCount..<start + (number + 1) * wordCount]))
                 // No bit past the last book, whatever the file says: every set bit becomes an ordinal.
                 if count % 64 != 0 { bitmap[wordCount - 1] &= (1 << UInt64(count % 64)) - 1 }
                 return bitmap

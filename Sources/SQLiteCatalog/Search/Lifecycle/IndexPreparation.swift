@@ -57,12 +57,15 @@ final class IndexPreparation: Sendable {
     /// index may hold in its overlay, unless `useSnapshot` is false (it failed a check).
     /// `beforeBuild` runs on the preparation's thread once the stored snapshot was tried and a
     /// build is about to start: tests hold a build there to see how searches are answered meanwhile.
-    static func start(path: String, busyTimeout: Duration, scope: String, useSnapshot: Bool = true,
-                      beforeBuild: BuildHook? = nil) -> IndexPreparation {
+    static func start(
+        path: String, busyTimeout: Duration, scope: String, useSnapshot: Bool = true,
+        beforeBuild: BuildHook? = nil
+    ) -> IndexPreparation {
         let preparation = IndexPreparation()
         let thread = Thread {
             BackgroundThread.yieldToOthers()
-            preparation.run(path: path, busyTimeout: busyTimeout, scope: scope, useSnapshot: useSnapshot, beforeBuild: beforeBuild)
+            preparation.run(
+                path: path, busyTimeout: busyTimeout, scope: scope, useSnapshot: useSnapshot, beforeBuild: beforeBuild)
         }
         thread.name = "bookshelf index build"
         thread.start()
@@ -90,15 +93,20 @@ final class IndexPreparation: Sendable {
         // The connection is closed before anyone hears of the outcome: a program that exits
         // right after its first search then leaves the catalog closed cleanly (no WAL file).
         let outcome = Result {
-            try prepare(path: path, busyTimeout: busyTimeout, scope: scope, useSnapshot: useSnapshot, beforeBuild: beforeBuild)
+            try prepare(
+                path: path, busyTimeout: busyTimeout, scope: scope, useSnapshot: useSnapshot, beforeBuild: beforeBuild)
         }
         prepared.fulfil(outcome)
         loadAttempt.fulfil(.success(()))
         // Searches use the index from here on; the broadest ones get their answers ready.
-        if case let .success(ready) = outcome, !cancelled.load(ordering: .relaxed) { ready.base.broadPrefixes.warmUp(ready.base) }
+        if case let .success(ready) = outcome, !cancelled.load(ordering: .relaxed) {
+            ready.base.broadPrefixes.warmUp(ready.base)
+        }
     }
 
-    private func prepare(path: String, busyTimeout: Duration, scope: String, useSnapshot: Bool, beforeBuild: BuildHook?) throws -> Prepared {
+    private func prepare(path: String, busyTimeout: Duration, scope: String, useSnapshot: Bool, beforeBuild: BuildHook?)
+        throws -> Prepared
+    {
         let clock = ContinuousClock()
         let start = clock.now
         let connection: Connection
@@ -108,38 +116,53 @@ final class IndexPreparation: Sendable {
             loadAttempt.fulfil(.success(()))
             throw error
         }
-        let loaded = !useSnapshot ? nil : try? connection.transaction(immediate: false) { () throws -> (base: SearchIndexBase, behind: Int)? in
-            let sequence = try connection.queryFirst("SELECT coalesce(max(change_seq), 0) FROM books") { $0.int(0) } ?? 0
-            return try SearchIndexSnapshot.load(scope: scope, sequence: sequence, maximumBehind: SearchIndex.bridgeLimit,
-                                                catalogPath: path, connection: connection)
-        }
+        let loaded =
+            !useSnapshot
+            ? nil
+            : try? connection.transaction(immediate: false) { () throws -> (base: SearchIndexBase, behind: Int)? in
+                let sequence =
+                    try connection.queryFirst("SELECT coalesce(max(change_seq), 0) FROM books") { $0.int(0) } ?? 0
+                return try SearchIndexSnapshot.load(
+                    scope: scope, sequence: sequence, maximumBehind: SearchIndex.bridgeLimit,
+                    catalogPath: path, connection: connection)
+            }
         if let (stale, behind) = loaded, behind > SearchIndex.overlayLimit(bookCount: stale.count) {
             bridgeBase.withLock { $0 = stale }
         } else if let (loaded, _) = loaded {
-            let report = SearchIndexReport(origin: .loadedSnapshot, books: loaded.count, bytes: loaded.byteCount,
-                                           mapped: true, duration: clock.now - start)
+            let report = SearchIndexReport(
+                origin: .loadedSnapshot, books: loaded.count, bytes: loaded.byteCount,
+                mapped: true, duration: clock.now - start)
             return Prepared(base: loaded, report: report, snapshotStored: false)
         }
         loadAttempt.fulfil(.success(()))
         defer { bridgeBase.withLock { $0 = nil } }
         beforeBuild?()
-        let builder = SearchIndexBuilder(connection: connection, scope: scope, memory: BuildMemory(besideCatalog: path),
-                                         isCancelled: { self.cancelled.load(ordering: .relaxed) },
-                                         givingWay: { self.foreground.waitWhileBusy() })
+        let builder = SearchIndexBuilder(
+            connection: connection, scope: scope, memory: BuildMemory(besideCatalog: path),
+            isCancelled: { self.cancelled.load(ordering: .relaxed) },
+            givingWay: { self.foreground.waitWhileBusy() })
         let built = try builder.build()
         // The snapshot is only an aid: if another writer holds the lock for long, skip it (the
         // next connection builds and tries again) rather than keep searches unindexed.
         connection.setBusyTimeout(milliseconds: 250)
         // A read-only catalog gets no index file: the index lives in memory.
-        let snapshotID = cancelled.load(ordering: .relaxed) || connection.isReadOnly ? nil
+        let snapshotID =
+            cancelled.load(ordering: .relaxed) || connection.isReadOnly
+            ? nil
             : try? SearchIndexSnapshot.save(built, scope: scope, catalogPath: path, connection: connection)
         // Read back from the file just written: the same index, held by the page cache.
-        let expected = snapshotID.map { SearchIndexSnapshot.Expectation(snapshotID: $0, scope: scope, sequence: built.sequence, count: built.count,
-                                                                                   largestID: built.largestID) }
-        let mapped = expected.flatMap { try? SearchIndexSnapshot.map(SearchIndexSnapshot.path(catalogPath: path, scope: scope), expecting: $0) }
+        let expected = snapshotID.map {
+            SearchIndexSnapshot.Expectation(
+                snapshotID: $0, scope: scope, sequence: built.sequence, count: built.count,
+                largestID: built.largestID)
+        }
+        let mapped = expected.flatMap {
+            try? SearchIndexSnapshot.map(SearchIndexSnapshot.path(catalogPath: path, scope: scope), expecting: $0)
+        }
         let base = mapped ?? built
-        let report = SearchIndexReport(origin: .built, books: base.count, bytes: base.byteCount, mapped: mapped != nil,
-                                       duration: clock.now - start)
+        let report = SearchIndexReport(
+            origin: .built, books: base.count, bytes: base.byteCount, mapped: mapped != nil,
+            duration: clock.now - start)
         return Prepared(base: base, report: report, snapshotStored: snapshotID != nil)
     }
 }

@@ -9,8 +9,10 @@ enum BookRank {
     ///   - length: how many consecutive tokens a word spans.
     ///   - matches: whether a word matches the tokens starting at a position.
     @inline(__always)
-    static func rank(words: Int, titleCount: Int, tokenCount: Int, length: (_ word: Int) -> Int,
-                     matches: (_ word: Int, _ at: Int) -> Bool) -> Int? {
+    static func rank(
+        words: Int, titleCount: Int, tokenCount: Int, length: (_ word: Int) -> Int,
+        matches: (_ word: Int, _ at: Int) -> Bool
+    ) -> Int? {
         func find(_ word: Int, from low: Int, to high: Int) -> Int? {
             let length = length(word)
             guard high - low >= length else { return nil }

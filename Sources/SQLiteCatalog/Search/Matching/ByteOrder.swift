@@ -18,7 +18,9 @@ enum ByteOrder {
 
     /// Result order within a rank: key bytes, then id.
     @inline(__always)
-    static func precedes(_ a: UnsafeBufferPointer<UInt8>, _ aID: Int, _ b: UnsafeBufferPointer<UInt8>, _ bID: Int) -> Bool {
+    static func precedes(_ a: UnsafeBufferPointer<UInt8>, _ aID: Int, _ b: UnsafeBufferPointer<UInt8>, _ bID: Int)
+        -> Bool
+    {
         let order = compare(a, b)
         return order == 0 ? aID < bID : order < 0
     }

@@ -42,8 +42,9 @@ struct LetterPlaces {
         guard let first = token.first, let number = number(of: first) else { return nil }
         if token.count == 1 || token[1] < 0x80 { return number }
         let prefix = [first]
-        let isCharacter = SearchIndexBase.isCharacterPrefix(String(decoding: prefix, as: UTF8.self), prefixBytes: prefix,
-                                                            asciiPrefix: true, of: token)
+        let isCharacter = SearchIndexBase.isCharacterPrefix(
+            String(decoding: prefix, as: UTF8.self), prefixBytes: prefix,
+            asciiPrefix: true, of: token)
         return isCharacter ? number : nil
     }
 }

@@ -26,9 +26,11 @@ struct QueryWord {
     private func narrows(_ earlier: QueryWord) -> Bool {
         guard exact.count >= earlier.exact.count, exact.starts(with: earlier.exact) else { return false }
         let next = exact.count > earlier.exact.count ? exact[earlier.exact.count] : prefixBytes
-        return next.starts(with: earlier.prefixBytes) && next.withUnsafeBufferPointer {
-            SearchIndexBase.isCharacterPrefix(earlier.prefix, prefixBytes: earlier.prefixBytes, asciiPrefix: earlier.asciiPrefix, of: $0)
-        }
+        return next.starts(with: earlier.prefixBytes)
+            && next.withUnsafeBufferPointer {
+                SearchIndexBase.isCharacterPrefix(
+                    earlier.prefix, prefixBytes: earlier.prefixBytes, asciiPrefix: earlier.asciiPrefix, of: $0)
+            }
     }
 
     /// The letter number (`LetterPlaces`) of a query that is one ASCII letter or digit, the
@@ -50,8 +52,10 @@ struct QueryWord {
     /// token of `text` (tokens joined by single spaces) that it begins, or nil; 0 is the
     /// text's first token. `isCharacterPrefix` is asked only of a token that begins with the
     /// bytes and goes on with a byte outside ASCII.
-    static func firstPlace(of wanted: UnsafeBufferPointer<UInt8>, asciiPrefix: Bool, in text: UnsafeBufferPointer<UInt8>,
-                           isCharacterPrefix: (UnsafeBufferPointer<UInt8>) -> Bool) -> Int? {
+    static func firstPlace(
+        of wanted: UnsafeBufferPointer<UInt8>, asciiPrefix: Bool, in text: UnsafeBufferPointer<UInt8>,
+        isCharacterPrefix: (UnsafeBufferPointer<UInt8>) -> Bool
+    ) -> Int? {
         guard let base = text.baseAddress else { return nil }
         // A byte loop: tokens and prefixes are a few bytes, too short to pay for calls.
         let (length, count) = (wanted.count, text.count)

@@ -46,8 +46,10 @@ struct RowJudge {
     }
 
     /// - Parameter copiedAt: where the row is in `copy`, if it is: a match is recorded by its place.
-    mutating func offer(id: Int, key: UnsafeBufferPointer<UInt8>, title: UnsafeBufferPointer<UInt8>,
-                        author: UnsafeBufferPointer<UInt8>, copiedAt place: BooksCopy.Place? = nil) {
+    mutating func offer(
+        id: Int, key: UnsafeBufferPointer<UInt8>, title: UnsafeBufferPointer<UInt8>,
+        author: UnsafeBufferPointer<UInt8>, copiedAt place: BooksCopy.Place? = nil
+    ) {
         guard let rank = rank(title: title, author: author) else { return }
         let prefix = ByteOrder.prefix(key)
         ranks[rank].offer(id: id, prefix: prefix) { key }
@@ -62,10 +64,13 @@ struct RowJudge {
 
     /// A row of `copy` that a one-letter query matches, judged on its summary
     /// (`BooksCopy.forEach(matchingLetter:)`).
-    mutating func offer(id: Int, copiedAt place: BooksCopy.Place, rank: Int, keyPrefix: UInt64,
-                        texts: () -> BooksCopy.Texts) {
+    mutating func offer(
+        id: Int, copiedAt place: BooksCopy.Place, rank: Int, keyPrefix: UInt64,
+        texts: () -> BooksCopy.Texts
+    ) {
         ranks[rank].offer(id: id, prefix: keyPrefix) { texts().key }
-        leading?.offer(rank: rank, id: id, prefix: keyPrefix, key: { texts().key }, texts: { (texts().title, texts().author) })
+        leading?.offer(
+            rank: rank, id: id, prefix: keyPrefix, key: { texts().key }, texts: { (texts().title, texts().author) })
         recordCopied(at: place, rank: rank, keyPrefix: keyPrefix) {
             let (_, title, author) = texts()
             return (title, author)
@@ -73,12 +78,15 @@ struct RowJudge {
     }
 
     /// `texts`: the row's terms, read for its mask (`FollowingBytes`) while rows are recorded.
-    private mutating func recordCopied(at place: BooksCopy.Place, rank: Int, keyPrefix: UInt64,
-                                       texts: () -> (title: UnsafeBufferPointer<UInt8>, author: UnsafeBufferPointer<UInt8>)) {
+    private mutating func recordCopied(
+        at place: BooksCopy.Place, rank: Int, keyPrefix: UInt64,
+        texts: () -> (title: UnsafeBufferPointer<UInt8>, author: UnsafeBufferPointer<UInt8>)
+    ) {
         guard let copy else { preconditionFailure("a place with no copy") }
         guard let following = matched?.following else { return }
         let (title, author) = texts()
-        matched?.append(in: copy, at: place, mask: following.mask(title: title, author: author), rank: rank, keyPrefix: keyPrefix)
+        matched?.append(
+            in: copy, at: place, mask: following.mask(title: title, author: author), rank: rank, keyPrefix: keyPrefix)
         dropRecordingOverLimit()
     }
 
@@ -102,8 +110,10 @@ struct RowJudge {
                 prefixes.ranges.withUnsafeBufferPointer { ranges in
                     prefixes.ascii.withUnsafeBufferPointer { ascii in
                         BookRank.rank(words: ranges.count) { word, inTitle in
-                            QueryWord.firstPlace(of: UnsafeBufferPointer(rebasing: bytes[ranges[word]]), asciiPrefix: ascii[word],
-                                            in: inTitle ? title : author) { words[word].isCharacterPrefix(of: $0) }
+                            QueryWord.firstPlace(
+                                of: UnsafeBufferPointer(rebasing: bytes[ranges[word]]), asciiPrefix: ascii[word],
+                                in: inTitle ? title : author
+                            ) { words[word].isCharacterPrefix(of: $0) }
                         }
                     }
                 }
@@ -139,9 +149,10 @@ struct RowTokens {
 
     /// The rank `SearchTerms.rank` gives, or nil when some word matches nowhere.
     func rank(_ words: [QueryWord]) -> Int? {
-        BookRank.rank(words: words.count, titleCount: titleCount, tokenCount: all.count,
-                      length: { words[$0].exact.count + 1 },
-                      matches: { words[$0].matches(all[$1..<$1 + words[$0].exact.count + 1]) })
+        BookRank.rank(
+            words: words.count, titleCount: titleCount, tokenCount: all.count,
+            length: { words[$0].exact.count + 1 },
+            matches: { words[$0].matches(all[$1..<$1 + words[$0].exact.count + 1]) })
     }
 }
 
@@ -169,7 +180,11 @@ struct BestOfRank {
         if isTrimmed {
             // Most offers of a broad query come after the kept ones and end here.
             if prefix > worstPrefix { return }
-            if prefix == worstPrefix, !worst.key.withUnsafeBufferPointer({ ByteOrder.precedes(key(), id, $0, worst.id) }) { return }
+            if prefix == worstPrefix,
+                !worst.key.withUnsafeBufferPointer({ ByteOrder.precedes(key(), id, $0, worst.id) })
+            {
+                return
+            }
         }
         kept.append((Array(key()), id))
         if kept.count >= 2 * wanted + 64 { trim() }

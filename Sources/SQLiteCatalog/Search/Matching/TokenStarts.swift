@@ -52,7 +52,8 @@ struct TokenStarts: Sendable {
     var firstByteBits: UInt64 { firstBytes }
 
     func admits(_ required: TokenStarts) -> Bool {
-        firstBytes & required.firstBytes == required.firstBytes && firstPairs & required.firstPairs == required.firstPairs
+        firstBytes & required.firstBytes == required.firstBytes
+            && firstPairs & required.firstPairs == required.firstPairs
             && firstTriples & required.firstTriples == required.firstTriples
     }
 
@@ -62,7 +63,8 @@ struct TokenStarts: Sendable {
         guard let first = bytes.first else { return (0, 0, 0) }
         // Three bytes of a token beginning beyond ASCII are its first character or part of it:
         // the same bytes begin every token a word beginning with them matches.
-        let triple: UInt64 = bytes.count < 3 ? 0 : Self.twoBits(UInt64(first) << 16 | UInt64(bytes[1]) << 8 | UInt64(bytes[2]))
+        let triple: UInt64 =
+            bytes.count < 3 ? 0 : Self.twoBits(UInt64(first) << 16 | UInt64(bytes[1]) << 8 | UInt64(bytes[2]))
         if first >= 0x80 {
             var character: UInt64 = 0
             for byte in bytes.prefix(Self.utf8Length(leadingByte: first)) { character = character << 8 | UInt64(byte) }

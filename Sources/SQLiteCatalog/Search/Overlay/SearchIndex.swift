@@ -73,7 +73,10 @@ final class SearchIndex {
         private let keyEnd: UInt32
         private let titleEnd: UInt32
 
-        init(id: Int, key: UnsafeBufferPointer<UInt8>, titleTerms: UnsafeBufferPointer<UInt8>, authorTerms: UnsafeBufferPointer<UInt8>) {
+        init(
+            id: Int, key: UnsafeBufferPointer<UInt8>, titleTerms: UnsafeBufferPointer<UInt8>,
+            authorTerms: UnsafeBufferPointer<UInt8>
+        ) {
             self.id = id
             keyPrefix = ByteOrder.prefix(key)
             starts = TokenStarts(title: titleTerms, author: authorTerms)
@@ -89,12 +92,17 @@ final class SearchIndex {
         }
 
         /// The title key, title terms and author terms.
-        func withTexts<Result>(_ body: (_ key: UnsafeBufferPointer<UInt8>, _ title: UnsafeBufferPointer<UInt8>,
-                                        _ author: UnsafeBufferPointer<UInt8>) throws -> Result) rethrows -> Result {
+        func withTexts<Result>(
+            _ body: (
+                _ key: UnsafeBufferPointer<UInt8>, _ title: UnsafeBufferPointer<UInt8>,
+                _ author: UnsafeBufferPointer<UInt8>
+            ) throws -> Result
+        ) rethrows -> Result {
             try texts.withUnsafeBufferPointer { all in
-                try body(UnsafeBufferPointer(rebasing: all[..<Int(keyEnd)]),
-                         UnsafeBufferPointer(rebasing: all[Int(keyEnd)..<Int(titleEnd)]),
-                         UnsafeBufferPointer(rebasing: all[Int(titleEnd)...]))
+                try body(
+                    UnsafeBufferPointer(rebasing: all[..<Int(keyEnd)]),
+                    UnsafeBufferPointer(rebasing: all[Int(keyEnd)..<Int(titleEnd)]),
+                    UnsafeBufferPointer(rebasing: all[Int(titleEnd)...]))
             }
         }
 
@@ -109,7 +117,8 @@ final class SearchIndex {
         }
 
         func sortsBefore(_ other: OverlayBook) -> Bool {
-            keyPrefix != other.keyPrefix ? keyPrefix < other.keyPrefix
+            keyPrefix != other.keyPrefix
+                ? keyPrefix < other.keyPrefix
                 : other.withTexts { key, _, _ in sortsBefore(key: key, id: other.id) }
         }
     }
@@ -135,8 +144,10 @@ final class SearchIndex {
     /// again as a new one): the index must then be replaced.
     func catchUp(connection: Connection, scope: String, sequence: Int) throws -> Bool {
         guard sequence > syncedSequence else { return true }
-        guard let changes = try Self.changes(base: base, since: syncedSequence, room: overlayLimit - overlay.count,
-                                             connection: connection, scope: scope, sequence: sequence)
+        guard
+            let changes = try Self.changes(
+                base: base, since: syncedSequence, room: overlayLimit - overlay.count,
+                connection: connection, scope: scope, sequence: sequence)
         else { return false }
         apply(changes)
         return true
@@ -161,8 +172,10 @@ final class SearchIndex {
 
     /// The rows of `scope` changed after `since` as of `sequence` (the caller's read
     /// transaction), or nil when there are more than `room`.
-    static func changes(base: SearchIndexBase, since: Int, room: Int, connection: Connection, scope: String,
-                        sequence: Int) throws -> Changes? {
+    static func changes(
+        base: SearchIndexBase, since: Int, room: Int, connection: Connection, scope: String,
+        sequence: Int
+    ) throws -> Changes? {
         guard room >= 0 else { return nil }
         guard sequence > since else { return Changes(since: since, sequence: since, rows: [], ordinals: []) }
         // `+scope` keeps SQLite from using the scope index, which would read the whole scope;
@@ -215,7 +228,11 @@ final class SearchIndex {
         result.reserveCapacity(first.count + second.count)
         var (i, j) = (0, 0)
         while i < first.count, j < second.count {
-            if first[i].sortsBefore(second[j]) { result.append(first[i]); i += 1 } else { result.append(second[j]); j += 1 }
+            if first[i].sortsBefore(second[j]) {
+                result.append(first[i]); i += 1
+            } else {
+                result.append(second[j]); j += 1
+            }
         }
         result += first[i...]
         result += second[j...]
@@ -238,7 +255,9 @@ final class SearchIndex {
     /// to `countLimit`.
     /// Throws `SearchIndexDamage` when a part of a stored index it reads fails its checks,
     /// and what `titleKey` throws.
-    func search(_ terms: SearchTerms, offset: Int, limit: Int, titleKey: TitleKeyLookup) throws -> (ids: [Int], total: Int) {
+    func search(_ terms: SearchTerms, offset: Int, limit: Int, titleKey: TitleKeyLookup) throws -> (
+        ids: [Int], total: Int
+    ) {
         guard !terms.hasNoSearchableWords else { return ([], 0) }
         let wanted = offset + limit
         var matches = SearchIndexBase.Matches(cap: wanted, countLimit: Self.countLimit(offset: offset, limit: limit))
@@ -249,12 +268,15 @@ final class SearchIndex {
         } else {
             if let words = base.compile(terms) {
                 if let last = lastBaseMatches, last.words == words, last.matches.cap == matches.cap,
-                   last.matches.countLimit == matches.countLimit {
+                    last.matches.countLimit == matches.countLimit
+                {
                     matches = last.matches
                 } else if terms.words.count == 1, terms.words[0].count == 1,
-                   let kept = try base.broadPrefixes.matches(for: terms.words[0][0], words: words, in: base),
-                   let narrowed = BroadPrefixResults.narrowed(kept, hidden: hidden, hiddenCount: hiddenCount, wanted: wanted,
-                                                              countLimit: Self.countLimit(offset: offset, limit: limit)) {
+                    let kept = try base.broadPrefixes.matches(for: terms.words[0][0], words: words, in: base),
+                    let narrowed = BroadPrefixResults.narrowed(
+                        kept, hidden: hidden, hiddenCount: hiddenCount, wanted: wanted,
+                        countLimit: Self.countLimit(offset: offset, limit: limit))
+                {
                     matches = narrowed
                 } else {
                     try base.collect(words, hidden: hidden, into: &matches)
@@ -265,8 +287,10 @@ final class SearchIndex {
             // A one-letter query reads only its books' letters, and judges them all: what it
             // keeps is what a later key narrows when the base does not settle that key's page
             // ("mur", "tol": then only the changed books "m" or "t" matched are judged).
-            if QueryWord.oneLetter(words) == nil, matches.counts.reduce(0, +) >= Self.countLimit(offset: offset, limit: limit),
-               let ranges = try keyRangesHoldingThePage(words, matches, wanted: wanted, titleKey: titleKey) {
+            if QueryWord.oneLetter(words) == nil,
+                matches.counts.reduce(0, +) >= Self.countLimit(offset: offset, limit: limit),
+                let ranges = try keyRangesHoldingThePage(words, matches, wanted: wanted, titleKey: titleKey)
+            {
                 overlayMatches = [firstRankInOverlay(words, keyRanges: ranges), [], []]
             } else {
                 overlayMatches = matchesInOverlay(words)
@@ -277,7 +301,8 @@ final class SearchIndex {
         for rank in 0..<3 where position < wanted {
             let rankEnd = position + matches.counts[rank] + overlayMatches[rank].count
             if rankEnd <= offset { position = rankEnd; continue }
-            var merge = RankMerge(base: base, listed: matches.ordinals[rank], overlay: ordered, extra: overlayMatches[rank])
+            var merge = RankMerge(
+                base: base, listed: matches.ordinals[rank], overlay: ordered, extra: overlayMatches[rank])
             while position < wanted && position < rankEnd {
                 let id = try merge.next(titleKey: titleKey)
                 if position >= offset { result.append(id) }
@@ -298,7 +323,9 @@ final class SearchIndex {
     /// book's text was cut into a token list first). A book is read in place, never copied:
     /// a copy retains its texts, a wait for memory a book ("m": 32 ms, most of it retains).
     private func matchesInOverlay(_ words: [QueryWord]) -> [[Int32]] {
-        let earlier = recentOverlayMatches.filter { QueryWord.narrows(words, $0.words) }.min { $0.places.count < $1.places.count }
+        let earlier = recentOverlayMatches.filter { QueryWord.narrows(words, $0.words) }.min {
+            $0.places.count < $1.places.count
+        }
         var matches: [[Int32]] = [[], [], []]
         // All of them in `ordered`'s order, what the next query narrows: a book may rank lower
         // in it, and its place must stay in result order among those of its new rank.
@@ -337,10 +364,13 @@ final class SearchIndex {
     /// The keys where every book on the page must be (`TitleOrderPage.keyRanges`), when the
     /// base's first rank fills the page with keys among them: then an overlay book elsewhere,
     /// or of a lower rank, comes after the page. Nil otherwise.
-    private func keyRangesHoldingThePage(_ words: [QueryWord], _ matches: SearchIndexBase.Matches, wanted: Int,
-                                         titleKey: TitleKeyLookup) throws -> [KeyRange]? {
+    private func keyRangesHoldingThePage(
+        _ words: [QueryWord], _ matches: SearchIndexBase.Matches, wanted: Int,
+        titleKey: TitleKeyLookup
+    ) throws -> [KeyRange]? {
         guard wanted > 0, matches.ordinals[0].count >= wanted, let first = words.first,
-              let ranges = TitleOrderPage.keyRanges(firstToken: first.exact.first ?? first.prefixBytes), let last = ranges.last
+            let ranges = TitleOrderPage.keyRanges(firstToken: first.exact.first ?? first.prefixBytes),
+            let last = ranges.last
         else { return nil }
         // The base's last book on the page must be below the keys beginning with the word's
         // first character: a base book whose key begins with punctuation above it ("«Hymn»"
@@ -374,7 +404,8 @@ final class SearchIndex {
                 var place = low
                 while place < books.count, books[place].keyPrecedes(upTo) {
                     if books[place].starts.admits(required),
-                       books[place].withTexts({ _, title, author in judge.rank(title: title, author: author) }) == 0 {
+                        books[place].withTexts({ _, title, author in judge.rank(title: title, author: author) }) == 0
+                    {
                         places.append(Int32(place))
                     }
                     place += 1
@@ -431,7 +462,11 @@ final class SearchIndex {
                 guard let key = try titleKey(id) else {
                     throw SearchIndexDamage("the index names book \(id), which this scope does not have")
                 }
-                if key.withUnsafeBufferPointer({ book.sortsBefore(key: $0, id: id) }) { high = middle } else { low = middle + 1 }
+                if key.withUnsafeBufferPointer({ book.sortsBefore(key: $0, id: id) }) {
+                    high = middle
+                } else {
+                    low = middle + 1
+                }
             }
             return low
         }

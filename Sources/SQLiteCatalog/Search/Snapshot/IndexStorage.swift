@@ -47,13 +47,17 @@ struct IndexArray<Element: BitwiseCopyable>: RandomAccessCollection, @unchecked 
     @inline(__always)
     subscript(index: Int) -> Element { buffer[index] }
 
-    func withUnsafeBufferPointer<T>(_ body: (UnsafeBufferPointer<Element>) throws -> T) rethrows -> T { try body(buffer) }
-    func withUnsafeBytes<T>(_ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T { try body(UnsafeRawBufferPointer(buffer)) }
+    func withUnsafeBufferPointer<T>(_ body: (UnsafeBufferPointer<Element>) throws -> T) rethrows -> T {
+        try body(buffer)
+    }
+    func withUnsafeBytes<T>(_ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
+        try body(UnsafeRawBufferPointer(buffer))
+    }
 
     /// Confirms the elements at `range` are intact (see `IndexMemory.verify`).
     func verify(_ range: Range<Int>) throws(SearchIndexDamage) {
         let stride = MemoryLayout<Element>.stride
-        try memory.verify(offsetInMemory + range.lowerBound * stride ..< offsetInMemory + range.upperBound * stride)
+        try memory.verify(offsetInMemory + range.lowerBound * stride..<offsetInMemory + range.upperBound * stride)
     }
 
     func verifyAll() throws(SearchIndexDamage) { try verify(0..<count) }
@@ -146,7 +150,9 @@ final class MappedIndexMemory: IndexMemory, @unchecked Sendable {
             for block in first...last where checked[block >> 6] & (1 << UInt64(block & 63)) == 0 {
                 let start = dataStart + block * Self.blockSize
                 let end = min(start + Self.blockSize, bytes.count)
-                guard SearchIndexSnapshot.checksum(UnsafeRawBufferPointer(rebasing: bytes[start..<end])) == blockChecksums[block]
+                guard
+                    SearchIndexSnapshot.checksum(UnsafeRawBufferPointer(rebasing: bytes[start..<end]))
+                        == blockChecksums[block]
                 else { return block }
                 checked[block >> 6] |= 1 << UInt64(block & 63)
             }

@@ -2,9 +2,9 @@ import BookCatalog
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A built `SearchIndexBase` stored in a file beside the catalog, so that the next connection
@@ -32,11 +32,11 @@ enum SearchIndexSnapshot {
     /// four-lane `checksum`, format 6 the bitmaps of broad prefixes of up to three characters
     /// (`StoredPrefixes`), format 7 the terms with letters like "ø" and "æ" transliterated.
     static let format = 7
-    static let magic: UInt64 = 0x3158_4449_4853_4B42   // "BKSHIDX1"
+    static let magic: UInt64 = 0x3158_4449_4853_4B42  // "BKSHIDX1"
 
     enum Part: Int, CaseIterable {
         case vocabularyBytes, vocabularyStart, numberOfCode, bookBytes, bookStart, ids, postingBytes, postingStart,
-             postingsBefore, sortedIDs, ordinalOfSorted, prefixTable, prefixBitmaps
+            postingsBefore, sortedIDs, ordinalOfSorted, prefixTable, prefixBitmaps
     }
 
     /// The fixed words at the start of the file.
@@ -63,21 +63,27 @@ enum SearchIndexSnapshot {
 
         /// The file's first `dataStart` bytes, with the checksum.
         func preamble(blockChecksums: [UInt64]) -> [UInt8] {
-            var words: [UInt64] = [magic, UInt64(format), snapshotID, UInt64(sequence), UInt64(count),
-                                   UInt64(bitPattern: Int64(idBase)), UInt64(bookStartWidth), UInt64(idsWidth),
-                                   UInt64(scope.count), UInt64(dataStart), UInt64(fileLength), UInt64(blockChecksums.count)]
+            var words: [UInt64] = [
+                magic, UInt64(format), snapshotID, UInt64(sequence), UInt64(count),
+                UInt64(bitPattern: Int64(idBase)), UInt64(bookStartWidth), UInt64(idsWidth),
+                UInt64(scope.count), UInt64(dataStart), UInt64(fileLength), UInt64(blockChecksums.count),
+            ]
             for part in parts { words += [UInt64(part.offset), UInt64(part.length)] }
             words += [UInt64(bitPattern: Int64(largestID)), 0]
             var bytes = [UInt8](repeating: 0, count: dataStart)
             bytes.withUnsafeMutableBytes { raw in
-                for (index, word) in words.enumerated() { raw.storeBytes(of: word.littleEndian, toByteOffset: index * 8, as: UInt64.self) }
+                for (index, word) in words.enumerated() {
+                    raw.storeBytes(of: word.littleEndian, toByteOffset: index * 8, as: UInt64.self)
+                }
                 for (index, byte) in scope.enumerated() { raw[Self.words * 8 + index] = byte }
                 for (index, sum) in blockChecksums.enumerated() {
                     raw.storeBytes(of: sum.littleEndian, toByteOffset: tableStart + index * 8, as: UInt64.self)
                 }
             }
             let sum = bytes.withUnsafeBytes { SearchIndexSnapshot.checksum($0) }
-            bytes.withUnsafeMutableBytes { $0.storeBytes(of: sum.littleEndian, toByteOffset: Self.checksumWord * 8, as: UInt64.self) }
+            bytes.withUnsafeMutableBytes {
+                $0.storeBytes(of: sum.littleEndian, toByteOffset: Self.checksumWord * 8, as: UInt64.self)
+            }
             return bytes
         }
     }
@@ -105,7 +111,8 @@ enum SearchIndexSnapshot {
 
         init?(recorded: String, scope: String, sequence: Int, count: Int) {
             let fields = recorded.split(separator: " ")
-            guard fields.count == 2, let snapshotID = UInt64(fields[0], radix: 16), let largestID = Int(fields[1]) else { return nil }
+            guard fields.count == 2, let snapshotID = UInt64(fields[0], radix: 16), let largestID = Int(fields[1])
+            else { return nil }
             self.init(snapshotID: snapshotID, scope: scope, sequence: sequence, count: count, largestID: largestID)
         }
     }
@@ -125,7 +132,9 @@ enum SearchIndexSnapshot {
     /// Writes `base` as the scope's snapshot, unless a more recent one is recorded. Answers
     /// the new snapshot's id, or nil when it did not write.
     @discardableResult
-    static func save(_ base: SearchIndexBase, scope: String, catalogPath: String, connection: Connection) throws -> UInt64? {
+    static func save(_ base: SearchIndexBase, scope: String, catalogPath: String, connection: Connection) throws
+        -> UInt64?
+    {
         let path = path(catalogPath: catalogPath, scope: scope)
         removeAbandonedTemporaries(of: path)
         let temporary = path + ".writing-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
@@ -138,10 +147,14 @@ enum SearchIndexSnapshot {
         try write(base, scope: scope, snapshotID: snapshotID, to: temporary, mode: mode)
         return try connection.transaction(immediate: true) {
             let stored = try connection.queryFirst(
-                "SELECT change_seq FROM search_snapshots WHERE scope = ?1 AND format = ?2", [.text(scope), .int(format)]) { $0.int(0) }
+                "SELECT change_seq FROM search_snapshots WHERE scope = ?1 AND format = ?2",
+                [.text(scope), .int(format)]
+            ) { $0.int(0) }
             if let stored, stored > base.sequence { return nil }
             // Renamed while the write lock is held, so the row and the file change together.
-            guard rename(temporary, path) == 0 else { throw SearchIndexDamage("cannot store the snapshot: \(String(cString: strerror(errno)))") }
+            guard rename(temporary, path) == 0 else {
+                throw SearchIndexDamage("cannot store the snapshot: \(String(cString: strerror(errno)))")
+            }
             try connection.run("DELETE FROM search_snapshot_parts WHERE scope = ?1", [.text(scope)])
             try connection.run(
                 """
@@ -149,9 +162,14 @@ enum SearchIndexSnapshot {
                 ON CONFLICT(scope) DO UPDATE SET format = excluded.format, change_seq = excluded.change_seq,
                     book_count = excluded.book_count, header = excluded.header
                 """,
-                [.text(scope), .int(format), .int(base.sequence), .int(base.count),
-                 .text(Expectation(snapshotID: snapshotID, scope: scope, sequence: base.sequence, count: base.count,
-                                   largestID: base.largestID).recorded)])
+                [
+                    .text(scope), .int(format), .int(base.sequence), .int(base.count),
+                    .text(
+                        Expectation(
+                            snapshotID: snapshotID, scope: scope, sequence: base.sequence, count: base.count,
+                            largestID: base.largestID
+                        ).recorded),
+                ])
             return snapshotID
         }
     }
@@ -162,9 +180,11 @@ enum SearchIndexSnapshot {
     static func removeAbandonedTemporaries(of path: String) {
         let directory = folder(holding: path)
         let prefix = (path as NSString).lastPathComponent + ".writing-"
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] where name.hasPrefix(prefix) {
-            guard let writer = name.dropFirst(prefix.count).split(separator: "-").first.flatMap({ pid_t($0) }), writer > 0,
-                  kill(writer, 0) == -1, errno == ESRCH
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] where name.hasPrefix(prefix)
+        {
+            guard let writer = name.dropFirst(prefix.count).split(separator: "-").first.flatMap({ pid_t($0) }),
+                writer > 0,
+                kill(writer, 0) == -1, errno == ESRCH
             else { continue }
             unlink(directory + "/" + name)
         }
@@ -186,12 +206,14 @@ enum SearchIndexSnapshot {
 
     /// The parts of `base`, in file order.
     private static func parts(_ base: SearchIndexBase) -> [PartSource] {
-        let held = [UnsafeRawBufferPointer(base.vocabularyBytes.buffer), UnsafeRawBufferPointer(base.vocabularyStart.buffer),
-                    UnsafeRawBufferPointer(base.numberOfCode.buffer), UnsafeRawBufferPointer(base.bookBytes.buffer),
-                    UnsafeRawBufferPointer(base.bookStart.words.buffer), UnsafeRawBufferPointer(base.ids.words.buffer),
-                    UnsafeRawBufferPointer(base.postingBytes.buffer), UnsafeRawBufferPointer(base.postingStart.buffer),
-                    UnsafeRawBufferPointer(base.postingsBefore.buffer), UnsafeRawBufferPointer(base.sortedIDs.words.buffer),
-                    UnsafeRawBufferPointer(base.ordinalOfSorted.words.buffer)]
+        let held = [
+            UnsafeRawBufferPointer(base.vocabularyBytes.buffer), UnsafeRawBufferPointer(base.vocabularyStart.buffer),
+            UnsafeRawBufferPointer(base.numberOfCode.buffer), UnsafeRawBufferPointer(base.bookBytes.buffer),
+            UnsafeRawBufferPointer(base.bookStart.words.buffer), UnsafeRawBufferPointer(base.ids.words.buffer),
+            UnsafeRawBufferPointer(base.postingBytes.buffer), UnsafeRawBufferPointer(base.postingStart.buffer),
+            UnsafeRawBufferPointer(base.postingsBefore.buffer), UnsafeRawBufferPointer(base.sortedIDs.words.buffer),
+            UnsafeRawBufferPointer(base.ordinalOfSorted.words.buffer),
+        ]
         let chosen = StoredPrefixes.chosen(for: base)
         let table = chosen.map(\.code)
         let bitmapBytes = (base.count + 63) / 64 * 8
@@ -208,10 +230,14 @@ enum SearchIndexSnapshot {
 
     /// Writes the file in one pass through a block-sized buffer (no second copy of the index).
     /// `mode`, when given, is the file's exact permissions (the umask does not apply).
-    static func write(_ base: SearchIndexBase, scope: String, snapshotID: UInt64, to path: String, mode: mode_t? = nil) throws {
+    static func write(_ base: SearchIndexBase, scope: String, snapshotID: UInt64, to path: String, mode: mode_t? = nil)
+        throws
+    {
         let parts = parts(base)
         let scopeBytes = Array(scope.utf8)
-        guard scopeBytes.count <= Header.maximumScopeBytes else { throw SearchIndexDamage("scope name too long for a snapshot") }
+        guard scopeBytes.count <= Header.maximumScopeBytes else {
+            throw SearchIndexDamage("scope name too long for a snapshot")
+        }
         // The layout: data first (its size fixes the number of blocks, which fixes dataStart).
         var relative: [(offset: Int, length: Int)] = []
         var dataLength = 0
@@ -222,13 +248,16 @@ enum SearchIndexSnapshot {
         }
         let blocks = MappedIndexMemory.blockCount(dataBytes: dataLength)
         let dataStart = (Header.words * 8 + (scopeBytes.count + 7) / 8 * 8 + blocks * 8 + 63) / 64 * 64
-        var header = Header(snapshotID: snapshotID, sequence: base.sequence, count: base.count, idBase: base.idBase,
-                            bookStartWidth: base.bookStart.width, idsWidth: base.ids.width, scope: scopeBytes,
-                            dataStart: dataStart, fileLength: dataStart + dataLength,
-                            parts: relative.map { (dataStart + $0.offset, $0.length) }, largestID: base.largestID)
+        var header = Header(
+            snapshotID: snapshotID, sequence: base.sequence, count: base.count, idBase: base.idBase,
+            bookStartWidth: base.bookStart.width, idsWidth: base.ids.width, scope: scopeBytes,
+            dataStart: dataStart, fileLength: dataStart + dataLength,
+            parts: relative.map { (dataStart + $0.offset, $0.length) }, largestID: base.largestID)
 
         let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { throw SearchIndexDamage("cannot write \(path): \(String(cString: strerror(errno)))") }
+        guard descriptor >= 0 else {
+            throw SearchIndexDamage("cannot write \(path): \(String(cString: strerror(errno)))")
+        }
         defer { close(descriptor) }
         if let mode, fchmod(descriptor, mode) != 0 {
             throw SearchIndexDamage("cannot set the permissions of \(path): \(String(cString: strerror(errno)))")
@@ -237,7 +266,9 @@ enum SearchIndexSnapshot {
             var done = 0
             while done < bytes.count {
                 let written = pwrite(descriptor, bytes.baseAddress! + done, bytes.count - done, off_t(offset + done))
-                guard written > 0 else { throw SearchIndexDamage("cannot write the snapshot: \(String(cString: strerror(errno)))") }
+                guard written > 0 else {
+                    throw SearchIndexDamage("cannot write the snapshot: \(String(cString: strerror(errno)))")
+                }
                 done += written
             }
         }
@@ -246,7 +277,7 @@ enum SearchIndexSnapshot {
         let block = UnsafeMutableRawBufferPointer.allocate(byteCount: MappedIndexMemory.blockSize, alignment: 8)
         defer { block.deallocate() }
         var filled = 0
-        var position = 0   // in the data area
+        var position = 0  // in the data area
         func flush() throws {
             guard filled > 0 else { return }
             let bytes = UnsafeRawBufferPointer(rebasing: block[0..<filled])
@@ -256,7 +287,7 @@ enum SearchIndexSnapshot {
         }
         try withExtendedLifetime(base) {
             for (part, place) in zip(parts, relative) {
-                while position < place.offset {   // padding
+                while position < place.offset {  // padding
                     block[filled] = 0
                     filled += 1
                     position += 1
@@ -278,7 +309,9 @@ enum SearchIndexSnapshot {
                 case let .bytes(bytes): try append(bytes)
                 case let .produced(_, produce): try produce(append)
                 }
-                guard position == place.offset + place.length else { throw SearchIndexDamage("a part's length changed while it was written") }
+                guard position == place.offset + place.length else {
+                    throw SearchIndexDamage("a part's length changed while it was written")
+                }
             }
             try flush()
         }
@@ -292,17 +325,22 @@ enum SearchIndexSnapshot {
     /// `max(change_seq)`, read in the caller's transaction) with at most `maximumBehind(books)`
     /// rows changed since, and how many did. Nil when there is none, it is too far behind, or
     /// it fails a check.
-    static func load(scope: String, sequence: Int, maximumBehind: (Int) -> Int, catalogPath: String,
-                     connection: Connection) throws -> (base: SearchIndexBase, behind: Int)? {
-        guard let (stored, count, recorded) = try connection.queryFirst(
-            "SELECT change_seq, book_count, CAST(header AS TEXT) FROM search_snapshots WHERE scope = ?1 AND format = ?2",
-            [.text(scope), .int(format)], row: { ($0.int(0), $0.int(1), $0.text(2)) }),
+    static func load(
+        scope: String, sequence: Int, maximumBehind: (Int) -> Int, catalogPath: String,
+        connection: Connection
+    ) throws -> (base: SearchIndexBase, behind: Int)? {
+        guard
+            let (stored, count, recorded) = try connection.queryFirst(
+                "SELECT change_seq, book_count, CAST(header AS TEXT) FROM search_snapshots WHERE scope = ?1 AND format = ?2",
+                [.text(scope), .int(format)], row: { ($0.int(0), $0.int(1), $0.text(2)) }),
             let expected = Expectation(recorded: recorded, scope: scope, sequence: stored, count: count)
         else { return nil }
         guard stored <= sequence, count >= 0 else { return nil }
-        let behind = try connection.queryFirst(
-            "SELECT count(*) FROM (SELECT 1 FROM books WHERE change_seq > ?1 AND +scope = ?2 LIMIT ?3)",
-            [.int(stored), .text(scope), .int(maximumBehind(count) + 1)]) { $0.int(0) } ?? 0
+        let behind =
+            try connection.queryFirst(
+                "SELECT count(*) FROM (SELECT 1 FROM books WHERE change_seq > ?1 AND +scope = ?2 LIMIT ?3)",
+                [.int(stored), .text(scope), .int(maximumBehind(count) + 1)]
+            ) { $0.int(0) } ?? 0
         guard behind <= maximumBehind(count) else { return nil }
         return (try? map(path(catalogPath: catalogPath, scope: scope), expecting: expected)).map { ($0, behind) }
     }
@@ -330,35 +368,47 @@ enum SearchIndexSnapshot {
         guard let address = mmap(nil, length, PROT_READ, MAP_PRIVATE, descriptor, 0), address != MAP_FAILED else {
             throw SearchIndexDamage("the snapshot file cannot be mapped")
         }
-        return try decode(UnsafeRawBufferPointer(start: address, count: length), ownership: .mapped, expecting: expected)
+        return try decode(
+            UnsafeRawBufferPointer(start: address, count: length), ownership: .mapped, expecting: expected)
     }
 
     /// Decodes a snapshot from `bytes` (a copy of them): the loader's whole decode, for tests
     /// and fuzzing. With `expected` nil, any catalog's snapshot is accepted.
-    static func decode(copying bytes: UnsafeRawBufferPointer, expecting expected: Expectation? = nil) throws(SearchIndexDamage) -> SearchIndexBase {
+    static func decode(copying bytes: UnsafeRawBufferPointer, expecting expected: Expectation? = nil)
+        throws(SearchIndexDamage) -> SearchIndexBase
+    {
         let copy = UnsafeMutableRawBufferPointer.allocate(byteCount: max(bytes.count, 1), alignment: 64)
         copy.copyMemory(from: bytes)
-        return try decode(UnsafeRawBufferPointer(rebasing: copy[0..<bytes.count]), ownership: .allocated, expecting: expected)
+        return try decode(
+            UnsafeRawBufferPointer(rebasing: copy[0..<bytes.count]), ownership: .allocated, expecting: expected)
     }
 
     /// Checks and views `bytes` as an index; takes them over (`ownership`) whether it succeeds
     /// or not. Only the header, the small arrays and the arrays' ends are checked here.
-    private static func decode(_ bytes: UnsafeRawBufferPointer, ownership: SnapshotBytes.Ownership,
-                               expecting expected: Expectation?) throws(SearchIndexDamage) -> SearchIndexBase {
+    private static func decode(
+        _ bytes: UnsafeRawBufferPointer, ownership: SnapshotBytes.Ownership,
+        expecting expected: Expectation?
+    ) throws(SearchIndexDamage) -> SearchIndexBase {
         // Owns `bytes` from here on, so every early exit gives them back.
         let file = SnapshotBytes(bytes, ownership: ownership)
-        func word(_ index: Int) -> UInt64 { UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: index * 8, as: UInt64.self)) }
+        func word(_ index: Int) -> UInt64 {
+            UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: index * 8, as: UInt64.self))
+        }
         func small(_ index: Int, atMost limit: Int) throws(SearchIndexDamage) -> Int {
             let value = word(index)
             guard value <= UInt64(limit) else { throw SearchIndexDamage("header field \(index) out of range") }
             return Int(value)
         }
-        guard bytes.count >= Header.words * 8, word(0) == magic else { throw SearchIndexDamage("not a search index snapshot") }
+        guard bytes.count >= Header.words * 8, word(0) == magic else {
+            throw SearchIndexDamage("not a search index snapshot")
+        }
         guard word(1) == UInt64(format) else { throw SearchIndexDamage("another snapshot format") }
         let length = bytes.count
         let scopeLength = try small(8, atMost: Header.maximumScopeBytes)
         let dataStart = try small(9, atMost: length)
-        guard try small(10, atMost: Int.max) == length else { throw SearchIndexDamage("the snapshot file is truncated or too long") }
+        guard try small(10, atMost: Int.max) == length else {
+            throw SearchIndexDamage("the snapshot file is truncated or too long")
+        }
         let blocks = MappedIndexMemory.blockCount(dataBytes: length - dataStart)
         let tableStart = Header.words * 8 + (scopeLength + 7) / 8 * 8
         guard try small(11, atMost: length) == blocks, dataStart % 64 == 0, tableStart + blocks * 8 <= dataStart else {
@@ -370,23 +420,30 @@ enum SearchIndexSnapshot {
             throw SearchIndexDamage("the snapshot's header fails its checksum")
         }
         let count = try small(4, atMost: length * 8)
-        let scope = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[Header.words * 8..<Header.words * 8 + scopeLength]), as: UTF8.self)
+        let scope = String(
+            decoding: UnsafeRawBufferPointer(rebasing: bytes[Header.words * 8..<Header.words * 8 + scopeLength]),
+            as: UTF8.self)
         if let expected {
-            let found = Expectation(snapshotID: word(2), scope: scope, sequence: Int(truncatingIfNeeded: word(3)), count: count,
-                                    largestID: Int(truncatingIfNeeded: word(Header.largestIDWord)))
+            let found = Expectation(
+                snapshotID: word(2), scope: scope, sequence: Int(truncatingIfNeeded: word(3)), count: count,
+                largestID: Int(truncatingIfNeeded: word(Header.largestIDWord)))
             guard found == expected else { throw SearchIndexDamage("the snapshot is not the one the catalog recorded") }
         }
-        let checksums = UnsafeRawBufferPointer(rebasing: bytes[tableStart..<tableStart + blocks * 8]).assumingMemoryBound(to: UInt64.self)
+        let checksums = UnsafeRawBufferPointer(rebasing: bytes[tableStart..<tableStart + blocks * 8])
+            .assumingMemoryBound(to: UInt64.self)
         let memory = MappedIndexMemory(file: file, dataStart: dataStart, blockChecksums: checksums)
 
-        func array<Element: BitwiseCopyable>(_ part: Part, as: Element.Type) throws(SearchIndexDamage) -> IndexArray<Element> {
+        func array<Element: BitwiseCopyable>(_ part: Part, as: Element.Type) throws(SearchIndexDamage) -> IndexArray<
+            Element
+        > {
             let offset = try small(12 + 2 * part.rawValue, atMost: length)
             let size = try small(13 + 2 * part.rawValue, atMost: length)
             let stride = MemoryLayout<Element>.stride
             guard offset >= dataStart, offset % 8 == 0, size <= length - offset, size % stride == 0 else {
                 throw SearchIndexDamage("part \(part) lies outside the snapshot")
             }
-            let typed = UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + size]).assumingMemoryBound(to: Element.self)
+            let typed = UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + size]).assumingMemoryBound(
+                to: Element.self)
             return IndexArray(buffer: typed, memory: memory, offsetInMemory: offset)
         }
         // Every id is idBase + a stored value of idsWidth bits: the sum must be a positive Int
@@ -396,21 +453,28 @@ enum SearchIndexSnapshot {
         guard idBase >= 0, idBase <= Int.max - Int((UInt64(1) << idsWidth) - 1) else {
             throw SearchIndexDamage("the snapshot's ids lie outside every possible id")
         }
-        guard let bookStart = PackedIntegers(count: count + 1, width: try small(6, atMost: 64), words: try array(.bookStart, as: UInt64.self)),
-              let ids = PackedIntegers(count: count, width: idsWidth, words: try array(.ids, as: UInt64.self)),
-              let sortedIDs = PackedIntegers(count: count, width: idsWidth, words: try array(.sortedIDs, as: UInt64.self)),
-              let ordinalOfSorted = PackedIntegers(count: count, width: PackedIntegers.width(maximum: UInt64(max(count - 1, 0))),
-                                                   words: try array(.ordinalOfSorted, as: UInt64.self))
+        guard
+            let bookStart = PackedIntegers(
+                count: count + 1, width: try small(6, atMost: 64), words: try array(.bookStart, as: UInt64.self)),
+            let ids = PackedIntegers(count: count, width: idsWidth, words: try array(.ids, as: UInt64.self)),
+            let sortedIDs = PackedIntegers(
+                count: count, width: idsWidth, words: try array(.sortedIDs, as: UInt64.self)),
+            let ordinalOfSorted = PackedIntegers(
+                count: count, width: PackedIntegers.width(maximum: UInt64(max(count - 1, 0))),
+                words: try array(.ordinalOfSorted, as: UInt64.self))
         else { throw SearchIndexDamage("the snapshot's packed arrays have the wrong size") }
         let base = SearchIndexBase(
             sequence: Int(truncatingIfNeeded: word(3)), count: count,
-            vocabularyBytes: try array(.vocabularyBytes, as: UInt8.self), vocabularyStart: try array(.vocabularyStart, as: UInt32.self),
+            vocabularyBytes: try array(.vocabularyBytes, as: UInt8.self),
+            vocabularyStart: try array(.vocabularyStart, as: UInt32.self),
             numberOfCode: try array(.numberOfCode, as: UInt32.self), bookBytes: try array(.bookBytes, as: UInt8.self),
             bookStart: bookStart, idBase: idBase, ids: ids, sortedIDs: sortedIDs, ordinalOfSorted: ordinalOfSorted,
             largestID: Int(truncatingIfNeeded: word(Header.largestIDWord)),
-            postingBytes: try array(.postingBytes, as: UInt8.self), postingStart: try array(.postingStart, as: UInt32.self),
+            postingBytes: try array(.postingBytes, as: UInt8.self),
+            postingStart: try array(.postingStart, as: UInt32.self),
             postingsBefore: try array(.postingsBefore, as: UInt32.self),
-            storedPrefixes: StoredPrefixes(table: try array(.prefixTable, as: UInt64.self), bitmaps: try array(.prefixBitmaps, as: UInt64.self)))
+            storedPrefixes: StoredPrefixes(
+                table: try array(.prefixTable, as: UInt64.self), bitmaps: try array(.prefixBitmaps, as: UInt64.self)))
         try base.validate()
         return base
     }
@@ -466,7 +530,9 @@ enum SearchIndexSnapshot {
 /// (at decode, or later when a read fails its checks). Must never crash or read out of bounds.
 public enum SearchIndexSnapshotProbe {
     public static func decodeAndSearch(_ bytes: [UInt8], queries: [String]) -> [[Int]]? {
-        let decoded = bytes.withUnsafeBytes { raw in Result { () throws(SearchIndexDamage) in try SearchIndexSnapshot.decode(copying: raw) } }
+        let decoded = bytes.withUnsafeBytes { raw in
+            Result { () throws(SearchIndexDamage) in try SearchIndexSnapshot.decode(copying: raw) }
+        }
         guard case let .success(base) = decoded else { return nil }
         return search(base, queries: queries)
     }
@@ -485,7 +551,9 @@ public enum SearchIndexSnapshotProbe {
         var pages: [[Int]] = []
         for text in queries {
             // A fresh index has no changes to place, so it never asks for a title key.
-            guard let page = try? index.search(SearchTerms(text), offset: 0, limit: 50, titleKey: { _ in nil }) else { return nil }
+            guard let page = try? index.search(SearchTerms(text), offset: 0, limit: 50, titleKey: { _ in nil }) else {
+                return nil
+            }
             // Catching up finds books by id: the listed ones and their neighbours must not crash
             // it, and a listed book it cannot find (it could not be hidden) refuses the file.
             for id in page.ids {
@@ -506,9 +574,15 @@ public enum SearchIndexSnapshotProbe {
         guard bytes.count >= header.words * 8 else { return bytes }
         var sealed = bytes
         sealed.withUnsafeMutableBytes { raw in
-            func word(_ index: Int) -> Int { Int(truncatingIfNeeded: UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: index * 8, as: UInt64.self))) }
+            func word(_ index: Int) -> Int {
+                Int(
+                    truncatingIfNeeded: UInt64(
+                        littleEndian: raw.loadUnaligned(fromByteOffset: index * 8, as: UInt64.self)))
+            }
             let scopeLength = word(8), dataStart = word(9)
-            guard (0...header.maximumScopeBytes).contains(scopeLength), (0...raw.count).contains(dataStart) else { return }
+            guard (0...header.maximumScopeBytes).contains(scopeLength), (0...raw.count).contains(dataStart) else {
+                return
+            }
             let tableStart = header.words * 8 + (scopeLength + 7) / 8 * 8
             let blocks = MappedIndexMemory.blockCount(dataBytes: raw.count - dataStart)
             guard tableStart + blocks * 8 <= dataStart else { return }

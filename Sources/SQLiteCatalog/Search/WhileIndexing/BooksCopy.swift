@@ -45,9 +45,10 @@ final class BooksCopy {
     /// Nil where no scratch file can be made: the copy is never the process's own memory.
     init?(sequence: Int, memory: BuildMemory) {
         guard let bytes = memory.growingFileBytes(capacity: 16 << 20),
-              let starts = RowColumn<TokenStarts>(memory: memory),
-              let letters = RowColumn<Letters>(memory: memory),
-              let whereabouts = RowColumn<Whereabouts>(memory: memory) else { return nil }
+            let starts = RowColumn<TokenStarts>(memory: memory),
+            let letters = RowColumn<Letters>(memory: memory),
+            let whereabouts = RowColumn<Whereabouts>(memory: memory)
+        else { return nil }
         self.sequence = sequence
         self.bytes = bytes
         self.starts = starts
@@ -63,8 +64,10 @@ final class BooksCopy {
 
     /// Appends a row whose id is above every id so far, and tells where it went; nil when the
     /// copy cannot take it (its files cannot grow, the copy passed 4 GiB) and must be given up.
-    func append(id: Int, key: UnsafeBufferPointer<UInt8>, title: UnsafeBufferPointer<UInt8>,
-                author: UnsafeBufferPointer<UInt8>) -> Place? {
+    func append(
+        id: Int, key: UnsafeBufferPointer<UInt8>, title: UnsafeBufferPointer<UInt8>,
+        author: UnsafeBufferPointer<UInt8>
+    ) -> Place? {
         guard id > lastID ?? Int.min, bytes.count + 15 + key.count + title.count + author.count < Int(UInt32.max)
         else { return nil }
         let place = Place(offset: UInt32(bytes.count), row: UInt32(count))
@@ -90,9 +93,13 @@ final class BooksCopy {
     func complete() { isComplete = true }
 
     /// The rows whose token starts admit `required`, in id order, with their places.
-    func forEach(admitting required: TokenStarts,
-                 _ body: (_ id: Int, _ place: Place, _ key: UnsafeBufferPointer<UInt8>, _ title: UnsafeBufferPointer<UInt8>,
-                          _ author: UnsafeBufferPointer<UInt8>) throws -> Void) throws {
+    func forEach(
+        admitting required: TokenStarts,
+        _ body: (
+            _ id: Int, _ place: Place, _ key: UnsafeBufferPointer<UInt8>, _ title: UnsafeBufferPointer<UInt8>,
+            _ author: UnsafeBufferPointer<UInt8>
+        ) throws -> Void
+    ) throws {
         try withColumns { starts, whereabouts, all in
             for row in 0..<count {
                 try Self.stopIfCancelled(row)
@@ -107,8 +114,10 @@ final class BooksCopy {
     /// For a one-letter query, the letter numbered `letter` (`LetterPlaces`): the rows it
     /// matches, with their rank and key prefix, read from their `Letters` alone; `texts` reads
     /// a row's key and terms, when the prefix does not settle where it goes.
-    func forEach(matchingLetter letter: Int,
-                 _ body: (_ id: Int, _ place: Place, _ rank: Int, _ keyPrefix: UInt64, _ texts: () -> Texts) throws -> Void) throws {
+    func forEach(
+        matchingLetter letter: Int,
+        _ body: (_ id: Int, _ place: Place, _ rank: Int, _ keyPrefix: UInt64, _ texts: () -> Texts) throws -> Void
+    ) throws {
         try letters.withElements { letters in
             try whereabouts.withElements { whereabouts in
                 try bytes.withUnsafeBufferPointer { all in
@@ -124,16 +133,19 @@ final class BooksCopy {
         }
     }
 
-    private static func place(ofRow row: Int, _ whereabouts: RowColumn<Whereabouts>.Elements) -> (id: Int, place: Place) {
+    private static func place(ofRow row: Int, _ whereabouts: RowColumn<Whereabouts>.Elements) -> (id: Int, place: Place)
+    {
         let found = whereabouts[row]
         return (found.id, Place(offset: found.offset, row: UInt32(row)))
     }
 
     /// The rows at `places` whose numbers `numbers` gives, in that order, whose token starts
     /// admit `required`, with their ids, until `body` returns false.
-    func forEach<Places: RandomAccessCollection<Place>, Numbers: Collection<Int>>(at places: Places, numbered numbers: Numbers,
-                                                        admitting required: TokenStarts,
-                                                        _ body: (_ number: Int, _ id: Int, _ texts: Texts) throws -> Bool) throws
+    func forEach<Places: RandomAccessCollection<Place>, Numbers: Collection<Int>>(
+        at places: Places, numbered numbers: Numbers,
+        admitting required: TokenStarts,
+        _ body: (_ number: Int, _ id: Int, _ texts: Texts) throws -> Bool
+    ) throws
     where Places.Index == Int {
         try withColumns { starts, whereabouts, all in
             func index(ahead distance: Int) -> Numbers.Index {
@@ -179,13 +191,21 @@ final class BooksCopy {
     /// over 924,000 rows at ten million books, nearly all of them.
     private static let readAhead = 16
 
-    typealias Texts = (key: UnsafeBufferPointer<UInt8>, title: UnsafeBufferPointer<UInt8>, author: UnsafeBufferPointer<UInt8>)
+    typealias Texts = (
+        key: UnsafeBufferPointer<UInt8>, title: UnsafeBufferPointer<UInt8>, author: UnsafeBufferPointer<UInt8>
+    )
 
     /// The token starts and whereabouts columns, and the rows' bytes, read in place for as long as `body` runs.
-    private func withColumns<T>(_ body: (RowColumn<TokenStarts>.Elements, RowColumn<Whereabouts>.Elements,
-                                         UnsafeBufferPointer<UInt8>) throws -> T) rethrows -> T {
+    private func withColumns<T>(
+        _ body: (
+            RowColumn<TokenStarts>.Elements, RowColumn<Whereabouts>.Elements,
+            UnsafeBufferPointer<UInt8>
+        ) throws -> T
+    ) rethrows -> T {
         try starts.withElements { starts in
-            try whereabouts.withElements { whereabouts in try bytes.withUnsafeBufferPointer { try body(starts, whereabouts, $0) } }
+            try whereabouts.withElements { whereabouts in
+                try bytes.withUnsafeBufferPointer { try body(starts, whereabouts, $0) }
+            }
         }
     }
 

@@ -31,14 +31,20 @@ struct BooksTableSearch {
         if terms.isEmpty {
             // Counting stops where the page would say "at least" anyway.
             let countLimit = SearchIndex.countLimit(offset: offset, limit: limit)
-            let total = try connection.queryFirst(
-                "SELECT count(*) FROM (SELECT 1 FROM books WHERE scope = ?1 LIMIT ?2)", [.text(scope), .int(countLimit)]) { $0.int(0) } ?? 0
+            let total =
+                try connection.queryFirst(
+                    "SELECT count(*) FROM (SELECT 1 FROM books WHERE scope = ?1 LIMIT ?2)",
+                    [.text(scope), .int(countLimit)]
+                ) { $0.int(0) } ?? 0
             let ids = try connection.query(
                 "SELECT id FROM books WHERE scope = ?1 ORDER BY title_key, id LIMIT ?2 OFFSET ?3",
-                [.text(scope), .int(limit), .int(offset)]) { $0.int(0) }
+                [.text(scope), .int(limit), .int(offset)]
+            ) { $0.int(0) }
             // Both read the same snapshot: a page shorter than the count leaves room for is damage.
             // (The count goes past offset + limit, so the page is always within it.)
-            guard ids.count == min(limit, max(total - offset, 0)) else { throw CatalogDamage("the title index lists \(offset + ids.count) books of \(total) counted") }
+            guard ids.count == min(limit, max(total - offset, 0)) else {
+                throw CatalogDamage("the title index lists \(offset + ids.count) books of \(total) counted")
+            }
             return (ids, total, .booksTable)
         }
         let words = terms.words.map(QueryWord.init)
@@ -54,16 +60,21 @@ struct BooksTableSearch {
         // The kept scans cannot answer a query none of them narrows: their room goes to its matches.
         if earlier == nil { scans.removeKeptScans() }
         // What the new matches may take: the kept rows and these stay within the budget together.
-        var judge = RowJudge(words: words, wanted: offset + limit, recordingUpTo: RecentScans.byteBudget - scans.byteCount,
-                          keepingWholeMatchesUpTo: scans.wholeMatchesLimit)
+        var judge = RowJudge(
+            words: words, wanted: offset + limit, recordingUpTo: RecentScans.byteBudget - scans.byteCount,
+            keepingWholeMatchesUpTo: scans.wholeMatchesLimit)
         let source: SearchAnswerSource
         if let (scan, changed) = earlier {
             let changedIDs = Set(changed.ids)
             judge.copy = scan.rows.copy
             try scan.rows.forEach(mayMatch: words) { id, key, title, author, place in
-                if changedIDs.isEmpty || !changedIDs.contains(id) { judge.offer(id: id, key: key, title: title, author: author, copiedAt: place) }
+                if changedIDs.isEmpty || !changedIDs.contains(id) {
+                    judge.offer(id: id, key: key, title: title, author: author, copiedAt: place)
+                }
             }
-            try changed.forEach { id, key, title, author, _ in judge.offer(id: id, key: key, title: title, author: author) }
+            try changed.forEach { id, key, title, author, _ in
+                judge.offer(id: id, key: key, title: title, author: author)
+            }
             source = .earlierScan
         } else if let copied = try copiedRows(into: &judge, scans: scans, sequence: sequence) {
             source = copied
@@ -103,13 +114,15 @@ struct BooksTableSearch {
     }
 
     /// The page `find` finds among the kept scan the query narrows, as it is now.
-    private func page(narrowing terms: SearchTerms, offset: Int, limit: Int, source: SearchAnswerSource,
-                      find: (RecentScans.Scan, _ changed: ScannedRows, inout RowJudge) throws -> (ids: [Int], seen: Int)?) throws -> Found? {
+    private func page(
+        narrowing terms: SearchTerms, offset: Int, limit: Int, source: SearchAnswerSource,
+        find: (RecentScans.Scan, _ changed: ScannedRows, inout RowJudge) throws -> (ids: [Int], seen: Int)?
+    ) throws -> Found? {
         guard !terms.isEmpty, !terms.hasNoSearchableWords, let (scans, sequence) = recent else { return nil }
         let words = terms.words.map(QueryWord.init)
         guard let scan = scans.narrowest(holdingMatchesOf: words, at: sequence),
-              scan.rows.count > min(scan.leading.count, LeadingMatches.capacity),
-              let changed = try changedRows(since: scan.sequence)
+            scan.rows.count > min(scan.leading.count, LeadingMatches.capacity),
+            let changed = try changedRows(since: scan.sequence)
         else { return nil }
         var judge = RowJudge(words: words, wanted: offset + limit, recordingUpTo: nil)
         guard let (ids, seen) = try find(scan, changed, &judge) else { return nil }
@@ -120,13 +133,16 @@ struct BooksTableSearch {
     /// counting, is then as quick as any way to the page alone.
     func narrowsAKeptScan(ofAtMost count: Int, _ terms: SearchTerms) -> Bool {
         guard !terms.isEmpty, !terms.hasNoSearchableWords, let (scans, sequence) = recent else { return false }
-        return scans.narrowest(holdingMatchesOf: terms.words.map(QueryWord.init), at: sequence).map { $0.rows.count <= count } ?? false
+        return scans.narrowest(holdingMatchesOf: terms.words.map(QueryWord.init), at: sequence).map {
+            $0.rows.count <= count
+        } ?? false
     }
 
     /// Judges every row from the copy of the table (`BooksCopy`), reading from the table only
     /// what is not copied yet (and copying it). `.booksCopy` when the copy was whole already,
     /// `.booksTable` when the table was read; nil when there is no copy to be had.
-    private func copiedRows(into judge: inout RowJudge, scans: RecentScans, sequence: Int) throws -> SearchAnswerSource? {
+    private func copiedRows(into judge: inout RowJudge, scans: RecentScans, sequence: Int) throws -> SearchAnswerSource?
+    {
         var changed: ScannedRows?
         if let copy = scans.copy, copy.sequence <= sequence { changed = try changedRows(since: copy.sequence) }
         if changed == nil {
@@ -140,11 +156,15 @@ struct BooksTableSearch {
         judge.copy = copy
         if let letter = judge.oneLetter {
             try copy.forEach(matchingLetter: letter) { id, place, rank, keyPrefix, texts in
-                if changedIDs.isEmpty || !changedIDs.contains(id) { judge.offer(id: id, copiedAt: place, rank: rank, keyPrefix: keyPrefix, texts: texts) }
+                if changedIDs.isEmpty || !changedIDs.contains(id) {
+                    judge.offer(id: id, copiedAt: place, rank: rank, keyPrefix: keyPrefix, texts: texts)
+                }
             }
         } else {
             try copy.forEach(admitting: TokenStarts(requiredByAll: judge.words)) { id, place, key, title, author in
-                if changedIDs.isEmpty || !changedIDs.contains(id) { judge.offer(id: id, key: key, title: title, author: author, copiedAt: place) }
+                if changedIDs.isEmpty || !changedIDs.contains(id) {
+                    judge.offer(id: id, key: key, title: title, author: author, copiedAt: place)
+                }
             }
         }
         // Of the rest, those the copy holds are judged now; a whole copy holds every row (added
@@ -158,12 +178,15 @@ struct BooksTableSearch {
         // next key leaves what it read for the next one.
         try connection.cancellable {
             let statement = try connection.statement(
-                "SELECT id, title_key, title_terms, author_terms FROM books NOT INDEXED WHERE scope = ?1 AND id > ?2 ORDER BY id")
+                "SELECT id, title_key, title_terms, author_terms FROM books NOT INDEXED WHERE scope = ?1 AND id > ?2 ORDER BY id"
+            )
             try statement.bind([.text(scope), .int(copiedUpTo)])
             defer { statement.reset() }
             var copying = true
             while try statement.step() {
-                let (id, key, title, author) = (statement.int(0), statement.bytes(1), statement.bytes(2), statement.bytes(3))
+                let (id, key, title, author) = (
+                    statement.int(0), statement.bytes(1), statement.bytes(2), statement.bytes(3)
+                )
                 let place = copying ? copy.append(id: id, key: key, title: title, author: author) : nil
                 if copying && place == nil {
                     // The disk is full: search on without a copy.
@@ -195,7 +218,8 @@ struct BooksTableSearch {
         var rows = ScannedRows()
         while try statement.step() {
             guard rows.count < Self.changedRowLimit else { return nil }
-            rows.append(id: statement.int(0), key: statement.bytes(1), title: statement.bytes(2), author: statement.bytes(3))
+            rows.append(
+                id: statement.int(0), key: statement.bytes(1), title: statement.bytes(2), author: statement.bytes(3))
         }
         return rows
     }
@@ -209,7 +233,8 @@ struct BooksTableSearch {
         try statement.bind([.text(scope)] + words.map { .text(String(decoding: $0.longestToken, as: UTF8.self)) })
         defer { statement.reset() }
         while try statement.step() {
-            judge.offer(id: statement.int(0), key: statement.bytes(1), title: statement.bytes(2), author: statement.bytes(3))
+            judge.offer(
+                id: statement.int(0), key: statement.bytes(1), title: statement.bytes(2), author: statement.bytes(3))
         }
     }
 }

@@ -72,12 +72,17 @@ struct LeadingMatches {
     init(keepingWholeUpTo wholeLimit: Int) { self.wholeLimit = wholeLimit }
 
     /// Offers a match; its texts are read only when it may be among the first.
-    mutating func offer(rank: Int, id: Int, prefix: UInt64, key: () -> UnsafeBufferPointer<UInt8>,
-                        texts: () -> (title: UnsafeBufferPointer<UInt8>, author: UnsafeBufferPointer<UInt8>)) {
+    mutating func offer(
+        rank: Int, id: Int, prefix: UInt64, key: () -> UnsafeBufferPointer<UInt8>,
+        texts: () -> (title: UnsafeBufferPointer<UInt8>, author: UnsafeBufferPointer<UInt8>)
+    ) {
         if let worst {
             if (rank, prefix) > (Int(worst.rank), worst.keyPrefix) { return }
             if (rank, prefix) == (Int(worst.rank), worst.keyPrefix),
-               !self.texts.withUnsafeBufferPointer({ ByteOrder.precedes(key(), id, Self.key(of: worst, in: $0), worst.id) }) {
+                !self.texts.withUnsafeBufferPointer({
+                    ByteOrder.precedes(key(), id, Self.key(of: worst, in: $0), worst.id)
+                })
+            {
                 return
             }
         }
@@ -86,8 +91,10 @@ struct LeadingMatches {
         if kept.count >= max(2 * Self.capacity, wholeLimit + 1) { trim() }
     }
 
-    private mutating func append(rank: Int, id: Int, keyPrefix: UInt64, key: UnsafeBufferPointer<UInt8>,
-                                 title: UnsafeBufferPointer<UInt8>, author: UnsafeBufferPointer<UInt8>, groupContinues: Bool = false) {
+    private mutating func append(
+        rank: Int, id: Int, keyPrefix: UInt64, key: UnsafeBufferPointer<UInt8>,
+        title: UnsafeBufferPointer<UInt8>, author: UnsafeBufferPointer<UInt8>, groupContinues: Bool = false
+    ) {
         let keyIsTitle = ByteOrder.compare(key, title) == 0
         let keyStart = UInt32(texts.count)
         if !keyIsTitle { texts.append(contentsOf: key) }
@@ -95,8 +102,10 @@ struct LeadingMatches {
         texts.append(contentsOf: title)
         let authorStart = UInt32(texts.count)
         texts.append(contentsOf: author)
-        kept.append(Row(id: id, keyPrefix: keyPrefix, keyStart: keyStart, titleStart: titleStart, authorStart: authorStart,
-                        end: UInt32(texts.count), rank: UInt8(rank), keyIsTitle: keyIsTitle, groupContinues: groupContinues))
+        kept.append(
+            Row(
+                id: id, keyPrefix: keyPrefix, keyStart: keyStart, titleStart: titleStart, authorStart: authorStart,
+                end: UInt32(texts.count), rank: UInt8(rank), keyIsTitle: keyIsTitle, groupContinues: groupContinues))
     }
 
     /// The matches offered, in result order: all of them when they were at most `wholeLimit`,
@@ -119,9 +128,10 @@ struct LeadingMatches {
                 } else if first.kept.count == Self.capacity {
                     break
                 } else {
-                    first.append(rank: Int(row.rank), id: row.id, keyPrefix: row.keyPrefix, key: Self.key(of: row, in: all),
-                                 title: Self.title(of: row, in: all), author: Self.author(of: row, in: all),
-                                 groupContinues: row.groupContinues)
+                    first.append(
+                        rank: Int(row.rank), id: row.id, keyPrefix: row.keyPrefix, key: Self.key(of: row, in: all),
+                        title: Self.title(of: row, in: all), author: Self.author(of: row, in: all),
+                        groupContinues: row.groupContinues)
                 }
             }
             return FirstMatches(texts: first.texts, rows: first.kept, isWhole: false)
@@ -144,12 +154,14 @@ struct LeadingMatches {
 
     /// Whether both are matched in their titles, at one rank, with the same key and title terms.
     private static func isInGroup(_ a: Row, _ b: Row, in all: UnsafeBufferPointer<UInt8>) -> Bool {
-        a.rank < 2 && a.rank == b.rank && a.keyPrefix == b.keyPrefix && ByteOrder.compare(key(of: a, in: all), key(of: b, in: all)) == 0
+        a.rank < 2 && a.rank == b.rank && a.keyPrefix == b.keyPrefix
+            && ByteOrder.compare(key(of: a, in: all), key(of: b, in: all)) == 0
             && ByteOrder.compare(title(of: a, in: all), title(of: b, in: all)) == 0
     }
 
     fileprivate static func key(of row: Row, in all: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
-        row.keyIsTitle ? title(of: row, in: all) : UnsafeBufferPointer(rebasing: all[Int(row.keyStart)..<Int(row.titleStart)])
+        row.keyIsTitle
+            ? title(of: row, in: all) : UnsafeBufferPointer(rebasing: all[Int(row.keyStart)..<Int(row.titleStart)])
     }
 
     fileprivate static func title(of row: Row, in all: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
@@ -165,8 +177,10 @@ struct LeadingMatches {
     /// changed since the scan, judged as it is now and never from `leading`.
     /// - Returns: the page's ids, and how many matches were seen (at least the page; all of
     ///   them when `leading` is whole and was read to its end).
-    static func page(among leading: FirstMatches, changed: ScannedRows, judge: inout RowJudge,
-                     offset: Int, limit: Int) throws -> (ids: [Int], seen: Int)? {
+    static func page(
+        among leading: FirstMatches, changed: ScannedRows, judge: inout RowJudge,
+        offset: Int, limit: Int
+    ) throws -> (ids: [Int], seen: Int)? {
         let wanted = offset + limit
         guard wanted > 0 else { return nil }
         /// Matches seen whose new place is not yet sure, in result order; and those placed.
@@ -186,20 +200,26 @@ struct LeadingMatches {
             for row in leading.rows {
                 let key = Self.key(of: row, in: all)
                 let title = Self.title(of: row, in: all)
-                if !changedIDs.contains(row.id), let rank = judge.rank(title: title, author: Self.author(of: row, in: all)) {
+                if !changedIDs.contains(row.id),
+                    let rank = judge.rank(title: title, author: Self.author(of: row, in: all))
+                {
                     see(Place(rank: rank, key: Array(key), id: row.id))
                 }
                 if row.groupContinues {
                     // The group's other books have this title: matched in it, their places are not
                     // known; otherwise they come at the last rank, after this book's id.
-                    guard judge.rank(title: title, author: UnsafeBufferPointer(start: nil, count: 0)) == nil else { return nil }
+                    guard judge.rank(title: title, author: UnsafeBufferPointer(start: nil, count: 0)) == nil else {
+                        return nil
+                    }
                     let after = Place(rank: 2, key: Array(key), id: row.id)
                     if ceiling.map(after.precedes) ?? true { ceiling = after }
                 }
                 // Whatever is still unread comes after `row`'s place (see the type's comment), and
                 // after the ceiling.
                 let sure = unsure.prefix { place in
-                    let rowFirst = Int(row.rank) != place.rank ? Int(row.rank) < place.rank
+                    let rowFirst =
+                        Int(row.rank) != place.rank
+                        ? Int(row.rank) < place.rank
                         : place.key.withUnsafeBufferPointer { ByteOrder.precedes(key, row.id, $0, place.id) }
                     return !rowFirst && !(ceiling?.precedes(place) ?? false)
                 }

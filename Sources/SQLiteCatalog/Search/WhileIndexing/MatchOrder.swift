@@ -35,7 +35,8 @@ struct MatchOrder {
     private(set) var isSorted = false
 
     var byteCount: Int {
-        ranks.count + (keyPrefixes.count + masks.count) * MemoryLayout<UInt64>.stride + rows.count * MemoryLayout<UInt32>.stride
+        ranks.count + (keyPrefixes.count + masks.count) * MemoryLayout<UInt64>.stride + rows.count
+            * MemoryLayout<UInt32>.stride
     }
 
     mutating func append(rank: Int, keyPrefix: UInt64) {
@@ -52,7 +53,9 @@ struct MatchOrder {
         var start = 0
         while start < entries.count {
             var end = start + 1
-            while end < entries.count && (entries[end].rank, entries[end].prefix) == (entries[start].rank, entries[start].prefix) { end += 1 }
+            while end < entries.count
+                && (entries[end].rank, entries[end].prefix) == (entries[start].rank, entries[start].prefix)
+            { end += 1 }
             if end - start > 1 {
                 // Each key read once: a run can be thousands of titles beginning "history ".
                 let keys = entries[start..<end].map { key(Int($0.row)) }
@@ -88,8 +91,10 @@ struct MatchOrder {
     /// and how many matches were seen (at least the page; all of them when the walk reached
     /// the end); nil when `rows` are not in order. `changed`: every row of the scan's scope
     /// changed since the scan, judged as it is now and never from the copy.
-    static func page(of rows: ScannedRows, changed: ScannedRows, judge: inout RowJudge,
-                     offset: Int, limit: Int) throws -> (ids: [Int], seen: Int)? {
+    static func page(
+        of rows: ScannedRows, changed: ScannedRows, judge: inout RowJudge,
+        offset: Int, limit: Int
+    ) throws -> (ids: [Int], seen: Int)? {
         let wanted = offset + limit
         guard wanted > 0, rows.order?.isSorted == true else { return nil }
         /// Matches seen whose place is not yet sure, first one on top; and those placed, in order.
@@ -101,7 +106,9 @@ struct MatchOrder {
         var changedIDs = Set<Int>()
         try changed.forEach { id, key, title, author, _ in
             changedIDs.insert(id)
-            if let rank = judge.rank(title: title, author: author) { unsure.insert(LeadingMatches.Place(rank: rank, key: Array(key), id: id)) }
+            if let rank = judge.rank(title: title, author: author) {
+                unsure.insert(LeadingMatches.Place(rank: rank, key: Array(key), id: id))
+            }
         }
         var complete = true
         try rows.forEachInOrder(mayMatch: judge.words) { rowRank, id, key, title, author in
@@ -110,7 +117,9 @@ struct MatchOrder {
             }
             // Every row still unread comes after this one, and so does its place now.
             while let next = unsure.first {
-                let rowFirst = rowRank != next.rank ? rowRank < next.rank
+                let rowFirst =
+                    rowRank != next.rank
+                    ? rowRank < next.rank
                     : next.key.withUnsafeBufferPointer { ByteOrder.precedes(key, id, $0, next.id) }
                 guard !rowFirst else { break }
                 placed.append(unsure.removeFirst())

@@ -141,8 +141,10 @@ struct ScannedRows {
         order = nil
     }
 
-    mutating func append(id: Int, key: UnsafeBufferPointer<UInt8>, title: UnsafeBufferPointer<UInt8>,
-                         author: UnsafeBufferPointer<UInt8>) {
+    mutating func append(
+        id: Int, key: UnsafeBufferPointer<UInt8>, title: UnsafeBufferPointer<UInt8>,
+        author: UnsafeBufferPointer<UInt8>
+    ) {
         let bytesBefore = bytes.count
         ids.append(id)
         if ByteOrder.compare(key, title) == 0 {
@@ -164,11 +166,16 @@ struct ScannedRows {
     /// that `words` may match by their masks (`following`) and token starts (the copy's column
     /// of them), which say so without reading them. Throws `CancellationError` when the task is
     /// cancelled on the way (`BooksCopy`).
-    func forEach(mayMatch words: [QueryWord] = [],
-                 _ body: (_ id: Int, _ key: UnsafeBufferPointer<UInt8>, _ title: UnsafeBufferPointer<UInt8>,
-                          _ author: UnsafeBufferPointer<UInt8>, _ place: BooksCopy.Place?) throws -> Void) throws {
+    func forEach(
+        mayMatch words: [QueryWord] = [],
+        _ body: (
+            _ id: Int, _ key: UnsafeBufferPointer<UInt8>, _ title: UnsafeBufferPointer<UInt8>,
+            _ author: UnsafeBufferPointer<UInt8>, _ place: BooksCopy.Place?
+        ) throws -> Void
+    ) throws {
         let mayMatch = FollowingBytes.rows(copiedMasks[...], having: following.required(by: words)).lazy.map(Int.init)
-        try copy?.forEach(at: copiedAt, numbered: mayMatch, admitting: TokenStarts(requiredByAll: words)) { row, id, texts in
+        try copy?.forEach(at: copiedAt, numbered: mayMatch, admitting: TokenStarts(requiredByAll: words)) {
+            row, id, texts in
             try body(id, texts.key, texts.title, texts.author, copiedAt[row])
             return true
         }
@@ -178,7 +185,8 @@ struct ScannedRows {
                 let keyEnd = Int(ends[3 * row] & ~Self.keyIsTitle)
                 let (titleEnd, authorEnd) = (Int(ends[3 * row + 1]), Int(ends[3 * row + 2]))
                 let title = UnsafeBufferPointer(rebasing: all[keyEnd..<titleEnd])
-                let key = ends[3 * row] & Self.keyIsTitle != 0 ? title : UnsafeBufferPointer(rebasing: all[start..<keyEnd])
+                let key =
+                    ends[3 * row] & Self.keyIsTitle != 0 ? title : UnsafeBufferPointer(rebasing: all[start..<keyEnd])
                 try body(id, key, title, UnsafeBufferPointer(rebasing: all[titleEnd..<authorEnd]), nil)
                 start = authorEnd
             }
@@ -187,9 +195,13 @@ struct ScannedRows {
 
     /// The rows in result order (`order`, sorted) that `words` may match (as `forEach` tells),
     /// with their rank for the scan's query and their ids, until `body` returns false.
-    func forEachInOrder(mayMatch words: [QueryWord],
-                        _ body: (_ rank: Int, _ id: Int, _ key: UnsafeBufferPointer<UInt8>,
-                                 _ title: UnsafeBufferPointer<UInt8>, _ author: UnsafeBufferPointer<UInt8>) throws -> Bool) throws {
+    func forEachInOrder(
+        mayMatch words: [QueryWord],
+        _ body: (
+            _ rank: Int, _ id: Int, _ key: UnsafeBufferPointer<UInt8>,
+            _ title: UnsafeBufferPointer<UInt8>, _ author: UnsafeBufferPointer<UInt8>
+        ) throws -> Bool
+    ) throws {
         guard let copy, let order else { return }
         precondition(order.isSorted && ids.isEmpty, "a walk in result order of rows not all in order")
         let places = order.rows.lazy.map { copiedAt[Int($0)] }
@@ -200,7 +212,8 @@ struct ScannedRows {
         while goesOn && start < order.rows.count {
             let stretch = start..<min(start + Self.orderStretch, order.rows.count)
             let positions = order.positions(in: stretch, having: required)
-            try copy.forEach(at: places, numbered: positions.lazy.map(Int.init), admitting: starts) { position, id, texts in
+            try copy.forEach(at: places, numbered: positions.lazy.map(Int.init), admitting: starts) {
+                position, id, texts in
                 goesOn = try body(order.rank(at: position), id, texts.key, texts.title, texts.author)
                 return goesOn
             }

@@ -30,13 +30,17 @@ final class TitleOrderPage {
 
     /// The page's ids, and how many matches were seen (at least the page); nil when the page
     /// is not made of title-beginning matches found among the first `rowLimit` rows.
-    func page(_ terms: SearchTerms, offset: Int, limit: Int, connection: Connection, scope: String) throws -> (ids: [Int], seen: Int)? {
+    func page(_ terms: SearchTerms, offset: Int, limit: Int, connection: Connection, scope: String) throws -> (
+        ids: [Int], seen: Int
+    )? {
         let words = terms.words.map(QueryWord.init)
         let wanted = offset + limit
         guard let first = words.first, let ranges = Self.keyRanges(firstToken: first.exact.first ?? first.prefixBytes),
-              wanted > 0, wanted <= Self.rowLimit
+            wanted > 0, wanted <= Self.rowLimit
         else { return nil }
-        if let gaveUp, gaveUp.ranges == ranges, wanted >= gaveUp.wanted, QueryWord.narrows(words, gaveUp.words) { return nil }
+        if let gaveUp, gaveUp.ranges == ranges, wanted >= gaveUp.wanted, QueryWord.narrows(words, gaveUp.words) {
+            return nil
+        }
         var judge = RowJudge(words: words, wanted: wanted, recordingUpTo: nil)
         if try read(ranges, into: &judge, wanted: wanted, connection: connection, scope: scope) {
             gaveUp = nil
@@ -49,8 +53,10 @@ final class TitleOrderPage {
 
     /// Reads `ranges` in title order until `wanted` rows of the first rank; false when they
     /// are not there within `rowLimit` rows.
-    private func read(_ ranges: [KeyRange], into judge: inout RowJudge, wanted: Int,
-                      connection: Connection, scope: String) throws -> Bool {
+    private func read(
+        _ ranges: [KeyRange], into judge: inout RowJudge, wanted: Int,
+        connection: Connection, scope: String
+    ) throws -> Bool {
         let statement = try connection.statement(
             "SELECT id, title_key, title_terms, author_terms FROM books "
                 + "WHERE scope = ?1 AND title_key >= ?2 AND title_key < ?3 ORDER BY title_key, id")
@@ -61,7 +67,9 @@ final class TitleOrderPage {
             while judge.firstRankCount < wanted, try statement.step() {
                 read += 1
                 guard read <= Self.rowLimit else { return false }
-                judge.offer(id: statement.int(0), key: statement.bytes(1), title: statement.bytes(2), author: statement.bytes(3))
+                judge.offer(
+                    id: statement.int(0), key: statement.bytes(1), title: statement.bytes(2), author: statement.bytes(3)
+                )
             }
             if judge.firstRankCount >= wanted { return true }
         }
@@ -74,7 +82,9 @@ final class TitleOrderPage {
     /// the token's first character (and, of a token beginning in ASCII, its whole ASCII part).
     /// Nil for a token beginning beyond the Basic Multilingual Plane.
     static func keyRanges(firstToken token: [UInt8]) -> [KeyRange]? {
-        guard let lead = String(decoding: token, as: UTF8.self).unicodeScalars.first, lead.value < 0x10000 else { return nil }
+        guard let lead = String(decoding: token, as: UTF8.self).unicodeScalars.first, lead.value < 0x10000 else {
+            return nil
+        }
         let start = lead.isASCII ? Array(token.prefix { $0 < 0x80 }) : Array(String(lead).utf8)
         let end = start.dropLast() + [start.last! + 1]
         return SeparatorKeys.ranges(below: lead)
