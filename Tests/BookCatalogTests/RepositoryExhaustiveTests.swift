@@ -28,8 +28,8 @@ struct RepositoryExhaustiveTests {
     @Test("two loads and two saves: every order, every outcome")
     func everyInterleaving() async throws {
         let orders = Self.interleavings(of: Operation.allCases)
-        let loadOutcomes: [ParkingRemote.Outcome] = [.deliver, .fail(.storeUnavailable("down"))]
-        let saveOutcomes: [ParkingRemote.Outcome] = [
+        let loadOutcomes: [SteppedRemote.Reply] = [.deliver, .fail(.storeUnavailable("down"))]
+        let saveOutcomes: [SteppedRemote.Reply] = [
             .deliver, .fail(.storeUnavailable("down")), .commitThenFail(.outcomeUnknown),
         ]
         var cases = 0
@@ -38,7 +38,7 @@ struct RepositoryExhaustiveTests {
                 for l2 in loadOutcomes {
                     for s1 in saveOutcomes {
                         for s2 in saveOutcomes {
-                            let outcomes: [Operation: ParkingRemote.Outcome] = [
+                            let outcomes: [Operation: SteppedRemote.Reply] = [
                                 .firstLoad: l1, .secondLoad: l2, .firstSave: s1, .secondSave: s2,
                             ]
                             try await Self.run(order, outcomes: outcomes)
@@ -73,9 +73,8 @@ struct RepositoryExhaustiveTests {
 
     /// Plays one case. Models the repository's per-book generation to know when a load will
     /// join a shared in-flight call, and asserts that it does.
-    static func run(_ order: [Event], outcomes: [Operation: ParkingRemote.Outcome]) async throws {
-        let remote = ParkingRemote(original)
-        let repository = BookRepository(remote: remote)
+    static func run(_ order: [Event], outcomes: [Operation: SteppedRemote.Reply]) async throws {
+        let (remote, repository) = steppedRepository(original)
         var generation = 0
         var calls = 0
         var callOf: [Operation: Int] = [:]
@@ -118,7 +117,7 @@ struct RepositoryExhaustiveTests {
                 guard !released.contains(call) else { break }
                 released.insert(call)
                 let owner = opsOnCall[call]!.first!
-                let storedBefore = await remote.stored
+                let storedBefore = await remote.books[1]!
                 await remote.release(call, outcomes[owner]!)
                 for waiting in opsOnCall[call]! {
                     let result = await tasks[waiting]!.result
@@ -128,7 +127,7 @@ struct RepositoryExhaustiveTests {
             }
 
             let cached = await repository.cachedBook(id: 1)
-            let stored = await remote.stored
+            let stored = await remote.books[1]!
             if let cached {
                 #expect(
                     cached == stored, "cache holds \(cached) but the store holds \(stored) after \(event) in \(order)")
@@ -139,13 +138,13 @@ struct RepositoryExhaustiveTests {
             }
         }
         #expect(
-            calls == (await remote.callCount),
+            calls == (await remote.arrivalCount()),
             "loads shared calls differently than the generation rule says in \(order)")
     }
 
     static func check(
         _ result: Result<BookRecord, any Error>, of operation: Operation,
-        outcome: ParkingRemote.Outcome, storedBefore: BookRecord
+        outcome: SteppedRemote.Reply, storedBefore: BookRecord
     ) throws {
         switch (outcome, result) {
         case (.deliver, .success(let record)) where !operation.isLoad:

@@ -9,9 +9,8 @@ struct RepositoryOrderingTests {
     let original = BookRecord(id: 1, title: "Before", revision: 1, author: "Ada")
 
     /// A search of every book that has read revision 1 of book 1 and not answered yet.
-    private func searchThatReadRevisionOne() async -> (StagedRemote, BookRepository, Task<SearchPage, any Error>) {
-        let remote = StagedRemote(original)
-        let repository = BookRepository(remote: remote)
+    private func searchThatReadRevisionOne() async -> (SteppedRemote, BookRepository, Task<SearchPage, any Error>) {
+        let (remote, repository) = steppedRepository(original)
         let search = Task { try await repository.search(SearchQuery(text: "")) }
         await remote.waitForArrivals(1)
         await remote.perform(1)
@@ -28,14 +27,13 @@ struct RepositoryOrderingTests {
     }
 
     /// A save of "After" whose answer was lost: after its commit, or before it reached the store.
-    private func uncertainSave(committed: Bool) async -> (StagedRemote, BookRepository, SaveRequest) {
-        let remote = StagedRemote(original)
-        let repository = BookRepository(remote: remote)
+    private func uncertainSave(committed: Bool) async -> (SteppedRemote, BookRepository, SaveRequest) {
+        let (remote, repository) = steppedRepository(original, keepingRecords: true)
         let request = SaveRequest(id: 1, title: "After", author: "Ada", expectedRevision: 1)
         let uncertain = Task { try await repository.save(request) }
         await remote.waitForArrivals(1)
         if committed { await remote.perform(1) }
-        await remote.answer(1, .unknown)
+        await remote.release(1, .fail(.outcomeUnknown))
         _ = await uncertain.result
         return (remote, repository, request)
     }
@@ -46,25 +44,24 @@ struct RepositoryOrderingTests {
 
     @Test("a late save answer does not re-cache an older revision after a failed save cleared the cache")
     func lateSaveAnswerAfterAFailedSave() async throws {
-        let remote = StagedRemote(original)
-        let repository = BookRepository(remote: remote)
+        let (remote, repository) = steppedRepository(original)
         let first = save(repository, "Second", expected: 1)
         await remote.waitForArrivals(1)
         await remote.perform(1)  // commits revision 2; its answer is held
         let second = save(repository, "Third", expected: 2)
         await remote.waitForArrivals(2)
         await remote.perform(2)  // commits revision 3
-        await remote.answer(2, .asPerformed)
+        await remote.release(2, .deliver)
         #expect(try await second.value.revision == 3)
         let third = save(repository, "Fourth", expected: 1)
         await remote.waitForArrivals(3)
-        await remote.answer(3, .fail(.storeUnavailable("down")))
+        await remote.release(3, .fail(.storeUnavailable("down")))
         _ = await third.result
 
-        await remote.answer(1, .asPerformed)
+        await remote.release(1, .deliver)
         #expect(try await first.value.revision == 2)
         let cached = await repository.cachedBook(id: 1)
-        let stored = await remote.stored
+        let stored = await remote.books[1]!
         #expect(stored.revision == 3)
         #expect(
             cached == nil || cached == stored,
@@ -75,14 +72,13 @@ struct RepositoryOrderingTests {
         "a save answer held past a notice of a later commit is not cached",
         arguments: [ChangeNotice.unspecified, ChangeNotice(bookIDs: [1])])
     func lateSaveAnswerAfterANotice(notice: ChangeNotice) async throws {
-        let remote = StagedRemote(original)
-        let repository = BookRepository(remote: remote)
+        let (remote, repository) = steppedRepository(original)
         let mine = save(repository, "Mine", expected: 1)
         await remote.waitForArrivals(1)
         await remote.perform(1)  // commits revision 2
-        await remote.commitElsewhere(title: "Theirs")  // revision 3
+        await remote.commitElsewhere(id: 1, title: "Theirs")  // revision 3
         await repository.invalidate(notice)
-        await remote.answer(1, .asPerformed)
+        await remote.release(1, .deliver)
         #expect(try await mine.value.revision == 2)
         let cached = await repository.cachedBook(id: 1)
         #expect(
@@ -93,9 +89,9 @@ struct RepositoryOrderingTests {
     @Test("a notice naming no books stops a search that read before it, with nothing cached yet")
     func unspecifiedNoticeStopsAnInFlightSearch() async throws {
         let (remote, repository, search) = await searchThatReadRevisionOne()
-        await remote.commitElsewhere(title: "Theirs")
+        await remote.commitElsewhere(id: 1, title: "Theirs")
         await repository.invalidate(.unspecified)
-        await remote.answer(1, .asPerformed)
+        await remote.release(1, .deliver)
         #expect(try await search.value.records.map(\.revision) == [1], "the caller still gets what the search read")
         #expect(await repository.cachedBook(id: 1) == nil, "rows read before the notice are not cached as fresh")
     }
@@ -124,9 +120,9 @@ struct RepositoryOrderingTests {
         let uncertain = save(repository, "After", expected: 1)
         await remote.waitForArrivals(2)
         await remote.perform(2)  // commits revision 2
-        await remote.answer(2, .unknown)
+        await remote.release(2, .fail(.outcomeUnknown))
         _ = await uncertain.result
-        await remote.answer(1, .asPerformed)
+        await remote.release(1, .deliver)
         _ = try await search.value
         let cached = await repository.cachedBook(id: 1)
         #expect(cached == nil, "the store is at revision 2; the cache holds \(String(describing: cached))")
@@ -134,18 +130,17 @@ struct RepositoryOrderingTests {
 
     @Test("a conflict leaves nothing cached: the next read goes to the store")
     func conflictClearsTheCache() async throws {
-        let remote = StagedRemote(original)
-        let repository = BookRepository(remote: remote)
+        let (remote, repository) = steppedRepository(original)
         let warm = Task { try await repository.book(id: 1, policy: .cached) }
         await remote.waitForArrivals(1)
         await remote.perform(1)
-        await remote.answer(1, .asPerformed)
+        await remote.release(1, .deliver)
         _ = try await warm.value
-        await remote.commitElsewhere(title: "Theirs")  // no notice: only the conflict tells
+        await remote.commitElsewhere(id: 1, title: "Theirs")  // no notice: only the conflict tells
         let stale = save(repository, "Mine", expected: 1)
         await remote.waitForArrivals(2)
         await remote.perform(2)
-        await remote.answer(2, .asPerformed)
+        await remote.release(2, .deliver)
         await #expect(throws: BookFailure.conflict(expected: 1, actual: 2)) { try await stale.value }
         #expect(await repository.cachedBook(id: 1) == nil)
     }
@@ -159,7 +154,7 @@ struct RepositoryOrderingTests {
         await remote.waitForArrivals(2)
         await remote.perform(2)  // the read
         await remote.perform(1)  // the queued save commits revision 2, between the read and its answer
-        await remote.answer(2, .asPerformed)
+        await remote.release(2, .deliver)
         switch try await reconciled.value {
         case let .committed(record):
             #expect(record.revision >= 2, "reported committed with \(record), older than the commit")
@@ -176,18 +171,18 @@ struct RepositoryOrderingTests {
         let reconciled = Task { try await repository.reconcile(request) }
         await remote.waitForArrivals(2)
         await remote.perform(2)
-        await remote.answer(2, .asPerformed)
+        await remote.release(2, .deliver)
         #expect(try await reconciled.value == .committed(BookRecord(id: 1, title: "After", revision: 2, author: "Ada")))
     }
 
     @Test("reconciling a save that committed, after someone else saved on top, reports both apart")
     func reconcileAfterAnotherWriter() async throws {
         let (remote, repository, request) = await uncertainSave(committed: true)
-        let theirs = await remote.commitElsewhere(title: "Theirs")
+        let theirs = await remote.commitElsewhere(id: 1, title: "Theirs")
         let reconciled = Task { try await repository.reconcile(request) }
         await remote.waitForArrivals(2)
         await remote.perform(2)
-        await remote.answer(2, .asPerformed)
+        await remote.release(2, .deliver)
         #expect(try await reconciled.value == .committedThenChanged(revision: 2, current: theirs))
     }
 

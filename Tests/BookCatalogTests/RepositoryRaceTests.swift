@@ -9,8 +9,7 @@ struct RepositoryRaceTests {
 
     @Test("two write responses arriving in reverse revision order never move the cache back")
     func writeResponsesInReverseOrder() async throws {
-        let remote = ParkingRemote(original, commitSavesOnArrival: true)
-        let repository = BookRepository(remote: remote)
+        let (remote, repository) = steppedRepository(original, savesCommitOnArrival: true)
         let first = Task { try await repository.update(id: 1, title: "Second", expectedRevision: 1) }
         await remote.waitForArrivals(1)
         let second = Task { try await repository.update(id: 1, title: "Third", expectedRevision: 2) }
@@ -34,30 +33,27 @@ struct RepositoryRaceTests {
             BookRecord(id: 1, title: "Zero", revision: 0),
         ])
     func malformedSaveAnswer(answer: BookRecord) async throws {
-        let remote = ParkingRemote(original)
-        let repository = BookRepository(remote: remote)
+        let (remote, repository) = steppedRepository(original)
         let save = Task { try await repository.update(id: 1, title: "After", expectedRevision: 1) }
         await remote.waitForArrivals(1)
-        await remote.release(1, .malformed(answer))
+        await remote.release(1, .record(answer))
         await #expect(throws: BookFailure.invalidResponse) { try await save.value }
         #expect(await repository.cachedBook(id: 1) == nil)
     }
 
     @Test("a malformed load answer is an error and is not cached")
     func malformedLoadAnswer() async throws {
-        let remote = ParkingRemote(original)
-        let repository = BookRepository(remote: remote)
+        let (remote, repository) = steppedRepository(original)
         let load = Task { try await repository.book(id: 1, policy: .refresh) }
         await remote.waitForArrivals(1)
-        await remote.release(1, .malformed(BookRecord(id: 7, title: "Wrong id", revision: 1)))
+        await remote.release(1, .record(BookRecord(id: 7, title: "Wrong id", revision: 1)))
         await #expect(throws: BookFailure.invalidResponse) { try await load.value }
         #expect(await repository.cachedBook(id: 1) == nil)
     }
 
     @Test("a write with an uncertain outcome leaves nothing cached, and reconciling finds it committed")
     func uncertainWrite() async throws {
-        let remote = ParkingRemote(original)
-        let repository = BookRepository(remote: remote)
+        let (remote, repository) = steppedRepository(original)
         let warm = Task { try await repository.book(id: 1, policy: .cached) }
         await remote.waitForArrivals(1)
         await remote.release(1, .deliver)
@@ -79,8 +75,7 @@ struct RepositoryRaceTests {
 
     @Test("a write that failed before committing reconciles as not committed")
     func failedWriteReconcilesAsNotCommitted() async throws {
-        let remote = ParkingRemote(original)
-        let repository = BookRepository(remote: remote)
+        let (remote, repository) = steppedRepository(original)
         let request = SaveRequest(id: 1, title: "After", expectedRevision: 1)
         let save = Task { try await repository.save(request) }
         await remote.waitForArrivals(1)
@@ -94,8 +89,7 @@ struct RepositoryRaceTests {
 
     @Test("concurrent loads of one book share one remote call")
     func concurrentLoadsShareOneCall() async throws {
-        let remote = ParkingRemote(original)
-        let repository = BookRepository(remote: remote)
+        let (remote, repository) = steppedRepository(original)
         let first = Task { try await repository.book(id: 1, policy: .refresh) }
         await remote.waitForArrivals(1)
         let second = Task { try await repository.book(id: 1, policy: .refresh) }
@@ -106,13 +100,12 @@ struct RepositoryRaceTests {
         #expect(try await first.value == original)
         #expect(try await second.value == original)
         #expect(try await third.value == original)
-        #expect(await remote.callCount == 1)
+        #expect(await remote.arrivalCount() == 1)
     }
 
     @Test("a load started during a write does not join a load from before it")
     func loadDuringWriteDoesNotJoin() async throws {
-        let remote = ParkingRemote(original)
-        let repository = BookRepository(remote: remote)
+        let (remote, repository) = steppedRepository(original)
         let early = Task { try await repository.book(id: 1, policy: .refresh) }
         await remote.waitForArrivals(1)
         let save = Task { try await repository.update(id: 1, title: "After", expectedRevision: 1) }
@@ -143,8 +136,7 @@ struct RepositoryRaceTests {
 
     @Test("the floor the repository shares holds its newest answer, and an older one arriving later does not lower it")
     func sharedFloorNeverGoesBackward() async throws {
-        let remote = ParkingRemote(original, commitSavesOnArrival: true)
-        let repository = BookRepository(remote: remote)
+        let (remote, repository) = steppedRepository(original, savesCommitOnArrival: true)
         let load = Task { try await repository.book(id: 1, policy: .refresh) }
         await remote.waitForArrivals(1)  // the load reads revision 1
         let save = Task { try await repository.update(id: 1, title: "After", expectedRevision: 1) }

@@ -113,8 +113,7 @@ struct RepositoryStagedTests {
 
     /// Plays one order; returns what went wrong, if anything.
     static func play(_ order: [Step], fates: [Int: Fate], notice: ChangeNotice) async -> [String] {
-        let remote = StagedRemote(original)
-        let repository = BookRepository(remote: remote)
+        let (remote, repository) = steppedRepository(original)
         var problems: [String] = []
         func fail(_ text: String) { problems.append("\(text) after \(order) with \(fates)") }
 
@@ -135,7 +134,7 @@ struct RepositoryStagedTests {
             let operation = step.operation
             switch (operation, step.phase) {
             case (.notice, _):
-                let theirs = await remote.commitElsewhere(title: "Elsewhere")
+                let theirs = await remote.commitElsewhere(id: 1, title: "Elsewhere")
                 await repository.invalidate(notice)
                 floor = max(floor, theirs.revision)
                 invalidations += 1
@@ -163,13 +162,13 @@ struct RepositoryStagedTests {
             case (.load, 1):
                 guard joined[operation] == nil else { break }
                 await remote.perform(callOf[operation]!)
-                snapshotAtStore[operation] = await remote.stored.revision
+                snapshotAtStore[operation] = await remote.books[1]!.revision
             case (.load, _):
                 guard joined[operation] == nil else { break }
                 let call = callOf[operation]!
-                await remote.answer(call, .asPerformed)
+                await remote.release(call, .deliver)
                 answeredCalls.insert(call)
-                let expected = await remote.history[snapshotAtStore[operation]! - 1]
+                let expected = await remote.committedRevisions(of: 1)[snapshotAtStore[operation]! - 1]
                 for waiting in [operation] + joined.filter({ $0.value == operation }).map(\.key) {
                     switch await tasks[waiting]!.result {
                     case let .success(record):
@@ -193,23 +192,23 @@ struct RepositoryStagedTests {
                 await remote.waitForArrivals(calls)
             case (.save, 1):
                 guard case let .save(n) = operation, fates[n] != .failedBeforeStore else { break }
-                let before = await remote.stored.revision
+                let before = await remote.books[1]!.revision
                 await remote.perform(callOf[operation]!)
                 snapshotAtStore[operation] = before
             case (.save(let n), _):
                 let call = callOf[operation]!
                 let fate = fates[n]!
                 switch fate {
-                case .answered: await remote.answer(call, .asPerformed)
-                case .lostAfterStep: await remote.answer(call, .unknown)
-                case .failedBeforeStore: await remote.answer(call, .fail(.storeUnavailable("down")))
+                case .answered: await remote.release(call, .deliver)
+                case .lostAfterStep: await remote.release(call, .fail(.outcomeUnknown))
+                case .failedBeforeStore: await remote.release(call, .fail(.storeUnavailable("down")))
                 }
                 invalidations += 1
                 let result = await tasks[operation]!.result
                 let storeBefore = snapshotAtStore[operation]
                 switch (fate, result) {
                 case let (.answered, .success(record)):
-                    let committed = await remote.history[record.revision - 1]
+                    let committed = await remote.committedRevisions(of: 1)[record.revision - 1]
                     if storeBefore != operation.expectedRevision || record != committed {
                         fail(
                             "\(operation) answered \(record), but the store committed \(committed) with the store at \(storeBefore ?? 0)"
@@ -235,7 +234,7 @@ struct RepositoryStagedTests {
             }
 
             if let cached = await repository.cachedBook(id: 1) {
-                let committed = await remote.history[cached.revision - 1]
+                let committed = await remote.committedRevisions(of: 1)[cached.revision - 1]
                 if cached != committed {
                     fail("cache holds \(cached), the store committed \(committed) at that revision (at \(step))")
                 }
@@ -248,9 +247,9 @@ struct RepositoryStagedTests {
                 highestCached = max(highestCached, cached.revision)
             }
         }
-        if problems.isEmpty, calls != (await remote.callCount) {
+        if problems.isEmpty, calls != (await remote.arrivalCount()) {
             fail(
-                "the loads shared calls differently than the rule says: \(calls) predicted, \(await remote.callCount) made"
+                "the loads shared calls differently than the rule says: \(calls) predicted, \(await remote.arrivalCount()) made"
             )
         }
         return problems

@@ -119,10 +119,10 @@ import Testing
 /// Hands out the scripted remotes with the account each one signs in as, as a real store's
 /// remote knows its account.
 final class AccountTellingConnector: CatalogConnector {
-    let base: ScriptedConnector
+    let base: SteppedConnector
     let accounts: [String: Account]
 
-    init(base: ScriptedConnector, accounts: [String: Account]) {
+    init(base: SteppedConnector, accounts: [String: Account]) {
         self.base = base
         self.accounts = accounts
     }
@@ -133,14 +133,14 @@ final class AccountTellingConnector: CatalogConnector {
     func requiresPassword(for account: String) -> Bool { base.requiresPassword(for: account) }
 
     func connect(account: String, password: String?) async throws -> any BookRemote {
-        let remote = try await base.connect(account: account, password: password) as! ScriptedRemote
+        let remote = try await base.connect(account: account, password: password) as! SteppedRemote
         guard let known = accounts[account] else { return remote }
         return AccountTellingRemote(base: remote, account: known)
     }
 }
 
 struct AccountTellingRemote: SearchableBookRemote, ChangeDetectingRemote, ReauthenticatingRemote, AccountAwareRemote {
-    let base: ScriptedRemote
+    let base: SteppedRemote
     let account: Account
 
     func search(_ query: SearchQuery) async throws -> SearchPage { try await base.search(query) }

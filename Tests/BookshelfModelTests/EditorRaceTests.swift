@@ -7,7 +7,7 @@ import Testing
 enum SaveEnding: CaseIterable, CustomStringConvertible {
     case success, conflict, notAllowed, unavailable, unknownCommitted, unknownNotCommitted
 
-    var reply: ScriptedRemote.Reply {
+    var reply: SteppedRemote.Reply {
         switch self {
         case .success, .conflict: .deliver
         case .notAllowed: .fail(.notAllowed)

@@ -11,21 +11,21 @@ func book(_ id: Int, _ title: String, revision: Int = 1, author: String = "") ->
 /// until the model has processed its answer. Nothing here waits on a clock.
 @MainActor
 final class Harness {
-    let connector: ScriptedConnector
+    let connector: SteppedConnector
     let model: BookshelfModel
     /// The model's clock: it moves a millisecond per reading, and `advance` moves it on.
     let clock = TickClock()
     private(set) var traces: [RequestTrace] = []
     private(set) var changeCount = 0
     /// Calls of each kind already claimed by `nextCall`, per remote.
-    private var claimed: [ObjectIdentifier: [ScriptedRemote.CallKind: Int]] = [:]
+    private var claimed: [ObjectIdentifier: [SteppedRemote.CallKind: Int]] = [:]
     private var ticks = 0
 
     init(
         books: [String: [BookRecord]] = ["alice": [], "bob": []], passwords: [String: String] = [:],
         account: String = "alice", pageSize: Int = 50, accounts: [String: Account] = [:]
     ) {
-        connector = ScriptedConnector(books: books, passwords: passwords)
+        connector = SteppedConnector(books: books, passwords: passwords)
         let counter = clock
         let opening: any CatalogConnector =
             accounts.isEmpty ? connector : AccountTellingConnector(base: connector, accounts: accounts)
@@ -36,13 +36,13 @@ final class Harness {
         model.onChange = { [unowned self] in changeCount += 1 }
     }
 
-    var remote: ScriptedRemote { connector.latest }
+    var remote: SteppedRemote { connector.latest }
     var state: BookshelfState { model.state }
     var search: SearchState { model.state.search }
     var editor: EditorState? { model.state.editor }
 
     /// Connects to the starting account and answers its first search with `reply`.
-    func start(answering reply: ScriptedRemote.Reply = .deliver) async {
+    func start(answering reply: SteppedRemote.Reply = .deliver) async {
         let connect = model.start()!
         await model.finished(request: connect)
         await model.accountsListed()
@@ -50,8 +50,8 @@ final class Harness {
     }
 
     /// Waits for the next call of `kind` on `remote` (the current one by default).
-    func nextCall(_ kind: ScriptedRemote.CallKind, on remote: ScriptedRemote? = nil) async -> (
-        number: Int, call: ScriptedRemote.Call
+    func nextCall(_ kind: SteppedRemote.CallKind, on remote: SteppedRemote? = nil) async -> (
+        number: Int, call: SteppedRemote.Call
     ) {
         let remote = remote ?? self.remote
         let key = ObjectIdentifier(remote)
@@ -61,14 +61,14 @@ final class Harness {
     }
 
     /// Releases call `number` and waits until the model processed request `request`.
-    func release(_ number: Int, on remote: ScriptedRemote? = nil, _ reply: ScriptedRemote.Reply, request: Int) async {
+    func release(_ number: Int, on remote: SteppedRemote? = nil, _ reply: SteppedRemote.Reply, request: Int) async {
         await (remote ?? self.remote).release(number, reply)
         await model.finished(request: request)
     }
 
     /// Waits for the next call of `kind`, releases it and waits for the newest pending
     /// request of the matching model kind.
-    func answer(_ kind: ScriptedRemote.CallKind, with reply: ScriptedRemote.Reply) async {
+    func answer(_ kind: SteppedRemote.CallKind, with reply: SteppedRemote.Reply) async {
         let request = model.pendingRequests.last { $0.kind.matches(kind) }!.request
         let call = await nextCall(kind)
         await release(call.number, reply, request: request)
@@ -76,7 +76,7 @@ final class Harness {
 
     /// Answers, as the store would, the search a committed save starts (the saved book may
     /// have left or joined the results). Requests in `except` are the test's own.
-    func answerRefreshAfterSave(_ save: Int, except: Set<Int> = [], on remote: ScriptedRemote? = nil) async {
+    func answerRefreshAfterSave(_ save: Int, except: Set<Int> = [], on remote: SteppedRemote? = nil) async {
         guard
             let refresh = model.pendingRequests.last(where: {
                 $0.kind == .refresh && $0.request > save && !except.contains($0.request)
@@ -102,11 +102,12 @@ final class Harness {
 }
 
 extension RequestKind {
-    func matches(_ call: ScriptedRemote.CallKind) -> Bool {
+    func matches(_ call: SteppedRemote.CallKind) -> Bool {
         switch call {
         case .search: self == .search || self == .refresh || self == .page || self == .count
         case .load: self == .load || self == .reconcile
         case .save: self == .save
+        case .history: self == .history
         case .check: self == .changeCheck
         case .reauthenticate: self == .reconnect
         }

@@ -7,7 +7,7 @@ import Testing
 /// answers again; a refusal stays true and stays.
 @MainActor
 @Suite struct RecoveryNoteTests {
-    private func check(_ h: Harness, answers reply: ScriptedRemote.Reply) async {
+    private func check(_ h: Harness, answers reply: SteppedRemote.Reply) async {
         let check = h.model.checkForChanges()!
         await h.release(await h.nextCall(.check).number, reply, request: check)
     }

@@ -32,7 +32,7 @@ import Testing
     @Test func onlyTheNewestAnswerSaysTheStoreIsBuildingItsIndex() async {
         let h = Harness()
         await h.start(answering: .page([], total: 0))
-        func whileIndexing(_ records: [BookRecord]) -> ScriptedRemote.Reply {
+        func whileIndexing(_ records: [BookRecord]) -> SteppedRemote.Reply {
             .searchPage(SearchPage(records: records, totalCount: .exact(records.count), answeredWhileIndexing: true))
         }
         let a = h.model.setQuery("a")!
@@ -289,7 +289,7 @@ import Testing
         var error: String?
         var busy = false
         var current: Int?  // label of the newest search of this session; nil: the switch's own search
-        var started: [Int: (request: Int, call: Int, remote: ScriptedRemote, session: Int)] = [:]
+        var started: [Int: (request: Int, call: Int, remote: SteppedRemote, session: Int)] = [:]
 
         for event in events {
             switch event {

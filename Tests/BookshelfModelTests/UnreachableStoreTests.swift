@@ -17,7 +17,7 @@ import Testing
         return h
     }
 
-    private func check(_ h: Harness, _ reply: ScriptedRemote.Reply) async {
+    private func check(_ h: Harness, _ reply: SteppedRemote.Reply) async {
         let check = h.model.checkForChanges()!
         await h.release(await h.nextCall(.check).number, reply, request: check)
     }
