@@ -14,13 +14,7 @@ import Testing
     /// from the books table at once, in the same order, and typed queries from the bridge.
     @Test func theFirstResultsOverAStaleStoredIndexDoNotWaitForItsCatchUp() async throws {
         let path = directory.path("catalog.sqlite")
-        let (catalog, books) = try makeCatalog(books: 120, path: path)
-        #expect(try await catalog.remote(account: "editor").searchIndexReport().snapshotStored)
-        // More changed rows than an index keeps in its overlay (1,024 + 120 / 96), fewer than a bridge may hold.
-        var generator = GeneratedBooks(seed: 8)
-        try catalog.insertBooks(
-            generator.newBooks(1_100),
-            scope: "main")
+        let books = try await makeBridgingCatalog(path: path)
         // Read as committed, without a remote (whose own rebuild would store a current index).
         let current = try committedBooks(path, scope: "main")
         #expect(current.count == books.count + 1_100)
@@ -207,6 +201,17 @@ import Testing
         #expect(answered == [.index, .staleIndex, .booksTable, .earlierScan, .booksCopy, .titleOrder, .leadingMatches])
     }
 
+    /// A catalog at `path` whose stored index is too far behind to keep, but not to bridge its
+    /// rebuild: more changed rows than an index keeps in its overlay (1,024 + 120 / 96), fewer
+    /// than a bridge may hold. Answers the books of "main" as the index has them.
+    private func makeBridgingCatalog(path: String) async throws -> [BookRecord] {
+        let (catalog, books) = try makeCatalog(books: 120, path: path)
+        #expect(try await catalog.remote(account: "editor").searchIndexReport().snapshotStored)
+        var generator = GeneratedBooks(seed: 8)
+        try catalog.insertBooks(generator.newBooks(1_100), scope: "main")
+        return books
+    }
+
     /// A catalog file whose index is in `state` for a new remote (its builds held).
     private func makeStrategyCatalog(_ state: IndexState) async throws -> String {
         let path = directory.path("strategies-\(state).sqlite")
@@ -232,13 +237,7 @@ import Testing
                     [NewBook(title: "Secret gardens again"), NewBook(title: "Murakami nights")], scope: "main")
             }
         case .bridging:
-            // More changed rows than an index keeps in its overlay (1,024 + 120 / 96), fewer than a bridge may hold.
-            let (catalog, _) = try makeCatalog(books: 120, path: path)
-            #expect(try await catalog.remote(account: "editor").searchIndexReport().snapshotStored)
-            var generator = GeneratedBooks(seed: 8)
-            try catalog.insertBooks(
-                generator.newBooks(1_100),
-                scope: "main")
+            _ = try await makeBridgingCatalog(path: path)
         case .catchingUp:
             // More changed rows than are read on the remote's actor (4,096) and than an index keeps
             // in its overlay (1,024 + 12,000 / 96), fewer than a bridge may hold (four times that).
