@@ -78,12 +78,16 @@ let package = Package(
         .testTarget(name: "BookCatalogTests", dependencies: ["BookCatalog", "CatalogSimulation"]),
         .testTarget(
             name: "CatalogImportTests", dependencies: ["BookCatalog", "BookshelfTestSupport", "CatalogImport"]),
+        // The checks every store must pass, run against each store, and PostgreSQL's own tests.
         .testTarget(
             name: "CatalogContractTests",
             dependencies: [
-                "BookCatalog", "BookshelfTestSupport", "CSQLite", "CatalogSimulation", "PostgresCatalog",
-                "SQLiteCatalog",
+                "BookCatalog", "BookshelfTestSupport", "CatalogSimulation", "PostgresCatalog", "SQLiteCatalog",
             ]),
+        // The SQLite catalog's own tests, in folders that follow Sources/SQLiteCatalog's.
+        .testTarget(
+            name: "SQLiteCatalogTests",
+            dependencies: ["BookCatalog", "BookshelfTestSupport", "CSQLite", "SQLiteCatalog"]),
         .testTarget(name: "BookshelfModelTests", dependencies: ["BookCatalog", "BookshelfModel", "CatalogSimulation"]),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI"]),
         .testTarget(

@@ -6,19 +6,6 @@ typealias ContractRemote = SearchableBookRemote & ChangeDetectingRemote & SaveOu
     & AccountAwareRemote
     & HistoryKeepingRemote
 
-/// A book to seed a catalog with, and the scope it belongs to.
-struct SeedBook: Sendable {
-    let title: String
-    let author: String
-    let scope: String
-
-    init(_ title: String, by author: String = "", scope: String = "main") {
-        self.title = title
-        self.author = author
-        self.scope = scope
-    }
-}
-
 /// Makes fresh catalogs of one adapter for the contract suite. To run the suite against
 /// another adapter, implement this and add one parameterised test over `ContractCheck.all`
 /// (see `MemoryContractTests` and `SQLiteContractTests`).

@@ -30,17 +30,3 @@ struct SQLiteContractCatalog: ContractCatalog {
         try await check.run(SQLiteFixture())
     }
 }
-
-/// A directory under the system's temporary directory, removed when the last copy is gone.
-final class TemporaryDirectory: Sendable {
-    let url: URL
-
-    init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("bookshelf-tests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-
-    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
-
-    deinit { try? FileManager.default.removeItem(at: url) }
-}

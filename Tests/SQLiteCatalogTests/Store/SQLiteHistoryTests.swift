@@ -10,7 +10,7 @@ import Testing
         let path = directory.path("v1.sqlite")
         do {
             let created = try RawConnection(path, create: true)
-            try execute(created.handle, SQLiteSearchIndexTests.versionOneSchema)
+            try execute(created.handle, SchemaUpgradeTests.versionOneSchema)
             try execute(
                 created.handle,
                 """

@@ -1,0 +1,185 @@
+import BookCatalog
+import Foundation
+@testable import SQLiteCatalog
+import Testing
+
+/// The matching rule as the store applies it to stored terms: when a query narrows another, and the
+/// masks that rule rows out (`QueryWord`, `TokenStarts`, `FollowingBytes`, `LetterPlaces`), which
+/// must never skip a match `SearchTerms` finds.
+@Suite struct MatchingTests {
+    /// Which typed queries are answered from which earlier scan: a longer prefix, a word added
+    /// after, a token completed by punctuation; never a shorter prefix, a word put in front,
+    /// or a character that only shares the earlier prefix's bytes.
+    @Test(arguments: [
+        ("his", "h", true), ("hist", "his", true), ("his", "hist", false), ("war a", "war", true),
+        ("a war", "war", false), ("o'b", "o", true), ("ob", "o'", true), ("o'b", "ob", false),
+        ("hist", "hist", true), ("कि", "क", false), ("कि घ", "कि", true), ("cafe", "café", true),
+    ])
+    func aQueryNarrowsAnEarlierOneOnlyWhenEveryMatchIsAmongItsMatches(typed: String, earlier: String, narrows: Bool) {
+        func words(_ text: String) -> [QueryWord] { SearchTerms(text).words.map(QueryWord.init) }
+        #expect(QueryWord.narrows(words(typed), words(earlier)) == narrows)
+    }
+
+    /// A first character beyond ASCII is told apart by the filter (`TokenStarts`) from those
+    /// sharing its first bytes and from the letter its first byte once stood for: of the 63
+    /// characters beside "日" (U+65C0...U+65FF, all beginning 0xE6 0x97) and books with words
+    /// beginning with "f", few are admitted for "日", and every book with "日" is.
+    @Test func aCharacterBeyondASCIIIsToldApartFromItsNeighbours() throws {
+        func starts(_ title: String) -> TokenStarts {
+            let stored = BookText(title: title, author: "")
+            return Array(stored.titleTerms.utf8).withUnsafeBufferPointer { title in
+                Array(stored.authorTerms.utf8).withUnsafeBufferPointer { TokenStarts(title: title, author: $0) }
+            }
+        }
+        let required = TokenStarts(requiredBy: QueryWord(["日"]))
+        let neighbours = (0x65C0...0x65FF).compactMap(Unicode.Scalar.init).map(String.init).filter { $0 != "日" }
+        #expect(neighbours.count == 63)
+        let admitted = neighbours.filter { starts("\($0) 本").admits(required) }
+        #expect(admitted.count <= 3, "\(admitted)")
+        #expect(!starts("fish farm").admits(required))
+        for title in ["日", "日本", "森 日本", "an 日記"] { #expect(starts(title).admits(required), "\(title)") }
+    }
+
+    /// The filter that skips changed books without reading their terms (`TokenStarts`) never
+    /// skips a match: for generated books and queries, every book `SearchTerms` matches is
+    /// admitted by every word's masks. Some non-matches are admitted too (it is a filter), but
+    /// few of those that lack a word's first two or three bytes.
+    @Test func theChangedBooksFilterNeverSkipsAMatch() throws {
+        var generator = GeneratedBooks(seed: 23)
+        let books = (0..<400).map { _ in generator.book() }
+        var queries = sampleQueries + (0..<200).map { _ in generator.query() }
+        queries += [
+            "東京", "東 京", "l'e", "e\u{301}", "ét", "2n", "ß", "ss", "œ", "oe", "ø", "søren", "ł", "łó", "æ", "ae", "þ",
+            "th",
+        ]
+        var skipped = 0
+        var (pairOnly, pairSkipped) = (0, 0)
+        var (tripleOnly, tripleSkipped) = (0, 0)
+        for text in queries {
+            let terms = SearchTerms(text)
+            let required = terms.words.map { TokenStarts(requiredBy: QueryWord($0)) }
+            for book in books {
+                let stored = BookText(title: book.title, author: book.author)
+                let starts = Array(stored.titleTerms.utf8).withUnsafeBufferPointer { title in
+                    Array(stored.authorTerms.utf8).withUnsafeBufferPointer { TokenStarts(title: title, author: $0) }
+                }
+                let admitted = required.allSatisfy(starts.admits)
+                let record = BookRecord(id: 1, title: book.title, revision: 1, author: book.author)
+                #expect(admitted || !terms.matches(record), "\(text) skipped \(book.title) by \(book.author)")
+                if !admitted { skipped += 1 }
+                // The first two bytes count, not only the first: a book with tokens beginning with
+                // a one-word query's first byte but none with its first two is mostly skipped.
+                let tokens = stored.titleTerms.split(separator: " ") + stored.authorTerms.split(separator: " ")
+                if let first = terms.words.first?.first.map({ Array($0.utf8) }), terms.words.count == 1,
+                    first.count >= 2,
+                    tokens.contains(where: { $0.utf8.first == first[0] }),
+                    !tokens.contains(where: { $0.utf8.starts(with: first[0...1]) })
+                {
+                    pairOnly += 1
+                    if !admitted { pairSkipped += 1 }
+                }
+                // And the first three: "mur" skips most of the books "mu" matches but "mur" does not.
+                if let first = terms.words.first?.first.map({ Array($0.utf8) }), terms.words.count == 1,
+                    first.count >= 3,
+                    tokens.contains(where: { $0.utf8.starts(with: first[0...1]) }),
+                    !tokens.contains(where: { $0.utf8.starts(with: first[0...2]) })
+                {
+                    tripleOnly += 1
+                    if !admitted { tripleSkipped += 1 }
+                }
+            }
+        }
+        #expect(skipped > 0)
+        // Hashed into 64 bits, a pair is mistaken for another in about 1 token in 64.
+        #expect(pairOnly > 100 && pairSkipped * 4 > pairOnly * 3, "\(pairSkipped) of \(pairOnly)")
+        #expect(tripleOnly > 50 && tripleSkipped * 4 > tripleOnly * 3, "\(tripleSkipped) of \(tripleOnly)")
+    }
+
+    /// A kept scan's rows are passed over on the bytes that follow its last word in their tokens
+    /// (`FollowingBytes`): for every query typed after an earlier one that it narrows, no book
+    /// both match is passed over, and most books the earlier query matches but the typed one
+    /// cannot (its next byte follows the earlier word in none of their tokens) are.
+    @Test func aKeptScansMasksNeverSkipAMatchOfANarrowerQuery() {
+        var generator = GeneratedBooks(seed: 41)
+        let books =
+            (0..<400).map { _ in generator.book() }
+            + [
+                SeedBook("Zz Top", by: "Zora Zzyzx"), SeedBook("École ét", by: "O'Brien"),
+                SeedBook("東京 物語", by: "2nd z9"),
+            ]
+        var typed = sampleQueries + (0..<120).map { _ in generator.query() }
+        typed += ["東京", "東 京", "o'b", "ob", "ét", "éc", "2n", "z9", "zy", "zz", "zo", "hi r", "hist ro"]
+        func words(_ text: String) -> [QueryWord] { SearchTerms(text).words.map(QueryWord.init) }
+        var (followedOnly, followedSkipped) = (0, 0)
+        for text in typed {
+            let terms = SearchTerms(text)
+            // Every shorter query it narrows: its own prefixes, a character at a time.
+            let earlierTexts = (1..<max(1, text.count)).map { String(text.prefix($0)) }.filter {
+                QueryWord.narrows(words(text), words($0))
+            }
+            for earlier in earlierTexts {
+                let following = FollowingBytes(narrowing: words(earlier))
+                let required = following.required(by: words(text))
+                let earlierTerms = SearchTerms(earlier)
+                for book in books {
+                    let record = BookRecord(id: 1, title: book.title, revision: 1, author: book.author)
+                    guard earlierTerms.matches(record) else { continue }
+                    let stored = BookText(title: book.title, author: book.author)
+                    let mask = Array(stored.titleTerms.utf8).withUnsafeBufferPointer { title in
+                        Array(stored.authorTerms.utf8).withUnsafeBufferPointer {
+                            following.mask(title: title, author: $0)
+                        }
+                    }
+                    let passed = mask & required != required
+                    #expect(
+                        !passed || !terms.matches(record),
+                        "\(text) after \(earlier) passed over \(book.title) by \(book.author)")
+                    // A one-word query a byte longer than the earlier one: its last byte follows
+                    // the earlier word in no token of the book, so the book is passed over.
+                    let tokens = stored.titleTerms.split(separator: " ") + stored.authorTerms.split(separator: " ")
+                    let (before, after) = (words(earlier), words(text))
+                    if before.count == 1, after.count == 1, before[0].exact.isEmpty, after[0].exact.isEmpty,
+                        before[0].prefixBytes.count <= 2, after[0].prefixBytes.count == before[0].prefixBytes.count + 1,
+                        !tokens.contains(where: { $0.utf8.starts(with: after[0].prefixBytes) })
+                    {
+                        followedOnly += 1
+                        if passed { followedSkipped += 1 }
+                    }
+                }
+            }
+        }
+        // Only a byte sharing the six low bits of the typed one (a digit for a letter) lets a book through.
+        #expect(followedOnly > 500 && followedSkipped * 10 > followedOnly * 9, "\(followedSkipped) of \(followedOnly)")
+    }
+
+    /// The number that settles most comparisons when changed books are sorted (`ByteOrder.prefix`)
+    /// never contradicts the keys' byte order: for every pair of keys with different numbers,
+    /// the numbers are in the keys' order. The keys are short and long, share long beginnings,
+    /// and hold zero bytes and bytes past 0x7F, where padding and signs could go wrong.
+    @Test func aKeysPrefixNumberIsInTheKeysOrder() {
+        var state: UInt64 = 41
+        func next() -> UInt64 {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return state >> 33
+        }
+        let alphabet: [UInt8] = [0x00, 0x01, 0x20, 0x61, 0x62, 0x7F, 0x80, 0xE6, 0xFF]
+        let keys = (0..<300).map { _ -> [UInt8] in
+            let shared: [UInt8] = next() % 2 == 0 ? Array("history ".utf8) : []
+            return shared + (0..<Int(next() % 11)).map { _ in alphabet[Int(next() % UInt64(alphabet.count))] }
+        }
+        var settled = 0
+        for a in keys {
+            for b in keys {
+                a.withUnsafeBufferPointer { x in
+                    b.withUnsafeBufferPointer { y in
+                        let (first, second) = (ByteOrder.prefix(x), ByteOrder.prefix(y))
+                        guard first != second else { return }
+                        settled += 1
+                        #expect((first < second) == (ByteOrder.compare(x, y) < 0), "\(a) and \(b)")
+                    }
+                }
+            }
+        }
+        #expect(settled > keys.count * keys.count / 4)
+    }
+}

@@ -1,0 +1,1 @@
+../../CatalogContractTests/SharedTestSupport.swift
