@@ -6,15 +6,20 @@
 /// as an event.
 ///
 /// ```
-///                       started(p)
-///   unprepared ────────────────────────▶ preparing(p) ──bridgeFound──▶ bridging(stale, p)
-///        ▲                                   │  │                          │
-///        └──────── preparationFailed(p) ─────┘  └──prepared(p)──┐          └──prepared(p)──┐
-///                                                               ▼                          ▼
-///   distrusted(p) ─────────── prepared(p) ─────────────▶ ready(index, replacement?) ◀──────┘
-///        ▲                                                │  ▲  started(r) / prepared(r) / preparationFailed(r)
-///        └──────────── distrusted(p) ─────────────────────┘  └──┘
-///   (bridging and ready are distrusted alike; a failed preparation leaves a bridge without one)
+///                started                  bridgeFound
+/// unprepared ────────────▶ preparing ──────────────────▶ bridging ◀─┐ preparationFailed,
+///     ▲                     │     │                       │  │      │ then started
+///     │ preparationFailed   │     │ prepared     prepared │  └──────┘ (its rebuild)
+///     ├─────────────────────┘     ▼                       │
+///     │                         ready ◀───────────────────┘
+///     │                         │  ▲ │ started, prepared, preparationFailed
+///     │                         │  └─┘ (its replacement: installed only if newer)
+///     │                         ▼ distrusted (from bridging too)
+///     └─ preparationFailed ── distrusted ── prepared ──▶ ready
+///
+/// catch-up, beside the stage:
+///     idle ── catchUpScheduled ──▶ scheduled ── scheduledCatchUpDropped ──▶ idle
+///     idle, scheduled ── catchUpStarted (an index in use) ──▶ running ── catchUpFinished ──▶ idle
 /// ```
 ///
 /// A catch-up (`CatchUp`) is a second part rather than a stage of its own: a stale stored
