@@ -173,13 +173,13 @@ extension SQLiteBookRemote {
             guard query.countLater else { return nil }
             return try booksTable.pageFromFirstMatches(terms, offset: offset, limit: limit).map { StrategyAnswer($0) }
         case .titleOrder:
-            guard query.countLater, !booksTable.narrowsAKeptScan(ofAtMost: TitleOrderPage.rowLimit, terms),
+            guard query.countLater, !booksTable.narrowsAKeptScan(ofAtMost: SearchTuning.titleOrderRows, terms),
                 let (ids, seen) = try titleOrder.page(
                     terms, offset: offset, limit: limit, connection: connection, scope: account.scope)
             else { return nil }
             return StrategyAnswer(ids: ids, total: seen, source: .titleOrder)
         case .orderedMatches:
-            guard query.countLater, !booksTable.narrowsAKeptScan(ofAtMost: TitleOrderPage.rowLimit, terms) else {
+            guard query.countLater, !booksTable.narrowsAKeptScan(ofAtMost: SearchTuning.titleOrderRows, terms) else {
                 return nil
             }
             return try booksTable.pageFromOrderedMatches(terms, offset: offset, limit: limit).map { StrategyAnswer($0) }

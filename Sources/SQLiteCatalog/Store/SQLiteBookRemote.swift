@@ -300,7 +300,9 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
 
     /// A bridge, or an index whose overlay is half full, asks for its replacement.
     private func caughtUp(_ index: SearchIndex) {
-        if (index.isBridge || index.overlayCount * 2 > index.overlayLimit) && lifecycle.preparation == nil {
+        if (index.isBridge || index.overlayCount * SearchTuning.overlayShareBeforeReplacing > index.overlayLimit)
+            && lifecycle.preparation == nil
+        {
             startPreparation()
         }
     }
@@ -314,11 +316,8 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
         try connection.queryFirst("SELECT coalesce(max(change_seq), 0) FROM books") { $0.int(0) } ?? 0
     }
 
-    /// More changed rows than this are read away from the actor (`startCatchUp`).
-    static let backgroundCatchUpRows = 4_096
-
     private func hasManyChanges(since sequence: Int) throws -> Bool {
-        let limit = Self.backgroundCatchUpRows + 1
+        let limit = SearchTuning.backgroundCatchUpRows + 1
         return try connection.queryFirst(
             "SELECT count(*) FROM (SELECT 1 FROM books WHERE change_seq > ?1 LIMIT ?2)", [.int(sequence), .int(limit)]
         ) { $0.int(0) } == limit

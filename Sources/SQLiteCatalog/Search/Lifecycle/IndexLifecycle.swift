@@ -27,8 +27,8 @@
 /// and goes on across a distrust (its result is then dropped).
 struct IndexLifecycle {
     enum Stage {
-        /// No index and no preparation: the last one failed, and the next wait for an index
-        /// starts another.
+        /// No index and no preparation: the last one failed. Only a wait for an installed
+        /// index (`SQLiteBookRemote.searchIndexReport`) starts another; searches go without.
         case unprepared
         /// No index to search with yet: `preparation` tries the stored file, and builds one
         /// unless the file is current.
