@@ -3,7 +3,7 @@ import BookCatalog
 // How a search is answered: one ordered list of strategies (`SearchStrategy`). Each is asked in
 // turn and either answers, its answer carrying its source, or declines; the last one always
 // answers. Every strategy answers exactly what `SearchTerms` gives over the committed books, in
-// the same order with the same total (the differential tests in `SQLiteSearchIndexTests` hold
+// the same order with the same total (the differential tests in `Tests/SQLiteCatalogTests` hold
 // them to it); they differ only in what they need to be at hand and what they cost. One search
 // asks each strategy at most once.
 //
@@ -173,13 +173,13 @@ extension SQLiteBookRemote {
             guard query.countLater else { return nil }
             return try booksTable.pageFromFirstMatches(terms, offset: offset, limit: limit).map { StrategyAnswer($0) }
         case .titleOrder:
-            guard query.countLater, !booksTable.narrowsAKeptScan(ofAtMost: TitleOrderPage.rowLimit, terms),
+            guard query.countLater, !booksTable.narrowsAKeptScan(ofAtMost: SearchTuning.titleOrderRows, terms),
                 let (ids, seen) = try titleOrder.page(
                     terms, offset: offset, limit: limit, connection: connection, scope: account.scope)
             else { return nil }
             return StrategyAnswer(ids: ids, total: seen, source: .titleOrder)
         case .orderedMatches:
-            guard query.countLater, !booksTable.narrowsAKeptScan(ofAtMost: TitleOrderPage.rowLimit, terms) else {
+            guard query.countLater, !booksTable.narrowsAKeptScan(ofAtMost: SearchTuning.titleOrderRows, terms) else {
                 return nil
             }
             return try booksTable.pageFromOrderedMatches(terms, offset: offset, limit: limit).map { StrategyAnswer($0) }

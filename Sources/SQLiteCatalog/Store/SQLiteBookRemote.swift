@@ -21,15 +21,13 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
     private let busyTimeout: Duration
     private let beforeIndexBuild: IndexPreparation.BuildHook?
     private let beforeCatchUp: IndexPreparation.BuildHook?
-    private(set) var index: SearchIndex?
+    /// Where the search index stands: the one to search with, the preparation loading or
+    /// building one, a catch-up away from the actor (`IndexLifecycle`). Changed only through
+    /// `transition(_:)`.
+    private(set) var lifecycle: IndexLifecycle
     /// Word searches' matching rows, and a copy of the table, while there is no index to answer (`RecentScans`).
     let recentScans: RecentScans
     let titleOrder = TitleOrderPage()
-    /// The index being loaded or built in the background: the first one from the moment the
-    /// remote is made, later a replacement when too many rows changed since the base.
-    private(set) var preparation: IndexPreparation?
-    /// Where the index in use came from.
-    private var installedFrom: IndexPreparation.Prepared?
     /// `PRAGMA data_version` at the last check; it moves only for other connections' commits.
     private var seenDataVersion: Int
     /// What other connections' commits are checked against: the books' latest change and the
@@ -49,12 +47,13 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
         recentScans = RecentScans(memory: BuildMemory(besideCatalog: catalogPath))
         self.seenDataVersion = (try? connection.queryFirst("PRAGMA data_version") { $0.int(0) }) ?? 0
         self.seenState = (try? CatalogState(connection)) ?? CatalogState(sequence: -1, accounts: "")
-        preparation = IndexPreparation.start(
-            path: catalogPath, busyTimeout: busyTimeout, scope: account.scope,
-            beforeBuild: beforeIndexBuild)
+        lifecycle = IndexLifecycle(
+            preparing: IndexPreparation.start(
+                path: catalogPath, busyTimeout: busyTimeout, scope: account.scope, beforeBuild: beforeIndexBuild))
     }
 
-    deinit { preparation?.cancel() }
+    // Isolated: the lifecycle holds the index, which only this actor touches.
+    isolated deinit { lifecycle.preparation?.cancel() }
 
     // MARK: BookRemote
 
@@ -149,20 +148,22 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
             // A page before its count waits neither for an index to be loaded (a stale one is
             // counted first) nor for many changes to be caught up with, which are read away
             // from this actor; other pages wait for the latter (the index answers them).
-            if index == nil, let answer = try pageBeforeItsCount(plan.takePagesAlone(), terms, query) { return answer }
-            if catchingUp == nil, let index = await indexIfReady(), catchingUp == nil,
+            if lifecycle.index == nil, let answer = try pageBeforeItsCount(plan.takePagesAlone(), terms, query) {
+                return answer
+            }
+            if lifecycle.runningCatchUp == nil, let index = await indexIfReady(), lifecycle.runningCatchUp == nil,
                 try mappingFailures(at: catalogPath, { try hasManyChanges(since: index.syncedSequence) })
             {
                 startCatchUp(index)
             }
-            if catchingUp != nil {
+            if lifecycle.runningCatchUp != nil {
                 if let answer = try pageBeforeItsCount(plan.takePagesAlone(), terms, query) { return answer }
-                while let catchingUp { await catchingUp.value }
+                while let catchingUp = lifecycle.runningCatchUp { await catchingUp.value }
             }
         }
         // The empty query (the first results) does not wait for a stored index to be mapped
         // and checked either (a third of a second at ten million books): see `firstResults`.
-        let index = terms.isEmpty && self.index == nil ? nil : await indexIfReady()
+        let index = terms.isEmpty && lifecycle.index == nil ? nil : await indexIfReady()
         if foundDamage { throw CatalogDamage.failure(path: catalogPath) }
         return try mappingFailures(at: catalogPath) {
             // One read transaction: the index catches up to, and the page rows are read from,
@@ -236,11 +237,22 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
 
     /// Drops the index in use and rebuilds one from the books table alone (no stored snapshot).
     func distrustIndex() {
-        index = nil
-        preparation?.cancel()
-        preparation = IndexPreparation.start(
-            path: catalogPath, busyTimeout: busyTimeout, scope: account.scope, useSnapshot: false,
-            beforeBuild: beforeIndexBuild)
+        lifecycle.preparation?.cancel()
+        transition(
+            .distrusted(
+                rebuild: IndexPreparation.start(
+                    path: catalogPath, busyTimeout: busyTimeout, scope: account.scope, useSnapshot: false,
+                    beforeBuild: beforeIndexBuild)))
+    }
+
+    /// The preparation under way, if any: a search answered by an index while it builds holds it back.
+    var preparation: IndexPreparation? { lifecycle.preparation }
+
+    /// Moves the lifecycle on. The remote fires only events its own state allows, so a refusal
+    /// is a mistake in this file: it stops a debug build, and a release build keeps the
+    /// lifecycle as it was.
+    private func transition(_ event: IndexLifecycle.Event) {
+        do { lifecycle = try lifecycle.after(event) } catch { assertionFailure(error.description) }
     }
 
     /// The rows of `ids`. An id with no book of this scope is `SearchIndexDamage` when an index
@@ -279,7 +291,7 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
     /// ready). Starts building a replacement in the background once the overlay is half full.
     func catchUp(_ index: SearchIndex, to sequence: Int) throws -> Bool {
         guard try index.catchUp(connection: connection, scope: account.scope, sequence: sequence) else {
-            if preparation == nil { startPreparation() }
+            if lifecycle.preparation == nil { startPreparation() }
             return false
         }
         caughtUp(index)
@@ -288,7 +300,11 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
 
     /// A bridge, or an index whose overlay is half full, asks for its replacement.
     private func caughtUp(_ index: SearchIndex) {
-        if (index.isBridge || index.overlayCount * 2 > index.overlayLimit) && preparation == nil { startPreparation() }
+        if (index.isBridge || index.overlayCount * SearchTuning.overlayShareBeforeReplacing > index.overlayLimit)
+            && lifecycle.preparation == nil
+        {
+            startPreparation()
+        }
     }
 
     /// The catalog's latest `change_seq`, as of the current read transaction.
@@ -300,18 +316,12 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
         try connection.queryFirst("SELECT coalesce(max(change_seq), 0) FROM books") { $0.int(0) } ?? 0
     }
 
-    /// More changed rows than this are read away from the actor (`startCatchUp`).
-    static let backgroundCatchUpRows = 4_096
-
     private func hasManyChanges(since sequence: Int) throws -> Bool {
-        let limit = Self.backgroundCatchUpRows + 1
+        let limit = SearchTuning.backgroundCatchUpRows + 1
         return try connection.queryFirst(
             "SELECT count(*) FROM (SELECT 1 FROM books WHERE change_seq > ?1 LIMIT ?2)", [.int(sequence), .int(limit)]
         ) { $0.int(0) } == limit
     }
-
-    /// The catch-up running away from this actor (`startCatchUp`), until it is applied.
-    private var catchingUp: Task<Void, Never>?
 
     /// Reads the changes `index` must catch up with on a connection of its own, away from this
     /// actor, then replays them here in a moment (`SearchIndex.Changes`): a stale stored index
@@ -331,114 +341,109 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
                     sequence: try Self.latestChange(connection))
             }
         }
-        catchingUp = Task {
-            defer { catchingUp = nil }
+        let task = Task {
+            defer { transition(.catchUpFinished) }
             let result = await withCheckedContinuation { continuation in
                 DispatchQueue.global(qos: .userInitiated).async {
                     continuation.resume(returning: Result { try read() })
                 }
             }
-            guard self.index === index else { return }  // replaced or distrusted meanwhile
+            guard lifecycle.index === index else { return }  // replaced or distrusted meanwhile
             switch result {
             case let .success(changes?):
                 if index.apply(changes) { caughtUp(index) }
             case .success(nil):
-                if preparation == nil { startPreparation() }
+                if lifecycle.preparation == nil { startPreparation() }
             case .failure(is SearchIndexDamage):
                 distrustIndex()
             case .failure:
                 break  // the next search catches up itself, and reports what fails
             }
         }
+        // The task runs on this actor, so it cannot finish before this.
+        transition(.catchUpStarted(task))
     }
 
-    /// Whether a catch-up is scheduled to run once the current call is done.
-    private var catchUpScheduled = false
-
+    /// Schedules a catch-up for once the current call is done, unless one is scheduled or running.
     func catchUpSoon() {
-        guard !catchUpScheduled else { return }
-        catchUpScheduled = true
+        guard case .idle = lifecycle.catchUp else { return }
+        transition(.catchUpScheduled)
         Task { await self.catchUpNow() }
     }
 
     /// Catches the index up with the catalog in the background (`startCatchUp`): the index in
     /// use, or the one a stored snapshot gives (a stale one bridging a rebuild is caught up too).
     private func catchUpNow() async {
-        defer { catchUpScheduled = false }
-        guard let index = await indexIfReady(), catchingUp == nil else { return }
-        startCatchUp(index)
+        let index = await indexIfReady()
+        // A search may have started one meanwhile.
+        guard case .scheduled = lifecycle.catchUp else { return }
+        if let index { startCatchUp(index) } else { transition(.scheduledCatchUpDropped) }
     }
 
     /// The index to search with, without waiting for a build: a finished preparation is
-    /// installed first. With no index yet, waits only for the stored snapshot to be tried.
+    /// settled first. With no index yet, waits only for the stored snapshot to be tried.
     private func indexIfReady() async -> SearchIndex? {
-        if index == nil, let preparation { await preparation.attemptedLoad() }
-        if let preparation, let finished = preparation.finished {
-            self.preparation = nil
-            if case let .failure(error) = finished, CatalogDamage.isDamage(error) { foundDamage = true }
-            if case let .success(prepared) = finished,
-                index.map({ $0.isBridge || prepared.base.sequence > $0.base.sequence }) ?? true
-            {
-                return install(prepared, from: preparation)
+        if lifecycle.index == nil, let preparation = lifecycle.preparation { await preparation.attemptedLoad() }
+        settleFinishedPreparation()
+        if case let .preparing(preparation) = lifecycle.stage, let bridge = preparation.bridge {
+            transition(.bridgeFound(bridge))
+        }
+        return lifecycle.index
+    }
+
+    /// The index installed from a finished preparation (not a bridge), waiting for the one under
+    /// way, or for a new one when none is.
+    private func installedIndex() async throws -> InstalledIndex {
+        while true {
+            if lifecycle.installed != nil { settleFinishedPreparation() }
+            if let installed = lifecycle.installed { return installed }
+            let current = lifecycle.preparation ?? startPreparation()
+            do {
+                let prepared = try await current.value()
+                // Another call may have settled it meanwhile, or a distrust replaced it.
+                if lifecycle.preparation === current { transition(.prepared(prepared, by: current)) }
+            } catch {
+                if lifecycle.preparation === current { transition(.preparationFailed(current)) }
+                throw Self.failure(preparing: error, at: catalogPath)
             }
         }
-        if index == nil, let bridge = preparation?.bridge { index = SearchIndex(base: bridge, isBridge: true) }
-        return index
     }
 
-    /// The current index: the first one when it is ready (waiting for it if need be), or a
-    /// replacement prepared in the background once it has finished.
-    private func readyIndex() async throws -> SearchIndex {
-        if let index, !index.isBridge {
-            if let preparation, let finished = preparation.finished {
-                self.preparation = nil
-                if case let .success(prepared) = finished, prepared.base.sequence > index.base.sequence {
-                    return install(prepared, from: preparation)
-                }
-            }
-            return index
+    /// Installs the preparation under way if it has finished with an index newer than the one in
+    /// use, or forgets it: a failed one is retried by the next wait for an index.
+    private func settleFinishedPreparation() {
+        guard let preparation = lifecycle.preparation, let finished = preparation.finished else { return }
+        switch finished {
+        case let .success(prepared):
+            transition(.prepared(prepared, by: preparation))
+        case let .failure(error):
+            if CatalogDamage.isDamage(error) { foundDamage = true }
+            transition(.preparationFailed(preparation))
         }
-        let (prepared, source) = try await awaitPreparation()
-        if let index, !index.isBridge { return index }  // another call installed one while this one waited
-        return install(prepared, from: source)
     }
 
-    private func install(_ prepared: IndexPreparation.Prepared, from source: IndexPreparation) -> SearchIndex {
-        let fresh = SearchIndex(base: prepared.base)
-        index = fresh
-        installedFrom = prepared
-        return fresh
-    }
-
-    private func startPreparation() {
-        preparation = IndexPreparation.start(
+    @discardableResult
+    private func startPreparation() -> IndexPreparation {
+        let preparation = IndexPreparation.start(
             path: catalogPath, busyTimeout: busyTimeout, scope: account.scope,
             beforeBuild: beforeIndexBuild)
+        transition(.started(preparation))
+        return preparation
     }
 
-    /// Waits for the preparation under way (starting one if none is); a failed one is
-    /// forgotten so that the next call retries.
-    private func awaitPreparation() async throws -> (IndexPreparation.Prepared, IndexPreparation) {
-        if preparation == nil { startPreparation() }
-        let current = preparation!
-        do {
-            let prepared = try await current.value()
-            if preparation === current { preparation = nil }
-            return (prepared, current)
-        } catch {
-            if preparation === current { preparation = nil }
-            if let failure = error as? BookFailure { throw failure }
-            if CatalogDamage.isDamage(error) { throw CatalogDamage.failure(path: catalogPath) }
-            if let failure = error as? SQLiteError { throw failure.bookFailure(catalogPath: catalogPath) }
-            if let failure = error as? SQLiteCatalogError { throw BookFailure.storeUnavailable(failure.description) }
-            throw BookFailure.storeUnavailable(String(describing: error))
-        }
+    /// What a search reports for a preparation that failed.
+    private static func failure(preparing error: any Error, at catalogPath: String) -> BookFailure {
+        if let failure = error as? BookFailure { return failure }
+        if CatalogDamage.isDamage(error) { return CatalogDamage.failure(path: catalogPath) }
+        if let failure = error as? SQLiteError { return failure.bookFailure(catalogPath: catalogPath) }
+        if let failure = error as? SQLiteCatalogError { return BookFailure.storeUnavailable(failure.description) }
+        return BookFailure.storeUnavailable(String(describing: error))
     }
 
     /// Waits until the index being built (if any) is built and stored: for a program about to
     /// exit after searches answered without it, so that the next program finds a current index.
     public func finishIndexPreparation() async {
-        guard let preparation else { return }
+        guard let preparation = lifecycle.preparation else { return }
         do { _ = try await preparation.value() } catch  where CatalogDamage.isDamage(error) { foundDamage = true } catch
         {}
     }
@@ -454,8 +459,7 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
     /// How the search index in use was obtained, waiting until there is one, and whether this
     /// remote built it and stored it in the catalog for the next connection.
     public func searchIndexReport() async throws -> (report: SearchIndexReport, snapshotStored: Bool) {
-        _ = try await readyIndex()
-        let prepared = installedFrom!
+        let prepared = try await installedIndex().prepared
         return (prepared.report, prepared.snapshotStored)
     }
 

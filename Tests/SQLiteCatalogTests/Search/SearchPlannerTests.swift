@@ -196,7 +196,7 @@ import Testing
         }
         print("\(Self.strategyCases.count) cases of which strategy answers")
         // Every source but the matches in order, which needs a kept scan of more than 65,536
-        // matches (`LeadingMatches.wholeLimit`); `aPageFromAnEarlierScansFirstMatchesIsTheCommittedBooksPage`
+        // matches (`SearchTuning.wholeMatches`); `aPageFromAnEarlierScansFirstMatchesIsTheCommittedBooksPage`
         // has it on the books table search alone.
         #expect(answered == [.index, .staleIndex, .booksTable, .earlierScan, .booksCopy, .titleOrder, .leadingMatches])
     }

@@ -11,12 +11,10 @@ import Locking
 /// Changes since the base do not invalidate an entry: the books they hid are skipped, and the
 /// entry is used only while what is left still decides the answer (see `matches`).
 final class BroadPrefixResults: Sendable {
-    /// Matches listed per rank: covers pages as deep as the bench's deepest one-letter page.
-    static let listed = 8_192
     /// A prefix is broad when its tokens have at least this share of the books' postings.
-    static func isBroad(postings: Int, books: Int) -> Bool { postings >= max(books / 16, 4_096) }
-    /// At most this many prefixes are kept: each holds up to 3 x `listed` ordinals.
-    static let capacity = 128
+    static func isBroad(postings: Int, books: Int) -> Bool {
+        postings >= max(books / SearchTuning.broadShare, SearchTuning.broadLeastPostings)
+    }
 
     private let entries = Locked<[String: SearchIndexBase.Matches]>([:])
 
@@ -29,10 +27,10 @@ final class BroadPrefixResults: Sendable {
         guard words.count == 1, words[0].exact.isEmpty, Self.isBroad(postings: words[0].estimate, books: base.count)
         else { return nil }
         if let kept = entries.withLock({ $0[key] }) { return kept }
-        var matches = SearchIndexBase.Matches(cap: Self.listed)
+        var matches = SearchIndexBase.Matches(cap: SearchTuning.broadListedPerRank)
         try base.collect(words, hidden: nil, into: &matches)
         entries.withLock { entries in
-            if entries.count < Self.capacity { entries[key] = matches }
+            if entries.count < SearchTuning.broadPrefixesKept { entries[key] = matches }
         }
         return matches
     }
@@ -52,7 +50,7 @@ final class BroadPrefixResults: Sendable {
         _ kept: SearchIndexBase.Matches, hidden: Bitmap?, hiddenCount: Int, wanted: Int,
         countLimit: Int
     ) -> SearchIndexBase.Matches? {
-        guard wanted <= listed else { return nil }
+        guard wanted <= SearchTuning.broadListedPerRank else { return nil }
         guard let hidden else { return kept }
         var narrowed = kept
         narrowed.ordinals[0] = kept.ordinals[0].filter { !hidden.contains(Int($0)) }

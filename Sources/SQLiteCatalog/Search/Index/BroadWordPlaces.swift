@@ -20,8 +20,6 @@ final class BroadWordPlaces: Sendable {
         let excluded: Set<UInt32>
     }
 
-    static let capacity = 6
-
     /// Most recently used last.
     private let entries = Locked<[(key: Key, places: Places)]>([])
 
@@ -41,7 +39,7 @@ final class BroadWordPlaces: Sendable {
         let places = try base.places(of: word)
         entries.withLock { entries in
             entries.removeAll { $0.key == key }
-            if entries.count >= Self.capacity { entries.removeFirst() }
+            if entries.count >= SearchTuning.broadWordPlacesKept { entries.removeFirst() }
             entries.append((key, places))
         }
         return places

@@ -366,7 +366,7 @@ final class SearchIndexBase: Sendable {
     /// bitmap words at a time at least (`collectByPlaces`; tests ask for short stretches).
     func collect(
         _ words: [CompiledWord], hidden: Bitmap?, into matches: inout Matches,
-        slotsPerStretch: Int = 1_024
+        slotsPerStretch: Int = SearchTuning.stretchSlots
     ) throws(SearchIndexDamage) {
         if words.allSatisfy({ $0.exact.isEmpty }) {
             try collectByPlaces(words, hidden: hidden, into: &matches, slotsPerStretch: slotsPerStretch)

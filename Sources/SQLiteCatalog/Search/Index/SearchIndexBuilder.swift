@@ -96,7 +96,7 @@ struct SearchIndexBuilder {
                 }
                 row += 1
                 rowStart[row] = UInt32(rowBytes!.count)
-                if row & 4_095 == 0 { try checkpoint() }
+                if row & (SearchTuning.buildCheckpointRows - 1) == 0 { try checkpoint() }
             }
         }
         guard row == count else { throw SearchIndexBuildError.changedDuringBuild }
@@ -170,7 +170,7 @@ struct SearchIndexBuilder {
                         VarInt.write(code, to: forward, at: &written)
                     }
                     ordinal += 1
-                    if ordinal & 4_095 == 0 { try checkpoint() }
+                    if ordinal & (SearchTuning.buildCheckpointRows - 1) == 0 { try checkpoint() }
                 }
             }
         }
@@ -206,7 +206,7 @@ struct SearchIndexBuilder {
         func forEachBook(_ body: (Int) -> Void) throws {
             try bookBytes.withUnsafeBufferPointer { bytes in
                 for ordinal in 0..<count {
-                    if ordinal & 16_383 == 0 { try checkpoint() }
+                    if ordinal & (SearchTuning.buildCheckpointBooks - 1) == 0 { try checkpoint() }
                     places.removeAll(keepingCapacity: true)
                     var offset = Int(bookStart[ordinal])
                     let end = Int(bookStart[ordinal + 1])

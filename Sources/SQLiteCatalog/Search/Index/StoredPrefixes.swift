@@ -41,7 +41,7 @@ struct StoredPrefixes: Sendable {
             }
         }
         return candidates.compactMap { prefix -> (code: UInt64, word: SearchIndexBase.CompiledWord)? in
-            guard base.postingCount(base.prefixRange(prefix)) * 16 >= base.count,
+            guard base.postingCount(base.prefixRange(prefix)) * SearchTuning.broadShare >= base.count,
                 let words = base.compile(SearchTerms(String(decoding: prefix, as: UTF8.self))), words.count == 1,
                 let code = words[0].storedPrefix, code == Self.code(prefix)
             else { return nil }

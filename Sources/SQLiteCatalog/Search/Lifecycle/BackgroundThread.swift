@@ -7,7 +7,9 @@ enum BackgroundThread {
     /// The thread must be one of its own: an unprivileged process cannot raise it back.
     static func yieldToOthers() {
         #if os(Linux)
-            _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), id_t(linuxThreadID()), min(19, niceness + 10))
+            _ = setpriority(
+                __priority_which_t(PRIO_PROCESS.rawValue), id_t(linuxThreadID()),
+                min(19, niceness + SearchTuning.backgroundNiceness))
         #endif
     }
 
@@ -54,7 +56,7 @@ final class ForegroundWork: @unchecked Sendable {
     /// Waits until no foreground work runs, for at most `limit`: work that never pauses (a
     /// long scan counted as foreground by mistake, a user holding a key) delays the
     /// background by that much at a time, and never stops it.
-    func waitWhileBusy(atMost limit: TimeInterval = 0.25) {
+    func waitWhileBusy(atMost limit: TimeInterval = SearchTuning.givingWayAtMost) {
         condition.withLock {
             let deadline = Date(timeIntervalSinceNow: limit)
             while running > 0, condition.wait(until: deadline) {}

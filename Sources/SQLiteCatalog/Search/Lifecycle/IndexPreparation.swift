@@ -144,7 +144,7 @@ final class IndexPreparation: Sendable {
         let built = try builder.build()
         // The snapshot is only an aid: if another writer holds the lock for long, skip it (the
         // next connection builds and tries again) rather than keep searches unindexed.
-        connection.setBusyTimeout(milliseconds: 250)
+        connection.setBusyTimeout(milliseconds: SearchTuning.snapshotStoreBusyMilliseconds)
         // A read-only catalog gets no index file: the index lives in memory.
         let snapshotID =
             cancelled.load(ordering: .relaxed) || connection.isReadOnly

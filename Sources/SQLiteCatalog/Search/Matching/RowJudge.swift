@@ -187,7 +187,7 @@ struct BestOfRank {
             }
         }
         kept.append((Array(key()), id))
-        if kept.count >= 2 * wanted + 64 { trim() }
+        if kept.count >= 2 * wanted + SearchTuning.bestOfRankSlack { trim() }
     }
 
     func sorted() -> [(key: [UInt8], id: Int)] {

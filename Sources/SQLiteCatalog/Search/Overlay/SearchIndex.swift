@@ -35,7 +35,6 @@ final class SearchIndex {
     /// narrows one of them ("the se" after "the s") judges only those. Dropped when the overlay
     /// changes.
     private var recentOverlayMatches: [(words: [QueryWord], places: [Int32])] = []
-    private static let recentOverlayMatchLimit = 4
     /// The base matches of the last query and the words it compiled to. Typing out the rest of
     /// a rare word compiles to the same words at every key ("murak" ... "murakami": one token of
     /// the base's), and the same words have the same base matches until a change hides a base
@@ -54,10 +53,14 @@ final class SearchIndex {
     /// Catching up is cheap (one binary search per changed book); what a large overlay costs
     /// is judging its books at every search, a fraction of a microsecond each once the bytes
     /// rule most out. 10,000 edits stay in place at a million books and beyond.
-    static func overlayLimit(bookCount: Int) -> Int { 1_024 + bookCount / 96 }
+    static func overlayLimit(bookCount: Int) -> Int {
+        SearchTuning.overlayLeastBooks + bookCount / SearchTuning.overlayBooksPerChange
+    }
     /// A stale stored index is still worth bridging a rebuild with while catching up costs less
     /// than a scan of the books table: a few hundred milliseconds, once.
-    static func bridgeLimit(bookCount: Int) -> Int { 4 * overlayLimit(bookCount: bookCount) }
+    static func bridgeLimit(bookCount: Int) -> Int {
+        SearchTuning.bridgeOverlayFactor * overlayLimit(bookCount: bookCount)
+    }
 
     fileprivate struct OverlayBook: Sendable {
         let id: Int
@@ -357,7 +360,7 @@ final class SearchIndex {
         // The same query again (a page after the first) replaces its entry.
         recentOverlayMatches.removeAll { QueryWord.narrows(words, $0.words) && QueryWord.narrows($0.words, words) }
         recentOverlayMatches.append((words, places))
-        if recentOverlayMatches.count > Self.recentOverlayMatchLimit { recentOverlayMatches.removeFirst() }
+        if recentOverlayMatches.count > SearchTuning.recentOverlayQueries { recentOverlayMatches.removeFirst() }
         return matches
     }
 

@@ -44,7 +44,7 @@ final class BooksCopy {
 
     /// Nil where no scratch file can be made: the copy is never the process's own memory.
     init?(sequence: Int, memory: BuildMemory) {
-        guard let bytes = memory.growingFileBytes(capacity: 16 << 20),
+        guard let bytes = memory.growingFileBytes(capacity: SearchTuning.copyFirstBytes),
             let starts = RowColumn<TokenStarts>(memory: memory),
             let letters = RowColumn<Letters>(memory: memory),
             let whereabouts = RowColumn<Whereabouts>(memory: memory)
@@ -153,7 +153,9 @@ final class BooksCopy {
             }
             // Two steps: a row's starts are asked for well ahead, and its bytes and id a
             // little ahead, once its starts (in the cache by then) admit it.
-            var (startsAhead, bytesAhead) = (index(ahead: Self.readAhead), index(ahead: Self.readAhead / 2))
+            var (startsAhead, bytesAhead) = (
+                index(ahead: SearchTuning.copyReadAhead), index(ahead: SearchTuning.copyReadAhead / 2)
+            )
             for (walked, number) in numbers.enumerated() {
                 try Self.stopIfCancelled(walked)
                 if startsAhead != numbers.endIndex {
@@ -179,17 +181,8 @@ final class BooksCopy {
     /// by the next key: a walk of ten million rows (a count after its page) takes a second or
     /// more, and the next key's search would wait for it.
     private static func stopIfCancelled(_ row: Int) throws {
-        if row & 0x3FFF == 0 { try Task.checkCancellation() }
+        if row & (SearchTuning.walkCancellationRows - 1) == 0 { try Task.checkCancellation() }
     }
-
-    /// How many places ahead of the row it judges a walk over places (`forEach(at:)`) asks for
-    /// the row's token starts to be brought into the cache, and half as many for its first bytes
-    /// (`shim_prefetch`). The kept rows of a scan lie far apart in the copy (an author's books,
-    /// one in thirty rows), each one a wait for memory; asked for ahead, the waits overlap:
-    /// judging the 35,855 books of "mur" at a million books, the walk itself went from 8 to 3
-    /// ms. The bytes of a row its starts do not admit are not asked for: "zz" after "z" passes
-    /// over 924,000 rows at ten million books, nearly all of them.
-    private static let readAhead = 16
 
     typealias Texts = (
         key: UnsafeBufferPointer<UInt8>, title: UnsafeBufferPointer<UInt8>, author: UnsafeBufferPointer<UInt8>
@@ -234,7 +227,7 @@ private final class RowColumn<Element: BitwiseCopyable> {
     private let bytes: GrowingBytes
 
     init?(memory: BuildMemory) {
-        guard let bytes = memory.growingFileBytes(capacity: 16 << 20) else { return nil }
+        guard let bytes = memory.growingFileBytes(capacity: SearchTuning.copyFirstBytes) else { return nil }
         self.bytes = bytes
     }
 

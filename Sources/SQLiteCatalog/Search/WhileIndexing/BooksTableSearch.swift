@@ -61,7 +61,7 @@ struct BooksTableSearch {
         if earlier == nil { scans.removeKeptScans() }
         // What the new matches may take: the kept rows and these stay within the budget together.
         var judge = RowJudge(
-            words: words, wanted: offset + limit, recordingUpTo: RecentScans.byteBudget - scans.byteCount,
+            words: words, wanted: offset + limit, recordingUpTo: SearchTuning.keptScansBytes - scans.byteCount,
             keepingWholeMatchesUpTo: scans.wholeMatchesLimit)
         let source: SearchAnswerSource
         if let (scan, changed) = earlier {
@@ -121,7 +121,7 @@ struct BooksTableSearch {
         guard !terms.isEmpty, !terms.hasNoSearchableWords, let (scans, sequence) = recent else { return nil }
         let words = terms.words.map(QueryWord.init)
         guard let scan = scans.narrowest(holdingMatchesOf: words, at: sequence),
-            scan.rows.count > min(scan.leading.count, LeadingMatches.capacity),
+            scan.rows.count > min(scan.leading.count, SearchTuning.leadingMatches),
             let changed = try changedRows(since: scan.sequence)
         else { return nil }
         var judge = RowJudge(words: words, wanted: offset + limit, recordingUpTo: nil)
@@ -206,18 +206,15 @@ struct BooksTableSearch {
         try connection.cancellable { try scanTable(words, into: &judge) }
     }
 
-    /// The most changed rows an earlier scan is brought up to date with; more, and the table is read.
-    static let changedRowLimit = 4_096
-
     /// The scope's rows changed since `sequence`, or nil when there are too many.
     private func changedRows(since sequence: Int) throws -> ScannedRows? {
         let statement = try connection.statement(
             "SELECT id, title_key, title_terms, author_terms FROM books WHERE change_seq > ?1 AND +scope = ?2 LIMIT ?3")
-        try statement.bind([.int(sequence), .text(scope), .int(Self.changedRowLimit + 1)])
+        try statement.bind([.int(sequence), .text(scope), .int(SearchTuning.keptScanChangedRows + 1)])
         defer { statement.reset() }
         var rows = ScannedRows()
         while try statement.step() {
-            guard rows.count < Self.changedRowLimit else { return nil }
+            guard rows.count < SearchTuning.keptScanChangedRows else { return nil }
             rows.append(
                 id: statement.int(0), key: statement.bytes(1), title: statement.bytes(2), author: statement.bytes(3))
         }

@@ -27,12 +27,6 @@
 /// at a million books) and then a page of his books, instead of every row. The rows' texts
 /// lie in one buffer, read in order.
 struct LeadingMatches {
-    /// How many first matches a scan of more than `wholeLimit` keeps.
-    static let capacity = 1_024
-    /// How many books of one group (a rank before the last, title key, title terms) are kept.
-    static let groupLimit = 4
-    /// The most matches a scan keeps whole, by default (`RecentScans`): about 6 MB of them.
-    static let wholeLimit = 65_536
 
     /// A match's place in result order: rank, then key bytes, then id.
     struct Place {
@@ -88,7 +82,7 @@ struct LeadingMatches {
         }
         let (title, author) = texts()
         append(rank: rank, id: id, keyPrefix: prefix, key: key(), title: title, author: author)
-        if kept.count >= max(2 * Self.capacity, wholeLimit + 1) { trim() }
+        if kept.count >= max(2 * SearchTuning.leadingMatches, wholeLimit + 1) { trim() }
     }
 
     private mutating func append(
@@ -122,10 +116,10 @@ struct LeadingMatches {
             for row in order.lazy.map({ kept[$0] }) {
                 inGroup = previous.map { Self.isInGroup(row, $0, in: all) } == true ? inGroup + 1 : 1
                 previous = row
-                if inGroup > Self.groupLimit {
+                if inGroup > SearchTuning.leadingGroupBooks {
                     // The group's last kept row says more follow (a mark an earlier trim set stays).
                     first.kept[first.kept.count - 1].groupContinues = true
-                } else if first.kept.count == Self.capacity {
+                } else if first.kept.count == SearchTuning.leadingMatches {
                     break
                 } else {
                     first.append(
@@ -143,7 +137,7 @@ struct LeadingMatches {
         let first = ordered
         (texts, kept) = (first.texts, first.rows)
         // Groups cut short may leave room: then any later match may still be among the first.
-        worst = kept.count == Self.capacity ? kept.last : nil
+        worst = kept.count == SearchTuning.leadingMatches ? kept.last : nil
     }
 
     private static func precedes(_ a: Row, _ b: Row, in all: UnsafeBufferPointer<UInt8>) -> Bool {

@@ -15,12 +15,6 @@
 /// after the row just judged (`LeadingMatches`): every match found that comes before that row
 /// is placed for sure.
 struct MatchOrder {
-    /// The most matches put in order. Sorting takes 16 bytes a match for a while, beside the
-    /// kept scans; broader scans than this are narrowed by a letter or two, whose pages come
-    /// from the title order. (At ten million books "mu" and "to" match 473,000 books each;
-    /// the 924,000 of "z" in result order only slowed "zz", which has no page to find early.)
-    static let rowLimit = 1 << 19
-
     /// While the scan records its rows: each copied row's rank, and its key's first eight
     /// bytes (`ByteOrder.prefix`), which settle most comparisons of the sort.
     private var ranks: [UInt8] = []

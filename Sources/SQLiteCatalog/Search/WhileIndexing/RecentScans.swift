@@ -10,9 +10,6 @@
 /// Books are never deleted, so the rows changed since a scan (`change_seq` above its
 /// sequence) are everything that can differ from what it read.
 final class RecentScans {
-    /// What all kept rows may take together; the oldest scans go first.
-    static let byteBudget = 24 << 20
-
     struct Scan {
         let words: [QueryWord]
         /// The catalog's latest `change_seq` when the rows were read.
@@ -34,7 +31,7 @@ final class RecentScans {
     /// A scan of at most this many matches keeps them all in order (`LeadingMatches`).
     let wholeMatchesLimit: Int
 
-    init(memory: BuildMemory, keepingWholeMatchesUpTo wholeMatchesLimit: Int = LeadingMatches.wholeLimit) {
+    init(memory: BuildMemory, keepingWholeMatchesUpTo wholeMatchesLimit: Int = SearchTuning.wholeMatches) {
         self.memory = memory
         self.wholeMatchesLimit = wholeMatchesLimit
     }
@@ -53,11 +50,9 @@ final class RecentScans {
     /// reading the copy (keys p99 46-47 ms before, 30-39 ms after).
     func copyIsQuicker(than scan: Scan) -> Bool {
         guard let copy, copy.isComplete else { return false }
-        return scan.rows.count > Self.fewRows && scan.rows.count * 8 > copy.count
+        return scan.rows.count > SearchTuning.fewKeptRows
+            && scan.rows.count * SearchTuning.keptScanShareOfCopy > copy.count
     }
-
-    /// So few kept rows that judging them is quick wherever they lie.
-    static let fewRows = 16_384
 
     /// What the kept scans take.
     var byteCount: Int { scans.reduce(0) { $0 + $1.byteCount } }
@@ -66,7 +61,7 @@ final class RecentScans {
     func keep(_ scan: Scan) {
         scans.append(scan)
         var total = byteCount
-        while total > Self.byteBudget, let oldest = scans.first {
+        while total > SearchTuning.keptScansBytes, let oldest = scans.first {
             total -= oldest.byteCount
             scans.removeFirst()
         }
@@ -120,7 +115,7 @@ struct ScannedRows {
         copiedAt.append(place)
         copiedMasks.append(mask)
         byteCount += MemoryLayout<BooksCopy.Place>.stride + MemoryLayout<UInt64>.stride
-        guard copiedAt.count <= MatchOrder.rowLimit else { return dropOrder() }
+        guard copiedAt.count <= SearchTuning.orderedMatches else { return dropOrder() }
         let orderBytes = order?.byteCount ?? 0
         order?.append(rank: rank, keyPrefix: keyPrefix)
         byteCount += (order?.byteCount ?? 0) - orderBytes
@@ -210,7 +205,7 @@ struct ScannedRows {
         // of the 473,000 masks, not all of them.
         var (start, goesOn) = (0, true)
         while goesOn && start < order.rows.count {
-            let stretch = start..<min(start + Self.orderStretch, order.rows.count)
+            let stretch = start..<min(start + SearchTuning.orderedWalkStretch, order.rows.count)
             let positions = order.positions(in: stretch, having: required)
             try copy.forEach(at: places, numbered: positions.lazy.map(Int.init), admitting: starts) {
                 position, id, texts in
@@ -220,7 +215,4 @@ struct ScannedRows {
             start = stretch.upperBound
         }
     }
-
-    /// How many matches in result order a walk picks by their masks at a time.
-    private static let orderStretch = 16_384
 }

@@ -16,11 +16,6 @@ import BookCatalog
 /// would give. (Before, only a first character in ASCII was answered here: a first key beyond
 /// it, "日", read the whole table on a catalog's first open, 1.7 s at a million books.)
 final class TitleOrderPage {
-    /// Rows read before giving up: a page that needs more is left to the whole answer, which
-    /// the count reads anyway. Titles beginning with a one-word query are all its first rank,
-    /// so only a page of several words needs more than its own rows.
-    static let rowLimit = 1_024
-
     /// The last query given up on. A query that narrows it with the same first token reads
     /// the same rows and finds no more of its first rank among them (narrowing only removes
     /// matches), so it is not tried: typing on in a long query costs nothing here.
@@ -36,7 +31,7 @@ final class TitleOrderPage {
         let words = terms.words.map(QueryWord.init)
         let wanted = offset + limit
         guard let first = words.first, let ranges = Self.keyRanges(firstToken: first.exact.first ?? first.prefixBytes),
-            wanted > 0, wanted <= Self.rowLimit
+            wanted > 0, wanted <= SearchTuning.titleOrderRows
         else { return nil }
         if let gaveUp, gaveUp.ranges == ranges, wanted >= gaveUp.wanted, QueryWord.narrows(words, gaveUp.words) {
             return nil
@@ -66,7 +61,7 @@ final class TitleOrderPage {
             defer { statement.reset() }
             while judge.firstRankCount < wanted, try statement.step() {
                 read += 1
-                guard read <= Self.rowLimit else { return false }
+                guard read <= SearchTuning.titleOrderRows else { return false }
                 judge.offer(
                     id: statement.int(0), key: statement.bytes(1), title: statement.bytes(2), author: statement.bytes(3)
                 )

@@ -297,7 +297,7 @@ import Testing
         let scans = reader.scans
         // The whole table's "mur", its first matches kept with it; taken before the changes below.
         let mur = try reader.keptScan("mur")
-        #expect(mur.leading.count == LeadingMatches.capacity && mur.rows.order?.isSorted == true)
+        #expect(mur.leading.count == SearchTuning.leadingMatches && mur.rows.order?.isSorted == true)
         var rowsUnordered = mur.rows
         rowsUnordered.dropOrder()
         let murUnordered = RecentScans.Scan(
@@ -368,7 +368,7 @@ import Testing
         let scans = reader.scans
         let mur = try reader.keptScan("mur")
         let groupRows = mur.leading.rows.filter { mur.leading.title(of: $0) == Array("mur".utf8) }
-        #expect(groupRows.count == LeadingMatches.groupLimit && groupRows.last?.groupContinues == true)
+        #expect(groupRows.count == SearchTuning.leadingGroupBooks && groupRows.last?.groupContinues == true)
         var rowsUnordered = mur.rows
         rowsUnordered.dropOrder()
         let murUnordered = RecentScans.Scan(
@@ -420,7 +420,7 @@ import Testing
         books += (0..<200).map { NewBook(title: "Quiet \($0)", author: "Ann Reed") }
         let reader = try BooksTableReader(
             path: path, books: books, shuffledBy: 13, into: catalog,
-            keepingWholeMatchesUpTo: LeadingMatches.wholeLimit)
+            keepingWholeMatchesUpTo: SearchTuning.wholeMatches)
         let scans = reader.scans
         let mu = try reader.keptScan("mu")
         #expect(mu.leading.isWhole && mu.leading.count == 3_200 && mu.rows.count == 3_200)
@@ -600,8 +600,8 @@ import Testing
         let (small, ofSmall) = try copy(of: 100_000)
         small.complete()
         scans.copy = small
-        #expect(!scans.copyIsQuicker(than: ofSmall(RecentScans.fewRows)))  // more than an eighth, but few
-        #expect(scans.copyIsQuicker(than: ofSmall(RecentScans.fewRows + 1)))
+        #expect(!scans.copyIsQuicker(than: ofSmall(SearchTuning.fewKeptRows)))  // more than an eighth, but few
+        #expect(scans.copyIsQuicker(than: ofSmall(SearchTuning.fewKeptRows + 1)))
     }
 
     /// Kept rows come back as they went in, a key equal to the title terms included; the scans
@@ -633,7 +633,7 @@ import Testing
         #expect(scanned.byteCount == "l'ete".utf8.count + textBytes + rows.count * (8 + 12))
 
         // Four scans of a third of the budget: it holds three.
-        let big = String(repeating: "x", count: RecentScans.byteBudget / 3 - 1_000)
+        let big = String(repeating: "x", count: SearchTuning.keptScansBytes / 3 - 1_000)
         let scans = RecentScans(memory: .anonymous)
         let typed = ["a", "ab", "abc", "abcd"]
         for (number, text) in typed.enumerated() {
@@ -658,7 +658,7 @@ import Testing
         #expect(narrowest("abcde", at: 4) == nil)  // rows read after the catalog this search sees
 
         var judge = RowJudge(
-            words: SearchTerms("x").words.map(QueryWord.init), wanted: 10, recordingUpTo: RecentScans.byteBudget)
+            words: SearchTerms("x").words.map(QueryWord.init), wanted: 10, recordingUpTo: SearchTuning.keptScansBytes)
         for id in 0..<4 {
             buffer("x") { key in
                 buffer("x") { title in
