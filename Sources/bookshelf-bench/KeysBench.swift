@@ -52,8 +52,8 @@ enum KeysBench: BenchMode {
     static let without = Option<SearchStrategy>(
         "without", value: "STRATEGY",
         help: """
-            the app's remote never asks this search strategy (\(skippableNames)), to
-            measure what it buys on the keys it answers
+            the app's remote never asks this search strategy, to measure what it
+            buys on its own case: \(skippableNames)
             """
     ) { text throws(UsageError) in
         guard let strategy = SearchStrategy(rawValue: text), skippable.contains(strategy) else {
