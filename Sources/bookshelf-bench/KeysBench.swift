@@ -49,8 +49,23 @@ enum KeysBench: BenchMode {
             leave glibc's malloc arenas at their default (one per thread that allocates
             at once); the app limits itself to one, and so does this mode
             """)
+    static let without = Option<SearchStrategy>(
+        "without", value: "STRATEGY",
+        help: """
+            the app's remote never asks this search strategy, to measure what it
+            buys on its own case: \(skippableNames)
+            """
+    ) { text throws(UsageError) in
+        guard let strategy = SearchStrategy(rawValue: text), skippable.contains(strategy) else {
+            throw UsageError("--without needs one of \(skippableNames), not \(text.printable)")
+        }
+        return strategy
+    }
+    /// The books table answers whatever the others decline: it cannot be left out.
+    static let skippable = SearchStrategy.allCases.filter { $0 != .booksTable }
+    static var skippableNames: String { skippable.map(\.rawValue).joined(separator: ", ") }
     static let options: [any OptionDeclaration] = [
-        count, db, rounds, columns, rows, cold, noIndex, eachKey, manyArenas,
+        count, db, rounds, columns, rows, cold, noIndex, without, eachKey, manyArenas,
     ]
 
     static let details = """
@@ -91,7 +106,10 @@ enum KeysBench: BenchMode {
         print(
             "peak memory before the app starts: \(peakMemory())\(reset ? " (reset)" : " (could not reset; includes the catalog build)")"
         )
-        try await measure(catalog: catalog, path: path, rounds: rounds, size: size, each: arguments.isSet(eachKey))
+        let skipped = Set(try arguments.value(without).map { [$0] } ?? [])
+        if let strategy = skipped.first { print("the app's remote never asks \(strategy.rawValue)") }
+        try await measure(
+            catalog: catalog, path: path, rounds: rounds, size: size, skipped: skipped, each: arguments.isSet(eachKey))
     }
 
     /// Stores an index (if none is), then changes, as another program, twice as many books as
@@ -110,10 +128,11 @@ enum KeysBench: BenchMode {
     }
 
     @MainActor
-    static func measure(catalog: SQLiteCatalog, path: String, rounds: Int, size: TerminalSize, each: Bool) async throws
-    {
+    static func measure(
+        catalog: SQLiteCatalog, path: String, rounds: Int, size: TerminalSize, skipped: Set<SearchStrategy>, each: Bool
+    ) async throws {
         let machineAtStart = MachineTime()
-        let connector = BenchConnector(catalog: catalog)
+        let connector = BenchConnector(catalog: catalog, skipped: skipped)
         let model = BookshelfModel(connector: connector, account: "bench")
         let app = BookshelfApp(model: model, store: StoreInfo(kind: "SQLite", location: path), size: size)
         var backend = MemoryBackend(width: size.columns, height: size.rows)
@@ -279,16 +298,18 @@ enum KeysBench: BenchMode {
 /// bench can ask how its searches were answered.
 private final class BenchConnector: CatalogConnector {
     private let base: SQLiteConnector
+    private let skipped: Set<SearchStrategy>
     private let opened = Mutex<AnswerRecordingRemote?>(nil)
 
-    init(catalog: SQLiteCatalog) { base = SQLiteConnector(catalog: catalog) }
+    init(catalog: SQLiteCatalog, skipped: Set<SearchStrategy>) {
+        base = SQLiteConnector(catalog: catalog)
+        self.skipped = skipped
+    }
 
     func accountNames() async throws -> [String] { try await base.accountNames() }
     func requiresPassword(for account: String) -> Bool { base.requiresPassword(for: account) }
     func connect(account: String, password: String?) async throws -> any BookRemote {
-        let remote = try await base.connect(account: account, password: password)
-        guard let sqlite = remote as? SQLiteBookRemote else { return remote }
-        let recording = AnswerRecordingRemote(sqlite)
+        let recording = AnswerRecordingRemote(try base.catalog.remote(account: account, without: skipped))
         opened.withLock { $0 = recording }
         return recording
     }

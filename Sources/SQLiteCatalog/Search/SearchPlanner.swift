@@ -55,8 +55,9 @@ public struct SearchAnswer: Sendable {
 }
 
 /// The ways of answering a search, in the order they are asked (`allCases`). The order is the
-/// plan: each entry says why it sits where it does, and when it declines.
-enum SearchStrategy: CaseIterable {
+/// plan: each entry says why it sits where it does, and when it declines. `package` so that the
+/// benchmark can measure a strategy's worth by running without it (`SQLiteCatalog.remote(account:without:)`).
+package enum SearchStrategy: String, CaseIterable, Sendable {
     /// The empty query (the first results) while no index is current: the title index read in
     /// order, cheap from the books table at any size. First, because mapping a stored index and
     /// catching it up could take seconds (a stale one bridging a rebuild, at ten million books):
@@ -111,7 +112,14 @@ struct StrategyAnswer {
 
 /// The strategies one search has not asked yet, in order: each is asked at most once.
 struct SearchPlan {
-    private var left = SearchStrategy.allCases
+    private var left: [SearchStrategy]
+
+    /// Every strategy but those `skipped` (the benchmark's, to measure what one buys; never `booksTable`,
+    /// which answers whatever the others decline).
+    init(skipping skipped: Set<SearchStrategy>) {
+        precondition(!skipped.contains(.booksTable), "the books table answers what every other strategy declines")
+        left = SearchStrategy.allCases.filter { !skipped.contains($0) }
+    }
 
     /// Takes out the strategies that give the page alone, to be asked ahead of the wait for an
     /// index (none, when they were taken already).

@@ -21,6 +21,8 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
     private let busyTimeout: Duration
     private let beforeIndexBuild: IndexPreparation.BuildHook?
     private let beforeCatchUp: IndexPreparation.BuildHook?
+    /// Strategies this remote never asks: empty but in the benchmark, which measures their worth.
+    private let skippedStrategies: Set<SearchStrategy>
     /// Where the search index stands: the one to search with, the preparation loading or
     /// building one, a catch-up away from the actor (`IndexLifecycle`). Changed only through
     /// `transition(_:)`.
@@ -36,9 +38,11 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
 
     init(
         connection: sending Connection, account: Account, catalogPath: String, busyTimeout: Duration,
-        beforeIndexBuild: IndexPreparation.BuildHook?, beforeCatchUp: IndexPreparation.BuildHook?
+        beforeIndexBuild: IndexPreparation.BuildHook?, beforeCatchUp: IndexPreparation.BuildHook?,
+        skippedStrategies: Set<SearchStrategy> = []
     ) {
         self.connection = connection
+        self.skippedStrategies = skippedStrategies
         self.account = account
         self.catalogPath = catalogPath
         self.busyTimeout = busyTimeout
@@ -143,7 +147,7 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
     /// they are asked): for benchmarks and tests.
     public func answer(_ query: SearchQuery) async throws -> SearchAnswer {
         let terms = SearchTerms(query.text)
-        var plan = SearchPlan()
+        var plan = SearchPlan(skipping: skippedStrategies)
         if !terms.isEmpty {
             // A page before its count waits neither for an index to be loaded (a stale one is
             // counted first) nor for many changes to be caught up with, which are read away

@@ -85,6 +85,14 @@ public final class SQLiteCatalog: Sendable {
 
     /// A remote for one account, on a connection of its own.
     public func remote(account name: String) throws(SQLiteCatalogError) -> SQLiteBookRemote {
+        try remote(account: name, without: [])
+    }
+
+    /// A remote that never asks the strategies `skipped`: for the benchmark alone, which runs
+    /// with and without a strategy to measure what it buys on its own case.
+    package func remote(account name: String, without skipped: Set<SearchStrategy>) throws(SQLiteCatalogError)
+        -> SQLiteBookRemote
+    {
         let found = try withConnection { connection in
             try connection.queryFirst("SELECT name, role, scope FROM accounts WHERE name = ?1", [.text(name)]) { row in
                 Account(name: row.text(0), role: AccountRole(rawValue: row.text(1)) ?? .reader, scope: row.text(2))
@@ -94,7 +102,7 @@ public final class SQLiteCatalog: Sendable {
         let connection = try CatalogConnection.open(path: path, create: false, busyTimeout: busyTimeout)
         return SQLiteBookRemote(
             connection: connection, account: account, catalogPath: path, busyTimeout: busyTimeout,
-            beforeIndexBuild: beforeIndexBuild, beforeCatchUp: beforeCatchUp)
+            beforeIndexBuild: beforeIndexBuild, beforeCatchUp: beforeCatchUp, skippedStrategies: skipped)
     }
 
     // MARK: Books
