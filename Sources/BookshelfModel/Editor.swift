@@ -99,15 +99,21 @@ extension BookshelfModel {
         editor = EditorSession(bookID: bookID)
         defer { changed() }
         return launch(
-            .editor, .load, { try await repository.book(id: bookID, policy: .refresh) },
-            witness: { [self] in observe($0) },
-            publish: { [self] loaded, _ in
-                let newest = floor(loaded)
-                editor?.rebase(on: newest)
-                editor?.draft = restoring ?? BookDraft(newest)
-                if restoring != nil { save() }
-            },
-            fail: { [self] error, _ in editor?.loadError = Self.message(for: error) })
+            .editor,
+            Effect(
+                .load, { try await repository.book(id: bookID, policy: .refresh) },
+                witness: { [self] in observe($0) },
+                publish: { [self] loaded, _ in
+                    let newest = floor(loaded)
+                    editor?.rebase(on: newest)
+                    editor?.draft = restoring ?? BookDraft(newest)
+                    if restoring != nil { save() }
+                    return nil
+                },
+                fail: { [self] error, _ in
+                    editor?.loadError = Self.message(for: error)
+                    return nil
+                }))
     }
 
     /// Closes the editor; with unsaved changes it asks first (see `confirmation`).
@@ -187,10 +193,7 @@ extension BookshelfModel {
         message = nil
         if let unresolved = editor.unresolvedRequest {
             defer { changed() }
-            return launch(
-                .editor, .reconcile, { try await repository.reconcile(unresolved) },
-                publish: { [self] found, _ in settle(found, of: unresolved) },
-                fail: { [self] error, _ in self.editor?.outcome = .unresolved(error as? BookFailure) })
+            return launch(.editor, reconciliation(of: unresolved, on: repository))
         }
         // Every needless revision is a needless conflict for someone else.
         guard editor.isDirty else {
@@ -264,35 +267,59 @@ extension BookshelfModel {
         editor?.conflict = nil
         defer { changed() }
         return launch(
-            .editor, .save, { try await repository.save(request) },
-            witness: { [self] in observe($0) },
-            publish: { [self] saved, _ in applySaved(saved, sent: request) },
-            fail: { [self] error, ticket in
-                switch error as? BookFailure {
-                case .conflict?:
-                    // Keep the draft; show theirs beside it once fetched.
-                    editor?.conflict = ConflictState()
-                    await performChained(
-                        after: ticket, .load, { try await Self.theirs(of: request.id, on: repository) },
-                        witness: { [self] in observe($0.record) },
-                        publish: { [self] current, _ in
-                            merge(
-                                with: floor(current.record), savedBy: current.revisions, after: request, on: repository)
-                        },
-                        fail: { [self] error, _ in
-                            editor?.conflict = ConflictState(fetchError: Self.message(for: error))
-                        })
-                case .outcomeUnknown?:
-                    // It may have committed: find out before offering a retry.
-                    editor?.unresolvedRequest = request
-                    await performChained(
-                        after: ticket, .reconcile, { try await repository.reconcile(request) },
-                        publish: { [self] found, _ in settle(found, of: request) },
-                        fail: { [self] error, _ in editor?.outcome = .unresolved(error as? BookFailure) })
-                default:
-                    editor?.mergeNote = nil
-                    editor?.outcome = .rejected(error as? BookFailure ?? .storeUnavailable(Self.message(for: error)))
-                }
+            .editor,
+            Effect(
+                .save, { try await repository.save(request) },
+                witness: { [self] in observe($0) },
+                publish: { [self] saved, _ in
+                    applySaved(saved, sent: request)
+                    return nil
+                },
+                fail: { [self] error, _ in
+                    switch error as? BookFailure {
+                    case .conflict?:
+                        // Keep the draft; show theirs beside it once fetched.
+                        editor?.conflict = ConflictState()
+                        return theirsFetch(after: request, on: repository)
+                    case .outcomeUnknown?:
+                        // It may have committed: find out before offering a retry.
+                        editor?.unresolvedRequest = request
+                        return reconciliation(of: request, on: repository)
+                    default:
+                        editor?.mergeNote = nil
+                        editor?.outcome = .rejected(
+                            error as? BookFailure ?? .storeUnavailable(Self.message(for: error)))
+                        return nil
+                    }
+                }))
+    }
+
+    /// After a conflict: fetches their revision, then merges with it (see `merge`).
+    private func theirsFetch(after request: SaveRequest, on repository: BookRepository) -> Effect {
+        Effect(
+            .load, { try await Self.theirs(of: request.id, on: repository) },
+            witness: { [self] in observe($0.record) },
+            publish: { [self] current, _ in
+                merge(with: floor(current.record), savedBy: current.revisions, after: request, on: repository)
+                return nil
+            },
+            fail: { [self] error, _ in
+                editor?.conflict = ConflictState(fetchError: Self.message(for: error))
+                return nil
+            })
+    }
+
+    /// Finds out whether a save whose outcome was unknown committed, and shows what it found.
+    private func reconciliation(of request: SaveRequest, on repository: BookRepository) -> Effect {
+        Effect(
+            .reconcile, { try await repository.reconcile(request) },
+            publish: { [self] found, _ in
+                settle(found, of: request)
+                return nil
+            },
+            fail: { [self] error, _ in
+                editor?.outcome = .unresolved(error as? BookFailure)
+                return nil
             })
     }
 
@@ -357,10 +384,7 @@ extension BookshelfModel {
             case .unresolved? = editor.outcome, pendingKind(.editor) == nil
         else { return nil }
         defer { changed() }
-        return launch(
-            .editor, .reconcile, { try await repository.reconcile(unresolved) },
-            publish: { [self] found, _ in settle(found, of: unresolved) },
-            fail: { [self] error, _ in self.editor?.outcome = .unresolved(error as? BookFailure) })
+        return launch(.editor, reconciliation(of: unresolved, on: repository))
     }
 
     /// What reconciliation found out about an uncertain save, shown in the editor.
@@ -415,13 +439,19 @@ extension BookshelfModel {
         guard let repository, let editor, editor.base != nil else { return }
         let bookID = editor.bookID
         launch(
-            .editorWatch, .load, { try await repository.book(id: bookID, policy: .refresh) },
-            witness: { [self] in observe($0) },
-            publish: { [self] current, _ in
-                self.editor?.watchError = nil
-                self.editor?.noteNewer(floor(current))
-            },
-            fail: { [self] error, _ in self.editor?.watchError = Self.message(for: error) })
+            .editorWatch,
+            Effect(
+                .load, { try await repository.book(id: bookID, policy: .refresh) },
+                witness: { [self] in observe($0) },
+                publish: { [self] current, _ in
+                    self.editor?.watchError = nil
+                    self.editor?.noteNewer(floor(current))
+                    return nil
+                },
+                fail: { [self] error, _ in
+                    self.editor?.watchError = Self.message(for: error)
+                    return nil
+                }))
     }
 }
 

@@ -1,72 +1,95 @@
 import BookCatalog
 
+/// One store call and what to do with its answer (Bubble Tea's `Cmd`): the unit the runner
+/// drives. Its handlers are synchronous: they change the model and may return the next effect
+/// of the same chain (a save's conflict fetch, a search's count). Being synchronous, a handler
+/// cannot await a store call itself: every call goes through the runner, and so through the gate.
+struct Effect: Sendable {
+    let kind: RequestKind
+    /// The store call, the gate and the handler that the answer reaches; returns the next effect.
+    fileprivate let step: @MainActor @Sendable (BookshelfModel, RequestTicket) async -> Effect?
+
+    /// - Parameters:
+    ///   - witness: sees every answer of the current session, stale or not, so that a revision
+    ///     it saw still lifts the rows.
+    ///   - logged: whether an answer goes in the request log (failures always do).
+    ///   - publish: handles an answer that passed the gate; returns the next effect, if any.
+    ///   - fail: handles a failure that passed the gate; returns the next effect, if any.
+    init<Value: Sendable>(
+        _ kind: RequestKind,
+        _ call: @escaping @Sendable () async throws -> Value,
+        witness: @escaping @MainActor @Sendable (Value) -> Void = { _ in },
+        logged: @escaping @MainActor @Sendable (Value) -> Bool = { _ in true },
+        publish: @escaping @MainActor @Sendable (Value, RequestTicket) -> Effect?,
+        fail: @escaping @MainActor @Sendable (any Error, RequestTicket) -> Effect? = { _, _ in nil }
+    ) {
+        self.kind = kind
+        step = { model, ticket in
+            let answer: Result<Value, any Error>
+            do { answer = .success(try await call()) } catch { answer = .failure(error) }
+            return model.pass(answer, of: ticket, witness: witness, logged: logged, publish: publish, fail: fail)
+        }
+    }
+}
+
 /// The one way the model runs a store call. Every effect takes its ticket before the call is
 /// awaited and passes the gate after it, before anything reaches the screen: an effect
-/// written through `launch` or `perform` cannot forget the check.
+/// written through `launch` cannot forget the check.
 ///
 /// The sequence, for each request: `begin` (the ticket, owning its slot) → the store call →
 /// `conclude` (the request's fate, recorded in the log) → `witness` (for any answer of the
 /// current session, so a revision it saw still lifts the rows) → `publish` or `fail` (only
-/// if the request is still the newest of its slot in the current session).
+/// if the request is still the newest of its slot in the current session). If the handler
+/// returns a next effect, the runner begins it as the next request of the same slot, in the
+/// same task, and goes round again; a stale answer reaches no handler, so it ends the chain.
 extension BookshelfModel {
-    /// Starts an effect in its own task and returns its request number.
+    /// Starts an effect, and the chain its handlers return, in its own task; returns the
+    /// request number of its first request.
     @discardableResult
-    func launch<Value: Sendable>(
-        _ slot: PublicationSlot, _ kind: RequestKind, showsBusy: Bool = false,
-        _ call: @escaping @Sendable () async throws -> Value,
-        witness: @escaping @MainActor (Value) -> Void = { _ in },
-        logged: @escaping @MainActor (Value) -> Bool = { _ in true },
-        publish: @escaping @MainActor (Value, RequestTicket) async -> Void,
-        fail: @escaping @MainActor (any Error, RequestTicket) async -> Void
-    ) -> Int {
-        let ticket = begin(slot, kind)
+    func launch(_ slot: PublicationSlot, showsBusy: Bool = false, _ effect: Effect) -> Int {
+        let ticket = begin(slot, effect.kind)
         if showsBusy { self.showsBusy.insert(ticket.identity) }
-        spawn(ticket) { [self] in
-            await perform(ticket, call, witness: witness, logged: logged, publish: publish, fail: fail)
-        }
+        spawn(ticket) { [self] in await run(effect, from: ticket) }
         return ticket.identity.request
     }
 
-    /// Runs the next request of an effect that is still running (a save's conflict fetch or
-    /// reconciliation), in the same task. Call it only from a `publish` or `fail` handler.
-    func performChained<Value: Sendable>(
-        after previous: RequestTicket, _ kind: RequestKind,
-        _ call: @escaping @Sendable () async throws -> Value,
-        witness: @escaping @MainActor (Value) -> Void = { _ in },
-        publish: @escaping @MainActor (Value, RequestTicket) async -> Void,
-        fail: @escaping @MainActor (any Error, RequestTicket) async -> Void
-    ) async {
-        let ticket = begin(previous.slot, kind)
-        running[ticket.identity.request] = running[previous.identity.request]
-        changed()
-        await perform(ticket, call, witness: witness, logged: { _ in true }, publish: publish, fail: fail)
+    /// Drives a chain: each effect's call, gate and handler, then the effect its handler returned.
+    private func run(_ first: Effect, from firstTicket: RequestTicket) async {
+        var effect = first
+        var ticket = firstTicket
+        while let next = await effect.step(self, ticket) {
+            let following = begin(ticket.slot, next.kind)
+            running[following.identity.request] = running[ticket.identity.request]
+            changed()
+            effect = next
+            ticket = following
+        }
     }
 
-    private func perform<Value: Sendable>(
-        _ ticket: RequestTicket,
-        _ call: @Sendable () async throws -> Value,
-        witness: @MainActor (Value) -> Void,
-        logged: @MainActor (Value) -> Bool,
-        publish: @MainActor (Value, RequestTicket) async -> Void,
-        fail: @MainActor (any Error, RequestTicket) async -> Void
-    ) async {
-        let answer: Result<Value, any Error>
-        do { answer = .success(try await call()) } catch { answer = .failure(error) }
+    /// The gate between a store call's answer and its handler.
+    fileprivate func pass<Value>(
+        _ answer: Result<Value, any Error>,
+        of ticket: RequestTicket,
+        witness: (Value) -> Void,
+        logged: (Value) -> Bool,
+        publish: (Value, RequestTicket) -> Effect?,
+        fail: (any Error, RequestTicket) -> Effect?
+    ) -> Effect? {
         switch answer {
         case let .success(value):
             let mayPublish = conclude(ticket, record: logged(value))
-            guard ticket.identity.session == session else { return }
+            guard ticket.identity.session == session else { return nil }
             if StoreReachability.answerReachesTheStore(ticket.kind),
                 reachability.learn(true, from: ticket.identity.request)
             {
                 forgetUnreachableNotes()
             }
             witness(value)
-            if mayPublish { await publish(value, ticket) }
+            return mayPublish ? publish(value, ticket) : nil
         case let .failure(error):
             if error is PasswordNeededAgain { connectionNeedsPassword(noticedBy: ticket) }
-            guard conclude(ticket, error: error) else { return }
-            await fail(error, ticket)
+            guard conclude(ticket, error: error) else { return nil }
+            return fail(error, ticket)
         }
     }
 

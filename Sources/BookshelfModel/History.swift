@@ -47,12 +47,18 @@ extension BookshelfModel {
         history = HistorySession(bookID: book.id)
         defer { changed() }
         return launch(
-            .history, .history, { try await repository.history(id: book.id) },
-            publish: { [self] revisions, _ in
-                history?.revisions = revisions
-                history?.error = nil
-            },
-            fail: { [self] error, _ in history?.error = Self.message(for: error) })
+            .history,
+            Effect(
+                .history, { try await repository.history(id: book.id) },
+                publish: { [self] revisions, _ in
+                    history?.revisions = revisions
+                    history?.error = nil
+                    return nil
+                },
+                fail: { [self] error, _ in
+                    history?.error = Self.message(for: error)
+                    return nil
+                }))
     }
 
     public func closeHistory() {

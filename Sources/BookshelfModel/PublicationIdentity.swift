@@ -35,6 +35,10 @@ public enum RequestKind: String, Sendable, Hashable, CaseIterable {
     case history
     /// Asking the store whether someone else committed (recorded only when it found something or failed).
     case changeCheck = "change-check"
+    /// The accounts, their roles and scopes, for the switcher (not logged).
+    case accounts
+    /// How many books the current account sees, for the header (not logged).
+    case catalogCount = "catalog-count"
 }
 
 /// The publication rights that requests compete for. In each slot only the newest request of
@@ -53,6 +57,10 @@ enum PublicationSlot: Hashable, Sendable {
     case reconnect
     /// The history view's revisions.
     case history
+    /// The account list, asked for at start (and again if a session began before it answered).
+    case accounts
+    /// The size of the current account's catalog, once per session.
+    case catalogCount
 }
 
 /// One request in flight: its identity, the right it competes for and when it started.

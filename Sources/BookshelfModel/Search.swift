@@ -128,14 +128,20 @@ extension BookshelfModel {
             text: results.rowsQuery, limit: pageSize, offset: results.rows.count, after: results.next)
         defer { changed() }
         return launch(
-            .page, .page, { try await repository.search(query) },
-            publish: { [self] page, _ in
-                results.append(page.records.map(floor), total: page.total)
-                results.totalCount = page.totalCount
-                results.next = page.next
-                results.error = nil
-            },
-            fail: { [self] error, _ in results.error = Self.message(for: error) })
+            .page,
+            Effect(
+                .page, { try await repository.search(query) },
+                publish: { [self] page, _ in
+                    results.append(page.records.map(floor), total: page.total)
+                    results.totalCount = page.totalCount
+                    results.next = page.next
+                    results.error = nil
+                    return nil
+                },
+                fail: { [self] error, _ in
+                    results.error = Self.message(for: error)
+                    return nil
+                }))
     }
 
     /// Starts a search (or a refresh) of the typed query; it takes over the search slot and
@@ -151,40 +157,45 @@ extension BookshelfModel {
         let limit = isRefresh ? max(pageSize, results.rows.count) : pageSize
         let query = SearchQuery(text: text, limit: limit, countLater: true)
         return launch(
-            .search, kind, showsBusy: !isRefresh || userIsWaiting,
-            { try await repository.search(query) },
-            publish: { [self] page, ticket in
-                showRows(page, of: text, answering: ticket, keepSelection: isRefresh)
-                if openWhenAnswered == ticket.identity {
-                    openWhenAnswered = nil
-                    openSelected()
-                }
-                if case .counting = page.totalCount { await count(query.countingNow, after: ticket) }
-            },
-            fail: { [self] error, ticket in
-                results.error = Self.message(for: error)
-                if openWhenAnswered == ticket.identity { openWhenAnswered = nil }
-            })
+            .search, showsBusy: !isRefresh || userIsWaiting,
+            Effect(
+                kind, { try await repository.search(query) },
+                publish: { [self] page, ticket in
+                    showRows(page, of: text, answering: ticket, keepSelection: isRefresh)
+                    if openWhenAnswered == ticket.identity {
+                        openWhenAnswered = nil
+                        openSelected()
+                    }
+                    guard case .counting = page.totalCount else { return nil }
+                    return count(query.countingNow, on: repository)
+                },
+                fail: { [self] error, ticket in
+                    results.error = Self.message(for: error)
+                    if openWhenAnswered == ticket.identity { openWhenAnswered = nil }
+                    return nil
+                }))
     }
 
     /// The store showed the page before counting (`TotalCount.counting`): the same search
-    /// again, counted, in the same task, so that a newer key cancels it like any search. Its
-    /// rows replace the same rows, keeping the selection the user may have moved meanwhile.
-    private func count(_ query: SearchQuery, after search: RequestTicket) async {
-        guard let repository else { return }
-        await performChained(
-            after: search, .count, { try await repository.search(query) },
+    /// again, counted, next in the search's chain (so in its task, and a newer key cancels it
+    /// like any search). Its rows replace the same rows, keeping the selection the user may
+    /// have moved meanwhile.
+    private func count(_ query: SearchQuery, on repository: BookRepository) -> Effect {
+        Effect(
+            .count, { try await repository.search(query) },
             publish: { [self] page, ticket in
                 showRows(page, of: query.text, answering: ticket, keepSelection: true)
                 // A selection that reached the end of the page while it was counted loads on now.
                 if let selection = results.selection, selection >= results.rows.count - 1 - loadMoreThreshold {
                     loadMore()
                 }
+                return nil
             },
             fail: { [self] error, _ in
                 results.error = Self.message(for: error)
                 // The rows stay, and what was counted of them is all that will be known.
                 if case let .counting(seen) = results.totalCount { results.totalCount = .atLeast(seen) }
+                return nil
             })
     }
 

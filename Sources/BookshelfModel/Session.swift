@@ -7,22 +7,39 @@ extension BookshelfModel {
     /// it needs one and none is given). Returns the connect request number, if one started.
     @discardableResult
     public func start(password: String? = nil) -> Int? {
-        let connector = self.connector
-        let listing = Task { @MainActor [weak self] in
-            let names = (try? await connector.accountNames()) ?? []
-            let roles = (try? await connector.accountRoles()) ?? [:]
-            let scopes = (try? await connector.accountScopes()) ?? [:]
-            self?.accountNames = names
-            self?.accountRoles = roles
-            self?.accountScopes = scopes
-            self?.changed()
-        }
-        running[0] = listing
+        listAccounts()
         return proceedToConnect(startingAccount, password: password)
     }
 
-    /// Waits until the account list asked for by `start` has arrived.
-    public func accountsListed() async { await running[0]?.value }
+    /// Waits until the account list asked for by `start` has arrived. A session that begins
+    /// before it answers asks again (see `beginSession`): then this waits for that listing.
+    public func accountsListed() async {
+        while let listing = owners[.accounts], inFlight[listing] != nil { await finished(request: listing.request) }
+    }
+
+    /// Lists the accounts, their roles and scopes. What cannot be listed stays empty: the
+    /// switcher then offers fewer choices, and the current account still works.
+    private func listAccounts() {
+        let connector = self.connector
+        launch(
+            .accounts,
+            Effect(
+                .accounts,
+                {
+                    let names = (try? await connector.accountNames()) ?? []
+                    let roles = (try? await connector.accountRoles()) ?? [:]
+                    let scopes = (try? await connector.accountScopes()) ?? [:]
+                    return (names: names, roles: roles, scopes: scopes)
+                },
+                // Not logged: the request log is for what keys and change notices start.
+                logged: { _ in false },
+                publish: { [self] listed, _ in
+                    accountNames = listed.names
+                    accountRoles = listed.roles
+                    accountScopes = listed.scopes
+                    return nil
+                }))
+    }
 
     /// Switches to another account. With an unsaved draft it asks first; if the account
     /// needs a password it asks for that (`passwordPrompt`). The current session stays as
@@ -167,25 +184,33 @@ extension BookshelfModel {
         connectionError = nil
         defer { changed() }
         return launch(
-            .connect, .connect, { try await connector.connect(account: name, password: password) },
-            publish: { [self] remote, _ in beginSession(remote: remote, account: name) },
-            fail: { [self] error, _ in
-                // Refused for its password: ask (again), saying why when one was typed, as
-                // the reconnect prompt does. The current session stays as it is.
-                if (error as? BookFailure) == .notAllowed, connector.requiresPassword(for: name) {
-                    passwordPrompt = PasswordPrompt(
-                        account: name, problem: password == nil ? nil : Self.passwordRefused)
-                    return
-                }
-                connectionError = Self.message(for: error)
-                connectionErrorIsUnreachable = StoreReachability.meansUnreachable(error)
-            })
+            .connect,
+            Effect(
+                .connect, { try await connector.connect(account: name, password: password) },
+                publish: { [self] remote, _ in
+                    beginSession(remote: remote, account: name)
+                    return nil
+                },
+                fail: { [self] error, _ in
+                    // Refused for its password: ask (again), saying why when one was typed, as
+                    // the reconnect prompt does. The current session stays as it is.
+                    if (error as? BookFailure) == .notAllowed, connector.requiresPassword(for: name) {
+                        passwordPrompt = PasswordPrompt(
+                            account: name, problem: password == nil ? nil : Self.passwordRefused)
+                        return nil
+                    }
+                    connectionError = Self.message(for: error)
+                    connectionErrorIsUnreachable = StoreReachability.meansUnreachable(error)
+                    return nil
+                }))
     }
 
     /// A connection succeeded: the session number moves first, so nothing started under the
     /// old session can publish from here on; then the repository (its cache and freshness floor), the rows,
     /// errors, busy state and editor are replaced, and the typed query runs again.
     private func beginSession(remote: any BookRemote, account: String, as known: Account? = nil) {
+        // The account list on its way belongs to the session that ends: ask again.
+        let listingWasCutOff = isPending(.accounts)
         session += 1
         owners.removeAll()
         showsBusy.removeAll()
@@ -207,6 +232,7 @@ extension BookshelfModel {
         openWhenAnswered = nil
         passwordPrompt = nil
         connectionError = nil
+        if listingWasCutOff { listAccounts() }
         _ = startSearch(.search)
     }
 
@@ -248,19 +274,24 @@ extension BookshelfModel {
         }
         message = nil
         return launch(
-            .reconnect, .reconnect, { try await remote.reauthenticate(password: password) },
-            publish: { [self] _, _ in
-                connectionIsLost = false
-                reconnectedThrough = lastRequest
-                message = "Reconnected as \(account)."
-                _ = startSearch(results.rowsQuery == results.query ? .refresh : .search)
-                watchEditedRecord()
-                settleUnresolvedSave()
-            },
-            fail: { [self] error, _ in
-                let problem = (error as? BookFailure) == .notAllowed ? Self.passwordRefused : Self.message(for: error)
-                passwordPrompt = PasswordPrompt(account: account, reconnects: true, problem: problem)
-            })
+            .reconnect,
+            Effect(
+                .reconnect, { try await remote.reauthenticate(password: password) },
+                publish: { [self] _, _ in
+                    connectionIsLost = false
+                    reconnectedThrough = lastRequest
+                    message = "Reconnected as \(account)."
+                    _ = startSearch(results.rowsQuery == results.query ? .refresh : .search)
+                    watchEditedRecord()
+                    settleUnresolvedSave()
+                    return nil
+                },
+                fail: { [self] error, _ in
+                    let problem =
+                        (error as? BookFailure) == .notAllowed ? Self.passwordRefused : Self.message(for: error)
+                    passwordPrompt = PasswordPrompt(account: account, reconnects: true, problem: problem)
+                    return nil
+                }))
     }
 
     // MARK: Freshness
@@ -289,22 +320,26 @@ extension BookshelfModel {
         }
         changeCheckStarted = clock.now()
         return launch(
-            .changeCheck, .changeCheck, { try await repository.checkForChanges() },
-            // Quiet checks are not logged: a timer would flood the ring with them.
-            logged: { $0 != nil },
-            publish: { [self] notice, _ in
-                // The store answers again: a save cut off while it was away can be settled now.
-                settleUnresolvedSave()
-                guard let notice else { return }
-                if let now = notice.account, follow(accountChangedTo: now) { return }
-                _ = startSearch(.refresh)
-                if let editor, notice.concerns(editor.bookID) { watchEditedRecord() }
-            },
-            fail: { [self] error, ticket in
-                if StoreReachability.meansUnreachable(error) {
-                    reachability.learn(false, from: ticket.identity.request)
-                }
-            })
+            .changeCheck,
+            Effect(
+                .changeCheck, { try await repository.checkForChanges() },
+                // Quiet checks are not logged: a timer would flood the ring with them.
+                logged: { $0 != nil },
+                publish: { [self] notice, _ in
+                    // The store answers again: a save cut off while it was away can be settled now.
+                    settleUnresolvedSave()
+                    guard let notice else { return nil }
+                    if let now = notice.account, follow(accountChangedTo: now) { return nil }
+                    _ = startSearch(.refresh)
+                    if let editor, notice.concerns(editor.bookID) { watchEditedRecord() }
+                    return nil
+                },
+                fail: { [self] error, ticket in
+                    if StoreReachability.meansUnreachable(error) {
+                        reachability.learn(false, from: ticket.identity.request)
+                    }
+                    return nil
+                }))
     }
 
     /// The store is back after the session found it unreachable: a switch or save that

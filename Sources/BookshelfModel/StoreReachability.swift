@@ -34,7 +34,8 @@ struct StoreReachability: Equatable {
     static func answerReachesTheStore(_ kind: RequestKind) -> Bool {
         switch kind {
         case .changeCheck, .save, .reconcile, .reconnect, .history: true
-        case .search, .page, .refresh, .count, .load, .connect: false
+        // The account list and the catalog count answer even when their queries failed.
+        case .search, .page, .refresh, .count, .load, .connect, .accounts, .catalogCount: false
         }
     }
 }

@@ -154,18 +154,15 @@ public final class BookshelfApp {
             height: layout.list.height)
     }
 
-    /// Counts the current account's books once per session; a count that arrives after the
-    /// session changed is dropped (the same publication rule the model follows).
+    /// Counts the current account's books once per session, through the model's gate: a
+    /// count that arrives after the session changed is dropped.
     private func refreshCatalogSize() {
         let state = model.state
-        guard let countBooks, let account = state.account, countedSession != state.session else { return }
-        let session = state.session
-        countedSession = session
-        Task { @MainActor [weak self] in
-            let count = await countBooks(account)
-            guard let self, self.model.state.session == session, let count else { return }
-            self.ui.catalogSize = CatalogSize(account: account, books: count)
-            self.onNeedsDraw()
+        guard let countBooks, state.account != nil, countedSession != state.session else { return }
+        countedSession = state.session
+        model.countBooks(with: countBooks) { [weak self] account, books in
+            self?.ui.catalogSize = CatalogSize(account: account, books: books)
+            self?.onNeedsDraw()
         }
     }
 
