@@ -155,7 +155,8 @@ public final class BookshelfApp {
     }
 
     /// Counts the current account's books once per session; a count that arrives after the
-    /// session changed is dropped (the same publication rule the model follows).
+    /// session changed is dropped (the same publication rule the model follows), and the
+    /// header shows none of an older session's meanwhile.
     private func refreshCatalogSize() {
         let state = model.state
         guard let countBooks, let account = state.account, countedSession != state.session else { return }
@@ -164,7 +165,7 @@ public final class BookshelfApp {
         Task { @MainActor [weak self] in
             let count = await countBooks(account)
             guard let self, self.model.state.session == session, let count else { return }
-            self.ui.catalogSize = CatalogSize(account: account, books: count)
+            self.ui.catalogSize = CatalogSize(account: account, session: session, books: count)
             self.onNeedsDraw()
         }
     }
