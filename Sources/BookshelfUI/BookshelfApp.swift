@@ -155,13 +155,15 @@ public final class BookshelfApp {
     }
 
     /// Counts the current account's books once per session, through the model's gate: a
-    /// count that arrives after the session changed is dropped.
+    /// count that arrives after the session changed is dropped, and the header shows none of
+    /// an older session's meanwhile (`CatalogSize` names the session it was counted in).
     private func refreshCatalogSize() {
         let state = model.state
         guard let countBooks, state.account != nil, countedSession != state.session else { return }
-        countedSession = state.session
+        let session = state.session
+        countedSession = session
         model.countBooks(with: countBooks) { [weak self] account, books in
-            self?.ui.catalogSize = CatalogSize(account: account, books: books)
+            self?.ui.catalogSize = CatalogSize(account: account, session: session, books: books)
             self?.onNeedsDraw()
         }
     }

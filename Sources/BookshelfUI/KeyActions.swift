@@ -51,8 +51,7 @@ extension BookshelfApp {
             if case .accounts? = ui.overlay {
                 ui.overlay = nil
             } else {
-                let current = state.accounts.firstIndex { $0.isCurrent } ?? 0
-                ui.overlay = .accounts(selection: current)
+                ui.overlay = .accounts(highlighted: nil)
             }
 
         case .typePassword:
@@ -87,14 +86,17 @@ extension BookshelfApp {
             ui.overlay = nil
 
         case let .moveAccountSelection(delta):
-            guard case let .accounts(selection)? = ui.overlay else { return .passedOn }
-            let moved = selection + delta
-            ui.overlay = .accounts(selection: delta < 0 ? max(0, moved) : min(max(0, state.accounts.count - 1), moved))
+            guard case let .accounts(highlighted)? = ui.overlay else { return .passedOn }
+            guard !state.accounts.isEmpty else { return .took }
+            let moved = state.accounts.row(highlighting: highlighted) + delta
+            ui.overlay = .accounts(highlighted: state.accounts[min(max(0, moved), state.accounts.count - 1)].name)
         case .switchAccount:
-            guard case let .accounts(selection)? = ui.overlay else { return .passedOn }
+            guard case let .accounts(highlighted)? = ui.overlay else { return .passedOn }
             ui.overlay = nil
-            guard state.accounts.indices.contains(selection) else { return .took }
-            return .took(request: model.requestAccountSwitch(to: state.accounts[selection].name))
+            guard !state.accounts.isEmpty else { return .took }
+            return .took(
+                request: model.requestAccountSwitch(
+                    to: state.accounts[state.accounts.row(highlighting: highlighted)].name))
         case .closeAccounts:
             ui.overlay = nil
 

@@ -30,7 +30,7 @@ public enum Screen {
             current: ui.listTop, selection: state.search.selection,
             count: state.search.rows.count, height: layout.list.height)
         renderRule(
-            state, top: top, booksOfAccount: ui.catalogSize.flatMap { $0.account == state.account ? $0.books : nil },
+            state, top: top, booksOfAccount: ui.catalogSize?.books(of: state),
             layout: layout, into: &canvas)
         ResultList.render(state.search, top: top, in: layout.list, into: &canvas)
         if let divider = layout.divider {
@@ -64,8 +64,8 @@ public enum Screen {
             // The freshness checks go on, and the first one answered clears it.
             text.append(" · disconnected, retrying", style: Theme.header)
         }
-        if let size = ui.catalogSize, size.account == state.account {
-            text.append(" · \(NumberText.grouped(size.books)) book\(size.books == 1 ? "" : "s")", style: Theme.header)
+        if let books = ui.catalogSize?.books(of: state) {
+            text.append(" · \(NumberText.grouped(books)) book\(books == 1 ? "" : "s")", style: Theme.header)
         }
         text.append("  \(store.kind) \(store.location)", style: Theme.header)
         text.draw(in: &canvas, x: 0, y: layout.header.y, width: layout.columns, fill: Theme.header)

@@ -115,8 +115,8 @@ enum Overlays {
         switch ui.overlay {
         case let .help(scroll)?:
             renderHelp(scroll: scroll, into: &canvas)
-        case let .accounts(selection)?:
-            renderAccounts(state, selection: selection, into: &canvas)
+        case let .accounts(highlighted)?:
+            renderAccounts(state, highlighted: highlighted, into: &canvas)
         case nil:
             break
         }
@@ -149,12 +149,12 @@ enum Overlays {
         canvas.cursor = Position(x: cursorX, y: y)
     }
 
-    static func renderAccounts(_ state: BookshelfState, selection: Int, into canvas: inout Canvas) {
+    static func renderAccounts(_ state: BookshelfState, highlighted: String?, into canvas: inout Canvas) {
         var lines = AccountColumns.lines(state.accounts)
         if lines.isEmpty { lines = ["Listing accounts…"] }
         let box = Box(title: "Switch account", lines: lines, canvas: canvas, preferredWidth: 40)
         box.draw(into: &canvas)
-        let row = min(max(0, selection), max(0, state.accounts.count - 1))
+        let row = state.accounts.row(highlighting: highlighted)
         if !state.accounts.isEmpty, row < box.inner.height {
             canvas.setStyle(
                 Theme.selected, in: Rect(x: box.inner.x, y: box.inner.y + row, width: box.inner.width, height: 1))

@@ -8,8 +8,9 @@ public struct UIState: Equatable, Sendable {
     public enum Overlay: Equatable, Sendable {
         /// The key list; `scroll` is the first line shown.
         case help(scroll: Int)
-        /// The account switcher; `selection` indexes `BookshelfState.accounts`.
-        case accounts(selection: Int)
+        /// The account switcher; `highlighted` names the account the highlight is on (nil: the
+        /// current one). A name, not a row: the list may arrive, or change, while it is open.
+        case accounts(highlighted: String?)
     }
 
     public var overlay: Overlay?
@@ -22,12 +23,19 @@ public struct UIState: Equatable, Sendable {
     public var pendingSelection: PendingSelection?
     /// Advances on every timer tick while something is busy.
     public var spinnerPhase = 0
-    /// The size of the catalog the current account sees, once counted.
+    /// The size of the catalog the current session sees, once counted.
     public var catalogSize: CatalogSize?
     /// A one-line hint about the last key (e.g. why nothing was saved), cleared by the next key.
     public var notice: Notice?
 
     public init() {}
+}
+
+extension [AccountChoice] {
+    /// The switcher's highlighted row: the account it names, else the current one, else the first.
+    func row(highlighting name: String?) -> Int {
+        firstIndex { $0.name == name } ?? firstIndex(where: \.isCurrent) ?? 0
+    }
 }
 
 public struct PendingSelection: Equatable, Sendable {
@@ -54,10 +62,24 @@ public struct Notice: Equatable, Sendable, ExpressibleByStringLiteral {
     }
 }
 
-/// How many books an account sees; shown in the header only while that account is current.
+/// How many books an account's session sees; shown in the header only while that session is
+/// current. A new session of the same account (a scope an administrator changed) sees other
+/// books, so its count is not this one.
 public struct CatalogSize: Equatable, Sendable {
     public let account: String
+    public let session: Int
     public let books: Int
+
+    public init(account: String, session: Int, books: Int) {
+        self.account = account
+        self.session = session
+        self.books = books
+    }
+
+    /// The count, if it belongs to the session `state` shows.
+    public func books(of state: BookshelfState) -> Int? {
+        account == state.account && session == state.session ? books : nil
+    }
 }
 
 /// Text that must never reach the screen, a log or a description: a password.

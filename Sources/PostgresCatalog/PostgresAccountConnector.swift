@@ -52,6 +52,11 @@ public final class PostgresAccountConnector: CatalogConnector {
         return names
     }
 
+    /// Each account's role, as this catalog's groups say (the switcher shows it).
+    public func accountRoles() async throws -> [String: AccountRole] {
+        try await state.withLock { $0.newest }.accountRoles()
+    }
+
     public func requiresPassword(for account: String) -> Bool {
         state.withLock { $0.needsPassword.contains(account) }
     }

@@ -163,6 +163,21 @@ public actor PostgresRemote: SearchableBookRemote, ChangeDetectingRemote, SaveOu
         }
     }
 
+    /// Each account's role in this catalog, by name (for an account switcher): its scope is
+    /// for the account alone to read.
+    public func accountRoles() async throws -> [String: AccountRole] {
+        let session = self.session
+        return try await worker.perform {
+            let rows = try session.reading { try PostgresSession.read($0.execute(PostgresStatements.accountRoles)) }
+            var roles: [String: AccountRole] = [:]
+            for row in rows.rows {
+                guard let name = row[0], let role = row[1].flatMap(AccountRole.init(rawValue:)) else { continue }
+                if roles[name] == nil { roles[name] = role }
+            }
+            return roles
+        }
+    }
+
     public func checkForChanges() async throws -> ChangeNotice? {
         let session = self.session
         return try await worker.perform { try session.changes() }

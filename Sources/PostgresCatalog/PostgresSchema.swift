@@ -29,8 +29,10 @@
 /// - version 8 gives the catalog group roles of its own (`bookshelf.groups`). The groups
 ///   `bookshelf_reader` and `bookshelf_editor` of versions 1 to 7 belong to the whole server,
 ///   so making alice a reader in one database made her a reader in every other catalog there.
+/// - version 9 keeps an account's group in step with the role its row names, however the row
+///   is changed (setup, or an administrator's UPDATE by hand).
 enum PostgresSchema {
-    static let latestVersion = 8
+    static let latestVersion = 9
 
     /// Migrations that `PostgresSetup.migrate()` precedes by writing `bookshelf.folding` again
     /// from `SearchFolding`, because `SearchTerms`' folding changed.
@@ -53,6 +55,7 @@ enum PostgresSchema {
         case 6: .constant(version6)
         case 7: .generated(PostgresValidityChecks.replacingConstraints)
         case 8: .constant(version8)
+        case 9: .constant(version9)
         default: fatalError("no migration to version \(version)")
         }
     }
@@ -719,5 +722,33 @@ enum PostgresSchema {
                 EXECUTE format('GRANT %I TO %I', CASE found.role WHEN 'editor' THEN editor_group ELSE reader_group END, found.name);
             END LOOP;
         END $$;
+        """#
+
+    /// An account's group follows its row: an administrator who changes `role` in
+    /// `bookshelf.accounts` by hand (as the owner) changes what the database lets the account
+    /// do, as setup does, not only what the app shows (the session reads the row). Without it a
+    /// promotion by hand left the role in the reader group, without UPDATE, while the app said
+    /// "editor". The function runs as whoever updates the row, a role that may grant this
+    /// catalog's groups; a row whose login role is gone changes nothing more.
+    private static let version9: StaticString = #"""
+        CREATE FUNCTION bookshelf.account_group_follows_role() RETURNS trigger
+        LANGUAGE plpgsql SET search_path = pg_catalog AS $$
+        DECLARE
+            granted text;
+            revoked text;
+        BEGIN
+            IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_roles r WHERE r.rolname = NEW.name) THEN
+                RETURN NULL;
+            END IF;
+            SELECT g.name INTO granted FROM bookshelf.groups g WHERE g.role = NEW.role;
+            SELECT g.name INTO revoked FROM bookshelf.groups g WHERE g.role <> NEW.role;
+            EXECUTE format('GRANT %I TO %I', granted, NEW.name);
+            EXECUTE format('REVOKE %I FROM %I', revoked, NEW.name);
+            RETURN NULL;
+        END $$;
+        REVOKE ALL ON FUNCTION bookshelf.account_group_follows_role() FROM PUBLIC;
+        CREATE TRIGGER accounts_group_follows_role AFTER UPDATE OF role ON bookshelf.accounts
+            FOR EACH ROW WHEN (OLD.role IS DISTINCT FROM NEW.role)
+            EXECUTE FUNCTION bookshelf.account_group_follows_role();
         """#
 }

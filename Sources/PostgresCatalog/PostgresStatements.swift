@@ -26,6 +26,18 @@ enum PostgresStatements {
         ORDER BY 1
         """
 
+    /// Each login role's role in this catalog, as its group says: any role may read group
+    /// memberships, while `bookshelf.accounts` shows an account its own row only. A role in
+    /// both groups acts as an editor; the first row of each name says so.
+    static let accountRoles = """
+        SELECT r.rolname::text, bg.role FROM pg_catalog.pg_roles AS r
+        JOIN pg_catalog.pg_auth_members AS m ON m.member = r.oid
+        JOIN pg_catalog.pg_roles AS g ON g.oid = m.roleid
+        JOIN bookshelf.groups AS bg ON bg.name = g.rolname
+        WHERE r.rolcanlogin
+        ORDER BY 1, 2
+        """
+
     static let load = "SELECT id, title, revision, author FROM bookshelf.books WHERE id = $1"
 
     static let currentRevision = "SELECT revision FROM bookshelf.books WHERE id = $1"

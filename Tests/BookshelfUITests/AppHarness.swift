@@ -22,7 +22,8 @@ final class AppHarness {
         passwords: [String: String] = [:], account: String = "alice", pageSize: Int = 50,
         store: StoreInfo = StoreInfo(kind: "Memory", location: "test"),
         otherScopes: [(scope: String, books: [(String, String)])] = [],
-        countBooks: (@Sendable (String) async -> Int?)? = nil
+        countBooks: (@Sendable (String) async -> Int?)? = nil,
+        connector wrap: (MemoryCatalogConnector) -> any CatalogConnector = { $0 }
     ) {
         catalog = MemoryCatalog()
         for account in accounts { catalog.addAccount(account) }
@@ -31,7 +32,7 @@ final class AppHarness {
             for (title, author) in shelf.books { catalog.addBook(title: title, author: author, scope: shelf.scope) }
         }
         model = BookshelfModel(
-            connector: MemoryCatalogConnector(catalog: catalog, passwords: passwords), account: account,
+            connector: wrap(MemoryCatalogConnector(catalog: catalog, passwords: passwords)), account: account,
             pageSize: pageSize)
         app = BookshelfApp(
             model: model, store: store,

@@ -10,15 +10,27 @@ import TerminalUI
 /// case types a character after the change: where it lands shows where the cursor was.
 @MainActor
 @Suite struct EditedLineTests {
-    /// "History of Rome" (Mommsen, #2) open in the editor on an 80×16 screen: the pane starts
-    /// at column 0 and the field's text at column 8, on row 4 (the title) or 5 (the author).
-    func openMommsen() async -> AppHarness {
-        let harness = AppHarness(columns: 80, rows: 16)
+    /// The classics on an 80-column screen, signed in as alice (or as `account`, the only one),
+    /// `query` typed.
+    func searching(_ query: String, rows: Int = 12, as account: Account? = nil) async -> AppHarness {
+        let harness =
+            account.map { AppHarness(columns: 80, rows: rows, accounts: [$0], account: $0.name) }
+            ?? AppHarness(columns: 80, rows: rows)
         await harness.start()
-        await harness.type("mommsen")
+        await harness.type(query)
+        return harness
+    }
+
+    /// The first match of `query` open in the editor on an 80×16 screen: the pane starts at
+    /// column 0 and the field's text at column 8, on row 4 (the title) or 5 (the author).
+    func opening(_ query: String, as account: Account? = nil) async -> AppHarness {
+        let harness = await searching(query, rows: 16, as: account)
         await harness.press(.enter)
         return harness
     }
+
+    /// "History of Rome" (Mommsen, #2) open in the editor.
+    func openMommsen() async -> AppHarness { await opening("mommsen") }
 
     static let fieldX = 8
 
@@ -111,10 +123,7 @@ import TerminalUI
     }
 
     @Test func anotherBookOpensWithTheCursorAtTheEndOfItsTitle() async throws {
-        let harness = AppHarness(columns: 80, rows: 16)
-        await harness.start()
-        await harness.type("rome")
-        await harness.press(.enter)
+        let harness = await opening("rome")
         let first = try #require(harness.model.state.editor?.draft.title)
         await harness.press(.home, .escape, .down, .enter)
         let second = try #require(harness.model.state.editor?.draft.title)
@@ -125,12 +134,7 @@ import TerminalUI
     }
 
     @Test func aReaderMovesTheCursorButTypingChangesNothing() async throws {
-        let harness = AppHarness(
-            columns: 80, rows: 16, accounts: [Account(name: "carl", role: .reader, scope: "main")],
-            account: "carl")
-        await harness.start()
-        await harness.type("mommsen")
-        await harness.press(.enter)
+        let harness = await opening("mommsen", as: Account(name: "carl", role: .reader, scope: "main"))
         try #require(harness.model.state.editor?.readOnlyReason != nil)
         await harness.press(.home, .right)
         #expect(harness.screen.cursor == Position(x: Self.fieldX + 1, y: 4))
@@ -141,9 +145,7 @@ import TerminalUI
     }
 
     @Test func aQueryTheModelClearsIsTypedFromItsStart() async {
-        let harness = AppHarness(columns: 80, rows: 12)
-        await harness.start()
-        await harness.type("rome")
+        let harness = await searching("rome")
         await harness.press(.left, .left)
         harness.model.setQuery("")
         await harness.settle()
@@ -154,9 +156,7 @@ import TerminalUI
     }
 
     @Test func aQueryTheModelReplacesIsTypedFromItsEnd() async {
-        let harness = AppHarness(columns: 80, rows: 12)
-        await harness.start()
-        await harness.type("rome")
+        let harness = await searching("rome")
         await harness.press(.home)
         harness.model.setQuery("war")
         await harness.settle()
@@ -165,9 +165,7 @@ import TerminalUI
     }
 
     @Test func anAccountSwitchKeepsTheQueryAndItsCursor() async throws {
-        let harness = AppHarness(columns: 80, rows: 12)
-        await harness.start()
-        await harness.type("rome")
+        let harness = await searching("rome")
         await harness.press(.left, .left)
         await harness.press(.function(2), .down, .enter)
         try #require(harness.model.state.account == "bob")

@@ -187,7 +187,7 @@ import TerminalUI
             let harness = AppHarness(columns: 80, rows: 12)
             await harness.start()
             await harness.press(key)
-            let opened: UIState.Overlay = action == .toggleHelp ? .help(scroll: 0) : .accounts(selection: 0)
+            let opened: UIState.Overlay = action == .toggleHelp ? .help(scroll: 0) : .accounts(highlighted: nil)
             #expect(harness.app.ui.overlay == opened, "\(what)")
             await harness.press(key)
             #expect(harness.app.ui.overlay == nil, "\(what), twice")
@@ -240,7 +240,7 @@ import TerminalUI
             await harness.start()
             await harness.press(.function(2), .down)
             await harness.press(key)
-            #expect(harness.app.ui.overlay == .accounts(selection: 1 + delta), "\(what)")
+            #expect(harness.app.ui.overlay == .accounts(highlighted: ["alice", "bob", "carol"][1 + delta]), "\(what)")
         case .switchAccount, .closeAccounts:
             let harness = AppHarness(columns: 80, rows: 12)
             await harness.start()

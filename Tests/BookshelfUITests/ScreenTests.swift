@@ -144,7 +144,7 @@ import TerminalUI
         await harness.start()
         var state = harness.model.state
         var ui = UIState()
-        ui.catalogSize = CatalogSize(account: "alice", books: 203_010)
+        ui.catalogSize = CatalogSize(account: "alice", session: state.session, books: 203_010)
         func lines() -> [String] {
             var canvas = Canvas(width: 100, height: 12)
             Screen.render(state, ui: ui, store: StoreInfo(kind: "PostgreSQL", location: "books"), into: &canvas)
@@ -155,9 +155,9 @@ import TerminalUI
         #expect(lines()[0].contains("203,010 books"), "\(lines()[0])")
         #expect(lines()[2].hasSuffix(" 1–5 of 203,010 ─"), "\(lines()[2])")
         // Another account's count says nothing about this one's books.
-        ui.catalogSize = CatalogSize(account: "bob", books: 203_010)
+        ui.catalogSize = CatalogSize(account: "bob", session: state.session, books: 203_010)
         #expect(lines()[2].hasSuffix(" 1–5 of about 200,000 ─"), "\(lines()[2])")
-        ui.catalogSize = CatalogSize(account: "alice", books: 203_010)
+        ui.catalogSize = CatalogSize(account: "alice", session: state.session, books: 203_010)
         state.search.query = "rome"
         state.search.rowsQuery = "rome"
         #expect(lines()[2].hasSuffix(" 1–5 of about 200,000 ─"), "\(lines()[2])")

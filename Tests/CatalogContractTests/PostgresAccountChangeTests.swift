@@ -38,6 +38,32 @@ struct PostgresAccountChangeTests {
         #expect(try await remote.checkForChanges() == nil)
     }
 
+    @Test("a role changed by hand in bookshelf.accounts changes what the database lets the account do")
+    func aRoleChangedByHandMovesTheAccountsGroup() async throws {
+        let catalog = try await PostgresTestCatalog.make()
+        let erin = try await catalog.addAccount("erin", role: .reader, scope: "main")
+        let dune = try #require(try await catalog.addBooks([NewBook(title: "Dune")], scope: "main").first)
+
+        // Promoted by hand: the database lets her save, as the row (and so her header) says.
+        _ = try await catalog.setup.execute(
+            "UPDATE bookshelf.accounts SET role = 'editor' WHERE name = $1", [erin.name])
+        let promoted = try await catalog.remote(for: erin)
+        #expect(promoted.account.role == .editor)
+        #expect(try await promoted.save(id: dune.id, title: "Dune Messiah", expectedRevision: 1).revision == 2)
+
+        // Demoted by hand: no longer.
+        _ = try await catalog.setup.execute(
+            "UPDATE bookshelf.accounts SET role = 'reader' WHERE name = $1", [erin.name])
+        let demoted = try await catalog.remote(for: erin)
+        #expect(demoted.account.role == .reader)
+        await #expect(throws: BookFailure.notAllowed) {
+            _ = try await demoted.save(id: dune.id, title: "Children of Dune", expectedRevision: 2)
+        }
+        #expect(
+            try await catalog.setup.execute(
+                "SELECT pg_has_role($1, $2, 'MEMBER')", [erin.name, try await catalog.group(.editor)]) == [["f"]])
+    }
+
     @Test("a change made while the connection was down comes back with the first check after reconnecting")
     func changeWhileDisconnectedIsReported() async throws {
         let catalog = try await PostgresTestCatalog.make()

@@ -30,6 +30,10 @@ extension PostgresRemoteTests {
         #expect(connector.requiresPassword(for: guarded.name))
         #expect(!connector.requiresPassword(for: editor.name))
         #expect(!connector.requiresPassword(for: reader.name))
+        // The switcher shows each account's role, as this catalog's groups say (its scope is the
+        // account's own to read); the stranger's role belongs to another catalog.
+        #expect(
+            try await connector.accountRoles() == [editor.name: .editor, reader.name: .reader, guarded.name: .editor])
 
         // The session opened before the screen is the first one handed out, once.
         let first = try await connector.connect(account: editor.name, password: nil)

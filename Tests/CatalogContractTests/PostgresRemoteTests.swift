@@ -254,6 +254,10 @@ struct PostgresRemoteTests {
         // The switcher lists each catalog's own accounts; bob is none of books3's.
         #expect(try await inBooks3.accountNames() == [alice.name])
         #expect(try await inBooks.accountNames() == [alice.name, bob.name].sorted())
+        // And each catalog's own roles beside them, which a reader may read too (the switcher's
+        // column; bookshelf.accounts shows an account only its own row).
+        #expect(try await inBooks3.accountRoles() == [alice.name: .reader])
+        #expect(try await inBooks.accountRoles() == [alice.name: .editor, bob.name: .editor])
         await #expect(throws: PostgresConnectFailure.noAccount(role: bob.name)) {
             _ = try await books3.remote(for: bob)
         }

@@ -32,6 +32,34 @@ import Testing
             return try TmuxPane(command, columns: 100, rows: 30)
         }
 
+        /// Adds dave, whose password is "correct horse", as a `role` in scope main.
+        func addDave(as role: String) throws {
+            let added = try sandbox.run(
+                [
+                    "setup", "--db", server.conninfo(), "--account", "dave", "--role", role, "--scope", "main",
+                    "--password-stdin",
+                ],
+                environment: sandbox.withoutLibpqSettings, input: "correct horse\n")
+            try #require(added.status == 0, "\(added.errors)")
+        }
+
+        /// Answers the start-up password prompt.
+        static func signIn(_ pane: TmuxPane, password: String) throws {
+            try pane.waitFor(text: "Password for postgresql")
+            try pane.type(password)
+            try pane.send("Enter")
+        }
+
+        /// Opens the Quixotic Zebra Handbook in the editor and adds " Draft" to its title, unsaved.
+        static func startDraft(in pane: TmuxPane) throws {
+            try pane.type("quixotic")
+            try pane.waitFor(text: "1–1 of 1")
+            try pane.send("Enter")
+            try pane.waitFor(text: "Edit book #")
+            try pane.type(" Draft")
+            try pane.waitFor(text: "Title  Quixotic Zebra Handbook Draft")
+        }
+
         func remove() {
             server.stop()
             sandbox.remove()
@@ -71,16 +99,11 @@ import Testing
     func aRoleThatNeedsAPasswordIsAskedBeforeTheScreenOpens() throws {
         let fixture = try Fixture()
         defer { fixture.remove() }
-        let added = try fixture.sandbox.run(
-            ["setup", "--db", fixture.server.conninfo(), "--account", "dave", "--scope", "main", "--password-stdin"],
-            environment: fixture.sandbox.withoutLibpqSettings, input: "correct horse\n")
-        try #require(added.status == 0, "\(added.errors)")
+        try fixture.addDave(as: "reader")
 
         let wrong = try fixture.pane(user: "dave")
         defer { wrong.kill() }
-        try wrong.waitFor(text: "Password for postgresql")
-        try wrong.type("battery staple")
-        try wrong.send("Enter")
+        try Fixture.signIn(wrong, password: "battery staple")
         let refused = try wrong.waitFor(text: "EXITED 3")
         #expect(refused.contains("password authentication failed for user \"dave\""), "\(refused)")
         #expect(!refused.contains("battery"), "the password is never echoed")
@@ -118,26 +141,13 @@ import Testing
     func aLostConnectionAsksForThePasswordAgainInPlace() throws {
         let fixture = try Fixture()
         defer { fixture.remove() }
-        let added = try fixture.sandbox.run(
-            [
-                "setup", "--db", fixture.server.conninfo(), "--account", "dave", "--role", "editor", "--scope", "main",
-                "--password-stdin",
-            ],
-            environment: fixture.sandbox.withoutLibpqSettings, input: "correct horse\n")
-        try #require(added.status == 0, "\(added.errors)")
+        try fixture.addDave(as: "editor")
 
         let dave = try fixture.pane(user: "dave")
         defer { dave.kill() }
-        try dave.waitFor(text: "Password for postgresql")
-        try dave.type("correct horse")
-        try dave.send("Enter")
+        try Fixture.signIn(dave, password: "correct horse")
         try dave.waitFor(text: "dave (editor) · 3,011 books")
-        try dave.type("quixotic")
-        try dave.waitFor(text: "1–1 of 1")
-        try dave.send("Enter")
-        try dave.waitFor(text: "Edit book #")
-        try dave.type(" Draft")
-        try dave.waitFor(text: "Title  Quixotic Zebra Handbook Draft")
+        try Fixture.startDraft(in: dave)
 
         let cutOff = "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = 'dave'"
         try fixture.server.superuserSQL(cutOff)
@@ -246,12 +256,7 @@ import Testing
         let alice = try fixture.pane(user: "alice")
         defer { alice.kill() }
         try alice.waitFor(text: "alice (editor) · ")
-        try alice.type("quixotic")
-        try alice.waitFor(text: "1–1 of 1")
-        try alice.send("Enter")
-        try alice.waitFor(text: "Edit book #")
-        try alice.type(" Draft")
-        try alice.waitFor(text: "Title  Quixotic Zebra Handbook Draft")
+        try Fixture.startDraft(in: alice)
 
         try fixture.server.stopServer()
         let lost = try alice.waitFor(text: "alice (editor) · disconnected, retrying", timeout: .seconds(10))
@@ -300,42 +305,19 @@ import Testing
         let alice = try fixture.pane(user: "alice")
         defer { alice.kill() }
         try alice.waitFor(text: "alice (editor) · ")
-        try alice.type("quixotic")
-        try alice.waitFor(text: "1–1 of 1")
-        try alice.send("Enter")
-        try alice.waitFor(text: "Edit book #")
-        try alice.type(" Draft")
-        try alice.waitFor(text: "Title  Quixotic Zebra Handbook Draft")
+        try Fixture.startDraft(in: alice)
 
         try fixture.server.superuserSQL("CHECKPOINT")
         try fixture.server.superuserSQLInBackground(
             "BEGIN; SELECT id FROM bookshelf.books WHERE title = 'Quixotic Zebra Handbook' FOR UPDATE; SELECT pg_sleep(600);"
         )
         // The lock is held once that transaction sleeps: wait for it (psql starts on its own).
-        let deadline = ContinuousClock.now + .seconds(20)
-        while (try? fixture.server.superuserSQL(
-            """
-            DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_stat_activity WHERE wait_event = 'PgSleep')
-            THEN RAISE 'not yet'; END IF; END $$
-            """)) == nil
-        {
-            try #require(ContinuousClock.now < deadline, "the lock holder never started")
-            Thread.sleep(forTimeInterval: 0.05)
-        }
+        try fixture.server.waitForActivity(where: "wait_event = 'PgSleep'")
         try alice.send("Enter")
         // The save waits on the lock: the server shows a session waiting for it. (The freshness
         // checks wait behind the save, which says nothing about reaching the server, so the
         // header does not say "disconnected" for them.)
-        let blockedBy = ContinuousClock.now + .seconds(20)
-        while (try? fixture.server.superuserSQL(
-            """
-            DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock')
-            THEN RAISE 'not yet'; END IF; END $$
-            """)) == nil
-        {
-            try #require(ContinuousClock.now < blockedBy, "the save never waited on the lock")
-            Thread.sleep(forTimeInterval: 0.05)
-        }
+        try fixture.server.waitForActivity(where: "wait_event_type = 'Lock'")
 
         try fixture.server.stopServerImmediately()
         try fixture.server.startServer()

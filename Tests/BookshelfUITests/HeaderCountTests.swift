@@ -1,0 +1,59 @@
+import BookCatalog
+@testable import BookshelfModel
+import BookshelfUI
+import Testing
+
+/// The header's book count belongs to the session that counted it.
+@MainActor
+@Suite struct HeaderCountTests {
+    /// An administrator moves alice from scope main (5 books) to north (2) while she is signed
+    /// in: a new session of the same account. Until north is counted, the header says no count
+    /// (main's 5 are not hers any more), then north's.
+    @Test func aScopeChangeShowsNoCountUntilTheNewScopeIsCounted() async {
+        let counts = ScopeCounts()
+        let harness = AppHarness(
+            columns: 80, rows: 12,
+            otherScopes: [(scope: "north", books: [("Northern Lights", ""), ("North Sea", "")])],
+            countBooks: { _ in await counts.count() })
+        await harness.start()
+        await harness.awaitCatalogSize()
+        #expect(harness.lines[0].contains("alice (editor) · 5 books"), "\(harness.lines[0])")
+
+        await counts.move(to: "north")
+        _ = harness.model.follow(accountChangedTo: Account(name: "alice", role: .editor, scope: "north"))
+        await harness.settle()
+        #expect(!harness.lines[0].contains("books"), "no count of another scope: \(harness.lines[0])")
+
+        await counts.release()
+        var turns = 0
+        while !harness.lines[0].contains("2 books"), turns < 10_000 {
+            await Task.yield()
+            turns += 1
+        }
+        #expect(harness.lines[0].contains("alice (editor) · 2 books"), "\(harness.lines[0])")
+    }
+}
+
+/// alice's books (the harness's five classics in main, two in north), counted in the scope she is
+/// in; after a move the count waits for the test.
+private actor ScopeCounts {
+    private var scope = "main"
+    private var holds = false
+    private var waiting: CheckedContinuation<Void, Never>?
+
+    func count() async -> Int {
+        if holds { await withCheckedContinuation { waiting = $0 } }
+        return scope == "main" ? 5 : 2
+    }
+
+    func move(to scope: String) {
+        self.scope = scope
+        holds = true
+    }
+
+    func release() {
+        holds = false
+        waiting?.resume()
+        waiting = nil
+    }
+}
