@@ -54,7 +54,7 @@ struct PostgresCharacterTokenSearchTests {
                 #expect(page.records.map(\.title) == titles, "\(query) \(stage)")
             }
             let first = try await remote.search(SearchQuery(text: "村上"))
-            let second = try await remote.search(SearchQuery(text: "村上", offset: 50, after: first.next))
+            let second = try await remote.search(SearchQuery(text: "村上", limit: 50, offset: 50, after: first.next))
             #expect(second.records.map(\.title) == Array(murakami[50..<100]), "second page \(stage)")
         }
         try await check(try await catalog.remote(for: editor), "before")
