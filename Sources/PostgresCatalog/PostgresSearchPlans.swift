@@ -1,4 +1,4 @@
-/// How `bookshelf.search_page` (schema version 2, `PostgresSchema.version2`) answers a
+/// How `bookshelf.search_page` (schema version 2, `PostgresSchema.version2`; replaced in version 10) answers a
 /// keystroke on a large catalog, and the query plans that was checked against. Kept next to
 /// the SQL so that whoever changes one sees the other.
 ///
@@ -88,6 +88,52 @@
 ///   Index Cond: ((scope = 'bench') AND (ROW(title_sort, id) > ROW('h', 0)) AND (ROW(title_sort, id) <= ROW('handbook notes', ...)))
 /// whole function: 5.1 ms
 /// ```
+///
+/// ## Japanese, Chinese and Korean queries (schema version 10, issue 41)
+///
+/// Each Han, kana or Hangul character is a token of its own, so "歴史" is the tsquery
+/// '歴' & '史'. The planner multiplies the two frequencies as if independent, but the two come
+/// together (only as 歴史): it estimated 15 candidates for 4,059 matches, so the word query was
+/// counted, and the count read a table row per match. "村上" (5,020 books by 村上春樹, every
+/// one a rank-2 match through the author) did the same. Before, as the non-owner account, 1M
+/// bench books, the second of two calls:
+/// ```
+/// "歴史"  estimate 15 (planning), actual 4,059
+/// CTE m -> Bitmap Heap Scan on books b  (rows=4059)  Heap Blocks: exact=3763
+///            -> Bitmap Index Scan on books_search_vector  (rows=4059)  Buffers: shared hit=20
+/// whole function: 3,993 buffers, 57 ms;  "村上": estimate 27, 5,020 rows, 4,814 buffers, 114 ms
+/// ```
+/// Now the estimate of such a query is that of its rarest lexeme (an upper bound of an AND),
+/// and every walk of a rank adds `search_words ~ ' [^\x01-\x7f]([ \n]|$)'`, the predicate of the
+/// partial index `books_with_character_tokens` (30,113 of the 1M books, 3.7 MB): the rank-2
+/// walk of "村上" meets the 村上春樹 books at once instead of 970,000 Latin titles first.
+/// ```
+/// "歴史"  estimate 3,900: rank 0 is the title range '歴%' (51 rows, 5 buffers)
+/// whole function: 219 buffers, 2.4 ms
+/// "村上"  estimate 5,167: ranks 0 and 1 empty (the range, a walk of 2,000 entries, 11 title-vector buffers), then
+/// Index Only Scan using books_with_character_tokens on books b  (rows=51)
+///   Filter: ... (search_words ~~ '% 村 上%') AND NOT ((title_words ~~ '% 村 上%'))   Rows Removed by Filter: 197
+/// whole function: 383 buffers (204 of them the 51 rows shown)
+/// ```
+/// The bound costs "日本の" (130 matches; 日 3,767, 本 3,767, の 8,000): it was counted
+/// exactly from 449 candidates (685 buffers) and is now "about 3,600", ranked through the walks
+/// and 446 title-vector candidates (814 buffers). Lexemes for adjacent characters (日本, 本の) in
+/// `word_prefixes` would make both the estimate and the candidates exact; not done yet.
+///
+/// ## Where the rest of the time goes (measured for issue 41, not changed yet)
+///
+/// - "mary beard": estimate 1,793, actual 1,878, so counted: the Bitmap Heap Scan reads 1,816
+///   heap blocks (one per match) and the GIN intersection of 'mary' (48,000) and 'beard'
+///   (36,000) takes 12 ms of a 56 ms function on a machine at a load average of 25. An exact
+///   count below 10,000 needs a row per match while the table rows hold the scope and the LIKE
+///   recheck; counting from the index alone would need the scope inside the GIN index
+///   (btree_gin) and a query whose lexemes are its words (no LIKE recheck).
+/// - "a his of": estimate 1,222, actual 1,700: 1,639 heap blocks, and the intersection reads
+///   the posting tree of 'a' (450,000 books, 225 buffers) for 25–35 ms under that load.
+/// - "tolstoy" (35,000 books, rank 2): 585 buffers in eight statements: the estimate, rank 0's
+///   range, a walk of 2,000 entries for rank 1 that finds nothing (no title holds tolstoy, as the
+///   title vector says in 0.1 ms), then rank 2's walk (51 rows after 1,597 removed). Asking the
+///   title vector first whether a rank has any candidate would save the empty walk.
 ///
 /// The benchmark (`bookshelf-bench compare`) times the same classes through the app's stack;
 /// its figures are in docs/performance.md and docs/performance-log.md.

@@ -1,0 +1,73 @@
+import BookCatalog
+import Foundation
+@testable import PostgresCatalog
+import Testing
+
+/// Schema version 10: a search holding Japanese, Chinese or Korean characters walks only the
+/// books that hold such characters (`books_with_character_tokens`), and its count is bounded by
+/// its rarest character. The catalog migrates from version 9 with every book kept, and the
+/// pages are the ones the scenario says, before and after.
+@Suite(
+    "PostgreSQL character-token search migration",
+    .enabled(if: PostgresTestCluster.shouldRun, "PostgreSQL server binaries not found"))
+struct PostgresCharacterTokenSearchTests {
+    /// Latin titles by a Japanese author: "村上" matches them through the author only (rank 2),
+    /// and there are more of them than the word query counts (`counted_rows`, 2,000).
+    static let byMurakami = 2_500
+    /// Latin titles and authors that sort before and among them and match no CJK query.
+    static let latinOnly = 2_500
+
+    static func books() -> [NewBook] {
+        (0..<byMurakami).map { NewBook(title: "Kafka \($0)", author: "村上春樹") }
+            + (0..<latinOnly).map { NewBook(title: "Kafka Notes \($0)", author: "Anon") }
+            + [
+                NewBook(title: "東京物語", author: "Ozu"),  // rank 0 for 東京
+                NewBook(title: "Guide to 東京", author: "Anon"),  // rank 1 for 東京
+                NewBook(title: "Travel", author: "東京 Press"),  // rank 2 for 東京
+                NewBook(title: "京都", author: "Anon"),  // 京 without 東 before it
+                NewBook(title: "서울 이야기", author: "Kim"),  // Hangul
+                NewBook(title: "ノート", author: "Anon"),  // katakana
+            ]
+    }
+
+    @Test("a catalog of version 9 keeps every book, and CJK pages are the same before and after")
+    func migrationKeepsBooksAndPages() async throws {
+        let catalog = try await PostgresTestCatalog.make(schemaVersion: 9)
+        let editor = try await catalog.addAccount("editor", role: .editor, scope: "main")
+        let stored = try await catalog.addBooks(Self.books(), scope: "main")
+        try await catalog.setup.analyze()
+
+        // The scenario's answers: "Kafka N" sorts by its folded title, "kafka N", byte by byte.
+        let murakami = (0..<Self.byMurakami).map { "Kafka \($0)" }.sorted { $0.lowercased() < $1.lowercased() }
+        let expectations: [(query: String, titles: [String])] = [
+            ("村上", Array(murakami.prefix(50))),
+            ("東京", ["東京物語", "Guide to 東京", "Travel"]),
+            ("京", ["京都", "Guide to 東京", "東京物語", "Travel"]),
+            ("이야", ["서울 이야기"]),
+            ("ノー", ["ノート"]),
+            ("kafka 村上春", Array(murakami.prefix(50))),
+            ("東京 zzz", []),
+        ]
+        func check(_ remote: PostgresRemote, _ stage: String) async throws {
+            for (query, titles) in expectations {
+                let page = try await remote.search(SearchQuery(text: query))
+                #expect(page.records.map(\.title) == titles, "\(query) \(stage)")
+            }
+            let first = try await remote.search(SearchQuery(text: "村上"))
+            let second = try await remote.search(SearchQuery(text: "村上", limit: 50, offset: 50, after: first.next))
+            #expect(second.records.map(\.title) == Array(murakami[50..<100]), "second page \(stage)")
+        }
+        try await check(try await catalog.remote(for: editor), "before")
+
+        #expect(try await catalog.setup.migrate() == PostgresSchema.latestVersion)
+        let remote = try await catalog.remote(for: editor)
+        try await check(remote, "after")
+        // More than the count limit reads: the rarest character's estimate, labelled as one.
+        guard case let .about(estimate) = try await remote.search(SearchQuery(text: "村上")).totalCount else {
+            Issue.record("expected an estimate for \(Self.byMurakami) matches of 村上")
+            return
+        }
+        #expect(abs(estimate - Self.byMurakami) < Self.byMurakami / 5, "estimate \(estimate)")
+        for book in stored { #expect(try await remote.load(id: book.id) == book) }
+    }
+}
