@@ -58,7 +58,7 @@ import Testing
     /// the one asked for then is still on its way after a switch: each is asked again, and only
     /// the listing of the current session shows, whatever order the answers come in.
     @Test func anAccountListingThatAnswersAfterASwitchIsDropped() async {
-        let scripted = ScriptedConnector(books: ["alice": [], "bob": []], passwords: [:])
+        let scripted = SteppedConnector(books: ["alice": [], "bob": []], passwords: [:])
         let connector = ListingParkingConnector(base: scripted)
         let model = BookshelfModel(connector: connector, account: "alice")
         await model.finished(request: model.start()!)
@@ -138,10 +138,10 @@ actor ParkedAnswers<Answer: Sendable> {
 
 /// A connector whose account listings park until the test answers them.
 final class ListingParkingConnector: CatalogConnector {
-    let base: ScriptedConnector
+    let base: SteppedConnector
     let listings = ParkedAnswers<[String]>()
 
-    init(base: ScriptedConnector) { self.base = base }
+    init(base: SteppedConnector) { self.base = base }
 
     func accountNames() async throws -> [String] { await listings.park() }
     func accountRoles() async throws -> [String: AccountRole] { try await base.accountRoles() }
