@@ -20,7 +20,9 @@ import BookCatalog
 import Dispatch
 import Foundation
 
-/// The scratch folder, under the fuzz build folder beside `bin/` (emptied for every input).
+/// The scratch folder, under the fuzz build folder beside `bin/`, emptied for every input. Each
+/// input's catalog has a folder of its own in it: a build a distrusted index cancelled may still
+/// be ending when the next input starts, and must not reach that input's catalog.
 private let scratch: String = {
     let binary = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
     return binary.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent(
@@ -100,7 +102,7 @@ private struct RemoteUnderTest {
 
 /// One input's run: the catalog, the books it holds as committed, and the remotes searched.
 private final class DifferentialRun {
-    let path = scratch + "/catalog.sqlite"
+    let path: String
     let catalog: SQLiteCatalog
     /// Another program's connections to the same file, for its commits.
     let otherConnection: SQLiteCatalog
@@ -111,8 +113,9 @@ private final class DifferentialRun {
     var remotes: [RemoteUnderTest] = []
     var steps: [String] = []
 
-    init(_ reader: ByteReader) throws {
+    init(_ reader: ByteReader, in folder: String) throws {
         self.reader = reader
+        path = folder + "/catalog.sqlite"
         catalog = try SQLiteCatalog.open(path: path, create: true)
         try catalog.addAccount(Account(name: "editor", role: .editor, scope: "main"))
         otherConnection = try SQLiteCatalog.open(path: path, create: false)
@@ -155,8 +158,8 @@ private final class DifferentialRun {
             remotes[slot].gate?.open()
             _ = try await remotes[slot].remote.searchIndexReport()
         case 10:
+            // A held remote's rebuild stays held: the books table answers until it is ready.
             steps.append("distrust \(slot)")
-            remotes[slot].gate?.open()
             await remotes[slot].remote.distrustIndex()
         default: damageStoredIndex()
         }
@@ -219,6 +222,8 @@ private final class DifferentialRun {
             try SQLiteCatalog.open(path: path, create: false, beforeIndexBuild: { gate.wait() })
         }
         let remote = try (source ?? catalog).remote(account: "editor")
+        // A stored index would be loaded without a build to hold: the held one is a rebuild.
+        if gated { await remote.distrustIndex() }
         let state = gated ? "held build" : "new"
         steps.append("\(state) remote \(slot)")
         let replacement = RemoteUnderTest(remote: remote, gate: gate, state: state)
@@ -282,14 +287,19 @@ private final class DifferentialRun {
     }
 }
 
+/// Inputs run so far by this process: the name of each one's scratch folder.
+nonisolated(unsafe) private var inputsRun = 0
+
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzSearchDifferential(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    inputsRun += 1
+    let folder = scratch + "/\(inputsRun)"
     try? FileManager.default.removeItem(atPath: scratch)
-    try! FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
+    try! FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
     let reader = ByteReader(bytes: Array(UnsafeBufferPointer(start: data, count: size)))
     let done = DispatchSemaphore(value: 0)
     Task {
-        do { try await DifferentialRun(reader).run() } catch { fatalError("SearchDifferential: \(error)") }
+        do { try await DifferentialRun(reader, in: folder).run() } catch { fatalError("SearchDifferential: \(error)") }
         done.signal()
     }
     done.wait()
