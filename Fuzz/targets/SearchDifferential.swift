@@ -126,7 +126,7 @@ private final class DifferentialRun {
 
     func run() async throws {
         remotes.append(RemoteUnderTest(remote: try catalog.remote(account: "editor"), gate: nil, state: "first"))
-        while !reader.isDone && steps.count < 64 {
+        for _ in 0..<64 where !reader.isDone {
             try await step(reader.byte() % 12)
         }
         // The last word on every state: the empty query and a letter, on each remote.
