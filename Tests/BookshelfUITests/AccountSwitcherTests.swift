@@ -49,8 +49,9 @@ import TerminalUI
             accounts: ["alice", "bob", "carol"].map { Account(name: $0, role: .editor, scope: "main") },
             account: "carol", connector: { LateListingConnector(base: $0, gate: listing) })
         harness.app.start()
-        await harness.settle()
-        await harness.press(.function(2))
+        await harness.settle(leaving: [.accounts])
+        harness.app.handle(.key(.function(2)))
+        await harness.settle(leaving: [.accounts])
         #expect(harness.text.contains("Listing accounts…"), "\(harness.text)")
 
         await listing.open()
