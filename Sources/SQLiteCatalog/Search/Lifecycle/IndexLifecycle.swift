@@ -14,7 +14,7 @@
 ///     │                         ready ◀───────────────────┘
 ///     │                         │  ▲ │ started, prepared, preparationFailed
 ///     │                         │  └─┘ (its replacement: installed only if newer)
-///     │                         ▼ distrusted (from bridging too)
+///     │                         ▼ distrusted (from any stage)
 ///     └─ preparationFailed ── distrusted ── prepared ──▶ ready
 ///
 /// catch-up, beside the stage:
@@ -64,7 +64,8 @@ struct IndexLifecycle {
         case prepared(IndexPreparation.Prepared, by: IndexPreparation)
         /// `preparation` failed.
         case preparationFailed(IndexPreparation)
-        /// The index in use failed a check; `rebuild` was started without the stored file.
+        /// The index in use failed a check (or a test distrusts the stored file before one is
+        /// in use); `rebuild` was started without the stored file.
         case distrusted(rebuild: IndexPreparation)
         case catchUpScheduled
         /// The scheduled catch-up found nothing to start (no index, or one running already).
@@ -152,7 +153,9 @@ struct IndexLifecycle {
             return .bridging(index, rebuild: nil)
         case let (.ready(installed, _), .preparationFailed(failed)) where failed === self.preparation:
             return .ready(installed, replacement: nil)
-        case let (.bridging, .distrusted(rebuild)), let (.ready, .distrusted(rebuild)):
+        case let (_, .distrusted(rebuild)):
+            // From any stage: the remote cancels whatever preparation was under way (it would
+            // give the distrusted file again) and waits for this rebuild, from the books alone.
             return .distrusted(rebuild: rebuild)
         default:
             throw Refusal(event, in: self)

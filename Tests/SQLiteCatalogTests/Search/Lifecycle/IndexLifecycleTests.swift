@@ -154,11 +154,14 @@ import Testing
         for (name, lifecycle) in stages where name != "preparing" {
             expectRefused(lifecycle, .bridgeFound(older), name)
         }
-        // Only an index in use can be distrusted.
         for (name, lifecycle) in [stages[0], stages[1], stages[5]] {
-            expectRefused(lifecycle, .distrusted(rebuild: IndexPreparation()), name)
-            // Nor can a catch-up start with no index to catch up.
+            // A catch-up cannot start with no index to catch up.
             expectRefused(lifecycle, .catchUpStarted(Task {}), name)
+            // A distrust is taken in any stage: what was under way gives way to the rebuild
+            // (the remote cancels it), so no waiter is left on a cancelled preparation.
+            let rebuild = IndexPreparation()
+            let distrusted = try lifecycle.after(.distrusted(rebuild: rebuild))
+            #expect(Stage(distrusted) == .distrusted && distrusted.preparation === rebuild, "\(name)")
         }
         let task = Task {}
         let scheduled = try readyAlone.after(.catchUpScheduled)
