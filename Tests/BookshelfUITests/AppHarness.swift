@@ -87,7 +87,11 @@ final class AppHarness {
 
     /// Lets the header's book count, which the app fetches on a task of its own, arrive.
     func awaitCatalogSize() async {
-        for _ in 0..<10_000 where app.ui.catalogSize == nil { await Task.yield() }
+        var turns = 0
+        while app.ui.catalogSize == nil, turns < 10_000 {
+            await Task.yield()
+            turns += 1
+        }
     }
 
     func start() async {

@@ -7,7 +7,7 @@ import Testing
 /// The search index's lifecycle (`IndexLifecycle`): every transition, every refused one, and
 /// the remote moving through them (an index installed, a catch-up, a distrust after a failed
 /// check), answering all the while what `SearchTerms` answers over the committed books.
-@Suite struct IndexLifecycleTests {
+@Suite struct IndexLifecycleTests: SearchIndexTesting {
     let directory: TemporaryDirectory
     /// Two bases of one small catalog, the second one book later (a larger `sequence`).
     let older: SearchIndexBase
@@ -346,23 +346,6 @@ import Testing
         #expect(throws: IndexLifecycle.Refusal.self, "\(event) in \(name)", sourceLocation: sourceLocation) {
             try lifecycle.after(event)
         }
-    }
-
-    /// A catalog of `count` books for two accounts of scope "main" and one of another scope, and
-    /// the books of "main".
-    private func makeCatalog(books count: Int, path: String? = nil) throws -> (SQLiteCatalog, [BookRecord]) {
-        let catalog = try SQLiteCatalog.open(path: path ?? directory.path("catalog.sqlite"), create: true)
-        try catalog.addAccount(Account(name: "editor", role: .editor, scope: "main"))
-        try catalog.addAccount(Account(name: "reader", role: .reader, scope: "main"))
-        var generator = GeneratedBooks(seed: 29)
-        var books: [BookRecord] = []
-        for index in 0..<count {
-            let seed = generator.book()
-            let scope = index % 10 == 9 ? "other" : "main"
-            let book = try catalog.addBook(NewBook(title: seed.title, author: seed.author), scope: scope)
-            if scope == "main" { books.append(book) }
-        }
-        return (catalog, books)
     }
 
     /// Every word query of `sampleQueries` answers the page and total `SearchTerms`
