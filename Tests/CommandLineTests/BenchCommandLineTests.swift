@@ -13,7 +13,7 @@ import Testing
         "search": [
             "count", "db", "iterations", "raw-iterations", "scale-phase", "no-raw", "no-fzf", "rebuild-index", "scale",
         ],
-        "keys": ["count", "db", "rounds", "columns", "rows", "cold", "no-index", "each", "many-arenas"],
+        "keys": ["count", "db", "rounds", "columns", "rows", "cold", "no-index", "each", "many-arenas", "without"],
         "cli": ["count", "db", "runs", "bookshelf", "limit"],
         "postgres": ["count", "db", "iterations", "writers", "seconds", "hot-books"],
         "compare": ["count", "db", "pg", "iterations"],
