@@ -7,12 +7,20 @@ public struct BookRecord: Sendable, Equatable, Hashable {
     public let title: String
     public let revision: Int
     public let author: String
+    /// ISBN, year, publisher, series, tags and notes; empty for a book that has none.
+    public let details: BookDetails
 
-    public init(id: Int, title: String, revision: Int, author: String = "") {
+    public init(id: Int, title: String, revision: Int, author: String = "", details: BookDetails = .none) {
         self.id = id
         self.title = title
         self.revision = revision
         self.author = author
+        self.details = details
+    }
+
+    /// The same book with other details, at the same revision.
+    public func with(details: BookDetails) -> BookRecord {
+        BookRecord(id: id, title: title, revision: revision, author: author, details: details)
     }
 }
 
@@ -34,6 +42,9 @@ public enum BookFailure: Error, Equatable, Sendable {
     case outcomeUnknown
     /// The remote does not offer this capability (searching a load/save-only remote).
     case unsupported
+    /// A field other than the title or author breaks its rule; `reason` says how, in words
+    /// a user can act on.
+    case invalidField(BookField, reason: String)
 }
 
 extension BookFailure: CustomStringConvertible {
@@ -52,6 +63,7 @@ extension BookFailure: CustomStringConvertible {
         case let .storeUnavailable(reason): "The catalog is unavailable: \(reason)"
         case .outcomeUnknown: "The save was sent, but whether it committed is unknown."
         case .unsupported: "This catalog does not support that."
+        case let .invalidField(field, reason): "\(field.label): \(reason)."
         }
     }
 }

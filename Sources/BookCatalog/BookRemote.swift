@@ -13,7 +13,7 @@ public protocol BookRemote: Sendable {
 
 extension BookRemote {
     public func save(_ request: SaveRequest) async throws -> BookRecord {
-        guard request.author == nil else { throw BookFailure.unsupported }
+        guard request.author == nil, request.details == nil else { throw BookFailure.unsupported }
         return try await save(id: request.id, title: request.title, expectedRevision: request.expectedRevision)
     }
 }
@@ -25,13 +25,20 @@ public struct SaveRequest: Sendable, Equatable {
     public let title: String
     /// `nil` leaves the stored author as it is.
     public let author: String?
+    /// Every field beyond title and author, all written together; nil keeps the book's as
+    /// they are (a save from a tool that knows only titles and authors).
+    public let details: BookDetails?
     public let expectedRevision: Int
     public let operation: UUID
 
-    public init(id: Int, title: String, author: String? = nil, expectedRevision: Int, operation: UUID = UUID()) {
+    public init(
+        id: Int, title: String, author: String? = nil, details: BookDetails? = nil, expectedRevision: Int,
+        operation: UUID = UUID()
+    ) {
         self.id = id
         self.title = title
         self.author = author
+        self.details = details
         self.expectedRevision = expectedRevision
         self.operation = operation
     }
@@ -41,12 +48,14 @@ public struct SaveRequest: Sendable, Equatable {
         SaveRequest(
             id: id, title: try BookValidation.title(title),
             author: try author.map { raw throws(BookFailure) in try BookValidation.author(raw) },
+            details: try details.map { raw throws(BookFailure) in try raw.validated() },
             expectedRevision: expectedRevision, operation: operation)
     }
 
     /// The same operation against another base revision (an explicit overwrite).
     public func rebased(onto revision: Int) -> SaveRequest {
-        SaveRequest(id: id, title: title, author: author, expectedRevision: revision, operation: UUID())
+        SaveRequest(
+            id: id, title: title, author: author, details: details, expectedRevision: revision, operation: UUID())
     }
 }
 

@@ -1,3 +1,4 @@
+import Foundation
 import TerminalSafeText
 
 /// The rules a title and an author must meet before they are sent to a store.
@@ -36,6 +37,121 @@ public enum BookValidation {
             throw .invalidAuthor
         }
         return trimmed
+    }
+
+    public static let maximumPublisherLength = 200
+    public static let maximumSeriesLength = 200
+    public static let maximumTagCount = 50
+    public static let maximumTagLength = 50
+    public static let maximumNotesLength = 20_000
+    public static let earliestYear = -3000
+    /// Four bytes for each character allowed, as for titles.
+    public static let maximumNotesBytes = 80_000
+
+    /// The latest publication year accepted: next year, by the calendar where the check runs
+    /// (a book announced for next year may be catalogued now).
+    public static var latestYear: Int {
+        Calendar(identifier: .gregorian).component(.year, from: Date()) + 1
+    }
+
+    /// The canonical ISBN-13 of `raw`, nil when `raw` is blank (no ISBN).
+    public static func isbn(_ raw: String) throws(BookFailure) -> String? {
+        let trimmed = trim(raw)
+        guard !trimmed.isEmpty else { return nil }
+        switch ISBN.canonical(trimmed) {
+        case let .success(isbn): return isbn
+        case let .failure(problem): throw .invalidField(.isbn, reason: problem.description)
+        }
+    }
+
+    public static func year(_ year: Int) throws(BookFailure) -> Int {
+        guard (earliestYear...latestYear).contains(year) else {
+            throw .invalidField(.year, reason: "a year from \(earliestYear) to \(latestYear), not \(year)")
+        }
+        return year
+    }
+
+    /// A year as typed ("1869", "-400"); nil when blank.
+    public static func year(text raw: String) throws(BookFailure) -> Int? {
+        let trimmed = trim(raw)
+        guard !trimmed.isEmpty else { return nil }
+        guard let year = Int(trimmed), trimmed.count <= 6 else {
+            throw .invalidField(.year, reason: "a year is a whole number such as 1869, not \(quoted(trimmed))")
+        }
+        return try self.year(year)
+    }
+
+    /// A series position as typed ("2", "2.5"); nil when blank.
+    public static func seriesIndex(text raw: String) throws(BookFailure) -> SeriesIndex? {
+        let trimmed = trim(raw)
+        guard !trimmed.isEmpty else { return nil }
+        guard let index = SeriesIndex(trimmed) else {
+            throw .invalidField(
+                .seriesIndex, reason: "a position such as 1, 2 or 2.5 (up to 99999.999), not \(quoted(trimmed))")
+        }
+        return index
+    }
+
+    public static func publisher(_ raw: String) throws(BookFailure) -> String {
+        try line(raw, .publisher, maximumPublisherLength)
+    }
+
+    public static func series(_ raw: String) throws(BookFailure) -> String {
+        try line(raw, .series, maximumSeriesLength)
+    }
+
+    /// The tags as a set: each trimmed, blank ones dropped, those equal when folded (case and
+    /// accents) kept once (the first as written), sorted by folded form.
+    public static func tags(_ raw: [String]) throws(BookFailure) -> [String] {
+        var seen = Set<String>(), kept: [(folded: String, tag: String)] = []
+        for tag in raw.map(trim) where !isBlank(tag) {
+            guard !tag.contains(",") else {
+                throw .invalidField(.tags, reason: "a tag may not hold a comma: commas separate tags")
+            }
+            guard fits(tag, maximumTagLength, bytes: maximumTagLength * 4), !hasControlCharacters(tag) else {
+                throw .invalidField(
+                    .tags,
+                    reason: "each tag needs 1 to \(maximumTagLength) characters and no control characters")
+            }
+            let folded = SearchTerms.fold(tag)
+            if seen.insert(folded).inserted { kept.append((folded, tag)) }
+        }
+        guard kept.count <= maximumTagCount else {
+            throw .invalidField(.tags, reason: "at most \(maximumTagCount) tags, not \(kept.count)")
+        }
+        return kept.sorted { ($0.folded, $0.tag) < ($1.folded, $1.tag) }.map(\.tag)
+    }
+
+    /// Tags as typed: "a, b, c".
+    public static func tags(text raw: String) throws(BookFailure) -> [String] {
+        try tags(raw.split(separator: ",", omittingEmptySubsequences: false).map(String.init))
+    }
+
+    /// Notes as kept: line breaks ("\r\n" and "\r" become "\n") are data, trailing blank
+    /// lines and spaces at the ends are dropped; any other control character is refused.
+    public static func notes(_ raw: String) throws(BookFailure) -> String {
+        let lines = raw.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\r", with: "\n")
+        let trimmed = trim(lines)
+        guard fits(trimmed, maximumNotesLength, bytes: maximumNotesBytes) else {
+            throw .invalidField(.notes, reason: "at most \(maximumNotesLength) characters")
+        }
+        guard !trimmed.unicodeScalars.contains(where: { $0 != "\n" && isControl($0) }) else {
+            throw .invalidField(.notes, reason: "line breaks are kept, but no other control characters")
+        }
+        return trimmed
+    }
+
+    /// One line of text of at most `limit` characters, possibly empty.
+    private static func line(_ raw: String, _ field: BookField, _ limit: Int) throws(BookFailure) -> String {
+        let trimmed = trim(raw)
+        guard fits(trimmed, limit, bytes: limit * 4), !hasControlCharacters(trimmed) else {
+            throw .invalidField(field, reason: "at most \(limit) characters and no control characters")
+        }
+        return trimmed
+    }
+
+    private static func quoted(_ text: String) -> String {
+        "\"" + String(text.unicodeScalars.prefix(20).map { isControl($0) ? "?" : Character($0) }) + "\""
     }
 
     public static func hasControlCharacters(_ text: String) -> Bool {

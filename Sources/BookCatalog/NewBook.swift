@@ -6,15 +6,19 @@ public struct NewBook: Sendable, Equatable {
     /// --restore` of text another program stored); `title` and `author` then show each bad
     /// byte as U+FFFD. Nil for every book of valid text.
     public let storedBytes: StoredBytes?
+    /// ISBN, year, publisher, series, tags and notes; empty for none.
+    public let details: BookDetails
 
-    public init(title: String, author: String = "") {
+    public init(title: String, author: String = "", details: BookDetails = .none) {
         self.title = title
         self.author = author
+        self.details = details
         storedBytes = nil
     }
 
     /// A book of exactly these bytes; `storedBytes` is set only when one is not valid UTF-8.
-    public init(storedTitle: [UInt8], storedAuthor: [UInt8]) {
+    public init(storedTitle: [UInt8], storedAuthor: [UInt8], details: BookDetails = .none) {
+        self.details = details
         let title = String(validating: storedTitle, as: UTF8.self),
             author = String(validating: storedAuthor, as: UTF8.self)
         self.title = title ?? String(decoding: storedTitle, as: UTF8.self)
@@ -28,6 +32,8 @@ public struct NewBook: Sendable, Equatable {
         if let storedBytes {
             throw String(validating: storedBytes.title, as: UTF8.self) == nil ? .invalidTitle : .invalidAuthor
         }
-        return NewBook(title: try BookValidation.title(title), author: try BookValidation.author(author))
+        return NewBook(
+            title: try BookValidation.title(title), author: try BookValidation.author(author),
+            details: try details.validated())
     }
 }

@@ -14,7 +14,7 @@ public enum FailureKind: String, Sendable, Hashable {
         case .missing: self = .missing
         case .conflict: self = .conflict
         case .notAllowed: self = .notAllowed
-        case .invalidTitle, .invalidAuthor: self = .invalidInput
+        case .invalidTitle, .invalidAuthor, .invalidField: self = .invalidInput
         case .storeUnavailable: self = .unavailable
         case .outcomeUnknown: self = .outcomeUnknown
         case .invalidResponse: self = .invalidResponse
