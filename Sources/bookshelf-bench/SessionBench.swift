@@ -99,7 +99,7 @@ enum SessionBench: BenchMode {
     static func simulate(catalog: SQLiteCatalog, path: String, script: LatencyScript, plan: Plan) async throws {
         let total = plan.keys
         // As the app builds it with `--latency`, with a count of the sessions still alive.
-        let sessions = CountingConnector(SQLiteConnector(catalog: catalog))
+        let sessions = SessionCountingConnector<SQLiteBookRemote>(SQLiteConnector(catalog: catalog))
         let connector = LatencyScriptedConnector(sessions, script: script)
         let model = BookshelfModel(connector: connector, account: "bench")
         let size = TerminalSize(rows: 40, columns: 120)
@@ -214,34 +214,6 @@ enum SessionBench: BenchMode {
 
         static func megabytes(_ bytes: Int) -> String {
             String(format: "%.1f MB", Double(bytes) / 1_000_000)
-        }
-    }
-
-    /// Opens sessions through `base` and counts how many are still alive: a session the app
-    /// let go of (an account switch) must be freed, with its SQLite connection and index.
-    final class CountingConnector: CatalogConnector, @unchecked Sendable {
-        let base: SQLiteConnector
-        private let lock = NSLock()
-        private var sessions: [WeakRemote] = []
-
-        struct WeakRemote { weak var remote: SQLiteBookRemote? }
-
-        init(_ base: SQLiteConnector) { self.base = base }
-
-        var opened: Int { lock.withLock { sessions.count } }
-        var alive: Int { lock.withLock { sessions.filter { $0.remote != nil }.count } }
-
-        func accountNames() async throws -> [String] { try await base.accountNames() }
-        func accountRoles() async throws -> [String: AccountRole] { try await base.accountRoles() }
-        func accountScopes() async throws -> [String: String] { try await base.accountScopes() }
-        func requiresPassword(for account: String) -> Bool { base.requiresPassword(for: account) }
-
-        func connect(account: String, password: String?) async throws -> any BookRemote {
-            let remote = try await base.connect(account: account, password: password)
-            if let sqlite = remote as? SQLiteBookRemote {
-                lock.withLock { sessions.append(WeakRemote(remote: sqlite)) }
-            }
-            return remote
         }
     }
 

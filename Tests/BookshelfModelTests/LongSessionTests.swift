@@ -14,7 +14,7 @@ import Testing
         let catalog = MemoryCatalog()
         for name in ["alice", "bob"] { catalog.addAccount(Account(name: name, role: .editor, scope: "main")) }
         for number in 1...20 { _ = catalog.addBook(title: "Book \(number)", scope: "main") }
-        let connector = RemoteCountingConnector(MemoryCatalogConnector(catalog: catalog))
+        let connector = SessionCountingConnector<MemoryBookRemote>(MemoryCatalogConnector(catalog: catalog))
         let model = BookshelfModel(connector: connector, account: "alice")
         await settle(model, model.start())
         let switches = 12
@@ -37,31 +37,5 @@ import Testing
     private func settle(_ model: BookshelfModel, _ request: Int?) async {
         if let request { await model.finished(request: request) }
         while let next = model.runningRequests.first { await model.finished(request: next) }
-    }
-}
-
-/// Connects through `base` and counts the remotes it handed out that are still alive.
-final class RemoteCountingConnector: CatalogConnector, @unchecked Sendable {
-    private let base: MemoryCatalogConnector
-    private let lock = NSLock()
-    /// Read and written only inside `lock`.
-    private var remotes: [WeakRemote] = []
-
-    private struct WeakRemote { weak var remote: MemoryBookRemote? }
-
-    init(_ base: MemoryCatalogConnector) { self.base = base }
-
-    var opened: Int { lock.withLock { remotes.count } }
-    var alive: Int { lock.withLock { remotes.filter { $0.remote != nil }.count } }
-
-    func accountNames() async throws -> [String] { try await base.accountNames() }
-    func accountRoles() async throws -> [String: AccountRole] { try await base.accountRoles() }
-    func accountScopes() async throws -> [String: String] { try await base.accountScopes() }
-    func requiresPassword(for account: String) -> Bool { base.requiresPassword(for: account) }
-
-    func connect(account: String, password: String?) async throws -> any BookRemote {
-        let remote = try await base.connect(account: account, password: password)
-        if let memory = remote as? MemoryBookRemote { lock.withLock { remotes.append(WeakRemote(remote: memory)) } }
-        return remote
     }
 }

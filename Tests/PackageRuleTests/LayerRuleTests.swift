@@ -71,8 +71,6 @@ struct LayerRuleTests {
         "MappedIndexMemory": "a read-only mapping; block checks are idempotent",
         "ProgressDisplay": "updates come from one thread at a time; its lock keeps that true",
         "ResidentPeaks": "bench: written by its sampling thread, read only after that thread ended",
-        "CountingConnector": "bench: its list of sessions is behind an NSLock",
-        "RemoteCountingConnector": "test: its list of remotes is behind an NSLock",
         "Shared": "test: its value is behind an NSLock",
         "Written": "test: written and read on the test's own thread",
         "Box": "test: the raw SQL connection, touched only on its worker's serial queue",
