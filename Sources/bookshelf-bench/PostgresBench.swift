@@ -26,7 +26,13 @@ enum PostgresBench: BenchMode {
     static let writers = BenchNumber("writers", default: 8, help: "concurrent writers, each on its own connection")
     static let seconds = BenchNumber("seconds", default: 10, help: "how long the writers run")
     static let hotBooks = BenchNumber("hot-books", default: 100, help: "how many books the writers fight over")
-    static let options: [any OptionDeclaration] = [count, db, iterations, writers, seconds, hotBooks]
+    static let sessions = BenchNumber(
+        "sessions", default: 16,
+        help: "people typing at once (8 keys/s each) while 2 writers save, through the app's model; 0 skips it")
+    static let typingSeconds = BenchNumber("typing-seconds", default: 20, help: "how long the sessions type")
+    static let options: [any OptionDeclaration] = [
+        count, db, iterations, writers, seconds, hotBooks, sessions, typingSeconds,
+    ]
 
     static let scope = "bench"
     static let accountName = "bench_editor"
@@ -37,6 +43,8 @@ enum PostgresBench: BenchMode {
         let writers = max(1, try arguments.value(Self.writers))
         let seconds = max(1, try arguments.value(Self.seconds))
         let hotBooks = max(1, try arguments.value(Self.hotBooks))
+        let sessions = try arguments.value(Self.sessions)
+        let typingSeconds = max(1, try arguments.value(Self.typingSeconds))
         #if DEBUG
             print("warning: debug build; use `swift run -c release bookshelf-bench postgres` for real figures")
         #endif
@@ -49,7 +57,38 @@ enum PostgresBench: BenchMode {
                 "search: BookRepository -> PostgresRemote as \(accountName) (row-level security), \(iterations) searches per class"
         )
 
+        if sessions > 0 {
+            try await typing(
+                sessions: sessions, seconds: typingSeconds, hotBooks: hotBooks, connector: user, probe: probe)
+        }
         try await saves(writers: writers, seconds: seconds, hotBooks: hotBooks, connector: user, probe: probe)
+    }
+
+    /// `sessions` people type for `seconds` while two writers save (issue 41): the keys' times per
+    /// class, the server's share of the machine, and the writers' conflicts and lost updates.
+    static func typing(sessions: Int, seconds: Int, hotBooks: Int, connector: PostgresConnector, probe: PostgresRemote)
+        async throws
+    {
+        let cpuBefore = ServerCPUTime()
+        let clock = ContinuousClock()
+        let start = clock.now
+        async let saving: Void = saves(
+            writers: 2, seconds: seconds, hotBooks: hotBooks, connector: connector, probe: probe)
+        let keys = try await TypingSessions.run(
+            sessions: sessions, seconds: seconds, keysPerSecond: 8, connector: connector, account: accountName)
+        try await saving
+        let elapsed = clock.now - start
+        TypingSessions.print(
+            keys,
+            title:
+                "typing: \(sessions) sessions at 8 keys/s for \(seconds) s beside 2 writers, key to page published (the model, BookRepository -> PostgresRemote)"
+        )
+        if let cpuBefore, let cpuAfter = ServerCPUTime() {
+            let share = cpuAfter.share(since: cpuBefore, over: elapsed)
+            print("server CPU: \(String(format: "%.0f", share * 100)) % of the machine's cores while they typed")
+        } else {
+            print("server CPU: unknown (no /proc)")
+        }
     }
 
     /// A catalog holding `count` benchmark books in scope "bench" (on a throwaway server

@@ -15,7 +15,7 @@ import Testing
         ],
         "keys": ["count", "db", "rounds", "columns", "rows", "cold", "no-index", "each", "many-arenas", "without"],
         "cli": ["count", "db", "runs", "bookshelf", "limit"],
-        "postgres": ["count", "db", "iterations", "writers", "seconds", "hot-books"],
+        "postgres": ["count", "db", "iterations", "writers", "seconds", "hot-books", "sessions", "typing-seconds"],
         "compare": ["count", "db", "pg", "iterations"],
         "saves": ["processes", "seconds", "books", "db", "log", "writer"],
         "session": [
