@@ -12,11 +12,17 @@ struct ClassTable {
         let name: String
         let timings: Timings
         let firstTotal: TotalCount
+        /// The server's CPU time per timed search, where the store is a server on this machine.
+        var serverCPU: Duration? = nil
     }
 
     let rows: [Row]
 
-    static func measure(_ repository: BookRepository, iterations: Int) async throws -> ClassTable {
+    /// `serverCPU`, where given, reads the server's CPU time so far: each row then says what a
+    /// search cost the server, a figure other work on the machine does not inflate.
+    static func measure(
+        _ repository: BookRepository, iterations: Int, serverCPU: (() -> Duration?)? = nil
+    ) async throws -> ClassTable {
         var rows: [Row] = []
         for queryClass in SearchBench.classes {
             var timed: [SearchQuery] = []
@@ -28,12 +34,15 @@ struct ClassTable {
             for query in timed { _ = try await repository.search(query) }
             var timings = Timings()
             var first: TotalCount?
+            let cpuBefore = serverCPU?()
             for iteration in 0..<iterations {
                 let query = timed[iteration % timed.count]
                 let page = try await timings.measure { try await repository.search(query) }
                 if first == nil { first = page.totalCount }
             }
-            rows.append(Row(name: queryClass.name, timings: timings, firstTotal: first ?? .exact(0)))
+            var row = Row(name: queryClass.name, timings: timings, firstTotal: first ?? .exact(0))
+            if let cpuBefore, let cpuAfter = serverCPU?() { row.serverCPU = (cpuAfter - cpuBefore) / iterations }
+            rows.append(row)
         }
         return ClassTable(rows: rows)
     }
@@ -47,10 +56,13 @@ struct ClassTable {
 
     func print(title: String) {
         Swift.print("\n\(title)")
-        Swift.print("class          p50          p99          max    matches (first query)")
+        let withCPU = rows.contains { $0.serverCPU != nil }
+        Swift.print(
+            "class          p50          p99          max    \(withCPU ? "server CPU   " : "")matches (first query)")
         for row in rows {
+            let cpu = withCPU ? (row.serverCPU?.formatted ?? "   unknown") + "   " : ""
             Swift.print(
-                "\(row.name.padding(toLength: 12, withPad: " ", startingAt: 0)) \(row.timings.p50.formatted)  \(row.timings.p99.formatted)  \(row.timings.percentile(1).formatted)    \(Self.text(row.firstTotal))"
+                "\(row.name.padding(toLength: 12, withPad: " ", startingAt: 0)) \(row.timings.p50.formatted)  \(row.timings.p99.formatted)  \(row.timings.percentile(1).formatted)    \(cpu)\(Self.text(row.firstTotal))"
             )
         }
     }

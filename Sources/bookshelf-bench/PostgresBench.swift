@@ -51,7 +51,11 @@ enum PostgresBench: BenchMode {
 
         let (server, probe, user) = try await prepare(count: count, database: arguments.value(db))
         defer { server?.stop() }
-        let table = try await ClassTable.measure(BookRepository(remote: probe), iterations: iterations)
+        // The server's CPU time, from the server's processes on this machine (a throwaway server).
+        let origin = ServerCPUTime()
+        let serverCPU = server == nil ? nil : { () -> Duration? in origin.flatMap { ServerCPUTime()?.used(since: $0) } }
+        let table = try await ClassTable.measure(
+            BookRepository(remote: probe), iterations: iterations, serverCPU: serverCPU)
         table.print(
             title:
                 "search: BookRepository -> PostgresRemote as \(accountName) (row-level security), \(iterations) searches per class"

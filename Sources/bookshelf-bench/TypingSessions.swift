@@ -118,10 +118,14 @@ struct ServerCPUTime {
         ticks = total
     }
 
+    /// The CPU time the server used since `start`.
+    func used(since start: ServerCPUTime) -> Duration {
+        .milliseconds((ticks - start.ticks) * 1000 / max(1, sysconf(Int32(_SC_CLK_TCK))))
+    }
+
     /// The share of all cores' time over `elapsed` that the server used since `start`.
     func share(since start: ServerCPUTime, over elapsed: Duration) -> Double {
-        let ticksPerSecond = Double(sysconf(Int32(_SC_CLK_TCK)))
         let cores = Double(ProcessInfo.processInfo.activeProcessorCount)
-        return Double(ticks - start.ticks) / ticksPerSecond / max(0.001, elapsed.milliseconds / 1000 * cores)
+        return used(since: start).milliseconds / max(0.001, elapsed.milliseconds * cores)
     }
 }
