@@ -94,9 +94,10 @@ enum TypingSessions {
     }
 }
 
-/// The CPU time the PostgreSQL server's processes on this machine have used (the postmaster
-/// and every backend alive when read), from /proc: to say what share of the machine the
-/// server took while sessions typed.
+/// The CPU time the PostgreSQL server's processes on this machine have used, from /proc: each
+/// live process's own time, and the time of the backends that ended, which the postmaster
+/// collected when it reaped them (its children's time). To say what share of the machine the
+/// server took while sessions typed, and what a search cost it.
 struct ServerCPUTime {
     let ticks: Int
 
@@ -110,10 +111,11 @@ struct ServerCPUTime {
                 let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
                 let closing = stat.lastIndex(of: ")")
             else { continue }
-            // After "pid (comm) ": state is field 3, utime field 14, stime field 15.
+            // After "pid (comm) ": state is field 3, utime and stime fields 14 and 15, the reaped
+            // children's cutime and cstime 16 and 17.
             let fields = stat[stat.index(after: closing)...].split(separator: " ")
-            guard fields.count > 12, let user = Int(fields[11]), let system = Int(fields[12]) else { continue }
-            total += user + system
+            guard fields.count > 14 else { continue }
+            total += fields[11...14].compactMap { Int($0) }.reduce(0, +)
         }
         ticks = total
     }
