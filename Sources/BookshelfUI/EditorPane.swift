@@ -66,7 +66,9 @@ enum EditorPane {
         } else {
             writer.skip()
             writer.line(
-                StyledText((viewOnly ? Hints.viewerPane : Hints.editorPane).text, style: Theme.hint),
+                StyledText(
+                    (viewOnly ? Hints.viewerPane : editor.focus == .notes ? Hints.notesPane : Hints.editorPane).text,
+                    style: Theme.hint),
                 into: &canvas)
         }
     }

@@ -248,7 +248,7 @@ public enum Keymap {
             title: "Editing a book",
             entries: [
                 Entry(
-                    "Tab Shift-Tab", "next / previous field (Down / Up too, outside the notes)",
+                    "Tab Shift-Tab", "next / previous field (Down / Up too)",
                     documentation: """
                         next / previous field, in the form's order: title, author, ISBN, year, publisher, series, \
                         series index, tags (as "a, b, c"), notes; Down / Up too, outside the notes
@@ -268,16 +268,18 @@ public enum Keymap {
                         Binding(.conflict, [.enter, .ctrl("s")], .chooseFirst),
                     ]),
                 Entry(
-                    "in the notes", "Enter: new line; Up Down: between lines; paste keeps lines",
+                    "in the notes", "Enter new line, Up Down line, Ctrl-S save",
                     documentation: """
-                        Enter starts a new line, Up / Down move between lines, a paste keeps its lines (the other \
-                        fields join them with spaces); notes are not searched
+                        Enter starts a new line, Up / Down move between lines, Ctrl-S saves, a paste keeps its lines \
+                        (the other fields join them with spaces); notes are not searched
                         """,
                     [
                         Binding(.notes, [.enter], .edit(.insert("\n"))),
                         Binding(.notes, [.up], .edit(.lineUp)),
                         Binding(.notes, [.down], .edit(.lineDown)),
                         Binding(.notes, [.paste], .paste),
+                        // The hint in the notes names Ctrl-S, the key that saves there.
+                        Binding(.notes, [.ctrl("s")], .save),
                     ]),
                 Entry("Esc", "close the editor (asks first if unsaved)", [Binding(.editor, [.escape], .closeEditor)]),
             ]),

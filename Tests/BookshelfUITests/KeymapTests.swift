@@ -288,6 +288,11 @@ import TerminalUI
             let harness = try await Self.editingOneLine()
             await harness.press(key)
             #expect(harness.model.state.editor == nil, "\(what)")
+        case .save where layer == .notes:
+            let harness = try await Self.editingNotes()
+            await harness.press(key)
+            #expect(harness.model.state.editor?.outcome == .saved(revision: 2), "\(what)")
+            #expect(harness.model.state.editor?.draft.notes == Self.notes, "\(what): no new line")
         case .save:
             let harness = try await Self.editingOneLine()
             await harness.type("!")
