@@ -6,8 +6,8 @@ import TerminalUI
 /// too short for all of them the form scrolls to keep the focused field's cursor in view, and
 /// "more ↑" / "more ↓" say that fields are hidden above or below.
 enum EditorForm {
-    /// "Series index" and a space.
-    static let labelWidth = 13
+    /// "Publisher" and a space.
+    static let labelWidth = 10
     /// The most rows the notes take; longer notes scroll inside them.
     static let notesRows = 6
     static let moreAbove = "more ↑"
@@ -70,8 +70,12 @@ enum EditorForm {
     }
 
     private static func drawLabel(_ field: EditorField, focused: Bool, x: Int, y: Int, into canvas: inout Canvas) {
-        canvas.draw(field.label, x: x, y: y, style: focused ? Theme.label : Theme.hint, maxWidth: labelWidth - 1)
+        canvas.draw(label(field), x: x, y: y, style: focused ? Theme.label : Theme.hint, maxWidth: labelWidth - 1)
     }
+
+    /// The field's name beside it; the series index is "Series #", so the labels leave the
+    /// text of a narrow pane room.
+    static func label(_ field: EditorField) -> String { field == .seriesIndex ? "Series #" : field.label }
 
     /// Every row of the form, top to bottom.
     static func rows(_ editor: EditorState, notes: NotesArea, fieldWidth: Int) -> [Row] {
