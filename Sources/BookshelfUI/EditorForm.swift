@@ -22,6 +22,13 @@ enum EditorForm {
         case problem(EditorField, String)
     }
 
+    /// The rows the whole form takes in a pane `width` columns wide.
+    static func height(_ editor: EditorState, width: Int) -> Int {
+        let fieldWidth = max(1, width - labelWidth - 2)
+        let notes = NotesArea(editor.lines[.notes], width: fieldWidth, focused: editor.focus == .notes)
+        return rows(editor, notes: notes, fieldWidth: fieldWidth).count
+    }
+
     /// Draws the form into `area`; returns where the cursor goes, if the focused field shows.
     static func render(_ editor: EditorState, in area: Rect, into canvas: inout Canvas) -> Position? {
         guard area.height > 0, area.width > 0 else { return nil }
@@ -48,8 +55,10 @@ enum EditorForm {
                 if focused { cursor = Position(x: cursorX, y: y) }
             case let .notes(index):
                 let focused = editor.focus == .notes
-                if index == 0 { drawLabel(.notes, focused: focused, x: area.x + 1, y: y, into: &canvas) }
-                if let marker = notes.marker(onRow: index) {
+                // The label goes on the first notes row shown, also when the form hides the ones above.
+                if index == 0 || row == rows[window.lowerBound] {
+                    drawLabel(.notes, focused: focused, x: area.x + 1, y: y, into: &canvas)
+                } else if let marker = notes.marker(onRow: index) {
                     canvas.draw(marker, x: area.x + 1, y: y, style: Theme.hint)
                 }
                 let style = focused ? Theme.focusedField : Theme.field

@@ -24,13 +24,14 @@ enum EditorPane {
         if editor.isDirty { heading.append(" · modified", style: Theme.warning) }
         writer.line(heading, into: &canvas)
 
-        // What follows the form is drawn after it, in the rows the form leaves; the form gets
-        // the rest, and at least three rows, scrolling when it needs more.
+        // What follows the form is drawn under it; the form gets the rows it needs, or what
+        // the rest leaves (at least three rows), scrolling when that is fewer.
         var scratch = Canvas(width: area.width, height: area.height)
         var measure = PaneWriter(area: Rect(x: 0, y: 0, width: area.width, height: area.height))
         footer(editor, viewOnly: viewOnly, base: base, writer: &measure, into: &scratch)
         let remaining = area.y + area.height - writer.y
-        let formHeight = max(min(3, remaining), remaining - measure.y)
+        let needed = EditorForm.height(editor, width: area.width)
+        let formHeight = min(needed, max(min(3, remaining), remaining - measure.y))
         let formArea = Rect(x: area.x, y: writer.y, width: area.width, height: formHeight)
         let cursor = EditorForm.render(editor, in: formArea, into: &canvas)
         if let cursor, ui.overlay == nil { canvas.cursor = cursor }
