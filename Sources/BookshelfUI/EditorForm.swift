@@ -155,30 +155,52 @@ struct NotesArea {
         var offset = 0
         for text in line.text.split(separator: "\n", omittingEmptySubsequences: false) {
             let characters = Array(text)
-            var start = 0
-            var chunk: [Glyph] = [], chunkWidth = 0
-            for (index, character) in characters.enumerated() {
-                let glyphs = TextLayout.glyphs(String(character))
-                let glyphWidth = glyphs.reduce(0) { $0 + $1.width }
-                if chunkWidth + glyphWidth > width, chunkWidth > 0 {
-                    rows.append((chunk, offset + start, offset + index))
-                    (chunk, chunkWidth, start) = ([], 0, index)
+            let glyphs = characters.map { TextLayout.glyphs(String($0)) }
+            let widths = glyphs.map { $0.reduce(0) { $0 + $1.width } }
+            for range in Self.wrap(characters, widths: widths, width: width) {
+                let rowWidth = widths[range].reduce(0, +)
+                let isLast = range.upperBound == characters.count
+                if (offset + range.lowerBound..<offset + range.upperBound).contains(line.cursor) {
+                    cursor = (rows.count, widths[range.lowerBound..<line.cursor - offset].reduce(0, +))
+                } else if isLast, line.cursor == offset + characters.count {
+                    // At the end of a full row the cursor waits on the next one.
+                    cursor = rowWidth >= width ? (rows.count + 1, 0) : (rows.count, rowWidth)
                 }
-                if line.cursor == offset + index { cursor = (rows.count, chunkWidth) }
-                chunk += glyphs
-                chunkWidth += glyphWidth
+                rows.append((glyphs[range].flatMap { $0 }, offset + range.lowerBound, offset + range.upperBound))
+                if isLast, rowWidth >= width {
+                    rows.append(([], offset + characters.count, offset + characters.count))
+                }
             }
-            if line.cursor == offset + characters.count {
-                cursor = chunkWidth >= width ? (rows.count + 1, 0) : (rows.count, chunkWidth)
-            }
-            rows.append((chunk, offset + start, offset + characters.count))
-            if chunkWidth >= width { rows.append(([], offset + characters.count, offset + characters.count)) }
             offset += characters.count + 1
         }
         visualRows = rows
         self.cursor = cursor
         shownRows = min(EditorForm.notesRows, rows.count)
         top = focused ? max(0, cursor.row - shownRows + 1) : 0
+    }
+
+    /// Where one line of the notes breaks into rows of `width` columns: after the last space
+    /// that fits, or, for a word longer than a row, inside it. An empty line is one empty row.
+    static func wrap(_ characters: [Character], widths: [Int], width: Int) -> [Range<Int>] {
+        var rows: [Range<Int>] = []
+        var start = 0
+        repeat {
+            var end = start, used = 0
+            while end < characters.count, used + widths[end] <= width || end == start {
+                used += widths[end]
+                end += 1
+            }
+            if end < characters.count, let space = characters[start..<end].lastIndex(where: \.isWhitespace),
+                space > start
+            {
+                let wordEnd = characters[end...].firstIndex(where: \.isWhitespace) ?? characters.count
+                // Only a word that a row of its own can hold moves down whole.
+                if widths[(space + 1)..<wordEnd].reduce(0, +) <= width { end = space + 1 }
+            }
+            rows.append(start..<end)
+            start = end
+        } while start < characters.count
+        return rows
     }
 
     /// The shown row the cursor is on, when it is shown.

@@ -94,15 +94,22 @@ import TerminalUI
                 "           line 5", " more ↓    line 6",
             ], "\(harness.text)")
         #expect(harness.screen.cursor == Position(x: 11 + 6, y: 12))
-        // A line longer than the field's 68 columns wraps; the cursor follows it.
+        // A line longer than the field's 68 columns wraps after the last word that fits (a
+        // word longer than a row is cut); the cursor follows it.
         await harness.press(.end)
-        await harness.type(String(repeating: "x", count: 70))
+        await harness.type(" spills over the edge of the notes so the rest of this sentence wraps")
         #expect(
             pane(harness, x: 0, rows: 12...14) == [
-                " Notes     line 1" + String(repeating: "x", count: 62), "           xxxxxxxx",
-                "           line 2",
+                " Notes     line 1 spills over the edge of the notes so the rest of this",
+                "           sentence wraps", "           line 2",
             ], "\(harness.text)")
-        #expect(harness.screen.cursor == Position(x: 11 + 8, y: 13))
+        #expect(harness.screen.cursor == Position(x: 11 + 14, y: 13))
+        await harness.press(.down, .end)
+        await harness.type(String(repeating: "x", count: 70))
+        #expect(
+            pane(harness, x: 0, rows: 14...15) == [
+                "           line 2" + String(repeating: "x", count: 62), "           xxxxxxxx",
+            ], "\(harness.text)")
     }
 
     @Test func aPasteIntoTheNotesKeepsItsLinesAndIntoAFieldJoinsThem() async {
