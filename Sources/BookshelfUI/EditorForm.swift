@@ -97,7 +97,7 @@ enum EditorForm {
             }
             if let problem = editor.problems[field] {
                 // A problem beside its field: at most two lines, the second cut with "…".
-                let lines = TextWrap.lines(problem, width: fieldWidth)
+                let lines = TextWrap.lines(besideItsField(problem, field), width: fieldWidth)
                 for (index, line) in lines.prefix(2).enumerated() {
                     let cut = index == 1 && lines.count > 2
                     rows.append(.problem(field, cut ? TextLayout.truncate(line + " …", toWidth: fieldWidth) : line))
@@ -105,6 +105,14 @@ enum EditorForm {
             }
         }
         return rows
+    }
+
+    /// A problem without the field's name ("ISBN: its check digit…"), which its place says.
+    static func besideItsField(_ problem: String, _ field: EditorField) -> String {
+        let named = field.label + ": "
+        guard problem.hasPrefix(named) else { return problem }
+        let reason = problem.dropFirst(named.count)
+        return reason.prefix(1).uppercased() + reason.dropFirst()
     }
 
     /// The rows that must show: the focused field's cursor row, then as much of its problem.
