@@ -189,6 +189,27 @@ import TerminalUI
         #expect(harness.lines[4] == " Title     History of Rome")
     }
 
+    @Test func notesBothChangedOnTheSameLineAreAConflictShownAsBaseTheirsYours() async throws {
+        let harness = await openMommsen(
+            columns: 80, rows: 24, details: BookDetails(tags: ["rome"], notes: "one\ntwo\nthree"))
+        _ = try await harness.otherEditor().save(
+            SaveRequest(
+                id: 2, title: "History of Rome", author: "Theodor Mommsen",
+                details: BookDetails(tags: ["rome"], notes: "one\nTWO (bob)\nthree"), expectedRevision: 1))
+        // The second line, mine now.
+        await harness.press(.backTab, .up, .ctrl("u"))
+        await harness.type("mine")
+        await harness.press(.ctrl("s"))
+        #expect(harness.model.state.editor?.conflict?.fields.map(\.field) == [.notes], "\(harness.text)")
+        let row = try #require(harness.screen.row(containing: "Both changed the notes:"), "\(harness.text)")
+        #expect(
+            harness.lines[(row + 1)...(row + 3)] == [
+                " Base:   one ↵ two ↵ three", " Theirs: one ↵ TWO (bob) ↵ three", " Yours:  one ↵ mine ↵ three",
+            ], "\(harness.text)")
+        #expect(harness.model.state.editor?.draft.notes == "one\nmine\nthree", "the draft is kept")
+        #expect(try await harness.otherEditor().load(id: 2).revision == 2, "nothing more saved")
+    }
+
     @Test func theDetailPaneShowsTheFieldsOfTheSelectedBook() async {
         let harness = AppHarness(columns: 120, rows: 20)
         harness.catalog.put(
