@@ -239,8 +239,9 @@ enum Hints {
 
     static let all: [HintLine] = [
         connect, reconnect, question, help, accounts, restoreQuestion, history, historyReadOnly, conflictWithMerge,
-        conflict, editor, notes, viewer, search, searchReader, editorPane, notesPane, viewerPane, goBack, keepEditing, conflictBanner,
-        fieldConflictBanner, historyPane, historyPaneReadOnly, restoreBox, quitWhenTooSmall, keepEditingAnswer,
+        conflict, editor, notes, viewer, search, searchReader, editorPane, notesPane, viewerPane, goBack, keepEditing,
+        conflictBanner, fieldConflictBanner, historyPane, historyPaneReadOnly, restoreBox, quitWhenTooSmall,
+        keepEditingAnswer,
         chooseFirstWithMerge, chooseFirst, reloadOnlyAfterAConflict, overwriteOnlyAfterAConflict, discardAnswers,
         afterSaveAnswers,
     ]

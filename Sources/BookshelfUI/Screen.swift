@@ -303,8 +303,10 @@ enum DetailPane {
             .compactMap { $0 }.filter { !$0.isEmpty }
         if !facts.isEmpty { lines.append(StyledText(facts.joined(separator: " · "), style: .plain)) }
         if !details.series.isEmpty || details.seriesIndex != nil {
-            line("Series", [details.series, details.seriesIndex.map { "#\($0)" } ?? ""].filter { !$0.isEmpty }
-                .joined(separator: " "))
+            line(
+                "Series",
+                [details.series, details.seriesIndex.map { "#\($0)" } ?? ""].filter { !$0.isEmpty }
+                    .joined(separator: " "))
         }
         if !details.tags.isEmpty { line("Tags", details.tagsText) }
         if let first = details.notes.split(separator: "\n", omittingEmptySubsequences: false).first, !first.isEmpty {
