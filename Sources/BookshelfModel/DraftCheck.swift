@@ -53,6 +53,14 @@ struct DraftCheck {
     }
 }
 
+extension DraftCheck {
+    /// Every field of `draft`, as a store would keep it, equals `record`'s.
+    static func savesTheSame(_ draft: BookDraft, as record: BookRecord) -> Bool {
+        let stored = BookDraft(record)
+        return EditorField.allCases.allSatisfy { canonical($0, of: draft[$0]) == stored[$0] }
+    }
+}
+
 extension BookDraft {
     func with(_ field: EditorField, _ text: String) -> BookDraft {
         var draft = self

@@ -197,8 +197,9 @@ extension BookshelfModel {
             defer { changed() }
             return launch(.editor, reconciliation(of: unresolved, on: repository))
         }
-        // Every needless revision is a needless conflict for someone else.
-        guard editor.isDirty else {
+        // Every needless revision is a needless conflict for someone else: a draft that would
+        // save what the book holds (an ISBN-10 of its ISBN, its tags in another order) is none.
+        guard editor.isDirty, !DraftCheck.savesTheSame(editor.draft, as: base) else {
             self.editor?.outcome = .noChanges
             changed()
             return nil

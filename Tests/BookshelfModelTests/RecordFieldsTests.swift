@@ -113,3 +113,24 @@ let detailedBook = BookRecord(
         await h.drain()
     }
 }
+
+/// A draft that would save what the book already holds sends nothing: no needless revision.
+@MainActor
+@Suite struct SameValuesTests {
+    @Test func anISBN10OfItsISBNAndTagsInAnotherOrderAreNoChange() async {
+        let h = Harness(books: ["alice": [detailedBook], "bob": []])
+        await h.start()
+        _ = h.model.openSelected()!
+        await h.answer(.load, with: .deliver)
+        h.model.setDraft(.isbn, to: "0-14-044908-6")
+        h.model.setDraft(.tags, to: "history, Greece")
+        h.model.setDraft(.seriesIndex, to: "2.50")
+        #expect(h.editor?.isDirty == true)
+        #expect(h.model.save() == nil)
+        #expect(h.editor?.outcome == .noChanges)
+        #expect(await h.remote.arrivalCount(of: .save) == 0)
+        h.model.setDraft(.year, to: "-431")
+        #expect(h.model.save() != nil, "a real change is sent")
+        await h.drain()
+    }
+}
