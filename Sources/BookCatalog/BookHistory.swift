@@ -29,15 +29,28 @@ public protocol HistoryKeepingRemote: BookRemote {
     func history(of id: Int) async throws -> [BookRevision]
 }
 
-/// What changed from one revision of a book to the next.
+/// What changed from one revision of a book to the next: which fields, in the form's order.
 public struct RevisionChange: Sendable, Equatable {
-    public let titleChanged: Bool
-    public let authorChanged: Bool
+    /// The fields whose value differs from the revision before (none for the first known).
+    public let fields: [BookField]
 
     public init(from old: BookRecord?, to new: BookRecord) {
-        titleChanged = old.map { $0.title != new.title } ?? false
-        authorChanged = old.map { $0.author != new.author } ?? false
+        guard let old else {
+            fields = []
+            return
+        }
+        let (was, now) = (old.details, new.details)
+        let differs: [BookField: Bool] = [
+            .title: old.title != new.title, .author: old.author != new.author, .isbn: was.isbn != now.isbn,
+            .year: was.year != now.year, .publisher: was.publisher != now.publisher, .series: was.series != now.series,
+            .seriesIndex: was.seriesIndex != now.seriesIndex, .tags: was.tags != now.tags,
+            .notes: was.notes != now.notes,
+        ]
+        fields = BookField.allCases.filter { differs[$0] == true }
     }
+
+    public var titleChanged: Bool { fields.contains(.title) }
+    public var authorChanged: Bool { fields.contains(.author) }
 }
 
 extension Array where Element == BookRevision {

@@ -142,26 +142,74 @@ public struct SearchState: Equatable, Sendable {
     public var rowsAreCurrent: Bool { rowsQuery == query }
 }
 
-public enum EditorField: Sendable, Hashable, CaseIterable {
-    case title
-    case author
-}
+/// The editor's fields, in the order the form shows them: every field of a book.
+public typealias EditorField = BookField
 
-/// The text the user is editing, as typed (validation trims it when saving).
+/// The text the user is editing, as typed (validation trims it when saving): one text a field,
+/// tags as "a, b, c" and notes with their line breaks.
 public struct BookDraft: Equatable, Sendable, Hashable {
     public var title: String
     public var author: String
+    public var isbn: String
+    public var year: String
+    public var publisher: String
+    public var series: String
+    public var seriesIndex: String
+    public var tags: String
+    public var notes: String
 
-    public init(title: String, author: String) {
+    public init(
+        title: String, author: String, isbn: String = "", year: String = "", publisher: String = "",
+        series: String = "", seriesIndex: String = "", tags: String = "", notes: String = ""
+    ) {
         self.title = title
         self.author = author
+        self.isbn = isbn
+        self.year = year
+        self.publisher = publisher
+        self.series = series
+        self.seriesIndex = seriesIndex
+        self.tags = tags
+        self.notes = notes
     }
 
-    public init(_ record: BookRecord) { self.init(title: record.title, author: record.author) }
+    /// The fields as text, from a record's own values.
+    public init(title: String, author: String, details: BookDetails) {
+        self.init(
+            title: title, author: author, isbn: details.isbn ?? "", year: details.year.map(String.init) ?? "",
+            publisher: details.publisher, series: details.series,
+            seriesIndex: details.seriesIndex?.description ?? "", tags: details.tagsText, notes: details.notes)
+    }
+
+    public init(_ record: BookRecord) { self.init(title: record.title, author: record.author, details: record.details) }
 
     public subscript(field: EditorField) -> String {
-        get { field == .title ? title : author }
-        set { if field == .title { title = newValue } else { author = newValue } }
+        get {
+            switch field {
+            case .title: title
+            case .author: author
+            case .isbn: isbn
+            case .year: year
+            case .publisher: publisher
+            case .series: series
+            case .seriesIndex: seriesIndex
+            case .tags: tags
+            case .notes: notes
+            }
+        }
+        set {
+            switch field {
+            case .title: title = newValue
+            case .author: author = newValue
+            case .isbn: isbn = newValue
+            case .year: year = newValue
+            case .publisher: publisher = newValue
+            case .series: series = newValue
+            case .seriesIndex: seriesIndex = newValue
+            case .tags: tags = newValue
+            case .notes: notes = newValue
+            }
+        }
     }
 }
 
@@ -239,8 +287,10 @@ public struct EditorState: Equatable, Sendable {
     public var loadError: String?
     /// Why a background re-read of the record failed (the draft is untouched).
     public var watchError: String?
-    public var titleProblem: String?
-    public var authorProblem: String?
+    /// What is wrong with each field that breaks its rule, shown beside it.
+    public var problems: [EditorField: String]
+    public var titleProblem: String? { problems[.title] }
+    public var authorProblem: String? { problems[.author] }
     /// Why the draft cannot be changed now (typing is ignored), if it cannot.
     public var readOnlyReason: String?
     /// The account editing, for messages that name it.
@@ -250,7 +300,7 @@ public struct EditorState: Equatable, Sendable {
     public var isDirty: Bool { base.map { BookDraft($0) != draft } ?? false }
     public var isLoaded: Bool { base != nil }
     public var canSave: Bool {
-        base != nil && activity == nil && titleProblem == nil && authorProblem == nil && conflict == nil
+        base != nil && activity == nil && problems.isEmpty && conflict == nil
             && readOnlyReason == nil
     }
 }

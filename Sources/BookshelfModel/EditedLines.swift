@@ -1,23 +1,54 @@
-/// The draft as it is being edited: each field's text with its cursor. The model holds the
-/// one copy; the UI draws it and edits it through `editDraft` and `pasteIntoDraft`.
+import BookCatalog
+
+/// The draft as it is being edited: each field's text with its cursor (notes are one
+/// `LineEditor` over several lines). The model holds the one copy; the UI draws it and edits it
+/// through `editDraft` and `pasteIntoDraft`.
 public struct DraftLines: Equatable, Sendable {
-    public var title = LineEditor()
-    public var author = LineEditor()
+    private var lines: [EditorField: LineEditor] = [:]
 
     public init() {}
 
     public subscript(field: EditorField) -> LineEditor {
-        get { field == .title ? title : author }
-        set { if field == .title { title = newValue } else { author = newValue } }
+        get { lines[field] ?? LineEditor() }
+        set { lines[field] = newValue }
+    }
+
+    public var title: LineEditor {
+        get { self[.title] }
+        set { self[.title] = newValue }
+    }
+
+    public var author: LineEditor {
+        get { self[.author] }
+        set { self[.author] = newValue }
     }
 
     /// The fields' texts. A text put here (a load, a reload, a merge, a save the store
     /// normalised) moves its field's cursor to the end; a text that stays keeps its cursor.
     public var draft: BookDraft {
-        get { BookDraft(title: title.text, author: author.text) }
+        get {
+            var draft = BookDraft(title: "", author: "")
+            for field in EditorField.allCases { draft[field] = self[field].text }
+            return draft
+        }
         set {
-            title.replaceText(newValue.title)
-            author.replaceText(newValue.author)
+            for field in EditorField.allCases { self[field].replaceText(newValue[field]) }
+        }
+    }
+
+    /// The most characters a paste may bring a field to: its rule's length (a paste past it
+    /// is cut and says so), and for the fields whose rule is a shape, room for any valid text.
+    public static func limit(of field: EditorField) -> Int {
+        switch field {
+        case .title: BookValidation.maximumTitleLength
+        case .author: BookValidation.maximumAuthorLength
+        case .isbn: 40
+        case .year: 10
+        case .publisher: BookValidation.maximumPublisherLength
+        case .series: BookValidation.maximumSeriesLength
+        case .seriesIndex: 20
+        case .tags: BookValidation.maximumTagCount * (BookValidation.maximumTagLength + 2)
+        case .notes: BookValidation.maximumNotesLength
         }
     }
 }

@@ -18,7 +18,7 @@ struct EditorSession {
     var loadError: String?
     var watchError: String?
     /// A save whose outcome is unknown: saving again reconciles it before sending anything.
-    var unresolvedRequest: SaveRequest?
+    var unresolved: SentSave?
     /// Someone else's changes merged into the draft being saved, for the status line once
     /// the save commits.
     var mergeNote: MergeNote?
@@ -49,19 +49,14 @@ extension BookshelfModel {
             case .reconcile?: .reconciling
             default: nil
             }
-        var titleProblem: String?
-        var authorProblem: String?
-        if editor.base != nil {
-            titleProblem = BookValidation.titleProblem(editor.draft.title)
-            do { _ = try BookValidation.author(editor.draft.author) } catch { authorProblem = error.description }
-        }
+        let problems = editor.base != nil ? DraftCheck(editor.draft).problems : [:]
         // While a save is in flight a newer revision may be that very save: wait for its answer.
         let changedElsewhere = activity == nil && editor.conflict == nil ? editor.knownNewer : nil
         return EditorState(
             bookID: editor.bookID, base: editor.base, lines: editor.lines, focus: editor.focus,
             activity: activity, outcome: editor.outcome, conflict: editor.conflict,
             changedElsewhere: changedElsewhere, loadError: editor.loadError, watchError: editor.watchError,
-            titleProblem: titleProblem, authorProblem: authorProblem, readOnlyReason: editorReadOnlyReason,
+            problems: problems, readOnlyReason: editorReadOnlyReason,
             account: accountName)
     }
 
@@ -174,9 +169,16 @@ extension BookshelfModel {
         changed()
     }
 
-    public func focusNextField() {
-        guard let current = editor?.focus else { return }
-        focus(current == .title ? .author : .title)
+    /// Tab: the next field of the form, the first after the last.
+    public func focusNextField() { moveFocus(by: 1) }
+
+    /// Shift-Tab: the field before, the last before the first.
+    public func focusPreviousField() { moveFocus(by: -1) }
+
+    private func moveFocus(by step: Int) {
+        guard let current = editor?.focus, let index = EditorField.allCases.firstIndex(of: current) else { return }
+        let fields = EditorField.allCases
+        focus(fields[(fields.distance(from: fields.startIndex, to: index) + step + fields.count) % fields.count])
     }
 
     // MARK: Saving
@@ -191,21 +193,22 @@ extension BookshelfModel {
             editor.conflict == nil, editorReadOnlyReason == nil
         else { return nil }
         message = nil
-        if let unresolved = editor.unresolvedRequest {
+        if let unresolved = editor.unresolved {
             defer { changed() }
             return launch(.editor, reconciliation(of: unresolved, on: repository))
         }
-        // Every needless revision is a needless conflict for someone else.
-        guard editor.isDirty else {
+        // Every needless revision is a needless conflict for someone else: a draft that would
+        // save what the book holds (an ISBN-10 of its ISBN, its tags in another order) is none.
+        guard editor.isDirty, !DraftCheck.savesTheSame(editor.draft, as: base) else {
             self.editor?.outcome = .noChanges
             changed()
             return nil
         }
-        guard let request = saveRequest(for: editor, against: base.revision) else {
+        guard let sent = saveRequest(for: editor, against: base.revision) else {
             changed()
             return nil
         }
-        return send(request, on: repository)
+        return send(sent, on: repository)
     }
 
     /// Answers a conflict: take theirs, overwrite theirs with my draft, or keep editing.
@@ -243,26 +246,31 @@ extension BookshelfModel {
             guard let theirs = conflict.theirs else { return nil }
             // Mine where both changed a field; their changes to the fields I left alone stay.
             if let merged = conflict.merged { editor.draft = merged }
-            guard let request = saveRequest(for: editor, against: theirs.revision) else { return nil }
+            guard let sent = saveRequest(for: editor, against: theirs.revision) else { return nil }
             // The user accepted their revision as the base of this write.
             editor.rebase(on: theirs)
             editor.conflict = nil
             self.editor = editor
-            return send(request, on: repository)
+            return send(sent, on: repository)
         }
     }
 
-    private func saveRequest(for editor: EditorSession, against revision: Int) -> SaveRequest? {
-        guard (try? BookValidation.title(editor.draft.title)) != nil,
-            (try? BookValidation.author(editor.draft.author)) != nil
+    /// The save of every field of the draft, or nil while a field breaks its rule (each
+    /// problem is shown beside its field, and nothing is sent).
+    private func saveRequest(for editor: EditorSession, against revision: Int) -> SentSave? {
+        let draft = editor.draft
+        guard let details = DraftCheck(draft).details, (try? BookValidation.title(draft.title)) != nil,
+            (try? BookValidation.author(draft.author)) != nil
         else { return nil }
-        return SaveRequest(
-            id: editor.bookID, title: editor.draft.title, author: editor.draft.author,
+        let request = SaveRequest(
+            id: editor.bookID, title: draft.title, author: draft.author, details: details,
             expectedRevision: revision)
+        return SentSave(request: request, draft: draft)
     }
 
     @discardableResult
-    private func send(_ request: SaveRequest, on repository: BookRepository) -> Int {
+    private func send(_ sent: SentSave, on repository: BookRepository) -> Int {
+        let request = sent.request
         editor?.outcome = nil
         editor?.conflict = nil
         defer { changed() }
@@ -272,7 +280,7 @@ extension BookshelfModel {
                 .save, { try await repository.save(request) },
                 witness: { [self] in observe($0) },
                 publish: { [self] saved, _ in
-                    applySaved(saved, sent: request)
+                    applySaved(saved, sent: sent)
                     return nil
                 },
                 fail: { [self] error, _ in
@@ -280,11 +288,11 @@ extension BookshelfModel {
                     case .conflict?:
                         // Keep the draft; show theirs beside it once fetched.
                         editor?.conflict = ConflictState()
-                        return theirsFetch(after: request, on: repository)
+                        return theirsFetch(after: sent, on: repository)
                     case .outcomeUnknown?:
                         // It may have committed: find out before offering a retry.
-                        editor?.unresolvedRequest = request
-                        return reconciliation(of: request, on: repository)
+                        editor?.unresolved = sent
+                        return reconciliation(of: sent, on: repository)
                     default:
                         editor?.mergeNote = nil
                         editor?.outcome = .rejected(
@@ -295,12 +303,12 @@ extension BookshelfModel {
     }
 
     /// After a conflict: fetches their revision, then merges with it (see `merge`).
-    private func theirsFetch(after request: SaveRequest, on repository: BookRepository) -> Effect {
+    private func theirsFetch(after sent: SentSave, on repository: BookRepository) -> Effect {
         Effect(
-            .load, { try await Self.theirs(of: request.id, on: repository) },
+            .load, { try await Self.theirs(of: sent.request.id, on: repository) },
             witness: { [self] in observe($0.record) },
             publish: { [self] current, _ in
-                merge(with: floor(current.record), savedBy: current.revisions, after: request, on: repository)
+                merge(with: floor(current.record), savedBy: current.revisions, after: sent.request, on: repository)
                 return nil
             },
             fail: { [self] error, _ in
@@ -310,11 +318,11 @@ extension BookshelfModel {
     }
 
     /// Finds out whether a save whose outcome was unknown committed, and shows what it found.
-    private func reconciliation(of request: SaveRequest, on repository: BookRepository) -> Effect {
+    private func reconciliation(of sent: SentSave, on repository: BookRepository) -> Effect {
         Effect(
-            .reconcile, { try await repository.reconcile(request) },
+            .reconcile, { try await repository.reconcile(sent.request) },
             publish: { [self] found, _ in
-                settle(found, of: request)
+                settle(found, of: sent)
                 return nil
             },
             fail: { [self] error, _ in
@@ -363,7 +371,8 @@ extension BookshelfModel {
         editor.rebase(on: theirs)
         editor.draft = merge.merged
         editor.conflict = nil
-        guard merge.merged != BookDraft(theirs), let merged = saveRequest(for: editor, against: theirs.revision) else {
+        guard merge.merged != BookDraft(theirs), let merged = saveRequest(for: editor, against: theirs.revision)
+        else {
             // Their revision holds everything the draft changed: nothing left to save.
             editor.mergeNote = nil
             self.editor = editor
@@ -380,7 +389,7 @@ extension BookshelfModel {
     /// after a freshness check or a reconnect succeeds. Returns the request number.
     @discardableResult
     func settleUnresolvedSave() -> Int? {
-        guard let repository, let editor, let unresolved = editor.unresolvedRequest,
+        guard let repository, let editor, let unresolved = editor.unresolved,
             case .unresolved? = editor.outcome, pendingKind(.editor) == nil
         else { return nil }
         defer { changed() }
@@ -388,15 +397,15 @@ extension BookshelfModel {
     }
 
     /// What reconciliation found out about an uncertain save, shown in the editor.
-    private func settle(_ found: ReconciledSave, of request: SaveRequest) {
-        editor?.unresolvedRequest = nil
+    private func settle(_ found: ReconciledSave, of sent: SentSave) {
+        editor?.unresolved = nil
         switch found {
         case let .committed(record):
             observe(record)
-            applySaved(record, sent: request)
+            applySaved(record, sent: sent)
         case let .committedThenChanged(revision, current):
             observe(current)
-            applySaved(record(of: request, committedAs: revision), sent: request)
+            applySaved(record(of: sent.request, committedAs: revision), sent: sent)
         case let .notCommitted(current):
             editor?.outcome = .notCommitted
             editor?.noteNewer(observe(current))
@@ -408,7 +417,8 @@ extension BookshelfModel {
     private func record(of request: SaveRequest, committedAs revision: Int) -> BookRecord {
         let sent = (try? request.validated()) ?? request
         let author = sent.author ?? editor?.base?.author ?? ""
-        return BookRecord(id: request.id, title: sent.title, revision: revision, author: author)
+        let details = sent.details ?? editor?.base?.details ?? .none
+        return BookRecord(id: request.id, title: sent.title, revision: revision, author: author, details: details)
     }
 
     /// A save committed as `saved`: it becomes the base, and the draft becomes clean unless
@@ -416,11 +426,10 @@ extension BookshelfModel {
     /// against the new base). If someone else has saved a newer revision since, that stays
     /// theirs: the editor reports the user's own revision and shows theirs as changed
     /// elsewhere, never adopting their text as the user's save.
-    private func applySaved(_ saved: BookRecord, sent request: SaveRequest) {
+    private func applySaved(_ saved: BookRecord, sent: SentSave) {
         guard var editor else { return }
-        let sentDraft = BookDraft(title: request.title, author: request.author ?? editor.draft.author)
         editor.rebase(on: saved)
-        if editor.draft == sentDraft { editor.draft = BookDraft(saved) }
+        if editor.draft == sent.draft { editor.draft = BookDraft(saved) }
         editor.outcome = .saved(revision: saved.revision)
         editor.conflict = nil
         if let note = editor.mergeNote { message = note.merged }
@@ -453,6 +462,13 @@ extension BookshelfModel {
                     return nil
                 }))
     }
+}
+
+/// A save as sent, with the draft it was made from: the request carries the fields as a store
+/// keeps them, the draft as typed, to tell whether the user typed on while it was in flight.
+struct SentSave {
+    let request: SaveRequest
+    let draft: BookDraft
 }
 
 extension SearchResults {

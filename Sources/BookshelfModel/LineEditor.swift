@@ -4,7 +4,9 @@ import BookCatalog
 /// The model owns every line being edited (the query, the draft's fields): the UI draws it
 /// and sends edits as intents, so there is no second copy to keep in step.
 /// The cursor counts characters (grapheme clusters), so it can never sit inside an emoji or
-/// between a letter and its accent.
+/// between a letter and its accent. Text of several lines (notes: "\n" between them) is edited
+/// the same way: the line keys (Home, Ctrl-U, the word keys…) act inside the cursor's line,
+/// and Up and Down move between lines.
 public struct LineEditor: Equatable, Sendable {
     public private(set) var text: String
     /// Characters before the cursor, 0...text.count.
@@ -36,6 +38,17 @@ public struct LineEditor: Equatable, Sendable {
         case deleteWordForward
         /// Alt-Backspace: delete to the start of this or the previous word.
         case deleteAlphanumericWordBackward
+        /// Up, Down: to the line above or below, at the same column or its end (nothing on
+        /// the first or last line).
+        case lineUp, lineDown
+    }
+
+    /// The cursor's line: where it starts and ends in `characters` (the "\n"s around it excluded).
+    private static func lineBounds(at position: Int, in characters: [Character]) -> Range<Int> {
+        var start = position, end = position
+        while start > 0, characters[start - 1] != "\n" { start -= 1 }
+        while end < characters.count, characters[end] != "\n" { end += 1 }
+        return start..<end
     }
 
     /// Applies `edit`; returns whether the text changed (the cursor may move either way).
@@ -43,6 +56,7 @@ public struct LineEditor: Equatable, Sendable {
     public mutating func apply(_ edit: Edit) -> Bool {
         var characters = Array(text)
         let before = text
+        let line = Self.lineBounds(at: cursor, in: characters)
         switch edit {
         case let .insert(inserted):
             let new = Array(inserted)
@@ -57,29 +71,37 @@ public struct LineEditor: Equatable, Sendable {
             characters.remove(at: cursor)
         case .left: cursor = max(0, cursor - 1)
         case .right: cursor = min(characters.count, cursor + 1)
-        case .home: cursor = 0
-        case .end: cursor = characters.count
+        case .home: cursor = line.lowerBound
+        case .end: cursor = line.upperBound
         case .deleteToStart:
-            characters.removeSubrange(0..<cursor)
-            cursor = 0
+            characters.removeSubrange(line.lowerBound..<cursor)
+            cursor = line.lowerBound
         case .deleteToEnd:
-            characters.removeSubrange(cursor...)
+            characters.removeSubrange(cursor..<line.upperBound)
         case .deleteWordBackward:
             var start = cursor
-            while start > 0, characters[start - 1].isWhitespace { start -= 1 }
-            while start > 0, !characters[start - 1].isWhitespace { start -= 1 }
+            while start > line.lowerBound, characters[start - 1].isWhitespace { start -= 1 }
+            while start > line.lowerBound, !characters[start - 1].isWhitespace { start -= 1 }
             characters.removeSubrange(start..<cursor)
             cursor = start
         case .wordLeft:
-            cursor = Self.wordStart(before: cursor, in: characters)
+            cursor = Self.wordStart(before: cursor, in: characters, from: line.lowerBound)
         case .wordRight:
-            cursor = Self.wordEnd(after: cursor, in: characters)
+            cursor = Self.wordEnd(after: cursor, in: characters, to: line.upperBound)
         case .deleteWordForward:
-            characters.removeSubrange(cursor..<Self.wordEnd(after: cursor, in: characters))
+            characters.removeSubrange(cursor..<Self.wordEnd(after: cursor, in: characters, to: line.upperBound))
         case .deleteAlphanumericWordBackward:
-            let start = Self.wordStart(before: cursor, in: characters)
+            let start = Self.wordStart(before: cursor, in: characters, from: line.lowerBound)
             characters.removeSubrange(start..<cursor)
             cursor = start
+        case .lineUp:
+            guard line.lowerBound > 0 else { return false }
+            let above = Self.lineBounds(at: line.lowerBound - 1, in: characters)
+            cursor = min(above.lowerBound + cursor - line.lowerBound, above.upperBound)
+        case .lineDown:
+            guard line.upperBound < characters.count else { return false }
+            let below = Self.lineBounds(at: line.upperBound + 1, in: characters)
+            cursor = min(below.lowerBound + cursor - line.lowerBound, below.upperBound)
         }
         // Joining can merge clusters (a combining mark typed after a letter): keep the
         // cursor in range of what the string now holds.
@@ -90,17 +112,18 @@ public struct LineEditor: Equatable, Sendable {
 
     static func isWordCharacter(_ character: Character) -> Bool { character.isLetter || character.isNumber }
 
-    static func wordStart(before position: Int, in characters: [Character]) -> Int {
+    static func wordStart(before position: Int, in characters: [Character], from start: Int = 0) -> Int {
         var index = position
-        while index > 0, !isWordCharacter(characters[index - 1]) { index -= 1 }
-        while index > 0, isWordCharacter(characters[index - 1]) { index -= 1 }
+        while index > start, !isWordCharacter(characters[index - 1]) { index -= 1 }
+        while index > start, isWordCharacter(characters[index - 1]) { index -= 1 }
         return index
     }
 
-    static func wordEnd(after position: Int, in characters: [Character]) -> Int {
+    static func wordEnd(after position: Int, in characters: [Character], to end: Int? = nil) -> Int {
+        let end = end ?? characters.count
         var index = position
-        while index < characters.count, !isWordCharacter(characters[index]) { index += 1 }
-        while index < characters.count, isWordCharacter(characters[index]) { index += 1 }
+        while index < end, !isWordCharacter(characters[index]) { index += 1 }
+        while index < end, isWordCharacter(characters[index]) { index += 1 }
         return index
     }
 
@@ -121,6 +144,36 @@ public struct LineEditor: Equatable, Sendable {
             }
         }
         return String(result)
+    }
+
+    /// Pasted text as lines, for a field of several lines (notes): each line break (CR LF, CR
+    /// or LF) becomes "\n" and stays a line break, a tab becomes a space, other control
+    /// characters and escape sequences' Esc are dropped.
+    public static func pastedLines(_ raw: String) -> String {
+        var result = String.UnicodeScalarView()
+        var previousWasCarriageReturn = false
+        for scalar in raw.unicodeScalars {
+            defer { previousWasCarriageReturn = scalar == "\r" }
+            switch scalar {
+            case "\n" where previousWasCarriageReturn: continue
+            case "\r", "\n": result.append("\n")
+            case "\t": result.append(" ")
+            default:
+                if BookValidation.isControl(scalar) { continue }
+                result.append(scalar)
+            }
+        }
+        return String(result)
+    }
+
+    /// The cursor's line (from 0) and column (characters from the line's start), for drawing it.
+    public var cursorLineAndColumn: (line: Int, column: Int) {
+        let before = text.prefix(cursor)
+        let line = before.reduce(0) { $1 == "\n" ? $0 + 1 : $0 }
+        let column =
+            before.count
+            - (before.lastIndex(of: "\n").map { before.distance(from: before.startIndex, to: $0) + 1 } ?? 0)
+        return (line, column)
     }
 
     /// Inserts `text` at the cursor, keeping the line within `limit` characters; returns

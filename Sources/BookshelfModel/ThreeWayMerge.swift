@@ -9,8 +9,10 @@ public struct FieldConflict: Equatable, Sendable {
 }
 
 /// A three-way merge of a draft with someone else's newer revision, field by field: a field
-/// only one side changed takes that side's text; a field both changed to the same text
+/// only one side changed takes that side's text; a field both changed to the same value
 /// takes it; a field both changed differently is a conflict (the merge keeps mine there).
+/// Two fields merge finer than whole: tags as sets (`TagMerge`), never in conflict, and notes
+/// by line (`LineMerge`), in conflict only where both changed the same lines.
 struct ThreeWayMerge: Equatable {
     /// The merged fields, with mine where they conflict.
     let merged: BookDraft
@@ -27,9 +29,18 @@ struct ThreeWayMerge: Equatable {
             let (old, their, my) = (baseDraft[field], theirDraft[field], mine[field])
             guard their != old else { continue }
             theyChanged.append(field)
-            if my == old {
+            // What I typed is compared as it would be saved: "0-14-143951-3" is the ISBN I
+            // was given, not a change of it.
+            let myValue = DraftCheck.canonical(field, of: my)
+            if myValue == old {
                 merged[field] = their
-            } else if my != their {
+            } else if myValue == their {
+                merged[field] = their
+            } else if field == .tags, let tags = TagMerge(base: old, theirs: their, mine: my) {
+                merged[field] = tags.merged
+            } else if field == .notes, let lines = LineMerge.merge(base: old, theirs: their, mine: my) {
+                merged[field] = lines
+            } else {
                 conflicts.append(FieldConflict(field: field, base: old, theirs: their, mine: my))
             }
         }
@@ -37,6 +48,31 @@ struct ThreeWayMerge: Equatable {
         self.conflicts = conflicts
         self.theyChanged = theyChanged
     }
+}
+
+/// Tags merged as sets, compared folded as the store compares them: a tag either side added
+/// is kept, a tag either side removed is removed.
+struct TagMerge {
+    let merged: String
+
+    /// Nil when one of the three is not a valid list of tags (mine as typed, say): then the
+    /// field merges as text.
+    init?(base: String, theirs: String, mine: String) {
+        guard let base = try? BookValidation.tags(text: base), let theirs = try? BookValidation.tags(text: theirs),
+            let mine = try? BookValidation.tags(text: mine)
+        else { return nil }
+        let folded = { (tags: [String]) in Set(tags.map(SearchTerms.fold)) }
+        let (old, their, my) = (folded(base), folded(theirs), folded(mine))
+        let kept = old.intersection(their).intersection(my).union(their.subtracting(old)).union(my.subtracting(old))
+        // Mine as I wrote them first, where both sides wrote a tag.
+        let written = (mine + theirs + base).filter { kept.contains(SearchTerms.fold($0)) }
+        merged = ((try? BookValidation.tags(written)) ?? written).joined(separator: ", ")
+    }
+}
+
+extension EditorField {
+    /// The field's name inside a sentence: "title", "ISBN", "series index".
+    public var name: String { self == .isbn ? label : label.lowercased() }
 }
 
 /// What the status line says once an automatic merge has been saved.
@@ -63,8 +99,11 @@ struct MergeNote: Equatable {
             someoneUnnamed: someoneUnnamed || savedBy.isEmpty || savedBy.contains(nil))
     }
 
+    /// "the title", "the title and the tags", "the ISBN, the year and the notes".
     static func describe(_ fields: [EditorField]) -> String {
-        fields.map { $0 == .title ? "the title" : "the author" }.joined(separator: " and ")
+        let names = fields.map { "the " + $0.name }
+        guard let last = names.last else { return "" }
+        return names.count == 1 ? last : names.dropLast().joined(separator: ", ") + " and " + last
     }
 
     /// "bob", "bob and carol", "bob, carol and someone else"; "someone else" when no name is known.

@@ -3,11 +3,10 @@ import BookCatalog
 import BookshelfModel
 import TerminalUI
 
-/// The editor: two fields, what the store said about the last save, and, after a conflict,
+/// The editor: every field of the book (`EditorForm`), what the store said about the last save, and, after a conflict,
 /// their version and yours side by side with the three ways out. For a reader (`viewOnly`)
 /// it is a viewer: "View book", and no key that saves or edits is offered.
 enum EditorPane {
-    static let labelWidth = 8
 
     static func render(_ editor: EditorState, viewOnly: Bool, ui: UIState, in area: Rect, into canvas: inout Canvas) {
         var writer = PaneWriter(area: area)
@@ -25,24 +24,26 @@ enum EditorPane {
         if editor.isDirty { heading.append(" · modified", style: Theme.warning) }
         writer.line(heading, into: &canvas)
 
-        for field in EditorField.allCases {
-            let y = writer.y
-            guard writer.take() else { break }
-            let focused = field == editor.focus
-            canvas.draw(
-                field == .title ? "Title" : "Author", x: area.x + 1, y: y, style: focused ? Theme.label : Theme.hint)
-            let line = editor.lines[field]
-            let x = area.x + labelWidth
-            let cursorX = FieldView.draw(
-                line, in: &canvas, x: x, y: y, width: max(1, area.width - labelWidth - 1),
-                style: focused ? Theme.focusedField : Theme.field)
-            if focused, ui.overlay == nil {
-                canvas.cursor = Position(x: cursorX, y: y)
-            }
-        }
-        for problem in [editor.titleProblem, editor.authorProblem].compactMap({ $0 }) {
-            writer.wrapped(problem, style: Theme.error, into: &canvas)
-        }
+        // What follows the form is drawn under it; the form gets the rows it needs, or what
+        // the rest leaves (at least three rows), scrolling when that is fewer.
+        var scratch = Canvas(width: area.width, height: area.height)
+        var measure = PaneWriter(area: Rect(x: 0, y: 0, width: area.width, height: area.height))
+        footer(editor, viewOnly: viewOnly, base: base, writer: &measure, into: &scratch)
+        let remaining = area.y + area.height - writer.y
+        let needed = EditorForm.height(editor, width: area.width)
+        let formHeight = min(needed, max(min(3, remaining), remaining - measure.y))
+        let formArea = Rect(x: area.x, y: writer.y, width: area.width, height: formHeight)
+        let cursor = EditorForm.render(editor, in: formArea, into: &canvas)
+        if let cursor, ui.overlay == nil { canvas.cursor = cursor }
+        for _ in 0..<formHeight { writer.skip() }
+        footer(editor, viewOnly: viewOnly, base: base, writer: &writer, into: &canvas)
+    }
+
+    /// Everything under the form: why it is read-only, the store's last word, a newer revision,
+    /// and the conflict's ways out or the keys.
+    private static func footer(
+        _ editor: EditorState, viewOnly: Bool, base: BookRecord, writer: inout PaneWriter, into canvas: inout Canvas
+    ) {
         if let reason = editor.readOnlyReason {
             writer.wrapped(reason, style: Theme.warning, into: &canvas)
         }
@@ -66,7 +67,9 @@ enum EditorPane {
         } else {
             writer.skip()
             writer.line(
-                StyledText((viewOnly ? Hints.viewerPane : Hints.editorPane).text, style: Theme.hint),
+                StyledText(
+                    (viewOnly ? Hints.viewerPane : editor.focus == .notes ? Hints.notesPane : Hints.editorPane).text,
+                    style: Theme.hint),
                 into: &canvas)
         }
     }
@@ -143,10 +146,11 @@ enum ConflictBanner {
         let width = max(1, writer.area.width - 2 - labelWidth)
         for conflict in fields {
             writer.line(
-                StyledText("Both changed the \(conflict.field == .title ? "title" : "author"):", style: Theme.label),
+                StyledText("Both changed the \(conflict.field.name):", style: Theme.label),
                 into: &canvas)
-            let (baseAgainstTheirs, theirLine) = DifferenceElision.elide(conflict.base, conflict.theirs, width: width)
-            let (_, yourLine) = DifferenceElision.elide(conflict.base, conflict.mine, width: width)
+            let (base, theirs, mine) = (oneLine(conflict.base), oneLine(conflict.theirs), oneLine(conflict.mine))
+            let (baseAgainstTheirs, theirLine) = DifferenceElision.elide(base, theirs, width: width)
+            let (_, yourLine) = DifferenceElision.elide(base, mine, width: width)
             version(
                 "Base", pieces: baseAgainstTheirs.map { DifferenceElision.Piece(text: $0.text, differs: false) },
                 labelWidth: labelWidth, writer: &writer, into: &canvas)
@@ -154,6 +158,9 @@ enum ConflictBanner {
             version("Yours", pieces: yourLine, labelWidth: labelWidth, writer: &writer, into: &canvas)
         }
     }
+
+    /// Notes on one line, each line break shown as "↵", so the three versions line up.
+    private static func oneLine(_ text: String) -> String { text.replacingOccurrences(of: "\n", with: " ↵ ") }
 
     private static func versionText(title: String, author: String) -> String {
         author.isEmpty ? title : title + " — " + author

@@ -23,16 +23,23 @@ enum HistoryPane {
             writer.line(StyledText("Reading the history…", style: Theme.hint), into: &canvas)
             return
         }
-        // Three lines a revision; the highlighted one stays in view.
-        let fits = max(1, (area.y + area.height - writer.y) / 3)
-        let first = max(0, history.selection - fits + 1)
+        // Three or four lines a revision; the highlighted one stays in view.
+        let room = area.y + area.height - writer.y
+        var first = min(history.selection, revisions.count - 1)
+        var used = lineCount(history, at: first)
+        while first > 0, used + lineCount(history, at: first - 1) <= room {
+            first -= 1
+            used += lineCount(history, at: first)
+        }
         for index in revisions.indices.dropFirst(first) where writer.hasRoom {
-            revision(revisions, index, selected: index == history.selection, writer: &writer, into: &canvas)
+            revision(
+                revisions, index, change: history.change(at: index), selected: index == history.selection,
+                writer: &writer, into: &canvas)
         }
     }
 
     private static func revision(
-        _ revisions: [BookRevision], _ index: Int, selected: Bool,
+        _ revisions: [BookRevision], _ index: Int, change: RevisionChange?, selected: Bool,
         writer: inout PaneWriter, into canvas: inout Canvas
     ) {
         let revision = revisions[index]
@@ -42,7 +49,7 @@ enum HistoryPane {
         let heading = "Revision \(revision.revision) · \(who) · \(timestamp(revision.savedAt))"
         writer.line(StyledText(heading, style: selected ? Theme.selected : Theme.label), into: &canvas)
         let width = max(1, writer.area.width - 2 - labelWidth)
-        for field in EditorField.allCases {
+        for field in [EditorField.title, .author] {
             let now = sanitize(field == .title ? revision.record.title : revision.record.author)
             let before = older.map { sanitize(field == .title ? $0.title : $0.author) }
             var text = StyledText(
@@ -59,6 +66,22 @@ enum HistoryPane {
             }
             writer.line(text, into: &canvas)
         }
+        if let fields = change?.fields, let line = otherFieldsLine(fields) {
+            writer.line(line, into: &canvas)
+        }
+    }
+
+    /// "Changed Title, Tags, Notes": every field the revision changed, when it changed more
+    /// than the title and author shown above it; nil when it did not.
+    private static func otherFieldsLine(_ fields: [EditorField]) -> StyledText? {
+        guard fields.contains(where: { $0 != .title && $0 != .author }) else { return nil }
+        var text = StyledText("Changed".padding(toLength: labelWidth, withPad: " ", startingAt: 0), style: Theme.hint)
+        text.append(fields.map(\.label).joined(separator: ", "), style: Theme.difference)
+        return text
+    }
+
+    private static func lineCount(_ history: HistoryState, at index: Int) -> Int {
+        3 + (history.change(at: index).flatMap { otherFieldsLine($0.fields) } == nil ? 0 : 1)
     }
 
     static func timestamp(_ date: Date) -> String {

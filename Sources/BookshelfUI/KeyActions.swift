@@ -23,6 +23,7 @@ extension BookshelfApp {
         case .help: if case .help? = ui.overlay { true } else { false }
         case .accounts: if case .accounts? = ui.overlay { true } else { false }
         case .conflict: state.editor?.conflict != nil
+        case .notes: state.editor?.focus == .notes && state.editor?.isLoaded == true
         case .editor: state.editor != nil
         case .history: state.history != nil
         }
@@ -128,6 +129,8 @@ extension BookshelfApp {
             return .took(request: request)
         case .nextField:
             model.focusNextField()
+        case .previousField:
+            model.focusPreviousField()
 
         case .type:
             guard case let .character(character) = key else { return .passedOn }
@@ -136,7 +139,7 @@ extension BookshelfApp {
             return editLine(edit, in: layer, state: state)
         case .paste:
             guard case let .paste(raw) = key else { return .passedOn }
-            return paste(LineEditor.pastedText(raw), in: layer, state: state)
+            return paste(raw, in: layer, state: state)
 
         case let .moveHistorySelection(delta):
             model.moveHistorySelection(by: delta)
@@ -182,7 +185,7 @@ extension BookshelfApp {
     /// A readline edit of the search line, or of the editor's focused field once the book is
     /// loaded. The model holds the line (text and cursor); the key is an intent.
     private func editLine(_ edit: LineEditor.Edit, in layer: InputLayer, state: BookshelfState) -> KeyHandling {
-        if layer == .editor {
+        if layer == .editor || layer == .notes {
             guard let editor = state.editor, editor.isLoaded else { return .passedOn }
             model.editDraft(edit)
             return .took
@@ -191,15 +194,17 @@ extension BookshelfApp {
     }
 
     /// Pasted text goes into the field that has focus, as text only: it never saves,
-    /// submits, answers a question or closes anything.
-    private func paste(_ text: String, in layer: InputLayer, state: BookshelfState) -> KeyHandling {
+    /// submits, answers a question or closes anything. The notes keep its lines; a one-line
+    /// field joins them with spaces.
+    private func paste(_ raw: String, in layer: InputLayer, state: BookshelfState) -> KeyHandling {
+        let text = layer == .notes ? LineEditor.pastedLines(raw) : LineEditor.pastedText(raw)
         guard !text.isEmpty else { return .took }
-        if layer == .editor {
+        if layer == .editor || layer == .notes {
             guard let editor = state.editor, editor.isLoaded else { return .passedOn }
             let field = editor.focus
-            let limit = field == .title ? BookValidation.maximumTitleLength : BookValidation.maximumAuthorLength
+            let limit = DraftLines.limit(of: field)
             if model.pasteIntoDraft(text, limit: limit) {
-                ui.notice = Self.pasteCutNotice(limit: limit, field: field == .title ? "title" : "author")
+                ui.notice = Self.pasteCutNotice(limit: limit, field: field.name)
             }
             return .took
         }
@@ -211,7 +216,7 @@ extension BookshelfApp {
     private func saveRefusal(_ editor: EditorState) -> Notice? {
         if editor.activity != nil { return Self.waitForTheStore }
         if let reason = editor.readOnlyReason { return Notice(reason) }
-        if editor.titleProblem != nil || editor.authorProblem != nil { return "Fix the problems shown before saving." }
+        if !editor.problems.isEmpty { return "Fix the problems shown before saving." }
         return nil
     }
 

@@ -142,6 +142,12 @@ enum Hints {
         KeyHint(.editor, .nextField, says: "field"), KeyHint(.editor, .save, says: "save"),
         KeyHint(.editor, .closeEditor, says: "close"), KeyHint(.global, .toggleHelp, says: "help"),
     ])
+    /// In the notes Enter is a new line: Ctrl-S saves.
+    static let notes = HintLine([
+        KeyHint(.editor, .nextField, says: "field"), KeyHint(.notes, .edit(.insert("\n")), says: "line"),
+        KeyHint(.notes, .save, says: "save"), KeyHint(.editor, .closeEditor, says: "close"),
+        KeyHint(.global, .toggleHelp, says: "help"),
+    ])
     static let viewer = HintLine([
         KeyHint(.editor, .nextField, says: "field"), KeyHint(.editor, .closeEditor, says: "close"),
         KeyHint(.global, .toggleHelp, says: "help"),
@@ -160,6 +166,10 @@ enum Hints {
     static let editorPane = HintLine([
         KeyHint(.editor, .nextField, says: "next field"), KeyHint(.editor, .save, says: "save"),
         KeyHint(.editor, .closeEditor, says: "close"),
+    ])
+    static let notesPane = HintLine([
+        KeyHint(.editor, .nextField, says: "next field"), KeyHint(.notes, .edit(.insert("\n")), says: "new line"),
+        KeyHint(.notes, .save, says: "save"), KeyHint(.editor, .closeEditor, says: "close"),
     ])
     static let viewerPane = HintLine([
         KeyHint(.editor, .nextField, says: "next field"), KeyHint(.editor, .closeEditor, says: "close"),
@@ -229,8 +239,9 @@ enum Hints {
 
     static let all: [HintLine] = [
         connect, reconnect, question, help, accounts, restoreQuestion, history, historyReadOnly, conflictWithMerge,
-        conflict, editor, viewer, search, searchReader, editorPane, viewerPane, goBack, keepEditing, conflictBanner,
-        fieldConflictBanner, historyPane, historyPaneReadOnly, restoreBox, quitWhenTooSmall, keepEditingAnswer,
+        conflict, editor, notes, viewer, search, searchReader, editorPane, notesPane, viewerPane, goBack, keepEditing,
+        conflictBanner, fieldConflictBanner, historyPane, historyPaneReadOnly, restoreBox, quitWhenTooSmall,
+        keepEditingAnswer,
         chooseFirstWithMerge, chooseFirst, reloadOnlyAfterAConflict, overwriteOnlyAfterAConflict, discardAnswers,
         afterSaveAnswers,
     ]

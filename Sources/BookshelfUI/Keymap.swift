@@ -25,6 +25,9 @@ public enum InputLayer: CaseIterable, Sendable {
     /// The editor after someone else saved first: the ways out. Not modal: the rest goes to
     /// the editor, where any edit means "keep editing".
     case conflict
+    /// The editor's notes, a text of several lines, when they have focus: Enter is a new line,
+    /// Up and Down move between lines. Not modal: the rest goes to the editor.
+    case notes
     case editor
     /// The history view of a book.
     case history
@@ -35,7 +38,7 @@ public enum InputLayer: CaseIterable, Sendable {
     public static let stack: [InputLayer] = allCases
 
     /// Keeps the keys none of its bindings took.
-    public var isModal: Bool { self != .global && self != .conflict }
+    public var isModal: Bool { self != .global && self != .conflict && self != .notes }
 }
 
 /// Which keys a binding answers to: one key, or a family of keys.
@@ -85,8 +88,8 @@ public enum KeyAction: Equatable, Sendable {
     // their version is not there.
     case reload, overwrite, editMerge, keepEditing, chooseFirst
     // The editor.
-    case explainReload, explainOverwrite, closeEditor, save, nextField
-    // The field that has focus: the search line, or the editor's title or author.
+    case explainReload, explainOverwrite, closeEditor, save, nextField, previousField
+    // The field that has focus: the search line, or the editor's field (the notes' lines too).
     case type, paste, edit(LineEditor.Edit)
     // The history view and its question.
     case moveHistorySelection(by: Int), requestRestore, closeHistory, confirmRestore, cancelRestore
@@ -245,19 +248,38 @@ public enum Keymap {
             title: "Editing a book",
             entries: [
                 Entry(
-                    "Tab Shift-Tab Up Down", "move between title and author",
+                    "Tab Shift-Tab", "next / previous field (Down / Up too)",
+                    documentation: """
+                        next / previous field, in the form's order: title, author, ISBN, year, publisher, series, \
+                        series index, tags (as "a, b, c"), notes; Down / Up too, outside the notes
+                        """,
                     [
-                        Binding(.editor, [.tab, .backTab, .up, .down], .nextField)
+                        Binding(.editor, [.tab, .down], .nextField),
+                        Binding(.editor, [.backTab, .up], .previousField),
                     ]),
                 Entry(
                     "line keys", "as in the search line (Left, Ctrl-A, Ctrl-W...)",
                     lineKeys(.editor).flatMap(\.bindings)),
                 Entry(
-                    "Enter Ctrl-S", "save",
+                    "Enter Ctrl-S", "save (in the notes, Ctrl-S)",
                     [
                         Binding(.editor, [.enter, .ctrl("s")], .save),
                         // During a conflict, saving waits for one of the ways out.
                         Binding(.conflict, [.enter, .ctrl("s")], .chooseFirst),
+                    ]),
+                Entry(
+                    "in the notes", "Enter new line, Up Down line, Ctrl-S save",
+                    documentation: """
+                        Enter starts a new line, Up / Down move between lines, Ctrl-S saves, a paste keeps its lines \
+                        (the other fields join them with spaces); notes are not searched
+                        """,
+                    [
+                        Binding(.notes, [.enter], .edit(.insert("\n"))),
+                        Binding(.notes, [.up], .edit(.lineUp)),
+                        Binding(.notes, [.down], .edit(.lineDown)),
+                        Binding(.notes, [.paste], .paste),
+                        // The hint in the notes names Ctrl-S, the key that saves there.
+                        Binding(.notes, [.ctrl("s")], .save),
                     ]),
                 Entry("Esc", "close the editor (asks first if unsaved)", [Binding(.editor, [.escape], .closeEditor)]),
             ]),

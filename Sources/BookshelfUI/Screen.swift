@@ -282,7 +282,38 @@ enum DetailPane {
                 "#\(book.id) · revision \(book.revision) · Enter to \(viewOnly ? "view" : "edit")", style: Theme.hint
             )
             .draw(in: &canvas, x: area.x + 1, y: y, width: width)
+            y += 1
         }
+        for line in detailLines(book.details) where y < bottom {
+            line.draw(in: &canvas, x: area.x + 1, y: y, width: width)
+            y += 1
+        }
+    }
+
+    /// The fields beyond title and author that the book has, a line each: "ISBN … · year ·
+    /// publisher", the series and its index, the tags, and the notes' first line.
+    static func detailLines(_ details: BookDetails) -> [StyledText] {
+        var lines: [StyledText] = []
+        func line(_ label: String, _ value: String) {
+            var text = StyledText(label + " ", style: Theme.hint)
+            text.append(value, style: .plain)
+            lines.append(text)
+        }
+        let facts = [details.isbn.map { "ISBN " + $0 }, details.year.map(String.init), details.publisher]
+            .compactMap { $0 }.filter { !$0.isEmpty }
+        if !facts.isEmpty { lines.append(StyledText(facts.joined(separator: " · "), style: .plain)) }
+        if !details.series.isEmpty || details.seriesIndex != nil {
+            line(
+                "Series",
+                [details.series, details.seriesIndex.map { "#\($0)" } ?? ""].filter { !$0.isEmpty }
+                    .joined(separator: " "))
+        }
+        if !details.tags.isEmpty { line("Tags", details.tagsText) }
+        if let first = details.notes.split(separator: "\n", omittingEmptySubsequences: false).first, !first.isEmpty {
+            let more = details.notes.contains("\n") ? " …" : ""
+            line("Notes", String(first) + more)
+        }
+        return lines
     }
 }
 

@@ -83,7 +83,8 @@ enum StatusLine {
         if let editor = state.editor {
             if editor.conflict?.merged != nil { return Hints.conflictWithMerge }
             if editor.conflict?.theirs != nil { return Hints.conflict }
-            return state.accountRole == .reader ? Hints.viewer : Hints.editor
+            if state.accountRole == .reader { return Hints.viewer }
+            return editor.focus == .notes ? Hints.notes : Hints.editor
         }
         return state.accountRole == .reader ? Hints.searchReader : Hints.search
     }

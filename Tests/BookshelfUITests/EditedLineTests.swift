@@ -32,7 +32,7 @@ import TerminalUI
     /// "History of Rome" (Mommsen, #2) open in the editor.
     func openMommsen() async -> AppHarness { await opening("mommsen") }
 
-    static let fieldX = 8
+    static let fieldX = 1 + EditorForm.labelWidth
 
     @Test func reloadingTheirVersionPutsTheCursorAtTheEndOfTheirTitle() async throws {
         let harness = await openMommsen()
@@ -59,7 +59,7 @@ import TerminalUI
         // My title with the cursor at its start, and the author's cursor at its start too.
         await harness.press(.home)
         await harness.type("My ")
-        await harness.press(.tab, .home, .tab)
+        await harness.press(.tab, .home, .backTab)
         await harness.press(.enter)
         try #require(harness.model.state.editor?.conflict?.merged != nil)
         await harness.press(.ctrl("e"))
@@ -80,7 +80,7 @@ import TerminalUI
                 id: 2, title: "History of Rome",
                 author: "Mommsen, Theodor", expectedRevision: 1))
         // The author's cursor at its start, then the title's after "History".
-        await harness.press(.tab, .home, .tab, .home)
+        await harness.press(.tab, .home, .backTab, .home)
         for _ in 0..<7 { await harness.press(.right) }
         await harness.type(" Of")
         await harness.press(.enter)
@@ -103,7 +103,7 @@ import TerminalUI
                 expectedRevision: 1))
         await harness.press(.home)
         await harness.type("My ")
-        await harness.press(.tab, .home, .tab, .enter)
+        await harness.press(.tab, .home, .backTab, .enter)
         try #require(harness.model.state.editor?.conflict?.merged != nil)
         await harness.press(.ctrl("o"))
         try #require(harness.model.state.editor?.outcome == .saved(revision: 3))

@@ -80,11 +80,10 @@ import TerminalUI
     @Test func theInputStackGoesFromQuestionsToTheSearch() {
         #expect(
             InputLayer.stack == [
-                .question, .tooSmall, .password, .restoreQuestion, .global, .help, .accounts, .conflict, .editor,
-                .history,
-                .search,
+                .question, .tooSmall, .password, .restoreQuestion, .global, .help, .accounts, .conflict, .notes,
+                .editor, .history, .search,
             ])
-        #expect(InputLayer.stack.filter { !$0.isModal } == [.global, .conflict])
+        #expect(InputLayer.stack.filter { !$0.isModal } == [.global, .conflict, .notes])
     }
 
     /// Keys a modal layer has no binding for stop there: nothing behind it acts on them.
@@ -137,6 +136,7 @@ import TerminalUI
             try #require(harness.model.state.editor?.isLoaded == true)
             return harness
         case .history: return try await inTheHistory()
+        case .notes: return try await editingNotes()
         case .search, .global, .conflict: return try await thirtyBooks()
         }
     }
@@ -288,6 +288,11 @@ import TerminalUI
             let harness = try await Self.editingOneLine()
             await harness.press(key)
             #expect(harness.model.state.editor == nil, "\(what)")
+        case .save where layer == .notes:
+            let harness = try await Self.editingNotes()
+            await harness.press(key)
+            #expect(harness.model.state.editor?.outcome == .saved(revision: 2), "\(what)")
+            #expect(harness.model.state.editor?.draft.notes == Self.notes, "\(what): no new line")
         case .save:
             let harness = try await Self.editingOneLine()
             await harness.type("!")
@@ -298,6 +303,19 @@ import TerminalUI
             let harness = try await Self.editingOneLine()
             await harness.press(key)
             #expect(harness.model.state.editor?.focus == .author, "\(what)")
+        case .previousField:
+            // Before the first field comes the last: the notes.
+            let harness = try await Self.editingOneLine()
+            await harness.press(key)
+            #expect(harness.model.state.editor?.focus == .notes, "\(what)")
+
+        case .paste where layer == .notes, .edit where layer == .notes:
+            let harness = try await Self.editingNotes()
+            await harness.press(key)
+            let (text, cursor) = Self.notesAfter(action, key: key)
+            let notes = harness.model.state.editor?.lines[.notes]
+            #expect(notes?.text == text && notes?.cursor == cursor, "\(what)")
+            #expect(harness.model.state.editor?.outcome == nil, "\(what): nothing saved")
 
         case .type, .paste, .edit:
             let (text, cursor) = Self.lineAfter(action, key: key)
@@ -428,9 +446,45 @@ import TerminalUI
             case .wordRight: return (line, 13)
             case .deleteWordForward: return ("one two-th four", 10)
             case .deleteAlphanumericWordBackward: return ("one two-ree four", 8)
+            case .lineUp, .lineDown: return (line, cursor)
             }
         default: return ("", 0)
         }
+    }
+
+    /// The notes: `line` between two others, the cursor at `cursor` in it.
+    static let notes = "first line\n" + line + "\nlast"
+
+    /// What `notes` becomes, with the cursor 10 characters into its second line, after
+    /// `action` for `key` in the notes.
+    static func notesAfter(_ action: KeyAction, key: Key) -> (text: String, cursor: Int) {
+        switch action {
+        // The pasted "a\tb\nc" keeps its line break.
+        case .paste: ("first line\none two-tha b\ncree four\nlast", 11 + 15)
+        case .edit(.insert("\n")): ("first line\none two-th\nree four\nlast", 11 + 11)
+        // Column 10 of the first line is its end; the last line is shorter, so its end.
+        case .edit(.lineUp): (notes, 10)
+        case .edit(.lineDown): (notes, 11 + 19 + 4)
+        default: ("", 0)
+        }
+    }
+
+    /// The editor is open on a book whose notes (typed: Enter is a new line there) are
+    /// `notes`, the cursor 10 characters into the second line.
+    static func editingNotes() async throws -> AppHarness {
+        let harness = AppHarness(columns: 80, rows: 24, books: [("Notes", "Ann Author")])
+        await harness.start()
+        await harness.press(.enter, .backTab)
+        await harness.type("first line")
+        await harness.press(.enter)
+        await harness.type(line)
+        await harness.press(.enter)
+        await harness.type("last")
+        await harness.press(.up, .home)
+        for _ in 0..<cursor { await harness.press(.right) }
+        let editor = harness.model.state.editor
+        try #require(editor?.focus == .notes && editor?.draft.notes == notes && editor?.lines[.notes].cursor == 21)
+        return harness
     }
 
     /// The search line holds `line`, the cursor at `cursor`.

@@ -22,15 +22,16 @@ import TerminalUI
                 "Search: mommsen",
                 String(repeating: "─", count: 62) + " 1 match ─",
                 " View book #2 · revision 1",
-                " Title  History of Rome",
-                " Author Theodor Mommsen",
+                // Under the form: why it is read-only, a blank row, the keys; six rows are left for it.
+                " Title     History of Rome",
+                " Author    Theodor Mommsen",
+                " ISBN",
+                " Year",
+                " Publisher",
+                " more ↓",
                 " carl is a reader: viewing only.",
                 "",
                 " Tab next field · Esc close",
-                "",
-                "",
-                "",
-                "",
                 " Tab field · Esc close · F1 help",
             ])
     }

@@ -24,7 +24,7 @@ import TerminalUI
         #expect(header == " Bookshelf  alice (editor) · disconnected, retrying  Memory test", "\(harness.text)")
         #expect(status.hasPrefix(" Cannot reach the catalog: still trying. Nothing here is lost."), "\(harness.text)")
         // The draft is where it was.
-        #expect(harness.lines[4].hasSuffix("│ Title  History of Rome, abridged"), "\(harness.text)")
+        #expect(harness.lines[4].hasSuffix("│ Title     History of Rome, abridged"), "\(harness.text)")
 
         harness.catalog.isReachable = true
         harness.model.checkForChanges()
