@@ -41,8 +41,9 @@ public enum BookExport {
     }
 
     /// The details' members, each after a comma; a field that is empty is left out, so a book
-    /// of only a title and an author is the line it always was.
-    static func jsonMembers(_ details: BookDetails) -> String {
+    /// of only a title and an author is the line it always was. Also what `search --json` and
+    /// `history --json` write after the author.
+    public static func jsonMembers(_ details: BookDetails) -> String {
         var members = ""
         if let isbn = details.isbn { members += ",\"isbn\":" + JSONText.quoted(isbn) }
         if let year = details.year { members += ",\"year\":\(year)" }
