@@ -16,7 +16,11 @@ import Testing
     /// The file to import: a header and one unquoted line per book.
     static let importFile = "title,author\n" + (1...count).map { "\(title($0)),\(author($0))\n" }.joined()
     /// What `export` must write for those books: the header, then every field quoted, in title order.
-    static let exportedCSV = "title,author\n" + (1...count).map { "\"\(title($0))\",\"\(author($0))\"\n" }.joined()
+    /// Every column, the details empty (quoted, as export writes every field).
+    static let exportedCSV =
+        "title,author,isbn,year,publisher,series,series_index,tags,notes\n"
+        + (1...count).map { "\"\(title($0))\",\"\(author($0))\"" + String(repeating: ",\"\"", count: 7) + "\n" }
+        .joined()
 
     /// A new catalog holding only the imported books (an import creates one without sample books).
     static func importedCatalog(_ sandbox: BookshelfProcess) throws -> (
