@@ -61,10 +61,12 @@ import Testing
         #expect(result.status == 0, "\(result.errors)")
         #expect(result.output == "Added 8 books to scope main.\n")
         #expect(result.errors.contains("Read 8 books ("), "\(result.errors)")
-        #expect(result.errors.contains("Skipped 1: ISBN values that break its rule"), "\(result.errors)")
+        // Meditations' 1234567890 and Guards! Guards!' 978-0-552-13419-5 have wrong check digits.
+        #expect(result.errors.contains("Skipped 2: ISBN values that break its rule"), "\(result.errors)")
+        #expect(result.errors.contains("Skipped 1: the author \"Unknown\""), "\(result.errors)")
 
         #expect(try Data(contentsOf: URL(fileURLWithPath: file)) == before)
-        #expect(FileManager.default.attributesOfItem(atPath: file)[.modificationDate] as? Date == modified)
+        #expect(try FileManager.default.attributesOfItem(atPath: file)[.modificationDate] as? Date == modified)
         #expect(try FileManager.default.contentsOfDirectory(atPath: library).sorted() == folder)
 
         let books = try exported(sandbox, db)
@@ -96,7 +98,8 @@ import Testing
         #expect(
             books["The Name of the Rose"]?["notes"] as? String
                 == "Line one\nLine two, after a blank paragraph.\n- a list item\n- another")
-        #expect(books["Meditations"]?["isbn"] == nil)
+        #expect(books["Meditations"]?["isbn"] == nil && books["Guards! Guards!"]?["isbn"] == nil)
+        #expect(books["Guards! Guards!"]?["series_index"] as? Double == 8)
     }
 
     @Test func aFolderWithoutALibraryIsRefusedAndNothingIsMade() throws {

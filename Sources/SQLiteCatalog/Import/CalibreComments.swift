@@ -45,7 +45,9 @@ enum CalibreComments {
                 rest = ""
                 break
             }
-            let name = tagName(rest[rest.index(after: rest.startIndex)..<close])
+            let inside = rest[rest.index(after: rest.startIndex)..<close]
+            let name = tagName(inside)
+            let closing = inside.first == "/"
             rest = rest[rest.index(after: close)...]
             if name == "br" {
                 endLine(keepingEmpty: true)
@@ -53,7 +55,7 @@ enum CalibreComments {
                 rest = rest.range(of: "</\(name)", options: .caseInsensitive).map { rest[$0.lowerBound...] } ?? ""
             } else if blockTags.contains(name) {
                 endLine(keepingEmpty: false)
-                if name == "li" { line = "- " }
+                if name == "li", !closing { line = "- " }
             }
         }
         append(String(rest))
