@@ -41,10 +41,11 @@ public struct ImportSummary: Sendable, Equatable {
         fieldsMapped += fields
     }
 
-    /// The report, a line each: what was read, then a line per kind of skip.
-    public var lines: [String] {
-        let books = booksRead == 1 ? "1 book" : "\(booksRead) books"
-        let fields = fieldsMapped == 1 ? "1 field" : "\(fieldsMapped) fields"
-        return ["Read \(books) (\(fields) mapped)."] + skipped.map { "Skipped \($0.count): \($0.reason)." }
+    /// The report, a line each: what was read, then a line per kind of skip; `number` writes
+    /// the counts (the command line groups thousands).
+    public func lines(number: (Int) -> String = { String($0) }) -> [String] {
+        let books = booksRead == 1 ? "1 book" : "\(number(booksRead)) books"
+        let fields = fieldsMapped == 1 ? "1 field" : "\(number(fieldsMapped)) fields"
+        return ["Read \(books) (\(fields) mapped)."] + skipped.map { "Skipped \(number($0.count)): \($0.reason)." }
     }
 }

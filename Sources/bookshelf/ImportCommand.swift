@@ -126,7 +126,9 @@ enum ImportCommand {
                 "bookshelf import: nothing imported: \(count) bad line\(count == 1 ? "" : "s") in \(file.printable)")
             return .nothingDone
         }
-        for line in result.summary.lines { console.note("bookshelf import: " + TerminalText.sanitized(line)) }
+        for line in result.summary.lines(number: NumberText.grouped) {
+            console.note("bookshelf import: " + TerminalText.sanitized(line))
+        }
 
         guard case let .sqlite(path) = target else {
             guard case let .postgres(connector) = target else { return .failure }

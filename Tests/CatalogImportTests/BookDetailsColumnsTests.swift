@@ -135,6 +135,6 @@ import Testing
             "{\"title\":\"A\",\"rating\":5}\n{\"title\":\"B\",\"rating\":3,\"year\":2001}\n", format: .jsonLines)
         #expect(json.summary.booksRead == 2 && json.summary.fieldsMapped == 3)
         #expect(json.summary.skipped.map(\.count) == [2])
-        #expect(json.summary.lines.first == "Read 2 books (3 fields mapped).")
+        #expect(json.summary.lines().first == "Read 2 books (3 fields mapped).")
     }
 }
