@@ -10,8 +10,11 @@ import Testing
     static let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Fixtures/goodreads_library_export.csv")
 
+    /// The fixture read; every book of it, or the test stops here.
     static func imported() throws -> BookImportResult {
-        GoodreadsImport.parse([UInt8](try Data(contentsOf: fixture)))
+        let result = GoodreadsImport.parse([UInt8](try Data(contentsOf: fixture)))
+        try #require(result.books.count == 12, "\(result.problems)")
+        return result
     }
 
     @Test func everyBookOfTheExportIsRead() throws {
