@@ -126,13 +126,13 @@ enum ImportCommand {
                 "bookshelf import: nothing imported: \(count) bad line\(count == 1 ? "" : "s") in \(file.printable)")
             return .nothingDone
         }
-        for line in result.summary.lines(number: NumberText.grouped) {
-            console.note("bookshelf import: " + TerminalText.sanitized(line))
-        }
 
         guard case let .sqlite(path) = target else {
             guard case let .postgres(connector) = target else { return .failure }
-            return try await importIntoPostgres(result.books, scope: scope, connector: connector, console: console)
+            let status = try await importIntoPostgres(
+                result.books, scope: scope, connector: connector, console: console)
+            report(result.summary, console: console)
+            return status
         }
         // "Nothing imported" holds for the file system too: a catalog this run made for the
         // import is removed again when adding its books fails.
@@ -146,6 +146,7 @@ enum ImportCommand {
         }
         console.line(
             "Added \(NumberText.grouped(added.count)) book\(added.count == 1 ? "" : "s") to scope \(scope.printable).")
+        report(result.summary, console: console)
         if !added.scopeHasAccount {
             console.note("bookshelf import: note: no account sees scope \(scope.printable) yet")
         }
@@ -195,6 +196,14 @@ enum ImportCommand {
         adding.finish()
         console.line("Added \(NumberText.grouped(added)) book\(added == 1 ? "" : "s") to scope \(scope.printable).")
         return .success
+    }
+
+    /// What the import read, mapped and skipped, once its books are stored (a failed import
+    /// says only why it failed).
+    private static func report(_ summary: ImportSummary, console: Console) {
+        for line in summary.lines(number: NumberText.grouped) {
+            console.note("bookshelf import: " + TerminalText.sanitized(line))
+        }
     }
 
     /// A Calibre library's books as an import result, or nil (and the problems said) when a

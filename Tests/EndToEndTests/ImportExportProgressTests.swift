@@ -57,8 +57,8 @@ import Testing
         let notes = result.errorLines.filter { !$0.hasPrefix("Reading books.csv: ") && !$0.hasPrefix("Adding books: ") }
         // Two fields of each book: a title and an author.
         #expect(
-            notes.count == 2 && notes[0] == "bookshelf import: Read 30,000 books (60,000 fields mapped)."
-                && notes[1].hasPrefix("bookshelf: created a new catalog at "),
+            notes.count == 2 && notes[0].hasPrefix("bookshelf: created a new catalog at ")
+                && notes[1] == "bookshelf import: Read 30,000 books (60,000 fields mapped).",
             "besides progress, only what was read and the note that the catalog was created: \(result.errors)")
     }
 
