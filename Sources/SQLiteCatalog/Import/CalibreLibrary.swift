@@ -9,17 +9,12 @@ import Foundation
 public enum CalibreLibrary {
     /// What the library held: the books to store, the books that cannot be stored (with
     /// Calibre's id for each) and what was left out of the books kept.
-    public struct Result: Sendable, Equatable {
+    public struct Result: Sendable {
         public let books: [NewBook]
         public let problems: [Problem]
         public let fieldsMapped: Int
         /// A line each kind of thing left out, with how many, in the order first met.
         public let skipped: [(reason: String, count: Int)]
-
-        public static func == (lhs: Result, rhs: Result) -> Bool {
-            lhs.books == rhs.books && lhs.problems == rhs.problems && lhs.fieldsMapped == rhs.fieldsMapped
-                && lhs.skipped.elementsEqual(rhs.skipped) { $0 == $1 }
-        }
     }
 
     public struct Problem: Sendable, Equatable, CustomStringConvertible {
@@ -48,6 +43,8 @@ public enum CalibreLibrary {
         }
         do {
             let connection = try open(file)
+            // Calibre may be saving while the library is read: wait for it a little, as a reader.
+            connection.setBusyTimeout(milliseconds: 5_000)
             try connection.execute("PRAGMA query_only = ON")
             let tables = try connection.query(
                 "SELECT name FROM sqlite_schema WHERE type = 'table' AND name IN ('books', 'authors', 'books_authors_link')"
@@ -75,7 +72,7 @@ public enum CalibreLibrary {
 }
 
 /// One Calibre book as its tables hold it, before Bookshelf's rules.
-struct CalibreRow: Equatable {
+struct CalibreRow {
     let id: Int
     var title: String
     var authors: [String] = []
@@ -88,11 +85,6 @@ struct CalibreRow: Equatable {
     var comments: String?
     var hasRating = false
     var languages = 0
-
-    static func == (lhs: CalibreRow, rhs: CalibreRow) -> Bool {
-        lhs.id == rhs.id && lhs.title == rhs.title && lhs.authors == rhs.authors
-            && lhs.identifiers.elementsEqual(rhs.identifiers) { $0 == $1 }
-    }
 }
 
 /// The queries, one per table, joined in memory by Calibre's book id.
