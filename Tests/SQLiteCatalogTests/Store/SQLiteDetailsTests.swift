@@ -12,7 +12,8 @@ import Testing
 
     static let details = BookDetails(
         isbn: "9780141439518", year: 1869, publisher: "Penguin Classics", series: "Russian Classics",
-        seriesIndex: SeriesIndex("2.5"), tags: ["classic", "Russian", "war"], notes: "Read in winter.\nSecond line.")
+        seriesIndex: SeriesIndex("2.5"), tags: ["\"Quoted\" \\ and /", "classic", "Russian", "war"],
+        notes: "Read in winter.\nSecond line.")
 
     private func catalog(_ name: String = "details.sqlite") throws -> (SQLiteCatalog, SQLiteBookRemote) {
         let catalog = try SQLiteCatalog.open(path: directory.path(name), create: true)
@@ -32,6 +33,11 @@ import Testing
         #expect(try await editor.search(SearchQuery(text: "war")).records == [expected])
         #expect(try await editor.search(SearchQuery(text: "")).records == [expected])
         #expect(try await editor.history(of: 1).map(\.record) == [expected])
+        // The file holds the tags as a JSON array SQLite itself reads.
+        let raw = try RawConnection(directory.path("details.sqlite"))
+        #expect(
+            try queryText(raw.handle, "SELECT group_concat(value, '|') FROM books, json_each(books.tags)")
+                == Self.details.tags.joined(separator: "|"))
     }
 
     @Test func anImportStoresEveryBooksDetails() async throws {
