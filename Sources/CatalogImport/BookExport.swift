@@ -2,8 +2,9 @@ import TerminalSafeText
 import BookCatalog
 
 /// Books written in the formats `BookImport` reads, so that importing an export gives back
-/// exactly the titles and authors exported. One line per book, so a caller can write a
-/// million books as it reads them, never holding them all.
+/// exactly the books exported, every field, and exporting them again gives the same bytes.
+/// One line per book, so a caller can write a million books as it reads them, never holding
+/// them all.
 public enum BookExportFormat: String, Sendable, CaseIterable {
     case csv
     case jsonl
@@ -13,17 +14,47 @@ public enum BookExport {
     /// The first line of the file, if the format has one.
     public static func header(_ format: BookExportFormat) -> String? {
         switch format {
-        case .csv: "title,author"
+        case .csv: BookColumn.allCases.map(\.rawValue).joined(separator: ",")
         case .jsonl: nil
         }
     }
 
     /// One book as one line (without the line end).
-    public static func line(title: String, author: String, format: BookExportFormat) -> String {
+    public static func line(
+        title: String, author: String, details: BookDetails = .none, format: BookExportFormat
+    ) -> String {
         switch format {
-        case .csv: csvField(title) + "," + csvField(author)
-        case .jsonl: "{\"title\":" + JSONText.quoted(title) + ",\"author\":" + JSONText.quoted(author) + "}"
+        case .csv:
+            ([csvField(title), csvField(author)] + csvFields(details)).joined(separator: ",")
+        case .jsonl:
+            "{\"title\":" + JSONText.quoted(title) + ",\"author\":" + JSONText.quoted(author) + jsonMembers(details)
+                + "}"
         }
+    }
+
+    /// The details' columns after title and author, in `BookColumn` order, each quoted.
+    static func csvFields(_ details: BookDetails) -> [String] {
+        [
+            details.isbn ?? "", details.year.map(String.init) ?? "", details.publisher, details.series,
+            details.seriesIndex?.description ?? "", details.tagsText, details.notes,
+        ].map(csvField)
+    }
+
+    /// The details' members, each after a comma; a field that is empty is left out, so a book
+    /// of only a title and an author is the line it always was. Also what `search --json` and
+    /// `history --json` write after the author.
+    public static func jsonMembers(_ details: BookDetails) -> String {
+        var members = ""
+        if let isbn = details.isbn { members += ",\"isbn\":" + JSONText.quoted(isbn) }
+        if let year = details.year { members += ",\"year\":\(year)" }
+        if !details.publisher.isEmpty { members += ",\"publisher\":" + JSONText.quoted(details.publisher) }
+        if !details.series.isEmpty { members += ",\"series\":" + JSONText.quoted(details.series) }
+        if let index = details.seriesIndex { members += ",\"series_index\":\(index)" }
+        if !details.tags.isEmpty {
+            members += ",\"tags\":[" + details.tags.map(JSONText.quoted).joined(separator: ",") + "]"
+        }
+        if !details.notes.isEmpty { members += ",\"notes\":" + JSONText.quoted(details.notes) }
+        return members
     }
 
     /// One book as one line (without the line end) of the bytes a store holds, which need not
@@ -31,18 +62,22 @@ public enum BookExport {
     /// stays UTF-8 text: each byte outside a well-formed UTF-8 sequence is written as the lone
     /// surrogate escape `\udcXX` (XX the byte, 80 to ff), as Python's `surrogateescape`
     /// does. A plain import refuses both; `import --restore` gives back the bytes.
-    public static func line(storedTitle: [UInt8], storedAuthor: [UInt8], format: BookExportFormat) -> [UInt8] {
+    public static func line(
+        storedTitle: [UInt8], storedAuthor: [UInt8], details: BookDetails = .none, format: BookExportFormat
+    ) -> [UInt8] {
         var line: [UInt8] = []
         switch format {
         case .csv:
             line += csvField(storedTitle)
             line.append(UInt8(ascii: ","))
             line += csvField(storedAuthor)
+            for field in csvFields(details) { line += [UInt8(ascii: ",")] + field.utf8 }
         case .jsonl:
             line += "{\"title\":".utf8
             line += jsonString(storedTitle)
             line += ",\"author\":".utf8
             line += jsonString(storedAuthor)
+            line += jsonMembers(details).utf8
             line.append(UInt8(ascii: "}"))
         }
         return line

@@ -1,12 +1,15 @@
 import BookCatalog
+import TerminalSafeText
 
 /// The two file formats `bookshelf import` reads.
 public enum BookImportFormat: String, Sendable, Equatable {
-    /// RFC 4180: a header line naming the columns (`title` required, `author` optional, any
-    /// order, other columns ignored), fields quoted with `"` when they hold commas, quotes
-    /// (doubled) or line breaks.
+    /// RFC 4180: a header line naming the columns (`title` required; `author` and the
+    /// `BookColumn`s of the details optional; any order, other columns skipped), fields quoted
+    /// with `"` when they hold commas, quotes (doubled) or line breaks. Tags are one field,
+    /// "a, b".
     case csv
-    /// One JSON object per line: `{"title": "...", "author": "..."}`; other keys are ignored.
+    /// One JSON object per line: `{"title": "...", "author": "...", "tags": ["a", "b"]}`, the
+    /// keys named as `BookColumn`s; other keys are skipped.
     case jsonLines
 }
 
@@ -29,10 +32,12 @@ public struct BookImportProblem: Sendable, Equatable, CustomStringConvertible {
 public struct BookImportResult: Sendable, Equatable {
     public let books: [NewBook]
     public let problems: [BookImportProblem]
+    public let summary: ImportSummary
 
-    public init(books: [NewBook], problems: [BookImportProblem]) {
+    public init(books: [NewBook], problems: [BookImportProblem], summary: ImportSummary = ImportSummary()) {
         self.books = books
         self.problems = problems
+        self.summary = summary
     }
 }
 
@@ -69,7 +74,7 @@ public enum BookImport {
             case .csv: parseCSV(buffer, from: start, into: &collector)
             case .jsonLines: parseJSONLines(buffer, from: start, into: &collector)
             }
-            return BookImportResult(books: collector.books, problems: collector.problems)
+            return BookImportResult(books: collector.books, problems: collector.problems, summary: collector.summary)
         }
     }
 
@@ -96,32 +101,51 @@ public enum BookImport {
         let progress: ((Int) -> Void)?
         var books: [NewBook] = []
         var problems: [BookImportProblem] = []
+        var summary = ImportSummary()
         private var nextProgressLine = BookImport.progressInterval
 
         init(progress: ((Int) -> Void)?) { self.progress = progress }
 
         var restoring = false
 
-        mutating func add(title: String, author: String, line: Int) {
+        mutating func add(title: String, author: String, details text: DetailsText, line: Int) {
+            let details = validated(text, line: line)
             if restoring {
                 if title.isEmpty {
                     problems.append(BookImportProblem(line: line, reason: "missing title"))
-                } else {
-                    books.append(NewBook(title: title, author: author))
+                } else if let details {
+                    keep(NewBook(title: title, author: author, details: details))
                 }
                 return
             }
             do {
-                books.append(try NewBook(title: title, author: author).validated())
+                let book = try NewBook(title: title, author: author).validated()
+                if let details { keep(NewBook(title: book.title, author: book.author, details: details)) }
             } catch {
                 let reason = BookImport.rejection(title: title, author: author) ?? "\(error)"
                 problems.append(BookImportProblem(line: line, reason: reason))
             }
         }
 
+        /// The details, or nil when a field breaks its rule (each such field is a problem).
+        private mutating func validated(_ text: DetailsText, line: Int) -> BookDetails? {
+            switch text.validated() {
+            case let .success(details): return details
+            case let .failure(failure):
+                problems += failure.reasons.map { BookImportProblem(line: line, reason: $0) }
+                return nil
+            }
+        }
+
+        private mutating func keep(_ book: NewBook) {
+            books.append(book)
+            summary.read(fields: 1 + (book.author.isEmpty ? 0 : 1) + book.details.filledFieldCount)
+        }
+
         /// A title or author that is not valid UTF-8: taken back byte for byte when restoring,
         /// otherwise refused.
-        mutating func add(storedTitle: [UInt8], storedAuthor: [UInt8], line: Int) {
+        mutating func add(storedTitle: [UInt8], storedAuthor: [UInt8], details text: DetailsText, line: Int) {
+            let details = validated(text, line: line)
             guard restoring else {
                 let field = String(validating: storedTitle, as: UTF8.self) == nil ? "title" : "author"
                 problems.append(
@@ -131,8 +155,8 @@ public enum BookImport {
             }
             if storedTitle.isEmpty {
                 problems.append(BookImportProblem(line: line, reason: "missing title"))
-            } else {
-                books.append(NewBook(storedTitle: storedTitle, storedAuthor: storedAuthor))
+            } else if let details {
+                keep(NewBook(storedTitle: storedTitle, storedAuthor: storedAuthor, details: details))
             }
         }
 
@@ -220,7 +244,7 @@ public enum BookImport {
             return
         }
         let names = headerFields.map { ($0.text ?? "").trimmingWhitespace.lowercased() }
-        for column in ["title", "author"] where names.filter({ $0 == column }).count > 1 {
+        for column in BookColumn.allCases.map(\.rawValue) where names.filter({ $0 == column }).count > 1 {
             collector.reject(line: headerLine, "the header names the column \"\(column)\" twice")
             return
         }
@@ -232,6 +256,10 @@ public enum BookImport {
             return
         }
         let authorColumn = names.firstIndex(of: "author")
+        let detailColumns = BookColumn.details.compactMap { column in
+            names.firstIndex(of: column.rawValue).map { (column, $0) }
+        }
+        let skippedColumns = names.indices.filter { BookColumn(rawValue: names[$0]) == nil }
 
         while let outcome = reader.next() {
             switch outcome {
@@ -245,15 +273,35 @@ public enum BookImport {
                     )
                     break
                 }
+                for index in skippedColumns where !fields[index].bytes.isEmpty {
+                    collector.summary.skip(skippedColumnReason(headerFields[index]))
+                }
+                var details = DetailsText()
+                var notText: [BookColumn] = []
+                for (column, index) in detailColumns {
+                    guard let text = fields[index].text else {
+                        notText.append(column)
+                        continue
+                    }
+                    details.set(column, text: text)
+                }
+                guard notText.isEmpty else {
+                    for column in notText { collector.reject(line: line, "\(column.rawValue): not valid UTF-8 text") }
+                    break
+                }
                 let title = fields[titleColumn], author = authorColumn.map { fields[$0] } ?? .text("")
                 if let titleText = title.text, let authorText = author.text {
-                    collector.add(title: titleText, author: authorText, line: line)
+                    collector.add(title: titleText, author: authorText, details: details, line: line)
                 } else {
-                    collector.add(storedTitle: title.bytes, storedAuthor: author.bytes, line: line)
+                    collector.add(storedTitle: title.bytes, storedAuthor: author.bytes, details: details, line: line)
                 }
             }
             collector.linesRead(reader.line - 1)
         }
+    }
+
+    private static func skippedColumnReason(_ name: CSVReader.Field) -> String {
+        "values of the column \(JSONText.quoted(name.text ?? "")), which is not a field Bookshelf keeps"
     }
 
     /// Reads RFC 4180 records. A record may span several physical lines (quoted line
@@ -436,9 +484,11 @@ public enum BookImport {
                 continue
             }
             let object: [String: JSONLineParser.Value]
+            var skippedKeys: [String] = []
             do {
                 object = try JSONLineParser.object(
-                    in: line, keeping: ["title", "author"], byteEscapes: collector.restoring)
+                    in: line, keeping: jsonKeys, byteEscapes: collector.restoring
+                ) { skippedKeys.append($0) }
             } catch {
                 collector.reject(line: lineNumber, error.isJSON ? "bad JSON: \(error.reason)" : error.reason)
                 continue
@@ -449,8 +499,8 @@ public enum BookImport {
             case .notUTF8(let bytes)?: (title, titleBytes) = ("", bytes)
             case nil: collector.reject(line: lineNumber, "missing \"title\""); continue
             case .null?: collector.reject(line: lineNumber, "missing title"); continue
-            case .other(let kind)?:
-                collector.reject(line: lineNumber, "\"title\" must be a string, not \(kind)"); continue
+            case let other?:
+                collector.reject(line: lineNumber, "\"title\" must be a string, not \(other.kind)"); continue
             }
             var author = ""
             var authorBytes: [UInt8]?
@@ -458,17 +508,65 @@ public enum BookImport {
             case .string(let value)?: author = value
             case .notUTF8(let bytes)?: authorBytes = bytes
             case nil, .null?: break
-            case .other(let kind)?:
-                collector.reject(line: lineNumber, "\"author\" must be a string, not \(kind)"); continue
+            case let other?:
+                collector.reject(line: lineNumber, "\"author\" must be a string, not \(other.kind)"); continue
             }
+            let details: DetailsText
+            switch jsonDetails(object) {
+            case let .success(text): details = text
+            case let .failure(problems):
+                for reason in problems.reasons { collector.reject(line: lineNumber, reason) }
+                continue
+            }
+            for key in skippedKeys { collector.summary.skip(skippedKeyReason(key)) }
             if titleBytes == nil, authorBytes == nil {
-                collector.add(title: title, author: author, line: lineNumber)
+                collector.add(title: title, author: author, details: details, line: lineNumber)
             } else {
                 collector.add(
                     storedTitle: titleBytes ?? Array(title.utf8), storedAuthor: authorBytes ?? Array(author.utf8),
-                    line: lineNumber)
+                    details: details, line: lineNumber)
             }
         }
+    }
+}
+
+extension BookImport {
+    fileprivate static let jsonKeys = Set(BookColumn.allCases.map(\.rawValue))
+
+    fileprivate static func skippedKeyReason(_ key: String) -> String {
+        "values of the key \(JSONText.quoted(key)), which is not a field Bookshelf keeps"
+    }
+
+    /// The details' text in a JSON object: strings, numbers for the year and series index
+    /// (or strings), and an array of strings for tags; null or a missing key for none.
+    fileprivate static func jsonDetails(_ object: [String: JSONLineParser.Value]) -> Result<DetailsText, FieldProblems>
+    {
+        var details = DetailsText()
+        var problems: [String] = []
+        for column in BookColumn.details {
+            guard let value = object[column.rawValue] else { continue }
+            switch (column, value) {
+            case (_, .null): break
+            case (_, .string(let text)): details.set(column, text: text)
+            case (.year, .number(let text)), (.seriesIndex, .number(let text)), (.isbn, .number(let text)):
+                details.set(column, text: text)
+            case (.tags, .array(let elements)):
+                var tags: [String] = []
+                for element in elements {
+                    guard case let .string(tag) = element else {
+                        problems.append("tags: each tag must be a string, not \(element.kind)")
+                        break
+                    }
+                    tags.append(tag)
+                }
+                details.tags = tags
+            case (_, .notUTF8): problems.append("\(column.rawValue): not valid UTF-8 text")
+            default:
+                let expected = column == .tags ? "an array of strings" : "a string"
+                problems.append("\(column.rawValue): must be \(expected), not \(value.kind)")
+            }
+        }
+        return problems.isEmpty ? .success(details) : .failure(FieldProblems(reasons: problems))
     }
 }
 
@@ -482,8 +580,22 @@ enum JSONLineParser {
         /// are not valid UTF-8.
         case notUTF8([UInt8])
         case null
-        /// A number, boolean, array or object, described for an error message.
+        /// A number as written.
+        case number(String)
+        case array([Value])
+        /// A boolean or object, described for an error message.
         case other(String)
+
+        /// What the value is, for an error message.
+        var kind: String {
+            switch self {
+            case .string, .notUTF8: "a string"
+            case .null: "null"
+            case .number: "a number"
+            case .array: "an array"
+            case let .other(kind): kind
+            }
+        }
     }
 
     struct Failure: Error {
@@ -497,9 +609,11 @@ enum JSONLineParser {
 
     /// `byteEscapes` reads `\udc80` to `\udcff` as the bytes 80 to ff (`BookExport`'s escape
     /// for bytes that are not UTF-8); without it they are refused.
-    static func object(in line: UnsafeBufferPointer<UInt8>, keeping keys: Set<String>, byteEscapes: Bool = false)
-        throws(Failure) -> [String: Value]
-    {
+    /// `skipped` is told each key not in `keys`.
+    static func object(
+        in line: UnsafeBufferPointer<UInt8>, keeping keys: Set<String>, byteEscapes: Bool = false,
+        skipped: (String) -> Void = { _ in }
+    ) throws(Failure) -> [String: Value] {
         var reader = Reader(bytes: line)
         reader.byteEscapes = byteEscapes
         reader.skipWhitespace()
@@ -516,6 +630,7 @@ enum JSONLineParser {
                 kept[key] = try reader.readValue(depth: 1)
             } else {
                 _ = try reader.readValue(depth: 1)
+                skipped(key)
             }
         }
         reader.skipWhitespace()
@@ -580,8 +695,7 @@ enum JSONLineParser {
                 }
                 return .other("an object")
             case UInt8(ascii: "["):
-                try readArray(depth: depth + 1)
-                return .other("an array")
+                return .array(try readArray(depth: depth + 1))
             case UInt8(ascii: "t"):
                 try readLiteral("true")
                 return .other("a boolean")
@@ -592,24 +706,26 @@ enum JSONLineParser {
                 try readLiteral("null")
                 return .null
             case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                let start = position
                 try readNumber()
-                return .other("a number")
+                return .number(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self))
             default:
                 throw failure("unexpected character")
             }
         }
 
-        private mutating func readArray(depth: Int) throws(Failure) {
+        private mutating func readArray(depth: Int) throws(Failure) -> [Value] {
             guard depth <= JSONLineParser.maximumDepth else { throw failure("nested too deeply") }
             position += 1
             skipWhitespace()
-            if peek == UInt8(ascii: "]") { position += 1; return }
+            var elements: [Value] = []
+            if peek == UInt8(ascii: "]") { position += 1; return elements }
             while true {
-                _ = try readValue(depth: depth)
+                elements.append(try readValue(depth: depth))
                 skipWhitespace()
                 switch peek {
                 case UInt8(ascii: ","): position += 1
-                case UInt8(ascii: "]"): position += 1; return
+                case UInt8(ascii: "]"): position += 1; return elements
                 default: throw failure("expected ',' or ']'")
                 }
             }

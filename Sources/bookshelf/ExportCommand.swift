@@ -23,8 +23,12 @@ enum ExportCommand {
         positionals: .none,
         options: [format, query, scope, CatalogOptions.account, CatalogOptions.db],
         details: """
-            Output: CSV with the header title,author and every field quoted, or JSON Lines
-            {"title":..,"author":..}; 'bookshelf import' reads either back unchanged. Books come
+            Output: CSV with the header
+            title,author,isbn,year,publisher,series,series_index,tags,notes and every field
+            quoted (tags as "a, b"; notes keep their line breaks inside the quotes), or JSON
+            Lines {"title":..,"author":..,"isbn":..,"year":..,"publisher":..,"series":..,
+            "series_index":..,"tags":[..],"notes":..} with empty fields left out; 'bookshelf
+            import' reads either back unchanged, and exporting the import gives the same bytes. Books come
             in search order (title order without --query). Ids and revisions are not exported:
             an import makes new books. CSV written to a terminal shows stored control characters
             as 'bookshelf search' does (to a file or a pipe it is exact). Text that is not valid
@@ -87,7 +91,9 @@ enum ExportCommand {
                 }
                 if let bytes, !(toTerminal && format == .csv) {
                     console.line(
-                        bytes: BookExport.line(storedTitle: bytes.title, storedAuthor: bytes.author, format: format))
+                        bytes: BookExport.line(
+                            storedTitle: bytes.title, storedAuthor: bytes.author, details: record.details,
+                            format: format))
                 } else {
                     console.line(line(for: record, format: format, toTerminal: toTerminal))
                 }
@@ -109,10 +115,19 @@ enum ExportCommand {
     /// them either way.
     static func line(for record: BookRecord, format: BookExportFormat, toTerminal: Bool) -> String {
         guard toTerminal, format == .csv else {
-            return BookExport.line(title: record.title, author: record.author, format: format)
+            return BookExport.line(title: record.title, author: record.author, details: record.details, format: format)
         }
+        // Notes keep their line breaks: CSV quotes them, and a terminal only moves to a new line.
+        let details = record.details
+        let shown = BookDetails(
+            isbn: details.isbn, year: details.year, publisher: TerminalText.sanitized(details.publisher),
+            series: TerminalText.sanitized(details.series), seriesIndex: details.seriesIndex,
+            tags: details.tags.map(TerminalText.sanitized),
+            notes: details.notes.split(separator: "\n", omittingEmptySubsequences: false)
+                .map { TerminalText.sanitized(String($0)) }.joined(separator: "\n"))
         return BookExport.line(
-            title: TerminalText.sanitized(record.title), author: TerminalText.sanitized(record.author), format: format)
+            title: TerminalText.sanitized(record.title), author: TerminalText.sanitized(record.author),
+            details: shown, format: format)
     }
 
     /// The stored bytes of the books on a page whose text is not valid UTF-8. Decoding puts a

@@ -1,4 +1,5 @@
 import BookCatalog
+import CatalogImport
 import CommandLineOptions
 import TerminalSafeText
 import Foundation
@@ -18,7 +19,9 @@ enum HistoryCommand {
             the time in UTC (ISO 8601), the account "-" for a revision no account saved (an
             import, or the revision a book had when its catalog began keeping history).
             With --json: {"id":..,"revision":..,"title":..,"author":..,"account":..|null,
-            "saved_at":"2026-01-02T03:04:05.678Z","operation":"UUID"|null}.
+            "saved_at":"2026-01-02T03:04:05.678Z","operation":"UUID"|null}, and after the author
+            the revision's other fields as 'bookshelf export --format jsonl' writes them (isbn,
+            year, publisher, series, series_index, tags, notes; empty ones left out).
 
             Exit status: 0 success; 2 usage error; 3 no such book in the account's scope, or the
             catalog could not be used.
@@ -62,7 +65,7 @@ enum HistoryCommand {
         let record = revision.record
         let account: String = revision.account.map(JSONText.quoted) ?? "null"
         return "{\"id\":\(record.id),\"revision\":\(record.revision),\"title\":\(JSONText.quoted(record.title)),"
-            + "\"author\":\(JSONText.quoted(record.author)),"
+            + "\"author\":\(JSONText.quoted(record.author))\(BookExport.jsonMembers(record.details)),"
             + "\"account\":\(account),"
             + "\"saved_at\":\"\(timestamp(revision.savedAt))\","
             + "\"operation\":\(revision.operation.map { "\"\($0.uuidString)\"" } ?? "null")}"

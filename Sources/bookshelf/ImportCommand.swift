@@ -3,6 +3,7 @@ import CatalogImport
 import CommandLineOptions
 import Foundation
 import PostgresCatalog
+import SQLiteCatalog
 import TerminalUI
 
 /// `bookshelf import FILE`: adds the books of a CSV or JSON Lines file, all or nothing.
@@ -14,11 +15,15 @@ enum ImportCommand {
         "restore",
         help: "Take back exactly what 'bookshelf export' wrote, even text a plain import refuses (SQLite only).")
 
+    static let from = Option<String>(
+        "from", value: "SOURCE", completes: .choices(ImportSource.allCases.map(\.rawValue)),
+        help: "Read FILE as goodreads (its library export) or calibre (a library folder) instead.")
+
     static let command = Command(
         name: "import",
         summary: "Add the books of a CSV or JSON Lines file, all or nothing.",
         positionals: .one("FILE", completes: .file),
-        options: [CatalogOptions.scope, restore, CatalogOptions.db],
+        options: [CatalogOptions.scope, from, restore, CatalogOptions.db],
         details: """
             Formats (by extension .csv, .jsonl or .ndjson, otherwise by content; FILE - reads
             standard input):
@@ -26,8 +31,24 @@ enum ImportCommand {
                           in any order (other columns are ignored); RFC 4180 quoting:
                           "Rome, the City","Beard, Mary" and "The ""Quoted"" Book".
               JSON Lines  one object per line: {"title": "Dune", "author": "Frank Herbert"}
+            The other fields are the columns (keys) isbn, year, publisher, series, series_index,
+            tags ("a, b" in CSV, an array of strings in JSON) and notes (line breaks quoted in
+            CSV, \n in JSON), each optional; a bad value is reported with its column.
             UTF-8, with or without a byte order mark; LF or CRLF line ends (CR alone is not
             supported). A JSON key given twice in one object is a bad line.
+
+            --from goodreads reads Goodreads' library export (CSV): Title (a series in
+            parentheses, "(Dune, #1)", becomes the series), Author and Additional Authors,
+            ISBN13 or else ISBN, Publisher, Year Published or else Original Publication Year,
+            Bookshelves and Exclusive Shelf as tags, My Review and Private Notes as notes.
+            --from calibre reads a Calibre library folder (its metadata.db, opened read-only
+            and never written): title, authors ("A & B"), the ISBN among its identifiers, the
+            year of its publication date, publisher, series and index, tags, and comments as
+            plain text in the notes. From either, a value that breaks its field's rule is left
+            out and counted; a book without a title is an error.
+
+            Every import says how many books it read, how many fields it mapped, and what it
+            skipped and why (a line per kind, with counts), on standard error.
 
             A title needs 1 to \(BookValidation.maximumTitleLength) characters (at most \
             \(BookValidation.maximumTitleBytes) UTF-8 bytes), an author at most \
@@ -66,17 +87,35 @@ enum ImportCommand {
         let restoring = arguments.isSet(restore)
         if restoring, case .postgres = target { throw UsageError("--restore works on SQLite catalogs only") }
 
-        let bytes = try read(file)
-        let format = BookImport.format(fileName: file, content: bytes)
-        // Counted in lines: the file is in memory, so its line count is known before parsing
-        // and the parser reports lines read.
-        let lines = physicalLines(in: bytes)
-        // The file's name alone: a long path would leave no room for the bar.
-        let name = file == "-" ? "standard input" : URL(fileURLWithPath: file).lastPathComponent.printable
-        let reading = ProgressDisplay.standardError(label: "Reading \(name)", total: lines)
-        let result = BookImport.parse(bytes, format: format, restoring: restoring) { reading.update($0) }
-        reading.update(lines)
-        reading.finish()
+        let source = try arguments.value(from).map { name throws(UsageError) in
+            guard let source = ImportSource(rawValue: name) else {
+                throw UsageError("--from must be goodreads or calibre, not \"\(name.printable)\"")
+            }
+            return source
+        }
+        if restoring, source != nil { throw UsageError("--restore takes back a 'bookshelf export', not --from") }
+
+        let result: BookImportResult
+        if source == .calibre {
+            guard let read = try readCalibre(file, console: console) else { return .nothingDone }
+            result = read
+        } else {
+            let bytes = try read(file)
+            // Counted in lines: the file is in memory, so its line count is known before parsing
+            // and the parser reports lines read.
+            let lines = physicalLines(in: bytes)
+            // The file's name alone: a long path would leave no room for the bar.
+            let name = file == "-" ? "standard input" : URL(fileURLWithPath: file).lastPathComponent.printable
+            let reading = ProgressDisplay.standardError(label: "Reading \(name)", total: lines)
+            if source == .goodreads {
+                result = GoodreadsImport.parse(bytes) { reading.update($0) }
+            } else {
+                let format = BookImport.format(fileName: file, content: bytes)
+                result = BookImport.parse(bytes, format: format, restoring: restoring) { reading.update($0) }
+            }
+            reading.update(lines)
+            reading.finish()
+        }
 
         guard result.problems.isEmpty else {
             for problem in result.problems {
@@ -90,7 +129,10 @@ enum ImportCommand {
 
         guard case let .sqlite(path) = target else {
             guard case let .postgres(connector) = target else { return .failure }
-            return try await importIntoPostgres(result.books, scope: scope, connector: connector, console: console)
+            let status = try await importIntoPostgres(
+                result.books, scope: scope, connector: connector, console: console)
+            report(result.summary, console: console)
+            return status
         }
         // "Nothing imported" holds for the file system too: a catalog this run made for the
         // import is removed again when adding its books fails.
@@ -104,6 +146,7 @@ enum ImportCommand {
         }
         console.line(
             "Added \(NumberText.grouped(added.count)) book\(added.count == 1 ? "" : "s") to scope \(scope.printable).")
+        report(result.summary, console: console)
         if !added.scopeHasAccount {
             console.note("bookshelf import: note: no account sees scope \(scope.printable) yet")
         }
@@ -155,6 +198,40 @@ enum ImportCommand {
         return .success
     }
 
+    /// What the import read, mapped and skipped, once its books are stored (a failed import
+    /// says only why it failed).
+    private static func report(_ summary: ImportSummary, console: Console) {
+        for line in summary.lines(number: NumberText.grouped) {
+            console.note("bookshelf import: " + TerminalText.sanitized(line))
+        }
+    }
+
+    /// A Calibre library's books as an import result, or nil (and the problems said) when a
+    /// book cannot be stored. Each problem names Calibre's id for the book, as a line would.
+    private static func readCalibre(_ path: String, console: Console) throws(CommandFailure) -> BookImportResult? {
+        let library: CalibreLibrary.Result
+        do {
+            library = try CalibreLibrary.read(path: path)
+        } catch {
+            throw CommandFailure(TerminalText.sanitized(error.description))
+        }
+        guard library.problems.isEmpty else {
+            for problem in library.problems {
+                console.note("\(path.printable): \(TerminalText.sanitized(problem.description))")
+            }
+            let count = library.problems.count
+            console.note(
+                "bookshelf import: nothing imported: \(count) book\(count == 1 ? "" : "s") of \(path.printable) cannot be stored"
+            )
+            return nil
+        }
+        return BookImportResult(
+            books: library.books, problems: [],
+            summary: ImportSummary(
+                booksRead: library.books.count, fieldsMapped: library.fieldsMapped,
+                skipped: library.skipped.map { ImportSummary.Skip(reason: $0.reason, count: $0.count) }))
+    }
+
     /// The lines of a file as the parser numbers them: one per line end, and the last line
     /// even without one.
     static func physicalLines(in bytes: [UInt8]) -> Int {
@@ -179,4 +256,9 @@ enum ImportCommand {
         }
         return error.localizedDescription
     }
+}
+
+/// Where `bookshelf import --from` takes its books from, besides Bookshelf's own CSV and JSON Lines.
+enum ImportSource: String, CaseIterable {
+    case goodreads, calibre
 }

@@ -1,4 +1,5 @@
 import BookCatalog
+import CatalogImport
 import CommandLineOptions
 import TerminalSafeText
 import PostgresCatalog
@@ -18,7 +19,11 @@ enum SearchCommand {
     static let limit = Option.integer(
         "limit", in: 1...maximumLimit, help: "Print at most N books (default 50, at most \(maximumLimit)).")
     static let offset = Option.integer("offset", in: 0...Int(Int32.max), help: "Skip the first N matches (default 0).")
-    static let json = Flag("json", help: "Print JSON Lines: {\"id\":..,\"title\":..,\"author\":..,\"revision\":..}.")
+    static let json = Flag(
+        "json",
+        help:
+            "Print JSON Lines: {\"id\":..,\"title\":..,\"author\":..,\"revision\":..} with the other fields as in export."
+    )
 
     static let command = Command(
         name: "search",
@@ -85,9 +90,11 @@ enum SearchCommand {
         "\(record.id)\t\(TerminalText.sanitized(record.title))\t\(TerminalText.sanitized(record.author))\t\(record.revision)"
     }
 
+    /// The book with every field; empty details are left out, as in `export`.
     static func jsonLine(_ record: BookRecord) -> String {
         "{\"id\":\(record.id),\"title\":\(JSONText.quoted(record.title)),"
-            + "\"author\":\(JSONText.quoted(record.author)),\"revision\":\(record.revision)}"
+            + "\"author\":\(JSONText.quoted(record.author))\(BookExport.jsonMembers(record.details)),"
+            + "\"revision\":\(record.revision)}"
     }
 
     /// The summary for programs: `{"total":10000,"total_kind":"at_least","offset":0,"shown":50}`;

@@ -104,7 +104,11 @@ import Testing
             let lines = { (text: String) in
                 text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map(Array.init)
             }
-            if format == "csv" { #expect(lines(second.output).first == Array("title,author".utf8)) }
+            if format == "csv" {
+                #expect(
+                    lines(second.output).first
+                        == Array("title,author,isbn,year,publisher,series,series_index,tags,notes".utf8))
+            }
             #expect(
                 lines(second.output).sorted { $0.lexicographicallyPrecedes($1) }
                     == lines(first.output).sorted { $0.lexicographicallyPrecedes($1) },

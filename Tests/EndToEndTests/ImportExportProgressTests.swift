@@ -16,7 +16,11 @@ import Testing
     /// The file to import: a header and one unquoted line per book.
     static let importFile = "title,author\n" + (1...count).map { "\(title($0)),\(author($0))\n" }.joined()
     /// What `export` must write for those books: the header, then every field quoted, in title order.
-    static let exportedCSV = "title,author\n" + (1...count).map { "\"\(title($0))\",\"\(author($0))\"\n" }.joined()
+    /// Every column, the details empty (quoted, as export writes every field).
+    static let exportedCSV =
+        "title,author,isbn,year,publisher,series,series_index,tags,notes\n"
+        + (1...count).map { "\"\(title($0))\",\"\(author($0))\"" + String(repeating: ",\"\"", count: 7) + "\n" }
+        .joined()
 
     /// A new catalog holding only the imported books (an import creates one without sample books).
     static func importedCatalog(_ sandbox: BookshelfProcess) throws -> (
@@ -51,9 +55,11 @@ import Testing
         // Adding: counted in books, reported every thousand: one line per tenth.
         SampleProgressTests.expectPlainProgress(result.errors, count: Self.count, label: "Adding books")
         let notes = result.errorLines.filter { !$0.hasPrefix("Reading books.csv: ") && !$0.hasPrefix("Adding books: ") }
+        // Two fields of each book: a title and an author.
         #expect(
-            notes.count == 1 && notes[0].hasPrefix("bookshelf: created a new catalog at "),
-            "besides progress, only the note that the catalog was created: \(result.errors)")
+            notes.count == 2 && notes[0].hasPrefix("bookshelf: created a new catalog at ")
+                && notes[1] == "bookshelf import: Read 30,000 books (60,000 fields mapped).",
+            "besides progress, only what was read and the note that the catalog was created: \(result.errors)")
     }
 
     @Test func exportWithProgressToALogWritesTheSameBytesAndPlainProgressLines() throws {

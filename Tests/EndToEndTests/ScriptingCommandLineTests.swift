@@ -157,7 +157,9 @@ import Testing
             let exported = try sandbox.run(["export", "--format", format, "--scope", scope, "--db", db])
             #expect(exported.status == 0, "\(exported.errors)")
             let count = try SQLiteCatalog.open(path: db, create: false).bookCount(scope: scope)
-            #expect(exported.outputLines.count == count + (format == "csv" ? 1 : 0))
+            // A line per book in JSON Lines; in CSV notes of several lines span lines, so the
+            // books are counted after the import below.
+            if format == "jsonl" { #expect(exported.outputLines.count == count) }
             let file = try sandbox.write("\(scope).\(format)", exported.output)
             let copy = sandbox.path("copy-\(scope).sqlite")
             let imported = try sandbox.run(["import", file, "--scope", scope, "--db", copy])

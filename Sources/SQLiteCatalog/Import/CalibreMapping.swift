@@ -1,0 +1,112 @@
+import BookCatalog
+
+/// Calibre's fields as Bookshelf's: each value meets its rule or is left out and counted, so
+/// one odd value (an ISBN with a wrong check digit) does not stop a library's import; only a
+/// book that cannot be stored at all (no title) is a problem.
+enum CalibreMapping {
+    static func map(_ rows: [CalibreRow]) -> CalibreLibrary.Result {
+        var books: [NewBook] = []
+        var problems: [CalibreLibrary.Problem] = []
+        var fields = 0
+        var skipped = SkipCounts()
+        for row in rows {
+            let title: String, author: String
+            do {
+                title = try BookValidation.title(row.title)
+                author = try BookValidation.author(authorText(row.authors))
+            } catch {
+                problems.append(CalibreLibrary.Problem(book: row.id, reason: error.description))
+                continue
+            }
+            if row.authors == [unknownAuthor] { skipped.add("the author \"Unknown\", Calibre's word for none") }
+            let details = self.details(of: row, skipped: &skipped)
+            books.append(NewBook(title: title, author: author, details: details))
+            fields += 1 + (author.isEmpty ? 0 : 1) + details.filledFieldCount
+        }
+        return CalibreLibrary.Result(books: books, problems: problems, fieldsMapped: fields, skipped: skipped.lines)
+    }
+
+    /// What Calibre stores as the author of a book with none.
+    static let unknownAuthor = "Unknown"
+
+    /// Authors in the order Calibre links them, as Calibre shows them: "A & B".
+    static func authorText(_ authors: [String]) -> String {
+        authors == [unknownAuthor] ? "" : authors.joined(separator: " & ")
+    }
+
+    private static func details(of row: CalibreRow, skipped: inout SkipCounts) -> BookDetails {
+        func kept<Value>(_ field: BookField, _ rule: () throws(BookFailure) -> Value?) -> Value? {
+            do {
+                return try rule()
+            } catch {
+                skipped.add("\(field.label) values that break its rule (\(reason(error)))")
+                return nil
+            }
+        }
+        let isbnText = row.identifiers.first { $0.type.lowercased() == "isbn" }?.value ?? ""
+        for kind in Set(row.identifiers.map { $0.type.lowercased() }) where kind != "isbn" {
+            skipped.add("identifiers of kind \"\(kind)\" (only ISBNs are kept)")
+        }
+        let isbn = kept(.isbn) { () throws(BookFailure) in try BookValidation.isbn(isbnText) }
+        let year = kept(.year) { () throws(BookFailure) in try BookValidation.year(text: yearText(row.pubdate)) }
+        let publisher =
+            kept(.publisher) { () throws(BookFailure) in try BookValidation.publisher(row.publisher ?? "") } ?? ""
+        let series = kept(.series) { () throws(BookFailure) in try BookValidation.series(row.series ?? "") } ?? ""
+        // Calibre gives every book an index (1.0), in a series or not.
+        let index = series.isEmpty ? nil : row.seriesIndex.flatMap(seriesIndex)
+        if !series.isEmpty, index == nil, row.seriesIndex != nil {
+            skipped.add("Series index values that are negative or too large")
+        }
+        let tags = kept(.tags) { () throws(BookFailure) in try BookValidation.tags(row.tags) } ?? []
+        let notes =
+            kept(.notes) { () throws(BookFailure) in
+                try BookValidation.notes(CalibreComments.plainText(row.comments ?? ""))
+            } ?? ""
+        if row.hasRating { skipped.add("ratings (Bookshelf keeps none)") }
+        if row.languages > 0 { skipped.add("languages (Bookshelf keeps none)") }
+        return BookDetails(
+            isbn: isbn ?? nil, year: year ?? nil, publisher: publisher, series: series, seriesIndex: index, tags: tags,
+            notes: notes)
+    }
+
+    /// The year of a Calibre pubdate ("1954-07-29 00:00:00+00:00"); "" for Calibre's unknown
+    /// date (0101-01-01) or none.
+    static func yearText(_ pubdate: String?) -> String {
+        guard let pubdate, !pubdate.hasPrefix(CalibreLibrary.unknownDatePrefix) else { return "" }
+        return String(pubdate.prefix { $0 != "-" })
+    }
+
+    /// Calibre keeps the index as a floating-point number; Bookshelf in thousandths.
+    static func seriesIndex(_ value: Double) -> SeriesIndex? {
+        guard value.isFinite, value >= 0, value * 1000 <= Double(SeriesIndex.maximumThousandths) else { return nil }
+        return SeriesIndex(thousandths: Int((value * 1000).rounded()))
+    }
+
+    private static func reason(_ failure: BookFailure) -> String {
+        if case let .invalidField(_, reason) = failure { return reason }
+        return failure.description
+    }
+}
+
+/// Kinds of things left out, counted, in the order first met.
+struct SkipCounts {
+    private(set) var lines: [(reason: String, count: Int)] = []
+
+    mutating func add(_ reason: String) {
+        if let index = lines.firstIndex(where: { $0.reason == reason }) {
+            lines[index].count += 1
+        } else {
+            lines.append((reason, 1))
+        }
+    }
+}
+
+extension BookDetails {
+    /// How many of the fields hold a value.
+    var filledFieldCount: Int {
+        [
+            isbn != nil, year != nil, !publisher.isEmpty, !series.isEmpty, seriesIndex != nil, !tags.isEmpty,
+            !notes.isEmpty,
+        ].count { $0 }
+    }
+}
