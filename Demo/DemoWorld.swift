@@ -27,7 +27,10 @@ struct DemoWorld: Sendable {
         return shelves.flatMap { shelf in
             shelf.books.map { book in
                 id += 1
-                return (BookRecord(id: id, title: book.title, revision: 1, author: book.author), shelf.scope)
+                return (
+                    BookRecord(id: id, title: book.title, revision: 1, author: book.author, details: book.details),
+                    shelf.scope
+                )
             }
         }
     }
@@ -37,7 +40,8 @@ struct DemoWorld: Sendable {
         let catalog = MemoryCatalog()
         accounts.forEach(catalog.addAccount)
         for (record, scope) in records {
-            let added = catalog.addBook(title: record.title, author: record.author, scope: scope)
+            let added = catalog.addBook(
+                title: record.title, author: record.author, details: record.details, scope: scope)
             precondition(added.id == record.id, "sample ids must follow insertion order")
         }
         return catalog

@@ -23,13 +23,18 @@ final class AppHarness {
         store: StoreInfo = StoreInfo(kind: "Memory", location: "test"),
         otherScopes: [(scope: String, books: [(String, String)])] = [],
         countBooks: (@Sendable (String) async -> Int?)? = nil,
+        details: (_ title: String, _ author: String) -> BookDetails = { _, _ in BookDetails.none },
         connector wrap: (MemoryCatalogConnector) -> any CatalogConnector = { $0 }
     ) {
         catalog = MemoryCatalog()
         for account in accounts { catalog.addAccount(account) }
-        for (title, author) in books { catalog.addBook(title: title, author: author, scope: "main") }
+        for (title, author) in books {
+            catalog.addBook(title: title, author: author, details: details(title, author), scope: "main")
+        }
         for shelf in otherScopes {
-            for (title, author) in shelf.books { catalog.addBook(title: title, author: author, scope: shelf.scope) }
+            for (title, author) in shelf.books {
+                catalog.addBook(title: title, author: author, details: details(title, author), scope: shelf.scope)
+            }
         }
         model = BookshelfModel(
             connector: wrap(MemoryCatalogConnector(catalog: catalog, passwords: passwords)), account: account,
@@ -55,13 +60,18 @@ final class AppHarness {
         let shelves = SampleBooks.starter.shelves.map { shelf in
             (scope: shelf.scope, books: shelf.books.map { ($0.title, $0.author) })
         }
+        // The details the starter books have (ISBNs, series, tags), by title and author.
+        let details = Dictionary(
+            SampleBooks.starter.shelves.flatMap(\.books).map { ("\($0.title)\u{0}\($0.author)", $0.details) },
+            uniquingKeysWith: { first, _ in first })
         let counts = Dictionary(SampleBooks.starter.shelves.map { ($0.scope, $0.count) }, uniquingKeysWith: +)
         let scopes = Dictionary(
             SampleBooks.starter.accounts.map { ($0.name, $0.scope) }, uniquingKeysWith: { first, _ in first })
         return AppHarness(
             columns: columns, rows: rows, books: shelves[0].books, accounts: SampleBooks.starter.accounts,
             store: store, otherScopes: Array(shelves.dropFirst()),
-            countBooks: { account in scopes[account].flatMap { counts[$0] } })
+            countBooks: { account in scopes[account].flatMap { counts[$0] } },
+            details: { title, author in details["\(title)\u{0}\(author)"] ?? BookDetails.none })
     }
 
     /// Mommsen's book (#2) after bob changed its author ("T. Mommsen", revision 2), then its
