@@ -33,7 +33,7 @@ enum ImportCommand {
               JSON Lines  one object per line: {"title": "Dune", "author": "Frank Herbert"}
             The other fields are the columns (keys) isbn, year, publisher, series, series_index,
             tags ("a, b" in CSV, an array of strings in JSON) and notes (line breaks quoted in
-            CSV, \n in JSON), each optional; a bad value is reported with its column.
+            CSV, \\n in JSON), each optional; a bad value is reported with its column.
             UTF-8, with or without a byte order mark; LF or CRLF line ends (CR alone is not
             supported). A JSON key given twice in one object is a bad line.
 
