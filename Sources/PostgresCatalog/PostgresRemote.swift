@@ -114,6 +114,8 @@ public actor PostgresRemote: SearchableBookRemote, ChangeDetectingRemote, SaveOu
                     throw try PostgresRemote.whyNotSaved(request, on: session, refusedByGrant: false)
                 case PostgresServerError.queryCanceled:
                     throw BookFailure.storeUnavailable("the save took too long and was cancelled; nothing was changed")
+                case PostgresServerError.undefinedColumn:
+                    throw BookFailure.storeUnavailable(PostgresServerError.olderSchema)
                 default:
                     throw BookFailure.storeUnavailable(error.message)
                 }

@@ -46,6 +46,21 @@ struct PostgresDetailsTests {
         #expect(try await remote.load(id: emma.id) == saved)
     }
 
+    @Test("a session on a catalog not yet migrated says to run setup, on every call")
+    func unmigratedCatalogSaysSo() async throws {
+        let catalog = try await PostgresTestCatalog.make(schemaVersion: 10)
+        let editor = try await catalog.addAccount("editor", role: .editor, scope: "main")
+        let book = try await catalog.addBooks([NewBook(title: "Emma")], scope: "main")[0]
+        let remote = try await catalog.remote(for: editor)
+        let runSetup = BookFailure.storeUnavailable(PostgresServerError.olderSchema)
+        await expectFailure(runSetup) { _ = try await remote.load(id: book.id) }
+        await expectFailure(runSetup) { _ = try await remote.search(SearchQuery(text: "emma")) }
+        await expectFailure(runSetup) { _ = try await remote.history(of: book.id) }
+        await expectFailure(runSetup) {
+            _ = try await remote.save(SaveRequest(id: book.id, title: "Emma", expectedRevision: 1))
+        }
+    }
+
     @Test("save writes every field together, keeps them all when it carries none, and every path reads them")
     func roundTrip() async throws {
         let catalog = try await PostgresTestCatalog.make()
