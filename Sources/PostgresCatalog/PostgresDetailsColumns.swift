@@ -8,12 +8,10 @@ import Foundation
 /// Values from the server are data, checked before use. The CHECKs keep them to the rules,
 /// but a row can still break one: written while a constraint was dropped or a trigger off, or
 /// by a rule the database does not know (tags are a set when folded, which only the app
-/// does). Such a row is shown, never a crash and never an error that hides the book:
-/// - a field with a shape (ISBN, year, series index, a tag) that breaks its rule is left out,
-///   since nothing could show or edit it as what it claims to be, while the other tags stay,
-///   as one set in the app's order;
-/// - text (publisher, series, notes) is kept as stored, as titles and authors are: it is
-///   sanitised before any terminal, and the editor names the field to mend before a save.
+/// does). Such a row is read, never a crash and never an error that hides the book: each field
+/// in its canonical form when it has one (control characters shown as U+FFFD, tags that keep
+/// their rule as one set), and empty otherwise, as the SQLite store reads its file. The book
+/// stays readable and editable: a save with details writes every field anew.
 enum PostgresDetailsColumns {
     /// How many columns `selected(from:)` lists.
     static let count = 7
@@ -26,7 +24,8 @@ enum PostgresDetailsColumns {
             "\(a)isbn, \(a)year::text, \(a)publisher, \(a)series, \(a)series_index::text, array_to_json(\(a)tags)::text, \(a)notes"
     }
 
-    /// The details of a row, from the `count` columns `selected(from:)` gave.
+    /// The details of a row, from the `count` columns `selected(from:)` gave, canonical
+    /// whatever they hold.
     static func details(_ columns: ArraySlice<String?>) throws -> BookDetails {
         guard columns.count == count else { throw BookFailure.invalidResponse }
         let values = Array(columns)
@@ -36,16 +35,41 @@ enum PostgresDetailsColumns {
         return BookDetails(
             isbn: values[0].flatMap { try? BookValidation.isbn($0) },
             year: values[1].flatMap { Int($0) }.flatMap { try? BookValidation.year($0) },
-            publisher: publisher, series: series,
+            publisher: (try? BookValidation.publisher(visible(publisher))) ?? "",
+            series: (try? BookValidation.series(visible(series))) ?? "",
             seriesIndex: values[4].flatMap(SeriesIndex.init),
             tags: tags(listed.compactMap { $0 }),
-            notes: notes)
+            notes: self.notes(notes))
     }
 
-    /// The tags that keep the rule, as one set (at most the first `maximumTagCount` of them).
+    /// The tags that keep the rule on their own, as one set of at most `maximumTagCount` (the
+    /// first ones stored).
     private static func tags(_ stored: [String]) -> [String] {
-        let kept = stored.filter { tag in (try? BookValidation.tags([tag])) != nil }
-        return (try? BookValidation.tags(Array(kept.prefix(BookValidation.maximumTagCount)))) ?? []
+        var seen = Set<String>(), distinct: [String] = []
+        for tag in stored {
+            guard distinct.count < BookValidation.maximumTagCount,
+                let valid = try? BookValidation.tags([visible(tag)]).first,
+                seen.insert(SearchTerms.fold(valid)).inserted
+            else { continue }
+            distinct.append(valid)
+        }
+        return (try? BookValidation.tags(distinct)) ?? []
+    }
+
+    private static func notes(_ stored: String) -> String {
+        // Line breaks first, so that a "\r" is kept as the break it stands for.
+        let lines = stored.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\r", with: "\n")
+        return (try? BookValidation.notes(visible(lines, keeping: "\n"))) ?? ""
+    }
+
+    /// `text` with every control character (but `kept`) shown as U+FFFD.
+    private static func visible(_ text: String, keeping kept: Unicode.Scalar? = nil) -> String {
+        guard BookValidation.hasControlCharacters(text) else { return text }
+        var scalars = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            scalars.append(scalar != kept && BookValidation.isControl(scalar) ? "\u{FFFD}" : scalar)
+        }
+        return String(scalars)
     }
 
     /// The values a save binds, in `BookDetails`' order (tags as a JSON array); NULL for none.
