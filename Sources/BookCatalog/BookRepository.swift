@@ -17,8 +17,8 @@ public enum ReconciledSave: Sendable, Equatable {
 /// guarantees, for every interleaving of its calls:
 /// - a load that began before or during a write never publishes into the cache;
 /// - the cache never moves a book to a lower revision;
-/// - a malformed answer from the remote (wrong id, revision not newer, empty title) is an
-///   error, never a committed update;
+/// - a malformed answer from the remote (wrong id, revision not newer, empty title, details
+///   not as a store keeps them) is an error, never a committed update;
 /// - a failed or uncertain write leaves no value of that book cached;
 /// - nothing enters the cache that is older than a revision the repository has already seen
 ///   or been told about (by a load, a search, a save's answer or a conflict), whichever path
@@ -86,7 +86,7 @@ public actor BookRepository {
         let mayAdmit = writesInFlight.isEmpty
         let page = try await searchable.search(query)
         for record in page.records {
-            guard record.id > 0, record.revision > 0, !record.title.isEmpty else { throw BookFailure.invalidResponse }
+            guard record.id > 0, Self.isWellFormed(record) else { throw BookFailure.invalidResponse }
         }
         guard page.total >= page.records.count + (page.records.isEmpty ? 0 : query.offset) else {
             throw BookFailure.invalidResponse
@@ -154,6 +154,7 @@ public actor BookRepository {
             current.revision == request.expectedRevision + 1
             && current.title == sent?.title
             && (request.author == nil || current.author == sent?.author)
+            && (request.details == nil || current.details == sent?.details)
         return matches ? .committed(current) : .notCommitted(current: current)
     }
 
@@ -164,6 +165,7 @@ public actor BookRepository {
     public func history(id: Int) async throws -> [BookRevision] {
         guard let keeping = remote as? any HistoryKeepingRemote else { throw BookFailure.unsupported }
         let revisions = try await keeping.history(of: id).validatedHistory(of: id)
+        guard revisions.allSatisfy({ Self.hasCanonicalDetails($0.record) }) else { throw BookFailure.invalidResponse }
         if let newest = revisions.first { learn(revision: newest.revision, of: id) }
         return revisions
     }
@@ -243,9 +245,18 @@ public actor BookRepository {
     }
 
     private func validate(_ record: BookRecord, id: Int) throws {
-        guard record.id == id, record.revision > 0, !record.title.isEmpty else {
-            throw BookFailure.invalidResponse
-        }
+        guard record.id == id, Self.isWellFormed(record) else { throw BookFailure.invalidResponse }
+    }
+
+    /// What every record a store answers with must be, whichever call answered it.
+    private static func isWellFormed(_ record: BookRecord) -> Bool {
+        record.revision > 0 && !record.title.isEmpty && hasCanonicalDetails(record)
+    }
+
+    /// The details as a store keeps them: the rules give them back unchanged. Others (a tag
+    /// list out of order, an ISBN-10, a year out of range) came from no store that keeps the rules.
+    private static func hasCanonicalDetails(_ record: BookRecord) -> Bool {
+        record.details.isEmpty || (try? record.details.validated()) == record.details
     }
 
     private func admit(_ record: BookRecord) {

@@ -78,23 +78,60 @@ extension SampleBooks {
         ])
 
     /// Books every starter "main" shelf holds, whatever the generator does: tests and the
-    /// README can name them.
+    /// README can name them. Some carry the details a real catalog keeps (an ISBN, a year, a
+    /// publisher, a series and a place in it, tags, notes), so a new user sees what a record can
+    /// hold; others have none, as many books in a real catalog have. Every value is in the form
+    /// a store keeps (`BookDetails.validated()` gives it back unchanged).
     public static let mainLandmarks: [NewBook] = [
-        NewBook(title: "History of Rome", author: "Theodor Mommsen"),
-        NewBook(title: "A History of Rome", author: "Mary Beard"),
-        NewBook(title: "History of Rome, Volume 2", author: "Theodor Mommsen"),
-        NewBook(title: "Café Society", author: "Zoë Müller"),
+        NewBook(
+            title: "History of Rome", author: "Theodor Mommsen",
+            details: BookDetails(
+                isbn: "9780140447934", year: 1854, publisher: "Weidmann", series: "History of Rome",
+                seriesIndex: SeriesIndex(thousandths: 1_000), tags: ["classics", "history", "Rome"])),
+        NewBook(
+            title: "A History of Rome", author: "Mary Beard",
+            details: BookDetails(
+                isbn: "9781631492228", year: 2015, publisher: "Profile Books", tags: ["ancient", "history", "Rome"],
+                notes: "Lent to Bob in March.\nHe wants to borrow Volume 2 next.")),
+        NewBook(
+            title: "History of Rome, Volume 2", author: "Theodor Mommsen",
+            details: BookDetails(
+                year: 1855, publisher: "Weidmann", series: "History of Rome",
+                seriesIndex: SeriesIndex(thousandths: 2_000),
+                tags: ["classics", "history", "Rome"])),
+        NewBook(
+            title: "Café Society", author: "Zoë Müller",
+            details: BookDetails(
+                isbn: "9783740927004", year: 2019, publisher: "Éditions du Café", tags: ["café", "essays"])),
         NewBook(title: "Ångström and the Light", author: "Björn Lindqvist"),
-        NewBook(title: "日本の歴史", author: "佐藤 花子"),
+        NewBook(
+            title: "日本の歴史", author: "佐藤 花子",
+            details: BookDetails(
+                isbn: "9784024043014", year: 1998, publisher: "中央公論社", series: "日本の歴史",
+                seriesIndex: SeriesIndex(thousandths: 1_000), tags: ["history", "日本"])),
         NewBook(title: "中国古代史", author: "王伟"),
         NewBook(title: "한국의 역사", author: "김민준"),
-        NewBook(title: "Cooking with 🍅 Tomatoes", author: "Chloé Dubois"),
-        NewBook(title: "The Silent Lighthouse", author: "Aoife O'Brien"),
+        NewBook(
+            title: "Cooking with 🍅 Tomatoes", author: "Chloé Dubois",
+            details: BookDetails(
+                year: 2021, publisher: "Chloé & Co", tags: ["cooking", "summer", "🍅"],
+                notes: "Try the soup on page 42.\nThe tart needs less sugar.")),
+        NewBook(
+            title: "The Silent Lighthouse", author: "Aoife O'Brien",
+            details: BookDetails(
+                isbn: "9781781088883", year: 2023, series: "Lighthouse Mysteries",
+                seriesIndex: SeriesIndex(thousandths: 2_500), tags: ["fiction", "mystery"],
+                notes: "A novella set between books 2 and 3.")),
     ]
 
     public static let northLandmarks: [NewBook] = [
         NewBook(title: "Northern Lights over Tromsø", author: "Søren Þórsson"),
-        NewBook(title: "Sagas of the Frozen Fjord", author: "Ingrid Ångström"),
+        NewBook(
+            title: "Sagas of the Frozen Fjord", author: "Ingrid Ångström",
+            details: BookDetails(
+                year: 2008, publisher: "Nordlys Forlag", series: "Fjord Sagas",
+                seriesIndex: SeriesIndex(thousandths: 1_000),
+                tags: ["fiction", "sagas"])),
     ]
 }
 

@@ -45,11 +45,11 @@ public final class MemoryCatalog: Sendable {
         state.withLock { $0.accounts.values.sorted { $0.name < $1.name } }
     }
 
-    /// Adds a book at revision 1 and returns it.
+    /// Adds a book at revision 1 and returns it. `details` are kept as given (already canonical).
     @discardableResult
-    public func addBook(title: String, author: String = "", scope: String) -> BookRecord {
+    public func addBook(title: String, author: String = "", details: BookDetails = .none, scope: String) -> BookRecord {
         state.withLock { state in
-            let record = BookRecord(id: state.nextID, title: title, revision: 1, author: author)
+            let record = BookRecord(id: state.nextID, title: title, revision: 1, author: author, details: details)
             state.nextID += 1
             state.books[record.id] = StoredBook(record: record, scope: scope)
             state.recordRevision(record, account: nil, operation: nil)
@@ -138,8 +138,10 @@ public actor MemoryBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
                 throw .conflict(expected: request.expectedRevision, actual: old.revision)
             }
             guard old.revision < Int.max else { throw .revisionExhausted }
+            // Details are written all together, or (nil) kept as they are.
             let next = BookRecord(
-                id: old.id, title: request.title, revision: old.revision + 1, author: request.author ?? old.author)
+                id: old.id, title: request.title, revision: old.revision + 1, author: request.author ?? old.author,
+                details: request.details ?? old.details)
             state.books[old.id]?.record = next
             state.commitCount += 1
             state.committedOperations[request.operation] = next.revision

@@ -127,11 +127,14 @@ public actor SteppedRemote: SearchableBookRemote, ChangeDetectingRemote, Reauthe
     /// Another writer commits `record` exactly as given.
     public func put(_ record: BookRecord) { store.commit(record, account: nil, operation: nil) }
 
-    /// Another writer commits a new title for book `id`, at the next revision.
+    /// Another writer commits a new title for book `id`, at the next revision, with new
+    /// `details` or (nil) the book's as they are. To clear them pass `BookDetails.none`: a bare
+    /// `.none` here is the optional's nil.
     @discardableResult
-    public func commitElsewhere(id: Int, title: String) -> BookRecord {
+    public func commitElsewhere(id: Int, title: String, details: BookDetails? = nil) -> BookRecord {
         guard let old = store.books[id] else { preconditionFailure("no book \(id)") }
-        let next = BookRecord(id: id, title: title, revision: old.revision + 1, author: old.author)
+        let next = BookRecord(
+            id: id, title: title, revision: old.revision + 1, author: old.author, details: details ?? old.details)
         put(next)
         return next
     }
@@ -321,7 +324,8 @@ public actor SteppedRemote: SearchableBookRemote, ChangeDetectingRemote, Reauthe
         }
         let next = BookRecord(
             id: old.id, title: try BookValidation.title(request.title), revision: old.revision + 1,
-            author: try request.author.map { raw throws(BookFailure) in try BookValidation.author(raw) } ?? old.author)
+            author: try request.author.map { raw throws(BookFailure) in try BookValidation.author(raw) } ?? old.author,
+            details: try request.details.map { raw throws(BookFailure) in try raw.validated() } ?? old.details)
         store.commit(next, account: account, operation: request.operation)
         operations[request.operation] = next.revision
         return next

@@ -92,4 +92,25 @@ import Testing
         #expect(main.count >= 1_000, "a few thousand books so the first run shows something real")
         #expect(main.landmarks.contains { $0.title == "日本の歴史" })
     }
+
+    /// A new user sees what a record can hold: among the landmarks are books with an ISBN, a
+    /// year, a publisher, a series and a place in it (a fractional one too), tags and notes
+    /// of more than one line, and books with none of these.
+    @Test func someStarterBooksHaveRealDetails() throws {
+        let landmarks = SampleBooks.starter.shelves.flatMap(\.landmarks)
+        let details = landmarks.map(\.details)
+        #expect(details.contains { $0.isbn != nil })
+        #expect(details.contains { $0.year != nil })
+        #expect(details.contains { !$0.publisher.isEmpty })
+        #expect(details.contains { !$0.series.isEmpty && $0.seriesIndex != nil })
+        #expect(details.contains { $0.seriesIndex.map { $0.thousandths % 1000 != 0 } ?? false })
+        #expect(details.contains { $0.tags.count >= 2 })
+        #expect(details.contains { $0.notes.contains("\n") })
+        #expect(details.contains { $0.isEmpty })
+        for book in landmarks { #expect(try book.details.validated() == book.details, "\(book.title)") }
+        // Books of one series are numbered in it.
+        let series = try #require(landmarks.first { !$0.details.series.isEmpty }?.details.series)
+        let indices = landmarks.filter { $0.details.series == series }.compactMap(\.details.seriesIndex)
+        #expect(indices.count >= 2 && Set(indices).count == indices.count)
+    }
 }

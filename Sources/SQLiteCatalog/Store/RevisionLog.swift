@@ -7,25 +7,24 @@ enum RevisionLog {
     /// Now, in milliseconds since 1970, computed by SQLite inside the writing statement.
     static let nowMilliseconds = "CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)"
 
-    /// Records a save's new revision. Runs inside the save's transaction.
-    static func recordSave(_ saved: BookRecord, account: String, operation: UUID, on connection: Connection) throws {
+    /// Records a save's new revision: the book's row as the save left it, every field as stored.
+    /// Runs inside the save's transaction.
+    static func recordSave(of id: Int, account: String, operation: UUID, on connection: Connection) throws {
         try connection.run(
             """
-            INSERT INTO book_revisions(book_id, revision, title, author, account, saved_at, operation)
-            VALUES (?1, ?2, ?3, ?4, ?5, \(nowMilliseconds), ?6)
+            INSERT INTO book_revisions(book_id, revision, title, author, account, saved_at, operation, \(StoredDetails.columns))
+            SELECT id, revision, title, author, ?2, \(nowMilliseconds), ?3, \(StoredDetails.columns) FROM books WHERE id = ?1
             """,
-            [
-                .int(saved.id), .int(saved.revision), .text(saved.title), .text(saved.author), .text(account),
-                .text(operation.uuidString),
-            ])
+            [.int(id), .text(account), .text(operation.uuidString)])
     }
 
     /// Starts the history of the books an import inserted (the rows of change `sequence`).
     static func recordImport(sequence: Int, on connection: Connection) throws {
         try connection.run(
             """
-            INSERT INTO book_revisions(book_id, revision, title, author, account, saved_at, operation)
-            SELECT id, revision, title, author, NULL, \(nowMilliseconds), NULL FROM books WHERE change_seq = ?1
+            INSERT INTO book_revisions(book_id, revision, title, author, account, saved_at, operation, \(StoredDetails.columns))
+            SELECT id, revision, title, author, NULL, \(nowMilliseconds), NULL, \(StoredDetails.columns)
+            FROM books WHERE change_seq = ?1
             """,
             [.int(sequence)])
     }
@@ -40,16 +39,17 @@ enum RevisionLog {
             guard visible else { return nil }
             return try connection.query(
                 """
-                SELECT book_id, title, author, revision, account, saved_at, operation FROM book_revisions
-                WHERE book_id = ?1 ORDER BY revision DESC
+                SELECT book_id, title, author, revision, \(StoredDetails.columns), account, saved_at, operation
+                FROM book_revisions WHERE book_id = ?1 ORDER BY revision DESC
                 """,
                 [.int(id)]
             ) { row in
-                BookRevision(
-                    record: BookRecord(id: row.int(0), title: row.text(1), revision: row.int(3), author: row.text(2)),
-                    account: row.isNull(4) ? nil : row.text(4),
-                    savedAt: Date(timeIntervalSince1970: Double(row.int(5)) / 1000),
-                    operation: row.isNull(6) ? nil : UUID(uuidString: row.text(6)))
+                let after = BookRow.count
+                return BookRevision(
+                    record: BookRow.record(row),
+                    account: row.isNull(after) ? nil : row.text(after),
+                    savedAt: Date(timeIntervalSince1970: Double(row.int(after + 1)) / 1000),
+                    operation: row.isNull(after + 2) ? nil : UUID(uuidString: row.text(after + 2)))
             }
         }
     }

@@ -64,8 +64,8 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
     public func load(id: Int) async throws -> BookRecord {
         let found = try mappingFailures(at: catalogPath) {
             try connection.queryFirst(
-                "SELECT id, title, author, revision FROM books WHERE id = ?1 AND scope = ?2",
-                [.int(id), .text(account.scope)], row: Self.record)
+                "SELECT \(BookRow.columns) FROM books WHERE id = ?1 AND scope = ?2",
+                [.int(id), .text(account.scope)], row: BookRow.record)
         }
         guard let found else { throw BookFailure.missing }
         return found
@@ -82,24 +82,31 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
         let outcome: Result<BookRecord, BookFailure> = try mappingFailures(at: catalogPath) {
             try connection.transaction(immediate: true) {
                 // The compare-and-set: revision, scope and the account's role in one statement.
+                // Details are written all together (?11 true), or kept as they are.
                 let saved = try connection.queryFirst(
                     """
                     UPDATE books SET
                         title = ?1, author = coalesce(?2, author),
                         title_key = ?3, title_terms = ?4, author_terms = coalesce(?5, author_terms),
+                        isbn = iif(?11, ?12, isbn), year = iif(?11, ?13, year),
+                        publisher = iif(?11, ?14, publisher), series = iif(?11, ?15, series),
+                        series_index_thousandths = iif(?11, ?16, series_index_thousandths),
+                        tags = iif(?11, ?17, tags), notes = iif(?11, ?18, notes),
                         revision = revision + 1,
                         change_seq = (SELECT max(change_seq) FROM books) + 1
                     WHERE id = ?6 AND revision = ?7 AND scope = ?8 AND revision < ?9
                       AND EXISTS (SELECT 1 FROM accounts WHERE name = ?10 AND role = 'editor' AND scope = ?8)
-                    RETURNING id, title, author, revision, change_seq
+                    RETURNING \(BookRow.columns), change_seq
                     """,
                     [
                         .text(title), author.map { .text($0) } ?? .null,
                         .text(text.titleKey), .text(text.titleTerms), author == nil ? .null : .text(text.authorTerms),
                         .int(request.id), .int(request.expectedRevision), .text(account.scope), .int(Int.max),
-                        .text(account.name),
-                    ],
-                    row: { (Self.record($0), $0.int(4)) })
+                        .text(account.name), .int(request.details == nil ? 0 : 1),
+                    ]
+                        + (request.details.map(StoredDetails.values)
+                            ?? Array(repeating: .null, count: StoredDetails.count)),
+                    row: { (BookRow.record($0), $0.int(BookRow.count)) })
                 if let (saved, sequence) = saved {
                     // This connection's own commit is no news to it, as long as nobody else's
                     // came between the last check and this one.
@@ -108,7 +115,7 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
                         "INSERT INTO committed_saves(operation, book_id, revision) VALUES (?1, ?2, ?3)",
                         [.text(request.operation.uuidString), .int(saved.id), .int(saved.revision)])
                     try RevisionLog.recordSave(
-                        saved, account: account.name, operation: request.operation, on: connection)
+                        of: saved.id, account: account.name, operation: request.operation, on: connection)
                     return .success(saved)
                 }
                 return .failure(try explainRefusal(request))
@@ -270,8 +277,8 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
         let records = try ids.map { id in
             guard
                 let record = try connection.queryFirst(
-                    "SELECT id, title, author, revision FROM books WHERE id = ?1 AND scope = ?2",
-                    [.int(id), .text(account.scope)], row: Self.record)
+                    "SELECT \(BookRow.columns) FROM books WHERE id = ?1 AND scope = ?2",
+                    [.int(id), .text(account.scope)], row: BookRow.record)
             else {
                 // In one read transaction, an id the books table's own index gave is a book.
                 guard namedByIndex else {
@@ -548,9 +555,5 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
             }
             return found
         }
-    }
-
-    private static func record(_ row: Statement) -> BookRecord {
-        BookRecord(id: row.int(0), title: row.text(1), revision: row.int(3), author: row.text(2))
     }
 }

@@ -139,8 +139,10 @@ public final class SQLiteCatalog: Sendable {
                 if recreatesTitleIndex { try connection.execute("DROP INDEX books_by_scope_title") }
                 let insert = try connection.statement(
                     """
-                    INSERT INTO books(scope, title, author, revision, title_key, title_terms, author_terms, change_seq)
-                    VALUES (?1, ?2, ?3, 1, ?4, ?5, ?6, ?7)
+                    INSERT INTO books(
+                        scope, title, author, revision, title_key, title_terms, author_terms, change_seq,
+                        \(StoredDetails.columns))
+                    VALUES (?1, ?2, ?3, 1, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
                     """)
                 var count = 0
                 for book in books {
@@ -152,10 +154,11 @@ public final class SQLiteCatalog: Sendable {
                     // Only an unvalidated book can carry bytes that are not valid UTF-8 (`validated()` refuses them).
                     let title = valid.storedBytes.map { SQLValue.textBytes($0.title) } ?? .text(valid.title)
                     let author = valid.storedBytes.map { SQLValue.textBytes($0.author) } ?? .text(valid.author)
-                    try insert.bind([
-                        .text(scope), title, author,
-                        .text(text.titleKey), .text(text.titleTerms), .text(text.authorTerms), .int(sequence),
-                    ])
+                    try insert.bind(
+                        [
+                            .text(scope), title, author,
+                            .text(text.titleKey), .text(text.titleTerms), .text(text.authorTerms), .int(sequence),
+                        ] + StoredDetails.values(of: valid.details))
                     defer { insert.reset() }
                     while try insert.step() {}
                     count += 1
@@ -182,16 +185,20 @@ public final class SQLiteCatalog: Sendable {
             try connection.transaction(immediate: true) {
                 let (record, sequence) = try connection.queryFirst(
                     """
-                    INSERT INTO books(scope, title, author, revision, title_key, title_terms, author_terms, change_seq)
-                    VALUES (?1, ?2, ?3, 1, ?4, ?5, ?6, (SELECT coalesce(max(change_seq), 0) + 1 FROM books))
-                    RETURNING id, title, author, revision, change_seq
+                    INSERT INTO books(
+                        scope, title, author, revision, title_key, title_terms, author_terms, change_seq,
+                        \(StoredDetails.columns))
+                    VALUES (
+                        ?1, ?2, ?3, 1, ?4, ?5, ?6, (SELECT coalesce(max(change_seq), 0) + 1 FROM books),
+                        ?7, ?8, ?9, ?10, ?11, ?12, ?13)
+                    RETURNING \(BookRow.columns), change_seq
                     """,
                     [
                         .text(scope), .text(valid.title), .text(valid.author),
                         .text(text.titleKey), .text(text.titleTerms), .text(text.authorTerms),
-                    ]
+                    ] + StoredDetails.values(of: valid.details)
                 ) {
-                    (BookRecord(id: $0.int(0), title: $0.text(1), revision: $0.int(3), author: $0.text(2)), $0.int(4))
+                    (BookRow.record($0), $0.int(BookRow.count))
                 }!
                 try RevisionLog.recordImport(sequence: sequence, on: connection)
                 return record

@@ -88,7 +88,47 @@ enum Schema {
         // 5: letters that do not decompose ("ø", "ł", "æ", "ß") fold as transliterated: derive
         // every row's title key and terms again, and drop the stored indexes.
         .swift(rederiveSearchText),
+        // 6: the details of a book (`BookDetails`, encoded as `StoredDetails` says), in the books
+        // and in every revision. Books and revisions already there have none.
+        .sql(detailColumns(of: "books") + detailColumns(of: "book_revisions")),
     ]
+
+    /// The details' columns added to `table`, with the checks SQLite can make on each write
+    /// cheaply: the form of an ISBN-13 and its check digit, ranges, sizes in bytes (four for
+    /// each character allowed, as `BookValidation` bounds text) and C0 and C1 control
+    /// characters. A year's upper bound moves with the calendar, which a CHECK may not read,
+    /// and the other rules (lengths in characters, the folded set of tags, the rest of the
+    /// characters refused) are the program's.
+    private static func detailColumns(of table: String) -> String {
+        let isbnSum = (1...12).map { "substr(isbn, \($0), 1)" + ($0.isMultiple(of: 2) ? " * 3" : "") }
+            .joined(separator: " + ")
+        return """
+            ALTER TABLE \(table) ADD COLUMN isbn TEXT CHECK (
+                length(isbn) = 13 AND isbn NOT GLOB '*[^0-9]*' AND substr(isbn, 1, 3) IN ('978', '979')
+                AND (10 - (\(isbnSum)) % 10) % 10 = CAST(substr(isbn, 13, 1) AS INTEGER));
+            ALTER TABLE \(table) ADD COLUMN year INTEGER CHECK (year BETWEEN -3000 AND 9999);
+            ALTER TABLE \(table) ADD COLUMN publisher TEXT NOT NULL DEFAULT '' CHECK (
+                length(CAST(publisher AS BLOB)) <= 800 AND \(controlFree("publisher")));
+            ALTER TABLE \(table) ADD COLUMN series TEXT NOT NULL DEFAULT '' CHECK (
+                length(CAST(series AS BLOB)) <= 800 AND \(controlFree("series")));
+            ALTER TABLE \(table) ADD COLUMN series_index_thousandths INTEGER CHECK (
+                series_index_thousandths BETWEEN 0 AND 99999999);
+            ALTER TABLE \(table) ADD COLUMN tags TEXT NOT NULL DEFAULT '[]' CHECK (
+                json_valid(tags) AND json_type(tags) = 'array' AND json_array_length(tags) <= 50);
+            ALTER TABLE \(table) ADD COLUMN notes TEXT NOT NULL DEFAULT '' CHECK (
+                length(CAST(notes AS BLOB)) <= 80000 AND \(controlFree("notes", keepingLineBreaks: true)));
+
+            """
+    }
+
+    /// True when `column` holds no C0 or C1 control character, nor DEL (but "\n" with
+    /// `keepingLineBreaks`).
+    private static func controlFree(_ column: String, keepingLineBreaks: Bool = false) -> String {
+        let c0 =
+            keepingLineBreaks
+            ? "char(1) || '-' || char(9) || char(11) || '-' || char(31)" : "char(1) || '-' || char(31)"
+        return "\(column) NOT GLOB '*[' || \(c0) || char(127) || '-' || char(159) || ']*'"
+    }
 
     private static func rederiveSearchText(_ connection: Connection) throws {
         let rows = try connection.query("SELECT id, title, author, title_key, title_terms, author_terms FROM books") {

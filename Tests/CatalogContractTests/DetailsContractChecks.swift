@@ -1,0 +1,168 @@
+import BookCatalog
+import Foundation
+import Testing
+
+/// A book's details (ISBN, year, publisher, series, tags, notes): a save with them writes
+/// them all, a save without them keeps them, and every read carries them.
+extension ContractCheck {
+    static let details: [ContractCheck] = [
+        ContractCheck(
+            "a save with details stores every one in its kept form; load, another remote and search return them"
+        ) {
+            fixture in
+            let library = try await Library.make(fixture)
+            let editor = try await library.remote(for: "editor")
+            let book = library.book(0)
+            let typed = BookDetails(
+                isbn: " 0-14-143951-3 ", year: 2015, publisher: "  Profile Books ", series: "Ancient Rome ",
+                seriesIndex: SeriesIndex("02.50"), tags: [" Rome", "history", "Ancient", "HISTORY", ""],
+                notes: "First line\r\nsecond line\r\n\r\n")
+            let kept = BookDetails(
+                isbn: "9780141439518", year: 2015, publisher: "Profile Books", series: "Ancient Rome",
+                seriesIndex: SeriesIndex(thousandths: 2_500), tags: ["Ancient", "history", "Rome"],
+                notes: "First line\nsecond line")
+            let saved = try await editor.save(
+                SaveRequest(id: book.id, title: book.title, details: typed, expectedRevision: 1))
+            let expected = BookRecord(id: book.id, title: book.title, revision: 2, author: book.author, details: kept)
+            #expect(saved == expected)
+            #expect(try await editor.load(id: book.id) == expected)
+            #expect(try await library.remote(for: "editor2").load(id: book.id) == expected)
+            #expect(try await editor.search(SearchQuery(text: "history of rome")).records.first == expected)
+        },
+        ContractCheck("details round-trip exactly: accents, CJK, emoji, the largest of each") { fixture in
+            let library = try await Library.make(fixture)
+            let editor = try await library.remote(for: "editor")
+            let book = library.book(3)
+            let notes = (1...500).map { "Line \($0): café 東京 🌸 e\u{301}" }.joined(separator: "\n")
+            let largest = BookDetails(
+                isbn: "9791090636071", year: BookValidation.earliestYear,
+                publisher: String(repeating: "é", count: 200), series: String(repeating: "東", count: 200),
+                seriesIndex: SeriesIndex(thousandths: SeriesIndex.maximumThousandths),
+                tags: (1...50).map { String(format: "tag %02d", $0) }, notes: notes)
+            #expect(try largest.validated() == largest, "each value is at its rule's limit, and kept as it is")
+            let saved = try await editor.save(
+                SaveRequest(id: book.id, title: book.title, details: largest, expectedRevision: 1))
+            #expect(saved.details == largest)
+            let loaded = try await editor.load(id: book.id).details
+            #expect(loaded == largest)
+            #expect(loaded.notes.unicodeScalars.elementsEqual(notes.unicodeScalars))
+            #expect(loaded.publisher.unicodeScalars.elementsEqual(largest.publisher.unicodeScalars))
+        },
+        ContractCheck("a save without details keeps them, whether it changes the title or the author") { fixture in
+            let library = try await Library.make(fixture)
+            let editor = try await library.remote(for: "editor")
+            let book = library.book(1)
+            let details = BookDetails(isbn: "9780306406157", year: 1999, tags: ["coffee"], notes: "Kept")
+            _ = try await editor.save(
+                SaveRequest(id: book.id, title: book.title, details: details, expectedRevision: 1))
+            let renamed = try await editor.save(SaveRequest(id: book.id, title: "Café Society II", expectedRevision: 2))
+            #expect(
+                renamed
+                    == BookRecord(
+                        id: book.id, title: "Café Society II", revision: 3, author: book.author, details: details))
+            let reauthored = try await editor.save(
+                SaveRequest(id: book.id, title: "Café Society II", author: "J. Dupont", expectedRevision: 3))
+            #expect(
+                reauthored
+                    == BookRecord(
+                        id: book.id, title: "Café Society II", revision: 4, author: "J. Dupont", details: details))
+            let legacy = try await editor.save(id: book.id, title: "Café Society", expectedRevision: 4)
+            #expect(legacy.details == details)
+            #expect(try await editor.load(id: book.id) == legacy)
+        },
+        ContractCheck("details are written all together: empty values clear, and fields not given are cleared") {
+            fixture in
+            let library = try await Library.make(fixture)
+            let editor = try await library.remote(for: "editor")
+            let book = library.book(2)
+            let full = BookDetails(
+                isbn: "9780141439518", year: 1776, publisher: "Strahan", series: "Decline",
+                seriesIndex: SeriesIndex("1"),
+                tags: ["empire"], notes: "Volume one")
+            _ = try await editor.save(SaveRequest(id: book.id, title: book.title, details: full, expectedRevision: 1))
+            let typedEmpty = BookDetails(isbn: "  ", publisher: " ", series: "", tags: [" ", ""], notes: "\n \n")
+            let cleared = try await editor.save(
+                SaveRequest(id: book.id, title: book.title, details: typedEmpty, expectedRevision: 2))
+            #expect(cleared.details == BookDetails.none)
+            #expect(try await editor.load(id: book.id).details == BookDetails.none)
+            _ = try await editor.save(SaveRequest(id: book.id, title: book.title, details: full, expectedRevision: 3))
+            let yearOnly = try await editor.save(
+                SaveRequest(id: book.id, title: book.title, details: BookDetails(year: 1788), expectedRevision: 4))
+            #expect(yearOnly.details == BookDetails(year: 1788))
+            #expect(try await editor.load(id: book.id).details == BookDetails(year: 1788))
+        },
+        ContractCheck("a conflicting, refused or invalid save with details changes nothing") { fixture in
+            let library = try await Library.make(fixture)
+            let editor = try await library.remote(for: "editor")
+            let reader = try await library.remote(for: "reader")
+            let book = library.book(5)
+            let details = BookDetails(year: -27, tags: ["rome"])
+            _ = try await editor.save(
+                SaveRequest(id: book.id, title: book.title, details: details, expectedRevision: 1))
+            let first = BookRecord(id: book.id, title: book.title, revision: 2, author: book.author, details: details)
+            let other = BookDetails(year: 1800, notes: "Theirs")
+            await expectFailure(.conflict(expected: 1, actual: 2)) {
+                _ = try await editor.save(
+                    SaveRequest(id: book.id, title: "Late", details: other, expectedRevision: 1))
+            }
+            await expectFailure(.notAllowed) {
+                _ = try await reader.save(
+                    SaveRequest(id: book.id, title: book.title, details: other, expectedRevision: 2))
+            }
+            await expectFailure(.invalidField(.isbn, reason: ISBNProblem.wrongCheckDigit.description)) {
+                _ = try await editor.save(
+                    SaveRequest(
+                        id: book.id, title: book.title, details: BookDetails(isbn: "9780141439519"), expectedRevision: 2
+                    ))
+            }
+            let tooManyTags = BookDetails(tags: (0...BookValidation.maximumTagCount).map { "tag \($0)" })
+            await #expect(throws: BookFailure.self) {
+                _ = try await editor.save(
+                    SaveRequest(id: book.id, title: book.title, details: tooManyTags, expectedRevision: 2))
+            }
+            #expect(try await reader.load(id: book.id) == first)
+            #expect(try await reader.history(of: book.id).map(\.record) == [first, book])
+        },
+        ContractCheck("history carries every revision's details") { fixture in
+            let library = try await Library.make(fixture)
+            let editor = try await library.remote(for: "editor")
+            let book = library.book(6)
+            let first = BookDetails(publisher: "Essays Press", tags: ["essays"])
+            let second = BookDetails(year: 1580, series: "Essais", seriesIndex: SeriesIndex("3"), notes: "Book III")
+            let withFirst = try await editor.save(
+                SaveRequest(id: book.id, title: book.title, details: first, expectedRevision: 1))
+            let renamed = try await editor.save(SaveRequest(id: book.id, title: "Essais", expectedRevision: 2))
+            let withSecond = try await editor.save(
+                SaveRequest(id: book.id, title: "Essais", details: second, expectedRevision: 3))
+            let revisions = try await library.remote(for: "reader").history(of: book.id)
+            #expect(revisions.map(\.record) == [withSecond, renamed, withFirst, book])
+            #expect(revisions.map(\.record.details) == [second, first, first, BookDetails.none])
+        },
+        ContractCheck("search results carry details on every page, including another remote's saves") { fixture in
+            let library = try await Library.make(fixture)
+            let editor = try await library.remote(for: "editor")
+            let other = try await library.remote(for: "editor2")
+            var current = library.booksInMain
+            for (index, book) in current.enumerated() where index.isMultiple(of: 2) {
+                let details = BookDetails(year: 1900 + index, tags: ["shelf \(index)"], notes: "Note \(index)")
+                let saver = index.isMultiple(of: 4) ? editor : other
+                let saved = try await saver.save(
+                    SaveRequest(id: book.id, title: book.title, details: details, expectedRevision: 1))
+                current[index] = BookRecord(
+                    id: book.id, title: book.title, revision: 2, author: book.author, details: details)
+                #expect(saved == current[index])
+            }
+            let byID = Dictionary(uniqueKeysWithValues: current.map { ($0.id, $0) })
+            for text in ["", "history", "rome", "café"] {
+                var offset = 0
+                while true {
+                    let page = try await editor.search(SearchQuery(text: text, limit: 3, offset: offset))
+                    for record in page.records { #expect(record == byID[record.id], "\(text) at \(offset)") }
+                    offset += page.records.count
+                    if page.records.isEmpty || offset >= page.total { break }
+                }
+                #expect(offset == library.expected(text, in: current).total, "\(text)")
+            }
+        },
+    ]
+}
