@@ -17,9 +17,10 @@ import BookCatalog
 /// - `publisher`, `series`: bounded in UTF-8 bytes, no control character;
 /// - `series_index`: NULL, or from 0 to 99999.999 in thousandths (more decimals are refused,
 ///   not rounded);
-/// - `tags`: at most 50, each 1 to 50 characters (bytes, as for titles), trimmed, with
-///   something visible, no comma and no control character. Folding is the app's: the
-///   database does not see "Café" and "cafe" as one tag;
+/// - `tags`: at most 50, each of at most 200 UTF-8 bytes (50 characters are counted by the
+///   app, as for titles), without spaces at its ends, with something visible, no comma and no
+///   control character. Folding is the app's: the database does not see "Café" and "cafe" as
+///   one tag;
 /// - `notes`: bounded in UTF-8 bytes; line feeds are data, every other control character is
 ///   refused.
 ///
