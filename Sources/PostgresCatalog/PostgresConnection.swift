@@ -18,6 +18,11 @@ struct PostgresServerError: Error, Sendable, CustomStringConvertible {
     static let uniqueViolation = "23505"
     static let numericOutOfRange = "22003"
     static let queryCanceled = "57014"
+    static let undefinedColumn = "42703"
+
+    /// Why a session cannot use a catalog that lacks a column this Bookshelf reads: its schema
+    /// is older (an administrator has not run setup since upgrading).
+    static let olderSchema = "this catalog's schema is older than this Bookshelf (run bookshelf setup to migrate it)"
 }
 
 /// Why a statement produced no answer.

@@ -68,9 +68,14 @@ public actor PostgresRemote: SearchableBookRemote, ChangeDetectingRemote, SaveOu
     public func save(_ request: SaveRequest) async throws -> BookRecord {
         let title = try BookValidation.title(request.title)
         let author = try request.author.map { raw throws(BookFailure) in try BookValidation.author(raw) }
-        let parameters: [String?] = [
-            String(request.id), String(request.expectedRevision), title, author, request.operation.uuidString,
-        ]
+        let details = try request.details.map { raw throws(BookFailure) in try raw.validated() }
+        let parameters: [String?] =
+            [
+                String(request.id), String(request.expectedRevision), title, author, request.operation.uuidString,
+                details == nil ? "false" : "true",
+            ]
+            + (try details.map(PostgresDetailsColumns.parameters)
+                ?? Array(repeating: nil, count: PostgresDetailsColumns.count))
         let session = self.session
         return try await worker.perform {
             let connection = try session.live()
@@ -78,7 +83,10 @@ public actor PostgresRemote: SearchableBookRemote, ChangeDetectingRemote, SaveOu
             case let .success(rows):
                 if let row = rows.rows.first {
                     // Its own saves are not news to this session (see `PostgresSession.changes`).
-                    if row.count > 4, let transaction = row[4] { session.rememberOwnWrite(transaction) }
+                    if row.count > PostgresStatements.recordWidth, let transaction = row[PostgresStatements.recordWidth]
+                    {
+                        session.rememberOwnWrite(transaction)
+                    }
                     return try PostgresRemote.record(row)
                 }
                 throw try PostgresRemote.whyNotSaved(request, on: session, refusedByGrant: false)
@@ -93,6 +101,10 @@ public actor PostgresRemote: SearchableBookRemote, ChangeDetectingRemote, SaveOu
                 case PostgresServerError.insufficientPrivilege:
                     throw try PostgresRemote.whyNotSaved(request, on: session, refusedByGrant: true)
                 case PostgresServerError.checkViolation:
+                    if let field = PostgresDetailsColumns.field(guardedBy: error.constraint) {
+                        // The app checked first: the catalog's rule is stricter than this build's.
+                        throw BookFailure.invalidField(field, reason: "the catalog refused the value")
+                    }
                     throw error.constraint == "books_author_valid"
                         ? BookFailure.invalidAuthor : BookFailure.invalidTitle
                 case PostgresServerError.numericOutOfRange:
@@ -102,6 +114,8 @@ public actor PostgresRemote: SearchableBookRemote, ChangeDetectingRemote, SaveOu
                     throw try PostgresRemote.whyNotSaved(request, on: session, refusedByGrant: false)
                 case PostgresServerError.queryCanceled:
                     throw BookFailure.storeUnavailable("the save took too long and was cancelled; nothing was changed")
+                case PostgresServerError.undefinedColumn:
+                    throw BookFailure.storeUnavailable(PostgresServerError.olderSchema)
                 default:
                     throw BookFailure.storeUnavailable(error.message)
                 }
@@ -120,13 +134,14 @@ public actor PostgresRemote: SearchableBookRemote, ChangeDetectingRemote, SaveOu
             guard let countedText = first[0], let counted = Int(countedText), let estimated = first[1] else {
                 throw BookFailure.invalidResponse
             }
-            let found = rows.rows.filter { $0[2] != nil }.dropFirst(skip)
+            // Each row: total, whether estimated, rank, title sort key, then the record.
+            let found = rows.rows.filter { $0.count > 4 && $0[4] != nil }.dropFirst(skip)
             let shown = Array(found.prefix(query.limit))
-            let records = try shown.map { try PostgresRemote.record(Array($0[2...5])) }
+            let records = try shown.map { try PostgresRemote.record(Array($0[4...])) }
             let hasMore = found.count > shown.count
             var next: SearchCursor?
             if hasMore, let last = shown.last {
-                guard let rankText = last[6], let rank = Int(rankText), let titleSort = last[7] else {
+                guard let rankText = last[2], let rank = Int(rankText), let titleSort = last[3] else {
                     throw BookFailure.invalidResponse
                 }
                 next = PostgresSearchCursor(rank: rank, titleSort: titleSort, id: records[records.count - 1].id).cursor
@@ -206,13 +221,17 @@ public actor PostgresRemote: SearchableBookRemote, ChangeDetectingRemote, SaveOu
                 throw BookFailure.missing
             }
             return try rows.rows.map { row in
-                guard row.count >= 7, let millisecondsText = row[5], let milliseconds = Double(millisecondsText) else {
+                // The record, then its account, time and operation.
+                let width = PostgresStatements.recordWidth
+                guard row.count == width + 3, let millisecondsText = row[width + 1],
+                    let milliseconds = Double(millisecondsText)
+                else {
                     throw BookFailure.invalidResponse
                 }
                 return BookRevision(
-                    record: try PostgresRemote.record(Array(row[0...3])), account: row[4],
+                    record: try PostgresRemote.record(Array(row[..<width])), account: row[width],
                     savedAt: Date(timeIntervalSince1970: milliseconds / 1000),
-                    operation: row[6].flatMap(UUID.init(uuidString:)))
+                    operation: row[width + 2].flatMap(UUID.init(uuidString:)))
             }
         }
     }
@@ -234,11 +253,14 @@ public actor PostgresRemote: SearchableBookRemote, ChangeDetectingRemote, SaveOu
             ? .notAllowed : .conflict(expected: request.expectedRevision, actual: actual)
     }
 
+    /// A record from the columns `PostgresStatements.recordColumns` lists (any after them are
+    /// the statement's own).
     static func record(_ row: [String?]) throws -> BookRecord {
-        guard row.count >= 4, let idText = row[0], let id = Int(idText), let title = row[1],
-            let revisionText = row[2], let revision = Int(revisionText), let author = row[3]
+        guard row.count >= PostgresStatements.recordWidth, let idText = row[0], let id = Int(idText),
+            let title = row[1], let revisionText = row[2], let revision = Int(revisionText), let author = row[3]
         else { throw BookFailure.invalidResponse }
-        return BookRecord(id: id, title: title, revision: revision, author: author)
+        let details = try PostgresDetailsColumns.details(row[4..<PostgresStatements.recordWidth])
+        return BookRecord(id: id, title: title, revision: revision, author: author, details: details)
     }
 }
 

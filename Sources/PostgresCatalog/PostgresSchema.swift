@@ -33,8 +33,11 @@
 ///   is changed (setup, or an administrator's UPDATE by hand).
 /// - version 10 makes Japanese, Chinese and Korean searches walk a partial title index of the
 ///   books holding such characters, and bounds their count by the rarest character.
+/// - version 11 adds the fields real catalogs keep (ISBN, year, publisher, series and index,
+///   tags, notes) with CHECKs of their rules, to books and to their history, and returns them
+///   from the search function (`PostgresDetailsSchema`).
 enum PostgresSchema {
-    static let latestVersion = 10
+    static let latestVersion = 11
 
     /// Migrations that `PostgresSetup.migrate()` precedes by writing `bookshelf.folding` again
     /// from `SearchFolding`, because `SearchTerms`' folding changed.
@@ -59,6 +62,7 @@ enum PostgresSchema {
         case 8: .constant(version8)
         case 9: .constant(version9)
         case 10: .constant(version10)
+        case 11: .generated(PostgresDetailsSchema.migration)
         default: fatalError("no migration to version \(version)")
         }
     }

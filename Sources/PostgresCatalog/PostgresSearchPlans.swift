@@ -1,4 +1,5 @@
-/// How `bookshelf.search_page` (schema version 2, `PostgresSchema.version2`; replaced in version 10) answers a
+/// How `bookshelf.search_page` (schema version 2, `PostgresSchema.version2`; replaced in version 10, and in
+/// version 11 to return each row's details, `PostgresDetailsSchema`) answers a
 /// keystroke on a large catalog, and the query plans that was checked against. Kept next to
 /// the SQL so that whoever changes one sees the other.
 ///

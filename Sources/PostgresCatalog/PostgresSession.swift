@@ -162,6 +162,9 @@ final class PostgresSession: @unchecked Sendable {
                 throw BookFailure.storeUnavailable(
                     "this account no longer exists in the catalog (removed, or its role dropped); sign in as another")
             }
+            if error.sqlState == PostgresServerError.undefinedColumn {
+                throw BookFailure.storeUnavailable(PostgresServerError.olderSchema)
+            }
             if error.sqlState == "42P01" || error.sqlState == "3F000" {
                 throw BookFailure.storeUnavailable("this database has no Bookshelf catalog yet (run bookshelf setup)")
             }

@@ -286,11 +286,23 @@ public actor PostgresSetup {
                             "SELECT EXISTS (SELECT 1 FROM bookshelf.books WHERE scope = $1)", [scope]))
                     if found.rows.first?[0] == "t" { return 0 }
                 }
-                let rows = BookCopyRows(books, scope: scope, progress: progress)
-                try run(
-                    connection.copyIn(
-                        "COPY bookshelf.books (scope, title, author, title_sort, title_words, author_words) FROM STDIN",
-                        lines: rows))
+                let version = try run(connection.execute("SELECT max(version) FROM bookshelf.schema_version"))
+                let keepsDetails =
+                    version.rows.first?[0].flatMap { Int($0) }.map { $0 >= PostgresDetailsSchema.version } ?? false
+                let rows = BookCopyRows(books, scope: scope, withDetails: keepsDetails, progress: progress)
+                if keepsDetails {
+                    try run(
+                        connection.copyIn(
+                            """
+                            COPY bookshelf.books (scope, title, author, title_sort, title_words, author_words,
+                                isbn, year, publisher, series, series_index, tags, notes) FROM STDIN
+                            """, lines: rows))
+                } else {
+                    try run(
+                        connection.copyIn(
+                            "COPY bookshelf.books (scope, title, author, title_sort, title_words, author_words) FROM STDIN",
+                            lines: rows))
+                }
                 // Thrown inside the transaction, so the rows sent before the bad book go too.
                 if let failure = rows.failure { throw failure }
                 progress?(rows.sent)
@@ -389,10 +401,13 @@ public enum PostgresSetupFailure: Error, Equatable, CustomStringConvertible {
 /// Rows in COPY's text format: tab-separated, with backslash, tab, newline and carriage
 /// return escaped, so no value can end a field or a row early.
 enum PostgresCopyText {
-    static func row(_ book: NewBook, scope: String) -> String {
+    /// The book's row; `withDetails` adds the columns of schema version 11.
+    static func row(_ book: NewBook, scope: String, withDetails: Bool) -> String {
         let index = BookIndexText(title: book.title, author: book.author)
-        return [scope, book.title, book.author, index.titleSort, index.titleWords, index.authorWords]
-            .map(escaped).joined(separator: "\t") + "\n"
+        let fields =
+            [scope, book.title, book.author, index.titleSort, index.titleWords, index.authorWords].map(escaped)
+            + (withDetails ? PostgresDetailsColumns.copyFields(book.details) : [])
+        return fields.joined(separator: "\t") + "\n"
     }
 
     static func escaped(_ value: String) -> String {
@@ -444,20 +459,29 @@ extension PostgresConnection {
 private final class BookCopyRows<Books: Sequence<NewBook>>: Sequence, IteratorProtocol {
     private var books: Books.Iterator
     private let scope: String
+    /// The catalog has the columns of schema version 11; without them a book with details
+    /// stops the COPY rather than losing them.
+    private let withDetails: Bool
     private let progress: ((Int) -> Void)?
     private(set) var sent = 0
     private(set) var failure: BookFailure?
 
-    init(_ books: Books, scope: String, progress: ((Int) -> Void)?) {
+    init(_ books: Books, scope: String, withDetails: Bool, progress: ((Int) -> Void)?) {
         self.books = books.makeIterator()
         self.scope = scope
+        self.withDetails = withDetails
         self.progress = progress
     }
 
     func next() -> String? {
         guard failure == nil, let book = books.next() else { return nil }
+        guard withDetails || book.details.isEmpty else {
+            failure = .storeUnavailable(
+                "the catalog's schema keeps no ISBN, year, publisher, series, tags or notes yet (run bookshelf setup)")
+            return nil
+        }
         do {
-            let row = try PostgresCopyText.row(book.validated(), scope: scope)
+            let row = try PostgresCopyText.row(book.validated(), scope: scope, withDetails: withDetails)
             sent += 1
             if sent % 1_000 == 0 { progress?(sent) }
             return row

@@ -38,23 +38,44 @@ enum PostgresStatements {
         ORDER BY 1, 2
         """
 
-    static let load = "SELECT id, title, revision, author FROM bookshelf.books WHERE id = $1"
+    /// The columns of a `BookRecord`, in the order `PostgresRemote.record` reads them: id,
+    /// title, revision, author, then the details (`PostgresDetailsColumns`). `alias` qualifies
+    /// each ("r." or ""); `id` names the book's id column.
+    static func recordColumns(_ alias: String = "", id: String = "id") -> String {
+        "\(alias)\(id), \(alias)title, \(alias)revision, \(alias)author, "
+            + PostgresDetailsColumns.selected(from: alias)
+    }
+
+    /// How many columns `recordColumns` lists.
+    static let recordWidth = 4 + PostgresDetailsColumns.count
+
+    static let load = "SELECT \(recordColumns()) FROM bookshelf.books WHERE id = $1"
 
     static let currentRevision = "SELECT revision FROM bookshelf.books WHERE id = $1"
 
     /// Compare-and-set and the operation record in one statement, hence one transaction:
     /// either both happen or neither. $1 id, $2 expected revision, $3 title, $4 author or
-    /// NULL to keep it, $5 operation. The database derives the search columns (books_derive).
+    /// NULL to keep it, $5 operation, $6 whether the details are written (false keeps them
+    /// all), $7-$13 the details (`PostgresDetailsColumns.parameters`; NULL for none). The
+    /// database derives the search columns (books_derive). The record comes back with the
+    /// transaction that wrote it.
     static let save = """
         WITH saved AS (
             UPDATE bookshelf.books
-            SET title = $3, author = coalesce($4, author), revision = revision + 1
+            SET title = $3, author = coalesce($4, author), revision = revision + 1,
+                isbn = CASE WHEN $6::boolean THEN $7 ELSE isbn END,
+                year = CASE WHEN $6 THEN $8::integer ELSE year END,
+                publisher = CASE WHEN $6 THEN $9 ELSE publisher END,
+                series = CASE WHEN $6 THEN $10 ELSE series END,
+                series_index = CASE WHEN $6 THEN $11::numeric ELSE series_index END,
+                tags = CASE WHEN $6 THEN ARRAY(SELECT json_array_elements_text($12::json)) ELSE tags END,
+                notes = CASE WHEN $6 THEN $13 ELSE notes END
             WHERE id = $1 AND revision = $2
-            RETURNING id, title, revision, author),
+            RETURNING \(recordColumns())),
         recorded AS (
             INSERT INTO bookshelf.saves (operation, book_id, revision)
             SELECT $5::uuid, id, revision FROM saved)
-        SELECT id, title, revision, author, pg_current_xact_id()::text FROM saved
+        SELECT saved.*, pg_current_xact_id()::text FROM saved
         """
 
     /// The snapshot that later change checks compare against.
@@ -74,10 +95,11 @@ enum PostgresStatements {
             AND NOT pg_visible_in_snapshot(b.changed_in, $1::pg_snapshot)
         """
 
-    /// A book's revisions, newest first, with the operation id of the save that made each
-    /// (none for imported ones). Row-level security shows only the account's own scope.
+    /// A book's revisions, newest first, with the account, time and operation id of the save
+    /// that made each (none for imported ones) after the record's columns. Row-level security
+    /// shows only the account's own scope.
     static let history = """
-        SELECT r.book_id, r.title, r.revision, r.author, r.account,
+        SELECT \(recordColumns("r.", id: "book_id")), r.account,
                (extract(epoch FROM r.saved_at) * 1000)::bigint, s.operation::text
         FROM bookshelf.book_revisions AS r
         LEFT JOIN bookshelf.saves AS s ON s.book_id = r.book_id AND s.revision = r.revision
@@ -89,8 +111,9 @@ enum PostgresStatements {
 
     /// One page (plus one row, to tell whether more follow) and the number of matches, from
     /// one snapshot, through bookshelf.search_page (see `PostgresSearchPlans` for how it
-    /// stays fast). Every row carries the number and whether it is the planner's estimate;
-    /// an empty page is one row of NULL book columns; no row at all means the signed-in role
+    /// stays fast). Every row carries the number, whether it is the planner's estimate, and
+    /// the row's place (rank, title sort key) before the record's columns; an empty page is
+    /// one row of NULL book columns; no row at all means the signed-in role
     /// has no account, hence no books.
     /// $1 first word anchored at the start of the title, $2 rows wanted, $3-$5 the cursor
     /// (rank, title sort key, id) or NULLs, $6 the counting limit, $7 the words as a
@@ -99,7 +122,7 @@ enum PostgresStatements {
     static func search(wordCount: Int) -> String {
         let patterns = (0..<wordCount).map { "$\($0 + 9)" }.joined(separator: ", ")
         return """
-            SELECT total, total_is_estimate, id, title, revision, author, rank, title_sort
+            SELECT total, total_is_estimate, rank, title_sort, \(recordColumns())
             FROM bookshelf.search_page(ARRAY[\(patterns)]::text[], $1, $2, $3, $4, $5, $6, $7::tsquery, $8)
             """
     }

@@ -29,6 +29,10 @@ enum PostgresValidityChecks {
     /// A bracket expression matching any scalar `BookValidation.isControl` refuses.
     static let controlClass = bracket(ranges(where: BookValidation.isControl), negated: false)
 
+    /// The same for notes, whose line breaks are data: every scalar `isControl` refuses but U+000A.
+    static let notesControlClass = bracket(
+        ranges(where: { $0 != "\n" && BookValidation.isControl($0) }), negated: false)
+
     /// A bracket expression matching any scalar that is not invisible: a title needs one.
     static let visibleClass = bracket(ranges(where: BookValidation.isInvisible), negated: true)
 

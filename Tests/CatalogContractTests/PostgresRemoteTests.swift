@@ -307,10 +307,12 @@ struct PostgresRemoteTests {
             [alice.name])
         let dune = try await books.addBooks([NewBook(title: "Dune")], scope: "north")[0]
         let emma = try await books.addBooks([NewBook(title: "Emma")], scope: "main")[0]
-        let leaked = try await books.remote(for: alice)
-        await #expect(throws: BookFailure.notAllowed, "the leak as found") {
-            _ = try await leaked.save(id: dune.id, title: "Mine", expectedRevision: 1)
-        }
+        // The leak as found: her save, as the database saw it, refused for want of the grant.
+        let leaked = try await RawSQLSession(books.connector(for: alice))
+        #expect(
+            try await leaked.run(
+                "UPDATE bookshelf.books SET title = 'Mine', revision = revision + 1 WHERE id = $1", [String(dune.id)]
+            ).sqlState == PostgresServerError.insufficientPrivilege)
 
         #expect(try await books.setup.migrate() == PostgresSchema.latestVersion)
         let aliceInBooks = try await books.remote(for: alice)

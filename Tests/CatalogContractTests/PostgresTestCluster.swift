@@ -130,9 +130,13 @@ struct PostgresTestCatalog: Sendable {
         let before = try await setup.execute("SELECT coalesce(max(id), 0) FROM bookshelf.books")
         let floor = before.first?[0] ?? "0"
         try await setup.importBooks(books, scope: scope)
+        // A catalog made as an older version left it has no details: they read as none.
+        let version = try await setup.execute("SELECT max(version) FROM bookshelf.schema_version")
+        let columns =
+            (version.first?[0].flatMap { Int($0) } ?? 0) >= PostgresDetailsSchema.version
+            ? PostgresStatements.recordColumns() : "id, title, revision, author, NULL, NULL, '', '', NULL, '[]', ''"
         let rows = try await setup.execute(
-            "SELECT id, title, revision, author FROM bookshelf.books WHERE scope = $1 AND id > $2 ORDER BY id",
-            [scope, floor])
+            "SELECT \(columns) FROM bookshelf.books WHERE scope = $1 AND id > $2 ORDER BY id", [scope, floor])
         return try rows.map(PostgresRemote.record)
     }
 

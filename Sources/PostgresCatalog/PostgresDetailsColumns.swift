@@ -1,0 +1,117 @@
+import BookCatalog
+import Foundation
+
+/// How a book's details travel between `BookDetails` and the columns of schema version 11
+/// (`PostgresDetailsSchema`): what a statement selects, what a save binds, what a COPY row
+/// holds, and what a read makes of the values that come back.
+///
+/// Values from the server are data, checked before use. The CHECKs keep them to the rules,
+/// but a row can still break one: written while a constraint was dropped or a trigger off, or
+/// by a rule the database does not know (tags are a set when folded, which only the app
+/// does). Such a row is read, never a crash and never an error that hides the book: each field
+/// in its canonical form when it has one (control characters shown as U+FFFD, tags that keep
+/// their rule as one set), and empty otherwise, as the SQLite store reads its file. The book
+/// stays readable and editable: a save with details writes every field anew.
+enum PostgresDetailsColumns {
+    /// How many columns `selected(from:)` lists.
+    static let count = 7
+
+    /// The detail columns as text, in `BookDetails`' order, each qualified by `alias` ("b."
+    /// or ""): numbers as their text, tags as a JSON array.
+    static func selected(from alias: String) -> String {
+        let a = alias
+        return
+            "\(a)isbn, \(a)year::text, \(a)publisher, \(a)series, \(a)series_index::text, array_to_json(\(a)tags)::text, \(a)notes"
+    }
+
+    /// The details of a row, from the `count` columns `selected(from:)` gave, canonical
+    /// whatever they hold.
+    static func details(_ columns: ArraySlice<String?>) throws -> BookDetails {
+        guard columns.count == count else { throw BookFailure.invalidResponse }
+        let values = Array(columns)
+        guard let publisher = values[2], let series = values[3], let tagsJSON = values[5], let notes = values[6],
+            let listed = try? JSONDecoder().decode([String?].self, from: Data(tagsJSON.utf8))
+        else { throw BookFailure.invalidResponse }
+        return BookDetails(
+            isbn: values[0].flatMap { try? BookValidation.isbn($0) },
+            year: values[1].flatMap { Int($0) }.flatMap { try? BookValidation.year($0) },
+            publisher: (try? BookValidation.publisher(visible(publisher))) ?? "",
+            series: (try? BookValidation.series(visible(series))) ?? "",
+            seriesIndex: values[4].flatMap(SeriesIndex.init),
+            tags: tags(listed.compactMap { $0 }),
+            notes: self.notes(notes))
+    }
+
+    /// The tags that keep the rule on their own, as one set of at most `maximumTagCount` (the
+    /// first ones stored).
+    private static func tags(_ stored: [String]) -> [String] {
+        var seen = Set<String>(), distinct: [String] = []
+        for tag in stored {
+            guard distinct.count < BookValidation.maximumTagCount,
+                let valid = try? BookValidation.tags([visible(tag)]).first,
+                seen.insert(SearchTerms.fold(valid)).inserted
+            else { continue }
+            distinct.append(valid)
+        }
+        return (try? BookValidation.tags(distinct)) ?? []
+    }
+
+    private static func notes(_ stored: String) -> String {
+        // Line breaks first, so that a "\r" is kept as the break it stands for.
+        let lines = stored.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\r", with: "\n")
+        return (try? BookValidation.notes(visible(lines, keeping: "\n"))) ?? ""
+    }
+
+    /// `text` with every control character (but `kept`) shown as U+FFFD.
+    private static func visible(_ text: String, keeping kept: Unicode.Scalar? = nil) -> String {
+        guard BookValidation.hasControlCharacters(text) else { return text }
+        var scalars = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            scalars.append(scalar != kept && BookValidation.isControl(scalar) ? "\u{FFFD}" : scalar)
+        }
+        return String(scalars)
+    }
+
+    /// The values a save binds, in `BookDetails`' order (tags as a JSON array); NULL for none.
+    static func parameters(_ details: BookDetails) throws -> [String?] {
+        [
+            details.isbn, details.year.map(String.init), details.publisher, details.series,
+            details.seriesIndex.map(\.description),
+            String(decoding: try JSONEncoder().encode(details.tags), as: UTF8.self),
+            details.notes,
+        ]
+    }
+
+    /// The detail fields of a COPY row (text format), escaped by `PostgresCopyText`.
+    static func copyFields(_ details: BookDetails) -> [String] {
+        let null = "\\N"
+        return [
+            details.isbn ?? null, details.year.map(String.init) ?? null, PostgresCopyText.escaped(details.publisher),
+            PostgresCopyText.escaped(details.series), details.seriesIndex.map(\.description) ?? null,
+            PostgresCopyText.escaped(arrayLiteral(details.tags)), PostgresCopyText.escaped(details.notes),
+        ]
+    }
+
+    /// `{"a","b"}`: every element quoted, with `"` and `\` escaped, so no tag can end one early.
+    static func arrayLiteral(_ elements: [String]) -> String {
+        let quoted = elements.map { element in
+            "\"" + element.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+                + "\""
+        }
+        return "{" + quoted.joined(separator: ",") + "}"
+    }
+
+    /// The field a CHECK (or the year's trigger) of version 11 guards, by constraint name.
+    static func field(guardedBy constraint: String?) -> BookField? {
+        switch constraint {
+        case "books_isbn_valid": .isbn
+        case "books_year_valid": .year
+        case "books_publisher_valid": .publisher
+        case "books_series_valid": .series
+        case "books_series_index_valid": .seriesIndex
+        case "books_tags_valid": .tags
+        case "books_notes_valid": .notes
+        default: nil
+        }
+    }
+}
