@@ -20,7 +20,9 @@ public struct BookDetails: Sendable, Hashable {
     /// Lines separated by "\n"; not searched.
     public let notes: String
 
-    public static let none = BookDetails()
+    /// No details: what a book has until someone adds them. (Not `none`: in an optional
+    /// context such as `SaveRequest.details`, `.none` would be nil, which keeps the stored details.)
+    public static let empty = BookDetails()
 
     /// A book's details exactly as given: for values a store returns or a test writes, already
     /// canonical. Text a person typed goes through `validated` instead.
@@ -37,7 +39,7 @@ public struct BookDetails: Sendable, Hashable {
         self.notes = notes
     }
 
-    public var isEmpty: Bool { self == .none }
+    public var isEmpty: Bool { self == .empty }
 
     /// The details as a store keeps them, or the first field that breaks its rule.
     public func validated() throws(BookFailure) -> BookDetails {
@@ -184,5 +186,56 @@ public enum ISBNProblem: Error, Sendable, Equatable, CustomStringConvertible {
         case .wrongPrefix: "an ISBN-13 begins with 978 or 979"
         case .wrongCheckDigit: "its check digit is wrong: a digit was mistyped or two were swapped"
         }
+    }
+}
+
+extension BookDetails {
+    /// The details of values a store read back, which another program may have written: each
+    /// field in its canonical form when it has one (an ISBN-10 as its ISBN-13, control
+    /// characters shown as U+FFFD), the tags that keep their rule as one set of at most
+    /// `BookValidation.maximumTagCount` (the first ones stored), and empty otherwise. A store
+    /// never trusts what it reads; the book stays readable, and a save with details writes every
+    /// field anew. One rule for every store, so that they read a damaged row alike.
+    public init(
+        stored isbn: String?, year: Int?, publisher: String, series: String, seriesIndex: SeriesIndex?,
+        tags: [String], notes: String
+    ) {
+        self.init(
+            isbn: isbn.flatMap { try? BookValidation.isbn($0) },
+            year: year.flatMap { try? BookValidation.year($0) },
+            publisher: (try? BookValidation.publisher(Self.visible(publisher))) ?? "",
+            series: (try? BookValidation.series(Self.visible(series))) ?? "",
+            seriesIndex: seriesIndex,
+            tags: Self.storedTags(tags),
+            notes: Self.storedNotes(notes))
+    }
+
+    private static func storedTags(_ stored: [String]) -> [String] {
+        guard !stored.isEmpty else { return [] }
+        var seen = Set<String>(), distinct: [String] = []
+        for tag in stored {
+            guard distinct.count < BookValidation.maximumTagCount,
+                let valid = try? BookValidation.tags([visible(tag)]).first,
+                seen.insert(SearchTerms.fold(valid)).inserted
+            else { continue }
+            distinct.append(valid)
+        }
+        return (try? BookValidation.tags(distinct)) ?? []
+    }
+
+    private static func storedNotes(_ stored: String) -> String {
+        // Line breaks first, so that a "\r" is kept as the break it stands for.
+        let lines = stored.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\r", with: "\n")
+        return (try? BookValidation.notes(visible(lines, keeping: "\n"))) ?? ""
+    }
+
+    /// `text` with every control character (but `kept`) shown as U+FFFD.
+    private static func visible(_ text: String, keeping kept: Unicode.Scalar? = nil) -> String {
+        guard BookValidation.hasControlCharacters(text) else { return text }
+        var scalars = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            scalars.append(scalar != kept && BookValidation.isControl(scalar) ? "\u{FFFD}" : scalar)
+        }
+        return String(scalars)
     }
 }

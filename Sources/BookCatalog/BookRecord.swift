@@ -10,7 +10,7 @@ public struct BookRecord: Sendable, Equatable, Hashable {
     /// ISBN, year, publisher, series, tags and notes; empty for a book that has none.
     public let details: BookDetails
 
-    public init(id: Int, title: String, revision: Int, author: String = "", details: BookDetails = .none) {
+    public init(id: Int, title: String, revision: Int, author: String = "", details: BookDetails = .empty) {
         self.id = id
         self.title = title
         self.revision = revision

@@ -9,7 +9,7 @@ public struct NewBook: Sendable, Equatable {
     /// ISBN, year, publisher, series, tags and notes; empty for none.
     public let details: BookDetails
 
-    public init(title: String, author: String = "", details: BookDetails = .none) {
+    public init(title: String, author: String = "", details: BookDetails = .empty) {
         self.title = title
         self.author = author
         self.details = details
@@ -17,7 +17,7 @@ public struct NewBook: Sendable, Equatable {
     }
 
     /// A book of exactly these bytes; `storedBytes` is set only when one is not valid UTF-8.
-    public init(storedTitle: [UInt8], storedAuthor: [UInt8], details: BookDetails = .none) {
+    public init(storedTitle: [UInt8], storedAuthor: [UInt8], details: BookDetails = .empty) {
         self.details = details
         let title = String(validating: storedTitle, as: UTF8.self),
             author = String(validating: storedAuthor, as: UTF8.self)

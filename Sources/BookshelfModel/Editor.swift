@@ -417,7 +417,7 @@ extension BookshelfModel {
     private func record(of request: SaveRequest, committedAs revision: Int) -> BookRecord {
         let sent = (try? request.validated()) ?? request
         let author = sent.author ?? editor?.base?.author ?? ""
-        let details = sent.details ?? editor?.base?.details ?? .none
+        let details = sent.details ?? editor?.base?.details ?? .empty
         return BookRecord(id: request.id, title: sent.title, revision: revision, author: author, details: details)
     }
 

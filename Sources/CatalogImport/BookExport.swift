@@ -21,7 +21,7 @@ public enum BookExport {
 
     /// One book as one line (without the line end).
     public static func line(
-        title: String, author: String, details: BookDetails = .none, format: BookExportFormat
+        title: String, author: String, details: BookDetails = .empty, format: BookExportFormat
     ) -> String {
         switch format {
         case .csv:
@@ -63,7 +63,7 @@ public enum BookExport {
     /// surrogate escape `\udcXX` (XX the byte, 80 to ff), as Python's `surrogateescape`
     /// does. A plain import refuses both; `import --restore` gives back the bytes.
     public static func line(
-        storedTitle: [UInt8], storedAuthor: [UInt8], details: BookDetails = .none, format: BookExportFormat
+        storedTitle: [UInt8], storedAuthor: [UInt8], details: BookDetails = .empty, format: BookExportFormat
     ) -> [UInt8] {
         var line: [UInt8] = []
         switch format {

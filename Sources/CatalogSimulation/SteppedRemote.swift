@@ -128,7 +128,7 @@ public actor SteppedRemote: SearchableBookRemote, ChangeDetectingRemote, Reauthe
     public func put(_ record: BookRecord) { store.commit(record, account: nil, operation: nil) }
 
     /// Another writer commits a new title for book `id`, at the next revision, with new
-    /// `details` or (nil) the book's as they are. To clear them pass `BookDetails.none`: a bare
+    /// `details` or (nil) the book's as they are. To clear them pass `BookDetails.empty`: a bare
     /// `.none` here is the optional's nil.
     @discardableResult
     public func commitElsewhere(id: Int, title: String, details: BookDetails? = nil) -> BookRecord {

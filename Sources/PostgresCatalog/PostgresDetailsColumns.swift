@@ -33,43 +33,8 @@ enum PostgresDetailsColumns {
             let listed = try? JSONDecoder().decode([String?].self, from: Data(tagsJSON.utf8))
         else { throw BookFailure.invalidResponse }
         return BookDetails(
-            isbn: values[0].flatMap { try? BookValidation.isbn($0) },
-            year: values[1].flatMap { Int($0) }.flatMap { try? BookValidation.year($0) },
-            publisher: (try? BookValidation.publisher(visible(publisher))) ?? "",
-            series: (try? BookValidation.series(visible(series))) ?? "",
-            seriesIndex: values[4].flatMap(SeriesIndex.init),
-            tags: tags(listed.compactMap { $0 }),
-            notes: self.notes(notes))
-    }
-
-    /// The tags that keep the rule on their own, as one set of at most `maximumTagCount` (the
-    /// first ones stored).
-    private static func tags(_ stored: [String]) -> [String] {
-        var seen = Set<String>(), distinct: [String] = []
-        for tag in stored {
-            guard distinct.count < BookValidation.maximumTagCount,
-                let valid = try? BookValidation.tags([visible(tag)]).first,
-                seen.insert(SearchTerms.fold(valid)).inserted
-            else { continue }
-            distinct.append(valid)
-        }
-        return (try? BookValidation.tags(distinct)) ?? []
-    }
-
-    private static func notes(_ stored: String) -> String {
-        // Line breaks first, so that a "\r" is kept as the break it stands for.
-        let lines = stored.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\r", with: "\n")
-        return (try? BookValidation.notes(visible(lines, keeping: "\n"))) ?? ""
-    }
-
-    /// `text` with every control character (but `kept`) shown as U+FFFD.
-    private static func visible(_ text: String, keeping kept: Unicode.Scalar? = nil) -> String {
-        guard BookValidation.hasControlCharacters(text) else { return text }
-        var scalars = String.UnicodeScalarView()
-        for scalar in text.unicodeScalars {
-            scalars.append(scalar != kept && BookValidation.isControl(scalar) ? "\u{FFFD}" : scalar)
-        }
-        return String(scalars)
+            stored: values[0], year: values[1].flatMap { Int($0) }, publisher: publisher, series: series,
+            seriesIndex: values[4].flatMap(SeriesIndex.init), tags: listed.compactMap { $0 }, notes: notes)
     }
 
     /// The values a save binds, in `BookDetails`' order (tags as a JSON array); NULL for none.

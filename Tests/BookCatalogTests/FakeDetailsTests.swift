@@ -53,7 +53,7 @@ struct FakeDetailsTests {
         let remote = SteppedRemote(books: [Self.original])
         let renamed = await remote.commitElsewhere(id: 1, title: "Theirs")
         #expect(renamed == BookRecord(id: 1, title: "Theirs", revision: 2, author: "Tolstoy", details: Self.details))
-        let cleared = await remote.commitElsewhere(id: 1, title: "Theirs", details: BookDetails.none)
+        let cleared = await remote.commitElsewhere(id: 1, title: "Theirs", details: BookDetails.empty)
         #expect(cleared == BookRecord(id: 1, title: "Theirs", revision: 3, author: "Tolstoy"))
     }
 

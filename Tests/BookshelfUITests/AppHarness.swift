@@ -23,7 +23,7 @@ final class AppHarness {
         store: StoreInfo = StoreInfo(kind: "Memory", location: "test"),
         otherScopes: [(scope: String, books: [(String, String)])] = [],
         countBooks: (@Sendable (String) async -> Int?)? = nil,
-        details: (_ title: String, _ author: String) -> BookDetails = { _, _ in BookDetails.none },
+        details: (_ title: String, _ author: String) -> BookDetails = { _, _ in BookDetails.empty },
         connector wrap: (MemoryCatalogConnector) -> any CatalogConnector = { $0 }
     ) {
         catalog = MemoryCatalog()
@@ -71,7 +71,7 @@ final class AppHarness {
             columns: columns, rows: rows, books: shelves[0].books, accounts: SampleBooks.starter.accounts,
             store: store, otherScopes: Array(shelves.dropFirst()),
             countBooks: { account in scopes[account].flatMap { counts[$0] } },
-            details: { title, author in details["\(title)\u{0}\(author)"] ?? BookDetails.none })
+            details: { title, author in details["\(title)\u{0}\(author)"] ?? BookDetails.empty })
     }
 
     /// Mommsen's book (#2) after bob changed its author ("T. Mommsen", revision 2), then its

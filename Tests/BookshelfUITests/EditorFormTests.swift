@@ -71,7 +71,7 @@ import TerminalUI
     }
 
     @Test func theNotesWrapScrollAndSayWhatIsHidden() async {
-        let harness = await openMommsen(columns: 80, rows: 24, details: .none)
+        let harness = await openMommsen(columns: 80, rows: 24, details: .empty)
         await harness.press(.backTab)
         for line in 1...8 {
             if line > 1 { await harness.press(.enter) }
@@ -113,7 +113,7 @@ import TerminalUI
     }
 
     @Test func aPasteIntoTheNotesKeepsItsLinesAndIntoAFieldJoinsThem() async {
-        let harness = await openMommsen(columns: 80, rows: 24, details: .none)
+        let harness = await openMommsen(columns: 80, rows: 24, details: .empty)
         await harness.press(.tab, .tab, .tab, .tab)  // the publisher
         await harness.press(.paste("Weidmann\r\nLeipzig"))
         #expect(harness.model.state.editor?.draft.publisher == "Weidmann Leipzig")
@@ -143,7 +143,7 @@ import TerminalUI
     }
 
     @Test func aSaveWritesEveryFieldTyped() async throws {
-        let harness = await openMommsen(columns: 80, rows: 24, details: .none)
+        let harness = await openMommsen(columns: 80, rows: 24, details: .empty)
         await harness.press(.tab, .tab)
         for text in ["0-14-044908-6", "1854", "Weidmann", "Römische Geschichte", "1", "rome, History"] {
             await harness.type(text)

@@ -83,8 +83,8 @@ extension ContractCheck {
             let typedEmpty = BookDetails(isbn: "  ", publisher: " ", series: "", tags: [" ", ""], notes: "\n \n")
             let cleared = try await editor.save(
                 SaveRequest(id: book.id, title: book.title, details: typedEmpty, expectedRevision: 2))
-            #expect(cleared.details == BookDetails.none)
-            #expect(try await editor.load(id: book.id).details == BookDetails.none)
+            #expect(cleared.details == BookDetails.empty)
+            #expect(try await editor.load(id: book.id).details == BookDetails.empty)
             _ = try await editor.save(SaveRequest(id: book.id, title: book.title, details: full, expectedRevision: 3))
             let yearOnly = try await editor.save(
                 SaveRequest(id: book.id, title: book.title, details: BookDetails(year: 1788), expectedRevision: 4))
@@ -136,7 +136,7 @@ extension ContractCheck {
                 SaveRequest(id: book.id, title: "Essais", details: second, expectedRevision: 3))
             let revisions = try await library.remote(for: "reader").history(of: book.id)
             #expect(revisions.map(\.record) == [withSecond, renamed, withFirst, book])
-            #expect(revisions.map(\.record.details) == [second, first, first, BookDetails.none])
+            #expect(revisions.map(\.record.details) == [second, first, first, BookDetails.empty])
         },
         ContractCheck("search results carry details on every page, including another remote's saves") { fixture in
             let library = try await Library.make(fixture)

@@ -27,10 +27,4 @@ struct MemoryContractCatalog: ContractCatalog {
     func contract(_ check: ContractCheck) async throws {
         try await check.run(MemoryFixture())
     }
-
-    // Beside `all` until every store keeps details; then one list.
-    @Test(arguments: ContractCheck.details)
-    func details(_ check: ContractCheck) async throws {
-        try await check.run(MemoryFixture())
-    }
 }

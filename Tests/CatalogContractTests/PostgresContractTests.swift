@@ -83,10 +83,4 @@ struct PostgresContractTests {
     func contract(_ check: ContractCheck) async throws {
         try await check.run(PostgresFixture())
     }
-
-    // Beside `all` until every store keeps details; then one list.
-    @Test(arguments: ContractCheck.details)
-    func details(_ check: ContractCheck) async throws {
-        try await check.run(PostgresFixture())
-    }
 }

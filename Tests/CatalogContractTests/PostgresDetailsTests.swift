@@ -99,8 +99,8 @@ struct PostgresDetailsTests {
                 ))
         // Empty details clear every field.
         let cleared = try await remote.save(
-            SaveRequest(id: book.id, title: "Pride & Prejudice", details: BookDetails.none, expectedRevision: 3))
-        #expect(cleared.details == BookDetails.none && cleared.revision == 4)
+            SaveRequest(id: book.id, title: "Pride & Prejudice", details: BookDetails.empty, expectedRevision: 3))
+        #expect(cleared.details == BookDetails.empty && cleared.revision == 4)
         #expect(try await remote.load(id: book.id) == cleared)
 
         let history = try await remote.history(of: book.id)
@@ -296,7 +296,7 @@ struct PostgresDetailsTests {
             [NewBook(title: "Tricky", details: tricky), NewBook(title: "Plain")], scope: "main")
         let remote = try await catalog.remote(for: editor)
         #expect(try await remote.load(id: books[0].id).details == tricky)
-        #expect(try await remote.load(id: books[1].id).details == BookDetails.none)
+        #expect(try await remote.load(id: books[1].id).details == BookDetails.empty)
         #expect(try await remote.history(of: books[0].id).map(\.record.details) == [tricky])
 
         let old = try await PostgresTestCatalog.make(schemaVersion: 10)

@@ -29,10 +29,4 @@ struct SQLiteContractCatalog: ContractCatalog {
     func contract(_ check: ContractCheck) async throws {
         try await check.run(SQLiteFixture())
     }
-
-    // Beside `all` until every store keeps details; then one list.
-    @Test(arguments: ContractCheck.details)
-    func details(_ check: ContractCheck) async throws {
-        try await check.run(SQLiteFixture())
-    }
 }

@@ -61,7 +61,7 @@ import Testing
         try fixture.pane.waitFor(text: "Edit book #\(fixture.book.id) · revision 1")
         try fixture.pane.send("C-w")
         try fixture.pane.type("Field Guide")
-        try fixture.pane.waitFor(text: "Title  Quixotic Zebra Field Guide")
+        try fixture.pane.waitFor(text: "Title     Quixotic Zebra Field Guide")
         try fixture.pane.send("Enter")
         try fixture.pane.waitFor(text: "Saved as revision 2.")
         let stored = try await fixture.stored()
@@ -98,7 +98,7 @@ import Testing
         #expect(try await fixture.stored().title == "Zebra Theirs", "nothing was overwritten")
 
         try fixture.pane.send("C-r")
-        let reloaded = try fixture.pane.waitFor(text: "Title  Zebra Theirs")
+        let reloaded = try fixture.pane.waitFor(text: "Title     Zebra Theirs")
         #expect(reloaded.contains("Edit book #\(fixture.book.id) · revision 2"))
         #expect(!reloaded.contains("Conflict:"))
     }

@@ -54,7 +54,7 @@ import Testing
         try pane.type("typed")
         try pane.send("End")
         let connecting = try pane.capture()
-        #expect(connecting.contains("Title  Quixotic Zebra Handbook\n"), "\(connecting)")
+        #expect(connecting.contains("Title     Quixotic Zebra Handbook\n"), "\(connecting)")
         #expect(!connecting.contains("typed"), "nothing typed went into a draft that the switch would drop")
         let switched = try pane.waitFor(text: "Bookshelf  bob")
         #expect(!switched.contains("Edit book"), "the new session starts on the search screen")
@@ -74,14 +74,14 @@ import Testing
         try alice.waitFor(text: "Edit book #\(catalog.book.id) · revision 1")
         try alice.send("C-w")
         try alice.type("Mine")
-        try alice.waitFor(text: "Title  Quixotic Zebra Mine")
+        try alice.waitFor(text: "Title     Quixotic Zebra Mine")
         try alice.send("Enter")
         try alice.waitFor(text: "Saving…")
         // The store committed alice's save at once; only its answer is held back.
         #expect(try await catalog.stored().revision == 2)
 
         try bob.send("Enter")
-        try bob.waitFor(text: "Title  Quixotic Zebra Mine")
+        try bob.waitFor(text: "Title     Quixotic Zebra Mine")
         try bob.send("C-w")
         try bob.type("Bob")
         try bob.send("Enter")
@@ -93,7 +93,7 @@ import Testing
         }
 
         let saved = try alice.waitFor(text: "Saved as revision 2.")
-        #expect(saved.contains("Title  Quixotic Zebra Mine"), "her own text stays: \(saved)")
+        #expect(saved.contains("Title     Quixotic Zebra Mine"), "her own text stays: \(saved)")
         #expect(saved.contains("Someone else saved revision 3"), "bob's revision is shown as his: \(saved)")
     }
 }

@@ -57,7 +57,7 @@ import Testing
             try pane.send("Enter")
             try pane.waitFor(text: "Edit book #")
             try pane.type(" Draft")
-            try pane.waitFor(text: "Title  Quixotic Zebra Handbook Draft")
+            try pane.waitFor(text: "Title     Quixotic Zebra Handbook Draft")
         }
 
         func remove() {
@@ -85,7 +85,7 @@ import Testing
         try alice.waitFor(text: "Edit book #")  // the editor, not the detail pane, which also says "revision 1"
         try alice.send("C-w")
         try alice.type("Field Guide")
-        try alice.waitFor(text: "Title  Quixotic Zebra Field Guide")
+        try alice.waitFor(text: "Title     Quixotic Zebra Field Guide")
         try alice.send("Enter")
         try alice.waitFor(text: "Saved as revision 2.")
 
@@ -160,7 +160,7 @@ import Testing
         try dave.send("Escape")
         let disconnected = try dave.waitFor(text: "Disconnected: F2, then Enter on dave")
         #expect(disconnected.contains("dave (editor) · disconnected"), "\(disconnected)")
-        #expect(disconnected.contains("Title  Quixotic Zebra Handbook Draft"), "the draft stays: \(disconnected)")
+        #expect(disconnected.contains("Title     Quixotic Zebra Handbook Draft"), "the draft stays: \(disconnected)")
 
         try dave.send("F2")
         // The switcher lays names, roles and scopes out in columns: dave's row is the current one.
@@ -175,7 +175,7 @@ import Testing
         try dave.send("Enter")
         let back = try dave.waitFor(text: "Reconnected as dave.")
         #expect(!back.contains("disconnected"), "\(back)")
-        #expect(back.contains("Title  Quixotic Zebra Handbook Draft"), "the draft survived: \(back)")
+        #expect(back.contains("Title     Quixotic Zebra Handbook Draft"), "the draft survived: \(back)")
 
         // The same session saves the draft it kept.
         try dave.send("Enter")
@@ -261,13 +261,13 @@ import Testing
         try fixture.server.stopServer()
         let lost = try alice.waitFor(text: "alice (editor) · disconnected, retrying", timeout: .seconds(10))
         #expect(lost.contains("Cannot reach the catalog: still trying."), "\(lost)")
-        #expect(lost.contains("Title  Quixotic Zebra Handbook Draft"), "the draft stays: \(lost)")
+        #expect(lost.contains("Title     Quixotic Zebra Handbook Draft"), "the draft stays: \(lost)")
 
         try fixture.server.startServer()
         try alice.waitFor(text: "alice (editor) · 3,011 books", timeout: .seconds(15))
         let back = try alice.capture()
         #expect(!back.contains("disconnected") && !back.contains("Cannot reach"), "\(back)")
-        #expect(back.contains("Title  Quixotic Zebra Handbook Draft"), "\(back)")
+        #expect(back.contains("Title     Quixotic Zebra Handbook Draft"), "\(back)")
     }
 
     /// Issue 43, item 8: an administrator demotes alice, then moves her to scope north, in
@@ -323,6 +323,6 @@ import Testing
         try fixture.server.startServer()
         let settled = try alice.waitFor(text: "The last save did not go through.", timeout: .seconds(15))
         #expect(!settled.contains("Unknown whether"), "\(settled)")
-        #expect(settled.contains("Title  Quixotic Zebra Handbook Draft"), "the draft stays: \(settled)")
+        #expect(settled.contains("Title     Quixotic Zebra Handbook Draft"), "the draft stays: \(settled)")
     }
 }

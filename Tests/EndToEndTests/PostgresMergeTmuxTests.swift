@@ -39,7 +39,7 @@ import Testing
         try alice.waitFor(text: "Edit book #\(id) · revision 1")
         try alice.send("Tab", "C-u")
         try alice.type("Bea Tester")
-        try alice.waitFor(text: "Author Bea Tester")
+        try alice.waitFor(text: "Author    Bea Tester")
 
         let retitled = try sandbox.run(
             [
@@ -55,6 +55,6 @@ import Testing
         let merged = try alice.waitFor(text: "Saved as revision 3.")
         #expect(merged.contains("Merged with revision 2 by erin: they changed the title."), "\(merged)")
         #expect(
-            merged.contains("Title  Quixotic Zebra Field Guide") && merged.contains("Author Bea Tester"), "\(merged)")
+            merged.contains("Title     Quixotic Zebra Field Guide") && merged.contains("Author    Bea Tester"), "\(merged)")
     }
 }

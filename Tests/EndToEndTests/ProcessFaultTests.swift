@@ -215,7 +215,8 @@ import Testing
         let binary = try #require(BookshelfProcess.binary, "the bookshelf executable was not found")
         let command =
             "env HOME=\(shellQuoted(sandbox.path("home"))) \(shellQuoted(binary.path)) --db \(shellQuoted(db)); exec sleep 600"
-        let pane = try TmuxPane(command, columns: 100, rows: 30)
+        // Wide enough that the editor's title field shows a title and the word typed after it whole.
+        let pane = try TmuxPane(command, columns: 120, rows: 30)
         try pane.waitFor(text: "of 3,01")
         return pane
     }

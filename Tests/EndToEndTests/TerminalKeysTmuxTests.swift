@@ -55,17 +55,17 @@ import Testing
         try pane.type("K")
         try pane.send("End")
         try pane.type("!")
-        try pane.waitFor(text: "Title  Kuixotic Zebra Handbook!")
+        try pane.waitFor(text: "Title     Kuixotic Zebra Handbook!")
         try pane.send("Tab")
         try pane.send("Home")
         try pane.send("C-Right")
         try pane.paste(" two\nlines")
         // Keys that arrive in the same read as a paste are taken as part of it: wait for it.
-        try pane.waitFor(text: "Author Ada two lines Tester")
+        try pane.waitFor(text: "Author    Ada two lines Tester")
         try pane.send("End")
         try pane.send("M-b")
         try pane.send("DC")
-        screen = try pane.waitFor(text: "Author Ada two lines ester")
+        screen = try pane.waitFor(text: "Author    Ada two lines ester")
         #expect(screen.contains("revision 1 · modifi"), "\(screen)")  // cut to the pane's width
         #expect(screen.contains("Edit book #"), "the pasted line break neither saved nor closed the editor")
 

@@ -32,13 +32,11 @@ enum StoredDetails {
     /// The details in the row's columns `first` to `first + 6`, canonical whatever they hold.
     static func read(_ row: Statement, from first: Int32) -> BookDetails {
         BookDetails(
-            isbn: row.isNull(first) ? nil : try? BookValidation.isbn(row.text(first)),
-            year: row.isNull(first + 1) ? nil : try? BookValidation.year(row.int(first + 1)),
-            publisher: line(row.text(first + 2), BookValidation.publisher),
-            series: line(row.text(first + 3), BookValidation.series),
+            stored: row.isNull(first) ? nil : row.text(first),
+            year: row.isNull(first + 1) ? nil : row.int(first + 1),
+            publisher: row.text(first + 2), series: row.text(first + 3),
             seriesIndex: row.isNull(first + 4) ? nil : SeriesIndex(thousandths: row.int(first + 4)),
-            tags: tags(row.text(first + 5)),
-            notes: notes(row.text(first + 6)))
+            tags: tags(row.text(first + 5)), notes: row.text(first + 6))
     }
 
     /// The tags as a JSON array of strings. Written by hand: an import of millions of books
@@ -61,42 +59,11 @@ enum StoredDetails {
         return json + "]"
     }
 
-    // MARK: Reading what anyone may have written
-
-    private static func line(_ stored: String, _ rule: (String) throws(BookFailure) -> String) -> String {
-        (try? rule(visible(stored))) ?? ""
-    }
-
-    private static func notes(_ stored: String) -> String {
-        // Line breaks first, so that a "\r" is kept as the break it stands for.
-        let lines = stored.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\r", with: "\n")
-        return (try? BookValidation.notes(visible(lines, keeping: "\n"))) ?? ""
-    }
-
-    /// The tags of a JSON array: those that are strings and keep the rules on their own, as a
-    /// set of at most the largest number a book may have (the first ones stored).
+    /// The strings of a JSON array; none when it is not one.
     private static func tags(_ stored: String) -> [String] {
         // Most books have none: no JSON to parse on a search page of them.
         guard stored != "[]" else { return [] }
         guard let array = try? JSONSerialization.jsonObject(with: Data(stored.utf8)) as? [Any] else { return [] }
-        var seen = Set<String>(), distinct: [String] = []
-        for case let tag as String in array {
-            guard distinct.count < BookValidation.maximumTagCount,
-                let valid = try? BookValidation.tags([visible(tag)]).first,
-                seen.insert(SearchTerms.fold(valid)).inserted
-            else { continue }
-            distinct.append(valid)
-        }
-        return (try? BookValidation.tags(distinct)) ?? []
-    }
-
-    /// `text` with every control character (but `kept`) shown as U+FFFD.
-    private static func visible(_ text: String, keeping kept: Unicode.Scalar? = nil) -> String {
-        guard BookValidation.hasControlCharacters(text) else { return text }
-        var scalars = String.UnicodeScalarView()
-        for scalar in text.unicodeScalars {
-            scalars.append(scalar != kept && BookValidation.isControl(scalar) ? "\u{FFFD}" : scalar)
-        }
-        return String(scalars)
+        return array.compactMap { $0 as? String }
     }
 }

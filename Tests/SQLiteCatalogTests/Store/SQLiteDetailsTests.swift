@@ -62,7 +62,7 @@ import Testing
             SaveRequest(id: 1, title: "War & Peace", details: written, expectedRevision: 2))
         #expect(rewritten == BookRecord(id: 1, title: "War & Peace", revision: 3, details: written))
         let cleared = try await editor.save(
-            SaveRequest(id: 1, title: "War & Peace", details: BookDetails.none, expectedRevision: 3))
+            SaveRequest(id: 1, title: "War & Peace", details: BookDetails.empty, expectedRevision: 3))
         #expect(cleared == BookRecord(id: 1, title: "War & Peace", revision: 4))
 
         // Another connection, as another process, reads what was committed.
