@@ -47,7 +47,8 @@ public final class MemoryCatalog: Sendable {
 
     /// Adds a book at revision 1 and returns it. `details` are kept as given (already canonical).
     @discardableResult
-    public func addBook(title: String, author: String = "", details: BookDetails = .empty, scope: String) -> BookRecord {
+    public func addBook(title: String, author: String = "", details: BookDetails = .empty, scope: String) -> BookRecord
+    {
         state.withLock { state in
             let record = BookRecord(id: state.nextID, title: title, revision: 1, author: author, details: details)
             state.nextID += 1

@@ -55,6 +55,7 @@ import Testing
         let merged = try alice.waitFor(text: "Saved as revision 3.")
         #expect(merged.contains("Merged with revision 2 by erin: they changed the title."), "\(merged)")
         #expect(
-            merged.contains("Title     Quixotic Zebra Field Guide") && merged.contains("Author    Bea Tester"), "\(merged)")
+            merged.contains("Title     Quixotic Zebra Field Guide") && merged.contains("Author    Bea Tester"),
+            "\(merged)")
     }
 }
