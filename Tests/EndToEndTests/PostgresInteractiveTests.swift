@@ -29,7 +29,8 @@ import Testing
             let command =
                 "env HOME=\(shellQuoted(sandbox.path("home"))) PGPASSWORD= PGPASSFILE=\(shellQuoted(sandbox.path("no-pgpass"))) "
                 + "\(shellQuoted(binary.path)) --db \(shellQuoted(server.conninfo(user: user))); echo EXITED $?; exec sleep 600"
-            return try TmuxPane(command, columns: 100, rows: 30)
+            // Wide enough that the editor's title field shows a title and a word typed after it whole.
+            return try TmuxPane(command, columns: 120, rows: 30)
         }
 
         /// Adds dave, whose password is "correct horse", as a `role` in scope main.
@@ -222,7 +223,7 @@ import Testing
                 + "\(shellQuoted(server.conninfo())) --account dave",
         ]
         for (way, command) in ways.sorted(by: { $0.key < $1.key }) {
-            let pane = try TmuxPane(command + "; echo EXITED $?; exec sleep 600", columns: 100, rows: 30)
+            let pane = try TmuxPane(command + "; echo EXITED $?; exec sleep 600", columns: 120, rows: 30)
             defer { pane.kill() }
             // No prompt before the screen: dave's password came with the command.
             try pane.waitFor(text: "dave (editor) · ")

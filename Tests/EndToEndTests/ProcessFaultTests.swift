@@ -285,6 +285,9 @@ private final class WriteLock {
             throw CocoaError(.fileReadUnknown)
         }
         self.handle = handle
+        // The app may be writing at that moment (storing the search index it built beside the
+        // books): wait for its write, as another program would, rather than fail at once.
+        sqlite3_busy_timeout(handle, 20_000)
         guard sqlite3_exec(handle, "BEGIN IMMEDIATE", nil, nil, nil) == SQLITE_OK else {
             throw CocoaError(.fileLocking)
         }
