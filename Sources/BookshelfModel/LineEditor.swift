@@ -130,33 +130,21 @@ public struct LineEditor: Equatable, Sendable {
     /// Pasted text as one line of text: each line break (CR LF, CR or LF) and tab becomes a
     /// space, other control characters and escape sequences' Esc are dropped. Nothing in it
     /// can act as a key.
-    public static func pastedText(_ raw: String) -> String {
-        var result = String.UnicodeScalarView()
-        var previousWasCarriageReturn = false
-        for scalar in raw.unicodeScalars {
-            defer { previousWasCarriageReturn = scalar == "\r" }
-            switch scalar {
-            case "\n" where previousWasCarriageReturn: continue
-            case "\r", "\n", "\t": result.append(" ")
-            default:
-                if BookValidation.isControl(scalar) { continue }
-                result.append(scalar)
-            }
-        }
-        return String(result)
-    }
+    public static func pastedText(_ raw: String) -> String { pasted(raw, lineBreak: " ") }
 
     /// Pasted text as lines, for a field of several lines (notes): each line break (CR LF, CR
     /// or LF) becomes "\n" and stays a line break, a tab becomes a space, other control
     /// characters and escape sequences' Esc are dropped.
-    public static func pastedLines(_ raw: String) -> String {
+    public static func pastedLines(_ raw: String) -> String { pasted(raw, lineBreak: "\n") }
+
+    private static func pasted(_ raw: String, lineBreak: Unicode.Scalar) -> String {
         var result = String.UnicodeScalarView()
         var previousWasCarriageReturn = false
         for scalar in raw.unicodeScalars {
             defer { previousWasCarriageReturn = scalar == "\r" }
             switch scalar {
             case "\n" where previousWasCarriageReturn: continue
-            case "\r", "\n": result.append("\n")
+            case "\r", "\n": result.append(lineBreak)
             case "\t": result.append(" ")
             default:
                 if BookValidation.isControl(scalar) { continue }

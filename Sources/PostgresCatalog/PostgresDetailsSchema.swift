@@ -35,16 +35,21 @@ enum PostgresDetailsSchema {
         columns + checks + history + grants + searchFunction
     }
 
-    private static var columns: String {
-        """
-        ALTER TABLE bookshelf.books
-            ADD COLUMN isbn text,
+    /// The columns books and their revisions gain, empty for every row they hold.
+    private static let addedColumns = """
+        ADD COLUMN isbn text,
             ADD COLUMN year integer,
             ADD COLUMN publisher text NOT NULL DEFAULT '',
             ADD COLUMN series text NOT NULL DEFAULT '',
             ADD COLUMN series_index numeric,
             ADD COLUMN tags text[] NOT NULL DEFAULT '{}',
-            ADD COLUMN notes text NOT NULL DEFAULT '';
+            ADD COLUMN notes text NOT NULL DEFAULT ''
+        """
+
+    private static var columns: String {
+        """
+        ALTER TABLE bookshelf.books
+            \(addedColumns);
 
         """
     }
@@ -111,13 +116,7 @@ enum PostgresDetailsSchema {
     private static var history: String {
         """
         ALTER TABLE bookshelf.book_revisions
-            ADD COLUMN isbn text,
-            ADD COLUMN year integer,
-            ADD COLUMN publisher text NOT NULL DEFAULT '',
-            ADD COLUMN series text NOT NULL DEFAULT '',
-            ADD COLUMN series_index numeric,
-            ADD COLUMN tags text[] NOT NULL DEFAULT '{}',
-            ADD COLUMN notes text NOT NULL DEFAULT '';
+            \(addedColumns);
         CREATE OR REPLACE FUNCTION bookshelf.record_revisions() RETURNS trigger
         LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
         BEGIN
