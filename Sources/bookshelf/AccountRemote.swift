@@ -22,7 +22,7 @@ enum AccountRemote {
     ) async throws
         -> (remote: any SearchableBookRemote, countBooks: () async throws -> Int)
     {
-        switch try CatalogTarget.resolve(option: arguments.value(CatalogOptions.db), environment: environment) {
+        switch try CatalogTarget.resolve(arguments, environment: environment) {
         case let .sqlite(path):
             let catalog = try CatalogOpener.open(path: path, console: console, creating: .never)
             let account = try chooseAccount(named: arguments.value(CatalogOptions.account), scope: scope, in: catalog)

@@ -35,7 +35,9 @@ enum InteractiveCommand {
         "trace", value: "FILE", completes: .file,
         help: "Write per-event timings to FILE (ids and durations, never text).")
 
-    static let options: [any OptionDeclaration] = [CatalogOptions.db, account, latency, seed, trace]
+    static let options: [any OptionDeclaration] = [
+        CatalogOptions.db, CatalogReads.option, account, latency, seed, trace,
+    ]
 
     @Sendable static func run(_ context: CommandContext) async throws -> ExitStatus {
         let setup = try await prepare(context)
@@ -61,8 +63,7 @@ enum InteractiveCommand {
 
     static func prepare(_ context: CommandContext) async throws -> Setup {
         let arguments = context.arguments
-        let target = try CatalogTarget.resolve(
-            option: arguments.value(CatalogOptions.db), environment: context.environment)
+        let target = try CatalogTarget.resolve(arguments, environment: context.environment)
         var schedule: LatencySchedule?
         if let spec = arguments.value(latency) {
             let seed = try arguments.value(seed, default: 0)

@@ -1,0 +1,156 @@
+import BookCatalog
+import Foundation
+import Locking
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Which server answered a read, and whether it was meant for a standby that had not caught up.
+public struct PostgresReadRoute: Sendable, Equatable, CustomStringConvertible {
+    /// The host (or socket directory) and port, as libpq settled on them.
+    public let server: String
+    public let servedByStandby: Bool
+    /// The read was meant for a standby, which was behind the session's floor past the wait,
+    /// unreachable, or failed: the primary answered it.
+    public let fellBack: Bool
+
+    public var description: String {
+        servedByStandby ? "standby \(server)" : fellBack ? "primary \(server) (fell back)" : "primary \(server)"
+    }
+}
+
+/// A session's reads served by a standby, never older than what the session has seen.
+/// Touched only on the session's worker (the serial queue is the lock), like the session.
+///
+/// The session's floor is the highest log position it has seen: the primary's after each of
+/// its saves commits and after each change check, the server's after each read. A read goes to
+/// the standby only once the standby has replayed the floor, waiting up to `standbyWait`;
+/// otherwise the primary serves it. So a lagging standby costs latency, never an answer older
+/// than one already shown or missing the session's own save, whichever standby libpq reaches.
+final class StandbyReads {
+    private let connector: PostgresConnector
+    private var connection: PostgresConnection?
+    /// When connecting to a standby last failed: not tried again for a while, so an
+    /// unreachable standby does not add a connect timeout to every read.
+    private var failedAt: ContinuousClock.Instant?
+    private let retryAfter: Duration = .seconds(10)
+    private(set) var floor = WALPosition.start
+    /// A save committed but its position could not be read: until the primary tells one
+    /// again, no standby can be shown to be fresh enough.
+    private var floorUnknown = false
+    /// The last read's route, read from any thread (traces), hence the lock.
+    let lastRoute = Locked<PostgresReadRoute?>(nil)
+
+    /// Connects to a standby at once with the password of the sign-in, if one was typed: the
+    /// password is not kept, so a later connect relies on libpq's own sources.
+    init(connector: PostgresConnector, password: String?) {
+        self.connector = connector
+        connection = try? connect(password: password)
+        if connection == nil { failedAt = .now }
+    }
+
+    /// The server's position: a standby's last replayed; a primary's last inserted, not
+    /// `pg_current_wal_lsn()`, which is the last written: with `synchronous_commit = off`
+    /// a commit is acknowledged before its record is written, and the floor must include it.
+    static let position = """
+        SELECT (CASE WHEN pg_is_in_recovery() THEN pg_last_wal_replay_lsn() ELSE pg_current_wal_insert_lsn() END)::text
+        """
+
+    /// `body`'s answer from a standby that has replayed the floor, or nil when the primary
+    /// must serve the read (then call `primaryServed`).
+    func readOnStandby<T>(_ body: (PostgresConnection) throws -> T) -> StandbyAnswer<T>? {
+        guard !floorUnknown, let standby = liveStandby(), hasReplayedFloor(standby) else { return nil }
+        do {
+            let value = try body(standby)
+            raiseFloor(to: try Self.position(of: standby))
+            lastRoute.withLock {
+                $0 = PostgresReadRoute(server: standby.server, servedByStandby: true, fellBack: false)
+            }
+            return StandbyAnswer(value: value)
+        } catch {
+            // A standby cancels reads that conflict with replay, and may go away: a read is
+            // safe to send again, and the primary is never behind.
+            if standby.isBroken { connection = nil }
+            return nil
+        }
+    }
+
+    /// After the primary served a read meant for a standby: later reads must not go back
+    /// before what it may have seen.
+    func primaryServed(_ connection: PostgresConnection) {
+        if let seen = try? Self.position(of: connection) {
+            raiseFloor(to: seen)
+            floorUnknown = false
+        } else {
+            floorUnknown = true
+        }
+        lastRoute.withLock { $0 = PostgresReadRoute(server: connection.server, servedByStandby: false, fellBack: true) }
+    }
+
+    /// After the session's own save committed, or a change check read the primary: later
+    /// reads must see at least what the primary holds now.
+    func learnPrimaryPosition(_ connection: PostgresConnection) {
+        if let position = try? Self.position(of: connection) {
+            raiseFloor(to: position)
+        } else {
+            floorUnknown = true
+        }
+    }
+
+    private func raiseFloor(to position: WALPosition) {
+        floor = max(floor, position)
+    }
+
+    private func connect(password: String?) throws -> PostgresConnection {
+        let fresh = try PostgresConnection(connector, password: password, purpose: .standbyReads)
+        fresh.useNonBlockingSends()
+        _ = try PostgresSession.read(
+            fresh.execute(PostgresStatements.sessionTimeout, [String(connector.statementTimeout.milliseconds)]))
+        return fresh
+    }
+
+    private func liveStandby() -> PostgresConnection? {
+        if let connection, connection.absorbPendingInput() { return connection }
+        connection = nil
+        if let failedAt, ContinuousClock.now - failedAt < retryAfter { return nil }
+        connection = try? connect(password: nil)
+        failedAt = connection == nil ? .now : nil
+        return connection
+    }
+
+    /// Whether the standby replays the floor within `standbyWait`, asking every 2 ms. A
+    /// broken connection or an unreadable position counts as not.
+    private func hasReplayedFloor(_ standby: PostgresConnection) -> Bool {
+        let deadline = ContinuousClock.now + connector.standbyWait
+        while true {
+            guard let replayed = try? Self.position(of: standby) else {
+                if standby.isBroken { connection = nil }
+                return false
+            }
+            if replayed >= floor { return true }
+            guard ContinuousClock.now < deadline else { return false }
+            usleep(2000)
+        }
+    }
+
+    private static func position(of connection: PostgresConnection) throws -> WALPosition {
+        let rows = try PostgresSession.read(connection.execute(position))
+        guard let text = rows.rows.first?[0], let position = WALPosition(text) else {
+            throw BookFailure.invalidResponse
+        }
+        return position
+    }
+}
+
+/// An answer a standby gave (a type of its own, as the answer may itself be optional).
+struct StandbyAnswer<T> {
+    let value: T
+}
+
+extension Duration {
+    /// Whole milliseconds, as PostgreSQL's timeouts take them.
+    var milliseconds: Int64 {
+        components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000
+    }
+}
