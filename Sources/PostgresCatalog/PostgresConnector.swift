@@ -22,6 +22,9 @@ public struct PostgresConnector: Sendable, CustomStringConvertible {
     /// How long a standby read waits for the standby to replay the session's floor before it
     /// is served by the primary instead.
     public var standbyWait: Duration
+    /// Told which server answered each read meant for a standby (for `--trace`), on the
+    /// session's worker: keep it short.
+    public var onReadRoute: (@Sendable (PostgresReadRoute) -> Void)? = nil
 
     public init(
         _ connectionString: String = "", connectTimeoutSeconds: Int = 5,

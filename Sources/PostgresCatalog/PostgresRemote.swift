@@ -279,11 +279,7 @@ extension PostgresSession {
     func readingBooks<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
         guard let standbyReads else { return try reading(body) }
         if let answer = standbyReads.readOnStandby(body) { return answer.value }
-        return try reading { connection in
-            let value = try body(connection)
-            standbyReads.primaryServed(connection)
-            return value
-        }
+        return try reading { try standbyReads.readOnPrimary($0, body) }
     }
 
     /// Runs a read on a live connection; a connection that died during it is dropped. One

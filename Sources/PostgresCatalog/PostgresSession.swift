@@ -21,7 +21,7 @@ final class PostgresSession: @unchecked Sendable {
     private var snapshot: String
     private var ownWrites: Set<String> = []
     /// Present when reads are served by a standby (`--reads standby`).
-    let standbyReads: StandbyReads?
+    let standbyReads: StandbyReads<PostgresConnection>?
 
     /// Signs in (blocking; call on the worker). The password serves this handshake only.
     init(connector: PostgresConnector, password: String?) throws {

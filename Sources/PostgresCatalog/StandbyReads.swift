@@ -20,53 +20,65 @@ public struct PostgresReadRoute: Sendable, Equatable, CustomStringConvertible {
     }
 }
 
+/// What the floor rule needs of a connection: which server it reached and where that
+/// server's log stands.
+protocol ReplicaConnection: AnyObject {
+    var isBroken: Bool { get }
+    /// The host and port, for traces.
+    var server: String { get }
+    /// A standby's last replayed position; a primary's last inserted one.
+    func walPosition() throws -> WALPosition
+    /// False when the connection turned out to be dead while idle.
+    func absorbPendingInput() -> Bool
+}
+
 /// A session's reads served by a standby, never older than what the session has seen.
 /// Touched only on the session's worker (the serial queue is the lock), like the session.
 ///
 /// The session's floor is the highest log position it has seen: the primary's after each of
 /// its saves commits and after each change check, the server's after each read. A read goes to
-/// the standby only once the standby has replayed the floor, waiting up to `standbyWait`;
-/// otherwise the primary serves it. So a lagging standby costs latency, never an answer older
-/// than one already shown or missing the session's own save, whichever standby libpq reaches.
-final class StandbyReads {
-    private let connector: PostgresConnector
-    private var connection: PostgresConnection?
+/// the standby only once the standby has replayed the floor, waiting up to `wait`; otherwise
+/// the primary serves it. So a lagging standby costs latency, never an answer older than one
+/// already shown or missing the session's own save, whichever standby libpq reaches.
+final class StandbyReads<Connection: ReplicaConnection> {
+    private let wait: Duration
+    private let connect: (_ password: String?) throws -> Connection
+    private var connection: Connection?
     /// When connecting to a standby last failed: not tried again for a while, so an
     /// unreachable standby does not add a connect timeout to every read.
     private var failedAt: ContinuousClock.Instant?
     private let retryAfter: Duration = .seconds(10)
     private(set) var floor = WALPosition.start
-    /// A save committed but its position could not be read: until the primary tells one
-    /// again, no standby can be shown to be fresh enough.
+    /// A save committed, or the primary served a read, but its position could not be read:
+    /// until the primary tells one again, no standby can be shown to be fresh enough.
     private var floorUnknown = false
     /// The last read's route, read from any thread (traces), hence the lock.
     let lastRoute = Locked<PostgresReadRoute?>(nil)
+    /// Told of every read's route, on the worker.
+    private let onRoute: (@Sendable (PostgresReadRoute) -> Void)?
 
     /// Connects to a standby at once with the password of the sign-in, if one was typed: the
     /// password is not kept, so a later connect relies on libpq's own sources.
-    init(connector: PostgresConnector, password: String?) {
-        self.connector = connector
-        connection = try? connect(password: password)
+    init(
+        wait: Duration, password: String?, onRoute: (@Sendable (PostgresReadRoute) -> Void)? = nil,
+        connect: @escaping (_ password: String?) throws -> Connection
+    ) {
+        self.wait = wait
+        self.connect = connect
+        self.onRoute = onRoute
+        connection = try? connect(password)
         if connection == nil { failedAt = .now }
     }
 
-    /// The server's position: a standby's last replayed; a primary's last inserted, not
-    /// `pg_current_wal_lsn()`, which is the last written: with `synchronous_commit = off`
-    /// a commit is acknowledged before its record is written, and the floor must include it.
-    static let position = """
-        SELECT (CASE WHEN pg_is_in_recovery() THEN pg_last_wal_replay_lsn() ELSE pg_current_wal_insert_lsn() END)::text
-        """
-
     /// `body`'s answer from a standby that has replayed the floor, or nil when the primary
-    /// must serve the read (then call `primaryServed`).
-    func readOnStandby<T>(_ body: (PostgresConnection) throws -> T) -> StandbyAnswer<T>? {
+    /// must serve the read (through `readOnPrimary`).
+    func readOnStandby<T>(_ body: (Connection) throws -> T) -> StandbyAnswer<T>? {
         guard !floorUnknown, let standby = liveStandby(), hasReplayedFloor(standby) else { return nil }
         do {
             let value = try body(standby)
-            raiseFloor(to: try Self.position(of: standby))
-            lastRoute.withLock {
-                $0 = PostgresReadRoute(server: standby.server, servedByStandby: true, fellBack: false)
-            }
+            // After the answer: the read may have seen more than the check before it allowed.
+            raiseFloor(to: try standby.walPosition())
+            record(PostgresReadRoute(server: standby.server, servedByStandby: true, fellBack: false))
             return StandbyAnswer(value: value)
         } catch {
             // A standby cancels reads that conflict with replay, and may go away: a read is
@@ -76,23 +88,21 @@ final class StandbyReads {
         }
     }
 
-    /// After the primary served a read meant for a standby: later reads must not go back
+    /// A read meant for a standby, served by the primary: later reads must not go back
     /// before what it may have seen.
-    func primaryServed(_ connection: PostgresConnection) {
-        if let seen = try? Self.position(of: connection) {
-            raiseFloor(to: seen)
-            floorUnknown = false
-        } else {
-            floorUnknown = true
-        }
-        lastRoute.withLock { $0 = PostgresReadRoute(server: connection.server, servedByStandby: false, fellBack: true) }
+    func readOnPrimary<T>(_ primary: Connection, _ body: (Connection) throws -> T) throws -> T {
+        let value = try body(primary)
+        learnPrimaryPosition(primary)
+        record(PostgresReadRoute(server: primary.server, servedByStandby: false, fellBack: true))
+        return value
     }
 
     /// After the session's own save committed, or a change check read the primary: later
     /// reads must see at least what the primary holds now.
-    func learnPrimaryPosition(_ connection: PostgresConnection) {
-        if let position = try? Self.position(of: connection) {
+    func learnPrimaryPosition(_ primary: Connection) {
+        if let position = try? primary.walPosition() {
             raiseFloor(to: position)
+            floorUnknown = false
         } else {
             floorUnknown = true
         }
@@ -102,29 +112,26 @@ final class StandbyReads {
         floor = max(floor, position)
     }
 
-    private func connect(password: String?) throws -> PostgresConnection {
-        let fresh = try PostgresConnection(connector, password: password, purpose: .standbyReads)
-        fresh.useNonBlockingSends()
-        _ = try PostgresSession.read(
-            fresh.execute(PostgresStatements.sessionTimeout, [String(connector.statementTimeout.milliseconds)]))
-        return fresh
+    private func record(_ route: PostgresReadRoute) {
+        lastRoute.withLock { $0 = route }
+        onRoute?(route)
     }
 
-    private func liveStandby() -> PostgresConnection? {
+    private func liveStandby() -> Connection? {
         if let connection, connection.absorbPendingInput() { return connection }
         connection = nil
         if let failedAt, ContinuousClock.now - failedAt < retryAfter { return nil }
-        connection = try? connect(password: nil)
+        connection = try? connect(nil)
         failedAt = connection == nil ? .now : nil
         return connection
     }
 
-    /// Whether the standby replays the floor within `standbyWait`, asking every 2 ms. A
-    /// broken connection or an unreadable position counts as not.
-    private func hasReplayedFloor(_ standby: PostgresConnection) -> Bool {
-        let deadline = ContinuousClock.now + connector.standbyWait
+    /// Whether the standby replays the floor within `wait`, asking every 2 ms. A broken
+    /// connection or an unreadable position counts as not.
+    private func hasReplayedFloor(_ standby: Connection) -> Bool {
+        let deadline = ContinuousClock.now + wait
         while true {
-            guard let replayed = try? Self.position(of: standby) else {
+            guard let replayed = try? standby.walPosition() else {
                 if standby.isBroken { connection = nil }
                 return false
             }
@@ -133,9 +140,31 @@ final class StandbyReads {
             usleep(2000)
         }
     }
+}
 
-    private static func position(of connection: PostgresConnection) throws -> WALPosition {
-        let rows = try PostgresSession.read(connection.execute(position))
+extension StandbyReads<PostgresConnection> {
+    /// Standby reads of `connector`'s hosts, each connection with the session's settings.
+    convenience init(connector: PostgresConnector, password: String?) {
+        self.init(wait: connector.standbyWait, password: password, onRoute: connector.onReadRoute) { password in
+            let fresh = try PostgresConnection(connector, password: password, purpose: .standbyReads)
+            fresh.useNonBlockingSends()
+            _ = try PostgresSession.read(
+                fresh.execute(PostgresStatements.sessionTimeout, [String(connector.statementTimeout.milliseconds)]))
+            return fresh
+        }
+    }
+}
+
+extension PostgresConnection: ReplicaConnection {
+    /// The server's position: a standby's last replayed; a primary's last inserted, not
+    /// `pg_current_wal_lsn()`, which is the last written: with `synchronous_commit = off`
+    /// a commit is acknowledged before its record is written, and the floor must include it.
+    static let walPositionStatement = """
+        SELECT (CASE WHEN pg_is_in_recovery() THEN pg_last_wal_replay_lsn() ELSE pg_current_wal_insert_lsn() END)::text
+        """
+
+    func walPosition() throws -> WALPosition {
+        let rows = try PostgresSession.read(execute(Self.walPositionStatement))
         guard let text = rows.rows.first?[0], let position = WALPosition(text) else {
             throw BookFailure.invalidResponse
         }

@@ -21,7 +21,10 @@ enum ExportCommand {
         name: "export",
         summary: "Write the books (or those matching --query) as CSV or JSON Lines.",
         positionals: .none,
-        options: [format, query, scope, CatalogOptions.account, CatalogOptions.db, CatalogReads.option],
+        options: [
+            format, query, scope, CatalogOptions.account, CatalogOptions.db, CatalogReads.option,
+            CatalogReads.standbyWait,
+        ],
         details: """
             Output: CSV with the header
             title,author,isbn,year,publisher,series,series_index,tags,notes and every field
