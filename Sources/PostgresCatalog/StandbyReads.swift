@@ -57,8 +57,9 @@ final class StandbyReads<Connection: ReplicaConnection> {
     /// Told of every read's route, on the worker.
     private let onRoute: (@Sendable (PostgresReadRoute) -> Void)?
 
-    /// Connects to a standby at once with the password of the sign-in, if one was typed: the
-    /// password is not kept, so a later connect relies on libpq's own sources.
+    /// Connects to a standby at once when a password was typed for the sign-in (it is not
+    /// kept, so a later connect relies on libpq's own sources); otherwise at the first read,
+    /// so a session that never reads (an account switcher's probe) never opens one.
     init(
         wait: Duration, password: String?, onRoute: (@Sendable (PostgresReadRoute) -> Void)? = nil,
         connect: @escaping (_ password: String?) throws -> Connection
@@ -66,8 +67,10 @@ final class StandbyReads<Connection: ReplicaConnection> {
         self.wait = wait
         self.connect = connect
         self.onRoute = onRoute
-        connection = try? connect(password)
-        if connection == nil { failedAt = .now }
+        if let password, !password.isEmpty {
+            connection = try? connect(password)
+            if connection == nil { failedAt = .now }
+        }
     }
 
     /// `body`'s answer from a standby that has replayed the floor, or nil when the primary
