@@ -10,7 +10,8 @@ import Locking
 /// `destroy()`, at the latest when the process exits, and by a watchdog if the process dies.
 /// Root cannot run initdb, so as root every server command runs as `postgres` through runuser.
 /// Every role signs in without a password except those named in `passwordRoles`. A server
-/// can also be made as a hot standby of another (`init(standbyOf:)`).
+/// can also be made as a hot standby of another (`init(standbyOf:)`; a delayed standby with
+/// `recovery_min_apply_delay` among its settings).
 public final class PostgresScratchServer: Sendable {
     public let directory: String
     public let port: Int
@@ -143,13 +144,6 @@ public final class PostgresScratchServer: Sendable {
                 "-X", "-q", "-v", "ON_ERROR_STOP=1", "-h", directory, "-p", String(port),
                 "-U", Self.superuser, "-d", "postgres", "-c", statement,
             ])
-    }
-
-    /// Changes a setting that takes a reload (`ALTER SYSTEM`, then `pg_reload_conf()`), such
-    /// as a standby's `recovery_min_apply_delay`.
-    public func reloadSetting(_ name: String, _ value: String) throws {
-        try superuserSQL("ALTER SYSTEM SET \(name) = '\(value)'")
-        try superuserSQL("SELECT pg_reload_conf()")
     }
 
     /// Waits until some session in `pg_stat_activity` meets `condition` (SQL over its columns,

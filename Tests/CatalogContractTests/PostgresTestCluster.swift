@@ -89,6 +89,15 @@ final class PostgresTestCluster: Sendable {
             standby.conninfo(database: database), connectTimeoutSeconds: 5, applicationName: "bookshelf-tests")
     }
 
+    /// Makes the standby apply each commit `delay` after the primary made it
+    /// (`recovery_min_apply_delay`, changed by a reload); `.zero` undoes it.
+    func delayStandby(by delay: Duration) async throws {
+        let standby = try await RawSQLSession(standbyConnector(database: "postgres"), purpose: .standbyReads)
+        // ALTER SYSTEM takes no parameters; the value is a number this code wrote.
+        _ = try await standby.rows("ALTER SYSTEM SET recovery_min_apply_delay = \(delay.milliseconds)")
+        _ = try await standby.rows("SELECT pg_reload_conf()")
+    }
+
     /// Waits until the standby has replayed everything the primary has written so far: for
     /// a test's set-up, never for what a test checks. Polls every 20 ms, up to 20 s.
     func waitForStandbyReplay() async throws {
