@@ -43,7 +43,13 @@ protocol ReplicaConnection: AnyObject {
 final class StandbyReads<Connection: ReplicaConnection> {
     private let wait: Duration
     private let connect: (_ password: String?) throws -> Connection
-    private var connection: Connection?
+    private var connection: Connection? {
+        didSet { if connection !== oldValue { replayedHere = .start } }
+    }
+    /// The highest position the standby connection in use has reported. A standby's replay
+    /// only moves forward, so while this meets the floor a read needs no check of its own
+    /// (two round trips, not three). Another connection may reach another standby: it starts over.
+    private var replayedHere = WALPosition.start
     /// When connecting to a standby last failed: not tried again for a while, so an
     /// unreachable standby does not add a connect timeout to every read.
     private var failedAt: ContinuousClock.Instant?
@@ -80,7 +86,9 @@ final class StandbyReads<Connection: ReplicaConnection> {
         do {
             let value = try body(standby)
             // After the answer: the read may have seen more than the check before it allowed.
-            raiseFloor(to: try standby.walPosition())
+            let after = try standby.walPosition()
+            replayedHere = max(replayedHere, after)
+            raiseFloor(to: after)
             record(PostgresReadRoute(server: standby.server, servedByStandby: true, fellBack: false))
             return StandbyAnswer(value: value)
         } catch {
@@ -132,12 +140,14 @@ final class StandbyReads<Connection: ReplicaConnection> {
     /// Whether the standby replays the floor within `wait`, asking every 2 ms. A broken
     /// connection or an unreadable position counts as not.
     private func hasReplayedFloor(_ standby: Connection) -> Bool {
+        if replayedHere >= floor { return true }
         let deadline = ContinuousClock.now + wait
         while true {
             guard let replayed = try? standby.walPosition() else {
                 if standby.isBroken { connection = nil }
                 return false
             }
+            replayedHere = max(replayedHere, replayed)
             if replayed >= floor { return true }
             guard ContinuousClock.now < deadline else { return false }
             usleep(2000)
