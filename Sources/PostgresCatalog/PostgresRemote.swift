@@ -209,7 +209,7 @@ public actor PostgresRemote: SearchableBookRemote, ChangeDetectingRemote, SaveOu
     public func committedRevision(of operation: UUID) async throws -> Int? {
         let session = self.session
         return try await worker.perform {
-            let rows = try session.reading {
+            let rows = try session.readingWhatLaterReadsMustSee {
                 try PostgresSession.read($0.execute(PostgresStatements.committedRevision, [operation.uuidString]))
             }
             guard let row = rows.rows.first else { return nil }
@@ -251,7 +251,7 @@ public actor PostgresRemote: SearchableBookRemote, ChangeDetectingRemote, SaveOu
     private static func whyNotSaved(_ request: SaveRequest, on session: PostgresSession, refusedByGrant: Bool) throws
         -> BookFailure
     {
-        let rows = try session.reading {
+        let rows = try session.readingWhatLaterReadsMustSee {
             try PostgresSession.read($0.execute(PostgresStatements.currentRevision, [String(request.id)]))
         }
         guard let text = rows.rows.first?[0] else { return .missing }
@@ -280,6 +280,17 @@ extension PostgresSession {
         guard let standbyReads else { return try reading(body) }
         if let answer = standbyReads.readOnStandby(body) { return answer.value }
         return try reading { try standbyReads.readOnPrimary($0, body) }
+    }
+
+    /// A read on the primary whose answer the user acts on (the revision a conflict names, a
+    /// save settled after its outcome was unknown): later reads, wherever served, must not be
+    /// older than it.
+    func readingWhatLaterReadsMustSee<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
+        try reading { connection in
+            let value = try body(connection)
+            standbyReads?.learnPrimaryPosition(connection)
+            return value
+        }
     }
 
     /// Runs a read on a live connection; a connection that died during it is dropped. One

@@ -113,6 +113,22 @@ struct PostgresReplicaTests {
         #expect(try await remote.load(id: emma.id) == theirs)
     }
 
+    @Test("with the standby 3 s behind, the book a conflict names is loaded at the revision the conflict said")
+    func conflictThenTheirs() async throws {
+        let setting = try await Setting()
+        try await setting.cluster.delayStandby(by: .seconds(3))
+        let remote = try await setting.remote(for: setting.editor, reads: .standby)
+        let other = try await setting.catalog.remote(for: setting.editor)
+        let emma = setting.mainBooks[1]
+        #expect(try await remote.load(id: emma.id) == emma)
+        let theirs = try await other.save(SaveRequest(id: emma.id, title: "Emma Woodhouse", expectedRevision: 1))
+        await #expect(throws: BookFailure.conflict(expected: 1, actual: 2)) {
+            try await remote.save(SaveRequest(id: emma.id, title: "Emma Knightley", expectedRevision: 1))
+        }
+        // The merge is made against theirs: the load must not come from before their save.
+        #expect(try await remote.load(id: emma.id) == theirs)
+    }
+
     @Test("a standby that has replayed the floor serves the read after a save")
     func caughtUpStandbyServes() async throws {
         let setting = try await Setting()
