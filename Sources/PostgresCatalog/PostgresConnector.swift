@@ -25,6 +25,9 @@ public struct PostgresConnector: Sendable, CustomStringConvertible {
     /// Told which server answered each read meant for a standby (for `--trace`), on the
     /// session's worker: keep it short.
     public var onReadRoute: (@Sendable (PostgresReadRoute) -> Void)? = nil
+    /// The freshness floor of every session opened with this connector or a copy of it
+    /// (`signingIn(as:)`): the app's sessions, one per account it switches to, share one.
+    public var floor = WALFloor()
 
     public init(
         _ connectionString: String = "", connectTimeoutSeconds: Int = 5,

@@ -33,13 +33,14 @@ protocol ReplicaConnection: AnyObject {
 }
 
 /// A session's reads served by a standby, never older than what the session has seen.
-/// Touched only on the session's worker (the serial queue is the lock), like the session.
+/// Touched only on the session's worker (the serial queue is the lock), like the session; the
+/// floor it shares with the connector's other sessions has a lock of its own.
 ///
-/// The session's floor is the highest log position it has seen: the primary's after each of
-/// its saves commits and after each change check, the server's after each read. A read goes to
-/// the standby only once the standby has replayed the floor, waiting up to `wait`; otherwise
-/// the primary serves it. So a lagging standby costs latency, never an answer older than one
-/// already shown or missing the session's own save, whichever standby libpq reaches.
+/// The floor is the highest log position the sessions have seen: the primary's after each
+/// save commits and after each change check, the server's after each read. A read goes to the
+/// standby only once the standby has replayed the floor, waiting up to `wait`; otherwise the
+/// primary serves it. So a lagging standby costs latency, never an answer older than one
+/// already shown or missing the user's own save, whichever standby libpq reaches.
 final class StandbyReads<Connection: ReplicaConnection> {
     private let wait: Duration
     private let connect: (_ password: String?) throws -> Connection
@@ -54,10 +55,8 @@ final class StandbyReads<Connection: ReplicaConnection> {
     /// unreachable standby does not add a connect timeout to every read.
     private var failedAt: ContinuousClock.Instant?
     private let retryAfter: Duration = .seconds(10)
-    private(set) var floor = WALPosition.start
-    /// A save committed, or the primary served a read, but its position could not be read:
-    /// until the primary tells one again, no standby can be shown to be fresh enough.
-    private var floorUnknown = false
+    /// Shared with the other sessions of the same connector.
+    let floor: WALFloor
     /// The last read's route, read from any thread (traces), hence the lock.
     let lastRoute = Locked<PostgresReadRoute?>(nil)
     /// Told of every read's route, on the worker.
@@ -67,10 +66,12 @@ final class StandbyReads<Connection: ReplicaConnection> {
     /// kept, so a later connect relies on libpq's own sources); otherwise at the first read,
     /// so a session that never reads (an account switcher's probe) never opens one.
     init(
-        wait: Duration, password: String?, onRoute: (@Sendable (PostgresReadRoute) -> Void)? = nil,
+        wait: Duration, floor: WALFloor = WALFloor(), password: String?,
+        onRoute: (@Sendable (PostgresReadRoute) -> Void)? = nil,
         connect: @escaping (_ password: String?) throws -> Connection
     ) {
         self.wait = wait
+        self.floor = floor
         self.connect = connect
         self.onRoute = onRoute
         if let password, !password.isEmpty {
@@ -82,13 +83,14 @@ final class StandbyReads<Connection: ReplicaConnection> {
     /// `body`'s answer from a standby that has replayed the floor, or nil when the primary
     /// must serve the read (through `readOnPrimary`).
     func readOnStandby<T>(_ body: (Connection) throws -> T) -> StandbyAnswer<T>? {
-        guard !floorUnknown, let standby = liveStandby(), hasReplayedFloor(standby) else { return nil }
+        guard let required = floor.required, let standby = liveStandby(), hasReplayed(required, standby)
+        else { return nil }
         do {
             let value = try body(standby)
             // After the answer: the read may have seen more than the check before it allowed.
             let after = try standby.walPosition()
             replayedHere = max(replayedHere, after)
-            raiseFloor(to: after)
+            floor.raise(to: after)
             record(PostgresReadRoute(server: standby.server, servedByStandby: true, fellBack: false))
             return StandbyAnswer(value: value)
         } catch {
@@ -111,16 +113,8 @@ final class StandbyReads<Connection: ReplicaConnection> {
     /// After the session's own save committed, or a change check read the primary: later
     /// reads must see at least what the primary holds now.
     func learnPrimaryPosition(_ primary: Connection) {
-        if let position = try? primary.walPosition() {
-            raiseFloor(to: position)
-            floorUnknown = false
-        } else {
-            floorUnknown = true
-        }
-    }
-
-    private func raiseFloor(to position: WALPosition) {
-        floor = max(floor, position)
+        let ticket = floor.ticket()
+        floor.learnPrimary(try? primary.walPosition(), ticket: ticket)
     }
 
     private func record(_ route: PostgresReadRoute) {
@@ -137,10 +131,10 @@ final class StandbyReads<Connection: ReplicaConnection> {
         return connection
     }
 
-    /// Whether the standby replays the floor within `wait`, asking every 2 ms. A broken
+    /// Whether the standby replays `required` within `wait`, asking every 2 ms. A broken
     /// connection or an unreadable position counts as not.
-    private func hasReplayedFloor(_ standby: Connection) -> Bool {
-        if replayedHere >= floor { return true }
+    private func hasReplayed(_ required: WALPosition, _ standby: Connection) -> Bool {
+        if replayedHere >= required { return true }
         let deadline = ContinuousClock.now + wait
         while true {
             guard let replayed = try? standby.walPosition() else {
@@ -148,7 +142,7 @@ final class StandbyReads<Connection: ReplicaConnection> {
                 return false
             }
             replayedHere = max(replayedHere, replayed)
-            if replayed >= floor { return true }
+            if replayed >= required { return true }
             guard ContinuousClock.now < deadline else { return false }
             usleep(2000)
         }
@@ -158,7 +152,9 @@ final class StandbyReads<Connection: ReplicaConnection> {
 extension StandbyReads<PostgresConnection> {
     /// Standby reads of `connector`'s hosts, each connection with the session's settings.
     convenience init(connector: PostgresConnector, password: String?) {
-        self.init(wait: connector.standbyWait, password: password, onRoute: connector.onReadRoute) { password in
+        self.init(
+            wait: connector.standbyWait, floor: connector.floor, password: password, onRoute: connector.onReadRoute
+        ) { password in
             let fresh = try PostgresConnection(connector, password: password, purpose: .standbyReads)
             fresh.useNonBlockingSends()
             _ = try PostgresSession.read(

@@ -129,6 +129,22 @@ struct PostgresReplicaTests {
         #expect(try await remote.load(id: emma.id) == theirs)
     }
 
+    @Test("with the standby 3 s behind, a save is seen by the app's next session, of another account or the same")
+    func floorOutlivesTheSession() async throws {
+        let setting = try await Setting()
+        try await setting.cluster.delayStandby(by: .seconds(3))
+        // One connector for the app, signing in as each account it switches to.
+        let app = try setting.cluster.multiHostConnector(
+            database: setting.catalog.database, user: setting.editor.name, reads: .standby)
+        let editor = try await PostgresRemote.connect(app)
+        let dune = setting.mainBooks[0]
+        let saved = try await editor.save(SaveRequest(id: dune.id, title: "Dune Switched", expectedRevision: 1))
+        let reader = try await PostgresRemote.connect(app.signingIn(as: setting.reader.name))
+        #expect(try await reader.load(id: dune.id) == saved)
+        let editorAgain = try await PostgresRemote.connect(app.signingIn(as: setting.editor.name))
+        #expect(try await editorAgain.search(SearchQuery(text: "switched", limit: 10, offset: 0)).records == [saved])
+    }
+
     @Test("a standby that has replayed the floor serves the read after a save")
     func caughtUpStandbyServes() async throws {
         let setting = try await Setting()
