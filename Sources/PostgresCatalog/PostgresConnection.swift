@@ -57,6 +57,9 @@ final class PostgresConnection {
     private let handle: OpaquePointer
     private let deadlineSlack: Duration = .seconds(5)
     let statementTimeout: Duration
+    /// Whether the server said it was a standby when last asked for its log position
+    /// (`walPosition()`, standby reads only).
+    var answeredAsStandby = false
 
     /// Connects (blocking up to the connector's connect timeout). The password is used for
     /// this handshake only and is not kept.

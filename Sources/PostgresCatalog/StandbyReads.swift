@@ -28,6 +28,9 @@ protocol ReplicaConnection: AnyObject {
     var server: String { get }
     /// A standby's last replayed position; a primary's last inserted one.
     func walPosition() throws -> WALPosition
+    /// Whether the server was a standby when last asked for its position: with no standby up,
+    /// libpq settles a standby connection on the primary.
+    var answeredAsStandby: Bool { get }
     /// False when the connection turned out to be dead while idle.
     func absorbPendingInput() -> Bool
 }
@@ -91,7 +94,8 @@ final class StandbyReads<Connection: ReplicaConnection> {
             let after = try standby.walPosition()
             replayedHere = max(replayedHere, after)
             floor.raise(to: after)
-            record(PostgresReadRoute(server: standby.server, servedByStandby: true, fellBack: false))
+            record(
+                PostgresReadRoute(server: standby.server, servedByStandby: standby.answeredAsStandby, fellBack: false))
             return StandbyAnswer(value: value)
         } catch {
             // A standby cancels reads that conflict with replay, and may go away: a read is
@@ -169,14 +173,16 @@ extension PostgresConnection: ReplicaConnection {
     /// `pg_current_wal_lsn()`, which is the last written: with `synchronous_commit = off`
     /// a commit is acknowledged before its record is written, and the floor must include it.
     static let walPositionStatement = """
-        SELECT (CASE WHEN pg_is_in_recovery() THEN pg_last_wal_replay_lsn() ELSE pg_current_wal_insert_lsn() END)::text
+        SELECT (CASE WHEN pg_is_in_recovery() THEN pg_last_wal_replay_lsn() ELSE pg_current_wal_insert_lsn() END)::text,
+            pg_is_in_recovery()
         """
 
     func walPosition() throws -> WALPosition {
         let rows = try PostgresSession.read(execute(Self.walPositionStatement))
-        guard let text = rows.rows.first?[0], let position = WALPosition(text) else {
-            throw BookFailure.invalidResponse
-        }
+        guard let row = rows.rows.first, row.count == 2, let text = row[0], let position = WALPosition(text),
+            let recovery = row[1], recovery == "t" || recovery == "f"
+        else { throw BookFailure.invalidResponse }
+        answeredAsStandby = recovery == "t"
         return position
     }
 }

@@ -145,6 +145,17 @@ struct PostgresReplicaTests {
         #expect(try await editorAgain.search(SearchQuery(text: "switched", limit: 10, offset: 0)).records == [saved])
     }
 
+    @Test("with no standby among the hosts, --reads standby is served by the primary, and the route says so")
+    func noStandbyAmongTheHosts() async throws {
+        let setting = try await Setting()
+        var primaryOnly = setting.catalog.connector(for: setting.reader)
+        primaryOnly.reads = .standby
+        let remote = try await PostgresRemote.connect(primaryOnly)
+        #expect(try await remote.load(id: setting.mainBooks[0].id) == setting.mainBooks[0])
+        let route = try #require(remote.lastReadRoute)
+        #expect(!route.servedByStandby && !route.fellBack)
+    }
+
     @Test("a standby that has replayed the floor serves the read after a save")
     func caughtUpStandbyServes() async throws {
         let setting = try await Setting()

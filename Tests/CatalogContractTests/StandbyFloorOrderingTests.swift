@@ -157,6 +157,7 @@ final class FakeReplicaConnection: ReplicaConnection {
     }
 
     var isBroken: Bool { standby != nil && epoch != world.standbyEpoch }
+    var answeredAsStandby: Bool { standby != nil }
     var server: String { standby.map { "standby \($0)" } ?? "primary" }
 
     private var visible: Int { standby.map { world.replayed[$0] } ?? world.commits.count }
