@@ -14,7 +14,9 @@ import Testing
         defer { sandbox.remove() }
         let clean = sandbox.withoutLibpqSettings
         try sandbox.setUp(primary)
-        let standby = try PostgresScratchServer(standbyOf: primary)
+        // 3 s behind: what the standby shows after a save is the book as it was.
+        let standby = try PostgresScratchServer(
+            standbyOf: primary, settings: ["fsync=off", "recovery_min_apply_delay=3s"])
         defer { standby.stop() }
         let both =
             "host=\(standby.directory),\(primary.directory) port=\(standby.port),\(primary.port) dbname=postgres user=alice"
@@ -25,10 +27,16 @@ import Testing
             found.outputLines.first { $0.hasSuffix("\tHistory of Rome\tTheodor Mommsen\t1") },
             "\(found.output) \(found.errors)")
         let id = String(line.split(separator: "\t")[0])
-        let edited = try sandbox.run(["edit", id, "--author", "T. Mommsen", "--db", both], environment: clean)
+        // BOOKSHELF_READS does not send edit's read of the book it compares-and-sets to a
+        // standby: the second edit reads revision 2 at once, and saves revision 3.
+        var standbyReads = clean
+        standbyReads["BOOKSHELF_READS"] = "standby"
+        let edited = try sandbox.run(["edit", id, "--author", "T. Mommsen", "--db", both], environment: standbyReads)
         #expect(edited.status == 0 && edited.output == "2\n", "\(edited.errors)")
+        let again = try sandbox.run(["edit", id, "--year", "1856", "--db", both], environment: standbyReads)
+        #expect(again.status == 0 && again.output == "3\n", "\(again.output) \(again.errors)")
         let onPrimary = try sandbox.run(["history", id, "--db", primary.conninfo(user: "alice")], environment: clean)
-        #expect(onPrimary.outputLines.count == 2, "\(onPrimary.output) \(onPrimary.errors)")
+        #expect(onPrimary.outputLines.count == 3, "\(onPrimary.output) \(onPrimary.errors)")
 
         let sideways = try sandbox.run(["search", "rome", "--reads", "sideways", "--db", both], environment: clean)
         #expect(sideways.status == 2 && sideways.errors.contains("--reads must be primary or standby"))
