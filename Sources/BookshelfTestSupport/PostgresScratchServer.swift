@@ -9,7 +9,9 @@ import Locking
 /// directory, a server listening only on a Unix socket there (no TCP), torn down by
 /// `destroy()`, at the latest when the process exits, and by a watchdog if the process dies.
 /// Root cannot run initdb, so as root every server command runs as `postgres` through runuser.
-/// Every role signs in without a password except those named in `passwordRoles`.
+/// Every role signs in without a password except those named in `passwordRoles`. A server
+/// can also be made as a hot standby of another (`init(standbyOf:)`; a delayed standby with
+/// `recovery_min_apply_delay` among its settings).
 public final class PostgresScratchServer: Sendable {
     public let directory: String
     public let port: Int
@@ -40,7 +42,16 @@ public final class PostgresScratchServer: Sendable {
         try self.init(passwordRoles: passwordRoles, settings: settings, starting: true)
     }
 
-    private init(passwordRoles: [String], settings: [String], starting: Bool) throws {
+    /// Makes and starts a hot standby of `primary`: a base backup (`pg_basebackup -R -X stream
+    /// -c fast`) into a directory of its own, streaming from the primary's socket. `settings`
+    /// are its own (`recovery_min_apply_delay=3s` makes it a delayed standby).
+    public convenience init(standbyOf primary: PostgresScratchServer, settings: [String] = ["fsync=off"]) throws {
+        try self.init(passwordRoles: [], settings: settings, starting: true, copying: primary)
+    }
+
+    private init(
+        passwordRoles: [String], settings: [String], starting: Bool, copying primary: PostgresScratchServer? = nil
+    ) throws {
         guard let binaries = Self.binaries else {
             throw ChildProcessFailure(
                 "PostgreSQL server binaries (initdb, pg_ctl) not found: pg_config --bindir, /usr/lib/postgresql/*/bin, PATH"
@@ -62,14 +73,27 @@ public final class PostgresScratchServer: Sendable {
             }
         }
         Self.registry.withLock { $0.append(self) }
-        try serverCommand(
-            "initdb",
-            [
-                "-D", dataDirectory, "-U", Self.superuser, "-E", "UTF8", "--locale=C.UTF-8",
-                "--auth=trust", "--no-sync",
-            ])
-        let access = passwordRoles.map { "local all \($0) scram-sha-256\n" }.joined() + "local all all trust\n"
-        try access.write(toFile: dataDirectory + "/pg_hba.conf", atomically: false, encoding: .utf8)
+        if let primary {
+            // The backup brings the primary's pg_hba.conf, and -R its primary_conninfo.
+            try serverCommand(
+                "pg_basebackup",
+                [
+                    "-D", dataDirectory, "-h", primary.directory, "-p", String(primary.port),
+                    "-U", Self.superuser, "-R", "-X", "stream", "-c", "fast", "--no-sync",
+                ])
+        } else {
+            try serverCommand(
+                "initdb",
+                [
+                    "-D", dataDirectory, "-U", Self.superuser, "-E", "UTF8", "--locale=C.UTF-8",
+                    "--auth=trust", "--no-sync",
+                ])
+            // Replication connections (a standby's base backup and stream) need their own line.
+            let access =
+                passwordRoles.map { "local all \($0) scram-sha-256\n" }.joined()
+                + "local all all trust\nlocal replication all trust\n"
+            try access.write(toFile: dataDirectory + "/pg_hba.conf", atomically: false, encoding: .utf8)
+        }
         startWatchdog()
         if starting { try startServer() }
     }

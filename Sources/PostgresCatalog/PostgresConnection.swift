@@ -57,14 +57,17 @@ final class PostgresConnection {
     private let handle: OpaquePointer
     private let deadlineSlack: Duration = .seconds(5)
     let statementTimeout: Duration
+    /// Whether the server said it was a standby when last asked for its log position
+    /// (`walPosition()`, standby reads only).
+    var answeredAsStandby = false
 
     /// Connects (blocking up to the connector's connect timeout). The password is used for
     /// this handshake only and is not kept.
-    init(_ connector: PostgresConnector, password: String?) throws {
+    init(_ connector: PostgresConnector, password: String?, purpose: PostgresConnectionPurpose = .writes) throws {
         if let reason = bookshelf_libpq_unavailable() {
             throw BookFailure.storeUnavailable(String(cString: reason))
         }
-        let pairs = connector.parameters(password: password)
+        let pairs = connector.parameters(password: password, purpose: purpose)
         let keywords = pairs.map { strdup($0.0) }
         let values = pairs.map { strdup($0.1) }
         defer {
@@ -101,6 +104,14 @@ final class PostgresConnection {
     var isBroken: Bool { PQstatus(handle) != CONNECTION_OK }
 
     var backendPID: Int32 { PQbackendPID(handle) }
+
+    /// The host (or socket directory) and port libpq settled on, of the several a string may
+    /// name: said in traces, never used to connect.
+    var server: String {
+        let host = PQhost(handle).map { String(cString: $0) } ?? ""
+        let port = PQport(handle).map { String(cString: $0) } ?? ""
+        return port.isEmpty ? host : host + ":" + port
+    }
 
     /// Switches to non-blocking sends, so a full socket buffer cannot stall a statement past
     /// its deadline.

@@ -14,17 +14,32 @@ public struct PostgresConnector: Sendable, CustomStringConvertible {
     /// How long one statement may run. The server cancels it then; the client gives up a
     /// little later in case the server itself is unreachable.
     public var statementTimeout: Duration
-    /// Shown in `pg_stat_activity`, so an administrator can tell Bookshelf sessions apart.
+    /// Shown in `pg_stat_activity`, so an administrator can tell Bookshelf sessions apart
+    /// (libpq's `fallback_application_name`: the string's own name or PGAPPNAME wins).
     public var applicationName: String
+    /// Where searches, pages and record loads are served (saves always go to the primary).
+    public var reads: PostgresReads
+    /// How long a standby read waits for the standby to replay the session's floor before it
+    /// is served by the primary instead.
+    public var standbyWait: Duration
+    /// Told which server answered each read meant for a standby (for `--trace`), on the
+    /// session's worker: keep it short.
+    public var onReadRoute: (@Sendable (PostgresReadRoute) -> Void)? = nil
+    /// The freshness floor of every session opened with this connector or a copy of it
+    /// (`signingIn(as:)`): the app's sessions, one per account it switches to, share one.
+    public var floor = WALFloor()
 
     public init(
         _ connectionString: String = "", connectTimeoutSeconds: Int = 5,
-        statementTimeout: Duration = .seconds(30), applicationName: String = "bookshelf"
+        statementTimeout: Duration = .seconds(30), applicationName: String = "bookshelf",
+        reads: PostgresReads = .primary, standbyWait: Duration = .milliseconds(250)
     ) {
         self.connectionString = connectionString
         self.connectTimeoutSeconds = connectTimeoutSeconds
         self.statementTimeout = statementTimeout
         self.applicationName = applicationName
+        self.reads = reads
+        self.standbyWait = standbyWait
     }
 
     /// The same settings with another user (an account's login role), keeping host and database.
@@ -77,13 +92,15 @@ public struct PostgresConnector: Sendable, CustomStringConvertible {
     /// Keyword/value pairs for PQconnectdbParams. Later pairs override earlier ones, and the
     /// connection string is expanded in place of `dbname`: so our defaults come first (the
     /// user's string wins over them), our requirements last.
-    func parameters(password: String?) -> [(String, String)] {
+    ///
+    /// With several hosts libpq tries them in order; `purpose` says which it must settle on.
+    func parameters(password: String?, purpose: PostgresConnectionPurpose = .writes) -> [(String, String)] {
         let environment = ProcessInfo.processInfo.environment
         var pairs: [(String, String)] = []
         if environment["PGCONNECT_TIMEOUT"] == nil {
             pairs.append(("connect_timeout", String(max(1, connectTimeoutSeconds))))
         }
-        if environment["PGAPPNAME"] == nil { pairs.append(("application_name", applicationName)) }
+        pairs.append(("fallback_application_name", applicationName))
         // A server that vanishes without closing the socket is noticed within about a minute.
         pairs += [
             ("keepalives", "1"), ("keepalives_idle", "30"), ("keepalives_interval", "10"),
@@ -106,6 +123,7 @@ public struct PostgresConnector: Sendable, CustomStringConvertible {
         if let user { pairs.append(("user", user)) }
         // Titles are Swift strings; the wire must carry UTF-8 whatever the environment says.
         pairs.append(("client_encoding", "UTF8"))
+        pairs.append(("target_session_attrs", purpose.targetSessionAttributes))
         if let password, !password.isEmpty { pairs.append(("password", password)) }
         return pairs
     }
@@ -146,6 +164,28 @@ extension PostgresConnector {
     /// The user the string signs in as: its own, else PGUSER, else the system user (libpq's order).
     static func defaultUser(_ options: [String: String]) -> String {
         options["user"] ?? ProcessInfo.processInfo.environment["PGUSER"] ?? NSUserName()
+    }
+}
+
+/// Where an account's reads are served: `primary` (the default, as with one server) or a
+/// standby of a multi-host connection string, never older than what the session has seen.
+public enum PostgresReads: String, Sendable, CaseIterable {
+    case primary, standby
+}
+
+/// What a connection is for, and so which of several hosts libpq settles on.
+enum PostgresConnectionPurpose {
+    /// Saves, the operation log, LISTEN and every read served by the primary: the host that
+    /// accepts writes (NOTIFY is not replicated, so only the primary's listeners hear it).
+    case writes
+    /// Reads served by a standby: a standby if any host is one, else whichever answers.
+    case standbyReads
+
+    var targetSessionAttributes: String {
+        switch self {
+        case .writes: "read-write"
+        case .standbyReads: "prefer-standby"
+        }
     }
 }
 

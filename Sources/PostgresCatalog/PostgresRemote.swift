@@ -53,7 +53,7 @@ public actor PostgresRemote: SearchableBookRemote, ChangeDetectingRemote, SaveOu
     public func load(id: Int) async throws -> BookRecord {
         let session = self.session
         return try await worker.perform {
-            let rows = try session.reading {
+            let rows = try session.readingBooks {
                 try PostgresSession.read($0.execute(PostgresStatements.load, [String(id)]))
             }
             guard let row = rows.rows.first else { throw BookFailure.missing }
@@ -87,7 +87,10 @@ public actor PostgresRemote: SearchableBookRemote, ChangeDetectingRemote, SaveOu
                     {
                         session.rememberOwnWrite(transaction)
                     }
-                    return try PostgresRemote.record(row)
+                    let saved = try PostgresRemote.record(row)
+                    // Read-your-writes: no later read may be served by a standby without it.
+                    session.standbyReads?.learnPrimaryPosition(connection)
+                    return saved
                 }
                 throw try PostgresRemote.whyNotSaved(request, on: session, refusedByGrant: false)
             case let .failure(.notSent(message)):
@@ -129,7 +132,7 @@ public actor PostgresRemote: SearchableBookRemote, ChangeDetectingRemote, SaveOu
         let (sql, parameters, skip) = PostgresStatements.searchParameters(query)
         let session = self.session
         return try await worker.perform {
-            let rows = try session.reading { try PostgresSession.read($0.execute(sql, parameters)) }
+            let rows = try session.readingBooks { try PostgresSession.read($0.execute(sql, parameters)) }
             guard let first = rows.rows.first else { return SearchPage(records: [], total: 0) }
             guard let countedText = first[0], let counted = Int(countedText), let estimated = first[1] else {
                 throw BookFailure.invalidResponse
@@ -160,7 +163,7 @@ public actor PostgresRemote: SearchableBookRemote, ChangeDetectingRemote, SaveOu
     public func bookCount() async throws -> Int {
         let session = self.session
         return try await worker.perform {
-            let rows = try session.reading {
+            let rows = try session.readingBooks {
                 try PostgresSession.read($0.execute("SELECT count(*) FROM bookshelf.books"))
             }
             guard let text = rows.rows.first?[0], let count = Int(text) else { throw BookFailure.invalidResponse }
@@ -193,6 +196,11 @@ public actor PostgresRemote: SearchableBookRemote, ChangeDetectingRemote, SaveOu
         }
     }
 
+    /// Which server answered the last read of books, when reads are served by a standby.
+    public nonisolated var lastReadRoute: PostgresReadRoute? {
+        session.standbyReads?.lastRoute.withLock { $0 }
+    }
+
     public func checkForChanges() async throws -> ChangeNotice? {
         let session = self.session
         return try await worker.perform { try session.changes() }
@@ -201,7 +209,7 @@ public actor PostgresRemote: SearchableBookRemote, ChangeDetectingRemote, SaveOu
     public func committedRevision(of operation: UUID) async throws -> Int? {
         let session = self.session
         return try await worker.perform {
-            let rows = try session.reading {
+            let rows = try session.readingWhatLaterReadsMustSee {
                 try PostgresSession.read($0.execute(PostgresStatements.committedRevision, [operation.uuidString]))
             }
             guard let row = rows.rows.first else { return nil }
@@ -213,7 +221,7 @@ public actor PostgresRemote: SearchableBookRemote, ChangeDetectingRemote, SaveOu
     public func history(of id: Int) async throws -> [BookRevision] {
         let session = self.session
         return try await worker.perform {
-            let rows = try session.reading {
+            let rows = try session.readingBooks {
                 try PostgresSession.read($0.execute(PostgresStatements.history, [String(id)]))
             }
             guard !rows.rows.isEmpty else {
@@ -243,7 +251,7 @@ public actor PostgresRemote: SearchableBookRemote, ChangeDetectingRemote, SaveOu
     private static func whyNotSaved(_ request: SaveRequest, on session: PostgresSession, refusedByGrant: Bool) throws
         -> BookFailure
     {
-        let rows = try session.reading {
+        let rows = try session.readingWhatLaterReadsMustSee {
             try PostgresSession.read($0.execute(PostgresStatements.currentRevision, [String(request.id)]))
         }
         guard let text = rows.rows.first?[0] else { return .missing }
@@ -265,6 +273,26 @@ public actor PostgresRemote: SearchableBookRemote, ChangeDetectingRemote, SaveOu
 }
 
 extension PostgresSession {
+    /// A read of books (a search, a page, a record, its history, the count), served by a
+    /// standby when the connector says so and the standby has replayed what this session has
+    /// seen; otherwise by the primary, as every other read is.
+    func readingBooks<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
+        guard let standbyReads else { return try reading(body) }
+        if let answer = standbyReads.readOnStandby(body) { return answer.value }
+        return try reading { try standbyReads.readOnPrimary($0, body) }
+    }
+
+    /// A read on the primary whose answer the user acts on (the revision a conflict names, a
+    /// save settled after its outcome was unknown): later reads, wherever served, must not be
+    /// older than it.
+    func readingWhatLaterReadsMustSee<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
+        try reading { connection in
+            let value = try body(connection)
+            standbyReads?.learnPrimaryPosition(connection)
+            return value
+        }
+    }
+
     /// Runs a read on a live connection; a connection that died during it is dropped. One
     /// that died while idle (a server restart, a terminated backend) is found dead only when
     /// used: a read is safe to send again, so it is, once, on a fresh connection.

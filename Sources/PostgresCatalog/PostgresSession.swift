@@ -20,6 +20,8 @@ final class PostgresSession: @unchecked Sendable {
     /// The snapshot the next `changes()` compares against (pg_snapshot text).
     private var snapshot: String
     private var ownWrites: Set<String> = []
+    /// Present when reads are served by a standby (`--reads standby`).
+    let standbyReads: StandbyReads<PostgresConnection>?
 
     /// Signs in (blocking; call on the worker). The password serves this handshake only.
     init(connector: PostgresConnector, password: String?) throws {
@@ -30,6 +32,7 @@ final class PostgresSession: @unchecked Sendable {
         self.channel = channel
         self.snapshot = snapshot
         self.connection = connection
+        standbyReads = connector.reads == .standby ? StandbyReads(connector: connector, password: password) : nil
     }
 
     /// A live connection, reconnecting if the last one died. Throws `storeUnavailable` when
@@ -78,6 +81,8 @@ final class PostgresSession: @unchecked Sendable {
         _ = connection.takeNotifications()
         guard let first = rows.rows.first, let newSnapshot = first[0] else { throw BookFailure.invalidResponse }
         snapshot = newSnapshot
+        // The refresh this check may start must see what it found, wherever it is served.
+        standbyReads?.learnPrimaryPosition(connection)
         let scopeBefore = account.scope
         let changedAccount = try learnAccount(role: first[3], scope: first[4])
         if reconnectedSinceLastCheck {

@@ -7,11 +7,15 @@ import SQLiteCatalog
 enum AccountRemote {
     /// On SQLite the named account, else the first by name; on PostgreSQL the connection's
     /// own user (or `--account` as the user).
+    /// `primaryOnly`: for a command that reads what it is about to compare-and-set (`edit`),
+    /// which `BOOKSHELF_READS` must not send to a standby.
     static func open(
         _ arguments: ParsedArguments, environment: [String: String], console: Console,
-        scope: String? = nil
+        scope: String? = nil, primaryOnly: Bool = false
     ) async throws -> any SearchableBookRemote {
-        try await openCounting(arguments, environment: environment, console: console, scope: scope).remote
+        var environment = environment
+        if primaryOnly { environment[CatalogReads.environmentVariable] = nil }
+        return try await openCounting(arguments, environment: environment, console: console, scope: scope).remote
     }
 
     /// `open`, and a way to count exactly the books the account sees: a search stops counting
@@ -22,7 +26,7 @@ enum AccountRemote {
     ) async throws
         -> (remote: any SearchableBookRemote, countBooks: () async throws -> Int)
     {
-        switch try CatalogTarget.resolve(option: arguments.value(CatalogOptions.db), environment: environment) {
+        switch try CatalogTarget.resolve(arguments, environment: environment) {
         case let .sqlite(path):
             let catalog = try CatalogOpener.open(path: path, console: console, creating: .never)
             let account = try chooseAccount(named: arguments.value(CatalogOptions.account), scope: scope, in: catalog)

@@ -113,7 +113,7 @@ enum Bookshelf {
             name: "bookshelf", version: versionNumber, summary: "search and edit a book catalog from the terminal",
             usages: [
                 .init(
-                    "bookshelf [--db PATH] [--account NAME] [--latency SPEC [--seed N]] [--trace FILE]",
+                    "bookshelf [--db PATH] [--reads WHERE] [--account NAME] [--latency SPEC [--seed N]] [--trace FILE]",
                     "open the interactive catalog"),
                 .init("bookshelf --db postgresql://alice@host/books", "the same on a PostgreSQL catalog"),
                 .init("bookshelf COMMAND [options]", "run one command; bookshelf COMMAND --help"),
@@ -129,6 +129,7 @@ enum Bookshelf {
                     each person signs in as their own account (a PostgreSQL role), and the server
                     decides which books each account sees and may edit. When the server wants a
                     password that neither PGPASSWORD nor ~/.pgpass has, bookshelf asks for it.
+                    \(CatalogReads.explanation)
                     """),
                 .init(
                     title: "Exit status",

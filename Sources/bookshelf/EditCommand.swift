@@ -64,7 +64,8 @@ enum EditCommand {
         }
         let expected = try arguments.value(ifRevision)
         let json = arguments.isSet(json)
-        let remote = try await AccountRemote.open(arguments, environment: context.environment, console: context.console)
+        let remote = try await AccountRemote.open(
+            arguments, environment: context.environment, console: context.console, primaryOnly: true)
         let repository = BookRepository(remote: remote)
         let console = context.console
 

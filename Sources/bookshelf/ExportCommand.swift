@@ -21,7 +21,10 @@ enum ExportCommand {
         name: "export",
         summary: "Write the books (or those matching --query) as CSV or JSON Lines.",
         positionals: .none,
-        options: [format, query, scope, CatalogOptions.account, CatalogOptions.db],
+        options: [
+            format, query, scope, CatalogOptions.account, CatalogOptions.db, CatalogReads.option,
+            CatalogReads.standbyWait,
+        ],
         details: """
             Output: CSV with the header
             title,author,isbn,year,publisher,series,series_index,tags,notes and every field
@@ -46,6 +49,7 @@ enum ExportCommand {
             not be used, or no account sees the scope.
 
             \(CatalogTarget.explanation)
+            \(CatalogReads.explanation)
             """,
         run: run)
 

@@ -13,7 +13,7 @@ enum HistoryCommand {
         name: "history",
         summary: "Print the revisions of book ID, newest first.",
         positionals: .one("ID"),
-        options: [json, CatalogOptions.account, CatalogOptions.db],
+        options: [json, CatalogOptions.account, CatalogOptions.db, CatalogReads.option, CatalogReads.standbyWait],
         details: """
             Output: one revision per line, revision<TAB>time<TAB>account<TAB>title<TAB>author,
             the time in UTC (ISO 8601), the account "-" for a revision no account saved (an
@@ -27,6 +27,7 @@ enum HistoryCommand {
             catalog could not be used.
 
             \(CatalogTarget.explanation)
+            \(CatalogReads.explanation)
             """,
         run: run)
 

@@ -35,7 +35,9 @@ enum InteractiveCommand {
         "trace", value: "FILE", completes: .file,
         help: "Write per-event timings to FILE (ids and durations, never text).")
 
-    static let options: [any OptionDeclaration] = [CatalogOptions.db, account, latency, seed, trace]
+    static let options: [any OptionDeclaration] = [
+        CatalogOptions.db, CatalogReads.option, CatalogReads.standbyWait, account, latency, seed, trace,
+    ]
 
     @Sendable static func run(_ context: CommandContext) async throws -> ExitStatus {
         let setup = try await prepare(context)
@@ -61,8 +63,7 @@ enum InteractiveCommand {
 
     static func prepare(_ context: CommandContext) async throws -> Setup {
         let arguments = context.arguments
-        let target = try CatalogTarget.resolve(
-            option: arguments.value(CatalogOptions.db), environment: context.environment)
+        let target = try CatalogTarget.resolve(arguments, environment: context.environment)
         var schedule: LatencySchedule?
         if let spec = arguments.value(latency) {
             let seed = try arguments.value(seed, default: 0)
@@ -80,17 +81,19 @@ enum InteractiveCommand {
         let creation: CatalogOpener.Creation =
             CatalogLocation.isExplicit(option: arguments.value(CatalogOptions.db), environment: context.environment)
             ? .never : .starterIfMissing
-        var firstRunNotice: Notice?
-        let (store, account) = try await open(
-            target, account: arguments.value(account), creating: creation, console: context.console
-        ) {
-            firstRunNotice = $0
-        }
+        // Before the catalog opens: the standby reads of the first session are traced too.
         let tracePath = arguments.value(trace)
         if let tracePath {
             guard FileManager.default.createFile(atPath: tracePath, contents: nil) else {
                 throw CommandFailure("cannot write the trace file \(tracePath.printable)")
             }
+        }
+        var firstRunNotice: Notice?
+        let (store, account) = try await open(
+            CatalogReads.tracing(target, to: tracePath), account: arguments.value(account), creating: creation,
+            console: context.console
+        ) {
+            firstRunNotice = $0
         }
         guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else {
             throw CommandFailure("the interactive catalog needs a terminal; in scripts use 'bookshelf search QUERY'")
@@ -206,7 +209,10 @@ enum InteractiveCommand {
             pageSize: ScreenLayout.pageSize(forRows: terminal.size.rows))
         let app = BookshelfApp(model: model, store: store, size: terminal.size, countBooks: countBooks)
         if let notice = setup.firstRunNotice { app.announce(notice) }
-        let traceFile = setup.tracePath.flatMap { FileHandle(forWritingAtPath: $0) }
+        // Appending: the store may write lines of its own (standby reads, see CatalogReads).
+        let traceFile = setup.tracePath.map { Glibc.open($0, O_WRONLY | O_APPEND | O_CLOEXEC) }.flatMap {
+            $0 >= 0 ? FileHandle(fileDescriptor: $0, closeOnDealloc: true) : nil
+        }
         if let traceFile {
             let trace = EventTrace { line in _ = StandardStream.write(line + "\n", to: traceFile.fileDescriptor) }
             app.trace = trace

@@ -29,7 +29,10 @@ enum SearchCommand {
         name: "search",
         summary: "Print the books matching QUERY, best first.",
         positionals: .words("QUERY"),
-        options: [limit, offset, json, CatalogOptions.account, CatalogOptions.db],
+        options: [
+            limit, offset, json, CatalogOptions.account, CatalogOptions.db, CatalogReads.option,
+            CatalogReads.standbyWait,
+        ],
         details: """
             Every word of QUERY must begin a word of the title or the author, ignoring case and
             accents ("hist rom" finds "A History of Rome", "cafe" finds "Café"). Symbols and
@@ -42,6 +45,7 @@ enum SearchCommand {
             standard error. Exit status 0 if anything matched, 1 if nothing did.
 
             \(CatalogTarget.explanation)
+            \(CatalogReads.explanation)
             """,
         run: run)
 

@@ -32,8 +32,27 @@ final class PostgresTestCluster: Sendable {
                 settings: ["fsync=off", "synchronous_commit=off", "full_page_writes=off", "max_connections=300"]))
     }
 
-    private init(server: PostgresScratchServer) {
+    /// A private cluster with a hot standby streaming from its server (`standby`), for the
+    /// replica tests. Call `destroy()`.
+    static func startWithStandby() throws -> PostgresTestCluster {
+        // full_page_writes stays on: a base backup of a server without it cannot be trusted.
+        let server = try PostgresScratchServer(
+            passwordRoles: [passwordRole], settings: ["fsync=off", "synchronous_commit=off", "max_connections=300"])
+        do {
+            let standby = try PostgresScratchServer(standbyOf: server, settings: ["fsync=off", "max_connections=300"])
+            return PostgresTestCluster(server: server, standby: standby)
+        } catch {
+            server.destroy()
+            throw error
+        }
+    }
+
+    /// The hot standby of `startWithStandby()`; nil for a cluster of one server.
+    let standby: PostgresScratchServer?
+
+    private init(server: PostgresScratchServer, standby: PostgresScratchServer? = nil) {
         self.server = server
+        self.standby = standby
     }
 
     var directory: String { server.directory }
@@ -47,7 +66,54 @@ final class PostgresTestCluster: Sendable {
     /// Immediate shutdown (`pg_ctl stop -m immediate`), as in a crash.
     func stopServerImmediately() throws { try server.stopServerImmediately() }
 
-    func destroy() { server.destroy() }
+    func destroy() {
+        standby?.destroy()
+        server.destroy()
+    }
+
+    /// One connection string naming both servers, the standby first: libpq must find the
+    /// primary for writes by asking, not by the order of the hosts.
+    func multiHostConnector(
+        database: String, user: String, reads: PostgresReads, standbyWait: Duration = .milliseconds(250)
+    ) throws -> PostgresConnector {
+        guard let standby else { throw ClusterFailure("this cluster has no standby") }
+        return PostgresConnector(
+            "host=\(standby.directory),\(server.directory) port=\(standby.port),\(server.port) dbname=\(database) user=\(user)",
+            connectTimeoutSeconds: 5, reads: reads, standbyWait: standbyWait)
+    }
+
+    /// The standby alone, as the superuser: for looking at what it holds and who is on it.
+    func standbyConnector(database: String) throws -> PostgresConnector {
+        guard let standby else { throw ClusterFailure("this cluster has no standby") }
+        return PostgresConnector(
+            standby.conninfo(database: database), connectTimeoutSeconds: 5, applicationName: "bookshelf-tests")
+    }
+
+    /// Makes the standby apply each commit `delay` after the primary made it
+    /// (`recovery_min_apply_delay`, changed by a reload); `.zero` undoes it.
+    func delayStandby(by delay: Duration) async throws {
+        let standby = try await RawSQLSession(standbyConnector(database: "postgres"), purpose: .standbyReads)
+        // ALTER SYSTEM takes no parameters; the value is a number this code wrote.
+        _ = try await standby.rows("ALTER SYSTEM SET recovery_min_apply_delay = \(delay.milliseconds)")
+        _ = try await standby.rows("SELECT pg_reload_conf()")
+    }
+
+    /// Waits until the standby has replayed everything the primary has written so far: for
+    /// a test's set-up, never for what a test checks. Polls every 20 ms, up to 20 s.
+    func waitForStandbyReplay() async throws {
+        let primary = try await RawSQLSession(connector(database: "postgres"))
+        let standby = try await RawSQLSession(standbyConnector(database: "postgres"), purpose: .standbyReads)
+        guard let target = try await primary.rows("SELECT pg_current_wal_insert_lsn()::text").first?[0] else {
+            throw ClusterFailure("no WAL position on the primary")
+        }
+        let deadline = ContinuousClock.now + .seconds(20)
+        while ContinuousClock.now < deadline {
+            let caughtUp = try await standby.rows("SELECT pg_last_wal_replay_lsn() >= $1::pg_lsn", [target])
+            if caughtUp.first?[0] == "t" { return }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        throw ClusterFailure("the standby did not replay \(target) within 20 s")
+    }
 
     func connector(
         database: String, user: String = PostgresTestCluster.superuser,
@@ -168,9 +234,12 @@ final class RawSQLSession: Sendable {
         init(_ connection: PostgresConnection) { self.connection = connection }
     }
 
-    init(_ connector: PostgresConnector, password: String? = nil) async throws {
+    /// `purpose`: `.standbyReads` to stay on a standby (a session for writes needs the primary).
+    init(
+        _ connector: PostgresConnector, password: String? = nil, purpose: PostgresConnectionPurpose = .writes
+    ) async throws {
         let worker = self.worker
-        box = try await worker.perform { Box(try PostgresConnection(connector, password: password)) }
+        box = try await worker.perform { Box(try PostgresConnection(connector, password: password, purpose: purpose)) }
     }
 
     /// The statement's rows, or its failure (server errors carry their SQLSTATE).
