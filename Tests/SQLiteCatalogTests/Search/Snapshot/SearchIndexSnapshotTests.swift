@@ -200,9 +200,7 @@ import Testing
         let intact = try #require(SearchIndexSnapshotProbe.decodeAndSearch(file.bytes, queries: queries))
         for (text, ids) in zip(queries, intact) {
             let terms = SearchTerms(text)
-            let expected = books.filter { terms.isEmpty || terms.matches($0) }.sorted {
-                terms.sortKey($0) < terms.sortKey($1)
-            }
+            let expected = matches(of: terms, in: books)
             #expect(ids == expected.prefix(50).map(\.id), "\(text)")
         }
         // Every byte is covered by a checksum: any change is refused, at decode or where a search reads it.
