@@ -211,7 +211,7 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
     }
 
     /// The answer from the books table alone, the books of an ISBN query first (`ISBNFirst`),
-    /// in the caller's read transaction.
+    /// in the caller's read transaction. (The books table always answers, so this does too.)
     private func withoutIndex(_ terms: SearchTerms, _ query: SearchQuery) throws -> StrategyAnswer {
         try ISBNFirst.answer(terms, query, connection: connection, scope: account.scope) { query in
             StrategyAnswer(
