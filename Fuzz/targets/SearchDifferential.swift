@@ -3,10 +3,13 @@
 // fuzz-needs: SQLiteCatalog
 //
 // From the input: a catalog of up to 60 books (titles and authors of ASCII, accents and
-// combining marks, CJK, symbols, emoji and punctuation, some authors empty), then steps:
-// searches (random words, prefixes of titles and authors, one letter, the empty query, with
-// and without `countLater`, paged on by cursor or by offset to the last page), edits through
-// a remote, inserts and edits committed by other connections to the same file, and index
+// combining marks, CJK, symbols, emoji and punctuation, some authors empty; some books with a
+// series, a publisher, tags and notes from the same pieces, some with an ISBN of a few shared
+// ones), then steps: searches (random words, prefixes of titles, authors, series, publishers
+// and tags, one letter, an ISBN as ISBN-10 or ISBN-13, the empty query, with and without
+// `countLater`, paged on by cursor or by offset to the last page), edits through a remote (new
+// details, or none sent, which keeps them), inserts and edits committed by other connections
+// to the same file, and index
 // states: a remote whose build is held (answers from the books table), one made ready, one
 // loading a stored index that is behind (its overlay), one whose index is distrusted, and one
 // opening a damaged stored index file. Every page and total must be what `SearchTerms` gives
@@ -57,6 +60,13 @@ private enum Alphabet {
         " ", " ", " ", "  ", "-", "'", "’", ".", ",", ": ", "/", "&", "_", "(", ")", "\u{A0}", "—", "·", "!",
     ]
     static let letters = ["a", "b", "h", "r", "é", "e", "東", "ß", "i", "1", "😀", "$", "ı", "s", "&"]
+    /// ISBNs a few books share, and queries for them: ISBN-13 and ISBN-10, with hyphens and
+    /// spaces, and one with a wrong check digit (only text).
+    static let isbns = ["9780131103627", "9780306406157", "9791090636071"]
+    static let isbnQueries = [
+        "9780131103627", "0-13-110362-8", "978-0-306-40615-7", " 0306406152 ", "979-10-90636-07-1",
+        "9780131103626",
+    ]
 
     /// One to `most` pieces, joined by separators (sometimes none: "Alpha東").
     static func words(_ reader: inout ByteReader, most: Int) -> String {
@@ -167,17 +177,20 @@ private final class DifferentialRun {
 
     private func queryText() -> String {
         let book = committed.isEmpty ? nil : committed[committed.keys.sorted()[reader.byte() % committed.count]]
-        switch reader.byte() % 7 {
+        let others = book.map { [$0.details.series, $0.details.publisher] + $0.details.tags } ?? []
+        switch reader.byte() % 10 {
         case 0: return ""
         case 1: return reader.pick(Alphabet.letters)
         case 2: return prefix(of: book?.title ?? "")
         case 3: return prefix(of: book?.author ?? "")
         case 4:
-            // Several words of one book, each cut short: "hist ro".
-            let words = (book?.title ?? "").split(separator: " ") + (book?.author ?? "").split(separator: " ")
+            // Several words of one book, each cut short: "hist ro", "hist disc".
+            let words = ([book?.title ?? "", book?.author ?? ""] + others).flatMap { $0.split(separator: " ") }
             return (0..<(1 + reader.byte() % 3)).map { _ in
                 words.isEmpty ? "" : prefix(of: String(words[reader.byte() % words.count]))
             }.joined(separator: " ")
+        case 5, 6: return prefix(of: others.isEmpty ? "" : reader.pick(others))
+        case 7: return reader.pick(Alphabet.isbnQueries)
         default: return Alphabet.words(&reader, most: 3)
         }
     }
@@ -186,28 +199,49 @@ private final class DifferentialRun {
         String(text.prefix(1 + reader.byte() % max(1, text.count)))
     }
 
-    private func newText() -> (title: String, author: String) {
+    private func newText() -> (title: String, author: String, details: BookDetails) {
         let title = Alphabet.words(&reader, most: 4)
-        return (title, reader.byte() % 3 == 0 ? "" : Alphabet.words(&reader, most: 2))
+        let author = reader.byte() % 3 == 0 ? "" : Alphabet.words(&reader, most: 2)
+        return (title, author, newDetails())
+    }
+
+    /// Details from the same pieces as titles (half the books have none). Commas separate tags,
+    /// so a tag has none; text the catalog would refuse (blank once trimmed) is left out.
+    private func newDetails() -> BookDetails {
+        guard reader.byte() % 2 == 0 else { return .empty }
+        func text() -> String { reader.byte() % 2 == 0 ? "" : Alphabet.words(&reader, most: 3) }
+        let (series, publisher) = (text(), text())
+        let tags = (0..<(reader.byte() % 4)).map { _ in
+            Alphabet.words(&reader, most: 2).replacingOccurrences(of: ",", with: " ")
+        }
+        let isbn = reader.byte() % 3 == 0 ? reader.pick(Alphabet.isbns) : nil
+        let typed = BookDetails(
+            isbn: isbn, publisher: publisher, series: series, tags: tags, notes: Alphabet.words(&reader, most: 2))
+        return (try? typed.validated()) ?? .empty
     }
 
     private func insert(through connection: SQLiteCatalog) throws {
-        let (title, author) = newText()
-        steps.append("insert \(title.debugDescription) by \(author.debugDescription)")
+        let (title, author, details) = newText()
+        steps.append("insert \(title.debugDescription) by \(author.debugDescription) with \(details)")
         // A title the catalog refuses (blank once trimmed) commits nothing.
-        guard let book = try? connection.addBook(NewBook(title: title, author: author), scope: "main") else { return }
+        guard let book = try? connection.addBook(NewBook(title: title, author: author, details: details), scope: "main")
+        else { return }
         committed[book.id] = book
     }
 
     private func edit(through remote: SQLiteBookRemote) async throws {
         guard !committed.isEmpty else { return }
         let book = committed[committed.keys.sorted()[reader.byte() % committed.count]]!
-        let (title, author) = newText()
+        let (title, author, newDetails) = newText()
         let keepsAuthor = reader.byte() % 2 == 0
+        // No details sent keeps the stored ones (and the terms searched in them).
+        let details = reader.byte() % 2 == 0 ? nil : newDetails
         steps.append(
-            "edit \(book.id) to \(title.debugDescription) by \(keepsAuthor ? "(same)" : author.debugDescription)")
+            "edit \(book.id) to \(title.debugDescription) by \(keepsAuthor ? "(same)" : author.debugDescription)"
+                + " with \(details.map { "\($0)" } ?? "(same details)")")
         let request = SaveRequest(
-            id: book.id, title: title, author: keepsAuthor ? nil : author, expectedRevision: book.revision)
+            id: book.id, title: title, author: keepsAuthor ? nil : author, details: details,
+            expectedRevision: book.revision)
         guard let saved = try? await remote.save(request) else { return }
         committed[saved.id] = saved
     }

@@ -10,9 +10,16 @@ import Foundation
 /// Punctuation and spaces only separate tokens. A query word matches when its tokens appear
 /// consecutively in the text, the last one as a prefix: "hist" matches "History", "cafe"
 /// matches "Café", "歴史" matches "日本の歴史", "🌸" matches "Spring 🌸 Haiku".
+///
+/// A book's searched texts are its title, its author, and its other fields: the series, the
+/// publisher and each tag, each a text of its own, so a word of several tokens never spans two
+/// of them. Notes are never searched. A query that is an ISBN also finds the book that has it.
 public struct SearchTerms: Sendable, Hashable {
     /// One token sequence per query word.
     public let words: [[String]]
+    /// The canonical ISBN-13 when the whole query is an ISBN-10 or ISBN-13 with a right check
+    /// digit (hyphens and spaces allowed): the books with that ISBN come first, at rank −1.
+    public let isbn: String?
     /// True when the query has text but no token at all ("...", "?!"): such a query can never
     /// match anything, so it answers nothing, and the screen says why, rather than listing
     /// every book as an empty query does.
@@ -22,6 +29,7 @@ public struct SearchTerms: Sendable, Hashable {
         let queryWords = SearchTerms.queryWords(query)
         words = queryWords.map { SearchTerms.tokens(of: String($0)) }.filter { !$0.isEmpty }
         hasNoSearchableWords = words.isEmpty && !queryWords.isEmpty
+        isbn = ISBN.looksLikeOne(query) ? try? ISBN.canonical(query).get() : nil
     }
 
     /// True when the query has no words: it lists every book, unless `hasNoSearchableWords`.
@@ -106,22 +114,30 @@ public struct SearchTerms: Sendable, Hashable {
         scalar.value == 0xFE0E || scalar.value == 0xFE0F
     }
 
-    /// True when every query word matches `record`'s title or author; always for the blank
-    /// query, never for one with no searchable words.
+    /// True when every query word matches `record`'s title, author or another searched field,
+    /// or when the query is `record`'s ISBN; always for the blank query, never for one with no
+    /// searchable words.
     public func matches(_ record: BookRecord) -> Bool {
         guard !hasNoSearchableWords else { return false }
-        let title = SearchTerms.tokens(of: record.title)
-        let author = SearchTerms.tokens(of: record.author)
-        return words.allSatisfy { SearchTerms.find($0, in: title) != nil || SearchTerms.find($0, in: author) != nil }
+        if isISBN(of: record) { return true }
+        let texts = SearchedTexts(record)
+        return words.allSatisfy { texts.place(of: $0) != nil }
     }
 
-    /// Lower ranks first: 0 when the title begins with the first query word and all words
-    /// are in the title, 1 when all words are in the title, 2 when the author was needed.
+    /// Lower ranks first: −1 for the book whose ISBN the query is; 0 when the title begins with
+    /// the first query word and all words are in the title; 1 when all words are in the title;
+    /// 2 when the author was needed; 3 when some word is only in the series, the publisher or a
+    /// tag.
     public func rank(_ record: BookRecord) -> Int {
-        let title = SearchTerms.tokens(of: record.title)
-        let inTitle = words.map { SearchTerms.find($0, in: title) }
-        guard inTitle.allSatisfy({ $0 != nil }) else { return 2 }
-        return inTitle.first == 0 ? 0 : 1
+        if isISBN(of: record) { return -1 }
+        let texts = SearchedTexts(record)
+        let inTitle = words.map { SearchTerms.find($0, in: texts.title) }
+        if inTitle.allSatisfy({ $0 != nil }) { return inTitle.first == 0 ? 0 : 1 }
+        return words.allSatisfy { (texts.place(of: $0) ?? .other) != .other } ? 2 : 3
+    }
+
+    private func isISBN(of record: BookRecord) -> Bool {
+        isbn != nil && record.details.isbn == isbn
     }
 
     /// The order of results: rank, then title as folded, then id.
@@ -177,6 +193,27 @@ public struct SearchTerms: Sendable, Hashable {
             if matched { return at }
         }
         return nil
+    }
+
+    /// The folded tokens of each text a book is searched by, and which of them holds a word.
+    private struct SearchedTexts {
+        enum Place { case title, author, other }
+        let title: [String]
+        let author: [String]
+        let others: [[String]]
+
+        init(_ record: BookRecord) {
+            title = SearchTerms.tokens(of: record.title)
+            author = SearchTerms.tokens(of: record.author)
+            let details = record.details
+            others = ([details.series, details.publisher] + details.tags).map(SearchTerms.tokens(of:))
+        }
+
+        func place(of word: [String]) -> Place? {
+            if SearchTerms.find(word, in: title) != nil { return .title }
+            if SearchTerms.find(word, in: author) != nil { return .author }
+            return others.contains { SearchTerms.find(word, in: $0) != nil } ? .other : nil
+        }
     }
 
     private static func queryWords(_ query: String) -> [Substring] {

@@ -120,6 +120,60 @@ struct SearchTermsTests {
         #expect(terms.rank(record("Empire", author: "Romeo Smith")) == 2)
     }
 
+    func book(
+        _ title: String, author: String = "", isbn: String? = nil, publisher: String = "", series: String = "",
+        tags: [String] = [], notes: String = ""
+    ) throws -> BookRecord {
+        let details = try BookDetails(isbn: isbn, publisher: publisher, series: series, tags: tags, notes: notes)
+            .validated()
+        return BookRecord(id: 1, title: title, revision: 1, author: author, details: details)
+    }
+
+    @Test("the series, the publisher and each tag are searched, ranked after the title and the author")
+    func otherFields() throws {
+        let tagged = try book(
+            "Dune", author: "Frank Herbert", publisher: "Chilton", series: "Dune Chronicles",
+            tags: ["science fiction", "classic"])
+        #expect(SearchTerms("chron").matches(tagged))
+        #expect(SearchTerms("chilt").matches(tagged))
+        #expect(SearchTerms("scien fic").matches(tagged))
+        #expect(SearchTerms("classic herb").matches(tagged))
+        #expect(SearchTerms("chron").rank(tagged) == 3)
+        #expect(SearchTerms("classic herb").rank(tagged) == 3, "one word needed a tag")
+        #expect(SearchTerms("herb").rank(tagged) == 2)
+        #expect(SearchTerms("dune").rank(tagged) == 0, "the title still decides when it holds every word")
+        #expect(!SearchTerms("zzz").matches(tagged))
+    }
+
+    @Test("a word of several tokens lies within one field: it never spans the series and the publisher")
+    func noSpanningFields() throws {
+        let spread = try book("Anything", publisher: "Fi Press", series: "Hi", tags: ["lo", "fi"])
+        #expect(SearchTerms("fi-press").matches(spread))
+        #expect(!SearchTerms("hi-fi").matches(spread))
+        #expect(!SearchTerms("lo-fi").matches(spread), "two tags are two texts")
+    }
+
+    @Test("notes are never searched")
+    func notesAreNotSearched() throws {
+        let annotated = try book("Anything", notes: "A marvellous zeppelin")
+        #expect(!SearchTerms("zeppelin").matches(annotated))
+    }
+
+    @Test("a query that is an ISBN finds its book first, typed as ISBN-10 or ISBN-13, with hyphens or not")
+    func isbnQueries() throws {
+        let kr = try book("The C Programming Language", isbn: "978-0-13-110362-7")
+        let other = try book("Another", isbn: "9780306406157")
+        for query in ["9780131103627", "978-0-13-110362-7", "0131103628", "0-13-110362-8", " 0 13 110362 8 "] {
+            let terms = SearchTerms(query)
+            #expect(terms.isbn == "9780131103627", "\(query)")
+            #expect(terms.matches(kr) && terms.rank(kr) == -1, "\(query)")
+            #expect(!terms.matches(other), "\(query)")
+        }
+        let wrongCheckDigit = SearchTerms("9780131103626")
+        #expect(wrongCheckDigit.isbn == nil && !wrongCheckDigit.matches(kr), "a wrong check digit is only text")
+        #expect(SearchTerms("programming").isbn == nil)
+    }
+
     @Test("highlight ranges cover the matched prefix of each word")
     func highlights() {
         let title = "A History of Rome"

@@ -27,4 +27,9 @@ struct MemoryContractCatalog: ContractCatalog {
     func contract(_ check: ContractCheck) async throws {
         try await check.run(MemoryFixture())
     }
+
+    @Test(arguments: ContractCheck.otherFields)
+    func otherFields(_ check: ContractCheck) async throws {
+        try await check.run(MemoryFixture())
+    }
 }

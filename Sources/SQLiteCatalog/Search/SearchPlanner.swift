@@ -138,14 +138,17 @@ struct SearchPlan {
 extension SQLiteBookRemote {
     /// The first answer of `strategies`, asked in order in the caller's read transaction, as of
     /// the catalog's `sequence`; nil when they all decline (never when `booksTable` is among them).
+    /// The books of an ISBN query come first whichever answers (`ISBNFirst`).
     func firstAnswer(
         of strategies: [SearchStrategy], _ terms: SearchTerms, _ query: SearchQuery, index: SearchIndex?,
         at sequence: Int
     ) throws -> StrategyAnswer? {
-        for strategy in strategies {
-            if let answer = try ask(strategy, terms, query, index: index, at: sequence) { return answer }
+        try ISBNFirst.answer(terms, query, connection: connection, scope: account.scope) { query in
+            for strategy in strategies {
+                if let answer = try ask(strategy, terms, query, index: index, at: sequence) { return answer }
+            }
+            return nil
         }
-        return nil
     }
 
     /// What `strategy` answers, or nil when it declines (see each case of `SearchStrategy`).

@@ -39,10 +39,10 @@ enum SearchTuning {
     /// typed since (at ten million sample books, 50 prefixes of one to three letters or digits
     /// are that broad). A bound on memory, not a measured optimum. Bench: `search --count 10000000`, class two letters.
     static let broadPrefixesKept = 128
-    /// Broad words whose places (three bitmaps of one bit a book, 3.75 MB at ten million books)
+    /// Broad words whose places (four bitmaps of one bit a book, 5 MB at ten million books)
     /// are kept for multi-word queries, most recently used: "a his of" reads the postings of
-    /// "a" and "of" once rather than at every key. Six bound them to 22.5 MB at ten million
-    /// books; the count itself was not measured against others. Bench: `search --count
+    /// "a" and "of" once rather than at every key. Six bound them to 30 MB at ten million
+    /// books (22.5 MB with the three bitmaps before the other fields were searched); the count itself was not measured against others. Bench: `search --count
     /// 10000000`, class multi-word.
     static let broadWordPlacesKept = 6
 

@@ -11,11 +11,32 @@ struct BookText {
     let titleKey: String
     let titleTerms: String
     let authorTerms: String
+    /// The terms of the series, the publisher and each tag, each field's tokens joined by
+    /// spaces and the fields by `fieldSeparator`, fields with no token left out.
+    let otherTerms: String
+
+    /// Stands between two fields of `otherTerms`: a token of its own (so every walker that cuts
+    /// at spaces sees it) that no query token equals or begins with, since query tokens are
+    /// letters, digits and symbols and U+001F is a control character. So a word of several
+    /// tokens never spans two fields.
+    static let fieldSeparator = " \u{1F} "
+    /// The separator's one byte.
+    static let fieldSeparatorByte: UInt8 = 0x1F
 
     init(title: String, author: String) {
+        self.init(title: title, author: author, details: .empty)
+    }
+
+    init(title: String, author: String, details: BookDetails) {
         titleKey = BookText.normalized(SearchTerms.fold(title))
         titleTerms = BookText.terms(title)
         authorTerms = BookText.terms(author)
+        otherTerms = BookText.otherTerms(details)
+    }
+
+    static func otherTerms(_ details: BookDetails) -> String {
+        ([details.series, details.publisher] + details.tags).map(terms).filter { !$0.isEmpty }
+            .joined(separator: fieldSeparator)
     }
 
     static func terms(_ text: String) -> String {

@@ -78,7 +78,7 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
     public func save(_ unchecked: SaveRequest) async throws -> BookRecord {
         let request = try unchecked.validated()
         let (title, author) = (request.title, request.author)
-        let text = BookText(title: title, author: author ?? "")
+        let text = BookText(title: title, author: author ?? "", details: request.details ?? .empty)
         let outcome: Result<BookRecord, BookFailure> = try mappingFailures(at: catalogPath) {
             try connection.transaction(immediate: true) {
                 // The compare-and-set: revision, scope and the account's role in one statement.
@@ -92,6 +92,7 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
                         publisher = iif(?11, ?14, publisher), series = iif(?11, ?15, series),
                         series_index_thousandths = iif(?11, ?16, series_index_thousandths),
                         tags = iif(?11, ?17, tags), notes = iif(?11, ?18, notes),
+                        other_terms = iif(?11, ?19, other_terms),
                         revision = revision + 1,
                         change_seq = (SELECT max(change_seq) FROM books) + 1
                     WHERE id = ?6 AND revision = ?7 AND scope = ?8 AND revision < ?9
@@ -105,7 +106,7 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
                         .text(account.name), .int(request.details == nil ? 0 : 1),
                     ]
                         + (request.details.map(StoredDetails.values)
-                            ?? Array(repeating: .null, count: StoredDetails.count)),
+                            ?? Array(repeating: .null, count: StoredDetails.count)) + [.text(text.otherTerms)],
                     row: { (BookRow.record($0), $0.int(BookRow.count)) })
                 if let (saved, sequence) = saved {
                     // This connection's own commit is no news to it, as long as nobody else's
@@ -189,10 +190,9 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
                     // In one read snapshot every id the index names is a book: this index was
                     // crafted or damaged where no checksum looks. Never trust it again.
                     distrustIndex()
-                    let (ids, total, _) = try BooksTableSearch(connection: connection, scope: account.scope)
-                        .search(terms, offset: query.offset, limit: query.limit)
+                    let found = try withoutIndex(terms, query)
                     return SearchAnswer(
-                        page: try page(ids: ids, total: total, query: query, whileIndexing: !terms.isEmpty),
+                        page: try page(ids: found.ids, total: found.total, query: query, whileIndexing: !terms.isEmpty),
                         source: .booksTable)
                 }
             }
@@ -204,11 +204,20 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
     public func searchWithoutIndex(_ query: SearchQuery) async throws -> SearchPage {
         try mappingFailures(at: catalogPath) {
             try connection.transaction(immediate: false) {
-                let (ids, total, _) = try BooksTableSearch(connection: connection, scope: account.scope)
-                    .search(SearchTerms(query.text), offset: query.offset, limit: query.limit)
-                return try page(ids: ids, total: total, query: query)
+                let found = try withoutIndex(SearchTerms(query.text), query)
+                return try page(ids: found.ids, total: found.total, query: query)
             }
         }
+    }
+
+    /// The answer from the books table alone, the books of an ISBN query first (`ISBNFirst`),
+    /// in the caller's read transaction. (The books table always answers, so this does too.)
+    private func withoutIndex(_ terms: SearchTerms, _ query: SearchQuery) throws -> StrategyAnswer {
+        try ISBNFirst.answer(terms, query, connection: connection, scope: account.scope) { query in
+            StrategyAnswer(
+                try BooksTableSearch(connection: connection, scope: account.scope)
+                    .search(terms, offset: query.offset, limit: query.limit))
+        }!
     }
 
     /// The page alone, its count to follow, from the first of `strategies` that gives it, in a

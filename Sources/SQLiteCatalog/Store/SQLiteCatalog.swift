@@ -141,8 +141,8 @@ public final class SQLiteCatalog: Sendable {
                     """
                     INSERT INTO books(
                         scope, title, author, revision, title_key, title_terms, author_terms, change_seq,
-                        \(StoredDetails.columns))
-                    VALUES (?1, ?2, ?3, 1, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
+                        \(StoredDetails.columns), other_terms)
+                    VALUES (?1, ?2, ?3, 1, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)
                     """)
                 var count = 0
                 for book in books {
@@ -150,7 +150,7 @@ public final class SQLiteCatalog: Sendable {
                     do { valid = validating ? try book.validated() : book } catch let failure as BookFailure {
                         throw SQLiteCatalogError.invalidBook(index: count, reason: failure)
                     }
-                    let text = BookText(title: valid.title, author: valid.author)
+                    let text = BookText(title: valid.title, author: valid.author, details: valid.details)
                     // Only an unvalidated book can carry bytes that are not valid UTF-8 (`validated()` refuses them).
                     let title = valid.storedBytes.map { SQLValue.textBytes($0.title) } ?? .text(valid.title)
                     let author = valid.storedBytes.map { SQLValue.textBytes($0.author) } ?? .text(valid.author)
@@ -158,7 +158,7 @@ public final class SQLiteCatalog: Sendable {
                         [
                             .text(scope), title, author,
                             .text(text.titleKey), .text(text.titleTerms), .text(text.authorTerms), .int(sequence),
-                        ] + StoredDetails.values(of: valid.details))
+                        ] + StoredDetails.values(of: valid.details) + [.text(text.otherTerms)])
                     defer { insert.reset() }
                     while try insert.step() {}
                     count += 1
@@ -180,23 +180,23 @@ public final class SQLiteCatalog: Sendable {
         guard !scope.isEmpty, !BookValidation.hasControlCharacters(scope) else {
             throw .invalidAccount("the scope must be non-empty text without control characters")
         }
-        let text = BookText(title: valid.title, author: valid.author)
+        let text = BookText(title: valid.title, author: valid.author, details: valid.details)
         return try withConnection { connection in
             try connection.transaction(immediate: true) {
                 let (record, sequence) = try connection.queryFirst(
                     """
                     INSERT INTO books(
                         scope, title, author, revision, title_key, title_terms, author_terms, change_seq,
-                        \(StoredDetails.columns))
+                        \(StoredDetails.columns), other_terms)
                     VALUES (
                         ?1, ?2, ?3, 1, ?4, ?5, ?6, (SELECT coalesce(max(change_seq), 0) + 1 FROM books),
-                        ?7, ?8, ?9, ?10, ?11, ?12, ?13)
+                        ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
                     RETURNING \(BookRow.columns), change_seq
                     """,
                     [
                         .text(scope), .text(valid.title), .text(valid.author),
                         .text(text.titleKey), .text(text.titleTerms), .text(text.authorTerms),
-                    ] + StoredDetails.values(of: valid.details)
+                    ] + StoredDetails.values(of: valid.details) + [.text(text.otherTerms)]
                 ) {
                     (BookRow.record($0), $0.int(BookRow.count))
                 }!

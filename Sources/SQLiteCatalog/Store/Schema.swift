@@ -91,6 +91,11 @@ enum Schema {
         // 6: the details of a book (`BookDetails`, encoded as `StoredDetails` says), in the books
         // and in every revision. Books and revisions already there have none.
         .sql(detailColumns(of: "books") + detailColumns(of: "book_revisions")),
+        // 7: a query word matches the series, the publisher and the tags too (`BookText.otherTerms`).
+        // SQLite adds a column with a constant default without rewriting a row; only the rows
+        // with details are derived, and the stored indexes, built without these terms, dropped.
+        // The partial index finds the books of an ISBN query and holds only books with an ISBN.
+        .swift(addOtherTerms),
     ]
 
     /// The details' columns added to `table`, with the checks SQLite can make on each write
@@ -155,6 +160,23 @@ enum Schema {
             try connection.run(
                 "UPDATE books SET title_key = ?2, title_terms = ?3, author_terms = ?4 WHERE id = ?1",
                 [.int(row.id), .text(text.titleKey), .text(text.titleTerms), .text(text.authorTerms)])
+        }
+        try connection.execute("DELETE FROM search_snapshot_parts; DELETE FROM search_snapshots;")
+    }
+
+    private static func addOtherTerms(_ connection: Connection) throws {
+        try connection.execute(
+            """
+            ALTER TABLE books ADD COLUMN other_terms TEXT NOT NULL DEFAULT '';
+            CREATE INDEX books_by_isbn ON books(scope, isbn) WHERE isbn IS NOT NULL;
+            """)
+        let rows = try connection.query(
+            "SELECT id, \(StoredDetails.columns) FROM books WHERE publisher <> '' OR series <> '' OR tags <> '[]'"
+        ) { row in (id: row.int(0), details: StoredDetails.read(row, from: 1)) }
+        for row in rows {
+            try connection.run(
+                "UPDATE books SET other_terms = ?2 WHERE id = ?1",
+                [.int(row.id), .text(BookText.otherTerms(row.details))])
         }
         try connection.execute("DELETE FROM search_snapshot_parts; DELETE FROM search_snapshots;")
     }

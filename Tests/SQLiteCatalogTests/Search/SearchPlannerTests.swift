@@ -176,8 +176,7 @@ import Testing
 
             let query = testCase.query
             let terms = SearchTerms(query.text)
-            let expected = try committedBooks(path, scope: "main").filter { terms.isEmpty || terms.matches($0) }
-                .sorted { terms.sortKey($0) < terms.sortKey($1) }
+            let expected = matches(of: terms, in: try committedBooks(path, scope: "main"))
             let wanted = Array(expected.dropFirst(query.offset).prefix(query.limit))
             #expect(!wanted.isEmpty, "\(testCase): the scenario gives a page")
             #expect(answer.page.records == wanted, "\(testCase)")

@@ -7,12 +7,15 @@ import Testing
 /// Queries every suite asks: prefixes, CJK, accents, several words, punctuation inside a word, none.
 let sampleQueries = [
     "", "a", "al", "alp", "h", "hi", "his", "rom", "東", "東京", "cafe", "zo", "2", "al ro", "ro al", "b g",
-    "history of", "e", "l'e", "hi-fi", "zzz",
+    "history of", "e", "l'e", "hi-fi", "zzz", "9780306406157", "0-13-110362-8", "978-0-14-143951-8",
+    "9780141439518", "978014143951", "9780141439519",
 ]
 
-/// The books `terms` matches, in result order: what every way of answering must give.
+/// The books `terms` matches, in result order: what every way of answering must give. (Each
+/// book's key is made once: made at every comparison, a book's fields were tokenised again
+/// each time, and the suites took minutes.)
 func matches(of terms: SearchTerms, in books: [BookRecord]) -> [BookRecord] {
-    books.filter(terms.matches).sorted { terms.sortKey($0) < terms.sortKey($1) }
+    books.filter(terms.matches).map { (key: terms.sortKey($0), book: $0) }.sorted { $0.key < $1.key }.map(\.book)
 }
 
 /// What the search index suites share: a catalog of generated books in a scope with gaps in
@@ -33,32 +36,46 @@ extension SearchIndexTesting {
         for index in 0..<count {
             let seed = generator.book()
             let scope = index % 10 == 9 ? "other" : "main"
-            let book = try catalog.addBook(NewBook(title: seed.title, author: seed.author), scope: scope)
+            let book = try catalog.addBook(
+                NewBook(title: seed.title, author: seed.author, details: generator.details()), scope: scope)
             if scope == "main" { books.append(book) }
         }
         // Every tenth book is in another scope, so ids in "main" have gaps.
         return (catalog, books)
     }
 
-    /// The books of `scope` as the catalog file holds them, read with a plain connection.
+    /// The books of `scope` as the catalog file holds them, details included, read with a plain
+    /// connection: the expected answers judge every searched field.
     func committedBooks(_ path: String, scope: String) throws -> [BookRecord] {
         let raw = try RawConnection(path)
         var statement: OpaquePointer?
-        guard
-            sqlite3_prepare_v2(
-                raw.handle, "SELECT id, title, author, revision FROM books WHERE scope = ?1", -1, &statement, nil)
-                == SQLITE_OK
-        else { throw RawError(message: String(cString: sqlite3_errmsg(raw.handle))) }
+        let sql = """
+            SELECT id, title, author, revision, isbn, year, publisher, series, series_index_thousandths, tags, notes
+            FROM books WHERE scope = ?1
+            """
+        guard sqlite3_prepare_v2(raw.handle, sql, -1, &statement, nil) == SQLITE_OK else {
+            throw RawError(message: String(cString: sqlite3_errmsg(raw.handle)))
+        }
         defer { sqlite3_finalize(statement) }
         sqlite3_bind_text(statement, 1, scope, -1, unsafeBitCast(-1, to: sqlite3_destructor_type.self))
+        func text(_ column: Int32) -> String? {
+            sqlite3_column_type(statement, column) == SQLITE_NULL
+                ? nil : String(cString: sqlite3_column_text(statement, column))
+        }
+        func integer(_ column: Int32) -> Int? {
+            sqlite3_column_type(statement, column) == SQLITE_NULL ? nil : Int(sqlite3_column_int64(statement, column))
+        }
         var books: [BookRecord] = []
         while sqlite3_step(statement) == SQLITE_ROW {
+            let tags = try JSONSerialization.jsonObject(with: Data((text(9) ?? "[]").utf8)) as? [String]
+            let details = BookDetails(
+                isbn: text(4), year: integer(5), publisher: text(6) ?? "", series: text(7) ?? "",
+                seriesIndex: integer(8).flatMap { SeriesIndex(thousandths: $0) }, tags: tags ?? [],
+                notes: text(10) ?? "")
             books.append(
                 BookRecord(
-                    id: Int(sqlite3_column_int64(statement, 0)),
-                    title: String(cString: sqlite3_column_text(statement, 1)),
-                    revision: Int(sqlite3_column_int64(statement, 3)),
-                    author: String(cString: sqlite3_column_text(statement, 2))))
+                    id: integer(0) ?? 0, title: text(1) ?? "", revision: integer(3) ?? 0, author: text(2) ?? "",
+                    details: details))
         }
         return books
     }
@@ -76,9 +93,7 @@ extension SearchIndexTesting {
         let queries = sampleQueries + (0..<15).map { _ in generator.query() }
         for text in queries {
             let terms = SearchTerms(text)
-            let expected = books.filter { terms.isEmpty || terms.matches($0) }.sorted {
-                terms.sortKey($0) < terms.sortKey($1)
-            }
+            let expected = matches(of: terms, in: books)
             for (limit, offset) in [(50, 0), (3, 0), (4, 5), (10, 100)] {
                 let query = SearchQuery(text: text, limit: limit, offset: offset)
                 let page = withoutIndex ? try await remote.searchWithoutIndex(query) : try await remote.search(query)
@@ -154,7 +169,26 @@ extension GeneratedBooks {
     mutating func newBooks(_ count: Int) -> [NewBook] {
         (0..<count).map { _ in
             let seed = book()
-            return NewBook(title: seed.title, author: seed.author)
+            return NewBook(title: seed.title, author: seed.author, details: details())
         }
+    }
+
+    /// ISBNs some books share: an ISBN query lists them all first. The last is also a tag of
+    /// some books, so its query matches some books both ways.
+    static let isbns = ["9780131103627", "9780306406157", "9780141439518"]
+
+    /// Details from the same word pool as titles and authors, so that queries hit them: about
+    /// half the books have a series, a publisher or tags, some an ISBN; notes, never searched,
+    /// hold words too.
+    mutating func details() -> BookDetails {
+        guard next(2) == 0 else { return .empty }
+        let series = next(3) == 0 ? phrase(1 + next(2)) : ""
+        let publisher = next(3) == 0 ? phrase(1 + next(2)) : ""
+        var tags = (0..<next(3)).map { _ in phrase(1 + next(2)) }
+        if next(8) == 0 { tags.append(Self.isbns[2]) }
+        let isbn = next(4) == 0 ? Self.isbns[next(Self.isbns.count)] : nil
+        return BookDetails(
+            isbn: isbn, publisher: publisher, series: series, seriesIndex: series.isEmpty ? nil : SeriesIndex("2"),
+            tags: (try? BookValidation.tags(tags)) ?? [], notes: phrase(next(3)))
     }
 }

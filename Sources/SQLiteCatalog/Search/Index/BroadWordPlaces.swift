@@ -4,14 +4,16 @@ import Locking
 /// multi-word queries. Typing "a his of" asks for the books of "a" and of "of" again at every
 /// key, and each means reading millions of postings at ten million books (tens of
 /// milliseconds); kept, a later query only ANDs their bitmaps. A base never changes, so an
-/// entry never goes stale; the most recently used few are kept, each three bitmaps of one bit
-/// per book (3.75 MB at ten million books).
+/// entry never goes stale; the most recently used few are kept, each four bitmaps of one bit
+/// per book (5 MB at ten million books).
 final class BroadWordPlaces: Sendable {
-    /// Where one word occurs: in a book at all, in its title, as its first title token.
+    /// Where one word occurs: in a book at all, in its title, as its first title token, in its
+    /// title or its author (a book found only in the first bitmap has it in another field).
     struct Places: Sendable {
         let anywhere: [UInt64]
         let inTitle: [UInt64]
         let first: [UInt64]
+        let inTitleOrAuthor: [UInt64]
     }
 
     /// A compiled word of one token: the token numbers it covers.

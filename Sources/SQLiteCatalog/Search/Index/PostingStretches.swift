@@ -3,7 +3,7 @@
 /// that stretch only.
 ///
 /// Why by stretches: at ten million books a whole bitmap is 1.25 MB, and setting the bits of a
-/// few hundred thousand postings in three of them missed the core's caches at every posting
+/// few hundred thousand postings in three of them (four now) missed the core's caches at every posting
 /// (a word like "history", 352,524 postings, took 3-6 ms, and as long again to combine). The
 /// bitmaps of one stretch stay in the first-level cache, and a search that has its page and
 /// its count before the last stretch stops there (`SearchIndexBase.Matches.isSettled`).
@@ -51,13 +51,13 @@ struct PostingStretches {
 
     /// Sets, for the entries of the slots `slots` (64 ordinals each), the bit of each book in
     /// `anywhere`, in `inTitle` when the token is in its title, in `first` when it is its first
-    /// title token. The buffers hold `slots.count` words, indexed from `slots.lowerBound`, and
+    /// title token, in `inTitleOrAuthor` unless it is only in the book's other fields. The buffers hold `slots.count` words, indexed from `slots.lowerBound`, and
     /// are only ORed into. Stretches must be asked for in ascending order. False when an entry
     /// leaves its list or names a book past `count` (the index is damaged).
     mutating func fill(
         slots: Range<Int>, count: Int, postings: UnsafeBufferPointer<UInt8>,
         anywhere: UnsafeMutablePointer<UInt64>, inTitle: UnsafeMutablePointer<UInt64>,
-        first: UnsafeMutablePointer<UInt64>?
+        first: UnsafeMutablePointer<UInt64>?, inTitleOrAuthor: UnsafeMutablePointer<UInt64>
     ) -> Bool {
         let end = slots.upperBound << 6
         let base = slots.lowerBound
@@ -72,6 +72,7 @@ struct PostingStretches {
                 anywhere[slot] |= bit
                 inTitle[slot] |= cursor.place <= 1 ? bit : 0
                 first?[slot] |= cursor.place == 0 ? bit : 0
+                inTitleOrAuthor[slot] |= cursor.place <= 2 ? bit : 0
                 guard cursor.offset < cursor.end else { exhausted = true; break }
                 let value = VarInt.read(postings, at: &cursor.offset)
                 cursor.ordinal += Int(value >> 2)

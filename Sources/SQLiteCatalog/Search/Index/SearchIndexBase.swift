@@ -12,11 +12,13 @@ import Locking
 /// - Tokens are numbered in byte order, so the tokens a prefix matches are a range of numbers.
 ///   In the arrays they appear as *codes*, numbered by frequency, so that common tokens take
 ///   one byte as a `VarInt`; `numberOfCode` turns a code back into its number.
-/// - `bookBytes`: per book, the number of title tokens, then the codes of its title tokens and
-///   author tokens (the forward index, for words of several tokens that must be consecutive).
+/// - `bookBytes`: per book, the number of title tokens and of author tokens, then the codes of
+///   its title, author and other tokens, the other fields' separators included (the forward
+///   index, for words of several tokens that must be consecutive).
 /// - `postingBytes`: per token number, the books that contain it, as gaps between ordinals
 ///   shifted left by two, with the token's best place in the book in the low two bits
-///   (0 first title token, 1 elsewhere in the title, 2 author only). That place is exactly
+///   (0 first title token, 1 elsewhere in the title, 2 author, 3 other fields only). The
+///   separator of the other fields has no postings: no query word begins with it. That place is exactly
 ///   what `SearchTerms.rank` needs for a word of one token, so most queries never touch the
 ///   forward index: they OR posting lists into bitmaps and count bits.
 /// - `sortedIDs` and `ordinalOfSorted`: the ids in id order and each one's ordinal, so that
@@ -268,8 +270,8 @@ final class SearchIndexBase: Sendable {
     struct Matches {
         let cap: Int
         let countLimit: Int
-        var counts = [0, 0, 0]
-        var ordinals: [[Int32]] = [[], [], []]
+        var counts = Array(repeating: 0, count: BookRank.count)
+        var ordinals: [[Int32]] = Array(repeating: [], count: BookRank.count)
 
         init(cap: Int, countLimit: Int = .max) {
             self.cap = cap
@@ -278,7 +280,7 @@ final class SearchIndexBase: Sendable {
 
         /// Whether further matches would change neither the listed ones of the first rank (they
         /// come in result order) nor a total already past the limit.
-        var isSettled: Bool { counts[0] >= cap && counts[0] + counts[1] + counts[2] >= countLimit }
+        var isSettled: Bool { counts[0] >= cap && counts[0] + counts[1] + counts[2] + counts[3] >= countLimit }
 
         @inline(__always)
         mutating func add(_ ordinal: Int, rank: Int) {
@@ -401,7 +403,8 @@ final class SearchIndexBase: Sendable {
 
     /// Words of one token each: the places stored in the postings decide the rank.
     /// A book is rank 0 when every word is in its title and the first word is its first title
-    /// token, rank 1 when every word is in its title, rank 2 when some word needed the author.
+    /// token, rank 1 when every word is in its title, rank 2 when some word needed the author,
+    /// rank 3 when some word needed another field.
     ///
     /// Broad words come as whole bitmaps: kept for the words of a multi-word query
     /// (`BroadWordPlaces`), stored in the file for a one-letter prefix. The others are read a
@@ -422,54 +425,69 @@ final class SearchIndexBase: Sendable {
         /// ORs word `index`'s places in `slots` into buffers indexed from `slots.lowerBound`.
         func fill(
             _ index: Int, _ slots: Range<Int>, _ postings: UnsafeBufferPointer<UInt8>,
-            anywhere: UnsafeMutablePointer<UInt64>,
-            inTitle: UnsafeMutablePointer<UInt64>, first: UnsafeMutablePointer<UInt64>?
+            anywhere: UnsafeMutablePointer<UInt64>, inTitle: UnsafeMutablePointer<UInt64>,
+            first: UnsafeMutablePointer<UInt64>?, inTitleOrAuthor: UnsafeMutablePointer<UInt64>
         ) -> Bool {
             guard let places = whole[index] else {
                 return read[index]!.fill(
-                    slots: slots, count: count, postings: postings, anywhere: anywhere, inTitle: inTitle, first: first)
+                    slots: slots, count: count, postings: postings, anywhere: anywhere, inTitle: inTitle, first: first,
+                    inTitleOrAuthor: inTitleOrAuthor)
             }
             for slot in 0..<slots.count {
                 anywhere[slot] |= places.anywhere[slots.lowerBound + slot]
                 inTitle[slot] |= places.inTitle[slots.lowerBound + slot]
                 first?[slot] |= places.first[slots.lowerBound + slot]
+                inTitleOrAuthor[slot] |= places.inTitleOrAuthor[slots.lowerBound + slot]
             }
             return true
         }
         let wordCount = (count + 63) / 64
         let stretch = Self.stretchSlots(wordCount: wordCount, atLeast: slotsPerStretch, reading: read.compactMap { $0 })
-        // The first word's places (found, in the title, first), then each other word's ANDed in.
-        let combined = UnsafeMutableBufferPointer<UInt64>.allocate(capacity: 3 * stretch)
-        let scratch = UnsafeMutableBufferPointer<UInt64>.allocate(capacity: 2 * stretch)
+        // The first word's places (found, in the title, first, in the title or author), then
+        // each other word's ANDed in.
+        let combined = UnsafeMutableBufferPointer<UInt64>.allocate(capacity: 4 * stretch)
+        let scratch = UnsafeMutableBufferPointer<UInt64>.allocate(capacity: 3 * stretch)
         defer { combined.deallocate(); scratch.deallocate() }
-        let (found, inTitle, first) = (
-            combined.baseAddress!, combined.baseAddress! + stretch, combined.baseAddress! + 2 * stretch
+        let (found, inTitle, first, inTitleOrAuthor) = (
+            combined.baseAddress!, combined.baseAddress! + stretch, combined.baseAddress! + 2 * stretch,
+            combined.baseAddress! + 3 * stretch
         )
-        let (wordFound, wordInTitle) = (scratch.baseAddress!, scratch.baseAddress! + stretch)
+        let (wordFound, wordInTitle, wordInTitleOrAuthor) = (
+            scratch.baseAddress!, scratch.baseAddress! + stretch, scratch.baseAddress! + 2 * stretch
+        )
         let hiddenWords = hidden?.words ?? []
         let damaged = postingBytes.withUnsafeBufferPointer { postings in
             hiddenWords.withUnsafeBufferPointer { hidden -> Bool in
                 for start in stride(from: 0, to: wordCount, by: stretch) {
                     let slots = start..<min(start + stretch, wordCount)
                     combined.update(repeating: 0)
-                    guard fill(0, slots, postings, anywhere: found, inTitle: inTitle, first: first) else { return true }
+                    guard
+                        fill(
+                            0, slots, postings, anywhere: found, inTitle: inTitle, first: first,
+                            inTitleOrAuthor: inTitleOrAuthor)
+                    else { return true }
                     for index in words.indices.dropFirst() {
                         scratch.update(repeating: 0)
-                        guard fill(index, slots, postings, anywhere: wordFound, inTitle: wordInTitle, first: nil) else {
-                            return true
-                        }
+                        guard
+                            fill(
+                                index, slots, postings, anywhere: wordFound, inTitle: wordInTitle, first: nil,
+                                inTitleOrAuthor: wordInTitleOrAuthor)
+                        else { return true }
                         for slot in 0..<slots.count {
                             found[slot] &= wordFound[slot]
                             inTitle[slot] &= wordInTitle[slot]
+                            inTitleOrAuthor[slot] &= wordInTitleOrAuthor[slot]
                         }
                     }
                     for slot in 0..<slots.count {
                         var books = found[slot]
                         if !hidden.isEmpty { books &= ~hidden[start + slot] }
                         let title = inTitle[slot] & books
+                        let titleOrAuthor = inTitleOrAuthor[slot] & books
                         matches.add(bits: title & first[slot], slot: start + slot, rank: 0)
                         matches.add(bits: title & ~first[slot], slot: start + slot, rank: 1)
-                        matches.add(bits: books & ~title, slot: start + slot, rank: 2)
+                        matches.add(bits: titleOrAuthor & ~title, slot: start + slot, rank: 2)
+                        matches.add(bits: books & ~titleOrAuthor, slot: start + slot, rank: 3)
                     }
                     if matches.isSettled { break }
                 }
@@ -509,19 +527,24 @@ final class SearchIndexBase: Sendable {
         var anywhere = [UInt64](repeating: 0, count: wordCount)
         var inTitle = [UInt64](repeating: 0, count: wordCount)
         var first = [UInt64](repeating: 0, count: wordCount)
+        var inTitleOrAuthor = [UInt64](repeating: 0, count: wordCount)
         let intact = postingBytes.withUnsafeBufferPointer { postings in
             anywhere.withUnsafeMutableBufferPointer { anywhere in
                 inTitle.withUnsafeMutableBufferPointer { inTitle in
                     first.withUnsafeMutableBufferPointer { first in
-                        read.fill(
-                            slots: 0..<wordCount, count: count, postings: postings, anywhere: anywhere.baseAddress!,
-                            inTitle: inTitle.baseAddress!, first: first.baseAddress!)
+                        inTitleOrAuthor.withUnsafeMutableBufferPointer { inTitleOrAuthor in
+                            read.fill(
+                                slots: 0..<wordCount, count: count, postings: postings,
+                                anywhere: anywhere.baseAddress!, inTitle: inTitle.baseAddress!,
+                                first: first.baseAddress!, inTitleOrAuthor: inTitleOrAuthor.baseAddress!)
+                        }
                     }
                 }
             }
         }
         guard intact else { throw SearchIndexDamage("a posting list leaves its bounds") }
-        return BroadWordPlaces.Places(anywhere: anywhere, inTitle: inTitle, first: first)
+        return BroadWordPlaces.Places(
+            anywhere: anywhere, inTitle: inTitle, first: first, inTitleOrAuthor: inTitleOrAuthor)
     }
 
     /// Some word has several tokens that must be consecutive: take the books of the rarest
@@ -559,30 +582,35 @@ final class SearchIndexBase: Sendable {
         }
 
         mutating func rank(_ ordinal: Int) throws(SearchIndexDamage) -> Int? {
-            let titleCount = try decode(ordinal)
+            let (titleCount, authorCount) = try decode(ordinal)
             return BookRank.rank(
-                words: words.count, titleCount: titleCount, tokenCount: tokens.count,
+                words: words.count, titleCount: titleCount, authorCount: authorCount, tokenCount: tokens.count,
                 length: { words[$0].exact.count + 1 }, matches: { matches(words[$0], at: $1) })
         }
 
-        /// Fills `tokens` with the book's token numbers; answers how many are the title's.
-        private mutating func decode(_ ordinal: Int) throws(SearchIndexDamage) -> Int {
+        /// Fills `tokens` with the book's token numbers; answers how many are the title's and
+        /// the author's (the rest are its other fields').
+        private mutating func decode(_ ordinal: Int) throws(SearchIndexDamage) -> (title: Int, author: Int) {
             tokens.removeAll(keepingCapacity: true)
             var offset = Int(base.bookStart[ordinal])
             let end = Int(base.bookStart[ordinal + 1])
             let vocabularySize = base.numberOfCode.count
-            let titleCount = base.bookBytes.withUnsafeBufferPointer { bytes -> Int? in
+            let counts = base.bookBytes.withUnsafeBufferPointer { bytes -> (title: Int, author: Int)? in
                 guard offset < end, end <= bytes.count else { return nil }
                 let titleCount = Int(VarInt.read(bytes, at: &offset))
+                guard offset < end else { return nil }
+                let authorCount = Int(VarInt.read(bytes, at: &offset))
                 while offset < end {
                     let code = Int(VarInt.read(bytes, at: &offset))
                     guard code < vocabularySize, offset <= end else { return nil }
                     tokens.append(base.numberOfCode[code])
                 }
-                return min(titleCount, tokens.count)
+                // Counts read from a file can be anything: within the tokens there are.
+                let title = min(titleCount, tokens.count)
+                return (title, min(authorCount, tokens.count - title))
             }
-            guard let titleCount else { throw SearchIndexDamage("a book's entry leaves its bounds") }
-            return titleCount
+            guard let counts else { throw SearchIndexDamage("a book's entry leaves its bounds") }
+            return counts
         }
 
         /// Checks the forward index of the books of one bitmap slot (`bits` of it) before they

@@ -64,7 +64,9 @@ struct SearchIndexBuilder {
         // Pass 1, in file order (sequential reads): the vocabulary and how often each token
         // occurs, and each book's tokens as vocabulary entries, kept until pass 2 recodes them.
         var table = TokenTable()
-        var titleCountBytes = 0
+        var countBytes = 0
+        // The entry of the other fields' separator, if any book has two of them.
+        var separatorEntry: Int?
         // Rows come in rowid (= id) order: these become the base's ids in id order.
         let rowIDs = PackedIntegerWriter(count: count, maximum: UInt64(largestID - smallestID), in: memory)
         // Pass 1's copy, freed before the postings are allocated.
@@ -72,7 +74,7 @@ struct SearchIndexBuilder {
         let rowStart = rowStartMemory!.bytes.bindMemory(to: UInt32.self)
         var rowBytes: GrowingBytes? = memory.growingBytes(capacity: count * 8)
         let unordered = try connection.statement(
-            "SELECT id, title_terms, author_terms FROM books NOT INDEXED WHERE scope = ?1")
+            "SELECT id, title_terms, author_terms, other_terms FROM books NOT INDEXED WHERE scope = ?1")
         try unordered.bind([.text(scope)])
         var row = 0
         do {
@@ -85,14 +87,21 @@ struct SearchIndexBuilder {
                     throw CatalogDamage("the table's rows are out of id order")
                 }
                 rowIDs[row] = id
-                let title = unordered.bytes(1)
+                let (title, author) = (unordered.bytes(1), unordered.bytes(2))
                 let titleTokens = UInt32(clamping: TokenTable.tokenCount(title))
-                titleCountBytes += VarInt.length(titleTokens)
+                let authorTokens = UInt32(clamping: TokenTable.tokenCount(author))
+                countBytes += VarInt.length(titleTokens) + VarInt.length(authorTokens)
                 rowBytes!.append(titleTokens)
-                for text in [title, unordered.bytes(2)] {
+                rowBytes!.append(authorTokens)
+                for text in [title, author] {
                     TokenTable.forEachToken(text) { token in
                         rowBytes!.append(UInt32(table.count(token)))
                     }
+                }
+                TokenTable.forEachToken(unordered.bytes(3)) { token in
+                    let entry = table.count(token)
+                    if token.count == 1 && token[0] == BookText.fieldSeparatorByte { separatorEntry = entry }
+                    rowBytes!.append(UInt32(entry))
                 }
                 row += 1
                 rowStart[row] = UInt32(rowBytes!.count)
@@ -122,7 +131,7 @@ struct SearchIndexBuilder {
         }
         var codeOfEntry = [UInt32](repeating: 0, count: size)
         var numberOfCode = [UInt32](repeating: 0, count: size)
-        var forwardSize = titleCountBytes
+        var forwardSize = countBytes
         for (code, entry) in byFrequency.enumerated() {
             codeOfEntry[entry] = UInt32(code)
             numberOfCode[code] = numberOfEntry[entry]
@@ -165,6 +174,8 @@ struct SearchIndexBuilder {
                     let end = Int(rowStart[low + 1])
                     let titleTokens = VarInt.read(rows, at: &offset)
                     VarInt.write(titleTokens, to: forward, at: &written)
+                    let authorTokens = VarInt.read(rows, at: &offset)
+                    VarInt.write(authorTokens, to: forward, at: &written)
                     while offset < end {
                         let code = codeOfEntry[Int(VarInt.read(rows, at: &offset))]
                         VarInt.write(code, to: forward, at: &written)
@@ -183,7 +194,8 @@ struct SearchIndexBuilder {
         // Pass 3: postings from the forward index.
         let (postingBytes, postingStart, postingsBefore) = try postings(
             count: count, size: size, bookBytes: bookBytes,
-            bookStart: bookStart.packed, numberOfCode: numberOfCode)
+            bookStart: bookStart.packed, numberOfCode: numberOfCode,
+            separator: separatorEntry.map { numberOfEntry[$0] })
         return SearchIndexBase(
             sequence: sequence, count: count, vocabularyBytes: IndexArray(copying: vocabularyBytes),
             vocabularyStart: IndexArray(copying: vocabularyStart),
@@ -194,10 +206,12 @@ struct SearchIndexBuilder {
             postingsBefore: IndexArray(copying: postingsBefore))
     }
 
-    /// Posting lists by token number: each book once per token, with the token's best place.
+    /// Posting lists by token number: each book once per token, with the token's best place
+    /// (0 first title token, 1 title, 2 author, 3 other fields). The other fields' separator
+    /// (token number `separator`) gets none: it only breaks runs in the forward index.
     private func postings(
         count: Int, size: Int, bookBytes: IndexArray<UInt8>, bookStart: PackedIntegers,
-        numberOfCode: [UInt32]
+        numberOfCode: [UInt32], separator: UInt32?
     ) throws -> (IndexArray<UInt8>, [UInt32], [UInt32]) {
         var sizes = [UInt32](repeating: 0, count: size + 1)
         var entries = [UInt32](repeating: 0, count: size + 1)
@@ -211,16 +225,20 @@ struct SearchIndexBuilder {
                     var offset = Int(bookStart[ordinal])
                     let end = Int(bookStart[ordinal + 1])
                     let titleCount = Int(VarInt.read(bytes, at: &offset))
+                    let authorEnd = titleCount + Int(VarInt.read(bytes, at: &offset))
                     var position = 0
                     while offset < end {
                         let number = numberOfCode[Int(VarInt.read(bytes, at: &offset))]
-                        let place: UInt32 = position == 0 && titleCount > 0 ? 0 : (position < titleCount ? 1 : 2)
+                        let place: UInt32 =
+                            position == 0 && titleCount > 0
+                            ? 0 : position < titleCount ? 1 : position < authorEnd ? 2 : 3
+                        position += 1
+                        if number == separator { continue }
                         if let seen = places.firstIndex(where: { $0.number == number }) {
                             places[seen].place = min(places[seen].place, place)
                         } else {
                             places.append((number, place))
                         }
-                        position += 1
                     }
                     body(ordinal)
                 }

@@ -1,7 +1,8 @@
 import BookCatalog
 
-/// Where the broadest short prefixes occur, stored in the index file beside the postings: three
-/// bitmaps per prefix (in a book at all, in its title, first in its title), as
+/// Where the broadest short prefixes occur, stored in the index file beside the postings: four
+/// bitmaps per prefix (in a book at all, in its title, first in its title, in its title or
+/// author), as
 /// `SearchIndexBase.places(of:)` would read them from the postings. Typing a short word after
 /// other words ("the s", "war an", "history of") otherwise reads its millions of postings at
 /// ten million books (15–45 ms); stored, the bitmaps are copied from the mapped file (their
@@ -16,8 +17,10 @@ struct StoredPrefixes: Sendable {
     /// The stored prefixes, ascending, each as its bytes packed big-endian into the low 24
     /// bits ("an" is 0x616E00): the place of a prefix here is the place of its bitmaps.
     let table: IndexArray<UInt64>
-    /// Per stored prefix, three bitmaps of `(count + 63) / 64` words: anywhere, in title, first.
+    /// Per stored prefix, `bitmapsPerPrefix` bitmaps of `(count + 63) / 64` words: anywhere, in
+    /// title, first, in title or author.
     let bitmaps: IndexArray<UInt64>
+    static let bitmapsPerPrefix = 4
 
     /// An index built in memory stores none: it reads the postings.
     static var none: StoredPrefixes { StoredPrefixes(table: IndexArray(copying: []), bitmaps: IndexArray(copying: [])) }
@@ -51,7 +54,7 @@ struct StoredPrefixes: Sendable {
 
     /// Refuses a table and bitmaps that do not fit a base of `count` books.
     func validate(count: Int) throws(SearchIndexDamage) {
-        let perPrefix = 3 * ((count + 63) / 64)
+        let perPrefix = Self.bitmapsPerPrefix * ((count + 63) / 64)
         try table.verifyAll()
         let ascending = zip(table.dropFirst(), table).allSatisfy { $0 > $1 }
         let wellFormed = table.allSatisfy { code in
@@ -78,11 +81,12 @@ struct StoredPrefixes: Sendable {
         }
         guard low < table.count, table[low] == code else { return nil }
         let wordCount = (count + 63) / 64
-        let start = low * 3 * wordCount
-        guard start + 3 * wordCount <= bitmaps.count else {
+        let perPrefix = Self.bitmapsPerPrefix * wordCount
+        let start = low * perPrefix
+        guard start + perPrefix <= bitmaps.count else {
             throw SearchIndexDamage("a prefix's bitmaps leave the snapshot")
         }
-        try bitmaps.verify(start..<start + 3 * wordCount)
+        try bitmaps.verify(start..<start + perPrefix)
         return bitmaps.withUnsafeBufferPointer { words in
             func bitmap(_ number: Int) -> [UInt64] {
                 var bitmap = Array(
@@ -91,7 +95,8 @@ struct StoredPrefixes: Sendable {
                 if count % 64 != 0 { bitmap[wordCount - 1] &= (1 << UInt64(count % 64)) - 1 }
                 return bitmap
             }
-            return BroadWordPlaces.Places(anywhere: bitmap(0), inTitle: bitmap(1), first: bitmap(2))
+            return BroadWordPlaces.Places(
+                anywhere: bitmap(0), inTitle: bitmap(1), first: bitmap(2), inTitleOrAuthor: bitmap(3))
         }
     }
 }

@@ -27,8 +27,12 @@ struct FollowingBytes {
 
     /// A row's mask: a bit for each byte that follows the anchor in a token beginning with it,
     /// or for each token's first byte.
-    func mask(title: UnsafeBufferPointer<UInt8>, author: UnsafeBufferPointer<UInt8>) -> UInt64 {
-        guard let (_, bytes) = anchor else { return TokenStarts(title: title, author: author).firstByteBits }
+    func mask(
+        title: UnsafeBufferPointer<UInt8>, author: UnsafeBufferPointer<UInt8>, other: UnsafeBufferPointer<UInt8>
+    ) -> UInt64 {
+        guard let (_, bytes) = anchor else {
+            return TokenStarts(title: title, author: author, other: other).firstByteBits
+        }
         var mask: UInt64 = 0
         func add(_ text: UnsafeBufferPointer<UInt8>) {
             TokenTable.forEachToken(text) { token in
@@ -38,6 +42,7 @@ struct FollowingBytes {
         }
         add(title)
         add(author)
+        add(other)
         return mask
     }
 

@@ -1,14 +1,21 @@
 /// Where a book's tokens begin with each ASCII letter or digit as a whole character ("c" begins
-/// "cafe" and "c", not "c̈x"): in the title, first in the title, in the author. That is all a
-/// one-letter query asks of a book, so `BooksCopy` answers the first key of a word, its
-/// broadest query, from these 16 bytes a book, without reading the book's text.
+/// "cafe" and "c", not "c̈x"): in the title, first in the title, in the author, in another
+/// field. That is all a one-letter query asks of a book, so `BooksCopy` answers the first key of
+/// a word, its broadest query, from these 16 bytes a book, without reading the book's text.
+/// Walks of the copy are bound by memory, so the fourth place is packed into the spare bits
+/// rather than growing a book to 24 bytes.
 struct LetterPlaces {
-    /// Bit n for the letter or digit numbered n (`number(of:)`) beginning a title token; bits
-    /// 58–63 hold the first title token's letter number + 1, or 0.
+    /// Bits 0–35: bit n for the letter or digit numbered n (`number(of:)`) beginning a title
+    /// token; bits 36–57: the other fields' letters 0–21; bits 58–63: the first title token's
+    /// letter number + 1, or 0.
     private var title: UInt64 = 0
+    /// Bits 0–35: the author's letters; bits 36–49: the other fields' letters 22–35.
     private var author: UInt64 = 0
 
-    init(title titleTerms: UnsafeBufferPointer<UInt8>, author authorTerms: UnsafeBufferPointer<UInt8>) {
+    init(
+        title titleTerms: UnsafeBufferPointer<UInt8>, author authorTerms: UnsafeBufferPointer<UInt8>,
+        other otherTerms: UnsafeBufferPointer<UInt8>
+    ) {
         var first = true
         TokenTable.forEachToken(titleTerms) { token in
             let letter = Self.letter(beginning: token)
@@ -19,13 +26,28 @@ struct LetterPlaces {
         TokenTable.forEachToken(authorTerms) { token in
             if let letter = Self.letter(beginning: token) { author |= 1 << letter }
         }
+        TokenTable.forEachToken(otherTerms) { token in
+            guard let letter = Self.letter(beginning: token) else { return }
+            if letter < Self.otherLettersInTitleWord {
+                title |= 1 << (36 + letter)
+            } else {
+                author |= 1 << (36 + letter - Self.otherLettersInTitleWord)
+            }
+        }
     }
+
+    /// How many of the other fields' letters the title's word holds; the author's holds the rest.
+    private static let otherLettersInTitleWord = 22
 
     /// `BookRank`'s rank of this book for a query of the one letter numbered `letter`.
     func rank(ofLetter letter: Int) -> Int? {
         if title >> 58 == UInt64(letter + 1) { return 0 }
         if title & 1 << letter != 0 { return 1 }
-        return author & 1 << letter != 0 ? 2 : nil
+        if author & 1 << letter != 0 { return 2 }
+        let inOther =
+            letter < Self.otherLettersInTitleWord
+            ? title & 1 << (36 + letter) : author & 1 << (36 + letter - Self.otherLettersInTitleWord)
+        return inOther != 0 ? 3 : nil
     }
 
     /// 0–25 for a–z, 26–35 for 0–9; nil for any other byte.

@@ -74,8 +74,12 @@ struct QueryWord {
 
     /// False when some token of the word is nowhere in the text as bytes, so it cannot
     /// match: a quick test before the text is cut into tokens.
-    func mayMatch(title: UnsafeBufferPointer<UInt8>, author: UnsafeBufferPointer<UInt8>) -> Bool {
-        func occurs(_ needle: [UInt8]) -> Bool { Self.occurs(needle, in: title) || Self.occurs(needle, in: author) }
+    func mayMatch(
+        title: UnsafeBufferPointer<UInt8>, author: UnsafeBufferPointer<UInt8>, other: UnsafeBufferPointer<UInt8>
+    ) -> Bool {
+        func occurs(_ needle: [UInt8]) -> Bool {
+            Self.occurs(needle, in: title) || Self.occurs(needle, in: author) || Self.occurs(needle, in: other)
+        }
         return occurs(prefixBytes) && exact.allSatisfy(occurs)
     }
 

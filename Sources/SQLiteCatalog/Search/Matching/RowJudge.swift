@@ -39,7 +39,7 @@ struct RowJudge {
         prefixes.bytes = bytes
         prefixes.ascii = words.map(\.asciiPrefix)
         oneLetter = QueryWord.oneLetter(words)
-        ranks = Array(repeating: BestOfRank(wanted: wanted), count: 3)
+        ranks = Array(repeating: BestOfRank(wanted: wanted), count: BookRank.count)
         matched = limit == nil ? nil : ScannedRows(matching: words)
         leading = limit == nil ? nil : LeadingMatches(keepingWholeUpTo: wholeLimit)
         recordingLimit = limit ?? 0
@@ -48,16 +48,16 @@ struct RowJudge {
     /// - Parameter copiedAt: where the row is in `copy`, if it is: a match is recorded by its place.
     mutating func offer(
         id: Int, key: UnsafeBufferPointer<UInt8>, title: UnsafeBufferPointer<UInt8>,
-        author: UnsafeBufferPointer<UInt8>, copiedAt place: BooksCopy.Place? = nil
+        author: UnsafeBufferPointer<UInt8>, other: UnsafeBufferPointer<UInt8>, copiedAt place: BooksCopy.Place? = nil
     ) {
-        guard let rank = rank(title: title, author: author) else { return }
+        guard let rank = rank(title: title, author: author, other: other) else { return }
         let prefix = ByteOrder.prefix(key)
         ranks[rank].offer(id: id, prefix: prefix) { key }
-        leading?.offer(rank: rank, id: id, prefix: prefix, key: { key }, texts: { (title, author) })
+        leading?.offer(rank: rank, id: id, prefix: prefix, key: { key }, texts: { (title, author, other) })
         if let place {
-            recordCopied(at: place, rank: rank, keyPrefix: prefix) { (title, author) }
+            recordCopied(at: place, rank: rank, keyPrefix: prefix) { (title, author, other) }
         } else {
-            matched?.append(id: id, key: key, title: title, author: author)
+            matched?.append(id: id, key: key, title: title, author: author, other: other)
             dropRecordingOverLimit()
         }
     }
@@ -70,23 +70,30 @@ struct RowJudge {
     ) {
         ranks[rank].offer(id: id, prefix: keyPrefix) { texts().key }
         leading?.offer(
-            rank: rank, id: id, prefix: keyPrefix, key: { texts().key }, texts: { (texts().title, texts().author) })
+            rank: rank, id: id, prefix: keyPrefix, key: { texts().key },
+            texts: {
+                let (_, title, author, other) = texts()
+                return (title, author, other)
+            })
         recordCopied(at: place, rank: rank, keyPrefix: keyPrefix) {
-            let (_, title, author) = texts()
-            return (title, author)
+            let (_, title, author, other) = texts()
+            return (title, author, other)
         }
     }
 
     /// `texts`: the row's terms, read for its mask (`FollowingBytes`) while rows are recorded.
     private mutating func recordCopied(
         at place: BooksCopy.Place, rank: Int, keyPrefix: UInt64,
-        texts: () -> (title: UnsafeBufferPointer<UInt8>, author: UnsafeBufferPointer<UInt8>)
+        texts: () -> (
+            title: UnsafeBufferPointer<UInt8>, author: UnsafeBufferPointer<UInt8>, other: UnsafeBufferPointer<UInt8>
+        )
     ) {
         guard let copy else { preconditionFailure("a place with no copy") }
         guard let following = matched?.following else { return }
-        let (title, author) = texts()
+        let (title, author, other) = texts()
         matched?.append(
-            in: copy, at: place, mask: following.mask(title: title, author: author), rank: rank, keyPrefix: keyPrefix)
+            in: copy, at: place, mask: following.mask(title: title, author: author, other: other), rank: rank,
+            keyPrefix: keyPrefix)
         dropRecordingOverLimit()
     }
 
@@ -101,26 +108,29 @@ struct RowJudge {
         leading = nil
     }
 
-    /// The query's rank of a book with these title and author terms (`BookRank`), or nil when it does not match.
-    mutating func rank(title: UnsafeBufferPointer<UInt8>, author: UnsafeBufferPointer<UInt8>) -> Int? {
+    /// The query's rank of a book with these title, author and other terms (`BookRank`), or nil
+    /// when it does not match.
+    mutating func rank(
+        title: UnsafeBufferPointer<UInt8>, author: UnsafeBufferPointer<UInt8>, other: UnsafeBufferPointer<UInt8>
+    ) -> Int? {
         if singleTokenWords {
             // Straight on the bytes, with no token list and no copy of a word (which would
             // retain its arrays): the usual query, judged millions of times.
             return prefixes.bytes.withUnsafeBufferPointer { bytes in
                 prefixes.ranges.withUnsafeBufferPointer { ranges in
                     prefixes.ascii.withUnsafeBufferPointer { ascii in
-                        BookRank.rank(words: ranges.count) { word, inTitle in
+                        BookRank.rank(words: ranges.count) { word, field in
                             QueryWord.firstPlace(
                                 of: UnsafeBufferPointer(rebasing: bytes[ranges[word]]), asciiPrefix: ascii[word],
-                                in: inTitle ? title : author
+                                in: field == .title ? title : field == .author ? author : other
                             ) { words[word].isCharacterPrefix(of: $0) }
                         }
                     }
                 }
             }
         }
-        guard words.allSatisfy({ $0.mayMatch(title: title, author: author) }) else { return nil }
-        tokens.read(title: title, author: author)
+        guard words.allSatisfy({ $0.mayMatch(title: title, author: author, other: other) }) else { return nil }
+        tokens.read(title: title, author: author, other: other)
         return tokens.rank(words)
     }
 
@@ -134,23 +144,29 @@ struct RowJudge {
     }
 }
 
-/// One row's title and author tokens (views into the statement's current row), for the words
-/// of several tokens, which `RowJudge` cannot judge straight on the bytes.
+/// One row's title, author and other tokens (views into the statement's current row; the other
+/// fields' separators included), for the words of several tokens, which `RowJudge` cannot judge
+/// straight on the bytes.
 struct RowTokens {
     var all: [UnsafeBufferPointer<UInt8>] = []
     var titleCount = 0
+    var authorCount = 0
 
-    mutating func read(title: UnsafeBufferPointer<UInt8>, author: UnsafeBufferPointer<UInt8>) {
+    mutating func read(
+        title: UnsafeBufferPointer<UInt8>, author: UnsafeBufferPointer<UInt8>, other: UnsafeBufferPointer<UInt8>
+    ) {
         all.removeAll(keepingCapacity: true)
         TokenTable.forEachToken(title) { all.append($0) }
         titleCount = all.count
         TokenTable.forEachToken(author) { all.append($0) }
+        authorCount = all.count - titleCount
+        TokenTable.forEachToken(other) { all.append($0) }
     }
 
     /// The rank `SearchTerms.rank` gives, or nil when some word matches nowhere.
     func rank(_ words: [QueryWord]) -> Int? {
         BookRank.rank(
-            words: words.count, titleCount: titleCount, tokenCount: all.count,
+            words: words.count, titleCount: titleCount, authorCount: authorCount, tokenCount: all.count,
             length: { words[$0].exact.count + 1 },
             matches: { words[$0].matches(all[$1..<$1 + words[$0].exact.count + 1]) })
     }

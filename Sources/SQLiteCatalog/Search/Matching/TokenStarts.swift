@@ -17,10 +17,13 @@ struct TokenStarts: Sendable {
     private var firstPairs: UInt64 = 0
     private var firstTriples: UInt64 = 0
 
-    /// The masks of a book's title and author terms (tokens joined by spaces).
-    init(title: UnsafeBufferPointer<UInt8>, author: UnsafeBufferPointer<UInt8>) {
+    /// The masks of a book's title, author and other terms (tokens joined by spaces). The other
+    /// fields' separator only sets the bit of its byte, which lets a few more books through and
+    /// rules none out.
+    init(title: UnsafeBufferPointer<UInt8>, author: UnsafeBufferPointer<UInt8>, other: UnsafeBufferPointer<UInt8>) {
         add(title)
         add(author)
+        add(other)
     }
 
     private mutating func add(_ text: UnsafeBufferPointer<UInt8>) {

@@ -70,59 +70,63 @@ final class SearchIndex {
         let starts: TokenStarts
         /// A one-letter query's whole answer for this book (`LetterPlaces`).
         let letters: LetterPlaces
-        /// The title key, title terms and author terms, one after another: one allocation a
-        /// book, not three (a bridge may hold hundreds of thousands of books).
+        /// The title key, title terms, author terms and other terms, one after another: one
+        /// allocation a book, not four (a bridge may hold hundreds of thousands of books).
         private let texts: [UInt8]
         private let keyEnd: UInt32
         private let titleEnd: UInt32
+        private let authorEnd: UInt32
 
         init(
             id: Int, key: UnsafeBufferPointer<UInt8>, titleTerms: UnsafeBufferPointer<UInt8>,
-            authorTerms: UnsafeBufferPointer<UInt8>
+            authorTerms: UnsafeBufferPointer<UInt8>, otherTerms: UnsafeBufferPointer<UInt8>
         ) {
             self.id = id
             keyPrefix = ByteOrder.prefix(key)
-            starts = TokenStarts(title: titleTerms, author: authorTerms)
-            letters = LetterPlaces(title: titleTerms, author: authorTerms)
+            starts = TokenStarts(title: titleTerms, author: authorTerms, other: otherTerms)
+            letters = LetterPlaces(title: titleTerms, author: authorTerms, other: otherTerms)
             var texts: [UInt8] = []
-            texts.reserveCapacity(key.count + titleTerms.count + authorTerms.count)
+            texts.reserveCapacity(key.count + titleTerms.count + authorTerms.count + otherTerms.count)
             texts += key
             texts += titleTerms
             texts += authorTerms
+            texts += otherTerms
             self.texts = texts
             keyEnd = UInt32(key.count)
             titleEnd = UInt32(key.count + titleTerms.count)
+            authorEnd = UInt32(key.count + titleTerms.count + authorTerms.count)
         }
 
-        /// The title key, title terms and author terms.
+        /// The title key, title terms, author terms and other terms.
         func withTexts<Result>(
             _ body: (
                 _ key: UnsafeBufferPointer<UInt8>, _ title: UnsafeBufferPointer<UInt8>,
-                _ author: UnsafeBufferPointer<UInt8>
+                _ author: UnsafeBufferPointer<UInt8>, _ other: UnsafeBufferPointer<UInt8>
             ) throws -> Result
         ) rethrows -> Result {
             try texts.withUnsafeBufferPointer { all in
                 try body(
                     UnsafeBufferPointer(rebasing: all[..<Int(keyEnd)]),
                     UnsafeBufferPointer(rebasing: all[Int(keyEnd)..<Int(titleEnd)]),
-                    UnsafeBufferPointer(rebasing: all[Int(titleEnd)...]))
+                    UnsafeBufferPointer(rebasing: all[Int(titleEnd)..<Int(authorEnd)]),
+                    UnsafeBufferPointer(rebasing: all[Int(authorEnd)...]))
             }
         }
 
         /// Whether the title key sorts before `bound`.
         func keyPrecedes(_ bound: [UInt8]) -> Bool {
-            withTexts { key, _, _ in bound.withUnsafeBufferPointer { ByteOrder.compare(key, $0) < 0 } }
+            withTexts { key, _, _, _ in bound.withUnsafeBufferPointer { ByteOrder.compare(key, $0) < 0 } }
         }
 
         /// Result order among books of one rank: title key bytes, then id.
         func sortsBefore(key otherKey: UnsafeBufferPointer<UInt8>, id otherID: Int) -> Bool {
-            withTexts { key, _, _ in ByteOrder.precedes(key, id, otherKey, otherID) }
+            withTexts { key, _, _, _ in ByteOrder.precedes(key, id, otherKey, otherID) }
         }
 
         func sortsBefore(_ other: OverlayBook) -> Bool {
             keyPrefix != other.keyPrefix
                 ? keyPrefix < other.keyPrefix
-                : other.withTexts { key, _, _ in sortsBefore(key: key, id: other.id) }
+                : other.withTexts { key, _, _, _ in sortsBefore(key: key, id: other.id) }
         }
     }
 
@@ -184,10 +188,15 @@ final class SearchIndex {
         // `+scope` keeps SQLite from using the scope index, which would read the whole scope;
         // the change_seq index reads only the changed rows, once: at most one past the room.
         let rows = try connection.query(
-            "SELECT id, title_key, title_terms, author_terms FROM books WHERE change_seq > ?1 AND +scope = ?2 LIMIT ?3",
+            """
+            SELECT id, title_key, title_terms, author_terms, other_terms FROM books
+            WHERE change_seq > ?1 AND +scope = ?2 LIMIT ?3
+            """,
             [.int(since), .text(scope), .int(room + 1)]
         ) { row in
-            OverlayBook(id: row.int(0), key: row.bytes(1), titleTerms: row.bytes(2), authorTerms: row.bytes(3))
+            OverlayBook(
+                id: row.int(0), key: row.bytes(1), titleTerms: row.bytes(2), authorTerms: row.bytes(3),
+                otherTerms: row.bytes(4))
         }
         guard rows.count <= room else { return nil }
         let ids = rows.map(\.id).sorted()
@@ -264,7 +273,7 @@ final class SearchIndex {
         guard !terms.hasNoSearchableWords else { return ([], 0) }
         let wanted = offset + limit
         var matches = SearchIndexBase.Matches(cap: wanted, countLimit: Self.countLimit(offset: offset, limit: limit))
-        var overlayMatches: [[Int32]] = [[], [], []]
+        var overlayMatches: [[Int32]] = Array(repeating: [], count: BookRank.count)
         if terms.isEmpty {
             collectAll(into: &matches)
             overlayMatches[0] = Array(0..<Int32(ordered.count))
@@ -294,14 +303,16 @@ final class SearchIndex {
                 matches.counts.reduce(0, +) >= Self.countLimit(offset: offset, limit: limit),
                 let ranges = try keyRangesHoldingThePage(words, matches, wanted: wanted, titleKey: titleKey)
             {
-                overlayMatches = [firstRankInOverlay(words, keyRanges: ranges), [], []]
+                overlayMatches =
+                    [firstRankInOverlay(words, keyRanges: ranges)]
+                    + Array(repeating: [], count: BookRank.count - 1)
             } else {
                 overlayMatches = matchesInOverlay(words)
             }
         }
         var result: [Int] = []
         var position = 0
-        for rank in 0..<3 where position < wanted {
+        for rank in 0..<BookRank.count where position < wanted {
             let rankEnd = position + matches.counts[rank] + overlayMatches[rank].count
             if rankEnd <= offset { position = rankEnd; continue }
             var merge = RankMerge(
@@ -329,7 +340,7 @@ final class SearchIndex {
         let earlier = recentOverlayMatches.filter { QueryWord.narrows(words, $0.words) }.min {
             $0.places.count < $1.places.count
         }
-        var matches: [[Int32]] = [[], [], []]
+        var matches: [[Int32]] = Array(repeating: [], count: BookRank.count)
         // All of them in `ordered`'s order, what the next query narrows: a book may rank lower
         // in it, and its place must stay in result order among those of its new rank.
         var places: [Int32] = []
@@ -343,7 +354,9 @@ final class SearchIndex {
                     // The first key of every word, and the broadest query: no book's text is read.
                     rank = books[Int(place)].letters.rank(ofLetter: oneLetter)
                 } else if books[Int(place)].starts.admits(required) {
-                    rank = books[Int(place)].withTexts { _, title, author in judge.rank(title: title, author: author) }
+                    rank = books[Int(place)].withTexts { _, title, author, other in
+                        judge.rank(title: title, author: author, other: other)
+                    }
                 } else {
                     rank = nil
                 }
@@ -407,7 +420,9 @@ final class SearchIndex {
                 var place = low
                 while place < books.count, books[place].keyPrecedes(upTo) {
                     if books[place].starts.admits(required),
-                        books[place].withTexts({ _, title, author in judge.rank(title: title, author: author) }) == 0
+                        books[place].withTexts({ _, title, author, other in
+                            judge.rank(title: title, author: author, other: other)
+                        }) == 0
                     {
                         places.append(Int32(place))
                     }

@@ -30,8 +30,10 @@ enum SearchIndexSnapshot {
     /// the BLOB parts in the catalog (still ignored and deleted when a new snapshot is saved);
     /// format 3 added the ids in id order, format 4 the broad letters' bitmaps, format 5 the
     /// four-lane `checksum`, format 6 the bitmaps of broad prefixes of up to three characters
-    /// (`StoredPrefixes`), format 7 the terms with letters like "ø" and "æ" transliterated.
-    static let format = 7
+    /// (`StoredPrefixes`), format 7 the terms with letters like "ø" and "æ" transliterated,
+    /// format 8 the series, publisher and tags (the author's token count in the forward index,
+    /// place 3 in the postings, a fourth bitmap per stored prefix).
+    static let format = 8
     static let magic: UInt64 = 0x3158_4449_4853_4B42  // "BKSHIDX1"
 
     enum Part: Int, CaseIterable {
@@ -219,10 +221,12 @@ enum SearchIndexSnapshot {
         let bitmapBytes = (base.count + 63) / 64 * 8
         return held.map(PartSource.bytes) + [
             .produced(length: table.count * 8) { emit in try table.withUnsafeBytes(emit) },
-            .produced(length: chosen.count * 3 * bitmapBytes) { emit in
+            .produced(length: chosen.count * StoredPrefixes.bitmapsPerPrefix * bitmapBytes) { emit in
                 for entry in chosen {
                     let places = try base.placesFromPostings(of: entry.word)
-                    for bitmap in [places.anywhere, places.inTitle, places.first] { try bitmap.withUnsafeBytes(emit) }
+                    for bitmap in [places.anywhere, places.inTitle, places.first, places.inTitleOrAuthor] {
+                        try bitmap.withUnsafeBytes(emit)
+                    }
                 }
             },
         ]

@@ -1,7 +1,7 @@
 import CSQLite
 
 /// Every row of a scope as whole-table scans read them (id, title key, title terms, author
-/// terms), kept in a scratch file beside the catalog while the search index is built: a query
+/// terms, other terms), kept in a scratch file beside the catalog while the search index is built: a query
 /// that narrows no kept scan (`RecentScans`), a new first letter above all, is judged on these
 /// rows and the rows changed since, instead of reading the books table again. Its pages are the
 /// page cache's, as the build's scratch files are, not the process's own memory.
@@ -66,9 +66,10 @@ final class BooksCopy {
     /// copy cannot take it (its files cannot grow, the copy passed 4 GiB) and must be given up.
     func append(
         id: Int, key: UnsafeBufferPointer<UInt8>, title: UnsafeBufferPointer<UInt8>,
-        author: UnsafeBufferPointer<UInt8>
+        author: UnsafeBufferPointer<UInt8>, other: UnsafeBufferPointer<UInt8>
     ) -> Place? {
-        guard id > lastID ?? Int.min, bytes.count + 15 + key.count + title.count + author.count < Int(UInt32.max)
+        guard id > lastID ?? Int.min,
+            bytes.count + 20 + key.count + title.count + author.count + other.count < Int(UInt32.max)
         else { return nil }
         let place = Place(offset: UInt32(bytes.count), row: UInt32(count))
         // A key that is the title terms over again (most are) is written as a 0.
@@ -82,8 +83,12 @@ final class BooksCopy {
         bytes.append(contentsOf: title)
         bytes.append(UInt32(author.count))
         bytes.append(contentsOf: author)
-        starts.append(TokenStarts(title: title, author: author))
-        letters.append(Letters(places: LetterPlaces(title: title, author: author), keyPrefix: ByteOrder.prefix(key)))
+        bytes.append(UInt32(other.count))
+        bytes.append(contentsOf: other)
+        starts.append(TokenStarts(title: title, author: author, other: other))
+        letters.append(
+            Letters(
+                places: LetterPlaces(title: title, author: author, other: other), keyPrefix: ByteOrder.prefix(key)))
         whereabouts.append(Whereabouts(id: id, offset: place.offset))
         lastID = id
         count += 1
@@ -97,7 +102,7 @@ final class BooksCopy {
         admitting required: TokenStarts,
         _ body: (
             _ id: Int, _ place: Place, _ key: UnsafeBufferPointer<UInt8>, _ title: UnsafeBufferPointer<UInt8>,
-            _ author: UnsafeBufferPointer<UInt8>
+            _ author: UnsafeBufferPointer<UInt8>, _ other: UnsafeBufferPointer<UInt8>
         ) throws -> Void
     ) throws {
         try withColumns { starts, whereabouts, all in
@@ -105,8 +110,8 @@ final class BooksCopy {
                 try Self.stopIfCancelled(row)
                 guard starts[row].admits(required) else { continue }
                 let (id, place) = Self.place(ofRow: row, whereabouts)
-                let (key, title, author) = Self.texts(all, at: place)
-                try body(id, place, key, title, author)
+                let (key, title, author, other) = Self.texts(all, at: place)
+                try body(id, place, key, title, author, other)
             }
         }
     }
@@ -185,7 +190,8 @@ final class BooksCopy {
     }
 
     typealias Texts = (
-        key: UnsafeBufferPointer<UInt8>, title: UnsafeBufferPointer<UInt8>, author: UnsafeBufferPointer<UInt8>
+        key: UnsafeBufferPointer<UInt8>, title: UnsafeBufferPointer<UInt8>, author: UnsafeBufferPointer<UInt8>,
+        other: UnsafeBufferPointer<UInt8>
     )
 
     /// The token starts and whereabouts columns, and the rows' bytes, read in place for as long as `body` runs.
@@ -207,7 +213,7 @@ final class BooksCopy {
         try bytes.withUnsafeBufferPointer { all in try body { Self.texts(all, at: $0) } }
     }
 
-    /// A row's key, title terms and author terms: its bytes.
+    /// A row's key, title terms, author terms and other terms: its bytes, each run after its length.
     private static func texts(_ all: UnsafeBufferPointer<UInt8>, at place: Place) -> Texts {
         var offset = Int(place.offset)
         func run(_ length: Int) -> UnsafeBufferPointer<UInt8> {
@@ -218,7 +224,8 @@ final class BooksCopy {
         let key = keyLength == 0 ? nil : run(keyLength - 1)
         let title = run(Int(VarInt.read(all, at: &offset)))
         let author = run(Int(VarInt.read(all, at: &offset)))
-        return (key ?? title, title, author)
+        let other = run(Int(VarInt.read(all, at: &offset)))
+        return (key ?? title, title, author, other)
     }
 }
 

@@ -67,13 +67,13 @@ struct BooksTableSearch {
         if let (scan, changed) = earlier {
             let changedIDs = Set(changed.ids)
             judge.copy = scan.rows.copy
-            try scan.rows.forEach(mayMatch: words) { id, key, title, author, place in
+            try scan.rows.forEach(mayMatch: words) { id, key, title, author, other, place in
                 if changedIDs.isEmpty || !changedIDs.contains(id) {
-                    judge.offer(id: id, key: key, title: title, author: author, copiedAt: place)
+                    judge.offer(id: id, key: key, title: title, author: author, other: other, copiedAt: place)
                 }
             }
-            try changed.forEach { id, key, title, author, _ in
-                judge.offer(id: id, key: key, title: title, author: author)
+            try changed.forEach { id, key, title, author, other, _ in
+                judge.offer(id: id, key: key, title: title, author: author, other: other)
             }
             source = .earlierScan
         } else if let copied = try copiedRows(into: &judge, scans: scans, sequence: sequence) {
@@ -161,39 +161,42 @@ struct BooksTableSearch {
                 }
             }
         } else {
-            try copy.forEach(admitting: TokenStarts(requiredByAll: judge.words)) { id, place, key, title, author in
+            try copy.forEach(admitting: TokenStarts(requiredByAll: judge.words)) {
+                id, place, key, title, author, other in
                 if changedIDs.isEmpty || !changedIDs.contains(id) {
-                    judge.offer(id: id, key: key, title: title, author: author, copiedAt: place)
+                    judge.offer(id: id, key: key, title: title, author: author, other: other, copiedAt: place)
                 }
             }
         }
         // Of the rest, those the copy holds are judged now; a whole copy holds every row (added
         // ones too, though not in it), an unfinished one reads those after it from the table.
         let copiedUpTo = copy.isComplete ? Int.max : copy.lastID ?? Int.min
-        try changed.forEach { id, key, title, author, _ in
-            if id <= copiedUpTo { judge.offer(id: id, key: key, title: title, author: author) }
+        try changed.forEach { id, key, title, author, other, _ in
+            if id <= copiedUpTo { judge.offer(id: id, key: key, title: title, author: author, other: other) }
         }
         if copy.isComplete { return .booksCopy }
         // The rest of the table, in id order, copied as it is read: a scan cancelled by the
         // next key leaves what it read for the next one.
         try connection.cancellable {
             let statement = try connection.statement(
-                "SELECT id, title_key, title_terms, author_terms FROM books NOT INDEXED WHERE scope = ?1 AND id > ?2 ORDER BY id"
-            )
+                """
+                SELECT id, title_key, title_terms, author_terms, other_terms FROM books NOT INDEXED
+                WHERE scope = ?1 AND id > ?2 ORDER BY id
+                """)
             try statement.bind([.text(scope), .int(copiedUpTo)])
             defer { statement.reset() }
             var copying = true
             while try statement.step() {
-                let (id, key, title, author) = (
-                    statement.int(0), statement.bytes(1), statement.bytes(2), statement.bytes(3)
+                let (id, key, title, author, other) = (
+                    statement.int(0), statement.bytes(1), statement.bytes(2), statement.bytes(3), statement.bytes(4)
                 )
-                let place = copying ? copy.append(id: id, key: key, title: title, author: author) : nil
+                let place = copying ? copy.append(id: id, key: key, title: title, author: author, other: other) : nil
                 if copying && place == nil {
                     // The disk is full: search on without a copy.
                     scans.copy = nil
                     copying = false
                 }
-                judge.offer(id: id, key: key, title: title, author: author, copiedAt: place)
+                judge.offer(id: id, key: key, title: title, author: author, other: other, copiedAt: place)
             }
             if copying { copy.complete() }
         }
@@ -209,29 +212,36 @@ struct BooksTableSearch {
     /// The scope's rows changed since `sequence`, or nil when there are too many.
     private func changedRows(since sequence: Int) throws -> ScannedRows? {
         let statement = try connection.statement(
-            "SELECT id, title_key, title_terms, author_terms FROM books WHERE change_seq > ?1 AND +scope = ?2 LIMIT ?3")
+            """
+            SELECT id, title_key, title_terms, author_terms, other_terms FROM books
+            WHERE change_seq > ?1 AND +scope = ?2 LIMIT ?3
+            """)
         try statement.bind([.int(sequence), .text(scope), .int(SearchTuning.keptScanChangedRows + 1)])
         defer { statement.reset() }
         var rows = ScannedRows()
         while try statement.step() {
             guard rows.count < SearchTuning.keptScanChangedRows else { return nil }
             rows.append(
-                id: statement.int(0), key: statement.bytes(1), title: statement.bytes(2), author: statement.bytes(3))
+                id: statement.int(0), key: statement.bytes(1), title: statement.bytes(2), author: statement.bytes(3),
+                other: statement.bytes(4))
         }
         return rows
     }
 
     /// Reads the table in file order, narrowed in SQL to the rows holding each word's longest token.
     private func scanTable(_ words: [QueryWord], into judge: inout RowJudge) throws {
-        let filters = words.indices.map { "(instr(title_terms, ?\($0 + 2)) OR instr(author_terms, ?\($0 + 2)))" }
+        let filters = words.indices.map {
+            "(instr(title_terms, ?\($0 + 2)) OR instr(author_terms, ?\($0 + 2)) OR instr(other_terms, ?\($0 + 2)))"
+        }
         let statement = try connection.statement(
-            "SELECT id, title_key, title_terms, author_terms FROM books NOT INDEXED WHERE scope = ?1 AND "
+            "SELECT id, title_key, title_terms, author_terms, other_terms FROM books NOT INDEXED WHERE scope = ?1 AND "
                 + filters.joined(separator: " AND "))
         try statement.bind([.text(scope)] + words.map { .text(String(decoding: $0.longestToken, as: UTF8.self)) })
         defer { statement.reset() }
         while try statement.step() {
             judge.offer(
-                id: statement.int(0), key: statement.bytes(1), title: statement.bytes(2), author: statement.bytes(3))
+                id: statement.int(0), key: statement.bytes(1), title: statement.bytes(2), author: statement.bytes(3),
+                other: statement.bytes(4))
         }
     }
 }

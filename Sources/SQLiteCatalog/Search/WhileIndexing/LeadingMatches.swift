@@ -16,7 +16,7 @@
 /// titled "War", by different authors) are kept four at a time: the rest of such a group
 /// follows its last kept row, and the group's title alone says whether a narrower query
 /// matches them all in their titles (then their places are unknown, and the page is not taken
-/// from here) or at most by author, at the last rank, after the group's kept rows. So "war a"
+/// from here) or at most by author or another field, at rank 2 or 3, after the group's kept rows. So "war a"
 /// after "war" looks past the books titled "War" alone to "War and Peace". Books matched by
 /// author are all kept: whether the rest of a group would match a narrower query again
 /// depends on their authors, and an author's books are what such queries narrow to.
@@ -47,6 +47,7 @@ struct LeadingMatches {
         let keyStart: UInt32
         let titleStart: UInt32
         let authorStart: UInt32
+        let otherStart: UInt32
         let end: UInt32
         let rank: UInt8
         /// The key is the title terms over again (most are): not kept twice.
@@ -68,7 +69,9 @@ struct LeadingMatches {
     /// Offers a match; its texts are read only when it may be among the first.
     mutating func offer(
         rank: Int, id: Int, prefix: UInt64, key: () -> UnsafeBufferPointer<UInt8>,
-        texts: () -> (title: UnsafeBufferPointer<UInt8>, author: UnsafeBufferPointer<UInt8>)
+        texts: () -> (
+            title: UnsafeBufferPointer<UInt8>, author: UnsafeBufferPointer<UInt8>, other: UnsafeBufferPointer<UInt8>
+        )
     ) {
         if let worst {
             if (rank, prefix) > (Int(worst.rank), worst.keyPrefix) { return }
@@ -80,14 +83,15 @@ struct LeadingMatches {
                 return
             }
         }
-        let (title, author) = texts()
-        append(rank: rank, id: id, keyPrefix: prefix, key: key(), title: title, author: author)
+        let (title, author, other) = texts()
+        append(rank: rank, id: id, keyPrefix: prefix, key: key(), title: title, author: author, other: other)
         if kept.count >= max(2 * SearchTuning.leadingMatches, wholeLimit + 1) { trim() }
     }
 
     private mutating func append(
         rank: Int, id: Int, keyPrefix: UInt64, key: UnsafeBufferPointer<UInt8>,
-        title: UnsafeBufferPointer<UInt8>, author: UnsafeBufferPointer<UInt8>, groupContinues: Bool = false
+        title: UnsafeBufferPointer<UInt8>, author: UnsafeBufferPointer<UInt8>, other: UnsafeBufferPointer<UInt8>,
+        groupContinues: Bool = false
     ) {
         let keyIsTitle = ByteOrder.compare(key, title) == 0
         let keyStart = UInt32(texts.count)
@@ -96,10 +100,13 @@ struct LeadingMatches {
         texts.append(contentsOf: title)
         let authorStart = UInt32(texts.count)
         texts.append(contentsOf: author)
+        let otherStart = UInt32(texts.count)
+        texts.append(contentsOf: other)
         kept.append(
             Row(
                 id: id, keyPrefix: keyPrefix, keyStart: keyStart, titleStart: titleStart, authorStart: authorStart,
-                end: UInt32(texts.count), rank: UInt8(rank), keyIsTitle: keyIsTitle, groupContinues: groupContinues))
+                otherStart: otherStart, end: UInt32(texts.count), rank: UInt8(rank), keyIsTitle: keyIsTitle,
+                groupContinues: groupContinues))
     }
 
     /// The matches offered, in result order: all of them when they were at most `wholeLimit`,
@@ -125,7 +132,7 @@ struct LeadingMatches {
                     first.append(
                         rank: Int(row.rank), id: row.id, keyPrefix: row.keyPrefix, key: Self.key(of: row, in: all),
                         title: Self.title(of: row, in: all), author: Self.author(of: row, in: all),
-                        groupContinues: row.groupContinues)
+                        other: Self.other(of: row, in: all), groupContinues: row.groupContinues)
                 }
             }
             return FirstMatches(texts: first.texts, rows: first.kept, isWhole: false)
@@ -163,7 +170,11 @@ struct LeadingMatches {
     }
 
     fileprivate static func author(of row: Row, in all: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
-        UnsafeBufferPointer(rebasing: all[Int(row.authorStart)..<Int(row.end)])
+        UnsafeBufferPointer(rebasing: all[Int(row.authorStart)..<Int(row.otherStart)])
+    }
+
+    fileprivate static func other(of row: Row, in all: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(rebasing: all[Int(row.otherStart)..<Int(row.end)])
     }
 
     /// The page of a query that narrows the query `leading` are the first matches of, judged
@@ -184,9 +195,11 @@ struct LeadingMatches {
             unsure.insert(place, at: unsure.partitioningIndex { !$0.precedes(place) })
         }
         var changedIDs = Set<Int>()
-        try changed.forEach { id, key, title, author, _ in
+        try changed.forEach { id, key, title, author, other, _ in
             changedIDs.insert(id)
-            if let rank = judge.rank(title: title, author: author) { see(Place(rank: rank, key: Array(key), id: id)) }
+            if let rank = judge.rank(title: title, author: author, other: other) {
+                see(Place(rank: rank, key: Array(key), id: id))
+            }
         }
         return leading.texts.withUnsafeBufferPointer { all in
             /// The places the rest of the groups passed so far can take are after this one.
@@ -195,16 +208,17 @@ struct LeadingMatches {
                 let key = Self.key(of: row, in: all)
                 let title = Self.title(of: row, in: all)
                 if !changedIDs.contains(row.id),
-                    let rank = judge.rank(title: title, author: Self.author(of: row, in: all))
+                    let rank = judge.rank(
+                        title: title, author: Self.author(of: row, in: all), other: Self.other(of: row, in: all))
                 {
                     see(Place(rank: rank, key: Array(key), id: row.id))
                 }
                 if row.groupContinues {
                     // The group's other books have this title: matched in it, their places are not
-                    // known; otherwise they come at the last rank, after this book's id.
-                    guard judge.rank(title: title, author: UnsafeBufferPointer(start: nil, count: 0)) == nil else {
-                        return nil
-                    }
+                    // known; otherwise they come at most by author or another field, at rank 2 or
+                    // 3, after this book's id: the ceiling at rank 2 is below both.
+                    let none = UnsafeBufferPointer<UInt8>(start: nil, count: 0)
+                    guard judge.rank(title: title, author: none, other: none) == nil else { return nil }
                     let after = Place(rank: 2, key: Array(key), id: row.id)
                     if ceiling.map(after.precedes) ?? true { ceiling = after }
                 }

@@ -24,8 +24,8 @@ struct MatchOrder {
     /// reading them where they lie in the copy.
     private(set) var rows: [UInt32] = []
     private var masks: [UInt64] = []
-    /// Where in `rows` the second and the last rank begin.
-    private var rankStarts = (second: 0, last: 0)
+    /// Where in `rows` ranks 1, 2 and 3 begin.
+    private var rankStarts: [Int] = []
     private(set) var isSorted = false
 
     var byteCount: Int {
@@ -64,8 +64,7 @@ struct MatchOrder {
         }
         rows = entries.map(\.row)
         masks = rows.map { mask(Int($0)) }
-        rankStarts.second = entries.partitioningIndex { $0.rank >= 1 }
-        rankStarts.last = entries.partitioningIndex { $0.rank >= 2 }
+        rankStarts = (1...3).map { rank in entries.partitioningIndex { $0.rank >= rank } }
         ranks = []
         keyPrefixes = []
         isSorted = true
@@ -73,7 +72,7 @@ struct MatchOrder {
 
     /// The rank of the match at `position` in `rows`.
     func rank(at position: Int) -> Int {
-        position < rankStarts.second ? 0 : position < rankStarts.last ? 1 : 2
+        rankStarts.partitioningIndex { $0 > position }
     }
 
     /// The positions in `rows` within `stretch`, in order, of the matches whose masks have `required`.
@@ -98,15 +97,15 @@ struct MatchOrder {
         var unsure = PlaceHeap()
         var placed: [LeadingMatches.Place] = []
         var changedIDs = Set<Int>()
-        try changed.forEach { id, key, title, author, _ in
+        try changed.forEach { id, key, title, author, other, _ in
             changedIDs.insert(id)
-            if let rank = judge.rank(title: title, author: author) {
+            if let rank = judge.rank(title: title, author: author, other: other) {
                 unsure.insert(LeadingMatches.Place(rank: rank, key: Array(key), id: id))
             }
         }
         var complete = true
-        try rows.forEachInOrder(mayMatch: judge.words) { rowRank, id, key, title, author in
-            if !changedIDs.contains(id), let rank = judge.rank(title: title, author: author) {
+        try rows.forEachInOrder(mayMatch: judge.words) { rowRank, id, key, title, author, other in
+            if !changedIDs.contains(id), let rank = judge.rank(title: title, author: author, other: other) {
                 unsure.insert(LeadingMatches.Place(rank: rank, key: Array(key), id: id))
             }
             // Every row still unread comes after this one, and so does its place now.

@@ -77,16 +77,17 @@ final class RecentScans {
     }
 }
 
-/// Rows as a scan read them (id, title key, title terms, author terms): their bytes in one
+/// Rows as a scan read them (id, title key, title terms, author terms, other terms): their bytes in one
 /// buffer, or where they are in the table's copy (`BooksCopy`) when they came from it. A key
 /// that is the title terms over again (most are: a title of plain words) is not kept twice.
 struct ScannedRows {
     private(set) var ids: [Int] = []
     private var bytes: [UInt8] = []
-    /// Per row, where its title key, title terms and author terms end in `bytes`; a key end
+    /// Per row, where its title key, title terms, author terms and other terms end in `bytes`; a key end
     /// with `keyIsTitle` set means the key is the title terms.
     private var ends: [UInt32] = []
     private static let keyIsTitle: UInt32 = 1 << 31
+    private static let endsPerRow = 4
     /// Rows that are in `copy` (their ids are the copy's), where, and each one's mask of the
     /// bytes that follow the scan's last word in its tokens (`following`).
     private(set) var copy: BooksCopy?
@@ -138,7 +139,7 @@ struct ScannedRows {
 
     mutating func append(
         id: Int, key: UnsafeBufferPointer<UInt8>, title: UnsafeBufferPointer<UInt8>,
-        author: UnsafeBufferPointer<UInt8>
+        author: UnsafeBufferPointer<UInt8>, other: UnsafeBufferPointer<UInt8>
     ) {
         let bytesBefore = bytes.count
         ids.append(id)
@@ -152,7 +153,10 @@ struct ScannedRows {
         ends.append(UInt32(bytes.count))
         bytes.append(contentsOf: author)
         ends.append(UInt32(bytes.count))
-        byteCount += bytes.count - bytesBefore + MemoryLayout<Int>.stride + 3 * MemoryLayout<UInt32>.stride
+        bytes.append(contentsOf: other)
+        ends.append(UInt32(bytes.count))
+        byteCount +=
+            bytes.count - bytesBefore + MemoryLayout<Int>.stride + Self.endsPerRow * MemoryLayout<UInt32>.stride
         // Only copied rows are walked in result order.
         dropOrder()
     }
@@ -165,25 +169,28 @@ struct ScannedRows {
         mayMatch words: [QueryWord] = [],
         _ body: (
             _ id: Int, _ key: UnsafeBufferPointer<UInt8>, _ title: UnsafeBufferPointer<UInt8>,
-            _ author: UnsafeBufferPointer<UInt8>, _ place: BooksCopy.Place?
+            _ author: UnsafeBufferPointer<UInt8>, _ other: UnsafeBufferPointer<UInt8>, _ place: BooksCopy.Place?
         ) throws -> Void
     ) throws {
         let mayMatch = FollowingBytes.rows(copiedMasks[...], having: following.required(by: words)).lazy.map(Int.init)
         try copy?.forEach(at: copiedAt, numbered: mayMatch, admitting: TokenStarts(requiredByAll: words)) {
             row, id, texts in
-            try body(id, texts.key, texts.title, texts.author, copiedAt[row])
+            try body(id, texts.key, texts.title, texts.author, texts.other, copiedAt[row])
             return true
         }
         try bytes.withUnsafeBufferPointer { all in
             var start = 0
             for (row, id) in ids.enumerated() {
-                let keyEnd = Int(ends[3 * row] & ~Self.keyIsTitle)
-                let (titleEnd, authorEnd) = (Int(ends[3 * row + 1]), Int(ends[3 * row + 2]))
+                let first = Self.endsPerRow * row
+                let keyEnd = Int(ends[first] & ~Self.keyIsTitle)
+                let (titleEnd, authorEnd, otherEnd) = (Int(ends[first + 1]), Int(ends[first + 2]), Int(ends[first + 3]))
                 let title = UnsafeBufferPointer(rebasing: all[keyEnd..<titleEnd])
                 let key =
-                    ends[3 * row] & Self.keyIsTitle != 0 ? title : UnsafeBufferPointer(rebasing: all[start..<keyEnd])
-                try body(id, key, title, UnsafeBufferPointer(rebasing: all[titleEnd..<authorEnd]), nil)
-                start = authorEnd
+                    ends[first] & Self.keyIsTitle != 0 ? title : UnsafeBufferPointer(rebasing: all[start..<keyEnd])
+                try body(
+                    id, key, title, UnsafeBufferPointer(rebasing: all[titleEnd..<authorEnd]),
+                    UnsafeBufferPointer(rebasing: all[authorEnd..<otherEnd]), nil)
+                start = otherEnd
             }
         }
     }
@@ -194,7 +201,8 @@ struct ScannedRows {
         mayMatch words: [QueryWord],
         _ body: (
             _ rank: Int, _ id: Int, _ key: UnsafeBufferPointer<UInt8>,
-            _ title: UnsafeBufferPointer<UInt8>, _ author: UnsafeBufferPointer<UInt8>
+            _ title: UnsafeBufferPointer<UInt8>, _ author: UnsafeBufferPointer<UInt8>,
+            _ other: UnsafeBufferPointer<UInt8>
         ) throws -> Bool
     ) throws {
         guard let copy, let order else { return }
@@ -209,7 +217,7 @@ struct ScannedRows {
             let positions = order.positions(in: stretch, having: required)
             try copy.forEach(at: places, numbered: positions.lazy.map(Int.init), admitting: starts) {
                 position, id, texts in
-                goesOn = try body(order.rank(at: position), id, texts.key, texts.title, texts.author)
+                goesOn = try body(order.rank(at: position), id, texts.key, texts.title, texts.author, texts.other)
                 return goesOn
             }
             start = stretch.upperBound

@@ -53,7 +53,7 @@ final class TitleOrderPage {
         connection: Connection, scope: String
     ) throws -> Bool {
         let statement = try connection.statement(
-            "SELECT id, title_key, title_terms, author_terms FROM books "
+            "SELECT id, title_key, title_terms, author_terms, other_terms FROM books "
                 + "WHERE scope = ?1 AND title_key >= ?2 AND title_key < ?3 ORDER BY title_key, id")
         var read = 0
         for range in ranges {
@@ -63,8 +63,9 @@ final class TitleOrderPage {
                 read += 1
                 guard read <= SearchTuning.titleOrderRows else { return false }
                 judge.offer(
-                    id: statement.int(0), key: statement.bytes(1), title: statement.bytes(2), author: statement.bytes(3)
-                )
+                    id: statement.int(0), key: statement.bytes(1), title: statement.bytes(2),
+                    author: statement.bytes(3),
+                    other: statement.bytes(4))
             }
             if judge.firstRankCount >= wanted { return true }
         }

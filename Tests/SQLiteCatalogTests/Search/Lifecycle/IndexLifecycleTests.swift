@@ -239,7 +239,7 @@ import Testing
         let remote = try SQLiteCatalog.open(path: path, create: false, beforeIndexBuild: { build.wait() })
             .remote(account: "reader")
         let first = try await remote.answer(SearchQuery(text: "a", limit: 10))
-        let expected = books.filter { terms.matches($0) }.sorted { terms.sortKey($0) < terms.sortKey($1) }
+        let expected = matches(of: terms, in: books)
         #expect(first.page.records == Array(expected.prefix(10)) && first.source == .booksTable)
         #expect(await Self.observed(remote).stage == .distrusted)
         try await expectExact(remote, books, byIndex: false)
@@ -356,7 +356,7 @@ import Testing
     ) async throws {
         for text in sampleQueries where !text.isEmpty {
             let terms = SearchTerms(text)
-            let expected = books.filter { terms.matches($0) }.sorted { terms.sortKey($0) < terms.sortKey($1) }
+            let expected = matches(of: terms, in: books)
             let answer = try await remote.answer(SearchQuery(text: text, limit: 10))
             #expect(
                 answer.page.records == Array(expected.prefix(10)) && answer.page.total == expected.count, "\(text)",

@@ -26,10 +26,7 @@ import Testing
     /// beginning with "f", few are admitted for "日", and every book with "日" is.
     @Test func aCharacterBeyondASCIIIsToldApartFromItsNeighbours() throws {
         func starts(_ title: String) -> TokenStarts {
-            let stored = BookText(title: title, author: "")
-            return Array(stored.titleTerms.utf8).withUnsafeBufferPointer { title in
-                Array(stored.authorTerms.utf8).withUnsafeBufferPointer { TokenStarts(title: title, author: $0) }
-            }
+            withStoredTerms(BookText(title: title, author: "")) { TokenStarts(title: $0, author: $1, other: $2) }
         }
         let required = TokenStarts(requiredBy: QueryWord(["日"]))
         let neighbours = (0x65C0...0x65FF).compactMap(Unicode.Scalar.init).map(String.init).filter { $0 != "日" }
@@ -46,7 +43,7 @@ import Testing
     /// few of those that lack a word's first two or three bytes.
     @Test func theChangedBooksFilterNeverSkipsAMatch() throws {
         var generator = GeneratedBooks(seed: 23)
-        let books = (0..<400).map { _ in generator.book() }
+        let books = (0..<400).map { _ in (seed: generator.book(), details: generator.details()) }
         var queries = sampleQueries + (0..<200).map { _ in generator.query() }
         queries += [
             "東京", "東 京", "l'e", "e\u{301}", "ét", "2n", "ß", "ss", "œ", "oe", "ø", "søren", "ł", "łó", "æ", "ae", "þ",
@@ -58,18 +55,18 @@ import Testing
         for text in queries {
             let terms = SearchTerms(text)
             let required = terms.words.map { TokenStarts(requiredBy: QueryWord($0)) }
-            for book in books {
-                let stored = BookText(title: book.title, author: book.author)
-                let starts = Array(stored.titleTerms.utf8).withUnsafeBufferPointer { title in
-                    Array(stored.authorTerms.utf8).withUnsafeBufferPointer { TokenStarts(title: title, author: $0) }
-                }
+            for (book, details) in books {
+                let stored = BookText(title: book.title, author: book.author, details: details)
+                let starts = withStoredTerms(stored) { TokenStarts(title: $0, author: $1, other: $2) }
                 let admitted = required.allSatisfy(starts.admits)
-                let record = BookRecord(id: 1, title: book.title, revision: 1, author: book.author)
+                // The filter is for the text: the books of an ISBN query are read by their ISBN.
+                let record = BookRecord(
+                    id: 1, title: book.title, revision: 1, author: book.author, details: details.withoutISBN)
                 #expect(admitted || !terms.matches(record), "\(text) skipped \(book.title) by \(book.author)")
                 if !admitted { skipped += 1 }
                 // The first two bytes count, not only the first: a book with tokens beginning with
                 // a one-word query's first byte but none with its first two is mostly skipped.
-                let tokens = stored.titleTerms.split(separator: " ") + stored.authorTerms.split(separator: " ")
+                let tokens = stored.allTokens
                 if let first = terms.words.first?.first.map({ Array($0.utf8) }), terms.words.count == 1,
                     first.count >= 2,
                     tokens.contains(where: { $0.utf8.first == first[0] }),
@@ -102,10 +99,11 @@ import Testing
     @Test func aKeptScansMasksNeverSkipAMatchOfANarrowerQuery() {
         var generator = GeneratedBooks(seed: 41)
         let books =
-            (0..<400).map { _ in generator.book() }
+            (0..<400).map { _ in (seed: generator.book(), details: generator.details()) }
             + [
-                SeedBook("Zz Top", by: "Zora Zzyzx"), SeedBook("École ét", by: "O'Brien"),
-                SeedBook("東京 物語", by: "2nd z9"),
+                (SeedBook("Zz Top", by: "Zora Zzyzx"), BookDetails.empty),
+                (SeedBook("École ét", by: "O'Brien"), BookDetails(series: "Zq ob")),
+                (SeedBook("東京 物語", by: "2nd z9"), BookDetails(tags: ["zx", "京都"])),
             ]
         var typed = sampleQueries + (0..<120).map { _ in generator.query() }
         typed += ["東京", "東 京", "o'b", "ob", "ét", "éc", "2n", "z9", "zy", "zz", "zo", "hi r", "hist ro"]
@@ -121,22 +119,19 @@ import Testing
                 let following = FollowingBytes(narrowing: words(earlier))
                 let required = following.required(by: words(text))
                 let earlierTerms = SearchTerms(earlier)
-                for book in books {
-                    let record = BookRecord(id: 1, title: book.title, revision: 1, author: book.author)
+                for (book, details) in books {
+                    let record = BookRecord(
+                        id: 1, title: book.title, revision: 1, author: book.author, details: details.withoutISBN)
                     guard earlierTerms.matches(record) else { continue }
-                    let stored = BookText(title: book.title, author: book.author)
-                    let mask = Array(stored.titleTerms.utf8).withUnsafeBufferPointer { title in
-                        Array(stored.authorTerms.utf8).withUnsafeBufferPointer {
-                            following.mask(title: title, author: $0)
-                        }
-                    }
+                    let stored = BookText(title: book.title, author: book.author, details: details)
+                    let mask = withStoredTerms(stored) { following.mask(title: $0, author: $1, other: $2) }
                     let passed = mask & required != required
                     #expect(
                         !passed || !terms.matches(record),
                         "\(text) after \(earlier) passed over \(book.title) by \(book.author)")
                     // A one-word query a byte longer than the earlier one: its last byte follows
                     // the earlier word in no token of the book, so the book is passed over.
-                    let tokens = stored.titleTerms.split(separator: " ") + stored.authorTerms.split(separator: " ")
+                    let tokens = stored.allTokens
                     let (before, after) = (words(earlier), words(text))
                     if before.count == 1, after.count == 1, before[0].exact.isEmpty, after[0].exact.isEmpty,
                         before[0].prefixBytes.count <= 2, after[0].prefixBytes.count == before[0].prefixBytes.count + 1,
@@ -181,5 +176,96 @@ import Testing
             }
         }
         #expect(settled > keys.count * keys.count / 4)
+    }
+
+    /// A word found only in the series, the publisher or a tag ranks 3, after the author's rank
+    /// 2; a word of several tokens never spans two fields; notes are never read. Judged on the
+    /// bytes (words of one token) and on the token list (`RowTokens`, words of several).
+    @Test func aWordInAnotherFieldOnlyRanksThird() {
+        let mort = BookText(
+            title: "Mort", author: "Terry Pratchett",
+            details: BookDetails(publisher: "Hi Fi Press", series: "Discworld", tags: ["Death", "Ankh"]))
+        let split = BookText(title: "Split", author: "", details: BookDetails(publisher: "Fi", series: "Hi"))
+        func rank(_ query: String, _ stored: BookText) -> Int? {
+            var judge = RowJudge(words: SearchTerms(query).words.map(QueryWord.init), wanted: 0, recordingUpTo: nil)
+            return withStoredTerms(stored) { judge.rank(title: $0, author: $1, other: $2) }
+        }
+        let expected: [(String, BookText, Int?)] = [
+            ("mort", mort, 0), ("terry", mort, 2), ("mort terry", mort, 2), ("discw", mort, 3), ("mort disc", mort, 3),
+            ("terry ankh", mort, 3), ("death ankh", mort, 3), ("hi-fi", mort, 3), ("fi-press", mort, 3),
+            ("press-disc", mort, nil), ("hi fi", split, 3), ("hi-fi", split, nil), ("split hi", split, 3),
+            ("zeppelin", mort, nil),
+        ]
+        for (query, stored, wanted) in expected { #expect(rank(query, stored) == wanted, "\(query)") }
+
+        var tokens = RowTokens()
+        // The tokens are views into the row: read while it is there.
+        withStoredTerms(mort) { title, author, other in
+            tokens.read(title: title, author: author, other: other)
+            let texts = tokens.all.map { String(decoding: $0, as: UTF8.self) }
+            #expect(tokens.titleCount == 1 && tokens.authorCount == 2)
+            #expect(
+                texts == [
+                    "mort", "terry", "pratchett", "discworld", "\u{1F}", "hi", "fi", "press", "\u{1F}", "death",
+                    "\u{1F}",
+                    "ankh",
+                ])
+            #expect(tokens.rank(SearchTerms("hi-fi").words.map(QueryWord.init)) == 3)
+            #expect(tokens.rank(SearchTerms("press-death").words.map(QueryWord.init)) == nil)
+        }
+    }
+
+    /// A one-letter query is answered from 16 bytes a book (`LetterPlaces`): the other fields'
+    /// letters share the title's and the author's words, 0-21 and 22-35. For books whose other
+    /// fields begin tokens with letters on both sides of that cut, every letter and digit ranks
+    /// as `SearchTerms` ranks it.
+    @Test func letterPlacesRankTheOtherFieldsThird() {
+        let books: [(String, String, BookDetails)] = [
+            ("Mort", "Pratchett", BookDetails(tags: ["Zebra", "9 lives", "ant", "v", "w"])),
+            ("Abc", "", BookDetails(publisher: "Xyz", series: "0 1 2")),
+            ("Quiet", "Una", BookDetails(series: "uv", tags: ["Wq"])),
+            ("Zz", "Yy", .empty),
+        ]
+        for (title, author, details) in books {
+            let stored = BookText(title: title, author: author, details: details)
+            let places = withStoredTerms(stored) { LetterPlaces(title: $0, author: $1, other: $2) }
+            let record = BookRecord(id: 1, title: title, revision: 1, author: author, details: details)
+            for letter in "abcdefghijklmnopqrstuvwxyz0123456789" {
+                let terms = SearchTerms(String(letter))
+                let wanted = terms.matches(record) ? terms.rank(record) : nil
+                let number = LetterPlaces.number(of: letter.asciiValue!)!
+                #expect(places.rank(ofLetter: number) == wanted, "\(letter) in \(title)")
+            }
+        }
+    }
+
+}
+
+/// Calls `body` with a book's stored title, author and other terms, as a row gives them.
+func withStoredTerms<T>(
+    _ stored: BookText,
+    _ body: (
+        _ title: UnsafeBufferPointer<UInt8>, _ author: UnsafeBufferPointer<UInt8>, _ other: UnsafeBufferPointer<UInt8>
+    ) -> T
+) -> T {
+    Array(stored.titleTerms.utf8).withUnsafeBufferPointer { title in
+        Array(stored.authorTerms.utf8).withUnsafeBufferPointer { author in
+            Array(stored.otherTerms.utf8).withUnsafeBufferPointer { other in body(title, author, other) }
+        }
+    }
+}
+
+extension BookText {
+    /// Every token of the stored terms, the other fields' separators included.
+    var allTokens: [Substring] {
+        titleTerms.split(separator: " ") + authorTerms.split(separator: " ") + otherTerms.split(separator: " ")
+    }
+}
+
+extension BookDetails {
+    /// The same details with no ISBN: what a book's text alone is matched on.
+    var withoutISBN: BookDetails {
+        BookDetails(
+            year: year, publisher: publisher, series: series, seriesIndex: seriesIndex, tags: tags, notes: notes)
     }
 }

@@ -39,6 +39,28 @@ import Testing
         try await expectExactSearches(next, books, sourceLocation: sourceLocation)
     }
 
+    /// A file of format 7, from before the other fields (its forward index has no author counts,
+    /// its postings no place 3, its prefixes three bitmaps), is never read, though its catalog
+    /// row and its header agree and its checksums hold: the index is rebuilt and stored in the
+    /// current format.
+    @Test func aFormatSevenSnapshotIsRebuiltNeverRead() async throws {
+        let path = directory.path("format7.sqlite")
+        let (catalog, books) = try makeCatalog(books: 200, path: path)
+        #expect(try await catalog.remote(account: "editor").searchIndexReport().snapshotStored)
+        var file = try SnapshotFile(catalog: path)
+        file.bytes.withUnsafeMutableBytes { $0.storeBytes(of: UInt64(7), toByteOffset: 8, as: UInt64.self) }
+        file.reseal()
+        try file.save()
+        try withRawConnection(path) { try execute($0, "UPDATE search_snapshots SET format = 7") }
+
+        let remote = try catalog.remote(account: "reader")
+        try await expectExactSearches(remote, books)
+        let (report, stored) = try await remote.searchIndexReport()
+        #expect(report.origin == .built && stored, "\(report)")
+        let raw = try RawConnection(path)
+        #expect(try queryText(raw.handle, "SELECT format FROM search_snapshots") == "8")
+    }
+
     /// Something other than a regular file of this user's where the snapshot file goes: a FIFO
     /// (which blocked every search for ever), a symlink to a good snapshot or to a device, a
     /// directory, another user's copy of the very file. Each is a damaged index: the remote
@@ -200,9 +222,7 @@ import Testing
         let intact = try #require(SearchIndexSnapshotProbe.decodeAndSearch(file.bytes, queries: queries))
         for (text, ids) in zip(queries, intact) {
             let terms = SearchTerms(text)
-            let expected = books.filter { terms.isEmpty || terms.matches($0) }.sorted {
-                terms.sortKey($0) < terms.sortKey($1)
-            }
+            let expected = matches(of: terms, in: books)
             #expect(ids == expected.prefix(50).map(\.id), "\(text)")
         }
         // Every byte is covered by a checksum: any change is refused, at decode or where a search reads it.

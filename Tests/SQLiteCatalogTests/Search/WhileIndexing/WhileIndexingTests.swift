@@ -26,8 +26,7 @@ import Testing
             #expect(
                 page.records
                     == Array(
-                        books.filter { SearchTerms(query).matches($0) }
-                            .sorted { SearchTerms(query).sortKey($0) < SearchTerms(query).sortKey($1) }.prefix(20)))
+                        matches(of: SearchTerms(query), in: books).prefix(20)))
         }
         #expect(try await !remote.search(SearchQuery(text: "", limit: 20)).answeredWhileIndexing)
         build.signal()
@@ -224,15 +223,17 @@ import Testing
             let sequence = try connection.queryFirst("SELECT max(change_seq) FROM books") { $0.int(0) }!
             let copy = try #require(BooksCopy(sequence: sequence, memory: scans.memory))
             let statement = try connection.statement(
-                "SELECT id, title_key, title_terms, author_terms FROM books WHERE scope = 'main' AND id <= ?1 ORDER BY id"
-            )
+                """
+                SELECT id, title_key, title_terms, author_terms, other_terms FROM books
+                WHERE scope = 'main' AND id <= ?1 ORDER BY id
+                """)
             try statement.bind([.int(middle)])
             defer { statement.reset() }
             while try statement.step() {
                 #expect(
                     copy.append(
                         id: statement.int(0), key: statement.bytes(1), title: statement.bytes(2),
-                        author: statement.bytes(3)) != nil)
+                        author: statement.bytes(3), other: statement.bytes(4)) != nil)
             }
             scans.copy = copy
         }
@@ -579,7 +580,7 @@ import Testing
             var places: [BooksCopy.Place] = []
             try Array("b".utf8).withUnsafeBufferPointer { text in
                 for id in 1...count {
-                    places.append(try #require(copy.append(id: id, key: text, title: text, author: text)))
+                    places.append(try #require(copy.append(id: id, key: text, title: text, author: text, other: text)))
                 }
             }
             return (
@@ -610,27 +611,34 @@ import Testing
         func buffer(_ text: String, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
             Array(text.utf8).withUnsafeBufferPointer(body)
         }
-        let rows = [(7, "the war", "the war", "tolstoy"), (9, "l'ete", "l ete", ""), (12, "zoo", "zoo", "a b c")]
+        let rows = [
+            (7, "the war", "the war", "tolstoy", "classic \u{1F} russia"), (9, "l'ete", "l ete", "", ""),
+            (12, "zoo", "zoo", "a b c", "animals"),
+        ]
         var scanned = ScannedRows()
-        for (id, key, title, author) in rows {
+        for (id, key, title, author, other) in rows {
             buffer(key) { key in
                 buffer(title) { title in
-                    buffer(author) { author in scanned.append(id: id, key: key, title: title, author: author) }
+                    buffer(author) { author in
+                        buffer(other) { other in
+                            scanned.append(id: id, key: key, title: title, author: author, other: other)
+                        }
+                    }
                 }
             }
         }
-        var read: [(Int, String, String, String)] = []
-        try scanned.forEach { id, key, title, author, _ in
+        var read: [(Int, String, String, String, String)] = []
+        try scanned.forEach { id, key, title, author, other, _ in
             read.append(
                 (
                     id, String(decoding: key, as: UTF8.self), String(decoding: title, as: UTF8.self),
-                    String(decoding: author, as: UTF8.self)
+                    String(decoding: author, as: UTF8.self), String(decoding: other, as: UTF8.self)
                 ))
         }
         #expect(read.map { "\($0)" } == rows.map { "\($0)" })
         // Keys equal to their titles are not stored twice: only "l'ete" is.
-        let textBytes = rows.map { $0.2.utf8.count + $0.3.utf8.count }.reduce(0, +)
-        #expect(scanned.byteCount == "l'ete".utf8.count + textBytes + rows.count * (8 + 12))
+        let textBytes = rows.map { $0.2.utf8.count + $0.3.utf8.count + $0.4.utf8.count }.reduce(0, +)
+        #expect(scanned.byteCount == "l'ete".utf8.count + textBytes + rows.count * (8 + 16))
 
         // Four scans of a third of the budget: it holds three.
         let big = String(repeating: "x", count: SearchTuning.keptScansBytes / 3 - 1_000)
@@ -642,7 +650,7 @@ import Testing
                 buffer("k") { key in
                     buffer("t") { title in
                         buffer(String(big.prefix(big.count / (number + 1)))) { author in
-                            rows.append(id: id, key: key, title: title, author: author)
+                            rows.append(id: id, key: key, title: title, author: author, other: title)
                         }
                     }
                 }
@@ -662,7 +670,7 @@ import Testing
         for id in 0..<4 {
             buffer("x") { key in
                 buffer("x") { title in
-                    buffer(big) { author in judge.offer(id: id, key: key, title: title, author: author) }
+                    buffer(big) { author in judge.offer(id: id, key: key, title: title, author: author, other: title) }
                 }
             }
         }
@@ -677,15 +685,17 @@ import Testing
         let copy = try #require(
             BooksCopy(sequence: 1, memory: BuildMemory(besideCatalog: directory.path("catalog.sqlite"))))
         try Array("b".utf8).withUnsafeBufferPointer { text in
-            for id in 1...1_000 { _ = try #require(copy.append(id: id, key: text, title: text, author: text)) }
+            for id in 1...1_000 {
+                _ = try #require(copy.append(id: id, key: text, title: text, author: text, other: text))
+            }
         }
         copy.complete()
         let words = SearchTerms("b").words.map(QueryWord.init)
         func recorded(upTo limit: Int) throws -> ScannedRows? {
             var judge = RowJudge(words: words, wanted: 10, recordingUpTo: limit)
             judge.copy = copy
-            try copy.forEach(admitting: TokenStarts(requiredByAll: words)) { id, place, key, title, author in
-                judge.offer(id: id, key: key, title: title, author: author, copiedAt: place)
+            try copy.forEach(admitting: TokenStarts(requiredByAll: words)) { id, place, key, title, author, other in
+                judge.offer(id: id, key: key, title: title, author: author, other: other, copiedAt: place)
             }
             return judge.matched
         }

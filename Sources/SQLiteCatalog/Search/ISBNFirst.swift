@@ -1,0 +1,53 @@
+import BookCatalog
+
+/// A query that is an ISBN (`SearchTerms.isbn`) lists the books with that ISBN first, at rank
+/// −1, then the books its text matches, each once. Done here, around whatever answers the
+/// text, so every strategy, source and index state gives it alike without knowing of it.
+///
+/// ISBN queries are rare and their text matches few books, so the text's page is asked from
+/// the top (`[0, offset + limit)`) and the page cut from the books of the ISBN followed by it.
+enum ISBNFirst {
+    /// The answer to `query` when `terms` is an ISBN, from `text`, which answers the text alone
+    /// for a query (nil when it declines: then this declines too), in the caller's read
+    /// transaction; `text`'s own answer otherwise.
+    static func answer(
+        _ terms: SearchTerms, _ query: SearchQuery, connection: Connection, scope: String,
+        text: (SearchQuery) throws -> StrategyAnswer?
+    ) throws -> StrategyAnswer? {
+        guard let isbn = terms.isbn else { return try text(query) }
+        // Read through `books_by_isbn`, in result order: a rank of their own.
+        var judge = RowJudge(words: terms.words.map(QueryWord.init), wanted: 0, recordingUpTo: nil)
+        let books = try connection.query(
+            """
+            SELECT id, title_terms, author_terms, other_terms FROM books
+            WHERE scope = ?1 AND isbn = ?2 ORDER BY title_key, id
+            """, [.text(scope), .text(isbn)]
+        ) { row in
+            (
+                id: row.int(0),
+                matchesText: judge.rank(title: row.bytes(1), author: row.bytes(2), other: row.bytes(3)) != nil
+            )
+        }
+        let wanted = query.offset + query.limit
+        guard
+            let found = try text(
+                SearchQuery(text: query.text, limit: wanted, offset: 0, countLater: query.countLater))
+        else { return nil }
+        let isbnIDs = Set(books.map(\.id))
+        let ids = books.map(\.id) + found.ids.filter { !isbnIDs.contains($0) }
+        // The text's total counts the books of the ISBN it also matches: once is enough.
+        let both = books.count { $0.matchesText }
+        let countLimit = SearchIndex.countLimit(offset: query.offset, limit: query.limit)
+        let total: Int
+        if found.source.countFollows {
+            // The matches seen so far: those of the ISBN are all seen, and the text's seen may
+            // not hold them; never more than there are.
+            total = max(books.count, found.total - both + books.count)
+        } else {
+            // A text total at the limit stands for at least that many: so does this one.
+            total = found.total >= countLimit ? countLimit : min(found.total - both + books.count, countLimit)
+        }
+        return StrategyAnswer(
+            ids: Array(ids.dropFirst(query.offset).prefix(query.limit)), total: total, source: found.source)
+    }
+}
