@@ -34,8 +34,11 @@ enum SearchCommand {
             CatalogReads.standbyWait,
         ],
         details: """
-            Every word of QUERY must begin a word of the title or the author, ignoring case and
-            accents ("hist rom" finds "A History of Rome", "cafe" finds "Café"). Symbols and
+            Every word of QUERY must begin a word of the title, the author, the series, the
+            publisher or a tag, ignoring case and accents ("hist rom" finds "A History of
+            Rome", "cafe" finds "Café"); books that match by title come first, then by author,
+            then by the other fields. A QUERY that is an ISBN-10 or ISBN-13 (hyphens allowed)
+            lists the book with that ISBN first. Notes are never searched. Symbols and
             emoji are words of their own ("🌸", "c++"); punctuation only separates words, so a
             QUERY of only punctuation ("...") has no searchable words and matches nothing. An
             empty QUERY ("") lists every book. QUERY is plain text, never search syntax.
