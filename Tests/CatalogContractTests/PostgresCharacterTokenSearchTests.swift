@@ -79,10 +79,10 @@ struct PostgresCharacterTokenSearchTests {
     /// The titles of a page from `bookshelf.search_page`, with the remote's parameters.
     static func titles(of query: SearchQuery, on sql: RawSQLSession) async throws -> [String] {
         let (_, parameters, skip) = PostgresStatements.searchParameters(query)
-        let patterns = (9...parameters.count).map { "$\($0)" }.joined(separator: ", ")
+        let patterns = (PostgresStatements.firstPattern...parameters.count).map { "$\($0)" }.joined(separator: ", ")
         let rows = try await sql.rows(
             """
-            SELECT title FROM bookshelf.search_page(ARRAY[\(patterns)]::text[], $1, $2, $3, $4, $5, $6, $7::tsquery, $8)
+            SELECT title FROM bookshelf.search_page(ARRAY[\(patterns)]::text[], $1, $2, $3, $4, $5, $6, $7::tsquery, $8, $9)
             WHERE id IS NOT NULL
             """, parameters)
         return Array(rows.compactMap { $0[0] }.dropFirst(skip).prefix(query.limit))
