@@ -9,10 +9,12 @@
 ///   so a book without them holds '', the column's default: nothing to rewrite for it.
 /// - A trigger derives it when an update changes those fields, and on an insert that did not
 ///   bring it (an owner's INSERT by hand; setup's COPY brings it, derived in Swift).
-/// - `books_word_vector` replaces `books_search_vector`: the prefixes of every word of the
-///   title, the author and the other fields (`bookshelf.book_words`). For a book without other
-///   words it holds what `books_search_vector` held, so a search that matches no other field
-///   has the same candidates, estimates and plans as before.
+/// - `books_word_vector`: the prefixes of every word of the title, the author and the other
+///   fields (`bookshelf.book_words`), for the count, the estimate and rank 3's candidates. For a
+///   book without other words it holds what `books_search_vector` holds, so a search that
+///   matches no other field has the same candidates and estimates as before.
+///   `books_search_vector` (title and author) stays for rank 2's candidates: with every word
+///   there, a tag such as "fiction" made rank 2 read the row of every book tagged so.
 /// - `books_with_other_words`: the title order of the books that have other words, for the
 ///   bounded walk of rank 3. No INCLUDE: 50 tags of 50 characters would pass a btree's limit.
 /// - `books_by_isbn`: the books with an ISBN, by scope, for rank −1.
@@ -28,11 +30,14 @@ enum PostgresDetailsSearchSchema {
     static let migration: StaticString = #"""
         ALTER TABLE bookshelf.books ADD COLUMN other_words text NOT NULL DEFAULT '';
 
-        -- The words of the series, the publisher and each tag, each field its own text.
+        -- The words of the series, the publisher and each tag, each field its own text. Tags of
+        -- any shape (an editor's UPDATE may write a two-dimensional array, which the CHECK then
+        -- refuses) are read element by element.
         CREATE FUNCTION bookshelf.other_words(series text, publisher text, tags text[]) RETURNS text
         LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp AS $$
             SELECT coalesce(string_agg(w.words, E'\n' ORDER BY f.n), '')
-            FROM unnest(ARRAY[series, publisher] || tags) WITH ORDINALITY AS f(field, n)
+            FROM (SELECT series, 0::bigint UNION ALL SELECT publisher, 1
+                  UNION ALL SELECT t.tag, 1 + t.n FROM unnest(tags) WITH ORDINALITY AS t(tag, n)) AS f(field, n)
             CROSS JOIN LATERAL bookshelf.index_text(f.field) AS w
             WHERE f.field IS NOT NULL AND w.words <> ' '
         $$;
@@ -64,7 +69,6 @@ enum PostgresDetailsSearchSchema {
         $$;
         CREATE INDEX books_word_vector ON bookshelf.books
             USING gin (bookshelf.book_words(title_words, author_words, other_words));
-        DROP INDEX bookshelf.books_search_vector;
         CREATE INDEX books_with_other_words ON bookshelf.books (scope, title_sort, id) WHERE other_words <> '';
         CREATE INDEX books_by_isbn ON bookshelf.books (scope, isbn) WHERE isbn IS NOT NULL;
 
@@ -261,8 +265,8 @@ enum PostgresDetailsSearchSchema {
                         all_title || ' AND NOT b.title_words LIKE $2' || not_isbn,
                         all_text || ' AND NOT (' || all_title || ')' || not_isbn,
                         all_fields || ' AND NOT (' || all_text || ')' || other_filter || not_isbn];
-                    candidates := ARRAY[NULL, NULL, 'bookshelf.word_prefixes(b.title_words) @@ $10', book_words || ' @@ $10',
-                                        book_words || ' @@ $10'];
+                    candidates := ARRAY[NULL, NULL, 'bookshelf.word_prefixes(b.title_words) @@ $10',
+                                        'bookshelf.word_prefixes(b.title_words || b.author_words) @@ $10', book_words || ' @@ $10'];
                 END IF;
                 FOR tier IN from_rank .. 3 LOOP
                     EXIT WHEN wanted <= 0;

@@ -77,8 +77,13 @@ struct PostgresDetailsSearchTests {
         let details = corpus.map { text in
             BookDetails(publisher: text, series: text + " series", tags: [text, "x " + text])
         }
+        // Imported books bring their words, derived in Swift: the database's trigger is off.
+        _ = try await catalog.setup.execute(
+            "ALTER TABLE bookshelf.books DISABLE TRIGGER books_derive_other_words_on_insert")
         let imported = try await catalog.addBooks(
             details.map { NewBook(title: "Imported", details: $0) }, scope: "main")
+        _ = try await catalog.setup.execute(
+            "ALTER TABLE bookshelf.books ENABLE TRIGGER books_derive_other_words_on_insert")
         let remote = try await catalog.remote(for: editor)
         var saved: [BookRecord] = []
         for (book, details) in zip(
