@@ -109,4 +109,42 @@ struct PostgresDetailsSearchTests {
         #expect(corpus.count > 30)
         #expect(disagreements.isEmpty, "\(disagreements.prefix(10).joined(separator: "\n"))")
     }
+
+    @Test("past the counting limit, every rank's walk pages in SearchTerms' order: ISBN, title, author, other fields")
+    func walksFollowTheRule() async throws {
+        let catalog = try await PostgresTestCatalog.make()
+        let editor = try await catalog.addAccount("editor", role: .editor, scope: "main")
+        let isbn = "9780306406157"
+        // Enough candidates for "shelf" and "0306406152" to be estimated, not counted, so each
+        // rank is walked. The fillers have other words and sort first: rank 3's walk of them
+        // finds nothing, and its candidates take over.
+        let books =
+            (0..<2_500).map { NewBook(title: "Aaa Filler \($0)", details: BookDetails(publisher: "Filler Press")) }
+            + (0..<2_600).map { NewBook(title: "Title \($0)", author: "Anon", details: BookDetails(tags: ["shelf"])) }
+            + (0..<60).map { NewBook(title: "Shelf Life \($0)") } + (0..<40).map { NewBook(title: "My Shelf \($0)") }
+            + (0..<30).map { NewBook(title: "Book \($0)", author: "Ann Shelfer") }
+            + (0..<2_400).map { NewBook(title: "Part \($0) 0306406152") }
+            + [NewBook(title: "Zzz Last", details: BookDetails(isbn: isbn, tags: ["shelf"]))]
+        let stored = try await catalog.addBooks(books, scope: "main")
+        try await catalog.setup.analyze()
+        let remote = try await catalog.remote(for: editor)
+        for text in ["shelf", "0306406152", "sh"] {
+            let terms = SearchTerms(text)
+            let expected = stored.filter(terms.matches).sorted { terms.sortKey($0) < terms.sortKey($1) }.map(\.id)
+            #expect(expected.count > 2_000, "\(text) is past the counting limit")
+            var paged: [Int] = []
+            var cursor: SearchCursor?
+            for limit in [1, 49] + Array(repeating: 250, count: 30) {
+                let page = try await remote.search(
+                    SearchQuery(text: text, limit: limit, offset: paged.count, after: cursor))
+                if paged.isEmpty, case .exact = page.totalCount {
+                    Issue.record("\(text) was counted; the walks are not exercised")
+                }
+                guard !page.records.isEmpty else { break }
+                paged += page.records.map(\.id)
+                cursor = page.next
+            }
+            #expect(paged == expected, "\(text): \(paged.count) of \(expected.count)")
+        }
+    }
 }
