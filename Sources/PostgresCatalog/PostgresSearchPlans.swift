@@ -195,10 +195,14 @@
 ///   multiplies the frequencies of 'to' and 'read', which come together. So it is counted
 ///   exactly, a row per match: 3,896 buffers, 33 ms. The rarest-word bound of the Japanese
 ///   queries would fix it, but would stop counting "mary beard"-like author queries exactly.
-/// - The migration derives the other words with `bookshelf.index_text` in PL/pgSQL, about
-///   0.7 ms a book with details (10,000 books: 7.3 s): 300 s for the 300,000 books here.
-///   Imports derive them in Swift (setup's COPY sends `other_words`); the database's trigger,
-///   for an owner's INSERT by hand, would cost the same 0.7 ms a book.
+/// - The migration took 300 s for the 300,000 books here (210,000 with other words). Deriving
+///   them (`bookshelf.other_words`, PL/pgSQL) costs 0.25 to 0.7 ms a book (10,000 books: 2.5 s
+///   to 7.3 s, by load), so most of it is elsewhere, presumably the update of those rows through
+///   every index and the new indexes' builds. Deriving each distinct tag, publisher and series
+///   once (a temporary table) was tried and measured no faster (618 s on a machine busier by
+///   the same factor that slowed the import), so it was left out. Imports derive the words in
+///   Swift (setup's COPY sends `other_words`); through the database's trigger, left for an
+///   owner's INSERT by hand, 100,000 books took 158 s (their generation included).
 /// - An import of 100,000 more books (another scope) into that catalog at version 12 took 89 s,
 ///   generating them included, against 88 s for the first 300,000 at version 11 into an empty
 ///   table; not profiled yet (a third GIN index and two btrees to keep, a table not empty).
