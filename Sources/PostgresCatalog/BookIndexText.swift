@@ -9,7 +9,7 @@ import Foundation
 /// (" the history of rome"), so "a query word matches" becomes "the text contains a space,
 /// the word's tokens joined by spaces, anything": a LIKE pattern (see `SearchPattern`).
 /// `titleSort` is the folded title in NFC, whose UTF-8 byte order (COLLATE "C") is Swift's
-/// String order.
+/// String order. `otherWords` are the series', the publisher's and the tags' words.
 struct BookIndexText: Sendable, Equatable {
     let titleSort: String
     let titleWords: String
@@ -23,6 +23,14 @@ struct BookIndexText: Sendable, Equatable {
 
     static func words(_ text: String) -> String {
         " " + SearchTerms.indexText(text)
+    }
+
+    /// The words of the series, the publisher and each tag (schema version 12's `other_words`,
+    /// as `bookshelf.other_words` derives them): each field as `words`, fields without a token
+    /// left out, the rest one a line. No query word holds a line feed, so none spans two fields.
+    static func otherWords(_ details: BookDetails) -> String {
+        ([details.series, details.publisher] + details.tags).map(SearchTerms.indexText).filter { !$0.isEmpty }
+            .map { " " + $0 }.joined(separator: "\n")
     }
 }
 

@@ -3,7 +3,7 @@ import BookCatalog
 /// Schema version 11: the fields real catalogs keep (issue 40). Every book gains an ISBN, a
 /// year, a publisher, a series and its index, tags and notes, all empty; the history keeps
 /// them; the search function returns them. Matching is unchanged: the words of the new
-/// fields are not searched yet.
+/// fields are not searched yet (version 12 searches them: `PostgresDetailsSearchSchema`).
 ///
 /// The CHECKs apply `BookValidation`'s rules to hand-written SQL, built as version 7's are
 /// (`PostgresValidityChecks`: its byte bounds and character classes):

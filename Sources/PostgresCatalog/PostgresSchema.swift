@@ -36,8 +36,10 @@
 /// - version 11 adds the fields real catalogs keep (ISBN, year, publisher, series and index,
 ///   tags, notes) with CHECKs of their rules, to books and to their history, and returns them
 ///   from the search function (`PostgresDetailsSchema`).
+/// - version 12 searches the series, the publisher and the tags (words the database derives,
+///   as for titles) and finds a book by its ISBN (`PostgresDetailsSearchSchema`).
 enum PostgresSchema {
-    static let latestVersion = 11
+    static let latestVersion = 12
 
     /// Migrations that `PostgresSetup.migrate()` precedes by writing `bookshelf.folding` again
     /// from `SearchFolding`, because `SearchTerms`' folding changed.
@@ -63,6 +65,7 @@ enum PostgresSchema {
         case 9: .constant(version9)
         case 10: .constant(version10)
         case 11: .generated(PostgresDetailsSchema.migration)
+        case 12: .constant(PostgresDetailsSearchSchema.migration)
         default: fatalError("no migration to version \(version)")
         }
     }

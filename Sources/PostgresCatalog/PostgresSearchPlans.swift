@@ -1,5 +1,6 @@
-/// How `bookshelf.search_page` (schema version 2, `PostgresSchema.version2`; replaced in version 10, and in
-/// version 11 to return each row's details, `PostgresDetailsSchema`) answers a
+/// How `bookshelf.search_page` (schema version 2, `PostgresSchema.version2`; replaced in version 10, in
+/// version 11 to return each row's details, `PostgresDetailsSchema`, and in version 12 to search
+/// the other fields and the ISBN, `PostgresDetailsSearchSchema`) answers a
 /// keystroke on a large catalog, and the query plans that was checked against. Kept next to
 /// the SQL so that whoever changes one sees the other.
 ///
@@ -135,6 +136,79 @@
 ///   range, a walk of 2,000 entries for rank 1 that finds nothing (no title holds tolstoy, as the
 ///   title vector says in 0.1 ms), then rank 2's walk (51 rows after 1,597 removed). Asking the
 ///   title vector first whether a rank has any candidate would save the empty walk.
+///
+/// ## The series, the publisher, the tags and the ISBN (schema version 12, issue 40)
+///
+/// Rank 3 (some word only in another field) follows rank 2 in the same loop: a bounded walk of
+/// 2,000 entries of `books_with_other_words` (the title order of the books that have other
+/// words; it holds no words, so the walk reads each entry's row), then, when the rank is sparse,
+/// `books_word_vector` (every word's prefixes) sorted from where the walk stopped. The count and
+/// the estimate use `books_word_vector`, so they include rank 3. Rank −1 is the ISBN: its books
+/// come from `books_by_isbn` once, first, and `NOT id = ANY (...)` keeps them out of the other
+/// ranks (only when there are some: other queries' statements are as before).
+///
+/// Measured as the account, with auto_explain (log_analyze, log_buffers, nested statements):
+/// 300,000 generated books in one scope (titles of one to five words from a skewed vocabulary,
+/// authors, 60% with a publisher, 25% with a series, 70% with one to three tags from 150, half
+/// with an ISBN), PostgreSQL 15, shared_buffers 512 MB, after VACUUM ANALYZE, the second of two
+/// calls, once at version 11 and once after migrating the same catalog to 12. Times are from a
+/// shared 2-core machine: compare the buffers.
+///
+/// Searches that match no other field keep their plans: rank 0's range, rank 1's walk and the
+/// estimate read the same indexes (`books_word_vector` holds what `books_search_vector` holds for
+/// these words), and rank 2's continuation still reads `books_search_vector`.
+/// ```
+/// "of"          v11: estimate 22,120, 270 buffers, 1.1 ms   v12: estimate 21,040, 222 buffers, 2.2 ms
+/// "history"     v11: estimate 21,840, 268 buffers, 1.1 ms   v12: estimate 22,340, 221 buffers, 1.3 ms
+/// "mary beard"  v11: no match, 16 buffers, 0.8 ms           v12: no match, 1.0 ms
+/// Index Only Scan using books_by_title on books b  (rows=51)  -- rank 0, both versions
+///   Index Cond: ((scope = 'bench') AND (title_sort >= 'of') AND (title_sort < 'og'))
+/// ```
+/// Rank 2's candidates stay in `books_search_vector` on purpose: from `books_word_vector`, the
+/// continuation of "fiction" read the row of every book tagged fiction only to refuse it
+/// (4,648 rows, 695 buffers, 7.4 ms on 20,000 books; it grows with the tag).
+///
+/// A tag word, rank 3 dense ("classics", 3% of books; ranks 0 to 2 empty):
+/// ```
+/// Index Only Scan using books_with_other_words on books b  (rows=2000)  -- the walk's end, 13 buffers
+/// Index Scan using books_with_other_words on books b  (actual time=0.048..6.223 rows=51)
+///   Index Cond: ((scope = 'bench') AND (ROW(title_sort, id) <= ROW('a barfikami', 94532)))
+///   Filter: ((search_words !~~ '% classics%') AND ((search_words ~~ '% classics%') OR (other_words ~~ '% classics%')))
+///   Rows Removed by Filter: 1279   Buffers: shared hit=1262
+/// whole function: 1,738 buffers, 16 ms ("fiction", 23%: 664 buffers, 6.9 ms; "press": 560, 14 ms)
+/// ```
+/// A rank-3 word rarer than one book in 2,000 with other words reads the whole walk (about
+/// 2,000 rows) before its candidates; an INCLUDE of the words would spare those rows, but 50
+/// tags of 50 characters can pass a btree entry's 2,704 bytes, which would refuse the save.
+///
+/// An ISBN ("9780000099556", one book; estimate 98 candidates for its word, so counted):
+/// ```
+/// Index Scan using books_by_isbn on books b  (rows=1)  Buffers: shared hit=3
+/// CTE m -> Index Scan using books_pkey on books b  (Index Cond: (id = ANY ('{9956}')))  (rows=1)
+///       -> Bitmap Heap Scan on books b_1  (rows=0)   Filter: ((id <> ALL ('{9956}')) AND ...)
+///            -> Bitmap Index Scan on books_word_vector  (rows=0)
+/// whole function: 29 buffers, 1.1 ms
+/// ```
+///
+/// Costs found, not changed:
+/// - A tag of several words ("to read", on 4,863 books) is estimated at 75: the planner
+///   multiplies the frequencies of 'to' and 'read', which come together. So it is counted
+///   exactly, a row per match: 3,896 buffers, 33 ms. The rarest-word bound of the Japanese
+///   queries would fix it, but would stop counting "mary beard"-like author queries exactly.
+/// - The migration took 300 s for the 300,000 books here (210,000 with other words). Deriving
+///   them (`bookshelf.other_words`, PL/pgSQL) costs 0.25 to 0.7 ms a book (10,000 books: 2.5 s
+///   to 7.3 s, by load), so most of it is elsewhere, presumably the update of those rows through
+///   every index and the new indexes' builds. Deriving each distinct tag, publisher and series
+///   once (a temporary table) was tried and measured no faster (618 s on a machine busier by
+///   the same factor that slowed the import), so it was left out. Imports derive the words in
+///   Swift (setup's COPY sends `other_words`); through the database's trigger, left for an
+///   owner's INSERT by hand, 100,000 books took 158 s (their generation included).
+/// - An import of 100,000 more books (another scope) into that catalog at version 12 took 89 s,
+///   generating them included, against 88 s for the first 300,000 at version 11 into an empty
+///   table; not profiled yet (a third GIN index and two btrees to keep, a table not empty).
+/// - Sizes at 300,000 books: table 160 MB after the migration's update, `books_word_vector`
+///   71 MB beside `books_search_vector` 66 MB and `books_title_vector` 39 MB,
+///   `books_with_other_words` 15 MB, `books_by_isbn` 8 MB.
 ///
 /// The benchmark (`bookshelf-bench compare`) times the same classes through the app's stack;
 /// its figures are in docs/performance.md and docs/performance-log.md.

@@ -167,7 +167,8 @@ final class PostgresSession: @unchecked Sendable {
                 throw BookFailure.storeUnavailable(
                     "this account no longer exists in the catalog (removed, or its role dropped); sign in as another")
             }
-            if error.sqlState == PostgresServerError.undefinedColumn {
+            // 42883: a search function of an older schema takes fewer arguments.
+            if error.sqlState == PostgresServerError.undefinedColumn || error.sqlState == "42883" {
                 throw BookFailure.storeUnavailable(PostgresServerError.olderSchema)
             }
             if error.sqlState == "42P01" || error.sqlState == "3F000" {

@@ -287,10 +287,20 @@ public actor PostgresSetup {
                     if found.rows.first?[0] == "t" { return 0 }
                 }
                 let version = try run(connection.execute("SELECT max(version) FROM bookshelf.schema_version"))
-                let keepsDetails =
-                    version.rows.first?[0].flatMap { Int($0) }.map { $0 >= PostgresDetailsSchema.version } ?? false
-                let rows = BookCopyRows(books, scope: scope, withDetails: keepsDetails, progress: progress)
-                if keepsDetails {
+                let schema = version.rows.first?[0].flatMap { Int($0) } ?? 0
+                let keepsDetails = schema >= PostgresDetailsSchema.version
+                // Derived here, as the title's words are: the database's trigger would take a millisecond a book.
+                let withOtherWords = schema >= PostgresDetailsSearchSchema.version
+                let rows = BookCopyRows(
+                    books, scope: scope, withDetails: keepsDetails, withOtherWords: withOtherWords, progress: progress)
+                if withOtherWords {
+                    try run(
+                        connection.copyIn(
+                            """
+                            COPY bookshelf.books (scope, title, author, title_sort, title_words, author_words,
+                                isbn, year, publisher, series, series_index, tags, notes, other_words) FROM STDIN
+                            """, lines: rows))
+                } else if keepsDetails {
                     try run(
                         connection.copyIn(
                             """
@@ -401,12 +411,14 @@ public enum PostgresSetupFailure: Error, Equatable, CustomStringConvertible {
 /// Rows in COPY's text format: tab-separated, with backslash, tab, newline and carriage
 /// return escaped, so no value can end a field or a row early.
 enum PostgresCopyText {
-    /// The book's row; `withDetails` adds the columns of schema version 11.
-    static func row(_ book: NewBook, scope: String, withDetails: Bool) -> String {
+    /// The book's row; `withDetails` adds the columns of schema version 11, `withOtherWords`
+    /// the column of version 12.
+    static func row(_ book: NewBook, scope: String, withDetails: Bool, withOtherWords: Bool) -> String {
         let index = BookIndexText(title: book.title, author: book.author)
         let fields =
             [scope, book.title, book.author, index.titleSort, index.titleWords, index.authorWords].map(escaped)
             + (withDetails ? PostgresDetailsColumns.copyFields(book.details) : [])
+            + (withOtherWords ? [escaped(BookIndexText.otherWords(book.details))] : [])
         return fields.joined(separator: "\t") + "\n"
     }
 
@@ -462,14 +474,17 @@ private final class BookCopyRows<Books: Sequence<NewBook>>: Sequence, IteratorPr
     /// The catalog has the columns of schema version 11; without them a book with details
     /// stops the COPY rather than losing them.
     private let withDetails: Bool
+    /// The catalog has the search column of schema version 12.
+    private let withOtherWords: Bool
     private let progress: ((Int) -> Void)?
     private(set) var sent = 0
     private(set) var failure: BookFailure?
 
-    init(_ books: Books, scope: String, withDetails: Bool, progress: ((Int) -> Void)?) {
+    init(_ books: Books, scope: String, withDetails: Bool, withOtherWords: Bool, progress: ((Int) -> Void)?) {
         self.books = books.makeIterator()
         self.scope = scope
         self.withDetails = withDetails
+        self.withOtherWords = withOtherWords
         self.progress = progress
     }
 
@@ -481,7 +496,8 @@ private final class BookCopyRows<Books: Sequence<NewBook>>: Sequence, IteratorPr
             return nil
         }
         do {
-            let row = try PostgresCopyText.row(book.validated(), scope: scope, withDetails: withDetails)
+            let row = try PostgresCopyText.row(
+                book.validated(), scope: scope, withDetails: withDetails, withOtherWords: withOtherWords)
             sent += 1
             if sent % 1_000 == 0 { progress?(sent) }
             return row

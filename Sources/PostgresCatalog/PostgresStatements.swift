@@ -118,14 +118,17 @@ enum PostgresStatements {
     /// $1 first word anchored at the start of the title, $2 rows wanted, $3-$5 the cursor
     /// (rank, title sort key, id) or NULLs, $6 the counting limit, $7 the words as a
     /// tsquery of token prefixes, $8 the first query token as a LIKE prefix of the title sort
-    /// key, then one LIKE pattern per word.
+    /// key, $9 the canonical ISBN-13 the query is, or NULL, then one LIKE pattern per word.
     static func search(wordCount: Int) -> String {
-        let patterns = (0..<wordCount).map { "$\($0 + 9)" }.joined(separator: ", ")
+        let patterns = (0..<wordCount).map { "$\($0 + firstPattern)" }.joined(separator: ", ")
         return """
             SELECT total, total_is_estimate, rank, title_sort, \(recordColumns())
-            FROM bookshelf.search_page(ARRAY[\(patterns)]::text[], $1, $2, $3, $4, $5, $6, $7::tsquery, $8)
+            FROM bookshelf.search_page(ARRAY[\(patterns)]::text[], $1, $2, $3, $4, $5, $6, $7::tsquery, $8, $9)
             """
     }
+
+    /// The parameter number of the first word's LIKE pattern in `search(wordCount:)`.
+    static let firstPattern = 10
 
     /// The statement and values for `query`. Without a cursor the rows before `offset` are
     /// fetched and dropped by the caller (`rowsToSkip`): only a jump straight to a deep page
@@ -139,7 +142,7 @@ enum PostgresStatements {
             pattern.firstWordAtStart, String(skip + query.limit + 1),
             cursor.map { String($0.rank) }, cursor?.titleSort, cursor.map { String($0.id) },
             String(SearchPage.exactCountLimit), WordPrefixQuery(terms).text,
-            terms.words.first?.first.map { SearchPattern.escaped($0) + "%" },
+            terms.words.first?.first.map { SearchPattern.escaped($0) + "%" }, terms.isbn,
         ]
         parameters += pattern.words
         return (search(wordCount: pattern.words.count), parameters, skip)

@@ -4,7 +4,8 @@ import Testing
 
 /// The contract every catalog adapter must meet. Each check makes its own fresh catalog.
 extension ContractCheck {
-    static let all: [ContractCheck] = loading + saving + searching + freshness + history + details
+    static let all: [ContractCheck] =
+        loading + saving + searching + freshness + history + details + searchingDetails
 
     // MARK: Loading
 

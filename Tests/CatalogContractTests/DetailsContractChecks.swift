@@ -166,3 +166,115 @@ extension ContractCheck {
         },
     ]
 }
+
+/// Search by the details (issue 40): a query word matches the series, the publisher or a tag,
+/// each a text of its own, at rank 3 after the title and author matches; a query that is an
+/// ISBN, in either form, puts the books that have it first. Notes are never searched.
+extension ContractCheck {
+    static let searchingDetails: [ContractCheck] = [
+        ContractCheck("a word matches the series, the publisher or a tag, after title and author matches") { fixture in
+            let library = try await Library.make(fixture)
+            let editor = try await library.remote(for: "editor")
+            let (rome, history, romeHistory, essays, empire, cafe, japanese) = (
+                library.book(0), library.book(4), library.book(5), library.book(6), library.book(2),
+                library.book(1), library.book(3)
+            )
+            _ = try await editor.save(
+                SaveRequest(
+                    id: empire.id, title: empire.title,
+                    details: BookDetails(
+                        publisher: "Strahan", series: "Decline and Fall", tags: ["history", "classics"]),
+                    expectedRevision: 1))
+            _ = try await editor.save(
+                SaveRequest(
+                    id: essays.id, title: essays.title, details: BookDetails(publisher: "Penguin Classics"),
+                    expectedRevision: 1))
+            _ = try await editor.save(
+                SaveRequest(
+                    id: cafe.id, title: cafe.title, details: BookDetails(notes: "Zanzibar decline"),
+                    expectedRevision: 1))
+            _ = try await editor.save(
+                SaveRequest(
+                    id: japanese.id, title: japanese.title, details: BookDetails(series: "東京叢書"),
+                    expectedRevision: 1))
+            #expect(try await library.ids(editor, "decline") == [empire.id], "the series; never the notes")
+            #expect(try await library.ids(editor, "strah") == [empire.id], "the publisher, by a prefix")
+            #expect(try await library.ids(editor, "and fall") == [empire.id], "two words of the series")
+            #expect(try await library.ids(editor, "fall strahan") == [empire.id], "each word in its own field")
+            #expect(try await library.ids(editor, "roman decline") == [empire.id], "the title and the series")
+            // Ranks 0 to 2 as before, then the tag's match; rank 3 in folded-title order.
+            let hist = try await editor.search(SearchQuery(text: "hist"))
+            #expect(hist.records.map(\.id) == [history.id, rome.id, romeHistory.id, essays.id, empire.id])
+            #expect(hist.total == 5)
+            #expect(try await library.ids(editor, "classics") == [essays.id, empire.id])
+            #expect(try await library.ids(editor, "東京") == [japanese.id])
+            // A word of several tokens lies within one field, never across two.
+            for text in ["fall-strahan", "history-classics", "strahan-decline", "gibbon-decline", "empire-decline"] {
+                #expect(try await library.ids(editor, text) == [], "\(text)")
+            }
+            #expect(try await library.ids(editor, "zanzibar") == [], "notes are not searched")
+            let paged = try await editor.search(SearchQuery(text: "hist", limit: 2, offset: 3))
+            #expect(paged.records.map(\.id) == [essays.id, empire.id] && paged.total == 5)
+        },
+        ContractCheck("an edit of the details changes what finds the book; another scope's details stay hidden") {
+            fixture in
+            let library = try await Library.make(fixture)
+            let editor = try await library.remote(for: "editor")
+            let outsider = try await library.remote(for: "outsider")
+            let book = library.book(1)
+            _ = try await editor.save(
+                SaveRequest(
+                    id: book.id, title: book.title, details: BookDetails(tags: ["Paris"]), expectedRevision: 1))
+            #expect(try await library.ids(editor, "paris") == [book.id])
+            _ = try await editor.save(
+                SaveRequest(
+                    id: book.id, title: book.title, details: BookDetails(series: "Lyon"), expectedRevision: 2))
+            #expect(try await library.ids(editor, "paris") == [])
+            #expect(try await library.ids(editor, "lyon") == [book.id])
+            _ = try await outsider.save(
+                SaveRequest(
+                    id: library.secret.id, title: library.secret.title,
+                    details: BookDetails(isbn: "9780306406157", tags: ["lyon"]), expectedRevision: 1))
+            #expect(try await library.ids(editor, "lyon") == [book.id])
+            #expect(try await library.ids(editor, "9780306406157") == [])
+            #expect(try await library.ids(outsider, "lyon") == [library.secret.id])
+        },
+        ContractCheck("a query that is an ISBN-10 or ISBN-13 puts the books with that ISBN first") { fixture in
+            let books = Library.books + [SeedBook("Catalogue 0306406152", by: "Anon")]
+            let library = try await Library.make(fixture, books: books)
+            let editor = try await library.remote(for: "editor")
+            let (rome, romeHistory, catalogue) = (library.book(0), library.book(5), library.book(9))
+            _ = try await editor.save(
+                SaveRequest(
+                    id: romeHistory.id, title: romeHistory.title, details: BookDetails(isbn: "9780306406157"),
+                    expectedRevision: 1))
+            for text in ["9780306406157", "978-0-306-40615-7", " 978 0 306 40615 7 "] {
+                let page = try await editor.search(SearchQuery(text: text))
+                #expect(page.records.map(\.id) == [romeHistory.id] && page.total == 1, "\(text)")
+            }
+            // The ISBN-10 form finds the book first (rank −1, before the title match of rank 1); with
+            // hyphens its words are "0 306 40615 2", which no title holds.
+            let tenDigits = try await editor.search(SearchQuery(text: "0306406152"))
+            #expect(tenDigits.records.map(\.id) == [romeHistory.id, catalogue.id] && tenDigits.total == 2)
+            let hyphenated = try await editor.search(SearchQuery(text: "0-306-40615-2"))
+            #expect(hyphenated.records.map(\.id) == [romeHistory.id] && hyphenated.total == 1)
+            #expect(try await library.ids(editor, "0306406153") == [], "a wrong check digit is no ISBN")
+            #expect(try await library.ids(editor, "030640615") == [catalogue.id], "a prefix is a word, not an ISBN")
+            // Two books with one ISBN come first in folded-title order; paging on by cursor.
+            _ = try await editor.save(
+                SaveRequest(
+                    id: rome.id, title: rome.title, details: BookDetails(isbn: "0-306-40615-2"), expectedRevision: 1))
+            var paged: [Int] = []
+            var cursor: SearchCursor?
+            while paged.count < 3 {
+                let page = try await editor.search(
+                    SearchQuery(text: "0306406152", limit: 1, offset: paged.count, after: cursor))
+                #expect(page.total == 3)
+                guard !page.records.isEmpty else { break }
+                paged += page.records.map(\.id)
+                cursor = page.next
+            }
+            #expect(paged == [rome.id, romeHistory.id, catalogue.id])
+        },
+    ]
+}

@@ -332,7 +332,7 @@ struct PostgresRemoteTests {
                     """
                     SELECT has_schema_privilege($1, 'bookshelf', 'USAGE'), has_table_privilege($1, $2, $3),
                            has_column_privilege($1, 'bookshelf.books', 'title', 'UPDATE'),
-                           has_function_privilege($1, 'bookshelf.search_page(text[], text, integer, integer, text, bigint, integer, tsquery, text)', 'EXECUTE')
+                           has_function_privilege($1, 'bookshelf.search_page(text[], text, integer, integer, text, bigint, integer, tsquery, text, text)', 'EXECUTE')
                     """, ["bookshelf_" + old, object, privilege]) == [["f", "f", "f", "f"]])
         }
         #expect(
