@@ -147,6 +147,7 @@ final class RealPane: DemoPane {
         case .notCommitted?: return "not committed"
         case .unresolved?: return "outcome unknown"
         case .noChanges?: return "no changes to save"
+        case let .lost(revision, current)?: return "revision \(revision) lost; back at \(current)"
         case nil: return nil
         }
     }

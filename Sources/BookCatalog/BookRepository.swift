@@ -24,7 +24,10 @@ public enum ReconciledSave: Sendable, Equatable {
 ///   or been told about (by a load, a search, a save's answer or a conflict), whichever path
 ///   it comes from;
 /// - a change notice stops every read that started before it from entering the cache, and
-///   a notice that names no books does so for every book.
+///   a notice that names no books does so for every book;
+/// - a read that began after a save of this session was acknowledged, and finds the book at an
+///   older revision, is believed: the save is lost (`LostSave`), the book's floor goes down to
+///   what the store has, and the loss waits in `lostSaves` for the model to tell the user.
 /// Concurrent loads of one book share a single remote call when they start under the same
 /// generation. Create a new repository for a new account session: the cache dies with it.
 public actor BookRepository {
@@ -46,6 +49,10 @@ public actor BookRepository {
     /// The highest revision of each book known to exist: seen in any answer, or named by a
     /// conflict. The cache never admits anything below it.
     private var knownRevision: [Int: Int] = [:]
+    /// The newest save of each book that this session made and the store acknowledged.
+    private var acknowledged: [Int: BookRecord] = [:]
+    /// Saves of this session the store has since lost, for the model to take.
+    public nonisolated let lostSaves = LostSaves()
     private var inFlightLoads: [Int: InFlightLoad] = [:]
     private var nextLoadToken = 0
 
@@ -74,7 +81,12 @@ public actor BookRepository {
         let mayAdmit = writesInFlight[id, default: 0] == 0
         let loaded = try await sharedLoad(id: id, stamp: started)
         try validate(loaded, id: id)
-        if mayAdmit && stamp(id) == started { admit(loaded) } else { remember(loaded) }
+        if mayAdmit && stamp(id) == started {
+            believe(loaded)
+            admit(loaded)
+        } else {
+            remember(loaded)
+        }
         return loaded
     }
 
@@ -91,8 +103,10 @@ public actor BookRepository {
         guard page.total >= page.records.count + (page.records.isEmpty ? 0 : query.offset) else {
             throw BookFailure.invalidResponse
         }
+        let current = mayAdmit && epoch == startEpoch
+        if current { page.records.forEach(believe) }
         let fresh = page.records.map(newestSeen.raise)
-        if mayAdmit && epoch == startEpoch { fresh.forEach(admit) } else { fresh.forEach(remember) }
+        if current { fresh.forEach(admit) } else { fresh.forEach(remember) }
         return page.replacingRecords(fresh)
     }
 
@@ -120,6 +134,7 @@ public actor BookRepository {
             // Another write or a notice since this one began: the answer may already be old.
             let mayAdmit = stamp(id) == started
             advance(id)
+            acknowledge(saved)
             if mayAdmit { admit(saved) } else { remember(saved) }
             return saved
         } catch {
@@ -145,6 +160,7 @@ public actor BookRepository {
             // A store that answers with a record older than the commit it just reported
             // leaves the outcome as unknown as it was.
             guard current.revision >= committed else { throw BookFailure.outcomeUnknown }
+            if current.revision == committed { acknowledge(current) }
             return current.revision == committed
                 ? .committed(current) : .committedThenChanged(revision: committed, current: current)
         }
@@ -155,6 +171,7 @@ public actor BookRepository {
             && current.title == sent?.title
             && (request.author == nil || current.author == sent?.author)
             && (request.details == nil || current.details == sent?.details)
+        if matches { acknowledge(current) }
         return matches ? .committed(current) : .notCommitted(current: current)
     }
 
@@ -265,6 +282,22 @@ public actor BookRepository {
         guard record.revision >= floor else { return }
         if let old = cache[record.id], old.revision > record.revision { return }
         cache[record.id] = record
+    }
+
+    private func acknowledge(_ saved: BookRecord) {
+        if let newer = acknowledged[saved.id], newer.revision > saved.revision { return }
+        acknowledged[saved.id] = saved
+    }
+
+    /// `record` came from a read that began after every save of its book by this session was
+    /// answered: if it is older than one of them, that save is lost, and the store is believed.
+    private func believe(_ record: BookRecord) {
+        guard let saved = acknowledged[record.id], record.revision < saved.revision else { return }
+        acknowledged[record.id] = nil
+        knownRevision[record.id] = record.revision
+        cache.removeValue(forKey: record.id)
+        newestSeen.replace(with: record)
+        lostSaves.append(LostSave(saved: saved, current: record))
     }
 
     private func remember(_ record: BookRecord) {

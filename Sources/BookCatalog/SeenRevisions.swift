@@ -26,6 +26,12 @@ public final class SeenRevisions: Sendable {
         }
     }
 
+    /// Makes `record` the newest seen of its book even though it is older: the store proved
+    /// that the newer revisions seen are gone (`LostSave`).
+    func replace(with record: BookRecord) {
+        records.withLock { $0[record.id] = record }
+    }
+
     /// Remembers `record` if it is newer than any seen of its book.
     func note(_ record: BookRecord) {
         records.withLock { records in

@@ -86,6 +86,8 @@ public final class BookshelfModel {
     /// What the user confirmed to do once the save in flight has gone through.
     var afterSave: Confirmation.Action?
     var message: String?
+    /// Saves the store lost, each kept until its book is opened again (`noticeLostSaves`).
+    var keptLostSaves: [Int: LostSave] = [:]
 
     public init(
         connector: any CatalogConnector,

@@ -235,6 +235,9 @@ public enum SaveOutcome: Equatable, Sendable {
     case unresolved(BookFailure?)
     /// The draft equals the revision it edits: nothing was sent, no revision was made.
     case noChanges
+    /// The save that made `revision` was acknowledged and then lost (a failover); the store is
+    /// back at `current`, the base now. The draft holds the lost text: saving sends it again.
+    case lost(revision: Int, current: Int)
 }
 
 public enum ConflictChoice: Sendable, Hashable {

@@ -102,7 +102,13 @@ extension BookshelfModel {
                     let newest = floor(loaded)
                     editor?.rebase(on: newest)
                     editor?.draft = restoring ?? BookDraft(newest)
-                    if restoring != nil { save() }
+                    if restoring != nil {
+                        save()
+                    } else if let lost = takeKeptLostSave(of: bookID) {
+                        editor?.draft = BookDraft(lost.saved)
+                        editor?.outcome = .lost(revision: lost.saved.revision, current: newest.revision)
+                        message = nil
+                    }
                     return nil
                 },
                 fail: { [self] error, _ in

@@ -85,6 +85,7 @@ extension BookshelfModel {
                 forgetUnreachableNotes()
             }
             witness(value)
+            noticeLostSaves()
             return mayPublish ? publish(value, ticket) : nil
         case let .failure(error):
             if error is PasswordNeededAgain { connectionNeedsPassword(noticedBy: ticket) }

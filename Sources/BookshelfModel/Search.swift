@@ -35,6 +35,14 @@ struct SearchResults {
         }
     }
 
+    /// Shows `record` in place of any newer revision of it among the rows: the store lost that
+    /// revision (`LostSave`), so no row may keep showing it.
+    mutating func lower(to record: BookRecord) {
+        for index in rows.indices where rows[index].id == record.id && rows[index].revision > record.revision {
+            rows[index] = record
+        }
+    }
+
     /// New rows: selection stays on the same book if it is still there, else at the same
     /// index (clamped) when `keepSelection`, else on the first row.
     mutating func replaceRows(_ newRows: [BookRecord], total: Int, keepSelection: Bool) {

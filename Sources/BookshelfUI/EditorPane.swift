@@ -94,6 +94,12 @@ enum EditorPane {
             )
         case let .rejected(failure): ("Not saved: \(failure.description)", Theme.error)
         case .notCommitted: ("The last save did not go through. Save again to retry.", Theme.warning)
+        case let .lost(revision, current):
+            (
+                "Revision \(revision) was lost (a failover?): the catalog is back at revision \(current). "
+                    + "Your text is kept here; save to send it again.",
+                Theme.warning
+            )
         case let .unresolved(failure):
             (
                 "Unknown whether the last save went through\(failure.map { " (\($0.description))" } ?? ""). Save again to check.",

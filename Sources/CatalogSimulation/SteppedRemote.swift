@@ -139,6 +139,15 @@ public actor SteppedRemote: SearchableBookRemote, ChangeDetectingRemote, Reauthe
         return next
     }
 
+    /// A failover to a standby that had not replayed the newest commits of book `id`: the store
+    /// holds `revision` again, and every later revision of it is gone, acknowledged or not.
+    public func loseRevisions(of id: Int, after revision: Int) {
+        let kept = (store.revisions[id] ?? []).filter { $0.record.revision <= revision }
+        guard let newest = kept.last else { preconditionFailure("book \(id) has no revision \(revision)") }
+        store.revisions[id] = kept
+        store.books[id] = newest.record
+    }
+
     /// The same store, which also keeps an operation log and answers history reads.
     public nonisolated var keepingRecords: RecordKeepingSteppedRemote { RecordKeepingSteppedRemote(self) }
 

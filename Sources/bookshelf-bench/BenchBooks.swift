@@ -3,13 +3,18 @@ import BookCatalog
 /// Deterministic sample books for the benchmark: English-like titles over a vocabulary of a few
 /// hundred common words plus thousands of made-up ones, some accented words, and about 3%
 /// Japanese titles. Kept private to the benchmark so its figures stay comparable over time.
+///
+/// Each book also has a record as real catalogs keep one (`BenchDetails`), drawn from a stream of
+/// its own, so that the titles and authors are the same as before books had records.
 struct BenchBooks: Sequence, IteratorProtocol {
     private var state: UInt64
     private var remaining: Int
+    private var details: BenchDetails
 
     init(count: Int, seed: UInt64 = 20_240_601) {
         state = seed
         remaining = count
+        details = BenchDetails(seed: seed)
     }
 
     /// Exact: lets an import of many books recreate the title index once instead of growing it.
@@ -20,7 +25,8 @@ struct BenchBooks: Sequence, IteratorProtocol {
         remaining -= 1
         if random(100) < 3 {
             let title = (0..<(2 + random(4))).map { _ in Self.japanese[random(Self.japanese.count)] }.joined()
-            return NewBook(title: title, author: Self.japaneseAuthors[random(Self.japaneseAuthors.count)])
+            return NewBook(
+                title: title, author: Self.japaneseAuthors[random(Self.japaneseAuthors.count)], details: details.next())
         }
         var words: [String] = []
         if random(4) == 0 { words.append(["The", "A", "An"][random(3)]) }
@@ -29,7 +35,7 @@ struct BenchBooks: Sequence, IteratorProtocol {
             words.append(word())
         }
         let author = Self.firstNames[random(Self.firstNames.count)] + " " + Self.lastNames[random(Self.lastNames.count)]
-        return NewBook(title: words.joined(separator: " "), author: author)
+        return NewBook(title: words.joined(separator: " "), author: author, details: details.next())
     }
 
     private mutating func word() -> String {
@@ -46,13 +52,7 @@ struct BenchBooks: Sequence, IteratorProtocol {
         return random(3) == 0 ? base.prefix(1).uppercased() + base.dropFirst() : base
     }
 
-    private mutating func random(_ bound: Int) -> Int {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return Int((z ^ (z >> 31)) % UInt64(bound))
-    }
+    private mutating func random(_ bound: Int) -> Int { SplitMix.next(&state, below: bound) }
 
     static let common = """
         history rome garden river night winter summer house city war peace love death king queen empire world
@@ -88,4 +88,60 @@ struct BenchBooks: Sequence, IteratorProtocol {
         "月", "夜", "旅", "猫", "犬", "森", "雪", "風", "ノート", "ひかり", "こころ",
     ]
     static let japaneseAuthors = ["山田太郎", "夏目漱石", "村上春樹", "川端康成", "吉本ばなな", "三島由紀夫"]
+}
+
+/// The SplitMix64 generator: deterministic on every platform, so the books are the same everywhere.
+enum SplitMix {
+    static func next(_ state: inout UInt64, below bound: Int) -> Int {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return Int((z ^ (z >> 31)) % UInt64(bound))
+    }
+}
+
+/// The benchmark books' records: four in five have an ISBN (the nth book's is `isbn(ordinal:)`,
+/// so the bench can look one up), most a year and a publisher, one in four a place in a series,
+/// most a few tags from a list of genres, one in ten a line of notes (never searched).
+struct BenchDetails {
+    private var state: UInt64
+    private var ordinal = 0
+
+    init(seed: UInt64) { state = seed ^ 0x5EED_DE7A_1150_0000 }
+
+    mutating func next() -> BookDetails {
+        defer { ordinal += 1 }
+        let tags = Set((0..<random(4)).map { _ in Self.genres[random(Self.genres.count)] }).sorted()
+        let inSeries = random(4) == 0
+        return BookDetails(
+            isbn: ordinal % 5 == 4 ? nil : Self.isbn(ordinal: ordinal),
+            year: random(10) == 0 ? nil : 1800 + random(226),
+            publisher: random(5) == 0 ? "" : Self.publishers[random(Self.publishers.count)],
+            series: inSeries ? "\(BenchBooks.common[random(BenchBooks.common.count)].capitalized) Cycle" : "",
+            seriesIndex: inSeries ? SeriesIndex(thousandths: 1_000 * (1 + random(12))) : nil,
+            tags: tags,
+            notes: random(10) == 0 ? "Read in \(1990 + random(35)); lent to a friend." : "")
+    }
+
+    /// The canonical ISBN-13 of the `ordinal`th book (counting from 0) when it has one.
+    static func isbn(ordinal: Int) -> String? {
+        guard ordinal % 5 != 4 else { return nil }
+        let body = "978" + String(String(1_000_000_000 + ordinal).suffix(9))
+        let sum = body.enumerated().reduce(0) { $0 + ($1.offset.isMultiple(of: 2) ? 1 : 3) * Int(String($1.element))! }
+        return body + String((10 - sum % 10) % 10)
+    }
+
+    private mutating func random(_ bound: Int) -> Int { SplitMix.next(&state, below: bound) }
+
+    static let publishers = [
+        "Penguin", "Vintage", "Faber and Faber", "Gallimard", "Suhrkamp", "Knopf", "HarperCollins", "Picador",
+        "Oxford University Press", "Cambridge University Press", "Shinchōsha", "Kōdansha", "Anagrama", "Einaudi",
+        "Bloomsbury", "Virago", "Granta", "Fischer", "Seuil", "Hanser",
+    ]
+    static let genres = [
+        "fiction", "classics", "history", "fantasy", "science fiction", "mystery", "poetry", "biography",
+        "philosophy", "travel", "cookery", "children", "translated", "to read", "favourites", "signed",
+        "first edition", "book club", "essays", "drama", "日本文学", "non-fiction", "horror", "romance",
+    ]
 }

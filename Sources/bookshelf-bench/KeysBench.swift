@@ -42,6 +42,12 @@ enum KeysBench: BenchMode {
             """)
     static let noIndex = Flag(
         "no-index", help: "the same with no stored index at all (deleted first), as on a catalog's first open")
+    static let changesBeforeClearing = BenchNumber(
+        "changes-before-clearing", value: "K", default: 0,
+        help: """
+            before each Ctrl-U, another program changes about K books, so the app's index
+            is behind when the query is cleared (the case of the firstResults strategy)
+            """)
     static let eachKey = Flag("each", help: "print every typed key's time and what answered it")
     static let manyArenas = Flag(
         "many-arenas",
@@ -65,7 +71,7 @@ enum KeysBench: BenchMode {
     static let skippable = SearchStrategy.allCases.filter { $0 != .booksTable }
     static var skippableNames: String { skippable.map(\.rawValue).joined(separator: ", ") }
     static let options: [any OptionDeclaration] = [
-        count, db, rounds, columns, rows, cold, noIndex, without, eachKey, manyArenas,
+        count, db, rounds, columns, rows, cold, noIndex, changesBeforeClearing, without, eachKey, manyArenas,
     ]
 
     static let details = """
@@ -108,8 +114,26 @@ enum KeysBench: BenchMode {
         )
         let skipped = Set(try arguments.value(without).map { [$0] } ?? [])
         if let strategy = skipped.first { print("the app's remote never asks \(strategy.rawValue)") }
+        let changes = max(0, try arguments.value(changesBeforeClearing))
+        let otherProgram = try changes > 0 ? OtherProgram(path: path, count: count, changes: changes) : nil
         try await measure(
-            catalog: catalog, path: path, rounds: rounds, size: size, skipped: skipped, each: arguments.isSet(eachKey))
+            catalog: catalog, path: path, rounds: rounds, size: size, skipped: skipped, otherProgram: otherProgram,
+            each: arguments.isSet(eachKey))
+    }
+
+    /// Another program saving books while the app runs: before each Ctrl-U it changes every
+    /// `step`th book, so the index the app installed is behind when the query is cleared.
+    struct OtherProgram {
+        let connection: RawSQLiteSearch
+        let step: Int
+
+        init(path: String, count: Int, changes: Int) throws {
+            connection = try RawSQLiteSearch(path: path)
+            step = max(1, count / changes)
+            print("before each Ctrl-U another program changes every \(step)th book (\(count / step) books)")
+        }
+
+        func save() throws { _ = try connection.touchBooks(every: step) }
     }
 
     /// Stores an index (if none is), then changes, as another program, twice as many books as
@@ -129,7 +153,8 @@ enum KeysBench: BenchMode {
 
     @MainActor
     static func measure(
-        catalog: SQLiteCatalog, path: String, rounds: Int, size: TerminalSize, skipped: Set<SearchStrategy>, each: Bool
+        catalog: SQLiteCatalog, path: String, rounds: Int, size: TerminalSize, skipped: Set<SearchStrategy>,
+        otherProgram: OtherProgram?, each: Bool
     ) async throws {
         let machineAtStart = MachineTime()
         let connector = BenchConnector(catalog: catalog, skipped: skipped)
@@ -231,11 +256,17 @@ enum KeysBench: BenchMode {
                 guard model.state.search.query == query, model.state.search.error == nil else {
                     throw BenchError("the app did not search for the typed query")
                 }
+                try otherProgram?.save()
                 let start = clock.now
                 app.handle(.key(.ctrl("u")))
                 await settle()
                 paint()
                 clearing.record(clock.now - start)
+                if each {
+                    print(
+                        "Ctrl-U \((clock.now - start).formatted), answered by \(await connector.lastSearchAnswer()?.rawValue ?? "nothing")"
+                    )
+                }
                 if await connector.lastSearchAnswer() == .index {
                     indexed.record(clock.now - start)
                 } else {

@@ -39,6 +39,11 @@ final class RawSQLiteSearch {
         return true
     }
 
+    /// Whether the catalog's books have records (a bench catalog from before books had them has none).
+    func hasBookRecords() throws -> Bool {
+        try scalar("SELECT EXISTS (SELECT 1 FROM books WHERE publisher <> '')", []) > 0
+    }
+
     /// The number of matches and the ids of one page. `match` is nil for the empty query.
     func search(match: String?, scope: String, limit: Int, offset: Int) throws -> (total: Int, ids: [Int]) {
         if let match {

@@ -80,6 +80,11 @@ enum SearchBench: BenchMode {
                 .map { SearchQuery(text: $0) }),
         QueryClass(name: "CJK", queries: ["歴史", "日本", "東京", "物語", "日本の", "村上"].map { SearchQuery(text: $0) }),
         QueryClass(
+            name: "series/tag",
+            queries: ["fantasy", "penguin", "myst", "rome cycle", "first edition", "gallimard", "日本文学"]
+                .map { SearchQuery(text: $0) }),
+        QueryClass(name: "ISBN", queries: isbnQueries.map { SearchQuery(text: $0) }),
+        QueryClass(
             name: "no match", queries: ["zzqx", "qqqv wxj", "xylophonist", "日本 zzz"].map { SearchQuery(text: $0) }),
         QueryClass(name: "empty query", queries: [SearchQuery(text: "")]),
         QueryClass(
@@ -89,6 +94,11 @@ enum SearchBench: BenchMode {
                 SearchQuery(text: "a", offset: 5_000), SearchQuery(text: "hist", offset: 1_000),
             ]),
     ]
+
+    /// Benchmark books' ISBNs as people type them: ISBN-13 plain and hyphenated, and ISBN-10.
+    static let isbnQueries = [3, 1_234, 98_765].compactMap(BenchDetails.isbn(ordinal:)).flatMap { isbn in
+        [isbn, "\(isbn.prefix(3))-\(isbn.dropFirst(3))", ISBN.tenDigitForm(of: isbn) ?? isbn]
+    }
 
     static func run(_ arguments: ParsedArguments) async throws {
         let counts = try arguments.value(Self.count, default: [defaultCount])
@@ -158,7 +168,8 @@ enum SearchBench: BenchMode {
         if FileManager.default.fileExists(atPath: path) {
             let existing = try SQLiteCatalog.open(path: path, create: false)
             if try existing.bookCount(scope: nil) == count,
-                try existing.accounts().contains(where: { $0.name == "bench" })
+                try existing.accounts().contains(where: { $0.name == "bench" }),
+                try RawSQLiteSearch(path: path).hasBookRecords()
             {
                 print("reusing \(path) (\(count) books)")
                 return existing

@@ -13,7 +13,10 @@ import Testing
         "search": [
             "count", "db", "iterations", "raw-iterations", "scale-phase", "no-raw", "no-fzf", "rebuild-index", "scale",
         ],
-        "keys": ["count", "db", "rounds", "columns", "rows", "cold", "no-index", "each", "many-arenas", "without"],
+        "keys": [
+            "count", "db", "rounds", "columns", "rows", "cold", "no-index", "each", "many-arenas", "without",
+            "changes-before-clearing",
+        ],
         "cli": ["count", "db", "runs", "bookshelf", "limit"],
         "postgres": ["count", "db", "iterations", "writers", "seconds", "hot-books", "sessions", "typing-seconds"],
         "compare": ["count", "db", "pg", "iterations"],

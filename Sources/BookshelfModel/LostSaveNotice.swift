@@ -1,0 +1,42 @@
+import BookCatalog
+
+// A save the store acknowledged and then lost (`LostSave`: a failover to a standby that had not
+// replayed it). The user is told which book and which revision, the rows stop showing the lost
+// revision, and the text is kept: in the editor if it is open on the book, otherwise until the
+// book is next opened. Saving it again is the usual compare-and-set against what the store has.
+
+extension BookshelfModel {
+    /// Takes the saves the repository found lost since the last answer, and tells the user.
+    /// Called for every answer of the current session, whichever request it answered.
+    func noticeLostSaves() {
+        guard let found = repository?.lostSaves.take(), !found.isEmpty else { return }
+        for lost in found { keep(lost) }
+    }
+
+    private func keep(_ lost: LostSave) {
+        results.lower(to: lost.current)
+        let outcome = SaveOutcome.lost(revision: lost.saved.revision, current: lost.current.revision)
+        if var editor, editor.bookID == lost.saved.id, editor.base != nil {
+            // The draft stays as it is: the lost text, or what the user typed on since.
+            editor.base = lost.current
+            editor.knownNewer = nil
+            editor.outcome = outcome
+            self.editor = editor
+            message = nil
+        } else {
+            keptLostSaves[lost.saved.id] = lost
+            message = Self.lostSaveMessage(lost)
+        }
+    }
+
+    /// A lost save's text kept for book `id`, for the editor that opens it: it becomes the draft
+    /// (the lost save is taken out, so it is offered once).
+    func takeKeptLostSave(of id: Int) -> LostSave? {
+        keptLostSaves.removeValue(forKey: id)
+    }
+
+    static func lostSaveMessage(_ lost: LostSave) -> String {
+        "Your save of “\(lost.saved.title)” (revision \(lost.saved.revision)) was lost: the catalog is back at "
+            + "revision \(lost.current.revision). Your text is kept; open the book to save it again."
+    }
+}
