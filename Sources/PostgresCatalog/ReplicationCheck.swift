@@ -49,7 +49,8 @@ public struct ReplicationStandby: Sendable, Equatable {
 
 /// Whether a failover can lose a save the primary acknowledged.
 public enum FailoverVerdict: Sendable, Equatable {
-    /// One host, a primary, and nothing streaming from it.
+    /// A primary with nothing streaming from it, and no standby among the hosts (one host, or
+    /// the others unreachable, as after a failover).
     case singleServer
     case noAcknowledgedSaveLost
     /// Synchronous settings, but no synchronous standby is connected: commits wait for one.
@@ -74,7 +75,8 @@ public struct ReplicationReport: Sendable, Equatable {
                     because:
                         "\(primaries.count) hosts are primaries: saves may go to either, and each lacks the other's")
         }
-        if hosts.count == 1 && primary.standbys.isEmpty { return .singleServer }
+        let anyStandby = hosts.contains { if case .standby = $0.role { true } else { false } }
+        if primary.standbys.isEmpty && !anyStandby { return .singleServer }
         guard primary.waitsForAStandby else {
             let reason =
                 primary.synchronousStandbyNames.trimmingCharacters(in: .whitespaces).isEmpty

@@ -5,7 +5,7 @@ import PostgresCatalog
 enum ReplicationCheckReport {
     static func print(_ connector: PostgresConnector, on console: Console) async throws -> ExitStatus {
         let report = await ReplicationReport.check(connector)
-        if report.verdict == .singleServer, let host = report.hosts.first {
+        if report.verdict == .singleServer, report.hosts.count == 1, let host = report.hosts.first {
             console.line(
                 "\(place(host)): a single primary without standbys; there is nothing to fail over to, "
                     + "so no acknowledged save can be lost to a failover.")

@@ -21,6 +21,16 @@ import Testing
         #expect(report.verdict == .singleServer)
     }
 
+    @Test func aPrimaryWhoseStandbysAreUnreachableHasNothingToFailOverTo() {
+        let report = ReplicationReport(hosts: [
+            ReplicationHost(host: "db0", port: "5432", role: .unreachable("gone")),
+            Self.primary("on", names: "", standbys: []),
+        ])
+        #expect(report.verdict == .singleServer)
+        let withStandby = ReplicationReport(hosts: [Self.primary("on", names: "", standbys: []), Self.standbyHost])
+        #expect(withStandby.verdict != .singleServer)
+    }
+
     @Test func withoutSynchronousStandbyNamesSavesCanBeLost() {
         let report = ReplicationReport(hosts: [
             Self.primary("on", names: "", standbys: [Self.standby("s1", syncState: "async")]), Self.standbyHost,

@@ -124,6 +124,23 @@ struct PostgresFailoverCommandLineTests {
             }
         }
         #expect(lost.isEmpty, "acknowledged saves lost in the failover: \(lost)")
+
+        // After the failover: the old primary is gone, and the new one has no standby of its own.
+        let after = try sandbox.run(
+            ["setup", "--check", "--db", pair.connectionString(user: "postgres")], environment: clean)
+        #expect(after.status == 0, "\(after.errors)")
+        let afterLines = after.outputLines
+        #expect(afterLines.count == 4, "\(after.output)")
+        #expect(
+            afterLines.first?.hasPrefix("host \(primary.directory) port \(primary.port): not reachable (") == true,
+            "\(after.output)")
+        #expect(
+            Array(afterLines.dropFirst()) == [
+                "host \(standby.directory) port \(standby.port): primary, synchronous_commit = on, "
+                    + "synchronous_standby_names = ''",
+                "  no standby streams from it",
+                "A single primary without standbys: nothing to fail over to.",
+            ], "\(after.output)")
     }
 }
 
