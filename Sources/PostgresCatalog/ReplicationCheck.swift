@@ -93,13 +93,14 @@ public struct ReplicationReport: Sendable, Equatable {
     }
 
     /// Asks each host of the connection string, one at a time, what it is. A host that
-    /// cannot be reached is reported as such; the others are still asked.
-    public static func check(_ connector: PostgresConnector, password: String? = nil) async -> ReplicationReport {
+    /// cannot be reached is reported as such; the others are still asked. Passwords come from
+    /// libpq's own sources (PGPASSWORD, the password file): a check prompts for none.
+    public static func check(_ connector: PostgresConnector) async -> ReplicationReport {
         let worker = PostgresWorker(label: "bookshelf.postgres.replication-check")
         var hosts: [ReplicationHost] = []
         for (host, port, single) in connector.eachHost() {
             let found = try? await worker.perform {
-                ReplicationHost.ask(single, host: host, port: port, password: password)
+                ReplicationHost.ask(single, host: host, port: port)
             }
             hosts.append(found ?? ReplicationHost(host: host, port: port, role: .unreachable("no answer")))
         }
@@ -109,10 +110,10 @@ public struct ReplicationReport: Sendable, Equatable {
 
 extension ReplicationHost {
     /// Connects to this host alone and asks it (blocking; run on a worker).
-    static func ask(_ connector: PostgresConnector, host: String, port: String, password: String?) -> ReplicationHost {
+    static func ask(_ connector: PostgresConnector, host: String, port: String) -> ReplicationHost {
         do {
             // Whatever the host is, connect to it: with one host, prefer-standby takes a primary too.
-            let connection = try PostgresConnection(connector, password: password, purpose: .standbyReads)
+            let connection = try PostgresConnection(connector, password: nil, purpose: .standbyReads)
             let settings = try run(
                 connection.execute(
                     "SELECT pg_is_in_recovery(), current_setting('synchronous_commit'), "
@@ -140,9 +141,15 @@ extension ReplicationHost {
                 })
             return ReplicationHost(host: host, port: port, role: .primary(primary))
         } catch PostgresConnectFailure.passwordRequired {
-            return ReplicationHost(host: host, port: port, role: .unreachable("it needs a password"))
+            return ReplicationHost(
+                host: host, port: port, role: .unreachable("it needs a password: set PGPASSWORD or put it in ~/.pgpass")
+            )
+        } catch let BookFailure.storeUnavailable(reason) {
+            // libpq's message spans lines; the report gives each host one.
+            return ReplicationHost(host: host, port: port, role: .unreachable(PostgresAccountConnector.oneLine(reason)))
         } catch {
-            return ReplicationHost(host: host, port: port, role: .unreachable(String(describing: error)))
+            return ReplicationHost(
+                host: host, port: port, role: .unreachable(PostgresAccountConnector.oneLine(String(describing: error))))
         }
     }
 }
