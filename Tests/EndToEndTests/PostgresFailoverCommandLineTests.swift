@@ -92,8 +92,12 @@ struct PostgresFailoverCommandLineTests {
         }
         try #require(books.count == 8 && books.allSatisfy { $0.revision > 0 }, "\(listed.output)")
 
+        let command = [
+            try #require(ChildProcess.onPath("timeout"), "coreutils' timeout bounds each edit"), "-k", "2", "20",
+            try #require(BookshelfProcess.binary, "the bookshelf executable beside the tests").path,
+        ]
         let editors = EditorLoops(
-            sandbox: sandbox, connectionString: pair.connectionString(user: "alice"), books: books)
+            sandbox: sandbox, command: command, connectionString: pair.connectionString(user: "alice"), books: books)
         editors.start()
         editors.waitForAcknowledgedSaves(8)
         try primary.stopServerImmediately()
@@ -196,13 +200,16 @@ final class EditorLoops: Sendable {
     }
 
     private let sandbox: BookshelfProcess
+    /// `timeout` with its limits, then the bookshelf executable.
+    private let command: [String]
     private let connectionString: String
     private let books: [(id: String, revision: Int)]
     private let state = Mutex(State())
     private let finished = DispatchGroup()
 
-    init(sandbox: BookshelfProcess, connectionString: String, books: [(id: String, revision: Int)]) {
+    init(sandbox: BookshelfProcess, command: [String], connectionString: String, books: [(id: String, revision: Int)]) {
         self.sandbox = sandbox
+        self.command = command
         self.connectionString = connectionString
         self.books = books
     }
@@ -249,7 +256,7 @@ final class EditorLoops: Sendable {
         environment.merge(sandbox.withoutLibpqSettings) { _, new in new }
         let status =
             (try? ChildProcess.run(
-                ["/usr/bin/timeout", "-k", "2", "20", BookshelfProcess.binary?.path ?? "bookshelf"] + arguments,
+                command + arguments,
                 output: output, errors: errors, environment: environment)) ?? -1
         let printed = ((try? String(contentsOfFile: output, encoding: .utf8)) ?? "")
             .trimmingCharacters(in: .whitespacesAndNewlines)
