@@ -23,12 +23,17 @@ enum SetupCommand {
     static let account = Option<String>(
         "account", value: "NAME", completes: .accounts,
         help: "Add or update account NAME instead of the starter sample.")
+    static let check = Flag(
+        "check",
+        help:
+            "On PostgreSQL: report the replication set-up (each host's role, its standbys and their lag, synchronous or not) and whether acknowledged saves can be lost on failover; change nothing."
+    )
 
     static let command = Command(
         name: "setup",
         summary: "Prepare a catalog (PostgreSQL: schema, roles, sample); add or update an account.",
         positionals: .none,
-        options: [account, role, scope, passwordStdin, removeAccount, CatalogOptions.db],
+        options: [account, role, scope, passwordStdin, removeAccount, check, CatalogOptions.db],
         details: """
             PostgreSQL: run it as the database's owner with a role that may create roles
             (CREATEROLE), for example --db postgresql://owner@db.example/books. Without
@@ -52,6 +57,14 @@ enum SetupCommand {
             role, unless the role is an account of another catalog on the server; the books'
             history keeps the name. It also removes an account whose role was dropped by hand.
 
+            --check asks each host of the connection string what it is, changing nothing: a
+            primary (its synchronous_commit and synchronous_standby_names, and each standby it
+            streams to, with its state, sync_state and replay lag) or a standby, and ends with a
+            verdict: "acknowledged saves can be lost on failover" (asynchronous replication) or
+            "no acknowledged save can be lost" (synchronous_commit on or remote_apply with a
+            synchronous standby). Standbys' states need a role with pg_read_all_stats. A single
+            server without standbys is one line. Passwords come from libpq (PGPASSWORD, ~/.pgpass).
+
             SQLite: creates the catalog with the starter sample if it is missing; with
             --account, adds or updates that account (SQLite accounts have no passwords).
 
@@ -62,6 +75,11 @@ enum SetupCommand {
     @Sendable static func run(_ context: CommandContext) async throws -> ExitStatus {
         let arguments = context.arguments
         let requested = try requestedAccount(arguments)
+        if arguments.isSet(check) {
+            guard requested == nil, !arguments.isGiven(removeAccount) else {
+                throw UsageError("--check goes alone: it changes nothing")
+            }
+        }
         switch try CatalogTarget.resolve(option: arguments.value(CatalogOptions.db), environment: context.environment) {
         case let .sqlite(path):
             if arguments.isGiven(removeAccount) {
@@ -69,6 +87,9 @@ enum SetupCommand {
             }
             if arguments.isSet(passwordStdin) {
                 throw UsageError("--password-stdin applies to PostgreSQL only: SQLite accounts have no passwords")
+            }
+            if arguments.isSet(check) {
+                throw UsageError("--check applies to PostgreSQL only: an SQLite catalog has no replicas")
             }
             let catalog = try CatalogOpener.open(path: path, console: context.console, creating: .starterIfMissing)
             guard let requested else {
@@ -83,6 +104,9 @@ enum SetupCommand {
             context.console.line(describe(requested.withDefaults) + " in \(path.printable).")
             return .success
         case let .postgres(connector):
+            if arguments.isSet(check) {
+                return try await ReplicationCheckReport.print(connector, on: context.console)
+            }
             if let removed = arguments.value(removeAccount) {
                 guard requested == nil else { throw UsageError("--remove-account and --account go separately") }
                 let setup = try await PostgresSignIn.administrator(connector)
