@@ -44,7 +44,8 @@ public enum Screen {
                 HistoryPane.render(history, in: pane, into: &canvas)
             } else {
                 DetailPane.render(
-                    state.search.selectedBook, viewOnly: state.accountRole == .reader, in: pane, into: &canvas)
+                    state.search.selectedBook, terms: SearchTerms(state.search.rowsQuery),
+                    viewOnly: state.accountRole == .reader, in: pane, into: &canvas)
             }
         }
         StatusLine.render(state, ui: ui, in: layout.status, into: &canvas)
@@ -260,7 +261,9 @@ enum ResultList {
 
 /// The selected book, read-only; Enter opens it (to view only, for a reader).
 enum DetailPane {
-    static func render(_ book: BookRecord?, viewOnly: Bool, in area: Rect, into canvas: inout Canvas) {
+    static func render(
+        _ book: BookRecord?, terms: SearchTerms, viewOnly: Bool, in area: Rect, into canvas: inout Canvas
+    ) {
         guard let book, area.height > 0 else { return }
         let width = area.width - 2
         var y = area.y
@@ -284,34 +287,44 @@ enum DetailPane {
             .draw(in: &canvas, x: area.x + 1, y: y, width: width)
             y += 1
         }
-        for line in detailLines(book.details) where y < bottom {
+        for line in detailLines(book.details, terms: terms) where y < bottom {
             line.draw(in: &canvas, x: area.x + 1, y: y, width: width)
             y += 1
         }
     }
 
     /// The fields beyond title and author that the book has, a line each: "ISBN … · year ·
-    /// publisher", the series and its index, the tags, and the notes' first line.
-    static func detailLines(_ details: BookDetails) -> [StyledText] {
+    /// publisher", the series and its index, the tags, and the notes' first line. What the
+    /// query matched in the searched fields is highlighted, as in the rows, each field (each
+    /// tag) on its own: a book found by its series or a tag shows why.
+    static func detailLines(_ details: BookDetails, terms: SearchTerms) -> [StyledText] {
         var lines: [StyledText] = []
-        func line(_ label: String, _ value: String) {
-            var text = StyledText(label + " ", style: Theme.hint)
-            text.append(value, style: .plain)
-            lines.append(text)
+        func line(_ label: String, _ value: StyledText) {
+            lines.append(StyledText(label + " ", style: Theme.hint) + value)
         }
-        let facts = [details.isbn.map { "ISBN " + $0 }, details.year.map(String.init), details.publisher]
-            .compactMap { $0 }.filter { !$0.isEmpty }
-        if !facts.isEmpty { lines.append(StyledText(facts.joined(separator: " · "), style: .plain)) }
+        func searched(_ text: String) -> StyledText {
+            StyledText.highlighted(text, ranges: terms.highlightRanges(in: text), base: .plain, highlight: Theme.match)
+        }
+        var facts: [StyledText] = []
+        if let isbn = details.isbn {
+            facts.append(StyledText("ISBN ") + StyledText(isbn, style: terms.isbn == isbn ? Theme.match : .plain))
+        }
+        if let year = details.year { facts.append(StyledText(String(year))) }
+        if !details.publisher.isEmpty { facts.append(searched(details.publisher)) }
+        if let first = facts.first {
+            lines.append(facts.dropFirst().reduce(first) { $0 + StyledText(" · ") + $1 })
+        }
         if !details.series.isEmpty || details.seriesIndex != nil {
-            line(
-                "Series",
-                [details.series, details.seriesIndex.map { "#\($0)" } ?? ""].filter { !$0.isEmpty }
-                    .joined(separator: " "))
+            var series = searched(details.series)
+            if let index = details.seriesIndex { series.append((details.series.isEmpty ? "" : " ") + "#\(index)") }
+            line("Series", series)
         }
-        if !details.tags.isEmpty { line("Tags", details.tagsText) }
+        if let firstTag = details.tags.first {
+            line("Tags", details.tags.dropFirst().reduce(searched(firstTag)) { $0 + StyledText(", ") + searched($1) })
+        }
         if let first = details.notes.split(separator: "\n", omittingEmptySubsequences: false).first, !first.isEmpty {
             let more = details.notes.contains("\n") ? " …" : ""
-            line("Notes", String(first) + more)
+            line("Notes", StyledText(String(first) + more))
         }
         return lines
     }

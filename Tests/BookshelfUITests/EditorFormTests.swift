@@ -224,4 +224,28 @@ import TerminalUI
                 " Notes first line …",
             ], "\(harness.text)")
     }
+
+    /// A book found by its series or a tag shows why: what the query matched in those fields is
+    /// highlighted in the detail pane, as in the rows, each tag on its own.
+    @Test func theDetailPaneHighlightsWhatTheQueryMatchedInTheOtherFields() async throws {
+        let harness = AppHarness(columns: 120, rows: 20)
+        harness.catalog.put(
+            BookRecord(id: 2, title: "History of Rome", revision: 1, author: "Theodor Mommsen", details: Self.details),
+            scope: "main")
+        await harness.start()
+        await harness.type("römisch weid")
+        let screen = harness.screen
+        let series = try #require(screen.column(of: "Römische", row: 7))
+        for x in series..<(series + 7) { #expect(screen[x, 7].style == Theme.match, "cell \(x) of 'Römisch'") }
+        #expect(screen[series + 7, 7].style == .plain, "'e' is past the match")
+        let publisher = try #require(screen.column(of: "Weidmann", row: 6))
+        for x in publisher..<(publisher + 4) { #expect(screen[x, 6].style == Theme.match) }
+        #expect(screen[publisher + 4, 6].style == .plain)
+
+        await harness.press(.ctrl("u"))
+        await harness.type("9780140449082")
+        let isbn = try #require(harness.screen.column(of: "9780140449082", row: 6))
+        #expect(harness.screen[isbn, 6].style == Theme.match, "the ISBN the query names")
+        #expect(harness.screen[isbn + 12, 6].style == Theme.match)
+    }
 }
