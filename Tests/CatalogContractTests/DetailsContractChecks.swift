@@ -172,6 +172,43 @@ extension ContractCheck {
 /// ISBN, in either form, puts the books that have it first. Notes are never searched.
 extension ContractCheck {
     static let searchingDetails: [ContractCheck] = [
+        ContractCheck(
+            "a word in the series, the publisher or a tag matches after the title's and the author's matches; notes never; an ISBN query lists its books first"
+        ) { fixture in
+            let library = try await Library.make(fixture)
+            let editor = try await library.remote(for: "editor")
+            let (cafe, empire, history, essays) = (library.book(1), library.book(2), library.book(4), library.book(6))
+            for (book, details) in [
+                (
+                    cafe,
+                    BookDetails(
+                        publisher: "Hi Fi", series: "Roman Nights", tags: ["Gibbon", "Zeppelin"], notes: "Marvellous")
+                ),
+                (essays, BookDetails(publisher: "Fi", series: "Hi")),
+                (history, BookDetails(isbn: "9780131103627")),
+            ] {
+                _ = try await editor.save(
+                    SaveRequest(id: book.id, title: book.title, details: details, expectedRevision: 1))
+            }
+            func titles(_ text: String) async throws -> [String] {
+                let page = try await editor.search(SearchQuery(text: text))
+                #expect(page.total == page.records.count, "\(text)")
+                return page.records.map(\.title)
+            }
+            #expect(try await titles("zeppelin") == [cafe.title])
+            #expect(try await titles("marvellous") == [])
+            // By title (rank 1), then by series (rank 3).
+            #expect(try await titles("roman") == [empire.title, cafe.title])
+            // By author (rank 2) before by tag (rank 3), though "Café Society" sorts first by title.
+            #expect(try await titles("gibbon") == [empire.title, cafe.title])
+            // A word of several tokens lies within one field: Essays' "Hi" and "Fi" are two fields.
+            #expect(try await titles("hi-fi") == [cafe.title])
+            #expect(try await titles("hi fi essays") == [essays.title])
+            // An ISBN-10 or ISBN-13 query lists the book with that ISBN first; its text matches none.
+            #expect(try await titles("0-13-110362-8") == [history.title])
+            #expect(try await titles("9780131103627") == [history.title])
+            #expect(try await titles("9780131103626") == [])
+        },
         ContractCheck("a word matches the series, the publisher or a tag, after title and author matches") { fixture in
             let library = try await Library.make(fixture)
             let editor = try await library.remote(for: "editor")

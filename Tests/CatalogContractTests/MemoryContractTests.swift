@@ -27,9 +27,4 @@ struct MemoryContractCatalog: ContractCatalog {
     func contract(_ check: ContractCheck) async throws {
         try await check.run(MemoryFixture())
     }
-
-    @Test(arguments: ContractCheck.otherFields)
-    func otherFields(_ check: ContractCheck) async throws {
-        try await check.run(MemoryFixture())
-    }
 }
