@@ -1,4 +1,5 @@
 import BookCatalog
+import CSQLite
 import Foundation
 @testable import SQLiteCatalog
 import Testing
@@ -99,4 +100,24 @@ import Testing
 
             """
         }.joined()
+
+    /// An ISBN query reads the books of that ISBN through `books_by_isbn`; asked in title order,
+    /// SQLite read every book of the scope through the title index instead (3 s at a million).
+    @Test func anISBNQueryReadsItsBooksThroughTheISBNIndex() throws {
+        let path = directory.path("isbn.sqlite")
+        let catalog = try SQLiteCatalog.open(path: path, create: true)
+        try catalog.addAccount(Account(name: "reader", role: .reader, scope: "main"))
+        _ = try catalog.insertBooks(
+            [NewBook(title: "Dune", details: BookDetails(isbn: "9780441172719"))], scope: "main")
+        let raw = try RawConnection(path)
+        var statement: OpaquePointer?
+        guard
+            sqlite3_prepare_v2(raw.handle, "EXPLAIN QUERY PLAN " + ISBNFirst.booksOfTheISBN, -1, &statement, nil)
+                == SQLITE_OK
+        else { throw RawError(message: String(cString: sqlite3_errmsg(raw.handle))) }
+        defer { sqlite3_finalize(statement) }
+        var plan: [String] = []
+        while sqlite3_step(statement) == SQLITE_ROW { plan.append(String(cString: sqlite3_column_text(statement, 3))) }
+        #expect(plan == ["SEARCH books USING INDEX books_by_isbn (scope=? AND isbn=?)"])
+    }
 }
