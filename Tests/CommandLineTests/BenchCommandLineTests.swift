@@ -24,6 +24,7 @@ import Testing
         "session": [
             "keys", "count", "latency", "every", "unbounded-script", "no-saves", "no-switches", "trim", "many-arenas",
         ],
+        "replicas": ["count", "iterations", "lag", "saves", "save-every"],
     ]
 
     @Test func everyModeKeepsItsOptionNames() {
