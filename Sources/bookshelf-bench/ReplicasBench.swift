@@ -35,6 +35,10 @@ enum ReplicasBench: BenchMode {
         let lag = try arguments.value(Self.lag)
         let saves = max(1, try arguments.value(Self.saves))
         let saveEvery = max(1, try arguments.value(Self.saveEvery))
+        // Bounds that keep the run's length (saves × interval + lag) a sum that cannot overflow.
+        guard lag <= 600_000, saveEvery <= 600_000, saves <= 10_000 else {
+            throw UsageError("--lag and --save-every are at most 600000 ms (ten minutes), --saves at most 10000")
+        }
         #if DEBUG
             print("warning: debug build; use `swift run -c release bookshelf-bench replicas` for real figures")
         #endif
@@ -93,7 +97,7 @@ struct ServerPair {
     /// The standby applies each commit `milliseconds` after the primary made it.
     func delayStandby(milliseconds: Int) async throws {
         // ALTER SYSTEM takes no parameters; the value is a whole number of this program.
-        try await background { [standby] in
+        try await runBlocking { [standby] in
             try standby.superuserSQL("ALTER SYSTEM SET recovery_min_apply_delay = \(milliseconds)")
             try standby.superuserSQL("SELECT pg_reload_conf()")
         }
@@ -112,7 +116,7 @@ struct ServerPair {
 }
 
 /// Runs blocking work (a server tool) off the concurrency pool, which has a thread per core.
-func background(_ work: @escaping @Sendable () throws -> Void) async throws {
+func runBlocking(_ work: @escaping @Sendable () throws -> Void) async throws {
     try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
         DispatchQueue.global().async { continuation.resume(with: Result { try work() }) }
     }
@@ -280,7 +284,7 @@ struct Failover {
         let before = try await repository.book(id: bookID, policy: .refresh)
         let clock = ContinuousClock()
         let start = clock.now
-        try pair.primary.stopServerImmediately()
+        try await runBlocking { [primary = pair.primary] in try primary.stopServerImmediately() }
         let killed = clock.now - start
         async let promoting = promote(pair.standby, since: start)
         var failed = 0
@@ -306,7 +310,7 @@ struct Failover {
     private static func promote(_ standby: PostgresScratchServer, since start: ContinuousClock.Instant) async throws
         -> Duration
     {
-        try await background { try standby.superuserSQL("SELECT pg_promote(true, 60)") }
+        try await runBlocking { try standby.superuserSQL("SELECT pg_promote(true, 60)") }
         return ContinuousClock.now - start
     }
 
