@@ -38,6 +38,17 @@ import Testing
         func stored() async throws -> BookRecord {
             try await SQLiteCatalog.open(path: db, create: false).remote(account: "alice").load(id: book.id)
         }
+
+        /// Waits until the catalog holds `revision` of the book: another process commits it, and on a
+        /// loaded machine the commit may come a little after the screen says "Saving…".
+        func waitForStored(revision: Int, timeout: Duration = .seconds(20)) async throws {
+            let clock = ContinuousClock()
+            let deadline = clock.now + timeout
+            while try await stored().revision < revision {
+                guard clock.now < deadline else { break }
+                try await Task.sleep(for: .milliseconds(50))
+            }
+        }
     }
 
     @Test(.enabled(if: TmuxPane.shouldRun)) func typingWhileAnAccountSwitchConnectsIsRefusedAndSaysWhy() throws {
@@ -77,7 +88,8 @@ import Testing
         try alice.waitFor(text: "Title     Quixotic Zebra Mine")
         try alice.send("Enter")
         try alice.waitFor(text: "Saving…")
-        // The store committed alice's save at once; only its answer is held back.
+        // The store commits alice's save at once; only its answer is held back.
+        try await catalog.waitForStored(revision: 2)
         #expect(try await catalog.stored().revision == 2)
 
         try bob.send("Enter")
