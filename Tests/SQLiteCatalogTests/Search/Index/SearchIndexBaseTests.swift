@@ -146,6 +146,64 @@ import Testing
         #expect(stoppedEarly >= 10, "stopped early \(stoppedEarly) times")
     }
 
+    /// A word of several tokens ("日本") that most of its books hold only in a tag: the books that
+    /// may rank higher are judged first, all of them, then the others in result order until
+    /// rank 3 holds the page and the count is past its limit. The pages and totals are what
+    /// `SearchTerms` says, with and without hidden books, and a small page judges a few of the
+    /// thousand tagged books, not all of them.
+    @Test func aWordFoundMostlyInOtherFieldsStopsJudgingOncePageAndCountAreSettled() throws {
+        let path = directory.path("tags.sqlite")
+        let catalog = try SQLiteCatalog.open(path: path, create: true)
+        try catalog.addAccount(Account(name: "editor", role: .editor, scope: "main"))
+        let newBooks = (0..<3_000).map { index -> NewBook in
+            let tags: [String] = (index % 3 == 0 ? ["日本文学"] : []) + (index % 5 == 0 ? ["本日"] : [])
+            let details = BookDetails(tags: tags)
+            switch index % 100 {
+            case 0: return NewBook(title: "日本の歴史 \(index)", details: details)
+            case 1: return NewBook(title: "古い日本 \(index)", details: details)
+            case 2: return NewBook(title: "Book \(index)", author: "日本太郎", details: details)
+            case 3: return NewBook(title: "本と日 \(index)", details: details)
+            default: return NewBook(title: "Book \(index)", details: details)
+            }
+        }
+        try catalog.insertBooks(newBooks, scope: "main")
+        let books = try committedBooks(path, scope: "main")
+        let connection = try CatalogConnection.open(path: path, create: false, busyTimeout: .seconds(5))
+        let base = try SearchIndexBuilder(connection: connection, scope: "main").build()
+        func key(_ book: BookRecord) -> [UInt8] {
+            Array(BookText(title: book.title, author: book.author).titleKey.utf8)
+        }
+        let inOrder = books.sorted { ByteOrder.precedes(key($0), $0.id, key($1), $1.id) }
+        var hidden = Bitmap(count: base.count)
+        for ordinal in stride(from: 4, to: base.count, by: 11) { hidden.insert(ordinal) }
+        for text in ["日本", "日本文学", "本日", "日本 book", "文学"] {
+            let terms = SearchTerms(text)
+            let words = try #require(base.compile(terms), "\(text)")
+            for (cap, limit) in [(3, 40), (20, 300), (1, 1), (50, 10_001)] {
+                for hide in [false, true] {
+                    let shown = inOrder.enumerated().filter { !hide || !hidden.contains($0.offset) }
+                    let found = shown.filter { terms.matches($0.element) }
+                    let page = found.sorted {
+                        (terms.rank($0.element), $0.offset) < (terms.rank($1.element), $1.offset)
+                    }
+                    .prefix(cap).map { Int32($0.offset) }
+                    var matches = SearchIndexBase.Matches(cap: cap, countLimit: limit)
+                    try base.collect(words, hidden: hide ? hidden : nil, into: &matches)
+                    let listed = Array(matches.ordinals.joined().prefix(cap))
+                    let counted = matches.counts.reduce(0, +)
+                    #expect(
+                        listed == page && min(counted, limit) == min(found.count, limit),
+                        "\(text) cap \(cap) limit \(limit) hidden \(hide): listed \(listed), expected \(page), counted \(counted) of \(found.count)"
+                    )
+                }
+            }
+        }
+        let tagged = books.filter { $0.details.tags.contains("日本文学") }.count
+        var small = SearchIndexBase.Matches(cap: 3, countLimit: 40)
+        try base.collect(try #require(base.compile(SearchTerms("日本"))), hidden: nil, into: &small)
+        #expect(tagged == 1_000 && small.booksJudged < 200, "judged \(small.booksJudged) books; \(tagged) are tagged")
+    }
+
     /// A one-letter query matching more books than are counted exactly is answered from kept
     /// matches (`BroadPrefixResults`): after other programs rename, move and add books, the
     /// pages and the "at least" total are still exactly what the books say, through the
