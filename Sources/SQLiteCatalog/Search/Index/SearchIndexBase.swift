@@ -282,12 +282,6 @@ final class SearchIndexBase: Sendable {
         /// come in result order) nor a total already past the limit.
         var isSettled: Bool { counts[0] >= cap && counts[0] + counts[1] + counts[2] + counts[3] >= countLimit }
 
-        /// The same, when ranks 0 to 2 are complete and only rank-3 books are still added (in
-        /// result order): the listed ones of rank 3 are then final too.
-        var isSettledWithHigherRanksComplete: Bool {
-            counts[3] >= cap && counts[0] + counts[1] + counts[2] + counts[3] >= countLimit
-        }
-
         /// How many books were judged against the forward index to collect these (the tests
         /// hold the early stop to it).
         var booksJudged = 0
@@ -560,52 +554,53 @@ final class SearchIndexBase: Sendable {
     /// Some word has several tokens that must be consecutive: take the books of the rarest
     /// token range as candidates and judge each against the forward index.
     ///
-    /// A candidate whose rarest token is in neither its title nor its author (the posting's
-    /// place is 3) can only be rank 3, so the candidates are judged in two passes: first those
-    /// that may rank higher, all of them, then the others in result order, merged with the rank-3
-    /// books the first pass found, until rank 3 holds the page and the count is past its limit.
-    /// Without the stop, "日本" at ten million books judged some 600,000 books that carry the tag
-    /// "日本文学" to count matches nobody reads past 10,000.
+    /// Where a candidate holds its rarest token bounds its rank: a book that holds it only in
+    /// its author cannot rank above 2, one that holds it only in another field not above 3. So
+    /// the candidates are judged in three passes, title, author, other fields, each in result
+    /// order and merged with the books an earlier pass found for its rank, and each stops once
+    /// its rank holds the page and the count is past its limit: then nothing a later pass
+    /// finds can change the page. Without the passes, "日本" at ten million books judged some
+    /// 600,000 books that carry the tag "日本文学", and "村上" every book by 村上春樹, to count
+    /// matches nobody reads past 10,000.
     private func collectByJudging(_ words: [CompiledWord], hidden: Bitmap?, into matches: inout Matches)
         throws(SearchIndexDamage)
     {
         let best = words.min { $0.estimate < $1.estimate }!
-        var candidates = Bitmap(count: count)
-        var inTitleOrAuthor = Bitmap(count: count)
+        // The candidates by the best place of their rarest token: the title, the author, elsewhere.
+        var byPlace = [Bitmap](repeating: Bitmap(count: count), count: 3)
         try forEachPosting(best.anchor) { ordinal, place in
-            candidates.insert(ordinal)
-            if place < 3 { inTitleOrAuthor.insert(ordinal) }
+            byPlace[place < 2 ? 0 : place == 2 ? 1 : 2].insert(ordinal)
         }
-        var judge = ForwardIndexJudge(words: words, base: self)
-        var foundInOtherFields = Bitmap(count: count)
-        for (slot, var bits) in inTitleOrAuthor.words.enumerated() {
-            if let hidden { bits &= ~hidden.words[slot] }
-            try judge.check(slot: slot, bits: bits)
-            while bits != 0 {
-                let ordinal = slot << 6 | bits.trailingZeroBitCount
-                bits &= bits - 1
-                matches.booksJudged += 1
-                switch try judge.rank(ordinal) {
-                case 3?: foundInOtherFields.insert(ordinal)
-                case let rank?: matches.add(ordinal, rank: rank)
-                case nil: break
-                }
+        for pass in 1..<3 {
+            for slot in byPlace[pass].words.indices {
+                for earlier in 0..<pass { byPlace[pass].words[slot] &= ~byPlace[earlier].words[slot] }
             }
         }
-        for slot in candidates.words.indices where !matches.isSettledWithHigherRanksComplete {
-            var onlyElsewhere = candidates.words[slot] & ~inTitleOrAuthor.words[slot]
-            if let hidden { onlyElsewhere &= ~hidden.words[slot] }
-            try judge.check(slot: slot, bits: onlyElsewhere)
-            var bits = onlyElsewhere | foundInOtherFields.words[slot]
-            while bits != 0 && !matches.isSettledWithHigherRanksComplete {
-                let ordinal = slot << 6 | bits.trailingZeroBitCount
-                bits &= bits - 1
-                if onlyElsewhere & (1 << UInt64(ordinal & 63)) == 0 {
-                    matches.add(ordinal, rank: 3)
-                    continue
+        var judge = ForwardIndexJudge(words: words, base: self)
+        // Books an earlier pass judged, by rank, for the pass that lists that rank.
+        var found = [Bitmap](repeating: Bitmap(count: count), count: BookRank.count)
+        // Pass 0 lists ranks 0 and 1, pass 1 rank 2, pass 2 rank 3.
+        for (pass, listed) in [0...1, 2...2, 3...3].enumerated() {
+            let lowest = listed.lowerBound
+            for slot in byPlace[pass].words.indices {
+                var judged = byPlace[pass].words[slot]
+                if let hidden { judged &= ~hidden.words[slot] }
+                try judge.check(slot: slot, bits: judged)
+                var bits = judged | found[lowest].words[slot]
+                while bits != 0 {
+                    if matches.counts[lowest] >= matches.cap && matches.counts.reduce(0, +) >= matches.countLimit {
+                        return
+                    }
+                    let ordinal = slot << 6 | bits.trailingZeroBitCount
+                    bits &= bits - 1
+                    guard judged & (1 << UInt64(ordinal & 63)) != 0 else {
+                        matches.add(ordinal, rank: lowest)
+                        continue
+                    }
+                    matches.booksJudged += 1
+                    guard let rank = try judge.rank(ordinal) else { continue }
+                    if listed.contains(rank) { matches.add(ordinal, rank: rank) } else { found[rank].insert(ordinal) }
                 }
-                matches.booksJudged += 1
-                if try judge.rank(ordinal) != nil { matches.add(ordinal, rank: 3) }
             }
         }
     }
