@@ -12,19 +12,22 @@ struct ClassTable {
         let name: String
         let timings: Timings
         let firstTotal: TotalCount
+        /// The class's query with the highest median, and that median: a class's p99 is often
+        /// one query's, and this says which.
+        let slowest: (text: String, p50: Duration)
         /// The server's CPU time per timed search, where the store is a server on this machine.
         var serverCPU: Duration? = nil
     }
 
     let rows: [Row]
 
-    /// `serverCPU`, where given, reads the server's CPU time so far: each row then says what a
+    /// `only` names the one class to time, when not all. `serverCPU`, where given, reads the server's CPU time so far: each row then says what a
     /// search cost the server, a figure other work on the machine does not inflate.
     static func measure(
-        _ repository: BookRepository, iterations: Int, serverCPU: (() -> Duration?)? = nil
+        _ repository: BookRepository, iterations: Int, only: String? = nil, serverCPU: (() -> Duration?)? = nil
     ) async throws -> ClassTable {
         var rows: [Row] = []
-        for queryClass in SearchBench.classes {
+        for queryClass in SearchBench.classes where only == nil || queryClass.name == only {
             var timed: [SearchQuery] = []
             for query in queryClass.queries {
                 timed.append(try await reachable(query, in: repository))
@@ -33,14 +36,19 @@ struct ClassTable {
             // these queries' pages before (a first visit is the open → first result figure).
             for query in timed { _ = try await repository.search(query) }
             var timings = Timings()
+            var perQuery = Array(repeating: Timings(), count: timed.count)
             var first: TotalCount?
             let cpuBefore = serverCPU?()
             for iteration in 0..<iterations {
                 let query = timed[iteration % timed.count]
-                let page = try await timings.measure { try await repository.search(query) }
+                let page = try await perQuery[iteration % timed.count].measure { try await repository.search(query) }
+                timings.record(perQuery[iteration % timed.count].samples.last!)
                 if first == nil { first = page.totalCount }
             }
-            var row = Row(name: queryClass.name, timings: timings, firstTotal: first ?? .exact(0))
+            let slowest = zip(timed, perQuery).filter { !$0.1.samples.isEmpty }.max { $0.1.p50 < $1.1.p50 }
+            var row = Row(
+                name: queryClass.name, timings: timings, firstTotal: first ?? .exact(0),
+                slowest: (slowest?.0.text ?? "", slowest?.1.p50 ?? .zero))
             if let cpuBefore, let cpuAfter = serverCPU?() { row.serverCPU = (cpuAfter - cpuBefore) / iterations }
             rows.append(row)
         }
@@ -58,11 +66,12 @@ struct ClassTable {
         Swift.print("\n\(title)")
         let withCPU = rows.contains { $0.serverCPU != nil }
         Swift.print(
-            "class          p50          p99          max    \(withCPU ? "server CPU   " : "")matches (first query)")
+            "class          p50          p99          max    \(withCPU ? "server CPU   " : "")matches (first query)   slowest query (its p50)"
+        )
         for row in rows {
             let cpu = withCPU ? (row.serverCPU?.formatted ?? "   unknown") + "   " : ""
             Swift.print(
-                "\(row.name.padding(toLength: 12, withPad: " ", startingAt: 0)) \(row.timings.p50.formatted)  \(row.timings.p99.formatted)  \(row.timings.percentile(1).formatted)    \(cpu)\(Self.text(row.firstTotal))"
+                "\(row.name.padding(toLength: 12, withPad: " ", startingAt: 0)) \(row.timings.p50.formatted)  \(row.timings.p99.formatted)  \(row.timings.percentile(1).formatted)    \(cpu)\(Self.text(row.firstTotal).padding(toLength: 22, withPad: " ", startingAt: 0))\(row.slowest.text) (\(row.slowest.p50.formatted.trimmingCharacters(in: .whitespaces)))"
             )
         }
     }

@@ -41,8 +41,10 @@ enum SearchBench: BenchMode {
     static let noRaw = Flag(
         "no-raw", help: "skip the raw SQLite/FTS5 reference (building its FTS5 index takes a while)")
     static let noFzf = Flag("no-fzf", help: "skip timing `fzf --filter` even if fzf is installed")
+    static let onlyClass = Option<String>(
+        "class", value: "NAME", help: "time only this query class (\"CJK\", \"series/tag\"): to profile one")
     static let options: [any OptionDeclaration] = [
-        count, scale, db, iterations, rawIterations, rebuildIndex, noRaw, noFzf,
+        count, scale, db, iterations, rawIterations, rebuildIndex, noRaw, noFzf, onlyClass,
     ]
 
     /// One state of the index in a child process of the scaling run (SearchScaling).
@@ -149,7 +151,12 @@ enum SearchBench: BenchMode {
                     : "index NOT stored in the catalog (another writer held the lock?)")
         }
         print("peak memory after the first search: \(peakMemory())")
-        let table = try await ClassTable.measure(repository, iterations: iterations)
+        let only = arguments.value(onlyClass)
+        if let only, !classes.contains(where: { $0.name == only }) {
+            throw BenchError(
+                "--class: no class \"\(only)\"; the classes are \(classes.map(\.name).joined(separator: ", "))")
+        }
+        let table = try await ClassTable.measure(repository, iterations: iterations, only: only)
         table.print(title: "full stack: BookRepository -> SQLiteBookRemote, \(iterations) searches per class")
         var fullP50: [String: Duration] = [:]
         for row in table.rows { fullP50[row.name] = row.timings.p50 }
