@@ -619,36 +619,79 @@ final class SearchIndexBase: Sendable {
             tokens.reserveCapacity(64)
         }
 
+        /// The book's rank, reading its other fields' tokens only when some word is in neither
+        /// its title nor its author: most books a word is judged in are decided there.
         mutating func rank(_ ordinal: Int) throws(SearchIndexDamage) -> Int? {
-            let (titleCount, authorCount) = try decode(ordinal)
-            return BookRank.rank(
-                words: words.count, titleCount: titleCount, authorCount: authorCount, tokenCount: tokens.count,
-                length: { words[$0].exact.count + 1 }, matches: { matches(words[$0], at: $1) })
+            var entry = try Entry(ordinal, in: base)
+            tokens.removeAll(keepingCapacity: true)
+            guard entry.decode(upTo: entry.titleCount + entry.authorCount, into: &tokens, base: base) else {
+                throw SearchIndexDamage("a book's entry leaves its bounds")
+            }
+            // Counts read from a file can be anything: within the tokens there are.
+            let titleEnd = min(entry.titleCount, tokens.count)
+            let authorEnd = titleEnd + min(entry.authorCount, tokens.count - titleEnd)
+            var otherStart: Int? = nil
+            var damaged = false
+            let rank = BookRank.rank(words: words.count) { word, field in
+                switch field {
+                case .title: return find(words[word], from: 0, to: titleEnd)
+                case .author: return find(words[word], from: titleEnd, to: authorEnd)
+                case .other:
+                    if otherStart == nil {
+                        otherStart = tokens.count
+                        damaged = !entry.decode(upTo: .max, into: &tokens, base: base)
+                    }
+                    return find(words[word], from: otherStart!, to: tokens.count)
+                }
+            }
+            if damaged { throw SearchIndexDamage("a book's entry leaves its bounds") }
+            return rank
         }
 
-        /// Fills `tokens` with the book's token numbers; answers how many are the title's and
-        /// the author's (the rest are its other fields').
-        private mutating func decode(_ ordinal: Int) throws(SearchIndexDamage) -> (title: Int, author: Int) {
-            tokens.removeAll(keepingCapacity: true)
-            var offset = Int(base.bookStart[ordinal])
-            let end = Int(base.bookStart[ordinal + 1])
-            let vocabularySize = base.numberOfCode.count
-            let counts = base.bookBytes.withUnsafeBufferPointer { bytes -> (title: Int, author: Int)? in
-                guard offset < end, end <= bytes.count else { return nil }
-                let titleCount = Int(VarInt.read(bytes, at: &offset))
-                guard offset < end else { return nil }
-                let authorCount = Int(VarInt.read(bytes, at: &offset))
-                while offset < end {
-                    let code = Int(VarInt.read(bytes, at: &offset))
-                    guard code < vocabularySize, offset <= end else { return nil }
-                    tokens.append(base.numberOfCode[code])
+        /// Where `word` first matches among `tokens[low..<high]`, or nil.
+        private func find(_ word: CompiledWord, from low: Int, to high: Int) -> Int? {
+            let length = word.exact.count + 1
+            guard high - low >= length else { return nil }
+            for at in low...(high - length) where matches(word, at: at) { return at }
+            return nil
+        }
+
+        /// A book's entry in the forward index: its title's and author's token counts, then
+        /// its tokens (title, author, other fields), read as far as a judgement needs.
+        private struct Entry {
+            let titleCount: Int
+            let authorCount: Int
+            private var offset: Int
+            private let end: Int
+
+            init(_ ordinal: Int, in base: SearchIndexBase) throws(SearchIndexDamage) {
+                var offset = Int(base.bookStart[ordinal])
+                let end = Int(base.bookStart[ordinal + 1])
+                let counts = base.bookBytes.withUnsafeBufferPointer { bytes -> (Int, Int)? in
+                    guard offset < end, end <= bytes.count else { return nil }
+                    let titleCount = Int(VarInt.read(bytes, at: &offset))
+                    guard offset < end else { return nil }
+                    return (titleCount, Int(VarInt.read(bytes, at: &offset)))
                 }
-                // Counts read from a file can be anything: within the tokens there are.
-                let title = min(titleCount, tokens.count)
-                return (title, min(authorCount, tokens.count - title))
+                guard let counts, offset <= end else { throw SearchIndexDamage("a book's entry leaves its bounds") }
+                (titleCount, authorCount, self.offset, self.end) = (counts.0, counts.1, offset, end)
             }
-            guard let counts else { throw SearchIndexDamage("a book's entry leaves its bounds") }
-            return counts
+
+            /// Appends token numbers to `tokens` until it holds `count` or the entry ends; false
+            /// when the entry is damaged.
+            mutating func decode(upTo count: Int, into tokens: inout [UInt32], base: SearchIndexBase) -> Bool {
+                let vocabularySize = base.numberOfCode.count
+                var offset = self.offset
+                defer { self.offset = offset }
+                return base.bookBytes.withUnsafeBufferPointer { bytes in
+                    while offset < end && tokens.count < count {
+                        let code = Int(VarInt.read(bytes, at: &offset))
+                        guard code < vocabularySize, offset <= end else { return false }
+                        tokens.append(base.numberOfCode[code])
+                    }
+                    return true
+                }
+            }
         }
 
         /// Checks the forward index of the books of one bitmap slot (`bits` of it) before they
