@@ -91,7 +91,8 @@ enum StatusLine {
     }
 }
 
-/// Boxes drawn over the screen: a question, the password prompt, the account switcher, help.
+/// Boxes drawn over the screen: a question, the password prompt, the account switcher, help,
+/// the request panel.
 enum Overlays {
     static func render(_ state: BookshelfState, ui: UIState, requests: [RequestTrace], into canvas: inout Canvas) {
         if let confirmation = state.confirmation {
