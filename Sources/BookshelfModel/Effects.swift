@@ -25,9 +25,14 @@ struct Effect: Sendable {
     ) {
         self.kind = kind
         step = { model, ticket in
+            // A store that serves reads from several servers notes which one answered this call.
+            let route = ReadRouteNote()
             let answer: Result<Value, any Error>
-            do { answer = .success(try await call()) } catch { answer = .failure(error) }
-            return model.pass(answer, of: ticket, witness: witness, logged: logged, publish: publish, fail: fail)
+            do {
+                answer = .success(try await ReadRouteNote.$current.withValue(route) { try await call() })
+            } catch { answer = .failure(error) }
+            return model.pass(
+                answer, of: ticket, route: route.route, witness: witness, logged: logged, publish: publish, fail: fail)
         }
     }
 }
@@ -70,6 +75,7 @@ extension BookshelfModel {
     fileprivate func pass<Value>(
         _ answer: Result<Value, any Error>,
         of ticket: RequestTicket,
+        route: ReadRoute?,
         witness: (Value) -> Void,
         logged: (Value) -> Bool,
         publish: (Value, RequestTicket) -> Effect?,
@@ -77,7 +83,7 @@ extension BookshelfModel {
     ) -> Effect? {
         switch answer {
         case let .success(value):
-            let mayPublish = conclude(ticket, record: logged(value))
+            let mayPublish = conclude(ticket, record: logged(value), answeredBy: route)
             guard ticket.identity.session == session else { return nil }
             if StoreReachability.answerReachesTheStore(ticket.kind),
                 reachability.learn(true, from: ticket.identity.request)
@@ -129,7 +135,11 @@ extension BookshelfModel {
     /// The commit boundary: ends `ticket`'s wait, records its fate and says whether it may
     /// publish, which it may only if it is still the newest request of its slot in the
     /// current session.
-    private func conclude(_ ticket: RequestTicket, error: (any Error)? = nil, record: Bool = true) -> Bool {
+    /// `answeredBy` is the server that answered, when the store says; it is kept only for an
+    /// answer that is shown, so the host of a stale answer is never published either.
+    private func conclude(
+        _ ticket: RequestTicket, error: (any Error)? = nil, record: Bool = true, answeredBy: ReadRoute? = nil
+    ) -> Bool {
         inFlight[ticket.identity] = nil
         showsBusy.remove(ticket.identity)
         let cancelled = error is CancellationError
@@ -141,7 +151,8 @@ extension BookshelfModel {
         if record {
             let trace = RequestTrace(
                 request: ticket.identity.request, session: ticket.identity.session, kind: ticket.kind,
-                started: ticket.started, storeTime: clock.now() - ticket.started, fate: fate)
+                started: ticket.started, storeTime: clock.now() - ticket.started, fate: fate,
+                answeredBy: fate == .published ? answeredBy : nil)
             log.record(trace)
             onTrace?(trace)
         }

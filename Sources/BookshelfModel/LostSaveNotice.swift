@@ -35,8 +35,21 @@ extension BookshelfModel {
         keptLostSaves.removeValue(forKey: id)
     }
 
+    /// One status line, so it must fit one: what was lost and what to do come before
+    /// anything else, and a long title is shortened (the editor shows it whole, and the
+    /// revision the catalog is back at, once the book is opened).
     static func lostSaveMessage(_ lost: LostSave) -> String {
-        "Your save of “\(lost.saved.title)” (revision \(lost.saved.revision)) was lost: the catalog is back at "
-            + "revision \(lost.current.revision). Your text is kept; open the book to save it again."
+        "Your save of “\(shortened(lost.saved.title))” (revision \(lost.saved.revision)) was lost. "
+            + "Open the book: your text is kept."
+    }
+
+    /// With it, the message fits a status line of 120 columns whole (revisions of up to five digits).
+    static let longestTitleInMessage = 40
+
+    private static func shortened(_ title: String) -> String {
+        guard title.count > longestTitleInMessage else { return title }
+        var kept = title.prefix(longestTitleInMessage - 1)
+        while kept.last?.isWhitespace == true { kept.removeLast() }
+        return kept + "…"
     }
 }

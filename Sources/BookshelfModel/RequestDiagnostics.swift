@@ -65,9 +65,13 @@ public struct RequestTrace: Sendable, Hashable, CustomStringConvertible {
     /// How long the store took to answer.
     public let storeTime: Duration
     public let fate: RequestFate
+    /// Which server answered, when the store serves reads from several (a standby, or the
+    /// primary a read fell back to) and the answer was shown; nil otherwise.
+    public let answeredBy: ReadRoute?
 
     public init(
-        request: Int, session: Int, kind: RequestKind, started: Duration, storeTime: Duration, fate: RequestFate
+        request: Int, session: Int, kind: RequestKind, started: Duration, storeTime: Duration, fate: RequestFate,
+        answeredBy: ReadRoute? = nil
     ) {
         self.request = request
         self.session = session
@@ -75,6 +79,7 @@ public struct RequestTrace: Sendable, Hashable, CustomStringConvertible {
         self.started = started
         self.storeTime = storeTime
         self.fate = fate
+        self.answeredBy = answeredBy
     }
 
     /// One line for a trace file: `request=12 session=2 kind=search store_ms=3.210 fate=published`.

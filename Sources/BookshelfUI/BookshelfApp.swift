@@ -77,7 +77,9 @@ public final class BookshelfApp {
     /// Paints the current state (the view half: `Screen.render` is pure).
     public func render(into canvas: inout Canvas) {
         normalizeViewport()
-        Screen.render(model.state, ui: ui, store: store, into: &canvas)
+        Screen.render(
+            model.state, ui: ui, store: store, requests: ui.overlay == .requests ? model.log.entries : [], into: &canvas
+        )
         trace?.frameRendered(model: model)
     }
 

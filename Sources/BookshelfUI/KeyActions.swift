@@ -22,6 +22,7 @@ extension BookshelfApp {
         case .global, .search: true
         case .help: if case .help? = ui.overlay { true } else { false }
         case .accounts: if case .accounts? = ui.overlay { true } else { false }
+        case .requests: ui.overlay == .requests
         case .conflict: state.editor?.conflict != nil
         case .notes: state.editor?.focus == .notes && state.editor?.isLoaded == true
         case .editor: state.editor != nil
@@ -83,8 +84,10 @@ extension BookshelfApp {
                 }
             let limit = Overlays.helpMaximumScroll(columns: size.columns, rows: size.rows)
             ui.overlay = .help(scroll: min(max(0, wanted), limit))
-        case .closeHelp:
+        case .closeHelp, .closeRequests:
             ui.overlay = nil
+        case .toggleRequests:
+            ui.overlay = ui.overlay == .requests ? nil : .requests
 
         case let .moveAccountSelection(delta):
             guard case let .accounts(highlighted)? = ui.overlay else { return .passedOn }

@@ -22,6 +22,8 @@ public enum InputLayer: CaseIterable, Sendable {
     case help
     /// The account switcher.
     case accounts
+    /// The request panel: what became of the recent requests to the catalog.
+    case requests
     /// The editor after someone else saved first: the ways out. Not modal: the rest goes to
     /// the editor, where any edit means "keep editing".
     case conflict
@@ -77,7 +79,7 @@ public enum KeyAction: Equatable, Sendable {
     // The question about unsaved changes.
     case confirm, cancelConfirmation
     // Anywhere.
-    case quit, toggleHelp, toggleAccounts
+    case quit, toggleHelp, toggleAccounts, toggleRequests, closeRequests
     // The password prompt.
     case typePassword, pastePassword, erasePasswordCharacter, clearPassword, submitPassword, cancelPassword
     // The help overlay.
@@ -364,6 +366,17 @@ public enum Keymap {
                         Binding(.password, [.ctrl("u")], .clearPassword),
                         Binding(.password, [.enter], .submitPassword),
                         Binding(.password, [.escape, .ctrl("c")], .cancelPassword),
+                    ]),
+                Entry(
+                    "F4", "recent requests: time, fate, which server answered",
+                    documentation: """
+                        the recent requests to the catalog, newest first: how long each took, what became of its \
+                        answer, and, when reads are served by a standby, which server answered and whether it fell \
+                        back to the primary; any other key closes it
+                        """,
+                    [
+                        Binding(.global, [.function(4)], .toggleRequests),
+                        Binding(.requests, [.anyOtherKey], .closeRequests),
                     ]),
                 Entry(
                     "Ctrl-Q Ctrl-C", "quit (asks first if unsaved)",

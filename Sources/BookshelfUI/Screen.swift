@@ -16,7 +16,10 @@ public struct StoreInfo: Equatable, Sendable {
 /// The whole screen as a pure function of the model's state, the UI state and the size.
 /// Nothing here reads a clock, a store or a global: the same inputs paint the same cells.
 public enum Screen {
-    public static func render(_ state: BookshelfState, ui: UIState, store: StoreInfo, into canvas: inout Canvas) {
+    /// `requests` are the recent requests, oldest first, for the request panel when it is open.
+    public static func render(
+        _ state: BookshelfState, ui: UIState, store: StoreInfo, requests: [RequestTrace] = [], into canvas: inout Canvas
+    ) {
         let layout = ScreenLayout(
             columns: canvas.width, rows: canvas.height, paneIsModal: state.editor != nil || state.history != nil)
         canvas.cursor = nil
@@ -49,7 +52,7 @@ public enum Screen {
             }
         }
         StatusLine.render(state, ui: ui, in: layout.status, into: &canvas)
-        Overlays.render(state, ui: ui, into: &canvas)
+        Overlays.render(state, ui: ui, requests: requests, into: &canvas)
     }
 
     static func renderHeader(

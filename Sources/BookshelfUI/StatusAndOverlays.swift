@@ -74,6 +74,7 @@ enum StatusLine {
         switch ui.overlay {
         case .help?: return Hints.help
         case .accounts?: return Hints.accounts
+        case .requests?: return Hints.requests
         case nil: break
         }
         if let history = state.history, state.editor == nil {
@@ -90,9 +91,10 @@ enum StatusLine {
     }
 }
 
-/// Boxes drawn over the screen: a question, the password prompt, the account switcher, help.
+/// Boxes drawn over the screen: a question, the password prompt, the account switcher, help,
+/// the request panel.
 enum Overlays {
-    static func render(_ state: BookshelfState, ui: UIState, into canvas: inout Canvas) {
+    static func render(_ state: BookshelfState, ui: UIState, requests: [RequestTrace], into canvas: inout Canvas) {
         if let confirmation = state.confirmation {
             let box = Box(
                 title: confirmation.waitsForSave ? "Save in progress" : "Unsaved changes",
@@ -118,6 +120,8 @@ enum Overlays {
             renderHelp(scroll: scroll, into: &canvas)
         case let .accounts(highlighted)?:
             renderAccounts(state, highlighted: highlighted, into: &canvas)
+        case .requests?:
+            RequestPanel.render(requests, into: &canvas)
         case nil:
             break
         }

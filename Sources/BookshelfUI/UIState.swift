@@ -11,6 +11,8 @@ public struct UIState: Equatable, Sendable {
         /// The account switcher; `highlighted` names the account the highlight is on (nil: the
         /// current one). A name, not a row: the list may arrive, or change, while it is open.
         case accounts(highlighted: String?)
+        /// The request panel (`RequestPanel`).
+        case requests
     }
 
     public var overlay: Overlay?

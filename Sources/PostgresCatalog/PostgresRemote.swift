@@ -52,8 +52,9 @@ public actor PostgresRemote: SearchableBookRemote, ChangeDetectingRemote, SaveOu
 
     public func load(id: Int) async throws -> BookRecord {
         let session = self.session
+        let note = ReadRouteNote.current
         return try await worker.perform {
-            let rows = try session.readingBooks {
+            let rows = try session.readingBooks(noting: note) {
                 try PostgresSession.read($0.execute(PostgresStatements.load, [String(id)]))
             }
             guard let row = rows.rows.first else { throw BookFailure.missing }
@@ -131,8 +132,9 @@ public actor PostgresRemote: SearchableBookRemote, ChangeDetectingRemote, SaveOu
         guard !SearchTerms(query.text).hasNoSearchableWords else { return SearchPage(records: [], total: 0) }
         let (sql, parameters, skip) = PostgresStatements.searchParameters(query)
         let session = self.session
+        let note = ReadRouteNote.current
         return try await worker.perform {
-            let rows = try session.readingBooks { try PostgresSession.read($0.execute(sql, parameters)) }
+            let rows = try session.readingBooks(noting: note) { try PostgresSession.read($0.execute(sql, parameters)) }
             guard let first = rows.rows.first else { return SearchPage(records: [], total: 0) }
             guard let countedText = first[0], let counted = Int(countedText), let estimated = first[1] else {
                 throw BookFailure.invalidResponse
@@ -162,8 +164,9 @@ public actor PostgresRemote: SearchableBookRemote, ChangeDetectingRemote, SaveOu
     /// applies; on a million books it takes tens of milliseconds.
     public func bookCount() async throws -> Int {
         let session = self.session
+        let note = ReadRouteNote.current
         return try await worker.perform {
-            let rows = try session.readingBooks {
+            let rows = try session.readingBooks(noting: note) {
                 try PostgresSession.read($0.execute("SELECT count(*) FROM bookshelf.books"))
             }
             guard let text = rows.rows.first?[0], let count = Int(text) else { throw BookFailure.invalidResponse }
@@ -220,8 +223,9 @@ public actor PostgresRemote: SearchableBookRemote, ChangeDetectingRemote, SaveOu
 
     public func history(of id: Int) async throws -> [BookRevision] {
         let session = self.session
+        let note = ReadRouteNote.current
         return try await worker.perform {
-            let rows = try session.readingBooks {
+            let rows = try session.readingBooks(noting: note) {
                 try PostgresSession.read($0.execute(PostgresStatements.history, [String(id)]))
             }
             guard !rows.rows.isEmpty else {
@@ -275,11 +279,23 @@ public actor PostgresRemote: SearchableBookRemote, ChangeDetectingRemote, SaveOu
 extension PostgresSession {
     /// A read of books (a search, a page, a record, its history, the count), served by a
     /// standby when the connector says so and the standby has replayed what this session has
-    /// seen; otherwise by the primary, as every other read is.
-    func readingBooks<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
+    /// seen; otherwise by the primary, as every other read is. `note` (the caller's
+    /// `ReadRouteNote`, taken from its task before the hop to the worker) learns which server
+    /// answered, when reads are meant for a standby: read here, on the worker, the route is
+    /// this read's and no other call's.
+    func readingBooks<T>(noting note: ReadRouteNote? = nil, _ body: (PostgresConnection) throws -> T) throws -> T {
         guard let standbyReads else { return try reading(body) }
-        if let answer = standbyReads.readOnStandby(body) { return answer.value }
-        return try reading { try standbyReads.readOnPrimary($0, body) }
+        let value: T
+        if let answer = standbyReads.readOnStandby(body) {
+            value = answer.value
+        } else {
+            value = try reading { try standbyReads.readOnPrimary($0, body) }
+        }
+        if let note, let route = standbyReads.lastRoute.withLock({ $0 }) {
+            note.note(
+                ReadRoute(server: route.server, servedByStandby: route.servedByStandby, fellBack: route.fellBack))
+        }
+        return value
     }
 
     /// A read on the primary whose answer the user acts on (the revision a conflict names, a

@@ -80,8 +80,8 @@ import TerminalUI
     @Test func theInputStackGoesFromQuestionsToTheSearch() {
         #expect(
             InputLayer.stack == [
-                .question, .tooSmall, .password, .restoreQuestion, .global, .help, .accounts, .conflict, .notes,
-                .editor, .history, .search,
+                .question, .tooSmall, .password, .restoreQuestion, .global, .help, .accounts, .requests, .conflict,
+                .notes, .editor, .history, .search,
             ])
         #expect(InputLayer.stack.filter { !$0.isModal } == [.global, .conflict, .notes])
     }
@@ -97,7 +97,7 @@ import TerminalUI
         ]
         var pressed = 0
         let modal: [InputLayer] = [
-            .question, .tooSmall, .password, .restoreQuestion, .help, .accounts, .editor, .history,
+            .question, .tooSmall, .password, .restoreQuestion, .help, .accounts, .requests, .editor, .history,
         ]
         for layer in modal {
             let harness = try await Self.scenario(for: layer)
@@ -125,9 +125,9 @@ import TerminalUI
             await harness.press(.down, .enter)
             try #require(harness.model.state.history?.restoreQuestion == 2)
             return harness
-        case .help, .accounts:
+        case .help, .accounts, .requests:
             let harness = try await thirtyBooks()
-            await harness.press(layer == .help ? .function(1) : .function(2))
+            await harness.press(layer == .help ? .function(1) : layer == .accounts ? .function(2) : .function(4))
             return harness
         case .editor:
             // Beside the list, which a key the editor does not take would move.
@@ -183,11 +183,16 @@ import TerminalUI
             await harness.press(.function(1))
             await harness.press(key)
             #expect(harness.quitCount == 1 && harness.app.ui.overlay == nil, "\(what)")
-        case .toggleHelp, .toggleAccounts:
+        case .toggleHelp, .toggleAccounts, .toggleRequests:
             let harness = AppHarness(columns: 80, rows: 12)
             await harness.start()
             await harness.press(key)
-            let opened: UIState.Overlay = action == .toggleHelp ? .help(scroll: 0) : .accounts(highlighted: nil)
+            let opened: UIState.Overlay =
+                switch action {
+                case .toggleHelp: .help(scroll: 0)
+                case .toggleAccounts: .accounts(highlighted: nil)
+                default: .requests
+                }
             #expect(harness.app.ui.overlay == opened, "\(what)")
             await harness.press(key)
             #expect(harness.app.ui.overlay == nil, "\(what), twice")
@@ -221,10 +226,10 @@ import TerminalUI
                 case let .pages(pages): 10 + pages * 8
                 }
             #expect(harness.app.ui.overlay == .help(scroll: expected), "\(what)")
-        case .closeHelp:
+        case .closeHelp, .closeRequests:
             let harness = AppHarness(columns: 80, rows: 12)
             await harness.start()
-            await harness.press(.function(1))
+            await harness.press(action == .closeHelp ? .function(1) : .function(4))
             await harness.press(key)
             #expect(harness.app.ui.overlay == nil, "\(what)")
             #expect(

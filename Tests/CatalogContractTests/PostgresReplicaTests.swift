@@ -60,9 +60,14 @@ struct PostgresReplicaTests {
         let setting = try await Setting()
         let remote = try await setting.remote(for: setting.editor, reads: .standby)
         let dune = setting.mainBooks[0]
-        let page = try await remote.search(SearchQuery(text: "dune", limit: 10, offset: 0))
+        // The caller's note (the app's request panel) learns the route of its own read.
+        let note = ReadRouteNote()
+        let page = try await ReadRouteNote.$current.withValue(note) {
+            try await remote.search(SearchQuery(text: "dune", limit: 10, offset: 0))
+        }
         #expect(page.records == [dune])
         #expect(remote.lastReadRoute?.servedByStandby == true)
+        #expect(note.route?.servedByStandby == true && note.route?.server == remote.lastReadRoute?.server)
         let sessions = "SELECT count(*) FROM pg_stat_activity WHERE usename = $1 AND application_name = 'bookshelf'"
         let onStandby = try await setting.superuser(onStandby: true)
         #expect(try await onStandby.rows(sessions, [setting.editor.name]) == [["1"]])
@@ -80,9 +85,12 @@ struct PostgresReplicaTests {
     func primaryReadsStayOnThePrimary() async throws {
         let setting = try await Setting()
         let remote = try await setting.remote(for: setting.reader, reads: .primary)
-        #expect(
-            try await remote.search(SearchQuery(text: "emma", limit: 10, offset: 0)).records == [setting.mainBooks[1]])
-        #expect(remote.lastReadRoute == nil)
+        let note = ReadRouteNote()
+        let found = try await ReadRouteNote.$current.withValue(note) {
+            try await remote.search(SearchQuery(text: "emma", limit: 10, offset: 0))
+        }
+        #expect(found.records == [setting.mainBooks[1]])
+        #expect(remote.lastReadRoute == nil && note.route == nil)
         let onStandby = try await setting.superuser(onStandby: true)
         #expect(
             try await onStandby.rows("SELECT count(*) FROM pg_stat_activity WHERE usename = $1", [setting.reader.name])
