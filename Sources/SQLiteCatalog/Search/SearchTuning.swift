@@ -45,6 +45,11 @@ enum SearchTuning {
     /// books (22.5 MB with the three bitmaps before the other fields were searched); the count itself was not measured against others. Bench: `search --count
     /// 10000000`, class multi-word.
     static let broadWordPlacesKept = 6
+    /// Postings of another token of a word of several tokens worth reading to rule out one
+    /// candidate before it is judged in the forward index (`keepOnlyBooksHoldingEveryToken`):
+    /// reading a posting is a step along one list, judging a book a few waits for memory.
+    /// Bench: `search --count 10000000 --class CJK` ("日本の").
+    static let postingsReadPerJudgement = 20
 
     // MARK: The books changed since the base (Search/Overlay)
 

@@ -149,8 +149,9 @@ import Testing
     /// A word of several tokens that most of its books hold only in a tag ("日本") or only in the
     /// author ("村上"): the books that may rank higher are judged first, then the others in result
     /// order until their rank holds the page and the count is past its limit. The pages and
-    /// totals are what `SearchTerms` says, with and without hidden books, and a small page judges
-    /// a few of the thousand tagged books (or of the 750 by 村上春樹), not all of them.
+    /// totals are what `SearchTerms` says, with and without hidden books, a small page judges a
+    /// few of the thousand tagged books (or of the 750 by 村上春樹), not all of them, and only the
+    /// books holding every token of the word are judged.
     @Test func aWordFoundMostlyOutsideTitlesStopsJudgingOncePageAndCountAreSettled() throws {
         let path = directory.path("tags.sqlite")
         let catalog = try SQLiteCatalog.open(path: path, create: true)
@@ -164,6 +165,7 @@ import Testing
             case 1: return NewBook(title: "古い日本と村上 \(index)", author: author, details: details)
             case 2: return NewBook(title: "Book \(index)", author: "日本太郎", details: details)
             case 3: return NewBook(title: "本と日 \(index)", details: details)
+            case 4...9: return NewBook(title: "猫の本 \(index)", author: author, details: details)
             default: return NewBook(title: "Book \(index)", author: author, details: details)
             }
         }
@@ -177,7 +179,7 @@ import Testing
         let inOrder = books.sorted { ByteOrder.precedes(key($0), $0.id, key($1), $1.id) }
         var hidden = Bitmap(count: base.count)
         for ordinal in stride(from: 4, to: base.count, by: 11) { hidden.insert(ordinal) }
-        for text in ["日本", "日本文学", "本日", "日本 book", "文学", "村上", "村上 日本"] {
+        for text in ["日本", "日本文学", "本日", "日本 book", "文学", "村上", "村上 日本", "日本の"] {
             let terms = SearchTerms(text)
             let words = try #require(base.compile(terms), "\(text)")
             for (cap, limit) in [(3, 40), (20, 300), (1, 1), (50, 10_001)] {
@@ -207,6 +209,18 @@ import Testing
             try base.collect(try #require(base.compile(SearchTerms(text))), hidden: nil, into: &small)
             #expect(small.booksJudged < 200, "\(text): judged \(small.booksJudged) books")
         }
+        // "日本の": only the books holding all three characters somewhere are judged, not every
+        // book with "の" in its title ("猫の本" has no "日").
+        let holdingAll = books.filter { book in
+            let text = book.title + book.author + book.details.tags.joined()
+            return ["日", "本", "の"].allSatisfy { text.contains($0) }
+        }
+        var all = SearchIndexBase.Matches(cap: 50, countLimit: 10_001)
+        try base.collect(try #require(base.compile(SearchTerms("日本の"))), hidden: nil, into: &all)
+        let withNoInTitle = books.filter { $0.title.contains("の") }.count
+        #expect(
+            all.booksJudged == holdingAll.count && holdingAll.count < withNoInTitle,
+            "judged \(all.booksJudged); \(holdingAll.count) hold 日, 本 and の, \(withNoInTitle) の in the title")
     }
 
     /// A one-letter query matching more books than are counted exactly is answered from kept
