@@ -566,54 +566,64 @@ final class SearchIndexBase: Sendable {
         throws(SearchIndexDamage)
     {
         let best = words.min { $0.estimate < $1.estimate }!
-        // The candidates by the best place of their rarest token: the title, the author, elsewhere.
-        var byPlace = [Bitmap](repeating: Bitmap(count: count), count: 3)
+        let wordCount = (count + 63) / 64
+        // The candidates by the best place of their rarest token (the title, the author,
+        // elsewhere), a bitmap each; then the books an earlier pass found to rank 2 or 3.
+        let candidates = UnsafeMutableBufferPointer<UInt64>.allocate(capacity: 3 * wordCount)
+        let found = UnsafeMutableBufferPointer<UInt64>.allocate(capacity: 2 * wordCount)
+        defer { candidates.deallocate(); found.deallocate() }
+        candidates.update(repeating: 0)
+        found.update(repeating: 0)
         try forEachPosting(best.anchor) { ordinal, place in
-            byPlace[place < 2 ? 0 : place == 2 ? 1 : 2].insert(ordinal)
+            let pass = place < 2 ? 0 : Int(place) - 1
+            candidates[pass * wordCount + ordinal >> 6] |= 1 << UInt64(ordinal & 63)
         }
-        for pass in 1..<3 {
-            for slot in byPlace[pass].words.indices {
-                for earlier in 0..<pass { byPlace[pass].words[slot] &= ~byPlace[earlier].words[slot] }
-            }
+        for slot in 0..<wordCount {
+            let title = candidates[slot], author = candidates[wordCount + slot] & ~title
+            candidates[wordCount + slot] = author
+            candidates[2 * wordCount + slot] &= ~(title | author)
         }
-        try keepOnlyBooksHoldingEveryToken(of: words, besides: best.anchor, in: &byPlace)
+        try keepOnlyBooksHoldingEveryToken(of: words, besides: best.anchor, in: candidates)
         var judge = ForwardIndexJudge(words: words, base: self)
-        // Books an earlier pass judged, by rank, for the pass that lists that rank.
-        var found = [Bitmap](repeating: Bitmap(count: count), count: BookRank.count)
+        var total = 0
         // Pass 0 lists ranks 0 and 1, pass 1 rank 2, pass 2 rank 3.
         for (pass, listed) in [0...1, 2...2, 3...3].enumerated() {
             let lowest = listed.lowerBound
-            for slot in byPlace[pass].words.indices {
-                var judged = byPlace[pass].words[slot]
+            for slot in 0..<wordCount {
+                var judged = candidates[pass * wordCount + slot]
                 if let hidden { judged &= ~hidden.words[slot] }
                 try judge.check(slot: slot, bits: judged)
-                var bits = judged | found[lowest].words[slot]
+                var bits = judged | (lowest >= 2 ? found[(lowest - 2) * wordCount + slot] : 0)
                 while bits != 0 {
-                    if matches.counts[lowest] >= matches.cap && matches.counts.reduce(0, +) >= matches.countLimit {
-                        return
-                    }
-                    let ordinal = slot << 6 | bits.trailingZeroBitCount
+                    if matches.counts[lowest] >= matches.cap && total >= matches.countLimit { return }
+                    let bit = bits & (~bits &+ 1)
                     bits &= bits - 1
-                    guard judged & (1 << UInt64(ordinal & 63)) != 0 else {
-                        matches.add(ordinal, rank: lowest)
-                        continue
+                    let ordinal = slot << 6 | bit.trailingZeroBitCount
+                    var rank = lowest
+                    if judged & bit != 0 {
+                        matches.booksJudged += 1
+                        guard let judgedRank = try judge.rank(ordinal) else { continue }
+                        rank = judgedRank
                     }
-                    matches.booksJudged += 1
-                    guard let rank = try judge.rank(ordinal) else { continue }
-                    if listed.contains(rank) { matches.add(ordinal, rank: rank) } else { found[rank].insert(ordinal) }
+                    if listed.contains(rank) {
+                        matches.add(ordinal, rank: rank)
+                        total += 1
+                    } else {
+                        found[(rank - 2) * wordCount + slot] |= bit
+                    }
                 }
             }
         }
     }
 
-    /// Leaves among `candidates` only the books that hold a token of each of the words' token
+    /// Leaves among `candidates` (bitmaps over the base's books, one after another) only the books that hold a token of each of the words' token
     /// ranges (a word matches only where all its tokens are), for the ranges whose books cost
     /// less to read than judging the candidates they may rule out: "日本の" at ten million books
     /// has 40,000 candidates with "の" in their titles, of which one in five holds "日" and "本",
     /// and judging one costs about as much as reading twenty postings. A broad range's books
     /// come from `broadWords`, kept for the next key.
     private func keepOnlyBooksHoldingEveryToken(
-        of words: [CompiledWord], besides anchor: Range<Int>, in candidates: inout [Bitmap]
+        of words: [CompiledWord], besides anchor: Range<Int>, in candidates: UnsafeMutableBufferPointer<UInt64>
     ) throws(SearchIndexDamage) {
         let candidateCount = postingCount(anchor)
         var ranges: [(range: Range<Int>, excluded: Set<UInt32>)] = []
@@ -634,8 +644,11 @@ final class SearchIndexBase: Sendable {
                 try forEachPosting(range) { ordinal, _ in books.insert(ordinal) }
                 holding = books.words
             }
-            for index in candidates.indices {
-                for slot in holding.indices { candidates[index].words[slot] &= holding[slot] }
+            // The candidates are bitmaps of `holding.count` words one after another.
+            holding.withUnsafeBufferPointer { holding in
+                for start in stride(from: 0, to: candidates.count, by: holding.count) {
+                    for slot in holding.indices { candidates[start + slot] &= holding[slot] }
+                }
             }
         }
     }
