@@ -30,14 +30,8 @@ final class BroadWordPlaces: Sendable {
         guard word.exact.isEmpty, BroadPrefixResults.isBroad(postings: word.estimate, books: base.count) else {
             return nil
         }
+        if let kept = kept(word) { return kept }
         let key = Key(range: word.range, excluded: word.excluded)
-        let kept = entries.withLock { entries -> Places? in
-            guard let index = entries.firstIndex(where: { $0.key == key }) else { return nil }
-            let entry = entries.remove(at: index)
-            entries.append(entry)
-            return entry.places
-        }
-        if let kept { return kept }
         let places = try base.places(of: word)
         entries.withLock { entries in
             entries.removeAll { $0.key == key }
@@ -45,5 +39,16 @@ final class BroadWordPlaces: Sendable {
             entries.append((key, places))
         }
         return places
+    }
+
+    /// The places of `word` (one token) if they are kept; never computes them.
+    func kept(_ word: SearchIndexBase.CompiledWord) -> Places? {
+        let key = Key(range: word.range, excluded: word.excluded)
+        return entries.withLock { entries -> Places? in
+            guard let index = entries.firstIndex(where: { $0.key == key }) else { return nil }
+            let entry = entries.remove(at: index)
+            entries.append(entry)
+            return entry.places
+        }
     }
 }

@@ -621,7 +621,7 @@ final class SearchIndexBase: Sendable {
     /// less to read than judging the candidates they may rule out: "日本の" at ten million books
     /// has 40,000 candidates with "の" in their titles, of which one in five holds "日" and "本",
     /// and judging one costs about as much as reading twenty postings. A broad range's books
-    /// come from `broadWords`, kept for the next key.
+    /// come from `broadWords` when a multi-word query kept them.
     private func keepOnlyBooksHoldingEveryToken(
         of words: [CompiledWord], besides anchor: Range<Int>, in candidates: UnsafeMutableBufferPointer<UInt64>
     ) throws(SearchIndexDamage) {
@@ -636,19 +636,21 @@ final class SearchIndexBase: Sendable {
             guard postings <= SearchTuning.postingsReadPerJudgement * candidateCount else { continue }
             let word = CompiledWord(
                 exact: [], range: range, excluded: excluded, anchor: range, estimate: postings, storedPrefix: nil)
-            let holding: [UInt64]
-            if let kept = try broadWords.places(of: word, in: self) {
-                holding = kept.anywhere
-            } else {
-                var books = Bitmap(count: count)
-                try forEachPosting(range) { ordinal, _ in books.insert(ordinal) }
-                holding = books.words
-            }
             // The candidates are bitmaps of `holding.count` words one after another.
-            holding.withUnsafeBufferPointer { holding in
+            func keep(_ holding: UnsafeBufferPointer<UInt64>) {
                 for start in stride(from: 0, to: candidates.count, by: holding.count) {
                     for slot in holding.indices { candidates[start + slot] &= holding[slot] }
                 }
+            }
+            if let kept = broadWords.kept(word) {
+                kept.anywhere.withUnsafeBufferPointer(keep)
+            } else {
+                // One bitmap, not the four a kept word's places are: a third of the time.
+                let holding = UnsafeMutableBufferPointer<UInt64>.allocate(capacity: (count + 63) / 64)
+                defer { holding.deallocate() }
+                holding.update(repeating: 0)
+                try forEachPosting(range) { ordinal, _ in holding[ordinal >> 6] |= 1 << UInt64(ordinal & 63) }
+                keep(UnsafeBufferPointer(holding))
             }
         }
     }
