@@ -37,6 +37,24 @@ enum PostgresKeptPlansSchema {
             END LOOP;
             RETURN NULL;
         END $$;
+        REVOKE ALL ON FUNCTION bookshelf.prefix_end(text) FROM PUBLIC;
+
+        -- The planner's estimate of the candidates of rank 1 (the title's words), 2 (and the
+        -- author's) or 3 (every field's) in a scope, as bookshelf.estimated_candidates.
+        CREATE FUNCTION bookshelf.estimated_rank_candidates(account_scope text, words tsquery, rank integer) RETURNS bigint
+        LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp AS $$
+        DECLARE
+            plan json;
+        BEGIN
+            EXECUTE 'EXPLAIN (FORMAT JSON) SELECT 1 FROM bookshelf.books b WHERE b.scope = $1 AND '
+                    || CASE rank WHEN 1 THEN 'bookshelf.word_prefixes(b.title_words)'
+                                 WHEN 2 THEN 'bookshelf.word_prefixes(b.title_words || b.author_words)'
+                                 ELSE 'bookshelf.book_words(b.title_words, b.author_words, b.other_words)' END
+                    || ' @@ $2'
+                INTO plan USING account_scope, words;
+            RETURN (plan -> 0 -> 'Plan' ->> 'Plan Rows')::bigint;
+        END $$;
+        REVOKE ALL ON FUNCTION bookshelf.estimated_rank_candidates(text, tsquery, integer) FROM PUBLIC;
 
         CREATE OR REPLACE FUNCTION bookshelf.search_page(
             patterns text[], first_at_start text, page_limit integer,
@@ -55,6 +73,8 @@ enum PostgresKeptPlansSchema {
             few_rows constant integer := 1000;
             -- Word queries whose estimated candidates exceed this are not counted.
             counted_rows constant integer := 2000;
+            -- A rank with fewer estimated candidates than this is read from its word index unwalked.
+            rare_rows constant integer := 1000;
             -- Below every (title_sort, id), and above every title_sort: a sort key fits in a btree
             -- entry (2,704 bytes), and this is 4,000 bytes of the greatest character.
             no_sort constant text := '';
@@ -246,74 +266,86 @@ enum PostgresKeptPlansSchema {
                                      AND b.title_words LIKE ALL (patterns) AND NOT b.id = ANY (isbn_ids))) AS u
                               ORDER BY u.title_sort COLLATE "C", u.id LIMIT wanted) AS s;
                     ELSE
-                        -- The walk: the rank's books among the next walk_rows entries, read lazily,
-                        -- so a dense rank stops at the page's last book.
-                        IF tier = 3 THEN
-                            SELECT coalesce(array_agg(k.id ORDER BY k.title_sort, k.id), '{}'),
-                                   coalesce(array_agg(k.title_sort::text ORDER BY k.title_sort, k.id), '{}')
-                            INTO tier_ids, tier_keys
-                            FROM (SELECT w.id, w.title_sort FROM (
-                                    SELECT b.id, b.title_sort, b.search_words, b.other_words FROM bookshelf.books b
-                                    WHERE b.scope = account_scope AND b.other_words <> ''
-                                        AND (b.title_sort, b.id) > (from_sort, from_id)
-                                    ORDER BY b.title_sort, b.id LIMIT walk_rows) AS w
-                                  WHERE (w.search_words || E'\n' || w.other_words) LIKE ALL (patterns)
-                                      AND NOT w.search_words LIKE ALL (patterns) AND NOT w.id = ANY (isbn_ids)
-                                  LIMIT wanted) AS k;
-                        ELSIF characters THEN
-                            SELECT coalesce(array_agg(k.id ORDER BY k.title_sort, k.id), '{}'),
-                                   coalesce(array_agg(k.title_sort::text ORDER BY k.title_sort, k.id), '{}')
-                            INTO tier_ids, tier_keys
-                            FROM (SELECT w.id, w.title_sort FROM (
-                                    SELECT b.id, b.title_sort, b.title_words, b.search_words FROM bookshelf.books b
-                                    WHERE b.scope = account_scope AND b.search_words ~ ' [^\x01-\x7f]([ \n]|$)'
-                                        AND (b.title_sort, b.id) > (from_sort, from_id)
-                                    ORDER BY b.title_sort, b.id LIMIT walk_rows) AS w
-                                  WHERE CASE tier
-                                          WHEN 1 THEN w.title_words LIKE ALL (patterns) AND NOT w.title_words LIKE first_at_start
-                                          ELSE w.search_words LIKE ALL (patterns) AND NOT w.title_words LIKE ALL (patterns) END
-                                      AND NOT w.id = ANY (isbn_ids)
-                                  LIMIT wanted) AS k;
+                        -- A word rarer than the statistics track in this rank's fields: the rank
+                        -- straight from its word index, sorted (a walk of 2,000 entries that finds
+                        -- none of them costs more). One lexeme only: for several, the planner
+                        -- multiplies frequencies that are not independent ("to read").
+                        IF tier > 0 AND numnode(words) = 1
+                                AND bookshelf.estimated_rank_candidates(account_scope, words, tier) <= rare_rows THEN
+                            walk_end_kind := NULL;
+                            walk_end_sort := from_sort;
+                            walk_end_id := from_id;
+                            walk_ended := false;
                         ELSE
-                            SELECT coalesce(array_agg(k.id ORDER BY k.title_sort, k.id), '{}'),
-                                   coalesce(array_agg(k.title_sort::text ORDER BY k.title_sort, k.id), '{}')
-                            INTO tier_ids, tier_keys
-                            FROM (SELECT w.id, w.title_sort FROM (
-                                    SELECT b.id, b.title_sort, b.title_words, b.search_words FROM bookshelf.books b
-                                    WHERE b.scope = account_scope AND (b.title_sort, b.id) > (from_sort, from_id)
-                                    ORDER BY b.title_sort, b.id LIMIT walk_rows) AS w
-                                  WHERE CASE tier
-                                          WHEN 0 THEN true
-                                          WHEN 1 THEN w.title_words LIKE ALL (patterns) AND NOT w.title_words LIKE first_at_start
-                                          ELSE w.search_words LIKE ALL (patterns) AND NOT w.title_words LIKE ALL (patterns) END
-                                      AND NOT w.id = ANY (isbn_ids)
-                                  LIMIT wanted) AS k;
-                        END IF;
-                        -- A sparse rank: where the walk ended, unless it read every entry left. Ranks 1
-                        -- and 2 walk the same entries when neither starts at the cursor: one end serves both.
-                        walk_ended := true;
-                        IF wanted > cardinality(tier_ids) THEN
-                            IF walk_end_kind IS DISTINCT FROM (CASE WHEN tier = 3 THEN 3 WHEN characters THEN 2 ELSE 1 END)
-                                    OR walk_end_from_sort IS DISTINCT FROM from_sort OR walk_end_from_id IS DISTINCT FROM from_id THEN
-                                walk_end_kind := CASE WHEN tier = 3 THEN 3 WHEN characters THEN 2 ELSE 1 END;
-                                walk_end_from_sort := from_sort;
-                                walk_end_from_id := from_id;
-                                IF tier = 3 THEN
-                                    SELECT b.title_sort, b.id INTO walk_end_sort, walk_end_id FROM bookshelf.books b
-                                    WHERE b.scope = account_scope AND b.other_words <> '' AND (b.title_sort, b.id) > (from_sort, from_id)
-                                    ORDER BY b.title_sort, b.id OFFSET walk_rows - 1 LIMIT 1;
-                                ELSIF characters THEN
-                                    SELECT b.title_sort, b.id INTO walk_end_sort, walk_end_id FROM bookshelf.books b
-                                    WHERE b.scope = account_scope AND b.search_words ~ ' [^\x01-\x7f]([ \n]|$)'
-                                        AND (b.title_sort, b.id) > (from_sort, from_id)
-                                    ORDER BY b.title_sort, b.id OFFSET walk_rows - 1 LIMIT 1;
-                                ELSE
-                                    SELECT b.title_sort, b.id INTO walk_end_sort, walk_end_id FROM bookshelf.books b
-                                    WHERE b.scope = account_scope AND (b.title_sort, b.id) > (from_sort, from_id)
-                                    ORDER BY b.title_sort, b.id OFFSET walk_rows - 1 LIMIT 1;
-                                END IF;
+                            -- The walk: the rank's books among the next walk_rows entries, read lazily,
+                            -- so a dense rank stops at the page's last book.
+                            IF tier = 3 THEN
+                                SELECT coalesce(array_agg(k.id ORDER BY k.title_sort, k.id), '{}'),
+                                       coalesce(array_agg(k.title_sort::text ORDER BY k.title_sort, k.id), '{}')
+                                INTO tier_ids, tier_keys
+                                FROM (SELECT w.id, w.title_sort FROM (
+                                        SELECT b.id, b.title_sort, b.search_words, b.other_words FROM bookshelf.books b
+                                        WHERE b.scope = account_scope AND b.other_words <> ''
+                                            AND (b.title_sort, b.id) > (from_sort, from_id)
+                                        ORDER BY b.title_sort, b.id LIMIT walk_rows) AS w
+                                      WHERE (w.search_words || E'\n' || w.other_words) LIKE ALL (patterns)
+                                          AND NOT w.search_words LIKE ALL (patterns) AND NOT w.id = ANY (isbn_ids)
+                                      LIMIT wanted) AS k;
+                            ELSIF characters THEN
+                                SELECT coalesce(array_agg(k.id ORDER BY k.title_sort, k.id), '{}'),
+                                       coalesce(array_agg(k.title_sort::text ORDER BY k.title_sort, k.id), '{}')
+                                INTO tier_ids, tier_keys
+                                FROM (SELECT w.id, w.title_sort FROM (
+                                        SELECT b.id, b.title_sort, b.title_words, b.search_words FROM bookshelf.books b
+                                        WHERE b.scope = account_scope AND b.search_words ~ ' [^\x01-\x7f]([ \n]|$)'
+                                            AND (b.title_sort, b.id) > (from_sort, from_id)
+                                        ORDER BY b.title_sort, b.id LIMIT walk_rows) AS w
+                                      WHERE CASE tier
+                                              WHEN 1 THEN w.title_words LIKE ALL (patterns) AND NOT w.title_words LIKE first_at_start
+                                              ELSE w.search_words LIKE ALL (patterns) AND NOT w.title_words LIKE ALL (patterns) END
+                                          AND NOT w.id = ANY (isbn_ids)
+                                      LIMIT wanted) AS k;
+                            ELSE
+                                SELECT coalesce(array_agg(k.id ORDER BY k.title_sort, k.id), '{}'),
+                                       coalesce(array_agg(k.title_sort::text ORDER BY k.title_sort, k.id), '{}')
+                                INTO tier_ids, tier_keys
+                                FROM (SELECT w.id, w.title_sort FROM (
+                                        SELECT b.id, b.title_sort, b.title_words, b.search_words FROM bookshelf.books b
+                                        WHERE b.scope = account_scope AND (b.title_sort, b.id) > (from_sort, from_id)
+                                        ORDER BY b.title_sort, b.id LIMIT walk_rows) AS w
+                                      WHERE CASE tier
+                                              WHEN 0 THEN true
+                                              WHEN 1 THEN w.title_words LIKE ALL (patterns) AND NOT w.title_words LIKE first_at_start
+                                              ELSE w.search_words LIKE ALL (patterns) AND NOT w.title_words LIKE ALL (patterns) END
+                                          AND NOT w.id = ANY (isbn_ids)
+                                      LIMIT wanted) AS k;
                             END IF;
-                            walk_ended := walk_end_sort IS NULL;
+                            -- A sparse rank: where the walk ended, unless it read every entry left. Ranks 1
+                            -- and 2 walk the same entries when neither starts at the cursor: one end serves both.
+                            walk_ended := true;
+                            IF wanted > cardinality(tier_ids) THEN
+                                IF walk_end_kind IS DISTINCT FROM (CASE WHEN tier = 3 THEN 3 WHEN characters THEN 2 ELSE 1 END)
+                                        OR walk_end_from_sort IS DISTINCT FROM from_sort OR walk_end_from_id IS DISTINCT FROM from_id THEN
+                                    walk_end_kind := CASE WHEN tier = 3 THEN 3 WHEN characters THEN 2 ELSE 1 END;
+                                    walk_end_from_sort := from_sort;
+                                    walk_end_from_id := from_id;
+                                    IF tier = 3 THEN
+                                        SELECT b.title_sort, b.id INTO walk_end_sort, walk_end_id FROM bookshelf.books b
+                                        WHERE b.scope = account_scope AND b.other_words <> '' AND (b.title_sort, b.id) > (from_sort, from_id)
+                                        ORDER BY b.title_sort, b.id OFFSET walk_rows - 1 LIMIT 1;
+                                    ELSIF characters THEN
+                                        SELECT b.title_sort, b.id INTO walk_end_sort, walk_end_id FROM bookshelf.books b
+                                        WHERE b.scope = account_scope AND b.search_words ~ ' [^\x01-\x7f]([ \n]|$)'
+                                            AND (b.title_sort, b.id) > (from_sort, from_id)
+                                        ORDER BY b.title_sort, b.id OFFSET walk_rows - 1 LIMIT 1;
+                                    ELSE
+                                        SELECT b.title_sort, b.id INTO walk_end_sort, walk_end_id FROM bookshelf.books b
+                                        WHERE b.scope = account_scope AND (b.title_sort, b.id) > (from_sort, from_id)
+                                        ORDER BY b.title_sort, b.id OFFSET walk_rows - 1 LIMIT 1;
+                                    END IF;
+                                END IF;
+                                walk_ended := walk_end_sort IS NULL;
+                            END IF;
                         END IF;
                         IF NOT walk_ended THEN
                             -- A sparse rank: the rest of it from its word index, sorted, after the walk.
