@@ -69,6 +69,10 @@ enum PostgresKeptPlansSchema {
         AS $$
         DECLARE
             walk_rows constant integer := 2000;
+            -- Rank 0's walk of its range: every entry there already starts with the first word, so
+            -- a sparse range is one where the other words are rare, and the title vector finds
+            -- them sooner ("hist rom" at 300,000 books: 10 of the first 2,000 of 2,651 'hist' titles).
+            range_rows constant integer := 500;
             -- Up to this many matches are ranked and ordered all at once.
             few_rows constant integer := 1000;
             -- Word queries whose estimated candidates exceed this are not counted.
@@ -88,6 +92,12 @@ enum PostgresKeptPlansSchema {
             page_keys text[] := '{}';
             tier_ids bigint[];
             tier_keys text[];
+            -- Rank 0's titles whose sort key does not start with their first word.
+            odd_ids bigint[];
+            odd_keys text[];
+            -- Where rank 0's range starts: the cursor or the first token, whichever is later.
+            range_sort text;
+            range_id bigint;
             account_scope text;
             word_count integer := coalesce(array_length(patterns, 1), 0);
             -- The query holds a Han, kana or Hangul character: walks of ranks 1 and 2 read
@@ -236,35 +246,71 @@ enum PostgresKeptPlansSchema {
                               ORDER BY b.title_sort, b.id LIMIT wanted) AS k;
                     ELSIF tier = 0 AND word_count > 0 THEN
                         -- Titles that begin with the first word sit together in title order, so
-                        -- rank 0 is a range of the title index read in order, plus the few titles
+                        -- rank 0 is a range of the title index read in order (walked like the other
+                        -- ranks, then continued through books_title_vector), plus the few titles
                         -- whose sort key starts elsewhere (books_odd_title_start), by the same range
                         -- of their words. The range starts at the cursor or at the first token,
                         -- whichever is later, as one row comparison: beside a second lower bound
                         -- on title_sort, the btree starts its scan at the row's (measured: 42 ms
                         -- from the scope's first title to "tolstoy" at 300,000 books).
                         IF (from_sort COLLATE "C", from_id) < (title_from COLLATE "C", no_id) THEN
-                            from_sort := title_from;
-                            from_id := no_id;
+                            range_sort := title_from;
+                            range_id := no_id;
+                        ELSE
+                            range_sort := from_sort;
+                            range_id := from_id;
                         END IF;
-                        SELECT coalesce(array_agg(s.id ORDER BY s.title_sort COLLATE "C", s.id), '{}'),
-                               coalesce(array_agg(s.title_sort::text ORDER BY s.title_sort COLLATE "C", s.id), '{}')
+                        SELECT coalesce(array_agg(k.id ORDER BY k.title_sort, k.id), '{}'),
+                               coalesce(array_agg(k.title_sort::text ORDER BY k.title_sort, k.id), '{}')
                         INTO tier_ids, tier_keys
-                        FROM (SELECT u.id, u.title_sort FROM (
-                                (SELECT b.id, b.title_sort FROM bookshelf.books b
-                                 WHERE b.scope = account_scope AND b.title_sort < title_end
-                                     AND b.title_sort LIKE title_start AND (b.title_sort, b.id) > (from_sort, from_id)
-                                     AND starts_with(b.title_sort, split_part(ltrim(b.title_words, ' '), ' ', 1) COLLATE "C")
-                                     AND b.title_words LIKE ALL (patterns) AND b.title_words LIKE first_at_start
-                                     AND NOT b.id = ANY (isbn_ids)
-                                 ORDER BY b.title_sort, b.id LIMIT wanted)
-                                UNION ALL
-                                (SELECT b.id, b.title_sort FROM bookshelf.books b
-                                 WHERE b.scope = account_scope
-                                     AND NOT starts_with(b.title_sort, split_part(ltrim(b.title_words, ' '), ' ', 1) COLLATE "C")
-                                     AND b.title_words ~>=~ (' ' || title_from) AND b.title_words ~<~ (' ' || title_end)
-                                     AND b.title_words LIKE first_at_start AND (b.title_sort, b.id) > (from_sort, from_id)
-                                     AND b.title_words LIKE ALL (patterns) AND NOT b.id = ANY (isbn_ids))) AS u
-                              ORDER BY u.title_sort COLLATE "C", u.id LIMIT wanted) AS s;
+                        FROM (SELECT w.id, w.title_sort FROM (
+                                SELECT b.id, b.title_sort, b.title_words FROM bookshelf.books b
+                                WHERE b.scope = account_scope AND (b.title_sort, b.id) > (range_sort, range_id)
+                                    AND b.title_sort < title_end
+                                ORDER BY b.title_sort, b.id LIMIT range_rows) AS w
+                              WHERE w.title_sort LIKE title_start
+                                  AND starts_with(w.title_sort, split_part(ltrim(w.title_words, ' '), ' ', 1) COLLATE "C")
+                                  AND w.title_words LIKE ALL (patterns) AND w.title_words LIKE first_at_start
+                                  AND NOT w.id = ANY (isbn_ids)
+                              LIMIT wanted) AS k;
+                        IF wanted > cardinality(tier_ids) THEN
+                            walk_end_kind := NULL;
+                            SELECT b.title_sort, b.id INTO walk_end_sort, walk_end_id FROM bookshelf.books b
+                            WHERE b.scope = account_scope AND (b.title_sort, b.id) > (range_sort, range_id)
+                                AND b.title_sort < title_end
+                            ORDER BY b.title_sort, b.id OFFSET range_rows - 1 LIMIT 1;
+                            IF walk_end_sort IS NOT NULL THEN
+                                SELECT tier_ids || coalesce(array_agg(k.id ORDER BY k.title_sort, k.id), '{}'),
+                                       tier_keys || coalesce(array_agg(k.title_sort::text ORDER BY k.title_sort, k.id), '{}')
+                                INTO tier_ids, tier_keys
+                                FROM (SELECT r.id, r.title_sort FROM (
+                                        SELECT b.id, b.title_sort FROM bookshelf.books b
+                                        WHERE b.scope = account_scope AND (b.title_sort, b.id) > (walk_end_sort, walk_end_id)
+                                            AND b.title_sort < title_end AND bookshelf.word_prefixes(b.title_words) @@ words
+                                            AND b.title_sort LIKE title_start
+                                            AND starts_with(b.title_sort, split_part(ltrim(b.title_words, ' '), ' ', 1) COLLATE "C")
+                                            AND b.title_words LIKE ALL (patterns) AND b.title_words LIKE first_at_start
+                                            AND NOT b.id = ANY (isbn_ids) OFFSET 0) AS r
+                                      ORDER BY r.title_sort COLLATE "C", r.id LIMIT wanted - cardinality(tier_ids)) AS k;
+                            END IF;
+                        END IF;
+                        SELECT coalesce(array_agg(k.id ORDER BY k.title_sort, k.id), '{}'),
+                               coalesce(array_agg(k.title_sort::text ORDER BY k.title_sort, k.id), '{}')
+                        INTO odd_ids, odd_keys
+                        FROM (SELECT b.id, b.title_sort FROM bookshelf.books b
+                              WHERE b.scope = account_scope
+                                  AND NOT starts_with(b.title_sort, split_part(ltrim(b.title_words, ' '), ' ', 1) COLLATE "C")
+                                  AND b.title_words ~>=~ (' ' || title_from) AND b.title_words ~<~ (' ' || title_end)
+                                  AND b.title_words LIKE first_at_start AND (b.title_sort, b.id) > (from_sort, from_id)
+                                  AND b.title_words LIKE ALL (patterns) AND NOT b.id = ANY (isbn_ids)
+                              ORDER BY b.title_sort, b.id LIMIT wanted) AS k;
+                        IF cardinality(odd_ids) > 0 THEN
+                            SELECT coalesce(array_agg(m.id ORDER BY m.title_sort COLLATE "C", m.id), '{}'),
+                                   coalesce(array_agg(m.title_sort ORDER BY m.title_sort COLLATE "C", m.id), '{}')
+                            INTO tier_ids, tier_keys
+                            FROM (SELECT u.id, u.title_sort FROM unnest(tier_ids || odd_ids, tier_keys || odd_keys) AS u(id, title_sort)
+                                  ORDER BY u.title_sort COLLATE "C", u.id LIMIT wanted) AS m;
+                        END IF;
                     ELSE
                         -- A word rarer than the statistics track in this rank's fields: the rank
                         -- straight from its word index, sorted (a walk of 2,000 entries that finds

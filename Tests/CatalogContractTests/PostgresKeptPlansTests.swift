@@ -11,7 +11,7 @@ struct PostgresKeptPlansTests {
     /// Enough books for the broad queries to be estimated (over 2,000 candidates), so each rank is
     /// walked, continued through its word index, and paged by cursor; and few enough matches for
     /// the narrow ones to be counted. In title order: "a river guide", "book", "river song",
-    /// "tagged", "the river", "zz filler", so a walk from the start passes books of every rank.
+    /// "tagged", "the river", "zz filler", "東 0"…, so a walk from the start passes books of every rank.
     static func books() -> [NewBook] {
         let isbn = "9780306406157"
         // Rank 1 for "river", first in title order.
@@ -26,8 +26,14 @@ struct PostgresKeptPlansTests {
             }
             // Rank 3 for "press", after the walk of the tagged books.
             + (0..<2_200).map { NewBook(title: "Zz Filler \($0)", details: BookDetails(publisher: "Filler Press")) }
+            // Rank 0's range for "東京" (every title from 東): 2,100 titles without 京 after 東
+            // before 東京物語, so it is walked and then continued. 京 in their author makes the
+            // rarest character's estimate past the counting limit.
+            + (0..<2_100).map { NewBook(title: "東 \($0)", author: "京都") }
             + [
-                // Titles whose sort key does not start with their first word (books_odd_title_start).
+                // Titles whose sort key does not start with their first word (books_odd_title_start),
+                // sorted before the first word: in rank 0 of a walked query.
+                NewBook(title: "'River Tales"), NewBook(title: "「東京」日記"),
                 NewBook(title: "'Salem's Lot", author: "Stephen King"),
                 NewBook(title: "...And Then There Were None", author: "Agatha Christie"),
                 NewBook(title: "東京物語", author: "Ozu"), NewBook(title: "Guide to 東京", author: "Anon"),
@@ -39,7 +45,7 @@ struct PostgresKeptPlansTests {
     static let queries = [
         "", "r", "river", "riv", "the river", "ann river", "ann", "shelf", "river shelf", "press", "filler", "salem",
         "salem's lot", "and", "guide",
-        "東京", "京", "0306406152", "978-0-306-40615-7", "zzz", "tagged 20", "book 1", "nothing here",
+        "東京", "東", "京", "0306406152", "978-0-306-40615-7", "zzz", "tagged 20", "book 1", "nothing here",
     ]
 
     /// The pages read of each query, in turn: 1,950 rows, past the 2,000-entry walks of the first pages.
