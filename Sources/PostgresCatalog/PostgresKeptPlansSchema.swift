@@ -1,15 +1,20 @@
-/// Schema version 13: `bookshelf.search_page` with plans the server keeps (issue 41). The same
-/// answers as version 12 (`PostgresDetailsSearchSchema`), by the same indexes; what changes is
-/// how each statement reaches the planner. Plans and figures: `PostgresSearchPlans.swift`.
+/// Schema version 13: `bookshelf.search_page` with plans the server keeps, and less read per
+/// page (issue 41). The same answers as version 12 (`PostgresDetailsSearchSchema`), by the same
+/// indexes. Plans and figures: `PostgresSearchPlans.swift`.
 ///
 /// - Every statement of a page is static SQL, so PL/pgSQL prepares it once per session, and
 ///   `plan_cache_mode = force_generic_plan` keeps that one plan: version 12 built each of its 6 to
 ///   9 statements as text and planned it anew on every key (0.2–0.5 ms each, more than most of
-///   them take to run). The words' count no longer changes the text: `LIKE ALL (patterns)`.
+///   them take to run). The words' count no longer changes the text: `LIKE ALL (patterns)`. Only
+///   the estimates stay dynamic: they are `EXPLAIN`s.
 /// - A generic plan knows no value, so whatever an index must bound is written as a range of
 ///   values: rank 0's titles that start with the first token are `title_sort` from the token to
-///   `bookshelf.prefix_end` of it (the planner derived that range from a LIKE constant before),
-///   and a walk without an end is bounded by `beyond_keys`, greater than every sort key.
+///   `bookshelf.prefix_end` of it (the planner derived that range from a LIKE constant before).
+/// - A walk reads its entries lazily and stops at the page's last book; the 2,000th entry, where
+///   a sparse rank's walk ends, is read only when the rank is sparse. Rank 0's range is walked
+///   too (500 entries), then continued through the title vector.
+/// - A query of one lexeme that the planner estimates under 1,000 candidates in a rank's fields
+///   takes that rank from its word index without a walk (an author's name in no title).
 /// - The page's ids are gathered rank by rank and read from the table in one statement.
 ///
 /// `CREATE OR REPLACE` keeps the function's grants; row-level security, the column grants and
