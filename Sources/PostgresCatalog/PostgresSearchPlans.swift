@@ -201,7 +201,8 @@
 ///   to 7.3 s, by load), so most of it is elsewhere, presumably the update of those rows through
 ///   every index and the new indexes' builds. Measured step by step later (issue 41, 300,000 bench
 ///   books, docs/performance-log.md): the derivation is most of it after all, 127 s of the UPDATE's
-///   172 s, then 40 s for `books_word_vector`; the bench catalog holds 188 distinct field values. Deriving each distinct tag, publisher and series
+///   172 s, then 40 s for `books_word_vector`; the bench catalog holds 188 distinct field values.
+///   The migration now derives each distinct value once and joins them: the UPDATE takes 85 s. Deriving each distinct tag, publisher and series
 ///   once (a temporary table) was tried and measured no faster (618 s on a machine busier by
 ///   the same factor that slowed the import), so it was left out. Imports derive the words in
 ///   Swift (setup's COPY sends `other_words`); through the database's trigger, left for an
