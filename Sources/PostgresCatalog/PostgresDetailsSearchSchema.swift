@@ -56,9 +56,25 @@ enum PostgresDetailsSearchSchema {
             FOR EACH ROW WHEN (NEW.other_words = '' AND (NEW.series <> '' OR NEW.publisher <> '' OR NEW.tags <> '{}'))
             EXECUTE FUNCTION bookshelf.derive_other_words();
 
+        -- Each distinct series, publisher and tag is derived once and joined, as
+        -- bookshelf.other_words joins them: deriving is a PL/pgSQL loop per character (0.44 ms a
+        -- book, three quarters of this migration at 300,000 books), and a catalog holds few values.
+        CREATE TEMPORARY TABLE field_words ON COMMIT DROP AS
+            SELECT f.field, w.words FROM (
+                SELECT series FROM bookshelf.books WHERE series <> ''
+                UNION SELECT publisher FROM bookshelf.books WHERE publisher <> ''
+                UNION SELECT unnest(tags) FROM bookshelf.books WHERE tags <> '{}') AS f(field)
+            CROSS JOIN LATERAL bookshelf.index_text(f.field) AS w
+            WHERE f.field IS NOT NULL AND w.words <> ' ';
+        CREATE UNIQUE INDEX ON pg_temp.field_words (field);
+        ANALYZE pg_temp.field_words;
         ALTER TABLE bookshelf.books DISABLE TRIGGER USER;
-        UPDATE bookshelf.books SET other_words = bookshelf.other_words(series, publisher, tags)
-            WHERE series <> '' OR publisher <> '' OR tags <> '{}';
+        UPDATE bookshelf.books AS b SET other_words = (
+            SELECT coalesce(string_agg(fw.words, E'\n' ORDER BY f.n), '')
+            FROM (SELECT b.series, 0::bigint UNION ALL SELECT b.publisher, 1
+                  UNION ALL SELECT t.tag, 1 + t.n FROM unnest(b.tags) WITH ORDINALITY AS t(tag, n)) AS f(field, n)
+            JOIN pg_temp.field_words AS fw ON fw.field = f.field)
+            WHERE b.series <> '' OR b.publisher <> '' OR b.tags <> '{}';
         ALTER TABLE bookshelf.books ENABLE TRIGGER USER;
 
         -- Every word of a book as token prefixes (version 2's word_prefixes), the line feeds

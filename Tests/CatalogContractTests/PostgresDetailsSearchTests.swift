@@ -36,6 +36,28 @@ struct PostgresDetailsSearchTests {
         #expect(try await remote.history(of: books[0].id).map(\.record) == [books[0]])
     }
 
+    @Test("a catalog of version 11 gains every book's other words as Swift derives them, shared values derived once")
+    func migrationDerivesSharedValues() async throws {
+        let catalog = try await PostgresTestCatalog.make(schemaVersion: 11)
+        // Values shared between books and between fields, in different orders; a tag that is a
+        // publisher elsewhere; a field with no token; books with one field or none.
+        let details = [
+            BookDetails(publisher: "Alpha Press", series: "Zeta Saga", tags: ["Désert", "sf classic"]),
+            BookDetails(publisher: "Zeta Saga", tags: ["sf classic", "Alpha Press"]),
+            BookDetails(series: "Zeta Saga"), BookDetails(publisher: "—", tags: ["Désert"]),
+            BookDetails(tags: ["Ørbit", "désert", "東京"]), BookDetails(),
+        ]
+        let books = try await catalog.addBooks(
+            details.enumerated().map { NewBook(title: "Book \($0.offset)", details: $0.element) }, scope: "main")
+
+        #expect(try await catalog.setup.migrate() == PostgresSchema.latestVersion)
+        for book in books {
+            let stored = try await catalog.setup.execute(
+                "SELECT other_words FROM bookshelf.books WHERE id = $1", [String(book.id)])
+            #expect(stored == [[BookIndexText.otherWords(book.details)]], "\(book.details)")
+        }
+    }
+
     @Test("an editor's raw SQL and an owner's INSERT are derived; editors cannot write the other words")
     func rawWritesAreDerived() async throws {
         let catalog = try await PostgresTestCatalog.make()
