@@ -44,6 +44,14 @@ extension SearchIndexTesting {
         return (catalog, books)
     }
 
+    /// `books` in result order within a rank, as the index numbers them: by folded title, then id.
+    func inResultOrder(_ books: [BookRecord]) -> [BookRecord] {
+        func key(_ book: BookRecord) -> [UInt8] {
+            Array(BookText(title: book.title, author: book.author).titleKey.utf8)
+        }
+        return books.sorted { ByteOrder.precedes(key($0), $0.id, key($1), $1.id) }
+    }
+
     /// The books of `scope` as the catalog file holds them, details included, read with a plain
     /// connection: the expected answers judge every searched field.
     func committedBooks(_ path: String, scope: String) throws -> [BookRecord] {

@@ -115,10 +115,7 @@ import Testing
         let (_, books) = try makeCatalog(books: 3_000, path: path)
         let connection = try CatalogConnection.open(path: path, create: false, busyTimeout: .seconds(5))
         let base = try SearchIndexBuilder(connection: connection, scope: "main").build()
-        func key(_ book: BookRecord) -> [UInt8] {
-            Array(BookText(title: book.title, author: book.author).titleKey.utf8)
-        }
-        let inOrder = books.sorted { ByteOrder.precedes(key($0), $0.id, key($1), $1.id) }
+        let inOrder = inResultOrder(books)
         var hidden = Bitmap(count: base.count)
         for ordinal in stride(from: 5, to: base.count, by: 7) { hidden.insert(ordinal) }
         var stoppedEarly = 0
@@ -173,10 +170,7 @@ import Testing
         let books = try committedBooks(path, scope: "main")
         let connection = try CatalogConnection.open(path: path, create: false, busyTimeout: .seconds(5))
         let base = try SearchIndexBuilder(connection: connection, scope: "main").build()
-        func key(_ book: BookRecord) -> [UInt8] {
-            Array(BookText(title: book.title, author: book.author).titleKey.utf8)
-        }
-        let inOrder = books.sorted { ByteOrder.precedes(key($0), $0.id, key($1), $1.id) }
+        let inOrder = inResultOrder(books)
         var hidden = Bitmap(count: base.count)
         for ordinal in stride(from: 4, to: base.count, by: 11) { hidden.insert(ordinal) }
         for text in ["日本", "日本文学", "本日", "日本 book", "文学", "村上", "村上 日本", "日本の"] {

@@ -70,10 +70,7 @@ import Testing
         let path = directory.path("ids.sqlite")
         let (catalog, books) = try makeCatalog(books: 500, path: path)
         #expect(try await catalog.remote(account: "editor").searchIndexReport().snapshotStored)
-        func key(_ book: BookRecord) -> [UInt8] {
-            Array(BookText(title: book.title, author: book.author).titleKey.utf8)
-        }
-        let inOrder = books.sorted { ByteOrder.precedes(key($0), $0.id, key($1), $1.id) }
+        let inOrder = inResultOrder(books)
         let place = Dictionary(uniqueKeysWithValues: inOrder.enumerated().map { ($1.id, $0) })
         let everyID = Array(-2...(books.map(\.id).max()! + 3))
         let connection = try CatalogConnection.open(path: path, create: false, busyTimeout: .seconds(5))
