@@ -83,31 +83,45 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
             try connection.transaction(immediate: true) {
                 // The compare-and-set: revision, scope and the account's role in one statement.
                 // Details are written all together (?11 true), or kept as they are.
-                let saved = try connection.queryFirst(
-                    """
-                    UPDATE books SET
-                        title = ?1, author = coalesce(?2, author),
-                        title_key = ?3, title_terms = ?4, author_terms = coalesce(?5, author_terms),
-                        isbn = iif(?11, ?12, isbn), year = iif(?11, ?13, year),
-                        publisher = iif(?11, ?14, publisher), series = iif(?11, ?15, series),
-                        series_index_thousandths = iif(?11, ?16, series_index_thousandths),
-                        tags = iif(?11, ?17, tags), notes = iif(?11, ?18, notes),
-                        other_terms = iif(?11, ?19, other_terms),
-                        revision = revision + 1,
-                        change_seq = (SELECT max(change_seq) FROM books) + 1
-                    WHERE id = ?6 AND revision = ?7 AND scope = ?8 AND revision < ?9
-                      AND EXISTS (SELECT 1 FROM accounts WHERE name = ?10 AND role = 'editor' AND scope = ?8)
-                    RETURNING \(BookRow.columns), change_seq
-                    """,
-                    [
-                        .text(title), author.map { .text($0) } ?? .null,
-                        .text(text.titleKey), .text(text.titleTerms), author == nil ? .null : .text(text.authorTerms),
-                        .int(request.id), .int(request.expectedRevision), .text(account.scope), .int(Int.max),
-                        .text(account.name), .int(request.details == nil ? 0 : 1),
-                    ]
-                        + (request.details.map(StoredDetails.values)
-                            ?? Array(repeating: .null, count: StoredDetails.count)) + [.text(text.otherTerms)],
-                    row: { (BookRow.record($0), $0.int(BookRow.count)) })
+                let saved: (BookRecord, Int)?
+                do {
+                    saved = try connection.queryFirst(
+                        """
+                        UPDATE books SET
+                            title = ?1, author = coalesce(?2, author),
+                            title_key = ?3, title_terms = ?4, author_terms = coalesce(?5, author_terms),
+                            isbn = iif(?11, ?12, isbn), year = iif(?11, ?13, year),
+                            publisher = iif(?11, ?14, publisher), series = iif(?11, ?15, series),
+                            series_index_thousandths = iif(?11, ?16, series_index_thousandths),
+                            tags = iif(?11, ?17, tags), notes = iif(?11, ?18, notes),
+                            other_terms = iif(?11, ?19, other_terms),
+                            revision = revision + 1,
+                            change_seq = (SELECT max(change_seq) FROM books) + 1
+                        WHERE id = ?6 AND revision = ?7 AND scope = ?8 AND revision < ?9
+                          AND EXISTS (SELECT 1 FROM accounts WHERE name = ?10 AND role = 'editor' AND scope = ?8)
+                        RETURNING \(BookRow.columns), change_seq
+                        """,
+                        [
+                            .text(title), author.map { .text($0) } ?? .null,
+                            .text(text.titleKey), .text(text.titleTerms),
+                            author == nil ? .null : .text(text.authorTerms),
+                            .int(request.id), .int(request.expectedRevision), .text(account.scope), .int(Int.max),
+                            .text(account.name), .int(request.details == nil ? 0 : 1),
+                        ]
+                            + (request.details.map(StoredDetails.values)
+                                ?? Array(repeating: .null, count: StoredDetails.count)) + [.text(text.otherTerms)],
+                        row: { (BookRow.record($0), $0.int(BookRow.count)) })
+                } catch let error as SQLiteError where error.primary == SQLITE_CONSTRAINT && request.details == nil {
+                    // Details another program wrote past the file's checks, which keeping them
+                    // would write again: say which field, as a rule broken by a save would.
+                    guard let field = try firstFieldBreakingItsRule(id: request.id) else { throw error }
+                    return .failure(
+                        .invalidField(
+                            field,
+                            reason: "book \(request.id) holds a value another program stored that breaks this "
+                                + "field's rule, and a save that keeps it cannot be made; save the book with this "
+                                + "field given anew (an empty value clears it)"))
+                }
                 if let (saved, sequence) = saved {
                     // This connection's own commit is no news to it, as long as nobody else's
                     // came between the last check and this one.
@@ -123,6 +137,31 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
             }
         }
         return try outcome.get()
+    }
+
+    /// The first of a stored book's details columns holding what Bookshelf would not keep
+    /// there (`StoredDetails` reads it in another form, or as empty), or nil.
+    private func firstFieldBreakingItsRule(id: Int) throws -> BookField? {
+        let fields: [BookField] = [.isbn, .year, .publisher, .series, .seriesIndex, .tags, .notes]
+        let found = try connection.queryFirst(
+            "SELECT \(StoredDetails.columns) FROM books WHERE id = ?1 AND scope = ?2", [.int(id), .text(account.scope)]
+        ) { row -> BookField? in
+            let kept = StoredDetails.values(of: StoredDetails.read(row, from: 0))
+            for (index, value) in kept.enumerated() {
+                let column = Int32(index)
+                let stored = row.isNull(column) ? nil : row.text(column)
+                let canonical: String? =
+                    switch value {
+                    case .null: nil
+                    case let .int(number): String(number)
+                    case let .text(text): text
+                    case let .textBytes(bytes): String(decoding: bytes, as: UTF8.self)
+                    }
+                if stored != canonical { return fields[index] }
+            }
+            return nil
+        }
+        return found ?? nil
     }
 
     /// Why the compare-and-set changed no row, in the order the in-memory store checks.
