@@ -38,10 +38,8 @@
 ///   from the search function (`PostgresDetailsSchema`).
 /// - version 12 searches the series, the publisher and the tags (words the database derives,
 ///   as for titles) and finds a book by its ISBN (`PostgresDetailsSearchSchema`).
-/// - version 13 gives the search function static statements whose plans the server keeps
-///   (`PostgresKeptPlansSchema`): the same answers, without planning every statement on every key.
 enum PostgresSchema {
-    static let latestVersion = 13
+    static let latestVersion = 12
 
     /// Migrations that `PostgresSetup.migrate()` precedes by writing `bookshelf.folding` again
     /// from `SearchFolding`, because `SearchTerms`' folding changed.
@@ -68,7 +66,6 @@ enum PostgresSchema {
         case 10: .constant(version10)
         case 11: .generated(PostgresDetailsSchema.migration)
         case 12: .constant(PostgresDetailsSearchSchema.migration)
-        case 13: .constant(PostgresKeptPlansSchema.migration)
         default: fatalError("no migration to version \(version)")
         }
     }

@@ -1,7 +1,6 @@
 /// How `bookshelf.search_page` (schema version 2, `PostgresSchema.version2`; replaced in version 10, in
-/// version 11 to return each row's details, `PostgresDetailsSchema`, in version 12 to search
-/// the other fields and the ISBN, `PostgresDetailsSearchSchema`, and in version 13 with statements
-/// whose plans the server keeps, `PostgresKeptPlansSchema`) answers a
+/// version 11 to return each row's details, `PostgresDetailsSchema`, and in version 12 to search
+/// the other fields and the ISBN, `PostgresDetailsSearchSchema`) answers a
 /// keystroke on a large catalog, and the query plans that was checked against. Kept next to
 /// the SQL so that whoever changes one sees the other.
 ///
@@ -202,104 +201,16 @@
 ///   every index and the new indexes' builds. Measured step by step later (issue 41, 300,000 bench
 ///   books, docs/performance-log.md): the derivation is most of it after all, 127 s of the UPDATE's
 ///   172 s, then 40 s for `books_word_vector`; the bench catalog holds 188 distinct field values.
-///   The migration now derives each distinct value once and joins them: the UPDATE takes 85 s. Deriving each distinct tag, publisher and series
-///   once (a temporary table) was tried and measured no faster (618 s on a machine busier by
-///   the same factor that slowed the import), so it was left out. Imports derive the words in
-///   Swift (setup's COPY sends `other_words`); through the database's trigger, left for an
-///   owner's INSERT by hand, 100,000 books took 158 s (their generation included).
+///   The migration now derives each distinct value once and joins them: the UPDATE takes 85 s.
+///   Imports derive the words in Swift (setup's COPY sends `other_words`); through the
+///   database's trigger, left for an owner's INSERT by hand, 100,000 books took 158 s (their
+///   generation included).
 /// - An import of 100,000 more books (another scope) into that catalog at version 12 took 89 s,
 ///   generating them included, against 88 s for the first 300,000 at version 11 into an empty
 ///   table; not profiled yet (a third GIN index and two btrees to keep, a table not empty).
 /// - Sizes at 300,000 books: table 160 MB after the migration's update, `books_word_vector`
 ///   71 MB beside `books_search_vector` 66 MB and `books_title_vector` 39 MB,
 ///   `books_with_other_words` 15 MB, `books_by_isbn` 8 MB.
-///
-/// ## Plans kept (schema version 13, issue 41)
-///
-/// Version 12 wrote each statement of a page as text (`EXECUTE format(...)`), so every key planned
-/// 6 to 9 statements anew. Version 13 writes them as static SQL: PL/pgSQL prepares each once per
-/// session and `plan_cache_mode = force_generic_plan` keeps that plan. The answers are the same
-/// (`PostgresKeptPlansTests` pages every rank of a catalog migrated from 12 against `SearchTerms`).
-///
-/// Measured on 300,000 bench books (`bookshelf-bench postgres --count 300000`, one scope),
-/// PostgreSQL 15, shared_buffers 1 GB, as the account, with auto_explain (log_analyze,
-/// log_nested_statements), the seventh call of each query in one session. "tolstoy" (an author in
-/// no title; rank 2), version 12, 5.3 ms for the function:
-/// ```
-/// EXPLAIN estimate (books_word_vector)                              10,684 rows (planning only)
-/// rank 0: Merge Append of books_by_title 'tolstoy'..'tolstoz' and books_odd_title_start     0.05 ms
-/// rank 1 walk end: Index Only Scan using books_by_title (rows=2000), OFFSET 1999           0.59 ms
-/// rank 1 walk: Index Only Scan using books_by_title  Rows Removed by Filter: 2000            0.69 ms
-/// rank 1 rest: Bitmap Index Scan on books_title_vector (rows=0)                              0.10 ms
-/// rank 2 walk end: the same 2,000 entries again                                              0.43 ms
-/// rank 2 walk: Index Only Scan using books_by_title (rows=51)  Rows Removed by Filter: 1040  0.73 ms
-/// statements 2.6 ms; the rest of the 5.3 ms is planning them
-/// ```
-/// Version 13, the same call, 2.3 ms for the function:
-/// ```
-/// rank 0: Index Only Scan using books_by_title, the range 'tolstoy'..'tolstoz' (rows=0)      0.03 ms
-/// rank 0, odd titles: Index Only Scan using books_odd_title_start (rows=0)                  0.02 ms
-/// rank 1: EXPLAIN books_title_vector, estimate 215 (a lexeme the statistics do not keep), so
-///         Bitmap Index Scan on books_title_vector (rows=0), no walk                          0.09 ms
-/// rank 2: EXPLAIN books_search_vector, estimate 10,684, so the lazy walk:
-///         Index Only Scan using books_by_title (rows=1091)  Rows Removed by Filter: 1040     0.87 ms
-///         (it filled the page: its end is never read)
-/// the page's 51 rows: Index Scan using books_pkey                                            0.17 ms
-/// ```
-///
-/// What each change does:
-/// - **Generic plans**, checked one by one: a generic plan knows no value. Rank 0's range was
-///   derived by the planner from `title_sort LIKE 'tolstoy%'`; it is now written as
-///   `title_sort < bookshelf.prefix_end(token)` with the cursor or the token, whichever is later,
-///   as one row comparison `(title_sort, id) > (...)`. Beside a second lower bound on `title_sort`
-///   the btree started its scan at the row comparison's: 42 ms from the scope's first title to
-///   "tolstoy". The odd titles keep the cursor alone as their bound ("'River Tales" sorts before
-///   "river"). A walk without an end is bounded by a key greater than any sort key, never by an
-///   `OR`, which an index cannot use. An `EXISTS` over a word index was tried to skip empty ranks:
-///   its generic plan walked `books_by_title` computing every title's vector (37 s), so there is none.
-/// - **Lazy walks**: `SELECT ... FROM (the next 2,000 entries) WHERE rank's condition LIMIT wanted`
-///   stops at the page's last book. The walk's end (the 2,000th entry) is read only for a sparse
-///   rank, and ranks 1 and 2 share it when neither starts at the cursor. Version 12 read the
-///   2,000 entries for the end first, on every walked rank (0.4–0.6 ms each).
-/// - **Rank 0 walked too**: 500 entries of its range, then the rest of the range through
-///   `books_title_vector` (a BitmapAnd with the range of `books_by_title`). Version 12 read the
-///   whole range: "hist rom" read 2,651 'hist' titles for 23 (2.6 ms at 300,000 books, about
-///   three times that at 1M); now 500, then 116 title-vector candidates.
-/// - **Rare one-word ranks unwalked**: when the query is one lexeme and the planner's estimate of a
-///   rank's candidates (`bookshelf.estimated_rank_candidates`, 0.1–0.2 ms) is under 1,000, the rank
-///   comes from its word index from the cursor on, sorted, without the walk. Several lexemes
-///   keep the walk: their estimate multiplies frequencies that come together ("to read": 75 for
-///   4,863).
-/// - **One read of the page**: each rank gathers ids and sort keys; the rows are read once.
-///
-/// Server CPU per search (the backend's own utime + stime over 200 calls per class in one
-/// session as the account, the bench's queries; version 12 and 13 one after the other on copies
-/// of one catalog; 10 ms ticks). Per query, 100 calls: "tolstoy" 3.8 → 1.7 ms, "of" 1.9 → 1.2,
-/// "hist rom" 4.5 → 4.4, "history" 1.0 → 0.6.
-/// ```
-/// class        v12       v13
-/// one letter   1.05 ms   0.65 ms
-/// two letters  1.10      0.60
-/// common word  4.55      4.25    ("river", "night", "love": 10 ms each, counted, see below)
-/// multi-word   3.95      3.65    ("a his of", "the gar": 8.4 and 5.2 ms, counted)
-/// author       3.40      1.90
-/// CJK          3.15      3.00
-/// series/tag   10.60     7.95
-/// no match     0.90      0.55
-/// empty query  2.10      1.55
-/// ```
-///
-/// Costs found, not changed:
-/// - A word counted exactly reads a table row per match, and the planner's estimate decides
-///   which are counted. At 300,000 books "river" is estimated at 1,501 (0.5 % of the table: the
-///   statistics keep 1,000 lexemes, mostly short prefixes, and a word below them gets a fixed
-///   share), has 4,131 matches and so is counted: 3,460 heap blocks, 10 ms, of which the count
-///   alone (no rank, no LIKE) is 3.9 ms and with the scope 6.2. An exact count without the rows
-///   needs the scope in the word index (btree_gin) and all-visible pages; a larger statistics
-///   target on the word index would estimate such words better and stop counting them, which
-///   changes their total from exact to "about".
-/// - "a his of" and "the gar" are counted (1,302 and 1,366 matches): 7.5 and 5.1 ms, the rows.
-/// - Each estimate is an `EXPLAIN` planned on every key (0.1–0.2 ms): the one dynamic statement left.
 ///
 /// The benchmark (`bookshelf-bench compare`) times the same classes through the app's stack;
 /// its figures are in docs/performance.md and docs/performance-log.md.
