@@ -21,8 +21,9 @@ struct ClassTable {
 
     let rows: [Row]
 
-    /// `only` names the one class to time, when not all. `serverCPU`, where given, reads the server's CPU time so far: each row then says what a
-    /// search cost the server, a figure other work on the machine does not inflate.
+    /// `only` names the one class to time, when not all. `serverCPU`, where given, reads the
+    /// server's CPU time so far: each row then says what a search cost the server, a figure
+    /// other work on the machine does not inflate.
     static func measure(
         _ repository: BookRepository, iterations: Int, only: String? = nil, serverCPU: (() -> Duration?)? = nil
     ) async throws -> ClassTable {
@@ -70,9 +71,12 @@ struct ClassTable {
         )
         for row in rows {
             let cpu = withCPU ? (row.serverCPU?.formatted ?? "   unknown") + "   " : ""
-            Swift.print(
-                "\(row.name.padding(toLength: 12, withPad: " ", startingAt: 0)) \(row.timings.p50.formatted)  \(row.timings.p99.formatted)  \(row.timings.percentile(1).formatted)    \(cpu)\(Self.text(row.firstTotal).padding(toLength: 22, withPad: " ", startingAt: 0))\(row.slowest.text) (\(row.slowest.p50.formatted.trimmingCharacters(in: .whitespaces)))"
-            )
+            let name = row.name.padding(toLength: 12, withPad: " ", startingAt: 0)
+            let times =
+                "\(row.timings.p50.formatted)  \(row.timings.p99.formatted)  \(row.timings.percentile(1).formatted)"
+            let total = Self.text(row.firstTotal).padding(toLength: 22, withPad: " ", startingAt: 0)
+            let slowest = "\(row.slowest.text) (\(row.slowest.p50.formatted.trimmingCharacters(in: .whitespaces)))"
+            Swift.print("\(name) \(times)    \(cpu)\(total)\(slowest)")
         }
     }
 

@@ -118,6 +118,11 @@ enum SearchBench: BenchMode {
             }
             return try await SearchScaling.run(counts: counts, directory: directory, iterations: iterations)
         }
+        let only = arguments.value(onlyClass)
+        if let only, !classes.contains(where: { $0.name == only }) {
+            throw BenchError(
+                "--class: no class \"\(only)\"; the classes are \(classes.map(\.name).joined(separator: ", "))")
+        }
         let count = counts[0]
         let rawIterations = max(1, try arguments.value(Self.rawIterations))
         let path =
@@ -151,11 +156,6 @@ enum SearchBench: BenchMode {
                     : "index NOT stored in the catalog (another writer held the lock?)")
         }
         print("peak memory after the first search: \(peakMemory())")
-        let only = arguments.value(onlyClass)
-        if let only, !classes.contains(where: { $0.name == only }) {
-            throw BenchError(
-                "--class: no class \"\(only)\"; the classes are \(classes.map(\.name).joined(separator: ", "))")
-        }
         let table = try await ClassTable.measure(repository, iterations: iterations, only: only)
         table.print(title: "full stack: BookRepository -> SQLiteBookRemote, \(iterations) searches per class")
         var fullP50: [String: Duration] = [:]

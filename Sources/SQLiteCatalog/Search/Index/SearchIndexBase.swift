@@ -616,9 +616,10 @@ final class SearchIndexBase: Sendable {
         }
     }
 
-    /// Leaves among `candidates` (bitmaps over the base's books, one after another) only the books that hold a token of each of the words' token
-    /// ranges (a word matches only where all its tokens are), for the ranges whose books cost
-    /// less to read than judging the candidates they may rule out: "日本の" at ten million books
+    /// Leaves among `candidates` (bitmaps over the base's books, one after another) only the
+    /// books that hold a token of each of the words' token ranges (a word matches only where all
+    /// its tokens are), for the ranges whose books cost less to read than judging the
+    /// candidates they may rule out: "日本の" at ten million books
     /// has 40,000 candidates with "の" in their titles, of which one in five holds "日" and "本",
     /// and judging one costs about as much as reading twenty postings. A broad range's books
     /// come from `broadWords` when a multi-word query kept them.
