@@ -12,6 +12,7 @@ import Testing
     static let namesBefore: [String: Set<String>] = [
         "search": [
             "count", "db", "iterations", "raw-iterations", "scale-phase", "no-raw", "no-fzf", "rebuild-index", "scale",
+            "class",
         ],
         "keys": [
             "count", "db", "rounds", "columns", "rows", "cold", "no-index", "each", "many-arenas", "without",
