@@ -30,8 +30,8 @@ final class BroadWordPlaces: Sendable {
         guard word.exact.isEmpty, BroadPrefixResults.isBroad(postings: word.estimate, books: base.count) else {
             return nil
         }
-        if let kept = kept(word) { return kept }
         let key = Key(range: word.range, excluded: word.excluded)
+        if let kept = kept(key) { return kept }
         let places = try base.places(of: word)
         entries.withLock { entries in
             entries.removeAll { $0.key == key }
@@ -41,10 +41,9 @@ final class BroadWordPlaces: Sendable {
         return places
     }
 
-    /// The places of `word` (one token) if they are kept; never computes them.
-    func kept(_ word: SearchIndexBase.CompiledWord) -> Places? {
-        let key = Key(range: word.range, excluded: word.excluded)
-        return entries.withLock { entries -> Places? in
+    /// The places of the word `key` names if they are kept; never computes them.
+    func kept(_ key: Key) -> Places? {
+        entries.withLock { entries -> Places? in
             guard let index = entries.firstIndex(where: { $0.key == key }) else { return nil }
             let entry = entries.remove(at: index)
             entries.append(entry)

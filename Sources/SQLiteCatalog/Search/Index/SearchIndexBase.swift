@@ -633,17 +633,14 @@ final class SearchIndexBase: Sendable {
             ranges.append((word.range, word.excluded))
         }
         for (range, excluded) in ranges where range != anchor {
-            let postings = postingCount(range)
-            guard postings <= SearchTuning.postingsReadPerJudgement * candidateCount else { continue }
-            let word = CompiledWord(
-                exact: [], range: range, excluded: excluded, anchor: range, estimate: postings, storedPrefix: nil)
+            guard postingCount(range) <= SearchTuning.postingsReadPerJudgement * candidateCount else { continue }
             // The candidates are bitmaps of `holding.count` words one after another.
             func keep(_ holding: UnsafeBufferPointer<UInt64>) {
                 for start in stride(from: 0, to: candidates.count, by: holding.count) {
                     for slot in holding.indices { candidates[start + slot] &= holding[slot] }
                 }
             }
-            if let kept = broadWords.kept(word) {
+            if let kept = broadWords.kept(BroadWordPlaces.Key(range: range, excluded: excluded)) {
                 kept.anywhere.withUnsafeBufferPointer(keep)
             } else {
                 // One bitmap, not the four a kept word's places are: a third of the time.
