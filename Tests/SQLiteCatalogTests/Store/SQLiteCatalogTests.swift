@@ -254,6 +254,9 @@ final class RawConnection {
             sqlite3_close(handle)
             throw RawError(message: "cannot open \(path)")
         }
+        // Another program waits for a lock as most do: the app's remote may be storing its
+        // search index at that moment (a fresh-clone CI run under load failed here at once).
+        sqlite3_busy_timeout(handle, 10_000)
         self.handle = handle
     }
 
