@@ -38,8 +38,11 @@
 ///   from the search function (`PostgresDetailsSchema`).
 /// - version 12 searches the series, the publisher and the tags (words the database derives,
 ///   as for titles) and finds a book by its ISBN (`PostgresDetailsSearchSchema`).
+/// - version 13 keeps the word indexes without pending lists and the word index's statistics
+///   ten times as long, so a search costs the same after many saves and a rare word is counted
+///   instead of walked (`PostgresSteadySearchSchema`).
 enum PostgresSchema {
-    static let latestVersion = 12
+    static let latestVersion = 13
 
     /// Migrations that `PostgresSetup.migrate()` precedes by writing `bookshelf.folding` again
     /// from `SearchFolding`, because `SearchTerms`' folding changed.
@@ -66,6 +69,7 @@ enum PostgresSchema {
         case 10: .constant(version10)
         case 11: .generated(PostgresDetailsSchema.migration)
         case 12: .constant(PostgresDetailsSearchSchema.migration)
+        case 13: .constant(PostgresSteadySearchSchema.migration)
         default: fatalError("no migration to version \(version)")
         }
     }

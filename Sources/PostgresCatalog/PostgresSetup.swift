@@ -278,47 +278,71 @@ public actor PostgresSetup {
         guard PostgresSetup.isValidScope(scope) else { throw PostgresSetupFailure.invalidScope(scope) }
         let box = self.box
         return try await worker.perform {
-            try box.connection.inTransaction { connection in
-                try run(connection.execute("SELECT pg_advisory_xact_lock(hashtext('bookshelf.books'))"))
-                if onlyIntoEmptyScope {
-                    let found = try run(
-                        connection.execute(
-                            "SELECT EXISTS (SELECT 1 FROM bookshelf.books WHERE scope = $1)", [scope]))
-                    if found.rows.first?[0] == "t" { return 0 }
+            let version = try run(box.connection.execute("SELECT max(version) FROM bookshelf.schema_version"))
+            let schema = version.rows.first?[0].flatMap { Int($0) } ?? 0
+            // The word indexes take the books through pending lists, merged at the end: 2.4
+            // times as fast as into the trees one book at a time (PostgresSteadySearchSchema).
+            let listsOn = schema >= PostgresSteadySearchSchema.version
+            if listsOn { try run(box.connection.executeScript(PostgresSteadySearchSchema.pendingListsOn)) }
+            let added = Result {
+                try box.connection.inTransaction { connection in
+                    try PostgresSetup.copy(
+                        books, scope: scope, schema: schema, onlyIntoEmptyScope: onlyIntoEmptyScope,
+                        progress: progress, on: connection)
                 }
-                let version = try run(connection.execute("SELECT max(version) FROM bookshelf.schema_version"))
-                let schema = version.rows.first?[0].flatMap { Int($0) } ?? 0
-                let keepsDetails = schema >= PostgresDetailsSchema.version
-                // Derived here, as the title's words are: the database's trigger would take a millisecond a book.
-                let withOtherWords = schema >= PostgresDetailsSearchSchema.version
-                let rows = BookCopyRows(
-                    books, scope: scope, withDetails: keepsDetails, withOtherWords: withOtherWords, progress: progress)
-                if withOtherWords {
-                    try run(
-                        connection.copyIn(
-                            """
-                            COPY bookshelf.books (scope, title, author, title_sort, title_words, author_words,
-                                isbn, year, publisher, series, series_index, tags, notes, other_words) FROM STDIN
-                            """, lines: rows))
-                } else if keepsDetails {
-                    try run(
-                        connection.copyIn(
-                            """
-                            COPY bookshelf.books (scope, title, author, title_sort, title_words, author_words,
-                                isbn, year, publisher, series, series_index, tags, notes) FROM STDIN
-                            """, lines: rows))
-                } else {
-                    try run(
-                        connection.copyIn(
-                            "COPY bookshelf.books (scope, title, author, title_sort, title_words, author_words) FROM STDIN",
-                            lines: rows))
-                }
-                // Thrown inside the transaction, so the rows sent before the bad book go too.
-                if let failure = rows.failure { throw failure }
-                progress?(rows.sent)
-                return rows.sent
             }
+            if listsOn {
+                do {
+                    try run(box.connection.executeScript(PostgresSteadySearchSchema.pendingListsMerged))
+                } catch {
+                    // The import's own failure, if any, is the one to report.
+                    if case .success = added { throw error }
+                }
+            }
+            return try added.get()
         }
+    }
+
+    private static func copy(
+        _ books: some Sequence<NewBook>, scope: String, schema: Int, onlyIntoEmptyScope: Bool,
+        progress: (@Sendable (Int) -> Void)?, on connection: PostgresConnection
+    ) throws -> Int {
+        try run(connection.execute("SELECT pg_advisory_xact_lock(hashtext('bookshelf.books'))"))
+        if onlyIntoEmptyScope {
+            let found = try run(
+                connection.execute(
+                    "SELECT EXISTS (SELECT 1 FROM bookshelf.books WHERE scope = $1)", [scope]))
+            if found.rows.first?[0] == "t" { return 0 }
+        }
+        let keepsDetails = schema >= PostgresDetailsSchema.version
+        // Derived here, as the title's words are: the database's trigger would take a millisecond a book.
+        let withOtherWords = schema >= PostgresDetailsSearchSchema.version
+        let rows = BookCopyRows(
+            books, scope: scope, withDetails: keepsDetails, withOtherWords: withOtherWords, progress: progress)
+        if withOtherWords {
+            try run(
+                connection.copyIn(
+                    """
+                    COPY bookshelf.books (scope, title, author, title_sort, title_words, author_words,
+                        isbn, year, publisher, series, series_index, tags, notes, other_words) FROM STDIN
+                    """, lines: rows))
+        } else if keepsDetails {
+            try run(
+                connection.copyIn(
+                    """
+                    COPY bookshelf.books (scope, title, author, title_sort, title_words, author_words,
+                        isbn, year, publisher, series, series_index, tags, notes) FROM STDIN
+                    """, lines: rows))
+        } else {
+            try run(
+                connection.copyIn(
+                    "COPY bookshelf.books (scope, title, author, title_sort, title_words, author_words) FROM STDIN",
+                    lines: rows))
+        }
+        // Thrown inside the transaction, so the rows sent before the bad book go too.
+        if let failure = rows.failure { throw failure }
+        progress?(rows.sent)
+        return rows.sent
     }
 
     // Why the tables do not FORCE ROW LEVEL SECURITY (a second wall against an owner as an

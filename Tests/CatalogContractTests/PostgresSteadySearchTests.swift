@@ -1,0 +1,83 @@
+import BookCatalog
+import Foundation
+@testable import PostgresCatalog
+import Testing
+
+/// Schema version 13 (issue 41): the word indexes keep no pending list, so no search reads
+/// through the words of recent saves, and a bulk import's lists are merged when it ends,
+/// committed or not.
+@Suite(
+    "PostgreSQL steady search", .enabled(if: PostgresTestCluster.shouldRun, "PostgreSQL server binaries not found"))
+struct PostgresSteadySearchTests {
+    static let wordIndexes = ["books_title_vector", "books_search_vector", "books_word_vector"]
+
+    /// The pages the word indexes' pending lists held, summed; merging them is how they are read.
+    static func pendingPages(_ catalog: PostgresTestCatalog) async throws -> Int {
+        let merged = wordIndexes.map { "gin_clean_pending_list('bookshelf.\($0)')" }.joined(separator: " + ")
+        let rows = try await catalog.setup.execute("SELECT " + merged)
+        return try #require(rows.first?[0].flatMap { Int($0) })
+    }
+
+    /// Each word index's storage options, by name.
+    static func options(_ catalog: PostgresTestCatalog) async throws -> [String: String] {
+        let rows = try await catalog.setup.execute(
+            """
+            SELECT c.relname, coalesce(array_to_string(c.reloptions, ','), '') FROM pg_catalog.pg_class c
+            JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+            WHERE n.nspname = 'bookshelf' AND c.relname = ANY ($1::text[])
+            """, ["{" + wordIndexes.joined(separator: ",") + "}"])
+        return Dictionary(uniqueKeysWithValues: rows.compactMap { row in row[0].map { ($0, row[1] ?? "") } })
+    }
+
+    static let listsOff = Dictionary(uniqueKeysWithValues: wordIndexes.map { ($0, "fastupdate=off") })
+
+    @Test("a catalog of version 12 merges the words its saves left pending, and saves leave none after")
+    func migrationMergesPendingWords() async throws {
+        let catalog = try await PostgresTestCatalog.make(schemaVersion: 12)
+        let editor = try await catalog.addAccount("editor", role: .editor, scope: "main")
+        let books = try await catalog.addBooks((0..<40).map { NewBook(title: "Book \($0)") }, scope: "main")
+        let remote = try await catalog.remote(for: editor)
+        func saveEach(_ title: String, from revision: Int) async throws {
+            for book in books {
+                _ = try await remote.save(
+                    SaveRequest(id: book.id, title: "\(title) \(book.id)", expectedRevision: revision))
+            }
+        }
+        // Version 12's indexes keep lists: the saves' words wait there for every search to read.
+        try await saveEach("Orchard", from: 1)
+        #expect(try await Self.pendingPages(catalog) > 0)
+        try await saveEach("Meadow", from: 2)
+
+        #expect(try await catalog.setup.migrate() == PostgresSchema.latestVersion)
+        #expect(try await Self.options(catalog) == Self.listsOff)
+        #expect(try await Self.pendingPages(catalog) == 0, "the migration merged the lists")
+        try await saveEach("Harbour", from: 3)
+        #expect(try await Self.pendingPages(catalog) == 0, "a save writes the trees")
+        #expect(try await remote.search(SearchQuery(text: "harbour")).records.count == books.count)
+        #expect(try await remote.search(SearchQuery(text: "meadow")).records.isEmpty)
+        // The word index's statistics keep ten times the lexemes, so rare words are told apart.
+        let target = try await catalog.setup.execute(
+            "SELECT attstattarget FROM pg_catalog.pg_attribute WHERE attrelid = 'bookshelf.books_word_vector'::regclass"
+        )
+        #expect(target == [["1000"]])
+    }
+
+    @Test("a bulk import goes through the lists and merges them when it ends, committed or rolled back")
+    func importMergesItsLists() async throws {
+        let catalog = try await PostgresTestCatalog.make()
+        let editor = try await catalog.addAccount("editor", role: .editor, scope: "main")
+        _ = try await catalog.addBooks((0..<300).map { NewBook(title: "Imported \($0)") }, scope: "main")
+        #expect(try await Self.options(catalog) == Self.listsOff)
+        #expect(try await Self.pendingPages(catalog) == 0)
+
+        // A book that breaks the rules ends the COPY and rolls it back; the lists close all the same.
+        let bad = (0..<300).map { NewBook(title: "Refused \($0)") } + [NewBook(title: "   ")]
+        await #expect(throws: (any Error).self) { try await catalog.setup.importBooks(bad, scope: "main") }
+        #expect(try await Self.options(catalog) == Self.listsOff)
+        #expect(try await Self.pendingPages(catalog) == 0)
+
+        let remote = try await catalog.remote(for: editor)
+        #expect(try await remote.search(SearchQuery(text: "imported", limit: 500)).records.count == 300)
+        #expect(try await remote.search(SearchQuery(text: "refused")).records.isEmpty)
+    }
+}
