@@ -133,9 +133,9 @@ public enum TotalCount: Sendable, Hashable {
     }
 
     /// An estimate of the matches, kept consistent with the page: the last page knows the
-    /// exact number, and no estimate is below the rows already reached.
+    /// exact number (an empty first page: none), and no estimate is below the rows already reached.
     public init(estimate: Int, offset: Int, shown: Int, hasMore: Bool) {
-        if !hasMore && shown > 0 {
+        if !hasMore && (shown > 0 || offset == 0) {
             self = .exact(offset + shown)
         } else {
             self = .about(max(estimate, offset + shown + (hasMore ? 1 : 0)))
