@@ -48,6 +48,10 @@ enum PostgresSchema {
     /// from `SearchFolding`, because `SearchTerms`' folding changed.
     static let refoldingVersions: Set<Int> = [6]
 
+    /// Migrations that `PostgresSetup.migrate()` follows, once committed, by an ANALYZE of the
+    /// books, because they changed a statistics target.
+    static let analyzedAfterCommit: Set<Int> = [PostgresSteadySearchSchema.version]
+
     /// A migration's SQL: constant text, or text generated from the app's own rules (constants
     /// and escapes only, never stored or user text).
     enum Script {

@@ -14,8 +14,8 @@
 ///   at a million books every rare or absent word (an ISBN, a name, a typo) was estimated at
 ///   5,005 books, past the counting limit, and so walked every rank (9 ms) to find a handful or
 ///   none; now it is estimated at a few hundred and counted (1 ms). ANALYZE reads 300,000 rows
-///   instead of 30,000 for it: about a minute at a million books, in this migration and in
-///   autovacuum's.
+///   instead of 30,000 for it: about a minute at a million books, after this migration commits
+///   (`PostgresSchema.analyzedAfterCommit`) and in autovacuum's.
 enum PostgresSteadySearchSchema {
     static let version = 13
 
@@ -26,7 +26,6 @@ enum PostgresSteadySearchSchema {
         SELECT gin_clean_pending_list('bookshelf.books_title_vector'), gin_clean_pending_list('bookshelf.books_search_vector'),
                gin_clean_pending_list('bookshelf.books_word_vector');
         ALTER INDEX bookshelf.books_word_vector ALTER COLUMN 1 SET STATISTICS 1000;
-        ANALYZE bookshelf.books;
         """
 
     /// Before a bulk import, in a transaction of its own: changing `fastupdate` locks the
