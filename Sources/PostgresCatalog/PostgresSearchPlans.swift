@@ -1,6 +1,7 @@
 /// How `bookshelf.search_page` (schema version 2, `PostgresSchema.version2`; replaced in version 10, in
 /// version 11 to return each row's details, `PostgresDetailsSchema`, and in version 12 to search
-/// the other fields and the ISBN, `PostgresDetailsSearchSchema`) answers a
+/// the other fields and the ISBN, `PostgresDetailsSearchSchema`; its indexes tuned in version 13,
+/// `PostgresSteadySearchSchema`) answers a
 /// keystroke on a large catalog, and the query plans that was checked against. Kept next to
 /// the SQL so that whoever changes one sees the other.
 ///
@@ -211,6 +212,60 @@
 /// - Sizes at 300,000 books: table 160 MB after the migration's update, `books_word_vector`
 ///   71 MB beside `books_search_vector` 66 MB and `books_title_vector` 39 MB,
 ///   `books_with_other_words` 15 MB, `books_by_isbn` 8 MB.
+///
+/// ## Steady under saves, rare words counted (schema version 13, issue 41)
+///
+/// Measured at 1,000,000 bench books in one scope (PostgreSQL 15, shared_buffers 1 GB, as the
+/// account, auto_explain with buffers), on the copy the bench had just saved 857 times to.
+///
+/// **Pending lists.** GIN's `fastupdate` (on by default) appends a save's entries to a pending
+/// list that every scan of the index reads in full until vacuum or a 4 MB list merges it.
+/// After those saves `books_word_vector` held 1,269 pending entries on 191 pages and
+/// `books_title_vector` 85 pages, so a scan that finds nothing read 131 to 195 buffers (0.4 to
+/// 1.2 ms) instead of 4, up to four times a search. The bench's own search table never saw it
+/// (it runs right after VACUUM); sixteen people typing beside two writers did. Merged by hand,
+/// ISBN queries went from 12.4 to 9.6 ms at the median and words with no match from 12.2 to 9.0.
+/// Version 13 turns the lists off: a save writes the trees (11.4 ms at the median against 6.5
+/// with eight writers fighting over a hundred books on two cores), and setup's import turns
+/// them on for its COPY and merges them after, because 30,000 books took 22 s into the trees
+/// against 9.1 s through the lists (a 256 kB list limit, the middle way, 11.0 s, but saves
+/// then paid the merges: p99 72 ms).
+///
+/// **Rare words.** The word index's statistics kept 1,000 lexemes, the rarest at 1.28 % of
+/// the books, and the planner estimates a lexeme outside the list at half that, capped at
+/// 0.5 %: 5,005 books at a million. Every rare or absent word (an ISBN, a name, a typo)
+/// was past the counting limit and walked all four ranks to find a handful or none:
+/// ```
+/// "zzqx" (no match), estimate 5,005: rank 0's range, then for ranks 1, 2 and 3 the walk's
+/// end (2,000 entries, 0.5 ms each), the walk (2,000 entries: 0.7, 0.8 and 3.5 ms, rank 3
+/// reading a row per entry) and the word index (0.3 to 0.5 ms, 0 rows): 12.5 ms
+/// "9780000000033" (one book, rank -1), the same walks after it: 4,392 buffers, 9.1 ms
+/// ```
+/// With `SET STATISTICS 1000` on the index's column ANALYZE keeps 2,896 lexemes (the rarest
+/// at 0.09 %) and a word outside them is estimated at 462, so it is counted and paged in one
+/// pass: "9780000987655" 81 buffers, "zzqx" 10 buffers; one session at the median, ISBN
+/// 8.9–9.8 → 1.0 ms and no match 9.3–9.6 → 0.9–1.2 ms. The estimates of listed
+/// words barely move ("tolstoy" 37,272 → 36,167), so the other classes keep their plans.
+/// The cost: ANALYZE reads ten times the rows for that column, 55 s instead of 5 at a
+/// million books (and as long in autovacuum's runs). At ten million a word outside the list
+/// would be estimated at about 4,600 again, past the counting limit: statistics cannot tell rare
+/// from absent at that size, and those words walk the ranks as before (about 9 ms).
+///
+/// **Left as they were, with the reason.** Two queries are the slowest of their classes,
+/// and both read a table row per match whichever path they take:
+/// ```
+/// "rome cycle" (a series on 4,628 books): estimate 1,270 or 3,471, by the sample
+///   counted: Bitmap Heap Scan (4,628 rows, 4,392 heap blocks) 19 ms, function 21 ms
+///   walked: rank 3's walk finds 3 in 2,000 rows (3.1 ms), then its word index sorted from
+///   there, 4,625 rows (14.5 ms), function 28 ms
+/// "mary beard" (1,878 books by her): estimate 1,668, counted, 1,878 heap rows, 12 ms
+/// ```
+/// The GIN intersection alone costs 3.3 to 6.5 ms for "rome" & "cycle" (estimated 13,940
+/// and 249,013 books). A page in title order needs each candidate's title: a word index
+/// holds no order, and `books_with_other_words` holds no words (its rows would pass a btree
+/// entry's limit with 50 tags). What would serve: an ordered index of the words of books
+/// whose words fit in an entry (the walk then reads no rows), or the scope and an order
+/// inside the word index (RUM, an extension this project cannot ask every server for).
 ///
 /// The benchmark (`bookshelf-bench compare`) times the same classes through the app's stack;
 /// its figures are in docs/performance.md and docs/performance-log.md.
