@@ -103,23 +103,35 @@ public enum BookValidation {
     /// The tags as a set: each trimmed, blank ones dropped, those equal when folded (case and
     /// accents) kept once (the first as written), sorted by folded form.
     public static func tags(_ raw: [String]) throws(BookFailure) -> [String] {
-        var seen = Set<String>(), kept: [(folded: String, tag: String)] = []
-        for tag in raw.map(trim) where !isBlank(tag) {
-            guard !tag.contains(",") else {
-                throw .invalidField(.tags, reason: "a tag may not hold a comma: commas separate tags")
-            }
-            guard fits(tag, maximumTagLength, bytes: maximumTagLength * 4), !hasControlCharacters(tag) else {
-                throw .invalidField(
-                    .tags,
-                    reason: "each tag needs 1 to \(maximumTagLength) characters and no control characters")
-            }
-            let folded = SearchTerms.fold(tag)
-            if seen.insert(folded).inserted { kept.append((folded, tag)) }
+        var seen = Set<String>(), kept: [FoldedTag] = []
+        for raw in raw {
+            if let tag = try tag(raw), seen.insert(tag.folded).inserted { kept.append(tag) }
         }
         guard kept.count <= maximumTagCount else {
             throw .invalidField(.tags, reason: "at most \(maximumTagCount) tags, not \(kept.count)")
         }
-        return kept.sorted { ($0.folded, $0.tag) < ($1.folded, $1.tag) }.map(\.tag)
+        return inTagOrder(kept)
+    }
+
+    typealias FoldedTag = (folded: String, tag: String)
+
+    /// One tag as kept (trimmed), with its folded form; nil when it is blank.
+    static func tag(_ raw: String) throws(BookFailure) -> FoldedTag? {
+        let tag = trim(raw)
+        guard !isBlank(tag) else { return nil }
+        guard !tag.contains(",") else {
+            throw .invalidField(.tags, reason: "a tag may not hold a comma: commas separate tags")
+        }
+        guard fits(tag, maximumTagLength, bytes: maximumTagLength * 4), !hasControlCharacters(tag) else {
+            throw .invalidField(
+                .tags, reason: "each tag needs 1 to \(maximumTagLength) characters and no control characters")
+        }
+        return (SearchTerms.fold(tag), tag)
+    }
+
+    /// Distinct tags in the order a set of them is kept: by folded form.
+    static func inTagOrder(_ tags: [FoldedTag]) -> [String] {
+        tags.sorted { ($0.folded, $0.tag) < ($1.folded, $1.tag) }.map(\.tag)
     }
 
     /// Tags as typed: "a, b, c".
@@ -130,15 +142,20 @@ public enum BookValidation {
     /// Notes as kept: line breaks ("\r\n" and "\r" become "\n") are data, trailing blank
     /// lines and spaces at the ends are dropped; any other control character is refused.
     public static func notes(_ raw: String) throws(BookFailure) -> String {
-        let lines = raw.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\r", with: "\n")
-        let trimmed = trim(lines)
+        let trimmed = trim(unifiedLineBreaks(raw))
         guard fits(trimmed, maximumNotesLength, bytes: maximumNotesBytes) else {
             throw .invalidField(.notes, reason: "at most \(maximumNotesLength) characters")
         }
-        guard !trimmed.unicodeScalars.contains(where: { $0 != "\n" && isControl($0) }) else {
+        guard !hasControlCharacters(trimmed, besides: "\n") else {
             throw .invalidField(.notes, reason: "line breaks are kept, but no other control characters")
         }
         return trimmed
+    }
+
+    /// `text` with "\r\n" and "\r" as "\n".
+    static func unifiedLineBreaks(_ text: String) -> String {
+        guard text.utf8.contains(UInt8(ascii: "\r")) else { return text }
+        return text.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\r", with: "\n")
     }
 
     /// One line of text of at most `limit` characters, possibly empty.
@@ -155,7 +172,15 @@ public enum BookValidation {
     }
 
     public static func hasControlCharacters(_ text: String) -> Bool {
-        text.unicodeScalars.contains { isControl($0) }
+        TerminalSafety.containsUnsafe(text)
+    }
+
+    /// Whether `text` has a control character other than `kept` (an ASCII one, "\n" for notes).
+    static func hasControlCharacters(_ text: String, besides kept: Unicode.Scalar) -> Bool {
+        let keptByte: UInt8? = kept.isASCII ? UInt8(kept.value) : nil
+        // Printable ASCII and the kept character: most text, settled byte by byte.
+        if text.utf8.allSatisfy({ 0x20...0x7E ~= $0 || $0 == keptByte }) { return false }
+        return text.unicodeScalars.contains { $0 != kept && isControl($0) }
     }
 
     /// A character that may never be stored: one a terminal would act on, or one that
@@ -167,7 +192,9 @@ public enum BookValidation {
     /// True when `text` shows nothing: empty, or only spaces and invisible scalars
     /// (zero-width ones such as U+200B and U+FEFF, and noncharacters such as U+FFFE).
     public static func isBlank(_ text: String) -> Bool {
-        text.unicodeScalars.allSatisfy(isInvisible)
+        // A printable ASCII character other than the space shows: most text is settled there.
+        if text.utf8.contains(where: { 0x21...0x7E ~= $0 }) { return false }
+        return text.unicodeScalars.allSatisfy(isInvisible)
     }
 
     /// A scalar that shows nothing: whitespace, a default-ignorable scalar (U+200B, U+FEFF…)
@@ -188,6 +215,10 @@ public enum BookValidation {
     /// Whitespace trimmed from both ends. Line and paragraph separators (U+0085, U+2028,
     /// U+2029) are not trimmed: they are control characters and refused, never removed quietly.
     public static func trim(_ text: String) -> String {
+        // Text that begins and ends with printable ASCII other than the space has nothing to trim.
+        if let first = text.utf8.first, let last = text.utf8.last, 0x21...0x7E ~= first, 0x21...0x7E ~= last {
+            return text
+        }
         let scalars = text.unicodeScalars
         guard let start = scalars.firstIndex(where: { !isTrimmed($0) }),
             let end = scalars.lastIndex(where: { !isTrimmed($0) })

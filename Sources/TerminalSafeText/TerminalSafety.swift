@@ -21,7 +21,9 @@ public enum TerminalSafety {
     }
 
     public static func containsUnsafe(_ text: String) -> Bool {
-        text.unicodeScalars.contains(where: isUnsafe)
+        // Printable ASCII, most text, is safe byte by byte; only the rest needs its scalars.
+        if text.utf8.allSatisfy({ 0x20...0x7E ~= $0 }) { return false }
+        return text.unicodeScalars.contains(where: isUnsafe)
     }
 
     /// `text` with every unsafe scalar replaced by `standIn(scalar)`; the text itself when it
