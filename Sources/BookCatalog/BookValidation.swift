@@ -64,8 +64,13 @@ public enum BookValidation {
         }
     }
 
+    /// `latestYear` when this process first asked. The latest year only grows, so a year up to
+    /// this one is never too late, and most checks skip the calendar (reading a page of books
+    /// asked it for every row).
+    private static let latestYearFirstAsked = latestYear
+
     public static func year(_ year: Int) throws(BookFailure) -> Int {
-        guard (earliestYear...latestYear).contains(year) else {
+        guard year >= earliestYear, year <= latestYearFirstAsked || year <= latestYear else {
             throw .invalidField(.year, reason: "a year from \(earliestYear) to \(latestYear), not \(year)")
         }
         return year
@@ -119,7 +124,7 @@ public enum BookValidation {
     static func tag(_ raw: String) throws(BookFailure) -> FoldedTag? {
         let tag = trim(raw)
         guard !isBlank(tag) else { return nil }
-        guard !tag.contains(",") else {
+        guard !(tag.utf8.contains(UInt8(ascii: ",")) && tag.contains(",")) else {
             throw .invalidField(.tags, reason: "a tag may not hold a comma: commas separate tags")
         }
         guard fits(tag, maximumTagLength, bytes: maximumTagLength * 4), !hasControlCharacters(tag) else {

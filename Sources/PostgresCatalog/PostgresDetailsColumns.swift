@@ -30,7 +30,7 @@ enum PostgresDetailsColumns {
         guard columns.count == count else { throw BookFailure.invalidResponse }
         let values = Array(columns)
         guard let publisher = values[2], let series = values[3], let tagsJSON = values[5], let notes = values[6],
-            let listed = tagsJSON == "[]" ? [] : try? JSONDecoder().decode([String?].self, from: Data(tagsJSON.utf8))
+            let listed = JSONStringArray.elements(of: tagsJSON)
         else { throw BookFailure.invalidResponse }
         return BookDetails(
             stored: values[0], year: values[1].flatMap { Int($0) }, publisher: publisher, series: series,
