@@ -73,7 +73,7 @@ enum PostgresSchema {
         case 10: .constant(version10)
         case 11: .generated(PostgresDetailsSchema.migration)
         case 12: .constant(PostgresDetailsSearchSchema.migration)
-        case 13: .constant(PostgresSteadySearchSchema.migration)
+        case 13: .generated(PostgresSteadySearchSchema.migration)
         default: fatalError("no migration to version \(version)")
         }
     }

@@ -19,14 +19,10 @@
 enum PostgresSteadySearchSchema {
     static let version = 13
 
-    static let migration: StaticString = """
-        ALTER INDEX bookshelf.books_title_vector SET (fastupdate = off);
-        ALTER INDEX bookshelf.books_search_vector SET (fastupdate = off);
-        ALTER INDEX bookshelf.books_word_vector SET (fastupdate = off);
-        SELECT gin_clean_pending_list('bookshelf.books_title_vector'), gin_clean_pending_list('bookshelf.books_search_vector'),
-               gin_clean_pending_list('bookshelf.books_word_vector');
-        ALTER INDEX bookshelf.books_word_vector ALTER COLUMN 1 SET STATISTICS 1000;
-        """
+    /// The lists off and merged, then the statistics target (its ANALYZE follows the commit:
+    /// `PostgresSchema.analyzedAfterCommit`). Constant text only.
+    static let migration =
+        "\(pendingListsMerged)\nALTER INDEX bookshelf.books_word_vector ALTER COLUMN 1 SET STATISTICS 1000;\n"
 
     /// Before a bulk import, in a transaction of its own: changing `fastupdate` locks the
     /// index against every search, so only for a moment.
