@@ -144,7 +144,7 @@ public enum ISBN {
     }
 
     /// The answer for thirteen ASCII digits, the form stores keep, from their bytes (the
-    /// general path above walks characters: a third of a PostgreSQL page's reading); nil for
+    /// general path above walks characters: an eighth of the client's time on a PostgreSQL page); nil for
     /// any other text.
     private static func canonicalThirteenDigits(_ text: String) -> Result<String, ISBNProblem>? {
         let digits = text.utf8
