@@ -264,8 +264,18 @@
 /// and 249,013 books). A page in title order needs each candidate's title: a word index
 /// holds no order, and `books_with_other_words` holds no words (its rows would pass a btree
 /// entry's limit with 50 tags). What would serve: an ordered index of the words of books
-/// whose words fit in an entry (the walk then reads no rows), or the scope and an order
-/// inside the word index (RUM, an extension this project cannot ask every server for).
+/// whose words fit in an entry, so that rank 3's walk reads no rows, with a longer walk. Tried
+/// by hand on a copy (not in the schema): `(scope, title_sort, id) INCLUDE (search_words,
+/// other_words) WHERE other_words <> '' AND` the three fit in 2,400 bytes, 128 MB beside
+/// `books_with_other_words`' 81 MB. Rank 3's first page from it, index only:
+/// ```
+/// "rome cycle"  51 rows after 13,419 removed, 3,300 buffers, 7.9 ms  (now 28 ms: walk, then 4,625 rows)
+/// "fantasy"     51 rows after 937 removed, 310 buffers, 1.0 ms       (now 3.0 ms reading 988 rows)
+/// ```
+/// It needs a walk of about 20,000 entries for a word as sparse as "rome cycle" (its end found
+/// in an index scan of its own, about 5 ms), a second walk for the few books whose words do not
+/// fit, and an index kept on every save; or the scope and an order inside the word index (RUM,
+/// an extension this project cannot ask every server for).
 ///
 /// The benchmark (`bookshelf-bench compare`) times the same classes through the app's stack;
 /// its figures are in docs/performance.md and docs/performance-log.md.
