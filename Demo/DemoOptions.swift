@@ -10,6 +10,7 @@ struct DemoOptions: Sendable {
     var latency: String?
     var failing: Set<Int> = []
     var typingMilliseconds = 120
+    var storePauseMilliseconds = 0
     var query = "history of rome"
     var manual = false
     var pageSize = 50
@@ -112,6 +113,19 @@ struct DemoOptions: Sendable {
         }
         return milliseconds
     }
+    static let storePauseOption = Option<Int>(
+        "store-pause-ms", value: "N",
+        help: """
+            With --script: the store pauses N wall-clock ms before each read, as
+            on a busy machine. The transcript does not change (default 0).
+            """
+    ) {
+        text throws(UsageError) in
+        guard let milliseconds = Int(text), (0...1_000).contains(milliseconds) else {
+            throw UsageError("--store-pause-ms needs milliseconds from 0 to 1000")
+        }
+        return milliseconds
+    }
     static let queryOption = Option<String>(
         "query", value: "TEXT", help: "What the typing scene types (default \"history of rome\")."
     ) {
@@ -125,7 +139,8 @@ struct DemoOptions: Sendable {
     static let helpFlag = Flag("help", short: "h", help: "This text.")
 
     static let declarations: [any OptionDeclaration] = [
-        scriptFlag, latencyOption, seedOption, failOption, typingOption, queryOption, manualFlag, helpFlag,
+        scriptFlag, latencyOption, seedOption, failOption, typingOption, storePauseOption, queryOption, manualFlag,
+        helpFlag,
     ]
 
     static func parse(_ arguments: [String]) -> ParseResult {
@@ -155,6 +170,10 @@ struct DemoOptions: Sendable {
         options.latency = parsed.value(latencyOption)
         options.failing = try parsed.value(failOption, default: options.failing)
         options.typingMilliseconds = try parsed.value(typingOption, default: options.typingMilliseconds)
+        options.storePauseMilliseconds = try parsed.value(storePauseOption, default: options.storePauseMilliseconds)
+        if options.storePauseMilliseconds > 0, !options.script {
+            throw UsageError("--store-pause-ms goes with --script")
+        }
         options.query = try parsed.value(queryOption, default: options.query)
         return options
     }

@@ -181,12 +181,10 @@ final class InteractiveSession {
                 let (next, step) = self.queued.removeFirst()
                 let naiveKnown = generation.0.script.calls.count
                 await generation.0.perform(next)
-                judges.naive.noteStep(step, callsFrom: naiveKnown, pane: generation.0)
-                await judges.naive.noteAction(next, pane: generation.0)
+                await judges.naive.noteAction(next, step: step, callsFrom: naiveKnown, pane: generation.0)
                 let realKnown = generation.1.script.calls.count
                 await generation.1.perform(next)
-                judges.real.noteStep(step, callsFrom: realKnown, pane: generation.1)
-                await judges.real.noteAction(next, pane: generation.1)
+                await judges.real.noteAction(next, step: step, callsFrom: realKnown, pane: generation.1)
                 self.redraw()
             }
             guard generation.0 === self.naive else { return }  // restarted meanwhile

@@ -22,17 +22,14 @@ final class InteractiveJudge {
         oracle = PaneOracle(world: world, pageSize: pageSize)
     }
 
-    /// The calls that reached the store while the pane performed scene step `step`.
-    func noteStep(_ step: Int, callsFrom known: Int, pane: any DemoPane) {
+    /// Call after the pane performed scene step `step` and its calls reached the store;
+    /// `known` is how many calls had reached it before.
+    func noteAction(_ action: DemoAction, step: Int, callsFrom known: Int, pane: any DemoPane) async {
         for call in pane.script.calls.dropFirst(known) where causes[call.number] == nil {
             causes[call.number] = "step \(step)"
         }
-    }
-
-    /// Call after the pane performed `action` and its calls reached the store.
-    func noteAction(_ action: DemoAction, pane: any DemoPane) async {
         let before = lastView ?? pane.view
-        await oracle.noteAction(action, calls: pane.script.calls, catalog: pane.catalog)
+        await oracle.noteAction(action, callsBefore: known, calls: pane.script.calls, catalog: pane.catalog)
         guard pane.isSettled else { return }  // an answer came meanwhile: judged with it, once taken
         violations += oracle.check(.action(action), before: before, after: pane.view, calls: pane.script.calls).count
         lastView = pane.view

@@ -55,15 +55,17 @@ final class PaneOracle {
         self.pageSize = pageSize
     }
 
-    /// Records what an action means for what may be shown next; call after the pane performed it.
-    func noteAction(_ action: DemoAction, calls: [ScriptedCall], catalog: MemoryCatalog) async {
+    /// Records what an action means for what may be shown next; call after the pane performed
+    /// it. `callsBefore` is how many calls had reached the store before the action: a switch
+    /// with no save to wait for has already sent the new session's search by now.
+    func noteAction(_ action: DemoAction, callsBefore: Int, calls: [ScriptedCall], catalog: MemoryCatalog) async {
         switch action {
         case let .start(name):
             account = name
-            sessionFirstCall = calls.count
+            sessionFirstCall = callsBefore + 1
             editorOpenedInSession = false
         case let .switchAccount(name):
-            switchingTo = (name, calls.count)
+            switchingTo = (name, callsBefore)
         case let .type(text), let .enterQuery(text):
             typed = text
         case .openFirst:

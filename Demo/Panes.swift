@@ -89,10 +89,12 @@ final class RealPane: DemoPane {
     private let clock: VirtualClock?
     private(set) var traces: [RequestTrace] = []
 
-    init(world: DemoWorld, schedule: LatencySchedule, clock: VirtualClock?, pageSize: Int) {
+    init(
+        world: DemoWorld, schedule: LatencySchedule, clock: VirtualClock?, pageSize: Int, readPause: Duration = .zero
+    ) {
         catalog = world.makeCatalog()
         self.clock = clock
-        script = LatencyScript(schedule: schedule, sleeper: clock ?? WallClockSleeper())
+        script = LatencyScript(schedule: schedule, sleeper: clock ?? WallClockSleeper(), readPause: readPause)
         let storeClock = clock.map { clock in StoreClock { clock.now } } ?? .continuous()
         model = BookshelfModel(
             connector: ScriptedConnector(catalog: catalog, script: script),
@@ -237,10 +239,12 @@ final class NaivePane: DemoPane {
     private let clock: VirtualClock?
     private let connector: ScriptedConnector
 
-    init(world: DemoWorld, schedule: LatencySchedule, clock: VirtualClock?, pageSize: Int) {
+    init(
+        world: DemoWorld, schedule: LatencySchedule, clock: VirtualClock?, pageSize: Int, readPause: Duration = .zero
+    ) {
         catalog = world.makeCatalog()
         self.clock = clock
-        script = LatencyScript(schedule: schedule, sleeper: clock ?? WallClockSleeper())
+        script = LatencyScript(schedule: schedule, sleeper: clock ?? WallClockSleeper(), readPause: readPause)
         connector = ScriptedConnector(catalog: catalog, script: script)
         model = NaiveModel(pageSize: pageSize)
     }

@@ -30,8 +30,12 @@ final class ScriptRun {
         let realClock = VirtualClock()
         clocks = [naiveClock, realClock]
         panes = [
-            NaivePane(world: world, schedule: schedule, clock: naiveClock, pageSize: options.pageSize),
-            RealPane(world: world, schedule: schedule, clock: realClock, pageSize: options.pageSize),
+            NaivePane(
+                world: world, schedule: schedule, clock: naiveClock, pageSize: options.pageSize,
+                readPause: .milliseconds(options.storePauseMilliseconds)),
+            RealPane(
+                world: world, schedule: schedule, clock: realClock, pageSize: options.pageSize,
+                readPause: .milliseconds(options.storePauseMilliseconds)),
         ]
         oracles = panes.map { _ in PaneOracle(world: DemoWorld(), pageSize: options.pageSize) }
         fates = panes.map { _ in [:] }
@@ -116,7 +120,7 @@ final class ScriptRun {
             let known = pane.script.calls.count
             await pane.perform(action)
             let calls = pane.script.calls
-            await oracles[index].noteAction(action, calls: calls, catalog: pane.catalog)
+            await oracles[index].noteAction(action, callsBefore: known, calls: calls, catalog: pane.catalog)
             for call in calls[known...] {
                 causes[index][call.number] = "step \(step)"
                 emit(
@@ -138,6 +142,7 @@ final class ScriptRun {
         guard let woken = clocks[index].wakeNext() else { return }
         await pane.script.waitForFinish(of: woken.request)
         await pane.settle(since: marker)
+        await requestsReachedTheStore(pane: index)
         let calls = pane.script.calls
         let call = calls[woken.request - 1]
         let fate = pane.fate(since: marker) ?? "?"
@@ -154,6 +159,18 @@ final class ScriptRun {
         }
         report(found, pane)
         noteEditorChange(pane, from: before.editor)
+    }
+
+    /// Time must not move while a request is on its way to the store: a request the answer
+    /// started (a switch's search once the save went through, a conflict fetching theirs) first
+    /// reads the catalog, then parks on the clock; moving on before it parks would answer it
+    /// late, or end the scene with it never answered.
+    private func requestsReachedTheStore(pane index: Int) async {
+        let pane = panes[index]
+        let clock = clocks[index]
+        await waitUntil("the requests an answer started to reach the \(pane.name) pane's store") {
+            pane.isSettled && clock.arrivalCount == pane.script.callCount
+        }
     }
 
     /// A call that reached the store once the model had settled (a switch that waited for a

@@ -339,6 +339,9 @@ public final class LatencyScript: Sendable {
     public let sleeper: any LatencySleeper
     /// At most this many calls are kept (nil: all); older ones are forgotten in batches.
     public let retainedCalls: Int?
+    /// Wall-clock time each call waits before it reads the catalog, as on a slow or busy
+    /// machine: on virtual time nothing a driver shows may depend on it.
+    public let readPause: Duration
 
     /// What the interactive app keeps: enough to explain the last few screens of requests.
     public static let interactiveRetainedCalls = 1_000
@@ -358,10 +361,13 @@ public final class LatencyScript: Sendable {
 
     private let state = Locked(State())
 
-    public init(schedule: LatencySchedule, sleeper: any LatencySleeper, retainedCalls: Int? = nil) {
+    public init(
+        schedule: LatencySchedule, sleeper: any LatencySleeper, retainedCalls: Int? = nil, readPause: Duration = .zero
+    ) {
         self.schedule = schedule
         self.sleeper = sleeper
         self.retainedCalls = retainedCalls.map { max(1, $0) }
+        self.readPause = readPause
     }
 
     /// The retained calls (every call, unless `retainedCalls` is set), in request-number order.
@@ -479,6 +485,7 @@ public struct LatencyScriptedRemote<Base: SearchableBookRemote>: SearchableBookR
             throw BookFailure.storeUnavailable("scripted failure of request \(call.number)")
         }
         let result: Result<Answer, any Error>
+        if script.readPause > .zero { try? await Task.sleep(for: script.readPause) }
         do { result = .success(try await work()) } catch { result = .failure(error) }
         await script.sleeper.sleep(milliseconds: call.latencyMilliseconds, request: call.number)
         switch result {

@@ -55,6 +55,40 @@ struct DemoScriptTests {
         #expect(other.output != first.output)
     }
 
+    @Test(
+        "a store that is slow to read, as on a busy machine, changes nothing in the transcript",
+        arguments: scenes)
+    func aSlowStoreChangesNothing(scene: String) throws {
+        // The store reads before it parks on the virtual clock; a driver that moves time on
+        // while a request is still reading answers it late, or never (the accounts scene
+        // ended with carol's search "never answered" on a loaded machine).
+        let quick = try DemoRun(scene, "--script")
+        let slow = try DemoRun(scene, "--script", "--store-pause-ms", "15")
+        #expect(quick.status == 0 && slow.status == 0, "\(slow.output)")
+        #expect(slow.output == quick.output, "\(slow.output)")
+    }
+
+    @Test("a switch with no save to wait for: carol's first search is her own, on both panes")
+    func aSwitchWithNothingToWaitFor() throws {
+        // #1 search 60 ms, #2 load 60, #3 save 60 (through at 510 ms, before the switch at 700),
+        // #4 "history" for alice 900 (answers at 1400, after the switch). The naive pane's #5 is
+        // carol's search; the real pane's #5 is the save's refresh of alice's rows, its #6 carol's.
+        let run = try DemoRun("accounts", "--script", "--latency", "60,60,60,900,100")
+        #expect(run.status == 0, "\(run.output)")
+        #expect(!run.output.contains("!! real"), "\(run.output)")
+        let naive = run.requestTable(pane: "naive")
+        let real = run.requestTable(pane: "real")
+        #expect(naive.count == 5 && real.count == 6, "\(run.output)")
+        for table in [naive, real] {
+            #expect(table.last?.contains("step 6    search \"history\" (carol)") == true, "\(run.output)")
+        }
+        // Carol's own rows are right for carol; alice's late answer is what the naive pane gets wrong.
+        #expect(naive.last?.hasSuffix("applied") == true, "\(run.output)")
+        #expect(naive.count == 5 && naive[3].contains("(alice)") && naive[3].hasSuffix("applied, WRONG"))
+        #expect(real.last?.hasSuffix("published") == true, "\(run.output)")
+        #expect(real.count == 6 && real[3].hasSuffix("dropped-old-session"), "\(run.output)")
+    }
+
     @Test("the request table maps each request to the typed text, its latency and its fate")
     func transcriptShowsRequests() throws {
         // #1 "" 300 ms, #2 "r" 10, #3 "ro" 300, #4 "rom" 10, #5 "rome" 300: the newest answers last.
