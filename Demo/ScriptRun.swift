@@ -119,6 +119,7 @@ final class ScriptRun {
             let before = pane.view
             let known = pane.script.calls.count
             await pane.perform(action)
+            await requestsReachedTheStore(pane: index)
             let calls = pane.script.calls
             await oracles[index].noteAction(action, callsBefore: known, calls: calls, catalog: pane.catalog)
             for call in calls[known...] {
@@ -161,14 +162,14 @@ final class ScriptRun {
         noteEditorChange(pane, from: before.editor)
     }
 
-    /// Time must not move while a request is on its way to the store: a request the answer
-    /// started (a switch's search once the save went through, a conflict fetching theirs) first
-    /// reads the catalog, then parks on the clock; moving on before it parks would answer it
-    /// late, or end the scene with it never answered.
+    /// Time must not move while a request is on its way to the store: a request an action or
+    /// an answer started (a switch's search once the save went through, a conflict fetching
+    /// theirs) first reads the catalog, then parks on the clock; moving on before it parks
+    /// would answer it late, or end the scene with it never answered.
     private func requestsReachedTheStore(pane index: Int) async {
         let pane = panes[index]
         let clock = clocks[index]
-        await waitUntil("the requests an answer started to reach the \(pane.name) pane's store") {
+        await waitUntil("the requests an event started to reach the \(pane.name) pane's store") {
             pane.isSettled && clock.arrivalCount == pane.script.callCount
         }
     }
