@@ -41,8 +41,11 @@
 /// - version 13 keeps the word indexes without pending lists and the word index's statistics
 ///   ten times as long, so a search costs the same after many saves and a rare word is counted
 ///   instead of walked (`PostgresSteadySearchSchema`).
+/// - version 14 walks a rank spread thin through the title order further before reading its
+///   candidates, and gives the search the memory to keep its bitmaps exact
+///   (`PostgresSparseRankSchema`).
 enum PostgresSchema {
-    static let latestVersion = 13
+    static let latestVersion = 14
 
     /// Migrations that `PostgresSetup.migrate()` precedes by writing `bookshelf.folding` again
     /// from `SearchFolding`, because `SearchTerms`' folding changed.
@@ -74,6 +77,7 @@ enum PostgresSchema {
         case 11: .generated(PostgresDetailsSchema.migration)
         case 12: .constant(PostgresDetailsSearchSchema.migration)
         case 13: .generated(PostgresSteadySearchSchema.migration)
+        case 14: .generated(PostgresSparseRankSchema.migration)
         default: fatalError("no migration to version \(version)")
         }
     }
