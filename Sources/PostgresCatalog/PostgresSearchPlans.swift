@@ -1,7 +1,8 @@
 /// How `bookshelf.search_page` (schema version 2, `PostgresSchema.version2`; replaced in version 10, in
 /// version 11 to return each row's details, `PostgresDetailsSchema`, and in version 12 to search
 /// the other fields and the ISBN, `PostgresDetailsSearchSchema`; its indexes tuned in version 13,
-/// `PostgresSteadySearchSchema`) answers a
+/// `PostgresSteadySearchSchema`; sparse ranks walked further in version 14,
+/// `PostgresSparseRankSchema`) answers a
 /// keystroke on a large catalog, and the query plans that was checked against. Kept next to
 /// the SQL so that whoever changes one sees the other.
 ///
@@ -30,8 +31,9 @@
 ///    partial index `books_odd_title_start`, merged in order.
 /// 3. **Ranks 1 and 2** walk the title index (which includes `title_words` and
 ///    `search_words`, so no table rows are read while filtering) for at most 2,000 entries;
-///    a dense rank fills the page there. A sparse one continues through the word indexes
-///    (`word_prefixes` GIN), sorted, from where the walk stopped.
+///    a dense rank fills the page there. A sparse one walks further when the density the
+///    first walk saw says the page is near (version 14, below), then continues through the
+///    word indexes (`word_prefixes` GIN), sorted, from where the walks stopped.
 /// 4. **Deep pages** continue from the cursor `(rank, title_sort, id)` of the page before:
 ///    a row comparison in the index condition, never `OFFSET`.
 ///
@@ -276,6 +278,38 @@
 /// in an index scan of its own, about 5 ms), a second walk for the few books whose words do not
 /// fit, and an index kept on every save; or the scope and an order inside the word index (RUM,
 /// an extension this project cannot ask every server for).
+///
+/// ## Sparse ranks and exact bitmaps (schema version 14, issue 41)
+///
+/// At ten million books (PostgreSQL 15, shared_buffers 1 GB, as the account) sixteen people
+/// typing met the 30 s statement timeout twelve times, all in the continuation of rank 2 of a
+/// two-word prefix. Alone and warm:
+/// ```
+/// "mary b", rank 2 after its walk found 16 of 51 in 2,000 entries:
+///   Bitmap Heap Scan on books (candidates of word_prefixes(title_words || author_words))
+///     rows=111,191, Heap Blocks: exact=63,202 lossy=33,786, Rows Removed by Index Recheck: 840,255
+///   Sort (top-N) ... 71 s under auto_explain, 31 s without
+/// "mary be", rank 2 after its walk found 4: 23,550 candidate rows read and sorted, 96 ms
+/// ```
+/// Two causes. **The bitmap turned lossy**: with `work_mem` 4 MB a bitmap of 97,000 pages keeps
+/// a third of them as whole pages, and every row of such a page is checked again by computing
+/// its `word_prefixes` (a SQL function with `generate_series`, 35 µs a row). With 32 MB the
+/// bitmap stays exact and the same statement takes 0.3 s. **The candidates are many and thin**:
+/// rank 2 of "mary be" is 0.24 % of the title order, so the page lies some 20,000 entries on,
+/// and reading those entries from the title index (0.5–0.7 µs each, no table rows) costs less
+/// than the 23,550 rows (4 µs each). Version 14 estimates how far: the first walk found `got`
+/// books in 2,000 entries, so the rest of the page is about `1.5 × wanted × 2000 / got`
+/// entries on; when that is at most 50,000 and less than five entries per candidate the planner
+/// estimates for the rank (`bookshelf.estimated_rank_candidates`), the rank walks that far
+/// (a LIMIT inside a subquery, index only), and only what is still missing comes from the
+/// candidates past the walk's end. A rank whose first walk found none (an author's name in a
+/// title, "tolkien" in rank 1) keeps its candidates, which are then few. Rank 3 does not walk
+/// further: its walk reads table rows.
+/// ```
+/// "mary be"   rank 2 walks 23,281 more entries (15.6 ms) and fills the page: 96 → 20 ms
+/// "mary b"    31 s → 0.3 s (exact bitmap) → 10 ms (walks 6,563 more)
+/// "mary bea"  93 → 19 ms        "tolkien" 11 → 12–14 ms (rank 1 and 2 found none: unchanged)
+/// ```
 ///
 /// The benchmark (`bookshelf-bench compare`) times the same classes through the app's stack;
 /// its figures are in docs/performance.md and docs/performance-log.md.
