@@ -228,9 +228,6 @@ struct RepositoryStagedTests {
                 default:
                     fail("\(operation) with fate \(fate) answered \(result)")
                 }
-
-            default:
-                fail("no such step \(step)")
             }
 
             if let cached = await repository.cachedBook(id: 1) {

@@ -17,7 +17,7 @@ import Testing
     func run(_ process: BookshelfProcess, _ arguments: [String], redirections: String, db: String) throws -> Ending {
         let binary = try #require(BookshelfProcess.binary)
         let errorFile = process.path("errors-\(UUID().uuidString)")
-        FileManager.default.createFile(atPath: errorFile, contents: nil)
+        _ = FileManager.default.createFile(atPath: errorFile, contents: nil)
         let command = ([binary.path] + arguments + ["--db", db]).map(shellQuoted).joined(separator: " ")
         let script = "exec \(command) 2>\(shellQuoted(errorFile)) \(redirections)"
         var environment = ProcessInfo.processInfo.environment
