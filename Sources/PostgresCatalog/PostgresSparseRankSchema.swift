@@ -85,16 +85,25 @@ enum PostgresSparseRankSchema {
                 longest_walk constant integer := 50000;
                 entries_per_row constant integer := 5;
                 long_walk integer;
-                -- What a rank walks, the columns its condition reads, and the filter that finds a walk's end.
+                -- What a rank's first walk reads; the first $12 entries after ($7, $8) with the
+                -- words its condition reads, for the longer walk; the filter that finds a walk's end.
                 walked text;
-                walked_columns text;
+                walked_after text;
                 walked_filter text;
                 -- Rank 3's books: those whose words fit in books_with_other_words_covered (no table
-                -- rows), then the others from books_with_long_other_words.
-                other_books constant text := '(SELECT b.id, b.scope, b.title_sort, b.search_words, b.other_words FROM bookshelf.books b
-                    WHERE b.other_words <> '''' AND octet_length(b.title_sort) + octet_length(b.search_words) + octet_length(b.other_words) <= 2400
-                    UNION ALL SELECT b.id, b.scope, b.title_sort, b.search_words, b.other_words FROM bookshelf.books b
-                    WHERE b.other_words <> '''' AND octet_length(b.title_sort) + octet_length(b.search_words) + octet_length(b.other_words) > 2400) AS b';
+                -- rows), and the others from books_with_long_other_words, merged in title order.
+                other_columns constant text := 'b.id, b.scope, b.title_sort, b.search_words, b.other_words';
+                fitting_other_words constant text := 'b.other_words <> '''' AND octet_length(b.title_sort) + octet_length(b.search_words) + octet_length(b.other_words) <= 2400';
+                long_other_words constant text := 'b.other_words <> '''' AND octet_length(b.title_sort) + octet_length(b.search_words) + octet_length(b.other_words) > 2400';
+                other_books constant text := format('(SELECT %1$s FROM bookshelf.books b WHERE %2$s
+                    UNION ALL SELECT %1$s FROM bookshelf.books b WHERE %3$s) AS b', other_columns, fitting_other_words, long_other_words);
+                -- Each side limited on its own: the planner cannot tell how few books are long, and
+                -- a limit over the whole union let it sort millions of entries instead of merging.
+                other_books_after constant text := format('(SELECT %1$s FROM bookshelf.books b WHERE b.scope = $3 AND (b.title_sort, b.id) > ($7, $8)
+                    AND %2$s ORDER BY b.title_sort, b.id LIMIT $12)
+                    UNION ALL (SELECT %1$s FROM bookshelf.books b WHERE b.scope = $3 AND (b.title_sort, b.id) > ($7, $8)
+                    AND %3$s ORDER BY b.title_sort, b.id LIMIT $12) ORDER BY title_sort, id LIMIT $12',
+                    other_columns, fitting_other_words, long_other_words);
 
             """
         ),
@@ -112,11 +121,12 @@ enum PostgresSparseRankSchema {
             """
                         IF tier = 3 THEN
                             walked := other_books;
-                            walked_columns := 'b.id, b.title_sort, b.search_words, b.other_words';
+                            walked_after := other_books_after;
                             walked_filter := other_filter;
                         ELSE
                             walked := 'bookshelf.books b';
-                            walked_columns := 'b.id, b.title_sort, b.title_words, b.search_words';
+                            walked_after := format('SELECT b.id, b.title_sort, b.title_words, b.search_words FROM bookshelf.books b
+                                WHERE b.scope = $3 AND (b.title_sort, b.id) > ($7, $8)%s ORDER BY b.title_sort, b.id LIMIT $12', walk_filter);
                             walked_filter := walk_filter;
                         END IF;
                         EXECUTE format('SELECT b.title_sort, b.id FROM bookshelf.books b WHERE b.scope = $3%s%s
@@ -138,10 +148,7 @@ enum PostgresSparseRankSchema {
                         IF got > 0 AND long_walk <= longest_walk
                            AND long_walk < bookshelf.estimated_rank_candidates(account_scope, words, tier) * entries_per_row THEN
                             RETURN QUERY EXECUTE format(page_rows, tier, format(
-                                'SELECT b.id FROM (SELECT %s FROM %s
-                                  WHERE b.scope = $3 AND (b.title_sort, b.id) > ($7, $8)%s ORDER BY b.title_sort, b.id LIMIT $12) AS b
-                                 WHERE %s ORDER BY b.title_sort, b.id LIMIT $4',
-                                walked_columns, walked, CASE WHEN tier = 3 THEN '' ELSE walk_filter END, tiers[tier + 2]))
+                                'SELECT b.id FROM (%s) AS b WHERE %s ORDER BY b.title_sort, b.id LIMIT $4', walked_after, tiers[tier + 2]))
                                 USING patterns, first_at_start, account_scope, wanted, after_sort, after_id, walk_end_sort, walk_end_id,
                                       counted, NULL::tsquery, is_estimate, long_walk, isbn_ids;
                             GET DIAGNOSTICS got = ROW_COUNT;
