@@ -191,6 +191,23 @@ struct PostgresTestCatalog: Sendable {
         try await PostgresRemote.connect(connector(for: account))
     }
 
+    /// Every book `remote` finds for `text`, paged by cursor with pages of 1, 49 and then 250
+    /// books, and whether the first page's total was counted (exact) rather than estimated.
+    static func pagedIDs(_ remote: PostgresRemote, text: String) async throws -> (ids: [Int], counted: Bool) {
+        var paged: [Int] = []
+        var counted = false
+        var cursor: SearchCursor?
+        for limit in [1, 49] + Array(repeating: 250, count: 30) {
+            let page = try await remote.search(
+                SearchQuery(text: text, limit: limit, offset: paged.count, after: cursor))
+            if paged.isEmpty, case .exact = page.totalCount { counted = true }
+            guard !page.records.isEmpty else { break }
+            paged += page.records.map(\.id)
+            cursor = page.next
+        }
+        return (paged, counted)
+    }
+
     /// Adds books to a scope and returns them as stored, in the order given.
     func addBooks(_ books: [NewBook], scope: String) async throws -> [BookRecord] {
         let before = try await setup.execute("SELECT coalesce(max(id), 0) FROM bookshelf.books")
