@@ -1,3 +1,4 @@
+import CommandLineOptions
 import Foundation
 
 // Everything lives in `Bookshelf`; this file only connects it to the process.

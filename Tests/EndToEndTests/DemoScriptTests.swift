@@ -134,6 +134,21 @@ struct DemoScriptTests {
         }
     }
 
+    @Test(
+        "a full standard output is one line on standard error and status 3, never a trap",
+        arguments: [
+            ["typing", "--script"], ["--help"],
+        ])
+    func aFullOutputIsOneErrorLine(arguments: [String]) throws {
+        let errors = FileManager.default.temporaryDirectory.appendingPathComponent("demo-errors-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: errors) }
+        let ending = try ChildProcess.runToEnd(
+            [try DemoRun.binary().path] + arguments, output: "/dev/full", errors: errors.path)
+        let said = try String(contentsOf: errors, encoding: .utf8)
+        #expect(ending.signal == nil && ending.status == 3, "\(arguments): \(ending)")
+        #expect(said == "bookshelf-demo: cannot write standard output: No space left on device\n", "\(said)")
+    }
+
     @Test("the help says what the real pane does with alice's save, in the words of the table")
     func helpMatchesTheResult() throws {
         let help = try DemoRun("--help").output
