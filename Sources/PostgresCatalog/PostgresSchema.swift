@@ -44,8 +44,10 @@
 /// - version 14 walks a rank spread thin through the title order further before reading its
 ///   candidates, and gives the search the memory to keep its bitmaps exact
 ///   (`PostgresSparseRankSchema`).
+/// - version 15 reads a rank with few candidates from them at once, and walks a sparse one no
+///   further than its candidates would cost (`PostgresRankCostSchema`).
 enum PostgresSchema {
-    static let latestVersion = 14
+    static let latestVersion = 15
 
     /// Migrations that `PostgresSetup.migrate()` precedes by writing `bookshelf.folding` again
     /// from `SearchFolding`, because `SearchTerms`' folding changed.
@@ -78,6 +80,7 @@ enum PostgresSchema {
         case 12: .constant(PostgresDetailsSearchSchema.migration)
         case 13: .generated(PostgresSteadySearchSchema.migration)
         case 14: .generated(PostgresSparseRankSchema.migration)
+        case 15: .generated(PostgresRankCostSchema.migration)
         default: fatalError("no migration to version \(version)")
         }
     }

@@ -61,16 +61,10 @@ enum PostgresSparseRankSchema {
         let version12 = "\(PostgresDetailsSearchSchema.migration)"
         let start = version12.range(of: "CREATE FUNCTION bookshelf.search_page(")!.lowerBound
         let end = version12.range(of: "END $$;", range: start..<version12.endIndex)!.upperBound
-        var function = String(version12[start..<end])
-        for (old, new) in edits {
-            let pieces = function.components(separatedBy: old)
-            precondition(pieces.count == 2, "version 12's search function changed: \(old)")
-            function = pieces.joined(separator: new)
-        }
-        return function
+        return SQLTextEdits.applying(edits, to: String(version12[start..<end]), of: "version 12's search function")
     }
 
-    private static let edits: [(String, String)] = [
+    private static let edits: [(old: String, new: String)] = [
         ("CREATE FUNCTION bookshelf.search_page(", "CREATE OR REPLACE FUNCTION bookshelf.search_page("),
         (
             "SET max_parallel_workers_per_gather = 0\n",

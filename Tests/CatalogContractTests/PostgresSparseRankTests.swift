@@ -32,14 +32,18 @@ struct PostgresSparseRankTests {
     @Test("a thin rank 2 pages in SearchTerms' order, walked further and then by its candidates")
     func aThinRankIsWalkedFurther() async throws {
         let catalog = try await PostgresTestCatalog.make()
-        // Every 14th book has "shelf" in its author (rank 2 of "shelf"), but for a gap of 1,000
-        // books; every 4th has a "shelf" tag (rank 3), so that the word has too many candidates
-        // to count and each rank is walked. The third page (250 books) finds some 140 of rank
-        // 2's books in the first walk of 2,000 entries, walks on some 2,360 entries (cheaper than
-        // rank 2's 1,300 candidates at five entries a row), which the gap leaves short, and takes
-        // the rest from the candidates past that walk's end.
+        // Rank 2 of "shelf" (a Shelfer the author) holds every 3rd of the first 6,000 books, then
+        // every 40th but for a gap of 4,000 books: some 2,250, more than a walk's 2,000 entries,
+        // so it is walked (version 15). Every 4th book has a "shelf" tag (rank 3), so that the
+        // word has too many candidates to count. The first pages fill in their first walk. The
+        // page that starts near the 6,000th book finds some 80 there, walks on some 6,000 entries
+        // (less than rank 2's candidates at five entries a row), which the gap leaves short, and
+        // takes the rest from the candidates past that walk's end. Past the gap, a first walk
+        // finds 50: the page lies 12,000 entries on by that density, further than the candidates
+        // would cost, so the longer walk stops there (version 15; it reaches the last book).
         let books = (0..<20_000).map { index in
-            let shelfer = index % 14 == 0 && !(3_000..<4_000).contains(index)
+            let shelfer =
+                index < 6_000 ? index % 3 == 0 : index % 40 == 0 && !(12_000..<16_000).contains(index)
             return NewBook(
                 title: Self.title(index), author: shelfer ? "Ann Shelfer" : "Anon",
                 details: BookDetails(tags: index % 4 == 1 ? ["shelf"] : []))
