@@ -17,10 +17,13 @@
 ///   books is a guess, and the walk stops as soon as the page is full. "rome cycle" at a million
 ///   books (3 books in the first walk, the page some 11,500 entries on, 3,386 estimated
 ///   candidates) walked 16,930 entries at most and found its page, instead of reading 4,625 rows.
+///   For Han, kana and Hangul the candidates' cost is judged by the total's bound (the rarest
+///   character's estimate) instead: "日本 z" (rank 3 estimated at 405, 5,614 candidates) read
+///   every candidate, 36 ms, where the walk finds its page in 16.
 enum PostgresRankCostSchema {
     static let version = 15
 
-    /// Version 14's search function with those three changes. `CREATE OR REPLACE` keeps its grants.
+    /// Version 14's search function with those changes. `CREATE OR REPLACE` keeps its grants.
     static var migration: String {
         SQLTextEdits.applying(edits, to: PostgresSparseRankSchema.searchPage, of: "version 14's search function") + "\n"
     }
@@ -101,6 +104,11 @@ enum PostgresRankCostSchema {
                             -- Hangul: the planner multiplies the frequencies of characters that come
                             -- together, so their estimates are far too low.
                             rank_estimate := bookshelf.estimated_rank_candidates(account_scope, words, tier);
+                            IF walk_filter <> '' THEN
+                                -- Too low for Han, kana and Hangul: the total's bound (the rarest character's
+                                -- estimate, or the count) stands in for it.
+                                rank_estimate := greatest(rank_estimate, counted);
+                            END IF;
                             IF rank_estimate <= walk_rows AND walk_filter = '' THEN
                                 EXECUTE format('SELECT array_agg(r.id ORDER BY r.title_sort COLLATE "C", r.id) FROM (SELECT b.id, b.title_sort FROM bookshelf.books b
                                     WHERE b.scope = $3%s AND %s AND %s LIMIT $4) AS r', keyset, candidates[tier + 2], tiers[tier + 2])

@@ -324,6 +324,45 @@
 /// "mary bea"  93 → 19 ms        "tolkien" 11 → 12–14 ms (rank 1 and 2 found none: unchanged)
 /// ```
 ///
+/// ## Each rank by what its candidates cost (schema version 15, issue 41)
+///
+/// At a million books a tag such as "fantasy" cost 7.5 ms though its page comes from rank 3's
+/// first walk: ranks 1 and 2, which no title or author fills, each looked up where a walk of
+/// 2,000 entries ends (0.5–0.9 ms) and walked it (0.9 ms) to find nothing, and so did an author's
+/// name in rank 1 ("tolstoy", 4.4 ms). A rank whose candidates are fewer than a walk's entries
+/// cannot fill a page from a walk anyway (at most one entry in a thousand is its), so version 15
+/// asks the planner first (`bookshelf.estimated_rank_candidates`, about 0.1 ms) and, below
+/// 2,000, reads the candidates at once: for "fantasy" rank 1 is estimated at 607 and rank 2 at
+/// 1,137 (a word outside the statistics), and the two reads find none in 4 buffers each.
+/// ```
+/// rank 1 of "fantasy": Aggregate -> Limit -> Bitmap Heap Scan on books (rows=0)
+///   -> Bitmap Index Scan on books_title_vector (rows=0)  Buffers: shared hit=4   0.02 ms
+/// ```
+/// The read stops at twice the estimate and a page, and the rank is then walked as before, so a
+/// wrong estimate costs a bounded read. Han, kana and Hangul queries never read at once: the
+/// planner multiplies their characters' frequencies, which come together, and "日本文学" (rank 3
+/// estimated at 16) read and dropped 2,001 rows, 25 ms, before this rule.
+///
+/// The first walk is now a `LIMIT` inside a subquery, as the longer walk was, so the walk's end is
+/// looked up only when the page is not full: "of" (rank 1, filled by the first walk) 2.1 → 1.7 ms.
+/// The price is paid by a rank the first walk does not fill: each entry passes through two more
+/// plan nodes, 0.6 → 1.0 ms for the 2,000 entries of "日本の" under auto_explain.
+///
+/// The longer walk goes as far as the density the first walk saw asks, but no further than the
+/// rank's candidates would cost (five entries a row); version 14 did not walk at all when the
+/// density asked for more. The density of a few books is a guess, and the walk stops when the
+/// page is full. Rank 3 of "rome cycle" found 3 books in 2,000 entries; the density asked for
+/// 48,000, the 3,386 candidates cost 16,930, and the page was 11,470 on:
+/// ```
+/// Limit -> Subquery Scan -> Limit (rows=11470) -> Merge Append
+///   -> Limit -> Index Only Scan using books_with_other_words_covered (rows=11470)
+///   -> Limit -> Index Scan using books_with_long_other_words (rows=0)
+/// 9.5 ms under auto_explain, instead of 4,625 candidate rows (17 ms)
+/// ```
+/// Medians of nine calls in the server, a million bench books, version 14 → 15: "fantasy" 7.6 →
+/// 3.3 ms, "gallimard" 7.5 → 3.4, "first edition" 8.8 → 4.4, "rome cycle" 21.3 → 12.5,
+/// "tolstoy" 4.4 → 2.6, "日本の" 4.8 → 5.1; the pages of 40 queries, six pages each, identical.
+///
 /// The benchmark (`bookshelf-bench compare`) times the same classes through the app's stack;
 /// its figures are in docs/performance.md and docs/performance-log.md.
 enum PostgresSearchPlans {}
