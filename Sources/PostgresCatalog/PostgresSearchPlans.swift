@@ -359,9 +359,21 @@
 ///   -> Limit -> Index Scan using books_with_long_other_words (rows=0)
 /// 9.5 ms under auto_explain, instead of 4,625 candidate rows (17 ms)
 /// ```
+/// For Han, kana and Hangul the rank's estimate is raised to the total's bound (the rarest
+/// character's estimate): "日本 z" found 20 of rank 3 in its first walk, and with the planner's
+/// 405 (5,614 candidates in truth) the walk was limited to 2,025 entries and the rank read all
+/// 5,634 candidates, 33 ms; bounded by 3,767 it walks on 7,416 entries to its page, 7 ms (36 → 16 ms
+/// for the search, uninstrumented).
+///
+/// Not changed, with the reason: at ten million books "war and pe" (estimated 1,526, counted)
+/// spends 21–31 ms in the bitmap scan of `books_word_vector`, which decodes the entries of "war"
+/// (136,552 books) to intersect them with "and" and "pe". Not counting would not avoid it: rank 0
+/// (titles starting with "war") holds 32 of its books, so the ranks after it read the same
+/// intersection from their own word indexes. Entries for adjacent pairs of words would let the
+/// intersection start from a rare one.
 /// Medians of nine calls in the server, a million bench books, version 14 → 15: "fantasy" 7.6 →
 /// 3.3 ms, "gallimard" 7.5 → 3.4, "first edition" 8.8 → 4.4, "rome cycle" 21.3 → 12.5,
-/// "tolstoy" 4.4 → 2.6, "日本の" 4.8 → 5.1; the pages of 40 queries, six pages each, identical.
+/// "tolstoy" 4.4 → 2.6, "日本の" 4.8 → 4.5; the first six pages of 41 queries (Japanese ones among them) identical.
 ///
 /// The benchmark (`bookshelf-bench compare`) times the same classes through the app's stack;
 /// its figures are in docs/performance.md and docs/performance-log.md.
