@@ -30,8 +30,11 @@ enum PostgresBench: BenchMode {
         "sessions", default: 16,
         help: "people typing at once (8 keys/s each) while 2 writers save, through the app's model; 0 skips it")
     static let typingSeconds = BenchNumber("typing-seconds", default: 20, help: "how long the sessions type")
+    static let typingWriterRate = BenchNumber(
+        "typing-writer-rate", default: 0,
+        help: "saves a second each of the 2 writers beside the typing makes, as people save; 0: as fast as it can")
     static let options: [any OptionDeclaration] = [
-        count, db, iterations, writers, seconds, hotBooks, sessions, typingSeconds,
+        count, db, iterations, writers, seconds, hotBooks, sessions, typingSeconds, typingWriterRate,
     ]
 
     static let scope = "bench"
@@ -45,6 +48,7 @@ enum PostgresBench: BenchMode {
         let hotBooks = max(1, try arguments.value(Self.hotBooks))
         let sessions = try arguments.value(Self.sessions)
         let typingSeconds = max(1, try arguments.value(Self.typingSeconds))
+        let typingWriterRate = try arguments.value(Self.typingWriterRate)
         #if DEBUG
             print("warning: debug build; use `swift run -c release bookshelf-bench postgres` for real figures")
         #endif
@@ -63,21 +67,24 @@ enum PostgresBench: BenchMode {
 
         if sessions > 0 {
             try await typing(
-                sessions: sessions, seconds: typingSeconds, hotBooks: hotBooks, connector: user, probe: probe)
+                sessions: sessions, seconds: typingSeconds, writerRate: typingWriterRate, hotBooks: hotBooks,
+                connector: user, probe: probe)
         }
         try await saves(writers: writers, seconds: seconds, hotBooks: hotBooks, connector: user, probe: probe)
     }
 
-    /// `sessions` people type for `seconds` while two writers save (issue 41): the keys' times per
-    /// class, the server's share of the machine, and the writers' conflicts and lost updates.
-    static func typing(sessions: Int, seconds: Int, hotBooks: Int, connector: PostgresConnector, probe: PostgresRemote)
-        async throws
-    {
+    /// `sessions` people type for `seconds` while two writers save (issue 41), `writerRate` times a
+    /// second each or as fast as they can (0): the keys' times per class, the server's share of the
+    /// machine, and the writers' conflicts and lost updates.
+    static func typing(
+        sessions: Int, seconds: Int, writerRate: Int, hotBooks: Int, connector: PostgresConnector,
+        probe: PostgresRemote
+    ) async throws {
         let cpuBefore = ServerCPUTime()
         let clock = ContinuousClock()
         let start = clock.now
         async let saving: Void = saves(
-            writers: 2, seconds: seconds, hotBooks: hotBooks, connector: connector, probe: probe)
+            writers: 2, seconds: seconds, rate: writerRate, hotBooks: hotBooks, connector: connector, probe: probe)
         let keys = try await TypingSessions.run(
             sessions: sessions, seconds: seconds, keysPerSecond: 8, connector: connector, account: accountName)
         try await saving
@@ -85,7 +92,7 @@ enum PostgresBench: BenchMode {
         TypingSessions.print(
             keys,
             title:
-                "typing: \(sessions) sessions at 8 keys/s for \(seconds) s beside 2 writers, key to page published (the model, BookRepository -> PostgresRemote)"
+                "typing: \(sessions) sessions at 8 keys/s for \(seconds) s beside 2 writers (\(writerRate == 0 ? "saving as fast as they can" : "\(writerRate) saves/s each")), key to page published (the model, BookRepository -> PostgresRemote)"
         )
         if let cpuBefore, let cpuAfter = ServerCPUTime() {
             let share = cpuAfter.share(since: cpuBefore, over: elapsed)
@@ -163,9 +170,11 @@ enum PostgresBench: BenchMode {
     /// Writers save random hot books from fresh reads for a while; each save is
     /// compare-and-set, so a lost update would show as a revision count that disagrees
     /// with the number of successful saves, or as two successes claiming one revision.
-    static func saves(writers: Int, seconds: Int, hotBooks: Int, connector: PostgresConnector, probe: PostgresRemote)
-        async throws
-    {
+    /// `writers` save the first `hotBooks` books for `seconds`, each `rate` times a second or as fast
+    /// as it can (0), and none of their saves may be lost.
+    static func saves(
+        writers: Int, seconds: Int, rate: Int = 0, hotBooks: Int, connector: PostgresConnector, probe: PostgresRemote
+    ) async throws {
         let hot = try await probe.search(SearchQuery(text: "", limit: hotBooks)).records
         var before: [Int: Int] = [:]
         for book in hot { before[book.id] = try await probe.load(id: book.id).revision }
@@ -187,6 +196,10 @@ enum PostgresBench: BenchMode {
                     var generator = SystemRandomNumberGenerator()
                     var round = 0
                     while clock.now < end {
+                        if rate > 0 {
+                            try await Task.sleep(until: start + .milliseconds(round * 1_000 / rate), clock: clock)
+                            guard clock.now < end else { break }
+                        }
                         let book = hot[Int.random(in: 0..<hot.count, using: &generator)]
                         let base = try await remote.load(id: book.id)
                         let began = clock.now

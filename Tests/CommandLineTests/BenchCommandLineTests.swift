@@ -8,7 +8,8 @@ import Testing
 /// is a usage error (exit 2) in the words `bookshelf` uses, and --help comes from the declarations.
 @Suite struct BenchCommandLineTests {
     /// The options each mode took before it moved onto CommandLineOptions (its own string-keyed
-    /// parser's lists), --help aside: none may be lost or renamed.
+    /// parser's lists), --help aside, and those added since (`typing-writer-rate`): none may be
+    /// lost or renamed.
     static let namesBefore: [String: Set<String>] = [
         "search": [
             "count", "db", "iterations", "raw-iterations", "scale-phase", "no-raw", "no-fzf", "rebuild-index", "scale",
@@ -19,7 +20,10 @@ import Testing
             "changes-before-clearing",
         ],
         "cli": ["count", "db", "runs", "bookshelf", "limit"],
-        "postgres": ["count", "db", "iterations", "writers", "seconds", "hot-books", "sessions", "typing-seconds"],
+        "postgres": [
+            "count", "db", "iterations", "writers", "seconds", "hot-books", "sessions", "typing-seconds",
+            "typing-writer-rate",
+        ],
         "compare": ["count", "db", "pg", "iterations"],
         "saves": ["processes", "seconds", "books", "db", "log", "writer"],
         "session": [
