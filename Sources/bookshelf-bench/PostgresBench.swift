@@ -167,11 +167,10 @@ enum PostgresBench: BenchMode {
         )
     }
 
-    /// Writers save random hot books from fresh reads for a while; each save is
-    /// compare-and-set, so a lost update would show as a revision count that disagrees
-    /// with the number of successful saves, or as two successes claiming one revision.
-    /// `writers` save the first `hotBooks` books for `seconds`, each `rate` times a second or as fast
-    /// as it can (0), and none of their saves may be lost.
+    /// Writers save random hot books from fresh reads for a while, each `rate` times a second or
+    /// as fast as it can (0); each save is compare-and-set, so a lost update would show as a
+    /// revision count that disagrees with the number of successful saves, or as two successes
+    /// claiming one revision.
     static func saves(
         writers: Int, seconds: Int, rate: Int = 0, hotBooks: Int, connector: PostgresConnector, probe: PostgresRemote
     ) async throws {
