@@ -26,13 +26,16 @@ public func fuzzCanvasLayout(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt 
         for column in 0..<canvas.width {
             let cell = canvas[column, row]
             if cell.isContinuation {
+                var lead = column - 1
+                while lead > 0, canvas[lead, row].isContinuation { lead -= 1 }
                 precondition(
-                    column > 0 && canvas[column - 1, row].width == 2, "orphan continuation at \(column),\(row)")
+                    lead >= 0 && lead + canvas[lead, row].width > column, "orphan continuation at \(column),\(row)")
             }
-            if cell.width == 2 {
+            if cell.width > 1 {
                 precondition(
-                    column + 1 < canvas.width && canvas[column + 1, row].isContinuation,
-                    "wide glyph without continuation at \(column),\(row)")
+                    column + cell.width <= canvas.width
+                        && (column + 1..<column + cell.width).allSatisfy { canvas[$0, row].isContinuation },
+                    "wide glyph without its continuations at \(column),\(row)")
             }
             for scalar in cell.symbol.unicodeScalars {
                 precondition(

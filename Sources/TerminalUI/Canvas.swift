@@ -21,8 +21,9 @@ public struct Rect: Hashable, Sendable {
     }
 }
 
-/// One cell of the grid. A wide glyph occupies its own cell (the lead, `width` 2) and
-/// the cell to its right (a continuation: empty `symbol`, `width` 0, same style).
+/// One cell of the grid. A wide glyph occupies its own cell (the lead, `width` 2 or more) and
+/// the cells to its right (continuations: empty `symbol`, `width` 0, same style). Most wide
+/// glyphs are 2 columns; a Devanagari conjunct with a vowel sign ("न्दी") is 3.
 public struct Cell: Hashable, Sendable {
     public private(set) var symbol: String
     public private(set) var width: Int
@@ -49,9 +50,10 @@ public struct Cell: Hashable, Sendable {
 /// the cursor should be (nil hides it).
 ///
 /// Invariants every mutation keeps, so backends never see a broken frame:
-/// - a continuation cell always follows a wide lead cell on the same row;
-/// - a wide glyph never starts in the last column (a space is drawn instead);
-/// - overwriting either half of a wide glyph blanks the other half;
+/// - a lead of width n is followed by exactly n - 1 continuation cells on the same row, and
+///   every continuation cell belongs to such a lead;
+/// - a wide glyph never reaches past the last column (a space is drawn instead);
+/// - overwriting any cell of a wide glyph blanks the rest of it;
 /// - every symbol went through `sanitize`, so no control character is ever emitted.
 public struct Canvas: Hashable, Sendable {
     public let width: Int
@@ -77,7 +79,7 @@ public struct Canvas: Hashable, Sendable {
     }
 
     /// Draws `text` from column `x` on row `y`, clipped to `maxWidth` columns (and to the
-    /// canvas). A wide glyph that would cross the clip edge is replaced by a space.
+    /// canvas). A wide glyph that would cross the clip edge is replaced by spaces.
     /// Returns the number of columns drawn.
     @discardableResult
     public mutating func draw(_ text: String, x: Int, y: Int, style: Style = .plain, maxWidth: Int? = nil) -> Int {
@@ -107,8 +109,8 @@ public struct Canvas: Hashable, Sendable {
             if column >= 0 {
                 place(glyph, style: style, x: column, y: y)
             } else if column + glyph.width > 0 {
-                // A wide glyph straddling the left edge: show its visible half as a space.
-                place(.space, style: style, x: 0, y: y)
+                // A wide glyph straddling the left edge: show its visible columns as spaces.
+                for visible in 0..<(column + glyph.width) { place(.space, style: style, x: visible, y: y) }
             }
             column += glyph.width
         }
@@ -156,36 +158,38 @@ public struct Canvas: Hashable, Sendable {
             for column in left..<right {
                 cells[row * width + column].style = style
             }
-            // Keep both halves of a wide glyph cut by the rect in one style.
-            if left > 0, cells[row * width + left].isContinuation {
-                cells[row * width + left - 1].style = style
+            // Keep every cell of a wide glyph cut by the rect in one style.
+            var column = left
+            while column > 0, cells[row * width + column].isContinuation {
+                column -= 1
+                cells[row * width + column].style = style
             }
-            if right < width, cells[row * width + right].isContinuation {
-                cells[row * width + right].style = cells[row * width + right - 1].style
+            column = right
+            while column < width, cells[row * width + column].isContinuation {
+                cells[row * width + column].style = style
+                column += 1
             }
         }
     }
 
     private mutating func place(_ glyph: Glyph, style: Style, x: Int, y: Int) {
-        var glyph = glyph
-        if glyph.width == 2 && x == width - 1 { glyph = .space }
-        detachWideGlyph(x: x, y: y)
-        if glyph.width == 2 { detachWideGlyph(x: x + 1, y: y) }
+        let glyph = x + glyph.width <= width ? glyph : .space
+        for column in x..<(x + glyph.width) { detachWideGlyph(x: column, y: y) }
         cells[y * width + x] = Cell(symbol: glyph.symbol, width: glyph.width, style: style)
-        if glyph.width == 2 {
-            cells[y * width + x + 1] = .continuation(style)
+        for column in (x + 1)..<(x + glyph.width) {
+            cells[y * width + column] = .continuation(style)
         }
     }
 
-    /// Before (x, y) is overwritten: if it is half of a wide glyph, blank the other half.
+    /// Before (x, y) is overwritten: if it is part of a wide glyph, blank the whole glyph (each
+    /// cell keeping its style).
     private mutating func detachWideGlyph(x: Int, y: Int) {
-        let index = y * width + x
-        let cell = cells[index]
-        if cell.isContinuation, x > 0 {
-            cells[index - 1] = .blank(cells[index - 1].style)
-            cells[index] = .blank(cell.style)
-        } else if cell.width == 2, x + 1 < width {
-            cells[index + 1] = .blank(cell.style)
+        var lead = x
+        while lead > 0, cells[y * width + lead].isContinuation { lead -= 1 }
+        let cell = cells[y * width + lead]
+        guard cell.width > 1 else { return }
+        for column in lead..<min(width, lead + cell.width) {
+            cells[y * width + column] = .blank(cells[y * width + column].style)
         }
     }
 }

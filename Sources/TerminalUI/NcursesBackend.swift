@@ -227,7 +227,11 @@ final class NcursesBackend: TerminalBackend {
         if let presented, presented.width != canvas.width || presented.height != canvas.height {
             werase(screen)
         }
-        for update in FrameDiff.updates(from: presented, to: canvas) {
+        let updates = FrameDiff.updates(from: presented, to: canvas)
+        for row in Self.rowsToRepaint(from: presented, updates: updates) {
+            wredrawln(screen, Int32(row), 1)
+        }
+        for update in updates {
             draw(update.cell, x: update.position.x, y: update.position.y, on: screen)
         }
         presented = canvas
@@ -240,6 +244,20 @@ final class NcursesBackend: TerminalBackend {
         wnoutrefresh(screen)
         doupdate()
         Self.write(Self.clustersBeyondCurses(in: canvas))
+    }
+
+    /// The rows ncurses must write whole this frame: those that change and held a cluster
+    /// written beside ncurses. ncurses believes blanks are there, so a blank put where the
+    /// cluster was would look unchanged to it and the cluster would stay on the terminal.
+    nonisolated static func rowsToRepaint(from presented: Canvas?, updates: [CellUpdate]) -> [Int] {
+        guard let presented else { return [] }
+        let changed = Set(updates.map(\.position.y)).filter { $0 < presented.height }
+        return changed.sorted().filter { y in
+            (0..<presented.width).contains { x in
+                let cell = presented[x, y]
+                return !cell.isContinuation && cursesCharacters(cell) == nil
+            }
+        }
     }
 
     /// The clusters a `cchar_t` cannot hold (a flag, a ZWJ family, a spacing vowel sign),
@@ -278,15 +296,22 @@ final class NcursesBackend: TerminalBackend {
 
     private func draw(_ cell: Cell, x: Int, y: Int, on screen: UnsafeMutablePointer<WINDOW>?) {
         let pair = colorPair(for: cell.style)
-        // A cluster ncurses cannot hold is held as blanks of its width, overwritten after
-        // the frame (`clustersBeyondCurses`).
-        let blanks = cell.width == 2 ? [wchar_t(0x3000), 0] : [wchar_t(32), 0]
-        var characters = Self.cursesCharacters(cell) ?? blanks
-        var character = cchar_t()
-        setcchar(&character, &characters, attributes(for: cell.style), pair, nil)
-        // The bottom-right cell reports ERR (the cursor cannot advance past it) but is
-        // drawn all the same.
-        _ = mvwadd_wch(screen, Int32(y), Int32(x), &character)
+        let attributes = attributes(for: cell.style)
+        func add(_ characters: [wchar_t], x: Int) {
+            var characters = characters
+            var character = cchar_t()
+            setcchar(&character, &characters, attributes, pair, nil)
+            // The bottom-right cell reports ERR (the cursor cannot advance past it) but is
+            // drawn all the same.
+            _ = mvwadd_wch(screen, Int32(y), Int32(x), &character)
+        }
+        if let characters = Self.cursesCharacters(cell) {
+            add(characters, x: x)
+        } else {
+            // A cluster ncurses cannot hold is held as one blank per column, overwritten after
+            // the frame (`clustersBeyondCurses`).
+            for column in x..<(x + max(1, cell.width)) { add([32, 0], x: column) }
+        }
     }
 
     /// The cell as ncurses holds it: a spacing character of the cell's width followed by at

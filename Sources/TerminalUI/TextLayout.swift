@@ -2,7 +2,8 @@ import CTextWidth
 import TerminalSafeText
 
 /// One grapheme cluster ready for the grid: already sanitised, and `width` is the
-/// number of cells it covers (1, or 2 for CJK and most emoji).
+/// number of cells it covers (1; 2 for CJK and most emoji; 3 or more for a Devanagari
+/// conjunct with a vowel sign, whose every spacing letter takes a column).
 public struct Glyph: Hashable, Sendable {
     public let symbol: String
     public let width: Int
@@ -23,8 +24,8 @@ public struct Glyph: Hashable, Sendable {
 /// Rules for a grapheme cluster (drawn whole, never cut):
 /// - an emoji sequence (flag, skin tone, U+FE0F or keycap sequence, ZWJ sequence) is 2;
 /// - otherwise its width is the sum of its scalars' widths, so combining marks, variation
-///   selectors and zero-width joiners add nothing and a spacing vowel sign adds one; a
-///   cluster wider than 2 is shown as two replacement characters;
+///   selectors and zero-width joiners add nothing and a spacing vowel sign adds one ("न्दी",
+///   two letters and a vowel sign joined by a virama, is 3, as tmux and xterm place it);
 /// - a cluster whose first scalar has width 0 (a lone combining mark, ZWSP, a stray
 ///   ZWJ) is dropped, except that a cluster with an emoji-presentation scalar counts
 ///   at least 1;
@@ -117,12 +118,6 @@ public enum TextLayout {
         // Terminals give each spacing scalar of a cluster its own columns (a Devanagari or
         // Thai spacing vowel sign takes one), and nothing to marks, joiners and selectors.
         let width = scalars.reduce(0) { $0 + max(0, scalarWidth($1)) }
-        if width > 2 {
-            // The grid holds glyphs of one or two columns: a wider cluster (a Devanagari
-            // conjunct with a vowel sign) is shown as a replacement two columns wide rather
-            // than cut, so no part of it reaches the terminal alone.
-            return Glyph(symbol: replacement(width: 2), width: 2)
-        }
         return Glyph(symbol: String(character), width: width)
     }
 

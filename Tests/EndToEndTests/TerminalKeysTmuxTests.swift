@@ -204,6 +204,70 @@ import Testing
         #expect(flag.allSatisfy { $0 + 1 < scalars.count && scalars[$0 + 1].value == 0x1F1F5 }, "no half flag")
     }
 
+    /// Columns tmux gives `text`: where its cursor stands after printing it on an empty line.
+    static func tmuxColumns(_ text: String) throws -> Int {
+        let pane = try TmuxPane("printf '%s|' \(shellQuoted(text)); exec sleep 600")
+        defer { pane.kill() }
+        try pane.waitFor("printed") { $0.contains("|") }
+        return try #require(Int(pane.format("#{cursor_x}"))) - 1
+    }
+
+    @Test(.enabled(if: TmuxPane.shouldRun && ChildProcess.onPath("script") != nil))
+    func aClusterWiderThanTwoColumnsIsDrawnWholeAndLeavesNoTrace() throws {
+        let hindi = "\u{939}\u{93F}\u{928}\u{94D}\u{926}\u{940}"  // हिन्दी: हि (2 columns), न्दी (3)
+        // Two titles whose "zz0" stands in the same column if हिन्दी takes 5: four of them and
+        // their three spaces are 23 columns, as the other title's 23 spaces.
+        let clustered = "p \(Array(repeating: hindi, count: 4).joined(separator: " ")) zz0 q"
+        let spaced = "p \(String(repeating: " ", count: 23)) zz0 r"
+        let sandbox = try BookshelfProcess()
+        defer { sandbox.remove() }
+        let db = sandbox.path("catalog.sqlite")
+        _ = try sandbox.run(["setup", "--db", db])
+        let books = sandbox.path("books.jsonl")
+        try [clustered, spaced].map { "{\"title\": \"\($0)\", \"author\": \"Zed\"}\n" }.joined()
+            .write(toFile: books, atomically: true, encoding: .utf8)
+        _ = try sandbox.run(["import", books, "--db", db])
+        let binary = try #require(BookshelfProcess.binary, "the bookshelf executable was not found")
+        let typescript = sandbox.path("typescript")
+        let app = "\(shellQuoted(binary.path)) --db \(shellQuoted(db))"
+        let pane = try TmuxPane(
+            "env HOME=\(shellQuoted(sandbox.path("home"))) TERM=xterm-256color "
+                + "script -q -c \(shellQuoted(app)) \(shellQuoted(typescript)); echo EXITED; exec sleep 600",
+            columns: 100)
+        defer { pane.kill() }
+        func rows(holding text: String, in screen: String) -> [String] {
+            screen.split(separator: "\n").map(String.init).filter { $0.contains(text) }
+        }
+        try pane.waitFor(text: "of 3,0")
+        try pane.type("zz0 ")
+        let both = try pane.waitFor(text: "1–2 of 2")
+        // Each title took the columns tmux gives it: the author column starts in the same
+        // terminal column on both rows.
+        let listRows = [clustered, spaced].compactMap { title in
+            rows(holding: title, in: both).first.flatMap { row in row.range(of: "Zed").map { row[..<$0.lowerBound] } }
+        }
+        #expect(listRows.count == 2, "both drawn whole: \(both)")
+        let columns = try listRows.map { try Self.tmuxColumns(String($0)) }
+        #expect(columns.count == 2 && columns[0] == columns[1], "\(columns): \(both)")
+
+        // The details show the clustered book, then the spaced one over it: ncurses was told
+        // only blanks stood where the clusters were, and the blanks are what it must leave.
+        try pane.type("q")
+        try pane.waitFor(text: "1–1 of 1")
+        try pane.send("BSpace")
+        let back = try pane.waitFor(text: "1–2 of 2")
+        for row in rows(holding: "zz0 r", in: back) {
+            #expect(!row.contains("\u{939}") && !row.contains("\u{928}"), "nothing left of हिन्दी: \(back)")
+        }
+        try pane.send("C-q")
+        try pane.waitFor(text: "EXITED")
+        let written = String(decoding: try Data(contentsOf: URL(fileURLWithPath: typescript)), as: UTF8.self)
+        for cluster in ["\u{939}\u{93F}", "\u{928}\u{94D}\u{926}\u{940}"] {
+            #expect(written.contains(cluster), "\(cluster) reached the terminal whole")
+        }
+        #expect(!written.contains("\u{FFFD}"), "nothing shown as a replacement")
+    }
+
     @Test(.enabled(if: TmuxPane.shouldRun))
     func aPastedPasteEndRunsNothingThatFollowsIt() throws {
         let fixture = try InteractiveTests.Fixture()

@@ -114,4 +114,50 @@ struct CanvasTests {
         #expect(canvas[2, 0].style == .reverse, "continuation follows its lead")
         #expect(canvas[3, 0].style == .plain)
     }
+
+    /// "न्दी": न, a virama, द and the vowel sign ी, one cluster that terminals give three columns
+    /// (each letter and the spacing sign its own).
+    static let conjunct = "\u{928}\u{94D}\u{926}\u{940}"
+
+    @Test("A glyph three columns wide has a lead and two continuations, and goes whole")
+    func threeColumnGlyph() {
+        var canvas = Canvas(width: 8, height: 1)
+        #expect(canvas.draw("a\(Self.conjunct)b", x: 0, y: 0) == 5)
+        #expect(canvas[1, 0].symbol == Self.conjunct && canvas[1, 0].width == 3)
+        #expect(canvas[2, 0].isContinuation && canvas[3, 0].isContinuation)
+        #expect(canvas[4, 0].symbol == "b")
+        #expect(canvas.textLines() == ["a\(Self.conjunct)b   "])
+
+        // Overwriting its last column blanks the whole glyph, not only the cell written.
+        canvas.draw("x", x: 3, y: 0)
+        #expect(canvas.textLines() == ["a  xb   "])
+        canvas.draw(Self.conjunct, x: 1, y: 0)
+        canvas.draw("y", x: 2, y: 0)
+        #expect(canvas.textLines() == ["a y b   "])
+        for x in 0..<canvas.width { #expect(!canvas[x, 0].isContinuation) }
+    }
+
+    @Test("A glyph three columns wide at an edge becomes spaces, never a part of it")
+    func threeColumnGlyphAtEdges() {
+        var canvas = Canvas(width: 5, height: 1)
+        #expect(canvas.draw("abc\(Self.conjunct)", x: 0, y: 0) == 5)
+        #expect(canvas.textLines() == ["abc  "], "two columns left at the right edge")
+        canvas = Canvas(width: 5, height: 1)
+        canvas.fill(canvas.bounds, symbol: "-")
+        #expect(canvas.draw("\(Self.conjunct)z", x: -2, y: 0) == 2)
+        #expect(canvas.textLines() == [" z---"], "one column visible at the left edge")
+        canvas.draw("\(Self.conjunct)z", x: -1, y: 0)
+        #expect(canvas.textLines() == ["  z--"], "two columns visible at the left edge")
+        canvas.draw(Self.conjunct, x: 0, y: 0, maxWidth: 2)
+        #expect(canvas.textLines() == ["  z--"], "a clip of two columns")
+    }
+
+    @Test("setStyle keeps every cell of a three-column glyph in one style")
+    func threeColumnGlyphStyle() {
+        var canvas = Canvas(width: 6, height: 1)
+        canvas.draw("a\(Self.conjunct)b", x: 0, y: 0)
+        canvas.setStyle(.reverse, in: Rect(x: 2, y: 0, width: 1, height: 1))
+        #expect((1...3).allSatisfy { canvas[$0, 0].style == .reverse }, "the lead and both continuations")
+        #expect(canvas[0, 0].style == .plain && canvas[4, 0].style == .plain)
+    }
 }

@@ -92,6 +92,7 @@ struct MemoryBackendTests {
         #expect(NcursesBackend.cursesCharacters(cell("ที่")) == [0xE17, 0xE35, 0xE48, 0])
         for whole in [
             "a\u{301}\u{302}\u{303}\u{304}\u{305}", "👨\u{200D}👩\u{200D}👧", "🇯🇵", "👍🏽", "1\u{FE0F}\u{20E3}", "कि", "กำ",
+            "न्दी",
         ] {
             #expect(NcursesBackend.cursesCharacters(cell(whole)) == nil, "\(whole) is written beside ncurses")
         }
@@ -107,5 +108,23 @@ struct MemoryBackendTests {
             NcursesBackend.clustersBeyondCurses(in: canvas)
                 == "\u{1B}7\u{1B}[1;2H\u{1B}[0m🇯🇵\u{1B}[2;4H\u{1B}[0;1m👨\u{200D}👩\u{200D}👧\u{1B}[0m\u{1B}8")
         #expect(NcursesBackend.clustersBeyondCurses(in: Canvas(width: 3, height: 1)) == "")
+    }
+
+    @Test("a row that held a cluster written beside ncurses is written whole when it changes")
+    func rowsToRepaint() {
+        var previous = Canvas(width: 10, height: 4)
+        previous.draw("a न्दी b", x: 0, y: 0)
+        previous.draw("🇯🇵 x", x: 0, y: 1)
+        previous.draw("漢字 plain", x: 0, y: 2)
+        previous.draw("é stays", x: 0, y: 3)
+        var next = previous
+        next.draw("gone     ", x: 0, y: 0)
+        next.draw("other", x: 0, y: 2)
+        next.draw("x", x: 9, y: 3)
+        let updates = FrameDiff.updates(from: previous, to: next)
+        // Row 0 changed and held न्दी; row 1 held a flag but did not change; rows 2 and 3 changed
+        // but ncurses held all they had (漢, é).
+        #expect(NcursesBackend.rowsToRepaint(from: previous, updates: updates) == [0])
+        #expect(NcursesBackend.rowsToRepaint(from: nil, updates: updates) == [], "a first frame is written whole")
     }
 }
