@@ -365,12 +365,21 @@
 /// 5,634 candidates, 33 ms; bounded by 3,767 it walks on 7,416 entries to its page, 7 ms (36 → 16 ms
 /// for the search, uninstrumented).
 ///
-/// Not changed, with the reason: at ten million books "war and pe" (estimated 1,526, counted)
-/// spends 21–31 ms in the bitmap scan of `books_word_vector`, which decodes the entries of "war"
-/// (136,552 books) to intersect them with "and" and "pe". Not counting would not avoid it: rank 0
-/// (titles starting with "war") holds 32 of its books, so the ranks after it read the same
-/// intersection from their own word indexes. Entries for adjacent pairs of words would let the
-/// intersection start from a rare one.
+/// Not changed, with the reason: at ten million books "war and pe" (estimated 1,526, counted;
+/// 37 ms in the server) spends 30 ms in the bitmap scan of `books_word_vector`, all of it on one
+/// core with every page in memory:
+/// ```
+/// Bitmap Heap Scan on books b (actual time=30.6..31.7 rows=1680)  Buffers: shared hit=2741
+///   -> Bitmap Index Scan on books_word_vector (actual time=30.4..30.4 rows=1680)  Buffers: shared hit=1067
+/// ```
+/// The time is set by the rarest word's entries, not by the result: "war" alone (136,558 books,
+/// 47 pages of the index) takes 28.6 ms in the same scan, some 0.2 µs an entry; "war & pe" 20.9 ms.
+/// Not counting does not avoid it: with counting turned off the same search took 36.3 ms, because
+/// rank 0 (titles starting with "war and pe") holds 32 books and ranks 1 to 3 read the same entries
+/// from their own word indexes to fill the page. Under 30 ms it would take fewer entries for the
+/// rarest word (an index of word pairs is quadratic in a book's words, prefixes included) or the
+/// scan spread over cores (PostgreSQL does not scan one GIN index in parallel; a table partitioned
+/// by id would let parallel workers each scan a part).
 /// Medians of nine calls in the server, a million bench books, version 14 → 15: "fantasy" 7.6 →
 /// 3.3 ms, "gallimard" 7.5 → 3.4, "first edition" 8.8 → 4.4, "rome cycle" 21.3 → 12.5,
 /// "tolstoy" 4.4 → 2.6, "日本の" 4.8 → 4.5; the first six pages of 41 queries (Japanese ones among them) identical.
