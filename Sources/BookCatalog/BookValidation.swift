@@ -182,10 +182,7 @@ public enum BookValidation {
 
     /// Whether `text` has a control character other than `kept` (an ASCII one, "\n" for notes).
     static func hasControlCharacters(_ text: String, besides kept: Unicode.Scalar) -> Bool {
-        let keptByte: UInt8? = kept.isASCII ? UInt8(kept.value) : nil
-        // Printable ASCII and the kept character: most text, settled byte by byte.
-        if text.utf8.allSatisfy({ 0x20...0x7E ~= $0 || $0 == keptByte }) { return false }
-        return text.unicodeScalars.contains { $0 != kept && isControl($0) }
+        TerminalSafety.containsUnsafe(text, besides: kept)
     }
 
     /// A character that may never be stored: one a terminal would act on, or one that

@@ -20,10 +20,13 @@ public enum TerminalSafety {
         }
     }
 
-    public static func containsUnsafe(_ text: String) -> Bool {
+    /// Whether `text` holds an unsafe scalar other than `kept` (the line feed of a field that
+    /// may have several lines).
+    public static func containsUnsafe(_ text: String, besides kept: Unicode.Scalar? = nil) -> Bool {
         // Printable ASCII, most text, is safe byte by byte; only the rest needs its scalars.
-        if text.utf8.allSatisfy({ 0x20...0x7E ~= $0 }) { return false }
-        return text.unicodeScalars.contains(where: isUnsafe)
+        let keptByte = kept.flatMap { $0.isASCII ? UInt8($0.value) : nil }
+        if text.utf8.allSatisfy({ 0x20...0x7E ~= $0 || $0 == keptByte }) { return false }
+        return text.unicodeScalars.contains { $0 != kept && isUnsafe($0) }
     }
 
     /// `text` with every unsafe scalar replaced by `standIn(scalar)`; the text itself when it
