@@ -78,7 +78,7 @@ public final class BookshelfApp {
     public func render(into canvas: inout Canvas) {
         normalizeViewport()
         Screen.render(
-            model.state, ui: ui, store: store, requests: ui.overlay == .requests ? model.log.entries : [], into: &canvas
+            model.state, ui: ui, store: store, requests: ui.showsRequests ? model.log.entries : [], into: &canvas
         )
         trace?.frameRendered(model: model)
     }

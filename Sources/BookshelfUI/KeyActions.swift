@@ -22,12 +22,23 @@ extension BookshelfApp {
         case .global, .search: true
         case .help: if case .help? = ui.overlay { true } else { false }
         case .accounts: if case .accounts? = ui.overlay { true } else { false }
-        case .requests: ui.overlay == .requests
+        case .requests: ui.showsRequests
         case .conflict: state.editor?.conflict != nil
         case .notes: state.editor?.focus == .notes && state.editor?.isLoaded == true
         case .editor: state.editor != nil
         case .history: state.history != nil
         }
+    }
+
+    /// An overlay's first shown line after `step` (a page is the screen less the box's frame),
+    /// kept within 0...limit.
+    private func scrolled(_ scroll: Int, by step: ListStep, limit: Int) -> Int {
+        let wanted =
+            switch step {
+            case let .rows(rows): scroll + rows
+            case let .pages(pages): scroll + pages * max(1, size.rows - 4)
+            }
+        return min(max(0, wanted), limit)
     }
 
     /// Does `action` for `key` (a key of its binding) in `layer`.
@@ -77,17 +88,16 @@ extension BookshelfApp {
 
         case let .scrollHelp(step):
             guard case let .help(scroll)? = ui.overlay else { return .passedOn }
-            let wanted =
-                switch step {
-                case let .rows(rows): scroll + rows
-                case let .pages(pages): scroll + pages * max(1, size.rows - 4)
-                }
             let limit = Overlays.helpMaximumScroll(columns: size.columns, rows: size.rows)
-            ui.overlay = .help(scroll: min(max(0, wanted), limit))
+            ui.overlay = .help(scroll: scrolled(scroll, by: step, limit: limit))
         case .closeHelp, .closeRequests:
             ui.overlay = nil
         case .toggleRequests:
-            ui.overlay = ui.overlay == .requests ? nil : .requests
+            ui.overlay = ui.showsRequests ? nil : .requests(scroll: 0)
+        case let .scrollRequests(step):
+            guard case let .requests(scroll)? = ui.overlay else { return .passedOn }
+            let limit = RequestPanel.maximumScroll(model.log.entries, columns: size.columns, rows: size.rows)
+            ui.overlay = .requests(scroll: scrolled(scroll, by: step, limit: limit))
 
         case let .moveAccountSelection(delta):
             guard case let .accounts(highlighted)? = ui.overlay else { return .passedOn }

@@ -119,7 +119,12 @@ enum Hints {
     static let accounts = HintLine([
         KeyHint(.accounts, .switchAccount, says: "switch"), KeyHint(.accounts, .closeAccounts, says: "close"),
     ])
-    static let requests = HintLine([KeyHint(.requests, .closeRequests, says: "close")])
+    static let requests = HintLine([
+        KeyHint(
+            .requests, .scrollRequests(.rows(-1)), .scrollRequests(.rows(1)), .scrollRequests(.pages(-1)),
+            .scrollRequests(.pages(1)), says: "scroll"),
+        KeyHint(.requests, .closeRequests, says: "close"),
+    ])
     static let restoreQuestion = HintLine([
         KeyHint(.restoreQuestion, .confirmRestore, says: "yes"), KeyHint(.restoreQuestion, .cancelRestore, says: "no"),
     ])

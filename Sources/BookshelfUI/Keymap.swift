@@ -79,7 +79,7 @@ public enum KeyAction: Equatable, Sendable {
     // The question about unsaved changes.
     case confirm, cancelConfirmation
     // Anywhere.
-    case quit, toggleHelp, toggleAccounts, toggleRequests, closeRequests
+    case quit, toggleHelp, toggleAccounts, toggleRequests, scrollRequests(ListStep), closeRequests
     // The password prompt.
     case typePassword, pastePassword, erasePasswordCharacter, clearPassword, submitPassword, cancelPassword
     // The help overlay.
@@ -368,14 +368,20 @@ public enum Keymap {
                         Binding(.password, [.escape, .ctrl("c")], .cancelPassword),
                     ]),
                 Entry(
-                    "F4", "recent requests: time, fate, which server answered",
+                    "F4", "recent requests: time, fate, server; Up Down PgUp PgDn scroll",
                     documentation: """
                         the recent requests to the catalog, newest first: how long each took, what became of its \
                         answer, and, when reads are served by a standby, which server answered and whether it fell \
-                        back to the primary; any other key closes it
+                        back to the primary; Up Down PgUp PgDn and the wheel scroll it, any other key closes it
                         """,
                     [
                         Binding(.global, [.function(4)], .toggleRequests),
+                        Binding(.requests, [.up], .scrollRequests(.rows(-1))),
+                        Binding(.requests, [.down], .scrollRequests(.rows(1))),
+                        Binding(.requests, [.pageUp], .scrollRequests(.pages(-1))),
+                        Binding(.requests, [.pageDown], .scrollRequests(.pages(1))),
+                        Binding(.requests, [.mouse(.wheelUp)], .scrollRequests(.rows(-3))),
+                        Binding(.requests, [.mouse(.wheelDown)], .scrollRequests(.rows(3))),
                         Binding(.requests, [.anyOtherKey], .closeRequests),
                     ]),
                 Entry(

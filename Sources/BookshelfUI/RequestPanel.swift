@@ -2,20 +2,28 @@ import BookCatalog
 import BookshelfModel
 import TerminalUI
 
-/// The request panel (F4): the recent requests to the catalog, newest first, each with its
-/// number, kind, store time and fate, and, when the store serves reads from several servers,
-/// which server answered and whether a read meant for a standby fell back to the primary.
-/// The column is left out while no request names a server (SQLite, a single PostgreSQL host).
+/// The request panel (F4): the recent requests to the catalog (the log keeps 200), newest first,
+/// scrolled like the help, each with its number, kind, store time and fate, and, when the store
+/// serves reads from several servers, which server answered and whether a read meant for a
+/// standby fell back to the primary. The column is left out while no request names a server (SQLite, a single PostgreSQL host).
 enum RequestPanel {
     static let title = "Requests, newest first"
 
-    static func render(_ requests: [RequestTrace], into canvas: inout Canvas) {
+    static func render(_ requests: [RequestTrace], scroll: Int, into canvas: inout Canvas) {
+        box(requests, canvas: canvas, scroll: scroll).draw(into: &canvas)
+    }
+
+    /// The furthest the panel scrolls on a screen of this size: its last line at the bottom.
+    static func maximumScroll(_ requests: [RequestTrace], columns: Int, rows: Int) -> Int {
+        box(requests, canvas: Canvas(width: columns, height: rows), scroll: .max).scroll
+    }
+
+    private static func box(_ requests: [RequestTrace], canvas: Canvas, scroll: Int) -> Box {
         // As wide as the screen allows, up to a readable measure; the lines are made to fit it,
         // so the box never wraps one (which would break the columns).
         let innerWidth = max(1, min(canvas.width - 2, 100) - 4)
-        let box = Box(
-            title: title, lines: lines(requests, width: innerWidth), canvas: canvas, preferredWidth: 72)
-        box.draw(into: &canvas)
+        return Box(
+            title: title, lines: lines(requests, width: innerWidth), canvas: canvas, preferredWidth: 72, scroll: scroll)
     }
 
     /// The panel's lines for `requests` (oldest first, as the log keeps them), each at most

@@ -120,8 +120,8 @@ enum Overlays {
             renderHelp(scroll: scroll, into: &canvas)
         case let .accounts(highlighted)?:
             renderAccounts(state, highlighted: highlighted, into: &canvas)
-        case .requests?:
-            RequestPanel.render(requests, into: &canvas)
+        case let .requests(scroll)?:
+            RequestPanel.render(requests, scroll: scroll, into: &canvas)
         case nil:
             break
         }

@@ -11,8 +11,8 @@ public struct UIState: Equatable, Sendable {
         /// The account switcher; `highlighted` names the account the highlight is on (nil: the
         /// current one). A name, not a row: the list may arrive, or change, while it is open.
         case accounts(highlighted: String?)
-        /// The request panel (`RequestPanel`).
-        case requests
+        /// The request panel (`RequestPanel`); `scroll` is the first line shown.
+        case requests(scroll: Int)
     }
 
     public var overlay: Overlay?
@@ -31,6 +31,11 @@ public struct UIState: Equatable, Sendable {
     public var notice: Notice?
 
     public init() {}
+
+    /// Whether the request panel is open (the app then hands the screen the request log).
+    var showsRequests: Bool {
+        if case .requests? = overlay { true } else { false }
+    }
 }
 
 extension [AccountChoice] {

@@ -191,7 +191,7 @@ import TerminalUI
                 switch action {
                 case .toggleHelp: .help(scroll: 0)
                 case .toggleAccounts: .accounts(highlighted: nil)
-                default: .requests
+                default: .requests(scroll: 0)
                 }
             #expect(harness.app.ui.overlay == opened, "\(what)")
             await harness.press(key)
@@ -226,6 +226,22 @@ import TerminalUI
                 case let .pages(pages): 10 + pages * 8
                 }
             #expect(harness.app.ui.overlay == .help(scroll: expected), "\(what)")
+        case let .scrollRequests(step):
+            let harness = AppHarness(columns: 44, rows: 12)
+            await harness.start()
+            // A search a key: more requests than the panel has rows.
+            await harness.type("abcdefghijklmnopqrstuvwxyzabcd")
+            await harness.press(.function(4))
+            let limit = RequestPanel.maximumScroll(harness.model.log.entries, columns: 44, rows: 12)
+            try #require(limit >= 20, "the panel has room to scroll")
+            for _ in 0..<10 { await harness.press(.down) }
+            await harness.press(key)
+            let expected =
+                switch step {
+                case let .rows(rows): 10 + rows
+                case let .pages(pages): 10 + pages * 8
+                }
+            #expect(harness.app.ui.overlay == .requests(scroll: expected), "\(what)")
         case .closeHelp, .closeRequests:
             let harness = AppHarness(columns: 80, rows: 12)
             await harness.start()

@@ -31,7 +31,7 @@ import Testing
         let harness = AppHarness(columns: columns, rows: rows)
         await harness.start()
         var ui = UIState()
-        ui.overlay = .requests
+        ui.overlay = .requests(scroll: 0)
         var canvas = Canvas(width: columns, height: rows)
         Screen.render(
             harness.model.state, ui: ui, store: StoreInfo(kind: "PostgreSQL", location: "books"), requests: requests,
@@ -87,5 +87,24 @@ import Testing
         await harness.press(.character("x"))
         #expect(!harness.lines.joined().contains(RequestPanel.title))
         #expect(harness.model.state.search.query.isEmpty, "the key that closed the panel did nothing else")
+    }
+
+    /// More requests than rows: the panel opens on the newest, says there is more below, and
+    /// scrolls down to the oldest request the log keeps.
+    @Test func thePanelScrollsToTheOldestRequest() async {
+        let harness = AppHarness(columns: 60, rows: 12)
+        await harness.start()
+        await harness.type("abcdefghijklmnopqrstuvwxyzabcd")
+        let entries = harness.model.log.entries
+        let newest = "#\(entries[entries.count - 1].request) ", oldest = "#\(entries[0].request) "
+        await harness.press(.function(4))
+        var text = harness.lines.joined(separator: "\n")
+        #expect(text.contains(newest) && !text.contains(oldest) && text.contains("more ↓"), "\(text)")
+        for _ in 0..<5 { await harness.press(.pageDown) }
+        text = harness.lines.joined(separator: "\n")
+        #expect(text.contains(oldest) && !text.contains(newest), "\(text)")
+        #expect(text.contains("more ↑") && !text.contains("more ↓"), "\(text)")
+        await harness.press(.pageUp, .pageUp, .pageUp, .pageUp, .pageUp)
+        #expect(harness.app.ui.overlay == .requests(scroll: 0))
     }
 }
