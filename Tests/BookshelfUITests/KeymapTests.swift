@@ -212,11 +212,20 @@ import TerminalUI
                 #expect(harness.model.state.account == "alice", "\(what)")
             }
 
-        case let .scrollHelp(step):
+        case let .scrollHelp(step), let .scrollRequests(step):
             let harness = AppHarness(columns: 44, rows: 12)
             await harness.start()
-            await harness.press(.function(1))
-            try #require(Overlays.helpMaximumScroll(columns: 44, rows: 12) >= 20, "the help has room to scroll")
+            let limit: Int
+            if case .scrollHelp = action {
+                await harness.press(.function(1))
+                limit = Overlays.helpMaximumScroll(columns: 44, rows: 12)
+            } else {
+                // A search a key: more requests than the panel has rows.
+                await harness.type("abcdefghijklmnopqrstuvwxyzabcd")
+                await harness.press(.function(4))
+                limit = RequestPanel.maximumScroll(harness.model.log.entries, columns: 44, rows: 12)
+            }
+            try #require(limit >= 20, "the overlay has room to scroll")
             // Start from line 10, then one line is 1, a wheel step 3 and a page 12 - 4 rows.
             for _ in 0..<10 { await harness.press(.down) }
             await harness.press(key)
@@ -225,23 +234,9 @@ import TerminalUI
                 case let .rows(rows): 10 + rows
                 case let .pages(pages): 10 + pages * 8
                 }
-            #expect(harness.app.ui.overlay == .help(scroll: expected), "\(what)")
-        case let .scrollRequests(step):
-            let harness = AppHarness(columns: 44, rows: 12)
-            await harness.start()
-            // A search a key: more requests than the panel has rows.
-            await harness.type("abcdefghijklmnopqrstuvwxyzabcd")
-            await harness.press(.function(4))
-            let limit = RequestPanel.maximumScroll(harness.model.log.entries, columns: 44, rows: 12)
-            try #require(limit >= 20, "the panel has room to scroll")
-            for _ in 0..<10 { await harness.press(.down) }
-            await harness.press(key)
-            let expected =
-                switch step {
-                case let .rows(rows): 10 + rows
-                case let .pages(pages): 10 + pages * 8
-                }
-            #expect(harness.app.ui.overlay == .requests(scroll: expected), "\(what)")
+            let scrolled: UIState.Overlay =
+                if case .scrollHelp = action { .help(scroll: expected) } else { .requests(scroll: expected) }
+            #expect(harness.app.ui.overlay == scrolled, "\(what)")
         case .closeHelp, .closeRequests:
             let harness = AppHarness(columns: 80, rows: 12)
             await harness.start()

@@ -162,32 +162,56 @@ import Testing
         "👨\u{200D}👩\u{200D}👧", "1\u{FE0F}\u{20E3}", "a\u{301}\u{302}\u{303}\u{304}\u{305}\u{306}",
     ]
 
+    /// The app on a new catalog that also holds `titles` (by "Zed"), run under `script`, which
+    /// keeps every byte the app writes to the terminal in `typescript`.
+    struct RecordedApp {
+        let sandbox: BookshelfProcess
+        let pane: TmuxPane
+        let typescript: String
+
+        init(titles: [String], columns: Int) throws {
+            let sandbox = try BookshelfProcess()
+            self.sandbox = sandbox
+            var started = false
+            defer { if !started { sandbox.remove() } }
+            let db = sandbox.path("catalog.sqlite")
+            _ = try sandbox.run(["setup", "--db", db])
+            let books = sandbox.path("books.jsonl")
+            try titles.map { "{\"title\": \"\($0)\", \"author\": \"Zed\"}\n" }.joined()
+                .write(toFile: books, atomically: true, encoding: .utf8)
+            _ = try sandbox.run(["import", books, "--db", db])
+            let binary = try #require(BookshelfProcess.binary, "the bookshelf executable was not found")
+            typescript = sandbox.path("typescript")
+            let app = "\(shellQuoted(binary.path)) --db \(shellQuoted(db))"
+            pane = try TmuxPane(
+                "env HOME=\(shellQuoted(sandbox.path("home"))) TERM=xterm-256color "
+                    + "script -q -c \(shellQuoted(app)) \(shellQuoted(typescript)); echo EXITED; exec sleep 600",
+                columns: columns)
+            try pane.waitFor(text: "of 3,0")
+            started = true
+        }
+
+        /// Quits the app and returns what it wrote to the terminal.
+        func quit() throws -> String {
+            try pane.send("C-q")
+            try pane.waitFor(text: "EXITED")
+            return String(decoding: try Data(contentsOf: URL(fileURLWithPath: typescript)), as: UTF8.self)
+        }
+
+        func remove() {
+            pane.kill()
+            sandbox.remove()
+        }
+    }
+
     @Test(.enabled(if: TmuxPane.shouldRun && ChildProcess.onPath("script") != nil))
     func theBytesSentToTheTerminalHoldEveryClusterWhole() throws {
-        let sandbox = try BookshelfProcess()
-        defer { sandbox.remove() }
-        let db = sandbox.path("catalog.sqlite")
-        _ = try sandbox.run(["setup", "--db", db])
-        let lines = Self.clusters.enumerated().map {
-            "{\"title\": \"\($0.element) zz\($0.offset)\", \"author\": \"Zed\"}"
-        }
-        let books = sandbox.path("books.jsonl")
-        try (lines.joined(separator: "\n") + "\n").write(toFile: books, atomically: true, encoding: .utf8)
-        _ = try sandbox.run(["import", books, "--db", db])
-        let binary = try #require(BookshelfProcess.binary, "the bookshelf executable was not found")
-        let typescript = sandbox.path("typescript")
-        let app = "\(shellQuoted(binary.path)) --db \(shellQuoted(db))"
-        let pane = try TmuxPane(
-            "env HOME=\(shellQuoted(sandbox.path("home"))) TERM=xterm-256color "
-                + "script -q -c \(shellQuoted(app)) \(shellQuoted(typescript)); echo EXITED; exec sleep 600",
-            columns: 120)
-        defer { pane.kill() }
-        try pane.waitFor(text: "of 3,0")
-        try pane.type("zz")
-        try pane.waitFor(text: "1–\(Self.clusters.count) of \(Self.clusters.count)")
-        try pane.send("C-q")
-        try pane.waitFor(text: "EXITED")
-        let written = String(decoding: try Data(contentsOf: URL(fileURLWithPath: typescript)), as: UTF8.self)
+        let app = try RecordedApp(
+            titles: Self.clusters.enumerated().map { "\($0.element) zz\($0.offset)" }, columns: 120)
+        defer { app.remove() }
+        try app.pane.type("zz")
+        try app.pane.waitFor(text: "1–\(Self.clusters.count) of \(Self.clusters.count)")
+        let written = try app.quit()
         for cluster in Self.clusters {
             #expect(
                 written.contains(cluster),
@@ -219,26 +243,12 @@ import Testing
         // their three spaces are 23 columns, as the other title's 23 spaces.
         let clustered = "p \(Array(repeating: hindi, count: 4).joined(separator: " ")) zz0 q"
         let spaced = "p \(String(repeating: " ", count: 23)) zz0 r"
-        let sandbox = try BookshelfProcess()
-        defer { sandbox.remove() }
-        let db = sandbox.path("catalog.sqlite")
-        _ = try sandbox.run(["setup", "--db", db])
-        let books = sandbox.path("books.jsonl")
-        try [clustered, spaced].map { "{\"title\": \"\($0)\", \"author\": \"Zed\"}\n" }.joined()
-            .write(toFile: books, atomically: true, encoding: .utf8)
-        _ = try sandbox.run(["import", books, "--db", db])
-        let binary = try #require(BookshelfProcess.binary, "the bookshelf executable was not found")
-        let typescript = sandbox.path("typescript")
-        let app = "\(shellQuoted(binary.path)) --db \(shellQuoted(db))"
-        let pane = try TmuxPane(
-            "env HOME=\(shellQuoted(sandbox.path("home"))) TERM=xterm-256color "
-                + "script -q -c \(shellQuoted(app)) \(shellQuoted(typescript)); echo EXITED; exec sleep 600",
-            columns: 100)
-        defer { pane.kill() }
+        let app = try RecordedApp(titles: [clustered, spaced], columns: 100)
+        defer { app.remove() }
+        let pane = app.pane
         func rows(holding text: String, in screen: String) -> [String] {
             screen.split(separator: "\n").map(String.init).filter { $0.contains(text) }
         }
-        try pane.waitFor(text: "of 3,0")
         try pane.type("zz0 ")
         let both = try pane.waitFor(text: "1–2 of 2")
         // Each title took the columns tmux gives it: the author column starts in the same
@@ -259,9 +269,7 @@ import Testing
         for row in rows(holding: "zz0 r", in: back) {
             #expect(!row.contains("\u{939}") && !row.contains("\u{928}"), "nothing left of हिन्दी: \(back)")
         }
-        try pane.send("C-q")
-        try pane.waitFor(text: "EXITED")
-        let written = String(decoding: try Data(contentsOf: URL(fileURLWithPath: typescript)), as: UTF8.self)
+        let written = try app.quit()
         for cluster in ["\u{939}\u{93F}", "\u{928}\u{94D}\u{926}\u{940}"] {
             #expect(written.contains(cluster), "\(cluster) reached the terminal whole")
         }
