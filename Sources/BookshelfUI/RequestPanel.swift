@@ -5,7 +5,8 @@ import TerminalUI
 /// The request panel (F4): the recent requests to the catalog (the log keeps 200), newest first,
 /// scrolled like the help, each with its number, kind, store time and fate, and, when the store
 /// serves reads from several servers, which server answered and whether a read meant for a
-/// standby fell back to the primary. The column is left out while no request names a server (SQLite, a single PostgreSQL host).
+/// standby fell back to the primary. The column is left out while no request names a server
+/// (SQLite, a single PostgreSQL host).
 enum RequestPanel {
     static let title = "Requests, newest first"
 

@@ -25,7 +25,7 @@ public struct Glyph: Hashable, Sendable {
 /// - an emoji sequence (flag, skin tone, U+FE0F or keycap sequence, ZWJ sequence) is 2;
 /// - otherwise its width is the sum of its scalars' widths, so combining marks, variation
 ///   selectors and zero-width joiners add nothing and a spacing vowel sign adds one ("न्दी",
-///   two letters and a vowel sign joined by a virama, is 3, as tmux and xterm place it);
+///   two letters and a vowel sign joined by a virama, is 3, as tmux places it);
 /// - a cluster whose first scalar has width 0 (a lone combining mark, ZWSP, a stray
 ///   ZWJ) is dropped, except that a cluster with an emoji-presentation scalar counts
 ///   at least 1;
