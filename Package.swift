@@ -53,6 +53,9 @@ let package = Package(
         // For the test targets and the bench: a scratch PostgreSQL server, child processes,
         // the tmux driver, unsafe-character samples. Never linked into the app.
         .target(name: "BookshelfTestSupport", dependencies: ["Locking"]),
+        // The tests' tiers as Swift Testing tags (postgres, tmux, process, exhaustive, slow):
+        // only test targets import it. `Scripts/test` runs a tier; see CONTRIBUTING.md.
+        .target(name: "TestTags"),
 
         .executableTarget(
             name: "bookshelf",
