@@ -86,11 +86,12 @@ let package = Package(
             name: "CatalogContractTests",
             dependencies: [
                 "BookCatalog", "BookshelfTestSupport", "CatalogSimulation", "PostgresCatalog", "SQLiteCatalog",
+                "TestTags",
             ]),
         // The SQLite catalog's own tests, in folders that follow Sources/SQLiteCatalog's.
         .testTarget(
             name: "SQLiteCatalogTests",
-            dependencies: ["BookCatalog", "BookshelfTestSupport", "CSQLite", "SQLiteCatalog"]),
+            dependencies: ["BookCatalog", "BookshelfTestSupport", "CSQLite", "SQLiteCatalog", "TestTags"]),
         .testTarget(name: "BookshelfModelTests", dependencies: ["BookCatalog", "BookshelfModel", "CatalogSimulation"]),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI"]),
         .testTarget(
@@ -105,7 +106,7 @@ let package = Package(
         .testTarget(
             name: "CommandLineTests",
             dependencies: [
-                "BookshelfTestSupport", "CSQLite", "CommandLineOptions", "TerminalSafeText", "bookshelf",
+                "BookshelfTestSupport", "CSQLite", "CommandLineOptions", "TerminalSafeText", "TestTags", "bookshelf",
                 "bookshelf-bench", "bookshelf-demo",
             ]),
         .testTarget(
@@ -113,8 +114,8 @@ let package = Package(
             // bookshelf-demo and bookshelf-bench are run by the tests, not imported: the
             // dependency builds them first.
             dependencies: [
-                "BookCatalog", "BookshelfTestSupport", "CSQLite", "SQLiteCatalog", "TerminalUI", "bookshelf",
-                "bookshelf-bench", "bookshelf-demo",
+                "BookCatalog", "BookshelfTestSupport", "CSQLite", "SQLiteCatalog", "TerminalUI", "TestTags",
+                "bookshelf", "bookshelf-bench", "bookshelf-demo",
             ]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,6 +1,7 @@
 import BookCatalog
 import Foundation
 @testable import PostgresCatalog
+import TestTags
 import Testing
 
 /// An administrator changes an account's role and scope in bookshelf.accounts while the
@@ -8,7 +9,7 @@ import Testing
 /// account as it is now, and the remote's `account` follows.
 @Suite(
     "PostgreSQL account changes reach an open session",
-    .enabled(if: PostgresTestCluster.shouldRun, "PostgreSQL server binaries not found"))
+    .enabled(if: PostgresTestCluster.shouldRun, "PostgreSQL server binaries not found"), .tags(.postgres))
 struct PostgresAccountChangeTests {
     @Test("a demotion, then a move to another scope, each come back from the next change check")
     func roleAndScopeChangesAreReported() async throws {

@@ -1,6 +1,7 @@
 import BookCatalog
 import Foundation
 @testable import PostgresCatalog
+import TestTags
 import Testing
 
 /// Schema version 10: a search holding Japanese, Chinese or Korean characters walks only the
@@ -9,7 +10,7 @@ import Testing
 /// pages are the ones the scenario says, before and after.
 @Suite(
     "PostgreSQL character-token search migration",
-    .enabled(if: PostgresTestCluster.shouldRun, "PostgreSQL server binaries not found"))
+    .enabled(if: PostgresTestCluster.shouldRun, "PostgreSQL server binaries not found"), .tags(.postgres))
 struct PostgresCharacterTokenSearchTests {
     /// Latin titles by a Japanese author: "村上" matches them through the author only (rank 2),
     /// and there are more of them than the word query counts (`counted_rows`, 2,000).

@@ -1,11 +1,12 @@
 import BookCatalog
 import Foundation
 @testable import PostgresCatalog
+import TestTags
 import Testing
 
 @Suite(
     "PostgreSQL concurrency and notifications",
-    .enabled(if: PostgresTestCluster.shouldRun, "PostgreSQL server binaries not found"))
+    .enabled(if: PostgresTestCluster.shouldRun, "PostgreSQL server binaries not found"), .tags(.postgres))
 struct PostgresConcurrencyTests {
     struct Outcome: Sendable {
         let request: SaveRequest

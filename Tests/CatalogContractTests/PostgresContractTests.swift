@@ -1,6 +1,7 @@
 import BookCatalog
 import Foundation
 @testable import PostgresCatalog
+import TestTags
 import Testing
 
 /// The PostgreSQL adapter: each catalog is a fresh database on the shared test cluster,
@@ -77,7 +78,7 @@ struct RenamedRemote: ContractRemote {
     }
 }
 
-@Suite(.enabled(if: PostgresTestCluster.shouldRun, "PostgreSQL server binaries not found"))
+@Suite(.enabled(if: PostgresTestCluster.shouldRun, "PostgreSQL server binaries not found"), .tags(.postgres))
 struct PostgresContractTests {
     @Test(arguments: ContractCheck.all)
     func contract(_ check: ContractCheck) async throws {

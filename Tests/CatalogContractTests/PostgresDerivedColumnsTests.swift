@@ -1,13 +1,14 @@
 import BookCatalog
 import Foundation
 @testable import PostgresCatalog
+import TestTags
 import Testing
 
 /// The search columns are the database's to derive: its folding must agree with Swift's,
 /// and an editor's hand-written UPDATE leaves the book searchable by what it now says.
 @Suite(
     "PostgreSQL derived search columns",
-    .enabled(if: PostgresTestCluster.shouldRun, "PostgreSQL server binaries not found"))
+    .enabled(if: PostgresTestCluster.shouldRun, "PostgreSQL server binaries not found"), .tags(.postgres))
 struct PostgresDerivedColumnsTests {
     /// Text where folding and token boundaries are easy to get wrong.
     static let edgeCorpus: [String] = [

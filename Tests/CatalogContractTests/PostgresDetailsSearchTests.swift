@@ -1,13 +1,15 @@
 import BookCatalog
 import Foundation
 @testable import PostgresCatalog
+import TestTags
 import Testing
 
 /// Schema version 12 (issue 40): the database derives the words of the series, the publisher
 /// and the tags (`other_words`) as it does a title's, on every path a book is written, and a
 /// catalog of version 11 gains them in place.
 @Suite(
-    "PostgreSQL details search", .enabled(if: PostgresTestCluster.shouldRun, "PostgreSQL server binaries not found"))
+    "PostgreSQL details search", .enabled(if: PostgresTestCluster.shouldRun, "PostgreSQL server binaries not found"),
+    .tags(.postgres))
 struct PostgresDetailsSearchTests {
     static let dune = BookDetails(
         isbn: "9780441013593", publisher: "Chilton Books", series: "Dune Chronicles", tags: ["SF classic", "Désert"])

@@ -1,13 +1,15 @@
 import BookCatalog
 import Foundation
 @testable import PostgresCatalog
+import TestTags
 import Testing
 
 /// Schema version 11 (issue 40): every book carries an ISBN, a year, a publisher, a series and
 /// its index, tags and notes, through every path of the store, and the database holds
 /// hand-written SQL to the same rules as `BookValidation`.
 @Suite(
-    "PostgreSQL book details", .enabled(if: PostgresTestCluster.shouldRun, "PostgreSQL server binaries not found"))
+    "PostgreSQL book details", .enabled(if: PostgresTestCluster.shouldRun, "PostgreSQL server binaries not found"),
+    .tags(.postgres))
 struct PostgresDetailsTests {
     /// Pride and Prejudice (Penguin Classics): its check digit is 8.
     static let isbn = "9780141439518"

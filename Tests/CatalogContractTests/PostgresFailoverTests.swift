@@ -1,13 +1,14 @@
 import BookCatalog
 import Foundation
 @testable import PostgresCatalog
+import TestTags
 import Testing
 
 /// A failover with asynchronous replication, on real servers: a save the old primary
 /// acknowledged and the standby never received is gone once the standby is promoted. The
 /// session that made it must find that out at its next read, through the same connection
 /// string, and saving the text again must work.
-@Suite(.serialized, .enabled(if: PostgresTestCluster.shouldRun))
+@Suite(.serialized, .enabled(if: PostgresTestCluster.shouldRun), .tags(.postgres))
 struct PostgresFailoverTests {
     @Test("a save acknowledged by the old primary and lost in the failover is reported, and saved again")
     func lostSaveIsReportedAndSavedAgain() async throws {

@@ -1,9 +1,12 @@
 import BookCatalog
 import Foundation
 @testable import PostgresCatalog
+import TestTags
 import Testing
 
-@Suite("PostgreSQL faults", .enabled(if: PostgresTestCluster.shouldRun, "PostgreSQL server binaries not found"))
+@Suite(
+    "PostgreSQL faults", .enabled(if: PostgresTestCluster.shouldRun, "PostgreSQL server binaries not found"),
+    .tags(.postgres))
 struct PostgresFaultTests {
     @Test("a stopped server is storeUnavailable on every call; after a restart the remote reconnects")
     func serverRestart() async throws {

@@ -1,13 +1,14 @@
 import BookCatalog
 import Foundation
 @testable import PostgresCatalog
+import TestTags
 import Testing
 
 /// Schema version 6: letters that do not decompose ("ø", "æ") fold as transliterated, in the
 /// database's folding table and in the search columns of books stored before.
 @Suite(
     "PostgreSQL transliterating migration",
-    .enabled(if: PostgresTestCluster.shouldRun, "PostgreSQL server binaries not found"))
+    .enabled(if: PostgresTestCluster.shouldRun, "PostgreSQL server binaries not found"), .tags(.postgres))
 struct PostgresFoldingMigrationTests {
     @Test("a catalog folded before transliteration is re-derived without new revisions")
     func migrationRederivesSearchColumns() async throws {

@@ -1,13 +1,14 @@
 import BookCatalog
 import Foundation
 @testable import PostgresCatalog
+import TestTags
 import Testing
 
 /// Each catalog's own group roles (schema version 8, issue 43 item 3): roles belong to the
 /// whole server, so their names must not collide across databases nor pass 63 bytes.
 @Suite(
     "PostgreSQL catalog group names",
-    .enabled(if: PostgresTestCluster.shouldRun, "PostgreSQL server binaries not found"))
+    .enabled(if: PostgresTestCluster.shouldRun, "PostgreSQL server binaries not found"), .tags(.postgres))
 struct PostgresGroupNameTests {
     @Test("a catalog's groups are named after its database, or after its OID when the name does not fit or is taken")
     func groupNames() async throws {

@@ -1,13 +1,15 @@
 import BookCatalog
 import Foundation
 @testable import PostgresCatalog
+import TestTags
 import Testing
 
 /// Revision history on PostgreSQL: written by the database for every committed update
 /// (hand-written SQL included), readable only within the account's scope, and started at
 /// each book's current revision when an older catalog migrates.
 @Suite(
-    "PostgreSQL revision history", .enabled(if: PostgresTestCluster.shouldRun, "PostgreSQL server binaries not found"))
+    "PostgreSQL revision history", .enabled(if: PostgresTestCluster.shouldRun, "PostgreSQL server binaries not found"),
+    .tags(.postgres))
 struct PostgresHistoryTests {
     @Test("raw SQL as another scope sees none of a scope's history and no account can write it")
     func historyIsScoped() async throws {

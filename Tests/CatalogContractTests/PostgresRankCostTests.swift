@@ -1,6 +1,7 @@
 import BookCatalog
 import Foundation
 @testable import PostgresCatalog
+import TestTags
 import Testing
 
 /// Schema version 15 (issue 41): a rank the planner expects to have fewer candidates than a walk
@@ -8,7 +9,7 @@ import Testing
 /// stops and the rank is walked as before. Whatever the path, the pages are SearchTerms' order.
 @Suite(
     "PostgreSQL ranks read by their cost",
-    .enabled(if: PostgresTestCluster.shouldRun, "PostgreSQL server binaries not found"))
+    .enabled(if: PostgresTestCluster.shouldRun, "PostgreSQL server binaries not found"), .tags(.postgres))
 struct PostgresRankCostTests {
     @Test("ranks with few candidates are read from them at once, and page on from a cursor inside them")
     func fewCandidatesAreReadAtOnce() async throws {

@@ -2,13 +2,14 @@ import BookCatalog
 import CatalogSimulation
 import Foundation
 @testable import PostgresCatalog
+import TestTags
 import Testing
 
 /// Serialized: two tests sign in as the one role the cluster asks a password of, and roles
 /// belong to the whole cluster.
 @Suite(
     "PostgreSQL remote", .serialized,
-    .enabled(if: PostgresTestCluster.shouldRun, "PostgreSQL server binaries not found"))
+    .enabled(if: PostgresTestCluster.shouldRun, "PostgreSQL server binaries not found"), .tags(.postgres))
 struct PostgresRemoteTests {
     @Test("saves are compare-and-set, keep or change the author, and record their operation")
     func compareAndSet() async throws {

@@ -1,6 +1,7 @@
 import BookCatalog
 import Foundation
 @testable import PostgresCatalog
+import TestTags
 import Testing
 
 /// A primary and a hot standby (`pg_basebackup -R`), one pair for the whole suite: reads
@@ -9,7 +10,7 @@ import Testing
 /// has seen. Serialized: one test makes the standby lag.
 @Suite(
     "PostgreSQL standby reads", .serialized,
-    .enabled(if: PostgresTestCluster.shouldRun, "PostgreSQL server binaries not found"))
+    .enabled(if: PostgresTestCluster.shouldRun, "PostgreSQL server binaries not found"), .tags(.postgres))
 struct PostgresReplicaTests {
     struct Setting {
         let cluster: PostgresTestCluster

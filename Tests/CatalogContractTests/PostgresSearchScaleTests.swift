@@ -2,13 +2,15 @@ import BookCatalog
 import Foundation
 @testable import PostgresCatalog
 import SQLiteCatalog
+import TestTags
 import Testing
 
 /// Totals past the counting limit, keyset paging under concurrent writes, and what a
 /// notification can tell a role of another scope: on a catalog large enough to cross
 /// `SearchPage.exactCountLimit`.
 @Suite(
-    "PostgreSQL search at scale", .enabled(if: PostgresTestCluster.shouldRun, "PostgreSQL server binaries not found"))
+    "PostgreSQL search at scale", .enabled(if: PostgresTestCluster.shouldRun, "PostgreSQL server binaries not found"),
+    .tags(.postgres))
 struct PostgresSearchScaleTests {
     /// 11,000 books with "Middle" (past the counting limit), 1,500 more with "Common Other"
     /// (under it, and few enough for PostgreSQL to count), 30 with "Rare". Every "Middle"

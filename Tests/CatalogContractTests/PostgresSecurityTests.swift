@@ -1,13 +1,14 @@
 import BookCatalog
 import Foundation
 @testable import PostgresCatalog
+import TestTags
 import Testing
 
 /// Row-level security and grants, checked with hand-written SQL through libpq as each role:
 /// what the database refuses, not what the app chooses not to send.
 @Suite(
-    "PostgreSQL row-level security", .enabled(if: PostgresTestCluster.shouldRun, "PostgreSQL server binaries not found")
-)
+    "PostgreSQL row-level security",
+    .enabled(if: PostgresTestCluster.shouldRun, "PostgreSQL server binaries not found"), .tags(.postgres))
 struct PostgresSecurityTests {
     struct Setting {
         let catalog: PostgresTestCatalog

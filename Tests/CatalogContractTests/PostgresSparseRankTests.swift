@@ -1,6 +1,7 @@
 import BookCatalog
 import Foundation
 @testable import PostgresCatalog
+import TestTags
 import Testing
 
 /// Schema version 14 (issue 41): a rank that the first walk did not fill is walked further when
@@ -8,7 +9,8 @@ import Testing
 /// the rest; rank 3 walks the books whose words fit in an index entry merged with those whose
 /// words do not. Whatever the path, the pages are SearchTerms' order.
 @Suite(
-    "PostgreSQL sparse ranks", .enabled(if: PostgresTestCluster.shouldRun, "PostgreSQL server binaries not found"))
+    "PostgreSQL sparse ranks", .enabled(if: PostgresTestCluster.shouldRun, "PostgreSQL server binaries not found"),
+    .tags(.postgres))
 struct PostgresSparseRankTests {
     /// "Title 00000" to "Title 19999": title order is the index order.
     static func title(_ index: Int) -> String {

@@ -1,13 +1,15 @@
 import BookCatalog
 import Foundation
 @testable import PostgresCatalog
+import TestTags
 import Testing
 
 /// Schema version 13 (issue 41): the word indexes keep no pending list, so no search reads
 /// through the words of recent saves, and a bulk import's lists are merged when it ends,
 /// committed or not.
 @Suite(
-    "PostgreSQL steady search", .enabled(if: PostgresTestCluster.shouldRun, "PostgreSQL server binaries not found"))
+    "PostgreSQL steady search", .enabled(if: PostgresTestCluster.shouldRun, "PostgreSQL server binaries not found"),
+    .tags(.postgres))
 struct PostgresSteadySearchTests {
     static let wordIndexes = ["books_title_vector", "books_search_vector", "books_word_vector"]
 

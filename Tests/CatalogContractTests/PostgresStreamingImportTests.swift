@@ -2,12 +2,13 @@ import BookCatalog
 import Dispatch
 import Foundation
 @testable import PostgresCatalog
+import TestTags
 import Testing
 
 /// `PostgresSetup.importBooks(streaming:)`, as `bookshelf sample` uses it for ten million
 /// books: the server receives rows while the generator is still making them (nothing is
 /// collected first), and a bad book part-way rolls everything back.
-@Suite(.serialized) struct PostgresStreamingImportTests {
+@Suite(.serialized, .tags(.postgres)) struct PostgresStreamingImportTests {
     /// Books that, when asked for book number `probeAt`, first wait until the server reports
     /// COPY rows received (pg_stat_progress_copy, read on another connection, for this test's
     /// database only: the view covers the whole server, where other tests import too). If the import

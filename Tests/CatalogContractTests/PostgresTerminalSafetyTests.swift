@@ -1,12 +1,14 @@
 import BookCatalog
 @testable import PostgresCatalog
+import TestTags
 import Testing
 
 /// The database refuses, even from hand-written SQL, every character `TerminalSafety` calls
 /// unsafe (the scalars below are the ones its first CHECK missed); a catalog made before the
 /// rule was widened keeps what it already held.
 @Suite(
-    "PostgreSQL terminal safety", .enabled(if: PostgresTestCluster.shouldRun, "PostgreSQL server binaries not found"))
+    "PostgreSQL terminal safety", .enabled(if: PostgresTestCluster.shouldRun, "PostgreSQL server binaries not found"),
+    .tags(.postgres))
 struct PostgresTerminalSafetyTests {
     /// The scalars the first CHECK let through (bidi marks and the line separators).
     static let onceAllowed: [Unicode.Scalar] = ["\u{061C}", "\u{200E}", "\u{200F}", "\u{2028}", "\u{2029}"]

@@ -1,12 +1,14 @@
 import BookCatalog
 @testable import PostgresCatalog
+import TestTags
 import Testing
 
 /// Schema version 7 (issue 36, findings 5 and 6): the database holds hand-written SQL to
 /// `BookValidation`'s blank rule and byte bounds, takes every title the app takes, and a
 /// catalog made before keeps its books.
 @Suite(
-    "PostgreSQL validity checks", .enabled(if: PostgresTestCluster.shouldRun, "PostgreSQL server binaries not found"))
+    "PostgreSQL validity checks", .enabled(if: PostgresTestCluster.shouldRun, "PostgreSQL server binaries not found"),
+    .tags(.postgres))
 struct PostgresValidityCheckTests {
     static let update = "UPDATE bookshelf.books SET title = $1, revision = revision + 1 WHERE id = $2"
     static let authorUpdate = "UPDATE bookshelf.books SET author = $1, revision = revision + 1 WHERE id = $2"

@@ -1,10 +1,11 @@
 import BookshelfTestSupport
 import CSQLite
 import Foundation
+import TestTags
 import Testing
 
 /// What the completion scripts ask for: the catalog's account names, as the binary prints them.
-@Suite struct AccountNamesTests {
+@Suite(.tags(.process)) struct AccountNamesTests {
     /// Names another program stored that a terminal would not show as written never reach the
     /// command line being completed; every other name does, exactly.
     @Test func namesAShellCouldNotShowAreLeftOut() throws {

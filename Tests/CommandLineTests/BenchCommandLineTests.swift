@@ -1,3 +1,4 @@
+import TestTags
 @testable import bookshelf_bench
 import BookshelfTestSupport
 import CommandLineOptions
@@ -6,7 +7,7 @@ import Testing
 
 /// `bookshelf-bench` on the shared parser: every mode keeps the option names it had, a mistake
 /// is a usage error (exit 2) in the words `bookshelf` uses, and --help comes from the declarations.
-@Suite struct BenchCommandLineTests {
+@Suite(.tags(.process)) struct BenchCommandLineTests {
     /// The options each mode took before it moved onto CommandLineOptions (its own string-keyed
     /// parser's lists), --help aside, and those added since (`typing-writer-rate`): none may be
     /// lost or renamed.

@@ -1,10 +1,11 @@
 import BookshelfTestSupport
 import Foundation
+import TestTags
 import Testing
 
 /// Each completion script, as `bookshelf completions SHELL` prints it, run in its own shell
 /// against the real binary: what a Tab offers after a line.
-@Suite struct CompletionScriptTests {
+@Suite(.tags(.tmux)) struct CompletionScriptTests {
     /// The starter accounts of a catalog made by `bookshelf setup`, and one added to it.
     static let accounts = ["alice", "bob", "carol", "dave"]
 

@@ -1,3 +1,4 @@
+import TestTags
 @testable import bookshelf
 import BookshelfTestSupport
 import CommandLineOptions
@@ -5,7 +6,7 @@ import Foundation
 import Testing
 
 /// docs/cli.md and the man page are committed; they must be what the command table gives now.
-@Suite struct GeneratedReferenceTests {
+@Suite(.tags(.process)) struct GeneratedReferenceTests {
     @Test func docsCliIsTheCommandTable() throws {
         let committed = try String(contentsOf: RepositoryFile.url("docs/cli.md"), encoding: .utf8)
         #expect(

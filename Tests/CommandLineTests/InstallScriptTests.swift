@@ -1,12 +1,13 @@
 import BookshelfTestSupport
 import Foundation
+import TestTags
 import Testing
 
 /// `Scripts/install` into a scratch prefix, with the debug products the tests were built with
 /// (`--build-dir`: no release build in the test run): the installed programs run, `man` shows
 /// the page, each shell's completion is where that shell looks, and `--uninstall` leaves the
 /// prefix as it found it.
-@Suite struct InstallScriptTests {
+@Suite(.tags(.process)) struct InstallScriptTests {
     /// Where the issue and the shells put each file, relative to the prefix.
     static let installed = [
         "bin/bookshelf", "bin/bookshelf-demo", "bin/bookshelf-bench",

@@ -3,6 +3,7 @@ import BookshelfTestSupport
 import CSQLite
 import Foundation
 import SQLiteCatalog
+import TestTags
 import Testing
 
 /// `kill -9` of the interactive app itself, in a real terminal, at seeded random moments
@@ -12,7 +13,7 @@ import Testing
 ///
 /// The test runs a few seeded runs; for a longer campaign set BOOKSHELF_KILL_RUNS (runs) and
 /// BOOKSHELF_KILL_SEED (the first seed), e.g. `BOOKSHELF_KILL_RUNS=200 swift test --filter AppKillCampaign`.
-@Suite(.serialized) struct AppKillCampaignTests {
+@Suite(.serialized, .tags(.tmux)) struct AppKillCampaignTests {
     static let environment = ProcessInfo.processInfo.environment
     static let runs = environment["BOOKSHELF_KILL_RUNS"].flatMap(Int.init) ?? 5
     static let firstSeed = environment["BOOKSHELF_KILL_SEED"].flatMap(UInt64.init) ?? 1

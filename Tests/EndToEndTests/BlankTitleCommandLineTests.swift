@@ -1,9 +1,10 @@
 import BookshelfTestSupport
 import Foundation
+import TestTags
 import Testing
 
 /// A title of only spaces or invisible characters is refused as blank, in those words.
-@Suite struct BlankTitleCommandLineTests {
+@Suite(.tags(.process)) struct BlankTitleCommandLineTests {
     @Test func editRefusesABlankTitleSayingItIsBlank() throws {
         let sandbox = try BookshelfProcess()
         defer { sandbox.remove() }

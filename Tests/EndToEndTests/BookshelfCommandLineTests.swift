@@ -1,9 +1,10 @@
 import Foundation
 import SQLiteCatalog
+import TestTags
 import Testing
 
 /// The `bookshelf` binary as a user and a script meet it: real process, real catalog file.
-@Suite struct BookshelfCommandLineTests {
+@Suite(.tags(.process)) struct BookshelfCommandLineTests {
     // MARK: First run and catalog location
 
     @Test func setupCreatesTheSampleCatalogAndSaysSo() throws {

@@ -1,11 +1,12 @@
 import BookshelfTestSupport
 import Foundation
+import TestTags
 import Testing
 
 /// A command whose standard output or error is closed, or is a full disk (/dev/full), says so
 /// in one line and fails; it never traps. Run through `sh` so the descriptors are really
 /// closed in the child, as a user's `>&-` closes them.
-@Suite struct ClosedOutputTests {
+@Suite(.tags(.process)) struct ClosedOutputTests {
     struct Ending {
         let status: Int32
         let signal: Int32?

@@ -1,10 +1,11 @@
 import CSQLite
 import Foundation
+import TestTags
 import Testing
 
 /// A catalog file damaged where the commands read it: each says so in one line and exits 3,
 /// pointing to `bookshelf check`; `check` runs SQLite's integrity check and says what it found.
-@Suite struct DamagedCatalogCommandLineTests {
+@Suite(.tags(.process)) struct DamagedCatalogCommandLineTests {
     /// The first page of the b-tree named `name` (the books table, or an index), and the page size.
     private func rootPage(of name: String, in path: String) throws -> (page: Int, size: Int) {
         var handle: OpaquePointer?

@@ -1,5 +1,6 @@
 import BookshelfTestSupport
 import Foundation
+import TestTags
 import Testing
 
 /// Runs the built `bookshelf-demo` in `--script` mode (virtual time, no terminal) and reads
@@ -7,7 +8,7 @@ import Testing
 /// whether the naive model was caught. The demo's oracle does the checking after every
 /// event; these tests make sure it runs for every scene over many schedules and that it
 /// does catch the naive model's defects.
-@Suite("bookshelf-demo --script")
+@Suite("bookshelf-demo --script", .tags(.tmux))
 struct DemoScriptTests {
     static let scenes = ["typing", "accounts", "conflict"]
     static let seeds: [UInt64] = Array(1...8)

@@ -3,11 +3,12 @@ import BookshelfTestSupport
 import CSQLite
 import Foundation
 import SQLiteCatalog
+import TestTags
 import Testing
 
 /// `bookshelf export` of a catalog another program wrote: harmless on a terminal, exact
 /// everywhere else, and honest about what a plain import would refuse.
-@Suite struct ExportRestoreTests {
+@Suite(.tags(.process)) struct ExportRestoreTests {
     /// A catalog of "Plain" plus rows whose titles hold ESC sequences, written by SQL.
     func hostileCatalog(_ sandbox: BookshelfProcess) throws -> (db: String, hostileIDs: [Int]) {
         let db = sandbox.path("catalog.sqlite")

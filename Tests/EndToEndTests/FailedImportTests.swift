@@ -1,10 +1,11 @@
 import BookshelfTestSupport
 import Foundation
+import TestTags
 import Testing
 
 /// An import that fails while it adds books changes nothing: into a path that held no catalog,
 /// it leaves no file behind, as its "nothing imported" message says.
-@Suite struct FailedImportTests {
+@Suite(.tags(.process)) struct FailedImportTests {
     @Test func anImportThatFailsWhileAddingLeavesNoNewCatalog() throws {
         let sandbox = try BookshelfProcess()
         defer { sandbox.remove() }

@@ -1,11 +1,12 @@
 import Foundation
 import SQLiteCatalog
+import TestTags
 import Testing
 
 /// `bookshelf import --from goodreads` and `--from calibre` on the committed samples: a
 /// Goodreads export written as Goodreads writes it, and a library made by Calibre's own
 /// `calibredb` (`Tests/Fixtures`).
-@Suite struct ForeignCatalogImportTests {
+@Suite(.tags(.process)) struct ForeignCatalogImportTests {
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Fixtures")
 

@@ -1,4 +1,5 @@
 import BookshelfTestSupport
+import TestTags
 @testable import bookshelf
 import Foundation
 import Testing
@@ -6,7 +7,7 @@ import Testing
 /// `bookshelf import` and `export` show progress on standard error as `sample` does: plain lines
 /// for a log (one per tenth), a bar redrawn in place on a terminal. Standard output keeps what it
 /// had: the "Added N books" line of an import, and an export's data, byte for byte.
-@Suite struct ImportExportProgressTests {
+@Suite(.tags(.postgres, .tmux)) struct ImportExportProgressTests {
     static let count = 30_000
 
     /// Zero-padded, so title order is number order and the export's bytes are known in advance.

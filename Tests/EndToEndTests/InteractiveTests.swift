@@ -2,10 +2,11 @@ import BookCatalog
 import BookshelfTestSupport
 import Foundation
 import SQLiteCatalog
+import TestTags
 import Testing
 
 /// `bookshelf` as a person uses it: in a terminal, under tmux.
-@Suite(.serialized) struct InteractiveTests {
+@Suite(.serialized, .tags(.tmux)) struct InteractiveTests {
     /// A temporary catalog (the starter sample plus one book of our own) and the app in a pane.
     struct Fixture {
         let sandbox: BookshelfProcess
@@ -159,7 +160,7 @@ import Testing
 }
 
 /// Mistakes the interactive mode reports before it touches the screen.
-@Suite struct InteractiveStartupErrorTests {
+@Suite(.tags(.process)) struct InteractiveStartupErrorTests {
     @Test func anUnknownAccountIsAClearErrorBeforeTheScreenOpens() throws {
         let sandbox = try BookshelfProcess()
         defer { sandbox.remove() }

@@ -2,11 +2,12 @@ import BookshelfTestSupport
 import BookCatalog
 import Foundation
 import SQLiteCatalog
+import TestTags
 import Testing
 
 /// Two people, two app processes, one catalog file: a save that meets someone else's newer
 /// revision merges what does not overlap and shows what does.
-@Suite(.serialized) struct MergeTmuxTests {
+@Suite(.serialized, .tags(.tmux)) struct MergeTmuxTests {
     /// Opens the one book in `pane` and replaces the focused field's last word with `word`.
     private func openAndEditTitle(_ pane: TmuxPane, book: BookRecord, lastWord word: String) throws {
         try pane.send("Enter")

@@ -1,12 +1,13 @@
 import Foundation
 import Glibc
+import TestTags
 import Testing
 
 /// A catalog path that names a device, a FIFO or a socket is not a catalog: every command
 /// says so in one line and exits 3, at once, and leaves the thing untouched. (Before, a
 /// device was "an empty file", `check` called `/dev/null` intact, and a FIFO failed with
 /// "disk I/O error" or could hang.)
-@Suite struct NotARegularFileTests {
+@Suite(.tags(.process)) struct NotARegularFileTests {
     @Test func aDeviceOrAFIFOIsRefusedByNameByEveryCommand() throws {
         let sandbox = try BookshelfProcess()
         defer { sandbox.remove() }

@@ -2,13 +2,14 @@ import BookCatalog
 import BookshelfTestSupport
 import Foundation
 import SQLiteCatalog
+import TestTags
 import Testing
 
 /// Orderings of the concurrency promise, shown in the real app: a switch that takes time
 /// while the user types, and a save whose answer arrives after someone else saved on top.
 /// `--latency` holds chosen requests back; the catalog holds one book, so the request
 /// numbers are known: 1 connect, 2 first search, 3 opening the book, 4 the next request.
-@Suite(.serialized) struct OrderingTmuxTests {
+@Suite(.serialized, .tags(.tmux)) struct OrderingTmuxTests {
     struct Catalog {
         let sandbox: BookshelfProcess
         let db: String

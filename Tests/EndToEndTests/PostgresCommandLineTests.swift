@@ -1,11 +1,12 @@
 import BookshelfTestSupport
 import Foundation
+import TestTags
 import Testing
 
 /// `bookshelf` against a real PostgreSQL server: `setup` (twice, then an account with a
 /// password), and `search` as accounts of different scopes and with good, wrong and missing
 /// passwords, all through the built binary as a user would run it.
-@Suite(.serialized) struct PostgresCommandLineTests {
+@Suite(.serialized, .tags(.postgres, .tmux)) struct PostgresCommandLineTests {
     @Test(.enabled(if: PostgresScratchServer.shouldRun))
     func setupThenSearchAsEachAccount() throws {
         let server = try PostgresScratchServer(passwordRoles: ["dave"])

@@ -1,13 +1,14 @@
 import BookshelfTestSupport
 import Foundation
 import Synchronization
+import TestTags
 import Testing
 
 /// A failover on real servers, through the command line: `setup --check` reads the replication
 /// set-up it finds, and with synchronous replication (`remote_apply`, the standby named in
 /// `synchronous_standby_names`) no save that `bookshelf edit` acknowledged is missing after the
 /// primary is killed and its standby promoted.
-@Suite(.serialized, .enabled(if: PostgresScratchServer.shouldRun))
+@Suite(.serialized, .enabled(if: PostgresScratchServer.shouldRun), .tags(.postgres))
 struct PostgresFailoverCommandLineTests {
     @Test("setup --check: one server without standbys in one line; with a standby, asynchronous: saves can be lost")
     func checkSingleServerAndAsynchronousStandby() throws {

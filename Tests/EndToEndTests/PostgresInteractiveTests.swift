@@ -1,11 +1,12 @@
 import BookshelfTestSupport
 import Foundation
+import TestTags
 import Testing
 
 /// The interactive `bookshelf` on a PostgreSQL catalog, in real terminals under tmux: two
 /// people on one catalog see each other's saves, and a role that needs a password is asked
 /// for it (without echo) before the screen opens.
-@Suite(.serialized) struct PostgresInteractiveTests {
+@Suite(.serialized, .tags(.postgres, .tmux)) struct PostgresInteractiveTests {
     struct Fixture {
         let server: PostgresScratchServer
         let sandbox: BookshelfProcess

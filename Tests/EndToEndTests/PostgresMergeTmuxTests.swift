@@ -1,11 +1,12 @@
 import BookshelfTestSupport
 import Foundation
+import TestTags
 import Testing
 
 /// Issue 43, item 6, on a real server: alice edits the author while erin retitles the book
 /// and saves first. Alice's Enter merges erin's title in, and the status line says so, naming
 /// erin, rather than reporting a plain save while her title field quietly changes.
-@Suite(.serialized) struct PostgresMergeTmuxTests {
+@Suite(.serialized, .tags(.postgres, .tmux)) struct PostgresMergeTmuxTests {
     @Test(.enabled(if: TmuxPane.shouldRun && PostgresScratchServer.shouldRun), arguments: [false, true])
     func anAutomaticMergeSaysWhatWasMergedAndWhose(aliceHearsOfItFirst: Bool) throws {
         let server = try PostgresScratchServer()

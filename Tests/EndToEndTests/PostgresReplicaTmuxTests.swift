@@ -1,11 +1,12 @@
 import BookshelfTestSupport
 import Foundation
+import TestTags
 import Testing
 
 /// Issue 42 in the app, in a real terminal under tmux: reads served by a standby 3 s behind
 /// the primary still show the user's own save at once, and a failover that loses an
 /// acknowledged save says so, keeps the text and lets it be saved again.
-@Suite(.serialized) struct PostgresReplicaTmuxTests {
+@Suite(.serialized, .tags(.postgres, .tmux)) struct PostgresReplicaTmuxTests {
     /// A catalog with the zebra book on `primary`, set up as a user does.
     static func catalog(on primary: PostgresScratchServer, in sandbox: BookshelfProcess) throws {
         try sandbox.setUp(primary)

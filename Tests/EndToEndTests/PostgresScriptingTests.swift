@@ -1,10 +1,11 @@
 import BookshelfTestSupport
 import Foundation
+import TestTags
 import Testing
 
 /// `edit`, `history` and `export` against a real PostgreSQL server, where the database
 /// itself decides who may see and change what.
-@Suite(.serialized) struct PostgresScriptingTests {
+@Suite(.serialized, .tags(.postgres)) struct PostgresScriptingTests {
     @Test(.enabled(if: PostgresScratchServer.shouldRun))
     func editHistoryAndExportAsEachAccount() throws {
         let server = try PostgresScratchServer(passwordRoles: [])

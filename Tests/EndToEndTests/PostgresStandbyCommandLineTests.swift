@@ -1,11 +1,12 @@
 import BookshelfTestSupport
 import Foundation
+import TestTags
 import Testing
 
 /// The command line with a string of two hosts, a hot standby first and the primary second:
 /// `search --reads standby` is answered, `edit` reaches the primary, and `--reads` and
 /// `BOOKSHELF_READS` take only what they should.
-@Suite struct PostgresStandbyCommandLineTests {
+@Suite(.tags(.postgres)) struct PostgresStandbyCommandLineTests {
     @Test(.enabled(if: PostgresScratchServer.shouldRun))
     func searchOnTheStandbyAndEditOnThePrimary() throws {
         let primary = try PostgresScratchServer(passwordRoles: [])

@@ -1,11 +1,12 @@
 import BookshelfTestSupport
 import Foundation
 import SQLiteCatalog
+import TestTags
 import Testing
 
 /// The catalog nobody named is private: its folder 0700 and every file in it 0600, whatever
 /// the umask. A catalog named with --db keeps the umask, since it may be shared on purpose.
-@Suite struct PrivateCatalogTests {
+@Suite(.tags(.process)) struct PrivateCatalogTests {
     /// Runs `bookshelf arguments` under `umask`, as a user's shell would.
     func run(_ process: BookshelfProcess, umask: String, _ arguments: [String], environment overrides: [String: String])
         throws -> Int32

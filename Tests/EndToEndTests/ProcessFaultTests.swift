@@ -3,6 +3,7 @@ import BookshelfTestSupport
 import CSQLite
 import Foundation
 import SQLiteCatalog
+import TestTags
 import Testing
 
 /// Real processes against one SQLite catalog file, killed or blocked at bad moments: two app
@@ -13,7 +14,7 @@ import Testing
 ///
 /// "In the middle" is observed, not timed: a process is killed when its write-ahead log has
 /// grown (its transaction is writing pages) or when its log shows it is saving.
-@Suite(.serialized) struct ProcessFaultTests {
+@Suite(.serialized, .tags(.tmux)) struct ProcessFaultTests {
     let sandbox: BookshelfProcess
     init() throws { sandbox = try BookshelfProcess() }
 

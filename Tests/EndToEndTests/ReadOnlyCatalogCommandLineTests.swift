@@ -1,5 +1,6 @@
 import BookshelfTestSupport
 import Foundation
+import TestTags
 import Testing
 
 /// A catalog its user cannot write, met as that user: a 0444 file in a 0555 directory, the
@@ -7,7 +8,7 @@ import Testing
 @Suite(
     .enabled(
         if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/sbin/runuser"),
-        "needs root, to run the commands as another user through runuser"))
+        "needs root, to run the commands as another user through runuser"), .tags(.process))
 struct ReadOnlyCatalogCommandLineTests {
     @Test func aCatalogTheUserCannotWriteIsSearchedExportedAndItsHistoryRead() throws {
         let sandbox = try BookshelfProcess()

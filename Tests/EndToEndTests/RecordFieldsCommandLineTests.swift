@@ -1,9 +1,10 @@
 import Foundation
+import TestTags
 import Testing
 
 /// The fields beyond title and author through the real binary: `edit` sets and clears each,
 /// `search --json` and `history --json` show them, and export → import keeps every byte.
-@Suite struct RecordFieldsCommandLineTests {
+@Suite(.tags(.process)) struct RecordFieldsCommandLineTests {
     private func bookID(_ sandbox: BookshelfProcess, _ db: String, query: String, suffix: String) throws -> Int {
         let found = try sandbox.run(["search", query, "--db", db, "--limit", "1000"])
         let line = try #require(found.outputLines.first { $0.hasSuffix(suffix) }, "\(found.output)")

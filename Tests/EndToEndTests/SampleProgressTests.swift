@@ -1,12 +1,13 @@
 import BookshelfTestSupport
 import Foundation
 import SQLiteCatalog
+import TestTags
 import Testing
 
 /// `bookshelf sample --count N` shows its progress on standard error: plain lines for a log
 /// (one per tenth of the work, counts rising to N), a bar redrawn in place on a terminal, and
 /// refuses a count it cannot add before it writes anything.
-@Suite struct SampleProgressTests {
+@Suite(.tags(.postgres, .tmux)) struct SampleProgressTests {
     static let label = "Adding sample books"
 
     /// The progress lines of standard error that start with `label`, as (count done, percent).

@@ -1,9 +1,10 @@
 import Foundation
 import SQLiteCatalog
+import TestTags
 import Testing
 
 /// `edit`, `history` and `export` as a script meets them: the real binary on a real file.
-@Suite struct ScriptingCommandLineTests {
+@Suite(.tags(.process)) struct ScriptingCommandLineTests {
     /// The id of the one book whose search line ends with `suffix`.
     private func bookID(_ sandbox: BookshelfProcess, _ db: String, query: String, suffix: String) throws -> Int {
         let found = try sandbox.run(["search", query, "--db", db, "--limit", "1000"])

@@ -1,12 +1,13 @@
 import BookCatalog
 import BookshelfTestSupport
 import Foundation
+import TestTags
 import Testing
 
 /// Keys as tmux really sends them, whatever TERM the app was given: tmux sends VT220
 /// `Esc [1~` / `Esc [4~` for Home and End even where terminfo (xterm's) says `Esc OH` /
 /// `Esc OF`, and many users run it with `default-terminal xterm-256color`.
-@Suite(.serialized) struct TerminalKeysTmuxTests {
+@Suite(.serialized, .tags(.tmux)) struct TerminalKeysTmuxTests {
     static let terminalTypes = ["xterm-256color", "screen-256color", "tmux-256color", "xterm"]
 
     @Test(.enabled(if: TmuxPane.shouldRun), arguments: terminalTypes)

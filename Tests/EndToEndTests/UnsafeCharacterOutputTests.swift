@@ -3,13 +3,14 @@ import BookshelfTestSupport
 import CSQLite
 import Foundation
 import SQLiteCatalog
+import TestTags
 import Testing
 import TerminalUI
 @testable import bookshelf
 
 /// `bookshelf search` prints stored titles and authors; whatever reached the store, nothing
 /// in its output may act on the terminal.
-@Suite("Unsafe characters in command-line output")
+@Suite("Unsafe characters in command-line output", .tags(.process))
 struct UnsafeCharacterOutputTests {
     @Test("tab-separated and JSON lines carry no unsafe character, and JSON keeps the exact value")
     func searchOutputIsHarmless() throws {

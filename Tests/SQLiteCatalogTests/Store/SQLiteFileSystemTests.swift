@@ -2,6 +2,7 @@ import BookCatalog
 import BookshelfTestSupport
 import Foundation
 import SQLiteCatalog
+import TestTags
 import Testing
 
 /// What a user meets when the file system under a catalog refuses writes: a read-only mount
@@ -10,7 +11,8 @@ import Testing
 @Suite(
     .enabled(
         if: TmpfsMount.mayMount,
-        "needs root and a tmpfs mount; with CI set a refused mount or a user other than root fails instead"))
+        "needs root and a tmpfs mount; with CI set a refused mount or a user other than root fails instead"),
+    .tags(.process))
 struct SQLiteFileSystemTests {
     // MARK: Read-only
 
@@ -195,7 +197,7 @@ struct SQLiteFileSystemTests {
 }
 
 /// When the file-system tests run: the rule itself, so it is checked wherever the suite runs.
-@Suite struct TmpfsMountPolicyTests {
+@Suite(.tags(.process)) struct TmpfsMountPolicyTests {
     @Test func underCITheyRunForEveryUserAndOtherwiseOnlyWhenAMountWorks() {
         #expect(TmpfsMount.shouldRun(underCI: true, asRoot: false, probe: { false }), "CI, not root: run (and fail)")
         #expect(
