@@ -114,8 +114,8 @@ let package = Package(
             // bookshelf-demo and bookshelf-bench are run by the tests, not imported: the
             // dependency builds them first.
             dependencies: [
-                "BookCatalog", "BookshelfTestSupport", "CSQLite", "SQLiteCatalog", "TerminalUI", "TestTags",
-                "bookshelf", "bookshelf-bench", "bookshelf-demo",
+                "BookCatalog", "BookshelfModel", "BookshelfTestSupport", "CSQLite", "SQLiteCatalog", "TerminalUI",
+                "TestTags", "bookshelf", "bookshelf-bench", "bookshelf-demo",
             ]),
     ],
     swiftLanguageModes: [.v6]

@@ -88,6 +88,9 @@ public final class BookshelfModel {
     var message: String?
     /// Saves the store lost, each kept until its book is opened again (`noticeLostSaves`).
     var keptLostSaves: [Int: LostSave] = [:]
+    /// Where the open draft is kept between runs (nil: nowhere), and what is kept there.
+    let keeper: (any DraftKeeping)?
+    var keeping = DraftKeepingState()
 
     public init(
         connector: any CatalogConnector,
@@ -95,7 +98,8 @@ public final class BookshelfModel {
         pageSize: Int = 50,
         loadMoreThreshold: Int = 5,
         logCapacity: Int = 200,
-        clock: StoreClock = .continuous()
+        clock: StoreClock = .continuous(),
+        keeper: (any DraftKeeping)? = nil
     ) {
         self.connector = connector
         self.startingAccount = account
@@ -103,6 +107,7 @@ public final class BookshelfModel {
         self.loadMoreThreshold = max(0, loadMoreThreshold)
         self.log = RequestLog(capacity: logCapacity)
         self.clock = clock
+        self.keeper = keeper
     }
 
     /// Everything the UI draws.
@@ -128,7 +133,8 @@ public final class BookshelfModel {
             shouldQuit: shouldQuit,
             waitingForSave: afterSave,
             message: message,
-            history: historyState)
+            history: historyState,
+            keptDraft: keptDraftQuestion)
     }
 
     /// Waits until the effect that request `number` belongs to has finished processing (its
@@ -147,7 +153,10 @@ public final class BookshelfModel {
             .sorted { $0.request < $1.request }
     }
 
-    func changed() { onChange?() }
+    func changed() {
+        dropKeptDraftNoLongerOpen()
+        onChange?()
+    }
 
     // MARK: Freshness floor
 

@@ -26,6 +26,9 @@ public struct BookshelfState: Equatable, Sendable {
     public var message: String?
     /// The history view of a book, when open.
     public var history: HistoryState?
+    /// An earlier run kept an unsaved draft of this account: restore it? (`restoreKeptDraft`,
+    /// `declineKeptDraft`).
+    public var keptDraft: KeptDraftQuestion? = nil
 }
 
 public struct AccountChoice: Equatable, Sendable, Hashable {

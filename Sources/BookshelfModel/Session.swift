@@ -78,7 +78,10 @@ extension BookshelfModel {
     /// Asks to quit; with an unsaved draft it asks first. Watch `state.shouldQuit`.
     public func requestQuit() {
         message = nil
-        if !askBeforeDroppingTheEditor(.quit) { shouldQuit = true }
+        if !askBeforeDroppingTheEditor(.quit) {
+            shouldQuit = true
+            forgetKeptDraft()
+        }
         changed()
     }
 
@@ -122,7 +125,9 @@ extension BookshelfModel {
             discardEditor()
             return nil
         case .quit:
+            // The user said to discard the draft: it is not kept for the next run either.
             shouldQuit = true
+            forgetKeptDraft()
             return nil
         case let .switchAccount(name):
             // The draft goes only when the new session begins; a failed connect keeps it.
@@ -188,6 +193,8 @@ extension BookshelfModel {
             Effect(
                 .connect, { try await connector.connect(account: name, password: password) },
                 publish: { [self] remote, _ in
+                    // Any draft of the session that ends was discarded when the user said so.
+                    forgetKeptDraft()
                     beginSession(remote: remote, account: name)
                     return nil
                 },
@@ -212,6 +219,9 @@ extension BookshelfModel {
         // The account list on its way belongs to the session that ends: ask again.
         let listingWasCutOff = isPending(.accounts)
         session += 1
+        // Before anything calls `changed()`: a draft the old session kept stays on disk when
+        // its editor closes here without the user's word (an administrator moved the scope).
+        offerKeptDrafts(to: account)
         owners.removeAll()
         showsBusy.removeAll()
         for task in cancellable.values { task.cancel() }

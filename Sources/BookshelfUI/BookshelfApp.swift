@@ -128,6 +128,7 @@ public final class BookshelfApp {
 
     private func tick() {
         if isBusy { ui.spinnerPhase &+= 1 }
+        model.keepDraftAfterPause()
         let time = now()
         if let last = lastFreshnessCheck, time - last < freshnessInterval { return }
         lastFreshnessCheck = time

@@ -18,7 +18,7 @@ extension BookshelfApp {
         case .tooSmall: layout.isTooSmall
         case .password: state.passwordPrompt != nil
         // An overlay opened before the question keeps the keys until it closes.
-        case .restoreQuestion: state.history?.restoreQuestion != nil && ui.overlay == nil
+        case .restoreQuestion: (state.history?.restoreQuestion != nil || state.keptDraft != nil) && ui.overlay == nil
         case .global, .search: true
         case .help: if case .help? = ui.overlay { true } else { false }
         case .accounts: if case .accounts? = ui.overlay { true } else { false }
@@ -161,9 +161,14 @@ extension BookshelfApp {
         case .closeHistory:
             model.closeHistory()
         case .confirmRestore:
+            if state.keptDraft != nil { return .took(request: model.restoreKeptDraft()) }
             return .took(request: model.confirmRestore())
         case .cancelRestore:
-            model.cancelRestore()
+            if state.keptDraft != nil {
+                model.declineKeptDraft()
+            } else {
+                model.cancelRestore()
+            }
 
         case .helpFromEmptySearch:
             guard state.search.query.isEmpty else { return .passedOn }

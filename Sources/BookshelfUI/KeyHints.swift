@@ -204,6 +204,10 @@ enum Hints {
         KeyHint(.restoreQuestion, .confirmRestore, says: "yes, restore"),
         KeyHint(.restoreQuestion, .cancelRestore, says: "no"),
     ])
+    static let keptDraftBox = HintLine([
+        KeyHint(.restoreQuestion, .confirmRestore, says: "yes, restore"),
+        KeyHint(.restoreQuestion, .cancelRestore, says: "no, discard it"),
+    ])
 
     // Notices about a key that does nothing yet.
     static let chooseFirstWithMerge = HintLine(
@@ -246,7 +250,8 @@ enum Hints {
     static let all: [HintLine] = [
         connect, reconnect, question, help, accounts, restoreQuestion, history, historyReadOnly, conflictWithMerge,
         conflict, editor, notes, viewer, search, searchReader, editorPane, notesPane, viewerPane, goBack, keepEditing,
-        conflictBanner, fieldConflictBanner, historyPane, historyPaneReadOnly, restoreBox, quitWhenTooSmall,
+        conflictBanner, fieldConflictBanner, historyPane, historyPaneReadOnly, restoreBox, keptDraftBox,
+        quitWhenTooSmall,
         keepEditingAnswer,
         chooseFirstWithMerge, chooseFirst, reloadOnlyAfterAConflict, overwriteOnlyAfterAConflict, discardAnswers,
         afterSaveAnswers,

@@ -14,7 +14,8 @@ public enum InputLayer: CaseIterable, Sendable {
     case tooSmall
     /// The password of the account being switched to (or reconnected).
     case password
-    /// "Restore revision N as a new revision?" in the history view.
+    /// "Restore revision N as a new revision?" in the history view, or "An unsaved draft of
+    /// «title» (based on revision N) was kept. Restore it?" when a session begins.
     case restoreQuestion
     /// Help, the account switcher and quitting, over whatever is open below. Not modal.
     case global

@@ -77,6 +77,7 @@ enum StatusLine {
         case .requests?: return Hints.requests
         case nil: break
         }
+        if state.keptDraft != nil { return Hints.restoreQuestion }
         if let history = state.history, state.editor == nil {
             if history.restoreQuestion != nil { return Hints.restoreQuestion }
             return history.canRestore ? Hints.history : Hints.historyReadOnly
@@ -105,6 +106,13 @@ enum Overlays {
         }
         if let prompt = state.passwordPrompt {
             renderPassword(prompt, secret: ui.password, into: &canvas)
+            return
+        }
+        if let kept = state.keptDraft {
+            Box(
+                title: "Kept draft", lines: [kept.question, "", Hints.keptDraftBox.text], canvas: canvas,
+                preferredWidth: 52
+            ).draw(into: &canvas)
             return
         }
         if let revision = state.history?.restoreQuestion {

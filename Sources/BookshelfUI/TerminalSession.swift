@@ -42,6 +42,9 @@ public final class TerminalSession {
             terminal.setNeedsDraw()
             updateTicker()
         }
+        // The terminal closed under the app, or a signal ends it: the user did not discard the
+        // draft, so it is kept for the next run.
+        terminal.beforeUnaskedExit = { [unowned self] in app.model.keepDraftNow() }
         app.onQuit = { [unowned self] in
             beforeExit()
             terminal.quit(status: 0, farewell: app.model.state.message)

@@ -88,6 +88,10 @@ public final class Terminal {
     public var onEvent: (TerminalEvent) -> Void = { _ in }
     /// Paints a frame. The canvas arrives blank at the current size.
     public var render: (inout Canvas) -> Void = { _ in }
+    /// Runs when the program is about to end without being asked to by the app: a quit signal
+    /// (SIGHUP when the terminal is closed, SIGTERM, SIGINT) or the terminal gone. The last
+    /// moment to keep the user's unsaved work; the terminal is restored after it.
+    public var beforeUnaskedExit: () -> Void = {}
 
     public private(set) var size: TerminalSize
     /// False on monochrome terminals and when `NO_COLOR` is set: styles keep their
@@ -119,9 +123,9 @@ public final class Terminal {
         backend.attach(
             TerminalBackendEvents(
                 input: { [unowned self] bytes in self.receive(bytes) },
-                inputClosed: { [unowned self] in self.quit(status: 128 + SIGHUP) },
+                inputClosed: { [unowned self] in self.quitUnasked(status: 128 + SIGHUP) },
                 resized: { [unowned self] in self.syncSize() },
-                quitSignal: { [unowned self] signo in self.quit(status: 128 + signo) },
+                quitSignal: { [unowned self] signo in self.quitUnasked(status: 128 + signo) },
                 suspendSignal: { [unowned self] in self.suspend() },
                 continued: { [unowned self] in self.continued() }))
         syncSize()
@@ -150,6 +154,11 @@ public final class Terminal {
         backend.restore()
         if let farewell { print(sanitize(farewell)) }
         exit(status)
+    }
+
+    private func quitUnasked(status: Int32) -> Never {
+        beforeUnaskedExit()
+        quit(status: status)
     }
 
     /// Asks for a frame. Any number of requests in one turn of the main queue produce

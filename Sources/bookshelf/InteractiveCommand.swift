@@ -181,6 +181,7 @@ enum InteractiveCommand {
         let connector: any CatalogConnector
         let store: StoreInfo
         let countBooks: @Sendable (String) async -> Int?
+        let catalogIdentity: String
         switch setup.store {
         case let .sqlite(catalog, path):
             let plain = SQLiteConnector(catalog: catalog)
@@ -193,6 +194,7 @@ enum InteractiveCommand {
                             retainedCalls: LatencyScript.interactiveRetainedCalls))
                 } ?? plain
             store = StoreInfo(kind: "SQLite", location: displayPath(path))
+            catalogIdentity = "sqlite " + realPath(path)
             countBooks = { account in
                 guard let scope = try? catalog.accounts().first(where: { $0.name == account })?.scope else {
                     return nil
@@ -202,11 +204,15 @@ enum InteractiveCommand {
         case let .postgres(postgres, description):
             connector = postgres
             store = StoreInfo(kind: "PostgreSQL", location: description)
+            catalogIdentity = "postgresql " + description
             countBooks = { account in await postgres.bookCount(account: account) }
+        }
+        let keeper = KeptDraftFiles.directory(environment: ProcessInfo.processInfo.environment).map {
+            KeptDraftFiles(directory: $0, catalog: catalogIdentity)
         }
         let model = BookshelfModel(
             connector: connector, account: setup.account.name,
-            pageSize: ScreenLayout.pageSize(forRows: terminal.size.rows))
+            pageSize: ScreenLayout.pageSize(forRows: terminal.size.rows), keeper: keeper)
         let app = BookshelfApp(model: model, store: store, size: terminal.size, countBooks: countBooks)
         if let notice = setup.firstRunNotice { app.announce(notice) }
         // Appending: the store may write lines of its own (standby reads, see CatalogReads).
@@ -246,6 +252,16 @@ enum InteractiveCommand {
         case .alreadyActive?: "the terminal is already in use"
         case nil: String(describing: error)
         }
+    }
+
+    /// The file's path with every link resolved, so that two ways of naming one catalog keep
+    /// its drafts in one place; as given (made absolute) when it cannot be resolved.
+    static func realPath(_ path: String) -> String {
+        guard let resolved = Glibc.realpath(path, nil) else {
+            return path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+        }
+        defer { free(resolved) }
+        return String(cString: resolved)
     }
 
     /// `~/...` for paths under the home directory: shorter in the header.

@@ -23,7 +23,8 @@ final class Harness {
 
     init(
         books: [String: [BookRecord]] = ["alice": [], "bob": []], passwords: [String: String] = [:],
-        account: String = "alice", pageSize: Int = 50, accounts: [String: Account] = [:]
+        account: String = "alice", pageSize: Int = 50, accounts: [String: Account] = [:],
+        keeper: (any DraftKeeping)? = nil
     ) {
         connector = SteppedConnector(books: books, passwords: passwords)
         let counter = clock
@@ -31,7 +32,7 @@ final class Harness {
             accounts.isEmpty ? connector : AccountTellingConnector(base: connector, accounts: accounts)
         model = BookshelfModel(
             connector: opening, account: account, pageSize: pageSize, loadMoreThreshold: 1,
-            clock: StoreClock { counter.tick() })
+            clock: StoreClock { counter.tick() }, keeper: keeper)
         model.onTrace = { [unowned self] in traces.append($0) }
         model.onChange = { [unowned self] in changeCount += 1 }
     }

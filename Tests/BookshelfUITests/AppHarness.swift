@@ -24,7 +24,8 @@ final class AppHarness {
         otherScopes: [(scope: String, books: [(String, String)])] = [],
         countBooks: (@Sendable (String) async -> Int?)? = nil,
         details: (_ title: String, _ author: String) -> BookDetails = { _, _ in BookDetails.empty },
-        connector wrap: (MemoryCatalogConnector) -> any CatalogConnector = { $0 }
+        connector wrap: (MemoryCatalogConnector) -> any CatalogConnector = { $0 },
+        keeper: (any DraftKeeping)? = nil
     ) {
         catalog = MemoryCatalog()
         for account in accounts { catalog.addAccount(account) }
@@ -38,7 +39,7 @@ final class AppHarness {
         }
         model = BookshelfModel(
             connector: wrap(MemoryCatalogConnector(catalog: catalog, passwords: passwords)), account: account,
-            pageSize: pageSize)
+            pageSize: pageSize, keeper: keeper)
         app = BookshelfApp(
             model: model, store: store,
             size: TerminalSize(rows: rows, columns: columns), countBooks: countBooks)

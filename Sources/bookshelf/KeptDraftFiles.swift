@@ -1,0 +1,204 @@
+import BookCatalog
+import BookshelfModel
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The app's `DraftKeeping`: one file a draft, as vim keeps swap files, in
+/// `$XDG_STATE_HOME/bookshelf/drafts/` (else `~/.local/state/bookshelf/drafts/`), the folders
+/// made 0700 and each file 0600. A file's name says its catalog, account and book (hashed: an
+/// account name may hold any character); its content says them in full and is what is checked,
+/// so another account's draft is never taken for this one's, whatever the name.
+///
+/// Writes are atomic (a temporary file, flushed, then renamed over the old one), so a process
+/// killed while writing leaves the previous draft whole. Reads are bounded and checked
+/// (`KeptDraftFile`); a file that cannot be read is set aside under another name and reported,
+/// never deleted.
+@MainActor
+final class KeptDraftFiles: DraftKeeping {
+    let directory: String
+    /// Which catalog: the SQLite file's real path, or the PostgreSQL connection without its user.
+    let catalog: String
+    private let processID = getpid()
+    /// A folder holding more names than this is not read to the end.
+    static let maximumEntries = 100_000
+    /// Drafts offered at most at one start: more are left for the next.
+    static let maximumDrafts = 100
+
+    init(directory: String, catalog: String) {
+        self.directory = directory
+        self.catalog = catalog
+    }
+
+    /// Where drafts are kept: `$XDG_STATE_HOME/bookshelf/drafts` (an absolute one only, as the
+    /// XDG spec says), else `$HOME/.local/state/bookshelf/drafts`; nil without either.
+    static func directory(environment: [String: String]) -> String? {
+        if let state = environment["XDG_STATE_HOME"], state.hasPrefix("/") { return state + "/bookshelf/drafts" }
+        guard let home = environment["HOME"], home.hasPrefix("/") else { return nil }
+        return home + "/.local/state/bookshelf/drafts"
+    }
+
+    // MARK: DraftKeeping
+
+    func keep(_ draft: KeptDraft) throws {
+        let text = KeptDraftFile(catalog: catalog, owner: processID, draft: draft).text
+        guard text.utf8.count <= KeptDraftFile.maximumBytes else {
+            throw Failure("the draft is larger than \(KeptDraftFile.maximumBytes) bytes")
+        }
+        try makeDirectory()
+        let final = path(account: draft.account, bookID: draft.bookID)
+        let temporary = "\(directory)/.\(name(account: draft.account, bookID: draft.bookID)).\(processID).tmp"
+        unlink(temporary)
+        let file = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard file >= 0 else { throw Failure.system("cannot create", temporary) }
+        let bytes = Array(text.utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let count = bytes.withUnsafeBytes { Glibc.write(file, $0.baseAddress! + offset, $0.count - offset) }
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else { break }
+            offset += count
+        }
+        let failure =
+            offset < bytes.count
+            ? Failure.system("cannot write", temporary)
+            : fsync(file) == 0 ? nil : Failure.system("cannot flush", temporary)
+        close(file)
+        if let failure {
+            unlink(temporary)
+            throw failure
+        }
+        guard rename(temporary, final) == 0 else {
+            let failure = Failure.system("cannot rename to", final)
+            unlink(temporary)
+            throw failure
+        }
+    }
+
+    func remove(account: String, bookID: Int) throws {
+        let file = path(account: account, bookID: bookID)
+        guard unlink(file) == 0 || errno == ENOENT else { throw Failure.system("cannot remove", file) }
+    }
+
+    func kept(account: String) -> KeptDraftsFound {
+        var found = KeptDraftsFound()
+        for (bookID, file) in files(of: account) {
+            let content: KeptDraftFile
+            do {
+                content = try KeptDraftFile(bytes: try Self.read(file))
+                guard content.draft.bookID == bookID else {
+                    throw KeptDraftFile.Unreadable("its name and its book differ")
+                }
+            } catch {
+                found.problems.append(setAside(file, because: error))
+                continue
+            }
+            // A name shared by chance (or a file copied in) is left alone and never shown.
+            guard content.catalog == catalog, content.draft.account == account else { continue }
+            // That run is still going and has the draft open: it keeps it, or removes it.
+            if content.owner != processID, Self.isRunning(content.owner) { continue }
+            found.drafts.append(content.draft)
+        }
+        return found
+    }
+
+    // MARK: Files
+
+    func path(account: String, bookID: Int) -> String { "\(directory)/\(name(account: account, bookID: bookID))" }
+
+    private func name(account: String, bookID: Int) -> String { "\(prefix(account))\(bookID).draft" }
+
+    private func prefix(_ account: String) -> String { "\(Self.hash(catalog))-\(Self.hash(account))-" }
+
+    /// This account's draft files, by book.
+    private func files(of account: String) -> [(Int, String)] {
+        guard let folder = opendir(directory) else { return [] }
+        defer { closedir(folder) }
+        let prefix = prefix(account)
+        var files: [(Int, String)] = []
+        var seen = 0
+        while seen < Self.maximumEntries, files.count < Self.maximumDrafts, let entry = readdir(folder) {
+            seen += 1
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            guard name.hasPrefix(prefix), name.hasSuffix(".draft"),
+                let bookID = Int(name.dropFirst(prefix.count).dropLast(".draft".count)), bookID > 0
+            else { continue }
+            files.append((bookID, "\(directory)/\(name)"))
+        }
+        return files.sorted { $0.0 < $1.0 }
+    }
+
+    /// At most `KeptDraftFile.maximumBytes` and one more (to tell a larger file), of a regular
+    /// file only: a FIFO or a device could block or never end, a link could point anywhere.
+    static func read(_ path: String) throws -> [UInt8] {
+        let file = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        guard file >= 0 else { throw Failure.system("cannot open", path) }
+        defer { close(file) }
+        var status = stat()
+        guard fstat(file, &status) == 0 else { throw Failure.system("cannot read", path) }
+        guard status.st_mode & S_IFMT == S_IFREG else { throw KeptDraftFile.Unreadable("not a regular file") }
+        let limit = KeptDraftFile.maximumBytes + 1
+        var bytes = [UInt8](repeating: 0, count: min(limit, max(0, Int(status.st_size)) + 1))
+        var count = 0
+        while count < bytes.count {
+            let got = bytes.withUnsafeMutableBytes { Glibc.read(file, $0.baseAddress! + count, $0.count - count) }
+            if got < 0, errno == EINTR { continue }
+            guard got >= 0 else { throw Failure.system("cannot read", path) }
+            if got == 0 { break }
+            count += got
+            // The file grew while being read: look a little further, never past the limit.
+            if count == bytes.count, bytes.count < limit {
+                bytes += [UInt8](repeating: 0, count: min(limit - bytes.count, 4096))
+            }
+        }
+        return Array(bytes[..<count])
+    }
+
+    /// Renames an unreadable file out of the way (kept for a person to look at) and says so.
+    private func setAside(_ file: String, because error: any Error) -> String {
+        for attempt in 1...100 {
+            let aside = attempt == 1 ? "\(file).damaged" : "\(file).damaged-\(attempt)"
+            if access(aside, F_OK) == 0 { continue }
+            if rename(file, aside) == 0 {
+                return "A kept draft could not be read (\(error)); it was set aside as \(aside)."
+            }
+            break
+        }
+        return "A kept draft could not be read (\(error)) nor set aside: \(file)."
+    }
+
+    private func makeDirectory() throws {
+        var built = ""
+        for component in directory.split(separator: "/") {
+            built += "/" + component
+            if mkdir(built, 0o700) != 0, errno != EEXIST { throw Failure.system("cannot create", built) }
+        }
+    }
+
+    /// Whether process `id` still runs (one that is not ours to signal runs too).
+    private static func isRunning(_ id: Int32) -> Bool { id > 0 && (kill(id, 0) == 0 || errno == EPERM) }
+
+    /// FNV-1a, 64 bits, as 16 hex digits: a short stable name for any text (Swift's `Hasher`
+    /// is seeded anew in every process).
+    static func hash(_ text: String) -> String {
+        var value: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in text.utf8 {
+            value ^= UInt64(byte)
+            value = value &* 0x100_0000_01b3
+        }
+        let hex = String(value, radix: 16)
+        return String(repeating: "0", count: 16 - hex.count) + hex
+    }
+
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+        init(_ description: String) { self.description = description }
+
+        static func system(_ what: String, _ path: String) -> Failure {
+            Failure("\(what) \(path): \(String(cString: strerror(errno)))")
+        }
+    }
+}
