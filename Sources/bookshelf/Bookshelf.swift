@@ -132,6 +132,15 @@ enum Bookshelf {
                     \(CatalogReads.explanation)
                     """),
                 .init(
+                    title: "Files",
+                    """
+                    An unsaved draft of the interactive catalog is kept in
+                    $XDG_STATE_HOME/bookshelf/drafts/ (else ~/.local/state/bookshelf/drafts/) a moment
+                    after typing pauses, and at once when the terminal closes or the app is told to end;
+                    the next start as that account asks whether to restore it. Saving or discarding the
+                    draft removes its file.
+                    """),
+                .init(
                     title: "Exit status",
                     """
                     0 success; 1 no match (search) or bad lines (import); 2 usage error;

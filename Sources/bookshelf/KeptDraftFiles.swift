@@ -23,8 +23,9 @@ final class KeptDraftFiles: DraftKeeping {
     private let processID = getpid()
     /// A folder holding more names than this is not read to the end.
     static let maximumEntries = 100_000
-    /// Drafts offered at most at one start: more are left for the next.
-    static let maximumDrafts = 100
+    /// Drafts read at most at one start (each up to `KeptDraftFile.maximumBytes`, read while
+    /// the session begins): more are left for the next.
+    static let maximumDrafts = 20
 
     init(directory: String, catalog: String) {
         self.directory = directory

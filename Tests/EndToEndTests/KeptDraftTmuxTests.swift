@@ -124,6 +124,19 @@ import Testing
         #expect(app.keptFiles().isEmpty, "saving removes the kept draft")
     }
 
+    @Test(.enabled(if: TmuxPane.shouldRun)) func aDraftIsKeptWhenTheAppIsToldToEnd() throws {
+        let app = App(catalog: try OrderingTmuxTests.Catalog())
+        defer { app.catalog.sandbox.remove() }
+        let first = try app.start()
+        defer { first.pane.kill() }
+        try app.typeNotes("Told to end", in: first.pane)
+        #expect(kill(first.pid, SIGTERM) == 0)
+        let file = try app.waitForKeptFile()
+        try app.waitUntilGone(first.pid)
+        let text = try String(contentsOfFile: file, encoding: .utf8)
+        #expect(text.contains("\ndraft-notes Told to end\n"), "\(text)")
+    }
+
     /// No signal to catch: what survives is what was written once typing paused. Meanwhile
     /// someone else saved the book, so restoring shows the conflict banner.
     @Test(.enabled(if: TmuxPane.shouldRun)) func aDraftWrittenAfterThePauseOutlivesKillNine() async throws {
