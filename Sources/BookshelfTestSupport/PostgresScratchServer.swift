@@ -149,16 +149,12 @@ public final class PostgresScratchServer: Sendable {
     /// Waits until some session in `pg_stat_activity` meets `condition` (SQL over its columns,
     /// such as `wait_event_type = 'Lock'`), asking every 50 ms; throws after `timeout`.
     public func waitForActivity(where condition: String, timeout: Duration = .seconds(20)) throws {
-        let deadline = ContinuousClock.now + timeout
         let probe = """
             DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_stat_activity WHERE \(condition))
             THEN RAISE 'not yet'; END IF; END $$
             """
-        while (try? superuserSQL(probe)) == nil {
-            guard ContinuousClock.now < deadline else {
-                throw ChildProcessFailure("no session in pg_stat_activity with \(condition) within \(timeout)")
-            }
-            Thread.sleep(forTimeInterval: 0.05)
+        try Await.until("a session in pg_stat_activity with \(condition)", timeout: timeout, every: .milliseconds(50)) {
+            (try? superuserSQL(probe)) != nil
         }
     }
 

@@ -63,32 +63,18 @@ public final class TmuxPane {
         try run(["capture-pane", "-p", "-t", "app"])
     }
 
-    /// Polls the pane until `condition` holds; returns the screen that satisfied it. The
-    /// timeout stretches under a sanitizer (`TestTime`).
+    /// Polls the pane until `condition` holds; returns the screen that satisfied it. When the
+    /// timeout (stretched under a sanitizer) passes, the error shows the last screen.
     @discardableResult
     public func waitFor(_ what: String, timeout: Duration = .seconds(30), _ condition: (String) -> Bool) throws
         -> String
     {
-        let deadline = ContinuousClock.now + TestTime.scaled(timeout)
-        var screen = ""
-        while ContinuousClock.now < deadline {
-            screen = try capture()
-            if condition(screen) { return screen }
-            usleep(50_000)
-        }
-        throw TmuxTimeout(what: what, screen: screen)
+        try Await.until(what, timeout: timeout, every: .milliseconds(50), probe: capture) { condition($0) }
     }
 
     @discardableResult
     public func waitFor(text: String, timeout: Duration = .seconds(30)) throws -> String {
         try waitFor("\"\(text)\"", timeout: timeout) { $0.contains(text) }
-    }
-
-    /// Waiting gave up; the test fails with what it waited for and the last screen.
-    public struct TmuxTimeout: Error, CustomStringConvertible {
-        public let what: String
-        public let screen: String
-        public var description: String { "timed out waiting for \(what); the screen was:\n\(screen)" }
     }
 
     /// Runs tmux on this pane's private socket (never a tmux the tests themselves run inside)

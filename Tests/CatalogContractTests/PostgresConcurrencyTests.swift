@@ -1,4 +1,5 @@
 import BookCatalog
+import BookshelfTestSupport
 import Foundation
 @testable import PostgresCatalog
 import TestTags
@@ -97,11 +98,10 @@ struct PostgresConcurrencyTests {
         _ = try await annRemote.save(SaveRequest(id: dune.id, title: "Dune Messiah", expectedRevision: 1))
 
         // Notifications are asynchronous in general: wait for this one, with a deadline.
-        let deadline = ContinuousClock.now + .seconds(20)
-        var notice: ChangeNotice?
-        while notice == nil, ContinuousClock.now < deadline {
-            notice = try await repository.checkForChanges()
-            if notice == nil { try await Task.sleep(for: .milliseconds(20)) }
+        let notice = try await Await.until("the other connection's change notice") {
+            try await repository.checkForChanges()
+        } _: {
+            $0 != nil
         }
         // Only the other connection's save in this scope: not our own, not another scope's.
         #expect(notice == ChangeNotice(bookIDs: [dune.id]))

@@ -14,12 +14,11 @@ extension PostgresTestCluster {
         // An empty primary_conninfo, reloaded, stops the WAL receiver and starts none again.
         _ = try await standby.rows("ALTER SYSTEM SET primary_conninfo = ''")
         _ = try await standby.rows("SELECT pg_reload_conf()")
-        let deadline = ContinuousClock.now + .seconds(20)
-        while ContinuousClock.now < deadline {
-            if try await standby.rows("SELECT count(*) FROM pg_stat_wal_receiver").first?[0] == "0" { return }
-            try await Task.sleep(for: .milliseconds(20))
+        try await Await.until("the standby's WAL receiver to stop") {
+            try await standby.rows("SELECT count(*) FROM pg_stat_wal_receiver").first?[0]
+        } _: {
+            $0 == "0"
         }
-        throw ClusterFailure("the standby's WAL receiver did not stop within 20 s")
     }
 
     /// How many standbys stream from the primary now (`pg_stat_replication`).

@@ -1,4 +1,5 @@
 import BookCatalog
+import BookshelfTestSupport
 import Foundation
 @testable import PostgresCatalog
 import TestTags
@@ -63,15 +64,12 @@ struct PostgresFaultTests {
         _ = try await holder.rows("SELECT id FROM bookshelf.books WHERE id = $1 FOR UPDATE", [String(dune.id)])
         let request = SaveRequest(id: dune.id, title: "Blocked", expectedRevision: 1)
         let save = Task { try await repository.save(request) }
-        let deadline = ContinuousClock.now + .seconds(20)
-        var waiting = false
-        while !waiting, ContinuousClock.now < deadline {
-            waiting = try await !watcher.rows(
-                "SELECT pid FROM pg_stat_activity WHERE usename = $1 AND wait_event_type = 'Lock'", [account.name]
-            ).isEmpty
-            if !waiting { try await Task.sleep(for: .milliseconds(10)) }
+        try await Await.until("the save to wait on the row lock", every: .milliseconds(10)) {
+            try await watcher.rows(
+                "SELECT pid FROM pg_stat_activity WHERE usename = $1 AND wait_event_type = 'Lock'", [account.name])
+        } _: {
+            !$0.isEmpty
         }
-        try #require(waiting, "the save never reached the row lock")
 
         // The test cluster runs with synchronous_commit=off: without a checkpoint the crash
         // would lose the setup's commits (the account itself), which a real server keeps.
@@ -107,16 +105,14 @@ struct PostgresFaultTests {
         let request = SaveRequest(id: dune.id, title: "Blocked", expectedRevision: 1)
         let save = Task { try await repository.save(request) }
 
-        let deadline = ContinuousClock.now + .seconds(20)
-        var waiting: String?
-        while waiting == nil, ContinuousClock.now < deadline {
-            waiting =
-                try await killer.rows(
-                    "SELECT pid FROM pg_stat_activity WHERE usename = $1 AND wait_event_type = 'Lock'", [account.name]
-                ).first?[0] ?? nil
-            if waiting == nil { try await Task.sleep(for: .milliseconds(10)) }
+        let waiting = try await Await.until("the save to wait on the row lock", every: .milliseconds(10)) {
+            try await killer.rows(
+                "SELECT pid FROM pg_stat_activity WHERE usename = $1 AND wait_event_type = 'Lock'", [account.name]
+            ).first?[0] ?? nil
+        } _: {
+            $0 != nil
         }
-        let pid = try #require(waiting, "the save never reached the row lock")
+        let pid = try #require(waiting)
         #expect(try await killer.rows("SELECT pg_terminate_backend($1::int)", [pid]) == [["t"]])
         await #expect(throws: BookFailure.outcomeUnknown) { _ = try await save.value }
         _ = try await holder.rows("ROLLBACK")
@@ -128,21 +124,17 @@ struct PostgresFaultTests {
         let idlePID = try await killer.rows("SELECT pid FROM pg_stat_activity WHERE usename = $1", [account.name])
         for row in idlePID { _ = try await killer.rows("SELECT pg_terminate_backend($1::int)", [row[0]]) }
         // Termination is a signal: wait until the backend is gone (it has closed the socket).
-        while try await killer.rows("SELECT count(*) FROM pg_stat_activity WHERE usename = $1", [account.name]) != [
-            ["0"]
-        ] {
-            guard ContinuousClock.now < deadline else { Issue.record("the backend outlived its termination"); return }
-            try await Task.sleep(for: .milliseconds(10))
+        try await Await.until("the terminated backend to leave pg_stat_activity", every: .milliseconds(10)) {
+            try await killer.rows("SELECT count(*) FROM pg_stat_activity WHERE usename = $1", [account.name])
+        } _: {
+            $0 == [["0"]]
         }
         // The backend leaves pg_stat_activity a moment before its process exits and its
         // socket closes; wait for the process itself so the client can see the close.
         for row in idlePID {
             guard let text = row[0], let number = Int32(text) else { continue }
-            while kill(number, 0) == 0 {
-                guard ContinuousClock.now < deadline else {
-                    Issue.record("the backend process outlived its termination"); return
-                }
-                try await Task.sleep(for: .milliseconds(10))
+            try Await.until("the terminated backend's process \(number) to exit", every: .milliseconds(10)) {
+                kill(number, 0) != 0
             }
         }
         let saved = try await repository.save(retry)

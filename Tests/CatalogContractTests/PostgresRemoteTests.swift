@@ -1,4 +1,5 @@
 import BookCatalog
+import BookshelfTestSupport
 import CatalogSimulation
 import Foundation
 @testable import PostgresCatalog
@@ -139,14 +140,12 @@ struct PostgresRemoteTests {
             _ = try await admin.rows(
                 "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = $1", [account.name])
             // Termination is a signal: wait until the backend is gone.
-            let deadline = ContinuousClock.now + .seconds(10)
-            while try await admin.rows("SELECT count(*) FROM pg_stat_activity WHERE usename = $1", [account.name]) != [
-                ["0"]
-            ] {
-                guard ContinuousClock.now < deadline else {
-                    throw ClusterFailure("the backend outlived its termination")
-                }
-                try await Task.sleep(for: .milliseconds(10))
+            try await Await.until(
+                "the terminated backend to leave pg_stat_activity", timeout: .seconds(10), every: .milliseconds(10)
+            ) {
+                try await admin.rows("SELECT count(*) FROM pg_stat_activity WHERE usename = $1", [account.name])
+            } _: {
+                $0 == [["0"]]
             }
         }
         try await dropConnections()

@@ -106,13 +106,11 @@ final class PostgresTestCluster: Sendable {
         guard let target = try await primary.rows("SELECT pg_current_wal_insert_lsn()::text").first?[0] else {
             throw ClusterFailure("no WAL position on the primary")
         }
-        let deadline = ContinuousClock.now + .seconds(20)
-        while ContinuousClock.now < deadline {
-            let caughtUp = try await standby.rows("SELECT pg_last_wal_replay_lsn() >= $1::pg_lsn", [target])
-            if caughtUp.first?[0] == "t" { return }
-            try await Task.sleep(for: .milliseconds(20))
+        try await Await.until("the standby to replay \(target)") {
+            try await standby.rows("SELECT pg_last_wal_replay_lsn() >= $1::pg_lsn", [target]).first?[0]
+        } _: {
+            $0 == "t"
         }
-        throw ClusterFailure("the standby did not replay \(target) within 20 s")
     }
 
     func connector(

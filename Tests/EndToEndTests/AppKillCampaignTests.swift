@@ -100,7 +100,7 @@ import Testing
             if last { break }
         }
         if kill(pid, 0) == 0 { kill(pid, SIGKILL) }
-        usleep(100_000)
+        try Await.until("the app (pid \(pid)) to die", timeout: .seconds(10)) { Await.hasEnded(pid) }
 
         #expect(try integrity(catalog.db) == "ok", "seed \(seed)")
         let history = try await SQLiteCatalog.open(path: catalog.db, create: false).remote(account: "alice")
@@ -119,9 +119,9 @@ import Testing
 
     /// Kills the app 0 to 40 ms after the key that started the operation.
     private func killSoon(_ pid: Int32, _ random: inout SplitMix64) throws {
+        // The one sleep here is the point: the kill lands at a random moment of the operation.
         usleep(UInt32(random.next() % 40_000))
         kill(pid, SIGKILL)
-        usleep(200_000)  // let tmux draw whatever the app wrote before it died
     }
 
     /// Records "Saved as revision N." from a screen as a save of `title`.

@@ -218,6 +218,8 @@ struct DemoScriptTests {
         #expect(
             heldReal.contains("violations here (wall clock) · \(scripted["real_violations"] ?? "?") in --script"),
             "\(held)")
+        // Waiting for nothing to happen can only be a sleep: longer than the scene's next step
+        // would take (its latencies are a few hundred ms) if the banner did not hold it.
         usleep(1_500_000)
         #expect(try pane.capture().contains("Holding on the conflict"), "the banner was not held")
         try pane.send("Space")
@@ -242,6 +244,7 @@ struct DemoScriptTests {
         #expect(real.contains("editor #1 rev 2: History of Rome, 2nd edition"), "the real side took theirs:\n\(screen)")
         // The clock stopped with the scene.
         let clock = try #require(screen.split(separator: "\n").first { $0.contains("t = ") })
+        // A stopped clock is the absence of a change: a sleep of several of its ticks (50 ms).
         usleep(400_000)
         #expect(try pane.capture().contains(clock), "the clock moved after the scene ended")
     }

@@ -43,11 +43,10 @@ import Testing
         /// Waits until the catalog holds `revision` of the book: another process commits it, and on a
         /// loaded machine the commit may come a little after the screen says "Saving…".
         func waitForStored(revision: Int, timeout: Duration = .seconds(20)) async throws {
-            let clock = ContinuousClock()
-            let deadline = clock.now + timeout
-            while try await stored().revision < revision {
-                guard clock.now < deadline else { break }
-                try await Task.sleep(for: .milliseconds(50))
+            _ = try? await Await.until("revision \(revision) stored", timeout: timeout, every: .milliseconds(50)) {
+                try await stored().revision
+            } _: {
+                $0 >= revision
             }
         }
     }

@@ -168,16 +168,12 @@ extension PostgresScratchServer {
 
     /// Waits until this primary streams to the standby `name` with `syncState` (`async`, `sync`).
     func waitForStandby(named name: String, syncState: String, timeout: Duration = .seconds(20)) throws {
-        let deadline = ContinuousClock.now + timeout
         let probe = """
             DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_stat_replication WHERE application_name = '\(name)'
             AND state = 'streaming' AND sync_state = '\(syncState)') THEN RAISE 'not yet'; END IF; END $$
             """
-        while (try? superuserSQL(probe)) == nil {
-            guard ContinuousClock.now < deadline else {
-                throw ChildProcessFailure("no \(syncState) standby \(name) streaming within \(timeout)")
-            }
-            Thread.sleep(forTimeInterval: 0.05)
+        try Await.until("a \(syncState) standby \(name) streaming", timeout: timeout, every: .milliseconds(50)) {
+            (try? superuserSQL(probe)) != nil
         }
     }
 }
@@ -234,10 +230,9 @@ final class EditorLoops: Sendable {
         }
     }
 
-    /// Waits until `count` saves in all were acknowledged, or 60 s passed (the test then fails on the count).
+    /// Waits until `count` saves in all were acknowledged; after 60 s the test fails on the count.
     func waitForAcknowledgedSaves(_ count: Int) {
-        let deadline = ContinuousClock.now + .seconds(60)
-        while acknowledgedCount < count && ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.02) }
+        _ = try? Await.until("\(count) acknowledged saves", timeout: .seconds(60)) { acknowledgedCount >= count }
     }
 
     func stop() -> [Edit] {

@@ -171,14 +171,10 @@ import Testing
 extension PostgresScratchServer {
     /// Waits until no standby streams from this primary (one was cut off).
     func waitUntilNoStandbyStreams(timeout: Duration = .seconds(20)) throws {
-        let deadline = ContinuousClock.now + timeout
         let probe =
             "DO $$ BEGIN IF EXISTS (SELECT 1 FROM pg_stat_replication) THEN RAISE 'still streaming'; END IF; END $$"
-        while (try? superuserSQL(probe)) == nil {
-            guard ContinuousClock.now < deadline else {
-                throw ChildProcessFailure("a standby still streams after \(timeout)")
-            }
-            Thread.sleep(forTimeInterval: 0.05)
+        try Await.until("no standby streaming", timeout: timeout, every: .milliseconds(50)) {
+            (try? superuserSQL(probe)) != nil
         }
     }
 }

@@ -250,14 +250,7 @@ import Testing
     /// Polls every millisecond: the moments these tests aim for last tens of milliseconds. The
     /// deadline is generous because under a sanitizer the processes run several times slower.
     private func waitUntil(_ what: String, timeout: Duration = .seconds(300), _ condition: () -> Bool) throws {
-        let deadline = ContinuousClock.now + timeout
-        while !condition() {
-            guard ContinuousClock.now < deadline else {
-                Issue.record("timed out waiting until \(what)")
-                throw CocoaError(.userCancelled)
-            }
-            usleep(1_000)
-        }
+        try Await.until(what, timeout: timeout, every: .milliseconds(1), condition)
     }
 }
 
