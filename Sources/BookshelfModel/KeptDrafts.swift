@@ -220,6 +220,13 @@ extension BookshelfModel {
         keeping.seen = kept
     }
 
+    /// Neither yes nor no (Esc): the draft stays kept, and is asked about at the next start.
+    public func askAboutKeptDraftLater() {
+        guard keptDraftQuestion != nil else { return }
+        keeping.offers.removeFirst()
+        changed()
+    }
+
     /// No to the kept-draft question: the draft is discarded, its file removed.
     public func declineKeptDraft() {
         guard keptDraftQuestion != nil, let keeper, let kept = keeping.offers.first else { return }

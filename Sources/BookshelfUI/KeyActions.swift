@@ -169,6 +169,12 @@ extension BookshelfApp {
             } else {
                 model.cancelRestore()
             }
+        case .restoreLater:
+            if state.keptDraft != nil {
+                model.askAboutKeptDraftLater()
+            } else {
+                model.cancelRestore()
+            }
 
         case .helpFromEmptySearch:
             guard state.search.query.isEmpty else { return .passedOn }

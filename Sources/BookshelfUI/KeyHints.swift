@@ -207,6 +207,7 @@ enum Hints {
     static let keptDraftBox = HintLine([
         KeyHint(.restoreQuestion, .confirmRestore, says: "yes, restore"),
         KeyHint(.restoreQuestion, .cancelRestore, says: "no, discard it"),
+        KeyHint(.restoreQuestion, .restoreLater, says: "ask me next time"),
     ])
 
     // Notices about a key that does nothing yet.

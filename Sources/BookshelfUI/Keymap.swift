@@ -96,6 +96,8 @@ public enum KeyAction: Equatable, Sendable {
     case type, paste, edit(LineEditor.Edit)
     // The history view and its question.
     case moveHistorySelection(by: Int), requestRestore, closeHistory, confirmRestore, cancelRestore
+    // A kept draft's question: ask again at the next start (in the history, the same as no).
+    case restoreLater
     // The search screen. `helpFromEmptySearch` passes the key on when the search is not empty.
     case helpFromEmptySearch, clearSearch, moveSelection(ListStep), scrollList(by: Int), click, open, openHistory
 }
@@ -393,11 +395,17 @@ public enum Keymap {
                     ]),
                 Entry(
                     "y / n", "answer a question (Enter = yes, Esc = no)",
+                    documentation: """
+                        answer a question (Enter = yes, Esc = no; to "Restore it?" about a kept draft, n discards it \
+                        and Esc asks again at the next start)
+                        """,
                     [
                         Binding(.question, yes, .confirm),
                         Binding(.question, no, .cancelConfirmation),
                         Binding(.restoreQuestion, yes, .confirmRestore),
-                        Binding(.restoreQuestion, no, .cancelRestore),
+                        Binding(.restoreQuestion, [.character("n"), .character("N")], .cancelRestore),
+                        // A reflex never discards a kept draft: Esc only puts the question off.
+                        Binding(.restoreQuestion, [.escape], .restoreLater),
                     ]),
             ]),
     ]

@@ -255,6 +255,19 @@ final class MemoryDraftKeeper: DraftKeeping {
         await h.drain()
     }
 
+    @Test func askingLaterKeepsTheDraftForTheNextSession() async throws {
+        let kept = KeptDraft(account: "alice", base: original, draft: mine)
+        let keeper = MemoryDraftKeeper([kept])
+        let h = Harness(books: ["alice": [original], "bob": []], keeper: keeper)
+        await h.start()
+        h.model.askAboutKeptDraftLater()
+        #expect(h.state.keptDraft == nil && keeper.draft() == kept)
+        await h.switchAccount(to: "bob")
+        await h.switchAccount(to: "alice")
+        #expect(h.state.keptDraft?.bookID == 1, "asked again when alice's next session begins")
+        await h.drain()
+    }
+
     @Test func aDraftOfAnotherAccountIsNeverOffered() async throws {
         let keeper = MemoryDraftKeeper([KeptDraft(account: "bob", base: original, draft: mine)])
         let h = Harness(books: ["alice": [original], "bob": [original]], keeper: keeper)

@@ -40,6 +40,7 @@ import Testing
         #expect(text.contains("Restore it?"), "\(text)")
         #expect(text.contains("y yes, restore"), "\(text)")
         #expect(text.contains("n no, discard it"), "\(text)")
+        #expect(text.contains("Esc ask me next time"), "\(text)")
         // Modal: a key of the search behind it does nothing.
         await harness.type("x")
         #expect(harness.model.state.search.query == "" && harness.model.state.keptDraft != nil)
@@ -50,6 +51,18 @@ import Testing
         #expect(editor.bookID == 2 && editor.base == mommsen && editor.draft == notes)
         #expect(harness.text.contains("Edit book #2 · revision 1"), "\(harness.text)")
         #expect(harness.text.contains("modified"), "\(harness.text)")
+        #expect(!harness.text.contains("was kept"), "\(harness.text)")
+    }
+
+    /// Esc, pressed by reflex, never discards: the question goes, the draft stays kept.
+    @Test func escapeKeepsTheDraftForTheNextStart() async {
+        let kept = KeptDraft(account: "alice", base: mommsen, draft: notes)
+        let keeper = Keeper([kept])
+        let harness = AppHarness(columns: 100, rows: 24, keeper: keeper)
+        await harness.start()
+        await harness.press(.escape)
+        #expect(keeper.drafts == [kept])
+        #expect(harness.model.state.keptDraft == nil && harness.model.state.editor == nil)
         #expect(!harness.text.contains("was kept"), "\(harness.text)")
     }
 

@@ -358,7 +358,7 @@ import TerminalUI
             case .requestRestore: #expect(history?.restoreQuestion == 2, "\(what): revision 2 is the second newest")
             default: #expect(history == nil, "\(what)")
             }
-        case .confirmRestore, .cancelRestore:
+        case .confirmRestore, .cancelRestore, .restoreLater:
             let harness = try await Self.inTheHistory()
             await harness.press(.down, .enter)
             await harness.press(key)
