@@ -50,21 +50,12 @@ import Testing
         }
 
         func waitForKeptFile() throws -> String {
-            let deadline = ContinuousClock.now + TestTime.scaled(.seconds(30))
-            while ContinuousClock.now < deadline {
-                if let name = keptFiles().first { return drafts + "/" + name }
-                usleep(50_000)
-            }
-            throw Timeout(what: "a kept draft in \(drafts)")
+            let name = try Await.until("a kept draft in \(drafts)", probe: { keptFiles().first }) { $0 != nil }
+            return drafts + "/" + (name ?? "")
         }
 
         func waitUntilGone(_ pid: Int32) throws {
-            let deadline = ContinuousClock.now + TestTime.scaled(.seconds(30))
-            while ContinuousClock.now < deadline {
-                if kill(pid, 0) != 0, errno == ESRCH { return }
-                usleep(50_000)
-            }
-            throw Timeout(what: "process \(pid) to end")
+            try Await.until("process \(pid) to end") { kill(pid, 0) != 0 && errno == ESRCH }
         }
 
         /// Closes the window as a user closes a terminal: tmux hangs up on the program (SIGHUP).
@@ -74,11 +65,6 @@ import Testing
                 [tmux, "-L", pane.socket, "kill-window", "-t", "app"], output: "/dev/null", errors: "/dev/null",
                 environment: ProcessInfo.processInfo.environment.filter { $0.key != "TMUX" })
             #expect(status == 0, "tmux kill-window")
-        }
-
-        struct Timeout: Error, CustomStringConvertible {
-            let what: String
-            var description: String { "timed out waiting for \(what)" }
         }
     }
 
