@@ -75,6 +75,13 @@ final class KeptDraftFiles: DraftKeeping {
             unlink(temporary)
             throw failure
         }
+        // The rename itself reaches the disk with the folder's own flush (where the file system
+        // allows one; the draft is already whole either way).
+        let folder = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if folder >= 0 {
+            fsync(folder)
+            close(folder)
+        }
     }
 
     func remove(account: String, bookID: Int) throws {
