@@ -78,7 +78,7 @@ let package = Package(
         .testTarget(name: "SeedSampleCodeTests", dependencies: ["BookCatalog"]),
         // The manifest and the layer rules, read from the sources: needs no module of the package.
         .testTarget(name: "PackageRuleTests"),
-        .testTarget(name: "BookCatalogTests", dependencies: ["BookCatalog", "CatalogSimulation"]),
+        .testTarget(name: "BookCatalogTests", dependencies: ["BookCatalog", "CatalogSimulation", "TestTags"]),
         .testTarget(
             name: "CatalogImportTests", dependencies: ["BookCatalog", "BookshelfTestSupport", "CatalogImport"]),
         // The checks every store must pass, run against each store, and PostgreSQL's own tests.
@@ -92,7 +92,9 @@ let package = Package(
         .testTarget(
             name: "SQLiteCatalogTests",
             dependencies: ["BookCatalog", "BookshelfTestSupport", "CSQLite", "SQLiteCatalog", "TestTags"]),
-        .testTarget(name: "BookshelfModelTests", dependencies: ["BookCatalog", "BookshelfModel", "CatalogSimulation"]),
+        .testTarget(
+            name: "BookshelfModelTests",
+            dependencies: ["BookCatalog", "BookshelfModel", "CatalogSimulation", "TestTags"]),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI"]),
         .testTarget(
             name: "BookshelfUITests",

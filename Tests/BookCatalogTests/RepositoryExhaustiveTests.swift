@@ -1,5 +1,6 @@
 @testable import BookCatalog
 import CatalogSimulation
+import TestTags
 import Testing
 
 /// Every interleaving of two loads and two saves of one book — every order in which they
@@ -9,7 +10,7 @@ import Testing
 ///   or during a write published, and no failed or uncertain write left a stale value);
 /// - the cached revision never goes below one cached earlier;
 /// - a save that succeeded answered the revision after its base.
-@Suite("Repository, exhaustively")
+@Suite("Repository, exhaustively", .tags(.exhaustive))
 struct RepositoryExhaustiveTests {
     enum Operation: CaseIterable, Hashable {
         case firstLoad, secondLoad, firstSave, secondSave

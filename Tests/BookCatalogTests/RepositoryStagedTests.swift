@@ -1,5 +1,6 @@
 @testable import BookCatalog
 import CatalogSimulation
+import TestTags
 import Testing
 
 /// Every order of every step of a few calls, as a real store can produce them: each call
@@ -14,7 +15,7 @@ import Testing
 /// - it is never older than a revision already handed out to a caller, named by a
 ///   conflict, or stored when the last notice arrived;
 /// - it never goes down.
-@Suite("Repository, every step of every call")
+@Suite("Repository, every step of every call", .tags(.exhaustive))
 struct RepositoryStagedTests {
     enum Operation: Hashable, CustomStringConvertible {
         case load(Int), save(Int), notice

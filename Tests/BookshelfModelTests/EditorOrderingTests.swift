@@ -1,4 +1,5 @@
 import BookCatalog
+import TestTags
 import Testing
 @testable import BookshelfModel
 
@@ -97,9 +98,12 @@ import Testing
         #expect(h.editor?.draft.title == "Typed after")
         await h.drain()
     }
+}
 
-    // MARK: Every order
-
+/// The editor under every order of the steps of a save, another writer, a change notice, an
+/// account switch and typing: 30,240 cases, the exhaustive tier (`Scripts/test exhaustive`).
+@MainActor
+@Suite(.tags(.exhaustive)) struct EditorEveryOrderTests {
     enum Event: Hashable, CaseIterable {
         case saveCommit, saveAnswer, otherWriter, check, watchRead, watchAnswer, switchStart, connected, type
     }
@@ -124,7 +128,7 @@ import Testing
             if problems.count > 10 { break }
         }
         print(
-            "EditorOrderingTests.saveWatchSwitchAndTypingInEveryOrder: \(cases) cases (\(orders.count) orders x 2 save fates)"
+            "EditorEveryOrderTests.saveWatchSwitchAndTypingInEveryOrder: \(cases) cases (\(orders.count) orders x 2 save fates)"
         )
         #expect(problems.isEmpty, "\(problems.count) problems, first: \(problems.prefix(3).joined(separator: "\n"))")
         #expect(cases == 15_120 * 2)

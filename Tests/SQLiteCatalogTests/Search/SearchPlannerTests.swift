@@ -1,11 +1,12 @@
 import BookCatalog
 import Foundation
 @testable import SQLiteCatalog
+import TestTags
 import Testing
 
 /// Which way of answering a search answers (`SearchStrategy`, asked in order), by the state of the
 /// index and the query; whichever answers, the page is the committed books' page.
-@Suite struct SearchPlannerTests: SearchIndexTesting {
+@Suite(.tags(.slow)) struct SearchPlannerTests: SearchIndexTesting {
     let directory: TemporaryDirectory
     init() throws { directory = try TemporaryDirectory() }
 

@@ -3,6 +3,7 @@ import CSQLite
 import Foundation
 @testable import SQLiteCatalog
 import Synchronization
+import TestTags
 import Testing
 
 /// How a remote gets its index: built and stored by the first, loaded by the next, rebuilt when too far
@@ -25,78 +26,6 @@ import Testing
         // Both read the index in place from the file (the builder reads back what it stored).
         #expect(built.mapped && loaded.mapped)
         try await expectExactSearches(second, books)
-    }
-
-    @Test func aSnapshotTooFarBehindIsRebuiltAndStoredAgain() async throws {
-        let (catalog, books) = try makeCatalog(books: 50)
-        let first = try catalog.remote(account: "editor")
-        #expect(try await first.searchIndexReport().snapshotStored)
-        // More changed rows than an index may hold in its overlay (1,024 for a small catalog).
-        var generator = GeneratedBooks(seed: 5)
-        try catalog.insertBooks(
-            generator.newBooks(1_100),
-            scope: "main")
-        let second = try catalog.remote(account: "reader")
-        let (report, stored) = try await second.searchIndexReport()
-        #expect(report.origin == .built && report.books == books.count + 1_100 && stored)
-        let current = try await allBooks(second)
-        #expect(current.count == books.count + 1_100)
-        try await expectExactSearches(second, current)
-        // The first remote's overlay was too large as well: it moved to a fresh index.
-        try await expectExactSearches(first, current)
-        #expect(try await catalog.remote(account: "reader").searchIndexReport().report.origin == .loadedSnapshot)
-    }
-
-    /// Catching up with many changes (a stale stored index bridging its rebuild: seconds at ten
-    /// million books) is read away from the remote, so keys typed meanwhile get their pages
-    /// from the title order at once, with their counts to follow; a page that needs the index
-    /// waits for the catch-up instead of doing it again. Every page and count is what the
-    /// committed books give, and the changed books are in them.
-    @Test func keysTypedWhileAStaleIndexCatchesUpGetTheirPagesFromTheTitleOrder() async throws {
-        let path = directory.path("catch-up.sqlite")
-        let (catalog, _) = try makeCatalog(books: 120, path: path)
-        var generator = GeneratedBooks(seed: 5)
-        try catalog.insertBooks(generator.newBooks(11_900), scope: "main")
-        #expect(try await catalog.remote(account: "editor").searchIndexReport().snapshotStored)
-        // More changed rows than are read on the remote's actor (4,096) and than an index keeps
-        // in its overlay (1,024 + 12,000 / 96), fewer than a bridge may hold (four times that).
-        try catalog.insertBooks(
-            generator.newBooks(4_440) + (0..<60).map { NewBook(title: "Habitat \($0)", author: "") }, scope: "main")
-        let current = try committedBooks(path, scope: "main")
-
-        let build = DispatchSemaphore(value: 0)
-        let catchUp = DispatchSemaphore(value: 0)
-        defer { build.signal(); catchUp.signal() }
-        // The time limit only ends a wait a broken remote would never end; the test releases it.
-        let reopened = try SQLiteCatalog.open(
-            path: path, create: false, beforeIndexBuild: { build.wait() },
-            beforeCatchUp: { _ = catchUp.wait(timeout: .now() + 60) })
-        let remote = try reopened.remote(account: "reader")
-        let first = try await remote.search(SearchQuery(text: "", limit: 20))
-        #expect(first.records.count == 20)
-        func expected(_ text: String) -> [BookRecord] {
-            let terms = SearchTerms(text)
-            return matches(of: terms, in: current)
-        }
-        for text in ["h", "ha", "hab", "habitat 1"] {
-            let page = try await remote.search(SearchQuery(text: text, limit: 8, countLater: true))
-            #expect(page.records == Array(expected(text).prefix(8)), "\(text)")
-            guard case let .counting(seen) = page.totalCount else {
-                Issue.record("\(text): \(page.totalCount)")
-                continue
-            }
-            #expect(seen >= 8 && seen <= expected(text).count, "\(text)")
-        }
-        // "tolstoy" is an author's name: its page needs the index, which waits for the catch-up.
-        let waiting = Task { try await remote.search(SearchQuery(text: "tolstoy", limit: 8, countLater: true)) }
-        catchUp.signal()
-        let byIndex = try await waiting.value
-        #expect(byIndex.records == Array(expected("tolstoy").prefix(8)) && byIndex.total == expected("tolstoy").count)
-        let counted = try await remote.search(SearchQuery(text: "h", limit: 8))
-        #expect(counted.records == Array(expected("h").prefix(8)) && counted.total == min(expected("h").count, 10_001))
-        build.signal()
-        #expect(try await remote.searchIndexReport().report.origin == .built)
-        try await expectExactPages("habitat 1", [(8, 0), (5, 3)], remote, current)
     }
 
     /// An index build gives way to the app's threads: it runs at a lower priority (nice 10 on
@@ -180,5 +109,84 @@ import Testing
         try await expectExactSearches(remote, books)
         #expect(try await remote.searchIndexReport().report.origin == .built)
         try await expectExactSearches(remote, books)
+    }
+}
+
+/// The slow part of the suite above (each of these takes seconds: large generated catalogs, many
+/// damaged copies); the rest stays in the inner loop (`Scripts/test fast`).
+@Suite(.tags(.slow)) struct SearchIndexLifecycleScaleTests: SearchIndexTesting {
+    let directory: TemporaryDirectory
+    init() throws { directory = try TemporaryDirectory() }
+
+    /// Catching up with many changes (a stale stored index bridging its rebuild: seconds at ten
+    /// million books) is read away from the remote, so keys typed meanwhile get their pages
+    /// from the title order at once, with their counts to follow; a page that needs the index
+    /// waits for the catch-up instead of doing it again. Every page and count is what the
+    /// committed books give, and the changed books are in them.
+    @Test func keysTypedWhileAStaleIndexCatchesUpGetTheirPagesFromTheTitleOrder() async throws {
+        let path = directory.path("catch-up.sqlite")
+        let (catalog, _) = try makeCatalog(books: 120, path: path)
+        var generator = GeneratedBooks(seed: 5)
+        try catalog.insertBooks(generator.newBooks(11_900), scope: "main")
+        #expect(try await catalog.remote(account: "editor").searchIndexReport().snapshotStored)
+        // More changed rows than are read on the remote's actor (4,096) and than an index keeps
+        // in its overlay (1,024 + 12,000 / 96), fewer than a bridge may hold (four times that).
+        try catalog.insertBooks(
+            generator.newBooks(4_440) + (0..<60).map { NewBook(title: "Habitat \($0)", author: "") }, scope: "main")
+        let current = try committedBooks(path, scope: "main")
+
+        let build = DispatchSemaphore(value: 0)
+        let catchUp = DispatchSemaphore(value: 0)
+        defer { build.signal(); catchUp.signal() }
+        // The time limit only ends a wait a broken remote would never end; the test releases it.
+        let reopened = try SQLiteCatalog.open(
+            path: path, create: false, beforeIndexBuild: { build.wait() },
+            beforeCatchUp: { _ = catchUp.wait(timeout: .now() + 60) })
+        let remote = try reopened.remote(account: "reader")
+        let first = try await remote.search(SearchQuery(text: "", limit: 20))
+        #expect(first.records.count == 20)
+        func expected(_ text: String) -> [BookRecord] {
+            let terms = SearchTerms(text)
+            return matches(of: terms, in: current)
+        }
+        for text in ["h", "ha", "hab", "habitat 1"] {
+            let page = try await remote.search(SearchQuery(text: text, limit: 8, countLater: true))
+            #expect(page.records == Array(expected(text).prefix(8)), "\(text)")
+            guard case let .counting(seen) = page.totalCount else {
+                Issue.record("\(text): \(page.totalCount)")
+                continue
+            }
+            #expect(seen >= 8 && seen <= expected(text).count, "\(text)")
+        }
+        // "tolstoy" is an author's name: its page needs the index, which waits for the catch-up.
+        let waiting = Task { try await remote.search(SearchQuery(text: "tolstoy", limit: 8, countLater: true)) }
+        catchUp.signal()
+        let byIndex = try await waiting.value
+        #expect(byIndex.records == Array(expected("tolstoy").prefix(8)) && byIndex.total == expected("tolstoy").count)
+        let counted = try await remote.search(SearchQuery(text: "h", limit: 8))
+        #expect(counted.records == Array(expected("h").prefix(8)) && counted.total == min(expected("h").count, 10_001))
+        build.signal()
+        #expect(try await remote.searchIndexReport().report.origin == .built)
+        try await expectExactPages("habitat 1", [(8, 0), (5, 3)], remote, current)
+    }
+
+    @Test func aSnapshotTooFarBehindIsRebuiltAndStoredAgain() async throws {
+        let (catalog, books) = try makeCatalog(books: 50)
+        let first = try catalog.remote(account: "editor")
+        #expect(try await first.searchIndexReport().snapshotStored)
+        // More changed rows than an index may hold in its overlay (1,024 for a small catalog).
+        var generator = GeneratedBooks(seed: 5)
+        try catalog.insertBooks(
+            generator.newBooks(1_100),
+            scope: "main")
+        let second = try catalog.remote(account: "reader")
+        let (report, stored) = try await second.searchIndexReport()
+        #expect(report.origin == .built && report.books == books.count + 1_100 && stored)
+        let current = try await allBooks(second)
+        #expect(current.count == books.count + 1_100)
+        try await expectExactSearches(second, current)
+        // The first remote's overlay was too large as well: it moved to a fresh index.
+        try await expectExactSearches(first, current)
+        #expect(try await catalog.remote(account: "reader").searchIndexReport().report.origin == .loadedSnapshot)
     }
 }

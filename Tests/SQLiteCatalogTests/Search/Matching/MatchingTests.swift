@@ -1,6 +1,7 @@
 import BookCatalog
 import Foundation
 @testable import SQLiteCatalog
+import TestTags
 import Testing
 
 /// The matching rule as the store applies it to stored terms: when a query narrows another, and the
@@ -35,116 +36,6 @@ import Testing
         #expect(admitted.count <= 3, "\(admitted)")
         #expect(!starts("fish farm").admits(required))
         for title in ["日", "日本", "森 日本", "an 日記"] { #expect(starts(title).admits(required), "\(title)") }
-    }
-
-    /// The filter that skips changed books without reading their terms (`TokenStarts`) never
-    /// skips a match: for generated books and queries, every book `SearchTerms` matches is
-    /// admitted by every word's masks. Some non-matches are admitted too (it is a filter), but
-    /// few of those that lack a word's first two or three bytes.
-    @Test func theChangedBooksFilterNeverSkipsAMatch() throws {
-        var generator = GeneratedBooks(seed: 23)
-        let books = (0..<400).map { _ in (seed: generator.book(), details: generator.details()) }
-        var queries = sampleQueries + (0..<200).map { _ in generator.query() }
-        queries += [
-            "東京", "東 京", "l'e", "e\u{301}", "ét", "2n", "ß", "ss", "œ", "oe", "ø", "søren", "ł", "łó", "æ", "ae", "þ",
-            "th",
-        ]
-        var skipped = 0
-        var (pairOnly, pairSkipped) = (0, 0)
-        var (tripleOnly, tripleSkipped) = (0, 0)
-        for text in queries {
-            let terms = SearchTerms(text)
-            let required = terms.words.map { TokenStarts(requiredBy: QueryWord($0)) }
-            for (book, details) in books {
-                let stored = BookText(title: book.title, author: book.author, details: details)
-                let starts = withStoredTerms(stored) { TokenStarts(title: $0, author: $1, other: $2) }
-                let admitted = required.allSatisfy(starts.admits)
-                // The filter is for the text: the books of an ISBN query are read by their ISBN.
-                let record = BookRecord(
-                    id: 1, title: book.title, revision: 1, author: book.author, details: details.withoutISBN)
-                #expect(admitted || !terms.matches(record), "\(text) skipped \(book.title) by \(book.author)")
-                if !admitted { skipped += 1 }
-                // The first two bytes count, not only the first: a book with tokens beginning with
-                // a one-word query's first byte but none with its first two is mostly skipped.
-                let tokens = stored.allTokens
-                if let first = terms.words.first?.first.map({ Array($0.utf8) }), terms.words.count == 1,
-                    first.count >= 2,
-                    tokens.contains(where: { $0.utf8.first == first[0] }),
-                    !tokens.contains(where: { $0.utf8.starts(with: first[0...1]) })
-                {
-                    pairOnly += 1
-                    if !admitted { pairSkipped += 1 }
-                }
-                // And the first three: "mur" skips most of the books "mu" matches but "mur" does not.
-                if let first = terms.words.first?.first.map({ Array($0.utf8) }), terms.words.count == 1,
-                    first.count >= 3,
-                    tokens.contains(where: { $0.utf8.starts(with: first[0...1]) }),
-                    !tokens.contains(where: { $0.utf8.starts(with: first[0...2]) })
-                {
-                    tripleOnly += 1
-                    if !admitted { tripleSkipped += 1 }
-                }
-            }
-        }
-        #expect(skipped > 0)
-        // Hashed into 64 bits, a pair is mistaken for another in about 1 token in 64.
-        #expect(pairOnly > 100 && pairSkipped * 4 > pairOnly * 3, "\(pairSkipped) of \(pairOnly)")
-        #expect(tripleOnly > 50 && tripleSkipped * 4 > tripleOnly * 3, "\(tripleSkipped) of \(tripleOnly)")
-    }
-
-    /// A kept scan's rows are passed over on the bytes that follow its last word in their tokens
-    /// (`FollowingBytes`): for every query typed after an earlier one that it narrows, no book
-    /// both match is passed over, and most books the earlier query matches but the typed one
-    /// cannot (its next byte follows the earlier word in none of their tokens) are.
-    @Test func aKeptScansMasksNeverSkipAMatchOfANarrowerQuery() {
-        var generator = GeneratedBooks(seed: 41)
-        let books =
-            (0..<400).map { _ in (seed: generator.book(), details: generator.details()) }
-            + [
-                (SeedBook("Zz Top", by: "Zora Zzyzx"), BookDetails.empty),
-                (SeedBook("École ét", by: "O'Brien"), BookDetails(series: "Zq ob")),
-                (SeedBook("東京 物語", by: "2nd z9"), BookDetails(tags: ["zx", "京都"])),
-            ]
-        var typed = sampleQueries + (0..<120).map { _ in generator.query() }
-        typed += ["東京", "東 京", "o'b", "ob", "ét", "éc", "2n", "z9", "zy", "zz", "zo", "hi r", "hist ro"]
-        func words(_ text: String) -> [QueryWord] { SearchTerms(text).words.map(QueryWord.init) }
-        var (followedOnly, followedSkipped) = (0, 0)
-        for text in typed {
-            let terms = SearchTerms(text)
-            // Every shorter query it narrows: its own prefixes, a character at a time.
-            let earlierTexts = (1..<max(1, text.count)).map { String(text.prefix($0)) }.filter {
-                QueryWord.narrows(words(text), words($0))
-            }
-            for earlier in earlierTexts {
-                let following = FollowingBytes(narrowing: words(earlier))
-                let required = following.required(by: words(text))
-                let earlierTerms = SearchTerms(earlier)
-                for (book, details) in books {
-                    let record = BookRecord(
-                        id: 1, title: book.title, revision: 1, author: book.author, details: details.withoutISBN)
-                    guard earlierTerms.matches(record) else { continue }
-                    let stored = BookText(title: book.title, author: book.author, details: details)
-                    let mask = withStoredTerms(stored) { following.mask(title: $0, author: $1, other: $2) }
-                    let passed = mask & required != required
-                    #expect(
-                        !passed || !terms.matches(record),
-                        "\(text) after \(earlier) passed over \(book.title) by \(book.author)")
-                    // A one-word query a byte longer than the earlier one: its last byte follows
-                    // the earlier word in no token of the book, so the book is passed over.
-                    let tokens = stored.allTokens
-                    let (before, after) = (words(earlier), words(text))
-                    if before.count == 1, after.count == 1, before[0].exact.isEmpty, after[0].exact.isEmpty,
-                        before[0].prefixBytes.count <= 2, after[0].prefixBytes.count == before[0].prefixBytes.count + 1,
-                        !tokens.contains(where: { $0.utf8.starts(with: after[0].prefixBytes) })
-                    {
-                        followedOnly += 1
-                        if passed { followedSkipped += 1 }
-                    }
-                }
-            }
-        }
-        // Only a byte sharing the six low bits of the typed one (a digit for a letter) lets a book through.
-        #expect(followedOnly > 500 && followedSkipped * 10 > followedOnly * 9, "\(followedSkipped) of \(followedOnly)")
     }
 
     /// The number that settles most comparisons when changed books are sorted (`ByteOrder.prefix`)
@@ -267,5 +158,119 @@ extension BookDetails {
     var withoutISBN: BookDetails {
         BookDetails(
             year: year, publisher: publisher, series: series, seriesIndex: seriesIndex, tags: tags, notes: notes)
+    }
+}
+
+/// The slow part of the suite above (each of these takes seconds: large generated catalogs, many
+/// damaged copies); the rest stays in the inner loop (`Scripts/test fast`).
+@Suite(.tags(.slow)) struct MatchingScaleTests {
+    /// A kept scan's rows are passed over on the bytes that follow its last word in their tokens
+    /// (`FollowingBytes`): for every query typed after an earlier one that it narrows, no book
+    /// both match is passed over, and most books the earlier query matches but the typed one
+    /// cannot (its next byte follows the earlier word in none of their tokens) are.
+    @Test func aKeptScansMasksNeverSkipAMatchOfANarrowerQuery() {
+        var generator = GeneratedBooks(seed: 41)
+        let books =
+            (0..<400).map { _ in (seed: generator.book(), details: generator.details()) }
+            + [
+                (SeedBook("Zz Top", by: "Zora Zzyzx"), BookDetails.empty),
+                (SeedBook("École ét", by: "O'Brien"), BookDetails(series: "Zq ob")),
+                (SeedBook("東京 物語", by: "2nd z9"), BookDetails(tags: ["zx", "京都"])),
+            ]
+        var typed = sampleQueries + (0..<120).map { _ in generator.query() }
+        typed += ["東京", "東 京", "o'b", "ob", "ét", "éc", "2n", "z9", "zy", "zz", "zo", "hi r", "hist ro"]
+        func words(_ text: String) -> [QueryWord] { SearchTerms(text).words.map(QueryWord.init) }
+        var (followedOnly, followedSkipped) = (0, 0)
+        for text in typed {
+            let terms = SearchTerms(text)
+            // Every shorter query it narrows: its own prefixes, a character at a time.
+            let earlierTexts = (1..<max(1, text.count)).map { String(text.prefix($0)) }.filter {
+                QueryWord.narrows(words(text), words($0))
+            }
+            for earlier in earlierTexts {
+                let following = FollowingBytes(narrowing: words(earlier))
+                let required = following.required(by: words(text))
+                let earlierTerms = SearchTerms(earlier)
+                for (book, details) in books {
+                    let record = BookRecord(
+                        id: 1, title: book.title, revision: 1, author: book.author, details: details.withoutISBN)
+                    guard earlierTerms.matches(record) else { continue }
+                    let stored = BookText(title: book.title, author: book.author, details: details)
+                    let mask = withStoredTerms(stored) { following.mask(title: $0, author: $1, other: $2) }
+                    let passed = mask & required != required
+                    #expect(
+                        !passed || !terms.matches(record),
+                        "\(text) after \(earlier) passed over \(book.title) by \(book.author)")
+                    // A one-word query a byte longer than the earlier one: its last byte follows
+                    // the earlier word in no token of the book, so the book is passed over.
+                    let tokens = stored.allTokens
+                    let (before, after) = (words(earlier), words(text))
+                    if before.count == 1, after.count == 1, before[0].exact.isEmpty, after[0].exact.isEmpty,
+                        before[0].prefixBytes.count <= 2, after[0].prefixBytes.count == before[0].prefixBytes.count + 1,
+                        !tokens.contains(where: { $0.utf8.starts(with: after[0].prefixBytes) })
+                    {
+                        followedOnly += 1
+                        if passed { followedSkipped += 1 }
+                    }
+                }
+            }
+        }
+        // Only a byte sharing the six low bits of the typed one (a digit for a letter) lets a book through.
+        #expect(followedOnly > 500 && followedSkipped * 10 > followedOnly * 9, "\(followedSkipped) of \(followedOnly)")
+    }
+
+    /// The filter that skips changed books without reading their terms (`TokenStarts`) never
+    /// skips a match: for generated books and queries, every book `SearchTerms` matches is
+    /// admitted by every word's masks. Some non-matches are admitted too (it is a filter), but
+    /// few of those that lack a word's first two or three bytes.
+    @Test func theChangedBooksFilterNeverSkipsAMatch() throws {
+        var generator = GeneratedBooks(seed: 23)
+        let books = (0..<400).map { _ in (seed: generator.book(), details: generator.details()) }
+        var queries = sampleQueries + (0..<200).map { _ in generator.query() }
+        queries += [
+            "東京", "東 京", "l'e", "e\u{301}", "ét", "2n", "ß", "ss", "œ", "oe", "ø", "søren", "ł", "łó", "æ", "ae", "þ",
+            "th",
+        ]
+        var skipped = 0
+        var (pairOnly, pairSkipped) = (0, 0)
+        var (tripleOnly, tripleSkipped) = (0, 0)
+        for text in queries {
+            let terms = SearchTerms(text)
+            let required = terms.words.map { TokenStarts(requiredBy: QueryWord($0)) }
+            for (book, details) in books {
+                let stored = BookText(title: book.title, author: book.author, details: details)
+                let starts = withStoredTerms(stored) { TokenStarts(title: $0, author: $1, other: $2) }
+                let admitted = required.allSatisfy(starts.admits)
+                // The filter is for the text: the books of an ISBN query are read by their ISBN.
+                let record = BookRecord(
+                    id: 1, title: book.title, revision: 1, author: book.author, details: details.withoutISBN)
+                #expect(admitted || !terms.matches(record), "\(text) skipped \(book.title) by \(book.author)")
+                if !admitted { skipped += 1 }
+                // The first two bytes count, not only the first: a book with tokens beginning with
+                // a one-word query's first byte but none with its first two is mostly skipped.
+                let tokens = stored.allTokens
+                if let first = terms.words.first?.first.map({ Array($0.utf8) }), terms.words.count == 1,
+                    first.count >= 2,
+                    tokens.contains(where: { $0.utf8.first == first[0] }),
+                    !tokens.contains(where: { $0.utf8.starts(with: first[0...1]) })
+                {
+                    pairOnly += 1
+                    if !admitted { pairSkipped += 1 }
+                }
+                // And the first three: "mur" skips most of the books "mu" matches but "mur" does not.
+                if let first = terms.words.first?.first.map({ Array($0.utf8) }), terms.words.count == 1,
+                    first.count >= 3,
+                    tokens.contains(where: { $0.utf8.starts(with: first[0...1]) }),
+                    !tokens.contains(where: { $0.utf8.starts(with: first[0...2]) })
+                {
+                    tripleOnly += 1
+                    if !admitted { tripleSkipped += 1 }
+                }
+            }
+        }
+        #expect(skipped > 0)
+        // Hashed into 64 bits, a pair is mistaken for another in about 1 token in 64.
+        #expect(pairOnly > 100 && pairSkipped * 4 > pairOnly * 3, "\(pairSkipped) of \(pairOnly)")
+        #expect(tripleOnly > 50 && tripleSkipped * 4 > tripleOnly * 3, "\(tripleSkipped) of \(tripleOnly)")
     }
 }

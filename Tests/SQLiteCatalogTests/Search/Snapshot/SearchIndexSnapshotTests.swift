@@ -1,6 +1,7 @@
 import BookCatalog
 import Foundation
 @testable import SQLiteCatalog
+import TestTags
 import Testing
 
 /// The stored index file is derived data, never trusted (`SearchIndexSnapshot`, `IndexStorage`): a
@@ -9,35 +10,6 @@ import Testing
 @Suite struct SearchIndexSnapshotTests: SearchIndexTesting {
     let directory: TemporaryDirectory
     init() throws { directory = try TemporaryDirectory() }
-
-    /// Stores a snapshot of 200 books, lets `damage` change its file, then checks that a new
-    /// remote answers every query exactly and ends up on a rebuilt, stored index.
-    private func expectDamageDetected(
-        _ name: String, _ damage: (inout SnapshotFile) throws -> Void,
-        sourceLocation: SourceLocation = #_sourceLocation
-    ) async throws {
-        let path = directory.path("\(name).sqlite")
-        let (catalog, books) = try makeCatalog(books: 200, path: path)
-        #expect(
-            try await catalog.remote(account: "editor").searchIndexReport().snapshotStored,
-            sourceLocation: sourceLocation)
-        var file = try SnapshotFile(catalog: path)
-        let intact = file.bytes
-        try damage(&file)
-        #expect(file.bytes != intact, "the damage changed nothing", sourceLocation: sourceLocation)
-        try file.save()
-
-        let remote = try catalog.remote(account: "reader")
-        try await expectExactSearches(remote, books, sourceLocation: sourceLocation)
-        // Detected at load or at the first read of the damaged block: either way the index in
-        // use now is a rebuilt one, stored again.
-        let (report, stored) = try await remote.searchIndexReport()
-        #expect(report.origin == .built && stored, "\(name): \(report)", sourceLocation: sourceLocation)
-        try await expectExactSearches(remote, books, sourceLocation: sourceLocation)
-        let next = try catalog.remote(account: "reader")
-        #expect(try await next.searchIndexReport().report.origin == .loadedSnapshot, sourceLocation: sourceLocation)
-        try await expectExactSearches(next, books, sourceLocation: sourceLocation)
-    }
 
     /// A file of format 7, from before the other fields (its forward index has no author counts,
     /// its postings no place 3, its prefixes three bitmaps), is never read, though its catalog
@@ -59,55 +31,6 @@ import Testing
         #expect(report.origin == .built && stored, "\(report)")
         let raw = try RawConnection(path)
         #expect(try queryText(raw.handle, "SELECT format FROM search_snapshots") == "8")
-    }
-
-    /// Something other than a regular file of this user's where the snapshot file goes: a FIFO
-    /// (which blocked every search for ever), a symlink to a good snapshot or to a device, a
-    /// directory, another user's copy of the very file. Each is a damaged index: the remote
-    /// answers exactly from a rebuilt index, stored again where a file can replace the thing.
-    @Test(arguments: ["fifo", "symlink-to-snapshot", "symlink-to-device", "directory", "other-owner"])
-    func aSnapshotThatIsNotARegularFileOfThisUsersIsRebuilt(kind: String) async throws {
-        let path = directory.path("\(kind).sqlite")
-        let (catalog, books) = try makeCatalog(books: 200, path: path)
-        #expect(try await catalog.remote(account: "editor").searchIndexReport().snapshotStored)
-        let snapshot = SearchIndexSnapshot.path(catalogPath: path, scope: "main")
-        let aside = directory.path("\(kind)-aside")
-        #expect(rename(snapshot, aside) == 0)
-        switch kind {
-        case "fifo": #expect(mkfifo(snapshot, 0o600) == 0)
-        case "symlink-to-snapshot": #expect(symlink(aside, snapshot) == 0)
-        case "symlink-to-device": #expect(symlink("/dev/zero", snapshot) == 0)
-        case "directory": #expect(mkdir(snapshot, 0o700) == 0)
-        default:
-            #expect(rename(aside, snapshot) == 0)
-            // Only root may give a file away; as another user the case has nothing to test.
-            guard geteuid() == 0 else { return }
-            #expect(chown(snapshot, 65_534, 65_534) == 0)
-        }
-
-        let remote = try catalog.remote(account: "reader")
-        try await expectExactSearches(remote, books)
-        let (report, stored) = try await remote.searchIndexReport()
-        #expect(report.origin == .built, "\(kind): \(report)")
-        // A directory cannot be replaced by a file; everything else is, by the rename that stores it.
-        #expect(stored == (kind != "directory"), "\(kind)")
-        try await expectExactSearches(remote, books)
-    }
-
-    /// Every part, the stored prefixes' table and bitmaps (parts 11 and 12) included.
-    @Test(arguments: 0..<13)
-    func aSnapshotWithADamagedPartIsDetectedAndRebuilt(part: Int) async throws {
-        try await expectDamageDetected("damaged-\(part)") { file in
-            let range = file.part(part)
-            file.bytes[(range.lowerBound + range.upperBound) / 2] ^= 0xA5
-        }
-    }
-
-    @Test(arguments: [1, 2, 8, 9])
-    func aTruncatedSnapshotIsDetectedAndRebuilt(fraction: Int) async throws {
-        try await expectDamageDetected("truncated-\(fraction)") { file in
-            file.bytes.removeLast(file.bytes.count - file.bytes.count * fraction / 10)
-        }
     }
 
     @Test func aSnapshotWithAWrongBlockChecksumIsDetectedAndRebuilt() async throws {
@@ -143,22 +66,6 @@ import Testing
     @Test func aCraftedVocabularyOutOfOrderIsDetectedAndRebuilt() async throws {
         try await expectDamageDetected("vocabulary-reversed") { file in
             file.bytes[file.part(0)].reverse()
-            file.reseal()
-        }
-    }
-
-    /// The `SnapshotLoading` fuzz target found, in the first snapshot format, that a book
-    /// count, id base or id width that no checksum covered crashed the loader (an overflow
-    /// while sizing the arrays, ids out of range). This format checksums its header, so only a
-    /// crafted file (checksums recomputed) can carry such numbers: it must be refused, not trusted.
-    @Test(
-        arguments: zip(
-            [4, 4, 4, 5, 5, 7], [UInt64(Int.max), 1 << 60, UInt64.max, 0x7FFF_FFFF_FFFF_FF00, UInt64.max, 64]))
-    func aForgedHeaderWithImpossibleNumbersIsRefused(word: Int, value: UInt64) async throws {
-        try await expectDamageDetected("header-\(word)-\(value)") { file in
-            file.bytes.withUnsafeMutableBytes {
-                $0.storeBytes(of: value.littleEndian, toByteOffset: word * 8, as: UInt64.self)
-            }
             file.reseal()
         }
     }
@@ -239,5 +146,108 @@ import Testing
                 "length \(length)")
         }
         #expect(refused > 100)
+    }
+}
+
+/// The slow part of the suite above (each of these takes seconds: large generated catalogs, many
+/// damaged copies); the rest stays in the inner loop (`Scripts/test fast`).
+@Suite(.tags(.slow)) struct SearchIndexSnapshotDamageTests: SearchIndexTesting {
+    let directory: TemporaryDirectory
+    init() throws { directory = try TemporaryDirectory() }
+
+    /// Every part, the stored prefixes' table and bitmaps (parts 11 and 12) included.
+    @Test(arguments: 0..<13)
+    func aSnapshotWithADamagedPartIsDetectedAndRebuilt(part: Int) async throws {
+        try await expectDamageDetected("damaged-\(part)") { file in
+            let range = file.part(part)
+            file.bytes[(range.lowerBound + range.upperBound) / 2] ^= 0xA5
+        }
+    }
+
+    /// The `SnapshotLoading` fuzz target found, in the first snapshot format, that a book
+    /// count, id base or id width that no checksum covered crashed the loader (an overflow
+    /// while sizing the arrays, ids out of range). This format checksums its header, so only a
+    /// crafted file (checksums recomputed) can carry such numbers: it must be refused, not trusted.
+    @Test(
+        arguments: zip(
+            [4, 4, 4, 5, 5, 7], [UInt64(Int.max), 1 << 60, UInt64.max, 0x7FFF_FFFF_FFFF_FF00, UInt64.max, 64]))
+    func aForgedHeaderWithImpossibleNumbersIsRefused(word: Int, value: UInt64) async throws {
+        try await expectDamageDetected("header-\(word)-\(value)") { file in
+            file.bytes.withUnsafeMutableBytes {
+                $0.storeBytes(of: value.littleEndian, toByteOffset: word * 8, as: UInt64.self)
+            }
+            file.reseal()
+        }
+    }
+
+    @Test(arguments: [1, 2, 8, 9])
+    func aTruncatedSnapshotIsDetectedAndRebuilt(fraction: Int) async throws {
+        try await expectDamageDetected("truncated-\(fraction)") { file in
+            file.bytes.removeLast(file.bytes.count - file.bytes.count * fraction / 10)
+        }
+    }
+
+    /// Something other than a regular file of this user's where the snapshot file goes: a FIFO
+    /// (which blocked every search for ever), a symlink to a good snapshot or to a device, a
+    /// directory, another user's copy of the very file. Each is a damaged index: the remote
+    /// answers exactly from a rebuilt index, stored again where a file can replace the thing.
+    @Test(arguments: ["fifo", "symlink-to-snapshot", "symlink-to-device", "directory", "other-owner"])
+    func aSnapshotThatIsNotARegularFileOfThisUsersIsRebuilt(kind: String) async throws {
+        let path = directory.path("\(kind).sqlite")
+        let (catalog, books) = try makeCatalog(books: 200, path: path)
+        #expect(try await catalog.remote(account: "editor").searchIndexReport().snapshotStored)
+        let snapshot = SearchIndexSnapshot.path(catalogPath: path, scope: "main")
+        let aside = directory.path("\(kind)-aside")
+        #expect(rename(snapshot, aside) == 0)
+        switch kind {
+        case "fifo": #expect(mkfifo(snapshot, 0o600) == 0)
+        case "symlink-to-snapshot": #expect(symlink(aside, snapshot) == 0)
+        case "symlink-to-device": #expect(symlink("/dev/zero", snapshot) == 0)
+        case "directory": #expect(mkdir(snapshot, 0o700) == 0)
+        default:
+            #expect(rename(aside, snapshot) == 0)
+            // Only root may give a file away; as another user the case has nothing to test.
+            guard geteuid() == 0 else { return }
+            #expect(chown(snapshot, 65_534, 65_534) == 0)
+        }
+
+        let remote = try catalog.remote(account: "reader")
+        try await expectExactSearches(remote, books)
+        let (report, stored) = try await remote.searchIndexReport()
+        #expect(report.origin == .built, "\(kind): \(report)")
+        // A directory cannot be replaced by a file; everything else is, by the rename that stores it.
+        #expect(stored == (kind != "directory"), "\(kind)")
+        try await expectExactSearches(remote, books)
+    }
+}
+
+extension SearchIndexTesting {
+    /// Stores a snapshot of 200 books, lets `damage` change its file, then checks that a new
+    /// remote answers every query exactly and ends up on a rebuilt, stored index.
+    fileprivate func expectDamageDetected(
+        _ name: String, _ damage: (inout SnapshotFile) throws -> Void,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws {
+        let path = directory.path("\(name).sqlite")
+        let (catalog, books) = try makeCatalog(books: 200, path: path)
+        #expect(
+            try await catalog.remote(account: "editor").searchIndexReport().snapshotStored,
+            sourceLocation: sourceLocation)
+        var file = try SnapshotFile(catalog: path)
+        let intact = file.bytes
+        try damage(&file)
+        #expect(file.bytes != intact, "the damage changed nothing", sourceLocation: sourceLocation)
+        try file.save()
+
+        let remote = try catalog.remote(account: "reader")
+        try await expectExactSearches(remote, books, sourceLocation: sourceLocation)
+        // Detected at load or at the first read of the damaged block: either way the index in
+        // use now is a rebuilt one, stored again.
+        let (report, stored) = try await remote.searchIndexReport()
+        #expect(report.origin == .built && stored, "\(name): \(report)", sourceLocation: sourceLocation)
+        try await expectExactSearches(remote, books, sourceLocation: sourceLocation)
+        let next = try catalog.remote(account: "reader")
+        #expect(try await next.searchIndexReport().report.origin == .loadedSnapshot, sourceLocation: sourceLocation)
+        try await expectExactSearches(next, books, sourceLocation: sourceLocation)
     }
 }

@@ -1,6 +1,7 @@
 import BookCatalog
 import Foundation
 @testable import SQLiteCatalog
+import TestTags
 import Testing
 
 /// Answers while no index can answer: the books table, its copy, kept scans, their first matches and
@@ -274,84 +275,6 @@ import Testing
         for text in ["a", "q", "z", "2", "h", "l", "e", "hist r", "東"] { try expectExact(text, from: .booksCopy) }
     }
 
-    /// A query that narrows a kept scan's query gets its page from that scan's first matches
-    /// when they hold it, shown before its count: exactly the committed books' page, though
-    /// narrowing moved books to later ranks or out of the matches, and though books were
-    /// renamed and added since the scan; otherwise the whole answer comes, counted. With the
-    /// scan's matches in result order (`MatchOrder`), every page comes from walking them,
-    /// however far past the first matches it lies: titles sharing their first eight bytes
-    /// ("Murder 1", "Murder 10", "Murder 100") are in order by their whole keys. The count so
-    /// far never passes the matches, and is exact when the walk read them all.
-    @Test func aPageFromAnEarlierScansFirstMatchesIsTheCommittedBooksPage() async throws {
-        let path = directory.path("leading.sqlite")
-        let catalog = try SQLiteCatalog.open(path: path, create: true)
-        try catalog.addAccount(Account(name: "editor", role: .editor, scope: "main"))
-        // For "mur": 700 books of the first rank (Mural, Murder), 300 of the second (The
-        // murmur), then 1,800 by author: more than the scan's 1,024 first matches.
-        var books = (0..<1_500).map { NewBook(title: "Book \($0)", author: "Haruki Murakami") }
-        books += (0..<400).map { NewBook(title: "Murder \($0)", author: $0 % 3 == 0 ? "Haruki Murakami" : "Ann Reed") }
-        books += (0..<300).map { NewBook(title: "Mural \($0)", author: "Ann Reed") }
-        books += (0..<300).map { NewBook(title: "The murmur \($0)", author: $0 % 2 == 0 ? "Ann Mural" : "Bo Li") }
-        books += (0..<300).map { NewBook(title: "Quiet \($0)", author: "Ann Mural") }
-        let reader = try BooksTableReader(
-            path: path, books: books, shuffledBy: 7, into: catalog, keepingWholeMatchesUpTo: 0)
-        let scans = reader.scans
-        // The whole table's "mur", its first matches kept with it; taken before the changes below.
-        let mur = try reader.keptScan("mur")
-        #expect(mur.leading.count == SearchTuning.leadingMatches && mur.rows.order?.isSorted == true)
-        var rowsUnordered = mur.rows
-        rowsUnordered.dropOrder()
-        let murUnordered = RecentScans.Scan(
-            words: mur.words, sequence: mur.sequence, rows: rowsUnordered, leading: mur.leading)
-        var leadingAnswers = 0
-        func expectCommittedPages(ordered: Bool, sourceLocation: SourceLocation = #_sourceLocation) throws {
-            let committed = try committedBooks(path, scope: "main")
-            for text in [
-                "mura", "murd", "murm", "murak", "mural", "mur b", "mur 1", "murakami b", "murder 1", "murder 10",
-                "mur zz",
-            ] {
-                let terms = SearchTerms(text)
-                let expected = matches(of: terms, in: committed).map(
-                    \.id)
-                for (limit, offset) in [(50, 0), (5, 0), (3, 2), (10, 45), (10, 1_200)] {
-                    // Kept: "mur" alone, nothing narrower.
-                    scans.removeKeptScans()
-                    scans.keep(ordered ? mur : murUnordered)
-                    let page = try reader.search(text, limit: limit, offset: offset, pageFirst: true)
-                    let wanted = Array(expected.dropFirst(offset).prefix(limit))
-                    let about = "\(text) \(limit) \(offset), ordered: \(ordered)"
-                    #expect(page.ids == wanted, "\(about)", sourceLocation: sourceLocation)
-                    if page.source == .leadingMatches || page.source == .orderedMatches {
-                        if page.source == .leadingMatches { leadingAnswers += 1 }
-                        #expect(ordered || page.source == .leadingMatches, "\(about)", sourceLocation: sourceLocation)
-                        if offset + wanted.count < expected.count {
-                            #expect(
-                                page.total >= offset + wanted.count && page.total <= expected.count, "\(about)",
-                                sourceLocation: sourceLocation)
-                        } else {
-                            #expect(page.total == expected.count, "\(about)", sourceLocation: sourceLocation)
-                        }
-                    } else {
-                        #expect(!ordered, "\(about): \(page.source)", sourceLocation: sourceLocation)
-                        #expect(
-                            page.source == .earlierScan
-                                && page.total
-                                    == min(expected.count, SearchIndex.countLimit(offset: offset, limit: limit)),
-                            "\(about)", sourceLocation: sourceLocation)
-                    }
-                }
-            }
-        }
-        try expectCommittedPages(ordered: false)
-        #expect(leadingAnswers >= 20, "the scenario gives the first matches pages to answer")
-        try expectCommittedPages(ordered: true)
-        try await changeBooksSinceTheMurScan(catalog, path: path)
-        leadingAnswers = 0
-        try expectCommittedPages(ordered: false)
-        #expect(leadingAnswers >= 20, "the scenario gives the first matches pages to answer after the changes")
-        try expectCommittedPages(ordered: true)
-    }
-
     /// Books of one rank sharing their title (2,000 titled "Mur", by two authors) are kept four
     /// at a time among a scan's first matches: a narrower query looks past them ("mura" finds
     /// "Mural" at once), and where the rest of the group could come first it does not take
@@ -402,85 +325,6 @@ import Testing
                     "\(text) \(limit) \(offset) \(ordered): \(page.source)")
             }
         }
-    }
-
-    /// A scan of a few thousand matches keeps them all in order: a narrower query whose page
-    /// lies past where the first 1,024 would end ("mur" after "mu": Murakami's books, after
-    /// every title with a word beginning "mu") gets it from there, reading the scan in order
-    /// only as far as the page; a page at the very end reads it all and is counted exactly.
-    /// Every page is the committed books' page, before and after books change since the scan.
-    @Test func aWholeScanAnswersANarrowerPageAnywhereInIt() async throws {
-        let path = directory.path("leading-whole.sqlite")
-        let catalog = try SQLiteCatalog.open(path: path, create: true)
-        try catalog.addAccount(Account(name: "editor", role: .editor, scope: "main"))
-        // For "mu": 900 titles beginning "mu" (Music, Mural), 300 with "mu" later, then 2,000 by author.
-        var books = (0..<600).map { NewBook(title: "Music \($0)", author: "Ann Reed") }
-        books += (0..<300).map { NewBook(title: "Mural \($0)", author: $0 % 3 == 0 ? "Haruki Murakami" : "Bo Li") }
-        books += (0..<300).map { NewBook(title: "The museum \($0)", author: "Ann Reed") }
-        books += (0..<2_000).map { NewBook(title: "Book \($0)", author: $0 % 4 == 0 ? "Mura Ito" : "Haruki Murakami") }
-        books += (0..<200).map { NewBook(title: "Quiet \($0)", author: "Ann Reed") }
-        let reader = try BooksTableReader(
-            path: path, books: books, shuffledBy: 13, into: catalog,
-            keepingWholeMatchesUpTo: SearchTuning.wholeMatches)
-        let scans = reader.scans
-        let mu = try reader.keptScan("mu")
-        #expect(mu.leading.isWhole && mu.leading.count == 3_200 && mu.rows.count == 3_200)
-        func expectCommittedPages(sourceLocation: SourceLocation = #_sourceLocation) throws {
-            let committed = try committedBooks(path, scope: "main")
-            for text in ["mur", "mura", "murak", "mus", "mu b", "mura i", "murakami 1", "museum", "mu zz"] {
-                let terms = SearchTerms(text)
-                let expected = matches(of: terms, in: committed).map(
-                    \.id)
-                for (limit, offset) in [(50, 0), (5, 0), (10, 45), (10, 1_500), (20, max(0, expected.count - 5))] {
-                    // Kept: "mu" alone, nothing narrower.
-                    scans.removeKeptScans()
-                    scans.keep(mu)
-                    let page = try reader.search(text, limit: limit, offset: offset, pageFirst: true)
-                    let wanted = Array(expected.dropFirst(offset).prefix(limit))
-                    #expect(page.ids == wanted, "\(text) \(limit) \(offset)", sourceLocation: sourceLocation)
-                    #expect(
-                        page.source == .leadingMatches, "\(text) \(limit) \(offset): \(page.source)",
-                        sourceLocation: sourceLocation)
-                    if offset + wanted.count < expected.count {
-                        #expect(
-                            page.total >= offset + wanted.count && page.total <= expected.count,
-                            "\(text) \(limit) \(offset)",
-                            sourceLocation: sourceLocation)
-                    } else {
-                        // The page reached the last match: every match was seen.
-                        #expect(
-                            page.total == expected.count, "\(text) \(limit) \(offset)", sourceLocation: sourceLocation)
-                    }
-                }
-            }
-            // Murakami's first books come after every title with a word beginning "mu", yet the
-            // page was placed before the scan was read to its end.
-            scans.removeKeptScans()
-            scans.keep(mu)
-            let murakami = try reader.search("murakami", limit: 20, offset: 0, pageFirst: true)
-            let expected = committed.filter(SearchTerms("murakami").matches).count
-            #expect(murakami.source == .leadingMatches && murakami.total < expected, sourceLocation: sourceLocation)
-        }
-        try expectCommittedPages()
-        try await changeBooksSinceTheMurScan(catalog, path: path)
-        try expectCommittedPages()
-    }
-
-    /// What the first-matches tests change after their scan, as the "editor" account: a book
-    /// leaves the matches ("Mural 0"), one from outside them comes first ("Mura Aardvark"), one
-    /// moves to the first rank ("Murakami Book"), and a new one by the author comes ("Aaa").
-    private func changeBooksSinceTheMurScan(_ catalog: SQLiteCatalog, path: String) async throws {
-        let writer = try catalog.remote(account: "editor")
-        let committed = try committedBooks(path, scope: "main")
-        func rename(_ title: String, to newTitle: String) async throws {
-            let book = try #require(committed.first { $0.title == title })
-            _ = try await writer.save(
-                SaveRequest(id: book.id, title: newTitle, author: book.author, expectedRevision: book.revision))
-        }
-        try await rename("Mural 0", to: "Zebra")
-        try await rename("Quiet 3", to: "Mura Aardvark")
-        try await rename("Book 1", to: "Murakami Book")
-        _ = try catalog.addBook(NewBook(title: "Aaa", author: "Murakami"), scope: "main")
     }
 
     /// Through the remote, while the index is built: a query that narrows a kept scan of a few
@@ -567,42 +411,6 @@ import Testing
         }.value
         let answered = [SearchAnswerSource.booksTable.rawValue] + queries.map(\.source.rawValue)
         #expect(outcomes == answered + queries.map { _ in "cancelled" })
-    }
-
-    /// A kept scan of more than an eighth of a whole copy's rows, and more than a few, is left
-    /// for the copy, which is read in order; smaller ones, or any while the copy is unfinished,
-    /// are narrowed.
-    @Test func aLargeKeptScanIsLeftForTheCopy() throws {
-        let scans = RecentScans(memory: BuildMemory(besideCatalog: directory.path("catalog.sqlite")))
-        /// A copy of `count` rows, and a kept scan of its first `rows`.
-        func copy(of count: Int) throws -> (BooksCopy, (_ rows: Int) -> RecentScans.Scan) {
-            let copy = try #require(BooksCopy(sequence: 1, memory: scans.memory))
-            var places: [BooksCopy.Place] = []
-            try Array("b".utf8).withUnsafeBufferPointer { text in
-                for id in 1...count {
-                    places.append(try #require(copy.append(id: id, key: text, title: text, author: text, other: text)))
-                }
-            }
-            return (
-                copy,
-                { count in
-                    var rows = ScannedRows()
-                    for row in 0..<count { rows.append(in: copy, at: places[row], mask: 0, rank: 0, keyPrefix: 0) }
-                    return RecentScans.Scan(words: SearchTerms("b").words.map(QueryWord.init), sequence: 1, rows: rows)
-                }
-            )
-        }
-        let (large, ofLarge) = try copy(of: 200_000)
-        scans.copy = large
-        #expect(!scans.copyIsQuicker(than: ofLarge(25_001)))  // unfinished
-        large.complete()
-        #expect(!scans.copyIsQuicker(than: ofLarge(25_000)))  // an eighth
-        #expect(scans.copyIsQuicker(than: ofLarge(25_001)))
-        let (small, ofSmall) = try copy(of: 100_000)
-        small.complete()
-        scans.copy = small
-        #expect(!scans.copyIsQuicker(than: ofSmall(SearchTuning.fewKeptRows)))  // more than an eighth, but few
-        #expect(scans.copyIsQuicker(than: ofSmall(SearchTuning.fewKeptRows + 1)))
     }
 
     /// Kept rows come back as they went in, a key equal to the title terms included; the scans
@@ -707,6 +515,38 @@ import Testing
         #expect(try recorded(upTo: 1_000 * 16 - 1) == nil)
     }
 
+    /// A search answered from the books table reads the whole table; one whose task was
+    /// cancelled (the app cancels a search the next key replaced) stops instead of keeping the
+    /// remote from the next search, and the remote answers the next one exactly.
+    @Test func aCancelledSearchOfTheBooksTableStopsAndTheNextOneAnswers() async throws {
+        let (catalog, books) = try makeCatalog(books: 300)
+        let remote = try catalog.remote(account: "reader")
+        let failure = await Task { () async -> (any Error)? in
+            withUnsafeCurrentTask { $0?.cancel() }
+            do {
+                _ = try await remote.searchWithoutIndex(SearchQuery(text: "a"))
+                return nil
+            } catch {
+                return error
+            }
+        }.value
+        #expect(failure is CancellationError, "\(String(describing: failure))")
+        try await expectExactSearches(remote, books, withoutIndex: true)
+    }
+
+    /// A reader of the catalog at `path` whose index build waits for `build` to be signalled.
+    private func heldReader(_ path: String, _ build: DispatchSemaphore) throws -> SQLiteBookRemote {
+        try SQLiteCatalog.open(path: path, create: false, beforeIndexBuild: { build.wait() }).remote(account: "reader")
+    }
+
+}
+
+/// The slow part of the suite above (each of these takes seconds: large generated catalogs, many
+/// damaged copies); the rest stays in the inner loop (`Scripts/test fast`).
+@Suite(.tags(.slow)) struct WhileIndexingScaleTests: SearchIndexTesting {
+    let directory: TemporaryDirectory
+    init() throws { directory = try TemporaryDirectory() }
+
     @Test func searchingWithoutTheIndexAnswersExactlyAsTheIndexDoes() async throws {
         let (catalog, books) = try makeCatalog(books: 300)
         let remote = try catalog.remote(account: "editor")
@@ -735,69 +575,240 @@ import Testing
         }
     }
 
-    /// A search answered from the books table reads the whole table; one whose task was
-    /// cancelled (the app cancels a search the next key replaced) stops instead of keeping the
-    /// remote from the next search, and the remote answers the next one exactly.
-    @Test func aCancelledSearchOfTheBooksTableStopsAndTheNextOneAnswers() async throws {
-        let (catalog, books) = try makeCatalog(books: 300)
-        let remote = try catalog.remote(account: "reader")
-        let failure = await Task { () async -> (any Error)? in
-            withUnsafeCurrentTask { $0?.cancel() }
-            do {
-                _ = try await remote.searchWithoutIndex(SearchQuery(text: "a"))
-                return nil
-            } catch {
-                return error
-            }
-        }.value
-        #expect(failure is CancellationError, "\(String(describing: failure))")
-        try await expectExactSearches(remote, books, withoutIndex: true)
-    }
-
-    /// A reader of the catalog at `path` whose index build waits for `build` to be signalled.
-    private func heldReader(_ path: String, _ build: DispatchSemaphore) throws -> SQLiteBookRemote {
-        try SQLiteCatalog.open(path: path, create: false, beforeIndexBuild: { build.wait() }).remote(account: "reader")
-    }
-
-    /// A catalog read as a remote reads it while its index is built: kept scans, the table's copy.
-    private struct BooksTableReader {
-        let connection: Connection
-        let scans: RecentScans
-
-        /// Adds `books` to `catalog`'s "main" scope in an order shuffled by `seed` (ids then follow
-        /// neither titles nor authors), and reads the catalog at `path`, keeping scans of at most
-        /// `wholeLimit` matches whole (`LeadingMatches`; 0 keeps every scan's first matches only).
-        init(
-            path: String, books: [NewBook], shuffledBy seed: UInt64, into catalog: SQLiteCatalog,
-            keepingWholeMatchesUpTo wholeLimit: Int
-        ) throws {
-            var books = books
-            var generator = GeneratedBooks(seed: seed)
-            for index in books.indices.reversed() { books.swapAt(index, generator.next(index + 1)) }
-            try catalog.insertBooks(books, scope: "main")
-            connection = try CatalogConnection.open(path: path, create: false, busyTimeout: .seconds(5))
-            scans = RecentScans(memory: BuildMemory(besideCatalog: path), keepingWholeMatchesUpTo: wholeLimit)
-        }
-
-        /// The whole table's scan of `text`, kept with its first matches.
-        func keptScan(_ text: String) throws -> RecentScans.Scan {
-            _ = try search(text, limit: 50, offset: 0, pageFirst: false)
-            return try #require(
-                scans.narrowest(holdingMatchesOf: SearchTerms(text).words.map(QueryWord.init), at: .max))
-        }
-
-        /// The answer as of the catalog now; with `pageFirst`, the page alone from an earlier
-        /// scan's first matches or its matches in order, when they hold it.
-        func search(_ text: String, limit: Int, offset: Int, pageFirst: Bool) throws -> BooksTableSearch.Found {
-            try connection.transaction(immediate: false) {
-                let sequence = try connection.queryFirst("SELECT max(change_seq) FROM books") { $0.int(0) }!
-                let search = BooksTableSearch(connection: connection, scope: "main", recent: (scans, sequence))
+    /// A query that narrows a kept scan's query gets its page from that scan's first matches
+    /// when they hold it, shown before its count: exactly the committed books' page, though
+    /// narrowing moved books to later ranks or out of the matches, and though books were
+    /// renamed and added since the scan; otherwise the whole answer comes, counted. With the
+    /// scan's matches in result order (`MatchOrder`), every page comes from walking them,
+    /// however far past the first matches it lies: titles sharing their first eight bytes
+    /// ("Murder 1", "Murder 10", "Murder 100") are in order by their whole keys. The count so
+    /// far never passes the matches, and is exact when the walk read them all.
+    @Test func aPageFromAnEarlierScansFirstMatchesIsTheCommittedBooksPage() async throws {
+        let path = directory.path("leading.sqlite")
+        let catalog = try SQLiteCatalog.open(path: path, create: true)
+        try catalog.addAccount(Account(name: "editor", role: .editor, scope: "main"))
+        // For "mur": 700 books of the first rank (Mural, Murder), 300 of the second (The
+        // murmur), then 1,800 by author: more than the scan's 1,024 first matches.
+        var books = (0..<1_500).map { NewBook(title: "Book \($0)", author: "Haruki Murakami") }
+        books += (0..<400).map { NewBook(title: "Murder \($0)", author: $0 % 3 == 0 ? "Haruki Murakami" : "Ann Reed") }
+        books += (0..<300).map { NewBook(title: "Mural \($0)", author: "Ann Reed") }
+        books += (0..<300).map { NewBook(title: "The murmur \($0)", author: $0 % 2 == 0 ? "Ann Mural" : "Bo Li") }
+        books += (0..<300).map { NewBook(title: "Quiet \($0)", author: "Ann Mural") }
+        let reader = try BooksTableReader(
+            path: path, books: books, shuffledBy: 7, into: catalog, keepingWholeMatchesUpTo: 0)
+        let scans = reader.scans
+        // The whole table's "mur", its first matches kept with it; taken before the changes below.
+        let mur = try reader.keptScan("mur")
+        #expect(mur.leading.count == SearchTuning.leadingMatches && mur.rows.order?.isSorted == true)
+        var rowsUnordered = mur.rows
+        rowsUnordered.dropOrder()
+        let murUnordered = RecentScans.Scan(
+            words: mur.words, sequence: mur.sequence, rows: rowsUnordered, leading: mur.leading)
+        var leadingAnswers = 0
+        func expectCommittedPages(ordered: Bool, sourceLocation: SourceLocation = #_sourceLocation) throws {
+            let committed = try committedBooks(path, scope: "main")
+            for text in [
+                "mura", "murd", "murm", "murak", "mural", "mur b", "mur 1", "murakami b", "murder 1", "murder 10",
+                "mur zz",
+            ] {
                 let terms = SearchTerms(text)
-                guard pageFirst else { return try search.search(terms, offset: offset, limit: limit) }
-                return try search.pageFromFirstMatches(terms, offset: offset, limit: limit)
-                    ?? search.pageFromOrderedMatches(terms, offset: offset, limit: limit)
-                    ?? search.search(terms, offset: offset, limit: limit)
+                let expected = matches(of: terms, in: committed).map(
+                    \.id)
+                for (limit, offset) in [(50, 0), (5, 0), (3, 2), (10, 45), (10, 1_200)] {
+                    // Kept: "mur" alone, nothing narrower.
+                    scans.removeKeptScans()
+                    scans.keep(ordered ? mur : murUnordered)
+                    let page = try reader.search(text, limit: limit, offset: offset, pageFirst: true)
+                    let wanted = Array(expected.dropFirst(offset).prefix(limit))
+                    let about = "\(text) \(limit) \(offset), ordered: \(ordered)"
+                    #expect(page.ids == wanted, "\(about)", sourceLocation: sourceLocation)
+                    if page.source == .leadingMatches || page.source == .orderedMatches {
+                        if page.source == .leadingMatches { leadingAnswers += 1 }
+                        #expect(ordered || page.source == .leadingMatches, "\(about)", sourceLocation: sourceLocation)
+                        if offset + wanted.count < expected.count {
+                            #expect(
+                                page.total >= offset + wanted.count && page.total <= expected.count, "\(about)",
+                                sourceLocation: sourceLocation)
+                        } else {
+                            #expect(page.total == expected.count, "\(about)", sourceLocation: sourceLocation)
+                        }
+                    } else {
+                        #expect(!ordered, "\(about): \(page.source)", sourceLocation: sourceLocation)
+                        #expect(
+                            page.source == .earlierScan
+                                && page.total
+                                    == min(expected.count, SearchIndex.countLimit(offset: offset, limit: limit)),
+                            "\(about)", sourceLocation: sourceLocation)
+                    }
+                }
             }
+        }
+        try expectCommittedPages(ordered: false)
+        #expect(leadingAnswers >= 20, "the scenario gives the first matches pages to answer")
+        try expectCommittedPages(ordered: true)
+        try await changeBooksSinceTheMurScan(catalog, path: path)
+        leadingAnswers = 0
+        try expectCommittedPages(ordered: false)
+        #expect(leadingAnswers >= 20, "the scenario gives the first matches pages to answer after the changes")
+        try expectCommittedPages(ordered: true)
+    }
+
+    /// A kept scan of more than an eighth of a whole copy's rows, and more than a few, is left
+    /// for the copy, which is read in order; smaller ones, or any while the copy is unfinished,
+    /// are narrowed.
+    @Test func aLargeKeptScanIsLeftForTheCopy() throws {
+        let scans = RecentScans(memory: BuildMemory(besideCatalog: directory.path("catalog.sqlite")))
+        /// A copy of `count` rows, and a kept scan of its first `rows`.
+        func copy(of count: Int) throws -> (BooksCopy, (_ rows: Int) -> RecentScans.Scan) {
+            let copy = try #require(BooksCopy(sequence: 1, memory: scans.memory))
+            var places: [BooksCopy.Place] = []
+            try Array("b".utf8).withUnsafeBufferPointer { text in
+                for id in 1...count {
+                    places.append(try #require(copy.append(id: id, key: text, title: text, author: text, other: text)))
+                }
+            }
+            return (
+                copy,
+                { count in
+                    var rows = ScannedRows()
+                    for row in 0..<count { rows.append(in: copy, at: places[row], mask: 0, rank: 0, keyPrefix: 0) }
+                    return RecentScans.Scan(words: SearchTerms("b").words.map(QueryWord.init), sequence: 1, rows: rows)
+                }
+            )
+        }
+        let (large, ofLarge) = try copy(of: 200_000)
+        scans.copy = large
+        #expect(!scans.copyIsQuicker(than: ofLarge(25_001)))  // unfinished
+        large.complete()
+        #expect(!scans.copyIsQuicker(than: ofLarge(25_000)))  // an eighth
+        #expect(scans.copyIsQuicker(than: ofLarge(25_001)))
+        let (small, ofSmall) = try copy(of: 100_000)
+        small.complete()
+        scans.copy = small
+        #expect(!scans.copyIsQuicker(than: ofSmall(SearchTuning.fewKeptRows)))  // more than an eighth, but few
+        #expect(scans.copyIsQuicker(than: ofSmall(SearchTuning.fewKeptRows + 1)))
+    }
+
+    /// A scan of a few thousand matches keeps them all in order: a narrower query whose page
+    /// lies past where the first 1,024 would end ("mur" after "mu": Murakami's books, after
+    /// every title with a word beginning "mu") gets it from there, reading the scan in order
+    /// only as far as the page; a page at the very end reads it all and is counted exactly.
+    /// Every page is the committed books' page, before and after books change since the scan.
+    @Test func aWholeScanAnswersANarrowerPageAnywhereInIt() async throws {
+        let path = directory.path("leading-whole.sqlite")
+        let catalog = try SQLiteCatalog.open(path: path, create: true)
+        try catalog.addAccount(Account(name: "editor", role: .editor, scope: "main"))
+        // For "mu": 900 titles beginning "mu" (Music, Mural), 300 with "mu" later, then 2,000 by author.
+        var books = (0..<600).map { NewBook(title: "Music \($0)", author: "Ann Reed") }
+        books += (0..<300).map { NewBook(title: "Mural \($0)", author: $0 % 3 == 0 ? "Haruki Murakami" : "Bo Li") }
+        books += (0..<300).map { NewBook(title: "The museum \($0)", author: "Ann Reed") }
+        books += (0..<2_000).map { NewBook(title: "Book \($0)", author: $0 % 4 == 0 ? "Mura Ito" : "Haruki Murakami") }
+        books += (0..<200).map { NewBook(title: "Quiet \($0)", author: "Ann Reed") }
+        let reader = try BooksTableReader(
+            path: path, books: books, shuffledBy: 13, into: catalog,
+            keepingWholeMatchesUpTo: SearchTuning.wholeMatches)
+        let scans = reader.scans
+        let mu = try reader.keptScan("mu")
+        #expect(mu.leading.isWhole && mu.leading.count == 3_200 && mu.rows.count == 3_200)
+        func expectCommittedPages(sourceLocation: SourceLocation = #_sourceLocation) throws {
+            let committed = try committedBooks(path, scope: "main")
+            for text in ["mur", "mura", "murak", "mus", "mu b", "mura i", "murakami 1", "museum", "mu zz"] {
+                let terms = SearchTerms(text)
+                let expected = matches(of: terms, in: committed).map(
+                    \.id)
+                for (limit, offset) in [(50, 0), (5, 0), (10, 45), (10, 1_500), (20, max(0, expected.count - 5))] {
+                    // Kept: "mu" alone, nothing narrower.
+                    scans.removeKeptScans()
+                    scans.keep(mu)
+                    let page = try reader.search(text, limit: limit, offset: offset, pageFirst: true)
+                    let wanted = Array(expected.dropFirst(offset).prefix(limit))
+                    #expect(page.ids == wanted, "\(text) \(limit) \(offset)", sourceLocation: sourceLocation)
+                    #expect(
+                        page.source == .leadingMatches, "\(text) \(limit) \(offset): \(page.source)",
+                        sourceLocation: sourceLocation)
+                    if offset + wanted.count < expected.count {
+                        #expect(
+                            page.total >= offset + wanted.count && page.total <= expected.count,
+                            "\(text) \(limit) \(offset)",
+                            sourceLocation: sourceLocation)
+                    } else {
+                        // The page reached the last match: every match was seen.
+                        #expect(
+                            page.total == expected.count, "\(text) \(limit) \(offset)", sourceLocation: sourceLocation)
+                    }
+                }
+            }
+            // Murakami's first books come after every title with a word beginning "mu", yet the
+            // page was placed before the scan was read to its end.
+            scans.removeKeptScans()
+            scans.keep(mu)
+            let murakami = try reader.search("murakami", limit: 20, offset: 0, pageFirst: true)
+            let expected = committed.filter(SearchTerms("murakami").matches).count
+            #expect(murakami.source == .leadingMatches && murakami.total < expected, sourceLocation: sourceLocation)
+        }
+        try expectCommittedPages()
+        try await changeBooksSinceTheMurScan(catalog, path: path)
+        try expectCommittedPages()
+    }
+}
+
+extension SearchIndexTesting {
+    /// What the first-matches tests change after their scan, as the "editor" account: a book
+    /// leaves the matches ("Mural 0"), one from outside them comes first ("Mura Aardvark"), one
+    /// moves to the first rank ("Murakami Book"), and a new one by the author comes ("Aaa").
+    fileprivate func changeBooksSinceTheMurScan(_ catalog: SQLiteCatalog, path: String) async throws {
+        let writer = try catalog.remote(account: "editor")
+        let committed = try committedBooks(path, scope: "main")
+        func rename(_ title: String, to newTitle: String) async throws {
+            let book = try #require(committed.first { $0.title == title })
+            _ = try await writer.save(
+                SaveRequest(id: book.id, title: newTitle, author: book.author, expectedRevision: book.revision))
+        }
+        try await rename("Mural 0", to: "Zebra")
+        try await rename("Quiet 3", to: "Mura Aardvark")
+        try await rename("Book 1", to: "Murakami Book")
+        _ = try catalog.addBook(NewBook(title: "Aaa", author: "Murakami"), scope: "main")
+    }
+}
+
+/// A catalog read as a remote reads it while its index is built: kept scans, the table's copy.
+private struct BooksTableReader {
+    let connection: Connection
+    let scans: RecentScans
+
+    /// Adds `books` to `catalog`'s "main" scope in an order shuffled by `seed` (ids then follow
+    /// neither titles nor authors), and reads the catalog at `path`, keeping scans of at most
+    /// `wholeLimit` matches whole (`LeadingMatches`; 0 keeps every scan's first matches only).
+    init(
+        path: String, books: [NewBook], shuffledBy seed: UInt64, into catalog: SQLiteCatalog,
+        keepingWholeMatchesUpTo wholeLimit: Int
+    ) throws {
+        var books = books
+        var generator = GeneratedBooks(seed: seed)
+        for index in books.indices.reversed() { books.swapAt(index, generator.next(index + 1)) }
+        try catalog.insertBooks(books, scope: "main")
+        connection = try CatalogConnection.open(path: path, create: false, busyTimeout: .seconds(5))
+        scans = RecentScans(memory: BuildMemory(besideCatalog: path), keepingWholeMatchesUpTo: wholeLimit)
+    }
+
+    /// The whole table's scan of `text`, kept with its first matches.
+    func keptScan(_ text: String) throws -> RecentScans.Scan {
+        _ = try search(text, limit: 50, offset: 0, pageFirst: false)
+        return try #require(
+            scans.narrowest(holdingMatchesOf: SearchTerms(text).words.map(QueryWord.init), at: .max))
+    }
+
+    /// The answer as of the catalog now; with `pageFirst`, the page alone from an earlier
+    /// scan's first matches or its matches in order, when they hold it.
+    func search(_ text: String, limit: Int, offset: Int, pageFirst: Bool) throws -> BooksTableSearch.Found {
+        try connection.transaction(immediate: false) {
+            let sequence = try connection.queryFirst("SELECT max(change_seq) FROM books") { $0.int(0) }!
+            let search = BooksTableSearch(connection: connection, scope: "main", recent: (scans, sequence))
+            let terms = SearchTerms(text)
+            guard pageFirst else { return try search.search(terms, offset: offset, limit: limit) }
+            return try search.pageFromFirstMatches(terms, offset: offset, limit: limit)
+                ?? search.pageFromOrderedMatches(terms, offset: offset, limit: limit)
+                ?? search.search(terms, offset: offset, limit: limit)
         }
     }
 }
