@@ -45,6 +45,17 @@ struct ManifestTests {
         }
     }
 
+    /// The folders directly under `folder` (relative to the package root).
+    static func moduleFolders(under folder: String) -> [String] {
+        let directory = root.appendingPathComponent(folder)
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        return names.filter { name in
+            var isDirectory: ObjCBool = false
+            return FileManager.default.fileExists(
+                atPath: directory.appendingPathComponent(name).path, isDirectory: &isDirectory) && isDirectory.boolValue
+        }.sorted()
+    }
+
     static func imports(under path: String, modules: Set<String>) throws -> Set<String> {
         let directory = root.appendingPathComponent(path)
         guard let files = FileManager.default.enumerator(atPath: directory.path) else { return [] }

@@ -55,6 +55,16 @@ struct TierRuleTests {
         #expect(misplaced.isEmpty, ".tags( outside a top-level @Suite attribute:\n\(misplaced.joined(separator: "\n"))")
     }
 
+    @Test("only test targets import TestTags (it links Swift Testing)")
+    func onlyTestsImportTheTags() throws {
+        let folders = ManifestTests.moduleFolders(under: "Sources").filter { $0 != "TestTags" }.map { "Sources/" + $0 }
+        var importers: [String] = []
+        for folder in folders + ["Demo"] {
+            importers += try LayerRuleTests.files(under: folder, importing: "TestTags").map { folder + "/" + $0 }
+        }
+        #expect(importers.isEmpty, "TestTags imported outside the tests: \(importers.sorted())")
+    }
+
     @Test("the rule finds what a suite starts through the helpers")
     func theRuleFollowsHelpers() {
         let helper = TopLevelDeclaration(
