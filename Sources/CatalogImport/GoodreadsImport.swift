@@ -148,11 +148,10 @@ public enum GoodreadsImport {
         return String(trimmed.dropFirst(2).dropLast())
     }
 
-    /// Goodreads keeps a review's line breaks as `<br/>`.
+    /// A review is HTML (`<br/>` for a line break, `<i>`, `&amp;`) whose typed line ends are
+    /// line breaks too: plain text by the reader of Calibre's comments.
     static func reviewText(_ field: String) -> String {
-        var text = field
-        for tag in ["<br/>", "<br />", "<br>"] { text = text.replacingOccurrences(of: tag, with: "\n") }
-        return BookValidation.trim(text)
+        BookValidation.trim(HTMLText.plainText(field, lineEnds: .lineBreaks))
     }
 
     /// "The Fellowship of the Ring (The Lord of the Rings, #1)" is the title "The Fellowship of

@@ -41,11 +41,17 @@ enum ImportCommand {
             parentheses, "(Dune, #1)", becomes the series), Author and Additional Authors,
             ISBN13 or else ISBN, Publisher, Year Published or else Original Publication Year,
             Bookshelves and Exclusive Shelf as tags, My Review and Private Notes as notes.
-            --from calibre reads a Calibre library folder (its metadata.db, opened read-only
-            and never written): title, authors ("A & B"), the ISBN among its identifiers, the
-            year of its publication date, publisher, series and index, tags, and comments as
-            plain text in the notes. From either, a value that breaks its field's rule is left
-            out and counted; a book without a title is an error.
+            --from calibre reads a Calibre library folder (its metadata.db, opened read-only;
+            nothing is written or created in the folder): title, authors ("A & B", each once),
+            the ISBN among its identifiers, the year of its publication date, publisher, series
+            and index, tags, and comments as plain text in the notes (a review's HTML from
+            Goodreads too). From either, a value that breaks its field's rule, or from Calibre
+            one that is not UTF-8 text, is left out and counted; a book without a title is an
+            error, and so from Calibre is a title or author that is not UTF-8 text, or an id two
+            books share. The library is read as a file anyone could have made: only tables are
+            read, so a view or virtual table in place of one is refused by name, as are a value
+            over 1 MB, work far beyond what a library of its size needs, anything not a regular
+            file, and a folder you may not read (exit status 3).
 
             Every import says how many books it read, how many fields it mapped, and what it
             skipped and why (a line per kind, with counts), on standard error.

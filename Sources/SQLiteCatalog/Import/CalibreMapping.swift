@@ -1,8 +1,9 @@
 import BookCatalog
 
 /// Calibre's fields as Bookshelf's: each value meets its rule or is left out and counted, so
-/// one odd value (an ISBN with a wrong check digit) does not stop a library's import; only a
-/// book that cannot be stored at all (no title) is a problem.
+/// one odd value (an ISBN with a wrong check digit, a publisher that is not UTF-8 text) does
+/// not stop a library's import; only a book that cannot be stored at all (no title, a title or
+/// author that is not text, an id two books share) is a problem.
 enum CalibreMapping {
     static func map(_ rows: [CalibreRow]) -> CalibreLibrary.Result {
         var books: [NewBook] = []
@@ -11,19 +12,46 @@ enum CalibreMapping {
         var skipped = SkipCounts()
         for row in rows {
             let title: String, author: String
-            do {
-                title = try BookValidation.title(row.title)
-                author = try BookValidation.author(authorText(row.authors))
-            } catch {
-                problems.append(CalibreLibrary.Problem(book: row.id, reason: error.description))
+            switch named(row) {
+            case let .success(named): (title, author) = named
+            case let .failure(problem):
+                problems.append(CalibreLibrary.Problem(book: row.id, reason: problem.reason))
                 continue
             }
-            if row.authors == [unknownAuthor] { skipped.add("the author \"Unknown\", Calibre's word for none") }
+            if row.authors == [.text(unknownAuthor)] { skipped.add("the author \"Unknown\", Calibre's word for none") }
             let details = self.details(of: row, skipped: &skipped)
             books.append(NewBook(title: title, author: author, details: details))
             fields += 1 + (author.isEmpty ? 0 : 1) + details.filledFieldCount
         }
         return CalibreLibrary.Result(books: books, problems: problems, fieldsMapped: fields, skipped: skipped.lines)
+    }
+
+    /// Why a book cannot be stored.
+    struct Unstorable: Error {
+        let reason: String
+    }
+
+    /// The book's title and author by their rules, or why it cannot be stored.
+    private static func named(_ row: CalibreRow) -> Result<(title: String, author: String), Unstorable> {
+        guard row.rowsWithItsId == 1 else {
+            return .failure(
+                Unstorable(
+                    reason:
+                        "\(row.rowsWithItsId) books share this id, so which authors, tags and comments are whose cannot be told: the library is damaged"
+                ))
+        }
+        guard case let .text(title) = row.title else {
+            return .failure(Unstorable(reason: "the title is not valid UTF-8 text"))
+        }
+        let authors = row.authors.compactMap(\.text)
+        guard authors.count == row.authors.count else {
+            return .failure(Unstorable(reason: "the author is not valid UTF-8 text"))
+        }
+        do {
+            return .success((try BookValidation.title(title), try BookValidation.author(authorText(authors))))
+        } catch {
+            return .failure(Unstorable(reason: error.description))
+        }
     }
 
     /// What Calibre stores as the author of a book with none.
@@ -43,25 +71,46 @@ enum CalibreMapping {
                 return nil
             }
         }
-        let isbnText = row.identifiers.first { $0.type.lowercased() == "isbn" }?.value ?? ""
-        for kind in Set(row.identifiers.map { $0.type.lowercased() }) where kind != "isbn" {
-            skipped.add("identifiers of kind \"\(kind)\" (only ISBNs are kept)")
+        /// The value's text; bytes that are not UTF-8 are left out and counted.
+        func text(_ field: BookField, _ value: CalibreText?) -> String? {
+            guard let value else { return nil }
+            guard case let .text(text) = value else {
+                skipped.add("\(field.label) values that are not valid UTF-8 text")
+                return nil
+            }
+            return text
         }
-        let isbn = kept(.isbn) { () throws(BookFailure) in try BookValidation.isbn(isbnText) }
-        let year = kept(.year) { () throws(BookFailure) in try BookValidation.year(text: yearText(row.pubdate)) }
-        let publisher =
-            kept(.publisher) { () throws(BookFailure) in try BookValidation.publisher(row.publisher ?? "") } ?? ""
-        let series = kept(.series) { () throws(BookFailure) in try BookValidation.series(row.series ?? "") } ?? ""
+        var isbnText: String?
+        var kinds: Set<String> = []
+        for identifier in row.identifiers {
+            guard case let .text(type) = identifier.type else {
+                skipped.add("identifiers whose kind is not valid UTF-8 text")
+                continue
+            }
+            if type.lowercased() == "isbn" {
+                if isbnText == nil { isbnText = text(.isbn, identifier.value) }
+            } else {
+                kinds.insert(type.lowercased())
+            }
+        }
+        for kind in kinds { skipped.add("identifiers of kind \"\(kind)\" (only ISBNs are kept)") }
+        let isbn = kept(.isbn) { () throws(BookFailure) in try BookValidation.isbn(isbnText ?? "") }
+        let pubdate = text(.year, row.pubdate)
+        let year = kept(.year) { () throws(BookFailure) in try BookValidation.year(text: yearText(pubdate)) }
+        let publisherText = text(.publisher, row.publisher) ?? ""
+        let publisher = kept(.publisher) { () throws(BookFailure) in try BookValidation.publisher(publisherText) } ?? ""
+        let seriesText = text(.series, row.series) ?? ""
+        let series = kept(.series) { () throws(BookFailure) in try BookValidation.series(seriesText) } ?? ""
         // Calibre gives every book an index (1.0), in a series or not.
         let index = series.isEmpty ? nil : row.seriesIndex.flatMap(seriesIndex)
         if !series.isEmpty, index == nil, row.seriesIndex != nil {
             skipped.add("Series index values that are negative or too large")
         }
-        let tags = kept(.tags) { () throws(BookFailure) in try BookValidation.tags(row.tags) } ?? []
+        let tagTexts = row.tags.compactMap { text(.tags, $0) }
+        let tags = kept(.tags) { () throws(BookFailure) in try BookValidation.tags(tagTexts) } ?? []
+        let comments = text(.notes, row.comments) ?? ""
         let notes =
-            kept(.notes) { () throws(BookFailure) in
-                try BookValidation.notes(CalibreComments.plainText(row.comments ?? ""))
-            } ?? ""
+            kept(.notes) { () throws(BookFailure) in try BookValidation.notes(HTMLText.plainText(comments)) } ?? ""
         if row.hasRating { skipped.add("ratings (Bookshelf keeps none)") }
         if row.languages > 0 { skipped.add("languages (Bookshelf keeps none)") }
         return BookDetails(

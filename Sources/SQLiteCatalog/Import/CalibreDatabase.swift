@@ -1,0 +1,130 @@
+import CSQLite
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A library's database opened so that nothing is created or written in its folder, whatever
+/// its journal mode, with SQLite's limits for a file from an untrusted source:
+/// - a rollback-journal database (Calibre's own mode) is opened read-only: SQLite then takes
+///   only a shared lock, waiting a little while Calibre saves, and creates nothing;
+/// - a database in WAL mode whose log is gone (closed by every program) is read as it is
+///   (`immutable`): a read-only connection would create the log's `-shm` index beside it;
+/// - one whose log is there (Calibre has it open, or crashed) is copied with its log into a
+///   private folder and read there, so that the log's changes are read and its index is
+///   made there, not in the library.
+final class CalibreDatabase {
+    let connection: Connection
+    /// The size of what is read: the database and its log.
+    let bytes: Int
+    private let copyFolder: String?
+
+    private init(connection: Connection, bytes: Int, copyFolder: String?) {
+        self.connection = connection
+        self.bytes = bytes
+        self.copyFolder = copyFolder
+    }
+
+    deinit {
+        if let copyFolder { try? FileManager.default.removeItem(atPath: copyFolder) }
+    }
+
+    static func open(_ file: String) throws(CalibreLibrary.Failure) -> CalibreDatabase {
+        let database: CalibreDatabase
+        do {
+            database = try opened(file)
+        } catch let failure as CalibreLibrary.Failure {
+            throw failure
+        } catch {
+            throw CalibreLibrary.Failure(description: "cannot read the Calibre library \(file): \(error)")
+        }
+        do {
+            try harden(database.connection)
+        } catch {
+            throw CalibreLibrary.Failure(description: "cannot read the Calibre library \(file): \(error)")
+        }
+        return database
+    }
+
+    private static func opened(_ file: String) throws -> CalibreDatabase {
+        let size = fileSize(file) ?? 0
+        guard isInWALMode(file) else {
+            return CalibreDatabase(
+                connection: try Connection(path: file, flags: SQLITE_OPEN_READONLY), bytes: size, copyFolder: nil)
+        }
+        let log = file + "-wal"
+        guard let logSize = fileSize(log) else {
+            return CalibreDatabase(
+                connection: try Connection(
+                    path: ReadOnlyCatalog.immutableURI(file), flags: SQLITE_OPEN_READONLY | SQLITE_OPEN_URI),
+                bytes: size, copyFolder: nil)
+        }
+        let folder = try privateFolder()
+        do {
+            let copy = folder + "/metadata.db"
+            try copyBytes(from: file, to: copy)
+            try copyBytes(from: log, to: copy + "-wal")
+            // Read-write on the copy, which is this program's: the log is replayed there.
+            let connection = try Connection(path: copy, flags: SQLITE_OPEN_READWRITE)
+            return CalibreDatabase(connection: connection, bytes: size + logSize, copyFolder: folder)
+        } catch {
+            try? FileManager.default.removeItem(atPath: folder)
+            throw error
+        }
+    }
+
+    /// SQLite's advice for a database file that may be hostile, and no writing at all.
+    private static func harden(_ connection: Connection) throws(SQLiteError) {
+        sqlite3_limit(connection.handle, SQLITE_LIMIT_LENGTH, Int32(CalibreLibrary.maximumValueBytes))
+        try connection.execute("PRAGMA trusted_schema = OFF")
+        try connection.execute("PRAGMA cell_size_check = ON")
+        try connection.execute("PRAGMA query_only = ON")
+        // Calibre may be saving while the library is read: wait for it a little, as a reader.
+        connection.setBusyTimeout(milliseconds: 5_000)
+    }
+
+    /// Bytes 18 and 19 of a database's header are 2 in WAL mode (sqlite.org/fileformat.html).
+    private static func isInWALMode(_ file: String) -> Bool {
+        guard let handle = FileHandle(forReadingAtPath: file) else { return false }
+        defer { try? handle.close() }
+        guard let header = try? handle.read(upToCount: 20), header.count == 20 else { return false }
+        return header[header.startIndex + 18] == 2 || header[header.startIndex + 19] == 2
+    }
+
+    private static func fileSize(_ path: String) -> Int? {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return nil }
+        return Int(status.st_size)
+    }
+
+    /// A folder only this user can enter, in the temporary directory.
+    private static func privateFolder() throws -> String {
+        var template = Array(
+            (NSTemporaryDirectory() as NSString).appendingPathComponent("bookshelf-calibre-XXXXXX").utf8CString)
+        guard let made = mkdtemp(&template) else {
+            throw CalibreLibrary.Failure(
+                description:
+                    "cannot copy the Calibre library's write-ahead log to read it: \(String(cString: strerror(errno)))")
+        }
+        return String(cString: made)
+    }
+
+    /// The bytes of `source` (a link followed) into a new file `target`.
+    private static func copyBytes(from source: String, to target: String) throws {
+        guard let input = FileHandle(forReadingAtPath: source) else {
+            throw CalibreLibraryFile.unreadable(source, errno: errno)
+        }
+        defer { try? input.close() }
+        let descriptor = Glibc.open(target, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            throw CalibreLibrary.Failure(
+                description: "cannot copy \(source) to read it: \(String(cString: strerror(errno)))")
+        }
+        let output = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        while let chunk = try input.read(upToCount: 1 << 20), !chunk.isEmpty {
+            try output.write(contentsOf: chunk)
+        }
+        try output.close()
+    }
+}
