@@ -148,6 +148,21 @@ import Testing
         #expect(meditations.first?.contains("Changed while Calibre was open.") == true, "\(meditations)")
     }
 
+    // Item 7: a write-ahead log beside a library in rollback-journal mode (left there by
+    // anyone) would have SQLite open it, and make its -shm index in the folder.
+    @Test func aStrayLogBesideARollbackLibraryCreatesNothingEither() throws {
+        let sandbox = try BookshelfProcess()
+        defer { sandbox.remove() }
+        let library = try library(sandbox)
+        for log in ["", "not a log"] {
+            try log.write(toFile: library + "/metadata.db-wal", atomically: false, encoding: .utf8)
+            let before = try FileManager.default.contentsOfDirectory(atPath: library).sorted()
+            let outcome = try importBounded(sandbox, library, into: "catalog-\(log.count).sqlite")
+            #expect(outcome.status == 0, "\(outcome.errors)")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: library).sorted() == before)
+        }
+    }
+
     // Item 11. As root, the import runs as nobody, for whom the folder is as closed as it is to
     // its owner (root reads it all the same).
     @Test(

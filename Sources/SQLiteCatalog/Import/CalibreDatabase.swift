@@ -11,9 +11,10 @@ import Foundation
 ///   only a shared lock, waiting a little while Calibre saves, and creates nothing;
 /// - a database in WAL mode whose log is gone (closed by every program) is read as it is
 ///   (`immutable`): a read-only connection would create the log's `-shm` index beside it;
-/// - one whose log is there (Calibre has it open, or crashed) is copied with its log into a
-///   private folder and read there, so that the log's changes are read and its index is
-///   made there, not in the library.
+/// - one with a log beside it (Calibre has it open, or crashed; or a stray file beside a
+///   rollback-journal database, which SQLite would open all the same) is copied with its log
+///   into a private folder and read there, so that the log's changes are read and its index
+///   is made there, not in the library.
 final class CalibreDatabase {
     let connection: Connection
     /// The size of what is read: the database and its log.
@@ -49,16 +50,16 @@ final class CalibreDatabase {
 
     private static func opened(_ file: String) throws -> CalibreDatabase {
         let size = fileSize(file) ?? 0
-        guard isInWALMode(file) else {
-            return CalibreDatabase(
-                connection: try Connection(path: file, flags: SQLITE_OPEN_READONLY), bytes: size, copyFolder: nil)
-        }
+        // A log beside the file is opened by SQLite whatever the header's mode, and its index
+        // made beside it: the log is read only from the copy.
         let log = file + "-wal"
         guard let logSize = fileSize(log) else {
-            return CalibreDatabase(
-                connection: try Connection(
-                    path: ReadOnlyCatalog.immutableURI(file), flags: SQLITE_OPEN_READONLY | SQLITE_OPEN_URI),
-                bytes: size, copyFolder: nil)
+            let connection =
+                isInWALMode(file)
+                ? try Connection(
+                    path: ReadOnlyCatalog.immutableURI(file), flags: SQLITE_OPEN_READONLY | SQLITE_OPEN_URI)
+                : try Connection(path: file, flags: SQLITE_OPEN_READONLY)
+            return CalibreDatabase(connection: connection, bytes: size, copyFolder: nil)
         }
         let folder = try privateFolder()
         do {

@@ -32,6 +32,10 @@ final class CalibreReader {
         }
     }
 
+    /// SQLITE_READONLY_ROLLBACK, which Swift does not import: a hot journal a read-only
+    /// connection cannot roll back.
+    static let readOnlyRollback = SQLITE_READONLY | 3 << 8
+
     private func failure(_ error: SQLiteError, reading tables: String) -> CalibreLibrary.Failure {
         let reason: String
         switch error.primary {
@@ -40,6 +44,9 @@ final class CalibreReader {
                 "\(tables) holds a value longer than \(CalibreLibrary.maximumValueBytes / 1_000_000) MB, more than any field of a book keeps"
         case SQLITE_INTERRUPT where meter.isSpent:
             reason = "reading \(tables) took more work than a library of its size needs (is it damaged?)"
+        case SQLITE_READONLY where error.code == Self.readOnlyRollback:
+            reason =
+                "a save to it was cut off (its -journal is there) and only a program that may write to it can finish or undo that save: open the library in Calibre once"
         case SQLITE_NOMEM:
             reason = "reading \(tables) ran out of memory"
         default:

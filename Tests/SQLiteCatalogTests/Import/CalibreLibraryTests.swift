@@ -221,6 +221,20 @@ struct ScratchCalibreLibrary {
             "\(message)")
     }
 
+    /// A journal beside the file (Calibre stopped in the middle of a save): rolling it back
+    /// needs a write, which this reader never does, so it says what to do instead.
+    @Test func aSaveCutOffIsLeftToCalibreToFinish() throws {
+        let library = try ScratchCalibreLibrary(in: directory, "INSERT INTO books VALUES (1, 'Dune', NULL, 1);")
+        // A rollback journal's magic number, then bytes: SQLite takes it for a hot journal.
+        let journal = [0xD9, 0xD5, 0x05, 0xF9, 0x20, 0xA1, 0x63, 0xD7] + [UInt8](repeating: 0xAB, count: 2_040)
+        #expect(FileManager.default.createFile(atPath: library.file + "-journal", contents: Data(journal)))
+        let before = try Data(contentsOf: URL(fileURLWithPath: library.file))
+        let message = try #require(failure(reading: library.folder))
+        #expect(message.contains("a save to it was cut off"), "\(message)")
+        #expect(message.contains("open the library in Calibre once"), "\(message)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: library.file)) == before)
+    }
+
     /// Calibre's tables with `books` declared as given.
     private static func tablesWithBooks(_ declaration: String) -> String {
         replacing("CREATE TABLE books (", with: declaration)
