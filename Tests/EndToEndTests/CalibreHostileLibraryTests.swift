@@ -163,6 +163,33 @@ import Testing
         }
     }
 
+    // Item 7, through a link: SQLite opens the file the link leads to, and its log there.
+    @Test func aLinkToAnOpenWALLibraryReadsItsLogAndCreatesNothing() throws {
+        let sandbox = try BookshelfProcess()
+        defer { sandbox.remove() }
+        let library = try library(sandbox)
+        let file = library + "/metadata.db"
+        try execute("PRAGMA journal_mode = WAL;", on: file)
+        var calibre: OpaquePointer?
+        defer { sqlite3_close_v2(calibre) }
+        #expect(sqlite3_open_v2(file, &calibre, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK)
+        #expect(sqlite3_exec(calibre, "PRAGMA wal_autocheckpoint = 0", nil, nil, nil) == SQLITE_OK)
+        let change = "INSERT INTO comments (book, text) VALUES (7, '<p>Read through the link.</p>')"
+        #expect(sqlite3_exec(calibre, change, nil, nil, nil) == SQLITE_OK)
+        let linked = sandbox.path("Linked")
+        try FileManager.default.createDirectory(atPath: linked, withIntermediateDirectories: false)
+        #expect(symlink(file, linked + "/metadata.db") == 0)
+        let files = try FileManager.default.contentsOfDirectory(atPath: library).sorted()
+
+        let outcome = try importBounded(sandbox, linked)
+        #expect(outcome.status == 0, "\(outcome.errors)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: library).sorted() == files)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: linked) == ["metadata.db"])
+        let export = try sandbox.run(["export", "--format", "jsonl", "--db", sandbox.path("catalog.sqlite")])
+        let meditations = export.outputLines.filter { $0.contains("\"title\":\"Meditations\"") }
+        #expect(meditations.first?.contains("Read through the link.") == true, "\(meditations)")
+    }
+
     // Item 11. As root, the import runs as nobody, for whom the folder is as closed as it is to
     // its owner (root reads it all the same).
     @Test(

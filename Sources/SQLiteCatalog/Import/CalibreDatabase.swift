@@ -48,7 +48,8 @@ final class CalibreDatabase {
         return database
     }
 
-    private static func opened(_ file: String) throws -> CalibreDatabase {
+    private static func opened(_ named: String) throws -> CalibreDatabase {
+        let file = CalibreLibraryFile.resolved(named)
         let size = fileSize(file) ?? 0
         // A log beside the file is opened by SQLite whatever the header's mode, and its index
         // made beside it: the log is read only from the copy.

@@ -18,14 +18,22 @@ enum CalibreLibraryFile {
         let file = isFolder ? (path as NSString).appendingPathComponent("metadata.db") : path
         try requireReadableFile(file, library: path)
         for suffix in sideFileSuffixes {
-            if case let .other(description) = CatalogPathKind(path: file + suffix) {
+            let sideFile = resolved(file) + suffix
+            if case let .other(description) = CatalogPathKind(path: sideFile) {
                 throw CalibreLibrary.Failure(
                     description:
-                        "cannot read the Calibre library \(file): its \(file + suffix) is not a regular file (it is \(description))"
+                        "cannot read the Calibre library \(file): its \(sideFile) is not a regular file (it is \(description))"
                 )
             }
         }
         return file
+    }
+
+    /// The file a link leads to: SQLite opens that one, and looks for its side files beside it.
+    static func resolved(_ file: String) -> String {
+        guard let path = realpath(file, nil) else { return file }
+        defer { free(path) }
+        return String(cString: path)
     }
 
     private static func requireReadableFile(_ file: String, library: String) throws(CalibreLibrary.Failure) {
