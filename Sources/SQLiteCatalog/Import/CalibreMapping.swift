@@ -81,7 +81,7 @@ enum CalibreMapping {
             return text
         }
         var isbnText: String?
-        var kinds: Set<String> = []
+        var kinds: [String] = []
         for identifier in row.identifiers {
             guard case let .text(type) = identifier.type else {
                 skipped.add("identifiers whose kind is not valid UTF-8 text")
@@ -90,10 +90,10 @@ enum CalibreMapping {
             if type.lowercased() == "isbn" {
                 if isbnText == nil { isbnText = text(.isbn, identifier.value) }
             } else {
-                kinds.insert(type.lowercased())
+                if !kinds.contains(type.lowercased()) { kinds.append(type.lowercased()) }
             }
         }
-        for kind in kinds { skipped.add("identifiers of kind \"\(kind)\" (only ISBNs are kept)") }
+        for kind in kinds { skipped.addIdentifier(kind: kind) }
         let isbn = kept(.isbn) { () throws(BookFailure) in try BookValidation.isbn(isbnText ?? "") }
         let pubdate = text(.year, row.pubdate)
         let year = kept(.year) { () throws(BookFailure) in try BookValidation.year(text: yearText(pubdate)) }
@@ -137,15 +137,35 @@ enum CalibreMapping {
     }
 }
 
-/// Kinds of things left out, counted, in the order first met.
+/// Kinds of things left out, counted, in the order first met. A file decides how many kinds
+/// there are (an identifier's kind is any text), so their lines are bounded in number and
+/// length, and each is found in constant time.
 struct SkipCounts {
     private(set) var lines: [(reason: String, count: Int)] = []
+    private var lineOfReason: [String: Int] = [:]
+    private var namedKinds: Set<String> = []
+
+    /// Identifier kinds named on a line of their own; the others share one line.
+    static let namedIdentifierKinds = 10
+    /// The characters of a kind shown.
+    static let shownKindLength = 40
 
     mutating func add(_ reason: String) {
-        if let index = lines.firstIndex(where: { $0.reason == reason }) {
+        if let index = lineOfReason[reason] {
             lines[index].count += 1
         } else {
+            lineOfReason[reason] = lines.count
             lines.append((reason, 1))
+        }
+    }
+
+    mutating func addIdentifier(kind: String) {
+        if namedKinds.contains(kind) || namedKinds.count < Self.namedIdentifierKinds {
+            namedKinds.insert(kind)
+            let shown = kind.count > Self.shownKindLength ? kind.prefix(Self.shownKindLength) + "…" : kind
+            add("identifiers of kind \"\(shown)\" (only ISBNs are kept)")
+        } else {
+            add("identifiers of other kinds (only ISBNs are kept)")
         }
     }
 }

@@ -235,6 +235,26 @@ struct ScratchCalibreLibrary {
         #expect(try Data(contentsOf: URL(fileURLWithPath: library.file)) == before)
     }
 
+    /// An identifier's kind is any text: thousands of kinds, or a kind of a megabyte, make a
+    /// summary of a few short lines, counted all the same.
+    @Test func identifiersOfThousandsOfKindsMakeAFewShortLines() throws {
+        let kinds = (1...2_000).map { "(1, 'kind \($0)', 'x')" }.joined(separator: ", ")
+        let library = try ScratchCalibreLibrary(
+            in: directory,
+            """
+            INSERT INTO books VALUES (1, 'Dune', NULL, 1), (2, 'Emma', NULL, 1);
+            INSERT INTO identifiers (book, type, val) VALUES \(kinds);
+            INSERT INTO identifiers (book, type, val) VALUES (2, 'kind 1', 'y'), (2, printf('%.*c', 500000, 'k'), 'z');
+            """)
+        let result = try CalibreLibrary.read(path: library.folder)
+        let identifierLines = result.skipped.filter { $0.reason.hasPrefix("identifiers of") }
+        #expect(identifierLines.count <= 11, "\(identifierLines.count) lines")
+        #expect(identifierLines.allSatisfy { $0.reason.count < 100 })
+        #expect(identifierLines.map(\.count).reduce(0, +) == 2_002)
+        #expect(identifierLines.first?.reason == "identifiers of kind \"kind 1\" (only ISBNs are kept)")
+        #expect(identifierLines.first?.count == 2)
+    }
+
     /// Calibre's tables with `books` declared as given.
     private static func tablesWithBooks(_ declaration: String) -> String {
         replacing("CREATE TABLE books (", with: declaration)
