@@ -85,7 +85,8 @@ let package = Package(
         .testTarget(
             name: "CatalogContractTests",
             dependencies: [
-                "BookCatalog", "BookshelfTestSupport", "CatalogSimulation", "PostgresCatalog", "SQLiteCatalog",
+                "BookCatalog", "BookshelfTestSupport", "CatalogSimulation", "Locking", "PostgresCatalog",
+                "SQLiteCatalog",
                 "TestTags",
             ]),
         // The SQLite catalog's own tests, in folders that follow Sources/SQLiteCatalog's.

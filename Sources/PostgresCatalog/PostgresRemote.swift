@@ -18,10 +18,18 @@ public actor PostgresRemote: SearchableBookRemote, ChangeDetectingRemote, SaveOu
     public nonisolated var account: Account { session.account }
     private nonisolated let worker: PostgresWorker
     private nonisolated let session: PostgresSession
+    /// The change check's own connection and worker: it never waits behind reads.
+    private nonisolated let changeWorker: PostgresWorker
+    private nonisolated let changeWatch: PostgresChangeWatch
 
-    private init(session: PostgresSession, worker: PostgresWorker) {
+    private init(
+        session: PostgresSession, worker: PostgresWorker, changeWatch: PostgresChangeWatch,
+        changeWorker: PostgresWorker
+    ) {
         self.session = session
         self.worker = worker
+        self.changeWatch = changeWatch
+        self.changeWorker = changeWorker
     }
 
     /// Signs in. `password` (from a prompt) is used for this handshake only and not kept;
@@ -34,7 +42,12 @@ public actor PostgresRemote: SearchableBookRemote, ChangeDetectingRemote, SaveOu
     public static func connect(_ connector: PostgresConnector, password: String? = nil) async throws -> PostgresRemote {
         let worker = PostgresWorker(label: "bookshelf.postgres.session")
         let session = try await worker.perform { try PostgresSession(connector: connector, password: password) }
-        return PostgresRemote(session: session, worker: worker)
+        let changeWorker = PostgresWorker(label: "bookshelf.postgres.changes")
+        let changeWatch = try await changeWorker.perform {
+            PostgresChangeWatch(session: session, password: password)
+        }
+        return PostgresRemote(
+            session: session, worker: worker, changeWatch: changeWatch, changeWorker: changeWorker)
     }
 
     /// Reconnects this session with a password the user typed again (not kept). A wrong
@@ -48,13 +61,21 @@ public actor PostgresRemote: SearchableBookRemote, ChangeDetectingRemote, SaveOu
                 throw BookFailure.notAllowed
             }
         }
+        let changeWatch = self.changeWatch
+        try await changeWorker.perform {
+            do {
+                try changeWatch.reconnect(password: password)
+            } catch PostgresConnectFailure.passwordRequired, PostgresConnectFailure.passwordRejected {
+                throw BookFailure.notAllowed
+            }
+        }
     }
 
     public func load(id: Int) async throws -> BookRecord {
         let session = self.session
         let note = ReadRouteNote.current
-        return try await worker.perform {
-            let rows = try session.readingBooks(noting: note) {
+        return try await performRead { abandoned in
+            let rows = try session.readingBooks(noting: note, abandoned: abandoned) {
                 try PostgresSession.read($0.execute(PostgresStatements.load, [String(id)]))
             }
             guard let row = rows.rows.first else { throw BookFailure.missing }
@@ -80,14 +101,21 @@ public actor PostgresRemote: SearchableBookRemote, ChangeDetectingRemote, SaveOu
         let session = self.session
         return try await worker.perform {
             let connection = try session.live()
-            switch connection.execute(PostgresStatements.save, parameters) {
+            // Its own saves are not news to this session (see `PostgresChangeWatch.changes`): the
+            // transaction is named in the same turn as the commit.
+            let answer = session.ownWrites.withLock { ownWrites in
+                let answer = connection.execute(PostgresStatements.save, parameters)
+                if case let .success(rows) = answer, let row = rows.rows.first,
+                    row.count > PostgresStatements.recordWidth,
+                    let transaction = row[PostgresStatements.recordWidth]
+                {
+                    ownWrites.insert(transaction)
+                }
+                return answer
+            }
+            switch answer {
             case let .success(rows):
                 if let row = rows.rows.first {
-                    // Its own saves are not news to this session (see `PostgresSession.changes`).
-                    if row.count > PostgresStatements.recordWidth, let transaction = row[PostgresStatements.recordWidth]
-                    {
-                        session.rememberOwnWrite(transaction)
-                    }
                     let saved = try PostgresRemote.record(row)
                     // Read-your-writes: no later read may be served by a standby without it.
                     session.standbyReads?.learnPrimaryPosition(connection)
@@ -133,8 +161,10 @@ public actor PostgresRemote: SearchableBookRemote, ChangeDetectingRemote, SaveOu
         let (sql, parameters, skip) = PostgresStatements.searchParameters(query)
         let session = self.session
         let note = ReadRouteNote.current
-        return try await worker.perform {
-            let rows = try session.readingBooks(noting: note) { try PostgresSession.read($0.execute(sql, parameters)) }
+        return try await performRead { abandoned in
+            let rows = try session.readingBooks(noting: note, abandoned: abandoned) {
+                try PostgresSession.read($0.execute(sql, parameters))
+            }
             guard let first = rows.rows.first else { return SearchPage(records: [], total: 0) }
             guard let countedText = first[0], let counted = Int(countedText), let estimated = first[1] else {
                 throw BookFailure.invalidResponse
@@ -165,8 +195,8 @@ public actor PostgresRemote: SearchableBookRemote, ChangeDetectingRemote, SaveOu
     public func bookCount() async throws -> Int {
         let session = self.session
         let note = ReadRouteNote.current
-        return try await worker.perform {
-            let rows = try session.readingBooks(noting: note) {
+        return try await performRead { abandoned in
+            let rows = try session.readingBooks(noting: note, abandoned: abandoned) {
                 try PostgresSession.read($0.execute("SELECT count(*) FROM bookshelf.books"))
             }
             guard let text = rows.rows.first?[0], let count = Int(text) else { throw BookFailure.invalidResponse }
@@ -205,8 +235,8 @@ public actor PostgresRemote: SearchableBookRemote, ChangeDetectingRemote, SaveOu
     }
 
     public func checkForChanges() async throws -> ChangeNotice? {
-        let session = self.session
-        return try await worker.perform { try session.changes() }
+        let changeWatch = self.changeWatch
+        return try await changeWorker.perform { try changeWatch.changes() }
     }
 
     public func committedRevision(of operation: UUID) async throws -> Int? {
@@ -224,8 +254,8 @@ public actor PostgresRemote: SearchableBookRemote, ChangeDetectingRemote, SaveOu
     public func history(of id: Int) async throws -> [BookRevision] {
         let session = self.session
         let note = ReadRouteNote.current
-        return try await worker.perform {
-            let rows = try session.readingBooks(noting: note) {
+        return try await performRead { abandoned in
+            let rows = try session.readingBooks(noting: note, abandoned: abandoned) {
                 try PostgresSession.read($0.execute(PostgresStatements.history, [String(id)]))
             }
             guard !rows.rows.isEmpty else {
@@ -245,6 +275,20 @@ public actor PostgresRemote: SearchableBookRemote, ChangeDetectingRemote, SaveOu
                     savedAt: Date(timeIntervalSince1970: milliseconds / 1000),
                     operation: row[width + 2].flatMap(UUID.init(uuidString:)))
             }
+        }
+    }
+
+    /// A read of books on the worker. The caller's cancellation (a newer search superseded
+    /// it) reaches the read as an abandonment: it stops waiting for a standby at once.
+    private func performRead<T: Sendable>(_ work: @escaping @Sendable (ReadAbandonment) throws -> T) async throws
+        -> T
+    {
+        let abandonment = ReadAbandonment()
+        let worker = self.worker
+        return try await withTaskCancellationHandler {
+            try await worker.perform { try work(abandonment) }
+        } onCancel: {
+            abandonment.abandon()
         }
     }
 
@@ -283,12 +327,17 @@ extension PostgresSession {
     /// `ReadRouteNote`, taken from its task before the hop to the worker) learns which server
     /// answered, when reads are meant for a standby: read here, on the worker, the route is
     /// this read's and no other call's.
-    func readingBooks<T>(noting note: ReadRouteNote? = nil, _ body: (PostgresConnection) throws -> T) throws -> T {
+    /// A read `abandoned` (its caller gave it up) before or while it waits for a standby throws
+    /// `CancellationError`: its answer can never be shown.
+    func readingBooks<T>(
+        noting note: ReadRouteNote? = nil, abandoned: ReadAbandonment? = nil, _ body: (PostgresConnection) throws -> T
+    ) throws -> T {
         guard let standbyReads else { return try reading(body) }
         let value: T
-        if let answer = standbyReads.readOnStandby(body) {
+        if let answer = try standbyReads.readOnStandby(abandoned: abandoned, body) {
             value = answer.value
         } else {
+            if abandoned?.isAbandoned == true { throw CancellationError() }
             value = try reading { try standbyReads.readOnPrimary($0, body) }
         }
         if let note, let route = standbyReads.lastRoute.withLock({ $0 }) {

@@ -3,10 +3,12 @@ import Foundation
 import Locking
 
 /// One account's connection and what survives reconnecting it. Touched only on its
-/// worker's serial queue (hence `@unchecked Sendable`): that queue is the lock.
+/// worker's serial queue (hence `@unchecked Sendable`): that queue is the lock. The change
+/// check has a connection and a worker of its own (`PostgresChangeWatch`), so that it never
+/// waits behind reads; what the two share (the account, the session's own writes, the floor)
+/// is behind locks.
 ///
-/// A dead connection is dropped and replaced on the next call; the next `changes()`
-/// answers "everything may have changed", because the session cannot tell what it missed.
+/// A dead connection is dropped and replaced on the next call.
 final class PostgresSession: @unchecked Sendable {
     let connector: PostgresConnector
     /// The account as the last sign-in or change check found it. An administrator may change
@@ -14,12 +16,16 @@ final class PostgresSession: @unchecked Sendable {
     /// `account`), hence the lock.
     private let knownAccount: Locked<Account>
     var account: Account { knownAccount.withLock { $0 } }
-    private let channel: String
+    let channel: String
     private var connection: PostgresConnection?
-    private var reconnectedSinceLastCheck = false
-    /// The snapshot the next `changes()` compares against (pg_snapshot text).
-    private var snapshot: String
-    private var ownWrites: Set<String> = []
+    /// The snapshot taken at sign-in: the change check's first comparison, wherever its own
+    /// connection is opened later.
+    let signInSnapshot: String
+    /// Transactions of this session's own saves not yet passed by a change check. The lock is
+    /// also the turn a save's statement and a change check take one at a time: a check that
+    /// saw a save's commit must also know its transaction, or it would report the session's own
+    /// save as another's change.
+    let ownWrites = Locked<Set<String>>([])
     /// Present when reads are served by a standby (`--reads standby`).
     let standbyReads: StandbyReads<PostgresConnection>?
 
@@ -30,7 +36,7 @@ final class PostgresSession: @unchecked Sendable {
         let (account, channel, snapshot) = try PostgresSession.prepare(connection, connector: connector)
         self.knownAccount = Locked(account)
         self.channel = channel
-        self.snapshot = snapshot
+        self.signInSnapshot = snapshot
         self.connection = connection
         standbyReads = connector.reads == .standby ? StandbyReads(connector: connector, password: password) : nil
     }
@@ -51,15 +57,21 @@ final class PostgresSession: @unchecked Sendable {
     /// handshake only and is not kept.
     func reconnect(password: String?) throws -> PostgresConnection {
         let fresh = try PostgresConnection(connector, password: password)
-        let (again, channel, snapshot) = try PostgresSession.prepare(fresh, connector: connector)
-        // The role and scope may have changed meanwhile: the next `changes()` tells.
+        try confirmSameAccount(on: fresh)
+        connection = fresh
+        return fresh
+    }
+
+    /// Prepares a new connection of this session (its own or the change check's) and checks it
+    /// still signs in as the account the session began as. Returns the snapshot it took.
+    @discardableResult
+    func confirmSameAccount(on fresh: PostgresConnection, listening: Bool = false) throws -> String {
+        let (again, channel, snapshot) = try PostgresSession.prepare(fresh, connector: connector, listening: listening)
+        // The role and scope may have changed meanwhile: the next change check tells.
         guard again.name == account.name, channel == self.channel else {
             throw BookFailure.storeUnavailable("this account was changed on the server; sign in again")
         }
-        connection = fresh
-        self.snapshot = snapshot
-        reconnectedSinceLastCheck = true
-        return fresh
+        return snapshot
     }
 
     /// Forgets a connection that died, so the next call reconnects.
@@ -67,47 +79,10 @@ final class PostgresSession: @unchecked Sendable {
         if connection?.isBroken == true { connection = nil }
     }
 
-    /// Books changed by other sessions since the last call, or `.unspecified` once after a
-    /// reconnect. Notifications carry nothing (any role may listen to the one channel), so
-    /// every check asks the database which rows this role can read were written by
-    /// transactions the previous snapshot did not see. That does not depend on when a
-    /// notification arrives, so no commit is missed however the two race. The same statement
-    /// reads the account's row: a role or scope an administrator changed comes back as the
-    /// notice's `account` (a new scope with every book, for it is other books).
-    func changes() throws -> ChangeNotice? {
-        let connection = try live()
-        let rows = try PostgresSession.read(connection.execute(PostgresStatements.changesSince, [snapshot]))
-        dropIfBroken()
-        _ = connection.takeNotifications()
-        guard let first = rows.rows.first, let newSnapshot = first[0] else { throw BookFailure.invalidResponse }
-        snapshot = newSnapshot
-        // The refresh this check may start must see what it found, wherever it is served.
-        standbyReads?.learnPrimaryPosition(connection)
-        let scopeBefore = account.scope
-        let changedAccount = try learnAccount(role: first[3], scope: first[4])
-        if reconnectedSinceLastCheck {
-            reconnectedSinceLastCheck = false
-            ownWrites.removeAll()
-            return ChangeNotice(bookIDs: nil, account: changedAccount)
-        }
-        var ids = Set<Int>()
-        for row in rows.rows {
-            guard let idText = row[1] else { continue }
-            guard let id = Int(idText), let writer = row[2] else { throw BookFailure.invalidResponse }
-            if !ownWrites.contains(writer) { ids.insert(id) }
-        }
-        ownWrites.removeAll()
-        if let changedAccount {
-            // Another scope is other books: everything shown may be wrong.
-            return ChangeNotice(bookIDs: changedAccount.scope == scopeBefore ? ids : nil, account: changedAccount)
-        }
-        return ids.isEmpty ? nil : ChangeNotice(bookIDs: ids)
-    }
-
     /// The account's role and scope as the database says now; the new account when an
     /// administrator changed either since the last look. A removed account (NULLs) is left
     /// to the requests it will make fail.
-    private func learnAccount(role roleText: String?, scope: String?) throws -> Account? {
+    func learnAccount(role roleText: String?, scope: String?) throws -> Account? {
         guard let roleText, let scope else { return nil }
         guard let role = AccountRole(rawValue: roleText) else { throw BookFailure.invalidResponse }
         return knownAccount.withLock { known in
@@ -118,16 +93,14 @@ final class PostgresSession: @unchecked Sendable {
         }
     }
 
-    /// A transaction of this session's own save, left out of the next `changes()`.
-    func rememberOwnWrite(_ transaction: String) {
-        ownWrites.insert(transaction)
-    }
-
-    /// Session settings, the account behind the login role, and LISTEN: done on every
-    /// (re)connect, LISTEN before anything is read so no later commit goes unnoticed.
-    private static func prepare(_ connection: PostgresConnection, connector: PostgresConnector) throws -> (
-        Account, String, String
-    ) {
+    /// Session settings, the account behind the login role, LISTEN (on the change check's
+    /// connection) and a snapshot: done on every (re)connect, LISTEN before anything is read so
+    /// no later commit goes unnoticed.
+    static func prepare(_ connection: PostgresConnection, connector: PostgresConnector, listening: Bool = false)
+        throws -> (
+            Account, String, String
+        )
+    {
         connection.useNonBlockingSends()
         let milliseconds =
             connector.statementTimeout.components.seconds * 1000
@@ -145,7 +118,9 @@ final class PostgresSession: @unchecked Sendable {
             throw PostgresConnectFailure.noAccount(role: roleName)
         }
         guard let role = AccountRole(rawValue: roleText) else { throw BookFailure.invalidResponse }
-        _ = try PostgresSession.read(connection.executeQuoted("LISTEN " + connection.quotedIdentifier(channel)))
+        if listening {
+            _ = try PostgresSession.read(connection.executeQuoted("LISTEN " + connection.quotedIdentifier(channel)))
+        }
         let snapshot = try PostgresSession.read(connection.execute(PostgresStatements.snapshot))
         guard let text = snapshot.rows.first?[0] else { throw BookFailure.invalidResponse }
         return (Account(name: roleName, role: role, scope: scope), channel, text)

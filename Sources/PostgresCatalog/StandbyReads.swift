@@ -37,13 +37,19 @@ protocol ReplicaConnection: AnyObject {
 
 /// A session's reads served by a standby, never older than what the session has seen.
 /// Touched only on the session's worker (the serial queue is the lock), like the session; the
-/// floor it shares with the connector's other sessions has a lock of its own.
+/// floor it shares with the connector's other sessions has a lock of its own, and so has the
+/// word of the change check that the standby may be asked again (`standbyMayHaveCaughtUp`).
 ///
 /// The floor is the highest log position the sessions have seen: the primary's after each
 /// save commits and after each change check, the server's after each read. A read goes to the
 /// standby only once the standby has replayed the floor, waiting up to `wait`; otherwise the
 /// primary serves it. So a lagging standby costs latency, never an answer older than one
 /// already shown or missing the user's own save, whichever standby libpq reaches.
+///
+/// That latency is paid once, not once per read: a read the caller has abandoned (a newer
+/// search superseded it) stops waiting at once, and after one read waited out `wait` the
+/// standby counts as behind. Reads then go straight to the primary until a change check has
+/// passed and one position query (no wait) shows that the standby has replayed the floor.
 final class StandbyReads<Connection: ReplicaConnection> {
     private let wait: Duration
     private let connect: (_ password: String?) throws -> Connection
@@ -54,10 +60,18 @@ final class StandbyReads<Connection: ReplicaConnection> {
     /// only moves forward, so while this meets the floor a read needs no check of its own
     /// (two round trips, not three). Another connection may reach another standby: it starts over.
     private var replayedHere = WALPosition.start
-    /// When connecting to a standby last failed: not tried again for a while, so an
-    /// unreachable standby does not add a connect timeout to every read.
-    private var failedAt: ContinuousClock.Instant?
-    private let retryAfter: Duration = .seconds(10)
+    /// When no standby could be had (connecting failed, or libpq settled on a primary), and
+    /// how often in a row: standbys are tried again after a delay that doubles, so neither a
+    /// connect timeout nor a connection to the primary is paid on every read, and a standby
+    /// that comes back serves reads again within `StandbyRetry.longest`.
+    private var retry = StandbyRetry()
+    private let now: () -> ContinuousClock.Instant
+    /// A read waited out `wait` and the standby had not replayed the floor.
+    private var behind = false
+    /// Set by each change check: the next read may ask a standby that fell behind where it stands.
+    let standbyMayHaveCaughtUp = Locked(false)
+    /// Why the last read meant for a standby was served by the primary.
+    private var lastMiss = StandbyMiss.notTried
     /// Shared with the other sessions of the same connector.
     let floor: WALFloor
     /// The last read's route, read from any thread (traces), hence the lock.
@@ -71,54 +85,86 @@ final class StandbyReads<Connection: ReplicaConnection> {
     init(
         wait: Duration, floor: WALFloor = WALFloor(), password: String?,
         onRoute: (@Sendable (PostgresReadRoute) -> Void)? = nil,
+        now: @escaping () -> ContinuousClock.Instant = { ContinuousClock.now },
         connect: @escaping (_ password: String?) throws -> Connection
     ) {
         self.wait = wait
         self.floor = floor
         self.connect = connect
         self.onRoute = onRoute
+        self.now = now
         if let password, !password.isEmpty {
-            connection = try? connect(password)
-            if connection == nil { failedAt = .now }
+            connection = standbyConnection { try connect(password) }
         }
     }
 
     /// `body`'s answer from a standby that has replayed the floor, or nil when the primary
-    /// must serve the read (through `readOnPrimary`).
-    func readOnStandby<T>(_ body: (Connection) throws -> T) -> StandbyAnswer<T>? {
-        guard let required = floor.required, let standby = liveStandby(), hasReplayed(required, standby)
-        else { return nil }
+    /// must serve the read (through `readOnPrimary`). Throws `CancellationError` when
+    /// `abandoned` says the caller gave the read up: its answer can never be shown.
+    func readOnStandby<T>(abandoned: ReadAbandonment? = nil, _ body: (Connection) throws -> T) throws
+        -> StandbyAnswer<T>?
+    {
+        if abandoned?.isAbandoned == true { throw CancellationError() }
+        guard let required = floor.required else { return miss(.floorUnknown) }
+        if behind, !standbyMayHaveCaughtUp.withLock({ $0 }) { return miss(.behind) }
+        guard let standby = liveStandby() else { return nil }
+        if behind {
+            // One question, no wait: the change check said it may be worth asking.
+            standbyMayHaveCaughtUp.withLock { $0 = false }
+            guard hasReplayed(required, standby, within: .zero, abandoned: abandoned) == .replayed else {
+                return miss(.behind)
+            }
+            behind = false
+        } else {
+            switch hasReplayed(required, standby, within: wait, abandoned: abandoned) {
+            case .replayed: break
+            case .abandoned: throw CancellationError()
+            case .timedOut:
+                behind = true
+                standbyMayHaveCaughtUp.withLock { $0 = false }
+                return miss(.behind)
+            case .failed: return miss(.failed)
+            }
+        }
         do {
             let value = try body(standby)
             // After the answer: the read may have seen more than the check before it allowed.
             let after = try standby.walPosition()
             replayedHere = max(replayedHere, after)
             floor.raise(to: after)
-            record(
-                PostgresReadRoute(server: standby.server, servedByStandby: standby.answeredAsStandby, fellBack: false))
+            record(PostgresReadRoute(server: standby.server, servedByStandby: true, fellBack: false))
             return StandbyAnswer(value: value)
         } catch {
             // A standby cancels reads that conflict with replay, and may go away: a read is
             // safe to send again, and the primary is never behind.
             if standby.isBroken { connection = nil }
-            return nil
+            return miss(.failed)
         }
     }
 
     /// A read meant for a standby, served by the primary: later reads must not go back
-    /// before what it may have seen.
+    /// before what it may have seen. It "fell back" unless no standby was to be had at all.
     func readOnPrimary<T>(_ primary: Connection, _ body: (Connection) throws -> T) throws -> T {
         let value = try body(primary)
         learnPrimaryPosition(primary)
-        record(PostgresReadRoute(server: primary.server, servedByStandby: false, fellBack: true))
+        record(PostgresReadRoute(server: primary.server, servedByStandby: false, fellBack: lastMiss != .noStandby))
         return value
     }
 
     /// After the session's own save committed, or a change check read the primary: later
     /// reads must see at least what the primary holds now.
     func learnPrimaryPosition(_ primary: Connection) {
-        let ticket = floor.ticket()
-        floor.learnPrimary(try? primary.walPosition(), ticket: ticket)
+        floor.learnPosition(of: primary)
+    }
+
+    /// A change check passed: a standby that fell behind may be asked, once, where it stands.
+    func changeCheckPassed() {
+        standbyMayHaveCaughtUp.withLock { $0 = true }
+    }
+
+    private func miss<T>(_ why: StandbyMiss) -> StandbyAnswer<T>? {
+        lastMiss = why
+        return nil
     }
 
     private func record(_ route: PostgresReadRoute) {
@@ -126,30 +172,118 @@ final class StandbyReads<Connection: ReplicaConnection> {
         onRoute?(route)
     }
 
+    /// The standby connection in use, or a new one when standbys are due to be tried again.
+    /// A connection whose server answers as a primary (libpq's `prefer-standby` settles on one
+    /// when no standby is up, and a standby may have been promoted) is given up: the session's
+    /// own connection serves the primary's reads, and standbys are tried again later.
     private func liveStandby() -> Connection? {
-        if let connection, connection.absorbPendingInput() { return connection }
+        if let connection, connection.absorbPendingInput() {
+            if connection.answeredAsStandby { return connection }
+            self.connection = nil
+            retry.failed(at: now())
+            lastMiss = .noStandby
+            return nil
+        }
         connection = nil
-        if let failedAt, ContinuousClock.now - failedAt < retryAfter { return nil }
-        connection = try? connect(nil)
-        failedAt = connection == nil ? .now : nil
+        guard retry.mayTry(at: now()) else {
+            lastMiss = .noStandby
+            return nil
+        }
+        connection = standbyConnection { try connect(nil) }
+        if connection == nil { lastMiss = .noStandby }
         return connection
     }
 
-    /// Whether the standby replays `required` within `wait`, asking every 2 ms. A broken
-    /// connection or an unreadable position counts as not.
-    private func hasReplayed(_ required: WALPosition, _ standby: Connection) -> Bool {
-        if replayedHere >= required { return true }
-        let deadline = ContinuousClock.now + wait
+    /// A new connection if it reached a standby; nil (and standbys tried again later) otherwise.
+    private func standbyConnection(_ make: () throws -> Connection) -> Connection? {
+        guard let fresh = try? make(), let position = try? fresh.walPosition(), fresh.answeredAsStandby else {
+            retry.failed(at: now())
+            return nil
+        }
+        retry.succeeded()
+        replayedHere = position
+        return fresh
+    }
+
+    private enum Replay { case replayed, timedOut, failed, abandoned }
+
+    /// Whether the standby replays `required` within `wait`, asking every 2 ms, and stopping
+    /// at once when the caller abandons the read. A broken connection, an unreadable position or
+    /// a server that now answers as a primary counts as failed.
+    private func hasReplayed(
+        _ required: WALPosition, _ standby: Connection, within wait: Duration, abandoned: ReadAbandonment?
+    ) -> Replay {
+        if replayedHere >= required { return .replayed }
+        let deadline = now() + wait
         while true {
-            guard let replayed = try? standby.walPosition() else {
-                if standby.isBroken { connection = nil }
-                return false
+            guard let replayed = try? standby.walPosition(), standby.answeredAsStandby else {
+                connection = nil
+                retry.failed(at: now())
+                return .failed
             }
             replayedHere = max(replayedHere, replayed)
-            if replayed >= required { return true }
-            guard ContinuousClock.now < deadline else { return false }
+            if replayed >= required { return .replayed }
+            if abandoned?.isAbandoned == true { return .abandoned }
+            guard now() < deadline else { return .timedOut }
             usleep(2000)
         }
+    }
+}
+
+/// Why a read meant for a standby went to the primary.
+enum StandbyMiss: Equatable {
+    case notTried
+    /// No standby among the hosts answered, or libpq found only a primary: the primary is
+    /// where reads go, not a fall-back.
+    case noStandby
+    /// The standby had not replayed the floor within the wait, or fell behind earlier and has
+    /// not been shown to have caught up.
+    case behind
+    /// The floor is unknown (a position could not be read after a save).
+    case floorUnknown
+    /// The standby failed the read or its position query.
+    case failed
+}
+
+/// When to try the standbys again after no standby could be had: 1 s after the first failure,
+/// doubling up to `longest`, and at once after a success.
+struct StandbyRetry {
+    static let first: Duration = .seconds(1)
+    static let longest: Duration = .seconds(8)
+    private var failures = 0
+    private var notBefore: ContinuousClock.Instant?
+
+    func mayTry(at instant: ContinuousClock.Instant) -> Bool {
+        notBefore.map { instant >= $0 } ?? true
+    }
+
+    mutating func failed(at instant: ContinuousClock.Instant) {
+        let delay = min(Self.first * (1 << min(failures, 16)), Self.longest)
+        failures += 1
+        notBefore = instant + delay
+    }
+
+    mutating func succeeded() {
+        failures = 0
+        notBefore = nil
+    }
+}
+
+/// A read's caller gave it up (the task was cancelled: a newer search superseded it). Set from
+/// the caller's task, read on the session's worker, hence the lock.
+final class ReadAbandonment: Sendable {
+    private let abandoned = Locked(false)
+
+    var isAbandoned: Bool { abandoned.withLock { $0 } }
+
+    func abandon() { abandoned.withLock { $0 = true } }
+}
+
+extension WALFloor {
+    /// The primary's position, asked now: later reads must see at least what it holds.
+    func learnPosition<Connection: ReplicaConnection>(of primary: Connection) {
+        let ticket = ticket()
+        learnPrimary(try? primary.walPosition(), ticket: ticket)
     }
 }
 

@@ -75,8 +75,9 @@ struct PostgresReplicaTests {
         // The standby is named first: the save reaches the primary because libpq asked.
         let saved = try await remote.save(SaveRequest(id: dune.id, title: "Dune Messiah", expectedRevision: 1))
         #expect(saved.revision == 2)
+        // On the primary: the session's connection and the change check's own.
         let onPrimary = try await setting.superuser(onStandby: false)
-        #expect(try await onPrimary.rows(sessions, [setting.editor.name]) == [["1"]])
+        #expect(try await onPrimary.rows(sessions, [setting.editor.name]) == [["2"]])
         #expect(
             try await onPrimary.rows("SELECT title, revision FROM bookshelf.books WHERE id = $1", [String(dune.id)])
                 == [["Dune Messiah", "2"]])

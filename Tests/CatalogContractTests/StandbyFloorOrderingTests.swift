@@ -88,6 +88,7 @@ struct StandbyFloorOrderingTests {
                 world.step()
                 seen = max(seen, world.commits.count)
                 reads.learnPrimaryPosition(primary)
+                reads.changeCheckPassed()
             case .read:
                 let answer =
                     try reads.readOnStandby { try $0.read() }?.value ?? reads.readOnPrimary(primary) { try $0.read() }

@@ -65,6 +65,7 @@ struct LayerRuleTests {
     static let uncheckedSendable: [String: String] = [
         "Locked": "the one lock type: its NSLock guards the value",
         "PostgresSession": "touched only on its worker's serial queue, which is its lock",
+        "PostgresChangeWatch": "touched only on its own worker's serial queue, which is its lock",
         "ConnectionBox": "the administrative connection, touched only on its worker's serial queue",
         "ForegroundWork": "its counter is read and written only with its NSCondition locked",
         "IndexArray": "a read-only view of memory written before any view of it exists",
