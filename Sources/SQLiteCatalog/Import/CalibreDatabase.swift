@@ -17,7 +17,8 @@ import Foundation
 ///   is made there, not in the library.
 final class CalibreDatabase {
     let connection: Connection
-    /// The size of what is read: the database and its log.
+    /// The size of what is read, the database and its log, in bytes the disk holds: a sparse
+    /// file's holes (a size of terabytes in a few pages) hold no rows, so they add no work.
     let bytes: Int
     private let copyFolder: String?
 
@@ -94,10 +95,11 @@ final class CalibreDatabase {
         return header[header.startIndex + 18] == 2 || header[header.startIndex + 19] == 2
     }
 
+    /// The file's size, no more than the disk holds of it; nil when there is no file.
     private static func fileSize(_ path: String) -> Int? {
         var status = stat()
         guard stat(path, &status) == 0 else { return nil }
-        return Int(status.st_size)
+        return min(Int(status.st_size), Int(status.st_blocks) * 512)
     }
 
     /// A folder only this user can enter, in the temporary directory.
