@@ -114,21 +114,58 @@ final class CalibreDatabase {
         return String(cString: made)
     }
 
-    /// The bytes of `source` (a link followed) into a new file `target`.
-    private static func copyBytes(from source: String, to target: String) throws {
-        guard let input = FileHandle(forReadingAtPath: source) else {
-            throw CalibreLibraryFile.unreadable(source, errno: errno)
+    /// The bytes of `source` (a link followed) into a new file `target`, its holes kept as
+    /// holes: a sparse file (terabytes long, a few pages on disk) costs what its data costs.
+    private static func copyBytes(from source: String, to target: String) throws(CalibreLibrary.Failure) {
+        let input = Glibc.open(source, O_RDONLY | O_CLOEXEC)
+        guard input >= 0 else { throw CalibreLibraryFile.unreadable(source, errno: errno) }
+        defer { close(input) }
+        let output = Glibc.open(target, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard output >= 0 else { throw cannotCopy(source) }
+        defer { close(output) }
+        var status = stat()
+        guard fstat(input, &status) == 0 else { throw cannotCopy(source) }
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        var offset: off_t = 0
+        // Each extent of data, from SEEK_DATA to the next SEEK_HOLE; ENXIO past the last one.
+        while offset < status.st_size {
+            let data = lseek(input, offset, seekData)
+            guard data >= 0 else { break }
+            let hole = lseek(input, data, seekHole)
+            guard hole >= data else { throw cannotCopy(source) }
+            var position = data
+            while position < hole {
+                let count = buffer.withUnsafeMutableBytes {
+                    pread(input, $0.baseAddress, min($0.count, Int(hole - position)), position)
+                }
+                if count < 0, errno == EINTR { continue }
+                guard count > 0 else { throw cannotCopy(source) }
+                var written = 0
+                while written < count {
+                    let step = buffer.withUnsafeBytes {
+                        pwrite(output, $0.baseAddress! + written, count - written, position + off_t(written))
+                    }
+                    if step < 0, errno == EINTR { continue }
+                    guard step > 0 else { throw cannotCopy(source) }
+                    written += step
+                }
+                position += off_t(count)
+            }
+            offset = hole
         }
-        defer { try? input.close() }
-        let descriptor = Glibc.open(target, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else {
-            throw CalibreLibrary.Failure(
-                description: "cannot copy \(source) to read it: \(String(cString: strerror(errno)))")
-        }
-        let output = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
-        while let chunk = try input.read(upToCount: 1 << 20), !chunk.isEmpty {
-            try output.write(contentsOf: chunk)
-        }
-        try output.close()
+        guard ftruncate(output, status.st_size) == 0 else { throw cannotCopy(source) }
+    }
+
+    #if os(Linux)
+        // glibc declares them only under _GNU_SOURCE, which a module cannot set.
+        private static let seekData: Int32 = 3
+        private static let seekHole: Int32 = 4
+    #else
+        private static let seekData = SEEK_DATA
+        private static let seekHole = SEEK_HOLE
+    #endif
+
+    private static func cannotCopy(_ source: String) -> CalibreLibrary.Failure {
+        CalibreLibrary.Failure(description: "cannot copy \(source) to read it: \(String(cString: strerror(errno)))")
     }
 }

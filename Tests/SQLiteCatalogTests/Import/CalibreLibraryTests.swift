@@ -259,6 +259,21 @@ struct ScratchCalibreLibrary {
         #expect(identifierLines.first?.count == 2)
     }
 
+    /// A library in WAL mode with its log, read from a private copy: a file made sparse (four
+    /// gigabytes long, a few pages on disk) is copied as it is, holes and all, and read whole.
+    @Test func aSparseLibraryWithItsLogIsReadFromItsCopy() throws {
+        let library = try ScratchCalibreLibrary(
+            in: directory, "PRAGMA journal_mode = WAL; INSERT INTO books VALUES (1, 'Dune', NULL, 1);")
+        var calibre: OpaquePointer?
+        defer { sqlite3_close_v2(calibre) }
+        #expect(sqlite3_open_v2(library.file, &calibre, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK)
+        #expect(sqlite3_exec(calibre, "PRAGMA wal_autocheckpoint = 0", nil, nil, nil) == SQLITE_OK)
+        #expect(sqlite3_exec(calibre, "INSERT INTO books VALUES (2, 'Emma', NULL, 1)", nil, nil, nil) == SQLITE_OK)
+        #expect(truncate(library.file, 4 << 30) == 0)
+        let result = try CalibreLibrary.read(path: library.folder)
+        #expect(result.books.map(\.title) == ["Dune", "Emma"])
+    }
+
     /// Calibre's tables with `books` declared as given.
     private static func tablesWithBooks(_ declaration: String) -> String {
         replacing("CREATE TABLE books (", with: declaration)
