@@ -30,11 +30,16 @@ public final class BookshelfModel {
     // MARK: Publication bookkeeping
 
     var session = 0
+    /// The last number a user sees (F4, `--trace`) given to a request.
     var lastRequest = 0
+    /// The last number given to a background request, counting down from zero (unseen).
+    var lastBackgroundRequest = 0
+    /// How many requests have begun, background ones included (`RequestTicket.order`).
+    var lastOrder = 0
     /// The newest request of each slot in the current session: the only one that may publish.
     var owners: [PublicationSlot: PublicationIdentity] = [:]
     /// Every request that has not answered yet, of any session.
-    var inFlight: [PublicationIdentity: RequestKind] = [:]
+    var inFlight: [PublicationIdentity: RequestTicket] = [:]
     /// Search requests whose wait shows the busy indicator (a refresh does not, unless it
     /// took over from a search the user was already waiting for).
     var showsBusy: Set<PublicationIdentity> = []
@@ -62,8 +67,8 @@ public final class BookshelfModel {
     var connectionErrorIsUnreachable = false
     /// The current session's connection was lost and needs the password typed again.
     var connectionIsLost = false
-    /// Requests up to this number began before the last successful reconnect: their
-    /// "password needed" failures are old news and ask for nothing.
+    /// Requests up to this order (`RequestTicket.order`) began before the last successful
+    /// reconnect: their "password needed" failures are old news and ask for nothing.
     var reconnectedThrough = 0
     /// Whether the store answers, as the newest request of this session that could tell says.
     var reachability = StoreReachability()
@@ -144,13 +149,15 @@ public final class BookshelfModel {
         await running[number]?.value
     }
 
-    /// Request numbers whose effects are still running (any session).
-    public var runningRequests: [Int] { running.keys.filter { $0 > 0 }.sorted() }
+    /// Request numbers whose effects are still running (any session), background ones
+    /// (below zero) included.
+    public var runningRequests: [Int] { running.keys.sorted() }
 
     /// Requests that have not answered yet, oldest first (any session): for a request panel.
     public var pendingRequests: [PendingRequest] {
-        inFlight.map { PendingRequest(request: $0.key.request, session: $0.key.session, kind: $0.value) }
-            .sorted { $0.request < $1.request }
+        inFlight.values.sorted { $0.order < $1.order }.map {
+            PendingRequest(request: $0.identity.request, session: $0.identity.session, kind: $0.kind)
+        }
     }
 
     func changed() {

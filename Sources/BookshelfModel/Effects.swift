@@ -86,7 +86,7 @@ extension BookshelfModel {
             let mayPublish = conclude(ticket, record: logged(value), answeredBy: route)
             guard ticket.identity.session == session else { return nil }
             if StoreReachability.answerReachesTheStore(ticket.kind),
-                reachability.learn(true, from: ticket.identity.request)
+                reachability.learn(true, from: ticket.order)
             {
                 forgetUnreachableNotes()
             }
@@ -102,12 +102,25 @@ extension BookshelfModel {
 
     // MARK: Tickets
 
+    /// A request the log always records takes the next number a user sees (F4, `--trace`)
+    /// when it starts. A background request (`RequestKind.isLoggedWhenItStarts`) takes a number
+    /// below zero, which nobody sees, and the next visible number only if its answer is logged,
+    /// so that the visible numbers have no gaps.
     private func begin(_ slot: PublicationSlot, _ kind: RequestKind) -> RequestTicket {
-        lastRequest += 1
-        let identity = PublicationIdentity(session: session, request: lastRequest)
+        lastOrder += 1
+        let request: Int
+        if kind.isLoggedWhenItStarts {
+            lastRequest += 1
+            request = lastRequest
+        } else {
+            lastBackgroundRequest -= 1
+            request = lastBackgroundRequest
+        }
+        let identity = PublicationIdentity(session: session, request: request)
+        let ticket = RequestTicket(identity: identity, slot: slot, kind: kind, started: clock.now(), order: lastOrder)
         owners[slot] = identity
-        inFlight[identity] = kind
-        return RequestTicket(identity: identity, slot: slot, kind: kind, started: clock.now())
+        inFlight[identity] = ticket
+        return ticket
     }
 
     /// Runs `body` as the effect of `ticket`; a search or page effect replaces (and cancels)
@@ -149,8 +162,13 @@ extension BookshelfModel {
                 .failed(FailureKind(error))
             } else { .published }
         if record {
+            var number = ticket.identity.request
+            if number < 0 {
+                lastRequest += 1
+                number = lastRequest
+            }
             let trace = RequestTrace(
-                request: ticket.identity.request, session: ticket.identity.session, kind: ticket.kind,
+                request: number, session: ticket.identity.session, kind: ticket.kind,
                 started: ticket.started, storeTime: clock.now() - ticket.started, fate: fate,
                 answeredBy: fate == .published ? answeredBy : nil)
             log.record(trace)
@@ -167,6 +185,6 @@ extension BookshelfModel {
     }
 
     func pendingKind(_ slot: PublicationSlot) -> RequestKind? {
-        owners[slot].flatMap { inFlight[$0] }
+        owners[slot].flatMap { inFlight[$0]?.kind }
     }
 }

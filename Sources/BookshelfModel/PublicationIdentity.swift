@@ -1,5 +1,7 @@
 /// Who started an effect: the account session it belongs to and its request number.
-/// The same request number under a new session is a different owner.
+/// The same request number under a new session is a different owner. A request the log
+/// always records has the number F4 and `--trace` show; a background request (see
+/// `RequestKind.isLoggedWhenItStarts`) has a number below zero until its answer is logged.
 public struct PublicationIdentity: Hashable, Sendable, CustomStringConvertible {
     public let session: Int
     public let request: Int
@@ -39,6 +41,17 @@ public enum RequestKind: String, Sendable, Hashable, CaseIterable {
     case accounts
     /// How many books the current account sees, for the header (not logged).
     case catalogCount = "catalog-count"
+
+    /// Whether every request of this kind is logged, and so numbered when it starts. The
+    /// others run in the background (a check each second, the account list, the header's
+    /// count) and are logged only when they find something or fail: they are numbered then,
+    /// so a number a user sees is always one F4 and the trace list.
+    var isLoggedWhenItStarts: Bool {
+        switch self {
+        case .changeCheck, .accounts, .catalogCount: false
+        default: true
+        }
+    }
 }
 
 /// The publication rights that requests compete for. In each slot only the newest request of
@@ -69,4 +82,7 @@ struct RequestTicket: Sendable {
     let slot: PublicationSlot
     let kind: RequestKind
     let started: Duration
+    /// When it began among all the model's requests, background ones included: which of two
+    /// answers is the newer evidence (`StoreReachability`, a reconnect).
+    let order: Int
 }

@@ -258,7 +258,7 @@ extension BookshelfModel {
     /// draft stay as they are. A request that began before the last successful reconnect
     /// tells nothing new, whenever its answer arrives.
     func connectionNeedsPassword(noticedBy ticket: RequestTicket) {
-        guard ticket.identity.session == session, ticket.identity.request > reconnectedThrough,
+        guard ticket.identity.session == session, ticket.order > reconnectedThrough,
             !connectionIsLost, let accountName
         else { return }
         connectionIsLost = true
@@ -289,7 +289,7 @@ extension BookshelfModel {
                 .reconnect, { try await remote.reauthenticate(password: password) },
                 publish: { [self] _, _ in
                     connectionIsLost = false
-                    reconnectedThrough = lastRequest
+                    reconnectedThrough = lastOrder
                     message = "Reconnected as \(account)."
                     _ = startSearch(results.rowsQuery == results.query ? .refresh : .search)
                     watchEditedRecord()
@@ -321,9 +321,9 @@ extension BookshelfModel {
             // a save waiting for a catalog another program has locked holds the check back
             // without the store being out of reach.
             if let started = changeCheckStarted, clock.now() - started >= Self.unansweredCheckLimit,
-                reachability.isReachable, pendingKind(.editor) != .save
+                reachability.isReachable, pendingKind(.editor) != .save, let check = inFlight[waiting]
             {
-                reachability.learn(false, from: waiting.request)
+                reachability.learn(false, from: check.order)
                 changed()
             }
             return nil
@@ -346,7 +346,7 @@ extension BookshelfModel {
                 },
                 fail: { [self] error, ticket in
                     if StoreReachability.meansUnreachable(error) {
-                        reachability.learn(false, from: ticket.identity.request)
+                        reachability.learn(false, from: ticket.order)
                     }
                     return nil
                 }))

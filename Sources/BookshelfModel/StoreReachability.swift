@@ -7,14 +7,15 @@ import BookCatalog
 /// A check still waiting tells too (it is not answered), and its own answer then tells again.
 struct StoreReachability: Equatable {
     private(set) var isReachable = true
-    /// The request whose answer told last (0: none yet this session).
+    /// When the request whose answer told last began (`RequestTicket.order`; 0: none yet this session).
     private var toldBy = 0
 
     /// Returns true when this answer brings the store back: it was unreachable until now.
+    /// `order` is when the answering request began, among all the model's requests.
     @discardableResult
-    mutating func learn(_ reachable: Bool, from request: Int) -> Bool {
-        guard request >= toldBy else { return false }
-        toldBy = request
+    mutating func learn(_ reachable: Bool, from order: Int) -> Bool {
+        guard order >= toldBy else { return false }
+        toldBy = order
         let recovered = reachable && !isReachable
         isReachable = reachable
         return recovered
