@@ -91,6 +91,8 @@ public final class BookshelfModel {
     /// What the user confirmed to do once the save in flight has gone through.
     var afterSave: Confirmation.Action?
     var message: String?
+    /// How many change notices have arrived (`BookshelfState.catalogChanges`).
+    var catalogChanges = 0
     /// Saves the store lost, each kept until its book is opened again (`noticeLostSaves`).
     var keptLostSaves: [Int: LostSave] = [:]
     /// Where the open draft is kept between runs (nil: nowhere), and what is kept there.
@@ -139,7 +141,8 @@ public final class BookshelfModel {
             waitingForSave: afterSave,
             message: message,
             history: historyState,
-            keptDraft: keptDraftQuestion)
+            keptDraft: keptDraftQuestion,
+            catalogChanges: catalogChanges)
     }
 
     /// Waits until the effect that request `number` belongs to has finished processing (its

@@ -29,6 +29,9 @@ public struct BookshelfState: Equatable, Sendable {
     /// An earlier run kept an unsaved draft of this account: restore it? (`restoreKeptDraft`,
     /// `declineKeptDraft`).
     public var keptDraft: KeptDraftQuestion? = nil
+    /// How many change notices the model has had: each says the catalog may have changed
+    /// (another program imported books, say), so whatever counted it counts it again.
+    public var catalogChanges = 0
 }
 
 public struct AccountChoice: Equatable, Sendable, Hashable {

@@ -339,6 +339,7 @@ extension BookshelfModel {
                     // The store answers again: a save cut off while it was away can be settled now.
                     settleUnresolvedSave()
                     guard let notice else { return nil }
+                    catalogChanges += 1
                     if let now = notice.account, follow(accountChangedTo: now) { return nil }
                     _ = startSearch(.refresh)
                     if let editor, notice.concerns(editor.bookID) { watchEditedRecord() }

@@ -24,7 +24,8 @@ public final class BookshelfApp {
     private let countBooks: (@Sendable (String) async -> Int?)?
     private let now: () -> Duration
     private var lastFreshnessCheck: Duration?
-    private var countedSession: Int?
+    /// The session and the number of change notices the header's count was last asked for.
+    private var counted: (session: Int, changes: Int)?
     private var quitReported = false
 
     public init(
@@ -157,14 +158,18 @@ public final class BookshelfApp {
             height: layout.list.height)
     }
 
-    /// Counts the current account's books once per session, through the model's gate: a
-    /// count that arrives after the session changed is dropped, and the header shows none of
-    /// an older session's meanwhile (`CatalogSize` names the session it was counted in).
+    /// Counts the current account's books when a session begins and again on every change
+    /// notice, whatever the change (an import of any size beside the app), through the model's
+    /// gate: a count that arrives after the session changed is dropped, and the header shows
+    /// none of an older session's meanwhile (`CatalogSize` names the session it was counted
+    /// in). Until a recount answers, the header keeps the session's last count.
     private func refreshCatalogSize() {
         let state = model.state
-        guard let countBooks, state.account != nil, countedSession != state.session else { return }
+        guard let countBooks, state.account != nil,
+            counted.map({ $0 != (state.session, state.catalogChanges) }) ?? true
+        else { return }
         let session = state.session
-        countedSession = session
+        counted = (session, state.catalogChanges)
         model.countBooks(with: countBooks) { [weak self] account, books in
             self?.ui.catalogSize = CatalogSize(account: account, session: session, books: books)
             self?.onNeedsDraw()

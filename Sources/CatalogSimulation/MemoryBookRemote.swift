@@ -58,6 +58,25 @@ public final class MemoryCatalog: Sendable {
         }
     }
 
+    /// Adds `books` to `scope` in one commit, as another program's import does: every remote
+    /// notices it at its next change check.
+    public func importBooks(_ books: [(title: String, author: String)], scope: String) {
+        state.withLock { state in
+            for (title, author) in books {
+                let record = BookRecord(id: state.nextID, title: title, revision: 1, author: author)
+                state.nextID += 1
+                state.books[record.id] = StoredBook(record: record, scope: scope)
+                state.recordRevision(record, account: nil, operation: nil)
+            }
+            state.commitCount += 1
+        }
+    }
+
+    /// How many books `scope` holds, as a store counts them for the header.
+    public func bookCount(scope: String) -> Int {
+        state.withLock { state in state.books.values.filter { $0.scope == scope }.count }
+    }
+
     /// Puts a record in place exactly as given (fixtures with chosen ids and revisions).
     public func put(_ record: BookRecord, scope: String) {
         state.withLock { state in

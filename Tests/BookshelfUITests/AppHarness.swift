@@ -23,6 +23,7 @@ final class AppHarness {
         store: StoreInfo = StoreInfo(kind: "Memory", location: "test"),
         otherScopes: [(scope: String, books: [(String, String)])] = [],
         countBooks: (@Sendable (String) async -> Int?)? = nil,
+        countsItsCatalog: Bool = false,
         details: (_ title: String, _ author: String) -> BookDetails = { _, _ in BookDetails.empty },
         connector wrap: (MemoryCatalogConnector) -> any CatalogConnector = { $0 },
         keeper: (any DraftKeeping)? = nil
@@ -40,9 +41,15 @@ final class AppHarness {
         model = BookshelfModel(
             connector: wrap(MemoryCatalogConnector(catalog: catalog, passwords: passwords)), account: account,
             pageSize: pageSize, keeper: keeper)
+        // The header's count of the catalog as it stands, as the app's SQLite count does.
+        let counted = catalog
+        let countingTheCatalog: @Sendable (String) async -> Int? = { account in
+            counted.account(named: account).map { counted.bookCount(scope: $0.scope) }
+        }
         app = BookshelfApp(
             model: model, store: store,
-            size: TerminalSize(rows: rows, columns: columns), countBooks: countBooks)
+            size: TerminalSize(rows: rows, columns: columns),
+            countBooks: countsItsCatalog ? countingTheCatalog : countBooks)
         backend = MemoryBackend(width: columns, height: rows)
         app.onQuit = { [unowned self] in quitCount += 1 }
     }

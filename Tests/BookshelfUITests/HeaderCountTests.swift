@@ -1,6 +1,7 @@
 import BookCatalog
 @testable import BookshelfModel
 import BookshelfUI
+import TerminalUI
 import Testing
 
 /// The header's book count belongs to the session that counted it.
@@ -31,6 +32,29 @@ import Testing
             turns += 1
         }
         #expect(harness.lines[0].contains("alice (editor) · 2 books"), "\(harness.lines[0])")
+    }
+
+    /// Another program imports 10,000 books while alice looks at the first results of 60. Past
+    /// 10,000 matches the store stops counting, so the rule of the list of every book takes
+    /// the header's exact count: both must be counted again when the change notice comes, or
+    /// they keep saying 60 while paging shows the new books. A smaller import is counted the
+    /// same way.
+    @Test(arguments: [10_000, 7])
+    func aCatalogThatGrewIsCountedAgainOnTheChangeNotice(imported: Int) async {
+        let harness = AppHarness(
+            columns: 80, rows: 12, books: (1...60).map { ("Book \($0)", "Author \($0)") }, countsItsCatalog: true)
+        await harness.start()
+        await harness.awaitCatalogSize()
+        #expect(harness.lines[0].contains("alice (editor) · 60 books"), "\(harness.lines[0])")
+        #expect(harness.text.contains("of 60"), "\(harness.text)")
+
+        harness.catalog.importBooks((1...imported).map { ("Imported \($0)", "Someone") }, scope: "main")
+        harness.model.checkForChanges()  // what the app's freshness timer does once a second
+        await harness.settle()
+
+        let books = NumberText.grouped(60 + imported)
+        #expect(harness.lines[0].contains("alice (editor) · \(books) books"), "\(harness.lines[0])")
+        #expect(harness.text.contains("of \(books)"), "\(harness.text)")
     }
 }
 
