@@ -59,17 +59,24 @@ public final class TmuxPane {
         try run(["display-message", "-p", "-t", "app", format]).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    public func capture() throws -> String {
-        try run(["capture-pane", "-p", "-t", "app"])
+    /// The screen, or only its `rows` (from 0): a pane of thousands of rows is read a few at a time.
+    public func capture(rows: ClosedRange<Int>? = nil) throws -> String {
+        try run(
+            ["capture-pane", "-p", "-t", "app"]
+                + (rows.map { ["-S", "\($0.lowerBound)", "-E", "\($0.upperBound)"] } ?? []))
     }
 
-    /// Polls the pane until `condition` holds; returns the screen that satisfied it. When the
-    /// timeout (stretched under a sanitizer) passes, the error shows the last screen.
+    /// Polls the pane (or its `rows`) until `condition` holds; returns the screen that
+    /// satisfied it. When the timeout (stretched under a sanitizer) passes, the error shows
+    /// the last screen.
     @discardableResult
-    public func waitFor(_ what: String, timeout: Duration = .seconds(30), _ condition: (String) -> Bool) throws
-        -> String
-    {
-        try Await.until(what, timeout: timeout, every: .milliseconds(50), probe: capture) { condition($0) }
+    public func waitFor(
+        _ what: String, rows: ClosedRange<Int>? = nil, timeout: Duration = .seconds(30),
+        _ condition: (String) -> Bool
+    ) throws -> String {
+        try Await.until(what, timeout: timeout, every: .milliseconds(50), probe: { try capture(rows: rows) }) {
+            condition($0)
+        }
     }
 
     @discardableResult

@@ -3,6 +3,10 @@ import Dispatch
 
 #if canImport(Glibc)
     import Glibc
+
+    /// glibc's `malloc_trim`, which Swift's Glibc module does not export.
+    @_silgen_name("malloc_trim")
+    private func malloc_trim(_ pad: Int) -> Int32
 #endif
 
 /// The real terminal, through ncurses: owns it from `init` until the process ends (see
@@ -49,7 +53,7 @@ final class NcursesBackend: TerminalBackend {
         // action out of the way).
         for signo in Self.handledSignals { signal(signo, SIG_IGN) }
 
-        guard shim_newterm() != nil else {
+        guard Self.startNcursesAtMostLargestDrawn() != nil else {
             throw TerminalError.unsupportedTerminal(getenv("TERM").map { String(cString: $0) } ?? "")
         }
         let screen = shim_stdscr()
@@ -105,16 +109,52 @@ final class NcursesBackend: TerminalBackend {
         Self.write(enterModes)
     }
 
-    /// Brings ncurses to the kernel's window size. Called for SIGWINCH (ncurses alone
+    /// Brings ncurses to the kernel's window size, at most `TerminalSize.largestDrawn`: ncurses
+    /// keeps grids of its own of the size it is told. Called for SIGWINCH (ncurses alone
     /// notices a resize only at its next read) and for KEY_RESIZE, which resizeterm
     /// itself queues; the size check makes the second call a no-op.
     func refreshSize() -> TerminalSize {
-        var rows: Int32 = 0
-        var columns: Int32 = 0
-        if shim_window_size(&rows, &columns) == 0, rows != shim_lines() || columns != shim_cols() {
-            resizeterm(rows, columns)
+        if let window = Self.windowSize()?.drawn,
+            window.rows != Int(shim_lines()) || window.columns != Int(shim_cols())
+        {
+            let shrinks = window.rows * window.columns < Int(shim_lines()) * Int(shim_cols())
+            resizeterm(Int32(window.rows), Int32(window.columns))
+            // The larger grids just freed go back to the system, so memory follows the window down.
+            if shrinks { Self.returnFreedMemory() }
         }
         return size
+    }
+
+    /// The kernel's window size, nil when it does not say.
+    private static func windowSize() -> TerminalSize? {
+        var rows: Int32 = 0
+        var columns: Int32 = 0
+        guard shim_window_size(&rows, &columns) == 0 else { return nil }
+        return TerminalSize(rows: Int(rows), columns: Int(columns))
+    }
+
+    /// ncurses sizes its grids from the window when it starts; a window larger than the largest
+    /// drawn is given to it as that size through LINES and COLUMNS, which ncurses prefers to the
+    /// window's own (and which are taken away again once it has started).
+    private static func startNcursesAtMostLargestDrawn() -> OpaquePointer? {
+        guard let window = windowSize(), window != window.drawn else { return shim_newterm() }
+        let drawn = window.drawn
+        let names: [String] = ["LINES", "COLUMNS"]
+        let kept = names.map { name in (name, getenv(name).map { String(cString: $0) }) }
+        setenv("LINES", String(drawn.rows), 1)
+        setenv("COLUMNS", String(drawn.columns), 1)
+        defer {
+            for (name, value) in kept {
+                if let value { setenv(name, value, 1) } else { unsetenv(name) }
+            }
+        }
+        return shim_newterm()
+    }
+
+    private static func returnFreedMemory() {
+        #if canImport(Glibc)
+            _ = malloc_trim(0)
+        #endif
     }
 
     func restore() {

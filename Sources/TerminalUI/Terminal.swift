@@ -11,6 +11,17 @@ public struct TerminalSize: Hashable, Sendable {
         self.rows = rows
         self.columns = columns
     }
+
+    /// The most the terminal draws: a window larger than this (tmux allows 10000×10000) gets
+    /// its top left drawn, this size. Every cell costs a canvas cell, a cell of the frame kept
+    /// for the diff and ncurses' own grids, so an unbounded window could take all the memory
+    /// (15.8 GB at 10000×10000) for cells no screen shows.
+    public static let largestDrawn = TerminalSize(rows: 500, columns: 1000)
+
+    /// This size, each side bounded by `largestDrawn`'s.
+    public var drawn: TerminalSize {
+        TerminalSize(rows: min(rows, Self.largestDrawn.rows), columns: min(columns, Self.largestDrawn.columns))
+    }
 }
 
 /// Everything the app's update function receives, one at a time, on the main actor.
@@ -86,7 +97,8 @@ public final class Terminal {
 
     /// Receives every event. Runs on the main actor; a frame is drawn afterwards.
     public var onEvent: (TerminalEvent) -> Void = { _ in }
-    /// Paints a frame. The canvas arrives blank at the current size.
+    /// Paints a frame. The canvas arrives blank at the current size (`size`, at most
+    /// `TerminalSize.largestDrawn`).
     public var render: (inout Canvas) -> Void = { _ in }
     /// Runs when the program is about to end without being asked to by the app: a quit signal
     /// (SIGHUP when the terminal is closed, SIGTERM, SIGINT) or the terminal gone. The last
@@ -119,7 +131,7 @@ public final class Terminal {
         self.backend = backend
         decoder = InputDecoder(terminfo: backend.terminfoKeys)
         escapeDelay = .milliseconds(max(0, options.escapeDelayMilliseconds))
-        size = backend.size
+        size = backend.size.drawn
         backend.attach(
             TerminalBackendEvents(
                 input: { [unowned self] bytes in self.receive(bytes) },
@@ -249,9 +261,10 @@ public final class Terminal {
         escapeTimer = timer
     }
 
-    /// Takes the backend's size; a change repaints everything and is delivered as `.resize`.
+    /// Takes the backend's size (at most `TerminalSize.largestDrawn`); a change repaints
+    /// everything and is delivered as `.resize`.
     private func syncSize() {
-        let current = backend.refreshSize()
+        let current = backend.refreshSize().drawn
         guard current != size else { return }
         size = current
         backend.invalidate()

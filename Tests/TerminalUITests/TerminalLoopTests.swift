@@ -107,6 +107,34 @@ struct TerminalLoopTests {
         #expect(rig.backend.screen.lastUpdates.count == 12 * 3, "every cell is sent after a resize")
     }
 
+    /// A window larger than any screen shows (10000×10000 is what tmux allows) would cost a
+    /// canvas, a frame kept for the diff and ncurses' own grids of that size: the app grew to
+    /// 15.8 GB. The terminal draws at most 1000 columns by 500 rows (docs/terminals.md), the top
+    /// left of the window, and a window that shrinks again is drawn at its own size.
+    @Test("a window larger than the largest drawn is drawn clipped to it, and at its own size once it shrinks")
+    func anEnormousWindowIsClipped() async {
+        let rig = Rig(columns: 120, rows: 40)
+        rig.terminal.start()
+        await rig.backend.waitForFrames(1)
+        let largest = TerminalSize(rows: 500, columns: 1000)
+        rig.backend.resize(to: TerminalSize(rows: 1200, columns: 2400))
+        #expect(rig.terminal.size == largest)
+        #expect(rig.events == [.resize(largest)], "the app lays out what is drawn")
+        await rig.backend.waitForFrames(2)
+        #expect(rig.backend.lines.count == 500 && rig.backend.lines[1].hasPrefix("1000x500 "))
+
+        // Only the rows grow past it: the columns stay the window's.
+        rig.backend.resize(to: TerminalSize(rows: 10_000, columns: 90))
+        #expect(rig.terminal.size == TerminalSize(rows: 500, columns: 90))
+        await rig.backend.waitForFrames(3)
+        #expect(rig.backend.lines.count == 500 && rig.backend.lines[1].hasPrefix("90x500 "))
+
+        rig.backend.resize(to: TerminalSize(rows: 40, columns: 120))
+        #expect(rig.terminal.size == TerminalSize(rows: 40, columns: 120))
+        await rig.backend.waitForFrames(4)
+        #expect(rig.backend.lines.count == 40 && rig.backend.lines[1].hasPrefix("120x40 "))
+    }
+
     @Test("Ctrl-Z gives the screen back and stops; input while stopped is dropped; continuing redraws at once")
     func suspendAndContinue() async {
         let rig = Rig()
