@@ -114,8 +114,8 @@ let package = Package(
             ]),
         .testTarget(
             name: "EndToEndTests",
-            // bookshelf-demo and bookshelf-bench are run by the tests, not imported: the
-            // dependency builds them first.
+            // bookshelf-bench is run by the tests, not imported: the dependency builds it first.
+            // bookshelf-demo is run, and its request panel drawn on a canvas (DemoCallPanelTests).
             dependencies: [
                 "BookCatalog", "BookshelfModel", "BookshelfTestSupport", "CSQLite", "SQLiteCatalog", "TerminalUI",
                 "TestTags", "bookshelf", "bookshelf-bench", "bookshelf-demo",

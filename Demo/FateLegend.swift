@@ -13,11 +13,12 @@ enum FateLegend {
         "never answered   still in flight when the scene ended, or cancelled by the model",
     ]
 
-    /// A short form for the interactive panel, where space is tight: two lines.
+    /// A short form for the interactive panel, where space is tight: one entry per word, wrapped
+    /// to the screen between entries.
     static let compact = [
-        "applied: naive shows every answer · published: shown, the newest of its session · "
-            + "dropped-stale / dropped-old-session: discarded, superseded / another account's",
-        "failed(conflict): the conflict banner is shown · , WRONG: the oracle found the screen wrong after it · "
-            + "answered: taken, not judged yet",
+        "applied: naive shows every answer", "published: shown, the newest of its session",
+        "dropped-stale: a newer request took over", "dropped-old-session: another account's",
+        "failed(conflict): the conflict banner is shown", ", WRONG: the oracle found the screen wrong after it",
+        "answered: taken, not judged yet",
     ]
 }

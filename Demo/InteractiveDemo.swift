@@ -261,34 +261,21 @@ final class InteractiveSession {
                 style: Style(foreground: .yellow, attributes: .bold))
         }
 
-        let half = (width - 1) / 2
-        let paneHeight = max(6, (height - 3) * 3 / 5)
+        let layout = DemoScreenLayout(width: width, height: height)
+        let top = DemoScreenLayout.headerRows
         drawPane(
             naive.view, side: 0, title: "naive model: the WRONG way", judge: judges.naive,
-            x: 0, y: 3, width: half, height: paneHeight, canvas: &canvas)
+            x: layout.left.x, y: top, width: layout.left.width, height: layout.paneHeight, canvas: &canvas)
         drawPane(
             real.view, side: 1, title: "BookshelfModel: gated by (session, request)", judge: judges.real,
-            x: half + 1, y: 3, width: width - half - 1, height: paneHeight, canvas: &canvas)
-        for y in 3..<(3 + paneHeight) where y < height { _ = canvas.draw("│", x: half, y: y, style: .dim) }
-
-        let panelTop = 3 + paneHeight
-        let panelHeight = height - panelTop
-        guard panelHeight >= 3 else { return }
-        canvas.drawTruncated(
-            "requests to each pane's store, numbered by that pane in the order they arrived: "
-                + "the same number is not always the same action on both sides",
-            x: 0, y: panelTop, width: width, style: .bold)
-        for (offset, legend) in FateLegend.compact.enumerated() where offset + 2 < panelHeight {
-            canvas.drawTruncated(legend, x: 0, y: panelTop + 1 + offset, width: width, style: .dim)
+            x: layout.right.x, y: top, width: layout.right.width, height: layout.paneHeight, canvas: &canvas)
+        for y in top..<(top + layout.paneHeight) where y < height {
+            _ = canvas.draw("│", x: layout.left.width, y: y, style: .dim)
         }
-        let listTop = panelTop + 1 + FateLegend.compact.count
-        let listHeight = max(0, height - listTop)
-        drawRequests(
-            requestLines(naive, judges.naive, fate: naive.fate(ofCall:)), x: 0, y: listTop, width: half,
-            height: listHeight, canvas: &canvas)
-        drawRequests(
-            requestLines(real, judges.real, fate: { [real] in real.fateOfCall[$0.number] }), x: half + 1, y: listTop,
-            width: width - half - 1, height: listHeight, canvas: &canvas)
+        CallPanel.draw(
+            naive: callLines(naive, judges.naive, fate: naive.fate(ofCall:)),
+            real: callLines(real, judges.real, fate: { [real] in real.fateOfCall[$0.number] }),
+            layout: layout, into: &canvas)
     }
 
     private func drawPane(
@@ -351,21 +338,13 @@ final class InteractiveSession {
         }
     }
 
-    private func drawRequests(_ lines: [String], x: Int, y: Int, width: Int, height: Int, canvas: inout Canvas) {
-        for (offset, text) in lines.suffix(height).enumerated() {
-            canvas.drawTruncated(text, x: x, y: y + offset, width: width)
-        }
-    }
-
-    /// One line per store call, numbered as `--script` numbers that pane's calls: what it
-    /// asked (a search's own query), its latency, and what became of it, WRONG included.
-    private func requestLines(_ pane: any DemoPane, _ judge: InteractiveJudge, fate: (ScriptedCall) -> String?)
-        -> [String]
+    /// One line per store call, numbered as `--script` numbers that pane's calls: what sent it,
+    /// what it asked (a search's own query), its latency, and what became of it, WRONG included.
+    private func callLines(_ pane: any DemoPane, _ judge: InteractiveJudge, fate: (ScriptedCall) -> String?)
+        -> [CallLine]
     {
         pane.script.calls.map { call in
-            let state = judge.fate(of: call, paneFate: fate(call))
-            let cause = judge.causes[call.number].map { " (\($0))" } ?? ""
-            return "#\(call.number)\(cause) \(judge.describe(call)) \(call.latencyMilliseconds) ms \(state)"
+            CallLine(call, cause: judge.causes[call.number], fate: judge.fate(of: call, paneFate: fate(call)))
         }
     }
 }

@@ -69,11 +69,4 @@ final class InteractiveJudge {
         endFindings = Array(oracle.violations[before...])
         violations += endFindings.count
     }
-
-    /// "search \"rom\" (alice)", "load #2 (alice)": what a call asked, in the transcript's words.
-    func describe(_ call: ScriptedCall) -> String {
-        let account = call.label.isEmpty ? "" : " (\(call.label))"
-        if call.kind == .search { return "search \(quoted(call.query ?? ""))\(account)" }
-        return "\(call.kind)\(account)"
-    }
 }

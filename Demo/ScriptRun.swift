@@ -238,6 +238,18 @@ final class ScriptRun {
         }
     }
 
+    /// Pane `index`'s calls as the interactive panel lists them, with the fates and causes of
+    /// this run's table.
+    func callLines(pane index: Int) -> [CallLine] {
+        panes[index].script.calls.map { call in
+            CallLine(call, cause: causes[index][call.number], fate: fate(of: call, index))
+        }
+    }
+
+    private func fate(of call: ScriptedCall, _ index: Int) -> String {
+        fates[index][call.number] ?? (call.outcome == .pending ? "never answered" : "?")
+    }
+
     /// One table per pane: each pane numbers the requests that reach its own store, so the
     /// same number can be another action on the other side; "sent by" names the scene step.
     private func emitRequestTable() {
@@ -254,7 +266,7 @@ final class ScriptRun {
                     String(format: "%4d  ", call.number) + cause.padding(toLength: 9, withPad: " ", startingAt: 0) + " "
                         + describe(call, index).padding(toLength: 40, withPad: " ", startingAt: 0)
                         + " " + "\(call.latencyMilliseconds) ms".leftPadded(7) + "  "
-                        + (fates[index][call.number] ?? (call.outcome == .pending ? "never answered" : "?")))
+                        + fate(of: call, index))
             }
             let counts = Dictionary(grouping: fates[index].values, by: { $0 }).mapValues(\.count)
             emit("   \(pane.name): " + counts.keys.sorted().map { "\(counts[$0]!) \($0)" }.joined(separator: ", "))

@@ -17,7 +17,7 @@ struct ManifestTests {
     /// Declared dependencies that are run, not imported: the end-to-end tests start the demo
     /// and the bench's writer processes; the command-line tests install the demo.
     static let runOnly: [String: Set<String>] = [
-        "EndToEndTests": ["bookshelf-demo", "bookshelf-bench"], "CommandLineTests": ["bookshelf-demo"],
+        "EndToEndTests": ["bookshelf-bench"], "CommandLineTests": ["bookshelf-demo"],
     ]
 
     static func targets(in manifest: String) throws -> [Target] {
