@@ -166,7 +166,7 @@ enum ConflictBanner {
     }
 
     /// Notes on one line, each line break shown as "↵", so the three versions line up.
-    private static func oneLine(_ text: String) -> String { text.replacingOccurrences(of: "\n", with: " ↵ ") }
+    static func oneLine(_ text: String) -> String { text.replacingOccurrences(of: "\n", with: " ↵ ") }
 
     private static func versionText(title: String, author: String) -> String {
         author.isEmpty ? title : title + " — " + author

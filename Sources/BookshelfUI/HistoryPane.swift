@@ -4,9 +4,11 @@ import BookshelfModel
 import TerminalUI
 
 /// A book's revisions, newest first, each with what it changed against the one before it
-/// marked, in the pane beside (or below) the list.
+/// marked, in the pane beside (or below) the list: the title and author whole, and every other
+/// field it changed as what it was and what it became, so that a restore is not done blind.
 enum HistoryPane {
-    static let labelWidth = 8
+    /// The editor form's label column, so that "Publisher" and "Series #" fit.
+    static let labelWidth = EditorForm.labelWidth
 
     static func render(_ history: HistoryState, in area: Rect, into canvas: inout Canvas) {
         var writer = PaneWriter(area: area)
@@ -23,7 +25,7 @@ enum HistoryPane {
             writer.line(StyledText("Reading the history…", style: Theme.hint), into: &canvas)
             return
         }
-        // Three or four lines a revision; the highlighted one stays in view.
+        // Three lines a revision and one for each other field it changed; the highlighted one stays in view.
         let room = area.y + area.height - writer.y
         var first = min(history.selection, revisions.count - 1)
         var used = lineCount(history, at: first)
@@ -53,8 +55,7 @@ enum HistoryPane {
             let now = sanitize(field == .title ? revision.record.title : revision.record.author)
             let before = older.map { sanitize(field == .title ? $0.title : $0.author) }
             var text = StyledText(
-                (field == .title ? "Title" : "Author").padding(toLength: labelWidth, withPad: " ", startingAt: 0),
-                style: Theme.hint)
+                label(field), style: Theme.hint)
             if now.isEmpty {
                 text.appendEmptyMarker()
             } else if let before, before != now {
@@ -66,22 +67,49 @@ enum HistoryPane {
             }
             writer.line(text, into: &canvas)
         }
-        if let fields = change?.fields, let line = otherFieldsLine(fields) {
-            writer.line(line, into: &canvas)
+        if let older, let change {
+            for field in otherFields(change) {
+                writer.line(changeLine(field, from: older, to: revision.record, width: width), into: &canvas)
+            }
         }
     }
 
-    /// "Changed Title, Tags, Notes": every field the revision changed, when it changed more
-    /// than the title and author shown above it; nil when it did not.
-    private static func otherFieldsLine(_ fields: [EditorField]) -> StyledText? {
-        guard fields.contains(where: { $0 != .title && $0 != .author }) else { return nil }
-        var text = StyledText("Changed".padding(toLength: labelWidth, withPad: " ", startingAt: 0), style: Theme.hint)
-        text.append(fields.map(\.label).joined(separator: ", "), style: Theme.difference)
+    /// The fields a revision changed beyond the title and author shown above them.
+    private static func otherFields(_ change: RevisionChange) -> [EditorField] {
+        change.fields.filter { $0 != .title && $0 != .author }
+    }
+
+    private static func label(_ field: EditorField) -> String {
+        EditorForm.label(field).padding(toLength: labelWidth, withPad: " ", startingAt: 0)
+    }
+
+    static let arrow = " → "
+
+    /// "Tags      history, rome → history": what `field` was and what it became, on one line
+    /// (notes with "↵" for each line break), "(empty)" for nothing. Where the two differ is
+    /// marked; when both do not fit, each side gets half the room and keeps the part where
+    /// they differ (`DifferenceElision`).
+    static func changeLine(_ field: EditorField, from older: BookRecord, to newer: BookRecord, width: Int)
+        -> StyledText
+    {
+        let was = ConflictBanner.oneLine(BookDraft(older)[field])
+        let became = ConflictBanner.oneLine(BookDraft(newer)[field])
+        let whole = TextLayout.width(was) + TextLayout.width(arrow) + TextLayout.width(became) <= width
+        let side = whole ? width : max(1, (width - TextLayout.width(arrow)) / 2)
+        let (before, after) = DifferenceElision.elide(was, became, width: side)
+        var text = StyledText(label(field), style: Theme.hint)
+        func append(_ pieces: [DifferenceElision.Piece]) {
+            if pieces.isEmpty { return text.appendEmptyMarker() }
+            for piece in pieces { text.append(piece.text, style: piece.differs ? Theme.difference : .plain) }
+        }
+        append(before)
+        text.append(arrow, style: Theme.hint)
+        append(after)
         return text
     }
 
     private static func lineCount(_ history: HistoryState, at index: Int) -> Int {
-        3 + (history.change(at: index).flatMap { otherFieldsLine($0.fields) } == nil ? 0 : 1)
+        3 + (history.change(at: index).map { otherFields($0).count } ?? 0)
     }
 
     static func timestamp(_ date: Date) -> String {

@@ -62,11 +62,11 @@ import TerminalUI
         let screen = harness.screen
         let heading = try #require(screen.row(containing: "Revision 2 ·"), "\(harness.text)")
         let author = heading + 2
-        #expect(harness.lines[author].hasSuffix("Author  (empty)"), "\(harness.lines[author])")
+        #expect(harness.lines[author].hasSuffix("Author    (empty)"), "\(harness.lines[author])")
         let column = try #require(screen.column(of: "(empty)", row: author))
         #expect(screen[column, author].style == Theme.emptyValue)
         // The revision before still shows its author as text.
         let older = try #require(screen.row(containing: "Revision 1 ·"))
-        #expect(harness.lines[older + 2].hasSuffix("Author  Theodor Mommsen"), "\(harness.lines[older + 2])")
+        #expect(harness.lines[older + 2].hasSuffix("Author    Theodor Mommsen"), "\(harness.lines[older + 2])")
     }
 }

@@ -35,20 +35,34 @@ import Testing
         return harness
     }
 
-    @Test func eachRevisionSaysWhichFieldsItChanged() async throws {
+    /// Every field a revision changed beyond the title and author (shown whole above) says what
+    /// it was and what it became, so that a restore is not done blind: the one-line form of
+    /// each value (notes with "↵" for a line break, "(empty)" for nothing).
+    @Test func eachRevisionSaysWhatEachChangedFieldWasAndBecame() async throws {
         let harness = try await mommsenWithFields()
         let screen = harness.screen
         let rows = ["Revision 3 ·", "Revision 2 ·", "Revision 1 ·"].compactMap { screen.row(containing: $0) }
         try #require(rows.count == 3, "\(harness.text)")
-        // Heading, title, author, then the fields it changed beyond those two.
-        #expect(harness.lines[rows[0] + 3].hasSuffix("│ Changed Notes"), "\(harness.text)")
-        #expect(harness.lines[rows[1] + 3].hasSuffix("│ Changed ISBN, Year, Tags, Notes"), "\(harness.text)")
-        #expect(rows[1] == rows[0] + 4 && rows[2] == rows[1] + 4, "\(harness.text)")
+        // Heading, title, author, then each field it changed beyond those two.
+        #expect(harness.lines[rows[0] + 1].hasSuffix("│ Title     History of Rome"), "\(harness.text)")
+        #expect(harness.lines[rows[0] + 3].hasSuffix("│ Notes     first ↵ second → first"), "\(harness.text)")
         #expect(
-            harness.lines[(rows[2] + 1)...].allSatisfy { !$0.contains("Changed") },
+            Array(harness.lines[(rows[1] + 3)...(rows[1] + 6)]).map { $0.split(separator: "│").last.map(String.init) }
+                == [
+                    " ISBN      (empty) → 9780140449082", " Year      (empty) → 1854",
+                    " Tags      (empty) → history, rome", " Notes     (empty) → first ↵ second",
+                ], "\(harness.text)")
+        #expect(rows[1] == rows[0] + 4 && rows[2] == rows[1] + 7, "\(harness.text)")
+        #expect(
+            harness.lines[(rows[2] + 1)...].allSatisfy { !$0.contains(" → ") },
             "the first known revision changed nothing")
-        let column = try #require(screen.column(of: "Notes", row: rows[0] + 3))
-        #expect(screen[column, rows[0] + 3].style == Theme.difference)
+        // Where the two differ is marked (the " ↵ second" that went); the "first" they share is not.
+        let notes = rows[0] + 3
+        let was = try #require(screen.column(of: "first ↵ second", row: notes))
+        #expect(screen[was, notes].style != Theme.difference, "\(harness.text)")
+        let now = try #require(screen.column(of: "→ first", row: notes)) + 2
+        #expect(screen[now, notes].style == .plain)
+        #expect(screen[was + 6, notes].style == Theme.difference, "the part of the old notes that went is marked")
     }
 
     @Test func restoringARevisionBringsBackEveryField() async throws {

@@ -64,7 +64,7 @@ import Testing
         await harness.press(.function(3))
         let screen = harness.screen
         let revision3 = try #require(screen.row(containing: "Revision 3 ·"), "\(harness.text)")
-        #expect(harness.lines[revision3 + 1].contains("Title   History of Rome"), "\(harness.text)")
+        #expect(harness.lines[revision3 + 1].contains("Title     History of Rome"), "\(harness.text)")
     }
 
     /// On a screen too narrow for list and pane side by side, the history takes the main area
