@@ -46,7 +46,8 @@ enum AccountRemote {
         }
     }
 
-    /// With a scope and no account named, the first account (by name) of that scope.
+    /// With a scope and no account named, the first editor (by name) of that scope, else its
+    /// first account: the default of `--account` within the scope.
     private static func chooseAccount(named name: String?, scope: String?, in catalog: SQLiteCatalog)
         throws(CommandFailure) -> Account
     {
@@ -64,10 +65,13 @@ enum AccountRemote {
         do { accounts = try catalog.accounts() } catch {
             throw CommandFailure(TerminalText.sanitized(error.description))
         }
-        guard let first = accounts.sorted(by: { $0.name < $1.name }).first(where: { $0.scope == scope }) else {
+        guard
+            let chosen = CatalogOpener.firstEditor(
+                of: accounts.sorted(by: { $0.name < $1.name }).filter { $0.scope == scope })
+        else {
             throw CommandFailure("no account sees scope \(scope.printable)")
         }
-        return first
+        return chosen
     }
 }
 

@@ -90,7 +90,8 @@ enum CatalogOpener {
         }
     }
 
-    /// The account `name`, or the first account by name when `name` is nil.
+    /// The account `name`; when `name` is nil, the first editor by name, else the first account
+    /// by name: the default of `--account` for the app and every command (`CatalogOptions.account`).
     static func account(named name: String?, in catalog: SQLiteCatalog) throws(CommandFailure) -> Account {
         let accounts: [Account]
         do {
@@ -99,8 +100,8 @@ enum CatalogOpener {
             throw CommandFailure(TerminalText.sanitized(error.description))
         }
         guard let name else {
-            guard let first = accounts.first else { throw CommandFailure("the catalog has no accounts") }
-            return first
+            guard let chosen = firstEditor(of: accounts) else { throw CommandFailure("the catalog has no accounts") }
+            return chosen
         }
         guard let account = accounts.first(where: { $0.name == name }) else {
             let known = accounts.map { TerminalText.sanitized($0.name) }.joined(separator: ", ")
@@ -108,6 +109,11 @@ enum CatalogOpener {
                 "there is no account named \"\(name.printable)\" (accounts: \(known.isEmpty ? "none" : known))")
         }
         return account
+    }
+
+    /// The first editor of `accounts` (sorted by name), else the first account.
+    static func firstEditor(of accounts: [Account]) -> Account? {
+        accounts.first { $0.role == .editor } ?? accounts.first
     }
 
     /// Builds the starter catalog (with or without its sample books) beside `path` and links it into place (renames it over an

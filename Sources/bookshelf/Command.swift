@@ -59,8 +59,11 @@ enum CatalogOptions {
     static let db = Option<String>(
         "db", value: "PATH", completes: .file,
         help: "The catalog: an SQLite file, or a PostgreSQL URL or keyword string (see below).")
+    /// The one description of `--account`'s default, for the app and every command alike
+    /// (`CatalogOpener.account` on SQLite; the connection's user on PostgreSQL).
     static let account = Option<String>(
         "account", value: "NAME", completes: .accounts,
-        help: "Act as account NAME (default: the first account by name).")
+        help: "Act as account NAME (default: SQLite, the first editor by name, else the first account; "
+            + "PostgreSQL, the connection's user).")
     static let scope = Option<String>("scope", value: "S", help: "Add the books to scope S (default: main).")
 }

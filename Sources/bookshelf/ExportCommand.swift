@@ -42,8 +42,9 @@ enum ExportCommand {
             at every tenth otherwise), never into the data; a query with more matches than the
             store counts (10,000) shows none.
 
-            On SQLite --scope picks the first account (by name) of that scope unless --account
-            names one; on PostgreSQL the signed-in account's scope must be S.
+            On SQLite --scope picks the first editor (by name) of that scope, else its first
+            account, unless --account names one; on PostgreSQL the signed-in account's scope
+            must be S.
 
             Exit status: 0 success (also when nothing matched); 2 usage error; 3 the catalog could
             not be used, or no account sees the scope.

@@ -18,9 +18,7 @@ import TerminalUI
 /// cannot be read, a bad latency spec, a trace file that cannot be written, no terminal) is
 /// checked and reported on standard error BEFORE the screen opens.
 enum InteractiveCommand {
-    static let account = Option<String>(
-        "account", value: "NAME", completes: .accounts,
-        help: "Act as account NAME (default: SQLite, the first editor by name; PostgreSQL, the connection's user).")
+    static let account = CatalogOptions.account
     static let latency = Option<String>(
         "latency", value: "SPEC",
         help: "Delay each store request and account connection: 400,250,60 (ms per request, cycling) or random:50-600.")
@@ -115,7 +113,7 @@ enum InteractiveCommand {
             let catalog = try CatalogOpener.open(path: path, console: console, creating: creation) {
                 createdWithBooks = $0
             }
-            let account = try defaultAccount(named: name, in: catalog)
+            let account = try CatalogOpener.account(named: name, in: catalog)
             // Reading the account's books proves the catalog is readable before the screen opens.
             let visible: Int
             do {
@@ -150,21 +148,6 @@ enum InteractiveCommand {
                     description: TerminalText.sanitized(shown)), remote.account
             )
         }
-    }
-
-    /// The account `name`, or the first editor account by name (else the first account).
-    static func defaultAccount(named name: String?, in catalog: SQLiteCatalog) throws(CommandFailure) -> Account {
-        if name != nil { return try CatalogOpener.account(named: name, in: catalog) }
-        let accounts: [Account]
-        do {
-            accounts = try catalog.accounts().sorted { $0.name < $1.name }
-        } catch {
-            throw CommandFailure(TerminalText.sanitized(error.description))
-        }
-        guard let chosen = accounts.first(where: { $0.role == .editor }) ?? accounts.first else {
-            throw CommandFailure("the catalog has no accounts")
-        }
-        return chosen
     }
 
     /// Opens the screen and runs until the user quits (which ends the process).
