@@ -1,6 +1,6 @@
 @testable import bookshelf
 import BookCatalog
-import BookshelfTestSupport
+import Foundation
 import SQLiteCatalog
 import Testing
 
@@ -22,9 +22,12 @@ import Testing
     /// aaron, a reader of another scope, sorts before alice, the first editor: the app and the
     /// commands (which all choose with `CatalogOpener.account`) act as alice, as their help says.
     @Test func theAppAndTheCommandsChooseTheSameAccount() throws {
-        let directory = try BookshelfProcess()
-        defer { directory.remove() }
-        let catalog = try SQLiteCatalog.open(path: directory.path("catalog.sqlite"), create: true)
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "bookshelf-accounts-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let catalog = try SQLiteCatalog.open(
+            path: directory.appendingPathComponent("catalog.sqlite").path, create: true)
         for account in [
             Account(name: "aaron", role: .reader, scope: "north"), Account(name: "alice", role: .editor, scope: "main"),
             Account(name: "bob", role: .editor, scope: "main"),
@@ -35,7 +38,8 @@ import Testing
         #expect(try CatalogOpener.account(named: "aaron", in: catalog).name == "aaron", "a named account is that one")
 
         // Only readers: the first of them.
-        let readers = try SQLiteCatalog.open(path: directory.path("readers.sqlite"), create: true)
+        let readers = try SQLiteCatalog.open(
+            path: directory.appendingPathComponent("readers.sqlite").path, create: true)
         for name in ["zoe", "yann"] { try readers.addAccount(Account(name: name, role: .reader, scope: "main")) }
         #expect(try CatalogOpener.account(named: nil, in: readers).name == "yann")
     }
