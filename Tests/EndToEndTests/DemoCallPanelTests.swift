@@ -83,7 +83,8 @@ import Testing
             "\(shellQuoted(binary.path)) typing --latency 150,20,90,10 --typing-ms 30; exec sleep 600",
             columns: size.columns, rows: size.rows)
         defer { pane.kill() }
-        let screen = try pane.waitFor(text: "(scene over)")
+        // A second or two on an idle machine; a loaded one runs the wall-clock scene slower.
+        let screen = try pane.waitFor(text: "(scene over)", timeout: .seconds(90))
         let lines = screen.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         let left = (size.columns - 1) / 2
         var rows = 0
