@@ -45,8 +45,9 @@ enum EditCommand {
             revision (or as JSON).
 
             Exit status: 0 saved; 2 usage error (a missing or invalid title, a bad ISBN, say); 3 not
-            allowed (a reader, or a book of another scope, which an account cannot see) or the
-            catalog could not be used, or --if-revision N is ahead of the book; 4 conflict:
+            allowed (a reader, or a book of another scope, which an account cannot see), the
+            catalog or the --notes-file could not be used (missing, unreadable, not UTF-8), or
+            --if-revision N is ahead of the book; 4 conflict:
             someone else saved first.
 
             \(CatalogTarget.explanation)
@@ -223,10 +224,12 @@ struct DetailEdits {
                 try file == "-"
                 ? FileHandle.standardInput.readToEnd() ?? Data() : Data(contentsOf: URL(fileURLWithPath: file))
         } catch {
-            throw UsageError("cannot read the notes file \(file.printable): \(error.localizedDescription)")
+            // The command line was right; the file could not be used (exit 3, as import's own file).
+            throw CommandFailure(
+                "cannot read the notes file \(file.printable): \(FileReadFailure.reason(error, path: file))")
         }
         guard let notes = String(data: data, encoding: .utf8) else {
-            throw UsageError("the notes file \(file.printable) is not UTF-8 text")
+            throw CommandFailure("the notes file \(file.printable) is not UTF-8 text")
         }
         return notes
     }

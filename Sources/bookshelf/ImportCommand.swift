@@ -251,17 +251,11 @@ enum ImportCommand {
             if file == "-" { return [UInt8](try FileHandle.standardInput.readToEnd() ?? Data()) }
             return [UInt8](try Data(contentsOf: URL(fileURLWithPath: file)))
         } catch {
-            throw CommandFailure("cannot read \(file == "-" ? "standard input" : file.printable): \(reason(error))")
+            throw CommandFailure(
+                "cannot read \(file == "-" ? "standard input" : file.printable): \(FileReadFailure.reason(error))")
         }
     }
 
-    private static func reason(_ error: any Error) -> String {
-        let underlying = (error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError
-        if let underlying, underlying.domain == NSPOSIXErrorDomain {
-            return String(cString: strerror(Int32(underlying.code)))
-        }
-        return error.localizedDescription
-    }
 }
 
 /// Where `bookshelf import --from` takes its books from, besides Bookshelf's own CSV and JSON Lines.

@@ -98,6 +98,33 @@ import Testing
         #expect(both.status == 2)
     }
 
+    /// A notes file that cannot be used is a file problem (exit 3, as `import` says of its
+    /// file), not a wrong command line: no usage tail, and nothing saved.
+    @Test func aNotesFileThatCannotBeReadExits3WithoutTheUsageTail() throws {
+        let sandbox = try BookshelfProcess()
+        defer { sandbox.remove() }
+        let db = try sandbox.starterCatalog()
+        let id = try bookID(sandbox, db, query: "history of rome", suffix: "\tHistory of Rome\tTheodor Mommsen\t1")
+        let unreadable = try sandbox.write("unreadable.txt", "secret")
+        #expect(chmod(unreadable, 0o000) == 0)
+        let notUTF8 = sandbox.path("latin1.txt")
+        #expect(FileManager.default.createFile(atPath: notUTF8, contents: Data([0x63, 0x61, 0x66, 0xE9])))
+        let cases =
+            [
+                (sandbox.path("missing.txt"), "missing.txt"), (sandbox.path(""), "s a directory"),
+                (notUTF8, "UTF-8"),
+            ] + (getuid() == 0 ? [] : [(unreadable, "ermission denied")])
+        for (file, said) in cases {
+            let refused = try sandbox.run(
+                ["edit", String(id), "--notes-file", file, "--account", "alice", "--db", db])
+            #expect(refused.status == 3, "\(file): \(refused.errors)")
+            #expect(refused.errors.contains(said), "\(file): \(refused.errors)")
+            #expect(!refused.errors.contains("--help"), "\(file): \(refused.errors)")
+            #expect(refused.output.isEmpty)
+        }
+        #expect(try searched(sandbox, db, id: id)["revision"] as? Int == 1)
+    }
+
     /// Written by hand, every field used, so the test does not check the exporter with itself.
     static let detailedBooks = """
         {"title": "Great Expectations", "author": "Charles Dickens", "isbn": "0-14-143956-4", "year": 1861, "publisher": "Penguin, Classics", "series": "Penguin \\"Black\\"", "series_index": 2.5, "tags": ["Victorian", "classic"], "notes": "First, with a comma.\\n\\n\\"Quoted\\" third"}
