@@ -10,6 +10,14 @@ public enum BookExportFormat: String, Sendable, CaseIterable {
     case jsonl
 }
 
+/// How CSV cells that a spreadsheet would run as formulas are written.
+public enum CSVCells: Sendable, Equatable {
+    /// A leading apostrophe before a cell a spreadsheet would run (`FormulaCells`).
+    case neutralised
+    /// The text as it is, for programs that are not spreadsheets.
+    case raw
+}
+
 public enum BookExport {
     /// The first line of the file, if the format has one.
     public static func header(_ format: BookExportFormat) -> String? {
@@ -21,11 +29,12 @@ public enum BookExport {
 
     /// One book as one line (without the line end).
     public static func line(
-        title: String, author: String, details: BookDetails = .empty, format: BookExportFormat
+        title: String, author: String, details: BookDetails = .empty, format: BookExportFormat,
+        cells: CSVCells = .neutralised
     ) -> String {
         switch format {
         case .csv:
-            ([csvField(title), csvField(author)] + csvFields(details)).joined(separator: ",")
+            ([csvField(title, cells), csvField(author, cells)] + csvFields(details, cells)).joined(separator: ",")
         case .jsonl:
             "{\"title\":" + JSONText.quoted(title) + ",\"author\":" + JSONText.quoted(author) + jsonMembers(details)
                 + "}"
@@ -33,11 +42,15 @@ public enum BookExport {
     }
 
     /// The details' columns after title and author, in `BookColumn` order, each quoted.
-    static func csvFields(_ details: BookDetails) -> [String] {
-        [
-            details.isbn ?? "", details.year.map(String.init) ?? "", details.publisher, details.series,
-            details.seriesIndex?.description ?? "", details.tagsText, details.notes,
-        ].map(csvField)
+    /// The year is a whole number, which a spreadsheet reads as the number it is ("-430"), so
+    /// it is never neutralised; the ISBN is digits.
+    static func csvFields(_ details: BookDetails, _ cells: CSVCells) -> [String] {
+        [details.isbn ?? "", details.year.map(String.init) ?? ""].map { csvField($0, .raw) }
+            + [
+                details.publisher, details.series, details.seriesIndex?.description ?? "", details.tagsText,
+                details.notes,
+            ]
+            .map { csvField($0, cells) }
     }
 
     /// The details' members, each after a comma; a field that is empty is left out, so a book
@@ -63,15 +76,16 @@ public enum BookExport {
     /// surrogate escape `\udcXX` (XX the byte, 80 to ff), as Python's `surrogateescape`
     /// does. A plain import refuses both; `import --restore` gives back the bytes.
     public static func line(
-        storedTitle: [UInt8], storedAuthor: [UInt8], details: BookDetails = .empty, format: BookExportFormat
+        storedTitle: [UInt8], storedAuthor: [UInt8], details: BookDetails = .empty, format: BookExportFormat,
+        cells: CSVCells = .neutralised
     ) -> [UInt8] {
         var line: [UInt8] = []
         switch format {
         case .csv:
-            line += csvField(storedTitle)
+            line += csvField(storedTitle, cells)
             line.append(UInt8(ascii: ","))
-            line += csvField(storedAuthor)
-            for field in csvFields(details) { line += [UInt8(ascii: ",")] + field.utf8 }
+            line += csvField(storedAuthor, cells)
+            for field in csvFields(details, cells) { line += [UInt8(ascii: ",")] + field.utf8 }
         case .jsonl:
             line += "{\"title\":".utf8
             line += jsonString(storedTitle)
@@ -83,9 +97,9 @@ public enum BookExport {
         return line
     }
 
-    static func csvField(_ bytes: [UInt8]) -> [UInt8] {
+    static func csvField(_ bytes: [UInt8], _ cells: CSVCells) -> [UInt8] {
         var field: [UInt8] = [UInt8(ascii: "\"")]
-        for byte in bytes {
+        for byte in cells == .raw ? bytes : FormulaCells.neutralised(bytes) {
             field.append(byte)
             if byte == UInt8(ascii: "\"") { field.append(byte) }
         }
@@ -103,8 +117,10 @@ public enum BookExport {
     }
 
     /// Always quoted (RFC 4180), so no title can be mistaken for a header, a separator or an
-    /// empty field, whatever it holds.
-    static func csvField(_ text: String) -> String {
-        "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    /// empty field, whatever it holds; a cell a spreadsheet would run is neutralised unless
+    /// `cells` is raw.
+    static func csvField(_ text: String, _ cells: CSVCells) -> String {
+        let cell = cells == .raw ? text : FormulaCells.neutralised(text)
+        return "\"" + cell.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 }

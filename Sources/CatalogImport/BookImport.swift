@@ -283,13 +283,14 @@ public enum BookImport {
                         notText.append(column)
                         continue
                     }
-                    details.set(column, text: text)
+                    details.set(column, text: FormulaCells.restored(text))
                 }
                 guard notText.isEmpty else {
                     for column in notText { collector.reject(line: line, "\(column.rawValue): not valid UTF-8 text") }
                     break
                 }
-                let title = fields[titleColumn], author = authorColumn.map { fields[$0] } ?? .text("")
+                let title = fields[titleColumn].formulaRestored
+                let author = authorColumn.map { fields[$0].formulaRestored } ?? .text("")
                 if let titleText = title.text, let authorText = author.text {
                     collector.add(title: titleText, author: authorText, details: details, line: line)
                 } else {
@@ -321,6 +322,14 @@ public enum BookImport {
                 switch self {
                 case let .text(text): Array(text.utf8)
                 case let .notUTF8(bytes): bytes
+                }
+            }
+
+            /// The field without the apostrophe `BookExport` puts before a formula (`FormulaCells`).
+            var formulaRestored: Field {
+                switch self {
+                case let .text(text): .text(FormulaCells.restored(text))
+                case let .notUTF8(bytes): .notUTF8(FormulaCells.restored(bytes))
                 }
             }
         }

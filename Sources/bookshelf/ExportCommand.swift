@@ -16,13 +16,16 @@ enum ExportCommand {
     static let query = Option<String>(
         "query", value: "Q", help: "Only the books matching Q, as 'bookshelf search Q' finds them.")
     static let scope = Option<String>("scope", value: "S", help: "The books of scope S (default: the account's scope).")
+    static let rawCells = Flag(
+        "raw-cells",
+        help: "CSV: write cells that start with = + - @ as they are, for programs that are not spreadsheets.")
 
     static let command = Command(
         name: "export",
         summary: "Write the books (or those matching --query) as CSV or JSON Lines.",
         positionals: .none,
         options: [
-            format, query, scope, CatalogOptions.account, CatalogOptions.db, CatalogReads.option,
+            format, rawCells, query, scope, CatalogOptions.account, CatalogOptions.db, CatalogReads.option,
             CatalogReads.standbyWait,
         ],
         details: """
@@ -33,7 +36,16 @@ enum ExportCommand {
             "series_index":..,"tags":[..],"notes":..} with empty fields left out; 'bookshelf
             import' reads either back unchanged, and exporting the import gives the same bytes. Books come
             in search order (title order without --query). Ids and revisions are not exported:
-            an import makes new books. CSV written to a terminal shows stored control characters
+            an import makes new books.
+
+            A spreadsheet runs a cell that starts with =, +, -, @, a tab or a carriage return as a
+            formula (=HYPERLINK(..), say), so CSV writes such a cell with an apostrophe in front
+            ('=HYPERLINK(..)), which a spreadsheet shows as text, as OWASP advises against CSV
+            injection (a cell that already starts with apostrophes before one of them gets one
+            more; years are numbers and stay as they are). 'bookshelf import' takes the apostrophe
+            off again, so the round trip stays exact. --raw-cells writes every cell as it is.
+
+            CSV written to a terminal shows stored control characters
             as 'bookshelf search' does (to a file or a pipe it is exact). Text that is not valid
             UTF-8 (stored by another program) is written byte for byte in CSV and as \\udcXX
             escapes (one per bad byte) in JSON Lines. Books whose text a plain import would
@@ -59,6 +71,10 @@ enum ExportCommand {
         let formatName = arguments.value(format) ?? BookExportFormat.csv.rawValue
         guard let format = BookExportFormat(rawValue: formatName) else {
             throw UsageError("--format must be csv or jsonl, not \"\(formatName.printable)\"")
+        }
+        let cells: CSVCells = arguments.isSet(rawCells) ? .raw : .neutralised
+        if cells == .raw, format != .csv {
+            throw UsageError("--raw-cells applies to CSV only; JSON Lines is never run")
         }
         let (remote, countBooks) = try await AccountRemote.openCounting(
             arguments, environment: context.environment, console: context.console, scope: arguments.value(scope))
@@ -98,9 +114,9 @@ enum ExportCommand {
                     console.line(
                         bytes: BookExport.line(
                             storedTitle: bytes.title, storedAuthor: bytes.author, details: record.details,
-                            format: format))
+                            format: format, cells: cells))
                 } else {
-                    console.line(line(for: record, format: format, toTerminal: toTerminal))
+                    console.line(line(for: record, format: format, cells: cells, toTerminal: toTerminal))
                 }
             }
             written += page.records.count
@@ -118,9 +134,10 @@ enum ExportCommand {
     /// One book's line. CSV to a terminal draws unsafe scalars as `search` does, so stored
     /// escape sequences cannot act on it; anywhere else the line is exact. JSON Lines escapes
     /// them either way.
-    static func line(for record: BookRecord, format: BookExportFormat, toTerminal: Bool) -> String {
+    static func line(for record: BookRecord, format: BookExportFormat, cells: CSVCells, toTerminal: Bool) -> String {
         guard toTerminal, format == .csv else {
-            return BookExport.line(title: record.title, author: record.author, details: record.details, format: format)
+            return BookExport.line(
+                title: record.title, author: record.author, details: record.details, format: format, cells: cells)
         }
         // Notes keep their line breaks: CSV quotes them, and a terminal only moves to a new line.
         let details = record.details
@@ -132,7 +149,7 @@ enum ExportCommand {
                 .map { TerminalText.sanitized(String($0)) }.joined(separator: "\n"))
         return BookExport.line(
             title: TerminalText.sanitized(record.title), author: TerminalText.sanitized(record.author),
-            details: shown, format: format)
+            details: shown, format: format, cells: cells)
     }
 
     /// The stored bytes of the books on a page whose text is not valid UTF-8. Decoding puts a

@@ -35,7 +35,9 @@ enum ImportCommand {
             tags ("a, b" in CSV, an array of strings in JSON) and notes (line breaks quoted in
             CSV, \\n in JSON), each optional; a bad value is reported with its column.
             UTF-8, with or without a byte order mark; LF or CRLF line ends (CR alone is not
-            supported). A JSON key given twice in one object is a bad line.
+            supported). A JSON key given twice in one object is a bad line. A CSV cell that starts
+            with an apostrophe before =, +, -, @, a tab or a carriage return loses that one
+            apostrophe: it is how 'bookshelf export' keeps spreadsheets from running a formula.
 
             --from goodreads reads Goodreads' library export (CSV): Title (a series in
             parentheses, "(Dune, #1)", becomes the series), Author and Additional Authors,

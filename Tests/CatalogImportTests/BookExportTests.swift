@@ -110,4 +110,112 @@ import Testing
         let raw = Array(#"{"title":"A"#.utf8) + [0xFF] + Array(#""}"#.utf8)
         #expect(BookImport.parse(raw, format: .jsonLines, restoring: true).problems.map(\.line) == [1])
     }
+
+    /// Cells a spreadsheet would run (OWASP "CSV Injection"), and cells that already start
+    /// with the apostrophe that neutralises them, which must not be mistaken for neutralised ones.
+    static let formulaBooks: [NewBook] = [
+        NewBook(
+            title: "=HYPERLINK(\"http://example.com\",\"Click\")", author: "+cmd|' /C calc'!A0",
+            details: BookDetails(
+                publisher: "@SUM(1+1)", series: "-2+3", tags: ["=tag", "plain"], notes: "-list first\n+second")),
+        NewBook(title: "-2+3", author: "@Someone", details: BookDetails(notes: "+1")),
+        NewBook(title: "'=already quoted", author: "''+twice", details: BookDetails(notes: "'-")),
+        NewBook(title: "'", author: "'plain apostrophe", details: BookDetails(publisher: "O'Reilly")),
+        NewBook(title: "Plain = later", author: "Author - Name", details: BookDetails(year: -430)),
+    ]
+
+    /// What a spreadsheet reads as each cell of a line whose fields are all quoted.
+    private func cells(_ line: String) -> [String] {
+        var cells: [String] = []
+        var current = ""
+        var quoted = false
+        var previous: Character?
+        for character in line {
+            switch (character, quoted) {
+            case ("\"", false):
+                if previous == "\"" { current.append("\"") }
+                quoted = true
+            case ("\"", true): quoted = false
+            case (",", false): cells.append(current); current = ""
+            default: current.append(character)
+            }
+            previous = character
+        }
+        return cells + [current]
+    }
+
+    @Test func aCellASpreadsheetWouldRunStartsWithAnApostrophe() {
+        let triggers: Set<Character> = ["=", "+", "-", "@", "\t", "\r"]
+        for book in Self.formulaBooks {
+            let line = BookExport.line(title: book.title, author: book.author, details: book.details, format: .csv)
+            // The year (the fourth cell) is a number, checked below.
+            for (column, cell) in cells(line).enumerated() where column != 3 {
+                #expect(
+                    !(cell.unicodeScalars.first.map { triggers.contains(Character($0)) } ?? false),
+                    "\(cell.debugDescription) in \(line)")
+            }
+        }
+        let hyperlink = Self.formulaBooks[0]
+        #expect(
+            BookExport.line(title: hyperlink.title, author: hyperlink.author, format: .csv)
+                == #""'=HYPERLINK(""http://example.com"",""Click"")","'+cmd|' /C calc'!A0","","","","","","","""#)
+        #expect(
+            cells(BookExport.line(title: "T", author: "", details: Self.formulaBooks[0].details, format: .csv))
+                == ["T", "", "", "", "'@SUM(1+1)", "'-2+3", "", "'=tag, plain", "'-list first\n+second"])
+        #expect(
+            cells(
+                BookExport.line(title: "-2+3", author: "@Someone", details: Self.formulaBooks[1].details, format: .csv))
+                == ["'-2+3", "'@Someone", "", "", "", "", "", "", "'+1"])
+        // A tab or a carriage return first: only text another program stored can start so.
+        #expect(cells(BookExport.line(title: "\tT", author: "\rA", format: .csv)).prefix(2) == ["'\tT", "'\rA"])
+        // The year is a whole number: "-430" is the number a spreadsheet shows, never a formula.
+        #expect(
+            cells(BookExport.line(title: "T", author: "", details: BookDetails(year: -430), format: .csv))[3] == "-430")
+        // A cell that starts with apostrophes before a formula character gets one more, so an
+        // import that takes one off gives back the text exactly; other apostrophes stay as they are.
+        #expect(
+            cells(BookExport.line(title: "'=x", author: "''+y", format: .csv)).prefix(2) == ["''=x", "'''+y"])
+        #expect(
+            cells(BookExport.line(title: "'", author: "'plain", format: .csv)).prefix(2) == ["'", "'plain"])
+    }
+
+    @Test func rawCellsWriteTheTextAsItIs() {
+        let book = Self.formulaBooks[0]
+        #expect(
+            BookExport.line(title: book.title, author: book.author, format: .csv, cells: .raw)
+                == #""=HYPERLINK(""http://example.com"",""Click"")","+cmd|' /C calc'!A0","","","","","","","""#)
+        let expected: [UInt8] = Array("\"=".utf8) + [0xFF] + Array(#"","-x","","","","","","","""#.utf8)
+        let written = BookExport.line(
+            storedTitle: [0x3D, 0xFF], storedAuthor: Array("-x".utf8), format: .csv, cells: .raw)
+        #expect(written == expected)
+    }
+
+    @Test(arguments: [false, true])
+    func formulaCellsComeBackExactlyFromAnImport(_ restoring: Bool) {
+        var text = BookExport.header(.csv)! + "\n"
+        for book in Self.formulaBooks {
+            text += BookExport.line(title: book.title, author: book.author, details: book.details, format: .csv) + "\n"
+        }
+        let read = BookImport.parse(Array(text.utf8), format: .csv, restoring: restoring)
+        #expect(read.problems.isEmpty, "\(read.problems)")
+        #expect(read.books.count == Self.formulaBooks.count)
+        for (got, sent) in zip(read.books, Self.formulaBooks) {
+            #expect(Array(got.title.unicodeScalars) == Array(sent.title.unicodeScalars), "\(sent.title)")
+            #expect(Array(got.author.unicodeScalars) == Array(sent.author.unicodeScalars), "\(sent.author)")
+            #expect(got.details == sent.details, "\(sent.title)")
+        }
+        guard restoring else { return }
+        // Text another program stored, which only a restore takes: a tab or a CR first.
+        let tabbed =
+            BookExport.header(.csv)! + "\n" + BookExport.line(title: "\t=1+1", author: "\r@x", format: .csv) + "\n"
+        let taken = BookImport.parse(Array(tabbed.utf8), format: .csv, restoring: true)
+        #expect(
+            taken.problems.isEmpty && taken.books.map(\.title) == ["\t=1+1"] && taken.books.map(\.author) == ["\r@x"])
+        // Bytes that are not UTF-8 behind a formula character come back too.
+        let stored = BookExport.line(storedTitle: [0x3D, 0xFF], storedAuthor: Array("@x".utf8), format: .csv)
+        #expect(stored.starts(with: Array("\"'=".utf8)))
+        let header = Array((BookExport.header(.csv)! + "\n").utf8)
+        let back = BookImport.parse(header + stored + [0x0A], format: .csv, restoring: true)
+        #expect(back.books.first?.storedBytes == StoredBytes(title: [0x3D, 0xFF], author: Array("@x".utf8)))
+    }
 }

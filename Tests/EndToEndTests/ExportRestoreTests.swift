@@ -219,4 +219,47 @@ import Testing
             #expect(storedBytes(copy) == original, "\(format)")
         }
     }
+
+    /// Formula cells (OWASP "CSV Injection") through the real binary: neutralised in CSV,
+    /// as they are with --raw-cells and in JSON Lines, and exactly back from `import --restore`.
+    @Test func formulaCellsAreNeutralisedAndRestoreExactly() throws {
+        let sandbox = try BookshelfProcess()
+        defer { sandbox.remove() }
+        let source = try sandbox.write(
+            "formulas.jsonl",
+            """
+            {"title": "=HYPERLINK(\\"http://example.com\\")", "author": "+cmd|' /C calc'!A0", "notes": "-2+3"}
+            {"title": "@SUM(1)", "author": "'=looks neutralised", "year": -430, "tags": ["=x"]}
+
+            """)
+        let db = sandbox.path("catalog.sqlite")
+        #expect(try sandbox.run(["import", source, "--db", db]).status == 0)
+        let csv = try sandbox.run(["export", "--db", db])
+        #expect(csv.status == 0, "\(csv.errors)")
+        #expect(
+            csv.outputLines.sorted() == [
+                #""'=HYPERLINK(""http://example.com"")","'+cmd|' /C calc'!A0","","","","","","","'-2+3""#,
+                #""'@SUM(1)","''=looks neutralised","","-430","","","","'=x","""#,
+                "title,author,isbn,year,publisher,series,series_index,tags,notes",
+            ])
+        let raw = try sandbox.run(["export", "--raw-cells", "--db", db])
+        #expect(
+            raw.outputLines.sorted() == [
+                #""=HYPERLINK(""http://example.com"")","+cmd|' /C calc'!A0","","","","","","","-2+3""#,
+                #""@SUM(1)","'=looks neutralised","","-430","","","","=x","""#,
+                "title,author,isbn,year,publisher,series,series_index,tags,notes",
+            ])
+        let json = try sandbox.run(["export", "--format", "jsonl", "--db", db])
+        #expect(json.output.contains(#"{"title":"@SUM(1)","author":"'=looks neutralised""#), "\(json.output)")
+        let both = try sandbox.run(["export", "--format", "jsonl", "--raw-cells", "--db", db])
+        #expect(both.status == 2 && both.errors.contains("--raw-cells"), "\(both.errors)")
+        for restoring in [true, false] {
+            let file = try sandbox.write("export-\(restoring).csv", csv.output)
+            let copy = sandbox.path("copy-\(restoring).sqlite")
+            let imported = try sandbox.run(["import", file, "--db", copy] + (restoring ? ["--restore"] : []))
+            #expect(imported.status == 0, "\(imported.errors)")
+            let again = try sandbox.run(["export", "--db", copy])
+            #expect(again.outputBytes == csv.outputBytes, "restore: \(restoring): \(again.output)")
+        }
+    }
 }
