@@ -61,7 +61,7 @@ let package = Package(
             name: "bookshelf",
             dependencies: [
                 "BookCatalog", "BookshelfModel", "BookshelfUI", "CatalogImport", "CatalogSimulation",
-                "CommandLineOptions", "PostgresCatalog", "SQLiteCatalog", "TerminalSafeText", "TerminalUI",
+                "CommandLineOptions", "Locking", "PostgresCatalog", "SQLiteCatalog", "TerminalSafeText", "TerminalUI",
             ]),
         .executableTarget(
             name: "bookshelf-demo",

@@ -44,9 +44,6 @@ public struct BookImportResult: Sendable, Equatable {
 /// Parses import files into books. Pure: bytes in, books and problems out. It never stops at
 /// the first bad line, so one run tells the user everything to fix.
 public enum BookImport {
-    /// `parse` reports progress after every this many physical lines.
-    public static let progressInterval = 50_000
-
     /// The format a file's name says (`.csv`, `.jsonl`, `.ndjson`) or, failing that, its
     /// content: a first non-blank character `{` means JSON Lines, anything else CSV.
     public static func format(fileName: String, content: some Collection<UInt8>) -> BookImportFormat {
@@ -57,25 +54,22 @@ public enum BookImport {
         return first == UInt8(ascii: "{") ? .jsonLines : .csv
     }
 
-    /// Parses UTF-8 `bytes` (a leading byte order mark is ignored). `progress`, if given,
-    /// receives the number of lines read every `progressInterval` lines.
-    /// `restoring` takes every title and author exactly as the file holds it (what `bookshelf
-    /// export` wrote, stored by another program), without trimming or the validation rules,
-    /// including text that is not valid UTF-8 (raw in CSV, `\udcXX` escapes in JSON Lines, as
-    /// `BookExport` writes it); only a missing or empty title and malformed lines are problems.
-    public static func parse(
-        _ bytes: [UInt8], format: BookImportFormat, restoring: Bool = false, progress: ((Int) -> Void)? = nil
-    ) -> BookImportResult {
-        bytes.withUnsafeBufferPointer { buffer in
-            let start = hasByteOrderMark(buffer) ? 3 : 0
-            var collector = Collector(progress: progress)
-            collector.restoring = restoring
-            switch format {
-            case .csv: parseCSV(buffer, from: start, into: &collector)
-            case .jsonLines: parseJSONLines(buffer, from: start, into: &collector)
-            }
-            return BookImportResult(books: collector.books, problems: collector.problems, summary: collector.summary)
-        }
+    /// Parses a whole file held in memory (a leading byte order mark is ignored): what a
+    /// `BookImportStream` makes of it, collected. `restoring` takes every title and author
+    /// exactly as the file holds it (what `bookshelf export` wrote, stored by another program),
+    /// without trimming or the validation rules, including text that is not valid UTF-8 (raw in
+    /// CSV, `\udcXX` escapes in JSON Lines, as `BookExport` writes it); only a missing or empty
+    /// title and malformed lines are problems.
+    public static func parse(_ bytes: [UInt8], format: BookImportFormat, restoring: Bool = false)
+        -> BookImportResult
+    {
+        var chunk: [UInt8]? = bytes
+        var stream = BookImportStream(
+            kind: format == .csv ? .csv : .jsonLines, restoring: restoring,
+            read: {
+                defer { chunk = nil }; return chunk ?? []
+            })
+        return stream.collected()
     }
 
     public static func parse(_ text: String, format: BookImportFormat) -> BookImportResult {
@@ -97,22 +91,18 @@ public enum BookImport {
 
     // MARK: Shared
 
-    private struct Collector {
-        let progress: ((Int) -> Void)?
-        var books: [NewBook] = []
-        var problems: [BookImportProblem] = []
+    /// What the records read so far made: books and problems, in file order, waiting to be
+    /// taken by the stream, and the summary.
+    struct Collector {
+        var events: [BookImportEvent] = []
         var summary = ImportSummary()
-        private var nextProgressLine = BookImport.progressInterval
-
-        init(progress: ((Int) -> Void)?) { self.progress = progress }
-
         var restoring = false
 
         mutating func add(title: String, author: String, details text: DetailsText, line: Int) {
             let details = validated(text, line: line)
             if restoring {
                 if title.isEmpty {
-                    problems.append(BookImportProblem(line: line, reason: "missing title"))
+                    events.append(.problem(BookImportProblem(line: line, reason: "missing title")))
                 } else if let details {
                     keep(NewBook(title: title, author: author, details: details))
                 }
@@ -123,7 +113,7 @@ public enum BookImport {
                 if let details { keep(NewBook(title: book.title, author: book.author, details: details)) }
             } catch {
                 let reason = BookImport.rejection(title: title, author: author) ?? "\(error)"
-                problems.append(BookImportProblem(line: line, reason: reason))
+                events.append(.problem(BookImportProblem(line: line, reason: reason)))
             }
         }
 
@@ -132,13 +122,13 @@ public enum BookImport {
             switch text.validated() {
             case let .success(details): return details
             case let .failure(failure):
-                problems += failure.reasons.map { BookImportProblem(line: line, reason: $0) }
+                events += failure.reasons.map { .problem(BookImportProblem(line: line, reason: $0)) }
                 return nil
             }
         }
 
-        private mutating func keep(_ book: NewBook) {
-            books.append(book)
+        mutating func keep(_ book: NewBook) {
+            events.append(.book(book))
             summary.read(fields: 1 + (book.author.isEmpty ? 0 : 1) + book.details.filledFieldCount)
         }
 
@@ -148,27 +138,21 @@ public enum BookImport {
             let details = validated(text, line: line)
             guard restoring else {
                 let field = String(validating: storedTitle, as: UTF8.self) == nil ? "title" : "author"
-                problems.append(
-                    BookImportProblem(
-                        line: line, reason: "the \(field) is not valid UTF-8 text\(BookImport.restoreHint)"))
+                events.append(
+                    .problem(
+                        BookImportProblem(
+                            line: line, reason: "the \(field) is not valid UTF-8 text\(BookImport.restoreHint)")))
                 return
             }
             if storedTitle.isEmpty {
-                problems.append(BookImportProblem(line: line, reason: "missing title"))
+                events.append(.problem(BookImportProblem(line: line, reason: "missing title")))
             } else if let details {
                 keep(NewBook(storedTitle: storedTitle, storedAuthor: storedAuthor, details: details))
             }
         }
 
         mutating func reject(line: Int, _ reason: String) {
-            problems.append(BookImportProblem(line: line, reason: reason))
-        }
-
-        /// Called with the number of lines fully read so far.
-        mutating func linesRead(_ lines: Int) {
-            guard let progress, lines >= nextProgressLine else { return }
-            progress(lines)
-            nextProgressLine = (lines / BookImport.progressInterval + 1) * BookImport.progressInterval
+            events.append(.problem(BookImportProblem(line: line, reason: reason)))
         }
     }
 
@@ -202,7 +186,7 @@ public enum BookImport {
         return "U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
     }
 
-    private static func hasByteOrderMark(_ bytes: some Collection<UInt8>) -> Bool {
+    static func hasByteOrderMark(_ bytes: some Collection<UInt8>) -> Bool {
         bytes.starts(with: [0xEF, 0xBB, 0xBF])
     }
 
@@ -213,7 +197,7 @@ public enum BookImport {
     // MARK: CSV
 
     /// True when the text holds a CR not followed by LF and no LF at all: old Mac line ends.
-    private static func hasOnlyCRLineEnds(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Bool {
+    static func hasOnlyCRLineEnds(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Bool {
         var sawBareCR = false
         var index = start
         while index < bytes.count {
@@ -225,79 +209,80 @@ public enum BookImport {
         return sawBareCR
     }
 
-    private static func parseCSV(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, into collector: inout Collector)
-    {
-        if hasOnlyCRLineEnds(bytes, from: start) {
-            collector.reject(
-                line: 1,
-                "the lines end in a carriage return (CR) alone, which is not supported; save the file with LF or CRLF line ends"
-            )
-            return
-        }
-        var reader = CSVReader(bytes: bytes, position: start)
-        guard let header = reader.next() else {
-            collector.reject(line: 1, "the file is empty; the first line must name the columns, e.g. title,author")
-            return
-        }
+    /// The columns a CSV file's header names, as `csvRecord` reads each record by them.
+    struct CSVColumns {
+        let headerFields: [CSVReader.Field]
+        let count: Int
+        let title: Int
+        let author: Int?
+        let details: [(BookColumn, Int)]
+        let skipped: [Int]
+    }
+
+    /// The header's columns, or nil (and the problem collected) when it cannot be one.
+    static func csvColumns(_ header: CSVReader.Outcome, into collector: inout Collector) -> CSVColumns? {
         guard case let .record(headerLine, headerFields) = header else {
             if case let .malformed(line, reason) = header { collector.reject(line: line, reason) }
-            return
+            return nil
         }
         let names = headerFields.map { ($0.text ?? "").trimmingWhitespace.lowercased() }
         for column in BookColumn.allCases.map(\.rawValue) where names.filter({ $0 == column }).count > 1 {
             collector.reject(line: headerLine, "the header names the column \"\(column)\" twice")
-            return
+            return nil
         }
         guard let titleColumn = names.firstIndex(of: "title") else {
             let found = names.map { "\"\($0)\"" }.joined(separator: ", ")
             collector.reject(
                 line: headerLine,
                 "the first line must name the columns and include \"title\", e.g. title,author (found \(found))")
-            return
+            return nil
         }
-        let authorColumn = names.firstIndex(of: "author")
-        let detailColumns = BookColumn.details.compactMap { column in
-            names.firstIndex(of: column.rawValue).map { (column, $0) }
-        }
-        let skippedColumns = names.indices.filter { BookColumn(rawValue: names[$0]) == nil }
+        return CSVColumns(
+            headerFields: headerFields, count: names.count, title: titleColumn,
+            author: names.firstIndex(of: "author"),
+            details: BookColumn.details.compactMap { column in
+                names.firstIndex(of: column.rawValue).map { (column, $0) }
+            },
+            skipped: names.indices.filter { BookColumn(rawValue: names[$0]) == nil })
+    }
 
-        while let outcome = reader.next() {
-            switch outcome {
-            case let .malformed(line, reason):
-                collector.reject(line: line, reason)
-            case let .record(line, fields):
-                guard fields.count == names.count else {
-                    collector.reject(
-                        line: line,
-                        "expected \(names.count) fields as in the header, found \(fields.count) (quote fields that contain commas)"
-                    )
-                    break
-                }
-                for index in skippedColumns where !fields[index].bytes.isEmpty {
-                    collector.summary.skip(skippedColumnReason(headerFields[index]))
-                }
-                var details = DetailsText()
-                var notText: [BookColumn] = []
-                for (column, index) in detailColumns {
-                    guard let text = fields[index].text else {
-                        notText.append(column)
-                        continue
-                    }
-                    details.set(column, text: FormulaCells.restored(text))
-                }
-                guard notText.isEmpty else {
-                    for column in notText { collector.reject(line: line, "\(column.rawValue): not valid UTF-8 text") }
-                    break
-                }
-                let title = fields[titleColumn].formulaRestored
-                let author = authorColumn.map { fields[$0].formulaRestored } ?? .text("")
-                if let titleText = title.text, let authorText = author.text {
-                    collector.add(title: titleText, author: authorText, details: details, line: line)
-                } else {
-                    collector.add(storedTitle: title.bytes, storedAuthor: author.bytes, details: details, line: line)
-                }
+    /// One record after the header: a book, or its problems, collected.
+    static func csvRecord(_ outcome: CSVReader.Outcome, columns: CSVColumns, into collector: inout Collector) {
+        switch outcome {
+        case .needMore: return
+        case let .malformed(line, reason):
+            collector.reject(line: line, reason)
+        case let .record(line, fields):
+            guard fields.count == columns.count else {
+                collector.reject(
+                    line: line,
+                    "expected \(columns.count) fields as in the header, found \(fields.count) (quote fields that contain commas)"
+                )
+                return
             }
-            collector.linesRead(reader.line - 1)
+            for index in columns.skipped where !fields[index].bytes.isEmpty {
+                collector.summary.skip(skippedColumnReason(columns.headerFields[index]))
+            }
+            var details = DetailsText()
+            var notText: [BookColumn] = []
+            for (column, index) in columns.details {
+                guard let text = fields[index].text else {
+                    notText.append(column)
+                    continue
+                }
+                details.set(column, text: FormulaCells.restored(text))
+            }
+            guard notText.isEmpty else {
+                for column in notText { collector.reject(line: line, "\(column.rawValue): not valid UTF-8 text") }
+                return
+            }
+            let title = fields[columns.title].formulaRestored
+            let author = columns.author.map { fields[$0].formulaRestored } ?? .text("")
+            if let titleText = title.text, let authorText = author.text {
+                collector.add(title: titleText, author: authorText, details: details, line: line)
+            } else {
+                collector.add(storedTitle: title.bytes, storedAuthor: author.bytes, details: details, line: line)
+            }
         }
     }
 
@@ -325,6 +310,13 @@ public enum BookImport {
                 }
             }
 
+            var byteCount: Int {
+                switch self {
+                case let .text(text): text.utf8.count
+                case let .notUTF8(bytes): bytes.count
+                }
+            }
+
             /// The field without the apostrophe `BookExport` puts before a formula (`FormulaCells`).
             var formulaRestored: Field {
                 switch self {
@@ -338,30 +330,52 @@ public enum BookImport {
             /// Fields in order.
             case record(line: Int, fields: [Field])
             case malformed(line: Int, reason: String)
+            /// The bytes end inside a record and more are coming (`isFinal` false): read again
+            /// from `recordStart` once more bytes are there.
+            case needMore
         }
 
         let bytes: UnsafeBufferPointer<UInt8>
         var position: Int
         /// The physical line `position` is on.
         private(set) var line = 1
+        /// False while more bytes of the file are still to come after `bytes`.
+        var isFinal = true
+        /// Where the record being read starts, its line, and where its field being read starts.
+        private(set) var recordStart = 0
+        private(set) var recordStartLine = 1
+        private(set) var fieldStart = 0
+        /// A malformed record's line was cut short by the end of `bytes`: the rest of it, in
+        /// the bytes to come, is still to be skipped.
+        private(set) var lineUnfinished = false
         private var scratch: [UInt8] = []
 
         private static let quote = UInt8(ascii: "\""), comma = UInt8(ascii: ","),
             lf = UInt8(ascii: "\n"), cr = UInt8(ascii: "\r")
 
-        init(bytes: UnsafeBufferPointer<UInt8>, position: Int) {
+        init(bytes: UnsafeBufferPointer<UInt8>, position: Int, line: Int = 1, isFinal: Bool = true) {
             self.bytes = bytes
             self.position = position
+            self.line = line
+            self.isFinal = isFinal
         }
+
+        /// The end of `bytes` was reached where the file may go on.
+        private var cutShort: Bool { position >= bytes.count && !isFinal }
 
         mutating func next() -> Outcome? {
             skipBlankLines()
-            guard position < bytes.count else { return nil }
+            recordStart = position
+            recordStartLine = line
+            fieldStart = position
+            guard position < bytes.count else { return isFinal ? nil : .needMore }
             let startLine = line
             var fields: [Field] = []
             while true {
+                fieldStart = position
                 if bytes[position] == Self.quote {
                     guard let field = readQuotedField() else {
+                        if !isFinal { return .needMore }
                         return .malformed(line: startLine, reason: "a quoted field is never closed (a \" is missing)")
                     }
                     fields.append(field)
@@ -374,12 +388,15 @@ public enum BookImport {
                                 "a quote inside an unquoted field (quote the whole field and double the quotes inside it)"
                         )
                     }
+                    if cutShort { return .needMore }
                     fields.append(field)
                 }
+                if cutShort { return .needMore }
                 guard position < bytes.count else { return .record(line: startLine, fields: fields) }
                 switch bytes[position] {
                 case Self.comma:
                     position += 1
+                    if cutShort { return .needMore }
                     if position == bytes.count {
                         fields.append(.text("")); return .record(line: startLine, fields: fields)
                     }
@@ -388,6 +405,7 @@ public enum BookImport {
                     line += 1
                     return .record(line: startLine, fields: fields)
                 case Self.cr where position + 1 == bytes.count:
+                    if !isFinal { return .needMore }
                     position += 1
                     return .record(line: startLine, fields: fields)
                 case Self.cr where bytes[position + 1] == Self.lf:
@@ -402,7 +420,7 @@ public enum BookImport {
             }
         }
 
-        /// Reads from an opening quote through its closing quote; nil if the file ends first.
+        /// Reads from an opening quote through its closing quote; nil if the bytes end first.
         private mutating func readQuotedField() -> Field? {
             position += 1
             scratch.removeAll(keepingCapacity: true)
@@ -411,6 +429,8 @@ public enum BookImport {
                 let byte = bytes[position]
                 if byte == Self.quote {
                     scratch.append(contentsOf: bytes[segmentStart..<position])
+                    // Whether the quote is doubled is in the bytes to come.
+                    if position + 1 == bytes.count, !isFinal { return nil }
                     if position + 1 < bytes.count, bytes[position + 1] == Self.quote {
                         scratch.append(Self.quote)
                         position += 2
@@ -435,6 +455,7 @@ public enum BookImport {
                 if byte == Self.quote { return nil }
                 position += 1
             }
+            if cutShort { return .text("") }
             var end = position
             // A CR just before the line break (or the end of the file) belongs to the break.
             if end > start, bytes[end - 1] == Self.cr, position == bytes.count || bytes[position] == Self.lf {
@@ -467,74 +488,63 @@ public enum BookImport {
                     return
                 }
             }
+            lineUnfinished = !isFinal
         }
     }
 
     // MARK: JSON Lines
 
-    private static func parseJSONLines(
-        _ bytes: UnsafeBufferPointer<UInt8>, from start: Int, into collector: inout Collector
-    ) {
-        var lineStart = start
-        var lineNumber = 0
-        while lineStart < bytes.count {
-            lineNumber += 1
-            var lineEnd = lineStart
-            while lineEnd < bytes.count, bytes[lineEnd] != UInt8(ascii: "\n") { lineEnd += 1 }
-            let line = UnsafeBufferPointer(rebasing: bytes[lineStart..<lineEnd])
-            lineStart = lineEnd + 1
-            defer { collector.linesRead(lineNumber) }
-            guard line.contains(where: { !isJSONWhitespace($0) }) else { continue }
-
-            // Byte escapes are read only when restoring, and then the line itself must be UTF-8:
-            // a raw bad byte could otherwise join an escaped one into a character.
-            if collector.restoring, String(validating: line, as: UTF8.self) == nil {
-                collector.reject(line: lineNumber, "bad JSON: the line is not valid UTF-8 text")
-                continue
-            }
-            let object: [String: JSONLineParser.Value]
-            var skippedKeys: [String] = []
-            do {
-                object = try JSONLineParser.object(
-                    in: line, keeping: jsonKeys, byteEscapes: collector.restoring
-                ) { skippedKeys.append($0) }
-            } catch {
-                collector.reject(line: lineNumber, error.isJSON ? "bad JSON: \(error.reason)" : error.reason)
-                continue
-            }
-            let title: String, titleBytes: [UInt8]?
-            switch object["title"] {
-            case .string(let value)?: (title, titleBytes) = (value, nil)
-            case .notUTF8(let bytes)?: (title, titleBytes) = ("", bytes)
-            case nil: collector.reject(line: lineNumber, "missing \"title\""); continue
-            case .null?: collector.reject(line: lineNumber, "missing title"); continue
-            case let other?:
-                collector.reject(line: lineNumber, "\"title\" must be a string, not \(other.kind)"); continue
-            }
-            var author = ""
-            var authorBytes: [UInt8]?
-            switch object["author"] {
-            case .string(let value)?: author = value
-            case .notUTF8(let bytes)?: authorBytes = bytes
-            case nil, .null?: break
-            case let other?:
-                collector.reject(line: lineNumber, "\"author\" must be a string, not \(other.kind)"); continue
-            }
-            let details: DetailsText
-            switch jsonDetails(object) {
-            case let .success(text): details = text
-            case let .failure(problems):
-                for reason in problems.reasons { collector.reject(line: lineNumber, reason) }
-                continue
-            }
-            for key in skippedKeys { collector.summary.skip(skippedKeyReason(key)) }
-            if titleBytes == nil, authorBytes == nil {
-                collector.add(title: title, author: author, details: details, line: lineNumber)
-            } else {
-                collector.add(
-                    storedTitle: titleBytes ?? Array(title.utf8), storedAuthor: authorBytes ?? Array(author.utf8),
-                    details: details, line: lineNumber)
-            }
+    /// One line of a JSON Lines file (without its line end): a book, or its problems, collected.
+    static func jsonLine(_ line: UnsafeBufferPointer<UInt8>, number lineNumber: Int, into collector: inout Collector) {
+        guard line.contains(where: { !isJSONWhitespace($0) }) else { return }
+        // Byte escapes are read only when restoring, and then the line itself must be UTF-8:
+        // a raw bad byte could otherwise join an escaped one into a character.
+        if collector.restoring, String(validating: line, as: UTF8.self) == nil {
+            collector.reject(line: lineNumber, "bad JSON: the line is not valid UTF-8 text")
+            return
+        }
+        let object: [String: JSONLineParser.Value]
+        var skippedKeys: [String] = []
+        do {
+            object = try JSONLineParser.object(
+                in: line, keeping: jsonKeys, byteEscapes: collector.restoring
+            ) { skippedKeys.append($0) }
+        } catch {
+            collector.reject(line: lineNumber, error.isJSON ? "bad JSON: \(error.reason)" : error.reason)
+            return
+        }
+        let title: String, titleBytes: [UInt8]?
+        switch object["title"] {
+        case .string(let value)?: (title, titleBytes) = (value, nil)
+        case .notUTF8(let bytes)?: (title, titleBytes) = ("", bytes)
+        case nil: collector.reject(line: lineNumber, "missing \"title\""); return
+        case .null?: collector.reject(line: lineNumber, "missing title"); return
+        case let other?:
+            collector.reject(line: lineNumber, "\"title\" must be a string, not \(other.kind)"); return
+        }
+        var author = ""
+        var authorBytes: [UInt8]?
+        switch object["author"] {
+        case .string(let value)?: author = value
+        case .notUTF8(let bytes)?: authorBytes = bytes
+        case nil, .null?: break
+        case let other?:
+            collector.reject(line: lineNumber, "\"author\" must be a string, not \(other.kind)"); return
+        }
+        let details: DetailsText
+        switch jsonDetails(object) {
+        case let .success(text): details = text
+        case let .failure(problems):
+            for reason in problems.reasons { collector.reject(line: lineNumber, reason) }
+            return
+        }
+        for key in skippedKeys { collector.summary.skip(skippedKeyReason(key)) }
+        if titleBytes == nil, authorBytes == nil {
+            collector.add(title: title, author: author, details: details, line: lineNumber)
+        } else {
+            collector.add(
+                storedTitle: titleBytes ?? Array(title.utf8), storedAuthor: authorBytes ?? Array(author.utf8),
+                details: details, line: lineNumber)
         }
     }
 }

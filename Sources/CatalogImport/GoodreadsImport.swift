@@ -23,69 +23,75 @@ public enum GoodreadsImport {
     /// positions): nothing of them is lost, so they are not reported as skipped.
     static let derivedColumns: Set<String> = ["Author l-f", "Bookshelves with positions"]
 
-    public static func parse(_ bytes: [UInt8], progress: ((Int) -> Void)? = nil) -> BookImportResult {
-        var books: [NewBook] = []
-        var problems: [BookImportProblem] = []
-        var summary = ImportSummary()
-        bytes.withUnsafeBufferPointer { buffer in
-            let start = buffer.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
-            var reader = BookImport.CSVReader(bytes: buffer, position: start)
-            guard case let .record(headerLine, header)? = reader.next() else {
-                problems.append(
-                    BookImportProblem(line: 1, reason: "the file is empty; expected Goodreads' header line"))
+    /// A whole export held in memory: what a `BookImportStream` of kind `.goodreads` makes of it.
+    public static func parse(_ bytes: [UInt8]) -> BookImportResult {
+        var chunk: [UInt8]? = bytes
+        var stream = BookImportStream(
+            kind: .goodreads,
+            read: {
+                defer { chunk = nil }; return chunk ?? []
+            })
+        return stream.collected()
+    }
+
+    /// The columns the header names, as `record` reads each line by them.
+    struct Columns {
+        let names: [String]
+        let indices: [Column: Int]
+        /// Columns no field keeps: a value in one is counted as skipped.
+        let others: [Int]
+    }
+
+    /// The header's columns, or nil (and the problem collected) when this is not Goodreads' export.
+    static func columns(_ header: BookImport.CSVReader.Outcome?, into collector: inout BookImport.Collector)
+        -> Columns?
+    {
+        guard case let .record(headerLine, header)? = header else {
+            collector.reject(line: 1, "the file is empty; expected Goodreads' header line")
+            return nil
+        }
+        let names = header.map { $0.text ?? "" }
+        var indices: [Column: Int] = [:]
+        for column in Column.allCases { indices[column] = names.firstIndex(of: column.rawValue) }
+        guard indices[.title] != nil else {
+            collector.reject(
+                line: headerLine, "this is not a Goodreads library export: its header has no \"Title\" column")
+            return nil
+        }
+        let others = names.indices.filter { Column(rawValue: names[$0]) == nil && !derivedColumns.contains(names[$0]) }
+        return Columns(names: names, indices: indices, others: others)
+    }
+
+    /// One line after the header: a book, or its problems, collected.
+    static func record(
+        _ outcome: BookImport.CSVReader.Outcome, columns: Columns, into collector: inout BookImport.Collector
+    ) {
+        switch outcome {
+        case .needMore: return
+        case let .malformed(line, reason):
+            collector.reject(line: line, reason)
+        case let .record(line, fields):
+            guard fields.count == columns.names.count else {
+                collector.reject(
+                    line: line, "expected \(columns.names.count) fields as in the header, found \(fields.count)")
                 return
             }
-            let names = header.map { $0.text ?? "" }
-            var columns: [Column: Int] = [:]
-            for column in Column.allCases { columns[column] = names.firstIndex(of: column.rawValue) }
-            guard columns[.title] != nil else {
-                problems.append(
-                    BookImportProblem(
-                        line: headerLine,
-                        reason: "this is not a Goodreads library export: its header has no \"Title\" column"))
+            guard fields.allSatisfy({ $0.text != nil }) else {
+                collector.reject(line: line, "the line is not valid UTF-8 text")
                 return
             }
-            let others = names.indices.filter {
-                Column(rawValue: names[$0]) == nil && !derivedColumns.contains(names[$0])
+            let row = Row(fields: fields.map { $0.text ?? "" }, columns: columns.indices)
+            for index in columns.others where !isEmptyValue(fields[index].text ?? "") {
+                collector.summary.skip(
+                    "values of the column \(JSONText.quoted(columns.names[index])) (no field keeps them)")
             }
-            var nextProgress = BookImport.progressInterval
-            while let outcome = reader.next() {
-                defer {
-                    if let progress, reader.line - 1 >= nextProgress {
-                        progress(reader.line - 1)
-                        nextProgress = (reader.line / BookImport.progressInterval + 1) * BookImport.progressInterval
-                    }
-                }
-                switch outcome {
-                case let .malformed(line, reason):
-                    problems.append(BookImportProblem(line: line, reason: reason))
-                case let .record(line, fields):
-                    guard fields.count == names.count else {
-                        problems.append(
-                            BookImportProblem(
-                                line: line,
-                                reason: "expected \(names.count) fields as in the header, found \(fields.count)"))
-                        continue
-                    }
-                    guard fields.allSatisfy({ $0.text != nil }) else {
-                        problems.append(BookImportProblem(line: line, reason: "the line is not valid UTF-8 text"))
-                        continue
-                    }
-                    let row = Row(fields: fields.map { $0.text ?? "" }, columns: columns)
-                    for index in others where !isEmptyValue(fields[index].text ?? "") {
-                        summary.skip("values of the column \(JSONText.quoted(names[index])) (no field keeps them)")
-                    }
-                    switch book(from: row, summary: &summary) {
-                    case let .success(book):
-                        books.append(book)
-                        summary.read(fields: 1 + (book.author.isEmpty ? 0 : 1) + book.details.filledFieldCount)
-                    case let .failure(failure):
-                        problems += failure.reasons.map { BookImportProblem(line: line, reason: $0) }
-                    }
-                }
+            switch book(from: row, summary: &collector.summary) {
+            case let .success(book):
+                collector.keep(book)
+            case let .failure(failure):
+                for reason in failure.reasons { collector.reject(line: line, reason) }
             }
         }
-        return BookImportResult(books: books, problems: problems, summary: summary)
     }
 
     /// One line's fields by column.

@@ -256,11 +256,14 @@ public actor PostgresSetup {
     /// and at the end, on the connection's worker thread. A book that fails validation stops
     /// the COPY and rolls the whole transaction back: nothing is added.
     @discardableResult
+    /// `commitIf`, asked on the worker thread after the last book inside the transaction, may
+    /// withdraw everything (`PostgresSetupFailure.importWithdrawn`): a file streamed as it is
+    /// read can turn out to have bad lines only at its end.
     public func importBooks(
         streaming books: some Sequence<NewBook> & Sendable, scope: String,
-        progress: (@Sendable (Int) -> Void)? = nil
+        progress: (@Sendable (Int) -> Void)? = nil, commitIf: @escaping @Sendable () -> Bool = { true }
     ) async throws -> Int {
-        try await insert(books, scope: scope, onlyIntoEmptyScope: false, progress: progress)
+        try await insert(books, scope: scope, onlyIntoEmptyScope: false, commitIf: commitIf, progress: progress)
     }
 
     /// Refreshes the planner's statistics and the visibility map after a bulk import.
@@ -279,7 +282,7 @@ public actor PostgresSetup {
 
     private func insert(
         _ books: some Sequence<NewBook> & Sendable, scope: String, onlyIntoEmptyScope: Bool,
-        progress: (@Sendable (Int) -> Void)? = nil
+        commitIf: @escaping @Sendable () -> Bool = { true }, progress: (@Sendable (Int) -> Void)? = nil
     ) async throws -> Int {
         guard PostgresSetup.isValidScope(scope) else { throw PostgresSetupFailure.invalidScope(scope) }
         let box = self.box
@@ -292,9 +295,11 @@ public actor PostgresSetup {
             if listsOn { try run(box.connection.executeScript(PostgresSteadySearchSchema.pendingListsOn)) }
             let added = Result {
                 try box.connection.inTransaction { connection in
-                    try PostgresSetup.copy(
+                    let added = try PostgresSetup.copy(
                         books, scope: scope, schema: schema, onlyIntoEmptyScope: onlyIntoEmptyScope,
                         progress: progress, on: connection)
+                    guard commitIf() else { throw PostgresSetupFailure.importWithdrawn }
+                    return added
                 }
             }
             if listsOn {
@@ -422,6 +427,8 @@ public enum PostgresSetupFailure: Error, Equatable, CustomStringConvertible {
     case ownsCatalog(String)
     /// `--remove-account` named a role that is not an account of this catalog.
     case noSuchAccount(String)
+    /// The caller withdrew a streamed import after its last book; nothing was added.
+    case importWithdrawn
 
     public var description: String {
         switch self {
@@ -434,6 +441,7 @@ public enum PostgresSetupFailure: Error, Equatable, CustomStringConvertible {
             "The role \(name) owns the catalog (its database or tables), and an owner is not held by row-level security; "
                 + "it cannot be an account. Keep it for setup, and add another account."
         case let .noSuchAccount(name): "This catalog has no account \(name)."
+        case .importWithdrawn: "The import was withdrawn before it committed; nothing was added."
         }
     }
 }

@@ -30,10 +30,19 @@ enum CatalogOpener {
         case never
     }
 
+    /// The line that says a catalog was made, with `sampleBooks` or none.
+    static func createdNote(path: String, sampleBooks: Int?) -> String {
+        let names = SampleBooks.starter.accounts.map(\.name).joined(separator: ", ")
+        let contents = sampleBooks.map { "\(NumberText.grouped($0)) sample books and" } ?? "no books yet and"
+        return "bookshelf: created a new catalog at \(path.printable) with \(contents) the accounts \(names)"
+    }
+
     /// Says on standard error when a catalog was created (one line), and tells `created` how
     /// many sample books it holds (the app's first screen says so too).
+    /// `announcing: false` leaves the line to the caller (`createdNote`): an import says it
+    /// only once its books are in, as a catalog made for a failed import is removed again.
     static func open(
-        path: String, console: Console, creating creation: Creation,
+        path: String, console: Console, creating creation: Creation, announcing: Bool = true,
         created: (_ sampleBooks: Int) -> Void = { _ in }
     ) throws(CommandFailure) -> SQLiteCatalog {
         let state = FileState(path)
@@ -45,10 +54,7 @@ enum CatalogOpener {
             let withSample = creation == .starterIfMissing
             let books = try createStarter(at: path, replacingEmptyFile: state == .empty, withSample: withSample)
             if let books {
-                let names = SampleBooks.starter.accounts.map(\.name).joined(separator: ", ")
-                let contents = withSample ? "\(NumberText.grouped(books)) sample books and" : "no books yet and"
-                console.note(
-                    "bookshelf: created a new catalog at \(path.printable) with \(contents) the accounts \(names)")
+                if announcing { console.note(createdNote(path: path, sampleBooks: withSample ? books : nil)) }
                 created(withSample ? books : 0)
             }
         }

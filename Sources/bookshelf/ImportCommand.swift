@@ -2,14 +2,16 @@ import BookCatalog
 import CatalogImport
 import CommandLineOptions
 import Foundation
+import Locking
 import PostgresCatalog
 import SQLiteCatalog
 import TerminalUI
 
 /// `bookshelf import FILE`: adds the books of a CSV or JSON Lines file, all or nothing.
-/// The whole file is checked before the catalog is touched, every bad line is reported, and
-/// the store inserts in one transaction, so a failed import leaves the catalog as it was.
-/// Progress of reading (in lines) and adding (in books) goes to standard error.
+/// The file is read a chunk at a time while the store adds its books in one transaction; every
+/// bad line is reported as it is found, and the transaction commits only if there was none, so
+/// a failed import leaves the catalog as it was and no file ever sits in memory whole.
+/// Progress of reading (in bytes of the file) goes to standard error.
 enum ImportCommand {
     static let restore = Flag(
         "restore",
@@ -63,13 +65,18 @@ enum ImportCommand {
             \(BookValidation.maximumAuthorLength) (\(BookValidation.maximumAuthorBytes) bytes), neither with control \
             characters. Whitespace at either end is trimmed; a title of only spaces or invisible
             characters is blank and refused.
-            If any line is bad, each is reported as FILE:LINE: reason, nothing is imported
-            and the exit status is 1. --restore takes each line exactly as 'bookshelf export'
+            A field longer than 1,048,576 bytes (a CSV record or JSON line longer than
+            4,194,304) is a bad line as soon as that much of it is read, and the rest of it is
+            skipped unread into memory.
+            If any line is bad, each is reported as FILE:LINE: reason as it is found, nothing is
+            imported and the exit status is 1. --restore takes each line exactly as 'bookshelf export'
             wrote it, without these rules, even text that is not UTF-8 (raw in CSV, \\udcXX
             escapes in JSON Lines).
 
-            Progress goes to standard error: reading (in lines of FILE), then adding (in
-            books); a bar redrawn in place on a terminal, a line at every tenth otherwise.
+            FILE is read a megabyte at a time while its books are added in one transaction,
+            which commits only if no line was bad. Progress goes to standard error, in bytes of
+            FILE read (none for standard input or a pipe, whose size is unknown); a bar redrawn
+            in place on a terminal, a line at every tenth otherwise.
 
             A catalog that does not exist yet is created with the starter accounts and only the
             imported books (no sample books).
@@ -103,43 +110,59 @@ enum ImportCommand {
         }
         if restoring, source != nil { throw UsageError("--restore takes back a 'bookshelf export', not --from") }
 
-        let result: BookImportResult
         if source == .calibre {
             guard let read = try readCalibre(file, console: console) else { return .nothingDone }
-            result = read
-        } else {
-            let bytes = try read(file)
-            // Counted in lines: the file is in memory, so its line count is known before parsing
-            // and the parser reports lines read.
-            let lines = physicalLines(in: bytes)
-            // The file's name alone: a long path would leave no room for the bar.
-            let name = file == "-" ? "standard input" : URL(fileURLWithPath: file).lastPathComponent.printable
-            let reading = ProgressDisplay.standardError(label: "Reading \(name)", total: lines)
-            if source == .goodreads {
-                result = GoodreadsImport.parse(bytes) { reading.update($0) }
-            } else {
-                let format = BookImport.format(fileName: file, content: bytes)
-                result = BookImport.parse(bytes, format: format, restoring: restoring) { reading.update($0) }
-            }
-            reading.update(lines)
-            reading.finish()
+            return try await store(
+                read.books, summary: { read.summary }, isComplete: { true }, scope: scope, target: target,
+                restoring: restoring, console: console)
         }
-
-        guard result.problems.isEmpty else {
-            for problem in result.problems {
-                console.note("\(file.printable):\(problem.line): \(TerminalText.sanitized(problem.reason))")
-            }
-            let count = result.problems.count
+        // Opened before the catalog is touched; read a chunk at a time while the store adds
+        // the books in its one transaction, so the file never sits in memory.
+        let input = try ImportInput.open(file)
+        defer { input.close() }
+        // The file's name alone: a long path would leave no room for the bar.
+        let name = file == "-" ? "standard input" : URL(fileURLWithPath: file).lastPathComponent.printable
+        let reading = input.size.map { ProgressDisplay.standardError(label: "Reading \(name) (bytes)", total: $0) }
+        let tally = Locked(ImportTally())
+        let shownFile = file.printable
+        let books = ImportedBooks(
+            input: input, kind: source == .goodreads ? .goodreads : nil, fileName: file, restoring: restoring,
+            tally: tally,
+            problem: { problem in
+                let line = "\(shownFile):\(problem.line): \(TerminalText.sanitized(problem.reason))"
+                if let reading { reading.note(line) } else { StandardStream.writeError(line + "\n") }
+            },
+            progress: { reading?.update($0) }, ended: { reading?.finish() })
+        let status: ExitStatus
+        do {
+            status = try await store(
+                books, summary: { tally.withLock { $0.summary } }, isComplete: { tally.withLock { $0.isComplete } },
+                scope: scope, target: target, restoring: restoring, console: console)
+        } catch {
+            reading?.finish()
+            let state = tally.withLock { $0 }
+            if let failure = state.readFailure { throw failure }
+            guard state.finished, state.problems > 0 else { throw error }
+            let count = state.problems
             console.note(
                 "bookshelf import: nothing imported: \(count) bad line\(count == 1 ? "" : "s") in \(file.printable)")
             return .nothingDone
         }
+        return status
+    }
 
+    /// Adds `books` to the target catalog in one transaction, committed only if `isComplete`
+    /// says so after the last book. The store's failure (or its withdrawal) is thrown.
+    private static func store(
+        _ books: some Sequence<NewBook> & Sendable, summary: () -> ImportSummary,
+        isComplete: @escaping @Sendable () -> Bool, scope: String, target: CatalogTarget, restoring: Bool,
+        console: Console
+    ) async throws -> ExitStatus {
         guard case let .sqlite(path) = target else {
             guard case let .postgres(connector) = target else { return .failure }
             let status = try await importIntoPostgres(
-                result.books, scope: scope, connector: connector, console: console)
-            report(result.summary, console: console)
+                books, isComplete: isComplete, scope: scope, connector: connector, console: console)
+            report(summary(), console: console)
             return status
         }
         // "Nothing imported" holds for the file system too: a catalog this run made for the
@@ -147,14 +170,15 @@ enum ImportCommand {
         let isNew = CatalogOpener.FileState(path) == .missing
         let added: Added
         do {
-            added = try await add(result.books, scope: scope, validating: !restoring, to: path, console: console)
+            added = try await add(
+                books, scope: scope, validating: !restoring, isComplete: isComplete, to: path, console: console)
         } catch {
             if isNew { CatalogOpener.remove(newCatalogAt: path) }
             throw error
         }
         console.line(
             "Added \(NumberText.grouped(added.count)) book\(added.count == 1 ? "" : "s") to scope \(scope.printable).")
-        report(result.summary, console: console)
+        report(summary(), console: console)
         if !added.scopeHasAccount {
             console.note("bookshelf import: note: no account sees scope \(scope.printable) yet")
         }
@@ -169,19 +193,22 @@ enum ImportCommand {
     /// Opens (or makes) the SQLite catalog and adds the books in one transaction. The catalog
     /// is closed when this returns, so a caller may remove a catalog it made.
     private static func add(
-        _ books: [NewBook], scope: String, validating: Bool, to path: String,
+        _ books: some Sequence<NewBook>, scope: String, validating: Bool, isComplete: () -> Bool, to path: String,
         console: Console
-    ) async throws(CommandFailure) -> Added {
-        let catalog = try CatalogOpener.open(path: path, console: console, creating: .accountsOnlyIfMissing)
-        let adding = ProgressDisplay.standardError(label: "Adding books", total: books.count)
+    ) async throws -> Added {
+        var created = false
+        let catalog = try CatalogOpener.open(
+            path: path, console: console, creating: .accountsOnlyIfMissing, announcing: false
+        ) { _ in created = true }
         let count: Int
         do {
-            count = try catalog.insertBooks(books, scope: scope, validating: validating) { adding.update($0) }
+            count = try catalog.insertBooks(books, scope: scope, validating: validating, commitIf: isComplete)
+        } catch .importWithdrawn {
+            throw SQLiteCatalogError.importWithdrawn
         } catch {
-            adding.finish()
             throw CommandFailure("nothing imported: " + TerminalText.sanitized(error.description))
         }
-        adding.finish()
+        if created { console.note(CatalogOpener.createdNote(path: path, sampleBooks: nil)) }
         // Derived data: if it cannot be stored now, the next program builds it instead.
         _ = try? await catalog.prepareSearchIndex(scope: scope)
         let accounts = try? catalog.accounts()
@@ -190,18 +217,18 @@ enum ImportCommand {
 
     /// One COPY in one transaction, as the database owner (accounts may not add books).
     private static func importIntoPostgres(
-        _ books: [NewBook], scope: String, connector: PostgresConnector, console: Console
+        _ books: some Sequence<NewBook> & Sendable, isComplete: @escaping @Sendable () -> Bool, scope: String,
+        connector: PostgresConnector, console: Console
     ) async throws -> ExitStatus {
         let setup = try await PostgresSignIn.administrator(connector)
-        let adding = ProgressDisplay.standardError(label: "Adding books", total: books.count)
         let added: Int
         do {
-            added = try await setup.importBooks(streaming: books, scope: scope) { adding.update($0) }
+            added = try await setup.importBooks(streaming: books, scope: scope, commitIf: isComplete)
+        } catch PostgresSetupFailure.importWithdrawn {
+            throw PostgresSetupFailure.importWithdrawn
         } catch {
-            adding.finish()
             throw CommandFailure("nothing imported: " + PostgresSignIn.message(error))
         }
-        adding.finish()
         console.line("Added \(NumberText.grouped(added)) book\(added == 1 ? "" : "s") to scope \(scope.printable).")
         return .success
     }
@@ -238,24 +265,6 @@ enum ImportCommand {
             summary: ImportSummary(
                 booksRead: library.books.count, fieldsMapped: library.fieldsMapped,
                 skipped: library.skipped.map { ImportSummary.Skip(reason: $0.reason, count: $0.count) }))
-    }
-
-    /// The lines of a file as the parser numbers them: one per line end, and the last line
-    /// even without one.
-    static func physicalLines(in bytes: [UInt8]) -> Int {
-        let ends = bytes.reduce(0) { $1 == UInt8(ascii: "\n") ? $0 + 1 : $0 }
-        return ends + (bytes.last.map { $0 == UInt8(ascii: "\n") ? 0 : 1 } ?? 0)
-    }
-
-    private static func read(_ file: String) throws(CommandFailure) -> [UInt8] {
-        do {
-            // readToEnd() throws where readDataToEndOfFile() traps (standard input a directory).
-            if file == "-" { return [UInt8](try FileHandle.standardInput.readToEnd() ?? Data()) }
-            return [UInt8](try Data(contentsOf: URL(fileURLWithPath: file)))
-        } catch {
-            throw CommandFailure(
-                "cannot read \(file == "-" ? "standard input" : file.printable): \(FileReadFailure.reason(error))")
-        }
     }
 
 }

@@ -79,6 +79,20 @@ final class ProgressDisplay: @unchecked Sendable {
         }
     }
 
+    /// Writes a message on a line of its own while the work goes on: on a terminal the bar's
+    /// line is cleared first, and the bar is drawn again below it at the next update.
+    func note(_ line: String) {
+        lock.withLock {
+            switch form {
+            case .terminal:
+                write("\r\u{1B}[K" + line + "\n")
+                lastDrawn = nil
+                drawnDone = -1
+            case .plain: write(line + "\n")
+            }
+        }
+    }
+
     /// Ends the display: a terminal line is left showing where the work stopped, and the next
     /// message starts on a line of its own.
     func finish() {

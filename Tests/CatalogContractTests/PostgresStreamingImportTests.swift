@@ -86,4 +86,17 @@ import Testing
         let stored = try await catalog.setup.execute("SELECT count(*) FROM bookshelf.books WHERE scope = 'main'")
         #expect(stored.first?[0] == "0")
     }
+
+    /// A streamed file that turns out to have bad lines only after its last book: the caller
+    /// withdraws, and the books already sent are rolled back with the transaction.
+    @Test(.enabled(if: PostgresTestCluster.shouldRun))
+    func aWithdrawnImportAddsNothing() async throws {
+        let catalog = try await PostgresTestCatalog.make()
+        let books = (0..<5_000).map { NewBook(title: "Withdrawn book \($0)", author: "Someone") }
+        await #expect(throws: PostgresSetupFailure.importWithdrawn) {
+            try await catalog.setup.importBooks(streaming: books, scope: "main", commitIf: { false })
+        }
+        let stored = try await catalog.setup.execute("SELECT count(*) FROM bookshelf.books WHERE scope = 'main'")
+        #expect(stored.first?[0] == "0")
+    }
 }

@@ -256,16 +256,6 @@ import Testing
         #expect(BookImport.format(fileName: "books", content: Array("title,author\n".utf8)) == .csv)
         #expect(BookImport.format(fileName: "-", content: [UInt8]()) == .csv)
     }
-
-    @Test func progressIsReportedEveryInterval() {
-        let lines = BookImport.progressInterval * 2 + 10
-        var text = "title\n"
-        for index in 1..<lines { text += "Book \(index)\n" }
-        var reports: [Int] = []
-        let result = BookImport.parse(Array(text.utf8), format: .csv) { reports.append($0) }
-        #expect(result.books.count == lines - 1)
-        #expect(reports == [BookImport.progressInterval, BookImport.progressInterval * 2])
-    }
 }
 
 @Suite struct BookImportUnsafeCharacterTests {

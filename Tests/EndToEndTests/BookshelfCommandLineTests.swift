@@ -304,7 +304,7 @@ import Testing
         #expect(result.output.isEmpty)
         // After the line that says the file was read (ImportExportProgressTests).
         #expect(
-            result.errorLines.filter { !$0.hasPrefix("Reading books.csv: ") } == [
+            result.errorLines.filter { !$0.hasPrefix("Reading books.csv (bytes): ") } == [
                 "\(file):3: title contains a control character (U+000A)",
                 "\(file):6: missing title",
                 "bookshelf import: nothing imported: 2 bad lines in \(file)",
@@ -330,7 +330,7 @@ import Testing
         let file = try sandbox.write("books.jsonl", "{\"title\": \"ok\"}\n{\"title\": \"ok\",}\n{\"title\": 5}\n")
         let result = try sandbox.run(["import", file, "--db", sandbox.path("catalog.sqlite")])
         #expect(result.status == 1)
-        let problems = result.errorLines.filter { !$0.hasPrefix("Reading books.jsonl: ") }
+        let problems = result.errorLines.filter { !$0.hasPrefix("Reading books.jsonl (bytes): ") }
         #expect(problems.count == 3)
         #expect(problems[0].hasPrefix("\(file):2: bad JSON: "))
         #expect(problems[1] == "\(file):3: \"title\" must be a string, not a number")

@@ -117,8 +117,12 @@ public final class SQLiteCatalog: Sendable {
     @discardableResult
     /// `validating: false` (`import --restore`) stores each title and author exactly as given,
     /// including the `storedBytes` of text that is not valid UTF-8.
+    /// `books` may be read as it is made (a file streamed): `expectedCount` then says how many
+    /// it will likely give, for the choice below, and `commitIf`, asked after the last book
+    /// inside the transaction, may withdraw everything (`.importWithdrawn`).
     public func insertBooks(
-        _ books: some Sequence<NewBook>, scope: String, validating: Bool = true, progress: ((Int) -> Void)? = nil
+        _ books: some Sequence<NewBook>, scope: String, validating: Bool = true, expectedCount: Int? = nil,
+        progress: ((Int) -> Void)? = nil, commitIf: () -> Bool = { true }
     ) throws(SQLiteCatalogError) -> Int {
         guard !scope.isEmpty, !BookValidation.hasControlCharacters(scope) else {
             throw .invalidAccount("the scope must be non-empty text without control characters")
@@ -132,7 +136,7 @@ public final class SQLiteCatalog: Sendable {
                 // index outgrows SQLite's page cache, every book costs a page read and write
                 // (ten million books took 71 minutes). A large import creates the index again
                 // at the end instead: one sort. Inside the transaction, so readers keep theirs.
-                let incoming = books.underestimatedCount
+                let incoming = max(books.underestimatedCount, expectedCount ?? 0)
                 let recreatesTitleIndex =
                     try incoming >= Self.bulkImport
                     && incoming >= (connection.queryFirst("SELECT count(*) FROM books") { $0.int(0) } ?? 0) / 4
@@ -164,6 +168,7 @@ public final class SQLiteCatalog: Sendable {
                     count += 1
                     if count % 1_000 == 0 { progress?(count) }
                 }
+                guard commitIf() else { throw SQLiteCatalogError.importWithdrawn }
                 if recreatesTitleIndex { try connection.execute(Schema.titleIndex) }
                 try RevisionLog.recordImport(sequence: sequence, on: connection)
                 progress?(count)

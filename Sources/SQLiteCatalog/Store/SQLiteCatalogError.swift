@@ -36,6 +36,9 @@ public enum SQLiteCatalogError: Error, Equatable, Sendable {
     case unknownAccount(String)
     /// A book handed to `insertBooks` failed validation; nothing was inserted.
     case invalidBook(index: Int, reason: BookFailure)
+    /// The caller of `insertBooks` withdrew the import after its last book (its file had bad
+    /// lines); nothing was inserted.
+    case importWithdrawn
     /// An account name or scope that cannot be stored (empty, control characters).
     case invalidAccount(String)
     /// Any other SQLite failure, with SQLite's message.
@@ -66,6 +69,7 @@ extension SQLiteCatalogError: CustomStringConvertible {
             "This catalog was written by a newer Bookshelf (schema \(found), this program knows up to \(known)). It was left untouched; upgrade Bookshelf."
         case let .unknownAccount(name): "There is no account named \"\(name)\" in this catalog."
         case let .invalidBook(index, reason): "Book \(index + 1) cannot be stored: \(reason) Nothing was imported."
+        case .importWithdrawn: "The import was withdrawn before it committed; nothing was imported."
         case let .invalidAccount(reason): "That account cannot be stored: \(reason)"
         case let .failed(message): "The catalog failed: \(message)"
         }

@@ -191,6 +191,18 @@ import Testing
         #expect(try catalog.bookCount(scope: "main") == 3 + large.count)
     }
 
+    /// A streamed import whose caller withdraws after the last book (its file had a bad line
+    /// at the end) leaves the catalog as it was, even past the bulk-import size.
+    @Test func aWithdrawnImportAddsNothing() throws {
+        let catalog = try makeCatalog(directory.path("c.sqlite"), books: 10)
+        let books = (0..<SQLiteCatalog.bulkImport).lazy.map { NewBook(title: "Withdrawn \($0)") }
+        #expect(throws: SQLiteCatalogError.importWithdrawn) {
+            try catalog.insertBooks(books, scope: "main", expectedCount: SQLiteCatalog.bulkImport, commitIf: { false })
+        }
+        #expect(try catalog.bookCount(scope: "main") == 10)
+        #expect(try catalog.insertBooks([NewBook(title: "Still works")], scope: "main") == 1)
+    }
+
     @Test func aSearchIndexCatchesUpWithALargeImportByAnotherConnection() async throws {
         let catalog = try makeCatalog(directory.path("c.sqlite"), books: 100)
         let remote = try catalog.remote(account: "reader")
