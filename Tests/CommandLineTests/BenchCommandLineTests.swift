@@ -31,6 +31,7 @@ import Testing
             "keys", "count", "latency", "every", "unbounded-script", "no-saves", "no-switches", "trim", "many-arenas",
         ],
         "replicas": ["count", "iterations", "lag", "saves", "save-every"],
+        "import": ["megabytes", "line-megabytes", "runs", "dir", "bookshelf"],
     ]
 
     @Test func everyModeKeepsItsOptionNames() {
@@ -142,5 +143,42 @@ import Testing
                 "\(arguments): nothing on standard output")
         }
         #expect(!FileManager.default.fileExists(atPath: directory.path("c.sqlite")), "no catalog made")
+    }
+
+    /// `import` on small files: both programs take turns on the rows, and the one-line file is
+    /// refused; every figure the mode promises is printed.
+    @Test func theImportModeMeasuresBothFilesAndTakesTurnsWithSQLite() throws {
+        let bench = try #require(
+            BuildProducts.executable(named: "bookshelf-bench"), "bookshelf-bench is built beside the tests")
+        let directory = try ScratchDirectory()
+        defer { directory.remove() }
+        let status = try ChildProcess.run(
+            [
+                bench.path, "import", "--megabytes", "1", "--line-megabytes", "2", "--runs", "2", "--dir",
+                directory.path(""),
+            ],
+            output: directory.path("out"), errors: directory.path("err"))
+        let output = try String(contentsOfFile: directory.path("out"), encoding: .utf8)
+        let errors = try String(contentsOfFile: directory.path("err"), encoding: .utf8)
+        #expect(status == 0, "\(errors)")
+        let lines = output.split(separator: "\n").map(String.init)
+        // 1 MiB of "Bench book N,Author M" rows: about 40,000.
+        let rows = try #require(lines.first { $0.hasPrefix("rows: ") }, "\(output)")
+        #expect(rows.contains("valid rows, 1 MiB"), "\(output)")
+        #expect(
+            lines.filter { $0.hasPrefix("bookshelf import, run ") && $0.contains("peak RSS") }.count == 2, "\(output)")
+        if executableOnPathForTests("sqlite3") {
+            #expect(lines.filter { $0.hasPrefix("sqlite3 .import,  run ") }.count == 2, "\(output)")
+            #expect(lines.contains { $0.hasPrefix("rows/s (medians): bookshelf ") }, "\(output)")
+        }
+        #expect(lines.contains { $0.hasPrefix("one line of 2 MiB, refused: ") && $0.contains("peak RSS") }, "\(output)")
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: directory.path("")).isEmpty, "its files are removed")
+    }
+
+    private func executableOnPathForTests(_ name: String) -> Bool {
+        (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").contains {
+            FileManager.default.isExecutableFile(atPath: "\($0)/\(name)")
+        }
     }
 }

@@ -1,0 +1,154 @@
+import CommandLineOptions
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `bookshelf import` as whole processes: the peak RSS of a file of valid rows and of a file
+/// that is one enormous line (each should stay far below the file's size: the file is
+/// streamed), and rows per second against the `sqlite3` shell's `.import` of the same CSV into
+/// a fresh database, the two taking turns.
+enum ImportBench: BenchMode {
+    static let name = "import"
+    static let summary = "whole `bookshelf import` processes: peak RSS on big files, rows/s vs sqlite3's .import"
+
+    static let megabytes = BenchNumber("megabytes", default: 1_024, help: "size of the file of valid rows, in MiB")
+    static let lineMegabytes = BenchNumber(
+        "line-megabytes", default: 2_048, help: "size of the file that is one line, in MiB")
+    static let runs = BenchNumber("runs", default: 2, help: "imports of the rows by each program, taking turns")
+    static let directory = Option<String>(
+        "dir", value: "PATH", completes: .file, help: "where the files and catalogs go (default: the temporary folder)")
+    static let bookshelf = Option<String>(
+        "bookshelf", value: "PATH", completes: .file, help: "the bookshelf executable (default: beside this one)")
+    static let options: [any OptionDeclaration] = [megabytes, lineMegabytes, runs, directory, bookshelf]
+
+    static let details = """
+        The rows are "Bench book N,Author N" under the header title,author. Each import goes into a
+        new file: `bookshelf import` into a new catalog (which also stores its search index),
+        `sqlite3 DB ".import --csv FILE books"` into a new database (a table of two text columns, no
+        index). Peak RSS is each child's own, from /usr/bin/time. The one-line file is a quoted
+        title of that many bytes: bookshelf must refuse it (exit 1) without holding it. Target:
+        under 200 MB of peak RSS for both files. sqlite3 must be on PATH (Debian: sqlite3).
+        """
+
+    static func run(_ arguments: ParsedArguments) async throws {
+        let rowBytes = try arguments.value(megabytes) << 20
+        let lineBytes = try arguments.value(lineMegabytes) << 20
+        let runs = max(1, try arguments.value(Self.runs))
+        let folder = URL(
+            fileURLWithPath: arguments.value(directory) ?? FileManager.default.temporaryDirectory.path
+        ).appendingPathComponent("bookshelf-bench-import-\(getpid())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let bookshelf =
+            arguments.value(Self.bookshelf)
+            ?? URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+            .appendingPathComponent("bookshelf").path
+        guard FileManager.default.isExecutableFile(atPath: bookshelf) else {
+            throw BenchError("no bookshelf executable at \(bookshelf) (build it, or give --bookshelf)")
+        }
+        #if DEBUG
+            print("warning: debug build; use `swift build -c release` for real figures")
+        #endif
+        let sqlite3 = executableOnPath("sqlite3")
+        let rows = folder.appendingPathComponent("rows.csv").path
+        let count = try writeRows(to: rows, bytes: rowBytes)
+        print("rows: \(count) valid rows, \(rowBytes >> 20) MiB (\(rows))")
+
+        var mine: [CliBench.Sample] = [], theirs: [CliBench.Sample] = []
+        for run in 0..<runs {
+            func bookshelfRun() throws {
+                let db = folder.appendingPathComponent("catalog-\(run).sqlite").path
+                mine.append(try CliBench.spawn(bookshelf, ["import", rows, "--db", db], stdin: nil))
+                try removeCatalog(db)
+            }
+            func sqliteRun() throws {
+                guard let sqlite3 else { return }
+                let db = folder.appendingPathComponent("sqlite3-\(run).db").path
+                theirs.append(try CliBench.spawn(sqlite3, [db, ".import --csv \(rows) books"], stdin: nil))
+                try removeCatalog(db)
+            }
+            // Taking turns: whoever went first last time goes second now.
+            if run % 2 == 0 {
+                try bookshelfRun()
+                try sqliteRun()
+            } else {
+                try sqliteRun()
+                try bookshelfRun()
+            }
+        }
+        try FileManager.default.removeItem(atPath: rows)
+        for (run, sample) in mine.enumerated() {
+            print(describe("bookshelf import, run \(run + 1)", sample, rows: count))
+        }
+        for (run, sample) in theirs.enumerated() {
+            print(describe("sqlite3 .import,  run \(run + 1)", sample, rows: count))
+        }
+        if sqlite3 == nil { print("sqlite3: NOT INSTALLED (apt-get install sqlite3); no comparison") }
+        if !theirs.isEmpty {
+            let mineRate = CliBench.median(mine.map { Double(count) / ($0.wall.milliseconds / 1_000) })
+            let theirRate = CliBench.median(theirs.map { Double(count) / ($0.wall.milliseconds / 1_000) })
+            print(
+                String(
+                    format: "rows/s (medians): bookshelf %.0f, sqlite3 %.0f: bookshelf at %.2f of sqlite3's rate",
+                    mineRate, theirRate, mineRate / theirRate))
+        }
+
+        let line = folder.appendingPathComponent("line.csv").path
+        try writeLine(to: line, bytes: lineBytes)
+        let refused = try CliBench.spawn(
+            bookshelf, ["import", line, "--db", folder.appendingPathComponent("line.sqlite").path], stdin: nil)
+        print(describe("one line of \(lineBytes >> 20) MiB, refused", refused, rows: nil))
+        print("target: under 200 MB of peak RSS for each file")
+    }
+
+    static func describe(_ label: String, _ sample: CliBench.Sample, rows: Int?) -> String {
+        var text =
+            label
+            + String(
+                format: ": %.1f s, peak RSS %.1f MB", (sample.wall.milliseconds / 1_000), Double(sample.peakKB) / 1024)
+        if let rows { text += String(format: ", %.0f rows/s", Double(rows) / (sample.wall.milliseconds / 1_000)) }
+        return text
+    }
+
+    /// Writes the header and rows until `bytes`; returns how many rows.
+    static func writeRows(to path: String, bytes: Int) throws -> Int {
+        guard let file = fopen(path, "w") else { throw BenchError("cannot write \(path)") }
+        defer { fclose(file) }
+        var written = fputs("title,author\n", file) >= 0 ? 13 : 0
+        var count = 0
+        var batch = ""
+        while written < bytes {
+            let row = "Bench book \(count),Author \(count % 9_973)\n"
+            batch += row
+            written += row.utf8.count
+            count += 1
+            if batch.utf8.count > 1 << 20 {
+                fputs(batch, file)
+                batch = ""
+            }
+        }
+        fputs(batch, file)
+        return count
+    }
+
+    /// One quoted title of `bytes` bytes, then an author: a single line.
+    static func writeLine(to path: String, bytes: Int) throws {
+        guard let file = fopen(path, "w") else { throw BenchError("cannot write \(path)") }
+        defer { fclose(file) }
+        fputs("title,author\n\"", file)
+        let block = [UInt8](repeating: UInt8(ascii: "x"), count: 1 << 20)
+        var left = bytes
+        while left > 0 {
+            let part = min(left, block.count)
+            guard fwrite(block, 1, part, file) == part else { throw BenchError("cannot write \(path)") }
+            left -= part
+        }
+        fputs("\",Author\n", file)
+    }
+
+    static func removeCatalog(_ path: String) throws {
+        for suffix in ["", "-wal", "-shm", ".index"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+    }
+}
