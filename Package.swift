@@ -42,7 +42,14 @@ let package = Package(
         .target(name: "CommandLineOptions", dependencies: ["TerminalSafeText"]),
         .target(name: "BookCatalog", dependencies: ["Locking", "TerminalSafeText"]),
         .target(name: "SQLiteCatalog", dependencies: ["BookCatalog", "CSQLite", "Locking"]),
-        .target(name: "PostgresCatalog", dependencies: ["BookCatalog", "CLibPQ", "Locking"]),
+        // Its schema is the SQL files of Schema/migrations, made part of its code by the EmbedSQL
+        // plugin (see Plugins/EmbedSQL for why not resources); Schema/current.sql is for readers.
+        .target(
+            name: "PostgresCatalog", dependencies: ["BookCatalog", "CLibPQ", "Locking"], exclude: ["Schema"],
+            plugins: ["EmbedSQL"]),
+        // The EmbedSQL plugin's tool: SQL files into one Swift file, each as a raw string literal.
+        .executableTarget(name: "embed-sql", path: "BuildTools/embed-sql"),
+        .plugin(name: "EmbedSQL", capability: .buildTool(), dependencies: ["embed-sql"]),
         // Stores and clocks that act out a script: the demo, the tests and `--latency`.
         .target(name: "CatalogSimulation", dependencies: ["BookCatalog", "Locking"]),
         // Reading CSV and JSON Lines files of books, for `bookshelf import`.

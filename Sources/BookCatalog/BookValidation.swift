@@ -201,7 +201,7 @@ public enum BookValidation {
 
     /// A scalar that shows nothing: whitespace, a default-ignorable scalar (U+200B, U+FEFF…)
     /// or a noncharacter (U+FFFE…). The one definition of the set: PostgreSQL's CHECK on
-    /// titles is generated from it (`PostgresValidityChecks`).
+    /// titles holds it as it stood in schema version 7, and a test keeps the two equal.
     public static func isInvisible(_ scalar: Unicode.Scalar) -> Bool {
         let properties = scalar.properties
         return properties.isWhitespace || properties.isDefaultIgnorableCodePoint || properties.isNoncharacterCodePoint

@@ -146,6 +146,20 @@ public final class PostgresScratchServer: Sendable {
             ])
     }
 
+    /// What pg_dump writes for `schema` of `database`: its objects' definitions and grants, no
+    /// rows and no owners (the owner is whoever ran setup).
+    public func schemaDump(database: String, schema: String) throws -> String {
+        let file = directory + "/schema-\(UUID().uuidString).sql"
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        try serverCommand(
+            "pg_dump",
+            [
+                "-h", directory, "-p", String(port), "-U", Self.superuser, "-d", database, "--schema-only",
+                "--schema=" + schema, "--no-owner", "--no-tablespaces", "-f", file,
+            ])
+        return try String(contentsOfFile: file, encoding: .utf8)
+    }
+
     /// Waits until some session in `pg_stat_activity` meets `condition` (SQL over its columns,
     /// such as `wait_event_type = 'Lock'`), asking every 50 ms; throws after `timeout`.
     public func waitForActivity(where condition: String, timeout: Duration = .seconds(20)) throws {

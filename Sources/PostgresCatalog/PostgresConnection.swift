@@ -197,8 +197,8 @@ final class PostgresConnection {
         return collect(deadline: .now + statementTimeout + deadlineSlack)
     }
 
-    /// Runs DDL built from constant text and libpq-quoted names (see `quotedIdentifier`), or
-    /// generated from the app's own rules (`PostgresValidityChecks`); no other text may reach it.
+    /// Runs DDL built from constant text and libpq-quoted names (see `quotedIdentifier`), or a
+    /// migration file embedded in the program (`PostgresSchema`); no other text may reach it.
     func executeQuoted(_ sql: String) -> Result<PostgresRows, PostgresCallFailure> {
         guard !isBroken else { return .failure(.notSent(PostgresConnection.errorMessage(of: handle))) }
         guard PQsendQuery(handle, sql) == 1 else {

@@ -2,8 +2,8 @@ import BookCatalog
 import Foundation
 
 /// How a book's details travel between `BookDetails` and the columns of schema version 11
-/// (`PostgresDetailsSchema`): what a statement selects, what a save binds, what a COPY row
-/// holds, and what a read makes of the values that come back.
+/// (`Schema/migrations/011_book_details.sql`): what a statement selects, what a save binds,
+/// what a COPY row holds, and what a read makes of the values that come back.
 ///
 /// Values from the server are data, checked before use. The CHECKs keep them to the rules,
 /// but a row can still break one: written while a constraint was dropped or a trigger off, or

@@ -98,11 +98,8 @@ public actor PostgresSetup {
                                 "COPY bookshelf.folding (code, kind, folded, folded_alone) FROM STDIN",
                                 lines: SearchFolding.copyRows))
                     }
-                    switch PostgresSchema.migration(to: version) {
-                    case let .constant(script): try run(connection.executeScript(script))
-                    case let .generated(script): try run(connection.executeQuoted(script))
-                    }
-                    if version == 3 {
+                    try run(connection.executeQuoted(PostgresSchema.migration(to: version).sql))
+                    if PostgresSchema.foldingLoadedAfter.contains(version) {
                         try run(
                             connection.copyIn(
                                 "COPY bookshelf.folding (code, kind, folded, folded_alone) FROM STDIN",
@@ -116,7 +113,7 @@ public actor PostgresSetup {
                 return (max(current, target), (current + 1)..<(max(current, target) + 1))
             }
             // A statistics target set in a transaction is not seen by an ANALYZE in that same
-            // transaction (PostgreSQL 15 measured), so the statistics it asks for come after.
+            // transaction, so the statistics it asks for come after.
             if !PostgresSchema.analyzedAfterCommit.isDisjoint(with: applied) {
                 try run(box.connection.executeScript("ANALYZE bookshelf.books"))
             }
@@ -289,10 +286,10 @@ public actor PostgresSetup {
         return try await worker.perform {
             let version = try run(box.connection.execute("SELECT max(version) FROM bookshelf.schema_version"))
             let schema = version.rows.first?[0].flatMap { Int($0) } ?? 0
-            // The word indexes take the books through pending lists, merged at the end: 2.4
-            // times as fast as into the trees one book at a time (PostgresSteadySearchSchema).
-            let listsOn = schema >= PostgresSteadySearchSchema.version
-            if listsOn { try run(box.connection.executeScript(PostgresSteadySearchSchema.pendingListsOn)) }
+            // The word indexes take the books through pending lists, merged at the end
+            // (`PostgresPendingLists`).
+            let listsOn = schema >= PostgresSchema.steadyIndexesVersion
+            if listsOn { try run(box.connection.executeScript(PostgresPendingLists.on)) }
             let added = Result {
                 try box.connection.inTransaction { connection in
                     let added = try PostgresSetup.copy(
@@ -304,7 +301,7 @@ public actor PostgresSetup {
             }
             if listsOn {
                 do {
-                    try run(box.connection.executeScript(PostgresSteadySearchSchema.pendingListsMerged))
+                    try run(box.connection.executeScript(PostgresPendingLists.merged))
                 } catch {
                     // The import's own failure, if any, is the one to report.
                     if case .success = added { throw error }
@@ -325,9 +322,9 @@ public actor PostgresSetup {
                     "SELECT EXISTS (SELECT 1 FROM bookshelf.books WHERE scope = $1)", [scope]))
             if found.rows.first?[0] == "t" { return 0 }
         }
-        let keepsDetails = schema >= PostgresDetailsSchema.version
+        let keepsDetails = schema >= PostgresSchema.detailsVersion
         // Derived here, as the title's words are: the database's trigger would take a millisecond a book.
-        let withOtherWords = schema >= PostgresDetailsSearchSchema.version
+        let withOtherWords = schema >= PostgresSchema.otherWordsVersion
         let rows = BookCopyRows(
             books, scope: scope, withDetails: keepsDetails, withOtherWords: withOtherWords, progress: progress)
         if withOtherWords {

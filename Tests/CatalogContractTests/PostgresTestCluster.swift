@@ -165,6 +165,14 @@ struct PostgresTestCatalog: Sendable {
         return PostgresTestCatalog(cluster: cluster, database: database, setup: setup, prefix: "u" + suffix + "_")
     }
 
+    /// The catalog's schema as pg_dump writes it, comparable with another catalog's.
+    func schemaDump() async throws -> PostgresSchemaDump {
+        let reader = try await group(.reader)
+        let editor = try await group(.editor)
+        return PostgresSchemaDump(
+            pgDump: try cluster.server.schemaDump(database: database, schema: "bookshelf"), groups: (reader, editor))
+    }
+
     func connector(for account: Account, statementTimeout: Duration = .seconds(30)) -> PostgresConnector {
         cluster.connector(database: database, user: account.name, statementTimeout: statementTimeout)
     }
@@ -214,7 +222,7 @@ struct PostgresTestCatalog: Sendable {
         // A catalog made as an older version left it has no details: they read as none.
         let version = try await setup.execute("SELECT max(version) FROM bookshelf.schema_version")
         let columns =
-            (version.first?[0].flatMap { Int($0) } ?? 0) >= PostgresDetailsSchema.version
+            (version.first?[0].flatMap { Int($0) } ?? 0) >= PostgresSchema.detailsVersion
             ? PostgresStatements.recordColumns() : "id, title, revision, author, NULL, NULL, '', '', NULL, '[]', ''"
         let rows = try await setup.execute(
             "SELECT \(columns) FROM bookshelf.books WHERE scope = $1 AND id > $2 ORDER BY id", [scope, floor])
