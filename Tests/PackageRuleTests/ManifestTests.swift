@@ -15,14 +15,16 @@ struct ManifestTests {
     }
 
     /// Declared dependencies that are run, not imported: the end-to-end tests start the demo
-    /// and the bench's writer processes; the command-line tests install the demo.
+    /// and the bench's writer processes; the command-line tests install the demo; the EmbedSQL
+    /// build plugin runs its tool.
     static let runOnly: [String: Set<String>] = [
         "EndToEndTests": ["bookshelf-bench"], "CommandLineTests": ["bookshelf-demo"],
+        "EmbedSQL": ["embed-sql"],
     ]
 
     static func targets(in manifest: String) throws -> [Target] {
         let pattern = try NSRegularExpression(
-            pattern: #"\.(target|executableTarget|testTarget|systemLibrary)\(\s*name:\s*"([^"]+)""#)
+            pattern: #"\.(target|executableTarget|testTarget|systemLibrary|plugin)\(\s*name:\s*"([^"]+)""#)
         let text = manifest as NSString
         let matches = pattern.matches(in: manifest, range: NSRange(location: 0, length: text.length))
         return matches.enumerated().map { index, match in
@@ -40,7 +42,8 @@ struct ManifestTests {
                 } ?? []
             let explicitPath = body.range(of: #"path: "([^"]+)""#, options: .regularExpression)
                 .map { String(body[$0].dropFirst(7).dropLast()) }
-            let path = explicitPath ?? (kind == "testTarget" ? "Tests/" : "Sources/") + name
+            let folder = ["testTarget": "Tests/", "plugin": "Plugins/"][kind] ?? "Sources/"
+            let path = explicitPath ?? folder + name
             return Target(name: name, path: path, dependencies: dependencies)
         }
     }
