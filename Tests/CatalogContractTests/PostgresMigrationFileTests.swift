@@ -27,6 +27,7 @@ struct PostgresMigrationFileTests {
         "013_steady_word_indexes.sql": 0xc6c8_c6b5_82d0_3a01,
         "014_sparse_ranks_walk_further.sql": 0xba7c_3270_7af6_e30f,
         "015_ranks_read_by_candidate_cost.sql": 0x4949_7530_dee7_6630,
+        "016_functions_pin_search_path.sql": 0x6413_6114_ca49_16ff,
     ]
 
     static func files() throws -> [(name: String, text: String)] {
