@@ -110,8 +110,8 @@ enum PostgresStatements {
     static let committedRevision = "SELECT revision FROM bookshelf.saves WHERE operation = $1::uuid"
 
     /// One page (plus one row, to tell whether more follow) and the number of matches, from
-    /// one snapshot, through bookshelf.search_page (see `PostgresSearchPlans` for how it
-    /// stays fast). Every row carries the number, whether it is the planner's estimate, and
+    /// one snapshot, through bookshelf.search_page (docs/design/postgres-search.md says how
+    /// it stays fast). Every row carries the number, whether it is the planner's estimate, and
     /// the row's place (rank, title sort key) before the record's columns; an empty page is
     /// one row of NULL book columns; no row at all means the signed-in role
     /// has no account, hence no books.
