@@ -9,9 +9,10 @@ import Testing
 /// the rest; rank 3 walks the books whose words fit in an index entry merged with those whose
 /// words do not. Whatever the path, the pages are SearchTerms' order.
 @Suite(
-    "PostgreSQL sparse ranks", .enabled(if: PostgresTestCluster.shouldRun, "PostgreSQL server binaries not found"),
+    "A rank spread thin walks the title order further, then reads its candidates",
+    .enabled(if: PostgresTestCluster.shouldRun, "PostgreSQL server binaries not found"),
     .tags(.postgres))
-struct PostgresSparseRankTests {
+struct PostgresThinRankPagingTests {
     /// "Title 00000" to "Title 19999": title order is the index order.
     static func title(_ index: Int) -> String {
         "Title " + String(repeating: "0", count: 5 - String(index).count) + String(index)

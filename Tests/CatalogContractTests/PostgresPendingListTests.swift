@@ -8,9 +8,10 @@ import Testing
 /// through the words of recent saves, and a bulk import's lists are merged when it ends,
 /// committed or not.
 @Suite(
-    "PostgreSQL steady search", .enabled(if: PostgresTestCluster.shouldRun, "PostgreSQL server binaries not found"),
+    "The word indexes keep no pending list; a bulk import merges its own",
+    .enabled(if: PostgresTestCluster.shouldRun, "PostgreSQL server binaries not found"),
     .tags(.postgres))
-struct PostgresSteadySearchTests {
+struct PostgresPendingListTests {
     static let wordIndexes = ["books_title_vector", "books_search_vector", "books_word_vector"]
 
     /// The pages the word indexes' pending lists held, summed; merging them is how they are read.

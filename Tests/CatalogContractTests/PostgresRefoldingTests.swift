@@ -7,9 +7,9 @@ import Testing
 /// Schema version 6: letters that do not decompose ("ø", "æ") fold as transliterated, in the
 /// database's folding table and in the search columns of books stored before.
 @Suite(
-    "PostgreSQL transliterating migration",
+    "A catalog folded before transliteration is folded again, without new revisions",
     .enabled(if: PostgresTestCluster.shouldRun, "PostgreSQL server binaries not found"), .tags(.postgres))
-struct PostgresFoldingMigrationTests {
+struct PostgresRefoldingTests {
     @Test("a catalog folded before transliteration is re-derived without new revisions")
     func migrationRederivesSearchColumns() async throws {
         let catalog = try await PostgresTestCatalog.make(schemaVersion: 5)
