@@ -14,9 +14,9 @@ struct ManifestTests {
         let dependencies: Set<String>
     }
 
-    /// Declared dependencies that are run, not imported: the end-to-end tests start the demo
-    /// and the bench's writer processes; the command-line tests install the demo; the EmbedSQL
-    /// build plugin runs its tool.
+    /// Declared dependencies that are run, not imported: the end-to-end tests start the bench's
+    /// writer processes (the demo they also import); the command-line tests install the demo;
+    /// the EmbedSQL build plugin runs its tool.
     static let runOnly: [String: Set<String>] = [
         "EndToEndTests": ["bookshelf-bench"], "CommandLineTests": ["bookshelf-demo"],
         "EmbedSQL": ["embed-sql"],
