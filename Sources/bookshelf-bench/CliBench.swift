@@ -6,9 +6,11 @@ import Foundation
 #endif
 
 /// Whole processes, as a user or a script starts them: `bookshelf search QUERY` against
-/// `fzf --filter QUERY` over the same titles, taking turns (which goes first alternates), each
+/// `fzf --filter QUERY` over the same titles, taking turns (which goes first rotates), each
 /// child's wall time and peak RSS from its own rusage (`wait4`). Ratios are fzf / bookshelf per
-/// pair of runs; the table gives their medians per query and over all pairs.
+/// turn; the table gives their medians per query and over all turns. A second executable
+/// (`--static-bookshelf`, the statically linked build) takes the same turns, and both are timed
+/// again with the catalog and its index evicted from the page cache before each run.
 enum CliBench: BenchMode {
     static let name = "cli"
     static let summary =
@@ -18,19 +20,29 @@ enum CliBench: BenchMode {
     static let db = Option<String>(
         "db", value: "PATH", completes: .file,
         help: "catalog file, shared with the search mode (reused when it holds exactly N books)")
-    static let runs = BenchNumber("runs", default: 9, help: "pairs of runs per query")
+    static let runs = BenchNumber("runs", default: 9, help: "turns per query")
     static let bookshelf = Option<String>(
         "bookshelf", value: "PATH", completes: .file,
         help: "the bookshelf executable (default: beside this one)")
+    static let staticBookshelf = Option<String>(
+        "static-bookshelf", value: "PATH", completes: .file,
+        help:
+            "a second bookshelf executable, the statically linked build (swift build -c release --static-swift-stdlib), timed in the same turns"
+    )
+    static let coldRuns = BenchNumber(
+        "cold-runs", default: 5,
+        help: "runs per query and executable with the catalog and its index evicted from the page cache first")
     static let limit = BenchNumber("limit", default: 50, help: "--limit given to bookshelf search")
-    static let options: [any OptionDeclaration] = [count, db, runs, bookshelf, limit]
+    static let options: [any OptionDeclaration] = [count, db, runs, bookshelf, staticBookshelf, coldRuns, limit]
 
     static let details = """
-        Both get the same machine at the same minute: runs alternate between the two programs
-        and between queries, so a neighbour's load affects both alike. The stored search index
-        is made (by one untimed search) before timing; `bookshelf --version` is timed as the
+        All get the same machine at the same minute: runs alternate between the programs and
+        between queries, so a neighbour's load affects all alike. The stored search index is
+        made (by one untimed search) before timing; `bookshelf --version` is timed as the
         process floor. fzf must be on PATH (Debian: apt-get install fzf); without it only
-        bookshelf is timed and the ratios are left out.
+        bookshelf is timed and the ratios are left out. The cold runs evict the catalog, its
+        WAL and the stored index with posix_fadvise(DONTNEED) before each run, and say how
+        many of their pages stayed resident (mapped by another process, or dirty).
         """
 
     static let queries = ["hist", "a", "history of", "murakami", "zzqx"]
@@ -40,20 +52,32 @@ enum CliBench: BenchMode {
         let peakKB: Int
     }
 
+    /// One bookshelf executable under test, and what it was timed at.
+    struct Contestant {
+        let label: String
+        let path: String
+    }
+
     static func run(_ arguments: ParsedArguments) async throws {
         let count = try arguments.value(Self.count)
         let runs = max(1, try arguments.value(Self.runs))
+        let coldRuns = try arguments.value(Self.coldRuns)
         let limit = max(1, try arguments.value(Self.limit))
         let path =
             arguments.value(Self.db)
             ?? FileManager.default.temporaryDirectory.appendingPathComponent("bookshelf-bench-\(count).sqlite").path
-        let bookshelf =
-            arguments.value(Self.bookshelf)
-            ?? URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(
-                "bookshelf"
-            ).path
-        guard FileManager.default.isExecutableFile(atPath: bookshelf) else {
-            throw BenchError("no bookshelf executable at \(bookshelf) (build it, or give --bookshelf)")
+        var contestants = [
+            Contestant(
+                label: "bookshelf",
+                path: arguments.value(Self.bookshelf)
+                    ?? URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+                    .appendingPathComponent("bookshelf").path)
+        ]
+        if let second = arguments.value(Self.staticBookshelf) {
+            contestants.append(Contestant(label: "static", path: second))
+        }
+        for contestant in contestants where !FileManager.default.isExecutableFile(atPath: contestant.path) {
+            throw BenchError("no bookshelf executable at \(contestant.path) (build it, or give --bookshelf)")
         }
         #if DEBUG
             print("warning: debug build; use `swift build -c release` for real figures")
@@ -65,75 +89,134 @@ enum CliBench: BenchMode {
         defer { try? FileManager.default.removeItem(at: titles) }
         if fzf != nil { try RawSQLiteSearch(path: catalog.path).writeTitles(to: titles) }
 
-        func bookshelfRun(_ query: String) throws -> Sample {
-            try spawn(bookshelf, ["search", query, "--limit", String(limit), "--db", path], stdin: nil)
+        func search(_ contestant: Contestant, _ query: String) throws -> Sample {
+            try spawn(contestant.path, ["search", query, "--limit", String(limit), "--db", path], stdin: nil)
         }
         func fzfRun(_ query: String) throws -> Sample {
             try spawn(fzf!, ["--filter", query], stdin: titles.path)
         }
 
-        // Untimed: the stored index is made if missing, and both programs' files are in the page cache.
-        _ = try bookshelfRun("a")
+        // Untimed: the stored index is made if missing, and every program's files are in the page cache.
+        for contestant in contestants { _ = try search(contestant, "a") }
         if fzf != nil { _ = try fzfRun("a") }
 
-        var floor: [Sample] = []
-        for _ in 0..<runs { floor.append(try spawn(bookshelf, ["--version"], stdin: nil)) }
-        print("\(count) books; \(runs) pairs of runs per query, interleaved; `bookshelf search QUERY --limit \(limit)`")
+        var floor = Array(repeating: [Sample](), count: contestants.count)
+        for run in 0..<runs {
+            for turn in 0..<contestants.count {
+                let index = (run + turn) % contestants.count
+                floor[index].append(try spawn(contestants[index].path, ["--version"], stdin: nil))
+            }
+        }
+        print("\(count) books; \(runs) turns per query, interleaved; `bookshelf search QUERY --limit \(limit)`")
+        for contestant in contestants { print("\(contestant.label): \(contestant.path)") }
         print(
             fzf == nil
                 ? "fzf: NOT INSTALLED (apt-get install fzf); only bookshelf is timed, no ratios"
                 : "fzf: \(fzf!) --filter QUERY < titles (\(count) lines, default sort)")
         print(
             launcher.map {
-                "peak RSS: each child's own rusage, as \($0) reports it (wall time includes its start, for both alike)"
+                "peak RSS: each child's own rusage, as \($0) reports it (wall time includes its start, for all alike)"
             }
                 ?? "peak RSS: from wait4; WARNING: no /usr/bin/time, so each child's figure includes this bench's own memory"
         )
-        print(
-            String(
-                format: "process floor, `bookshelf --version`: %.1f ms, %.1f MB (medians)",
-                median(floor.map { $0.wall.milliseconds }), median(floor.map { Double($0.peakKB) / 1024 })))
+        for (contestant, samples) in zip(contestants, floor) {
+            print(
+                "process floor, `\(contestant.label) --version`: "
+                    + String(
+                        format: "%.1f ms, %.1f MB (medians)", median(samples.map { $0.wall.milliseconds }),
+                        median(samples.map { Double($0.peakKB) / 1024 })))
+        }
 
-        var allSpeed: [Double] = []
-        var allMemory: [Double] = []
-        print("\nquery        bookshelf wall    RSS        fzf wall    RSS      fzf/bookshelf: wall   RSS (medians)")
+        var allSpeed = Array(repeating: [Double](), count: contestants.count)
+        var allMemory = Array(repeating: [Double](), count: contestants.count)
+        print("\nquery        program       wall       RSS     fzf/program: wall   RSS (medians of the turns' ratios)")
         for query in queries {
-            var mine: [Sample] = [], theirs: [Sample] = []
+            var mine = Array(repeating: [Sample](), count: contestants.count)
+            var theirs: [Sample] = []
+            let players = contestants.count + (fzf == nil ? 0 : 1)
             for run in 0..<runs {
-                // Taking turns: whoever went first last time goes second now.
-                if run % 2 == 0 || fzf == nil {
-                    mine.append(try bookshelfRun(query))
-                    if fzf != nil { theirs.append(try fzfRun(query)) }
-                } else {
-                    theirs.append(try fzfRun(query))
-                    mine.append(try bookshelfRun(query))
+                // Taking turns: who goes first moves on by one each run.
+                for turn in 0..<players {
+                    let index = (run + turn) % players
+                    if index == contestants.count {
+                        theirs.append(try fzfRun(query))
+                    } else {
+                        mine[index].append(try search(contestants[index], query))
+                    }
                 }
             }
-            let wall = median(mine.map { $0.wall.milliseconds })
-            let rss = median(mine.map { Double($0.peakKB) / 1024 })
-            var line =
-                query.padding(toLength: 12, withPad: " ", startingAt: 0)
-                + String(format: " %9.1f ms %7.1f MB", wall, rss)
-            if fzf != nil {
-                let speed = zip(theirs, mine).map { $0.wall.milliseconds / $1.wall.milliseconds }
-                let memory = zip(theirs, mine).map { Double($1.peakKB) / Double($0.peakKB) }
-                allSpeed += speed
-                allMemory += memory
-                line += String(
-                    format: " %9.1f ms %7.1f MB      %6.1fx faster   %.2f of its RSS",
-                    median(theirs.map { $0.wall.milliseconds }), median(theirs.map { Double($0.peakKB) / 1024 }),
-                    median(speed), median(memory))
+            for (index, contestant) in contestants.enumerated() {
+                var line =
+                    (index == 0 ? query : "").padding(toLength: 12, withPad: " ", startingAt: 0) + " "
+                    + contestant.label.padding(toLength: 10, withPad: " ", startingAt: 0)
+                    + String(
+                        format: " %7.1f ms %6.1f MB", median(mine[index].map { $0.wall.milliseconds }),
+                        median(mine[index].map { Double($0.peakKB) / 1024 }))
+                if fzf != nil {
+                    let speed = zip(theirs, mine[index]).map { $0.wall.milliseconds / $1.wall.milliseconds }
+                    let memory = zip(theirs, mine[index]).map { Double($1.peakKB) / Double($0.peakKB) }
+                    allSpeed[index] += speed
+                    allMemory[index] += memory
+                    line += String(format: "     %6.1fx faster   %.2f of its RSS", median(speed), median(memory))
+                }
+                print(line)
             }
-            print(line)
+            if fzf != nil {
+                print(
+                    "".padding(toLength: 13, withPad: " ", startingAt: 0) + "fzf       "
+                        + String(
+                            format: " %7.1f ms %6.1f MB", median(theirs.map { $0.wall.milliseconds }),
+                            median(theirs.map { Double($0.peakKB) / 1024 })))
+            }
         }
         if fzf != nil {
-            print(
-                String(
-                    format:
-                        "\nall pairs (%d): bookshelf is %.1fx faster than fzf --filter (median), at %.2f of its peak RSS (median)",
-                    allSpeed.count, median(allSpeed), median(allMemory)))
-            print("target: at least 20x faster, under 0.25 of its peak RSS")
+            print("")
+            for (index, contestant) in contestants.enumerated() {
+                print(
+                    "all turns (\(allSpeed[index].count)): \(contestant.label) is "
+                        + String(
+                            format: "%.1fx faster than fzf --filter (median), at %.2f of its peak RSS (median)",
+                            median(allSpeed[index]), median(allMemory[index])))
+            }
+            print("target: at least 30x faster, under 0.2 of its peak RSS")
         }
+        if coldRuns > 0 {
+            try coldCache(contestants, queries: queries, runs: coldRuns, catalogPath: path, search: search)
+        }
+    }
+
+    /// Each search again, after the catalog and its index were evicted from the page cache.
+    static func coldCache(
+        _ contestants: [Contestant], queries: [String], runs: Int, catalogPath: String,
+        search: (Contestant, String) throws -> Sample
+    ) throws {
+        let files = PageCacheEviction.files(ofCatalog: catalogPath)
+        print(
+            "\ncold page cache: \(files.count) files (catalog, WAL, index) evicted before each run; \(runs) runs per query"
+        )
+        print(
+            "query        "
+                + contestants.map { ($0.label + " wall").padding(toLength: 16, withPad: " ", startingAt: 0) }.joined()
+                + "RSS (medians)")
+        var leftResident = 0
+        for query in queries {
+            var samples = Array(repeating: [Sample](), count: contestants.count)
+            for run in 0..<runs {
+                for turn in 0..<contestants.count {
+                    let index = (run + turn) % contestants.count
+                    leftResident = max(leftResident, try PageCacheEviction.evict(files))
+                    samples[index].append(try search(contestants[index], query))
+                }
+            }
+            print(
+                query.padding(toLength: 12, withPad: " ", startingAt: 0) + " "
+                    + samples.map {
+                        String(format: "%8.1f ms      ", median($0.map { $0.wall.milliseconds }))
+                    }.joined()
+                    + samples.map { String(format: "%.1f MB", median($0.map { Double($0.peakKB) / 1024 })) }.joined(
+                        separator: ", "))
+        }
+        print("pages of those files still resident after an eviction: at most \(leftResident)")
     }
 
     /// Where the peak RSS comes from. A child started from this process inherits, at `exec`,

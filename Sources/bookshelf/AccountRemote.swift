@@ -8,21 +8,24 @@ enum AccountRemote {
     /// On SQLite the named account, else the first by name; on PostgreSQL the connection's
     /// own user (or `--account` as the user).
     /// `primaryOnly`: for a command that reads what it is about to compare-and-set (`edit`),
-    /// which `BOOKSHELF_READS` must not send to a standby.
+    /// which `BOOKSHELF_READS` must not send to a standby. `forOneSearch`: the command searches
+    /// once and exits (`search`), so an SQLite index prepares nothing for later searches.
     static func open(
         _ arguments: ParsedArguments, environment: [String: String], console: Console,
-        scope: String? = nil, primaryOnly: Bool = false
+        scope: String? = nil, primaryOnly: Bool = false, forOneSearch: Bool = false
     ) async throws -> any SearchableBookRemote {
         var environment = environment
         if primaryOnly { environment[CatalogReads.environmentVariable] = nil }
-        return try await openCounting(arguments, environment: environment, console: console, scope: scope).remote
+        return try await openCounting(
+            arguments, environment: environment, console: console, scope: scope, forOneSearch: forOneSearch
+        ).remote
     }
 
     /// `open`, and a way to count exactly the books the account sees: a search stops counting
     /// past `SearchPage.exactCountLimit`, and an export's progress needs the whole number.
     static func openCounting(
         _ arguments: ParsedArguments, environment: [String: String], console: Console,
-        scope: String? = nil
+        scope: String? = nil, forOneSearch: Bool = false
     ) async throws
         -> (remote: any SearchableBookRemote, countBooks: () async throws -> Int)
     {
@@ -31,7 +34,10 @@ enum AccountRemote {
             let catalog = try CatalogOpener.open(path: path, console: console, creating: .never)
             let account = try chooseAccount(named: arguments.value(CatalogOptions.account), scope: scope, in: catalog)
             do {
-                return (try catalog.remote(account: account.name), { try catalog.bookCount(scope: account.scope) })
+                return (
+                    try catalog.remote(account: account.name, forOneSearch: forOneSearch),
+                    { try catalog.bookCount(scope: account.scope) }
+                )
             } catch {
                 throw CommandFailure(TerminalText.sanitized(error.description))
             }

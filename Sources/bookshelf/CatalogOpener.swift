@@ -86,13 +86,16 @@ enum CatalogOpener {
     enum FileState {
         case missing, empty, present
 
+        /// The path itself, a symlink not followed (opening one says what is wrong with it). One
+        /// `lstat`: Foundation's `attributesOfItem` also looked the owner and group up by name,
+        /// reading /etc/passwd and /etc/group at every command's start.
         init(_ path: String) {
-            guard let attributes = try? FileManager.default.attributesOfItem(atPath: path) else {
-                self = FileManager.default.fileExists(atPath: path) ? .present : .missing
+            var status = stat()
+            guard lstat(path, &status) == 0 else {
+                self = stat(path, &status) == 0 ? .present : .missing
                 return
             }
-            let isRegular = attributes[.type] as? FileAttributeType == .typeRegular
-            self = isRegular && (attributes[.size] as? NSNumber)?.intValue == 0 ? .empty : .present
+            self = status.st_mode & S_IFMT == S_IFREG && status.st_size == 0 ? .empty : .present
         }
     }
 

@@ -20,7 +20,7 @@ import Testing
             "count", "db", "rounds", "columns", "rows", "cold", "no-index", "each", "many-arenas", "without",
             "changes-before-clearing",
         ],
-        "cli": ["count", "db", "runs", "bookshelf", "limit"],
+        "cli": ["count", "db", "runs", "bookshelf", "static-bookshelf", "cold-runs", "limit"],
         "postgres": [
             "count", "db", "iterations", "writers", "seconds", "hot-books", "sessions", "typing-seconds",
             "typing-writer-rate",
@@ -64,11 +64,27 @@ import Testing
         #expect(try writer.value(SQLiteSavesBench.seconds) == 3 && writer.value(SQLiteSavesBench.books) == 5)
     }
 
+    /// The cli mode times a second executable (the static build) and cold runs when asked.
+    @Test func theCliModeTakesASecondExecutableAndColdRuns() throws {
+        guard
+            case let .run(mode, arguments) = BenchCommandLine.parse([
+                "cli", "--static-bookshelf", "static/bookshelf", "--cold-runs", "3",
+            ])
+        else { Issue.record("cli did not parse"); return }
+        #expect(ObjectIdentifier(mode) == ObjectIdentifier(CliBench.self))
+        #expect(arguments.value(CliBench.staticBookshelf) == "static/bookshelf")
+        #expect(try arguments.value(CliBench.coldRuns) == 3)
+        guard case let .run(_, defaults) = BenchCommandLine.parse(["cli"]) else { Issue.record("cli"); return }
+        #expect(defaults.value(CliBench.staticBookshelf) == nil, "no second executable unless given")
+        #expect(try defaults.value(CliBench.coldRuns) == 5, "the default")
+    }
+
     @Test func mistakesAreUsageErrors() {
         let cases: [([String], String)] = [
             (["search", "--bogus"], "bookshelf-bench search: unknown option --bogus"),
             (["keys", "--count", "ten"], "bookshelf-bench keys: --count needs a non-negative whole number, not ten."),
             (["cli", "--runs", "-3"], "bookshelf-bench cli: --runs needs a non-negative whole number, not -3."),
+            (["cli", "--static-bookshelf"], "bookshelf-bench cli: --static-bookshelf PATH needs a value."),
             (
                 ["search", "--count", "1000,x"],
                 "bookshelf-bench search: --count needs non-negative whole numbers separated by commas, not 1000,x."

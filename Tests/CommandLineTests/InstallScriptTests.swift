@@ -99,44 +99,69 @@ import Testing
         #expect(left == before, "left: \(left.subtracting(before).sorted())")
     }
 
-    /// Without --build-dir the script builds release and installs from the build's own bin
-    /// path. `swift` here is a stand-in that writes down how it was called (a real release build
-    /// is minutes of CI time) and names the debug products as that bin path.
-    @Test func withoutABuildDirItBuildsReleaseFirst() throws {
+    /// Without --build-dir the script makes a release build with the Swift runtime and
+    /// Foundation linked in, stripped, in a scratch folder of its own, and installs from that
+    /// build's bin path. `swift` here is a stand-in that writes down how it was called (a real
+    /// release build is minutes of CI time) and names a folder of programs as that bin path.
+    @Test func withoutABuildDirItBuildsAStaticReleaseFirst() throws {
         let scenario = try Scenario()
         defer { scenario.directory.remove() }
-        let stubs = scenario.directory.path("stubs"), calls = scenario.directory.path("swift-calls")
-        try FileManager.default.createDirectory(atPath: stubs, withIntermediateDirectories: true)
-        let products = scenario.binary.deletingLastPathComponent().path
-        // Written by a shell of its own: an executable this process held open for writing
-        // could be inherited by a child another test spawns, and then fail to run (ETXTBSY).
-        let stub = """
-            #!/bin/sh
-            echo "$PWD: $*" >> \(shellQuoted(calls))
-            [ "$*" = "build -c release --show-bin-path" ] && { echo \(shellQuoted(products)); exit 0; }
-            exit "${STUB_STATUS:-0}"
-            """
-        let written = try scenario.run(
-            "/bin/sh", ["-c", "printf '%s\\n' \"$1\" > \"$2\" && chmod 755 \"$2\"", "sh", stub, stubs + "/swift"])
-        #expect(written.status == 0, "\(written)")
         let root = Scenario.script.deletingLastPathComponent().deletingLastPathComponent().path
-        let path = stubs + ":/usr/bin:/bin"
+        let build = "build -c release --static-swift-stdlib -Xlinker --strip-all --scratch-path \(root)/.build/static"
+        let stubbed = try scenario.stubbedSwift(products: scenario.binary.deletingLastPathComponent().path)
 
         let failed = try scenario.run(
             "/bin/bash", [Scenario.script.path, "--prefix", scenario.prefix],
-            environment: ["PATH": path, "STUB_STATUS": "1"])
+            environment: ["PATH": stubbed.path, "STUB_STATUS": "1"])
         #expect(failed.status == 1 && failed.errors.contains("the release build failed"), "\(failed)")
-        #expect(try String(contentsOfFile: calls, encoding: .utf8) == "\(root): build -c release\n")
+        #expect(try String(contentsOfFile: stubbed.calls, encoding: .utf8) == "\(root): \(build)\n")
         #expect(try scenario.tree().isEmpty, "nothing installed after a failed build")
 
-        try FileManager.default.removeItem(atPath: calls)
+        // Programs with no Swift library in their dynamic section: /bin/true under their names.
+        let products = scenario.directory.path("static-products")
+        try FileManager.default.createDirectory(atPath: products, withIntermediateDirectories: true)
+        for name in ["bookshelf", "bookshelf-demo"] {
+            try FileManager.default.copyItem(atPath: "/bin/true", toPath: products + "/" + name)
+        }
+        let selfContained = try scenario.stubbedSwift(products: products)
         let built = try scenario.run(
-            "/bin/bash", [Scenario.script.path, "--prefix", scenario.prefix], environment: ["PATH": path])
+            "/bin/bash", [Scenario.script.path, "--prefix", scenario.prefix],
+            environment: ["PATH": selfContained.path])
         #expect(built.status == 0, "\(built)")
         #expect(
-            try String(contentsOfFile: calls, encoding: .utf8)
-                == "\(root): build -c release\n\(root): build -c release --show-bin-path\n")
+            try String(contentsOfFile: selfContained.calls, encoding: .utf8)
+                == "\(root): \(build)\n\(root): \(build) --show-bin-path\n")
         #expect(try scenario.tree() == Self.withFolders(Self.installed.filter { $0 != "bin/bookshelf-bench" }))
+        for name in ["bookshelf", "bookshelf-demo"] {
+            let needed = try scenario.sharedLibraries(of: scenario.prefix + "/bin/" + name)
+            #expect(!needed.isEmpty && needed.allSatisfy { !Self.isSwiftLibrary($0) }, "\(name) needs \(needed)")
+        }
+    }
+
+    /// A build of its own that came out linked to the Swift runtime at run time (a toolchain
+    /// without the static libraries) is refused, naming the libraries, and nothing is installed.
+    @Test func aBuildThatLoadsTheSwiftRuntimeIsRefused() throws {
+        let scenario = try Scenario()
+        defer { scenario.directory.remove() }
+        // The tests' own products load the Swift runtime and Foundation from shared libraries.
+        let products = scenario.binary.deletingLastPathComponent().path
+        let needed = try scenario.sharedLibraries(of: products + "/bookshelf")
+        #expect(needed.contains("libswiftCore.so") && needed.contains("libFoundation.so"), "\(needed)")
+        let stubbed = try scenario.stubbedSwift(products: products)
+        let refused = try scenario.run(
+            "/bin/bash", [Scenario.script.path, "--prefix", scenario.prefix], environment: ["PATH": stubbed.path])
+        #expect(refused.status == 1, "\(refused)")
+        #expect(
+            refused.errors.contains("bookshelf loads the Swift runtime at run time (")
+                && refused.errors.contains(" libswiftCore.so ") && refused.errors.contains(" libFoundation.so "),
+            "\(refused.errors)")
+        #expect(try scenario.tree().isEmpty, "nothing installed")
+    }
+
+    static func isSwiftLibrary(_ name: String) -> Bool {
+        ["libswift", "libFoundation", "lib_Foundation", "libdispatch", "libBlocksRuntime"].contains {
+            name.hasPrefix($0)
+        }
     }
 
     /// A prefix that was not there is made by the install (only it: not a missing folder above
@@ -269,6 +294,40 @@ import Testing
             return Outcome(
                 status: status, output: try String(contentsOfFile: output, encoding: .utf8),
                 errors: try String(contentsOfFile: errors, encoding: .utf8))
+        }
+
+        /// A folder with a `swift` that writes down how it was called (into `calls`), exits with
+        /// $STUB_STATUS, and names `products` as the build's bin path; and a PATH that finds it first.
+        func stubbedSwift(products: String) throws -> (path: String, calls: String) {
+            let stubs = directory.path("stubs-\(UUID().uuidString)"), calls = stubs + "/calls"
+            try FileManager.default.createDirectory(atPath: stubs, withIntermediateDirectories: true)
+            // Written by a shell of its own: an executable this process held open for writing
+            // could be inherited by a child another test spawns, and then fail to run (ETXTBSY).
+            let stub = """
+                #!/bin/sh
+                echo "$PWD: $*" >> \(shellQuoted(calls))
+                case "$*" in *" --show-bin-path") echo \(shellQuoted(products)); exit 0 ;; esac
+                exit "${STUB_STATUS:-0}"
+                """
+            let written = try run(
+                "/bin/sh", ["-c", "printf '%s\\n' \"$1\" > \"$2\" && chmod 755 \"$2\"", "sh", stub, stubs + "/swift"])
+            guard written.status == 0 else { throw ScriptFailure("cannot write the stub: \(written)") }
+            return (stubs + ":/usr/bin:/bin", calls)
+        }
+
+        /// The libraries an ELF file names in its dynamic section (NEEDED), as `readelf -d` lists them.
+        func sharedLibraries(of path: String) throws -> [String] {
+            let listed = try run("/usr/bin/readelf", ["--dynamic", path], environment: ["LC_ALL": "C"])
+            guard listed.status == 0 else { throw ScriptFailure("readelf \(path): \(listed)") }
+            return listed.output.split(separator: "\n").filter { $0.contains("(NEEDED)") }.compactMap { line in
+                guard let open = line.firstIndex(of: "["), let close = line.lastIndex(of: "]") else { return nil }
+                return String(line[line.index(after: open)..<close])
+            }
+        }
+
+        struct ScriptFailure: Error, CustomStringConvertible {
+            let description: String
+            init(_ description: String) { self.description = description }
         }
 
         func makeFile(_ path: String, mode: Int = 0o644, text: String = "not bookshelf's\n") throws {

@@ -23,6 +23,9 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
     private let beforeCatchUp: IndexPreparation.BuildHook?
     /// Strategies this remote never asks: empty but in the benchmark, which measures their worth.
     private let skippedStrategies: Set<SearchStrategy>
+    /// Whether each index made ready works out the broadest queries' answers ahead
+    /// (`BroadPrefixResults.warmUp`): not for a remote that answers one search.
+    private let warmsBroadPrefixes: Bool
     /// Where the search index stands: the one to search with, the preparation loading or
     /// building one, a catch-up away from the actor (`IndexLifecycle`). Changed only through
     /// `transition(_:)`.
@@ -39,10 +42,11 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
     init(
         connection: sending Connection, account: Account, catalogPath: String, busyTimeout: Duration,
         beforeIndexBuild: IndexPreparation.BuildHook?, beforeCatchUp: IndexPreparation.BuildHook?,
-        skippedStrategies: Set<SearchStrategy> = []
+        skippedStrategies: Set<SearchStrategy> = [], warmsBroadPrefixes: Bool = true
     ) {
         self.connection = connection
         self.skippedStrategies = skippedStrategies
+        self.warmsBroadPrefixes = warmsBroadPrefixes
         self.account = account
         self.catalogPath = catalogPath
         self.busyTimeout = busyTimeout
@@ -53,7 +57,8 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
         self.seenState = (try? CatalogState(connection)) ?? CatalogState(sequence: -1, accounts: "")
         lifecycle = IndexLifecycle(
             preparing: IndexPreparation.start(
-                path: catalogPath, busyTimeout: busyTimeout, scope: account.scope, beforeBuild: beforeIndexBuild))
+                path: catalogPath, busyTimeout: busyTimeout, scope: account.scope, beforeBuild: beforeIndexBuild,
+                warmsBroadPrefixes: warmsBroadPrefixes))
     }
 
     // Isolated: the lifecycle holds the index, which only this actor touches.
@@ -301,7 +306,7 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
             .distrusted(
                 rebuild: IndexPreparation.start(
                     path: catalogPath, busyTimeout: busyTimeout, scope: account.scope, useSnapshot: false,
-                    beforeBuild: beforeIndexBuild)))
+                    beforeBuild: beforeIndexBuild, warmsBroadPrefixes: warmsBroadPrefixes)))
     }
 
     /// The preparation under way, if any: a search answered by an index while it builds holds it back.
@@ -485,7 +490,7 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
     private func startPreparation() -> IndexPreparation {
         let preparation = IndexPreparation.start(
             path: catalogPath, busyTimeout: busyTimeout, scope: account.scope,
-            beforeBuild: beforeIndexBuild)
+            beforeBuild: beforeIndexBuild, warmsBroadPrefixes: warmsBroadPrefixes)
         transition(.started(preparation))
         return preparation
     }

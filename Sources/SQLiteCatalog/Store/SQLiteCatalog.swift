@@ -83,16 +83,21 @@ public final class SQLiteCatalog: Sendable {
         }
     }
 
-    /// A remote for one account, on a connection of its own.
-    public func remote(account name: String) throws(SQLiteCatalogError) -> SQLiteBookRemote {
-        try remote(account: name, without: [])
+    /// A remote for one account, on a connection of its own. `forOneSearch`: it answers one
+    /// search and is dropped (`bookshelf search`), so its index, once ready, does not work out
+    /// the broadest queries' answers for the searches after it (which also kept their pages of
+    /// the index resident in a process that was about to exit).
+    public func remote(account name: String, forOneSearch: Bool = false) throws(SQLiteCatalogError)
+        -> SQLiteBookRemote
+    {
+        try remote(account: name, without: [], warmsBroadPrefixes: !forOneSearch)
     }
 
     /// A remote that never asks the strategies `skipped`: for the benchmark alone, which runs
     /// with and without a strategy to measure what it buys on its own case.
-    package func remote(account name: String, without skipped: Set<SearchStrategy>) throws(SQLiteCatalogError)
-        -> SQLiteBookRemote
-    {
+    package func remote(
+        account name: String, without skipped: Set<SearchStrategy>, warmsBroadPrefixes: Bool = true
+    ) throws(SQLiteCatalogError) -> SQLiteBookRemote {
         let found = try withConnection { connection in
             try connection.queryFirst("SELECT name, role, scope FROM accounts WHERE name = ?1", [.text(name)]) { row in
                 Account(name: row.text(0), role: AccountRole(rawValue: row.text(1)) ?? .reader, scope: row.text(2))
@@ -102,7 +107,8 @@ public final class SQLiteCatalog: Sendable {
         let connection = try CatalogConnection.open(path: path, create: false, busyTimeout: busyTimeout)
         return SQLiteBookRemote(
             connection: connection, account: account, catalogPath: path, busyTimeout: busyTimeout,
-            beforeIndexBuild: beforeIndexBuild, beforeCatchUp: beforeCatchUp, skippedStrategies: skipped)
+            beforeIndexBuild: beforeIndexBuild, beforeCatchUp: beforeCatchUp, skippedStrategies: skipped,
+            warmsBroadPrefixes: warmsBroadPrefixes)
     }
 
     // MARK: Books
@@ -319,7 +325,7 @@ enum CatalogConnection {
             }
             try connection.execute("PRAGMA foreign_keys = ON")
             try connection.execute("PRAGMA synchronous = NORMAL")
-            try Schema.migrate(connection)
+            try Schema.migrate(connection, found: found)
         } catch {
             let failure = SQLiteCatalogError(error, path: path)
             // A WAL file whose directory refuses its -shm file fails at the first read.

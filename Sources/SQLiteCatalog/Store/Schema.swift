@@ -182,10 +182,12 @@ enum Schema {
     }
 
     /// Brings the file up to `currentVersion` in one write transaction. Re-reads the version
-    /// under the lock, because another process may have migrated meanwhile.
-    static func migrate(_ connection: Connection) throws {
+    /// under the lock, because another process may have migrated meanwhile. `found` is the
+    /// version the caller read on this connection just before: a current file (every open but
+    /// the first after an upgrade) then costs no statement here.
+    static func migrate(_ connection: Connection, found: Int? = nil) throws {
         // A current file needs no write lock: opening must not wait for another writer.
-        guard try version(of: connection) < currentVersion else { return }
+        guard try found ?? version(of: connection) < currentVersion else { return }
         try connection.transaction(immediate: true) {
             let found = try version(of: connection)
             guard found < currentVersion else { return }

@@ -18,6 +18,9 @@ final class BroadPrefixResults: Sendable {
 
     private let entries = Locked<[String: SearchIndexBase.Matches]>([:])
 
+    /// How many prefixes' answers are kept.
+    var keptCount: Int { entries.withLock { $0.count } }
+
     /// The base matches of a query that is the one word `words` compiled from `key` (one
     /// token, a prefix), computed if they are not kept yet; nil when the word is not broad.
     func matches(

@@ -33,8 +33,9 @@ public struct SearchIndexReport: Sendable, Equatable {
 ///
 /// Runs on a thread of its own rather than a Swift task: loading and building block on SQLite
 /// and on CPU for a while, and must not hold one of the few threads of Swift's cooperative pool.
-/// The thread gives way to the app's (`BackgroundThread`): on two cores, a build beside the
-/// search actor and the screen made keys typed meanwhile wait for a core.
+/// The thread gives way to the app's (`BackgroundThread`) once the stored snapshot has been
+/// tried: on two cores, a build beside the search actor and the screen made keys typed
+/// meanwhile wait for a core.
 final class IndexPreparation: Sendable {
     struct Prepared: Sendable {
         let base: SearchIndexBase
@@ -50,6 +51,8 @@ final class IndexPreparation: Sendable {
     /// Kept once the stored snapshot was tried: by then a loaded index is `finished`.
     private let loadAttempt = Promise<Void>()
     private let cancelled = Atomic<Bool>(false)
+    /// Kept when the thread has done all it does, the answers worked out ahead included.
+    private let allWorkDone = Promise<Void>()
     /// The searches answered while this builds: the build holds back while one runs.
     let foreground = ForegroundWork()
 
@@ -57,15 +60,17 @@ final class IndexPreparation: Sendable {
     /// index may hold in its overlay, unless `useSnapshot` is false (it failed a check).
     /// `beforeBuild` runs on the preparation's thread once the stored snapshot was tried and a
     /// build is about to start: tests hold a build there to see how searches are answered meanwhile.
+    /// `warmsBroadPrefixes`: once ready, works out the answers of the broadest one-letter
+    /// queries for the searches to come; false for a remote that answers one search and is gone.
     static func start(
         path: String, busyTimeout: Duration, scope: String, useSnapshot: Bool = true,
-        beforeBuild: BuildHook? = nil
+        beforeBuild: BuildHook? = nil, warmsBroadPrefixes: Bool = true
     ) -> IndexPreparation {
         let preparation = IndexPreparation()
         let thread = Thread {
-            BackgroundThread.yieldToOthers()
             preparation.run(
-                path: path, busyTimeout: busyTimeout, scope: scope, useSnapshot: useSnapshot, beforeBuild: beforeBuild)
+                path: path, busyTimeout: busyTimeout, scope: scope, useSnapshot: useSnapshot, beforeBuild: beforeBuild,
+                warmsBroadPrefixes: warmsBroadPrefixes)
         }
         thread.name = "bookshelf index build"
         thread.start()
@@ -89,7 +94,10 @@ final class IndexPreparation: Sendable {
     /// The outcome if the preparation has finished, without waiting.
     var finished: Result<Prepared, any Error>? { prepared.current }
 
-    private func run(path: String, busyTimeout: Duration, scope: String, useSnapshot: Bool, beforeBuild: BuildHook?) {
+    private func run(
+        path: String, busyTimeout: Duration, scope: String, useSnapshot: Bool, beforeBuild: BuildHook?,
+        warmsBroadPrefixes: Bool
+    ) {
         // The connection is closed before anyone hears of the outcome: a program that exits
         // right after its first search then leaves the catalog closed cleanly (no WAL file).
         let outcome = Result {
@@ -99,10 +107,16 @@ final class IndexPreparation: Sendable {
         prepared.fulfil(outcome)
         loadAttempt.fulfil(.success(()))
         // Searches use the index from here on; the broadest ones get their answers ready.
-        if case let .success(ready) = outcome, !cancelled.load(ordering: .relaxed) {
+        if case let .success(ready) = outcome, warmsBroadPrefixes, !cancelled.load(ordering: .relaxed) {
+            // A build gave way already, before it started (a thread's nice value only goes up).
+            if ready.report.origin == .loadedSnapshot { BackgroundThread.yieldToOthers() }
             ready.base.broadPrefixes.warmUp(ready.base)
         }
+        allWorkDone.fulfil(.success(()))
     }
+
+    /// Waits until the thread has finished everything, not only the index: for tests.
+    func workDone() async { _ = try? await allWorkDone.value() }
 
     private func prepare(path: String, busyTimeout: Duration, scope: String, useSnapshot: Bool, beforeBuild: BuildHook?)
         throws -> Prepared
@@ -136,6 +150,12 @@ final class IndexPreparation: Sendable {
         }
         loadAttempt.fulfil(.success(()))
         defer { bridgeBase.withLock { $0 = nil } }
+        // Gives way from here on, not before: the load attempt is what every first search waits
+        // for (a one-shot `bookshelf search` does nothing else meanwhile), and on two busy cores
+        // a thread niced before it made that wait several times longer.
+        BackgroundThread.yieldToOthers()
+        // Searches are answered without an index until the build ends, some from the title order.
+        SeparatorKeys.prepare()
         beforeBuild?()
         let builder = SearchIndexBuilder(
             connection: connection, scope: scope, memory: BuildMemory(besideCatalog: path),

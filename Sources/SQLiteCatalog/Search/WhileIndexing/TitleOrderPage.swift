@@ -21,8 +21,6 @@ final class TitleOrderPage {
     /// matches), so it is not tried: typing on in a long query costs nothing here.
     private var gaveUp: (words: [QueryWord], ranges: [KeyRange], wanted: Int)?
 
-    init() { SeparatorKeys.prepare() }
-
     /// The page's ids, and how many matches were seen (at least the page); nil when the page
     /// is not made of title-beginning matches found among the first `rowLimit` rows.
     func page(_ terms: SearchTerms, offset: Int, limit: Int, connection: Connection, scope: String) throws -> (

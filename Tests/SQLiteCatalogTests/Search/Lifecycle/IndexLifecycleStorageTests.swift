@@ -28,6 +28,24 @@ import Testing
         try await expectExactSearches(second, books)
     }
 
+    /// A preparation for a remote that answers one search (`bookshelf search`) works out no
+    /// answers ahead once its index is ready: the process exits after the one search. Any other
+    /// works out the broadest one-letter queries' (issue 63).
+    @Test func aPreparationForOneSearchWorksNothingOutAhead() async throws {
+        let catalog = try SQLiteCatalog.open(path: directory.path("broad.sqlite"), create: true)
+        // Every title begins a token with "a": that letter's postings are all the books', broad.
+        try catalog.insertBooks((1...5_000).map { NewBook(title: "apple \($0)") }, scope: "main")
+        for warms in [true, false] {
+            let preparation = IndexPreparation.start(
+                path: catalog.path, busyTimeout: .seconds(5), scope: "main", warmsBroadPrefixes: warms)
+            let base = try await preparation.value().base
+            await preparation.workDone()
+            #expect(
+                (base.broadPrefixes.keptCount > 0) == warms,
+                "warms up: \(warms), answers kept: \(base.broadPrefixes.keptCount)")
+        }
+    }
+
     /// An index build gives way to the app's threads: it runs at a lower priority (nice 10 on
     /// Linux), on a thread of its own, while the searches that answer keys meanwhile do not.
     @Test func anIndexBuildYieldsToTheApp() async throws {
