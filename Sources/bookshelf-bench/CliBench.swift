@@ -190,9 +190,8 @@ enum CliBench: BenchMode {
         _ contestants: [Contestant], queries: [String], runs: Int, catalogPath: String,
         search: (Contestant, String) throws -> Sample
     ) throws {
-        let files = PageCacheEviction.files(ofCatalog: catalogPath)
         print(
-            "\ncold page cache: \(files.count) files (catalog, WAL, index) evicted before each run; \(runs) runs per query"
+            "\ncold page cache: the catalog, its WAL and its index evicted before each run; \(runs) runs per query"
         )
         print(
             "query        "
@@ -204,7 +203,7 @@ enum CliBench: BenchMode {
             for run in 0..<runs {
                 for turn in 0..<contestants.count {
                     let index = (run + turn) % contestants.count
-                    leftResident = max(leftResident, try PageCacheEviction.evict(files))
+                    leftResident = max(leftResident, try PageCacheEviction.evict(catalog: catalogPath))
                     samples[index].append(try search(contestants[index], query))
                 }
             }

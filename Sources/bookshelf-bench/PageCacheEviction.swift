@@ -24,12 +24,21 @@ enum PageCacheEviction {
         }
     }
 
-    /// Evicts `paths` and returns how many of their pages are still resident afterwards.
+    /// Evicts the files of the catalog at `catalogPath` as they are now (the WAL comes and goes
+    /// with the connections) and returns how many of their pages are still resident afterwards.
+    @discardableResult
+    static func evict(catalog catalogPath: String) throws -> Int {
+        try evict(files(ofCatalog: catalogPath))
+    }
+
+    /// Evicts `paths` and returns how many of their pages are still resident afterwards. A file
+    /// gone meanwhile (a WAL removed as its last connection closed) has nothing to evict.
     @discardableResult
     static func evict(_ paths: [String]) throws -> Int {
         var resident = 0
         for path in paths {
             let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+            if descriptor < 0 && errno == ENOENT { continue }
             guard descriptor >= 0 else { throw BenchError("cannot open \(path): \(String(cString: strerror(errno)))") }
             defer { close(descriptor) }
             // Dirty pages cannot be dropped: write them out first.

@@ -34,6 +34,8 @@ import Testing
         #expect(try PageCacheEviction.residentPages([path]) > 0, "read a moment ago, so cached")
         #expect(try PageCacheEviction.evict([path]) == 0)
         #expect(try PageCacheEviction.residentPages([path]) == 0)
+        // A file gone between the listing and the eviction (a WAL whose last connection closed).
+        #expect(try PageCacheEviction.evict([path, directory.path("books.sqlite-wal")]) == 0)
     }
 }
 
