@@ -15,7 +15,7 @@ public struct TerminalSize: Hashable, Sendable {
     /// The most the terminal draws: a window larger than this (tmux allows 10000×10000) gets
     /// its top left drawn, this size. Every cell costs a canvas cell, a cell of the frame kept
     /// for the diff and ncurses' own grids, so an unbounded window could take all the memory
-    /// (15.8 GB at 10000×10000) for cells no screen shows.
+    /// for cells no screen shows (EnormousWindowTmuxTests holds the bound).
     public static let largestDrawn = TerminalSize(rows: 500, columns: 1000)
 
     /// This size, each side bounded by `largestDrawn`'s.

@@ -21,10 +21,10 @@ enum SeparatorKeys {
     private static let planeRuns = runs(below: 0x10000)
 
     /// Tells the plane's runs apart on another thread, once, before a first key beyond ASCII
-    /// needs them: "日", at ten million books, waited 10 ms for them. Called when an index build
-    /// starts (`IndexPreparation`), since only a search without an index reads the title order:
-    /// a process whose stored index is current never pays for them, and a one-shot
-    /// `bookshelf search` spent a fifth of its CPU time on them, beside the search, on another core.
+    /// needs them. Called when an index build starts (`IndexPreparation`), since only a search
+    /// without an index reads the title order: a process whose stored index is current never
+    /// pays for them, and a one-shot `bookshelf search` no longer spends its CPU on them
+    /// (`bookshelf-bench cli` shows the process's time; docs/performance.md has the steps).
     static func prepare() { _ = preparing }
     private static let preparing: Void = DispatchQueue.global(qos: .utility).async { _ = planeRuns }
 
