@@ -91,7 +91,8 @@ final class PostgresConnection {
             PQfinish(connection)
             if needsPassword && (password ?? "").isEmpty { throw PostgresConnectFailure.passwordRequired }
             if refusedGivenPassword { throw PostgresConnectFailure.passwordRejected(message) }
-            throw BookFailure.storeUnavailable(message)
+            let refusal = PostgresRefusal.connectFailure(message, connector: connector, password: password)
+            throw BookFailure.storeUnavailable(refusal ?? message)
         }
         // Server notices (NOTICE, WARNING) are not the user's business; libpq would print them to stderr.
         PQsetNoticeProcessor(connection, { _, _ in }, nil)

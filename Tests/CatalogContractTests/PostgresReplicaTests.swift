@@ -212,6 +212,24 @@ struct PostgresReplicaTests {
     }
 }
 
+extension PostgresReplicaTests {
+    @Test("a one-host string naming a standby is told as a standby where saves cannot be made, not as unreachable")
+    func oneHostStandby() async throws {
+        let setting = try await Setting()
+        let standby = try #require(setting.cluster.standby)
+        // The old primary, now a standby, named alone: it answers, but only for reads.
+        let connector = PostgresConnector(
+            standby.conninfo(database: setting.catalog.database, user: setting.editor.name), connectTimeoutSeconds: 5)
+        do {
+            _ = try await PostgresRemote.connect(connector)
+            Issue.record("signed in for saves on a standby")
+        } catch let BookFailure.storeUnavailable(reason) {
+            #expect(reason.contains("standby") && reason.contains("saves cannot be made"), "\(reason)")
+            #expect(!reason.contains("hot standby mode"), "libpq's raw words: \(reason)")
+        }
+    }
+}
+
 /// Starts the suite's primary and standby once, however many tests ask.
 private actor SharedReplicatedCluster {
     static let instance = SharedReplicatedCluster()
