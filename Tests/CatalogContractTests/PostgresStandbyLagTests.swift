@@ -1,4 +1,5 @@
 import BookCatalog
+import BookshelfTestSupport
 import Foundation
 import Locking
 @testable import PostgresCatalog
@@ -74,8 +75,10 @@ struct PostgresStandbyLagTests {
         let elapsed = ContinuousClock.now - started
         #expect(newest.records == [saved])
         #expect(remote.lastReadRoute?.fellBack == true)
-        // One wait, then the primary; four more waits would take 10 s.
-        #expect(elapsed < Self.standbyWait + .milliseconds(1500), "the newest search answered after \(elapsed)")
+        // One wait, then the primary; every superseded search waiting too would take 10 s. How many
+        // waits exactly is StandbyLagRuleTests' to say, on a clock the test moves: on a loaded
+        // machine a wall clock can only bound it.
+        #expect(elapsed < Self.standbyWait * 3, "the newest search answered after \(elapsed)")
         for task in superseded {
             await #expect(throws: CancellationError.self) { try await task.value }
         }
@@ -97,7 +100,7 @@ struct PostgresStandbyLagTests {
             let started = ContinuousClock.now
             #expect(try await remote.load(id: emma.id) == emma)
             let elapsed = ContinuousClock.now - started
-            #expect(elapsed < Self.standbyWait / 2, "a read after the fall-back took \(elapsed)")
+            #expect(elapsed < Self.standbyWait * 3 / 4, "a read after the fall-back took \(elapsed)")
             #expect(remote.lastReadRoute?.fellBack == true)
         }
         try await setting.resumeReplay()
@@ -106,14 +109,15 @@ struct PostgresStandbyLagTests {
         #expect(try await remote.load(id: emma.id) == emma)
         #expect(remote.lastReadRoute?.fellBack == true)
         // A change check lets the next read ask the standby once where it stands.
-        var servedByStandby = false
-        let deadline = ContinuousClock.now + .seconds(20)
-        while !servedByStandby, ContinuousClock.now < deadline {
+        try await Await.until("a read served by the caught-up standby after a change check", every: .zero) {
+            () async throws -> Bool in
             _ = try await remote.checkForChanges()
-            #expect(try await remote.load(id: dune.id) == saved)
-            servedByStandby = remote.lastReadRoute?.servedByStandby == true
+            let loaded = try await remote.load(id: dune.id)
+            #expect(loaded == saved)
+            return remote.lastReadRoute?.servedByStandby == true
+        } _: {
+            $0
         }
-        #expect(servedByStandby)
     }
 
     @Test("the change check answers at once while a read waits for the paused standby")
@@ -138,7 +142,8 @@ struct PostgresStandbyLagTests {
         let notice = try await remote.checkForChanges()
         let elapsed = ContinuousClock.now - started
         #expect(notice?.bookIDs == [theirs.id])
-        #expect(elapsed < .seconds(2), "the check answered after \(elapsed)")
+        // The read waits 6 s; the check answering before it ended is what shows it did not queue.
+        #expect(elapsed < .seconds(4), "the check answered after \(elapsed)")
         #expect(readDone.withLock { $0 } == false, "the read ended before the check: it did not wait")
         #expect(try await read.value == 3)
         #expect(remote.lastReadRoute?.fellBack == true)
@@ -158,14 +163,14 @@ struct PostgresStandbyLagTests {
         #expect(remote.lastReadRoute?.servedByStandby == false)
         try standby.startServer()
         // Within a few seconds (the retry delay is bounded), a read is served by the standby again.
-        var servedByStandby = false
-        let deadline = ContinuousClock.now + .seconds(20)
-        while !servedByStandby, ContinuousClock.now < deadline {
-            #expect(try await remote.load(id: dune.id) == dune)
-            servedByStandby = remote.lastReadRoute?.servedByStandby == true
-            if !servedByStandby { try await Task.sleep(for: .milliseconds(100)) }
+        try await Await.until("a read served by the restarted standby", every: .milliseconds(100)) {
+            () async throws -> Bool in
+            let loaded = try await remote.load(id: dune.id)
+            #expect(loaded == dune)
+            return remote.lastReadRoute?.servedByStandby == true
+        } _: {
+            $0
         }
-        #expect(servedByStandby, "every read after the restart was served by the primary")
         let sessions = try await setting.standbySQL().rows(
             "SELECT count(*) FROM pg_stat_activity WHERE usename = $1 AND application_name = 'bookshelf'",
             [setting.editor.name])
