@@ -26,7 +26,7 @@ struct PostgresCurrentSchemaTests {
 
     @Test("current.sql is what the migrations make of a fresh catalog")
     func currentFileIsWhatMigrationsMake() async throws {
-        let catalog = try await PostgresTestCatalog.make()
+        let catalog = try await PostgresTestCatalog.make(origin: .migrations)
         let made = Self.header + "\n" + (try await catalog.schemaDump()).text
         if ProcessInfo.processInfo.environment["BOOKSHELF_WRITE_CURRENT_SCHEMA"] == "1" {
             try Data(made.utf8).write(to: Self.file, options: .atomic)
@@ -42,7 +42,7 @@ struct PostgresCurrentSchemaTests {
 
     @Test("a catalog of any earlier version migrates to what a fresh catalog holds")
     func everyVersionMigratesToTheFreshSchema() async throws {
-        let fresh = try await PostgresTestCatalog.make().schemaDump()
+        let fresh = try await PostgresTestCatalog.make(origin: .migrations).schemaDump()
         for version in 1..<PostgresSchema.latestVersion {
             let catalog = try await PostgresTestCatalog.make(schemaVersion: version)
             #expect(try await catalog.setup.migrate() == PostgresSchema.latestVersion)

@@ -12,6 +12,7 @@ import Testing
 struct PostgresFailoverTests {
     @Test("a save acknowledged by the old primary and lost in the failover is reported, and saved again")
     func lostSaveIsReportedAndSavedAgain() async throws {
+        // A private cluster: its primary is killed and its standby promoted.
         let cluster = try PostgresTestCluster.startWithStandby()
         defer { cluster.destroy() }
         let catalog = try await PostgresTestCatalog.make(on: cluster)

@@ -52,6 +52,7 @@ struct PostgresFaultTests {
     /// and the operation id settles the save: it never committed.
     @Test("a save cut off by an immediate server stop is settled through its operation id after the restart")
     func saveCutByImmediateStopIsSettledAfterRestart() async throws {
+        // A private cluster: it is stopped immediately (a crash) and restarted.
         let cluster = try PostgresTestCluster.start()
         defer { cluster.destroy() }
         let catalog = try await PostgresTestCatalog.make(on: cluster)

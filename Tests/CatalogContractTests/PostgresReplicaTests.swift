@@ -237,6 +237,7 @@ private actor SharedReplicatedCluster {
 
     func cluster() async throws -> PostgresTestCluster {
         if let started { return try await started.value }
+        // A private pair: the shared cluster has no standby, and these tests delay this one's replay.
         let task = Task.detached { try PostgresTestCluster.startWithStandby() }
         started = task
         return try await task.value

@@ -9,6 +9,9 @@ import Testing
 /// connectors for the adapter.
 final class PostgresTestCluster: Sendable {
     let server: PostgresScratchServer
+    /// The catalog template of the shared cluster; nil for a private one, whose few catalogs
+    /// are migrated each (a template would cost a migration of its own).
+    fileprivate let template: PostgresCatalogTemplate?
 
     /// The login role every test database is administered with.
     static let superuser = PostgresScratchServer.superuser
@@ -26,10 +29,15 @@ final class PostgresTestCluster: Sendable {
 
     /// A private cluster (for a test that stops and restarts its server). Call `destroy()`.
     static func start() throws -> PostgresTestCluster {
+        try start(withTemplate: false)
+    }
+
+    fileprivate static func start(withTemplate: Bool) throws -> PostgresTestCluster {
         PostgresTestCluster(
             server: try PostgresScratchServer(
                 passwordRoles: [passwordRole],
-                settings: ["fsync=off", "synchronous_commit=off", "full_page_writes=off", "max_connections=300"]))
+                settings: ["fsync=off", "synchronous_commit=off", "full_page_writes=off", "max_connections=300"]),
+            withTemplate: withTemplate)
     }
 
     /// A private cluster with a hot standby streaming from its server (`standby`), for the
@@ -50,9 +58,10 @@ final class PostgresTestCluster: Sendable {
     /// The hot standby of `startWithStandby()`; nil for a cluster of one server.
     let standby: PostgresScratchServer?
 
-    private init(server: PostgresScratchServer, standby: PostgresScratchServer? = nil) {
+    private init(server: PostgresScratchServer, standby: PostgresScratchServer? = nil, withTemplate: Bool = false) {
         self.server = server
         self.standby = standby
+        template = withTemplate ? PostgresCatalogTemplate() : nil
     }
 
     var directory: String { server.directory }
@@ -131,7 +140,7 @@ private actor SharedCluster {
 
     func cluster() async throws -> PostgresTestCluster {
         if let started { return try await started.value }
-        let task = Task.detached { try PostgresTestCluster.start() }
+        let task = Task.detached { try PostgresTestCluster.start(withTemplate: true) }
         started = task
         return try await task.value
     }
@@ -150,18 +159,32 @@ struct PostgresTestCatalog: Sendable {
     let setup: PostgresSetup
     private let prefix: String
 
-    /// `schemaVersion`: an older schema, for tests of migrations.
+    /// How a catalog of the latest version is made: cloned from the shared cluster's template
+    /// (`PostgresCatalogTemplate`), or by running every migration, for a test of what the
+    /// migrations themselves make.
+    enum Origin {
+        case template
+        case migrations
+    }
+
+    /// `schemaVersion`: an older schema, for tests of migrations (always migrated).
     static func make(
         on cluster: PostgresTestCluster? = nil,
-        schemaVersion: Int = PostgresSchema.latestVersion
+        schemaVersion: Int = PostgresSchema.latestVersion,
+        origin: Origin = .template
     ) async throws -> PostgresTestCatalog {
         let cluster = if let cluster { cluster } else { try await PostgresTestCluster.shared() }
         let suffix = UUID().uuidString.prefix(8).lowercased()
         let database = "catalog_" + suffix
-        let admin = try await PostgresSetup.connect(cluster.connector(database: "postgres"))
-        _ = try await admin.execute("CREATE DATABASE " + database)
-        let setup = try await PostgresSetup.connect(cluster.connector(database: database))
-        try await setup.migrate(upTo: schemaVersion)
+        let setup: PostgresSetup
+        if let template = cluster.template, origin == .template, schemaVersion == PostgresSchema.latestVersion {
+            setup = try await template.clone(into: database, on: cluster)
+        } else {
+            let admin = try await PostgresSetup.connect(cluster.connector(database: "postgres"))
+            _ = try await admin.execute("CREATE DATABASE " + database)
+            setup = try await PostgresSetup.connect(cluster.connector(database: database))
+            try await setup.migrate(upTo: schemaVersion)
+        }
         return PostgresTestCatalog(cluster: cluster, database: database, setup: setup, prefix: "u" + suffix + "_")
     }
 

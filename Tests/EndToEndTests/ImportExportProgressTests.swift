@@ -107,6 +107,7 @@ import Testing
 
     @Test(.enabled(if: PostgresScratchServer.shouldRun))
     func importIntoPostgresWritesPlainProgressLines() throws {
+        // Private: `bookshelf setup` makes fixed role names (alice, bob…), which belong to the whole server.
         let server = try PostgresScratchServer()
         defer { server.stop() }
         let sandbox = try BookshelfProcess()

@@ -9,6 +9,7 @@ import Testing
 @Suite(.serialized, .tags(.postgres, .tmux)) struct PostgresCommandLineTests {
     @Test(.enabled(if: PostgresScratchServer.shouldRun))
     func setupThenSearchAsEachAccount() throws {
+        // Private: dave signs in with a password (pg_hba), and `bookshelf setup` makes fixed role names.
         let server = try PostgresScratchServer(passwordRoles: ["dave"])
         defer { server.stop() }
         let sandbox = try BookshelfProcess()
@@ -145,6 +146,7 @@ import Testing
 
     @Test(.enabled(if: PostgresScratchServer.shouldRun))
     func importAndAccountsNeedTheOwnerAndAreAllOrNothing() throws {
+        // Private: `bookshelf setup` makes fixed role names (alice, bob…), which belong to the whole server.
         let server = try PostgresScratchServer(passwordRoles: [])
         defer { server.stop() }
         let sandbox = try BookshelfProcess()

@@ -12,6 +12,7 @@ import Testing
 struct PostgresFailoverCommandLineTests {
     @Test("setup --check: one server without standbys in one line; with a standby, asynchronous: saves can be lost")
     func checkSingleServerAndAsynchronousStandby() throws {
+        // Private: --check must see one server without standbys, then with one of its own.
         let primary = try PostgresScratchServer(passwordRoles: [])
         defer { primary.stop() }
         let sandbox = try BookshelfProcess()
@@ -57,6 +58,7 @@ struct PostgresFailoverCommandLineTests {
 
     @Test("synchronous: setup --check says no acknowledged save can be lost, and 8 editors lose none across a failover")
     func synchronousFailoverLosesNoAcknowledgedSave() throws {
+        // Private: made synchronous by ALTER SYSTEM, then killed while its standby is promoted.
         let primary = try PostgresScratchServer(passwordRoles: [])
         defer { primary.stop() }
         let sandbox = try BookshelfProcess()

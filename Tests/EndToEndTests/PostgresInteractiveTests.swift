@@ -13,6 +13,7 @@ import Testing
         let binary: URL
 
         init() throws {
+            // Private: tests stop, kill and restart it; dave signs in with a password (pg_hba).
             server = try PostgresScratchServer(passwordRoles: ["dave"])
             sandbox = try BookshelfProcess()
             binary = try #require(BookshelfProcess.binary, "the bookshelf executable was not found")
@@ -199,6 +200,7 @@ import Testing
     /// the right one signs her in.
     @Test(.enabled(if: TmuxPane.shouldRun && PostgresScratchServer.shouldRun))
     func anotherAccountIsAskedForItsOwnPasswordAndAWrongOneAgain() throws {
+        // Private: dave and erin sign in with passwords (pg_hba); `bookshelf setup` makes fixed role names.
         let server = try PostgresScratchServer(passwordRoles: ["dave", "erin"])
         let sandbox = try BookshelfProcess()
         defer { server.stop(); sandbox.remove() }

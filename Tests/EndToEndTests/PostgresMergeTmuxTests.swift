@@ -9,6 +9,7 @@ import Testing
 @Suite(.serialized, .tags(.postgres, .tmux)) struct PostgresMergeTmuxTests {
     @Test(.enabled(if: TmuxPane.shouldRun && PostgresScratchServer.shouldRun), arguments: [false, true])
     func anAutomaticMergeSaysWhatWasMergedAndWhose(aliceHearsOfItFirst: Bool) throws {
+        // Private: `bookshelf setup` makes fixed role names (alice, erin…), which belong to the whole server.
         let server = try PostgresScratchServer()
         let sandbox = try BookshelfProcess()
         defer { server.stop(); sandbox.remove() }

@@ -50,6 +50,7 @@ import Testing
 
     @Test(.enabled(if: TmuxPane.shouldRun && PostgresScratchServer.shouldRun))
     func aSaveIsShownAtOnceThoughTheStandbyIsThreeSecondsBehind() throws {
+        // Private: a delayed standby copies the whole server; `bookshelf setup` makes fixed role names.
         let primary = try PostgresScratchServer(passwordRoles: [])
         defer { primary.stop() }
         let sandbox = try BookshelfProcess()
@@ -105,6 +106,7 @@ import Testing
     /// revision, and opening the book brings the text back.
     @Test(.enabled(if: TmuxPane.shouldRun && PostgresScratchServer.shouldRun), arguments: [true, false])
     func aSaveTheFailoverLostIsNamedKeptAndSavedAgain(editorStaysOpen: Bool) throws {
+        // Private: the primary is killed and its standby promoted.
         let primary = try PostgresScratchServer(passwordRoles: [])
         defer { primary.stop() }
         let sandbox = try BookshelfProcess()

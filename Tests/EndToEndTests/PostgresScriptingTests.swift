@@ -8,6 +8,7 @@ import Testing
 @Suite(.serialized, .tags(.postgres)) struct PostgresScriptingTests {
     @Test(.enabled(if: PostgresScratchServer.shouldRun))
     func editHistoryAndExportAsEachAccount() throws {
+        // Private: `bookshelf setup` makes fixed role names (alice, bob, carol), which belong to the whole server.
         let server = try PostgresScratchServer(passwordRoles: [])
         defer { server.stop() }
         let sandbox = try BookshelfProcess()

@@ -10,6 +10,7 @@ import Testing
         "an edit under a search path that puts the account's own pg_current_xact_id first records a real change",
         .enabled(if: PostgresScratchServer.shouldRun))
     func editUnderHostileSearchPath() throws {
+        // Private: `bookshelf setup` makes fixed role names (alice…), which belong to the whole server.
         let server = try PostgresScratchServer(passwordRoles: [])
         defer { server.stop() }
         let sandbox = try BookshelfProcess()

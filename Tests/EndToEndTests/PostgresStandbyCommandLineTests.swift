@@ -9,6 +9,7 @@ import Testing
 @Suite(.tags(.postgres)) struct PostgresStandbyCommandLineTests {
     @Test(.enabled(if: PostgresScratchServer.shouldRun))
     func searchOnTheStandbyAndEditOnThePrimary() throws {
+        // Private: a delayed standby copies the whole server; `bookshelf setup` makes fixed role names.
         let primary = try PostgresScratchServer(passwordRoles: [])
         defer { primary.stop() }
         let sandbox = try BookshelfProcess()
