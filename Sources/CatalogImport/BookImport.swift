@@ -30,14 +30,22 @@ public struct BookImportProblem: Sendable, Equatable, CustomStringConvertible {
 /// What a file held: the books ready to store (validated, trimmed) and every line that was bad.
 /// Importers store nothing unless `problems` is empty.
 public struct BookImportResult: Sendable, Equatable {
-    public let books: [NewBook]
+    /// The books read, each with where it came from.
+    public let sourced: [SourcedBook]
     public let problems: [BookImportProblem]
     public let summary: ImportSummary
 
-    public init(books: [NewBook], problems: [BookImportProblem], summary: ImportSummary = ImportSummary()) {
-        self.books = books
+    public var books: [NewBook] { sourced.map(\.book) }
+
+    public init(sourced: [SourcedBook], problems: [BookImportProblem], summary: ImportSummary = ImportSummary()) {
+        self.sourced = sourced
         self.problems = problems
         self.summary = summary
+    }
+
+    /// Books of a plain file: none has an origin.
+    public init(books: [NewBook], problems: [BookImportProblem], summary: ImportSummary = ImportSummary()) {
+        self.init(sourced: books.map { SourcedBook($0) }, problems: problems, summary: summary)
     }
 }
 
@@ -127,8 +135,9 @@ public enum BookImport {
             }
         }
 
-        mutating func keep(_ book: NewBook) {
-            events.append(.book(book))
+        /// A book read, with its origin when the format gives its rows ids.
+        mutating func keep(_ book: NewBook, origin: BookOrigin? = nil) {
+            events.append(.book(SourcedBook(book, origin: origin)))
             summary.read(fields: 1 + (book.author.isEmpty ? 0 : 1) + book.details.filledFieldCount)
         }
 

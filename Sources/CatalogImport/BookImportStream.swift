@@ -1,8 +1,14 @@
 import BookCatalog
 
 /// One thing an import file held, in file order.
+///
+/// A book comes with where it came from (`SourcedBook.origin`): the source's kind and the
+/// source's own id for that row (Goodreads' `Book Id`, a Calibre `uuid`, LibraryThing's
+/// `Book Id`, a CSL `id`, a BibTeX key), or nil for a plain CSV or JSON Lines row, which has
+/// none. A second import of the same source finds its books again by it, so every reader fills
+/// it where its format has an id: `Collector.keep(_:origin:)` (issue 60).
 public enum BookImportEvent: Sendable, Equatable {
-    case book(NewBook)
+    case book(SourcedBook)
     case problem(BookImportProblem)
 }
 
@@ -83,7 +89,7 @@ public struct BookImportStream {
 
     /// Every book and problem at once: for files already in memory.
     public mutating func collected() -> BookImportResult {
-        var books: [NewBook] = []
+        var books: [SourcedBook] = []
         var problems: [BookImportProblem] = []
         do {
             while let event = try next() {
@@ -95,7 +101,7 @@ public struct BookImportStream {
         } catch {
             problems.append(BookImportProblem(line: line, reason: "the file could not be read: \(error)"))
         }
-        return BookImportResult(books: books, problems: problems, summary: summary)
+        return BookImportResult(sourced: books, problems: problems, summary: summary)
     }
 
     // MARK: Steps

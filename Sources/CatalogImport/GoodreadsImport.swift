@@ -12,6 +12,7 @@ import TerminalSafeText
 public enum GoodreadsImport {
     /// The columns read; every other one with a value is counted as skipped.
     enum Column: String, CaseIterable {
+        case bookID = "Book Id"
         case title = "Title", author = "Author", additionalAuthors = "Additional Authors"
         case isbn = "ISBN", isbn13 = "ISBN13", publisher = "Publisher"
         case yearPublished = "Year Published", originalYear = "Original Publication Year"
@@ -87,7 +88,7 @@ public enum GoodreadsImport {
             }
             switch book(from: row, summary: &collector.summary) {
             case let .success(book):
-                collector.keep(book)
+                collector.keep(book, origin: BookOrigin(source: .goodreads, id: row[.bookID]))
             case let .failure(failure):
                 for reason in failure.reasons { collector.reject(line: line, reason) }
             }

@@ -86,7 +86,7 @@ struct ImportedBooks: Sequence, Sendable {
                     books.progress(stream.bytesRead)
                     switch event {
                     case let .book(book):
-                        if books.tally.withLock({ $0.problems == 0 }) { return book }
+                        if books.tally.withLock({ $0.problems == 0 }) { return book.book }
                     case let .problem(problem):
                         books.tally.withLock { $0.problems += 1 }
                         books.problem(problem)

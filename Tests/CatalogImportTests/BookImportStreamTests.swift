@@ -75,7 +75,7 @@ import Testing
         var readWhenRefused: Int?
         while let event = try stream.next() {
             switch event {
-            case let .book(book): books.append(book.title)
+            case let .book(book): books.append(book.book.title)
             case let .problem(problem):
                 problems.append(problem)
                 if readWhenRefused == nil { readWhenRefused = stream.bytesRead }
@@ -95,8 +95,9 @@ import Testing
         let text = "{\"title\": \"First\"}\n{\"title\": \"" + long + "\"}\n{\"title\": \"After\"}\n{\"title\": 1}\n"
         let events = try Self.events(Array(text.utf8), kind: .jsonLines, chunk: 1 << 20)
         let expected: [BookImportEvent] = [
-            .book(NewBook(title: "First")), .problem(BookImportProblem(line: 2, reason: BookImportStream.lineTooLong)),
-            .book(NewBook(title: "After")),
+            .book(SourcedBook(NewBook(title: "First"))),
+            .problem(BookImportProblem(line: 2, reason: BookImportStream.lineTooLong)),
+            .book(SourcedBook(NewBook(title: "After"))),
             .problem(BookImportProblem(line: 4, reason: "\"title\" must be a string, not a number")),
         ]
         #expect(events == expected)

@@ -16,6 +16,13 @@ import Testing
             ])
     }
 
+    /// Issue 60: a plain file's rows have no id of their own, so its books have no origin.
+    @Test func aPlainFilesBooksHaveNoOrigin() {
+        let fromCSV = csv("title,author,id\nDune,Frank Herbert,7\n")
+        let fromJSONLines = BookImport.parse("{\"title\": \"Dune\", \"id\": \"7\"}\n", format: .jsonLines)
+        #expect(fromCSV.sourced.map(\.origin) == [nil] && fromJSONLines.sourced.map(\.origin) == [nil])
+    }
+
     @Test func theAuthorColumnIsOptional() {
         #expect(csv("Title\nDune\n").books == [NewBook(title: "Dune")])
     }

@@ -87,6 +87,24 @@ import Testing
         #expect(summary.skipped.allSatisfy { !$0.reason.contains("Author l-f") })
     }
 
+    /// Issue 60: each book remembers Goodreads' own id for it, so a second export finds it again.
+    @Test func eachBookCarriesGoodreadsBookIdAsItsOrigin() throws {
+        let result = try Self.imported()
+        #expect(
+            result.sourced.map(\.origin?.id) == [
+                "34", "4214", "320", "25135127", "11", "234225", "862041", "11297", "64216", "30659", "119073", "5107",
+            ])
+        #expect(result.sourced.allSatisfy { $0.origin?.source == .goodreads })
+        #expect(result.summary.skipped.allSatisfy { !$0.reason.contains("Book Id") }, "the id is kept, not skipped")
+    }
+
+    @Test func aRowWithoutABookIdHasNoOriginAndIsStillRead() {
+        let csv = "Book Id,Title,Author\n,Dune,Frank Herbert\n  7 ,Emma,Jane Austen\n"
+        let result = GoodreadsImport.parse(Array(csv.utf8))
+        #expect(result.books.map(\.title) == ["Dune", "Emma"])
+        #expect(result.sourced.map(\.origin) == [nil, BookOrigin(source: .goodreads, id: "7")])
+    }
+
     @Test func aFileWithoutATitleColumnIsNotAGoodreadsExport() {
         let result = GoodreadsImport.parse(Array("name,author\nDune,Herbert\n".utf8))
         #expect(result.books.isEmpty)

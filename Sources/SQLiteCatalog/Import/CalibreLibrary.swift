@@ -12,7 +12,9 @@ public enum CalibreLibrary {
     /// What the library held: the books to store, the books that cannot be stored (with
     /// Calibre's id for each) and what was left out of the books kept.
     public struct Result: Sendable {
-        public let books: [NewBook]
+        /// Each with its origin: Calibre's `uuid` for the book.
+        public let sourced: [SourcedBook]
+        public var books: [NewBook] { sourced.map(\.book) }
         public let problems: [Problem]
         public let fieldsMapped: Int
         /// A line each kind of thing left out, with how many, in the order first met.

@@ -6,7 +6,7 @@ import BookCatalog
 /// author that is not text, an id two books share) is a problem.
 enum CalibreMapping {
     static func map(_ rows: [CalibreRow]) -> CalibreLibrary.Result {
-        var books: [NewBook] = []
+        var books: [SourcedBook] = []
         var problems: [CalibreLibrary.Problem] = []
         var fields = 0
         var skipped = SkipCounts()
@@ -20,10 +20,12 @@ enum CalibreMapping {
             }
             if row.authors == [.text(unknownAuthor)] { skipped.add("the author \"Unknown\", Calibre's word for none") }
             let details = self.details(of: row, skipped: &skipped)
-            books.append(NewBook(title: title, author: author, details: details))
+            // A book without a usable uuid is still imported, as a plain file's row is.
+            let origin = row.uuid?.text.flatMap { BookOrigin(source: .calibre, id: $0) }
+            books.append(SourcedBook(NewBook(title: title, author: author, details: details), origin: origin))
             fields += 1 + (author.isEmpty ? 0 : 1) + details.filledFieldCount
         }
-        return CalibreLibrary.Result(books: books, problems: problems, fieldsMapped: fields, skipped: skipped.lines)
+        return CalibreLibrary.Result(sourced: books, problems: problems, fieldsMapped: fields, skipped: skipped.lines)
     }
 
     /// Why a book cannot be stored.

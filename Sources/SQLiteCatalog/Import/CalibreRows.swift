@@ -17,6 +17,8 @@ enum CalibreText: Equatable {
 struct CalibreRow {
     let id: Int
     var title: CalibreText
+    /// Calibre's `uuid` for the book: the id a second import finds it by.
+    var uuid: CalibreText?
     /// How many rows of the books table have this id: more than one in a damaged library.
     var rowsWithItsId = 1
     var authors: [CalibreText] = []
@@ -38,9 +40,14 @@ struct CalibreRows {
     func read() throws(CalibreLibrary.Failure) -> [CalibreRow] {
         var rows: [Int: CalibreRow] = [:]
         var order: [Int] = []
-        for (id, title, pubdate, index) in try reader.rows(
-            of: "its books table", "SELECT id, title, pubdate, series_index FROM books ORDER BY id",
-            row: { ($0.int(0), $0.calibreText(1), $0.optionalText(2), $0.isNull(3) ? nil : $0.double(3)) })
+        for (id, title, pubdate, index, uuid) in try reader.rows(
+            of: "its books table", "SELECT id, title, pubdate, series_index, uuid FROM books ORDER BY id",
+            row: {
+                (
+                    $0.int(0), $0.calibreText(1), $0.optionalText(2), $0.isNull(3) ? nil : $0.double(3),
+                    $0.optionalText(4)
+                )
+            })
         {
             // Two rows with one id: which links are whose cannot be told.
             guard rows[id] == nil else {
@@ -50,6 +57,7 @@ struct CalibreRows {
             var row = CalibreRow(id: id, title: title)
             row.pubdate = pubdate
             row.seriesIndex = index
+            row.uuid = uuid
             rows[id] = row
             order.append(id)
         }

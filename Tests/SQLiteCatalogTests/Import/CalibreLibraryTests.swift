@@ -11,7 +11,7 @@ struct ScratchCalibreLibrary {
     var file: String { folder + "/metadata.db" }
 
     static let tables = """
-        CREATE TABLE books (id INTEGER PRIMARY KEY, title TEXT NOT NULL, pubdate TEXT, series_index REAL);
+        CREATE TABLE books (id INTEGER PRIMARY KEY, title TEXT NOT NULL, pubdate TEXT, series_index REAL, uuid TEXT AS ('uuid-' || id));
         CREATE TABLE authors (id INTEGER PRIMARY KEY, name TEXT NOT NULL);
         CREATE TABLE books_authors_link (id INTEGER PRIMARY KEY, book INTEGER, author INTEGER);
         CREATE TABLE identifiers (id INTEGER PRIMARY KEY, book INTEGER, type TEXT, val TEXT);
@@ -63,7 +63,8 @@ struct ScratchCalibreLibrary {
     @Test func twoBooksSharingOneIdAreRefusedWithTheReason() throws {
         // A books table without its primary key: what a damaged index lets through.
         let books = Self.tablesWithBooks(
-            "CREATE TABLE books (id INTEGER, title TEXT, pubdate TEXT, series_index REAL);")
+            "CREATE TABLE books (id INTEGER, title TEXT, pubdate TEXT, series_index REAL, uuid TEXT AS ('uuid-' || id));"
+        )
         let library = try ScratchCalibreLibrary(
             in: directory, tables: books,
             """
@@ -75,6 +76,24 @@ struct ScratchCalibreLibrary {
         #expect(result.problems.first?.reason.contains("2 books share this id") == true, "\(result.problems)")
         // Neither of the two is taken for the other: only Emma is a book to store.
         #expect(result.books.map(\.title) == ["Emma"])
+    }
+
+    /// Issue 60: each book remembers Calibre's uuid for it; one without a usable uuid is still read.
+    @Test func eachBookCarriesItsCalibreUUIDAsItsOrigin() throws {
+        let books = Self.tablesWithBooks(
+            "CREATE TABLE books (id INTEGER PRIMARY KEY, title TEXT, pubdate TEXT, series_index REAL, uuid TEXT);")
+        let library = try ScratchCalibreLibrary(
+            in: directory, tables: books,
+            """
+            INSERT INTO books VALUES (1, 'Dune', NULL, 1, 'a96f3e14-a28a-4333-be79-1d8979275122'),
+                                     (2, 'Emma', NULL, 1, NULL), (3, 'Kim', NULL, 1, '   ');
+            """)
+        let result = try CalibreLibrary.read(path: library.folder)
+        #expect(result.books.map(\.title) == ["Dune", "Emma", "Kim"])
+        #expect(
+            result.sourced.map(\.origin) == [
+                BookOrigin(source: .calibre, id: "a96f3e14-a28a-4333-be79-1d8979275122"), nil, nil,
+            ])
     }
 
     @Test func aRepeatedAuthorOrTagLinkCountsOnce() throws {
