@@ -7,29 +7,29 @@ import BookCatalog
 /// ISBN queries are rare and their text matches few books, so the text's page is asked from
 /// the top (`[0, offset + limit)`) and the page cut from the books of the ISBN followed by it.
 enum ISBNFirst {
-    /// The books of scope ?1 with ISBN ?2, in no order (see `answer`).
-    static let booksOfTheISBN =
-        "SELECT id, title_key, title_terms, author_terms, other_terms FROM books WHERE scope = ?1 AND isbn = ?2"
-
     /// The answer to `query` when `terms` is an ISBN, from `text`, which answers the text alone
     /// for a query (nil when it declines: then this declines too), in the caller's read
     /// transaction; `text`'s own answer otherwise.
     static func answer(
-        _ terms: SearchTerms, _ query: SearchQuery, connection: Connection, scope: String,
+        _ terms: SearchTerms, _ query: SearchQuery, source: any SearchSource,
         text: (SearchQuery) throws -> StrategyAnswer?
     ) throws -> StrategyAnswer? {
         guard let isbn = terms.isbn else { return try text(query) }
-        // Read through `books_by_isbn`, then put in result order here: with an ORDER BY, SQLite
-        // walks `books_by_scope_title` to spare itself the sort, reading every book of the scope
-        // (3 s per ISBN query at a million books) to find the one or two with this ISBN.
+        // Read in no order, then put in result order here: a source asked for them in order may
+        // read every book to spare itself the sort (`SQLiteSearchSource.booksOfTheISBN`).
         var judge = RowJudge(words: terms.words.map(QueryWord.init), wanted: 0, recordingUpTo: nil)
-        let books = try connection.query(booksOfTheISBN, [.text(scope), .text(isbn)]) { row in
-            (
-                id: row.int(0), titleKey: Array(row.bytes(1)),
-                matchesText: judge.rank(title: row.bytes(2), author: row.bytes(3), other: row.bytes(4)) != nil
-            )
+        var found: [(id: Int, titleKey: [UInt8], matchesText: Bool)] = []
+        try source.books(withISBN: isbn) { book in
+            found.append(
+                (
+                    id: book.id, titleKey: Array(book.titleKey),
+                    matchesText: judge.rank(title: book.titleTerms, author: book.authorTerms, other: book.otherTerms)
+                        != nil
+                ))
         }
-        .sorted { $0.titleKey == $1.titleKey ? $0.id < $1.id : $0.titleKey.lexicographicallyPrecedes($1.titleKey) }
+        let books = found.sorted {
+            $0.titleKey == $1.titleKey ? $0.id < $1.id : $0.titleKey.lexicographicallyPrecedes($1.titleKey)
+        }
         let wanted = query.offset + query.limit
         guard
             let found = try text(

@@ -143,7 +143,7 @@ extension SQLiteBookRemote {
         of strategies: [SearchStrategy], _ terms: SearchTerms, _ query: SearchQuery, index: SearchIndex?,
         at sequence: Int
     ) throws -> StrategyAnswer? {
-        try ISBNFirst.answer(terms, query, connection: connection, scope: account.scope) { query in
+        try ISBNFirst.answer(terms, query, source: searchSource) { query in
             for strategy in strategies {
                 if let answer = try ask(strategy, terms, query, index: index, at: sequence) { return answer }
             }
@@ -157,12 +157,12 @@ extension SQLiteBookRemote {
         at sequence: Int
     ) throws -> StrategyAnswer? {
         let (offset, limit) = (query.offset, query.limit)
-        let booksTable = BooksTableSearch(connection: connection, scope: account.scope, recent: (recentScans, sequence))
+        let booksTable = BooksTableSearch(source: searchSource, recent: (recentScans, sequence))
         switch strategy {
         case .firstResults:
             guard terms.isEmpty, index.map({ $0.syncedSequence < sequence }) ?? true else { return nil }
             catchUpSoon()
-            let (ids, total, _) = try BooksTableSearch(connection: connection, scope: account.scope)
+            let (ids, total, _) = try BooksTableSearch(source: searchSource)
                 .search(terms, offset: offset, limit: limit)
             return StrategyAnswer(ids: ids, total: total, source: .booksTable)
         case .index:
@@ -186,7 +186,7 @@ extension SQLiteBookRemote {
         case .titleOrder:
             guard query.countLater, !booksTable.narrowsAKeptScan(ofAtMost: SearchTuning.titleOrderRows, terms),
                 let (ids, seen) = try titleOrder.page(
-                    terms, offset: offset, limit: limit, connection: connection, scope: account.scope)
+                    terms, offset: offset, limit: limit, source: searchSource)
             else { return nil }
             return StrategyAnswer(ids: ids, total: seen, source: .titleOrder)
         case .orderedMatches:

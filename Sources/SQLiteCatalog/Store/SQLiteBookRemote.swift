@@ -19,6 +19,10 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
     let connection: Connection
     private let catalogPath: String
     private let busyTimeout: Duration
+    /// The engine's reads of this account's books, on this remote's connection, and on a
+    /// connection of their own for the work done away from it.
+    let searchSource: SQLiteSearchSource
+    private let sourceOpener: SQLiteSearchSourceOpener
     private let beforeIndexBuild: IndexPreparation.BuildHook?
     private let beforeCatchUp: IndexPreparation.BuildHook?
     /// Strategies this remote never asks: empty but in the benchmark, which measures their worth.
@@ -51,13 +55,15 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
         self.catalogPath = catalogPath
         self.busyTimeout = busyTimeout
         self.beforeIndexBuild = beforeIndexBuild
+        searchSource = SQLiteSearchSource(connection: connection, scope: account.scope, catalogPath: catalogPath)
+        sourceOpener = SQLiteSearchSourceOpener(path: catalogPath, busyTimeout: busyTimeout, scope: account.scope)
         self.beforeCatchUp = beforeCatchUp
         recentScans = RecentScans(memory: BuildMemory(besideCatalog: catalogPath))
         self.seenDataVersion = (try? connection.queryFirst("PRAGMA data_version") { $0.int(0) }) ?? 0
         self.seenState = (try? CatalogState(connection)) ?? CatalogState(sequence: -1, accounts: "")
         lifecycle = IndexLifecycle(
             preparing: IndexPreparation.start(
-                path: catalogPath, busyTimeout: busyTimeout, scope: account.scope, beforeBuild: beforeIndexBuild,
+                sourceOpener, scope: account.scope, beforeBuild: beforeIndexBuild,
                 warmsBroadPrefixes: warmsBroadPrefixes))
     }
 
@@ -257,9 +263,9 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
     /// The answer from the books table alone, the books of an ISBN query first (`ISBNFirst`),
     /// in the caller's read transaction. (The books table always answers, so this does too.)
     private func withoutIndex(_ terms: SearchTerms, _ query: SearchQuery) throws -> StrategyAnswer {
-        try ISBNFirst.answer(terms, query, connection: connection, scope: account.scope) { query in
+        try ISBNFirst.answer(terms, query, source: searchSource) { query in
             StrategyAnswer(
-                try BooksTableSearch(connection: connection, scope: account.scope)
+                try BooksTableSearch(source: searchSource)
                     .search(terms, offset: query.offset, limit: query.limit))
         }!
     }
@@ -292,11 +298,7 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
 
     /// A book's title key as stored now, for placing changed books among an index's matches.
     func titleKey(_ id: Int) throws -> [UInt8]? {
-        try connection.queryFirst(
-            "SELECT title_key FROM books WHERE id = ?1 AND scope = ?2", [.int(id), .text(account.scope)]
-        ) {
-            Array($0.bytes(0))
-        }
+        try searchSource.titleKey(of: id)
     }
 
     /// Drops the index in use and rebuilds one from the books table alone (no stored snapshot).
@@ -305,7 +307,7 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
         transition(
             .distrusted(
                 rebuild: IndexPreparation.start(
-                    path: catalogPath, busyTimeout: busyTimeout, scope: account.scope, useSnapshot: false,
+                    sourceOpener, scope: account.scope, useSnapshot: false,
                     beforeBuild: beforeIndexBuild, warmsBroadPrefixes: warmsBroadPrefixes)))
     }
 
@@ -354,7 +356,7 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
     /// overlay (a replacement is then prepared, and searches go without an index until it is
     /// ready). Starts building a replacement in the background once the overlay is half full.
     func catchUp(_ index: SearchIndex, to sequence: Int) throws -> Bool {
-        guard try index.catchUp(connection: connection, scope: account.scope, sequence: sequence) else {
+        guard try index.catchUp(from: searchSource, sequence: sequence) else {
             if lifecycle.preparation == nil { startPreparation() }
             return false
         }
@@ -373,18 +375,12 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
 
     /// The catalog's latest `change_seq`, as of the current read transaction.
     private func latestChange() throws -> Int {
-        try Self.latestChange(connection)
-    }
-
-    private static func latestChange(_ connection: Connection) throws -> Int {
-        try connection.queryFirst("SELECT coalesce(max(change_seq), 0) FROM books") { $0.int(0) } ?? 0
+        try searchSource.latestChange()
     }
 
     private func hasManyChanges(since sequence: Int) throws -> Bool {
         let limit = SearchTuning.backgroundCatchUpRows + 1
-        return try connection.queryFirst(
-            "SELECT count(*) FROM (SELECT 1 FROM books WHERE change_seq > ?1 LIMIT ?2)", [.int(sequence), .int(limit)]
-        ) { $0.int(0) } == limit
+        return try searchSource.changeCount(since: sequence, upTo: limit) == limit
     }
 
     /// Reads the changes `index` must catch up with on a connection of its own, away from this
@@ -393,16 +389,15 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
     /// keys typed meanwhile get their pages from the title order. Only this actor ever changes
     /// the index; changes read before another catch-up replayed are dropped (`apply`).
     private func startCatchUp(_ index: SearchIndex) {
-        let (path, timeout, scope, hook) = (catalogPath, busyTimeout, account.scope, beforeCatchUp)
+        let (opener, hook) = (sourceOpener, beforeCatchUp)
         let (base, since, room) = (index.base, index.syncedSequence, index.overlayRoom)
         // A thread of its own: the read blocks it for as long as it takes.
         let read = { @Sendable () throws -> SearchIndex.Changes? in
             hook?()
-            let connection = try CatalogConnection.open(path: path, create: false, busyTimeout: timeout)
-            return try connection.transaction(immediate: false) {
+            let source = try opener.openSource()
+            return try source.inOneRead {
                 try SearchIndex.changes(
-                    base: base, since: since, room: room, connection: connection, scope: scope,
-                    sequence: try Self.latestChange(connection))
+                    base: base, since: since, room: room, from: source, sequence: try source.latestChange())
             }
         }
         let task = Task {
@@ -489,7 +484,7 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
     @discardableResult
     private func startPreparation() -> IndexPreparation {
         let preparation = IndexPreparation.start(
-            path: catalogPath, busyTimeout: busyTimeout, scope: account.scope,
+            sourceOpener, scope: account.scope,
             beforeBuild: beforeIndexBuild, warmsBroadPrefixes: warmsBroadPrefixes)
         transition(.started(preparation))
         return preparation

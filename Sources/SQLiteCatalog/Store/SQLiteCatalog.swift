@@ -234,7 +234,8 @@ public final class SQLiteCatalog: Sendable {
     /// stored. For commands that add many books (`bookshelf import`, `sample`), so that the
     /// first search or app after them does not wait for, or type through, a build.
     public func prepareSearchIndex(scope: String) async throws -> SearchIndexReport {
-        let preparation = IndexPreparation.start(path: path, busyTimeout: busyTimeout, scope: scope)
+        let preparation = IndexPreparation.start(
+            SQLiteSearchSourceOpener(path: path, busyTimeout: busyTimeout, scope: scope), scope: scope)
         defer { preparation.cancel() }
         return try await preparation.value().report
     }
@@ -244,7 +245,10 @@ public final class SQLiteCatalog: Sendable {
     public func discardSearchSnapshots() throws(SQLiteCatalogError) {
         try withConnection { connection in
             try connection.transaction(immediate: true) {
-                try SearchIndexSnapshot.discardAll(catalogPath: path, connection: connection)
+                let scopes = try connection.query("SELECT scope FROM search_snapshots") { $0.text(0) }
+                try connection.run("DELETE FROM search_snapshot_parts")
+                try connection.run("DELETE FROM search_snapshots")
+                for scope in scopes { unlink(SearchIndexSnapshot.path(catalogPath: path, scope: scope)) }
             }
         }
     }

@@ -112,7 +112,8 @@ import Testing
         let raw = try RawConnection(path)
         var statement: OpaquePointer?
         guard
-            sqlite3_prepare_v2(raw.handle, "EXPLAIN QUERY PLAN " + ISBNFirst.booksOfTheISBN, -1, &statement, nil)
+            sqlite3_prepare_v2(
+                raw.handle, "EXPLAIN QUERY PLAN " + SQLiteSearchSource.booksOfTheISBN, -1, &statement, nil)
                 == SQLITE_OK
         else { throw RawError(message: String(cString: sqlite3_errmsg(raw.handle))) }
         defer { sqlite3_finalize(statement) }

@@ -200,3 +200,34 @@ extension GeneratedBooks {
             tags: (try? BookValidation.tags(tags)) ?? [], notes: phrase(next(3)))
     }
 }
+
+// The engine reads books through a `SearchSource`; these suites drive it on a connection they
+// opened themselves, so they say which, as the remote does with its own.
+
+extension SearchIndexBuilder {
+    init(
+        connection: Connection, scope: String, memory: BuildMemory = .anonymous,
+        isCancelled: @escaping () -> Bool = { false }, givingWay: @escaping () -> Void = {}
+    ) {
+        self.init(
+            source: SQLiteSearchSource(connection: connection, scope: scope, catalogPath: ""), memory: memory,
+            isCancelled: isCancelled, givingWay: givingWay)
+    }
+}
+
+extension BooksTableSearch {
+    init(connection: Connection, scope: String, recent: (scans: RecentScans, sequence: Int)? = nil) {
+        self.init(source: SQLiteSearchSource(connection: connection, scope: scope, catalogPath: ""), recent: recent)
+    }
+}
+
+extension IndexPreparation {
+    static func start(
+        path: String, busyTimeout: Duration, scope: String, useSnapshot: Bool = true, beforeBuild: BuildHook? = nil,
+        warmsBroadPrefixes: Bool = true
+    ) -> IndexPreparation {
+        start(
+            SQLiteSearchSourceOpener(path: path, busyTimeout: busyTimeout, scope: scope), scope: scope,
+            useSnapshot: useSnapshot, beforeBuild: beforeBuild, warmsBroadPrefixes: warmsBroadPrefixes)
+    }
+}

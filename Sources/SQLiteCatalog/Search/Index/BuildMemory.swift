@@ -23,6 +23,9 @@ struct BuildMemory: Sendable {
         directory = folder(holding: catalogPath)
     }
 
+    /// Files in `folder` (a source's `scratchFolder`), or ordinary allocations when it is nil.
+    init(folder: String?) { directory = folder }
+
     private init(directory: String?) { self.directory = directory }
 
     /// A zeroed buffer of `count` elements for the builder to fill, and the array that will view it.

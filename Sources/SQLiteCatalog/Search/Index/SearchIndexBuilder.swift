@@ -1,21 +1,22 @@
-/// Builds a `SearchIndexBase` from the derived text columns in streaming passes over one
-/// read transaction, with no `String` per token and every final array allocated once at its
+/// Builds a `SearchIndexBase` from a source's books (`SearchSource`) in streaming passes over one
+/// read, with no `String` per token and every final array allocated once at its
 /// exact size. The transient peak is pass 1's provisional copy of the tokens (about one byte
 /// per token), freed before the postings are allocated. The large arrays live where `memory`
 /// says: in scratch files beside the catalog when the build runs for a remote.
 ///
-/// 1. Table scan in file order: the distinct tokens and how often each occurs, and each book's
-///    tokens as provisional entries. Tokens are then numbered in byte order and coded by
-///    frequency, which also gives the exact size of the forward index.
-/// 2. Scan of the (scope, title_key, id) index, in result order without touching the table:
-///    the ids and the forward index, recoded from pass 1.
+/// 1. Every book in the source's fastest order (`everyBook`: SQLite's table in file order): the
+///    distinct tokens and how often each occurs, and each book's tokens as provisional entries.
+///    Tokens are then numbered in byte order and coded by frequency, which also gives the exact
+///    size of the forward index.
+/// 2. The ids in title order (`idsInTitleOrder`: SQLite's (scope, title_key, id) index, without
+///    touching the table): the ids and the forward index, recoded from pass 1.
 /// 3. Two passes over the forward index in memory: the size of each posting list, then the lists.
 ///
-/// Reading the table in title order instead costs a random page read per book (seconds for
-/// a million books); these scans are sequential.
+/// Why two reads and not one of every book in title order: SQLite would read its table in title
+/// order with a random page read per book, where these two are sequential (`bookshelf-bench
+/// search` builds at each size; docs/performance-log.md has the figures).
 struct SearchIndexBuilder {
-    let connection: Connection
-    let scope: String
+    let source: any SearchSource
     /// Where the large arrays go (`BuildMemory`).
     var memory = BuildMemory.anonymous
     /// Asked now and then, to stop a build nobody waits for any more.
@@ -25,12 +26,8 @@ struct SearchIndexBuilder {
     var givingWay: () -> Void = {}
 
     func build() throws -> SearchIndexBase {
-        try connection.pausing(givingWay) {
-            try connection.transaction(immediate: false) {
-                let sequence =
-                    try connection.queryFirst("SELECT coalesce(max(change_seq), 0) FROM books") { $0.int(0) } ?? 0
-                return try build(sequence: sequence)
-            }
+        try source.pausing(givingWay) {
+            try source.inOneRead { try build(sequence: try source.latestChange()) }
         }
     }
 
@@ -41,12 +38,8 @@ struct SearchIndexBuilder {
     }
 
     private func build(sequence: Int) throws -> SearchIndexBase {
-        guard
-            let (count, smallestID, largestID) = try connection.queryFirst(
-                "SELECT count(*), coalesce(min(id), 0), coalesce(max(id), 0) FROM books WHERE scope = ?1",
-                [.text(scope)],
-                row: { ($0.int(0), $0.int(1), $0.int(2)) })
-        else { throw SearchIndexBuildError.changedDuringBuild }
+        let census = try source.census()
+        let (count, smallestID, largestID) = (census.count, census.smallestID, census.largestID)
         // Values read from the file can be anything: a damaged one can count rows that are not
         // there, or give ids outside the range its own min and max said.
         guard count >= 0, smallestID >= 0, largestID >= smallestID, count == 0 || count - 1 <= largestID - smallestID
@@ -73,21 +66,17 @@ struct SearchIndexBuilder {
         var rowStartMemory: OwnedIndexMemory? = memory.zeroed(byteCount: (count + 1) * MemoryLayout<UInt32>.stride)
         let rowStart = rowStartMemory!.bytes.bindMemory(to: UInt32.self)
         var rowBytes: GrowingBytes? = memory.growingBytes(capacity: count * 8)
-        let unordered = try connection.statement(
-            "SELECT id, title_terms, author_terms, other_terms FROM books NOT INDEXED WHERE scope = ?1")
-        try unordered.bind([.text(scope)])
         var row = 0
         do {
-            defer { unordered.reset() }
-            while try unordered.step() {
+            try source.everyBook(after: nil, holding: []) { book in
                 guard row < count else { throw SearchIndexBuildError.changedDuringBuild }
-                let id = try offset(unordered.int(0))
+                let id = try offset(book.id)
                 // The binary search of pass 2 needs them in order; rowid order is, when intact.
                 guard row == 0 || id > rowIDs[row - 1] else {
                     throw CatalogDamage("the table's rows are out of id order")
                 }
                 rowIDs[row] = id
-                let (title, author) = (unordered.bytes(1), unordered.bytes(2))
+                let (title, author) = (book.titleTerms, book.authorTerms)
                 let titleTokens = UInt32(clamping: TokenTable.tokenCount(title))
                 let authorTokens = UInt32(clamping: TokenTable.tokenCount(author))
                 countBytes += VarInt.length(titleTokens) + VarInt.length(authorTokens)
@@ -98,7 +87,7 @@ struct SearchIndexBuilder {
                         rowBytes!.append(UInt32(table.count(token)))
                     }
                 }
-                TokenTable.forEachToken(unordered.bytes(3)) { token in
+                TokenTable.forEachToken(book.otherTerms) { token in
                     let entry = table.count(token)
                     if token.count == 1 && token[0] == BookText.fieldSeparatorByte { separatorEntry = entry }
                     rowBytes!.append(UInt32(entry))
@@ -145,18 +134,15 @@ struct SearchIndexBuilder {
         let ids = PackedIntegerWriter(count: count, maximum: UInt64(largestID - smallestID), in: memory)
         let ordinalOfRow = PackedIntegerWriter(count: count, maximum: UInt64(max(count - 1, 0)), in: memory)
         let (forward, bookBytes) = memory.array(of: UInt8.self, count: forwardSize)
-        let ordered = try connection.statement("SELECT id FROM books WHERE scope = ?1 ORDER BY title_key, id")
-        try ordered.bind([.text(scope)])
         var ordinal = 0
         var written = 0
         // Each row once: a damaged title index can name one row twice and another never.
         var visited = [UInt64](repeating: 0, count: (count + 63) / 64)
         do {
             try rowBytes!.withUnsafeBufferPointer { rows in
-                defer { ordered.reset() }
-                while try ordered.step() {
+                try source.idsInTitleOrder(offset: 0, limit: nil) { orderedID in
                     guard ordinal < count else { throw SearchIndexBuildError.changedDuringBuild }
-                    let id = try offset(ordered.int(0))
+                    let id = try offset(orderedID)
                     var low = 0, high = count
                     while low < high {
                         let middle = (low + high) / 2

@@ -63,13 +63,13 @@ final class IndexPreparation: Sendable {
     /// `warmsBroadPrefixes`: once ready, works out the answers of the broadest one-letter
     /// queries for the searches to come; false for a remote that answers one search and is gone.
     static func start(
-        path: String, busyTimeout: Duration, scope: String, useSnapshot: Bool = true,
+        _ opener: any SearchSourceOpener, scope: String, useSnapshot: Bool = true,
         beforeBuild: BuildHook? = nil, warmsBroadPrefixes: Bool = true
     ) -> IndexPreparation {
         let preparation = IndexPreparation()
         let thread = Thread {
             preparation.run(
-                path: path, busyTimeout: busyTimeout, scope: scope, useSnapshot: useSnapshot, beforeBuild: beforeBuild,
+                opener, scope: scope, useSnapshot: useSnapshot, beforeBuild: beforeBuild,
                 warmsBroadPrefixes: warmsBroadPrefixes)
         }
         thread.name = "bookshelf index build"
@@ -95,14 +95,13 @@ final class IndexPreparation: Sendable {
     var finished: Result<Prepared, any Error>? { prepared.current }
 
     private func run(
-        path: String, busyTimeout: Duration, scope: String, useSnapshot: Bool, beforeBuild: BuildHook?,
+        _ opener: any SearchSourceOpener, scope: String, useSnapshot: Bool, beforeBuild: BuildHook?,
         warmsBroadPrefixes: Bool
     ) {
-        // The connection is closed before anyone hears of the outcome: a program that exits
-        // right after its first search then leaves the catalog closed cleanly (no WAL file).
+        // The source is closed before anyone hears of the outcome: a program that exits right
+        // after its first search then leaves an SQLite catalog closed cleanly (no WAL file).
         let outcome = Result {
-            try prepare(
-                path: path, busyTimeout: busyTimeout, scope: scope, useSnapshot: useSnapshot, beforeBuild: beforeBuild)
+            try prepare(opener, scope: scope, useSnapshot: useSnapshot, beforeBuild: beforeBuild)
         }
         prepared.fulfil(outcome)
         loadAttempt.fulfil(.success(()))
@@ -118,14 +117,14 @@ final class IndexPreparation: Sendable {
     /// Waits until the thread has finished everything, not only the index: for tests.
     func workDone() async { _ = try? await allWorkDone.value() }
 
-    private func prepare(path: String, busyTimeout: Duration, scope: String, useSnapshot: Bool, beforeBuild: BuildHook?)
+    private func prepare(_ opener: any SearchSourceOpener, scope: String, useSnapshot: Bool, beforeBuild: BuildHook?)
         throws -> Prepared
     {
         let clock = ContinuousClock()
         let start = clock.now
-        let connection: Connection
+        let source: any SearchSource
         do {
-            connection = try CatalogConnection.open(path: path, create: false, busyTimeout: busyTimeout)
+            source = try opener.openSource()
         } catch {
             loadAttempt.fulfil(.success(()))
             throw error
@@ -133,12 +132,10 @@ final class IndexPreparation: Sendable {
         let loaded =
             !useSnapshot
             ? nil
-            : try? connection.transaction(immediate: false) { () throws -> (base: SearchIndexBase, behind: Int)? in
-                let sequence =
-                    try connection.queryFirst("SELECT coalesce(max(change_seq), 0) FROM books") { $0.int(0) } ?? 0
-                return try SearchIndexSnapshot.load(
-                    scope: scope, sequence: sequence, maximumBehind: SearchIndex.bridgeLimit,
-                    catalogPath: path, connection: connection)
+            : try? source.inOneRead { () throws -> (base: SearchIndexBase, behind: Int)? in
+                try SearchIndexSnapshot.load(
+                    scope: scope, sequence: try source.latestChange(), maximumBehind: SearchIndex.bridgeLimit,
+                    from: source)
             }
         if let (stale, behind) = loaded, behind > SearchIndex.overlayLimit(bookCount: stale.count) {
             bridgeBase.withLock { $0 = stale }
@@ -158,27 +155,23 @@ final class IndexPreparation: Sendable {
         SeparatorKeys.prepare()
         beforeBuild?()
         let builder = SearchIndexBuilder(
-            connection: connection, scope: scope, memory: BuildMemory(besideCatalog: path),
+            source: source, memory: BuildMemory(folder: source.scratchFolder),
             isCancelled: { self.cancelled.load(ordering: .relaxed) },
             givingWay: { self.foreground.waitWhileBusy() })
         let built = try builder.build()
-        // The snapshot is only an aid: if another writer holds the lock for long, skip it (the
-        // next connection builds and tries again) rather than keep searches unindexed.
-        connection.setBusyTimeout(milliseconds: SearchTuning.snapshotStoreBusyMilliseconds)
-        // A read-only catalog gets no index file: the index lives in memory.
+        // A source that cannot store one (a read-only catalog) gets no index file: the index lives
+        // in memory. The snapshot is only an aid: the source waits only briefly to record it.
         let snapshotID =
-            cancelled.load(ordering: .relaxed) || connection.isReadOnly
+            cancelled.load(ordering: .relaxed) || !source.canStoreIndex
             ? nil
-            : try? SearchIndexSnapshot.save(built, scope: scope, catalogPath: path, connection: connection)
+            : try? SearchIndexSnapshot.save(built, scope: scope, to: source)
         // Read back from the file just written: the same index, held by the page cache.
         let expected = snapshotID.map {
             SearchIndexSnapshot.Expectation(
                 snapshotID: $0, scope: scope, sequence: built.sequence, count: built.count,
                 largestID: built.largestID)
         }
-        let mapped = expected.flatMap {
-            try? SearchIndexSnapshot.map(SearchIndexSnapshot.path(catalogPath: path, scope: scope), expecting: $0)
-        }
+        let mapped = expected.flatMap { try? SearchIndexSnapshot.map(source.indexFilePath, expecting: $0) }
         let base = mapped ?? built
         let report = SearchIndexReport(
             origin: .built, books: base.count, bytes: base.byteCount, mapped: mapped != nil,

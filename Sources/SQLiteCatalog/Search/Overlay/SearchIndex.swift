@@ -149,12 +149,12 @@ final class SearchIndex {
     /// Runs inside the caller's read transaction, at `sequence`. False, with nothing replayed,
     /// when the changed rows are more than the overlay has room for (counting a book changed
     /// again as a new one): the index must then be replaced.
-    func catchUp(connection: Connection, scope: String, sequence: Int) throws -> Bool {
+    func catchUp(from source: any SearchSource, sequence: Int) throws -> Bool {
         guard sequence > syncedSequence else { return true }
         guard
             let changes = try Self.changes(
-                base: base, since: syncedSequence, room: overlayLimit - overlay.count,
-                connection: connection, scope: scope, sequence: sequence)
+                base: base, since: syncedSequence, room: overlayLimit - overlay.count, from: source,
+                sequence: sequence)
         else { return false }
         apply(changes)
         return true
@@ -177,26 +177,20 @@ final class SearchIndex {
     /// How much room the overlay has left; a catch-up of more rows must replace the index.
     var overlayRoom: Int { overlayLimit - overlay.count }
 
-    /// The rows of `scope` changed after `since` as of `sequence` (the caller's read
-    /// transaction), or nil when there are more than `room`.
+    /// The books of `source` changed after `since` as of `sequence` (the caller's read), or nil
+    /// when there are more than `room`.
     static func changes(
-        base: SearchIndexBase, since: Int, room: Int, connection: Connection, scope: String,
-        sequence: Int
+        base: SearchIndexBase, since: Int, room: Int, from source: any SearchSource, sequence: Int
     ) throws -> Changes? {
         guard room >= 0 else { return nil }
         guard sequence > since else { return Changes(since: since, sequence: since, rows: [], ordinals: []) }
-        // `+scope` keeps SQLite from using the scope index, which would read the whole scope;
-        // the change_seq index reads only the changed rows, once: at most one past the room.
-        let rows = try connection.query(
-            """
-            SELECT id, title_key, title_terms, author_terms, other_terms FROM books
-            WHERE change_seq > ?1 AND +scope = ?2 LIMIT ?3
-            """,
-            [.int(since), .text(scope), .int(room + 1)]
-        ) { row in
-            OverlayBook(
-                id: row.int(0), key: row.bytes(1), titleTerms: row.bytes(2), authorTerms: row.bytes(3),
-                otherTerms: row.bytes(4))
+        // The changed rows, once: at most one past the room.
+        var rows: [OverlayBook] = []
+        try source.changes(since: since, limit: room + 1) { book in
+            rows.append(
+                OverlayBook(
+                    id: book.id, key: book.titleKey, titleTerms: book.titleTerms, authorTerms: book.authorTerms,
+                    otherTerms: book.otherTerms))
         }
         guard rows.count <= room else { return nil }
         let ids = rows.map(\.id).sorted()

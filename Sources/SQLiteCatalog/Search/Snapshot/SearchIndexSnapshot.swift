@@ -131,13 +131,11 @@ enum SearchIndexSnapshot {
 
     // MARK: Saving
 
-    /// Writes `base` as the scope's snapshot, unless a more recent one is recorded. Answers
-    /// the new snapshot's id, or nil when it did not write.
+    /// Writes `base` as the scope's snapshot in the source's index file, unless a more recent
+    /// one is recorded. Answers the new snapshot's id, or nil when it did not write.
     @discardableResult
-    static func save(_ base: SearchIndexBase, scope: String, catalogPath: String, connection: Connection) throws
-        -> UInt64?
-    {
-        let path = path(catalogPath: catalogPath, scope: scope)
+    static func save(_ base: SearchIndexBase, scope: String, to source: any SearchSource) throws -> UInt64? {
+        let path = source.indexFilePath
         removeAbandonedTemporaries(of: path)
         let temporary = path + ".writing-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         defer { unlink(temporary) }
@@ -145,35 +143,23 @@ enum SearchIndexSnapshot {
         // The index is as private as the catalog it indexes (SQLite does the same for its
         // -wal and -shm files): a 0600 catalog never gets a 0644 index beside it.
         var catalogStatus = stat()
-        let mode = stat(catalogPath, &catalogStatus) == 0 ? mode_t(catalogStatus.st_mode & 0o666) : nil
+        let mode =
+            source.indexFileTakesModeOf.flatMap {
+                stat($0, &catalogStatus) == 0 ? mode_t(catalogStatus.st_mode & 0o666) : nil
+            }
         try write(base, scope: scope, snapshotID: snapshotID, to: temporary, mode: mode)
-        return try connection.transaction(immediate: true) {
-            let stored = try connection.queryFirst(
-                "SELECT change_seq FROM search_snapshots WHERE scope = ?1 AND format = ?2",
-                [.text(scope), .int(format)]
-            ) { $0.int(0) }
-            if let stored, stored > base.sequence { return nil }
-            // Renamed while the write lock is held, so the row and the file change together.
+        let expectation = Expectation(
+            snapshotID: snapshotID, scope: scope, sequence: base.sequence, count: base.count,
+            largestID: base.largestID)
+        let record = StoredIndexRecord(
+            format: format, sequence: base.sequence, count: base.count, recorded: expectation.recorded)
+        let recorded = try source.recordStoredIndex(record) {
+            // Renamed while the source records it, so the record and the file change together.
             guard rename(temporary, path) == 0 else {
                 throw SearchIndexDamage("cannot store the snapshot: \(String(cString: strerror(errno)))")
             }
-            try connection.run("DELETE FROM search_snapshot_parts WHERE scope = ?1", [.text(scope)])
-            try connection.run(
-                """
-                INSERT INTO search_snapshots(scope, format, change_seq, book_count, header) VALUES (?1, ?2, ?3, ?4, CAST(?5 AS BLOB))
-                ON CONFLICT(scope) DO UPDATE SET format = excluded.format, change_seq = excluded.change_seq,
-                    book_count = excluded.book_count, header = excluded.header
-                """,
-                [
-                    .text(scope), .int(format), .int(base.sequence), .int(base.count),
-                    .text(
-                        Expectation(
-                            snapshotID: snapshotID, scope: scope, sequence: base.sequence, count: base.count,
-                            largestID: base.largestID
-                        ).recorded),
-                ])
-            return snapshotID
         }
+        return recorded ? snapshotID : nil
     }
 
     /// Deletes the half-written files of writers that died (killed mid-write, their `defer`
@@ -330,23 +316,17 @@ enum SearchIndexSnapshot {
     /// rows changed since, and how many did. Nil when there is none, it is too far behind, or
     /// it fails a check.
     static func load(
-        scope: String, sequence: Int, maximumBehind: (Int) -> Int, catalogPath: String,
-        connection: Connection
+        scope: String, sequence: Int, maximumBehind: (Int) -> Int, from source: any SearchSource
     ) throws -> (base: SearchIndexBase, behind: Int)? {
-        guard
-            let (stored, count, recorded) = try connection.queryFirst(
-                "SELECT change_seq, book_count, CAST(header AS TEXT) FROM search_snapshots WHERE scope = ?1 AND format = ?2",
-                [.text(scope), .int(format)], row: { ($0.int(0), $0.int(1), $0.text(2)) }),
-            let expected = Expectation(recorded: recorded, scope: scope, sequence: stored, count: count)
+        guard let record = try source.storedIndexRecord(format: format),
+            let expected = Expectation(
+                recorded: record.recorded, scope: scope, sequence: record.sequence, count: record.count)
         else { return nil }
+        let (stored, count) = (record.sequence, record.count)
         guard stored <= sequence, count >= 0 else { return nil }
-        let behind =
-            try connection.queryFirst(
-                "SELECT count(*) FROM (SELECT 1 FROM books WHERE change_seq > ?1 AND +scope = ?2 LIMIT ?3)",
-                [.int(stored), .text(scope), .int(maximumBehind(count) + 1)]
-            ) { $0.int(0) } ?? 0
+        let behind = try source.changeCount(since: stored, upTo: maximumBehind(count) + 1)
         guard behind <= maximumBehind(count) else { return nil }
-        return (try? map(path(catalogPath: catalogPath, scope: scope), expecting: expected)).map { ($0, behind) }
+        return (try? map(source.indexFilePath, expecting: expected)).map { ($0, behind) }
     }
 
     /// Maps the file at `path` and decodes it.
@@ -481,14 +461,6 @@ enum SearchIndexSnapshot {
                 table: try array(.prefixTable, as: UInt64.self), bitmaps: try array(.prefixBitmaps, as: UInt64.self)))
         try base.validate()
         return base
-    }
-
-    /// The recorded snapshot files' scopes, then forgets them all (derived data).
-    static func discardAll(catalogPath: String, connection: Connection) throws {
-        let scopes = try connection.query("SELECT scope FROM search_snapshots") { $0.text(0) }
-        try connection.run("DELETE FROM search_snapshot_parts")
-        try connection.run("DELETE FROM search_snapshots")
-        for scope in scopes { unlink(path(catalogPath: catalogPath, scope: scope)) }
     }
 
     /// A 64-bit checksum of `bytes` (not cryptographic: it catches damage, not forgery).

@@ -17,8 +17,7 @@ import BookCatalog
 /// alone on their first matches (`LeadingMatches`), and any other on the table's copy that the
 /// first scans make (`BooksCopy`), each with the rows changed since.
 struct BooksTableSearch {
-    let connection: Connection
-    let scope: String
+    let source: any SearchSource
     /// Earlier scans' rows, to answer a narrower query from (`RecentScans`), and the catalog's
     /// latest `change_seq` in this read transaction. A word query's matches are kept there too.
     var recent: (scans: RecentScans, sequence: Int)? = nil
@@ -31,15 +30,9 @@ struct BooksTableSearch {
         if terms.isEmpty {
             // Counting stops where the page would say "at least" anyway.
             let countLimit = SearchIndex.countLimit(offset: offset, limit: limit)
-            let total =
-                try connection.queryFirst(
-                    "SELECT count(*) FROM (SELECT 1 FROM books WHERE scope = ?1 LIMIT ?2)",
-                    [.text(scope), .int(countLimit)]
-                ) { $0.int(0) } ?? 0
-            let ids = try connection.query(
-                "SELECT id FROM books WHERE scope = ?1 ORDER BY title_key, id LIMIT ?2 OFFSET ?3",
-                [.text(scope), .int(limit), .int(offset)]
-            ) { $0.int(0) }
+            let total = try source.bookCount(upTo: countLimit)
+            var ids: [Int] = []
+            try source.idsInTitleOrder(offset: offset, limit: limit) { ids.append($0) }
             // Both read the same snapshot: a page shorter than the count leaves room for is damage.
             // (The count goes past offset + limit, so the page is always within it.)
             guard ids.count == min(limit, max(total - offset, 0)) else {
@@ -177,18 +170,11 @@ struct BooksTableSearch {
         if copy.isComplete { return .booksCopy }
         // The rest of the table, in id order, copied as it is read: a scan cancelled by the
         // next key leaves what it read for the next one.
-        try connection.cancellable {
-            let statement = try connection.statement(
-                """
-                SELECT id, title_key, title_terms, author_terms, other_terms FROM books NOT INDEXED
-                WHERE scope = ?1 AND id > ?2 ORDER BY id
-                """)
-            try statement.bind([.text(scope), .int(copiedUpTo)])
-            defer { statement.reset() }
+        try source.cancellable {
             var copying = true
-            while try statement.step() {
+            try source.everyBook(after: copiedUpTo, holding: []) { book in
                 let (id, key, title, author, other) = (
-                    statement.int(0), statement.bytes(1), statement.bytes(2), statement.bytes(3), statement.bytes(4)
+                    book.id, book.titleKey, book.titleTerms, book.authorTerms, book.otherTerms
                 )
                 let place = copying ? copy.append(id: id, key: key, title: title, author: author, other: other) : nil
                 if copying && place == nil {
@@ -206,42 +192,32 @@ struct BooksTableSearch {
     /// A scan takes a while (a third of a second at a million books): a search replaced by
     /// the next key stops at once instead of keeping the connection from the next search.
     private func cancellableScan(_ words: [QueryWord], into judge: inout RowJudge) throws {
-        try connection.cancellable { try scanTable(words, into: &judge) }
+        try source.cancellable { try scanTable(words, into: &judge) }
     }
 
     /// The scope's rows changed since `sequence`, or nil when there are too many.
     private func changedRows(since sequence: Int) throws -> ScannedRows? {
-        let statement = try connection.statement(
-            """
-            SELECT id, title_key, title_terms, author_terms, other_terms FROM books
-            WHERE change_seq > ?1 AND +scope = ?2 LIMIT ?3
-            """)
-        try statement.bind([.int(sequence), .text(scope), .int(SearchTuning.keptScanChangedRows + 1)])
-        defer { statement.reset() }
         var rows = ScannedRows()
-        while try statement.step() {
-            guard rows.count < SearchTuning.keptScanChangedRows else { return nil }
+        var tooMany = false
+        try source.changes(since: sequence, limit: SearchTuning.keptScanChangedRows + 1) { book in
+            guard rows.count < SearchTuning.keptScanChangedRows else {
+                tooMany = true
+                return
+            }
             rows.append(
-                id: statement.int(0), key: statement.bytes(1), title: statement.bytes(2), author: statement.bytes(3),
-                other: statement.bytes(4))
+                id: book.id, key: book.titleKey, title: book.titleTerms, author: book.authorTerms,
+                other: book.otherTerms)
         }
-        return rows
+        return tooMany ? nil : rows
     }
 
-    /// Reads the table in file order, narrowed in SQL to the rows holding each word's longest token.
+    /// Reads every book in the source's order, narrowed by the source to those holding each
+    /// word's longest token.
     private func scanTable(_ words: [QueryWord], into judge: inout RowJudge) throws {
-        let filters = words.indices.map {
-            "(instr(title_terms, ?\($0 + 2)) OR instr(author_terms, ?\($0 + 2)) OR instr(other_terms, ?\($0 + 2)))"
-        }
-        let statement = try connection.statement(
-            "SELECT id, title_key, title_terms, author_terms, other_terms FROM books NOT INDEXED WHERE scope = ?1 AND "
-                + filters.joined(separator: " AND "))
-        try statement.bind([.text(scope)] + words.map { .text(String(decoding: $0.longestToken, as: UTF8.self)) })
-        defer { statement.reset() }
-        while try statement.step() {
+        try source.everyBook(after: nil, holding: words.map { Array($0.longestToken) }) { book in
             judge.offer(
-                id: statement.int(0), key: statement.bytes(1), title: statement.bytes(2), author: statement.bytes(3),
-                other: statement.bytes(4))
+                id: book.id, key: book.titleKey, title: book.titleTerms, author: book.authorTerms,
+                other: book.otherTerms)
         }
     }
 }

@@ -23,7 +23,7 @@ final class TitleOrderPage {
 
     /// The page's ids, and how many matches were seen (at least the page); nil when the page
     /// is not made of title-beginning matches found among the first `rowLimit` rows.
-    func page(_ terms: SearchTerms, offset: Int, limit: Int, connection: Connection, scope: String) throws -> (
+    func page(_ terms: SearchTerms, offset: Int, limit: Int, source: any SearchSource) throws -> (
         ids: [Int], seen: Int
     )? {
         let words = terms.words.map(QueryWord.init)
@@ -35,7 +35,7 @@ final class TitleOrderPage {
             return nil
         }
         var judge = RowJudge(words: words, wanted: wanted, recordingUpTo: nil)
-        if try read(ranges, into: &judge, wanted: wanted, connection: connection, scope: scope) {
+        if try read(ranges, into: &judge, wanted: wanted, source: source) {
             gaveUp = nil
             let (ids, seen) = judge.answer(offset: offset, limit: limit)
             return (ids, seen)
@@ -48,23 +48,24 @@ final class TitleOrderPage {
     /// are not there within `rowLimit` rows.
     private func read(
         _ ranges: [KeyRange], into judge: inout RowJudge, wanted: Int,
-        connection: Connection, scope: String
+        source: any SearchSource
     ) throws -> Bool {
-        let statement = try connection.statement(
-            "SELECT id, title_key, title_terms, author_terms, other_terms FROM books "
-                + "WHERE scope = ?1 AND title_key >= ?2 AND title_key < ?3 ORDER BY title_key, id")
         var read = 0
         for range in ranges {
-            try statement.bind([.text(scope), .text(range.from), .text(range.upTo)])
-            defer { statement.reset() }
-            while judge.firstRankCount < wanted, try statement.step() {
+            var overLimit = false
+            guard judge.firstRankCount < wanted else { return true }
+            try source.booksInTitleOrder(from: Array(range.from.utf8), upTo: Array(range.upTo.utf8)) { book in
                 read += 1
-                guard read <= SearchTuning.titleOrderRows else { return false }
+                guard read <= SearchTuning.titleOrderRows else {
+                    overLimit = true
+                    return false
+                }
                 judge.offer(
-                    id: statement.int(0), key: statement.bytes(1), title: statement.bytes(2),
-                    author: statement.bytes(3),
-                    other: statement.bytes(4))
+                    id: book.id, key: book.titleKey, title: book.titleTerms, author: book.authorTerms,
+                    other: book.otherTerms)
+                return judge.firstRankCount < wanted
             }
+            if overLimit { return false }
             if judge.firstRankCount >= wanted { return true }
         }
         return false
