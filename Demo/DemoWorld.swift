@@ -73,13 +73,19 @@ struct DemoWorld: Sendable {
 struct ScriptedConnector: CatalogConnector {
     let catalog: MemoryCatalog
     let script: LatencyScript
+    /// Awaited before a connection opens. On virtual time the script numbers requests as they
+    /// arrive, and a switch that waited for a save starts right after the save's refresh: the
+    /// new session's first search must not overtake the old session's refresh on a busy
+    /// machine, or the transcript would depend on the machine (see `RealPane.init`).
+    var beforeConnecting: @Sendable () async -> Void = {}
 
     func accountNames() async throws -> [String] { catalog.accounts.map(\.name) }
 
     func requiresPassword(for account: String) -> Bool { false }
 
     func connect(account name: String, password: String?) async throws -> any BookRemote {
-        try remote(for: name)
+        await beforeConnecting()
+        return try remote(for: name)
     }
 
     func remote(for name: String) throws -> LatencyScriptedRemote<MemoryBookRemote> {

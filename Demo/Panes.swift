@@ -96,10 +96,27 @@ final class RealPane: DemoPane {
         self.clock = clock
         script = LatencyScript(schedule: schedule, sleeper: clock ?? WallClockSleeper(), readPause: readPause)
         let storeClock = clock.map { clock in StoreClock { clock.now } } ?? .continuous()
+        var connector = ScriptedConnector(catalog: catalog, script: script)
+        let handle = PaneHandle()
+        if clock != nil {
+            // Requests are numbered as they reach the store, so a connection waits until every
+            // request the model started before it has arrived: the new session's first search
+            // then always follows, say, the old session's refresh after a save.
+            connector.beforeConnecting = { @MainActor in await handle.pane?.startedRequestsArrived() }
+        }
         model = BookshelfModel(
-            connector: ScriptedConnector(catalog: catalog, script: script),
-            account: DemoWorld.firstAccount.name, pageSize: pageSize, clock: storeClock)
+            connector: connector, account: DemoWorld.firstAccount.name, pageSize: pageSize, clock: storeClock)
+        handle.pane = self
         model.onTrace = { [weak self] trace in self?.noteTrace(trace) }
+    }
+
+    /// Lets a connector's closure reach the pane that owns it (made before the pane is).
+    @MainActor private final class PaneHandle {
+        weak var pane: RealPane?
+    }
+
+    private func startedRequestsArrived() async {
+        await waitUntil("the requests started before a connection to reach the store") { isSettled }
     }
 
     /// What the model did with each scripted call's answer, by call number, in its own words
