@@ -63,6 +63,9 @@ let package = Package(
         // The tests' tiers as Swift Testing tags (postgres, tmux, process, exhaustive, slow):
         // only test targets import it. `Scripts/test` runs a tier; see CONTRIBUTING.md.
         .target(name: "TestTags"),
+        // The checks every store must pass (the repository contract), for each store's test
+        // target to run with a fixture of its own. It links Swift Testing: only tests import it.
+        .target(name: "CatalogContract", dependencies: ["BookCatalog"]),
 
         .executableTarget(
             name: "bookshelf",
@@ -88,13 +91,22 @@ let package = Package(
         .testTarget(name: "BookCatalogTests", dependencies: ["BookCatalog", "CatalogSimulation", "TestTags"]),
         .testTarget(
             name: "CatalogImportTests", dependencies: ["BookCatalog", "BookshelfTestSupport", "CatalogImport"]),
-        // The checks every store must pass, run against each store, and PostgreSQL's own tests.
+        // The checks every store must pass, run against the memory and SQLite stores here and
+        // against PostgreSQL in PostgresCatalogTests (its fixture needs the store's internals).
         .testTarget(
             name: "CatalogContractTests",
+            dependencies: ["BookCatalog", "CatalogContract", "CatalogSimulation", "SQLiteCatalog"]),
+        // PostgreSQL's own tests, in folders that follow Sources/PostgresCatalog's concerns:
+        // Schema (Schema/, PostgresSchema), Search (search_page, SearchFolding, BookIndexText),
+        // Remote (PostgresRemote, its session and statements), Connection (the connectors,
+        // PostgresConnection, PostgresRefusal), Standby (StandbyReads, WALFloor, ReplicationCheck),
+        // Setup (PostgresSetup, PostgresPendingLists), Contract (the contract checks on PostgreSQL),
+        // and Support (the test cluster and its catalog template).
+        .testTarget(
+            name: "PostgresCatalogTests",
             dependencies: [
-                "BookCatalog", "BookshelfTestSupport", "CatalogSimulation", "Locking", "PostgresCatalog",
-                "SQLiteCatalog",
-                "TestTags",
+                "BookCatalog", "BookshelfTestSupport", "CatalogContract", "CatalogSimulation", "Locking",
+                "PostgresCatalog", "SQLiteCatalog", "TestTags",
             ]),
         // The SQLite catalog's own tests, in folders that follow Sources/SQLiteCatalog's.
         .testTarget(

@@ -1,4 +1,5 @@
 import BookCatalog
+import CatalogContract
 import Foundation
 import SQLiteCatalog
 import Testing

@@ -65,6 +65,17 @@ struct TierRuleTests {
         #expect(importers.isEmpty, "TestTags imported outside the tests: \(importers.sorted())")
     }
 
+    @Test("only test targets import CatalogContract (it links Swift Testing)")
+    func onlyTestsImportTheContract() throws {
+        let folders = ManifestTests.moduleFolders(under: "Sources").filter { $0 != "CatalogContract" }
+            .map { "Sources/" + $0 }
+        var importers: [String] = []
+        for folder in folders + ["Demo"] {
+            importers += try LayerRuleTests.files(under: folder, importing: "CatalogContract").map { folder + "/" + $0 }
+        }
+        #expect(importers.isEmpty, "CatalogContract imported outside the tests: \(importers.sorted())")
+    }
+
     @Test("the rule finds what a suite starts through the helpers")
     func theRuleFollowsHelpers() {
         let helper = TopLevelDeclaration(

@@ -1,1 +1,1 @@
-../../CatalogContractTests/SharedTestSupport.swift
+../../../Sources/CatalogContract/SharedTestSupport.swift

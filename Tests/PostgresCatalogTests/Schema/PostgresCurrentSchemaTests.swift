@@ -11,7 +11,8 @@ import Testing
     .enabled(if: PostgresTestCluster.shouldRun, "PostgreSQL server binaries not found"), .tags(.postgres, .slow))
 struct PostgresCurrentSchemaTests {
     static let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("Sources/PostgresCatalog/Schema/current.sql")
+        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent(
+            "Sources/PostgresCatalog/Schema/current.sql")
 
     static let header = """
         -- What a fresh catalog holds after every file of Schema/migrations: the schema bookshelf

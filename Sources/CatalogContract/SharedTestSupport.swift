@@ -2,17 +2,18 @@ import BookCatalog
 import Foundation
 import Testing
 
-// What the contract checks and the SQLite catalog's own tests both use: the SQLite tests'
-// target (Tests/SQLiteCatalogTests) reads this very file through a symbolic link, since test
-// targets cannot import one another.
+// What the contract checks and the stores' own tests use. The SQLite catalog's tests
+// (Tests/SQLiteCatalogTests/Support) read this very file through a symbolic link and compile
+// a copy of their own, as they did while it was a test target's file; they do not import this
+// module.
 
 /// A book to seed a catalog with, and the scope it belongs to.
-struct SeedBook: Sendable {
-    let title: String
-    let author: String
-    let scope: String
+public struct SeedBook: Sendable {
+    public let title: String
+    public let author: String
+    public let scope: String
 
-    init(_ title: String, by author: String = "", scope: String = "main") {
+    public init(_ title: String, by author: String = "", scope: String = "main") {
         self.title = title
         self.author = author
         self.scope = scope
@@ -20,7 +21,7 @@ struct SeedBook: Sendable {
 }
 
 /// Deterministic books over a small vocabulary full of shared prefixes, accents and CJK.
-struct GeneratedBooks {
+public struct GeneratedBooks {
     private var state: UInt64
     private static let words = [
         "alpha", "alps", "Álbum", "album", "beta", "bet", "Gamma", "history", "histoire", "Rome",
@@ -29,9 +30,9 @@ struct GeneratedBooks {
         "Łódź", "lodz", "Æon", "aeon", "Þorn", "thorn", "Straße", "strasse", "ıi", "Đorđe",
     ]
 
-    init(seed: UInt64) { state = seed }
+    public init(seed: UInt64) { state = seed }
 
-    mutating func next(_ bound: Int) -> Int {
+    public mutating func next(_ bound: Int) -> Int {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
@@ -39,15 +40,15 @@ struct GeneratedBooks {
         return Int((z ^ (z >> 31)) % UInt64(bound))
     }
 
-    mutating func phrase(_ count: Int) -> String {
+    public mutating func phrase(_ count: Int) -> String {
         (0..<count).map { _ in Self.words[next(Self.words.count)] }.joined(separator: next(4) == 0 ? ": " : " ")
     }
 
-    mutating func book() -> SeedBook {
+    public mutating func book() -> SeedBook {
         SeedBook(phrase(1 + next(4)), by: phrase(next(3)))
     }
 
-    mutating func query() -> String {
+    public mutating func query() -> String {
         let word = Self.words[next(Self.words.count)]
         let cut = String(word.prefix(1 + next(word.count)))
         return next(3) == 0 ? cut + " " + String(Self.words[next(Self.words.count)].prefix(2)) : cut
@@ -55,21 +56,21 @@ struct GeneratedBooks {
 }
 
 /// A directory under the system's temporary directory, removed when the last copy is gone.
-final class TemporaryDirectory: Sendable {
-    let url: URL
+public final class TemporaryDirectory: Sendable {
+    public let url: URL
 
-    init() throws {
+    public init() throws {
         url = FileManager.default.temporaryDirectory.appendingPathComponent("bookshelf-tests-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     }
 
-    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
+    public func path(_ name: String) -> String { url.appendingPathComponent(name).path }
 
     deinit { try? FileManager.default.removeItem(at: url) }
 }
 
 /// Runs `body`, which must fail with exactly `expected`.
-func expectFailure(
+public func expectFailure(
     _ expected: BookFailure, sourceLocation: SourceLocation = #_sourceLocation,
     _ body: () async throws -> Void
 ) async {

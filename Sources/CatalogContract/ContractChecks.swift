@@ -4,7 +4,7 @@ import Testing
 
 /// The contract every catalog adapter must meet. Each check makes its own fresh catalog.
 extension ContractCheck {
-    static let all: [ContractCheck] =
+    public static let all: [ContractCheck] =
         loading + saving + searching + freshness + history + details + searchingDetails
 
     // MARK: Loading

@@ -8,7 +8,8 @@ import Testing
 @Suite("PostgreSQL migration files")
 struct PostgresMigrationFileTests {
     static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("Sources/PostgresCatalog/Schema/migrations")
+        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent(
+            "Sources/PostgresCatalog/Schema/migrations")
 
     /// Each landed file's FNV-1a hash. A new migration adds its line; no line ever changes.
     static let landed: [String: UInt64] = [

@@ -1,4 +1,5 @@
 import BookCatalog
+import CatalogContract
 import Foundation
 @testable import PostgresCatalog
 import TestTags
