@@ -16,6 +16,13 @@ enum AccountRemote {
     ) async throws -> any SearchableBookRemote {
         var environment = environment
         if primaryOnly { environment[CatalogReads.environmentVariable] = nil }
+        // A command that reads what it is about to save (`edit`) is refused at once while calibre
+        // holds its lock, as calibredb refuses: the save could only be refused later.
+        if primaryOnly, case .calibre = try CatalogTarget.resolve(arguments, environment: environment),
+            CalibreLibraryStore.calibreIsHoldingItsLock() == true
+        {
+            throw CommandFailure(CalibreLibraryStore.calibreIsRunning)
+        }
         return try await openCounting(
             arguments, environment: environment, console: console, scope: scope, forOneSearch: forOneSearch
         ).remote
@@ -41,6 +48,20 @@ enum AccountRemote {
             } catch {
                 throw CommandFailure(TerminalText.sanitized(error.description))
             }
+        case let .calibre(path):
+            let remote: CalibreBookRemote
+            do {
+                let store = try CalibreLibraryStore.open(path: path)
+                if let name = arguments.value(CatalogOptions.account), name != store.account.name {
+                    throw CommandFailure(
+                        "a Calibre library has one account, its owner \(store.account.name.printable), not \(name.printable)"
+                    )
+                }
+                remote = try store.remote()
+            } catch let failure as CalibreLibrary.Failure {
+                throw CommandFailure(TerminalText.sanitized(failure.description))
+            }
+            return (remote, { try await remote.bookCount() })
         case let .postgres(connector):
             let remote = try await PostgresSignIn.remote(connector, account: arguments.value(CatalogOptions.account))
             if let scope, remote.account.scope != scope {

@@ -31,7 +31,7 @@ enum CatalogReads {
         let given = try arguments.value(option)
         let wait = try arguments.value(standbyWait)
         switch target {
-        case .sqlite:
+        case .sqlite, .calibre:
             if given != nil { throw UsageError("--reads applies to PostgreSQL catalogs only") }
             if wait != nil { throw UsageError("--standby-wait applies to PostgreSQL catalogs only") }
             return target

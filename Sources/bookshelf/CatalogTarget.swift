@@ -1,20 +1,30 @@
 import CommandLineOptions
+import Foundation
 import PostgresCatalog
+import SQLiteCatalog
 
 /// Which store a command talks to, decided once from `--db` / `BOOKSHELF_DB` (see
 /// `CatalogLocation` for the order): a PostgreSQL connection when the value is a
 /// `postgresql://` or `postgres://` URL or a libpq keyword string (`host=... dbname=...`),
-/// otherwise an SQLite file. Every command asks this type; none repeats the rule.
+/// a Calibre library worked on in place when it is a folder holding a `metadata.db` or such a
+/// file ("~/" read as the home folder, as a quoted path keeps it); otherwise an SQLite file.
+/// Every command asks this type; none repeats the rule.
 enum CatalogTarget {
     case sqlite(path: String)
     case postgres(PostgresConnector)
+    case calibre(path: String)
 
     static func resolve(option: String?, environment: [String: String]) throws(UsageError) -> CatalogTarget {
-        classify(try CatalogLocation.resolve(option: option, environment: environment))
+        classify(try CatalogLocation.resolve(option: option, environment: environment), environment: environment)
     }
 
-    static func classify(_ value: String) -> CatalogTarget {
-        isPostgres(value) ? .postgres(PostgresConnector(value)) : .sqlite(path: value)
+    static func classify(_ value: String, environment: [String: String] = [:]) -> CatalogTarget {
+        if isPostgres(value) { return .postgres(PostgresConnector(value)) }
+        var path = value
+        if path.hasPrefix("~/"), let home = environment["HOME"], home.hasPrefix("/") {
+            path = home + path.dropFirst()
+        }
+        return CalibreLibraryStore.isLibrary(path) ? .calibre(path: path) : .sqlite(path: value)
     }
 
     /// A keyword string starts with `keyword=`; a file path such as `./a=b.sqlite` does not,
@@ -37,5 +47,7 @@ enum CatalogTarget {
         or a libpq keyword string ("host=db.example dbname=books user=alice"). libpq's
         variables (PGHOST, PGPORT, PGDATABASE, PGUSER, PGPASSWORD, PGPASSFILE...) fill in
         what the PostgreSQL forms leave out; run 'bookshelf setup' once to prepare one.
+        A Calibre library's folder (or its metadata.db) opens the library itself, in place;
+        see docs/calibre.md.
         """
 }

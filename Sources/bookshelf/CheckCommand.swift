@@ -25,10 +25,21 @@ enum CheckCommand {
         run: run)
 
     @Sendable static func run(_ context: CommandContext) async throws -> ExitStatus {
-        guard
-            case let .sqlite(path) = try CatalogTarget.resolve(
-                option: context.arguments.value(CatalogOptions.db), environment: context.environment)
-        else { throw CommandFailure("check is for SQLite catalogs; PostgreSQL checks its own data (see amcheck)") }
+        let path: String
+        switch try CatalogTarget.resolve(
+            option: context.arguments.value(CatalogOptions.db), environment: context.environment)
+        {
+        case let .sqlite(catalog): path = catalog
+        case let .calibre(library):
+            // The library's metadata.db, checked as a catalog is (calibre's check_library looks at its folders).
+            do {
+                path = try CalibreLibraryStore.open(path: library).file
+            } catch {
+                throw CommandFailure(TerminalText.sanitized(error.description))
+            }
+        case .postgres:
+            throw CommandFailure("check is for SQLite catalogs; PostgreSQL checks its own data (see amcheck)")
+        }
         let report: CatalogIntegrity.Report
         do {
             report = try CatalogIntegrity.check(path: path)

@@ -159,6 +159,10 @@ enum ImportCommand {
         console: Console
     ) async throws -> ExitStatus {
         guard case let .sqlite(path) = target else {
+            if case .calibre = target {
+                throw CommandFailure(
+                    "books are added to a Calibre library in calibre; Bookshelf edits the books it has")
+            }
             guard case let .postgres(connector) = target else { return .failure }
             let status = try await importIntoPostgres(
                 books, isComplete: isComplete, scope: scope, connector: connector, console: console)

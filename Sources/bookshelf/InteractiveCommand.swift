@@ -57,6 +57,8 @@ enum InteractiveCommand {
         case sqlite(SQLiteCatalog, path: String)
         /// With the starting account's session already open (it may have needed a password).
         case postgres(PostgresAccountConnector, description: String)
+        /// A Calibre library, worked on in place.
+        case calibre(CalibreLibraryStore)
     }
 
     static func prepare(_ context: CommandContext) async throws -> Setup {
@@ -131,6 +133,26 @@ enum InteractiveCommand {
                         accounts: SampleBooks.starter.accounts.map(\.name)))
             }
             return (.sqlite(catalog, path: path), account)
+        case let .calibre(path):
+            let store: CalibreLibraryStore
+            do {
+                store = try CalibreLibraryStore.open(path: path)
+                _ = try await store.remote().search(SearchQuery(text: "", limit: 1, offset: 0))
+            } catch {
+                throw CommandFailure(TerminalText.sanitized(String(describing: error)))
+            }
+            if let name, name != store.account.name {
+                throw CommandFailure(
+                    "a Calibre library has one account, its owner \(store.account.name.printable), not \(name.printable)"
+                )
+            }
+            // Said once, on the first screen; a save while calibre runs says it again.
+            if let reason = store.permanentlyReadOnly {
+                announce(Notice(TerminalText.sanitized(reason)))
+            } else if CalibreLibraryStore.calibreIsHoldingItsLock() == true {
+                announce(Notice(CalibreLibraryStore.calibreIsRunning))
+            }
+            return (.calibre(store), store.account)
         case let .postgres(connector):
             let remote = try await PostgresSignIn.remote(connector, account: name)
             do {
@@ -184,6 +206,13 @@ enum InteractiveCommand {
                 }
                 return try? catalog.bookCount(scope: scope)
             }
+        case let .calibre(library):
+            connector = CalibreConnector(store: library)
+            store = StoreInfo(kind: "Calibre", location: displayPath(library.folder))
+            catalogIdentity = "calibre " + realPath(library.file)
+            // One session of its own, whose copy of the books is re-read only after a commit.
+            let counter = try? library.remote()
+            countBooks = { _ in try? await counter?.bookCount() }
         case let .postgres(postgres, description):
             connector = postgres
             store = StoreInfo(kind: "PostgreSQL", location: description)

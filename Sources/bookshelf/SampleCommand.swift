@@ -48,6 +48,10 @@ enum SampleCommand {
         // The generator makes each book as it is stored: ten million are never all in memory.
         let books = SampleBooks(count: count, seed: seed)
         guard case let .sqlite(path) = target else {
+            if case .calibre = target {
+                throw CommandFailure(
+                    "books are added to a Calibre library in calibre; Bookshelf edits the books it has")
+            }
             guard case let .postgres(connector) = target else { return .failure }
             let setup = try await PostgresSignIn.administrator(connector)
             let progress = ProgressDisplay.standardError(label: "Adding sample books", total: count)

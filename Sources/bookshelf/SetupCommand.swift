@@ -81,6 +81,8 @@ enum SetupCommand {
             }
         }
         switch try CatalogTarget.resolve(option: arguments.value(CatalogOptions.db), environment: context.environment) {
+        case .calibre:
+            throw UsageError("a Calibre library needs no setup: it opens as it is with --db (see docs/calibre.md)")
         case let .sqlite(path):
             if arguments.isGiven(removeAccount) {
                 throw UsageError("--remove-account applies to PostgreSQL only")

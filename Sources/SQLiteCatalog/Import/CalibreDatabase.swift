@@ -77,6 +77,28 @@ final class CalibreDatabase {
         }
     }
 
+    /// The library's own file, where it lies, for a library worked on in place: read-write as
+    /// calibre opens it (its rollback journal is made beside it while a save commits, as
+    /// calibre's own is), or read-only. The same limits as a read for an import, bar writing.
+    static func openInPlace(_ named: String, writable: Bool) throws(CalibreLibrary.Failure) -> CalibreDatabase {
+        let file = CalibreLibraryFile.resolved(named)
+        do {
+            let connection = try Connection(
+                path: file, flags: writable ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY)
+            sqlite3_limit(connection.handle, SQLITE_LIMIT_LENGTH, Int32(CalibreLibrary.maximumValueBytes))
+            try connection.execute("PRAGMA trusted_schema = OFF")
+            try connection.execute("PRAGMA cell_size_check = ON")
+            if !writable { try connection.execute("PRAGMA query_only = ON") }
+            // calibre's own settings for its connections (db/backend.py).
+            try connection.execute("PRAGMA foreign_keys = ON")
+            // calibre waits ten seconds for a lock; a write here waits no longer than that either.
+            connection.setBusyTimeout(milliseconds: 10_000)
+            return CalibreDatabase(connection: connection, bytes: fileSize(file) ?? 0, copyFolder: nil)
+        } catch {
+            throw CalibreLibrary.Failure(description: "cannot open the Calibre library \(named): \(error)")
+        }
+    }
+
     /// SQLite's advice for a database file that may be hostile, and no writing at all.
     private static func harden(_ connection: Connection) throws(SQLiteError) {
         sqlite3_limit(connection.handle, SQLITE_LIMIT_LENGTH, Int32(CalibreLibrary.maximumValueBytes))

@@ -34,7 +34,7 @@ enum CalibreMapping {
     }
 
     /// The book's title and author by their rules, or why it cannot be stored.
-    private static func named(_ row: CalibreRow) -> Result<(title: String, author: String), Unstorable> {
+    static func named(_ row: CalibreRow) -> Result<(title: String, author: String), Unstorable> {
         guard row.rowsWithItsId == 1 else {
             return .failure(
                 Unstorable(
@@ -64,7 +64,7 @@ enum CalibreMapping {
         authors == [unknownAuthor] ? "" : authors.joined(separator: " & ")
     }
 
-    private static func details(of row: CalibreRow, skipped: inout SkipCounts) -> BookDetails {
+    static func details(of row: CalibreRow, skipped: inout SkipCounts) -> BookDetails {
         func kept<Value>(_ field: BookField, _ rule: () throws(BookFailure) -> Value?) -> Value? {
             do {
                 return try rule()

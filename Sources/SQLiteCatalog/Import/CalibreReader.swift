@@ -15,7 +15,9 @@ final class CalibreReader {
     }
 
     /// The rows of `sql`, a query of `tables` ("its comments table"), each mapped by `row`.
-    func rows<T>(of tables: String, _ sql: String, row: (Statement) -> T) throws(CalibreLibrary.Failure) -> [T] {
+    func rows<T>(
+        of tables: String, _ sql: String, _ arguments: [SQLValue] = [], row: (Statement) -> T
+    ) throws(CalibreLibrary.Failure) -> [T] {
         let connection = database.connection
         let context = Unmanaged.passUnretained(meter).toOpaque()
         sqlite3_progress_handler(
@@ -24,7 +26,7 @@ final class CalibreReader {
             context)
         defer { sqlite3_progress_handler(connection.handle, 0, nil, nil) }
         do {
-            return try withExtendedLifetime(meter) { try connection.query(sql, row: row) }
+            return try withExtendedLifetime(meter) { try connection.query(sql, arguments, row: row) }
         } catch let error as SQLiteError {
             throw failure(error, reading: tables)
         } catch {

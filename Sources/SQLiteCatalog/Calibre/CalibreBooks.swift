@@ -1,0 +1,51 @@
+import BookCatalog
+
+/// A library's books as Bookshelf's records, mapped as `import --from calibre` maps them
+/// (`CalibreMapping`), each with its `last_modified` as the revision (`CalibreTimestamp`). A
+/// book that cannot be shown (a title that is not text, two books with one id) is left out
+/// and counted.
+struct CalibreBooks {
+    let records: [BookRecord]
+    /// Books left out: their title or author could not be read as text.
+    let unreadable: Int
+    /// Each record's comments as the library holds them, by id: written back untouched when
+    /// the notes are not edited.
+    let comments: [Int: String]
+
+    static func read(_ reader: CalibreReader, book: Int? = nil) throws(CalibreLibrary.Failure) -> CalibreBooks {
+        let rows = try CalibreRows(reader: reader, book: book).read()
+        let stamps = try reader.rows(
+            of: "its books table",
+            book == nil
+                ? "SELECT id, last_modified FROM books" : "SELECT id, last_modified FROM books WHERE id = ?1",
+            book.map { [.int($0)] } ?? [], row: { ($0.int(0), $0.text(1)) })
+        let revisions = Dictionary(stamps.map { ($0.0, revision(of: $0.1)) }, uniquingKeysWith: { first, _ in first })
+        var records: [BookRecord] = []
+        var comments: [Int: String] = [:]
+        var unreadable = 0
+        var skipped = SkipCounts()
+        for var row in rows {
+            // calibre keeps a comma of an author's name as "|" (db/write.py).
+            row.authors = row.authors.map { name in
+                if case let .text(text) = name { return .text(text.replacingOccurrences(of: "|", with: ",")) }
+                return name
+            }
+            guard case let .success((title, author)) = CalibreMapping.named(row) else {
+                unreadable += 1
+                continue
+            }
+            let details = CalibreMapping.details(of: row, skipped: &skipped)
+            records.append(
+                BookRecord(id: row.id, title: title, revision: revisions[row.id] ?? 0, author: author, details: details)
+            )
+            if case let .text(text)? = row.comments { comments[row.id] = text }
+        }
+        return CalibreBooks(records: records, unreadable: unreadable, comments: comments)
+    }
+
+    /// The revision of a `last_modified` text: its microseconds, or 0 for a text calibre
+    /// would not write (such a book's first save by Bookshelf gives it a real one).
+    static func revision(of lastModified: String) -> Int {
+        max(0, CalibreTimestamp.microseconds(lastModified) ?? 0)
+    }
+}

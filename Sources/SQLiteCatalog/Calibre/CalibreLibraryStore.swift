@@ -1,0 +1,109 @@
+import BookCatalog
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A Calibre library worked on where it lies (`bookshelf --db "~/Calibre Library"`): its
+/// `metadata.db` read and written in place, with calibre's own semantics (`CalibreBookWrite`),
+/// one account (the library's owner), and calibre's single-instance lock respected
+/// (`CalibreInstanceLock`). Opening checks what a session needs: the file, its tables, its
+/// schema (`CalibreSchema`), and whether it may be written now.
+public struct CalibreLibraryStore: Sendable {
+    /// The library's `metadata.db`.
+    public let file: String
+    /// The library's folder, which the header names.
+    public let folder: String
+    /// calibre's id of the library (`library_id.uuid`): what its search index is kept under.
+    public let libraryID: String
+    /// Why nothing may ever be written here (a schema this code does not know), or nil.
+    public let permanentlyReadOnly: String?
+    /// The one account: the user who owns the library.
+    public let account: Account
+
+    /// What the app and a command say while calibre holds its lock.
+    public static let calibreIsRunning = "calibre is running; this library is read-only here until it closes"
+
+    /// True when `path` names a Calibre library rather than a catalog: a folder holding a
+    /// `metadata.db`, or a file of that name.
+    public static func isLibrary(_ path: String) -> Bool {
+        var status = stat()
+        if stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFDIR {
+            return access((path as NSString).appendingPathComponent("metadata.db"), F_OK) == 0
+        }
+        return (path as NSString).lastPathComponent == "metadata.db"
+    }
+
+    /// Opens the library at `path` (its folder or its `metadata.db`), checked as an import
+    /// checks one: a regular file, tables where calibre makes tables, and a known schema.
+    public static func open(path: String) throws(CalibreLibrary.Failure) -> CalibreLibraryStore {
+        let file = try CalibreLibraryFile.locate(path)
+        let writable = access(file, W_OK) == 0
+        let database = try CalibreDatabase.openInPlace(file, writable: false)
+        let reader = CalibreReader(
+            database: database, file: file, budget: CalibreLibrary.WorkBudget(forFileOf: database.bytes))
+        try CalibreTables.requireTables(reader)
+        let schema = try CalibreSchema.read(reader)
+        let libraryID =
+            try reader.rows(of: "its library_id table", "SELECT uuid FROM library_id ORDER BY id LIMIT 1") {
+                $0.text(0)
+            }.first ?? ""
+        var reason = schema.reasonNotWritable
+        if reason == nil, !writable { reason = "this user may not write \(file), so the library is read-only here" }
+        let folder = (CalibreLibraryFile.resolved(file) as NSString).deletingLastPathComponent
+        return CalibreLibraryStore(
+            file: file, folder: folder, libraryID: libraryID, permanentlyReadOnly: reason,
+            account: Account(name: ownerName, role: reason == nil ? .editor : .reader, scope: "calibre"))
+    }
+
+    /// Whether calibre (its GUI, `calibre-server` or `calibredb`) holds its lock now; nil
+    /// when this system's lock cannot be looked at.
+    public static func calibreIsHoldingItsLock() -> Bool? { CalibreInstanceLock.isHeld() }
+
+    /// A session's remote on a connection of its own.
+    public func remote() throws(CalibreLibrary.Failure) -> CalibreBookRemote {
+        try remote(lockName: CalibreInstanceLock.name)
+    }
+
+    /// `remote()` taking the lock of `lockName`: tests must never take the user's calibre's.
+    func remote(lockName: String) throws(CalibreLibrary.Failure) -> CalibreBookRemote {
+        let database = try CalibreDatabase.openInPlace(file, writable: permanentlyReadOnly == nil)
+        if permanentlyReadOnly == nil {
+            do {
+                try CalibreFunctions.register(on: database.connection)
+            } catch {
+                throw CalibreLibrary.Failure(description: "cannot open the Calibre library \(file): \(error)")
+            }
+        }
+        return CalibreBookRemote(
+            database: database, file: file, account: account, readOnly: permanentlyReadOnly, lockName: lockName)
+    }
+
+    /// The login name of this process's user, the library's one account.
+    private static var ownerName: String {
+        if let entry = getpwuid(geteuid()), let name = entry.pointee.pw_name { return String(cString: name) }
+        return "owner"
+    }
+}
+
+/// Opens the library's one account for the model.
+public struct CalibreConnector: CatalogConnector {
+    public let store: CalibreLibraryStore
+
+    public init(store: CalibreLibraryStore) { self.store = store }
+
+    public func accountNames() async throws -> [String] { [store.account.name] }
+    public func accountRoles() async throws -> [String: AccountRole] { [store.account.name: store.account.role] }
+    public func accountScopes() async throws -> [String: String] { [store.account.name: store.account.scope] }
+    public func requiresPassword(for account: String) -> Bool { false }
+
+    public func connect(account: String, password: String?) async throws -> any BookRemote {
+        guard account == store.account.name else { throw BookFailure.notAllowed }
+        do {
+            return try store.remote()
+        } catch {
+            throw BookFailure.storeUnavailable(error.description)
+        }
+    }
+}

@@ -1,0 +1,188 @@
+import BookshelfTestSupport
+import Foundation
+import SQLiteCatalog
+import TestTags
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// calibre's own programs on this machine (Debian's `calibre` package), run headless.
+enum CalibreTools {
+    static let calibredb = ChildProcess.onPath("calibredb")
+    static let server = ChildProcess.onPath("calibre-server")
+
+    /// True when the tools are there; with `CI` set a missing one is a failure, not a skip.
+    static var shouldRun: Bool {
+        (calibredb != nil && server != nil) || ProcessInfo.processInfo.environment["CI"] != nil
+    }
+}
+
+/// A library worked on in place, checked by calibre itself: what `bookshelf edit` writes is what
+/// `calibredb list` and `show_metadata` show, `calibredb check_library` finds nothing, a change
+/// made by calibredb since a read is a conflict, and while a real `calibre-server` holds calibre's
+/// lock Bookshelf writes nothing. calibre's lock is per user, not per library, so every test that
+/// runs calibre's programs is in this one suite, one test at a time (issue 62).
+@Suite(.tags(.process, .slow), .serialized, .enabled(if: CalibreTools.shouldRun))
+struct CalibreInPlaceTests {
+    static let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Fixtures/calibre-library")
+
+    let sandbox: BookshelfProcess
+    let library: String
+
+    init() throws {
+        sandbox = try BookshelfProcess()
+        library = sandbox.path("Calibre Library")
+        try FileManager.default.copyItem(atPath: Self.fixture.path, toPath: library)
+    }
+
+    /// calibre's environment: no display, and its settings in the sandbox, not the user's.
+    private var calibreEnvironment: [String: String] {
+        var environment = ProcessInfo.processInfo.environment
+        environment["QT_QPA_PLATFORM"] = "offscreen"
+        environment["CALIBRE_CONFIG_DIRECTORY"] = sandbox.path("calibre-config")
+        environment["HOME"] = sandbox.path("home")
+        return environment
+    }
+
+    private func calibredb(_ arguments: [String]) throws -> (status: Int32, output: String) {
+        let tool = try #require(CalibreTools.calibredb, "calibredb is required (CI is set)")
+        let output = sandbox.path("calibredb-\(UUID().uuidString)")
+        let status = try ChildProcess.run(
+            [tool, "--library-path", library] + arguments, output: output, environment: calibreEnvironment)
+        return (status, try String(contentsOfFile: output, encoding: .utf8))
+    }
+
+    private func book(_ id: Int) throws -> [String: Any] {
+        let listed = try calibredb([
+            "list", "--for-machine", "--fields", "title,authors,tags,publisher,pubdate,identifiers,comments,series",
+            "--search", "id:\(id)",
+        ])
+        #expect(listed.status == 0, "\(listed.output)")
+        let books = try #require(try JSONSerialization.jsonObject(with: Data(listed.output.utf8)) as? [[String: Any]])
+        return try #require(books.first)
+    }
+
+    private func revision(ofFirstLine output: String) throws -> Int {
+        let line = try #require(output.split(separator: "\n").first)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        return try #require(object["revision"] as? Int)
+    }
+
+    @Test func anEditIsWhatCalibreShowsAndItsCheckFindsNothing() throws {
+        defer { sandbox.remove() }
+        let found = try sandbox.run(["search", "--json", "--db", library, "omens"])
+        #expect(found.status == 0, "\(found.errors)")
+        // The revision is the book's last_modified in the fixture, 2026-12-05 16:17:51.251077 UTC.
+        let stamp = try #require(ISO8601DateFormatter().date(from: "2026-12-05T16:17:51Z"))
+        let base = try revision(ofFirstLine: found.output)
+        #expect(base == Int(stamp.timeIntervalSince1970) * 1_000_000 + 251_077)
+
+        let edit = try sandbox.run([
+            "edit", "2", "--db", library, "--if-revision", String(base), "--title", "The Nice and Accurate Prophecies",
+            "--author", "Terry Pratchett & Neil Gaiman & Agnes Nutter", "--tags", "humour, apocalypse",
+            "--publisher", "Workman", "--year", "1991", "--isbn", "9780441003259", "--notes", "Funny.\nVery.",
+        ])
+        #expect(edit.status == 0, "\(edit.errors)")
+        let saved = try #require(Int(edit.output.trimmingCharacters(in: .whitespacesAndNewlines)))
+        #expect(saved > base)
+
+        let shown = try book(2)
+        #expect(shown["title"] as? String == "The Nice and Accurate Prophecies")
+        #expect(shown["authors"] as? String == "Terry Pratchett & Neil Gaiman & Agnes Nutter")
+        #expect(Set((shown["tags"] as? [String]) ?? []) == ["humour", "apocalypse"])
+        #expect(shown["publisher"] as? String == "Workman")
+        #expect((shown["pubdate"] as? String)?.hasPrefix("1991-05-10") == true, "\(shown)")
+        #expect((shown["identifiers"] as? [String: String])?["isbn"] == "9780441003259")
+        #expect(shown["comments"] as? String == "<p>Funny.<br>Very.</p>")
+        let metadata = try calibredb(["show_metadata", "2"])
+        #expect(
+            metadata.output.contains("Title sort          : Nice and Accurate Prophecies, The"), "\(metadata.output)")
+        #expect(
+            metadata.output.contains("[Pratchett, Terry & Gaiman, Neil & Nutter, Agnes]"), "\(metadata.output)")
+
+        // calibre changes the book: Bookshelf's next save against what it read is a conflict.
+        let calibreEdit = try calibredb(["set_metadata", "2", "--field", "title:Good Omens, calibre's"])
+        #expect(calibreEdit.status == 0, "\(calibreEdit.output)")
+        let stale = try sandbox.run(["edit", "2", "--db", library, "--if-revision", String(saved), "--title", "Ours"])
+        #expect(stale.status == 4, "\(stale.errors)")
+        #expect(stale.output.contains("Good Omens, calibre's"), "\(stale.output)")
+        #expect(try book(2)["title"] as? String == "Good Omens, calibre's")
+
+        let check = try calibredb(["check_library", "--csv"])
+        #expect(check.status == 0)
+        let reported = check.output.split(separator: "\n").filter { !$0.hasPrefix("Vacuuming") }
+        #expect(reported.isEmpty, "\(check.output)")
+    }
+
+    @Test func theCommandsOpenTheLibraryOrSayWhyNot() throws {
+        defer { sandbox.remove() }
+        // "~/" in a quoted path is the home folder; the metadata.db names the library too.
+        let home = sandbox.path("home")
+        try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
+        try FileManager.default.moveItem(atPath: library, toPath: home + "/Calibre Library")
+        let search = try sandbox.run(["search", "--db", "~/Calibre Library", "pratchett"])
+        #expect(search.status == 0, "\(search.errors)")
+        #expect(search.outputLines.map { $0.split(separator: "\t").first.map(String.init) } == ["2", "5", "6"])
+        let export = try sandbox.run(["export", "--format", "jsonl", "--db", home + "/Calibre Library/metadata.db"])
+        #expect(export.status == 0, "\(export.errors)")
+        #expect(export.outputLines.count == 8)
+        let check = try sandbox.run(["check", "--db", "~/Calibre Library"])
+        #expect(check.status == 0, "\(check.errors)")
+        #expect(check.output.hasPrefix("ok: "))
+        let setup = try sandbox.run(["setup", "--db", "~/Calibre Library"])
+        #expect(setup.status == 2)
+        #expect(setup.errors.contains("a Calibre library needs no setup"))
+        let other = try sandbox.run([
+            "edit", "1", "--db", "~/Calibre Library", "--account", "someone-else", "--title", "X",
+        ])
+        #expect(other.status == 3)
+        #expect(other.errors.contains("a Calibre library has one account, its owner"))
+    }
+
+    @Test func whileCalibreServerRunsEditExits3AndNothingIsWritten() throws {
+        defer { sandbox.remove() }
+        let server = try #require(CalibreTools.server, "calibre-server is required (CI is set)")
+        let pidFile = sandbox.path("server.pid")
+        let port = Int.random(in: 30_000..<60_000)
+        try ChildProcess.run(
+            [
+                "/bin/sh", "-c",
+                "echo $$ > \(shellQuoted(pidFile)); exec \(shellQuoted(server)) --port \(port) --listen-on 127.0.0.1 "
+                    + shellQuoted(library),
+            ], output: sandbox.path("server.log"), environment: calibreEnvironment, wait: false)
+        let pid = try Await.until("calibre-server's pid") {
+            Int32(
+                (try? String(contentsOfFile: pidFile, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
+                    ?? "")
+        } _: {
+            $0 != nil
+        }!
+        defer {
+            kill(pid, SIGKILL)
+            try? Await.until("calibre-server to end") { Await.hasEnded(pid) }
+        }
+        try Await.until("calibre-server to hold calibre's lock", timeout: .seconds(60)) {
+            CalibreLibraryStore.calibreIsHoldingItsLock() == true
+        }
+        let before = try Data(contentsOf: URL(fileURLWithPath: library + "/metadata.db"))
+
+        let refused = try sandbox.run(["edit", "1", "--db", library, "--title", "Not now"])
+        #expect(refused.status == 3)
+        #expect(refused.errors.contains("calibre is running; this library is read-only here until it closes"))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: library + "/metadata.db")) == before)
+        // Reading goes on.
+        let search = try sandbox.run(["search", "--db", library, "fellowship"])
+        #expect(search.status == 0, "\(search.errors)")
+        #expect(search.output.contains("The Fellowship of the Ring"))
+
+        kill(pid, SIGTERM)
+        try Await.until("calibre-server to end", timeout: .seconds(30)) { Await.hasEnded(pid) }
+        try Await.until("calibre's lock to be free") { CalibreLibraryStore.calibreIsHoldingItsLock() == false }
+        let edit = try sandbox.run(["edit", "1", "--db", library, "--title", "Now"])
+        #expect(edit.status == 0, "\(edit.errors)")
+        #expect(try book(1)["title"] as? String == "Now")
+    }
+}
