@@ -8,7 +8,10 @@ import TerminalUI
 /// it is a viewer: "View book", and no key that saves or edits is offered.
 enum EditorPane {
 
-    static func render(_ editor: EditorState, viewOnly: Bool, ui: UIState, in area: Rect, into canvas: inout Canvas) {
+    static func render(
+        _ editor: EditorState, viewOnly: Bool, revisions: RevisionStyle = .counter, ui: UIState, in area: Rect,
+        into canvas: inout Canvas
+    ) {
         var writer = PaneWriter(area: area)
         guard let base = editor.base else {
             if let error = editor.loadError {
@@ -20,7 +23,7 @@ enum EditorPane {
             return
         }
         var heading = StyledText("\(viewOnly ? "View" : "Edit") book #\(editor.bookID)", style: Theme.label)
-        heading.append(" · revision \(base.revision)", style: Theme.hint)
+        heading.append(" · \(revisions.text(base.revision))", style: Theme.hint)
         if editor.isDirty { heading.append(" · modified", style: Theme.warning) }
         writer.line(heading, into: &canvas)
 
@@ -28,7 +31,7 @@ enum EditorPane {
         // the rest leaves (at least three rows), scrolling when that is fewer.
         var scratch = Canvas(width: area.width, height: area.height)
         var measure = PaneWriter(area: Rect(x: 0, y: 0, width: area.width, height: area.height))
-        footer(editor, viewOnly: viewOnly, base: base, writer: &measure, into: &scratch)
+        footer(editor, viewOnly: viewOnly, revisions: revisions, base: base, writer: &measure, into: &scratch)
         let remaining = area.y + area.height - writer.y
         let needed = EditorForm.height(editor, width: area.width)
         let formHeight = min(needed, max(min(3, remaining), remaining - measure.y))
@@ -36,13 +39,14 @@ enum EditorPane {
         let cursor = EditorForm.render(editor, in: formArea, into: &canvas)
         if let cursor, ui.overlay == nil { canvas.cursor = cursor }
         for _ in 0..<formHeight { writer.skip() }
-        footer(editor, viewOnly: viewOnly, base: base, writer: &writer, into: &canvas)
+        footer(editor, viewOnly: viewOnly, revisions: revisions, base: base, writer: &writer, into: &canvas)
     }
 
     /// Everything under the form: why it is read-only, the store's last word, a newer revision,
     /// and the conflict's ways out or the keys.
     private static func footer(
-        _ editor: EditorState, viewOnly: Bool, base: BookRecord, writer: inout PaneWriter, into canvas: inout Canvas
+        _ editor: EditorState, viewOnly: Bool, revisions: RevisionStyle, base: BookRecord, writer: inout PaneWriter,
+        into canvas: inout Canvas
     ) {
         if let reason = editor.readOnlyReason {
             writer.wrapped(reason, style: Theme.warning, into: &canvas)
@@ -50,12 +54,14 @@ enum EditorPane {
         if let activity = editor.activity {
             writer.line(StyledText(activityText(activity), style: Theme.hint), into: &canvas)
         } else if let outcome = editor.outcome {
-            let (text, style) = outcomeText(outcome, account: editor.account)
+            let (text, style) = outcomeText(outcome, account: editor.account, revisions: revisions)
             writer.wrapped(text, style: style, into: &canvas)
         }
         if let newer = editor.changedElsewhere {
             writer.wrapped(
-                "Someone else saved revision \(newer.revision) since you opened this book: \(newer.title)",
+                revisions == .counter
+                    ? "Someone else saved revision \(newer.revision) since you opened this book: \(newer.title)"
+                    : "Someone else saved this book since you opened it (\(revisions.text(newer.revision))): \(newer.title)",
                 style: Theme.warning, into: &canvas)
         }
         if let error = editor.watchError {
@@ -63,7 +69,8 @@ enum EditorPane {
         }
         if let conflict = editor.conflict {
             writer.skip()
-            ConflictBanner.render(conflict, draft: editor.draft, base: base, writer: &writer, into: &canvas)
+            ConflictBanner.render(
+                conflict, draft: editor.draft, base: base, revisions: revisions, writer: &writer, into: &canvas)
         } else {
             writer.skip()
             writer.line(
@@ -83,9 +90,15 @@ enum EditorPane {
         }
     }
 
-    static func outcomeText(_ outcome: SaveOutcome, account: String?) -> (String, Style) {
+    static func outcomeText(_ outcome: SaveOutcome, account: String?, revisions: RevisionStyle = .counter) -> (
+        String, Style
+    ) {
         switch outcome {
-        case let .saved(revision): ("Saved as revision \(revision).", Theme.success)
+        case let .saved(revision):
+            (
+                revisions == .counter ? "Saved as revision \(revision)." : "Saved (\(revisions.text(revision))).",
+                Theme.success
+            )
         case .noChanges: ("No changes to save.", Theme.hint)
         case .rejected(.notAllowed):
             (
@@ -112,8 +125,8 @@ enum EditorPane {
 /// Their version and yours, inline, with the keys that resolve the conflict.
 enum ConflictBanner {
     static func render(
-        _ conflict: ConflictState, draft: BookDraft, base: BookRecord, writer: inout PaneWriter,
-        into canvas: inout Canvas
+        _ conflict: ConflictState, draft: BookDraft, base: BookRecord, revisions: RevisionStyle = .counter,
+        writer: inout PaneWriter, into canvas: inout Canvas
     ) {
         guard let theirs = conflict.theirs else {
             writer.line(StyledText("Someone else saved this book first.", style: Theme.conflict), into: &canvas)
@@ -126,7 +139,10 @@ enum ConflictBanner {
             return
         }
         writer.wrapped(
-            "Conflict: someone else saved revision \(theirs.revision) while you edited revision \(base.revision).",
+            revisions == .counter
+                ? "Conflict: someone else saved revision \(theirs.revision) while you edited revision \(base.revision)."
+                : "Conflict: someone else saved this book (\(revisions.text(theirs.revision))) while you edited it "
+                    + "(as \(revisions.text(base.revision))).",
             style: Theme.conflict, into: &canvas)
         let labelWidth = 8
         guard conflict.fields.isEmpty else {

@@ -1,15 +1,45 @@
 import BookCatalog
 import BookshelfModel
+import Foundation
 import TerminalUI
 
-/// What the header says about the store: its kind and where it is. Given by the executable.
+/// What the header says about the store: its kind and where it is, and what its revisions
+/// mean. Given by the executable.
 public struct StoreInfo: Equatable, Sendable {
     public let kind: String
     public let location: String
+    public let revisions: RevisionStyle
 
-    public init(kind: String, location: String) {
+    public init(kind: String, location: String, revisions: RevisionStyle = .counter) {
         self.kind = kind
         self.location = location
+        self.revisions = revisions
+    }
+}
+
+/// How a store's revision reads to a user: a count of saves, or (a Calibre library's
+/// `last_modified`) the time of the book's last change, in microseconds since 1970.
+public enum RevisionStyle: Equatable, Sendable {
+    case counter
+    case lastModified
+
+    /// "revision 7", or "changed 2026-12-06 14:02:07 UTC" (UTC, as the history pane's times).
+    public func text(_ revision: Int) -> String {
+        switch self {
+        case .counter: "revision \(revision)"
+        case .lastModified: "changed \(HistoryPane.timestamp(Self.date(revision))) UTC"
+        }
+    }
+
+    private static func date(_ microseconds: Int) -> Date {
+        Date(timeIntervalSince1970: Double(microseconds.quotient(dividingBy: 1_000_000)))
+    }
+}
+
+extension Int {
+    /// Whole seconds of microseconds, rounded down also before 1970.
+    fileprivate func quotient(dividingBy divisor: Int) -> Int {
+        self >= 0 ? self / divisor : -((-self + divisor - 1) / divisor)
     }
 }
 
@@ -42,13 +72,15 @@ public enum Screen {
         }
         if let pane = layout.pane {
             if let editor = state.editor {
-                EditorPane.render(editor, viewOnly: state.accountRole == .reader, ui: ui, in: pane, into: &canvas)
+                EditorPane.render(
+                    editor, viewOnly: state.accountRole == .reader, revisions: store.revisions, ui: ui, in: pane,
+                    into: &canvas)
             } else if let history = state.history {
                 HistoryPane.render(history, in: pane, into: &canvas)
             } else {
                 DetailPane.render(
                     state.search.selectedBook, terms: SearchTerms(state.search.rowsQuery),
-                    viewOnly: state.accountRole == .reader, in: pane, into: &canvas)
+                    viewOnly: state.accountRole == .reader, revisions: store.revisions, in: pane, into: &canvas)
             }
         }
         StatusLine.render(state, ui: ui, in: layout.status, into: &canvas)
@@ -265,7 +297,8 @@ enum ResultList {
 /// The selected book, read-only; Enter opens it (to view only, for a reader).
 enum DetailPane {
     static func render(
-        _ book: BookRecord?, terms: SearchTerms, viewOnly: Bool, in area: Rect, into canvas: inout Canvas
+        _ book: BookRecord?, terms: SearchTerms, viewOnly: Bool, revisions: RevisionStyle = .counter, in area: Rect,
+        into canvas: inout Canvas
     ) {
         guard let book, area.height > 0 else { return }
         let width = area.width - 2
@@ -285,7 +318,8 @@ enum DetailPane {
         }
         if y < bottom {
             StyledText(
-                "#\(book.id) · revision \(book.revision) · Enter to \(viewOnly ? "view" : "edit")", style: Theme.hint
+                "#\(book.id) · \(revisions.text(book.revision)) · Enter to \(viewOnly ? "view" : "edit")",
+                style: Theme.hint
             )
             .draw(in: &canvas, x: area.x + 1, y: y, width: width)
             y += 1

@@ -208,7 +208,7 @@ enum InteractiveCommand {
             }
         case let .calibre(library):
             connector = CalibreConnector(store: library)
-            store = StoreInfo(kind: "Calibre", location: displayPath(library.folder))
+            store = StoreInfo(kind: "Calibre", location: displayPath(library.folder), revisions: .lastModified)
             catalogIdentity = "calibre " + realPath(library.file)
             // One session of its own, whose copy of the books is re-read only after a commit.
             let counter = try? library.remote()

@@ -1,0 +1,37 @@
+import BookCatalog
+import BookshelfModel
+@testable import BookshelfUI
+import Testing
+import TerminalUI
+
+/// A Calibre library's revision is a time (its `last_modified`, in microseconds since 1970), and
+/// the screen says it as one (issue 62, item 4).
+@MainActor
+@Suite struct RevisionStyleTests {
+    @Test func aLastModifiedRevisionReadsAsTheTimeOfTheChange() {
+        // 2026-12-06 14:02:07.5 UTC: 1,796,565,727 seconds since 1970, and half of one.
+        #expect(RevisionStyle.lastModified.text(1_796_565_727_500_000) == "changed 2026-12-06 14:02:07 UTC")
+        #expect(RevisionStyle.counter.text(7) == "revision 7")
+    }
+
+    @Test func theEditorAndTheDetailSayWhenTheBookChangedNotARevisionNumber() async {
+        let calibre = StoreInfo(kind: "Calibre", location: "~/Library", revisions: .lastModified)
+        // The memory store's revisions count from 1: one microsecond after 1970 began.
+        let wide = AppHarness(columns: 140, rows: 14, store: calibre)
+        await wide.start()
+        await wide.type("mommsen")
+        #expect(
+            wide.lines.contains { $0.contains("#2 · changed 1970-01-01 00:00:00 UTC · Enter to edit") }, "\(wide.lines)"
+        )
+        let harness = AppHarness(columns: 72, rows: 14, store: calibre)
+        await harness.start()
+        await harness.type("mommsen")
+        await harness.press(.enter)
+        #expect(harness.lines[3] == " Edit book #2 · changed 1970-01-01 00:00:00 UTC")
+        await harness.press(.ctrl("w"))
+        await harness.type("Republic")
+        await harness.press(.ctrl("s"))
+        #expect(harness.lines.contains(" Saved (changed 1970-01-01 00:00:00 UTC)."), "\(harness.lines)")
+        #expect(!harness.lines.contains { $0.contains("revision") }, "\(harness.lines)")
+    }
+}
