@@ -24,7 +24,7 @@ enum CalibreTools {
 /// made by calibredb since a read is a conflict, and while a real `calibre-server` holds calibre's
 /// lock Bookshelf writes nothing. calibre's lock is per user, not per library, so every test that
 /// runs calibre's programs is in this one suite, one test at a time (issue 62).
-@Suite(.tags(.process, .slow), .serialized, .enabled(if: CalibreTools.shouldRun))
+@Suite(.tags(.process, .tmux, .slow), .serialized, .enabled(if: CalibreTools.shouldRun))
 struct CalibreInPlaceTests {
     static let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Fixtures/calibre-library")
@@ -63,6 +63,45 @@ struct CalibreInPlaceTests {
         #expect(listed.status == 0, "\(listed.output)")
         let books = try #require(try JSONSerialization.jsonObject(with: Data(listed.output.utf8)) as? [[String: Any]])
         return try #require(books.first)
+    }
+
+    /// A real `calibre-server` on a private port and the test's library, once it holds calibre's lock.
+    private func startCalibreServer() throws -> Int32 {
+        let server = try #require(CalibreTools.server, "calibre-server is required (CI is set)")
+        let pidFile = sandbox.path("server.pid")
+        let port = Int.random(in: 30_000..<60_000)
+        try ChildProcess.run(
+            [
+                "/bin/sh", "-c",
+                "echo $$ > \(shellQuoted(pidFile)); exec \(shellQuoted(server)) --port \(port) --listen-on 127.0.0.1 "
+                    + shellQuoted(library),
+            ], output: sandbox.path("server.log"), environment: calibreEnvironment, wait: false)
+        let pid = try Await.until("calibre-server's pid") {
+            Int32(
+                (try? String(contentsOfFile: pidFile, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
+                    ?? "")
+        } _: {
+            $0 != nil
+        }!
+        do {
+            try Await.until("calibre-server to hold calibre's lock", timeout: .seconds(60)) {
+                CalibreLibraryStore.calibreIsHoldingItsLock() == true
+            }
+        } catch {
+            stop(pid)
+            throw error
+        }
+        return pid
+    }
+
+    /// Ends the server and waits until calibre's lock is free again.
+    private func stop(_ pid: Int32) {
+        kill(pid, SIGTERM)
+        if (try? Await.until("calibre-server to end", timeout: .seconds(30)) { Await.hasEnded(pid) }) == nil {
+            kill(pid, SIGKILL)
+            try? Await.until("calibre-server to end") { Await.hasEnded(pid) }
+        }
+        try? Await.until("calibre's lock to be free") { CalibreLibraryStore.calibreIsHoldingItsLock() == false }
     }
 
     private func revision(ofFirstLine output: String) throws -> Int {
@@ -144,29 +183,8 @@ struct CalibreInPlaceTests {
 
     @Test func whileCalibreServerRunsEditExits3AndNothingIsWritten() throws {
         defer { sandbox.remove() }
-        let server = try #require(CalibreTools.server, "calibre-server is required (CI is set)")
-        let pidFile = sandbox.path("server.pid")
-        let port = Int.random(in: 30_000..<60_000)
-        try ChildProcess.run(
-            [
-                "/bin/sh", "-c",
-                "echo $$ > \(shellQuoted(pidFile)); exec \(shellQuoted(server)) --port \(port) --listen-on 127.0.0.1 "
-                    + shellQuoted(library),
-            ], output: sandbox.path("server.log"), environment: calibreEnvironment, wait: false)
-        let pid = try Await.until("calibre-server's pid") {
-            Int32(
-                (try? String(contentsOfFile: pidFile, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
-                    ?? "")
-        } _: {
-            $0 != nil
-        }!
-        defer {
-            kill(pid, SIGKILL)
-            try? Await.until("calibre-server to end") { Await.hasEnded(pid) }
-        }
-        try Await.until("calibre-server to hold calibre's lock", timeout: .seconds(60)) {
-            CalibreLibraryStore.calibreIsHoldingItsLock() == true
-        }
+        let pid = try startCalibreServer()
+        defer { stop(pid) }
         let before = try Data(contentsOf: URL(fileURLWithPath: library + "/metadata.db"))
 
         let refused = try sandbox.run(["edit", "1", "--db", library, "--title", "Not now"])
@@ -178,11 +196,47 @@ struct CalibreInPlaceTests {
         #expect(search.status == 0, "\(search.errors)")
         #expect(search.output.contains("The Fellowship of the Ring"))
 
-        kill(pid, SIGTERM)
-        try Await.until("calibre-server to end", timeout: .seconds(30)) { Await.hasEnded(pid) }
-        try Await.until("calibre's lock to be free") { CalibreLibraryStore.calibreIsHoldingItsLock() == false }
+        stop(pid)
         let edit = try sandbox.run(["edit", "1", "--db", library, "--title", "Now"])
         #expect(edit.status == 0, "\(edit.errors)")
         #expect(try book(1)["title"] as? String == "Now")
+    }
+
+    @Test func theAppOpensReadOnlyWhileCalibreRunsAndASaveThenKeepsTheDraft() throws {
+        defer { sandbox.remove() }
+        let binary = try #require(BookshelfProcess.binary)
+        let pid = try startCalibreServer()
+        var serverRuns = true
+        defer { if serverRuns { stop(pid) } }
+        let inner =
+            "exec env HOME=\(shellQuoted(sandbox.path("home"))) XDG_STATE_HOME=\(shellQuoted(sandbox.path("state"))) "
+            + "\(shellQuoted(binary.path)) --db \(shellQuoted(library))"
+        let pane = try TmuxPane("sh -c \(shellQuoted(inner)); exec sleep 600", columns: 120, rows: 30)
+        defer { pane.kill() }
+        // The header names the library; the notice is said once, on the first screen.
+        let first = try pane.waitFor(text: "calibre is running; this library is read-only here until it closes")
+        #expect(first.contains("Calibre"), "\(first)")
+        #expect(first.contains("Calibre Library"), "\(first)")
+        try pane.type("omens")
+        try pane.waitFor(text: "1–1 of 1")
+        try pane.send("Enter")
+        try pane.waitFor(text: "Edit book #2 · changed 2026-12-05 16:17:51 UTC")
+        try pane.send("C-e")
+        try pane.type(" (ours)")
+        try pane.send("C-s")
+        // The pane wraps the reason: its words are checked line by line.
+        let refused = try pane.waitFor(text: "Not saved: The catalog is unavailable:")
+        #expect(refused.contains("calibre is running; this library is read-only"), "\(refused)")
+        #expect(refused.contains("Good Omens (ours)"), "the draft is kept: \(refused)")
+        // calibredb cannot read while the server runs; Bookshelf can.
+        let stored = try sandbox.run(["search", "--db", library, "omens"])
+        #expect(stored.output.hasPrefix("2\tGood Omens\t"), "\(stored.output)")
+
+        // calibre closes: the next save goes through, and calibre shows it.
+        stop(pid)
+        serverRuns = false
+        try pane.send("C-s")
+        try pane.waitFor(text: "Saved (changed ")
+        #expect(try book(2)["title"] as? String == "Good Omens (ours)")
     }
 }
