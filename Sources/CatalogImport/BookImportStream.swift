@@ -19,7 +19,7 @@ public enum BookImportEvent: Sendable, Equatable {
 /// the line its record starts on; the rest of that record is skipped without being kept.
 public struct BookImportStream {
     public enum Kind: Sendable, Equatable {
-        case csv, jsonLines, goodreads
+        case csv, jsonLines, goodreads, storyGraph
     }
 
     /// How many bytes `read` is asked for at a time (it may give fewer).
@@ -35,6 +35,8 @@ public struct BookImportStream {
         case csvRecords(BookImport.CSVColumns)
         case goodreadsHeader
         case goodreadsRecords(GoodreadsImport.Columns)
+        case storyGraphHeader
+        case storyGraphRecords(StoryGraphImport.Columns)
         case jsonLines
         case done
     }
@@ -126,6 +128,14 @@ public struct BookImportStream {
         case let .goodreadsRecords(columns):
             guard let outcome = try csvOutcome(header: false) else { return }
             GoodreadsImport.record(outcome, columns: columns, into: &collector)
+        case .storyGraphHeader:
+            let outcome = try csvOutcome(header: true)
+            if case .needMore? = outcome { return }
+            state = .done
+            if let columns = StoryGraphImport.columns(outcome, into: &collector) { state = .storyGraphRecords(columns) }
+        case let .storyGraphRecords(columns):
+            guard let outcome = try csvOutcome(header: false) else { return }
+            StoryGraphImport.record(outcome, columns: columns, into: &collector)
         case .jsonLines: try jsonLine()
         case .done: return
         }
@@ -150,6 +160,7 @@ public struct BookImportStream {
             }
             state = .csvHeader
         case .goodreads: state = .goodreadsHeader
+        case .storyGraph: state = .storyGraphHeader
         case .jsonLines: state = .jsonLines
         }
     }

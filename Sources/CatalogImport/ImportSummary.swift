@@ -18,6 +18,9 @@ public struct ImportSummary: Sendable, Equatable {
     public var fieldsMapped = 0
     /// In the order each kind was first met.
     public private(set) var skipped: [Skip] = []
+    /// What was read but not as the file said (a field's encoding guessed, say): nothing lost,
+    /// but worth a look. Counted like skips.
+    public private(set) var noted: [Skip] = []
 
     public init(booksRead: Int = 0, fieldsMapped: Int = 0, skipped: [Skip] = []) {
         self.booksRead = booksRead
@@ -35,6 +38,16 @@ public struct ImportSummary: Sendable, Equatable {
         }
     }
 
+    /// Counts one more (or `count` more) of the notice `reason`.
+    public mutating func note(_ reason: String, count: Int = 1) {
+        guard count > 0 else { return }
+        if let index = noted.firstIndex(where: { $0.reason == reason }) {
+            noted[index] = Skip(reason: reason, count: noted[index].count + count)
+        } else {
+            noted.append(Skip(reason: reason, count: count))
+        }
+    }
+
     /// Counts a book read with `fields` fields holding a value.
     mutating func read(fields: Int) {
         booksRead += 1
@@ -47,5 +60,6 @@ public struct ImportSummary: Sendable, Equatable {
         let books = booksRead == 1 ? "1 book" : "\(number(booksRead)) books"
         let fields = fieldsMapped == 1 ? "1 field" : "\(number(fieldsMapped)) fields"
         return ["Read \(books) (\(fields) mapped)."] + skipped.map { "Skipped \(number($0.count)): \($0.reason)." }
+            + noted.map { "Note, \(number($0.count)): \($0.reason)." }
     }
 }

@@ -1,0 +1,214 @@
+import BookCatalog
+import TerminalSafeText
+
+/// LibraryThing's export (More → Import/Export → Export: "tab-delimited text"), as LibraryThing
+/// writes it: one book a line, fields separated by tabs and never quoted, a header naming the
+/// columns. Values may be bracketed (`[2070291340]`), names are written family first
+/// ("Cortazar, Julio"), and the multi-valued fields separate their values with `|` (secondary
+/// authors, series) or `,` (tags, collections, ISBNs). The file is often ISO-8859-1: a file
+/// whose first megabyte is not UTF-8 is read as ISO-8859-1 whole, and a later field that is not
+/// UTF-8 is read as ISO-8859-1 alone (and counted).
+public enum LibraryThingImport {
+    enum Column: String, CaseIterable {
+        case bookID = "Book Id", title = "Title", primaryAuthor = "Primary Author"
+        case secondaryAuthor = "Secondary Author", publication = "Publication", date = "Date"
+        case isbn = "ISBN", isbns = "ISBNs", tags = "Tags", collections = "Collections"
+        case review = "Review", comment = "Comment", privateComment = "Private Comment", series = "Series"
+    }
+
+    /// Columns made from others (the title's sort position): nothing of them is lost.
+    static let derivedColumns: Set<String> = ["Sort Character"]
+    /// A whole export held in memory, read as `--from librarything` reads a file.
+    public static func parse(_ bytes: [UInt8]) -> BookImportResult {
+        var source = BookSourceStream(bytes: bytes, source: .libraryThing)
+        return source.collected()
+    }
+
+    /// The lines of the TSV export, the first naming the columns.
+    struct TSVFormat: RecordFormat {
+        /// The columns by index once the header is read.
+        private var names: [String]?
+        private var indices: [Column: Int] = [:]
+        private var others: [Int] = []
+
+        mutating func read(record: UnsafeBufferPointer<UInt8>, line: Int, into collector: inout BookImport.Collector)
+            -> Bool
+        {
+            var fields = Self.fields(of: record)
+            guard let names else {
+                let header = fields.map { Self.text($0, collector: &collector) }
+                return readHeader(header, line: line, into: &collector)
+            }
+            if fields.count > names.count, fields[names.count...].allSatisfy(\.isEmpty) {
+                fields.removeSubrange(names.count...)
+            }
+            guard fields.count <= names.count else {
+                collector.reject(line: line, "expected \(names.count) fields as in the header, found \(fields.count)")
+                return true
+            }
+            if fields.contains(where: { $0.count > BookImportStream.maximumFieldBytes }) {
+                collector.reject(line: line, BookImportStream.fieldTooLong)
+                return true
+            }
+            let texts = fields.map { Self.text($0, collector: &collector) }
+            for index in others where index < texts.count && !BookValidation.trim(texts[index]).isEmpty {
+                collector.summary.skip(
+                    "values of the column \(JSONText.quoted(names[index])) (no field keeps them)")
+            }
+            func value(_ column: Column) -> String {
+                guard let index = indices[column], index < texts.count else { return "" }
+                return texts[index]
+            }
+            var book = SourceBook()
+            book.title = value(.title)
+            book.authors =
+                ([value(.primaryAuthor)] + SourceBook.values(value(.secondaryAuthor), separatedBy: ["|"]))
+                .map(SourceBook.givenFirst)
+            book.isbns =
+                [LibraryThingImport.unbracketed(value(.isbn))]
+                + SourceBook.values(LibraryThingImport.unbracketed(value(.isbns)), separatedBy: [",", "|"])
+            book.year = SourceBook.yearText(LibraryThingImport.unbracketed(value(.date)))
+            book.publisher = LibraryThingImport.publisher(value(.publication))
+            let series = SourceBook.values(value(.series), separatedBy: ["|"]).first.map(SourceBook.seriesAndIndex)
+            (book.series, book.seriesIndex) = series ?? ("", "")
+            book.tags =
+                SourceBook.values(value(.tags), separatedBy: [",", "|"])
+                + SourceBook.values(value(.collections), separatedBy: [",", "|"])
+            book.notes = [value(.review), value(.comment), value(.privateComment)].map(LibraryThingImport.paragraphs)
+            book.collect(line: line, into: &collector)
+            return true
+        }
+
+        private mutating func readHeader(_ header: [String], line: Int, into collector: inout BookImport.Collector)
+            -> Bool
+        {
+            let header = header.map(BookValidation.trim)
+            for column in Column.allCases { indices[column] = header.firstIndex(of: column.rawValue) }
+            guard indices[.title] != nil else {
+                collector.reject(
+                    line: line,
+                    "this is not a LibraryThing export: its header has no \"Title\" column (the columns are separated by tabs)"
+                )
+                return false
+            }
+            names = header
+            others = header.indices.filter {
+                guard let column = Column(rawValue: header[$0]) else { return !derivedColumns.contains(header[$0]) }
+                return column == .bookID
+            }
+            return true
+        }
+
+        mutating func finish(into collector: inout BookImport.Collector) {
+            if names == nil {
+                collector.reject(line: 1, "the file is empty; expected LibraryThing's header line")
+            }
+        }
+
+        /// The tab-separated fields of a line, its CR (before the LF) dropped.
+        static func fields(of record: UnsafeBufferPointer<UInt8>) -> [ArraySlice<UInt8>] {
+            var bytes = ArraySlice(record)
+            if bytes.last == UInt8(ascii: "\r") { bytes = bytes.dropLast() }
+            return bytes.split(separator: UInt8(ascii: "\t"), omittingEmptySubsequences: false)
+        }
+
+        /// A field's text: UTF-8, or else ISO-8859-1 (counted).
+        static func text(_ field: ArraySlice<UInt8>, collector: inout BookImport.Collector) -> String {
+            if let text = String(validating: field, as: UTF8.self) { return text }
+            collector.summary.note(latin1Fallback)
+            return TextEncoding.latin1String(field)
+        }
+    }
+
+    /// Not a skip: said in the summary so that a user can check those fields' accents.
+    static let latin1Fallback = "fields that were not UTF-8, read as ISO-8859-1 (check their accents)"
+
+    /// "[2070291340]" as "2070291340"; other text as it is.
+    static func unbracketed(_ text: String) -> String {
+        let trimmed = BookValidation.trim(text)
+        guard trimmed.hasPrefix("["), trimmed.hasSuffix("]"), trimmed.count >= 2 else { return trimmed }
+        return BookValidation.trim(String(trimmed.dropFirst().dropLast()))
+    }
+
+    /// "Gallimard (1979), Poche" is the publisher "Gallimard": LibraryThing writes the
+    /// publisher, the year in parentheses, then the binding.
+    static func publisher(_ publication: String) -> String {
+        let trimmed = BookValidation.trim(publication)
+        if let open = trimmed.range(of: " (") { return BookValidation.trim(String(trimmed[..<open.lowerBound])) }
+        if let comma = trimmed.firstIndex(of: ",") { return BookValidation.trim(String(trimmed[..<comma])) }
+        return trimmed
+    }
+
+    /// LibraryThing writes a paragraph break in a review or comment as "[Return]" (a TSV line
+    /// cannot hold one).
+    static func paragraphs(_ text: String) -> String {
+        text.replacingOccurrences(of: "[Return][Return]", with: "\n\n").replacingOccurrences(
+            of: "[Return]", with: "\n")
+    }
+}
+
+extension LibraryThingImport {
+    /// LibraryThing's JSON export: one object whose members are the books, each keyed by its
+    /// book id: `{"5498194": {"books_id": "5498194", "title": "Marelle", "authors": [{"lf":
+    /// "Cortazar, Julio", "fl": "Julio Cortazar"}], …}}`.
+    struct JSONFormat: RecordFormat {
+        enum Key: String, CaseIterable {
+            case title, primaryAuthor = "primaryauthor", authors, date, publication, isbn
+            case originalISBN = "originalisbn", ean, tags, collections, series, review, comment
+            case privateComment = "privatecomment"
+        }
+
+        /// Keys made from others or that say nothing of the book: not counted as skipped.
+        static let derivedKeys: Set<String> = ["sortcharacter", "primaryauthorrole", "title_sort"]
+
+        func read(record: UnsafeBufferPointer<UInt8>, line: Int, into collector: inout BookImport.Collector) -> Bool {
+            let member: JSONTree.Member
+            do {
+                member = try JSONTree.parseMember(record)
+            } catch {
+                collector.reject(line: line, "bad JSON: \(error.reason)")
+                return true
+            }
+            guard case let .object(members) = member.value else {
+                collector.reject(line: line, "each book must be an object, as in {\"12345\": {\"title\": \"...\"}}")
+                return true
+            }
+            let book = member.value
+            for entry in members
+            where Key(rawValue: entry.key) == nil && !Self.derivedKeys.contains(entry.key)
+                && CSLJSONImport.isValue(entry.value)
+            {
+                collector.summary.skip("values of the key \(JSONText.quoted(entry.key)) (no field keeps them)")
+            }
+            func text(_ key: Key) -> String { book[key.rawValue]?.text ?? "" }
+            func strings(_ key: Key) -> [String] {
+                switch book[key.rawValue] {
+                case let .array(elements)?: elements.compactMap(\.text)
+                case let .object(members)?: members.compactMap(\.value.text)
+                case let value?: value.text.map { SourceBook.values($0, separatedBy: [",", "|"]) } ?? []
+                case nil: []
+                }
+            }
+            var source = SourceBook()
+            source.title = text(.title)
+            if case let .array(authors)? = book[Key.authors.rawValue], !authors.isEmpty {
+                source.authors = authors.compactMap { author in
+                    author["fl"]?.text ?? author["lf"]?.text.map(SourceBook.givenFirst) ?? author.text
+                }
+            } else {
+                source.authors = [SourceBook.givenFirst(text(.primaryAuthor))]
+            }
+            source.isbns =
+                [LibraryThingImport.unbracketed(text(.originalISBN))]
+                + strings(.isbn).map(LibraryThingImport.unbracketed)
+                + strings(.ean)
+            source.year = SourceBook.yearText(LibraryThingImport.unbracketed(text(.date)))
+            source.publisher = LibraryThingImport.publisher(text(.publication))
+            (source.series, source.seriesIndex) = strings(.series).first.map(SourceBook.seriesAndIndex) ?? ("", "")
+            source.tags = strings(.tags) + strings(.collections)
+            source.notes = [text(.review), text(.comment), text(.privateComment)].map(LibraryThingImport.paragraphs)
+            source.collect(line: line, into: &collector)
+            return true
+        }
+    }
+}
