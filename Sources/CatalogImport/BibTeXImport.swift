@@ -67,7 +67,8 @@ public enum BibTeXImport {
                 collector.summary.skip("entries of type @\(entry.type.printableName) (not books)")
                 return true
             }
-            BibTeXImport.book(of: entry, summary: &collector.summary).collect(line: line, into: &collector)
+            BibTeXImport.book(of: entry, summary: &collector.summary).collect(
+                line: line, origin: BookOrigin(source: .bibtex, id: entry.key), into: &collector)
             return true
         }
     }

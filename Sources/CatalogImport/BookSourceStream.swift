@@ -121,7 +121,7 @@ public struct BookSourceStream {
 
     /// Every book and problem at once: for files already in memory.
     public mutating func collected() -> BookImportResult {
-        var books: [NewBook] = []
+        var books: [SourcedBook] = []
         var problems: [BookImportProblem] = []
         do {
             while let event = try next() {
@@ -133,7 +133,7 @@ public struct BookSourceStream {
         } catch {
             problems.append(BookImportProblem(line: 1, reason: "the file could not be read: \(error)"))
         }
-        return BookImportResult(books: books, problems: problems, summary: summary)
+        return BookImportResult(sourced: books, problems: problems, summary: summary)
     }
 
     // MARK: Start

@@ -7,7 +7,7 @@ import TerminalSafeText
 public enum CSLJSONImport {
     /// The keys read into a field.
     enum Key: String, CaseIterable {
-        case type, title, author, issued, publisher, isbn = "ISBN"
+        case type, id, title, author, issued, publisher, isbn = "ISBN"
         case collectionTitle = "collection-title", collectionNumber = "collection-number"
         case keyword, note
     }
@@ -38,7 +38,8 @@ public enum CSLJSONImport {
                 return true
             }
             CSLJSONImport.book(of: item, members: members, summary: &collector.summary).collect(
-                line: line, into: &collector)
+                line: line, origin: item["id"]?.text.flatMap { BookOrigin(source: .cslJSON, id: $0) },
+                into: &collector)
             return true
         }
     }

@@ -75,7 +75,8 @@ public enum LibraryThingImport {
                 SourceBook.values(value(.tags), separatedBy: [",", "|"])
                 + SourceBook.values(value(.collections), separatedBy: [",", "|"])
             book.notes = [value(.review), value(.comment), value(.privateComment)].map(LibraryThingImport.paragraphs)
-            book.collect(line: line, into: &collector)
+            book.collect(
+                line: line, origin: BookOrigin(source: .libraryThing, id: value(.bookID)), into: &collector)
             return true
         }
 
@@ -93,8 +94,7 @@ public enum LibraryThingImport {
             }
             names = header
             others = header.indices.filter {
-                guard let column = Column(rawValue: header[$0]) else { return !derivedColumns.contains(header[$0]) }
-                return column == .bookID
+                Column(rawValue: header[$0]) == nil && !derivedColumns.contains(header[$0])
             }
             return true
         }
@@ -158,8 +158,9 @@ extension LibraryThingImport {
             case privateComment = "privatecomment"
         }
 
-        /// Keys made from others or that say nothing of the book: not counted as skipped.
-        static let derivedKeys: Set<String> = ["sortcharacter", "primaryauthorrole", "title_sort"]
+        /// Keys made from others or that say nothing of the book: not counted as skipped. The
+        /// book id is the member's key too, and is the book's origin.
+        static let derivedKeys: Set<String> = ["sortcharacter", "primaryauthorrole", "title_sort", "books_id"]
 
         func read(record: UnsafeBufferPointer<UInt8>, line: Int, into collector: inout BookImport.Collector) -> Bool {
             let member: JSONTree.Member
@@ -207,7 +208,10 @@ extension LibraryThingImport {
             (source.series, source.seriesIndex) = strings(.series).first.map(SourceBook.seriesAndIndex) ?? ("", "")
             source.tags = strings(.tags) + strings(.collections)
             source.notes = [text(.review), text(.comment), text(.privateComment)].map(LibraryThingImport.paragraphs)
-            source.collect(line: line, into: &collector)
+            // The member's key is the book id (books_id repeats it).
+            source.collect(
+                line: line, origin: BookOrigin(source: .libraryThing, id: book["books_id"]?.text ?? member.key),
+                into: &collector)
             return true
         }
     }

@@ -62,10 +62,11 @@ struct SourceBook {
         return .success(NewBook(title: named.title, author: named.author, details: details))
     }
 
-    /// Collects the book, or its problem with `line`.
-    func collect(line: Int, into collector: inout BookImport.Collector) {
+    /// Collects the book with where it came from (nil when the record has no id of its own),
+    /// or its problem with `line`.
+    func collect(line: Int, origin: BookOrigin?, into collector: inout BookImport.Collector) {
         switch book(summary: &collector.summary) {
-        case let .success(book): collector.keep(book)
+        case let .success(book): collector.keep(book, origin: origin)
         case let .failure(failure): for reason in failure.reasons { collector.reject(line: line, reason) }
         }
     }

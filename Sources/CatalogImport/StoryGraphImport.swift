@@ -71,15 +71,13 @@ public enum StoryGraphImport {
             var book = SourceBook()
             book.title = value(.title)
             book.authors = SourceBook.values(value(.authors), separatedBy: [","])
+            // The StoryGraph gives a book no id of its own but this column: an ISBN, or its UID
+            // for a book without one. It is the book's origin either way.
             let isbnOrUID = BookValidation.trim(value(.isbnOrUID))
-            if ISBN.looksLikeOne(isbnOrUID) {
-                book.isbns = [isbnOrUID]
-            } else if !isbnOrUID.isEmpty {
-                collector.summary.skip("ISBN/UID values that are the StoryGraph's own ids, not ISBNs")
-            }
+            if ISBN.looksLikeOne(isbnOrUID) { book.isbns = [isbnOrUID] }
             book.tags = SourceBook.values(value(.tags), separatedBy: [","]) + [value(.readStatus)]
             book.notes = [value(.review)]
-            book.collect(line: line, into: &collector)
+            book.collect(line: line, origin: BookOrigin(source: .storyGraph, id: isbnOrUID), into: &collector)
         }
     }
 

@@ -12,7 +12,10 @@ enum ExportCommand {
     static let pageSize = 5_000
 
     static let format = Option<String>(
-        "format", value: "F", completes: .choices(["csv", "jsonl"]), help: "csv (default) or jsonl.")
+        "format", value: "F", completes: .choices(formatNames),
+        help: "csv (default), jsonl, or for a paper's references csl-json or bibtex.")
+
+    static let formatNames = BookExportFormat.allCases.map(\.rawValue) + CitationFormat.allCases.map(\.rawValue)
     static let query = Option<String>(
         "query", value: "Q", help: "Only the books matching Q, as 'bookshelf search Q' finds them.")
     static let scope = Option<String>("scope", value: "S", help: "The books of scope S (default: the account's scope).")
@@ -22,7 +25,7 @@ enum ExportCommand {
 
     static let command = Command(
         name: "export",
-        summary: "Write the books (or those matching --query) as CSV or JSON Lines.",
+        summary: "Write the books (or those matching --query) as CSV, JSON Lines, CSL-JSON or BibTeX.",
         positionals: .none,
         options: [
             format, rawCells, query, scope, CatalogOptions.account, CatalogOptions.db, CatalogReads.option,
@@ -37,6 +40,14 @@ enum ExportCommand {
             import' reads either back unchanged, and exporting the import gives the same bytes. Books come
             in search order (title order without --query). Ids and revisions are not exported:
             an import makes new books.
+
+            --format csl-json writes one CSL-JSON array (an item a line, type "book") and
+            --format bibtex a @book entry per book, for Zotero, pandoc, BibTeX or biblatex. Each
+            book's key (its CSL id, its BibTeX key) is the family name, the year and the title's
+            first word, and the catalog's id: herbert1965dune-42. Authors "A B, C D" are two
+            people, "Family, Given" or a name that does not split back exactly is kept whole
+            (literal, or in braces). 'bookshelf import --from csl-json' or '--from bibtex' reads
+            either back; what each format cannot hold is listed in docs/import.md.
 
             A spreadsheet runs a cell that starts with =, +, -, @, a tab or a carriage return as a
             formula (=HYPERLINK(..), say), so CSV writes such a cell with an apostrophe in front
@@ -69,17 +80,25 @@ enum ExportCommand {
     @Sendable static func run(_ context: CommandContext) async throws -> ExitStatus {
         let arguments = context.arguments
         let formatName = arguments.value(format) ?? BookExportFormat.csv.rawValue
-        guard let format = BookExportFormat(rawValue: formatName) else {
-            throw UsageError("--format must be csv or jsonl, not \"\(formatName.printable)\"")
+        let citation = CitationFormat(rawValue: formatName)
+        guard let format = BookExportFormat(rawValue: formatName) ?? (citation != nil ? .jsonl : nil) else {
+            throw UsageError(
+                "--format must be one of \(formatNames.joined(separator: ", ")), not \"\(formatName.printable)\"")
         }
         let cells: CSVCells = arguments.isSet(rawCells) ? .raw : .neutralised
-        if cells == .raw, format != .csv {
-            throw UsageError("--raw-cells applies to CSV only; JSON Lines is never run")
+        if cells == .raw, format != .csv || citation != nil {
+            throw UsageError("--raw-cells applies to CSV only; no other format is run by a spreadsheet")
         }
         let (remote, countBooks) = try await AccountRemote.openCounting(
             arguments, environment: context.environment, console: context.console, scope: arguments.value(scope))
         let console = context.console
-        if let header = BookExport.header(format) { console.line(header) }
+        if let citation {
+            if let opening = CitationExport.opening(citation) { console.line(opening) }
+        } else if let header = BookExport.header(format) {
+            console.line(header)
+        }
+        // CSL-JSON separates its items: each is written once the next one (or the end) is known.
+        var pendingItem: String?
         // Progress goes to standard error, never into the data on standard output.
         var writing: ProgressDisplay?
         defer { writing?.finish() }
@@ -106,6 +125,27 @@ enum ExportCommand {
                 throw CommandFailure(PostgresSignIn.oneLine(String(describing: error)))
             }
             for record in page.records {
+                if let citation {
+                    if BookImport.rejection(title: record.title, author: record.author) != nil {
+                        refused.append(record.id)
+                    }
+                    let entry = CitationExport.entry(
+                        id: record.id, title: record.title, author: record.author, details: record.details,
+                        format: citation)
+                    if let item = pendingItem { console.line(item + CitationExport.separator(citation)) }
+                    pendingItem = nil
+                    if citation == .cslJSON {
+                        pendingItem = entry
+                    } else {
+                        // BibTeX has no escape for a control character: on a terminal it is shown
+                        // as search shows it (to a file or a pipe the entry is exact).
+                        for line in entry.split(separator: "\n", omittingEmptySubsequences: false) {
+                            console.line(toTerminal ? TerminalText.sanitized(String(line)) : String(line))
+                        }
+                        console.line("")
+                    }
+                    continue
+                }
                 let bytes = stored[record.id]
                 if bytes != nil || BookImport.rejection(title: record.title, author: record.author) != nil {
                     refused.append(record.id)
@@ -127,6 +167,10 @@ enum ExportCommand {
             writing?.update(written)
             guard page.records.count == query.limit, written < page.total || !page.totalCount.isExact else { break }
             query = SearchQuery(text: query.text, limit: pageSize, offset: written, after: page.next)
+        }
+        if let citation {
+            if let item = pendingItem { console.line(item) }
+            if let closing = CitationExport.closing(citation) { console.line(closing) }
         }
         return .success
     }

@@ -18,17 +18,30 @@ enum ImportCommand {
         help: "Take back exactly what 'bookshelf export' wrote, even text a plain import refuses (SQLite only).")
 
     static let from = Option<String>(
-        "from", value: "SOURCE", completes: .choices(ImportSource.allCases.map(\.rawValue)),
-        help: "Read FILE as goodreads (its library export) or calibre (a library folder) instead.")
+        "from", value: "SOURCE", completes: .choices(ImportSource.names),
+        help:
+            "Read FILE as SOURCE: auto (the default: recognised from its first lines), csv, jsonl, goodreads, storygraph, librarything, csl-json, bibtex, or calibre (a library folder)."
+    )
 
     static let command = Command(
         name: "import",
-        summary: "Add the books of a CSV or JSON Lines file, all or nothing.",
+        summary: "Add the books of a file (CSV, JSON Lines, or another service's export), all or nothing.",
         positionals: .one("FILE", completes: .file),
         options: [CatalogOptions.scope, from, restore, CatalogOptions.db],
         details: """
-            Formats (by extension .csv, .jsonl or .ndjson, otherwise by content; FILE - reads
-            standard input):
+            Without --from (or with --from auto) the source is recognised from FILE's first
+            lines: a tab-separated header naming Book Id and Title is LibraryThing's export, an
+            object of objects its JSON export, a CSV header naming ISBN/UID or Read Status the
+            StoryGraph's, one naming Book Id and Exclusive Shelf Goodreads', a JSON array
+            CSL-JSON, an @entry (after % comments) BibTeX; anything else is Bookshelf's own
+            format below. Unless it is Bookshelf's own UTF-8, the choice is said on standard
+            error ("reading FILE as BibTeX, UTF-8"). --from SOURCE reads FILE as SOURCE whatever it
+            looks like. Every source may be UTF-8 (with or without a byte order mark) or UTF-16
+            with a byte order mark; LibraryThing's may be ISO-8859-1 (as it often is). What each
+            source maps to which field, and what it skips, is in docs/import.md.
+
+            Bookshelf's formats (by extension .csv, .jsonl or .ndjson, otherwise by content; FILE
+            - reads standard input):
               CSV         a header line naming the columns, title required, author optional,
                           in any order (other columns are ignored); RFC 4180 quoting:
                           "Rome, the City","Beard, Mary" and "The ""Quoted"" Book".
@@ -45,11 +58,15 @@ enum ImportCommand {
             parentheses, "(Dune, #1)", becomes the series), Author and Additional Authors,
             ISBN13 or else ISBN, Publisher, Year Published or else Original Publication Year,
             Bookshelves and Exclusive Shelf as tags, My Review and Private Notes as notes.
+            --from storygraph, librarything, csl-json and bibtex read those services' exports as
+            docs/import.md says: the books of a CSL-JSON or BibTeX file are its "book" items and
+            @book entries (other types are counted, not imported); BibTeX's accents, @string
+            macros and case braces are read as the text they stand for.
             --from calibre reads a Calibre library folder (its metadata.db, opened read-only;
             nothing is written or created in the folder): title, authors ("A & B", each once),
             the ISBN among its identifiers, the year of its publication date, publisher, series
             and index, tags, and comments as plain text in the notes (a review's HTML from
-            Goodreads too). From either, a value that breaks its field's rule, or from Calibre
+            Goodreads too). From any of these, a value that breaks its field's rule, or from Calibre
             one that is not UTF-8 text, is left out and counted; a book without a title is an
             error, and so from Calibre is a title or author that is not UTF-8 text, or an id two
             books share. The library is read as a file anyone could have made: only tables are
@@ -67,7 +84,10 @@ enum ImportCommand {
             characters is blank and refused.
             A field longer than 1,048,576 bytes (a CSV record or JSON line longer than
             4,194,304) is a bad line as soon as that much of it is read, and the rest of it is
-            skipped unread into memory.
+            skipped unread into memory; so is a LibraryThing line, a CSL-JSON item or a BibTeX
+            entry longer than 4,194,304 bytes. JSON nested more than 32 deep, BibTeX braces more
+            than 32 deep, and @string macros past 10,000 or 1,048,576 bytes in all are bad lines
+            too.
             If any line is bad, each is reported as FILE:LINE: reason as it is found, nothing is
             imported and the exit status is 1. --restore takes each line exactly as 'bookshelf export'
             wrote it, without these rules, even text that is not UTF-8 (raw in CSV, \\udcXX
@@ -102,13 +122,10 @@ enum ImportCommand {
         let restoring = arguments.isSet(restore)
         if restoring, case .postgres = target { throw UsageError("--restore works on SQLite catalogs only") }
 
-        let source = try arguments.value(from).map { name throws(UsageError) in
-            guard let source = ImportSource(rawValue: name) else {
-                throw UsageError("--from must be goodreads or calibre, not \"\(name.printable)\"")
-            }
-            return source
+        let source = try ImportSource(option: arguments.value(from))
+        if restoring, !source.isBookshelfFile {
+            throw UsageError("--restore takes back a 'bookshelf export' (csv or jsonl), not --from \(source.name)")
         }
-        if restoring, source != nil { throw UsageError("--restore takes back a 'bookshelf export', not --from") }
 
         if source == .calibre {
             guard let read = try readCalibre(file, console: console) else { return .nothingDone }
@@ -126,8 +143,17 @@ enum ImportCommand {
         let tally = Locked(ImportTally())
         let shownFile = file.printable
         let books = ImportedBooks(
-            input: input, kind: source == .goodreads ? .goodreads : nil, fileName: file, restoring: restoring,
+            input: input, source: source.file, fileName: file, restoring: restoring,
             tally: tally,
+            detected: { detected in
+                // Bookshelf's own UTF-8 files are read as they always were; anything else is said.
+                guard source == .auto,
+                    detected.source != .csv && detected.source != .jsonLines
+                        || detected.encoding != .utf8 && detected.encoding != .utf8WithByteOrderMark
+                else { return }
+                let line = "bookshelf import: reading \(shownFile) as \(detected)"
+                if let reading { reading.note(line) } else { StandardStream.writeError(line + "\n") }
+            },
             problem: { problem in
                 let line = "\(shownFile):\(problem.line): \(TerminalText.sanitized(problem.reason))"
                 if let reading { reading.note(line) } else { StandardStream.writeError(line + "\n") }
@@ -273,7 +299,45 @@ enum ImportCommand {
 
 }
 
-/// Where `bookshelf import --from` takes its books from, besides Bookshelf's own CSV and JSON Lines.
-enum ImportSource: String, CaseIterable {
-    case goodreads, calibre
+/// Where `bookshelf import --from` takes its books from: a file of a `BookSource`, recognised
+/// (`auto`, the default) or named, or a Calibre library folder.
+enum ImportSource: Equatable {
+    case auto
+    case file(BookSource)
+    case calibre
+
+    static let names = ["auto"] + BookSource.allCases.map(\.rawValue) + ["calibre"]
+
+    init(option: String?) throws(UsageError) {
+        guard let option, option != "auto" else {
+            self = .auto
+            return
+        }
+        if option == "calibre" {
+            self = .calibre
+        } else if let source = BookSource(rawValue: option) {
+            self = .file(source)
+        } else {
+            throw UsageError(
+                "--from must be one of \(Self.names.joined(separator: ", ")), not \"\(option.printable)\"")
+        }
+    }
+
+    /// The file source to read, nil to recognise it.
+    var file: BookSource? {
+        if case let .file(source) = self { source } else { nil }
+    }
+
+    var name: String {
+        switch self {
+        case .auto: "auto"
+        case let .file(source): source.rawValue
+        case .calibre: "calibre"
+        }
+    }
+
+    /// Bookshelf's own CSV or JSON Lines (or recognised as one): what `--restore` takes back.
+    var isBookshelfFile: Bool {
+        self == .auto || self == .file(.csv) || self == .file(.jsonLines)
+    }
 }

@@ -60,10 +60,13 @@ struct ImportTally: Sendable {
 /// as it is found; `tally` holds what the command reports at the end.
 struct ImportedBooks: Sequence, Sendable {
     let input: ImportInput
-    let kind: BookImportStream.Kind?
+    /// Nil: recognised from the file's first chunk.
+    let source: BookSource?
     let fileName: String
     let restoring: Bool
     let tally: Locked<ImportTally>
+    /// Told once what the file is read as, when its first chunk is read.
+    let detected: @Sendable (DetectedSource) -> Void
     let problem: @Sendable (BookImportProblem) -> Void
     let progress: @Sendable (Int) -> Void
     /// Told once the file has been read to its end, or could not be.
@@ -72,17 +75,27 @@ struct ImportedBooks: Sequence, Sendable {
     func makeIterator() -> Iterator {
         let input = input
         return Iterator(
-            stream: BookImportStream(kind: kind, fileName: fileName, restoring: restoring) { try input.read() },
+            stream: BookSourceStream(source: source, fileName: fileName, restoring: restoring) { try input.read() },
             books: self)
     }
 
     struct Iterator: IteratorProtocol {
-        var stream: BookImportStream
+        var stream: BookSourceStream
         let books: ImportedBooks
+        private var told = false
+
+        init(stream: BookSourceStream, books: ImportedBooks) {
+            self.stream = stream
+            self.books = books
+        }
 
         mutating func next() -> NewBook? {
             do {
                 while let event = try stream.next() {
+                    if !told, let detected = stream.detected {
+                        told = true
+                        books.detected(detected)
+                    }
                     books.progress(stream.bytesRead)
                     switch event {
                     case let .book(book):

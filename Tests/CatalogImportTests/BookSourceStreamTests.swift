@@ -100,7 +100,7 @@ import Testing
         var problems: [BookImportProblem] = []
         while let event = try stream.next() {
             switch event {
-            case let .book(book): titles.append(book.title)
+            case let .book(book): titles.append(book.book.title)
             case let .problem(problem): problems.append(problem)
             }
         }

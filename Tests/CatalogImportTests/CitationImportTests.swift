@@ -37,10 +37,13 @@ import Testing
         #expect(column("Star Rating") == 2)
         #expect(column("Owned?") == 1)
         #expect(column("Content Warnings") == nil)
-        #expect(skipped["ISBN/UID values that are the StoryGraph's own ids, not ISBNs"] == 1)
         // Contributors, Format, Date Added, Last Date Read, Dates Read, Read Count, Moods, Pace,
-        // the five character questions, Star Rating, Owned?, and the UID.
-        #expect(result.summary.skipped.count == 16, "\(result.summary.skipped)")
+        // the five character questions, Star Rating and Owned?.
+        #expect(result.summary.skipped.count == 15, "\(result.summary.skipped)")
+        // The ISBN/UID as written is each book's origin: the StoryGraph has no other id.
+        #expect(
+            result.sourced.map(\.origin)
+                == ["9780143039433", "0307472787", "a1b2c3d4-uid"].map { BookOrigin(source: .storyGraph, id: $0) })
     }
 
     @Test func theCSLJSONFileMapsItsBooksAndSkipsOtherItemsByType() throws {
@@ -61,11 +64,13 @@ import Testing
             ])
         #expect(
             Self.skips(result.summary) == [
-                "values of the key \"id\" (no field keeps them)": 3,
                 "values of the key \"publisher-place\" (no field keeps them)": 1,
                 "items of type \"article-journal\" (not books)": 1,
                 "values of the key \"edition\" (no field keeps them)": 1,
             ])
+        #expect(
+            result.sourced.map(\.origin)
+                == ["herbert1965", "beard2015", "vanderberg1999"].map { BookOrigin(source: .cslJSON, id: $0) })
     }
 
     @Test func theBibTeXFileMapsAccentsMacrosNamesAndCaseBraces() throws {
@@ -98,6 +103,11 @@ import Testing
                 "\"and others\" in an author list (the names are not given)": 1,
                 "values of the field \"editor\" (no field keeps them)": 1,
             ])
+        #expect(
+            result.sourced.map(\.origin)
+                == ["garcia1967", "schroedinger1944", "pratchett1990", "pythons"].map {
+                    BookOrigin(source: .bibtex, id: $0)
+                })
     }
 
     @Test(arguments: [

@@ -59,7 +59,8 @@ import Testing
         #expect(summary.fieldsMapped == 7 + 8 + 6 + 6 + 5 + 3)
         let skipped = Dictionary(uniqueKeysWithValues: summary.skipped.map { ($0.reason, $0.count) })
         func column(_ name: String) -> Int? { skipped["values of the column \"\(name)\" (no field keeps them)"] }
-        #expect(column("Book Id") == 6)
+        // The book id is where each book came from, not a skipped value.
+        #expect(column("Book Id") == nil)
         #expect(column("Primary Author Role") == 3)
         #expect(column("Secondary Author Roles") == 1)
         #expect(column("Rating") == 3)
@@ -71,9 +72,17 @@ import Testing
         #expect(column("Work id") == 2)
         #expect(column("Sort Character") == nil)
         #expect(summary.skipped.filter { $0.reason.hasPrefix("ISBN values") }.map(\.count) == [1])
-        #expect(summary.skipped.count == 11, "\(summary.skipped)")
+        #expect(summary.skipped.count == 10, "\(summary.skipped)")
         // The whole file was ISO-8859-1: no field needed a guess of its own.
         #expect(summary.noted.isEmpty)
+    }
+
+    @Test func eachBookComesWithItsBookIdAsItsOrigin() throws {
+        let tsv = try Self.tsv()
+        #expect(tsv.sourced.map(\.origin?.source) == Array(repeating: .libraryThing, count: 6))
+        #expect(tsv.sourced.map(\.origin?.id) == ["7001", "7002", "7003", "7004", "7005", "7006"])
+        let json = LibraryThingImport.parse(try SourceExportFixtures.bytes("librarything_export.json"))
+        #expect(json.sourced.map(\.origin) == ["8001", "8002"].map { BookOrigin(source: .libraryThing, id: $0) })
     }
 
     @Test func theTSVFileIsRecognisedAsISOLatin1() throws {
@@ -118,7 +127,6 @@ import Testing
         let skipped = Dictionary(uniqueKeysWithValues: result.summary.skipped.map { ($0.reason, $0.count) })
         #expect(
             skipped == [
-                "values of the key \"books_id\" (no field keeps them)": 2,
                 "values of the key \"rating\" (no field keeps them)": 1,
                 "values of the key \"language\" (no field keeps them)": 1,
                 "values of the key \"entrydate\" (no field keeps them)": 1,

@@ -116,8 +116,53 @@ import Testing
     @Test func anUnknownSourceIsAUsageError() throws {
         let sandbox = try BookshelfProcess()
         defer { sandbox.remove() }
-        let result = try sandbox.run(["import", "--from", "librarything", "x.csv", "--db", sandbox.path("c.sqlite")])
+        let result = try sandbox.run(["import", "--from", "delicious", "x.csv", "--db", sandbox.path("c.sqlite")])
         #expect(result.status == 2)
-        #expect(result.errors.contains("--from must be goodreads or calibre"), "\(result.errors)")
+        #expect(
+            result.errors.contains(
+                "--from must be one of auto, csv, jsonl, goodreads, storygraph, librarything, csl-json, bibtex, calibre"
+            ),
+            "\(result.errors)")
+    }
+
+    /// Each sample of the places readers keep books, imported with no --from: recognised, said,
+    /// and every book added.
+    @Test(arguments: [
+        ("librarything_export.tsv", "LibraryThing's export (tab-separated), ISO-8859-1", 6),
+        ("librarything_export.json", "LibraryThing's export (JSON), UTF-8", 2),
+        ("storygraph_export.csv", "the StoryGraph's export (CSV), UTF-8", 3),
+        ("csl_references.json", "CSL-JSON, UTF-8", 3), ("bibtex_references.bib", "BibTeX, UTF-8", 4),
+        ("goodreads_library_export.csv", "Goodreads' library export (CSV), UTF-8", 12),
+    ])
+    func eachSourceIsRecognisedAndSaid(_ name: String, _ said: String, _ count: Int) throws {
+        let sandbox = try BookshelfProcess()
+        defer { sandbox.remove() }
+        let file = Self.fixtures.appendingPathComponent(name).path
+        let result = try sandbox.run(["import", file, "--db", sandbox.path("catalog.sqlite")])
+        #expect(result.status == 0, "\(result.errors)")
+        #expect(result.output == "Added \(count) books to scope main.\n")
+        #expect(result.errors.contains("bookshelf import: reading \(file) as \(said)\n"), "\(result.errors)")
+        #expect(result.errors.contains("Read \(count) books ("), "\(result.errors)")
+    }
+
+    /// A catalog exported as CSL-JSON or BibTeX and imported into a new catalog has the same
+    /// books, every field (the Goodreads sample's books hold nothing either format loses).
+    @Test(arguments: ["csl-json", "bibtex"])
+    func aCitationExportImportsBackIntoTheSameBooks(_ format: String) throws {
+        let sandbox = try BookshelfProcess()
+        defer { sandbox.remove() }
+        let first = sandbox.path("first.sqlite"), second = sandbox.path("second.sqlite")
+        let file = Self.fixtures.appendingPathComponent("goodreads_library_export.csv").path
+        #expect(try sandbox.run(["import", "--from", "goodreads", file, "--db", first]).status == 0)
+        let export = try sandbox.run(["export", "--format", format, "--db", first])
+        #expect(export.status == 0, "\(export.errors)")
+        let written = sandbox.path("references")
+        try Data(export.output.utf8).write(to: URL(fileURLWithPath: written))
+        let back = try sandbox.run(["import", "--from", format, written, "--db", second])
+        #expect(back.status == 0, "\(back.errors)")
+        #expect(back.output == "Added 12 books to scope main.\n")
+        let original = try sandbox.run(["export", "--format", "jsonl", "--db", first]).output
+        let again = try sandbox.run(["export", "--format", "jsonl", "--db", second]).output
+        #expect(again == original)
     }
 }
