@@ -244,4 +244,43 @@ struct CalibreLibraryCopy {
         #expect(saved.details.isbn == "9780261103573")
         #expect(try library.column("SELECT val FROM identifiers WHERE book = 3") == ["9780261103573"])
     }
+
+    // MARK: A hostile library, as an import meets one (issue 55), worked on in place
+
+    @Test func aViewWhereCalibreMakesATableIsRefusedAtOpen() throws {
+        try library.execute(
+            """
+            DROP TABLE comments;
+            CREATE VIEW comments AS WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n)
+                SELECT i AS id, i AS book, 'x' AS text FROM n;
+            """)
+        #expect(throws: CalibreLibrary.Failure.self) { try CalibreLibraryStore.open(path: library.folder) }
+        do {
+            _ = try CalibreLibraryStore.open(path: library.folder)
+        } catch {
+            #expect(error.description.contains("its comments is a view, not a table"), "\(error)")
+        }
+    }
+
+    @Test func aTriggerThatNeverEndsIsStoppedByTheWorkBoundAndNothingIsWritten() async throws {
+        // A save's statements are metered as a read's are: a trigger that would run for ever
+        // is stopped once the library's size's worth of work is spent, and the save rolled back.
+        try library.execute(
+            """
+            CREATE TRIGGER hostile AFTER UPDATE ON books BEGIN
+                SELECT count(*) FROM (WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT i FROM n);
+            END;
+            """)
+        let remote = try remote()
+        let base = try await remote.load(id: 5)
+        do {
+            _ = try await remote.save(
+                SaveRequest(id: 5, title: "Guards! Guards! (ours)", expectedRevision: base.revision))
+            Issue.record("the save went through")
+        } catch {
+            #expect("\(error)".contains("took more work than a library of its size needs"), "\(error)")
+        }
+        #expect(try library.column("SELECT title FROM books WHERE id = 5") == ["Guards! Guards!"])
+        #expect(try library.column("SELECT count(*) FROM metadata_dirtied WHERE book = 5") == ["0"])
+    }
 }
