@@ -138,6 +138,16 @@ import Testing
         #expect(result.problems.first?.reason.contains("the macro \"x\" is not defined") == true)
     }
 
+    @Test func theMonthMacrosAreKnownAndMacrosAreNotCaseSensitive() {
+        let bib = "@STRING{Pub = {Gollancz}}\n@book{a, title = {One}, publisher = pub, note = {Read in } # jan}\n"
+        let result = BibTeXImport.parse(Array(bib.utf8))
+        #expect(result.problems.isEmpty, "\(result.problems)")
+        #expect(
+            result.books == [
+                NewBook(title: "One", details: BookDetails(publisher: "Gollancz", notes: "Read in January"))
+            ])
+    }
+
     @Test func aBadEntryIsAProblemWithItsLineAndTheEntriesAfterItAreRead() {
         let bib = "@book{a, title = {One}}\n\n@book{b, title = {Two} author = {X}}\n@book{c, title = {Three}}\n"
         let result = BibTeXImport.parse(Array(bib.utf8))
