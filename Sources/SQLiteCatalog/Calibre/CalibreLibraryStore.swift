@@ -43,7 +43,7 @@ public struct CalibreLibraryStore: Sendable {
         let database = try CalibreDatabase.openInPlace(file, writable: false)
         let reader = CalibreReader(
             database: database, file: file, budget: CalibreLibrary.WorkBudget(forFileOf: database.bytes))
-        try CalibreTables.requireTables(reader)
+        try CalibreTables.requireTables(reader, CalibreTables.readAndWrittenInPlace)
         let schema = try CalibreSchema.read(reader)
         let libraryID =
             try reader.rows(of: "its library_id table", "SELECT uuid FROM library_id ORDER BY id LIMIT 1") {

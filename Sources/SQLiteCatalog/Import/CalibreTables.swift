@@ -8,14 +8,18 @@ enum CalibreTables {
         "books_languages_link",
     ]
 
-    static func requireTables(_ reader: CalibreReader) throws(CalibreLibrary.Failure) {
+    /// What a library worked on in place also reads or writes: its id, and the books calibre is
+    /// to write the metadata backup of.
+    static let readAndWrittenInPlace = read + ["library_id", "metadata_dirtied"]
+
+    static func requireTables(_ reader: CalibreReader, _ names: [String] = read) throws(CalibreLibrary.Failure) {
         // Names are matched as SQLite matches them, ASCII letters in any case.
-        let placeholders = read.map { "'\($0)'" }.joined(separator: ", ")
+        let placeholders = names.map { "'\($0)'" }.joined(separator: ", ")
         let objects = try reader.rows(
             of: "its schema",
             "SELECT lower(name), type FROM pragma_table_list WHERE schema = 'main' AND lower(name) IN (\(placeholders))"
         ) { (name: $0.text(0), type: $0.text(1)) }
-        for name in read {
+        for name in names {
             guard let object = objects.first(where: { $0.name == name }) else {
                 throw CalibreLibrary.Failure(
                     description: "\(reader.file) is not a Calibre library's metadata.db (it has no \(name) table)")

@@ -262,6 +262,24 @@ struct CalibreLibraryCopy {
         }
     }
 
+    @Test func aViewInPlaceOfATableASaveWritesIsRefusedAtOpen() throws {
+        // Writing to a view would run its INSTEAD OF trigger: whatever its maker wrote.
+        try library.execute(
+            """
+            DROP TABLE metadata_dirtied; CREATE TABLE elsewhere (id INTEGER PRIMARY KEY, book INTEGER);
+            CREATE VIEW metadata_dirtied AS SELECT id, book FROM elsewhere;
+            CREATE TRIGGER redirect INSTEAD OF INSERT ON metadata_dirtied BEGIN
+                INSERT INTO elsewhere (book) VALUES (NEW.book);
+            END;
+            """)
+        do {
+            _ = try CalibreLibraryStore.open(path: library.folder)
+            Issue.record("the library opened")
+        } catch {
+            #expect(error.description.contains("its metadata_dirtied is a view, not a table"), "\(error)")
+        }
+    }
+
     @Test func aTriggerThatNeverEndsIsStoppedByTheWorkBoundAndNothingIsWritten() async throws {
         // A save's statements are metered as a read's are: a trigger that would run for ever
         // is stopped once the library's size's worth of work is spent, and the save rolled back.
