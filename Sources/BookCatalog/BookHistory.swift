@@ -11,12 +11,15 @@ public struct BookRevision: Sendable, Equatable, Hashable {
     public let savedAt: Date
     /// The save's operation id; nil for revisions no save produced.
     public let operation: UUID?
+    /// The batch whose save made it (`BatchRecordingRemote`); nil for a save of one book.
+    public let batch: BatchID?
 
-    public init(record: BookRecord, account: String?, savedAt: Date, operation: UUID?) {
+    public init(record: BookRecord, account: String?, savedAt: Date, operation: UUID?, batch: BatchID? = nil) {
         self.record = record
         self.account = account
         self.savedAt = savedAt
         self.operation = operation
+        self.batch = batch
     }
 
     public var revision: Int { record.revision }

@@ -120,6 +120,19 @@ public actor BookRepository {
     }
 
     public func save(_ request: SaveRequest) async throws -> BookRecord {
+        let remote = self.remote
+        return try await write(request) { try await remote.save($0) }
+    }
+
+    /// `save(_:)`, the new revision recorded as `batch`'s (`BatchRecordingRemote`).
+    public func save(_ request: SaveRequest, inBatch batch: BatchID) async throws -> BookRecord {
+        let batches = try batchRecorder()
+        return try await write(request) { try await batches.save($0, inBatch: batch) }
+    }
+
+    private func write(_ request: SaveRequest, by send: (SaveRequest) async throws -> BookRecord) async throws
+        -> BookRecord
+    {
         let clean = try request.validated()
         let id = clean.id
         advance(id)
@@ -128,7 +141,7 @@ public actor BookRepository {
         let started = stamp(id)
         defer { endWrite(id) }
         do {
-            let saved = try await remote.save(clean)
+            let saved = try await send(clean)
             try validate(saved, id: id)
             guard saved.revision > request.expectedRevision else { throw BookFailure.invalidResponse }
             // Another write or a notice since this one began: the answer may already be old.
@@ -144,6 +157,73 @@ public actor BookRepository {
             throw error
         }
     }
+
+    // MARK: Batches
+
+    public func beginBatch(_ start: BatchStart) async throws -> BatchID {
+        try await batchRecorder().beginBatch(start)
+    }
+
+    /// Every save in one transaction of a new batch, or none (`BatchRecordingRemote.saveAll`).
+    /// The books are written as any save writes them: no read that began before the answer
+    /// publishes, and the saved records are acknowledged, as one save's is.
+    public func saveAll(_ requests: [SaveRequest], inNewBatch start: BatchStart) async throws -> AllOrNothingResult {
+        let batches = try batchRecorder()
+        let clean = try requests.map { try $0.validated() }
+        let ids = clean.map(\.id)
+        guard Set(ids).count == ids.count else { throw BookFailure.invalidResponse }
+        for id in ids {
+            advance(id)
+            cache.removeValue(forKey: id)
+            writesInFlight[id, default: 0] += 1
+        }
+        defer { ids.forEach(endWrite) }
+        let result: AllOrNothingResult
+        do {
+            result = try await batches.saveAll(clean, inNewBatch: start)
+        } catch {
+            ids.forEach(advance)
+            throw error
+        }
+        ids.forEach(advance)
+        switch result {
+        case let .committed(_, saved):
+            let expected = Dictionary(uniqueKeysWithValues: clean.map { ($0.id, $0.expectedRevision) })
+            guard saved.count == clean.count,
+                saved.allSatisfy({ Self.isWellFormed($0) && $0.revision > expected[$0.id] ?? Int.max })
+            else { throw BookFailure.invalidResponse }
+            for record in saved {
+                acknowledge(record)
+                remember(record)
+            }
+        case let .refused(reasons):
+            for (id, reason) in reasons {
+                if case let .conflict(_, actual) = reason { learn(revision: actual, of: id) }
+            }
+        }
+        return result
+    }
+
+    /// The revisions `batch` made of the books this account sees, checked as history is: each
+    /// a book's next revision after the one before it.
+    public func revisions(ofBatch batch: BatchID) async throws -> [BatchRevision] {
+        let revisions = try await batchRecorder().revisions(ofBatch: batch)
+        for revision in revisions {
+            let (before, after) = (revision.before, revision.after)
+            guard before.id == after.id, after.revision == before.revision + 1, Self.isWellFormed(before),
+                Self.isWellFormed(after)
+            else { throw BookFailure.invalidResponse }
+            remember(after)
+        }
+        return revisions
+    }
+
+    private func batchRecorder() throws -> any BatchRecordingRemote {
+        guard let batches = remote as? any BatchRecordingRemote else { throw BookFailure.unsupported }
+        return batches
+    }
+
+    // MARK: Uncertain saves
 
     /// Finds out whether a save whose outcome was unknown committed. Uses the store's record
     /// of operation ids when it has one; otherwise the save counts as committed only if the

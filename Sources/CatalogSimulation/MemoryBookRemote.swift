@@ -21,11 +21,13 @@ public final class MemoryCatalog: Sendable {
         var history: [Int: [BookRevision]] = [:]
         /// False while the "server" is down: every call fails as an unreachable store's does.
         var isReachable = true
+        /// Every batch begun, by number: the account that began it, in its scope.
+        var batches: [Int: Account] = [:]
 
         /// Records `record` as the book's newest revision.
-        mutating func recordRevision(_ record: BookRecord, account: String?, operation: UUID?) {
+        mutating func recordRevision(_ record: BookRecord, account: String?, operation: UUID?, batch: BatchID? = nil) {
             history[record.id, default: []].append(
-                BookRevision(record: record, account: account, savedAt: Date(), operation: operation))
+                BookRevision(record: record, account: account, savedAt: Date(), operation: operation, batch: batch))
         }
     }
 
@@ -109,7 +111,7 @@ public final class MemoryCatalog: Sendable {
 /// only the account's scope is visible, readers cannot save, saves are compare-and-set.
 public actor MemoryBookRemote: SearchableBookRemote, ChangeDetectingRemote, SaveOutcomeRecordingRemote,
     AccountAwareRemote,
-    HistoryKeepingRemote
+    HistoryKeepingRemote, BatchRecordingRemote
 {
     public static let defaultScope = "main"
 
@@ -151,25 +153,99 @@ public actor MemoryBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
         let request = try unchecked.validated()
         let account = self.account
         let saved = try catalog.withState { state throws(BookFailure) in
-            guard let stored = state.books[request.id], stored.scope == account.scope else { throw .missing }
-            guard account.role == .editor else { throw .notAllowed }
-            let old = stored.record
-            guard old.revision == request.expectedRevision else {
-                throw .conflict(expected: request.expectedRevision, actual: old.revision)
-            }
-            guard old.revision < Int.max else { throw .revisionExhausted }
-            // Details are written all together, or (nil) kept as they are.
-            let next = BookRecord(
-                id: old.id, title: request.title, revision: old.revision + 1, author: request.author ?? old.author,
-                details: request.details ?? old.details)
-            state.books[old.id]?.record = next
-            state.commitCount += 1
-            state.committedOperations[request.operation] = next.revision
-            state.recordRevision(next, account: account.name, operation: request.operation)
-            return next
+            try Self.commit(request, by: account, in: &state, batch: nil)
         }
         ownCommits += 1
         return saved
+    }
+
+    /// One compare-and-set, as a store's statement makes it.
+    private static func commit(
+        _ request: SaveRequest, by account: Account, in state: inout MemoryCatalog.State, batch: BatchID?
+    )
+        throws(BookFailure) -> BookRecord
+    {
+        guard let stored = state.books[request.id], stored.scope == account.scope else { throw .missing }
+        guard account.role == .editor else { throw .notAllowed }
+        let old = stored.record
+        guard old.revision == request.expectedRevision else {
+            throw .conflict(expected: request.expectedRevision, actual: old.revision)
+        }
+        guard old.revision < Int.max else { throw .revisionExhausted }
+        // Details are written all together, or (nil) kept as they are.
+        let next = BookRecord(
+            id: old.id, title: request.title, revision: old.revision + 1, author: request.author ?? old.author,
+            details: request.details ?? old.details)
+        state.books[old.id]?.record = next
+        state.commitCount += 1
+        state.committedOperations[request.operation] = next.revision
+        state.recordRevision(next, account: account.name, operation: request.operation, batch: batch)
+        return next
+    }
+
+    // MARK: BatchRecordingRemote
+
+    public func beginBatch(_ start: BatchStart) async throws -> BatchID {
+        let account = self.account
+        return try catalog.withState { state throws(BookFailure) in
+            guard account.role == .editor else { throw .notAllowed }
+            if let undone = start.undoes, state.batches[undone.number]?.scope != account.scope { throw .missing }
+            let number = (state.batches.keys.max() ?? 0) + 1
+            state.batches[number] = account
+            return BatchID(number)
+        }
+    }
+
+    public func save(_ unchecked: SaveRequest, inBatch batch: BatchID) async throws -> BookRecord {
+        let request = try unchecked.validated()
+        let account = self.account
+        let saved = try catalog.withState { state throws(BookFailure) in
+            guard state.batches[batch.number]?.name == account.name else { throw .notAllowed }
+            return try Self.commit(request, by: account, in: &state, batch: batch)
+        }
+        ownCommits += 1
+        return saved
+    }
+
+    public func saveAll(_ requests: [SaveRequest], inNewBatch start: BatchStart) async throws -> AllOrNothingResult {
+        let clean = try requests.map { try $0.validated() }
+        let account = self.account
+        let result = try catalog.withState { state throws(BookFailure) -> AllOrNothingResult in
+            guard account.role == .editor else { throw .notAllowed }
+            let before = state
+            let batch = BatchID((state.batches.keys.max() ?? 0) + 1)
+            state.batches[batch.number] = account
+            var refused: [Int: BookFailure] = [:]
+            var saved: [BookRecord] = []
+            for request in clean {
+                do throws(BookFailure) {
+                    saved.append(try Self.commit(request, by: account, in: &state, batch: batch))
+                } catch {
+                    refused[request.id] = error
+                }
+            }
+            guard refused.isEmpty else {
+                state = before
+                return .refused(refused)
+            }
+            return .committed(batch, saved)
+        }
+        if case let .committed(_, saved) = result { ownCommits += saved.count }
+        return result
+    }
+
+    public func revisions(ofBatch batch: BatchID) async throws -> [BatchRevision] {
+        let scope = account.scope
+        return try catalog.withState { state throws(BookFailure) in
+            guard state.batches[batch.number]?.scope == scope else { throw .missing }
+            return state.history.keys.sorted().flatMap { id -> [BatchRevision] in
+                guard state.books[id]?.scope == scope, let revisions = state.history[id] else { return [] }
+                return revisions.indices.dropFirst().compactMap { index in
+                    revisions[index].batch == batch
+                        ? BatchRevision(before: revisions[index - 1].record, after: revisions[index].record) : nil
+                }
+            }
+        }
     }
 
     public func search(_ query: SearchQuery) async throws -> SearchPage {

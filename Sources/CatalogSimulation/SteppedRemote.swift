@@ -19,7 +19,7 @@ import Foundation
 ///
 /// The store keeps every committed revision of every book, so a test can derive what is true
 /// from what committed when, never from what the code under test said. It has no operation
-/// log or history of its own kind; `keepingRecords` is the same store with both.
+/// log, history or batches of its own kind; `keepingRecords` is the same store with them.
 public actor SteppedRemote: SearchableBookRemote, ChangeDetectingRemote, ReauthenticatingRemote {
     public enum Call: Sendable, Equatable {
         case search(SearchQuery)
@@ -71,12 +71,12 @@ public actor SteppedRemote: SearchableBookRemote, ChangeDetectingRemote, Reauthe
         /// Oldest first.
         var revisions: [Int: [BookRevision]] = [:]
 
-        mutating func commit(_ record: BookRecord, account: String?, operation: UUID?) {
+        mutating func commit(_ record: BookRecord, account: String?, operation: UUID?, batch: BatchID? = nil) {
             books[record.id] = record
             revisions[record.id, default: []].append(
                 BookRevision(
                     record: record, account: account, savedAt: Date(timeIntervalSince1970: Double(record.revision)),
-                    operation: operation))
+                    operation: operation, batch: batch))
         }
     }
 
@@ -100,6 +100,9 @@ public actor SteppedRemote: SearchableBookRemote, ChangeDetectingRemote, Reauthe
 
     private var store = Store()
     private var operations: [UUID: Int] = [:]
+    /// The batch of each save sent in one (`RecordKeepingSteppedRemote`), by operation id.
+    private var batchOfOperation: [UUID: BatchID] = [:]
+    private var batchesBegun: [BatchStart] = []
     /// The account's password, which `reauthenticate` checks (nil: any password will do).
     public let password: String?
     public let account: String
@@ -123,6 +126,9 @@ public actor SteppedRemote: SearchableBookRemote, ChangeDetectingRemote, Reauthe
 
     /// Every revision of book `id` the store committed, oldest first.
     public func committedRevisions(of id: Int) -> [BookRecord] { (store.revisions[id] ?? []).map(\.record) }
+
+    /// The same, as the store recorded them: who saved each, with which operation, in which batch.
+    public func recordedRevisions(of id: Int) -> [BookRevision] { store.revisions[id] ?? [] }
 
     /// Another writer commits `record` exactly as given.
     public func put(_ record: BookRecord) { store.commit(record, account: nil, operation: nil) }
@@ -335,9 +341,56 @@ public actor SteppedRemote: SearchableBookRemote, ChangeDetectingRemote, Reauthe
             id: old.id, title: try BookValidation.title(request.title), revision: old.revision + 1,
             author: try request.author.map { raw throws(BookFailure) in try BookValidation.author(raw) } ?? old.author,
             details: try request.details.map { raw throws(BookFailure) in try raw.validated() } ?? old.details)
-        store.commit(next, account: account, operation: request.operation)
+        store.commit(next, account: account, operation: request.operation, batch: batchOfOperation[request.operation])
         operations[request.operation] = next.revision
         return next
+    }
+
+    // MARK: Batches (served through `keepingRecords`)
+
+    /// Begins a batch, answered at once: the number is the store's to give, with nothing to hold back.
+    public func beginBatch(_ start: BatchStart) -> BatchID {
+        batchesBegun.append(start)
+        return BatchID(batchesBegun.count)
+    }
+
+    /// The batches begun, oldest first (batch n is at n - 1).
+    public var batches: [BatchStart] { batchesBegun }
+
+    /// A save of `batch`: parked and stepped as any save is.
+    public func save(_ request: SaveRequest, inBatch batch: BatchID) async throws -> BookRecord {
+        guard batch.number >= 1, batch.number <= batchesBegun.count else { throw BookFailure.notAllowed }
+        batchOfOperation[request.operation] = batch
+        return try await save(request)
+    }
+
+    /// Every save at once or none, committed on arrival as one transaction is: the orderings that
+    /// matter are the batch's read against the other writers, which the test steps as it likes.
+    public func saveAll(_ requests: [SaveRequest], inNewBatch start: BatchStart) -> AllOrNothingResult {
+        let before = (store, operations)
+        var refused: [Int: BookFailure] = [:]
+        let batch = BatchID(batchesBegun.count + 1)
+        for request in requests {
+            batchOfOperation[request.operation] = batch
+            do throws(BookFailure) { _ = try commit(request) } catch { refused[request.id] = error }
+        }
+        guard refused.isEmpty else {
+            (store, operations) = before
+            return .refused(refused)
+        }
+        batchesBegun.append(start)
+        return .committed(batch, requests.map { store.books[$0.id]! })
+    }
+
+    /// The revisions `batch` made, answered at once from the store's record of every revision.
+    public func revisions(ofBatch batch: BatchID) -> [BatchRevision] {
+        store.revisions.keys.sorted().flatMap { id -> [BatchRevision] in
+            let revisions = store.revisions[id]!
+            return revisions.indices.dropFirst().compactMap { index in
+                revisions[index].batch == batch
+                    ? BatchRevision(before: revisions[index - 1].record, after: revisions[index].record) : nil
+            }
+        }
     }
 }
 
@@ -346,7 +399,7 @@ public actor SteppedRemote: SearchableBookRemote, ChangeDetectingRemote, Reauthe
 /// The plain `SteppedRemote` offers neither, as a store without them does, so the code's
 /// fallbacks for such stores stay under test.
 public struct RecordKeepingSteppedRemote: SearchableBookRemote, ChangeDetectingRemote, ReauthenticatingRemote,
-    SaveOutcomeRecordingRemote, HistoryKeepingRemote
+    SaveOutcomeRecordingRemote, HistoryKeepingRemote, BatchRecordingRemote
 {
     public let stepped: SteppedRemote
 
@@ -364,4 +417,14 @@ public struct RecordKeepingSteppedRemote: SearchableBookRemote, ChangeDetectingR
         await stepped.committedRevision(of: operation)
     }
     public func history(of id: Int) async throws -> [BookRevision] { try await stepped.history(of: id) }
+    public func beginBatch(_ start: BatchStart) async throws -> BatchID { await stepped.beginBatch(start) }
+    public func save(_ request: SaveRequest, inBatch batch: BatchID) async throws -> BookRecord {
+        try await stepped.save(request, inBatch: batch)
+    }
+    public func saveAll(_ requests: [SaveRequest], inNewBatch start: BatchStart) async throws -> AllOrNothingResult {
+        await stepped.saveAll(requests, inNewBatch: start)
+    }
+    public func revisions(ofBatch batch: BatchID) async throws -> [BatchRevision] {
+        await stepped.revisions(ofBatch: batch)
+    }
 }

@@ -4,6 +4,8 @@
 public struct ParsedArguments: Equatable, Sendable {
     public var positionals: [String] = []
     var values: [String: String] = [:]
+    /// Every value of each repeating option, in the order written.
+    var repeatedValues: [String: [String]] = [:]
     var flags: Set<String> = []
 
     public init() {}
@@ -17,6 +19,9 @@ public struct ParsedArguments: Equatable, Sendable {
 
     /// A text option's value as written, nil when absent.
     public func value(_ option: Option<String>) -> String? { values[option.spec.name] }
+
+    /// Every value of a repeating text option, in the order written; empty when absent.
+    public func values(_ option: Option<String>) -> [String] { repeatedValues[option.spec.name] ?? [] }
 
     /// The option's value converted, nil when absent; a bad value is a usage error.
     public func value<Value>(_ option: Option<Value>) throws(UsageError) -> Value? {
@@ -45,6 +50,7 @@ public struct ParsedArguments: Equatable, Sendable {
     public func filling(from defaults: ParsedArguments) -> ParsedArguments {
         var merged = self
         merged.values.merge(defaults.values) { own, _ in own }
+        merged.repeatedValues.merge(defaults.repeatedValues) { own, _ in own }
         merged.flags.formUnion(defaults.flags)
         return merged
     }
@@ -86,14 +92,17 @@ public struct ArgumentParser {
                 parsed.flags.insert(spec.name)
                 continue
             }
+            let value: String
             if let attached {
-                parsed.values[spec.name] = attached
+                value = attached
             } else if index < arguments.count {
-                parsed.values[spec.name] = arguments[index]
+                value = arguments[index]
                 index += 1
             } else {
                 throw UsageError("\(spec.synopsis) needs a value")
             }
+            parsed.values[spec.name] = value
+            if spec.repeats { parsed.repeatedValues[spec.name, default: []].append(value) }
         }
         return (parsed, [])
     }

@@ -26,13 +26,20 @@ public struct OptionSpec: Sendable, Equatable {
     public let valueName: String?
     public let help: String
     public let completion: ValueCompletion
+    /// The option may be given more than once, each value kept (`--add-tag a --add-tag b`);
+    /// any other option's later occurrence wins.
+    public let repeats: Bool
 
-    init(name: String, short: Character?, valueName: String?, help: String, completion: ValueCompletion) {
+    init(
+        name: String, short: Character?, valueName: String?, help: String, completion: ValueCompletion,
+        repeats: Bool = false
+    ) {
         self.name = name
         self.short = short
         self.valueName = valueName
         self.help = help
         self.completion = completion
+        self.repeats = repeats
     }
 
     public var takesValue: Bool { valueName != nil }
@@ -69,7 +76,7 @@ public struct Flag: OptionDeclaration {
 /// An option with a value of type `Value`, converted when the command reads it, so that
 /// a bad value is reported in the option's own words (`--limit needs a whole number ...`).
 public struct Option<Value: Sendable>: OptionDeclaration {
-    public let spec: OptionSpec
+    public internal(set) var spec: OptionSpec
     let convert: @Sendable (String) throws(UsageError) -> Value
 
     public init(
@@ -92,6 +99,15 @@ extension Option where Value == String {
         self.init(name, short: short, value: valueName, completes: completion, help: help) { text throws(UsageError) in
             text
         }
+    }
+
+    /// A text option that may be given more than once: read every value with
+    /// `ParsedArguments.values(_:)`.
+    public static func repeating(_ name: String, value valueName: String, help: String) -> Option<String> {
+        var option = Option(name, value: valueName, help: help)
+        option.spec = OptionSpec(
+            name: name, short: nil, valueName: valueName, help: help, completion: .none, repeats: true)
+        return option
     }
 }
 

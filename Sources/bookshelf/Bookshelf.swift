@@ -12,6 +12,7 @@ enum Bookshelf {
         SearchCommand.command,
         HistoryCommand.command,
         EditCommand.command,
+        UndoCommand.command,
         ExportCommand.command,
         ImportCommand.command,
         SampleCommand.command,

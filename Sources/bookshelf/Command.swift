@@ -3,14 +3,16 @@ import CommandLineOptions
 /// How a run ends. Scripts can rely on these.
 enum ExitStatus: Int32 {
     case success = 0
-    /// A search matched nothing, or an import file had bad lines (and nothing was imported).
+    /// A search matched nothing, an import file had bad lines (and nothing was imported), or a
+    /// book of a bulk edit or undo failed.
     case nothingDone = 1
     /// The command line was wrong.
     case usage = 2
     /// The catalog or a file could not be used, or the account may not do this (a reader
     /// editing, a book of another scope).
     case failure = 3
-    /// `edit`: someone else saved the book first; nothing was saved.
+    /// `edit`: someone else saved the book first; nothing was saved. A bulk edit or undo: some
+    /// book conflicted.
     case conflict = 4
 }
 

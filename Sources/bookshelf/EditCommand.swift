@@ -28,12 +28,11 @@ enum EditCommand {
 
     static let command = Command(
         name: "edit",
-        summary: "Change the fields of book ID (compare-and-set).",
-        positionals: .one("ID"),
+        summary: "Change the fields of book ID, or of every book --search QUERY matches (compare-and-set).",
+        positionals: .optional("ID"),
         options: [
             title, author, isbn, year, publisher, series, seriesIndex, tags, notes, notesFile, ifRevision, json,
-            CatalogOptions.account, CatalogOptions.db,
-        ],
+        ] + BulkEditCommand.options + [CatalogOptions.account, CatalogOptions.db],
         details: """
             Fields not given keep their stored value; an empty value ("") clears a field.
             Each value is checked by its field's rule before anything is saved (a bad one
@@ -50,12 +49,21 @@ enum EditCommand {
             --if-revision N is ahead of the book; 4 conflict:
             someone else saved first.
 
+            \(BulkEditCommand.details)
+
             \(CatalogTarget.explanation)
             """,
         run: run)
 
     @Sendable static func run(_ context: CommandContext) async throws -> ExitStatus {
         let arguments = context.arguments
+        if let query = arguments.value(BulkEditCommand.search) {
+            return try await BulkEditCommand.run(context, query: query)
+        }
+        for option in BulkEditCommand.options where arguments.isGiven(option) {
+            throw UsageError("--\(option.spec.name) goes with --search QUERY (a bulk edit)")
+        }
+        guard !arguments.positionals.isEmpty else { throw UsageError("give a book ID, or --search QUERY") }
         let id = try arguments.bookID()
         let title = arguments.value(title)
         let author = arguments.value(author)
@@ -214,7 +222,7 @@ struct DetailEdits {
             tags: tags ?? stored.tags, notes: notes ?? stored.notes)
     }
 
-    private static func notesText(_ arguments: ParsedArguments) throws -> String? {
+    static func notesText(_ arguments: ParsedArguments) throws -> String? {
         let text = arguments.value(EditCommand.notes), file = arguments.value(EditCommand.notesFile)
         guard let file else { return text }
         guard text == nil else { throw UsageError("give --notes or --notes-file, not both") }

@@ -15,11 +15,12 @@ enum HistoryCommand {
         positionals: .one("ID"),
         options: [json, CatalogOptions.account, CatalogOptions.db, CatalogReads.option, CatalogReads.standbyWait],
         details: """
-            Output: one revision per line, revision<TAB>time<TAB>account<TAB>title<TAB>author,
+            Output: one revision per line, revision<TAB>time<TAB>account<TAB>title<TAB>author<TAB>batch,
             the time in UTC (ISO 8601), the account "-" for a revision no account saved (an
-            import, or the revision a book had when its catalog began keeping history).
-            With --json: {"id":..,"revision":..,"title":..,"author":..,"account":..|null,
-            "saved_at":"2026-01-02T03:04:05.678Z","operation":"UUID"|null}, and after the author
+            import, or the revision a book had when its catalog began keeping history), the
+            batch the number of the bulk edit or undo that saved it ('bookshelf undo N'), "-"
+            for none. With --json: {"id":..,"revision":..,"title":..,"author":..,"account":..|null,
+            "saved_at":"2026-01-02T03:04:05.678Z","operation":"UUID"|null,"batch":N|null}, and after the author
             the revision's other fields as 'bookshelf export --format jsonl' writes them (isbn,
             year, publisher, series, series_index, tags, notes; empty ones left out).
 
@@ -58,6 +59,7 @@ enum HistoryCommand {
         [
             String(revision.revision), timestamp(revision.savedAt), TerminalText.sanitized(revision.account ?? "-"),
             TerminalText.sanitized(revision.record.title), TerminalText.sanitized(revision.record.author),
+            revision.batch.map { String($0.number) } ?? "-",
         ]
         .joined(separator: "\t")
     }
@@ -69,6 +71,7 @@ enum HistoryCommand {
             + "\"author\":\(JSONText.quoted(record.author))\(BookExport.jsonMembers(record.details)),"
             + "\"account\":\(account),"
             + "\"saved_at\":\"\(timestamp(revision.savedAt))\","
-            + "\"operation\":\(revision.operation.map { "\"\($0.uuidString)\"" } ?? "null")}"
+            + "\"operation\":\(revision.operation.map { "\"\($0.uuidString)\"" } ?? "null"),"
+            + "\"batch\":\(revision.batch.map { String($0.number) } ?? "null")}"
     }
 }

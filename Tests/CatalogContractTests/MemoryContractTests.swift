@@ -28,4 +28,9 @@ struct MemoryContractCatalog: ContractCatalog {
     func contract(_ check: ContractCheck) async throws {
         try await check.run(MemoryFixture())
     }
+
+    @Test(arguments: ContractCheck.batches)
+    func batches(_ check: ContractCheck) async throws {
+        try await check.run(MemoryFixture())
+    }
 }

@@ -30,4 +30,9 @@ struct SQLiteContractCatalog: ContractCatalog {
     func contract(_ check: ContractCheck) async throws {
         try await check.run(SQLiteFixture())
     }
+
+    @Test(arguments: ContractCheck.batches)
+    func batches(_ check: ContractCheck) async throws {
+        try await check.run(SQLiteFixture())
+    }
 }

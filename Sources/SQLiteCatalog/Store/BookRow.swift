@@ -10,9 +10,12 @@ enum BookRow {
 
     /// The book of `row`, whose first columns are `columns` (`book_revisions` names the book's
     /// id `book_id`; a statement selects it first in its place).
-    static func record(_ row: Statement) -> BookRecord {
+    static func record(_ row: Statement) -> BookRecord { record(row, from: 0) }
+
+    /// The book of the `columns` that begin at column `first` (a statement that reads two).
+    static func record(_ row: Statement, from first: Int32) -> BookRecord {
         BookRecord(
-            id: row.int(0), title: row.text(1), revision: row.int(3), author: row.text(2),
-            details: StoredDetails.read(row, from: 4))
+            id: row.int(first), title: row.text(first + 1), revision: row.int(first + 3), author: row.text(first + 2),
+            details: StoredDetails.read(row, from: first + 4))
     }
 }

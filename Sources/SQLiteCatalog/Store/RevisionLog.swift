@@ -9,13 +9,15 @@ enum RevisionLog {
 
     /// Records a save's new revision: the book's row as the save left it, every field as stored.
     /// Runs inside the save's transaction.
-    static func recordSave(of id: Int, account: String, operation: UUID, on connection: Connection) throws {
+    static func recordSave(
+        of id: Int, account: String, operation: UUID, batch: BatchID? = nil, on connection: Connection
+    ) throws {
         try connection.run(
             """
-            INSERT INTO book_revisions(book_id, revision, title, author, account, saved_at, operation, \(StoredDetails.columns))
-            SELECT id, revision, title, author, ?2, \(nowMilliseconds), ?3, \(StoredDetails.columns) FROM books WHERE id = ?1
+            INSERT INTO book_revisions(book_id, revision, title, author, account, saved_at, operation, batch, \(StoredDetails.columns))
+            SELECT id, revision, title, author, ?2, \(nowMilliseconds), ?3, ?4, \(StoredDetails.columns) FROM books WHERE id = ?1
             """,
-            [.int(id), .text(account), .text(operation.uuidString)])
+            [.int(id), .text(account), .text(operation.uuidString), batch.map { .int($0.number) } ?? .null])
     }
 
     /// Starts the history of the books an import inserted (the rows of change `sequence`).
@@ -39,7 +41,7 @@ enum RevisionLog {
             guard visible else { return nil }
             return try connection.query(
                 """
-                SELECT book_id, title, author, revision, \(StoredDetails.columns), account, saved_at, operation
+                SELECT book_id, title, author, revision, \(StoredDetails.columns), account, saved_at, operation, batch
                 FROM book_revisions WHERE book_id = ?1 ORDER BY revision DESC
                 """,
                 [.int(id)]
@@ -49,7 +51,42 @@ enum RevisionLog {
                     record: BookRow.record(row),
                     account: row.isNull(after) ? nil : row.text(after),
                     savedAt: Date(timeIntervalSince1970: Double(row.int(after + 1)) / 1000),
-                    operation: row.isNull(after + 2) ? nil : UUID(uuidString: row.text(after + 2)))
+                    operation: row.isNull(after + 2) ? nil : UUID(uuidString: row.text(after + 2)),
+                    batch: row.isNull(after + 3) ? nil : BatchID(row.int(after + 3)))
+            }
+        }
+    }
+
+    /// The revisions `batch` made of the books of `scope`, each with the revision before it;
+    /// nil when the batch is not of `scope`.
+    static func revisions(ofBatch batch: BatchID, scope: String, on connection: Connection) throws
+        -> [BatchRevision]?
+    {
+        try connection.transaction(immediate: false) {
+            let visible =
+                try connection.queryFirst(
+                    "SELECT 1 FROM batches WHERE id = ?1 AND scope = ?2", [.int(batch.number), .text(scope)]
+                ) { _ in true } ?? false
+            guard visible else { return nil }
+            let columns = { (alias: String) in
+                "\(alias).book_id, \(alias).title, \(alias).author, \(alias).revision, "
+                    + StoredDetails.columns.split(separator: ",").map {
+                        "\(alias).\($0.trimmingCharacters(in: .whitespaces))"
+                    }
+                    .joined(separator: ", ")
+            }
+            return try connection.query(
+                """
+                SELECT \(columns("made")), \(columns("before"))
+                FROM book_revisions AS made
+                JOIN book_revisions AS before ON before.book_id = made.book_id AND before.revision = made.revision - 1
+                JOIN books ON books.id = made.book_id AND books.scope = ?2
+                WHERE made.batch = ?1
+                ORDER BY made.book_id, made.revision
+                """,
+                [.int(batch.number), .text(scope)]
+            ) { row in
+                BatchRevision(before: BookRow.record(row, from: BookRow.count), after: BookRow.record(row))
             }
         }
     }

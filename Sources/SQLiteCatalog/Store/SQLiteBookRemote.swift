@@ -13,7 +13,7 @@ import Foundation
 /// thread (a local file; a write waits at most the busy timeout), never the main actor.
 public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, SaveOutcomeRecordingRemote,
     AccountAwareRemote,
-    HistoryKeepingRemote
+    HistoryKeepingRemote, BatchRecordingRemote
 {
     public nonisolated let account: Account
     let connection: Connection
@@ -88,66 +88,164 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
 
     public func save(_ unchecked: SaveRequest) async throws -> BookRecord {
         let request = try unchecked.validated()
+        let outcome: Result<BookRecord, BookFailure> = try mappingFailures(at: catalogPath) {
+            try connection.transaction(immediate: true) { try commit(request, batch: nil) }
+        }
+        return try outcome.get()
+    }
+
+    /// One save's compare-and-set and its records (the operation, the revision, its batch), in
+    /// the caller's write transaction.
+    private func commit(_ request: SaveRequest, batch: BatchID?) throws -> Result<BookRecord, BookFailure> {
         let (title, author) = (request.title, request.author)
         let text = BookText(title: title, author: author ?? "", details: request.details ?? .empty)
+        // The compare-and-set: revision, scope and the account's role in one statement.
+        // Details are written all together (?11 true), or kept as they are.
+        let saved: (BookRecord, Int)?
+        do {
+            saved = try connection.queryFirst(
+                """
+                UPDATE books SET
+                    title = ?1, author = coalesce(?2, author),
+                    title_key = ?3, title_terms = ?4, author_terms = coalesce(?5, author_terms),
+                    isbn = iif(?11, ?12, isbn), year = iif(?11, ?13, year),
+                    publisher = iif(?11, ?14, publisher), series = iif(?11, ?15, series),
+                    series_index_thousandths = iif(?11, ?16, series_index_thousandths),
+                    tags = iif(?11, ?17, tags), notes = iif(?11, ?18, notes),
+                    other_terms = iif(?11, ?19, other_terms),
+                    revision = revision + 1,
+                    change_seq = (SELECT max(change_seq) FROM books) + 1
+                WHERE id = ?6 AND revision = ?7 AND scope = ?8 AND revision < ?9
+                  AND EXISTS (SELECT 1 FROM accounts WHERE name = ?10 AND role = 'editor' AND scope = ?8)
+                RETURNING \(BookRow.columns), change_seq
+                """,
+                [
+                    .text(title), author.map { .text($0) } ?? .null,
+                    .text(text.titleKey), .text(text.titleTerms),
+                    author == nil ? .null : .text(text.authorTerms),
+                    .int(request.id), .int(request.expectedRevision), .text(account.scope), .int(Int.max),
+                    .text(account.name), .int(request.details == nil ? 0 : 1),
+                ]
+                    + (request.details.map(StoredDetails.values)
+                        ?? Array(repeating: .null, count: StoredDetails.count)) + [.text(text.otherTerms)],
+                row: { (BookRow.record($0), $0.int(BookRow.count)) })
+        } catch let error as SQLiteError where error.primary == SQLITE_CONSTRAINT && request.details == nil {
+            // Details another program wrote past the file's checks, which keeping them
+            // would write again: say which field, as a rule broken by a save would.
+            guard let field = try firstFieldBreakingItsRule(id: request.id) else { throw error }
+            return .failure(
+                .invalidField(
+                    field,
+                    reason: "book \(request.id) holds a value another program stored that breaks this "
+                        + "field's rule, and a save that keeps it cannot be made; save the book with this "
+                        + "field given anew (an empty value clears it)"))
+        }
+        guard let (saved, sequence) = saved else { return .failure(try explainRefusal(request)) }
+        // This connection's own commit is no news to it, as long as nobody else's
+        // came between the last check and this one.
+        if sequence == seenState.sequence + 1 { seenState.sequence = sequence }
+        try connection.run(
+            "INSERT INTO committed_saves(operation, book_id, revision) VALUES (?1, ?2, ?3)",
+            [.text(request.operation.uuidString), .int(saved.id), .int(saved.revision)])
+        try RevisionLog.recordSave(
+            of: saved.id, account: account.name, operation: request.operation, batch: batch, on: connection)
+        return .success(saved)
+    }
+
+    // MARK: BatchRecordingRemote
+
+    public func beginBatch(_ start: BatchStart) async throws -> BatchID {
+        let outcome: Result<BatchID, BookFailure> = try mappingFailures(at: catalogPath) {
+            try connection.transaction(immediate: true) { try insertBatch(start) }
+        }
+        return try outcome.get()
+    }
+
+    /// A new batch of this account, in its scope, in the caller's write transaction; refused
+    /// to a reader, and for an undo of a batch this scope does not have.
+    private func insertBatch(_ start: BatchStart) throws -> Result<BatchID, BookFailure> {
+        let isEditor =
+            try connection.queryFirst(
+                "SELECT 1 FROM accounts WHERE name = ?1 AND role = 'editor' AND scope = ?2",
+                [.text(account.name), .text(account.scope)]
+            ) { _ in true } ?? false
+        guard isEditor else { return .failure(.notAllowed) }
+        if let undone = start.undoes {
+            let visible =
+                try connection.queryFirst(
+                    "SELECT 1 FROM batches WHERE id = ?1 AND scope = ?2", [.int(undone.number), .text(account.scope)]
+                ) { _ in true } ?? false
+            guard visible else { return .failure(.missing) }
+        }
+        let number = try connection.queryFirst(
+            """
+            INSERT INTO batches(scope, account, started_at, undoes) VALUES (?1, ?2, \(RevisionLog.nowMilliseconds), ?3)
+            RETURNING id
+            """,
+            [.text(account.scope), .text(account.name), start.undoes.map { .int($0.number) } ?? .null]
+        ) { $0.int(0) }
+        guard let number else { return .failure(.invalidResponse) }
+        return .success(BatchID(number))
+    }
+
+    public func save(_ unchecked: SaveRequest, inBatch batch: BatchID) async throws -> BookRecord {
+        let request = try unchecked.validated()
         let outcome: Result<BookRecord, BookFailure> = try mappingFailures(at: catalogPath) {
             try connection.transaction(immediate: true) {
-                // The compare-and-set: revision, scope and the account's role in one statement.
-                // Details are written all together (?11 true), or kept as they are.
-                let saved: (BookRecord, Int)?
-                do {
-                    saved = try connection.queryFirst(
-                        """
-                        UPDATE books SET
-                            title = ?1, author = coalesce(?2, author),
-                            title_key = ?3, title_terms = ?4, author_terms = coalesce(?5, author_terms),
-                            isbn = iif(?11, ?12, isbn), year = iif(?11, ?13, year),
-                            publisher = iif(?11, ?14, publisher), series = iif(?11, ?15, series),
-                            series_index_thousandths = iif(?11, ?16, series_index_thousandths),
-                            tags = iif(?11, ?17, tags), notes = iif(?11, ?18, notes),
-                            other_terms = iif(?11, ?19, other_terms),
-                            revision = revision + 1,
-                            change_seq = (SELECT max(change_seq) FROM books) + 1
-                        WHERE id = ?6 AND revision = ?7 AND scope = ?8 AND revision < ?9
-                          AND EXISTS (SELECT 1 FROM accounts WHERE name = ?10 AND role = 'editor' AND scope = ?8)
-                        RETURNING \(BookRow.columns), change_seq
-                        """,
-                        [
-                            .text(title), author.map { .text($0) } ?? .null,
-                            .text(text.titleKey), .text(text.titleTerms),
-                            author == nil ? .null : .text(text.authorTerms),
-                            .int(request.id), .int(request.expectedRevision), .text(account.scope), .int(Int.max),
-                            .text(account.name), .int(request.details == nil ? 0 : 1),
-                        ]
-                            + (request.details.map(StoredDetails.values)
-                                ?? Array(repeating: .null, count: StoredDetails.count)) + [.text(text.otherTerms)],
-                        row: { (BookRow.record($0), $0.int(BookRow.count)) })
-                } catch let error as SQLiteError where error.primary == SQLITE_CONSTRAINT && request.details == nil {
-                    // Details another program wrote past the file's checks, which keeping them
-                    // would write again: say which field, as a rule broken by a save would.
-                    guard let field = try firstFieldBreakingItsRule(id: request.id) else { throw error }
-                    return .failure(
-                        .invalidField(
-                            field,
-                            reason: "book \(request.id) holds a value another program stored that breaks this "
-                                + "field's rule, and a save that keeps it cannot be made; save the book with this "
-                                + "field given anew (an empty value clears it)"))
-                }
-                if let (saved, sequence) = saved {
-                    // This connection's own commit is no news to it, as long as nobody else's
-                    // came between the last check and this one.
-                    if sequence == seenState.sequence + 1 { seenState.sequence = sequence }
-                    try connection.run(
-                        "INSERT INTO committed_saves(operation, book_id, revision) VALUES (?1, ?2, ?3)",
-                        [.text(request.operation.uuidString), .int(saved.id), .int(saved.revision)])
-                    try RevisionLog.recordSave(
-                        of: saved.id, account: account.name, operation: request.operation, on: connection)
-                    return .success(saved)
-                }
-                return .failure(try explainRefusal(request))
+                // Only the account that began a batch saves into it.
+                let owned =
+                    try connection.queryFirst(
+                        "SELECT 1 FROM batches WHERE id = ?1 AND account = ?2 AND scope = ?3",
+                        [.int(batch.number), .text(account.name), .text(account.scope)]
+                    ) { _ in true } ?? false
+                guard owned else { return .failure(.notAllowed) }
+                return try commit(request, batch: batch)
             }
         }
         return try outcome.get()
+    }
+
+    /// Thrown inside the transaction to roll it back: the saves it refused.
+    private struct Refusals: Error {
+        let reasons: [Int: BookFailure]
+    }
+
+    public func saveAll(_ requests: [SaveRequest], inNewBatch start: BatchStart) async throws -> AllOrNothingResult {
+        let clean = try requests.map { try $0.validated() }
+        let seen = seenState
+        do {
+            let outcome: Result<AllOrNothingResult, BookFailure> = try mappingFailures(at: catalogPath) {
+                try connection.transaction(immediate: true) {
+                    let batch: BatchID
+                    switch try insertBatch(start) {
+                    case let .success(number): batch = number
+                    case let .failure(failure): return .failure(failure)
+                    }
+                    var saved: [BookRecord] = [], refused: [Int: BookFailure] = [:]
+                    for request in clean {
+                        switch try commit(request, batch: batch) {
+                        case let .success(record): saved.append(record)
+                        case let .failure(failure): refused[request.id] = failure
+                        }
+                    }
+                    guard refused.isEmpty else { throw Refusals(reasons: refused) }
+                    return .success(.committed(batch, saved))
+                }
+            }
+            return try outcome.get()
+        } catch let refusals as Refusals {
+            // Rolled back: this connection's own commits it counted are no commits.
+            seenState = seen
+            return .refused(refusals.reasons)
+        }
+    }
+
+    public func revisions(ofBatch batch: BatchID) async throws -> [BatchRevision] {
+        let found = try mappingFailures(at: catalogPath) {
+            try RevisionLog.revisions(ofBatch: batch, scope: account.scope, on: connection)
+        }
+        guard let found else { throw BookFailure.missing }
+        return found
     }
 
     /// The first of a stored book's details columns holding what Bookshelf would not keep

@@ -96,6 +96,21 @@ enum Schema {
         // with details are derived, and the stored indexes, built without these terms, dropped.
         // The partial index finds the books of an ISBN query and holds only books with an ISBN.
         .swift(addOtherTerms),
+        // 8: batches (issue 61): a number for the saves of one bulk edit or undo, recorded on
+        // each revision they made, in the scope of the account that began it, so that an
+        // account sees and undoes the batches of its own scope only, as it sees its books.
+        .sql(
+            """
+            CREATE TABLE batches(
+                id INTEGER PRIMARY KEY,
+                scope TEXT NOT NULL,
+                account TEXT NOT NULL,
+                started_at INTEGER NOT NULL,   -- milliseconds since 1970
+                undoes INTEGER REFERENCES batches(id)
+            ) STRICT;
+            ALTER TABLE book_revisions ADD COLUMN batch INTEGER REFERENCES batches(id);
+            CREATE INDEX book_revisions_by_batch ON book_revisions(batch) WHERE batch IS NOT NULL;
+            """),
     ]
 
     /// The details' columns added to `table`, with the checks SQLite can make on each write

@@ -1,10 +1,11 @@
 /// A three-way merge of text by line, as diff3 does it: the lines of the base that both sides
 /// kept anchor the merge; between two anchors, a stretch only one side changed takes that
 /// side's lines, a stretch both changed the same way takes them, and a stretch both changed
-/// differently is a conflict.
-enum LineMerge {
+/// differently is a conflict. In the domain because the editor's merge (BookshelfModel) and a
+/// bulk edit's (`RecordMerge`) merge notes by the same rule.
+public enum LineMerge {
     /// The merged text, or nil when the two sides changed the same lines differently.
-    static func merge(base: String, theirs: String, mine: String) -> String? {
+    public static func merge(base: String, theirs: String, mine: String) -> String? {
         let old = lines(base), their = lines(theirs), my = lines(mine)
         guard let toTheirs = matches(old, their), let toMine = matches(old, my) else { return nil }
         var merged: [Substring] = []
@@ -32,7 +33,7 @@ enum LineMerge {
 
     /// Beyond this many cells the longest common subsequence would cost too much for a key
     /// press: the texts are then treated as changed throughout, which can only make a conflict.
-    static let largestComparison = 4_000_000
+    public static let largestComparison = 4_000_000
 
     /// For each line of `old`, the line of `new` it stays as in a longest common subsequence
     /// of the two, nil where it was removed or changed. Nil when the texts are too large.

@@ -1,0 +1,108 @@
+import Locking
+
+/// What became of one book of a batch. Saving several books is not one atomic effect: each
+/// book's save is its own compare-and-set, and each has its own outcome.
+public enum BulkOutcome: Sendable, Equatable {
+    /// Saved as this new revision.
+    case saved(BookRecord)
+    /// Nothing to do: the book already was as the change would make it (as this record).
+    case unchanged(BookRecord)
+    /// Someone else saved other fields since the batch read the book: saved as this revision,
+    /// the change merged into theirs (`theirs` is the revision merged with).
+    case merged(BookRecord, theirs: Int)
+    /// Someone else changed these same fields since the batch read the book; nothing was
+    /// saved, and the book is as they left it (`theirs`).
+    case conflict(fields: [BookField], theirs: BookRecord)
+    /// Not saved, for this reason.
+    case failed(BookFailure)
+
+    /// The word `--json` and the summary use: saved, unchanged, merged, conflict, failed.
+    public var name: String {
+        switch self {
+        case .saved: "saved"
+        case .unchanged: "unchanged"
+        case .merged: "merged"
+        case .conflict: "conflict"
+        case .failed: "failed"
+        }
+    }
+
+    /// The book's revision after this outcome: the new one, the current one, theirs; nil on failure.
+    public var revision: Int? {
+        switch self {
+        case let .saved(record), let .unchanged(record), let .merged(record, _): record.revision
+        case let .conflict(_, theirs): theirs.revision
+        case .failed: nil
+        }
+    }
+
+    /// Whether this outcome made a revision in the batch.
+    public var madeRevision: Bool {
+        switch self {
+        case .saved, .merged: true
+        case .unchanged, .conflict, .failed: false
+        }
+    }
+}
+
+/// One book's outcome in a batch.
+public struct BookOutcome: Sendable, Equatable {
+    public let id: Int
+    public let outcome: BulkOutcome
+
+    public init(id: Int, outcome: BulkOutcome) {
+        self.id = id
+        self.outcome = outcome
+    }
+}
+
+/// How many books had each outcome.
+public struct OutcomeCounts: Sendable, Equatable {
+    public var saved = 0, unchanged = 0, merged = 0, conflicts = 0, failed = 0
+
+    public init() {}
+
+    public init(_ outcomes: [BookOutcome]) {
+        for outcome in outcomes { add(outcome.outcome) }
+    }
+
+    public mutating func add(_ outcome: BulkOutcome) {
+        switch outcome {
+        case .saved: saved += 1
+        case .unchanged: unchanged += 1
+        case .merged: merged += 1
+        case .conflict: conflicts += 1
+        case .failed: failed += 1
+        }
+    }
+}
+
+/// What a batch did: its number (none for a dry run, or an all-or-nothing batch that saved
+/// nothing), each book's outcome in the order they were taken, and the books it never took
+/// because its session ended first.
+public struct BatchReport: Sendable, Equatable {
+    public let batch: BatchID?
+    public let outcomes: [BookOutcome]
+    public let notTaken: [Int]
+
+    public init(batch: BatchID?, outcomes: [BookOutcome], notTaken: [Int] = []) {
+        self.batch = batch
+        self.outcomes = outcomes
+        self.notTaken = notTaken
+    }
+
+    public var counts: OutcomeCounts { OutcomeCounts(outcomes) }
+}
+
+/// Tells a running batch that the session it belongs to has ended (an account or library
+/// switch): it stops before its next book. Whatever it committed stays committed and recorded
+/// in its batch.
+public final class BatchStop: Sendable {
+    private let stopped = Locked(false)
+
+    public init() {}
+
+    public func stop() { stopped.withLock { $0 = true } }
+
+    public var isStopped: Bool { stopped.withLock { $0 } }
+}
