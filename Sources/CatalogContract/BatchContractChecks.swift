@@ -5,7 +5,7 @@ import Testing
 /// Batches (issue 61): a number on each revision a batch's saves made, kept under the rules
 /// of the books; all or nothing in one transaction; a bulk edit and its undo through the store.
 extension ContractCheck {
-    static let batches: [ContractCheck] = [
+    public static let batches: [ContractCheck] = [
         ContractCheck("a batch's saves carry its number in history, and the batch names what each replaced") {
             fixture in
             let library = try await Library.make(fixture)
