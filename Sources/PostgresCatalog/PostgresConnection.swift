@@ -19,6 +19,7 @@ struct PostgresServerError: Error, Sendable, CustomStringConvertible {
     static let numericOutOfRange = "22003"
     static let queryCanceled = "57014"
     static let undefinedColumn = "42703"
+    static let undefinedTable = "42P01"
 
     /// Why a session cannot use a catalog that lacks a column this Bookshelf reads: its schema
     /// is older (an administrator has not run setup since upgrading).

@@ -11,7 +11,7 @@ import Foundation
 /// because each save records its operation id in the same statement.
 public actor PostgresRemote: SearchableBookRemote, ChangeDetectingRemote, SaveOutcomeRecordingRemote,
     AccountAwareRemote,
-    ReauthenticatingRemote, HistoryKeepingRemote
+    ReauthenticatingRemote, HistoryKeepingRemote, BatchRecordingRemote
 {
     /// The account as the session last found it: an administrator's change of its role or
     /// scope shows here once a change check has reported it.
@@ -88,16 +88,30 @@ public actor PostgresRemote: SearchableBookRemote, ChangeDetectingRemote, SaveOu
     }
 
     public func save(_ request: SaveRequest) async throws -> BookRecord {
+        try await save(request, batch: nil)
+    }
+
+    public func save(_ request: SaveRequest, inBatch batch: BatchID) async throws -> BookRecord {
+        try await save(request, batch: batch)
+    }
+
+    /// The save statement's parameters for `request` (validated here: the database checks
+    /// again) in `batch`.
+    private static func saveParameters(_ request: SaveRequest, batch: BatchID?) throws -> [String?] {
         let title = try BookValidation.title(request.title)
         let author = try request.author.map { raw throws(BookFailure) in try BookValidation.author(raw) }
         let details = try request.details.map { raw throws(BookFailure) in try raw.validated() }
-        let parameters: [String?] =
-            [
-                String(request.id), String(request.expectedRevision), title, author, request.operation.uuidString,
-                details == nil ? "false" : "true",
-            ]
+        return [
+            String(request.id), String(request.expectedRevision), title, author, request.operation.uuidString,
+            details == nil ? "false" : "true",
+        ]
             + (try details.map(PostgresDetailsColumns.parameters)
                 ?? Array(repeating: nil, count: PostgresDetailsColumns.count))
+            + [batch.map { String($0.number) }]
+    }
+
+    private func save(_ request: SaveRequest, batch: BatchID?) async throws -> BookRecord {
+        let parameters = try Self.saveParameters(request, batch: batch)
         let session = self.session
         return try await worker.perform {
             let connection = try session.live()
@@ -129,27 +143,140 @@ public actor PostgresRemote: SearchableBookRemote, ChangeDetectingRemote, SaveOu
                 session.dropIfBroken()
                 throw BookFailure.outcomeUnknown
             case let .failure(.server(error)):
-                switch error.sqlState {
-                case PostgresServerError.insufficientPrivilege:
-                    throw try PostgresRemote.whyNotSaved(request, on: session, refusedByGrant: true)
-                case PostgresServerError.checkViolation:
-                    if let field = PostgresDetailsColumns.field(guardedBy: error.constraint) {
-                        // The app checked first: the catalog's rule is stricter than this build's.
-                        throw BookFailure.invalidField(field, reason: "the catalog refused the value")
+                throw try PostgresRemote.failure(of: request, error, on: session)
+            }
+        }
+    }
+
+    /// Why the server refused a save, in the app's words.
+    private static func failure(of request: SaveRequest, _ error: PostgresServerError, on session: PostgresSession)
+        throws -> BookFailure
+    {
+        switch error.sqlState {
+        case PostgresServerError.insufficientPrivilege:
+            return try PostgresRemote.whyNotSaved(request, on: session, refusedByGrant: true)
+        case PostgresServerError.checkViolation:
+            if let field = PostgresDetailsColumns.field(guardedBy: error.constraint) {
+                // The app checked first: the catalog's rule is stricter than this build's.
+                return BookFailure.invalidField(field, reason: "the catalog refused the value")
+            }
+            return error.constraint == "books_author_valid" ? BookFailure.invalidAuthor : BookFailure.invalidTitle
+        case PostgresServerError.numericOutOfRange:
+            return BookFailure.revisionExhausted
+        case PostgresServerError.uniqueViolation:
+            // This operation id already committed once; the book has moved on since.
+            return try PostgresRemote.whyNotSaved(request, on: session, refusedByGrant: false)
+        case PostgresServerError.queryCanceled:
+            return BookFailure.storeUnavailable("the save took too long and was cancelled; nothing was changed")
+        case PostgresServerError.undefinedColumn:
+            return BookFailure.storeUnavailable(PostgresServerError.olderSchema)
+        default:
+            return BookFailure.storeUnavailable(error.message)
+        }
+    }
+
+    // MARK: BatchRecordingRemote
+
+    public func beginBatch(_ start: BatchStart) async throws -> BatchID {
+        let session = self.session
+        return try await worker.perform {
+            try session.readingWhatLaterReadsMustSee { connection in
+                try PostgresRemote.insertBatch(start, on: connection)
+            }
+        }
+    }
+
+    /// A new batch, refused to a reader (no grant, no policy) and for an undo of a batch this
+    /// account cannot see.
+    private static func insertBatch(_ start: BatchStart, on connection: PostgresConnection) throws -> BatchID {
+        if let undone = start.undoes {
+            let visible = try PostgresSession.read(
+                connection.execute(PostgresStatements.batchVisible, [String(undone.number)]))
+            guard !visible.rows.isEmpty else { throw BookFailure.missing }
+        }
+        switch connection.execute(PostgresStatements.beginBatch, [start.undoes.map { String($0.number) }]) {
+        case let .success(rows):
+            guard let text = rows.rows.first?[0], let number = Int(text) else { throw BookFailure.notAllowed }
+            return BatchID(number)
+        case let .failure(.server(error)) where error.sqlState == PostgresServerError.insufficientPrivilege:
+            throw BookFailure.notAllowed
+        case let .failure(.server(error)) where error.sqlState == PostgresServerError.undefinedTable:
+            throw BookFailure.storeUnavailable(PostgresServerError.olderSchema)
+        case let .failure(failure):
+            _ = try PostgresSession.read(.failure(failure))
+            throw BookFailure.invalidResponse
+        }
+    }
+
+    /// Thrown inside the transaction to roll it back: the saves it refused.
+    private struct Refusals: Error {
+        let reasons: [Int: BookFailure]
+    }
+
+    public func saveAll(_ requests: [SaveRequest], inNewBatch start: BatchStart) async throws -> AllOrNothingResult {
+        let checked = try requests.map { try $0.validated() }
+        let session = self.session
+        return try await worker.perform {
+            let connection = try session.live()
+            do {
+                // Its own saves are not news to this session: the transaction is named in the
+                // same turn as its commit (as one save's is).
+                return try session.ownWrites.withLock { ownWrites in
+                    try connection.inTransaction { connection in
+                        let batch = try PostgresRemote.insertBatch(start, on: connection)
+                        var saved: [BookRecord] = [], refused: [Int: BookFailure] = [:]
+                        var transaction: String?
+                        for request in checked {
+                            let parameters = try PostgresRemote.saveParameters(request, batch: batch)
+                            switch connection.execute(PostgresStatements.save, parameters) {
+                            case let .success(rows):
+                                guard let row = rows.rows.first else {
+                                    refused[request.id] = try PostgresRemote.whyNotSaved(
+                                        request, on: session, refusedByGrant: false)
+                                    continue
+                                }
+                                saved.append(try PostgresRemote.record(row))
+                                if row.count > PostgresStatements.recordWidth {
+                                    transaction = row[PostgresStatements.recordWidth]
+                                }
+                            case let .failure(.server(error)):
+                                // The transaction is aborted: nothing more can be asked in it.
+                                throw Refusals(reasons: [
+                                    request.id: try PostgresRemote.failure(of: request, error, on: session)
+                                ])
+                            case let .failure(failure):
+                                _ = try PostgresSession.read(.failure(failure))
+                            }
+                        }
+                        guard refused.isEmpty else { throw Refusals(reasons: refused) }
+                        if let transaction { ownWrites.insert(transaction) }
+                        return .committed(batch, saved)
                     }
-                    throw error.constraint == "books_author_valid"
-                        ? BookFailure.invalidAuthor : BookFailure.invalidTitle
-                case PostgresServerError.numericOutOfRange:
-                    throw BookFailure.revisionExhausted
-                case PostgresServerError.uniqueViolation:
-                    // This operation id already committed once; the book has moved on since.
-                    throw try PostgresRemote.whyNotSaved(request, on: session, refusedByGrant: false)
-                case PostgresServerError.queryCanceled:
-                    throw BookFailure.storeUnavailable("the save took too long and was cancelled; nothing was changed")
-                case PostgresServerError.undefinedColumn:
-                    throw BookFailure.storeUnavailable(PostgresServerError.olderSchema)
-                default:
-                    throw BookFailure.storeUnavailable(error.message)
+                }
+            } catch let refusals as Refusals {
+                return .refused(refusals.reasons)
+            } catch {
+                session.dropIfBroken()
+                throw error
+            }
+        }
+    }
+
+    public func revisions(ofBatch batch: BatchID) async throws -> [BatchRevision] {
+        let session = self.session
+        return try await worker.perform {
+            try session.readingWhatLaterReadsMustSee { connection in
+                let visible = try PostgresSession.read(
+                    connection.execute(PostgresStatements.batchVisible, [String(batch.number)]))
+                guard !visible.rows.isEmpty else { throw BookFailure.missing }
+                let rows = try PostgresSession.read(
+                    connection.execute(PostgresStatements.batchRevisions, [String(batch.number)]))
+                let width = PostgresStatements.recordWidth
+                return try rows.rows.map { row in
+                    guard row.count == 2 * width else { throw BookFailure.invalidResponse }
+                    return BatchRevision(
+                        before: try PostgresRemote.record(Array(row[width...])),
+                        after: try PostgresRemote.record(Array(row[..<width])))
                 }
             }
         }
@@ -265,7 +392,7 @@ public actor PostgresRemote: SearchableBookRemote, ChangeDetectingRemote, SaveOu
             return try rows.rows.map { row in
                 // The record, then its account, time and operation.
                 let width = PostgresStatements.recordWidth
-                guard row.count == width + 3, let millisecondsText = row[width + 1],
+                guard row.count == width + 4, let millisecondsText = row[width + 1],
                     let milliseconds = Double(millisecondsText)
                 else {
                     throw BookFailure.invalidResponse
@@ -273,7 +400,8 @@ public actor PostgresRemote: SearchableBookRemote, ChangeDetectingRemote, SaveOu
                 return BookRevision(
                     record: try PostgresRemote.record(Array(row[..<width])), account: row[width],
                     savedAt: Date(timeIntervalSince1970: milliseconds / 1000),
-                    operation: row[width + 2].flatMap(UUID.init(uuidString:)))
+                    operation: row[width + 2].flatMap(UUID.init(uuidString:)),
+                    batch: row[width + 3].flatMap { Int($0) }.map(BatchID.init))
             }
         }
     }

@@ -56,7 +56,8 @@ enum PostgresStatements {
     /// Compare-and-set and the operation record in one statement, hence one transaction:
     /// either both happen or neither. $1 id, $2 expected revision, $3 title, $4 author or
     /// NULL to keep it, $5 operation, $6 whether the details are written (false keeps them
-    /// all), $7-$13 the details (`PostgresDetailsColumns.parameters`; NULL for none). The
+    /// all), $7-$13 the details (`PostgresDetailsColumns.parameters`; NULL for none), $14 the
+    /// batch it belongs to or NULL (`saves_into_own_batch` refuses another account's). The
     /// database derives the search columns (books_derive). The record comes back with the
     /// transaction that wrote it.
     static let save = """
@@ -73,9 +74,31 @@ enum PostgresStatements {
             WHERE id = $1 AND revision = $2
             RETURNING \(recordColumns())),
         recorded AS (
-            INSERT INTO bookshelf.saves (operation, book_id, revision)
-            SELECT $5::uuid, id, revision FROM saved)
+            INSERT INTO bookshelf.saves (operation, book_id, revision, batch)
+            SELECT $5::uuid, id, revision, $14::bigint FROM saved)
         SELECT saved.*, pg_current_xact_id()::text FROM saved
+        """
+
+    /// A new batch of the signed-in account, in its scope; $1 the batch it undoes, or NULL.
+    /// Row-level security lets only an editor insert it (`batches_begun_by_self`).
+    static let beginBatch = """
+        INSERT INTO bookshelf.batches (scope, undoes)
+        SELECT a.scope, $1::bigint FROM bookshelf.accounts AS a WHERE a.name = current_user
+        RETURNING id
+        """
+
+    /// The batch $1, if this account may see it (its scope).
+    static let batchVisible = "SELECT 1 FROM bookshelf.batches WHERE id = $1::bigint"
+
+    /// The revisions batch $1 made, each with the revision before it, of the books this
+    /// account sees (row-level security on the revisions).
+    static let batchRevisions = """
+        SELECT \(recordColumns("r.", id: "book_id")), \(recordColumns("p.", id: "book_id"))
+        FROM bookshelf.saves AS s
+        JOIN bookshelf.book_revisions AS r ON r.book_id = s.book_id AND r.revision = s.revision
+        JOIN bookshelf.book_revisions AS p ON p.book_id = s.book_id AND p.revision = s.revision - 1
+        WHERE s.batch = $1::bigint
+        ORDER BY s.book_id, s.revision
         """
 
     /// The snapshot that later change checks compare against.
@@ -95,12 +118,12 @@ enum PostgresStatements {
             AND NOT pg_visible_in_snapshot(b.changed_in, $1::pg_snapshot)
         """
 
-    /// A book's revisions, newest first, with the account, time and operation id of the save
-    /// that made each (none for imported ones) after the record's columns. Row-level security
+    /// A book's revisions, newest first, with the account, time, operation id and batch of the
+    /// save that made each (none for imported ones) after the record's columns. Row-level security
     /// shows only the account's own scope.
     static let history = """
         SELECT \(recordColumns("r.", id: "book_id")), r.account,
-               (extract(epoch FROM r.saved_at) * 1000)::bigint, s.operation::text
+               (extract(epoch FROM r.saved_at) * 1000)::bigint, s.operation::text, s.batch::text
         FROM bookshelf.book_revisions AS r
         LEFT JOIN bookshelf.saves AS s ON s.book_id = r.book_id AND s.revision = r.revision
         WHERE r.book_id = $1

@@ -650,6 +650,31 @@ CREATE TABLE bookshelf.accounts (
 );
 
 --
+-- Name: batches; Type: TABLE; Schema: bookshelf; Owner: -
+--
+
+CREATE TABLE bookshelf.batches (
+    id bigint NOT NULL,
+    scope text NOT NULL,
+    started_by text DEFAULT CURRENT_USER NOT NULL,
+    started_at timestamp with time zone DEFAULT now() NOT NULL,
+    undoes bigint
+);
+
+--
+-- Name: batches_id_seq; Type: SEQUENCE; Schema: bookshelf; Owner: -
+--
+
+ALTER TABLE bookshelf.batches ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME bookshelf.batches_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+--
 -- Name: book_revisions; Type: TABLE; Schema: bookshelf; Owner: -
 --
 
@@ -741,7 +766,8 @@ CREATE TABLE bookshelf.saves (
     book_id bigint NOT NULL,
     revision bigint NOT NULL,
     saved_by text DEFAULT CURRENT_USER NOT NULL,
-    saved_at timestamp with time zone DEFAULT now() NOT NULL
+    saved_at timestamp with time zone DEFAULT now() NOT NULL,
+    batch bigint
 );
 
 --
@@ -758,6 +784,13 @@ CREATE TABLE bookshelf.schema_version (
 
 ALTER TABLE ONLY bookshelf.accounts
     ADD CONSTRAINT accounts_pkey PRIMARY KEY (name);
+
+--
+-- Name: batches batches_pkey; Type: CONSTRAINT; Schema: bookshelf; Owner: -
+--
+
+ALTER TABLE ONLY bookshelf.batches
+    ADD CONSTRAINT batches_pkey PRIMARY KEY (id);
 
 --
 -- Name: book_revisions book_revisions_pkey; Type: CONSTRAINT; Schema: bookshelf; Owner: -
@@ -932,6 +965,12 @@ CREATE INDEX books_word_vector ON bookshelf.books USING gin (bookshelf.book_word
 ALTER INDEX bookshelf.books_word_vector ALTER COLUMN 1 SET STATISTICS 1000;
 
 --
+-- Name: saves_by_batch; Type: INDEX; Schema: bookshelf; Owner: -
+--
+
+CREATE INDEX saves_by_batch ON bookshelf.saves USING btree (batch) WHERE (batch IS NOT NULL);
+
+--
 -- Name: accounts accounts_group_follows_role; Type: TRIGGER; Schema: bookshelf; Owner: -
 --
 
@@ -986,6 +1025,20 @@ CREATE TRIGGER books_history_update AFTER UPDATE ON bookshelf.books REFERENCING 
 CREATE TRIGGER books_year_not_late BEFORE INSERT OR UPDATE OF year ON bookshelf.books FOR EACH ROW WHEN ((new.year > bookshelf.latest_year())) EXECUTE FUNCTION bookshelf.refuse_late_year();
 
 --
+-- Name: batches batches_undoes_fkey; Type: FK CONSTRAINT; Schema: bookshelf; Owner: -
+--
+
+ALTER TABLE ONLY bookshelf.batches
+    ADD CONSTRAINT batches_undoes_fkey FOREIGN KEY (undoes) REFERENCES bookshelf.batches(id);
+
+--
+-- Name: saves saves_batch_fkey; Type: FK CONSTRAINT; Schema: bookshelf; Owner: -
+--
+
+ALTER TABLE ONLY bookshelf.saves
+    ADD CONSTRAINT saves_batch_fkey FOREIGN KEY (batch) REFERENCES bookshelf.batches(id);
+
+--
 -- Name: accounts; Type: ROW SECURITY; Schema: bookshelf; Owner: -
 --
 
@@ -996,6 +1049,28 @@ ALTER TABLE bookshelf.accounts ENABLE ROW LEVEL SECURITY;
 --
 
 CREATE POLICY accounts_own ON bookshelf.accounts FOR SELECT TO bookshelf_CATALOG_reader, bookshelf_CATALOG_editor USING ((name = CURRENT_USER));
+
+--
+-- Name: batches; Type: ROW SECURITY; Schema: bookshelf; Owner: -
+--
+
+ALTER TABLE bookshelf.batches ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: batches batches_begun_by_self; Type: POLICY; Schema: bookshelf; Owner: -
+--
+
+CREATE POLICY batches_begun_by_self ON bookshelf.batches FOR INSERT TO bookshelf_CATALOG_editor WITH CHECK (((started_by = CURRENT_USER) AND (scope = ( SELECT a.scope
+   FROM bookshelf.accounts a
+  WHERE ((a.name = CURRENT_USER) AND (a.role = 'editor'::text))))));
+
+--
+-- Name: batches batches_in_scope; Type: POLICY; Schema: bookshelf; Owner: -
+--
+
+CREATE POLICY batches_in_scope ON bookshelf.batches FOR SELECT TO bookshelf_CATALOG_reader, bookshelf_CATALOG_editor USING ((scope = ( SELECT a.scope
+   FROM bookshelf.accounts a
+  WHERE (a.name = CURRENT_USER))));
 
 --
 -- Name: book_revisions; Type: ROW SECURITY; Schema: bookshelf; Owner: -
@@ -1040,6 +1115,14 @@ CREATE POLICY revisions_in_scope ON bookshelf.book_revisions FOR SELECT TO books
 --
 
 ALTER TABLE bookshelf.saves ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: saves saves_into_own_batch; Type: POLICY; Schema: bookshelf; Owner: -
+--
+
+CREATE POLICY saves_into_own_batch ON bookshelf.saves AS RESTRICTIVE FOR INSERT TO bookshelf_CATALOG_editor WITH CHECK (((batch IS NULL) OR (EXISTS ( SELECT 1
+   FROM bookshelf.batches b
+  WHERE ((b.id = saves.batch) AND (b.started_by = CURRENT_USER))))));
 
 --
 -- Name: saves saves_of_visible_books; Type: POLICY; Schema: bookshelf; Owner: -
@@ -1100,6 +1183,25 @@ GRANT ALL ON FUNCTION bookshelf.search_page(patterns text[], first_at_start text
 
 GRANT SELECT ON TABLE bookshelf.accounts TO bookshelf_CATALOG_reader;
 GRANT SELECT ON TABLE bookshelf.accounts TO bookshelf_CATALOG_editor;
+
+--
+-- Name: TABLE batches; Type: ACL; Schema: bookshelf; Owner: -
+--
+
+GRANT SELECT ON TABLE bookshelf.batches TO bookshelf_CATALOG_reader;
+GRANT SELECT ON TABLE bookshelf.batches TO bookshelf_CATALOG_editor;
+
+--
+-- Name: COLUMN batches.scope; Type: ACL; Schema: bookshelf; Owner: -
+--
+
+GRANT INSERT(scope) ON TABLE bookshelf.batches TO bookshelf_CATALOG_editor;
+
+--
+-- Name: COLUMN batches.undoes; Type: ACL; Schema: bookshelf; Owner: -
+--
+
+GRANT INSERT(undoes) ON TABLE bookshelf.batches TO bookshelf_CATALOG_editor;
 
 --
 -- Name: TABLE book_revisions; Type: ACL; Schema: bookshelf; Owner: -

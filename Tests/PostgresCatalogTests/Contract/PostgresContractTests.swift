@@ -50,7 +50,7 @@ struct PostgresContractCatalog: ContractCatalog {
 
 /// A PostgreSQL remote that reports the contract's account name instead of its prefixed
 /// role name; everything else goes straight through.
-struct RenamedRemote: ContractRemote {
+struct RenamedRemote: ContractRemote, BatchRecordingRemote {
     let remote: PostgresRemote
     let account: Account
 
@@ -69,8 +69,18 @@ struct RenamedRemote: ContractRemote {
         try await remote.history(of: id).map { revision in
             BookRevision(
                 record: revision.record, account: revision.account.map(contractName),
-                savedAt: revision.savedAt, operation: revision.operation)
+                savedAt: revision.savedAt, operation: revision.operation, batch: revision.batch)
         }
+    }
+    func beginBatch(_ start: BatchStart) async throws -> BatchID { try await remote.beginBatch(start) }
+    func save(_ request: SaveRequest, inBatch batch: BatchID) async throws -> BookRecord {
+        try await remote.save(request, inBatch: batch)
+    }
+    func saveAll(_ requests: [SaveRequest], inNewBatch start: BatchStart) async throws -> AllOrNothingResult {
+        try await remote.saveAll(requests, inNewBatch: start)
+    }
+    func revisions(ofBatch batch: BatchID) async throws -> [BatchRevision] {
+        try await remote.revisions(ofBatch: batch)
     }
 
     private func contractName(_ role: String) -> String {
@@ -83,6 +93,11 @@ struct RenamedRemote: ContractRemote {
 struct PostgresContractTests {
     @Test(arguments: ContractCheck.all)
     func contract(_ check: ContractCheck) async throws {
+        try await check.run(PostgresFixture())
+    }
+
+    @Test(arguments: ContractCheck.batches)
+    func batches(_ check: ContractCheck) async throws {
         try await check.run(PostgresFixture())
     }
 }

@@ -29,6 +29,7 @@ struct PostgresMigrationFileTests {
         "014_sparse_ranks_walk_further.sql": 0xba7c_3270_7af6_e30f,
         "015_ranks_read_by_candidate_cost.sql": 0x4949_7530_dee7_6630,
         "016_functions_pin_search_path.sql": 0x6413_6114_ca49_16ff,
+        "017_batches.sql": 0xc014_3eb2_b2ae_b2bb,
     ]
 
     static func files() throws -> [(name: String, text: String)] {
