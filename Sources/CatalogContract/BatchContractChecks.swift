@@ -99,6 +99,78 @@ extension ContractCheck {
                 #expect(try await editor.history(of: book.id).map(\.batch) == [undoBatch, batch, nil])
             }
         },
+        ContractCheck("a bulk edit racing four single-book writers loses no acknowledged save") { fixture in
+            let library = try await Library.make(fixture)
+            let books = (0..<4).map(library.book)
+            let bulkRemote = try await library.remote(for: "editor")
+            var writers: [any ContractRemote] = []
+            for _ in books { writers.append(try await library.remote(for: "editor2")) }
+            let saves = 5
+            let change = try BulkChange([.addTags(["bulk"])])
+            // Each writer saves its book's title again and again, as the editor does: over the
+            // book it read, read again when someone saved first. Every acknowledged save is kept.
+            // The first saves come before the batch starts, so that every book the batch read
+            // has moved on: each of its saves meets someone else's first.
+            var first: [BookRecord] = []
+            for (book, writer) in zip(books, writers) {
+                first.append(
+                    try await writer.save(
+                        SaveRequest(id: book.id, title: "Writer 0", author: book.author, expectedRevision: 1)))
+            }
+            async let report = BulkEdit(repository: BookRepository(remote: bulkRemote)).apply(change, to: books)
+            let acknowledged = try await withThrowingTaskGroup(of: [BookRecord].self) { group in
+                for (start, writer) in zip(first, writers) {
+                    group.addTask {
+                        let repository = BookRepository(remote: writer)
+                        let book = start
+                        var (base, saved) = (start, [start])
+                        while saved.count < saves {
+                            let request = SaveRequest(
+                                id: book.id, title: "Writer \(saved.count)", author: base.author,
+                                details: base.details, expectedRevision: base.revision)
+                            do {
+                                let record = try await repository.save(request)
+                                saved.append(record)
+                                base = record
+                            } catch BookFailure.conflict {
+                                base = try await repository.book(id: book.id, policy: .refresh)
+                            }
+                        }
+                        return saved
+                    }
+                }
+                return try await group.reduce(into: []) { $0 += $1 }
+            }
+            let outcomes = try await report.outcomes
+            // Writers change titles and the batch tags: nothing for the batch to conflict with.
+            let batchSaves = outcomes.compactMap { outcome -> BookRecord? in
+                switch outcome.outcome {
+                case let .saved(record), let .merged(record, _): record
+                default: nil
+                }
+            }
+            // A book its writer kept saving first may be given up after the batch's merges
+            // (`BulkEdit.mergeAttempts`): a failure, never a lost save.
+            let givenUp = outcomes.filter { if case .failed(.conflict) = $0.outcome { true } else { false } }
+            #expect(batchSaves.count + givenUp.count == books.count, "\(outcomes)")
+            #expect(outcomes.allSatisfy { $0.outcome.name != "saved" }, "each book had moved on: \(outcomes)")
+            for book in books {
+                let history = try await bulkRemote.history(of: book.id)
+                let mine = (acknowledged + batchSaves).filter { $0.id == book.id }
+                // One revision per acknowledged save and none besides, each as acknowledged.
+                #expect(history.count == 1 + mine.count)
+                for record in mine { #expect(history.map(\.record).contains(record), "\(record)") }
+                // The batch's revision changed its own field alone: a title it carried back over
+                // a writer's newer one would be that writer's save lost.
+                for (newer, older) in zip(history, history.dropFirst()) where batchSaves.contains(newer.record) {
+                    #expect(newer.record.title == older.record.title, "\(older.record) → \(newer.record)")
+                }
+                let final = try await bulkRemote.load(id: book.id)
+                let tagged = batchSaves.contains { $0.id == book.id }
+                #expect(
+                    final.title == "Writer \(saves - 1)" && final.details.tags == (tagged ? ["bulk"] : []), "\(final)")
+            }
+        },
     ]
 
     static func batches(_ remote: any ContractRemote) throws -> any BatchRecordingRemote & HistoryKeepingRemote {
