@@ -37,6 +37,11 @@ public enum BookFailure: Error, Equatable, Sendable {
     case notAllowed
     /// The store cannot be reached or refused to work; nothing was changed.
     case storeUnavailable(String)
+    /// The store answers, but will not serve this session as it must: a PostgreSQL server
+    /// that is a standby now (read-only while it recovers), whose sessions are read-only, or
+    /// that has no connection left. Nothing was changed. Not an unreachable store: asking again
+    /// gets the same answer until an administrator changes something.
+    case storeRefused(String)
     /// A write was sent but its fate is unknown (the connection died before the answer).
     /// It may or may not have committed; reconcile before retrying.
     case outcomeUnknown
@@ -61,6 +66,7 @@ extension BookFailure: CustomStringConvertible {
         case .revisionExhausted: "This book cannot take another revision."
         case .notAllowed: "This account may not do that."
         case let .storeUnavailable(reason): "The catalog is unavailable: \(reason)"
+        case let .storeRefused(reason): "The catalog refuses: \(reason)"
         case .outcomeUnknown: "The save was sent, but whether it committed is unknown."
         case .unsupported: "This catalog does not support that."
         case let .invalidField(field, reason): "\(field.label): \(reason)."

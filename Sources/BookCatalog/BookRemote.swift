@@ -210,13 +210,19 @@ public protocol SearchableBookRemote: BookRemote {
 ///
 /// `account` is set when the store found that an administrator changed this session's own
 /// account (its role or its scope) since the previous check: the account as it is now.
+///
+/// `reconnected` is set when the remote had to connect again since its previous check (the
+/// server restarted, or a failover put another server in its place): besides everything shown,
+/// a save it acknowledged before may be gone, and the repository reads each such book again.
 public struct ChangeNotice: Sendable, Equatable {
     public let bookIDs: Set<Int>?
     public let account: Account?
+    public let reconnected: Bool
 
-    public init(bookIDs: Set<Int>?, account: Account? = nil) {
+    public init(bookIDs: Set<Int>?, account: Account? = nil, reconnected: Bool = false) {
         self.bookIDs = bookIDs
         self.account = account
+        self.reconnected = reconnected
     }
     public static let unspecified = ChangeNotice(bookIDs: nil)
 

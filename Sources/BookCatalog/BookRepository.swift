@@ -53,6 +53,8 @@ public actor BookRepository {
     private var acknowledged: [Int: BookRecord] = [:]
     /// Saves of this session the store has since lost, for the model to take.
     public nonisolated let lostSaves = LostSaves()
+    /// The reads of every acknowledged save after the remote reconnected, while they run.
+    private var verification: Task<Void, Never>?
     private var inFlightLoads: [Int: InFlightLoad] = [:]
     private var nextLoadToken = 0
 
@@ -272,11 +274,37 @@ public actor BookRepository {
     /// Asks the remote whether someone else committed; if so, forgets what the notice
     /// concerns so the next read goes to the store. Returns the notice for the caller to
     /// refresh what it shows.
+    ///
+    /// A notice that says the remote reconnected (a restart, or a failover to a promoted
+    /// standby) starts `verifyAcknowledgedSaves` and answers without waiting for it: the check
+    /// never waits behind reads.
     public func checkForChanges() async throws -> ChangeNotice? {
         guard let detecting = remote as? any ChangeDetectingRemote else { return nil }
         guard let notice = try await detecting.checkForChanges() else { return nil }
         invalidate(notice)
+        if notice.reconnected { verifyAcknowledgedSaves() }
         return notice
+    }
+
+    /// Reads again, one after another in a task of its own, each book whose save this session
+    /// made and the store acknowledged, whether or not anything shows it: a read that finds an
+    /// older revision proves that save lost (`believe`), so every save a failover lost is found
+    /// and waits in `lostSaves`, though the user read nothing. A read that fails proves nothing;
+    /// the next reconnect, or the next read of the book, tries again. Runs after any verification
+    /// still running, so two never race for the same books.
+    private func verifyAcknowledgedSaves() {
+        let ids = acknowledged.keys.sorted()
+        guard !ids.isEmpty else { return }
+        let previous = verification
+        verification = Task {
+            await previous?.value
+            for id in ids { _ = try? await self.book(id: id, policy: .refresh) }
+        }
+    }
+
+    /// Returns once the reads `checkForChanges` started after a reconnect have answered.
+    public func acknowledgedSavesVerified() async {
+        await verification?.value
     }
 
     /// Forgets cached values a change notice concerns, and stops every read already in

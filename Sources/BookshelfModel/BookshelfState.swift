@@ -55,6 +55,11 @@ public struct ConnectionState: Equatable, Sendable {
     /// The store did not answer the last freshness check, and nothing has reached it since.
     /// Nothing is replaced: the checks go on, and the first request that gets through clears it.
     public var isUnreachable = false
+    /// The store answers the freshness checks with a refusal, in the store's words (a server that
+    /// is a standby now, read-only sessions, no connection left): it is not unreachable, and
+    /// saves cannot be made until an administrator changes something. Cleared by the first check
+    /// that answers.
+    public var refusal: String? = nil
 }
 
 public struct PasswordPrompt: Equatable, Sendable {

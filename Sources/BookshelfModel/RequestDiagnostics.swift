@@ -2,7 +2,7 @@ import BookCatalog
 
 /// Why a failure happened, without its message: messages from a store can quote user data.
 public enum FailureKind: String, Sendable, Hashable {
-    case missing, conflict, notAllowed, invalidInput, unavailable, outcomeUnknown
+    case missing, conflict, notAllowed, invalidInput, unavailable, refused, outcomeUnknown
     case invalidResponse, unsupported, revisionExhausted, other
 
     init(_ error: any Error) {
@@ -16,6 +16,7 @@ public enum FailureKind: String, Sendable, Hashable {
         case .notAllowed: self = .notAllowed
         case .invalidTitle, .invalidAuthor, .invalidField: self = .invalidInput
         case .storeUnavailable: self = .unavailable
+        case .storeRefused: self = .refused
         case .outcomeUnknown: self = .outcomeUnknown
         case .invalidResponse: self = .invalidResponse
         case .unsupported: self = .unsupported

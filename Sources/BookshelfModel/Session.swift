@@ -346,7 +346,9 @@ extension BookshelfModel {
                     return nil
                 },
                 fail: { [self] error, ticket in
-                    if StoreReachability.meansUnreachable(error) {
+                    if case let .storeRefused(reason)? = error as? BookFailure {
+                        if reachability.learn(refusal: reason, from: ticket.order) { forgetUnreachableNotes() }
+                    } else if StoreReachability.meansUnreachable(error) {
                         reachability.learn(false, from: ticket.order)
                     }
                     return nil

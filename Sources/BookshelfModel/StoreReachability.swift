@@ -5,8 +5,14 @@ import BookCatalog
 /// yes. Answers come in any order, so the evidence of the request that began last wins: an
 /// answer from a request older than the one that told last is old news, whenever it arrives.
 /// A check still waiting tells too (it is not answered), and its own answer then tells again.
+///
+/// A store that answers with a refusal (`BookFailure.storeRefused`: a server that became a
+/// standby, read-only sessions, no connection left) is reachable: it is said as what it is, never
+/// as a lost store, until the evidence of a later request says otherwise.
 struct StoreReachability: Equatable {
     private(set) var isReachable = true
+    /// Why the store refused the last freshness check, while nothing newer has told otherwise.
+    private(set) var refusal: String?
     /// When the request whose answer told last began (`RequestTicket.order`; 0: none yet this session).
     private var toldBy = 0
 
@@ -18,6 +24,19 @@ struct StoreReachability: Equatable {
         toldBy = order
         let recovered = reachable && !isReachable
         isReachable = reachable
+        refusal = nil
+        return recovered
+    }
+
+    /// The store answered, with a refusal. Returns true when this brings the store back, as
+    /// `learn(_:from:)` does: it was unreachable until now.
+    @discardableResult
+    mutating func learn(refusal reason: String, from order: Int) -> Bool {
+        guard order >= toldBy else { return false }
+        toldBy = order
+        let recovered = !isReachable
+        isReachable = true
+        refusal = reason
         return recovered
     }
 

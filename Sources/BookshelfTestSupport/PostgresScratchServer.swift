@@ -127,6 +127,44 @@ public final class PostgresScratchServer: Sendable {
         try serverCommand("pg_ctl", ["-D", dataDirectory, "-m", "immediate", "-w", "-t", "60", "stop"])
     }
 
+    /// Makes this stopped server a standby of `primary` as it is, without `pg_rewind`: the files
+    /// `pg_basebackup -R` writes (`standby.signal`, `primary_conninfo`), then starts it. An old
+    /// primary rejoined like this after a failover keeps what it wrote after the standby was cut
+    /// off: it replays on its old timeline and cannot follow the promoted server's.
+    public func rejoinWithoutRewind(asStandbyOf primary: PostgresScratchServer) throws {
+        try writeServerFile(
+            "postgresql.auto.conf",
+            appending: "primary_conninfo = 'host=\(primary.directory) port=\(primary.port) user=\(Self.superuser)'\n")
+        try writeServerFile("standby.signal", appending: "")
+        try startServer()
+    }
+
+    /// The rejoin docs/failover.md gives, on this stopped old primary: `CHECKPOINT` on the
+    /// promoted `primary` (so that its control file names its new timeline), `pg_rewind -R` from
+    /// it (this server needs `wal_log_hints` or data checksums), then start as its standby.
+    public func rewindAndRejoin(asStandbyOf primary: PostgresScratchServer) throws {
+        try primary.superuserSQL("CHECKPOINT")
+        try serverCommand(
+            "pg_rewind",
+            [
+                "-D", dataDirectory, "-R", "--no-sync",
+                "--source-server=" + primary.conninfo(),
+            ])
+        try startServer()
+    }
+
+    /// Appends `text` to a file of the data directory, owned as the server's own files are.
+    private func writeServerFile(_ name: String, appending text: String) throws {
+        let path = dataDirectory + "/" + name
+        let old = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+        try (old + text).write(toFile: path, atomically: false, encoding: .utf8)
+        if asRoot {
+            guard let user = getpwnam("postgres"), chown(path, user.pointee.pw_uid, user.pointee.pw_gid) == 0 else {
+                throw ChildProcessFailure("running as root needs a postgres user to own \(path)")
+            }
+        }
+    }
+
     /// Stops the server at once and removes its directory.
     public func destroy() {
         try? serverCommand("pg_ctl", ["-D", dataDirectory, "-m", "immediate", "-w", "-t", "30", "stop"])

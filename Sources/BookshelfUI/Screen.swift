@@ -99,6 +99,8 @@ public enum Screen {
         } else if state.connection.isUnreachable {
             // The freshness checks go on, and the first one answered clears it.
             text.append(" · disconnected, retrying", style: Theme.header)
+        } else if state.connection.refusal != nil {
+            text.append(" · refused, retrying", style: Theme.header)
         }
         if let books = ui.catalogSize?.books(of: state) {
             text.append(" · \(NumberText.grouped(books)) book\(books == 1 ? "" : "s")", style: Theme.header)

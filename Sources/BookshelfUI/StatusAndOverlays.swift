@@ -23,6 +23,9 @@ enum StatusLine {
             // Like the lost password, it explains the failures that follow.
             message = StyledText(
                 "Cannot reach the catalog: still trying. Nothing here is lost.", style: Theme.statusError)
+        } else if let refusal = state.connection.refusal {
+            // The server answers: it is not lost, and the words say what it will not do.
+            message = StyledText("The catalog refuses: \(refusal). Nothing here is lost.", style: Theme.statusError)
         } else if let activity = state.editor?.activity {
             message = StyledText("\(spinner) \(EditorPane.activityText(activity))", style: Theme.status)
         } else if state.search.isBusy {

@@ -80,6 +80,7 @@ public final class PostgresAccountConnector: CatalogConnector {
             throw BookFailure.storeUnavailable(Self.oneLine(failure.description))
         } catch let failure as BookFailure {
             if case let .storeUnavailable(reason) = failure { throw BookFailure.storeUnavailable(Self.oneLine(reason)) }
+            if case let .storeRefused(reason) = failure { throw BookFailure.storeRefused(Self.oneLine(reason)) }
             throw failure
         }
         state.withLock { $0.newest = remote }

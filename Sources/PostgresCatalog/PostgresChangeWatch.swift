@@ -63,7 +63,7 @@ final class PostgresChangeWatch: @unchecked Sendable {
         let changedAccount = try session.learnAccount(role: first[3], scope: first[4])
         if reconnectedSinceLastCheck {
             reconnectedSinceLastCheck = false
-            return ChangeNotice(bookIDs: nil, account: changedAccount)
+            return ChangeNotice(bookIDs: nil, account: changedAccount, reconnected: true)
         }
         var ids = Set<Int>()
         for row in rows.rows {

@@ -92,8 +92,10 @@ final class PostgresConnection {
             PQfinish(connection)
             if needsPassword && (password ?? "").isEmpty { throw PostgresConnectFailure.passwordRequired }
             if refusedGivenPassword { throw PostgresConnectFailure.passwordRejected(message) }
-            let refusal = PostgresRefusal.connectFailure(message, connector: connector, password: password)
-            throw BookFailure.storeUnavailable(refusal ?? message)
+            if let refusal = PostgresRefusal.connectFailure(message, connector: connector, password: password) {
+                throw BookFailure.storeRefused(refusal)
+            }
+            throw BookFailure.storeUnavailable(message)
         }
         // Server notices (NOTICE, WARNING) are not the user's business; libpq would print them to stderr.
         PQsetNoticeProcessor(connection, { _, _ in }, nil)

@@ -5,8 +5,9 @@ import Foundation
 public struct ReplicationHost: Sendable, Equatable {
     public enum Role: Sendable, Equatable {
         case primary(ReplicationPrimary)
-        /// A hot standby; `receiving` is whether its WAL receiver streams from a primary now.
-        case standby(receiving: Bool)
+        /// A hot standby, and how it replicates (`ReplicationReport.problem(of:)` says whether
+        /// reads may be served by it).
+        case standby(StandbyReplication)
         case unreachable(String)
     }
 
@@ -22,6 +23,8 @@ public struct ReplicationPrimary: Sendable, Equatable {
     public let synchronousCommit: String
     public let synchronousStandbyNames: String
     public let standbys: [ReplicationStandby]
+    /// The timeline it writes (a promotion starts a new one); nil when it could not be read.
+    public var timeline: Int? = nil
 
     /// The settings under which a commit is acknowledged only once a standby has it.
     static let waitingCommits: Set<String> = ["on", "remote_apply"]
@@ -45,6 +48,29 @@ public struct ReplicationStandby: Sendable, Equatable {
     public let replayLag: String?
 
     public var isSynchronous: Bool { syncState == "sync" || syncState == "quorum" }
+}
+
+/// What a standby says of its own replication.
+public struct StandbyReplication: Sendable, Equatable {
+    public enum Receiver: Sendable, Equatable {
+        /// No WAL receiver runs: it streams from nothing (cut off, or `primary_conninfo` empty).
+        case none
+        /// One runs, but its state is shown only to roles that may read all statistics.
+        case hidden
+        /// Its state (`streaming`, `waiting`, `starting`…).
+        case status(String)
+    }
+
+    public let receiver: Receiver
+    /// The timeline of the WAL it last received; nil when unknown (hidden, or none received).
+    public let receivedTimeline: Int?
+    /// It replayed past the last position it received: WAL of its own that no primary sent
+    /// it, as an old primary rejoined without `pg_rewind` has.
+    public let replayedPastReceived: Bool
+
+    /// A standby that streams, as the standby of a healthy pair does.
+    public static let streaming = StandbyReplication(
+        receiver: .status("streaming"), receivedTimeline: nil, replayedPastReceived: false)
 }
 
 /// Whether a failover can lose a save the primary acknowledged.
@@ -92,6 +118,38 @@ public struct ReplicationReport: Sendable, Equatable {
         return .noAcknowledgedSaveLostButSavesWait
     }
 
+    /// Why reads must not be served by the standby `host`, in words for the operator, or nil
+    /// when it streams from a primary on that primary's timeline. The rule reads use is
+    /// `StandbyInStep`, which any role can ask; this says which part of it fails, and compares
+    /// timelines when the checking role may see them.
+    public func problem(of host: ReplicationHost) -> String? {
+        guard case let .standby(replication) = host.role else { return nil }
+        let rejoin = "rejoin it with pg_rewind as docs/failover.md says"
+        if replication.replayedPastReceived {
+            return "it has replayed past what it received from any primary: it holds WAL no primary has "
+                + "(an old primary rejoined without pg_rewind?); not used for reads; " + rejoin
+        }
+        let timelines = hosts.compactMap { other -> Int? in
+            if case let .primary(primary) = other.role { return primary.timeline }
+            return nil
+        }
+        if let received = replication.receivedTimeline, timelines.count == 1, let primary = timelines.first,
+            received != primary
+        {
+            return "it is on timeline \(received) and the primary on timeline \(primary); not used for reads; "
+                + rejoin
+        }
+        switch replication.receiver {
+        case .none:
+            return "no WAL receiver runs: it streams from no primary (check its primary_conninfo); "
+                + "not used for reads"
+        case let .status(status) where status != "streaming":
+            return "its WAL receiver is \(status), not streaming; not used for reads"
+        case .hidden, .status:
+            return nil
+        }
+    }
+
     /// Asks each host of the connection string, one at a time, what it is. A host that
     /// cannot be reached is reported as such; the others are still asked. Passwords come from
     /// libpq's own sources (PGPASSWORD, the password file): a check prompts for none.
@@ -120,9 +178,22 @@ extension ReplicationHost {
                         + "current_setting('synchronous_standby_names')"))
             guard let row = settings.rows.first, let recovering = row[0] else { throw BookFailure.invalidResponse }
             if recovering == "t" {
-                let receiver = try run(connection.execute("SELECT count(*) FROM pg_stat_wal_receiver"))
+                let answer = try run(
+                    connection.execute(
+                        """
+                        SELECT w.pid IS NOT NULL, w.status, w.received_tli::text,
+                            coalesce(pg_last_wal_receive_lsn() < pg_last_wal_replay_lsn(), false)
+                        FROM (SELECT 1) AS one LEFT JOIN pg_stat_wal_receiver AS w ON true
+                        """))
+                guard let line = answer.rows.first, line.count == 4 else { throw BookFailure.invalidResponse }
+                let receiver: StandbyReplication.Receiver =
+                    line[0] != "t" ? .none : line[1].map { .status($0) } ?? .hidden
                 return ReplicationHost(
-                    host: host, port: port, role: .standby(receiving: (receiver.rows.first?[0] ?? "0") != "0"))
+                    host: host, port: port,
+                    role: .standby(
+                        StandbyReplication(
+                            receiver: receiver, receivedTimeline: line[2].flatMap { Int($0) },
+                            replayedPastReceived: line[3] == "t")))
             }
             let standbys = try run(
                 connection.execute(
@@ -131,6 +202,8 @@ extension ReplicationHost {
                            pg_wal_lsn_diff(pg_current_wal_lsn(), replay_lsn)::bigint::text, replay_lag::text
                     FROM pg_stat_replication ORDER BY application_name, pid
                     """))
+            // A WAL file's name begins with its timeline, in 8 hexadecimal digits.
+            let walFile = try run(connection.execute("SELECT pg_walfile_name(pg_current_wal_lsn())"))
             let primary = ReplicationPrimary(
                 synchronousCommit: row[1] ?? "", synchronousStandbyNames: row[2] ?? "",
                 standbys: standbys.rows.map { line in
@@ -138,13 +211,14 @@ extension ReplicationHost {
                         name: line[0] ?? "", state: line[1], syncState: line[2],
                         replayLagBytes: line[3].flatMap { Int($0) }.flatMap { $0 >= 0 ? $0 : nil },
                         replayLag: line[4])
-                })
+                },
+                timeline: walFile.rows.first?[0].flatMap { Int($0.prefix(8), radix: 16) })
             return ReplicationHost(host: host, port: port, role: .primary(primary))
         } catch PostgresConnectFailure.passwordRequired {
             return ReplicationHost(
                 host: host, port: port, role: .unreachable("it needs a password: set PGPASSWORD or put it in ~/.pgpass")
             )
-        } catch let BookFailure.storeUnavailable(reason) {
+        } catch let BookFailure.storeUnavailable(reason), let BookFailure.storeRefused(reason) {
             // libpq's message spans lines; the report gives each host one.
             return ReplicationHost(host: host, port: port, role: .unreachable(PostgresAccountConnector.oneLine(reason)))
         } catch {

@@ -28,8 +28,9 @@ protocol ReplicaConnection: AnyObject {
     var server: String { get }
     /// A standby's last replayed position; a primary's last inserted one.
     func walPosition() throws -> WALPosition
-    /// Whether the server was a standby when last asked for its position: with no standby up,
-    /// libpq settles a standby connection on the primary.
+    /// Whether the server was a standby in step with a primary when last asked for its position:
+    /// with no standby up, libpq settles a standby connection on the primary, and a standby that
+    /// is not streaming, or has diverged from the primary's timeline, may hold what no primary has.
     var answeredAsStandby: Bool { get }
     /// False when the connection turned out to be dead while idle.
     func absorbPendingInput() -> Bool
@@ -306,17 +307,19 @@ extension PostgresConnection: ReplicaConnection {
     /// The server's position: a standby's last replayed; a primary's last inserted, not
     /// `pg_current_wal_lsn()`, which is the last written: with `synchronous_commit = off`
     /// a commit is acknowledged before its record is written, and the floor must include it.
+    ///
+    /// The third column says whether a standby is in step with a primary (`StandbyInStep`).
     static let walPositionStatement = """
         SELECT (CASE WHEN pg_is_in_recovery() THEN pg_last_wal_replay_lsn() ELSE pg_current_wal_insert_lsn() END)::text,
-            pg_is_in_recovery()
+            pg_is_in_recovery(), \(StandbyInStep.expression)
         """
 
     func walPosition() throws -> WALPosition {
         let rows = try PostgresSession.read(execute(Self.walPositionStatement))
-        guard let row = rows.rows.first, row.count == 2, let text = row[0], let position = WALPosition(text),
+        guard let row = rows.rows.first, row.count == 3, let text = row[0], let position = WALPosition(text),
             let recovery = row[1], recovery == "t" || recovery == "f"
         else { throw BookFailure.invalidResponse }
-        answeredAsStandby = recovery == "t"
+        answeredAsStandby = recovery == "t" && row[2] == "t"
         return position
     }
 }
@@ -331,4 +334,21 @@ extension Duration {
     var milliseconds: Int64 {
         components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000
     }
+}
+
+/// Whether a standby may serve reads: its WAL receiver streams from a primary, and it has not
+/// replayed past what it received. An old primary rejoined as a standby without `pg_rewind`
+/// replays its own timeline past the point where the promoted server's forked off, and can
+/// never receive beyond that point: it holds saves no primary has (the ones the failover lost),
+/// and its receiver keeps waiting. A standby cut off from its primary has no receiver at all.
+///
+/// Any role may ask this: `pg_stat_wal_receiver` shows every role that a receiver runs, and its
+/// state (`status`) only to roles that may read all statistics, so the positions decide for the
+/// others: a streaming receiver is never behind what the standby replayed.
+enum StandbyInStep {
+    static let expression = """
+        (pg_is_in_recovery()
+            AND EXISTS (SELECT FROM pg_stat_wal_receiver WHERE status IS NULL OR status = 'streaming')
+            AND coalesce(pg_last_wal_receive_lsn() >= pg_last_wal_replay_lsn(), false))
+        """
 }

@@ -51,7 +51,10 @@ enum PostgresSignIn {
         let text: String =
             switch error {
             case let failure as BookFailure:
-                if case let .storeUnavailable(reason) = failure { "PostgreSQL: " + reason } else { failure.description }
+                switch failure {
+                case let .storeUnavailable(reason), let .storeRefused(reason): "PostgreSQL: " + reason
+                default: failure.description
+                }
             case PostgresConnectFailure.passwordRequired: "the PostgreSQL server wants a password; none was given"
             case let PostgresConnectFailure.passwordRejected(reason): "PostgreSQL: " + reason
             case let failure as PostgresConnectFailure: failure.description + " (see 'bookshelf setup --help')"

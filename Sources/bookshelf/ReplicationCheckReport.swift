@@ -1,20 +1,26 @@
 import PostgresCatalog
 
 /// `bookshelf setup --check`: the replication set-up behind a connection string, one line per
-/// host and per standby a primary streams to, then the verdict on failover.
+/// host and per standby a primary streams to, then the verdict on failover, and a line when
+/// LISTEN cannot be heard through the string (a pooler in transaction mode).
 enum ReplicationCheckReport {
     static func print(_ connector: PostgresConnector, on console: Console) async throws -> ExitStatus {
         let report = await ReplicationReport.check(connector)
+        // Said only when it cannot be heard: a pooler in transaction mode is the one to know of.
+        let hearing = await ListenHearing.check(connector)
+        let listenLine = hearing == .notHeard ? [hearing.description] : []
         if report.verdict == .singleServer, report.hosts.count == 1, let host = report.hosts.first {
             console.line(
                 "\(place(host)): a single primary without standbys; there is nothing to fail over to, "
                     + "so no acknowledged save can be lost to a failover.")
+            listenLine.forEach(console.line)
             return .success
         }
         for host in report.hosts {
-            for line in lines(host) { console.line(line) }
+            for line in lines(host, problem: report.problem(of: host)) { console.line(line) }
         }
         console.line(verdict(report.verdict))
+        listenLine.forEach(console.line)
         guard report.hosts.contains(where: { if case .unreachable = $0.role { false } else { true } }) else {
             throw CommandFailure("no host of the connection string could be reached")
         }
@@ -27,15 +33,13 @@ enum ReplicationCheckReport {
         return host.port.isEmpty ? name : name + " port " + TerminalText.sanitized(host.port)
     }
 
-    static func lines(_ host: ReplicationHost) -> [String] {
+    /// `problem`: why reads must not be served by a standby (`ReplicationReport.problem(of:)`).
+    static func lines(_ host: ReplicationHost, problem: String?) -> [String] {
         switch host.role {
         case let .unreachable(reason):
             return ["\(place(host)): not reachable (\(TerminalText.sanitized(reason)))"]
-        case let .standby(receiving):
-            return [
-                "\(place(host)): standby, "
-                    + (receiving ? "streaming from a primary" : "receiving no WAL from any primary now")
-            ]
+        case .standby:
+            return ["\(place(host)): standby, " + (problem.map(TerminalText.sanitized) ?? "streaming from a primary")]
         case let .primary(primary):
             let head =
                 "\(place(host)): primary, synchronous_commit = \(TerminalText.sanitized(primary.synchronousCommit)), "

@@ -35,7 +35,7 @@ struct PostgresRefusalTests {
         do {
             _ = try await catalog.remote(for: editor)
             Issue.record("signed in for saves in read-only sessions")
-        } catch let BookFailure.storeUnavailable(reason) {
+        } catch let BookFailure.storeRefused(reason) {
             #expect(reason.contains("default_transaction_read_only") && reason.contains("saves cannot be made"))
             #expect(!reason.contains("session is read-only"), "libpq's raw words: \(reason)")
         }
@@ -45,7 +45,7 @@ struct PostgresRefusalTests {
         do {
             _ = try await PostgresRemote.connect(connector)
             Issue.record("connected past max_connections")
-        } catch let BookFailure.storeUnavailable(reason) {
+        } catch let BookFailure.storeRefused(reason) {
             #expect(reason.contains("server is full") && reason.contains("max_connections"), "\(reason)")
             #expect(!reason.contains("too many clients") && !reason.contains("remaining connection slots"), "\(reason)")
         }

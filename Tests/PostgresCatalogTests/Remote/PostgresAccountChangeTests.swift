@@ -84,7 +84,7 @@ struct PostgresAccountChangeTests {
         for _ in 0..<3 where notice == nil {
             do { notice = try await remote.checkForChanges() } catch BookFailure.storeUnavailable { continue }
         }
-        #expect(notice == ChangeNotice(bookIDs: nil, account: editor))
+        #expect(notice == ChangeNotice(bookIDs: nil, account: editor, reconnected: true))
         #expect(remote.account == editor)
     }
 }

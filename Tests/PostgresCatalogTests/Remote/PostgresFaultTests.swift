@@ -43,7 +43,7 @@ struct PostgresFaultTests {
         // connection, so it must reconnect and commit, not report an unknown outcome.
         let saved = try await remote.save(SaveRequest(id: dune.id, title: "Dune Messiah", expectedRevision: 1))
         #expect(saved.revision == 2)
-        #expect(try await remote.checkForChanges() == .unspecified)
+        #expect(try await remote.checkForChanges() == ChangeNotice(bookIDs: nil, reconnected: true))
         #expect(try await remote.checkForChanges() == nil)
     }
 
@@ -85,7 +85,7 @@ struct PostgresFaultTests {
 
         // The first check after the restart answers (anything may have changed), and the
         // operation id says the save never committed: the book is as it was.
-        #expect(try await repository.checkForChanges() == .unspecified)
+        #expect(try await repository.checkForChanges() == ChangeNotice(bookIDs: nil, reconnected: true))
         #expect(try await repository.reconcile(request) == .notCommitted(current: dune))
         #expect(try await repository.save(request.rebased(onto: 1)).revision == 2)
     }

@@ -156,7 +156,9 @@ struct PostgresRemoteTests {
         await #expect(throws: BookFailure.notAllowed) { try await remote.reauthenticate(password: "wrong") }
         try await remote.reauthenticate(password: "correct horse")
         #expect(try await remote.search(SearchQuery(text: "dune")).records == [dune])
-        #expect(try await remote.checkForChanges() == .unspecified, "after a reconnect anything may have changed")
+        #expect(
+            try await remote.checkForChanges() == ChangeNotice(bookIDs: nil, reconnected: true),
+            "after a reconnect anything may have changed")
 
         // The password served that handshake only: the next loss asks again.
         try await dropConnections()

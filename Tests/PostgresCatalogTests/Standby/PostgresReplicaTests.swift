@@ -223,7 +223,7 @@ extension PostgresReplicaTests {
         do {
             _ = try await PostgresRemote.connect(connector)
             Issue.record("signed in for saves on a standby")
-        } catch let BookFailure.storeUnavailable(reason) {
+        } catch let BookFailure.storeRefused(reason) {
             #expect(reason.contains("standby") && reason.contains("saves cannot be made"), "\(reason)")
             #expect(!reason.contains("hot standby mode"), "libpq's raw words: \(reason)")
         }

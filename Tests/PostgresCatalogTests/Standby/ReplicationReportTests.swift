@@ -14,7 +14,7 @@ import Testing
         ReplicationStandby(name: name, state: "streaming", syncState: syncState, replayLagBytes: 0, replayLag: nil)
     }
 
-    static let standbyHost = ReplicationHost(host: "db2", port: "5432", role: .standby(receiving: true))
+    static let standbyHost = ReplicationHost(host: "db2", port: "5432", role: .standby(.streaming))
 
     @Test func aLoneServerWithoutStandbysIsASingleServer() {
         let report = ReplicationReport(hosts: [Self.primary("on", names: "", standbys: [])])

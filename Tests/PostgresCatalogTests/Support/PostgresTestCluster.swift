@@ -42,10 +42,12 @@ final class PostgresTestCluster: Sendable {
 
     /// A private cluster with a hot standby streaming from its server (`standby`), for the
     /// replica tests. Call `destroy()`.
-    static func startWithStandby() throws -> PostgresTestCluster {
+    /// `primarySettings`: more settings of the primary's alone.
+    static func startWithStandby(primarySettings: [String] = []) throws -> PostgresTestCluster {
         // full_page_writes stays on: a base backup of a server without it cannot be trusted.
         let server = try PostgresScratchServer(
-            passwordRoles: [passwordRole], settings: ["fsync=off", "synchronous_commit=off", "max_connections=300"])
+            passwordRoles: [passwordRole],
+            settings: ["fsync=off", "synchronous_commit=off", "max_connections=300"] + primarySettings)
         do {
             let standby = try PostgresScratchServer(standbyOf: server, settings: ["fsync=off", "max_connections=300"])
             return PostgresTestCluster(server: server, standby: standby)
