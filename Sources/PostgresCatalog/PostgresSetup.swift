@@ -263,6 +263,13 @@ public actor PostgresSetup {
         try await insert(books, scope: scope, onlyIntoEmptyScope: false, commitIf: commitIf, progress: progress)
     }
 
+    /// Runs `body` on the administrative connection, on its worker: for the owner's work kept
+    /// in files of its own (a re-import, `PostgresReimport`).
+    func withConnection<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) throws -> T) async throws -> T {
+        let box = self.box
+        return try await worker.perform { try body(box.connection) }
+    }
+
     /// Refreshes the planner's statistics and the visibility map after a bulk import.
     public func analyze() async throws {
         let box = self.box

@@ -27,7 +27,7 @@ enum ImportCommand {
         name: "import",
         summary: "Add the books of a file (CSV, JSON Lines, or another service's export), all or nothing.",
         positionals: .one("FILE", completes: .file),
-        options: [CatalogOptions.scope, from, restore, CatalogOptions.db],
+        options: [CatalogOptions.scope, from, restore, match, prefer, dryRun, CatalogOptions.db],
         details: """
             Without --from (or with --from auto) the source is recognised from FILE's first
             lines: a tab-separated header naming Book Id and Title is LibraryThing's export, an
@@ -77,6 +77,19 @@ enum ImportCommand {
             Every import says how many books it read, how many fields it mapped, and what it
             skipped and why (a line per kind, with counts), on standard error.
 
+            Importing a source again updates; it does not duplicate. Each book from a source with
+            ids (Goodreads' or LibraryThing's Book Id, the StoryGraph's ISBN/UID, Calibre's uuid,
+            a CSL id, a BibTeX key) remembers that id and the values the import brought. Next
+            time, a row with a known id, or else the same ISBN, is the same book, merged field by
+            field three ways: a field only the source changed is saved as a new revision, a field
+            only you changed stays, and a field both changed is a conflict, listed by book and
+            field and left as yours unless --prefer source. New books are added; books gone from
+            the source are listed and kept. It ends with a line such as "added 12, updated 30 (41
+            fields), unchanged 900, conflicts 2, gone from the source 3". Bookshelf's own CSV and
+            JSON Lines have no ids: their books are added, unless --match isbn makes a book with
+            the same ISBN the same book (the first time, every field that differs is a conflict,
+            as nothing tells whose change it is). --dry-run says all of it and changes nothing.
+
             A title needs 1 to \(BookValidation.maximumTitleLength) characters (at most \
             \(BookValidation.maximumTitleBytes) UTF-8 bytes), an author at most \
             \(BookValidation.maximumAuthorLength) (\(BookValidation.maximumAuthorBytes) bytes), neither with control \
@@ -108,6 +121,17 @@ enum ImportCommand {
             """,
         run: run)
 
+    static let match = Option<String>(
+        "match", value: "KEY", completes: .choices(["isbn"]),
+        help: "With Bookshelf's own CSV or JSON Lines: a book with the same ISBN is the same book, updated.")
+
+    static let prefer = Option<String>(
+        "prefer", value: "SIDE", completes: .choices(["source", "yours"]),
+        help: "Whose value a field both the source and the catalog changed takes (yours by default).")
+
+    static let dryRun = Flag(
+        "dry-run", help: "Say what the import would add, update and find in conflict; change nothing.")
+
     @Sendable static func run(_ context: CommandContext) async throws -> ExitStatus {
         let arguments = context.arguments
         let console = context.console
@@ -126,12 +150,13 @@ enum ImportCommand {
         if restoring, !source.isBookshelfFile {
             throw UsageError("--restore takes back a 'bookshelf export' (csv or jsonl), not --from \(source.name)")
         }
+        let reimporting = try ReimportOptions(arguments, source: source, restoring: restoring)
 
         if source == .calibre {
             guard let read = try readCalibre(file, console: console) else { return .nothingDone }
             return try await store(
-                read.books, summary: { read.summary }, isComplete: { true }, scope: scope, target: target,
-                restoring: restoring, console: console)
+                read.sourced, summary: { read.summary }, isComplete: { true }, scope: scope, target: target,
+                restoring: restoring, plan: reimporting.plan(source: .calibre), console: console)
         }
         // Opened before the catalog is touched; read a chunk at a time while the store adds
         // the books in its one transaction, so the file never sits in memory.
@@ -159,11 +184,15 @@ enum ImportCommand {
                 if let reading { reading.note(line) } else { StandardStream.writeError(line + "\n") }
             },
             progress: { reading?.update($0) }, ended: { reading?.finish() })
+        // The first book read says what the file is (recognised from its first chunk), and so
+        // whether it can hold books already in the catalog.
+        let started = books.started()
         let status: ExitStatus
         do {
             status = try await store(
-                books, summary: { tally.withLock { $0.summary } }, isComplete: { tally.withLock { $0.isComplete } },
-                scope: scope, target: target, restoring: restoring, console: console)
+                started, summary: { tally.withLock { $0.summary } }, isComplete: { tally.withLock { $0.isComplete } },
+                scope: scope, target: target, restoring: restoring,
+                plan: reimporting.plan(source: started.origins), console: console)
         } catch {
             reading?.finish()
             let state = tally.withLock { $0 }
@@ -180,10 +209,16 @@ enum ImportCommand {
     /// Adds `books` to the target catalog in one transaction, committed only if `isComplete`
     /// says so after the last book. The store's failure (or its withdrawal) is thrown.
     private static func store(
-        _ books: some Sequence<NewBook> & Sendable, summary: () -> ImportSummary,
+        _ sourced: some Sequence<SourcedBook> & Sendable, summary: () -> ImportSummary,
         isComplete: @escaping @Sendable () -> Bool, scope: String, target: CatalogTarget, restoring: Bool,
-        console: Console
+        plan: ReimportPlan?, console: Console
     ) async throws -> ExitStatus {
+        if let plan {
+            return try await reimport(
+                sourced, plan: plan, summary: summary, isComplete: isComplete, scope: scope, target: target,
+                console: console)
+        }
+        let books = WithoutOrigins(base: sourced)
         guard case let .sqlite(path) = target else {
             if case .calibre = target {
                 throw CommandFailure(
@@ -291,7 +326,7 @@ enum ImportCommand {
             return nil
         }
         return BookImportResult(
-            books: library.books, problems: [],
+            sourced: library.sourced, problems: [],
             summary: ImportSummary(
                 booksRead: library.books.count, fieldsMapped: library.fieldsMapped,
                 skipped: library.skipped.map { ImportSummary.Skip(reason: $0.reason, count: $0.count) }))

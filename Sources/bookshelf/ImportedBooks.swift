@@ -72,6 +72,14 @@ struct ImportedBooks: Sequence, Sendable {
     /// Told once the file has been read to its end, or could not be.
     let ended: @Sendable () -> Void
 
+    /// The books with the first one read: what the file was recognised as is known then, and
+    /// whether its rows have ids.
+    func started() -> StartedBooks {
+        var iterator = makeIterator()
+        let first = iterator.next()
+        return StartedBooks(first: first, detected: iterator.stream.detected, rest: Locked(iterator))
+    }
+
     func makeIterator() -> Iterator {
         let input = input
         return Iterator(
@@ -89,7 +97,7 @@ struct ImportedBooks: Sequence, Sendable {
             self.books = books
         }
 
-        mutating func next() -> NewBook? {
+        mutating func next() -> SourcedBook? {
             do {
                 while let event = try stream.next() {
                     if !told, let detected = stream.detected {
@@ -99,7 +107,7 @@ struct ImportedBooks: Sequence, Sendable {
                     books.progress(stream.bytesRead)
                     switch event {
                     case let .book(book):
-                        if books.tally.withLock({ $0.problems == 0 }) { return book.book }
+                        if books.tally.withLock({ $0.problems == 0 }) { return book }
                     case let .problem(problem):
                         books.tally.withLock { $0.problems += 1 }
                         books.problem(problem)
@@ -121,5 +129,60 @@ struct ImportedBooks: Sequence, Sendable {
             books.ended()
             return nil
         }
+    }
+}
+
+/// An import file's books after the first was read (`ImportedBooks.started`). Read once, by the
+/// store's one transaction, on whichever thread it runs.
+struct StartedBooks: Sequence, Sendable {
+    let first: SourcedBook?
+    let detected: DetectedSource?
+    let rest: Locked<ImportedBooks.Iterator>
+
+    /// The kind of source the books' origins name: the first book's, else what the file was
+    /// recognised as; nil for Bookshelf's own CSV and JSON Lines, which have no ids.
+    var origins: ImportSourceKind? {
+        first?.origin?.source ?? detected?.source.originKind
+    }
+
+    func makeIterator() -> Iterator { Iterator(first: first, rest: rest) }
+
+    struct Iterator: IteratorProtocol {
+        var first: SourcedBook?
+        let rest: Locked<ImportedBooks.Iterator>
+
+        mutating func next() -> SourcedBook? {
+            if let book = first {
+                first = nil
+                return book
+            }
+            return rest.withLock { $0.next() }
+        }
+    }
+}
+
+extension BookSource {
+    /// The kind its books' origins name; nil for Bookshelf's own formats.
+    var originKind: ImportSourceKind? {
+        switch self {
+        case .csv, .jsonLines: nil
+        case .goodreads: .goodreads
+        case .storyGraph: .storyGraph
+        case .libraryThing: .libraryThing
+        case .cslJSON: .cslJSON
+        case .bibTeX: .bibtex
+        }
+    }
+}
+
+/// A sequence of sourced books as plain books, for an import that only adds (it keeps no origin).
+struct WithoutOrigins<Base: Sequence<SourcedBook> & Sendable>: Sequence, Sendable {
+    let base: Base
+
+    func makeIterator() -> Iterator { Iterator(base: base.makeIterator()) }
+
+    struct Iterator: IteratorProtocol {
+        var base: Base.Iterator
+        mutating func next() -> NewBook? { base.next()?.book }
     }
 }

@@ -758,6 +758,29 @@ CREATE TABLE bookshelf.groups (
 );
 
 --
+-- Name: import_provenance; Type: TABLE; Schema: bookshelf; Owner: -
+--
+
+CREATE TABLE bookshelf.import_provenance (
+    book_id bigint NOT NULL,
+    source text NOT NULL,
+    scope text NOT NULL,
+    source_id text,
+    import_stamp bigint NOT NULL,
+    title text NOT NULL,
+    author text NOT NULL,
+    isbn text,
+    year integer,
+    publisher text NOT NULL,
+    series text NOT NULL,
+    series_index numeric,
+    tags text[] NOT NULL,
+    notes text NOT NULL,
+    CONSTRAINT import_provenance_source_check CHECK (((octet_length(source) >= 1) AND (octet_length(source) <= 40))),
+    CONSTRAINT import_provenance_source_id_check CHECK (((source_id IS NULL) OR ((octet_length(source_id) >= 1) AND (octet_length(source_id) <= 200))))
+);
+
+--
 -- Name: saves; Type: TABLE; Schema: bookshelf; Owner: -
 --
 
@@ -891,6 +914,13 @@ ALTER TABLE ONLY bookshelf.groups
     ADD CONSTRAINT groups_pkey PRIMARY KEY (role);
 
 --
+-- Name: import_provenance import_provenance_pkey; Type: CONSTRAINT; Schema: bookshelf; Owner: -
+--
+
+ALTER TABLE ONLY bookshelf.import_provenance
+    ADD CONSTRAINT import_provenance_pkey PRIMARY KEY (book_id, source);
+
+--
 -- Name: saves saves_pkey; Type: CONSTRAINT; Schema: bookshelf; Owner: -
 --
 
@@ -965,6 +995,18 @@ CREATE INDEX books_word_vector ON bookshelf.books USING gin (bookshelf.book_word
 ALTER INDEX bookshelf.books_word_vector ALTER COLUMN 1 SET STATISTICS 1000;
 
 --
+-- Name: import_provenance_by_source_id; Type: INDEX; Schema: bookshelf; Owner: -
+--
+
+CREATE UNIQUE INDEX import_provenance_by_source_id ON bookshelf.import_provenance USING btree (scope, source, source_id) WHERE (source_id IS NOT NULL);
+
+--
+-- Name: import_provenance_by_stamp; Type: INDEX; Schema: bookshelf; Owner: -
+--
+
+CREATE INDEX import_provenance_by_stamp ON bookshelf.import_provenance USING btree (scope, source, import_stamp);
+
+--
 -- Name: saves_by_batch; Type: INDEX; Schema: bookshelf; Owner: -
 --
 
@@ -1030,6 +1072,13 @@ CREATE TRIGGER books_year_not_late BEFORE INSERT OR UPDATE OF year ON bookshelf.
 
 ALTER TABLE ONLY bookshelf.batches
     ADD CONSTRAINT batches_undoes_fkey FOREIGN KEY (undoes) REFERENCES bookshelf.batches(id);
+
+--
+-- Name: import_provenance import_provenance_book_id_fkey; Type: FK CONSTRAINT; Schema: bookshelf; Owner: -
+--
+
+ALTER TABLE ONLY bookshelf.import_provenance
+    ADD CONSTRAINT import_provenance_book_id_fkey FOREIGN KEY (book_id) REFERENCES bookshelf.books(id);
 
 --
 -- Name: saves saves_batch_fkey; Type: FK CONSTRAINT; Schema: bookshelf; Owner: -
@@ -1099,6 +1148,20 @@ CREATE POLICY books_edit_in_scope ON bookshelf.books FOR UPDATE TO bookshelf_CAT
 --
 
 CREATE POLICY books_in_scope ON bookshelf.books FOR SELECT TO bookshelf_CATALOG_reader, bookshelf_CATALOG_editor USING ((scope = ( SELECT a.scope
+   FROM bookshelf.accounts a
+  WHERE (a.name = CURRENT_USER))));
+
+--
+-- Name: import_provenance; Type: ROW SECURITY; Schema: bookshelf; Owner: -
+--
+
+ALTER TABLE bookshelf.import_provenance ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: import_provenance provenance_in_scope; Type: POLICY; Schema: bookshelf; Owner: -
+--
+
+CREATE POLICY provenance_in_scope ON bookshelf.import_provenance FOR SELECT TO bookshelf_CATALOG_reader, bookshelf_CATALOG_editor USING ((scope = ( SELECT a.scope
    FROM bookshelf.accounts a
   WHERE (a.name = CURRENT_USER))));
 
@@ -1290,6 +1353,13 @@ GRANT SELECT ON TABLE bookshelf.folding TO bookshelf_CATALOG_editor;
 
 GRANT SELECT ON TABLE bookshelf.groups TO bookshelf_CATALOG_reader;
 GRANT SELECT ON TABLE bookshelf.groups TO bookshelf_CATALOG_editor;
+
+--
+-- Name: TABLE import_provenance; Type: ACL; Schema: bookshelf; Owner: -
+--
+
+GRANT SELECT ON TABLE bookshelf.import_provenance TO bookshelf_CATALOG_reader;
+GRANT SELECT ON TABLE bookshelf.import_provenance TO bookshelf_CATALOG_editor;
 
 --
 -- Name: TABLE saves; Type: ACL; Schema: bookshelf; Owner: -

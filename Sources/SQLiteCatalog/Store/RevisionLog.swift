@@ -31,6 +31,16 @@ enum RevisionLog {
             [.int(sequence)])
     }
 
+    /// Records the revision a re-import wrote of one book (added or updated), by no account.
+    static func recordImportedRevision(of id: Int, on connection: Connection) throws {
+        try connection.run(
+            """
+            INSERT INTO book_revisions(book_id, revision, title, author, account, saved_at, operation, \(StoredDetails.columns))
+            SELECT id, revision, title, author, NULL, \(nowMilliseconds), NULL, \(StoredDetails.columns) FROM books WHERE id = ?1
+            """,
+            [.int(id)])
+    }
+
     /// The book's revisions, newest first, if the book is in `scope`; nil when it is not.
     static func history(of id: Int, scope: String, on connection: Connection) throws -> [BookRevision]? {
         try connection.transaction(immediate: false) {

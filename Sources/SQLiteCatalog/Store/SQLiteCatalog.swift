@@ -253,6 +253,12 @@ public final class SQLiteCatalog: Sendable {
         }
     }
 
+    /// The catalog's connection under its lock, with what `body` throws as it is: for a caller
+    /// that carries its own errors out of a transaction (a re-import's dry run, its failures).
+    func withWriteConnection<T>(_ body: (Connection) throws -> T) throws -> T {
+        try lock.withLock { try body(connection) }
+    }
+
     private func withConnection<T>(_ body: (Connection) throws -> T) throws(SQLiteCatalogError) -> T {
         do {
             return try lock.withLock { try body(connection) }

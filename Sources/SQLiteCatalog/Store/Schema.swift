@@ -111,6 +111,32 @@ enum Schema {
             ALTER TABLE book_revisions ADD COLUMN batch INTEGER REFERENCES batches(id);
             CREATE INDEX book_revisions_by_batch ON book_revisions(batch) WHERE batch IS NOT NULL;
             """),
+        // 9: where each imported book came from and the values that import brought
+        // (`SQLiteReimport`), so that a second import of the same source updates it (issue 60).
+        // A row per book and source; a source's id names one book of a scope.
+        .sql(
+            """
+            CREATE TABLE import_provenance(
+                book_id INTEGER NOT NULL REFERENCES books(id),
+                source TEXT NOT NULL CHECK (length(source) BETWEEN 1 AND 40),
+                scope TEXT NOT NULL,
+                source_id TEXT CHECK (source_id IS NULL OR length(CAST(source_id AS BLOB)) BETWEEN 1 AND 200),
+                import_stamp INTEGER NOT NULL,  -- the import that last brought the book
+                title TEXT NOT NULL,
+                author TEXT NOT NULL,
+                isbn TEXT,
+                year INTEGER,
+                publisher TEXT NOT NULL,
+                series TEXT NOT NULL,
+                series_index_thousandths INTEGER,
+                tags TEXT NOT NULL,
+                notes TEXT NOT NULL,
+                PRIMARY KEY (book_id, source)
+            ) STRICT, WITHOUT ROWID;
+            CREATE UNIQUE INDEX import_provenance_by_source_id
+                ON import_provenance(scope, source, source_id) WHERE source_id IS NOT NULL;
+            CREATE INDEX import_provenance_by_stamp ON import_provenance(scope, source, import_stamp);
+            """),
     ]
 
     /// The details' columns added to `table`, with the checks SQLite can make on each write

@@ -30,6 +30,7 @@ struct PostgresMigrationFileTests {
         "015_ranks_read_by_candidate_cost.sql": 0x4949_7530_dee7_6630,
         "016_functions_pin_search_path.sql": 0x6413_6114_ca49_16ff,
         "017_batches.sql": 0xc014_3eb2_b2ae_b2bb,
+        "018_import_provenance.sql": 0xbc9e_d3fd_3456_1986,
     ]
 
     static func files() throws -> [(name: String, text: String)] {

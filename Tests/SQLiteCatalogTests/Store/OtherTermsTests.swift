@@ -39,7 +39,7 @@ import Testing
         }
         let catalog = try SQLiteCatalog.open(path: path, create: false)
         let raw = try RawConnection(path)
-        #expect(try queryText(raw.handle, "PRAGMA user_version") == "8")
+        #expect(try queryText(raw.handle, "PRAGMA user_version") == "\(Schema.currentVersion)")
         #expect(
             try otherTerms(path, id: 1)
                 == ["discworld", "gollancz", "fantasy", "hi fi cafe"].joined(separator: Self.separator))

@@ -86,10 +86,10 @@ import Testing
         try makeCatalog(path, books: 3)
         try withRawConnection(path) { try execute($0, "PRAGMA user_version = 99") }
         let before = try Data(contentsOf: URL(fileURLWithPath: path))
-        #expect(throws: SQLiteCatalogError.newerSchema(found: 99, known: 8)) {
+        #expect(throws: SQLiteCatalogError.newerSchema(found: 99, known: 9)) {
             try SQLiteCatalog.open(path: path, create: false)
         }
-        #expect(throws: SQLiteCatalogError.newerSchema(found: 99, known: 8)) {
+        #expect(throws: SQLiteCatalogError.newerSchema(found: 99, known: 9)) {
             try SQLiteCatalog.open(path: path, create: true)
         }
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
@@ -117,7 +117,7 @@ import Testing
         let raw = try RawConnection(path)
         let mode = try queryText(raw.handle, "PRAGMA journal_mode")
         let version = try queryText(raw.handle, "PRAGMA user_version")
-        #expect(mode == "wal" && version == "8")
+        #expect(mode == "wal" && version == "9")
     }
 
     // MARK: Accounts

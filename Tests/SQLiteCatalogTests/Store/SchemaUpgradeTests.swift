@@ -28,7 +28,7 @@ import Testing
         }
         let catalog = try SQLiteCatalog.open(path: path, create: false)
         let raw = try RawConnection(path)
-        #expect(try queryText(raw.handle, "PRAGMA user_version") == "8")
+        #expect(try queryText(raw.handle, "PRAGMA user_version") == "\(Schema.currentVersion)")
         let remote = try catalog.remote(account: "reader")
         let page = try await remote.search(SearchQuery(text: "rom"))
         #expect(page.records.map(\.title) == ["Rome", "A History of Rome", "Spring 🌸 Rome"] && page.total == 3)
@@ -65,7 +65,7 @@ import Testing
         }
         let catalog = try SQLiteCatalog.open(path: path, create: false)
         let raw = try RawConnection(path)
-        #expect(try queryText(raw.handle, "PRAGMA user_version") == "8")
+        #expect(try queryText(raw.handle, "PRAGMA user_version") == "\(Schema.currentVersion)")
         let editor = try catalog.remote(account: "editor")
         let livy = BookRecord(id: 1, title: "Rome", revision: 1, author: "Livy")
         let beard = BookRecord(id: 2, title: "A History of Rome", revision: 2, author: "Mary Beard")
