@@ -95,6 +95,8 @@ public final class BookshelfModel {
     var catalogChanges = 0
     /// Saves the store lost, each kept until its book is opened again (`noticeLostSaves`).
     var keptLostSaves: [Int: LostSave] = [:]
+    /// Every save the store lost this session, and which the user has not seen in their list.
+    var lostSaveList = LostSaveList()
     /// Where the open draft is kept between runs (nil: nowhere), and what is kept there.
     let keeper: (any DraftKeeping)?
     var keeping = DraftKeepingState()
@@ -143,7 +145,8 @@ public final class BookshelfModel {
             message: message,
             history: historyState,
             keptDraft: keptDraftQuestion,
-            catalogChanges: catalogChanges)
+            catalogChanges: catalogChanges,
+            lostSaves: lostSaveList)
     }
 
     /// Waits until the effect that request `number` belongs to has finished processing (its

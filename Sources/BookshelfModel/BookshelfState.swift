@@ -32,6 +32,9 @@ public struct BookshelfState: Equatable, Sendable {
     /// How many change notices the model has had: each says the catalog may have changed
     /// (another program imported books, say), so whatever counted it counts it again.
     public var catalogChanges = 0
+    /// The saves the store lost (a failover), for the list the user opens, and the books whose
+    /// loss the user has not seen there yet: their rows carry a mark until then.
+    public var lostSaves = LostSaveList()
 }
 
 public struct AccountChoice: Equatable, Sendable, Hashable {

@@ -11,9 +11,18 @@ extension BookshelfModel {
     func noticeLostSaves() {
         guard let found = repository?.lostSaves.take(), !found.isEmpty else { return }
         for lost in found { keep(lost) }
+        // One status line names one book: several are counted there, and named in the list.
+        if lostSaveList.unseen.count > 1 { message = Self.lostSavesMessage(count: lostSaveList.unseen.count) }
+    }
+
+    /// The user opened the list of lost saves: each is seen, and its row loses its mark.
+    public func lostSavesSeen() {
+        lostSaveList.markSeen()
+        changed()
     }
 
     private func keep(_ lost: LostSave) {
+        lostSaveList.add(lost)
         results.lower(to: lost.current)
         let outcome = SaveOutcome.lost(revision: lost.saved.revision, current: lost.current.revision)
         if var editor, editor.bookID == lost.saved.id, editor.base != nil {
@@ -43,6 +52,11 @@ extension BookshelfModel {
             + "Open the book: your text is kept."
     }
 
+    /// Several lost saves the user has not seen in the list yet.
+    static func lostSavesMessage(count: Int) -> String {
+        "\(count) of your saves were lost (a failover?): F6 lists them. Open each book: your text is kept."
+    }
+
     /// With it, the message fits a status line of 120 columns whole (revisions of up to five digits).
     static let longestTitleInMessage = 40
 
@@ -52,4 +66,23 @@ extension BookshelfModel {
         while kept.last?.isWhitespace == true { kept.removeLast() }
         return kept + "…"
     }
+}
+
+/// Every save the store lost this session, oldest first (the newest `capacity`), and the books
+/// whose loss the user has not yet seen in their list: until then their rows carry a mark, so no
+/// row shows a book that went back a revision without saying so.
+public struct LostSaveList: Equatable, Sendable {
+    public static let capacity = 200
+    public private(set) var entries: [LostSave] = []
+    public private(set) var unseen: Set<Int> = []
+
+    public init() {}
+
+    mutating func add(_ lost: LostSave) {
+        entries.append(lost)
+        if entries.count > Self.capacity { entries.removeFirst(entries.count - Self.capacity) }
+        unseen.insert(lost.saved.id)
+    }
+
+    mutating func markSeen() { unseen.removeAll() }
 }

@@ -23,6 +23,7 @@ extension BookshelfApp {
         case .help: if case .help? = ui.overlay { true } else { false }
         case .accounts: if case .accounts? = ui.overlay { true } else { false }
         case .requests: ui.showsRequests
+        case .lostSaves: ui.overlay == .lostSaves
         case .conflict: state.editor?.conflict != nil
         case .notes: state.editor?.focus == .notes && state.editor?.isLoaded == true
         case .editor: state.editor != nil
@@ -91,6 +92,15 @@ extension BookshelfApp {
             let limit = Overlays.helpMaximumScroll(columns: size.columns, rows: size.rows)
             ui.overlay = .help(scroll: scrolled(scroll, by: step, limit: limit))
         case .closeHelp, .closeRequests:
+            ui.overlay = nil
+        case .toggleLostSaves:
+            if ui.overlay == .lostSaves {
+                ui.overlay = nil
+            } else {
+                ui.overlay = .lostSaves
+                model.lostSavesSeen()
+            }
+        case .closeLostSaves:
             ui.overlay = nil
         case .toggleRequests:
             ui.overlay = ui.showsRequests ? nil : .requests(scroll: 0)

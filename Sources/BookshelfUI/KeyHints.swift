@@ -125,6 +125,7 @@ enum Hints {
             .scrollRequests(.pages(1)), says: "scroll"),
         KeyHint(.requests, .closeRequests, says: "close"),
     ])
+    static let lostSaves = HintLine([KeyHint(.lostSaves, .closeLostSaves, says: "close")])
     static let restoreQuestion = HintLine([
         KeyHint(.restoreQuestion, .confirmRestore, says: "yes"), KeyHint(.restoreQuestion, .cancelRestore, says: "no"),
     ])

@@ -25,6 +25,8 @@ public enum InputLayer: CaseIterable, Sendable {
     case accounts
     /// The request panel: what became of the recent requests to the catalog.
     case requests
+    /// The list of saves the catalog lost (after a failover).
+    case lostSaves
     /// The editor after someone else saved first: the ways out. Not modal: the rest goes to
     /// the editor, where any edit means "keep editing".
     case conflict
@@ -81,6 +83,7 @@ public enum KeyAction: Equatable, Sendable {
     case confirm, cancelConfirmation
     // Anywhere.
     case quit, toggleHelp, toggleAccounts, toggleRequests, scrollRequests(ListStep), closeRequests
+    case toggleLostSaves, closeLostSaves
     // The password prompt.
     case typePassword, pastePassword, erasePasswordCharacter, clearPassword, submitPassword, cancelPassword
     // The help overlay.
@@ -386,6 +389,17 @@ public enum Keymap {
                         Binding(.requests, [.mouse(.wheelUp)], .scrollRequests(.rows(-3))),
                         Binding(.requests, [.mouse(.wheelDown)], .scrollRequests(.rows(3))),
                         Binding(.requests, [.anyOtherKey], .closeRequests),
+                    ]),
+                Entry(
+                    "F6", "saves the catalog lost (a failover): book and revision of each",
+                    documentation: """
+                        your saves the catalog acknowledged and then lost (a failover to a standby that did not \
+                        have them): each book, the revision lost and the one the catalog is back at; until you \
+                        have opened this list, a lost book's row is marked with !; any other key closes it
+                        """,
+                    [
+                        Binding(.global, [.function(6)], .toggleLostSaves),
+                        Binding(.lostSaves, [.anyOtherKey], .closeLostSaves),
                     ]),
                 Entry(
                     "Ctrl-Q Ctrl-C", "quit (asks first if unsaved)",

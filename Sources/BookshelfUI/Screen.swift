@@ -65,7 +65,7 @@ public enum Screen {
         renderRule(
             state, top: top, booksOfAccount: ui.catalogSize?.books(of: state),
             layout: layout, into: &canvas)
-        ResultList.render(state.search, top: top, in: layout.list, into: &canvas)
+        ResultList.render(state.search, lost: state.lostSaves.unseen, top: top, in: layout.list, into: &canvas)
         if let divider = layout.divider {
             let symbol: Character = divider.width == 1 ? "│" : "─"
             canvas.fill(divider, symbol: symbol, style: Theme.border)
@@ -224,7 +224,10 @@ enum TooSmallScreen {
 
 /// The results: one book per row, the matched parts highlighted, the selection reversed.
 enum ResultList {
-    static func render(_ search: SearchState, top: Int, in area: Rect, into canvas: inout Canvas) {
+    /// `lost`: the books whose lost save the user has not yet seen in the list (their rows are marked).
+    static func render(
+        _ search: SearchState, lost: Set<Int> = [], top: Int, in area: Rect, into canvas: inout Canvas
+    ) {
         guard area.height > 0, area.width > 0 else { return }
         if search.rows.isEmpty {
             let message: String
@@ -259,8 +262,8 @@ enum ResultList {
                 let record = search.rows[index]
                 let selected = current && index == search.selection
                 drawLine(
-                    for: record, terms: terms, selected: selected, dimmed: !current, in: &canvas, x: area.x, y: y,
-                    width: area.width)
+                    for: record, terms: terms, selected: selected, dimmed: !current,
+                    lost: lost.contains(record.id), in: &canvas, x: area.x, y: y, width: area.width)
             } else if index == search.rows.count, search.isLoadingMore {
                 canvas.draw(" Loading more…", x: area.x, y: y, style: Theme.hint, maxWidth: area.width)
             }
@@ -268,16 +271,17 @@ enum ResultList {
     }
 
     /// " Title ………… Author ": the title gets what the author column leaves. Each column is
-    /// drawn straight into its cells.
+    /// drawn straight into its cells. A book whose save the catalog lost, while the user has not
+    /// seen the list of lost saves (F6), has "!" in the margin: the row went back a revision.
     static func drawLine(
-        for record: BookRecord, terms: SearchTerms, selected: Bool, dimmed: Bool,
+        for record: BookRecord, terms: SearchTerms, selected: Bool, dimmed: Bool, lost: Bool = false,
         in canvas: inout Canvas, x: Int, y: Int, width: Int
     ) {
         let base = selected ? Theme.selected : dimmed ? Theme.hint : Style.plain
         let match = selected ? Theme.selectedMatch : dimmed ? Theme.hint : Theme.match
         let authorBase = selected ? Theme.selected : Theme.author
         let title =
-            StyledText(" ", style: base)
+            StyledText(lost ? "!" : " ", style: lost ? Theme.statusError : base)
             + StyledText.highlighted(
                 record.title, ranges: terms.highlightRanges(in: record.title), base: base, highlight: match)
         guard !record.author.isEmpty, width >= 50 else {

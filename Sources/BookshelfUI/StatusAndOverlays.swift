@@ -78,6 +78,7 @@ enum StatusLine {
         case .help?: return Hints.help
         case .accounts?: return Hints.accounts
         case .requests?: return Hints.requests
+        case .lostSaves?: return Hints.lostSaves
         case nil: break
         }
         if state.keptDraft != nil { return Hints.restoreQuestion }
@@ -133,6 +134,8 @@ enum Overlays {
             renderAccounts(state, highlighted: highlighted, into: &canvas)
         case let .requests(scroll)?:
             RequestPanel.render(requests, scroll: scroll, into: &canvas)
+        case .lostSaves?:
+            LostSavesPanel.render(state.lostSaves, into: &canvas)
         case nil:
             break
         }

@@ -13,6 +13,8 @@ public struct UIState: Equatable, Sendable {
         case accounts(highlighted: String?)
         /// The request panel (`RequestPanel`); `scroll` is the first line shown.
         case requests(scroll: Int)
+        /// The saves the catalog lost.
+        case lostSaves
     }
 
     public var overlay: Overlay?

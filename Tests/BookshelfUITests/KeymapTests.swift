@@ -80,8 +80,8 @@ import TerminalUI
     @Test func theInputStackGoesFromQuestionsToTheSearch() {
         #expect(
             InputLayer.stack == [
-                .question, .tooSmall, .password, .restoreQuestion, .global, .help, .accounts, .requests, .conflict,
-                .notes, .editor, .history, .search,
+                .question, .tooSmall, .password, .restoreQuestion, .global, .help, .accounts, .requests, .lostSaves,
+                .conflict, .notes, .editor, .history, .search,
             ])
         #expect(InputLayer.stack.filter { !$0.isModal } == [.global, .conflict, .notes])
     }
@@ -97,7 +97,8 @@ import TerminalUI
         ]
         var pressed = 0
         let modal: [InputLayer] = [
-            .question, .tooSmall, .password, .restoreQuestion, .help, .accounts, .requests, .editor, .history,
+            .question, .tooSmall, .password, .restoreQuestion, .help, .accounts, .requests, .lostSaves, .editor,
+            .history,
         ]
         for layer in modal {
             let harness = try await Self.scenario(for: layer)
@@ -125,9 +126,10 @@ import TerminalUI
             await harness.press(.down, .enter)
             try #require(harness.model.state.history?.restoreQuestion == 2)
             return harness
-        case .help, .accounts, .requests:
+        case .help, .accounts, .requests, .lostSaves:
             let harness = try await thirtyBooks()
-            await harness.press(layer == .help ? .function(1) : layer == .accounts ? .function(2) : .function(4))
+            let keys: [InputLayer: Key] = [.help: .function(1), .accounts: .function(2), .lostSaves: .function(6)]
+            await harness.press(keys[layer] ?? .function(4))
             return harness
         case .editor:
             // Beside the list, which a key the editor does not take would move.
@@ -183,7 +185,7 @@ import TerminalUI
             await harness.press(.function(1))
             await harness.press(key)
             #expect(harness.quitCount == 1 && harness.app.ui.overlay == nil, "\(what)")
-        case .toggleHelp, .toggleAccounts, .toggleRequests:
+        case .toggleHelp, .toggleAccounts, .toggleRequests, .toggleLostSaves:
             let harness = AppHarness(columns: 80, rows: 12)
             await harness.start()
             await harness.press(key)
@@ -191,6 +193,7 @@ import TerminalUI
                 switch action {
                 case .toggleHelp: .help(scroll: 0)
                 case .toggleAccounts: .accounts(highlighted: nil)
+                case .toggleLostSaves: .lostSaves
                 default: .requests(scroll: 0)
                 }
             #expect(harness.app.ui.overlay == opened, "\(what)")
@@ -237,10 +240,11 @@ import TerminalUI
             let scrolled: UIState.Overlay =
                 if case .scrollHelp = action { .help(scroll: expected) } else { .requests(scroll: expected) }
             #expect(harness.app.ui.overlay == scrolled, "\(what)")
-        case .closeHelp, .closeRequests:
+        case .closeHelp, .closeRequests, .closeLostSaves:
             let harness = AppHarness(columns: 80, rows: 12)
             await harness.start()
-            await harness.press(action == .closeHelp ? .function(1) : .function(4))
+            await harness.press(
+                action == .closeHelp ? .function(1) : action == .closeLostSaves ? .function(6) : .function(4))
             await harness.press(key)
             #expect(harness.app.ui.overlay == nil, "\(what)")
             #expect(
