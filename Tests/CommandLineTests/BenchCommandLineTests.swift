@@ -31,7 +31,7 @@ import Testing
             "keys", "count", "latency", "every", "unbounded-script", "no-saves", "no-switches", "trim", "many-arenas",
         ],
         "replicas": ["count", "iterations", "lag", "saves", "save-every"],
-        "import": ["megabytes", "line-megabytes", "runs", "dir", "bookshelf"],
+        "import": ["megabytes", "line-megabytes", "runs", "reimport-books", "dir", "bookshelf"],
     ]
 
     @Test func everyModeKeepsItsOptionNames() {
@@ -170,8 +170,8 @@ import Testing
         defer { directory.remove() }
         let status = try ChildProcess.run(
             [
-                bench.path, "import", "--megabytes", "1", "--line-megabytes", "2", "--runs", "2", "--dir",
-                directory.path(""),
+                bench.path, "import", "--megabytes", "1", "--line-megabytes", "2", "--runs", "2",
+                "--reimport-books", "1000", "--dir", directory.path(""),
             ],
             output: directory.path("out"), errors: directory.path("err"))
         let output = try String(contentsOfFile: directory.path("out"), encoding: .utf8)
@@ -188,6 +188,10 @@ import Testing
             #expect(lines.contains { $0.hasPrefix("rows/s (medians): bookshelf ") }, "\(output)")
         }
         #expect(lines.contains { $0.hasPrefix("one line of 2 MiB, refused: ") && $0.contains("peak RSS") }, "\(output)")
+        // Issue 60: the re-import, with the first import's figures beside it.
+        #expect(lines.contains("re-import: 1000 Goodreads-shaped books, 1% changed in the source, 10 edited here"))
+        #expect(lines.contains { $0.hasPrefix("first import: ") && $0.contains("peak RSS") }, "\(output)")
+        #expect(lines.contains { $0.hasPrefix("re-import   : ") && $0.contains("peak RSS") }, "\(output)")
         #expect(
             try FileManager.default.contentsOfDirectory(atPath: directory.path("")).allSatisfy {
                 !$0.hasPrefix("bookshelf-bench-import")
