@@ -82,7 +82,9 @@ enum BulkEditCommand {
             arguments.isSet(allOrNothing)
                 ? try await edit.applyAllOrNothing(change, to: books) : try await edit.apply(change, to: books)
         }
-        let refused = arguments.isSet(allOrNothing) && report.batch == nil && !report.notTaken.isEmpty
+        // All or nothing saved nothing when a book conflicted or failed (every book may have).
+        let refused =
+            arguments.isSet(allOrNothing) && report.batch == nil && report.counts.conflicts + report.counts.failed > 0
         return finish(report, json: json, console: console, speaker: "bookshelf edit", refused: refused)
     }
 

@@ -82,6 +82,11 @@ import Testing
         #expect(usage.status == 2, "\(usage.errors)")
         let both = try sandbox.run(["edit", "--search", "history", "--add-tag", "a", "--remove-tag", "A", "--db", db])
         #expect(both.status == 2, "\(both.errors)")
+        // All or nothing with nothing to refuse saves every match in one batch.
+        let whole = try sandbox.run([
+            "edit", "--search", "history", "--add-tag", "whole", "--all-or-nothing", "--account", "alice", "--db", db,
+        ])
+        #expect(whole.status == 0 && whole.errors.contains("Batch 1: "), "\(whole.errors)")
         // A year past next year is refused before anything is read.
         let late = try sandbox.run(["edit", "--search", "history", "--year", "99999", "--db", db])
         #expect(late.status == 2, "\(late.errors)")
