@@ -112,7 +112,10 @@ enum ImportCommand {
             in place on a terminal, a line at every tenth otherwise.
 
             A catalog that does not exist yet is created with the starter accounts and only the
-            imported books (no sample books).
+            imported books (no sample books). Into SQLite, the scope's search index is then
+            built and stored, so that the next search starts from it; past \(NumberText.grouped(SearchIndexAfterImport.buildLimit)) books
+            in the scope, that build is left to the next program that searches it, and a
+            line on standard error says so.
 
             On PostgreSQL, import as the database owner (the role that ran 'bookshelf setup');
             accounts cannot add books.
@@ -274,8 +277,8 @@ enum ImportCommand {
             throw CommandFailure("nothing imported: " + TerminalText.sanitized(error.description))
         }
         if created { console.note(CatalogOpener.createdNote(path: path, sampleBooks: nil)) }
-        // Derived data: if it cannot be stored now, the next program builds it instead.
-        _ = try? await catalog.prepareSearchIndex(scope: scope)
+        let index = await SearchIndexAfterImport.prepare(catalog, scope: scope)
+        if let note = SearchIndexAfterImport.note(index, scope: scope) { console.note("bookshelf import: " + note) }
         let accounts = try? catalog.accounts()
         return Added(count: count, scopeHasAccount: accounts.map { $0.contains { $0.scope == scope } } ?? true)
     }
