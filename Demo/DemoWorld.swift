@@ -83,7 +83,7 @@ struct ScriptedConnector: CatalogConnector {
 
     func requiresPassword(for account: String) -> Bool { false }
 
-    func connect(account name: String, password: String?) async throws -> any BookRemote {
+    func connect(account name: String, password: String?) async throws -> any SearchableBookRemote {
         await beforeConnecting()
         return try remote(for: name)
     }

@@ -198,11 +198,19 @@ public struct SearchPage: Sendable, Equatable {
     }
 }
 
-/// A remote that can search. Matching and ranking follow `SearchTerms`: every query word is
-/// a prefix of a word of the title or the author, ignoring case and diacritics; title
-/// matches rank before author-only matches; an empty query lists all books in title order.
+/// What every store and every fake implements, and so what `BookRepository` holds: loading and
+/// saving (`BookRemote`), searching and counting. The optional capabilities (a change feed, an
+/// operation log, history, an account it knows, signing in again) are refinements of
+/// `BookRemote` that the repository and the model ask for once, when a session begins.
+///
+/// Matching and ranking follow `SearchTerms`: every query word is a prefix of a word of the
+/// title or the author, ignoring case and diacritics; title matches rank before author-only
+/// matches; an empty query lists all books in title order.
 public protocol SearchableBookRemote: BookRemote {
     func search(_ query: SearchQuery) async throws -> SearchPage
+    /// How many books this account sees, counted exactly (a search stops counting past
+    /// `SearchPage.exactCountLimit`): the header's count and an export's progress.
+    func bookCount() async throws -> Int
 }
 
 /// Someone else committed. `bookIDs` names the books when the store knows them

@@ -31,7 +31,13 @@ public enum ReconciledSave: Sendable, Equatable {
 /// Concurrent loads of one book share a single remote call when they start under the same
 /// generation. Create a new repository for a new account session: the cache dies with it.
 public actor BookRepository {
-    private let remote: any BookRemote
+    private let remote: any SearchableBookRemote
+    /// The optional capabilities of this session's remote, asked once when it began (a
+    /// remote's capabilities are its type's, and do not change under a session).
+    private let operationLog: (any SaveOutcomeRecordingRemote)?
+    private let historyKeeper: (any HistoryKeepingRemote)?
+    private let changeFeed: (any ChangeDetectingRemote)?
+    private let batchLog: (any BatchRecordingRemote)?
     private var cache: [Int: BookRecord] = [:]
     /// Per-book write counters: a read may publish only if its book's counter did not move.
     private var generations: [Int: Int] = [:]
@@ -73,7 +79,13 @@ public actor BookRepository {
     /// Tests wait on these to know a load has joined a shared call before they release it.
     private var callerWaiters: [(id: Int, callers: Int, continuation: CheckedContinuation<Void, Never>)] = []
 
-    public init(remote: any BookRemote) { self.remote = remote }
+    public init(remote: any SearchableBookRemote) {
+        self.remote = remote
+        operationLog = remote as? any SaveOutcomeRecordingRemote
+        historyKeeper = remote as? any HistoryKeepingRemote
+        changeFeed = remote as? any ChangeDetectingRemote
+        batchLog = remote as? any BatchRecordingRemote
+    }
 
     // MARK: Reading
 
@@ -95,10 +107,9 @@ public actor BookRepository {
     /// Searches the remote. Rows are never older than a revision this session has already
     /// seen; rows are admitted to the cache only if no write or invalidation ran meanwhile.
     public func search(_ query: SearchQuery) async throws -> SearchPage {
-        guard let searchable = remote as? any SearchableBookRemote else { throw BookFailure.unsupported }
         let startEpoch = epoch
         let mayAdmit = writesInFlight.isEmpty
-        let page = try await searchable.search(query)
+        let page = try await remote.search(query)
         for record in page.records {
             guard record.id > 0, Self.isWellFormed(record) else { throw BookFailure.invalidResponse }
         }
@@ -110,6 +121,14 @@ public actor BookRepository {
         let fresh = page.records.map(newestSeen.raise)
         if current { fresh.forEach(admit) } else { fresh.forEach(remember) }
         return page.replacingRecords(fresh)
+    }
+
+    /// How many books this account sees, counted exactly by the store. A count is a number,
+    /// not records: it teaches the cache and the freshness floor nothing.
+    public func bookCount() async throws -> Int {
+        let count = try await remote.bookCount()
+        guard count >= 0 else { throw BookFailure.invalidResponse }
+        return count
     }
 
     /// The cached value, if any, without touching the remote.
@@ -221,7 +240,7 @@ public actor BookRepository {
     }
 
     private func batchRecorder() throws -> any BatchRecordingRemote {
-        guard let batches = remote as? any BatchRecordingRemote else { throw BookFailure.unsupported }
+        guard let batches = batchLog else { throw BookFailure.unsupported }
         return batches
     }
 
@@ -234,7 +253,7 @@ public actor BookRepository {
     /// The log is asked before the book is read: a save that commits between the two reads
     /// then shows in the record, never as "committed" beside the record from before it.
     public func reconcile(_ request: SaveRequest) async throws -> ReconciledSave {
-        if let recorder = remote as? any SaveOutcomeRecordingRemote {
+        if let recorder = operationLog {
             let committed = try await recorder.committedRevision(of: request.operation)
             if let committed { learn(revision: committed, of: request.id) }
             let current = try await book(id: request.id, policy: .refresh)
@@ -262,7 +281,7 @@ public actor BookRepository {
     /// The book's committed revisions, newest first, straight from the store (history is
     /// never cached). Teaches the repository the newest revision, like any answer does.
     public func history(id: Int) async throws -> [BookRevision] {
-        guard let keeping = remote as? any HistoryKeepingRemote else { throw BookFailure.unsupported }
+        guard let keeping = historyKeeper else { throw BookFailure.unsupported }
         let revisions = try await keeping.history(of: id).validatedHistory(of: id)
         guard revisions.allSatisfy({ Self.hasCanonicalDetails($0.record) }) else { throw BookFailure.invalidResponse }
         if let newest = revisions.first { learn(revision: newest.revision, of: id) }
@@ -279,7 +298,7 @@ public actor BookRepository {
     /// standby) starts `verifyAcknowledgedSaves` and answers without waiting for it: the check
     /// never waits behind reads.
     public func checkForChanges() async throws -> ChangeNotice? {
-        guard let detecting = remote as? any ChangeDetectingRemote else { return nil }
+        guard let detecting = changeFeed else { return nil }
         guard let notice = try await detecting.checkForChanges() else { return nil }
         invalidate(notice)
         if notice.reconnected { verifyAcknowledgedSaves() }

@@ -10,9 +10,9 @@ public protocol CatalogConnector: Sendable {
     func accountScopes() async throws -> [String: String]
     /// Whether `connect` needs a password for `account` (the UI prompts before connecting).
     func requiresPassword(for account: String) -> Bool
-    /// A remote acting as `account`. Searching needs a `SearchableBookRemote`; freshness
-    /// checks need a `ChangeDetectingRemote`.
-    func connect(account: String, password: String?) async throws -> any BookRemote
+    /// A remote acting as `account`: it searches and counts like every store; what else it can
+    /// do (freshness checks need a `ChangeDetectingRemote`) the session asks once.
+    func connect(account: String, password: String?) async throws -> any SearchableBookRemote
 }
 
 extension CatalogConnector {

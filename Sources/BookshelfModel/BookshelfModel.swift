@@ -22,6 +22,9 @@ public final class BookshelfModel {
     public let pageSize: Int
     /// Moving the selection within this many rows of the end loads the next page.
     public let loadMoreThreshold: Int
+    /// Whether the model keeps a count of the account's books (the app's header does; most
+    /// tests do not, so that no count waits among their requests).
+    public let countsBooks: Bool
 
     let connector: any CatalogConnector
     let clock: StoreClock
@@ -51,8 +54,12 @@ public final class BookshelfModel {
     // MARK: Session
 
     var repository: BookRepository?
-    /// The current session's remote, for signing a lost connection in again.
-    var remote: (any BookRemote)?
+    /// The current session's remote, for a new session of the same connection (a scope an
+    /// administrator changed).
+    var remote: (any SearchableBookRemote)?
+    /// The current session's remote when it can sign a lost connection in again: asked once,
+    /// when the session began.
+    var reauthenticating: (any ReauthenticatingRemote)?
     var accountName: String?
     var accountRole: AccountRole?
     /// Which books the current account sees, when the store tells.
@@ -81,6 +88,12 @@ public final class BookshelfModel {
     // MARK: Screens
 
     var results = SearchResults()
+    /// How many books the current session's account sees, once counted (`countBooks`).
+    var accountBooks: Int?
+    /// The result list as the screen shows it (`ResultListPaging.swift`).
+    var listView = ResultListView()
+    /// `followPaging` is deciding: what it starts changes the model again.
+    var isFollowingPaging = false
     /// Enter was pressed while this search was on its way: its first row opens when it answers.
     var openWhenAnswered: PublicationIdentity?
     var editor: EditorSession?
@@ -108,7 +121,8 @@ public final class BookshelfModel {
         loadMoreThreshold: Int = 5,
         logCapacity: Int = 200,
         clock: StoreClock = .continuous(),
-        keeper: (any DraftKeeping)? = nil
+        keeper: (any DraftKeeping)? = nil,
+        countsBooks: Bool = false
     ) {
         self.connector = connector
         self.startingAccount = account
@@ -117,6 +131,7 @@ public final class BookshelfModel {
         self.log = RequestLog(capacity: logCapacity)
         self.clock = clock
         self.keeper = keeper
+        self.countsBooks = countsBooks
     }
 
     /// Everything the UI draws.
@@ -168,6 +183,7 @@ public final class BookshelfModel {
     }
 
     func changed() {
+        followPaging()
         dropKeptDraftNoLongerOpen()
         onChange?()
     }

@@ -149,6 +149,12 @@ public struct SearchState: Equatable, Sendable {
     /// The store answered the rows' search without its search index, which it is building:
     /// searches are slow until it is ready, which the screen says while the next one runs.
     public var answeredWhileIndexing = false
+    /// How many books the account sees, counted exactly in this session (nil until counted,
+    /// and always for a model that does not count): the header says it, and the rule of the
+    /// list of every book says it rather than a search's estimate.
+    public var accountBooks: Int? = nil
+    /// The first row the list shows (the model keeps it on the selection, see `ListViewport`).
+    public var listTop = 0
 
     public var selectedBook: BookRecord? { selection.map { rows[$0] } }
     public var hasMore: Bool { rows.count < total }

@@ -81,7 +81,9 @@ extension BookshelfModel {
             error: results.error,
             isBusy: owner.map { inFlight[$0] != nil && showsBusy.contains($0) } ?? false,
             isLoadingMore: isPending(.page),
-            answeredWhileIndexing: results.answeredWhileIndexing)
+            answeredWhileIndexing: results.answeredWhileIndexing,
+            accountBooks: accountBooks,
+            listTop: listView.top)
     }
 
     /// The user changed the query: starts a search for it (the previous one can no longer
@@ -110,6 +112,7 @@ extension BookshelfModel {
 
     /// Moves the selection, clamped to the rows; near the end it loads the next page.
     public func moveSelection(by delta: Int) {
+        listView.pending = nil
         guard !results.rows.isEmpty else { return }
         select(index: (results.selection ?? 0) + delta)
     }

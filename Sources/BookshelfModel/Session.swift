@@ -215,7 +215,7 @@ extension BookshelfModel {
     /// A connection succeeded: the session number moves first, so nothing started under the
     /// old session can publish from here on; then the repository (its cache and freshness floor), the rows,
     /// errors, busy state and editor are replaced, and the typed query runs again.
-    private func beginSession(remote: any BookRemote, account: String, as known: Account? = nil) {
+    private func beginSession(remote: any SearchableBookRemote, account: String, as known: Account? = nil) {
         // The account list on its way belongs to the session that ends: ask again.
         let listingWasCutOff = isPending(.accounts)
         session += 1
@@ -228,6 +228,7 @@ extension BookshelfModel {
         cancellable.removeAll()
         repository = BookRepository(remote: remote)
         self.remote = remote
+        reauthenticating = remote as? any ReauthenticatingRemote
         connectionIsLost = false
         reachability = StoreReachability()
         accountName = account
@@ -235,6 +236,7 @@ extension BookshelfModel {
         accountRole = told?.role
         accountScope = told?.scope
         results = SearchResults(line: results.line)
+        accountBooks = nil
         editor = nil
         history = nil
         confirmation = nil
@@ -244,6 +246,7 @@ extension BookshelfModel {
         connectionError = nil
         if listingWasCutOff { listAccounts() }
         _ = startSearch(.search)
+        recountBooks()
     }
 
     // MARK: A lost connection
@@ -278,7 +281,7 @@ extension BookshelfModel {
     /// Signs the current session's connection in again. On success the rows and the edited
     /// record are read again (the draft untouched); a wrong password asks again.
     private func reconnect(password: String) -> Int? {
-        guard let remote = remote as? any ReauthenticatingRemote, let account = accountName else {
+        guard let remote = reauthenticating, let account = accountName else {
             message = "This catalog cannot sign a lost connection in again: switch account to start a new session."
             return nil
         }
@@ -342,6 +345,7 @@ extension BookshelfModel {
                     catalogChanges += 1
                     if let now = notice.account, follow(accountChangedTo: now) { return nil }
                     _ = startSearch(.refresh)
+                    recountBooks()
                     if let editor, notice.concerns(editor.bookID) { watchEditedRecord() }
                     return nil
                 },

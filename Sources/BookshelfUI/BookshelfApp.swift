@@ -21,11 +21,8 @@ public final class BookshelfApp {
 
     /// How often the store is asked whether someone else committed.
     public let freshnessInterval: Duration
-    private let countBooks: (@Sendable (String) async -> Int?)?
     private let now: () -> Duration
     private var lastFreshnessCheck: Duration?
-    /// The session and the number of change notices the header's count was last asked for.
-    private var counted: (session: Int, changes: Int)?
     private var quitReported = false
 
     public init(
@@ -33,16 +30,22 @@ public final class BookshelfApp {
         store: StoreInfo,
         size: TerminalSize,
         freshnessInterval: Duration = .seconds(1),
-        countBooks: (@Sendable (String) async -> Int?)? = nil,
         now: @escaping () -> Duration = BookshelfApp.monotonicNow
     ) {
         self.model = model
         self.store = store
         self.size = size
         self.freshnessInterval = freshnessInterval
-        self.countBooks = countBooks
         self.now = now
         model.onChange = { [weak self] in self?.modelChanged() }
+        model.setListHeights(Self.listHeights(size))
+    }
+
+    /// The list's heights on a screen of `size`, for the model's paging.
+    static func listHeights(_ size: TerminalSize) -> ListHeights {
+        ListHeights(
+            browsing: ScreenLayout(columns: size.columns, rows: size.rows, paneIsModal: false).list.height,
+            withPaneOpen: ScreenLayout(columns: size.columns, rows: size.rows, paneIsModal: true).list.height)
     }
 
     public nonisolated static func monotonicNow() -> Duration { ContinuousClock.now - processStart }
@@ -77,7 +80,6 @@ public final class BookshelfApp {
 
     /// Paints the current state (the view half: `Screen.render` is pure).
     public func render(into canvas: inout Canvas) {
-        normalizeViewport()
         Screen.render(
             model.state, ui: ui, store: store, requests: ui.showsRequests ? model.log.entries : [], into: &canvas
         )
@@ -95,36 +97,13 @@ public final class BookshelfApp {
             if let started { trace?.keyHandled(key, request: request, arrived: started) }
         case let .resize(newSize):
             size = newSize
+            model.setListHeights(Self.listHeights(newSize))
             trace?.resized()
         case .tick:
             tick()
         }
-        followPaging()
-        normalizeViewport()
         checkQuit()
         onNeedsDraw()
-    }
-
-    /// Finishes a page move that waited for rows, and loads rows while the list shows blanks.
-    private func followPaging() {
-        let search = model.state.search
-        if let pending = ui.pendingSelection {
-            let (select, drop) = ListPaging.resolve(pending, search: search, height: layout.list.height)
-            if drop { ui.pendingSelection = nil }
-            if let select {
-                ui.listTop = pending.top
-                model.select(index: select)
-            } else if !drop {
-                model.loadMore()
-            }
-        }
-        guard model.state.editor == nil || layout.list.height > 0 else { return }
-        let top = ListViewport.top(
-            current: ui.listTop, selection: search.selection, count: search.rows.count,
-            height: layout.list.height)
-        if ListPaging.needsRowsToFill(search: model.state.search, top: top, height: layout.list.height) {
-            model.loadMore()
-        }
     }
 
     private func tick() {
@@ -139,8 +118,6 @@ public final class BookshelfApp {
     private func modelChanged() {
         // "Wait for the store to answer first." is untrue once it has answered.
         if ui.notice == Self.waitForTheStore, model.state.editor?.activity == nil { ui.notice = nil }
-        followPaging()
-        refreshCatalogSize()
         checkQuit()
         onNeedsDraw()
     }
@@ -149,31 +126,6 @@ public final class BookshelfApp {
         guard model.state.shouldQuit, !quitReported else { return }
         quitReported = true
         onQuit()
-    }
-
-    private func normalizeViewport() {
-        let search = model.state.search
-        ui.listTop = ListViewport.top(
-            current: ui.listTop, selection: search.selection, count: search.rows.count,
-            height: layout.list.height)
-    }
-
-    /// Counts the current account's books when a session begins and again on every change
-    /// notice, whatever the change (an import of any size beside the app), through the model's
-    /// gate: a count that arrives after the session changed is dropped, and the header shows
-    /// none of an older session's meanwhile (`CatalogSize` names the session it was counted
-    /// in). Until a recount answers, the header keeps the session's last count.
-    private func refreshCatalogSize() {
-        let state = model.state
-        guard let countBooks, state.account != nil,
-            counted.map({ $0 != (state.session, state.catalogChanges) }) ?? true
-        else { return }
-        let session = state.session
-        counted = (session, state.catalogChanges)
-        model.countBooks(with: countBooks) { [weak self] account, books in
-            self?.ui.catalogSize = CatalogSize(account: account, session: session, books: books)
-            self?.onNeedsDraw()
-        }
     }
 
     // MARK: Keys

@@ -193,15 +193,14 @@ extension BookshelfApp {
             guard !state.search.query.isEmpty else { return .took }
             return .took(request: model.setQuery(""))
         case let .moveSelection(.rows(delta)):
-            ui.pendingSelection = nil
             model.moveSelection(by: delta)
         case let .moveSelection(.pages(pages)):
-            movePage(by: pages * max(1, layout.list.height), state: state)
+            model.movePage(by: pages)
         case let .scrollList(delta):
-            scrollList(by: delta, state: state)
+            model.scrollList(by: delta)
         case .click:
             guard case let .mouse(event) = key else { return .passedOn }
-            guard let index = layout.resultIndex(atRow: event.row, column: event.column, top: ui.listTop),
+            guard let index = layout.resultIndex(atRow: event.row, column: event.column, top: state.search.listTop),
                 index < state.search.rows.count
             else { return .took }
             if index == state.search.selection { return .took(request: model.openSelected()) }
@@ -252,32 +251,6 @@ extension BookshelfApp {
         if let reason = editor.readOnlyReason { return Notice(reason) }
         if !editor.problems.isEmpty { return "Fix the problems shown before saving." }
         return nil
-    }
-
-    // MARK: The result list
-
-    /// PgUp/PgDn: the selection and the view move by a whole page, also past the loaded rows.
-    private func movePage(by delta: Int, state: BookshelfState) {
-        let height = layout.list.height
-        guard let move = ListPaging.page(by: delta, search: state.search, ui: ui, height: height) else { return }
-        ui.pendingSelection = move.pending
-        ui.listTop = move.top
-        model.select(index: move.select)
-        if move.pending != nil { model.loadMore() }
-    }
-
-    /// The wheel scrolls the view, as list views do; the selection stays unless it would leave it.
-    private func scrollList(by delta: Int, state: BookshelfState) {
-        let height = layout.list.height
-        let search = state.search
-        let top = ListViewport.top(
-            current: ui.listTop, selection: search.selection, count: search.rows.count,
-            height: height)
-        guard let scrolled = ListPaging.scroll(by: delta, search: search, top: top, height: height) else { return }
-        ui.pendingSelection = nil
-        ui.listTop = scrolled.top
-        if scrolled.select != search.selection { model.select(index: scrolled.select) }
-        if scrolled.top + height >= search.rows.count { model.loadMore() }
     }
 }
 

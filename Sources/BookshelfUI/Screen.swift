@@ -60,10 +60,10 @@ public enum Screen {
         renderHeader(state, ui: ui, store: store, layout: layout, into: &canvas)
         renderSearchLine(state, ui: ui, layout: layout, into: &canvas)
         let top = ListViewport.top(
-            current: ui.listTop, selection: state.search.selection,
+            current: state.search.listTop, selection: state.search.selection,
             count: state.search.rows.count, height: layout.list.height)
         renderRule(
-            state, top: top, booksOfAccount: ui.catalogSize?.books(of: state),
+            state, top: top, booksOfAccount: state.search.accountBooks,
             layout: layout, into: &canvas)
         ResultList.render(state.search, lost: state.lostSaves.unseen, top: top, in: layout.list, into: &canvas)
         if let divider = layout.divider {
@@ -102,7 +102,7 @@ public enum Screen {
         } else if state.connection.refusal != nil {
             text.append(" · refused, retrying", style: Theme.header)
         }
-        if let books = ui.catalogSize?.books(of: state) {
+        if let books = state.search.accountBooks {
             text.append(" · \(NumberText.grouped(books)) book\(books == 1 ? "" : "s")", style: Theme.header)
         }
         text.append("  \(store.kind) \(store.location)", style: Theme.header)

@@ -77,17 +77,3 @@ public struct ScreenLayout: Equatable, Sendable {
         return top + (y - list.y)
     }
 }
-
-/// Which rows of a list are visible: the window moves only as far as needed to keep the
-/// selection in view, so the list does not jump while the user walks through it.
-public enum ListViewport {
-    public static func top(current: Int, selection: Int?, count: Int, height: Int) -> Int {
-        guard height > 0, count > height else { return 0 }
-        var top = current
-        if let selection {
-            if selection < top { top = selection }
-            if selection >= top + height { top = selection - height + 1 }
-        }
-        return min(max(0, top), count - height)
-    }
-}

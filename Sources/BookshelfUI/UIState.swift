@@ -20,15 +20,8 @@ public struct UIState: Equatable, Sendable {
     public var overlay: Overlay?
     /// What the user is typing into the password prompt. Never drawn, never logged.
     public var password = SecretText()
-    /// The first result row shown.
-    public var listTop = 0
-    /// A page move that reaches past the loaded rows: the row to select once they are
-    /// loaded, for the query it was made in (see `ListPaging`).
-    public var pendingSelection: PendingSelection?
     /// Advances on every timer tick while something is busy.
     public var spinnerPhase = 0
-    /// The size of the catalog the current session sees, once counted.
-    public var catalogSize: CatalogSize?
     /// A one-line hint about the last key (e.g. why nothing was saved), cleared by the next key.
     public var notice: Notice?
 
@@ -47,13 +40,6 @@ extension [AccountChoice] {
     }
 }
 
-public struct PendingSelection: Equatable, Sendable {
-    public var index: Int
-    public var query: String
-    /// The first row to show once `index` is selected (the view moved by the page too).
-    public var top: Int
-}
-
 /// A one-line hint for the status line. A hint that names a path may be too long for a
 /// narrow screen; it then brings shorter forms, so what matters is never cut off.
 public struct Notice: Equatable, Sendable, ExpressibleByStringLiteral {
@@ -68,26 +54,6 @@ public struct Notice: Equatable, Sendable, ExpressibleByStringLiteral {
     /// The first form at most `width` columns wide, else the shortest (which is then cut).
     public func fitting(_ width: Int) -> String {
         forms.first { TextLayout.width($0) <= width } ?? forms[forms.count - 1]
-    }
-}
-
-/// How many books an account's session sees; shown in the header only while that session is
-/// current. A new session of the same account (a scope an administrator changed) sees other
-/// books, so its count is not this one.
-public struct CatalogSize: Equatable, Sendable {
-    public let account: String
-    public let session: Int
-    public let books: Int
-
-    public init(account: String, session: Int, books: Int) {
-        self.account = account
-        self.session = session
-        self.books = books
-    }
-
-    /// The count, if it belongs to the session `state` shows.
-    public func books(of state: BookshelfState) -> Int? {
-        account == state.account && session == state.session ? books : nil
     }
 }
 

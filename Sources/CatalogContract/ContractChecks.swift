@@ -26,6 +26,19 @@ extension ContractCheck {
             let outsider = try await library.remote(for: "outsider")
             #expect(try await outsider.load(id: library.secret.id) == library.secret)
         },
+        ContractCheck("the count is of the books the account's scope holds, one a book whatever its revisions") {
+            fixture in
+            let library = try await Library.make(fixture)
+            let editor = try await library.remote(for: "editor")
+            let reader = try await library.remote(for: "reader")
+            let outsider = try await library.remote(for: "outsider")
+            #expect(try await editor.bookCount() == library.booksInMain.count)
+            #expect(try await reader.bookCount() == library.booksInMain.count)
+            #expect(try await outsider.bookCount() == library.seeds.count - library.booksInMain.count)
+            let book = library.book(0)
+            _ = try await editor.save(SaveRequest(id: book.id, title: "Counted Again", expectedRevision: 1))
+            #expect(try await reader.bookCount() == library.booksInMain.count, "a save adds no book")
+        },
     ]
 
     // MARK: Saving

@@ -469,6 +469,10 @@ public struct LatencyScriptedRemote<Base: SearchableBookRemote>: SearchableBookR
         try await scripted(.save(id: request.id), ids: { [$0.id] }) { try await base.save(request) }
     }
 
+    /// Passes straight through: the script numbers and slows the calls a user waits for, and
+    /// the header's count is not one of them.
+    public func bookCount() async throws -> Int { try await base.bookCount() }
+
     /// Numbers the call, does the work (unless the script fails it), holds the answer back
     /// for the scheduled latency, then answers.
     private func scripted<Answer: Sendable>(
@@ -533,14 +537,13 @@ public struct LatencyScriptedConnector: CatalogConnector {
 
     public func requiresPassword(for account: String) -> Bool { base.requiresPassword(for: account) }
 
-    public func connect(account: String, password: String?) async throws -> any BookRemote {
+    public func connect(account: String, password: String?) async throws -> any SearchableBookRemote {
         try await script.connect(label: account)
         let remote = try await base.connect(account: account, password: password)
-        guard let searchable = remote as? any SearchableBookRemote else { return remote }
-        return scripted(searchable, label: account)
+        return scripted(remote, label: account)
     }
 
-    private func scripted(_ remote: some SearchableBookRemote, label: String) -> any BookRemote {
+    private func scripted(_ remote: some SearchableBookRemote, label: String) -> any SearchableBookRemote {
         LatencyScriptedRemote(remote, script: script, label: label)
     }
 }

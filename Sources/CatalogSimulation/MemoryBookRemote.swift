@@ -248,6 +248,8 @@ public actor MemoryBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
         }
     }
 
+    public func bookCount() async throws -> Int { catalog.bookCount(scope: account.scope) }
+
     public func search(_ query: SearchQuery) async throws -> SearchPage {
         let terms = SearchTerms(query.text)
         let scope = account.scope

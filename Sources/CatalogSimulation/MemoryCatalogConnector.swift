@@ -23,7 +23,7 @@ public struct MemoryCatalogConnector: CatalogConnector {
 
     public func requiresPassword(for account: String) -> Bool { passwords[account] != nil }
 
-    public func connect(account name: String, password: String?) async throws -> any BookRemote {
+    public func connect(account name: String, password: String?) async throws -> any SearchableBookRemote {
         guard let account = catalog.account(named: name) else { throw BookFailure.notAllowed }
         if let expected = passwords[name], expected != password { throw BookFailure.notAllowed }
         return MemoryBookRemote(catalog: catalog, account: account)

@@ -23,7 +23,7 @@ public final class SessionCountingConnector<Remote: BookRemote & AnyObject>: Cat
     public func accountScopes() async throws -> [String: String] { try await base.accountScopes() }
     public func requiresPassword(for account: String) -> Bool { base.requiresPassword(for: account) }
 
-    public func connect(account: String, password: String?) async throws -> any BookRemote {
+    public func connect(account: String, password: String?) async throws -> any SearchableBookRemote {
         let remote = try await base.connect(account: account, password: password)
         if let counted = remote as? Remote { sessions.withLock { $0.append(WeakRemote(remote: counted)) } }
         return remote

@@ -24,7 +24,7 @@ public final class SteppedConnector: CatalogConnector {
 
     public func requiresPassword(for account: String) -> Bool { passwords[account] != nil }
 
-    public func connect(account: String, password: String?) async throws -> any BookRemote {
+    public func connect(account: String, password: String?) async throws -> any SearchableBookRemote {
         if state.withLock({ $0.holdsConnections }) {
             // Connecting takes time while the user goes on typing: wait for the test.
             await withCheckedContinuation { continuation in

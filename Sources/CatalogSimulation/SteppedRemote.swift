@@ -1,7 +1,7 @@
 import BookCatalog
 import Foundation
 
-/// The fake store for race and ordering tests. Every call parks until the test lets it go,
+/// The fake store for race and ordering tests. Every call (a count too) parks until the test lets it go,
 /// in two steps the test takes separately, as a real store's calls happen:
 /// - the *store step* (`perform`): a read takes its snapshot of the store, a save performs
 ///   its compare-and-set (commits, or conflicts). This decides what later reads can see.
@@ -23,6 +23,8 @@ import Foundation
 public actor SteppedRemote: SearchableBookRemote, ChangeDetectingRemote, ReauthenticatingRemote {
     public enum Call: Sendable, Equatable {
         case search(SearchQuery)
+        /// The account's books counted (`bookCount`).
+        case count
         case load(Int)
         case save(SaveRequest)
         /// A book's committed revisions (only through `keepingRecords`).
@@ -34,6 +36,7 @@ public actor SteppedRemote: SearchableBookRemote, ChangeDetectingRemote, Reauthe
         public var kind: CallKind {
             switch self {
             case .search: .search
+            case .count: .count
             case .load: .load
             case .save: .save
             case .history: .history
@@ -43,7 +46,7 @@ public actor SteppedRemote: SearchableBookRemote, ChangeDetectingRemote, Reauthe
         }
     }
 
-    public enum CallKind: Sendable, Hashable { case search, load, save, history, check, reauthenticate }
+    public enum CallKind: Sendable, Hashable { case search, count, load, save, history, check, reauthenticate }
 
     /// How the answer step answers.
     public enum Reply: Sendable {
@@ -55,6 +58,8 @@ public actor SteppedRemote: SearchableBookRemote, ChangeDetectingRemote, Reauthe
         /// Answer with this record, whatever the store holds (a wrong or malformed answer).
         case record(BookRecord)
         case notice(ChangeNotice?)
+        /// Answer a count with this number, whatever the store holds.
+        case count(Int)
         /// Fail; `.outcomeUnknown` is an answer lost on the way back.
         case fail(BookFailure)
         /// The remote noticed its task was cancelled and gave up.
@@ -82,6 +87,7 @@ public actor SteppedRemote: SearchableBookRemote, ChangeDetectingRemote, Reauthe
 
     private enum Answer: Sendable {
         case page(SearchPage)
+        case count(Int)
         case record(BookRecord)
         case revisions([BookRevision])
         case notice(ChangeNotice?)
@@ -164,6 +170,11 @@ public actor SteppedRemote: SearchableBookRemote, ChangeDetectingRemote, Reauthe
         return page
     }
 
+    public func bookCount() async throws -> Int {
+        guard case let .count(count) = try await park(.count) else { throw BookFailure.invalidResponse }
+        return count
+    }
+
     public func load(id: Int) async throws -> BookRecord {
         guard case let .record(record) = try await park(.load(id)) else { throw BookFailure.invalidResponse }
         return record
@@ -234,7 +245,7 @@ public actor SteppedRemote: SearchableBookRemote, ChangeDetectingRemote, Reauthe
         precondition(!call.performed && call.committed == nil, "call \(number) already took its store step")
         switch call.call {
         case let .save(request): call.committed = Result { () throws(BookFailure) in try commit(request) }
-        case .search, .load, .history: call.snapshot = store
+        case .search, .count, .load, .history: call.snapshot = store
         case .checkForChanges, .reauthenticate: preconditionFailure("call \(number) has no store step")
         }
         call.performed = true
@@ -293,6 +304,7 @@ public actor SteppedRemote: SearchableBookRemote, ChangeDetectingRemote, Reauthe
         case let .searchPage(page): return .page(page)
         case let .record(record): return .record(record)
         case let .notice(notice): return .notice(notice)
+        case let .count(count): return .count(count)
         case let .fail(failure): throw failure
         case .passwordNeeded: throw PasswordNeededAgain(account: account)
         case .cancelled: throw CancellationError()
@@ -315,6 +327,8 @@ public actor SteppedRemote: SearchableBookRemote, ChangeDetectingRemote, Reauthe
             let records = snapshot.books.values.sorted { $0.id < $1.id }
             let page = records.dropFirst(query.offset).prefix(query.limit)
             return .page(SearchPage(records: Array(page), total: records.count))
+        case .count:
+            return .count(snapshot.books.count)
         case let .load(id):
             guard let record = snapshot.books[id] else { throw BookFailure.missing }
             return .record(record)
@@ -406,6 +420,7 @@ public struct RecordKeepingSteppedRemote: SearchableBookRemote, ChangeDetectingR
     public init(_ stepped: SteppedRemote) { self.stepped = stepped }
 
     public func search(_ query: SearchQuery) async throws -> SearchPage { try await stepped.search(query) }
+    public func bookCount() async throws -> Int { try await stepped.bookCount() }
     public func load(id: Int) async throws -> BookRecord { try await stepped.load(id: id) }
     public func save(id: Int, title: String, expectedRevision: Int) async throws -> BookRecord {
         try await stepped.save(id: id, title: title, expectedRevision: expectedRevision)

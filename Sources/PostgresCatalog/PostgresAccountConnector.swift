@@ -61,7 +61,7 @@ public final class PostgresAccountConnector: CatalogConnector {
         state.withLock { $0.needsPassword.contains(account) }
     }
 
-    public func connect(account: String, password: String?) async throws -> any BookRemote {
+    public func connect(account: String, password: String?) async throws -> any SearchableBookRemote {
         let handed: PostgresRemote? = state.withLock { state in
             guard let opened = state.opened, opened.account.name == account else { return nil }
             state.opened = nil

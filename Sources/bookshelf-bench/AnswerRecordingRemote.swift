@@ -25,6 +25,8 @@ final class AnswerRecordingRemote: SearchableBookRemote, ChangeDetectingRemote, 
     /// How the last page shown before its count was answered (its count's own answer follows it in `lastAnswer`).
     var lastPageBeforeItsCount: SearchAnswerSource? { answers.withLock { $0.lastPageBeforeItsCount } }
 
+    func bookCount() async throws -> Int { try await remote.bookCount() }
+
     func search(_ query: SearchQuery) async throws -> SearchPage {
         let answer = try await remote.answer(query)
         answers.withLock {

@@ -339,7 +339,7 @@ private final class BenchConnector: CatalogConnector {
 
     func accountNames() async throws -> [String] { try await base.accountNames() }
     func requiresPassword(for account: String) -> Bool { base.requiresPassword(for: account) }
-    func connect(account: String, password: String?) async throws -> any BookRemote {
+    func connect(account: String, password: String?) async throws -> any SearchableBookRemote {
         let recording = AnswerRecordingRemote(try base.catalog.remote(account: account, without: skipped))
         opened.withLock { $0 = recording }
         return recording

@@ -23,28 +23,12 @@ enum AccountRemote {
         {
             throw CommandFailure(CalibreLibraryStore.calibreIsRunning)
         }
-        return try await openCounting(
-            arguments, environment: environment, console: console, scope: scope, forOneSearch: forOneSearch
-        ).remote
-    }
-
-    /// `open`, and a way to count exactly the books the account sees: a search stops counting
-    /// past `SearchPage.exactCountLimit`, and an export's progress needs the whole number.
-    static func openCounting(
-        _ arguments: ParsedArguments, environment: [String: String], console: Console,
-        scope: String? = nil, forOneSearch: Bool = false
-    ) async throws
-        -> (remote: any SearchableBookRemote, countBooks: () async throws -> Int)
-    {
         switch try CatalogTarget.resolve(arguments, environment: environment) {
         case let .sqlite(path):
             let catalog = try CatalogOpener.open(path: path, console: console, creating: .never)
             let account = try chooseAccount(named: arguments.value(CatalogOptions.account), scope: scope, in: catalog)
             do {
-                return (
-                    try catalog.remote(account: account.name, forOneSearch: forOneSearch),
-                    { try catalog.bookCount(scope: account.scope) }
-                )
+                return try catalog.remote(account: account.name, forOneSearch: forOneSearch)
             } catch {
                 throw CommandFailure(TerminalText.sanitized(error.description))
             }
@@ -61,7 +45,7 @@ enum AccountRemote {
             } catch let failure as CalibreLibrary.Failure {
                 throw CommandFailure(TerminalText.sanitized(failure.description))
             }
-            return (remote, { try await remote.bookCount() })
+            return remote
         case let .postgres(connector):
             let remote = try await PostgresSignIn.remote(connector, account: arguments.value(CatalogOptions.account))
             if let scope, remote.account.scope != scope {
@@ -69,7 +53,7 @@ enum AccountRemote {
                     "the account \(remote.account.name.printable) sees scope "
                         + "\(remote.account.scope.printable), not \(scope.printable)")
             }
-            return (remote, { try await remote.bookCount() })
+            return remote
         }
     }
 

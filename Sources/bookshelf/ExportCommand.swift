@@ -89,7 +89,7 @@ enum ExportCommand {
         if cells == .raw, format != .csv || citation != nil {
             throw UsageError("--raw-cells applies to CSV only; no other format is run by a spreadsheet")
         }
-        let (remote, countBooks) = try await AccountRemote.openCounting(
+        let remote = try await AccountRemote.open(
             arguments, environment: context.environment, console: context.console, scope: arguments.value(scope))
         let console = context.console
         if let citation {
@@ -161,7 +161,7 @@ enum ExportCommand {
             }
             written += page.records.count
             if query.offset == 0 {
-                writing = await total(of: page, everyBook: query.text.isEmpty, countBooks: countBooks)
+                writing = await total(of: page, everyBook: query.text.isEmpty, countedBy: remote)
                     .map { ProgressDisplay.standardError(label: "Exporting books", total: $0) }
             }
             writing?.update(written)
@@ -224,12 +224,12 @@ enum ExportCommand {
     /// How many books the export will write, for an honest bar: the first page's total when
     /// the store counted it, else the account's books when every one is exported. A query
     /// past the count limit has only a lower bound or an estimate, so no bar.
-    private static func total(of firstPage: SearchPage, everyBook: Bool, countBooks: () async throws -> Int) async
-        -> Int?
+    private static func total(of firstPage: SearchPage, everyBook: Bool, countedBy remote: any SearchableBookRemote)
+        async -> Int?
     {
         if firstPage.totalCount.isExact { return firstPage.total }
         guard everyBook else { return nil }
         // Without a count the books are still exported, only without a bar.
-        return try? await countBooks()
+        return try? await remote.bookCount()
     }
 }

@@ -185,7 +185,6 @@ enum InteractiveCommand {
         }
         let connector: any CatalogConnector
         let store: StoreInfo
-        let countBooks: @Sendable (String) async -> Int?
         let catalogIdentity: String
         switch setup.store {
         case let .sqlite(catalog, path):
@@ -200,32 +199,22 @@ enum InteractiveCommand {
                 } ?? plain
             store = StoreInfo(kind: "SQLite", location: displayPath(path))
             catalogIdentity = "sqlite " + realPath(path)
-            countBooks = { account in
-                guard let scope = try? catalog.accounts().first(where: { $0.name == account })?.scope else {
-                    return nil
-                }
-                return try? catalog.bookCount(scope: scope)
-            }
         case let .calibre(library):
             connector = CalibreConnector(store: library)
             store = StoreInfo(kind: "Calibre", location: displayPath(library.folder), revisions: .lastModified)
             catalogIdentity = "calibre " + realPath(library.file)
-            // One session of its own, whose copy of the books is re-read only after a commit.
-            let counter = try? library.remote()
-            countBooks = { _ in try? await counter?.bookCount() }
         case let .postgres(postgres, description):
             connector = postgres
             store = StoreInfo(kind: "PostgreSQL", location: description)
             catalogIdentity = "postgresql " + description
-            countBooks = { account in await postgres.bookCount(account: account) }
         }
         let keeper = KeptDraftFiles.directory(environment: ProcessInfo.processInfo.environment).map {
             KeptDraftFiles(directory: $0, catalog: catalogIdentity)
         }
         let model = BookshelfModel(
             connector: connector, account: setup.account.name,
-            pageSize: ScreenLayout.pageSize(forRows: terminal.size.rows), keeper: keeper)
-        let app = BookshelfApp(model: model, store: store, size: terminal.size, countBooks: countBooks)
+            pageSize: ScreenLayout.pageSize(forRows: terminal.size.rows), keeper: keeper, countsBooks: true)
+        let app = BookshelfApp(model: model, store: store, size: terminal.size)
         if let notice = setup.firstRunNotice { app.announce(notice) }
         // Appending: the store may write lines of its own (standby reads, see CatalogReads).
         let traceFile = setup.tracePath.map { Glibc.open($0, O_WRONLY | O_APPEND | O_CLOEXEC) }.flatMap {

@@ -5,7 +5,7 @@ import Testing
 /// The repository passes a store's history through only when it is well formed.
 @Suite struct RepositoryHistoryTests {
     /// A remote whose history answer is chosen by the test.
-    actor FixedHistoryRemote: HistoryKeepingRemote {
+    actor FixedHistoryRemote: SearchableBookRemote, HistoryKeepingRemote {
         let answer: [BookRevision]
         init(_ answer: [BookRevision]) { self.answer = answer }
         func load(id: Int) async throws -> BookRecord { throw BookFailure.missing }
@@ -13,6 +13,8 @@ import Testing
             throw BookFailure.notAllowed
         }
         func history(of id: Int) async throws -> [BookRevision] { answer }
+        func search(_ query: SearchQuery) async throws -> SearchPage { SearchPage(records: [], total: 0) }
+        func bookCount() async throws -> Int { 0 }
     }
 
     static func revision(_ id: Int, _ number: Int, _ title: String = "T") -> BookRevision {
@@ -38,8 +40,10 @@ import Testing
         }
     }
 
-    /// A store that keeps no history.
-    actor LoadOnlyRemote: BookRemote {
+    /// A store that keeps no history (it searches and counts, as every store does).
+    actor LoadOnlyRemote: SearchableBookRemote {
+        func search(_ query: SearchQuery) async throws -> SearchPage { SearchPage(records: [], total: 0) }
+        func bookCount() async throws -> Int { 0 }
         func load(id: Int) async throws -> BookRecord { BookRecord(id: id, title: "T", revision: 1) }
         func save(id: Int, title: String, expectedRevision: Int) async throws -> BookRecord {
             throw BookFailure.notAllowed

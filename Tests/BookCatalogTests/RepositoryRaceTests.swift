@@ -163,4 +163,5 @@ private actor StaleSearchRemote: SearchableBookRemote {
     }
     func save(id: Int, title: String, expectedRevision: Int) async throws -> BookRecord { throw BookFailure.notAllowed }
     func search(_ query: SearchQuery) async throws -> SearchPage { SearchPage(records: [row], total: 1) }
+    func bookCount() async throws -> Int { 1 }
 }

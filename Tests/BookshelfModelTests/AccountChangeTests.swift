@@ -132,7 +132,7 @@ final class AccountTellingConnector: CatalogConnector {
     func accountScopes() async throws -> [String: String] { accounts.mapValues(\.scope) }
     func requiresPassword(for account: String) -> Bool { base.requiresPassword(for: account) }
 
-    func connect(account: String, password: String?) async throws -> any BookRemote {
+    func connect(account: String, password: String?) async throws -> any SearchableBookRemote {
         let remote = try await base.connect(account: account, password: password) as! SteppedRemote
         guard let known = accounts[account] else { return remote }
         return AccountTellingRemote(base: remote, account: known)
@@ -144,6 +144,7 @@ struct AccountTellingRemote: SearchableBookRemote, ChangeDetectingRemote, Reauth
     let account: Account
 
     func search(_ query: SearchQuery) async throws -> SearchPage { try await base.search(query) }
+    func bookCount() async throws -> Int { try await base.bookCount() }
     func load(id: Int) async throws -> BookRecord { try await base.load(id: id) }
     func save(id: Int, title: String, expectedRevision: Int) async throws -> BookRecord {
         try await base.save(id: id, title: title, expectedRevision: expectedRevision)

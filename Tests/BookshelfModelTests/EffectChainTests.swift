@@ -83,28 +83,20 @@ import Testing
     @Test func aBookCountThatAnswersAfterASwitchIsDropped() async {
         let h = Harness()
         await h.start()
-        let counts = ParkedAnswers<Int?>()
-        let shown = ShownCounts()
-        let count: @Sendable (String) async -> Int? = { _ in await counts.park() }
-        let show: @MainActor @Sendable (String, Int) -> Void = { shown.counts.append("\($0): \($1)") }
-        let alice = h.model.countBooks(with: count, publish: show)!
-        await counts.waitForArrivals(1)
+        let alice = h.model.countBooks()!
+        let aliceRemote = h.remote
+        let aliceCount = await h.nextCall(.count)
         await h.switchAccount(to: "bob")
         await h.answer(.search, with: .deliver)
-        let bob = h.model.countBooks(with: count, publish: show)!
-        await counts.waitForArrivals(2)
-        await counts.release(2, with: 7)
-        await h.model.finished(request: bob)
-        await counts.release(1, with: 5)
-        await h.model.finished(request: alice)
-        #expect(shown.counts == ["bob: 7"])
+        let bob = h.model.countBooks()!
+        let bobCount = await h.nextCall(.count)
+        #expect(h.state.search.accountBooks == nil, "a new session shows no count until its own answers")
+        await h.release(bobCount.number, .count(7), request: bob)
+        #expect(h.state.search.accountBooks == 7)
+        await h.release(aliceCount.number, on: aliceRemote, .count(5), request: alice)
+        #expect(h.state.search.accountBooks == 7, "alice's count never shows in bob's session")
         await h.drain()
     }
-}
-
-@MainActor
-private final class ShownCounts {
-    var counts: [String] = []
 }
 
 /// Answers that park until the test gives them, one by one, in the order it chooses.
@@ -147,7 +139,7 @@ final class ListingParkingConnector: CatalogConnector {
     func accountRoles() async throws -> [String: AccountRole] { try await base.accountRoles() }
     func accountScopes() async throws -> [String: String] { try await base.accountScopes() }
     func requiresPassword(for account: String) -> Bool { base.requiresPassword(for: account) }
-    func connect(account: String, password: String?) async throws -> any BookRemote {
+    func connect(account: String, password: String?) async throws -> any SearchableBookRemote {
         try await base.connect(account: account, password: password)
     }
 }

@@ -106,6 +106,7 @@ extension RequestKind {
     func matches(_ call: SteppedRemote.CallKind) -> Bool {
         switch call {
         case .search: self == .search || self == .refresh || self == .page || self == .count
+        case .count: self == .catalogCount
         case .load: self == .load || self == .reconcile
         case .save: self == .save
         case .history: self == .history

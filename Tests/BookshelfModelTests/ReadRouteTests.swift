@@ -60,7 +60,7 @@ private struct RouteReportingConnector: CatalogConnector {
 
     func accountNames() async throws -> [String] { try await base.accountNames() }
     func requiresPassword(for account: String) -> Bool { base.requiresPassword(for: account) }
-    func connect(account: String, password: String?) async throws -> any BookRemote {
+    func connect(account: String, password: String?) async throws -> any SearchableBookRemote {
         RouteReportingRemote(base: try await base.connect(account: account, password: password) as! SteppedRemote)
     }
 }
@@ -74,6 +74,7 @@ private struct RouteReportingRemote: SearchableBookRemote, ChangeDetectingRemote
         ReadRouteNote.current?.note(ReadRouteTests.route(of: query.text))
         return page
     }
+    func bookCount() async throws -> Int { try await base.bookCount() }
     func load(id: Int) async throws -> BookRecord { try await base.load(id: id) }
     func save(id: Int, title: String, expectedRevision: Int) async throws -> BookRecord {
         try await base.save(id: id, title: title, expectedRevision: expectedRevision)

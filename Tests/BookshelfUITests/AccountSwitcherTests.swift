@@ -93,7 +93,7 @@ private struct LateListingConnector: CatalogConnector {
     func accountScopes() async throws -> [String: String] { try await base.accountScopes() }
     func requiresPassword(for account: String) -> Bool { base.requiresPassword(for: account) }
 
-    func connect(account: String, password: String?) async throws -> any BookRemote {
+    func connect(account: String, password: String?) async throws -> any SearchableBookRemote {
         try await base.connect(account: account, password: password)
     }
 }

@@ -22,7 +22,6 @@ final class AppHarness {
         passwords: [String: String] = [:], account: String = "alice", pageSize: Int = 50,
         store: StoreInfo = StoreInfo(kind: "Memory", location: "test"),
         otherScopes: [(scope: String, books: [(String, String)])] = [],
-        countBooks: (@Sendable (String) async -> Int?)? = nil,
         countsItsCatalog: Bool = false,
         details: (_ title: String, _ author: String) -> BookDetails = { _, _ in BookDetails.empty },
         connector wrap: (MemoryCatalogConnector) -> any CatalogConnector = { $0 },
@@ -40,16 +39,8 @@ final class AppHarness {
         }
         model = BookshelfModel(
             connector: wrap(MemoryCatalogConnector(catalog: catalog, passwords: passwords)), account: account,
-            pageSize: pageSize, keeper: keeper)
-        // The header's count of the catalog as it stands, as the app's SQLite count does.
-        let counted = catalog
-        let countingTheCatalog: @Sendable (String) async -> Int? = { account in
-            counted.account(named: account).map { counted.bookCount(scope: $0.scope) }
-        }
-        app = BookshelfApp(
-            model: model, store: store,
-            size: TerminalSize(rows: rows, columns: columns),
-            countBooks: countsItsCatalog ? countingTheCatalog : countBooks)
+            pageSize: pageSize, keeper: keeper, countsBooks: countsItsCatalog)
+        app = BookshelfApp(model: model, store: store, size: TerminalSize(rows: rows, columns: columns))
         backend = MemoryBackend(width: columns, height: rows)
         app.onQuit = { [unowned self] in quitCount += 1 }
     }
@@ -72,13 +63,9 @@ final class AppHarness {
         let details = Dictionary(
             SampleBooks.starter.shelves.flatMap(\.books).map { ("\($0.title)\u{0}\($0.author)", $0.details) },
             uniquingKeysWith: { first, _ in first })
-        let counts = Dictionary(SampleBooks.starter.shelves.map { ($0.scope, $0.count) }, uniquingKeysWith: +)
-        let scopes = Dictionary(
-            SampleBooks.starter.accounts.map { ($0.name, $0.scope) }, uniquingKeysWith: { first, _ in first })
         return AppHarness(
             columns: columns, rows: rows, books: shelves[0].books, accounts: SampleBooks.starter.accounts,
-            store: store, otherScopes: Array(shelves.dropFirst()),
-            countBooks: { account in scopes[account].flatMap { counts[$0] } },
+            store: store, otherScopes: Array(shelves.dropFirst()), countsItsCatalog: true,
             details: { title, author in details["\(title)\u{0}\(author)"] ?? BookDetails.empty })
     }
 
@@ -103,10 +90,10 @@ final class AppHarness {
         return harness
     }
 
-    /// Lets the header's book count, which the app fetches on a task of its own, arrive.
+    /// Lets the header's book count, which the model counts on a task of its own, arrive.
     func awaitCatalogSize() async {
         var turns = 0
-        while app.ui.catalogSize == nil, turns < 10_000 {
+        while model.state.search.accountBooks == nil, turns < 10_000 {
             await Task.yield()
             turns += 1
         }

@@ -1,6 +1,7 @@
 import BookCatalog
 @testable import BookshelfModel
 import BookshelfUI
+import CatalogSimulation
 import TerminalUI
 import Testing
 
@@ -15,7 +16,7 @@ import Testing
         let harness = AppHarness(
             columns: 80, rows: 12,
             otherScopes: [(scope: "north", books: [("Northern Lights", ""), ("North Sea", "")])],
-            countBooks: { _ in await counts.count() })
+            countsItsCatalog: true, connector: { ScopeCountingConnector(base: $0, counts: counts) })
         await harness.start()
         await harness.awaitCatalogSize()
         #expect(harness.lines[0].contains("alice (editor) · 5 books"), "\(harness.lines[0])")
@@ -80,4 +81,35 @@ private actor ScopeCounts {
         waiting?.resume()
         waiting = nil
     }
+}
+
+/// The harness's catalog, with each session's count answered by `ScopeCounts` (the scope an
+/// administrator moves alice to is the test's to say, and its count waits for the test).
+private struct ScopeCountingConnector: CatalogConnector {
+    let base: MemoryCatalogConnector
+    let counts: ScopeCounts
+
+    func accountNames() async throws -> [String] { try await base.accountNames() }
+    func accountRoles() async throws -> [String: AccountRole] { try await base.accountRoles() }
+    func accountScopes() async throws -> [String: String] { try await base.accountScopes() }
+    func requiresPassword(for account: String) -> Bool { base.requiresPassword(for: account) }
+    func connect(account: String, password: String?) async throws -> any SearchableBookRemote {
+        guard let account = base.catalog.account(named: account) else { throw BookFailure.notAllowed }
+        return ScopeCountingRemote(base: MemoryBookRemote(catalog: base.catalog, account: account), counts: counts)
+    }
+}
+
+private struct ScopeCountingRemote: SearchableBookRemote, ChangeDetectingRemote, AccountAwareRemote {
+    let base: MemoryBookRemote
+    let counts: ScopeCounts
+
+    var account: Account { base.account }
+    func bookCount() async throws -> Int { await counts.count() }
+    func search(_ query: SearchQuery) async throws -> SearchPage { try await base.search(query) }
+    func load(id: Int) async throws -> BookRecord { try await base.load(id: id) }
+    func save(id: Int, title: String, expectedRevision: Int) async throws -> BookRecord {
+        try await base.save(id: id, title: title, expectedRevision: expectedRevision)
+    }
+    func save(_ request: SaveRequest) async throws -> BookRecord { try await base.save(request) }
+    func checkForChanges() async throws -> ChangeNotice? { try await base.checkForChanges() }
 }

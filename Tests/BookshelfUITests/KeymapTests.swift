@@ -413,7 +413,7 @@ import TerminalUI
             await harness.press(key)
             // From rows 6...13 shown and row 6 selected: the view moves by 3 rows, and the
             // selection only as far as it must to stay in view.
-            #expect(harness.app.ui.listTop == 6 + delta, "\(what)")
+            #expect(harness.model.state.search.listTop == 6 + delta, "\(what)")
             #expect(harness.model.state.search.selection == max(6, 6 + delta), "\(what)")
         case .click:
             let harness = try await Self.thirtyBooks()

@@ -143,8 +143,8 @@ import TerminalUI
         let harness = AppHarness(columns: 100, rows: 12)
         await harness.start()
         var state = harness.model.state
-        var ui = UIState()
-        ui.catalogSize = CatalogSize(account: "alice", session: state.session, books: 203_010)
+        let ui = UIState()
+        state.search.accountBooks = 203_010
         func lines() -> [String] {
             var canvas = Canvas(width: 100, height: 12)
             Screen.render(state, ui: ui, store: StoreInfo(kind: "PostgreSQL", location: "books"), into: &canvas)
@@ -154,10 +154,10 @@ import TerminalUI
         state.search.total = 200_000
         #expect(lines()[0].contains("203,010 books"), "\(lines()[0])")
         #expect(lines()[2].hasSuffix(" 1–5 of 203,010 ─"), "\(lines()[2])")
-        // Another account's count says nothing about this one's books.
-        ui.catalogSize = CatalogSize(account: "bob", session: state.session, books: 203_010)
+        // No count of this session's books (another account's is dropped at the switch): the estimate.
+        state.search.accountBooks = nil
         #expect(lines()[2].hasSuffix(" 1–5 of about 200,000 ─"), "\(lines()[2])")
-        ui.catalogSize = CatalogSize(account: "alice", session: state.session, books: 203_010)
+        state.search.accountBooks = 203_010
         state.search.query = "rome"
         state.search.rowsQuery = "rome"
         #expect(lines()[2].hasSuffix(" 1–5 of about 200,000 ─"), "\(lines()[2])")

@@ -98,7 +98,7 @@ public struct CalibreConnector: CatalogConnector {
     public func accountScopes() async throws -> [String: String] { [store.account.name: store.account.scope] }
     public func requiresPassword(for account: String) -> Bool { false }
 
-    public func connect(account: String, password: String?) async throws -> any BookRemote {
+    public func connect(account: String, password: String?) async throws -> any SearchableBookRemote {
         guard account == store.account.name else { throw BookFailure.notAllowed }
         do {
             return try store.remote()

@@ -30,6 +30,9 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
     /// Whether each index made ready works out the broadest queries' answers ahead
     /// (`BroadPrefixResults.warmUp`): not for a remote that answers one search.
     private let warmsBroadPrefixes: Bool
+    /// Counts the account's books on a connection of the catalog's own, not this remote's: a
+    /// count of millions of rows never holds a search back behind it.
+    private let countBooks: @Sendable () throws(SQLiteCatalogError) -> Int
     /// Where the search index stands: the one to search with, the preparation loading or
     /// building one, a catch-up away from the actor (`IndexLifecycle`). Changed only through
     /// `transition(_:)`.
@@ -46,9 +49,11 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
     init(
         connection: sending Connection, account: Account, catalogPath: String, busyTimeout: Duration,
         beforeIndexBuild: IndexPreparation.BuildHook?, beforeCatchUp: IndexPreparation.BuildHook?,
-        skippedStrategies: Set<SearchStrategy> = [], warmsBroadPrefixes: Bool = true
+        skippedStrategies: Set<SearchStrategy> = [], warmsBroadPrefixes: Bool = true,
+        countBooks: @escaping @Sendable () throws(SQLiteCatalogError) -> Int
     ) {
         self.connection = connection
+        self.countBooks = countBooks
         self.skippedStrategies = skippedStrategies
         self.warmsBroadPrefixes = warmsBroadPrefixes
         self.account = account
@@ -292,6 +297,11 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
     }
 
     // MARK: SearchableBookRemote
+
+    /// Off the actor, on the catalog's connections (see `countBooks`).
+    public nonisolated func bookCount() async throws -> Int {
+        do { return try countBooks() } catch { throw BookFailure.storeUnavailable(error.description) }
+    }
 
     /// Answers from the search index when it is ready, and otherwise from the books table
     /// (`BooksTableSearch`, the same answer more slowly), so a search never waits for a build.

@@ -108,7 +108,10 @@ public final class SQLiteCatalog: Sendable {
         return SQLiteBookRemote(
             connection: connection, account: account, catalogPath: path, busyTimeout: busyTimeout,
             beforeIndexBuild: beforeIndexBuild, beforeCatchUp: beforeCatchUp, skippedStrategies: skipped,
-            warmsBroadPrefixes: warmsBroadPrefixes)
+            warmsBroadPrefixes: warmsBroadPrefixes,
+            countBooks: { [self] () throws(SQLiteCatalogError) in
+                try bookCount(scope: account.scope)
+            })
     }
 
     // MARK: Books

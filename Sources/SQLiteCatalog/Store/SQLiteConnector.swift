@@ -23,7 +23,7 @@ public struct SQLiteConnector: CatalogConnector {
 
     public func requiresPassword(for account: String) -> Bool { false }
 
-    public func connect(account: String, password: String?) async throws -> any BookRemote {
+    public func connect(account: String, password: String?) async throws -> any SearchableBookRemote {
         do {
             return try catalog.remote(account: account)
         } catch {

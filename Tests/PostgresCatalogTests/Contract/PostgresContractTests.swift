@@ -60,6 +60,7 @@ struct RenamedRemote: ContractRemote, BatchRecordingRemote {
     }
     func save(_ request: SaveRequest) async throws -> BookRecord { try await remote.save(request) }
     func search(_ query: SearchQuery) async throws -> SearchPage { try await remote.search(query) }
+    func bookCount() async throws -> Int { try await remote.bookCount() }
     func checkForChanges() async throws -> ChangeNotice? { try await remote.checkForChanges() }
     func committedRevision(of operation: UUID) async throws -> Int? {
         try await remote.committedRevision(of: operation)
