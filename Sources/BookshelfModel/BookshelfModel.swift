@@ -182,6 +182,16 @@ public final class BookshelfModel {
         }
     }
 
+    /// A new session began: what each part showed of the old one goes (the typed query stays,
+    /// and runs again). A new part clears its values here.
+    func clearPartsForNewSession() {
+        results = SearchResults(line: results.line)
+        openWhenAnswered = nil
+        accountBooks = nil
+        editor = nil
+        history = nil
+    }
+
     func changed() {
         followPaging()
         dropKeptDraftNoLongerOpen()

@@ -235,13 +235,9 @@ extension BookshelfModel {
         let told = known ?? (remote as? any AccountAwareRemote)?.account
         accountRole = told?.role
         accountScope = told?.scope
-        results = SearchResults(line: results.line)
-        accountBooks = nil
-        editor = nil
-        history = nil
+        clearPartsForNewSession()
         confirmation = nil
         afterSave = nil
-        openWhenAnswered = nil
         passwordPrompt = nil
         connectionError = nil
         if listingWasCutOff { listAccounts() }
