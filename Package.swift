@@ -3,12 +3,14 @@ import PackageDescription
 
 // Layers, top to bottom (no module imports one above it; see ARCHITECTURE.md):
 //   executables (bookshelf, bookshelf-demo, bookshelf-bench)
-//   BookshelfUI -> BookshelfModel -> BookCatalog <- SQLiteCatalog / PostgresCatalog
+//   BookshelfUI -> BookshelfModel -> BookCatalog <- SQLiteCatalog (-> SearchEngine) / PostgresCatalog
 //                                                <- CatalogSimulation, CatalogImport
 //   TerminalUI (ncurses, knows nothing about books)
 //   TerminalSafeText (what may reach a terminal; BookCatalog and TerminalUI share it)
 //   Locking (a lock ThreadSanitizer sees; the domain, the stores, their fakes and the test support share it)
-//   CNcurses, CSQLite, CLibPQ, CTextWidth (system libraries; CTextWidth is the C library's wcwidth)
+//   SearchEngine (the search index over any store's books; BookCatalog below it)
+//   CNcurses, CSQLite, CLibPQ, CTextWidth, CMemoryAccess (system libraries; CTextWidth is the C
+//   library's wcwidth)
 // Every target declares exactly the package modules it imports (an executable test
 // dependency that is only run, not imported, says so).
 let package = Package(
@@ -28,6 +30,8 @@ let package = Package(
         .systemLibrary(
             name: "CSQLite", path: "Sources/CSQLite",
             providers: [.apt(["libsqlite3-dev"])]),
+        // What the search engine asks of memory that Swift cannot spell: a prefetch, and mremap.
+        .systemLibrary(name: "CMemoryAccess", path: "Sources/CMemoryAccess"),
         // The C library's character widths and locale, so measuring text needs no ncurses.
         .systemLibrary(name: "CTextWidth", path: "Sources/CTextWidth"),
         // libpq's header (libpq-dev), with the library loaded on first use rather than linked:
@@ -41,7 +45,10 @@ let package = Package(
         // shell completions are made from the declarations (the three executables share it).
         .target(name: "CommandLineOptions", dependencies: ["TerminalSafeText"]),
         .target(name: "BookCatalog", dependencies: ["Locking", "TerminalSafeText"]),
-        .target(name: "SQLiteCatalog", dependencies: ["BookCatalog", "CSQLite", "Locking"]),
+        // The search engine: builds, stores, opens, catches up and answers from a search index over
+        // any store's books, read through a `SearchSource`; no SQL and no store's schema.
+        .target(name: "SearchEngine", dependencies: ["BookCatalog", "CMemoryAccess", "Locking"]),
+        .target(name: "SQLiteCatalog", dependencies: ["BookCatalog", "CSQLite", "SearchEngine"]),
         // Its schema is the SQL files of Schema/migrations, made part of its code by the EmbedSQL
         // plugin (see Plugins/EmbedSQL for why not resources); Schema/current.sql is for readers.
         .target(
@@ -81,7 +88,8 @@ let package = Package(
             name: "bookshelf-bench",
             dependencies: [
                 "BookCatalog", "BookshelfModel", "BookshelfTestSupport", "BookshelfUI", "CSQLite",
-                "CatalogSimulation", "CommandLineOptions", "PostgresCatalog", "SQLiteCatalog", "TerminalUI",
+                "CatalogSimulation", "CommandLineOptions", "PostgresCatalog", "SQLiteCatalog", "SearchEngine",
+                "TerminalUI",
             ]),
 
         // The seeds' sample code against BookCatalog alone: the floor of its public API.
@@ -111,7 +119,9 @@ let package = Package(
         // The SQLite catalog's own tests, in folders that follow Sources/SQLiteCatalog's.
         .testTarget(
             name: "SQLiteCatalogTests",
-            dependencies: ["BookCatalog", "BookshelfTestSupport", "CSQLite", "SQLiteCatalog", "TestTags"]),
+            dependencies: [
+                "BookCatalog", "BookshelfTestSupport", "CSQLite", "SQLiteCatalog", "SearchEngine", "TestTags",
+            ]),
         .testTarget(
             name: "BookshelfModelTests",
             dependencies: ["BookCatalog", "BookshelfModel", "CatalogSimulation", "TestTags"]),

@@ -22,6 +22,7 @@
 import BookCatalog
 import Dispatch
 import Foundation
+import SearchEngine
 
 /// The scratch folder, under the fuzz build folder beside `bin/`, emptied for every input. Each
 /// input's catalog has a folder of its own in it: a build a distrusted index cancelled may still

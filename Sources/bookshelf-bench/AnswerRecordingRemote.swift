@@ -1,6 +1,7 @@
 import BookCatalog
 import Foundation
 import SQLiteCatalog
+import SearchEngine
 import Synchronization
 
 /// An SQLite remote whose searches keep what answered them (`SQLiteBookRemote.answer`), for the

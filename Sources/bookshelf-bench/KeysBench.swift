@@ -4,6 +4,7 @@ import BookshelfUI
 import CommandLineOptions
 import Foundation
 import SQLiteCatalog
+import SearchEngine
 import Synchronization
 import TerminalUI
 

@@ -3,6 +3,7 @@ import BookshelfTestSupport
 import CSQLite
 import Foundation
 import SQLiteCatalog
+import SearchEngine
 import TerminalUI
 
 /// `bookshelf-bench search --count 1000000,10000000`: the same figures at each size, side by

@@ -60,6 +60,34 @@ struct LayerRuleTests {
         #expect(outside.isEmpty, "SQL outside the stores:\n\(outside.joined(separator: "\n"))")
     }
 
+    /// The search engine reads books only through its `SearchSource`: it imports no store and no
+    /// database library, and no line of its code names a column or table of either store's schema.
+    /// (Its comments may: they say which store column a source gives it, as an example.)
+    static let storeSchemaNames = [
+        "change_seq", "title_key", "title_terms", "author_terms", "other_terms", "search_snapshots",
+        "search_snapshot_parts", "books_by_", "bookshelf.",
+    ]
+
+    @Test("the search engine knows no store: no store's module, library or schema in its code")
+    func theSearchEngineKnowsNoStore() throws {
+        let stores: Set<String> = ["SQLiteCatalog", "PostgresCatalog", "CSQLite", "CLibPQ", "CatalogSimulation"]
+        var found: [String] = []
+        for (path, text) in try Self.swiftFiles(under: "Sources/SearchEngine") {
+            for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+                let code = line.split(separator: "//", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+                let imported = code.hasPrefix("import ") ? code.split(separator: " ").last.map(String.init) : nil
+                if let imported, stores.contains(imported) {
+                    found.append("\(path):\(number + 1): imports \(imported)")
+                }
+                for name in Self.storeSchemaNames where code.contains(name) {
+                    found.append("\(path):\(number + 1): names \(name)")
+                }
+            }
+        }
+        #expect(!(try Self.swiftFiles(under: "Sources/SearchEngine")).isEmpty, "no Sources/SearchEngine")
+        #expect(found.isEmpty, "the search engine reaches into a store:\n\(found.joined(separator: "\n"))")
+    }
+
     /// The types that opt out of the compiler's Sendable checking, each with what makes it
     /// safe. A new one must be added here with its reason, or use `Locked` instead.
     static let uncheckedSendable: [String: String] = [

@@ -1,5 +1,6 @@
 import BookCatalog
 import Foundation
+import SearchEngine
 
 /// The catalog file as bytes, for fuzzing: a valid catalog with byte edits, opened and searched
 /// through the path a user's `bookshelf search` takes (`SQLiteCatalog.open`, a remote, its

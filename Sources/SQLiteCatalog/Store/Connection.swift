@@ -1,4 +1,5 @@
 import CSQLite
+import SearchEngine
 
 #if canImport(Glibc)
     import Glibc

@@ -1,6 +1,7 @@
 import BookCatalog
 import CSQLite
 import Foundation
+import SearchEngine
 
 /// One account's view of an SQLite catalog, on a connection of its own.
 ///

@@ -1,6 +1,7 @@
 import BookCatalog
 import CSQLite
 import Foundation
+import SearchEngine
 
 /// One catalog file: accounts, books and the record of committed saves.
 ///

@@ -1,5 +1,6 @@
 import BookCatalog
 import CSQLite
+import SearchEngine
 
 /// Why a catalog could not be opened or changed, in words a user can act on.
 /// Opening never modifies a file it refuses.
@@ -124,16 +125,9 @@ func mappingFailures<T>(at path: String, _ body: () throws -> T) throws -> T {
     }
 }
 
-/// What SQLite read from the catalog contradicts what the catalog said about itself: an id
-/// outside the range `min(id)`/`max(id)` gave, fewer rows in a scan than `count(*)` counted, a
-/// row an index names that the table lacks. Inside one read transaction none of that can
-/// happen to an intact file, so the file is damaged where SQLite's own checks did not look
-/// (its pages are read lazily). A search then fails whole rather than answer in part.
-struct CatalogDamage: Error, CustomStringConvertible {
-    let reason: String
-    init(_ reason: String) { self.reason = reason }
-    var description: String { "the catalog is damaged: \(reason)" }
-
+/// How a remote says that its catalog is damaged (`CatalogDamage`, SearchEngine's, or SQLite's
+/// own corruption reports).
+extension CatalogDamage {
     /// The one line a user reads, for SQLite's corruption reports and this alike.
     static func explanation(path: String) -> String {
         "The catalog \(path) is damaged. `bookshelf check` runs SQLite's PRAGMA integrity_check on it; "

@@ -1,4 +1,5 @@
 import CSQLite
+import SearchEngine
 
 /// The search engine's source (`SearchSource`) over an SQLite catalog's `books` table: one
 /// scope's books, read on one connection, with the derived columns the store keeps for search

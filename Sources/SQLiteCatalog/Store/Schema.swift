@@ -1,4 +1,5 @@
 import CSQLite
+import SearchEngine
 
 /// The catalog's tables, created and upgraded by steps keyed by `PRAGMA user_version`.
 enum Schema {

@@ -2,6 +2,7 @@ import BookCatalog
 import CSQLite
 import Foundation
 @testable import SQLiteCatalog
+@testable import SearchEngine
 import Testing
 
 /// A Calibre library made here with the tables the import reads, as Calibre declares them in

@@ -2,6 +2,7 @@ import BookCatalog
 import CSQLite
 import Foundation
 @testable import SQLiteCatalog
+@testable import SearchEngine
 import Testing
 
 /// The terms of a book's series, publisher and tags (`other_terms`), which searches match: derived

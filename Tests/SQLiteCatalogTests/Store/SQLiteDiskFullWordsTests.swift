@@ -1,6 +1,7 @@
 import CSQLite
 import Foundation
 @testable import SQLiteCatalog
+@testable import SearchEngine
 import Testing
 
 /// Wherever the suite runs (no tmpfs needed): the -shm codes with ENOSPC are a full disk

@@ -1,6 +1,7 @@
 import BookCatalog
 import Foundation
 @testable import SQLiteCatalog
+@testable import SearchEngine
 import Testing
 
 /// A catalog written by an older Bookshelf is upgraded on opening, and searches as a new one does.

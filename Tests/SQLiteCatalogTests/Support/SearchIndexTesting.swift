@@ -2,6 +2,7 @@ import BookCatalog
 import CSQLite
 import Foundation
 @testable import SQLiteCatalog
+@testable import SearchEngine
 import Testing
 
 /// Queries every suite asks: prefixes, CJK, accents, several words, punctuation inside a word, none.

@@ -2,6 +2,7 @@ import BookCatalog
 import CSQLite
 import Foundation
 @testable import SQLiteCatalog
+@testable import SearchEngine
 import Synchronization
 import TestTags
 import Testing

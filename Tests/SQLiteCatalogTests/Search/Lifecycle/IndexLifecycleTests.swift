@@ -2,6 +2,7 @@ import BookCatalog
 import Dispatch
 import Foundation
 @testable import SQLiteCatalog
+@testable import SearchEngine
 import Testing
 
 /// The search index's lifecycle (`IndexLifecycle`): every transition, every refused one, and

@@ -1,6 +1,7 @@
 import BookCatalog
 import Foundation
 @testable import SQLiteCatalog
+@testable import SearchEngine
 import TestTags
 import Testing
 

@@ -1,6 +1,7 @@
 import BookCatalog
 import Foundation
 @testable import SQLiteCatalog
+@testable import SearchEngine
 import Testing
 
 /// A base plus the books changed since it (`SearchIndex`): a stale index caught up, changed books
