@@ -13,34 +13,17 @@ import SearchEngine
 /// Threading: the connection is used only from this actor. SQLite calls block the actor's
 /// thread (a local file; a write waits at most the busy timeout), never the main actor.
 public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, SaveOutcomeRecordingRemote,
-    AccountAwareRemote,
-    HistoryKeepingRemote, BatchRecordingRemote
+    AccountAwareRemote, HistoryKeepingRemote, BatchRecordingRemote, SearchEngineHost
 {
     public nonisolated let account: Account
     let connection: Connection
     private let catalogPath: String
-    private let busyTimeout: Duration
-    /// The engine's reads of this account's books, on this remote's connection, and on a
-    /// connection of their own for the work done away from it.
-    let searchSource: SQLiteSearchSource
-    private let sourceOpener: SQLiteSearchSourceOpener
-    private let beforeIndexBuild: IndexPreparation.BuildHook?
-    private let beforeCatchUp: IndexPreparation.BuildHook?
-    /// Strategies this remote never asks: empty but in the benchmark, which measures their worth.
-    private let skippedStrategies: Set<SearchStrategy>
-    /// Whether each index made ready works out the broadest queries' answers ahead
-    /// (`BroadPrefixResults.warmUp`): not for a remote that answers one search.
-    private let warmsBroadPrefixes: Bool
     /// Counts the account's books on a connection of the catalog's own, not this remote's: a
     /// count of millions of rows never holds a search back behind it.
     private let countBooks: @Sendable () throws(SQLiteCatalogError) -> Int
-    /// Where the search index stands: the one to search with, the preparation loading or
-    /// building one, a catch-up away from the actor (`IndexLifecycle`). Changed only through
-    /// `transition(_:)`.
-    private(set) var lifecycle: IndexLifecycle
-    /// Word searches' matching rows, and a copy of the table, while there is no index to answer (`RecentScans`).
-    let recentScans: RecentScans
-    let titleOrder = TitleOrderPage()
+    /// The search engine, reading this account's books through `SQLiteSearchSource` on this
+    /// remote's connection, and on connections of its own for its work away from this actor.
+    package let searchEngine: SearchEngine
     /// `PRAGMA data_version` at the last check; it moves only for other connections' commits.
     private var seenDataVersion: Int
     /// What other connections' commits are checked against: the books' latest change and the
@@ -55,26 +38,16 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
     ) {
         self.connection = connection
         self.countBooks = countBooks
-        self.skippedStrategies = skippedStrategies
-        self.warmsBroadPrefixes = warmsBroadPrefixes
         self.account = account
         self.catalogPath = catalogPath
-        self.busyTimeout = busyTimeout
-        self.beforeIndexBuild = beforeIndexBuild
-        searchSource = SQLiteSearchSource(connection: connection, scope: account.scope, catalogPath: catalogPath)
-        sourceOpener = SQLiteSearchSourceOpener(path: catalogPath, busyTimeout: busyTimeout, scope: account.scope)
-        self.beforeCatchUp = beforeCatchUp
-        recentScans = RecentScans(memory: BuildMemory(besideCatalog: catalogPath))
+        searchEngine = SearchEngine(
+            source: SQLiteSearchSource(connection: connection, scope: account.scope, catalogPath: catalogPath),
+            opener: SQLiteSearchSourceOpener(path: catalogPath, busyTimeout: busyTimeout, scope: account.scope),
+            scope: account.scope, skippedStrategies: skippedStrategies, warmsBroadPrefixes: warmsBroadPrefixes,
+            beforeIndexBuild: beforeIndexBuild, beforeCatchUp: beforeCatchUp)
         self.seenDataVersion = (try? connection.queryFirst("PRAGMA data_version") { $0.int(0) }) ?? 0
         self.seenState = (try? CatalogState(connection)) ?? CatalogState(sequence: -1, accounts: "")
-        lifecycle = IndexLifecycle(
-            preparing: IndexPreparation.start(
-                sourceOpener, scope: account.scope, beforeBuild: beforeIndexBuild,
-                warmsBroadPrefixes: warmsBroadPrefixes))
     }
-
-    // Isolated: the lifecycle holds the index, which only this actor touches.
-    isolated deinit { lifecycle.preparation?.cancel() }
 
     // MARK: BookRemote
 
@@ -307,136 +280,41 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
     /// Answers from the search index when it is ready, and otherwise from the books table
     /// (`BooksTableSearch`, the same answer more slowly), so a search never waits for a build.
     public func search(_ query: SearchQuery) async throws -> SearchPage {
-        try await answer(query).page
+        try await answerSearch(query).page
     }
 
-    /// The page `search` gives, and which strategy answered it (`SearchStrategy`, in the order
-    /// they are asked): for benchmarks and tests.
+    /// The page `search` gives, and what answered it (`SearchAnswerSource`): for benchmarks and tests.
     public func answer(_ query: SearchQuery) async throws -> SearchAnswer {
-        let terms = SearchTerms(query.text)
-        var plan = SearchPlan(skipping: skippedStrategies)
-        if !terms.isEmpty {
-            // A page before its count waits neither for an index to be loaded (a stale one is
-            // counted first) nor for many changes to be caught up with, which are read away
-            // from this actor; other pages wait for the latter (the index answers them).
-            if lifecycle.index == nil, let answer = try pageBeforeItsCount(plan.takePagesAlone(), terms, query) {
-                return answer
-            }
-            if lifecycle.runningCatchUp == nil, let index = await indexIfReady(), lifecycle.runningCatchUp == nil,
-                try mappingFailures(at: catalogPath, { try hasManyChanges(since: index.syncedSequence) })
-            {
-                startCatchUp(index)
-            }
-            if lifecycle.runningCatchUp != nil {
-                if let answer = try pageBeforeItsCount(plan.takePagesAlone(), terms, query) { return answer }
-                while let catchingUp = lifecycle.runningCatchUp { await catchingUp.value }
-            }
-        }
-        // The empty query (the first results) does not wait for a stored index to be mapped
-        // and checked either (a third of a second at ten million books): see `firstResults`.
-        let index = terms.isEmpty && lifecycle.index == nil ? nil : await indexIfReady()
-        if foundDamage { throw CatalogDamage.failure(path: catalogPath) }
-        return try mappingFailures(at: catalogPath) {
-            // One read transaction: the index catches up to, and the page rows are read from,
-            // the same snapshot.
-            try connection.transaction(immediate: false) {
-                let sequence = try latestChange()
-                // The last strategy, the books table, always answers.
-                let found = try firstAnswer(of: plan.takeTheRest(), terms, query, index: index, at: sequence)!
-                do {
-                    return SearchAnswer(page: try page(found, terms, query), source: found.source)
-                } catch is SearchIndexDamage {
-                    // In one read snapshot every id the index names is a book: this index was
-                    // crafted or damaged where no checksum looks. Never trust it again.
-                    distrustIndex()
-                    let found = try withoutIndex(terms, query)
-                    return SearchAnswer(
-                        page: try page(ids: found.ids, total: found.total, query: query, whileIndexing: !terms.isEmpty),
-                        source: .booksTable)
-                }
-            }
-        }
+        try await answerSearch(query)
     }
 
     /// The same search answered without the index, as while one is being built: for tests
     /// and benchmarks that compare both ways.
     public func searchWithoutIndex(_ query: SearchQuery) async throws -> SearchPage {
-        try mappingFailures(at: catalogPath) {
-            try connection.transaction(immediate: false) {
-                let found = try withoutIndex(SearchTerms(query.text), query)
-                return try page(ids: found.ids, total: found.total, query: query)
-            }
-        }
+        try await answerSearchWithoutIndex(query)
     }
 
-    /// The answer from the books table alone, the books of an ISBN query first (`ISBNFirst`),
-    /// in the caller's read transaction. (The books table always answers, so this does too.)
-    private func withoutIndex(_ terms: SearchTerms, _ query: SearchQuery) throws -> StrategyAnswer {
-        try ISBNFirst.answer(terms, query, source: searchSource) { query in
-            StrategyAnswer(
-                try BooksTableSearch(source: searchSource)
-                    .search(terms, offset: query.offset, limit: query.limit))
-        }!
+    /// Waits until the index being built (if any) is built and stored: for a program about to
+    /// exit after searches answered without it, so that the next program finds a current index.
+    public func finishIndexPreparation() async {
+        await finishPreparingIndex()
     }
 
-    /// The page alone, its count to follow, from the first of `strategies` that gives it, in a
-    /// read transaction of its own: before the index is loaded, or while it catches up away
-    /// from this actor. Nil when they all decline, when there are none (they were asked
-    /// already), or when the query wants its count now.
-    private func pageBeforeItsCount(_ strategies: [SearchStrategy], _ terms: SearchTerms, _ query: SearchQuery) throws
-        -> SearchAnswer?
-    {
-        guard query.countLater, !strategies.isEmpty else { return nil }
-        return try mappingFailures(at: catalogPath) {
-            try connection.transaction(immediate: false) {
-                guard let found = try firstAnswer(of: strategies, terms, query, index: nil, at: latestChange()) else {
-                    return nil
-                }
-                return SearchAnswer(page: try page(found, terms, query), source: found.source)
-            }
-        }
+    /// Why the catalog cannot be trusted, once a read found it damaged: for a program that
+    /// answered before the index build that found it had finished (the answer was then partial).
+    public var catalogDamage: String? { damageFound }
+
+    /// How the search index in use was obtained, waiting until there is one, and whether this
+    /// remote built it and stored it in the catalog for the next connection.
+    public func searchIndexReport() async throws -> (report: SearchIndexReport, snapshotStored: Bool) {
+        try await installedIndexReport()
     }
 
-    /// The page of a strategy's answer: a search index's ids must all be books, a word query
-    /// answered without one says so, and a page alone says its count follows.
-    private func page(_ found: StrategyAnswer, _ terms: SearchTerms, _ query: SearchQuery) throws -> SearchPage {
-        try page(
-            ids: found.ids, total: found.total, query: query, namedByIndex: found.source.isIndex,
-            whileIndexing: !found.source.isIndex && !terms.isEmpty, countFollows: found.source.countFollows)
-    }
+    // MARK: SearchEngineHost
 
-    /// A book's title key as stored now, for placing changed books among an index's matches.
-    func titleKey(_ id: Int) throws -> [UInt8]? {
-        try searchSource.titleKey(of: id)
-    }
-
-    /// Drops the index in use and rebuilds one from the books table alone (no stored snapshot).
-    func distrustIndex() {
-        lifecycle.preparation?.cancel()
-        transition(
-            .distrusted(
-                rebuild: IndexPreparation.start(
-                    sourceOpener, scope: account.scope, useSnapshot: false,
-                    beforeBuild: beforeIndexBuild, warmsBroadPrefixes: warmsBroadPrefixes)))
-    }
-
-    /// The preparation under way, if any: a search answered by an index while it builds holds it back.
-    var preparation: IndexPreparation? { lifecycle.preparation }
-
-    /// Moves the lifecycle on. The remote fires only events its own state allows, so a refusal
-    /// is a mistake in this file: it stops a debug build, and a release build keeps the
-    /// lifecycle as it was.
-    private func transition(_ event: IndexLifecycle.Event) {
-        do { lifecycle = try lifecycle.after(event) } catch { assertionFailure(error.description) }
-    }
-
-    /// The rows of `ids`. An id with no book of this scope is `SearchIndexDamage` when an index
-    /// named it, and a malformed answer otherwise. `whileIndexing`: a word query answered from
-    /// the books table because the index is being built (the list of all books is quick there).
-    /// `countFollows`: `total` is the matches seen so far (`TotalCount.counting`).
-    private func page(
-        ids: [Int], total: Int, query: SearchQuery, namedByIndex: Bool = false,
-        whileIndexing: Bool = false, countFollows: Bool = false
+    /// The rows of `ids` (`SearchEngineHost.pageRows`): of this scope, in the search's read.
+    package func pageRows(
+        ids: [Int], total: Int, query: SearchQuery, namedByIndex: Bool, whileIndexing: Bool, countFollows: Bool
     ) throws -> SearchPage {
         let records = try ids.map { id in
             guard
@@ -461,146 +339,8 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
         return SearchPage(records: records, totalCount: totalCount, answeredWhileIndexing: whileIndexing)
     }
 
-    /// Replays the changes up to `sequence` into `index`; false when there are too many for its
-    /// overlay (a replacement is then prepared, and searches go without an index until it is
-    /// ready). Starts building a replacement in the background once the overlay is half full.
-    func catchUp(_ index: SearchIndex, to sequence: Int) throws -> Bool {
-        guard try index.catchUp(from: searchSource, sequence: sequence) else {
-            if lifecycle.preparation == nil { startPreparation() }
-            return false
-        }
-        caughtUp(index)
-        return true
-    }
-
-    /// A bridge, or an index whose overlay is half full, asks for its replacement.
-    private func caughtUp(_ index: SearchIndex) {
-        if (index.isBridge || index.overlayCount * SearchTuning.overlayShareBeforeReplacing > index.overlayLimit)
-            && lifecycle.preparation == nil
-        {
-            startPreparation()
-        }
-    }
-
-    /// The catalog's latest `change_seq`, as of the current read transaction.
-    private func latestChange() throws -> Int {
-        try searchSource.latestChange()
-    }
-
-    private func hasManyChanges(since sequence: Int) throws -> Bool {
-        let limit = SearchTuning.backgroundCatchUpRows + 1
-        return try searchSource.changeCount(since: sequence, upTo: limit) == limit
-    }
-
-    /// Reads the changes `index` must catch up with on a connection of its own, away from this
-    /// actor, then replays them here in a moment (`SearchIndex.Changes`): a stale stored index
-    /// bridging a rebuild may have hundreds of thousands (2.5 s at ten million books), and the
-    /// keys typed meanwhile get their pages from the title order. Only this actor ever changes
-    /// the index; changes read before another catch-up replayed are dropped (`apply`).
-    private func startCatchUp(_ index: SearchIndex) {
-        let (opener, hook) = (sourceOpener, beforeCatchUp)
-        let (base, since, room) = (index.base, index.syncedSequence, index.overlayRoom)
-        // A thread of its own: the read blocks it for as long as it takes.
-        let read = { @Sendable () throws -> SearchIndex.Changes? in
-            hook?()
-            let source = try opener.openSource()
-            return try source.inOneRead {
-                try SearchIndex.changes(
-                    base: base, since: since, room: room, from: source, sequence: try source.latestChange())
-            }
-        }
-        let task = Task {
-            defer { transition(.catchUpFinished) }
-            let result = await withCheckedContinuation { continuation in
-                DispatchQueue.global(qos: .userInitiated).async {
-                    continuation.resume(returning: Result { try read() })
-                }
-            }
-            guard lifecycle.index === index else { return }  // replaced or distrusted meanwhile
-            switch result {
-            case let .success(changes?):
-                if index.apply(changes) { caughtUp(index) }
-            case .success(nil):
-                if lifecycle.preparation == nil { startPreparation() }
-            case .failure(is SearchIndexDamage):
-                distrustIndex()
-            case .failure:
-                break  // the next search catches up itself, and reports what fails
-            }
-        }
-        // The task runs on this actor, so it cannot finish before this.
-        transition(.catchUpStarted(task))
-    }
-
-    /// Schedules a catch-up for once the current call is done, unless one is scheduled or running.
-    func catchUpSoon() {
-        guard case .idle = lifecycle.catchUp else { return }
-        transition(.catchUpScheduled)
-        Task { await self.catchUpNow() }
-    }
-
-    /// Catches the index up with the catalog in the background (`startCatchUp`): the index in
-    /// use, or the one a stored snapshot gives (a stale one bridging a rebuild is caught up too).
-    private func catchUpNow() async {
-        let index = await indexIfReady()
-        // A search may have started one meanwhile.
-        guard case .scheduled = lifecycle.catchUp else { return }
-        if let index { startCatchUp(index) } else { transition(.scheduledCatchUpDropped) }
-    }
-
-    /// The index to search with, without waiting for a build: a finished preparation is
-    /// settled first. With no index yet, waits only for the stored snapshot to be tried.
-    private func indexIfReady() async -> SearchIndex? {
-        if lifecycle.index == nil, let preparation = lifecycle.preparation { await preparation.attemptedLoad() }
-        settleFinishedPreparation()
-        if case let .preparing(preparation) = lifecycle.stage, let bridge = preparation.bridge {
-            transition(.bridgeFound(bridge))
-        }
-        return lifecycle.index
-    }
-
-    /// The index installed from a finished preparation (not a bridge), waiting for the one under
-    /// way, or for a new one when none is.
-    private func installedIndex() async throws -> InstalledIndex {
-        while true {
-            if lifecycle.installed != nil { settleFinishedPreparation() }
-            if let installed = lifecycle.installed { return installed }
-            let current = lifecycle.preparation ?? startPreparation()
-            do {
-                let prepared = try await current.value()
-                // Another call may have settled it meanwhile, or a distrust replaced it.
-                if lifecycle.preparation === current { transition(.prepared(prepared, by: current)) }
-            } catch {
-                if lifecycle.preparation === current { transition(.preparationFailed(current)) }
-                throw Self.failure(preparing: error, at: catalogPath)
-            }
-        }
-    }
-
-    /// Installs the preparation under way if it has finished with an index newer than the one in
-    /// use, or forgets it: a failed one is retried by the next wait for an index.
-    private func settleFinishedPreparation() {
-        guard let preparation = lifecycle.preparation, let finished = preparation.finished else { return }
-        switch finished {
-        case let .success(prepared):
-            transition(.prepared(prepared, by: preparation))
-        case let .failure(error):
-            if CatalogDamage.isDamage(error) { foundDamage = true }
-            transition(.preparationFailed(preparation))
-        }
-    }
-
-    @discardableResult
-    private func startPreparation() -> IndexPreparation {
-        let preparation = IndexPreparation.start(
-            sourceOpener, scope: account.scope,
-            beforeBuild: beforeIndexBuild, warmsBroadPrefixes: warmsBroadPrefixes)
-        transition(.started(preparation))
-        return preparation
-    }
-
     /// What a search reports for a preparation that failed.
-    private static func failure(preparing error: any Error, at catalogPath: String) -> BookFailure {
+    package func failure(preparing error: any Error) -> BookFailure {
         if let failure = error as? BookFailure { return failure }
         if CatalogDamage.isDamage(error) { return CatalogDamage.failure(path: catalogPath) }
         if let failure = error as? SQLiteError { return failure.bookFailure(catalogPath: catalogPath) }
@@ -608,28 +348,15 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
         return BookFailure.storeUnavailable(String(describing: error))
     }
 
-    /// Waits until the index being built (if any) is built and stored: for a program about to
-    /// exit after searches answered without it, so that the next program finds a current index.
-    public func finishIndexPreparation() async {
-        guard let preparation = lifecycle.preparation else { return }
-        do { _ = try await preparation.value() } catch  where CatalogDamage.isDamage(error) { foundDamage = true } catch
-        {}
+    package func mappingSourceFailures<T>(_ body: () throws -> T) throws -> T {
+        try mappingFailures(at: catalogPath, body)
     }
 
-    /// Set once reading the catalog (an index build above all, which reads every row) found it
-    /// damaged: from then on every search fails, rather than answer from the parts still readable.
-    private var foundDamage = false
+    package func damageFailure() -> BookFailure { CatalogDamage.failure(path: catalogPath) }
 
-    /// Why the catalog cannot be trusted, once a read found it damaged: for a program that
-    /// answered before the index build that found it had finished (the answer was then partial).
-    public var catalogDamage: String? { foundDamage ? CatalogDamage.explanation(path: catalogPath) : nil }
+    package func damageExplanation() -> String { CatalogDamage.explanation(path: catalogPath) }
 
-    /// How the search index in use was obtained, waiting until there is one, and whether this
-    /// remote built it and stored it in the catalog for the next connection.
-    public func searchIndexReport() async throws -> (report: SearchIndexReport, snapshotStored: Bool) {
-        let prepared = try await installedIndex().prepared
-        return (prepared.report, prepared.snapshotStored)
-    }
+    package func isDamage(_ error: any Error) -> Bool { CatalogDamage.isDamage(error) }
 
     // MARK: ChangeDetectingRemote
 

@@ -113,6 +113,13 @@ final class SQLiteSearchSource: SearchSource {
         ) { $0.int(0) } ?? 0
     }
 
+    /// Every scope's changes: the change_seq index answers alone, without reading a row.
+    func changeCountAtLeast(since marker: Int, upTo limit: Int) throws -> Int {
+        try connection.queryFirst(
+            "SELECT count(*) FROM (SELECT 1 FROM books WHERE change_seq > ?1 LIMIT ?2)", [.int(marker), .int(limit)]
+        ) { $0.int(0) } ?? 0
+    }
+
     func bookCount(upTo limit: Int) throws -> Int {
         try connection.queryFirst(
             "SELECT count(*) FROM (SELECT 1 FROM books WHERE scope = ?1 LIMIT ?2)", [.text(scope), .int(limit)]

@@ -43,6 +43,11 @@ package protocol SearchSource: AnyObject {
     /// How many books changed after `marker`, counting no further than `limit`.
     func changeCount(since marker: Int, upTo limit: Int) throws -> Int
 
+    /// How many changes there were after `marker`, counting no further than `limit` and as cheaply
+    /// as the source can: never fewer than `changeCount` (SQLite counts every scope's, through its
+    /// change index alone). It decides whether a catch-up is read away from the searches.
+    func changeCountAtLeast(since marker: Int, upTo limit: Int) throws -> Int
+
     /// How many books there are, counting no further than `limit`.
     func bookCount(upTo limit: Int) throws -> Int
 

@@ -1,0 +1,96 @@
+import BookCatalog
+
+/// The search engine of one source's books (one account's scope of a catalog): where its index
+/// stands (`IndexLifecycle`), and what the ways of answering without one keep between searches.
+/// Owned by the store's remote, its host (`SearchEngineHost`), and touched only on the host's
+/// actor; its work away from the actor (a build, a catch-up read) opens a source of its own.
+package final class SearchEngine {
+    /// The books, read on the host's connection, in the host's read transactions.
+    package let source: any SearchSource
+    /// A source of the same books on a connection of its own, for the engine's threads.
+    package let opener: any SearchSourceOpener
+    /// The scope the index is of: written into the index file's header, and checked against it.
+    package let scope: String
+    /// Strategies this engine never asks: empty but in the benchmark, which measures their worth.
+    package let skippedStrategies: Set<SearchStrategy>
+    /// Whether each index made ready works out the broadest queries' answers ahead
+    /// (`BroadPrefixResults.warmUp`): not for a remote that answers one search.
+    package let warmsBroadPrefixes: Bool
+    /// Run on the preparation's thread before a build, and on the catch-up's before its read:
+    /// tests hold them there to see how searches are answered meanwhile.
+    package let beforeIndexBuild: IndexPreparation.BuildHook?
+    package let beforeCatchUp: IndexPreparation.BuildHook?
+    /// Where the search index stands: the one to search with, the preparation loading or
+    /// building one, a catch-up away from the actor. Changed only through the host's `transition`.
+    package var lifecycle: IndexLifecycle
+    /// Word searches' matching rows, and a copy of the books, while there is no index to answer.
+    package let recentScans: RecentScans
+    package let titleOrder = TitleOrderPage()
+    /// Set once reading the source (an index build above all, which reads every book) found it
+    /// damaged: from then on every search fails, rather than answer from the parts still readable.
+    package var foundDamage = false
+
+    /// Starts preparing the index at once (`IndexPreparation`): a stored one is loaded, or one is built.
+    package init(
+        source: any SearchSource, opener: any SearchSourceOpener, scope: String,
+        skippedStrategies: Set<SearchStrategy> = [], warmsBroadPrefixes: Bool = true,
+        beforeIndexBuild: IndexPreparation.BuildHook? = nil, beforeCatchUp: IndexPreparation.BuildHook? = nil
+    ) {
+        self.source = source
+        self.opener = opener
+        self.scope = scope
+        self.skippedStrategies = skippedStrategies
+        self.warmsBroadPrefixes = warmsBroadPrefixes
+        self.beforeIndexBuild = beforeIndexBuild
+        self.beforeCatchUp = beforeCatchUp
+        recentScans = RecentScans(memory: BuildMemory(folder: source.scratchFolder))
+        lifecycle = IndexLifecycle(
+            preparing: IndexPreparation.start(
+                opener, scope: scope, beforeBuild: beforeIndexBuild, warmsBroadPrefixes: warmsBroadPrefixes))
+    }
+
+    /// A build nobody waits for any more stops.
+    deinit { lifecycle.preparation?.cancel() }
+}
+
+/// The actor a search engine works on: a store's remote, which owns the connection its source
+/// reads. The engine answers with ids and totals; the host reads the page's books, in the same
+/// read, and says what the store's failures mean to a user.
+package protocol SearchEngineHost: Actor {
+    var searchEngine: SearchEngine { get }
+
+    /// The books of `ids`, in order, read in the current read. An id with no book is
+    /// `SearchIndexDamage` when `namedByIndex` (the engine then distrusts its index), and the
+    /// store's own damage otherwise. `whileIndexing`: a word query answered without the index.
+    /// `countFollows`: `total` is the matches seen so far (`TotalCount.counting`).
+    func pageRows(
+        ids: [Int], total: Int, query: SearchQuery, namedByIndex: Bool, whileIndexing: Bool, countFollows: Bool
+    ) throws -> SearchPage
+
+    /// Runs `body`, turning the source's failures and damage into the remote's `BookFailure`.
+    func mappingSourceFailures<T>(_ body: () throws -> T) throws -> T
+
+    /// What a search reports for a preparation of the index that failed with `error`.
+    func failure(preparing error: any Error) -> BookFailure
+
+    /// What a search reports once the source was found damaged, and the one line that explains it.
+    func damageFailure() -> BookFailure
+    func damageExplanation() -> String
+
+    /// Whether `error`, met while reading the source, means it is damaged.
+    func isDamage(_ error: any Error) -> Bool
+}
+
+extension SearchEngineHost {
+    /// Where the index stands (for tests).
+    package var lifecycle: IndexLifecycle { searchEngine.lifecycle }
+
+    /// `pageRows` with the defaults of an answer from the index or the books, counted.
+    func pageRows(
+        ids: [Int], total: Int, query: SearchQuery, namedByIndex: Bool = false, whileIndexing: Bool = false
+    ) throws -> SearchPage {
+        try pageRows(
+            ids: ids, total: total, query: query, namedByIndex: namedByIndex, whileIndexing: whileIndexing,
+            countFollows: false)
+    }
+}
