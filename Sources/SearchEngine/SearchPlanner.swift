@@ -82,14 +82,13 @@ package enum SearchStrategy: String, CaseIterable, Sendable {
     /// and those hold the page.
     case leadingMatches
     /// A page before its count from the books whose titles begin with the first word, read in
-    /// title order (`TitleOrderPage`: up to 1,024 rows of the title index, tens of milliseconds
-    /// at ten million books when they are not the page). Before the ordered matches, whose walk
-    /// passes over rows on their token starts, which tell little of a query whose words are a
-    /// letter or two ("mu" after "m" judged every title beginning "ma" to "mo" at a million
-    /// books, 19 ms). Declines when the query narrows a kept scan of no more rows than it would
-    /// read: the whole answer, counted, comes as quickly from there (`booksTable`: "the secret
-    /// ga" after "the secret g", 279 books at a million, where the title order read 1,024 titles
-    /// beginning "the" in 20 ms and gave up); and when those titles are not the page.
+    /// title order (`TitleOrderPage`: up to `SearchTuning.titleOrderRows` rows of the title order).
+    /// Before the ordered matches, whose walk passes over rows on their token starts, which tell
+    /// little of a query whose words are a letter or two ("mu" after "m"). Declines when the query
+    /// narrows a kept scan of no more rows than it would read: the whole answer, counted, comes as
+    /// quickly from there (`booksTable`: "the secret ga" after "the secret g", where the title
+    /// order would read as many titles beginning "the" and give up); and when those titles are not
+    /// the page. Bench: `keys --count 1000000 --no-index`.
     case titleOrder
     /// A page before its count from all the matches of a kept scan the query narrows, walked in
     /// result order (`MatchOrder`: far past the first matches, as long as the words' token starts

@@ -81,7 +81,7 @@ final class Connection {
     /// (checked every few thousand virtual machine steps); throws `CancellationError` then.
     func cancellable<T>(_ body: () throws -> T) throws -> T {
         try Task.checkCancellation()
-        sqlite3_progress_handler(handle, SearchTuning.cancellationSteps, { _ in Task.isCancelled ? 1 : 0 }, nil)
+        sqlite3_progress_handler(handle, SQLiteTuning.cancellationSteps, { _ in Task.isCancelled ? 1 : 0 }, nil)
         defer { sqlite3_progress_handler(handle, 0, nil, nil) }
         do {
             return try body()
@@ -96,7 +96,7 @@ final class Connection {
     func pausing<T>(_ pause: @escaping () -> Void, _ body: () throws -> T) rethrows -> T {
         let box = Unmanaged.passRetained(PauseBox(pause))
         sqlite3_progress_handler(
-            handle, SearchTuning.buildPauseSteps,
+            handle, SQLiteTuning.buildPauseSteps,
             { context in
                 Unmanaged<PauseBox>.fromOpaque(context!).takeUnretainedValue().pause()
                 return 0

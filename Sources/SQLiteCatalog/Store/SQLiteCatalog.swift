@@ -118,8 +118,8 @@ public final class SQLiteCatalog: Sendable {
     // MARK: Books
 
     /// From how many books (and a quarter of those already there) an import recreates the
-    /// title index instead of inserting into it (`SearchTuning.bulkImportBooks`).
-    public static let bulkImport = SearchTuning.bulkImportBooks
+    /// title index instead of inserting into it (`SQLiteTuning.bulkImportBooks`).
+    public static let bulkImport = SQLiteTuning.bulkImportBooks
 
     /// Inserts `books` into `scope` in ONE transaction: every book is validated first
     /// (`NewBook.validated()`), and if any is invalid or the write fails, nothing is inserted.

@@ -170,7 +170,7 @@ final class SQLiteSearchSource: SearchSource {
     }
 
     func recordStoredIndex(_ record: StoredIndexRecord, install: () throws -> Void) throws -> Bool {
-        connection.setBusyTimeout(milliseconds: SearchTuning.snapshotStoreBusyMilliseconds)
+        connection.setBusyTimeout(milliseconds: SQLiteTuning.snapshotStoreBusyMilliseconds)
         return try connection.transaction(immediate: true) {
             let stored = try connection.queryFirst(
                 "SELECT change_seq FROM search_snapshots WHERE scope = ?1 AND format = ?2",

@@ -61,7 +61,8 @@ extension SearchEngineHost {
 
     /// Reads the changes `index` must catch up with on a connection of its own, away from this
     /// actor, then replays them here in a moment (`SearchIndex.Changes`): a stale stored index
-    /// bridging a rebuild may have hundreds of thousands (2.5 s at ten million books), and the
+    /// bridging a rebuild may have hundreds of thousands (seconds to read; `keys --count 10000000
+    /// --cold`), and the
     /// keys typed meanwhile get their pages from the title order. Only this actor ever changes
     /// the index; changes read before another catch-up replayed are dropped (`apply`).
     package func startCatchUp(_ index: SearchIndex) {

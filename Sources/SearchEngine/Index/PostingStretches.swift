@@ -4,7 +4,7 @@
 ///
 /// Why by stretches: at ten million books a whole bitmap is 1.25 MB, and setting the bits of a
 /// few hundred thousand postings in three of them (four now) missed the core's caches at every posting
-/// (a word like "history", 352,524 postings, took 3-6 ms, and as long again to combine). The
+/// (a word like "history": `search --count 10000000`). The
 /// bitmaps of one stretch stay in the first-level cache, and a search that has its page and
 /// its count before the last stretch stops there (`SearchIndexBase.Matches.isSettled`).
 ///

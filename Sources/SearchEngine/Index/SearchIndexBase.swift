@@ -744,7 +744,7 @@ package final class SearchIndexBase: Sendable {
 
         /// Checks the forward index of the books of one bitmap slot (`bits` of it) before they
         /// are judged. Only the blocks of books judged are checked, each once: checking the whole
-        /// forward index at the first such query read 100 MB at ten million books.
+        /// forward index at the first such query read all of it (`search --count 10000000`).
         package func check(slot: Int, bits: UInt64) throws(SearchIndexDamage) {
             guard bits != 0 else { return }
             let low = slot << 6 | bits.trailingZeroBitCount

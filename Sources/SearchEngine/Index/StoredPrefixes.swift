@@ -5,7 +5,7 @@ import BookCatalog
 /// author), as
 /// `SearchIndexBase.places(of:)` would read them from the postings. Typing a short word after
 /// other words ("the s", "war an", "history of") otherwise reads its millions of postings at
-/// ten million books (15–45 ms); stored, the bitmaps are copied from the mapped file (their
+/// ten million books, longer than a key may take (`search --count 10000000`, multi-word); stored, the bitmaps are copied from the mapped file (their
 /// pages belong to the page cache, not to the process) and checked against their block
 /// checksums. A prefix of one to three ASCII letters or digits is stored when its postings are
 /// at least a sixteenth of the books: at ten million sample books, 21 letters, 23 pairs ("an",

@@ -34,8 +34,8 @@ package enum BackgroundThread {
 ///
 /// Why a nice value is not enough: on two cores a build and a search each have a core, and
 /// still a build's first statement (its count of ten million rows) and its passes slowed the keys
-/// answered beside it by a stale stored index two- to fourfold ("history of" 43 ms beside it,
-/// 9 ms without). Work that gives way every millisecond or so costs a key at most that.
+/// answered beside it by a stale stored index two- to fourfold (`keys --count 10000000 --cold`,
+/// "history of"). Work that gives way every millisecond or so costs a key at most that.
 package final class ForegroundWork: @unchecked Sendable {
     // `running` is read and written only with `condition` locked.
     private let condition = NSCondition()

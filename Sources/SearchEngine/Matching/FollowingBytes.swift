@@ -5,7 +5,7 @@
 /// "z" go on with no "z" cannot match "zz".
 ///
 /// Why: "zz" after "z", at ten million books, read the token starts of the 924,000 rows "z"
-/// matched where they lie in the copy, 45-80 ms. A mask of every token's first two bytes
+/// matched where they lie in the copy (`keys --count 10000000 --no-index`). A mask of every token's first two bytes
 /// (hashed) still let 65,000 of them through to be read; this lets through the rows with a
 /// token beginning "zz", and those whose byte after "z" shares its six low bits with "z"'s.
 ///

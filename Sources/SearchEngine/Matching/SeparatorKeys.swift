@@ -15,8 +15,8 @@ package struct KeyRange: Equatable {
 /// them may begin with any token after it.
 package enum SeparatorKeys {
     /// Each run's first scalar and the scalar after its last, in order: those of ASCII, which
-    /// most first characters need, and those of the whole plane, told apart on first use (about
-    /// 8 ms: a first key in ASCII does not wait for it).
+    /// most first characters need, and those of the whole plane, told apart on first use (longer:
+    /// a first key in ASCII does not wait for it).
     private static let asciiRuns = runs(below: 0x80)
     private static let planeRuns = runs(below: 0x10000)
 

@@ -2,13 +2,13 @@ import BookCatalog
 import Foundation
 
 /// The search index of one remote: an immutable `SearchIndexBase` (one scope's books as of
-/// one `change_seq`, built or loaded from the catalog's snapshot) plus the rows committed
-/// since (by anyone), found through `change_seq`.
+/// one change marker, built or loaded from the source's stored index) plus the books changed
+/// since (by anyone), read through `SearchSource.changes`.
 ///
 /// Why in memory: a prefix of one or two letters matches hundreds of thousands of books, and
 /// the answer must be ranked (`SearchTerms.sortKey`) and counted exactly. FTS5 can find them
-/// but must then count and sort every match through SQL (over 80 ms for one letter on a
-/// million books); here every book has an ordinal in result order and ranking is bit
+/// but must then count and sort every match through SQL, as long as the matches are many
+/// (`bookshelf-bench search`, class one letter, against `RawSQLiteSearch`); here every book has an ordinal in result order and ranking is bit
 /// arithmetic over posting lists (see `SearchIndexBase`).
 ///
 /// Rows changed after the base are kept in an overlay (the changed rows, judged on their
@@ -132,7 +132,7 @@ package final class SearchIndex {
 
     /// `books` in result order. Positions are sorted rather than the books, and most
     /// comparisons read only the key prefixes: handing books to a comparison retains their
-    /// arrays, which made sorting 10,000 changed books take 10-19 ms instead of 3-6.
+    /// arrays, which made sorting many changed books several times slower (`keys --cold`, stale).
     private static func inResultOrder(_ books: [OverlayBook]) -> [OverlayBook] {
         let prefixes = books.map(\.keyPrefix)
         let order = prefixes.withUnsafeBufferPointer { prefixes in
@@ -329,9 +329,9 @@ package final class SearchIndex {
     /// (`QueryWord.narrows`), else among all.
     /// Each is judged by the row matcher (`RowJudge`), as the books table's rows are, straight on its
     /// bytes: a bridge may hold hundreds of thousands of changed books, and a key typed over a
-    /// stale index judges them all ("an" at ten million books, 212,765 of them: 69 ms when each
-    /// book's text was cut into a token list first). A book is read in place, never copied:
-    /// a copy retains its texts, a wait for memory a book ("m": 32 ms, most of it retains).
+    /// stale index judges them all (cutting each book's text into a token list first made "an"
+    /// several times slower). A book is read in place, never copied: a copy retains its texts,
+    /// a wait for memory a book. Bench: `keys --count 10000000 --cold` (stale).
     private func matchesInOverlay(_ words: [QueryWord]) -> [[Int32]] {
         let earlier = recentOverlayMatches.filter { QueryWord.narrows(words, $0.words) }.min {
             $0.places.count < $1.places.count

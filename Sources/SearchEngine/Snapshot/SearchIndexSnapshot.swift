@@ -467,8 +467,8 @@ package enum SearchIndexSnapshot {
     ///
     /// Four lanes take turns over 32-byte stripes: each multiply waits only for its own lane's
     /// previous one, so the processor overlaps them. A single chain (format 4 and before) was
-    /// bound by the multiply's latency, about 14 µs per 64 KiB block against 4.5 µs, and blocks
-    /// are checked on the search path the first time a search reads them.
+    /// bound by the multiply's latency, several times slower, and blocks are checked on the search
+    /// path the first time a search reads them (`search --count 10000000` on a cold index).
     package static func checksum(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
         @inline(__always) func mix(_ lane: UInt64, _ word: UInt64) -> UInt64 {
             let mixed = (lane ^ word) &* 0xFF51_AFD7_ED55_8CCD

@@ -104,7 +104,7 @@ package struct BooksTableSearch {
     /// The same from all the matches of that scan, walked in result order (`MatchOrder`), when
     /// they are in order. Asked after the title order (`TitleOrderPage`): the walk passes over
     /// rows on their token starts, which tell little of a query whose words are a letter or
-    /// two ("mu" after "m" judged every title beginning "ma" to "mo" at a million books, 19 ms).
+    /// two ("mu" after "m" judged every title beginning "ma" to "mo"; `keys --no-index`).
     package func pageFromOrderedMatches(_ terms: SearchTerms, offset: Int, limit: Int) throws -> Found? {
         try page(narrowing: terms, offset: offset, limit: limit, source: .orderedMatches) { scan, changed, judge in
             try MatchOrder.page(of: scan.rows, changed: changed, judge: &judge, offset: offset, limit: limit)

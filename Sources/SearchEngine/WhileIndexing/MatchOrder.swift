@@ -4,10 +4,10 @@
 /// narrower query's page can be found by walking the matches in that order, as
 /// `LeadingMatches` walks its first thousand, and stopping at the page.
 ///
-/// Why: "mur" after "mu", at ten million books. "mu" matches 473,000 books, and "mur"'s page
-/// is a page of Murakami's books, matched by author. They come after all 119,000 of "mu"'s
-/// title matches, far past its first thousand. Judging all 473,000 rows to find that page took
-/// 250 ms. In this order, the title matches are passed over on their masks (few of them have
+/// Why: "mur" after "mu", at ten million books (`keys --count 10000000 --no-index`). "mu"
+/// matches a large share of the books, and "mur"'s page is a page of Murakami's books, matched
+/// by author. They come after all of "mu"'s title matches, far past its first thousand, and
+/// judging every row to find that page takes far longer than a frame. In this order, the title matches are passed over on their masks (few of them have
 /// a word beginning "mu" that goes on with "r": `FollowingBytes`), and the page is the
 /// first few dozen author matches.
 ///
@@ -91,9 +91,9 @@ package struct MatchOrder {
         let wanted = offset + limit
         guard wanted > 0, rows.order?.isSorted == true else { return nil }
         /// Matches seen whose place is not yet sure, first one on top; and those placed, in order.
-        /// (A sorted array took 27 ms of "mur"'s walk at ten million books: the 4,500 Murakami
-        /// books among "mu"'s title matches came in key order of their titles, not of their
-        /// places for "mur", each inserted amid the others.)
+        /// (A sorted array took most of "mur"'s walk at ten million books: the Murakami books
+        /// among "mu"'s title matches came in key order of their titles, not of their places for
+        /// "mur", each inserted amid the others.)
         var unsure = PlaceHeap()
         var placed: [LeadingMatches.Place] = []
         var changedIDs = Set<Int>()
