@@ -656,6 +656,7 @@ package final class SearchIndexBase: Sendable {
     /// Ranks one base book on its entry in the forward index (token numbers), against compiled
     /// words, exactly as `SearchTerms.rank` would: the base's counterpart of `RowJudge`, for
     /// words of several tokens.
+    /// Why not `SearchTerms` itself: the base holds token numbers, not text; `BookRank` is the rule they share.
     private struct ForwardIndexJudge {
         package let words: [CompiledWord]
         package let base: SearchIndexBase

@@ -3,6 +3,8 @@
 /// every word is in the title and the first word begins it, 1 when every word is in the
 /// title, 2 when some word needed the author, 3 when some word needed another field (the
 /// series, the publisher, a tag), nil when some word is in none.
+/// The one restatement of `SearchTerms.rank` on tokens, because the index holds numbers and the
+/// books table bytes, neither the `String`s `SearchTerms` reads; every judge ranks through it.
 package enum BookRank {
     /// The searched texts of a book, in the order a word is looked for in them.
     package enum Field { case title, author, other }

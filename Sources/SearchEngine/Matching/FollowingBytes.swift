@@ -12,6 +12,8 @@
 /// Only a last word of one or two bytes is followed: one of three or more (a whole word, as
 /// often as not) is followed by a word, and the mask is then of every token's first byte
 /// (`TokenStarts`), for that word's first byte.
+/// Not the rule itself but a mask that only rules rows out, as `TokenStarts`: a row it drops
+/// cannot match, and the differential tests check that it never drops one that does.
 package struct FollowingBytes {
     /// Where the followed word is among the scan's words, and its bytes; nil when the mask is of first bytes.
     private let anchor: (word: Int, bytes: [UInt8])?

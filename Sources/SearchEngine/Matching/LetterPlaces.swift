@@ -40,6 +40,8 @@ package struct LetterPlaces: BitwiseCopyable {
     private static let otherLettersInTitleWord = 22
 
     /// `BookRank`'s rank of this book for a query of the one letter numbered `letter`.
+    /// Not `BookRank` over the tokens: a one-letter query ranks every row of the copy, and the bits
+    /// answer without reading its text (speed; `keys --no-index`, one letter).
     package func rank(ofLetter letter: Int) -> Int? {
         if title >> 58 == UInt64(letter + 1) { return 0 }
         if title & 1 << letter != 0 { return 1 }

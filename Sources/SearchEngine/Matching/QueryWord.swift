@@ -19,6 +19,8 @@ package struct QueryWord {
     /// Whether every book `words` match is matched by `earlier` too: each earlier word is
     /// matched by the word in its place, its tokens the same and its prefix a prefix of the
     /// next token or prefix ("his" → "hist", "o" → "o'b"), and words may be added after.
+    /// Not the rule but a consequence of it (`SearchTerms` has no notion of an earlier query);
+    /// `MatchingTests` pins it case by case, and the differential tests check every answer it gives.
     package static func narrows(_ words: [QueryWord], _ earlier: [QueryWord]) -> Bool {
         words.count >= earlier.count && zip(words, earlier).allSatisfy { $0.narrows($1) }
     }
@@ -74,6 +76,8 @@ package struct QueryWord {
 
     /// False when some token of the word is nowhere in the text as bytes, so it cannot
     /// match: a quick test before the text is cut into tokens.
+    /// Not the rule but a test it implies (every token of a match is in the text), so a row it
+    /// rejects cannot match; the rule itself is `matches` and `RowJudge`.
     package func mayMatch(
         title: UnsafeBufferPointer<UInt8>, author: UnsafeBufferPointer<UInt8>, other: UnsafeBufferPointer<UInt8>
     ) -> Bool {
@@ -94,6 +98,7 @@ package struct QueryWord {
         return false
     }
 
+    /// Why not `SearchTerms` itself: as `RowTokens`, the stored tokens as bytes, never a `String`.
     package func matches(_ tokens: ArraySlice<UnsafeBufferPointer<UInt8>>) -> Bool {
         for (token, part) in zip(tokens, exact) where !token.elementsEqual(part) { return false }
         let last = tokens[tokens.startIndex + exact.count]

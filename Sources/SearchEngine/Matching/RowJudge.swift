@@ -8,6 +8,9 @@
 /// the books changed since an index's base (`SearchIndex`'s overlay). Each only decides which
 /// rows are offered; what matches, its rank and its place come from here, so every path answers
 /// alike.
+/// Why not `SearchTerms` itself: it judges the stored terms, already folded and tokenised, as bytes, where `SearchTerms`
+/// folds and splits each book's `String` again at every search (speed, not measured against it;
+/// docs/design/search-index.md). The differential tests and `SearchDifferential` hold them equal.
 package struct RowJudge {
     package let words: [QueryWord]
     private var ranks: [BestOfRank]
@@ -149,6 +152,7 @@ package struct RowJudge {
 /// One row's title, author and other tokens (views into the statement's current row; the other
 /// fields' separators included), for the words of several tokens, which `RowJudge` cannot judge
 /// straight on the bytes.
+/// Why not `SearchTerms` itself: as `RowJudge`, the stored terms as bytes, never a `String` per book.
 package struct RowTokens {
     package var all: [UnsafeBufferPointer<UInt8>] = []
     package var titleCount = 0

@@ -12,6 +12,8 @@
 /// too: "日" is no longer admitted by the books whose tokens begin with "f" or with "旦".
 /// (A word's first part is whole characters, so it begins with the same character as every
 /// token it matches, and picks the same bits.)
+/// Not the rule itself but a mask that only rules rows out before `RowJudge` judges them: a row
+/// it keeps may still not match, and one it drops cannot (the differential tests check both).
 package struct TokenStarts: Sendable, BitwiseCopyable {
     private var firstBytes: UInt64 = 0
     private var firstPairs: UInt64 = 0

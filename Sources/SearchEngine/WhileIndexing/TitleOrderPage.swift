@@ -78,6 +78,8 @@ package final class TitleOrderPage {
     /// character; those above sort after every key beginning with it), and keys beginning with
     /// the token's first character (and, of a token beginning in ASCII, its whole ASCII part).
     /// Nil for a token beginning beyond the Basic Multilingual Plane.
+    /// Derived from the rule rather than restating it: the separators are `SearchTerms.beginsAToken`
+    /// false (`SeparatorKeys`), and a first token can only begin a key with its first character.
     package static func keyRanges(firstToken token: [UInt8]) -> [KeyRange]? {
         guard let lead = String(decoding: token, as: UTF8.self).unicodeScalars.first, lead.value < 0x10000 else {
             return nil
