@@ -1,4 +1,5 @@
 import BookCatalog
+import SearchEngine
 
 /// A re-import's reads and writes (`ReimportTransaction`) on one connection inside the
 /// import's write transaction: books found by the origin an earlier import remembered in
