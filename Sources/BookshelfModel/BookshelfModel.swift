@@ -190,6 +190,10 @@ public final class BookshelfModel {
         accountBooks = nil
         editor = nil
         history = nil
+        // Lost saves are told to the session that made them: another account's rows and books
+        // may carry the same ids.
+        lostSaveList = LostSaveList()
+        keptLostSaves = [:]
     }
 
     func changed() {

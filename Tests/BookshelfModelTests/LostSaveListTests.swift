@@ -46,4 +46,35 @@ import Testing
         #expect(h.state.lostSaves.entries.count == 2, "the list keeps them")
         await h.drain()
     }
+
+    @Test("the list and the row marks belong to the session: another account sees none of them")
+    func anAccountSwitchClearsTheList() async {
+        // Bob's book has the id of one of alice's lost books: a mark left by id would land on it.
+        let h = Harness(books: ["alice": [original], "bob": [book(1, "Bob's own")]])
+        await h.start(answering: .deliver)
+        _ = h.model.openSelected()!
+        await h.answer(.load, with: .deliver)
+        h.model.setDraft(.title, to: "Mine")
+        let save = h.model.save()!
+        await h.release(await h.nextCall(.save).number, .deliver, request: save)
+        await h.answerRefreshAfterSave(save)
+        h.model.closeEditor()
+        await h.remote.loseRevisions(of: 1, after: 1)
+        let check = h.model.checkForChanges()!
+        await h.release(await h.nextCall(.check).number, .notice(ChangeNotice(bookIDs: [1])), request: check)
+        let refresh = h.model.pendingRequests.last { $0.kind == .refresh }!.request
+        await h.release(await h.nextCall(.search).number, .deliver, request: refresh)
+        #expect(h.state.lostSaves.unseen == [1], "alice's lost save is told in her session")
+
+        let connect = h.model.requestAccountSwitch(to: "bob")!
+        await h.model.finished(request: connect)
+        #expect(h.state.account == "bob")
+        #expect(h.state.lostSaves.entries.isEmpty && h.state.lostSaves.unseen.isEmpty, "\(h.state.lostSaves)")
+        // Alice's lost text was kept for her book 1; bob's book 1 opens as bob's.
+        await h.answer(.search, with: .deliver)
+        _ = h.model.openSelected()!
+        await h.answer(.load, with: .deliver)
+        #expect(h.editor?.draft.title == "Bob's own", "\(String(describing: h.editor))")
+        await h.drain()
+    }
 }
