@@ -53,6 +53,21 @@ struct PostgresPendingListTests {
         _ = try await catalog.addBooks((0..<1_500).map { NewBook(title: "Volume \($0)") }, scope: "main")
         try await catalog.setup.analyze()
         #expect(try await Self.keptLexemes(catalog) == 1_000)
+        // Today's saves record their batch, a column version 12 lacks: before the migration the
+        // books are updated as version 12's save did it, a title and the next revision.
+        func updateEach(_ title: String) async throws {
+            for book in books {
+                _ = try await catalog.setup.execute(
+                    "UPDATE bookshelf.books SET title = $1, revision = revision + 1 WHERE id = $2::bigint",
+                    ["\(title) \(book.id)", String(book.id)])
+            }
+        }
+        // Version 12's indexes keep lists: the saves' words wait there for every search to read.
+        try await updateEach("Orchard")
+        #expect(try await Self.pendingPages(catalog) > 0)
+        try await updateEach("Meadow")
+
+        #expect(try await catalog.setup.migrate() == PostgresSchema.latestVersion)
         let remote = try await catalog.remote(for: editor)
         func saveEach(_ title: String, from revision: Int) async throws {
             for book in books {
@@ -60,12 +75,6 @@ struct PostgresPendingListTests {
                     SaveRequest(id: book.id, title: "\(title) \(book.id)", expectedRevision: revision))
             }
         }
-        // Version 12's indexes keep lists: the saves' words wait there for every search to read.
-        try await saveEach("Orchard", from: 1)
-        #expect(try await Self.pendingPages(catalog) > 0)
-        try await saveEach("Meadow", from: 2)
-
-        #expect(try await catalog.setup.migrate() == PostgresSchema.latestVersion)
         #expect(try await Self.options(catalog) == Self.listsOff)
         #expect(try await Self.pendingPages(catalog) == 0, "the migration merged the lists")
         try await saveEach("Harbour", from: 3)
