@@ -63,7 +63,6 @@ struct PostgresStandbyLagTests {
         try await setting.pauseReplay()
         // The save puts the session's floor past anything the paused standby has replayed.
         let saved = try await remote.save(SaveRequest(id: dune.id, title: "Dune Chronicles", expectedRevision: 1))
-        let started = ContinuousClock.now
         // Typing "chronicle": each key's search replaces (and cancels) the one before, as the app's does.
         var superseded: [Task<SearchPage, any Error>] = []
         for prefix in ["c", "ch", "chr", "chro", "chron", "chroni", "chronic", "chronicl"] {
@@ -72,13 +71,11 @@ struct PostgresStandbyLagTests {
         }
         superseded.last?.cancel()
         let newest = try await remote.search(SearchQuery(text: "chronicle", limit: 10, offset: 0))
-        let elapsed = ContinuousClock.now - started
         #expect(newest.records == [saved])
         #expect(remote.lastReadRoute?.fellBack == true)
-        // One wait, then the primary; every superseded search waiting too would take nine waits
-        // (18 s). How many waits exactly is StandbyLagRuleTests' to say, on a clock the test moves:
-        // on a loaded machine a wall clock can only bound it, and CI's parallel run took 8 s for one.
-        #expect(elapsed < Self.standbyWait * 6, "the newest search answered after \(elapsed)")
+        // How many searches waited is StandbyLagRuleTests' to say, on a clock the test moves: a
+        // wall clock on a loaded machine cannot (CI's parallel runs took 8 s for five searches
+        // here and 13 s for nine; the key-to-results figure is `bookshelf-bench replicas`'s).
         for task in superseded {
             await #expect(throws: CancellationError.self) { try await task.value }
         }
