@@ -41,7 +41,7 @@ package enum ISBNFirst {
         let both = books.count { $0.matchesText }
         let countLimit = SearchIndex.countLimit(offset: query.offset, limit: query.limit)
         let total: Int
-        if found.source.countFollows {
+        if found.strategy.countFollows {
             // The matches seen so far: those of the ISBN are all seen, and the text's seen may
             // not hold them; never more than there are.
             total = max(books.count, found.total - both + books.count)
@@ -50,6 +50,6 @@ package enum ISBNFirst {
             total = found.total >= countLimit ? countLimit : min(found.total - both + books.count, countLimit)
         }
         return StrategyAnswer(
-            ids: Array(ids.dropFirst(query.offset).prefix(query.limit)), total: total, source: found.source)
+            ids: Array(ids.dropFirst(query.offset).prefix(query.limit)), total: total, strategy: found.strategy)
     }
 }

@@ -15,24 +15,24 @@ final class AnswerRecordingRemote: SearchableBookRemote, ChangeDetectingRemote, 
     private let answers = Mutex<Answers>(Answers())
 
     private struct Answers {
-        var last: SearchAnswerSource?
-        var lastPageBeforeItsCount: SearchAnswerSource?
+        var last: SearchStrategy?
+        var lastPageBeforeItsCount: SearchStrategy?
     }
 
     init(_ remote: SQLiteBookRemote) { self.remote = remote }
 
     /// How the last search was answered.
-    var lastAnswer: SearchAnswerSource? { answers.withLock { $0.last } }
+    var lastAnswer: SearchStrategy? { answers.withLock { $0.last } }
     /// How the last page shown before its count was answered (its count's own answer follows it in `lastAnswer`).
-    var lastPageBeforeItsCount: SearchAnswerSource? { answers.withLock { $0.lastPageBeforeItsCount } }
+    var lastPageBeforeItsCount: SearchStrategy? { answers.withLock { $0.lastPageBeforeItsCount } }
 
     func bookCount() async throws -> Int { try await remote.bookCount() }
 
     func search(_ query: SearchQuery) async throws -> SearchPage {
         let answer = try await remote.answer(query)
         answers.withLock {
-            $0.last = answer.source
-            if answer.source.countFollows { $0.lastPageBeforeItsCount = answer.source }
+            $0.last = answer.strategy
+            if answer.strategy.countFollows { $0.lastPageBeforeItsCount = answer.strategy }
         }
         return answer.page
     }

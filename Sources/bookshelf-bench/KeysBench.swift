@@ -68,8 +68,9 @@ enum KeysBench: BenchMode {
         }
         return strategy
     }
-    /// The books table answers whatever the others decline: it cannot be left out.
-    static let skippable = SearchStrategy.allCases.filter { $0 != .booksTable }
+    /// The ways the engine asks (not what one answered from); the books table answers whatever
+    /// the others decline, so it cannot be left out.
+    static let skippable = SearchStrategy.asked.filter { $0 != .booksTable }
     static var skippableNames: String { skippable.map(\.rawValue).joined(separator: ", ") }
     static let options: [any OptionDeclaration] = [
         count, db, rounds, columns, rows, cold, noIndex, changesBeforeClearing, without, eachKey, manyArenas,
@@ -196,7 +197,7 @@ enum KeysBench: BenchMode {
         let firstAnswer = await connector.lastSearchAnswer()
         print(
             "open → first results painted: \(firstPainted.formatted); \(state.search.total) books, "
-                + "answered by \(firstAnswer?.rawValue ?? "nothing")")
+                + "answered by \(firstAnswer?.description ?? "nothing")")
         print("open → every request of the start answered: \(settled.formatted)")
 
         /// Until the key's search has answered: its page is on screen, though a count may follow.
@@ -249,7 +250,7 @@ enum KeysBench: BenchMode {
                     slowest.append((end - start, String(query.prefix(offset + 1))))
                     if each {
                         print(
-                            "key \"\(query.prefix(offset + 1))\" \((end - start).formatted) (paint \((end - renderStart).formatted)), answered by \(answer?.rawValue ?? "nothing")"
+                            "key \"\(query.prefix(offset + 1))\" \((end - start).formatted) (paint \((end - renderStart).formatted)), answered by \(answer?.description ?? "nothing")"
                         )
                     }
                     keys += 1
@@ -265,7 +266,7 @@ enum KeysBench: BenchMode {
                 clearing.record(clock.now - start)
                 if each {
                     print(
-                        "Ctrl-U \((clock.now - start).formatted), answered by \(await connector.lastSearchAnswer()?.rawValue ?? "nothing")"
+                        "Ctrl-U \((clock.now - start).formatted), answered by \(await connector.lastSearchAnswer()?.description ?? "nothing")"
                     )
                 }
                 if await connector.lastSearchAnswer() == .index {
@@ -346,7 +347,7 @@ private final class BenchConnector: CatalogConnector {
         return recording
     }
 
-    func lastSearchAnswer() async -> SearchAnswerSource? { opened.withLock { $0 }?.lastAnswer }
+    func lastSearchAnswer() async -> SearchStrategy? { opened.withLock { $0 }?.lastAnswer }
 
-    func lastPageBeforeItsCount() async -> SearchAnswerSource? { opened.withLock { $0 }?.lastPageBeforeItsCount }
+    func lastPageBeforeItsCount() async -> SearchStrategy? { opened.withLock { $0 }?.lastPageBeforeItsCount }
 }

@@ -186,8 +186,9 @@ enum SearchScaling {
         return (remote, repository)
     }
 
-    private static func answerName(_ source: SearchAnswerSource?) -> String {
-        switch source {
+    private static func answerName(_ strategy: SearchStrategy?) -> String {
+        switch strategy {
+        case .firstResults?: "first results"
         case .index?: "index"
         case .staleIndex?: "stale index"
         case .booksTable?: "books table"
@@ -244,11 +245,11 @@ enum SearchScaling {
         var start = clock.now
         let caughtUp = try await remote.answer(SearchQuery(text: "history"))
         report("catch-up", clock.now - start)
-        report("catch-up answered by", answerName(caughtUp.source))
+        report("catch-up answered by", answerName(caughtUp.strategy))
         start = clock.now
         let after = try await remote.answer(SearchQuery(text: "river"))
         report("after catch-up", clock.now - start)
-        report("after catch-up answered by", answerName(after.source))
+        report("after catch-up answered by", answerName(after.strategy))
         reportMemory("after edits ")
         // A rebuild the edits started is finished and stored, so the stale phase starts from it.
         await remote.finishIndexPreparation()

@@ -283,7 +283,7 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
         try await answerSearch(query).page
     }
 
-    /// The page `search` gives, and what answered it (`SearchAnswerSource`): for benchmarks and tests.
+    /// The page `search` gives, and which way answered it (`SearchStrategy`): for benchmarks and tests.
     public func answer(_ query: SearchQuery) async throws -> SearchAnswer {
         try await answerSearch(query)
     }

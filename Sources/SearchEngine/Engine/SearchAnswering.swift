@@ -1,29 +1,125 @@
 import BookCatalog
 
-// How a search is answered, read top to bottom: `answerSearch` below is the one function, and the
-// ways it tries, in order, are `SearchStrategy`'s cases (SearchPlanner.swift, each with why it sits
-// where it does); what answered is a `SearchAnswerSource`.
+// How a search is answered: one list, `SearchStrategy`, and one function, `answerSearch`, both
+// here, read top to bottom. Every way answers exactly what `SearchTerms` gives over the committed
+// books, in the same order with the same total (the differential tests in `Tests/SQLiteCatalogTests`
+// and the `SearchDifferential` fuzz target hold them to it); they differ only in what they need at
+// hand and what they cost. The ways are tried in the order of the list, each at most once per search:
 //
 // 1. The ISBN shortcut: an ISBN query's books come first whichever way answers (`ISBNFirst`,
-//    around `firstAnswer`).
-// 2. The pages alone, before any wait: while no index is at hand (none installed yet, or a catch-up
-//    reading away from the actor), the ways that give a page before its count are asked first.
-// 3. Catching up: many changes since the index are read away from the actor, then replayed.
-// 4. The index, caught up in the same read the page's rows are read in (`SearchStrategy.index`),
-//    or, while it is built, the fallbacks (`firstResults`, the pages alone, the books).
+//    around each way in `firstAnswer`).
+// 2. The index, once waited for (a stored one tried, a catch-up read away from the actor), caught
+//    up in the same read the page's rows are read in; the first results do not wait for it.
+// 3. Catching up: many changes since the index are read away from the actor, then replayed; a page
+//    before its count does not wait for that either, nor for an index not installed yet.
+// 4. The fallbacks while the index is built: the pages alone, then the books themselves.
 // 5. Damage: an index that names a book the source lacks is distrusted and rebuilt, and the
 //    search is answered from the books; a source found damaged fails every search from then on.
+//
+// What answered is a case of the same list: the answer carries it (`SearchAnswer.strategy`).
+// What each way answers, and when it declines, is `SearchStrategies.swift`.
+
+/// The ways of answering a search, in the order they are tried (`allCases`), and what answered
+/// one. Each way the engine asks (`asked`) says why it sits where it does and when it declines;
+/// the other cases say what one of them answered from (the index asked over a stale stored
+/// index, the books asked over an earlier scan or their copy). `public` so that the benchmark and
+/// tests say what answered; the benchmark can leave a way out (`keys --without STRATEGY`, by the
+/// case's name) to measure what it buys.
+public enum SearchStrategy: String, CaseIterable, Sendable, CustomStringConvertible {
+    /// The empty query (the first results) while no index is current: the books in title order,
+    /// cheap at any size. First, because mapping a stored index and catching it up could take
+    /// seconds (a stale one bridging a rebuild, at ten million books): the first results come at
+    /// once, and the index is made ready right after, so the user's first key finds it. Declines
+    /// every word query, and the empty one once an index is current (which answers it as quickly).
+    case firstResults
+    /// The search index, current, caught up with the catalog: a few milliseconds at any size,
+    /// counted at once. Before every way without an index, which all read rows and cost more (or
+    /// count later). Declines when there is no index yet (it is being built), when the changes
+    /// since it are too many for its overlay (a replacement is then prepared), and when its stored
+    /// file fails a check (it is distrusted).
+    case index
+    /// What `index` answers from while a stored index too far behind to keep bridges the
+    /// rebuild: that index, with the changed books judged on top. Not asked on its own.
+    case staleIndex
+    /// A page before its count from the first matches of a kept scan the query narrows
+    /// (`LeadingMatches`). First of the pages alone: it is in memory. Declines unless the query
+    /// wants its page before its count, narrows a kept scan of more rows than its first matches,
+    /// and those hold the page.
+    case leadingMatches
+    /// A page before its count from the books whose titles begin with the first word, read in
+    /// title order (`TitleOrderPage`: up to `SearchTuning.titleOrderRows` rows of the title order).
+    /// Before the ordered matches, whose walk passes over rows on their token starts, which tell
+    /// little of a query whose words are a letter or two ("mu" after "m"). Declines when the query
+    /// narrows a kept scan of no more rows than it would read: the whole answer, counted, comes as
+    /// quickly from there (`booksTable`: "the secret ga" after "the secret g", where the title
+    /// order would read as many titles beginning "the" and give up); and when those titles are not
+    /// the page. Bench: `keys --count 1000000 --no-index`.
+    case titleOrder
+    /// A page before its count from all the matches of a kept scan the query narrows, walked in
+    /// result order (`MatchOrder`: far past the first matches, as long as the words' token starts
+    /// pass over most rows on the way). Last of the pages alone, for the reason above; declines
+    /// when the title order would, and when the walk does not find the page.
+    case orderedMatches
+    /// What `booksTable` answers from when the query narrows an earlier scan of the books: that
+    /// scan's matching rows and the rows changed since. Not asked on its own.
+    case earlierScan
+    /// What `booksTable` answers from when the first scans have copied the books' search columns
+    /// whole (`BooksCopy`), with the rows changed since. Not asked on its own.
+    case booksCopy
+    /// The books themselves (`BooksTableSearch`): an earlier scan the query narrows, the books'
+    /// copy, or the source read whole, with the rows changed since. Last, because it always
+    /// answers, whole and counted, and it is the slowest way (it may read every book).
+    case booksTable
+
+    /// The ways the engine asks, in order; every other case is what one of them answered from.
+    package static let asked: [SearchStrategy] = [
+        .firstResults, .index, .leadingMatches, .titleOrder, .orderedMatches, .booksTable,
+    ]
+
+    /// What answered, in words, for the benchmark's reports.
+    public var description: String {
+        switch self {
+        case .firstResults: "the books in title order, the first results"
+        case .index: "the search index"
+        case .staleIndex: "the stale stored index with the changes on top, while the index is rebuilt"
+        case .leadingMatches: "an earlier scan's first matches, the page before its count"
+        case .titleOrder: "the title index, the page before its count"
+        case .orderedMatches: "an earlier scan's matches in result order, the page before its count"
+        case .earlierScan: "an earlier scan's matching rows, narrowed"
+        case .booksCopy: "the copy of the books table"
+        case .booksTable: "the books table"
+        }
+    }
+
+    /// Whether the answer is a page alone, its count to follow (`TotalCount.counting`); these are
+    /// asked ahead of the wait for an index not at hand, so that a key's page comes at once.
+    public var countFollows: Bool { self == .leadingMatches || self == .titleOrder || self == .orderedMatches }
+
+    /// Whether a search index answered, so that every id it names must be a book.
+    package var isIndex: Bool { self == .index || self == .staleIndex }
+}
+
+/// A search's page and what answered it (`SQLiteBookRemote.answer(_:)`): for benchmarks and tests
+/// (the app calls `search(_:)`, which gives the page alone).
+public struct SearchAnswer: Sendable {
+    public let page: SearchPage
+    public let strategy: SearchStrategy
+
+    package init(page: SearchPage, strategy: SearchStrategy) {
+        self.page = page
+        self.strategy = strategy
+    }
+}
 
 extension SearchEngineHost {
-    /// The page `search` gives, and which strategy answered it (`SearchStrategy`, in the order
-    /// they are asked): for benchmarks and tests.
+    /// The page `search` gives, and which way answered it.
     package func answerSearch(_ query: SearchQuery) async throws -> SearchAnswer {
         let terms = SearchTerms(query.text)
         var plan = SearchPlan(skipping: searchEngine.skippedStrategies)
         if !terms.isEmpty {
             // A page before its count waits neither for an index to be loaded (a stale one is
-            // counted first) nor for many changes to be caught up with, which are read away
-            // from this actor; other pages wait for the latter (the index answers them).
+            // counted first) nor for many changes to be caught up with, which are read away from
+            // this actor; other pages wait for the latter (the index answers them).
             if lifecycle.index == nil, let answer = try pageBeforeItsCount(plan.takePagesAlone(), terms, query) {
                 return answer
             }
@@ -37,144 +133,29 @@ extension SearchEngineHost {
                 while let catchingUp = lifecycle.runningCatchUp { await catchingUp.value }
             }
         }
-        // The empty query (the first results) does not wait for a stored index to be mapped
-        // and checked either (a third of a second at ten million books): see `firstResults`.
+        // The empty query (the first results) does not wait for a stored index to be mapped and
+        // checked either (a third of a second at ten million books): see `firstResults`.
         let index = terms.isEmpty && lifecycle.index == nil ? nil : await indexIfReady()
         if searchEngine.foundDamage { throw damageFailure() }
         return try mappingSourceFailures {
-            // One read transaction: the index catches up to, and the page rows are read from,
-            // the same snapshot.
+            // One read: the index catches up to, and the page's rows are read from, one snapshot.
             try searchEngine.source.inOneRead {
                 let sequence = try latestChange()
-                // The last strategy, the books table, always answers.
+                // The last way, the books, always answers.
                 let found = try firstAnswer(of: plan.takeTheRest(), terms, query, index: index, at: sequence)!
                 do {
-                    return SearchAnswer(page: try page(found, terms, query), source: found.source)
+                    return SearchAnswer(page: try page(found, terms, query), strategy: found.strategy)
                 } catch is SearchIndexDamage {
-                    // In one read snapshot every id the index names is a book: this index was
-                    // crafted or damaged where no checksum looks. Never trust it again.
+                    // In one read every id the index names is a book: this index was crafted or
+                    // damaged where no checksum looks. Never trust it again.
                     distrustIndex()
                     let found = try withoutIndex(terms, query)
                     return SearchAnswer(
                         page: try pageRows(
                             ids: found.ids, total: found.total, query: query, whileIndexing: !terms.isEmpty),
-                        source: .booksTable)
+                        strategy: found.strategy)
                 }
             }
-        }
-    }
-
-    /// The same search answered without the index, as while one is being built: for tests
-    /// and benchmarks that compare both ways.
-    package func answerSearchWithoutIndex(_ query: SearchQuery) async throws -> SearchPage {
-        try mappingSourceFailures {
-            try searchEngine.source.inOneRead {
-                let found = try withoutIndex(SearchTerms(query.text), query)
-                return try pageRows(ids: found.ids, total: found.total, query: query)
-            }
-        }
-    }
-
-    /// The answer from the books table alone, the books of an ISBN query first (`ISBNFirst`),
-    /// in the caller's read transaction. (The books table always answers, so this does too.)
-    package func withoutIndex(_ terms: SearchTerms, _ query: SearchQuery) throws -> StrategyAnswer {
-        try ISBNFirst.answer(terms, query, source: searchEngine.source) { query in
-            StrategyAnswer(
-                try BooksTableSearch(source: searchEngine.source)
-                    .search(terms, offset: query.offset, limit: query.limit))
-        }!
-    }
-
-    /// The page alone, its count to follow, from the first of `strategies` that gives it, in a
-    /// read transaction of its own: before the index is loaded, or while it catches up away
-    /// from this actor. Nil when they all decline, when there are none (they were asked
-    /// already), or when the query wants its count now.
-    package func pageBeforeItsCount(_ strategies: [SearchStrategy], _ terms: SearchTerms, _ query: SearchQuery) throws
-        -> SearchAnswer?
-    {
-        guard query.countLater, !strategies.isEmpty else { return nil }
-        return try mappingSourceFailures {
-            try searchEngine.source.inOneRead {
-                guard let found = try firstAnswer(of: strategies, terms, query, index: nil, at: latestChange()) else {
-                    return nil
-                }
-                return SearchAnswer(page: try page(found, terms, query), source: found.source)
-            }
-        }
-    }
-
-    /// The page of a strategy's answer: a search index's ids must all be books, a word query
-    /// answered without one says so, and a page alone says its count follows.
-    package func page(_ found: StrategyAnswer, _ terms: SearchTerms, _ query: SearchQuery) throws -> SearchPage {
-        try pageRows(
-            ids: found.ids, total: found.total, query: query, namedByIndex: found.source.isIndex,
-            whileIndexing: !found.source.isIndex && !terms.isEmpty, countFollows: found.source.countFollows)
-    }
-
-    /// The first answer of `strategies`, asked in order in the caller's read transaction, as of
-    /// the catalog's `sequence`; nil when they all decline (never when `booksTable` is among them).
-    /// The books of an ISBN query come first whichever answers (`ISBNFirst`).
-    package func firstAnswer(
-        of strategies: [SearchStrategy], _ terms: SearchTerms, _ query: SearchQuery, index: SearchIndex?,
-        at sequence: Int
-    ) throws -> StrategyAnswer? {
-        try ISBNFirst.answer(terms, query, source: searchEngine.source) { query in
-            for strategy in strategies {
-                if let answer = try ask(strategy, terms, query, index: index, at: sequence) { return answer }
-            }
-            return nil
-        }
-    }
-
-    /// What `strategy` answers, or nil when it declines (see each case of `SearchStrategy`).
-    private func ask(
-        _ strategy: SearchStrategy, _ terms: SearchTerms, _ query: SearchQuery, index: SearchIndex?,
-        at sequence: Int
-    ) throws -> StrategyAnswer? {
-        let (offset, limit) = (query.offset, query.limit)
-        let booksTable = BooksTableSearch(source: searchEngine.source, recent: (searchEngine.recentScans, sequence))
-        switch strategy {
-        case .firstResults:
-            guard terms.isEmpty, index.map({ $0.syncedSequence < sequence }) ?? true else { return nil }
-            catchUpSoon()
-            let (ids, total, _) = try BooksTableSearch(source: searchEngine.source)
-                .search(terms, offset: offset, limit: limit)
-            return StrategyAnswer(ids: ids, total: total, source: .booksTable)
-        case .index:
-            guard let index else { return nil }
-            do {
-                guard try catchUp(index, to: sequence) else { return nil }
-                // A build under way holds back meanwhile: over a stale index at ten million
-                // books, keys answered beside a running build took two to four times longer.
-                let search = {
-                    try index.search(
-                        terms, offset: offset, limit: limit, titleKey: { try self.searchEngine.source.titleKey(of: $0) }
-                    )
-                }
-                let (ids, total) = try preparation.map { try $0.foreground.during(search) } ?? search()
-                searchEngine.recentScans.removeAll()
-                return StrategyAnswer(ids: ids, total: total, source: index.isBridge ? .staleIndex : .index)
-            } catch is SearchIndexDamage {
-                // A stored snapshot failed a check where this search read it: never trust it again.
-                distrustIndex()
-                return nil
-            }
-        case .leadingMatches:
-            guard query.countLater else { return nil }
-            return try booksTable.pageFromFirstMatches(terms, offset: offset, limit: limit).map { StrategyAnswer($0) }
-        case .titleOrder:
-            guard query.countLater, !booksTable.narrowsAKeptScan(ofAtMost: SearchTuning.titleOrderRows, terms),
-                let (ids, seen) = try searchEngine.titleOrder.page(
-                    terms, offset: offset, limit: limit, source: searchEngine.source)
-            else { return nil }
-            return StrategyAnswer(ids: ids, total: seen, source: .titleOrder)
-        case .orderedMatches:
-            guard query.countLater, !booksTable.narrowsAKeptScan(ofAtMost: SearchTuning.titleOrderRows, terms) else {
-                return nil
-            }
-            return try booksTable.pageFromOrderedMatches(terms, offset: offset, limit: limit).map { StrategyAnswer($0) }
-        case .booksTable:
-            return StrategyAnswer(try booksTable.search(terms, offset: offset, limit: limit))
         }
     }
 }

@@ -27,8 +27,8 @@ package struct BooksTableSearch {
         self.recent = recent
     }
 
-    /// `source`: the books table, or with `recent`, an earlier scan's matches or the table's copy.
-    package typealias Found = (ids: [Int], total: Int, source: SearchAnswerSource)
+    /// `strategy`: the books table, or with `recent`, an earlier scan's matches or the table's copy.
+    package typealias Found = (ids: [Int], total: Int, strategy: SearchStrategy)
 
     package func search(_ terms: SearchTerms, offset: Int, limit: Int) throws -> Found {
         guard !terms.hasNoSearchableWords else { return ([], 0, .booksTable) }
@@ -61,7 +61,7 @@ package struct BooksTableSearch {
         var judge = RowJudge(
             words: words, wanted: offset + limit, recordingUpTo: SearchTuning.keptScansBytes - scans.byteCount,
             keepingWholeMatchesUpTo: scans.wholeMatchesLimit)
-        let source: SearchAnswerSource
+        let strategy: SearchStrategy
         if let (scan, changed) = earlier {
             let changedIDs = Set(changed.ids)
             judge.copy = scan.rows.copy
@@ -73,12 +73,12 @@ package struct BooksTableSearch {
             try changed.forEach { id, key, title, author, other, _ in
                 judge.offer(id: id, key: key, title: title, author: author, other: other)
             }
-            source = .earlierScan
+            strategy = .earlierScan
         } else if let copied = try copiedRows(into: &judge, scans: scans, sequence: sequence) {
-            source = copied
+            strategy = copied
         } else {
             try cancellableScan(words, into: &judge)
-            source = .booksTable
+            strategy = .booksTable
         }
         if var matched = judge.matched {
             let leading = judge.leading?.ordered ?? FirstMatches()
@@ -88,7 +88,7 @@ package struct BooksTableSearch {
             scans.keep(RecentScans.Scan(words: words, sequence: sequence, rows: matched, leading: leading))
         }
         let (ids, total) = judge.answer(offset: offset, limit: limit)
-        return (ids, total, source)
+        return (ids, total, strategy)
     }
 
     /// The page alone, its count to follow, from the first matches of a kept scan the query
@@ -96,7 +96,7 @@ package struct BooksTableSearch {
     /// otherwise. A scan of no more rows than a scan's first matches are (1,024) is left to
     /// `search`, as quick, and counted.
     package func pageFromFirstMatches(_ terms: SearchTerms, offset: Int, limit: Int) throws -> Found? {
-        try page(narrowing: terms, offset: offset, limit: limit, source: .leadingMatches) { scan, changed, judge in
+        try page(narrowing: terms, offset: offset, limit: limit, strategy: .leadingMatches) { scan, changed, judge in
             try LeadingMatches.page(among: scan.leading, changed: changed, judge: &judge, offset: offset, limit: limit)
         }
     }
@@ -106,14 +106,14 @@ package struct BooksTableSearch {
     /// rows on their token starts, which tell little of a query whose words are a letter or
     /// two ("mu" after "m" judged every title beginning "ma" to "mo"; `keys --no-index`).
     package func pageFromOrderedMatches(_ terms: SearchTerms, offset: Int, limit: Int) throws -> Found? {
-        try page(narrowing: terms, offset: offset, limit: limit, source: .orderedMatches) { scan, changed, judge in
+        try page(narrowing: terms, offset: offset, limit: limit, strategy: .orderedMatches) { scan, changed, judge in
             try MatchOrder.page(of: scan.rows, changed: changed, judge: &judge, offset: offset, limit: limit)
         }
     }
 
     /// The page `find` finds among the kept scan the query narrows, as it is now.
     private func page(
-        narrowing terms: SearchTerms, offset: Int, limit: Int, source: SearchAnswerSource,
+        narrowing terms: SearchTerms, offset: Int, limit: Int, strategy: SearchStrategy,
         find: (RecentScans.Scan, _ changed: ScannedRows, inout RowJudge) throws -> (ids: [Int], seen: Int)?
     ) throws -> Found? {
         guard !terms.isEmpty, !terms.hasNoSearchableWords, let (scans, sequence) = recent else { return nil }
@@ -124,7 +124,7 @@ package struct BooksTableSearch {
         else { return nil }
         var judge = RowJudge(words: words, wanted: offset + limit, recordingUpTo: nil)
         guard let (ids, seen) = try find(scan, changed, &judge) else { return nil }
-        return (ids, seen, source)
+        return (ids, seen, strategy)
     }
 
     /// Whether the query narrows a kept scan of at most `count` rows: judging them all, and
@@ -139,8 +139,7 @@ package struct BooksTableSearch {
     /// Judges every row from the copy of the table (`BooksCopy`), reading from the table only
     /// what is not copied yet (and copying it). `.booksCopy` when the copy was whole already,
     /// `.booksTable` when the table was read; nil when there is no copy to be had.
-    private func copiedRows(into judge: inout RowJudge, scans: RecentScans, sequence: Int) throws -> SearchAnswerSource?
-    {
+    private func copiedRows(into judge: inout RowJudge, scans: RecentScans, sequence: Int) throws -> SearchStrategy? {
         var changed: ScannedRows?
         if let copy = scans.copy, copy.sequence <= sequence { changed = try changedRows(since: copy.sequence) }
         if changed == nil {

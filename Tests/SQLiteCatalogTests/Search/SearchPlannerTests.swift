@@ -58,19 +58,19 @@ import Testing
         let state: IndexState
         let before: [String]
         let query: SearchQuery
-        let source: SearchAnswerSource
+        let strategy: SearchStrategy
         /// Lets the held catch-up go as the query is asked (`catchingUp`): the query waits for it.
         var releasesCatchUp = false
 
         init(
             _ state: IndexState, before: [String] = [], _ text: String, limit: Int = 20, offset: Int = 0,
             countLater: Bool = false,
-            _ source: SearchAnswerSource, releasesCatchUp: Bool = false
+            _ strategy: SearchStrategy, releasesCatchUp: Bool = false
         ) {
             self.state = state
             self.before = before
             query = SearchQuery(text: text, limit: limit, offset: offset, countLater: countLater)
-            self.source = source
+            self.strategy = strategy
             self.releasesCatchUp = releasesCatchUp
         }
 
@@ -84,11 +84,11 @@ import Testing
     /// in order). Whatever answers, the page is the committed books' page, with their exact
     /// count or, for a page before its count, a count so far that is never more than the matches.
     static let strategyCases: [StrategyCase] = [
-        // The first results come from the books table while no index is current, at once.
-        StrategyCase(.building, "", .booksTable),
-        StrategyCase(.bridging, "", .booksTable),
-        StrategyCase(.catchingUp, "", .booksTable),
-        StrategyCase(.current, "", .booksTable),
+        // The first results come from the books in title order while no index is current, at once.
+        StrategyCase(.building, "", .firstResults),
+        StrategyCase(.bridging, "", .firstResults),
+        StrategyCase(.catchingUp, "", .firstResults),
+        StrategyCase(.current, "", .firstResults),
         // ... and from the index once a search has caught it up.
         StrategyCase(.current, before: ["secret"], "", .index),
         // The index answers every word query it can, counted at once.
@@ -153,7 +153,7 @@ import Testing
         var catalogs: [IndexState: String] = [:]
         var held: [HeldWork] = []
         defer { for work in held { work.release() } }
-        var answered: Set<SearchAnswerSource> = []
+        var answered: Set<SearchStrategy> = []
         for testCase in Self.strategyCases {
             if catalogs[testCase.state] == nil {
                 catalogs[testCase.state] = try await makeStrategyCatalog(testCase.state)
@@ -192,14 +192,17 @@ import Testing
                     hasMore: query.offset + wanted.count < expected.count)
                 #expect(answer.page.totalCount == counted, "\(testCase)")
             }
-            #expect(answer.source == testCase.source, "\(testCase): \(answer.source)")
-            answered.insert(answer.source)
+            #expect(answer.strategy == testCase.strategy, "\(testCase): \(answer.strategy)")
+            answered.insert(answer.strategy)
         }
         print("\(Self.strategyCases.count) cases of which strategy answers")
-        // Every source but the matches in order, which needs a kept scan of more than 65,536
+        // Every way but the matches in order, which needs a kept scan of more than 65,536
         // matches (`SearchTuning.wholeMatches`); `aPageFromAnEarlierScansFirstMatchesIsTheCommittedBooksPage`
         // has it on the books table search alone.
-        #expect(answered == [.index, .staleIndex, .booksTable, .earlierScan, .booksCopy, .titleOrder, .leadingMatches])
+        #expect(
+            answered == [
+                .firstResults, .index, .staleIndex, .booksTable, .earlierScan, .booksCopy, .titleOrder, .leadingMatches,
+            ])
     }
 
     /// A catalog at `path` whose stored index is too far behind to keep, but not to bridge its

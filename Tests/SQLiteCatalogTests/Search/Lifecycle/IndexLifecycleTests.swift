@@ -241,7 +241,7 @@ import Testing
             .remote(account: "reader")
         let first = try await remote.answer(SearchQuery(text: "a", limit: 10))
         let expected = matches(of: terms, in: books)
-        #expect(first.page.records == Array(expected.prefix(10)) && first.source == .booksTable)
+        #expect(first.page.records == Array(expected.prefix(10)) && first.strategy == .booksTable)
         #expect(await Self.observed(remote).stage == .distrusted)
         try await expectExact(remote, books, byIndex: false)
         build.signal()
@@ -363,7 +363,7 @@ import Testing
                 answer.page.records == Array(expected.prefix(10)) && answer.page.total == expected.count, "\(text)",
                 sourceLocation: sourceLocation)
             #expect(
-                byIndex ? answer.source == .index : !answer.source.isIndex, "\(text): \(answer.source)",
+                byIndex ? answer.strategy == .index : !answer.strategy.isIndex, "\(text): \(answer.strategy)",
                 sourceLocation: sourceLocation)
         }
     }

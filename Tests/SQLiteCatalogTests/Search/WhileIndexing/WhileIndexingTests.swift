@@ -154,7 +154,7 @@ import Testing
                     }
                 let query = SearchQuery(text: text, limit: limit, offset: offset, countLater: true)
                 let answered = try await reader.answer(query)
-                let (page, answer) = (answered.page, answered.source)
+                let (page, answer) = (answered.page, answered.strategy)
                 #expect(page.records == wanted, "\(text) \(limit) \(offset)")
                 // An earlier scan's first matches are asked before the title order, and may
                 // hold the page too (`aPageFromAnEarlierScansFirstMatchesIsTheCommittedBooksPage`).
@@ -248,7 +248,7 @@ import Testing
         try await rename(books[books.count - 10], "Quokka After")
         _ = try catalog.addBook(NewBook(title: "Quokka Added"), scope: "main")
         func expectExact(
-            _ text: String, from source: SearchAnswerSource, sourceLocation: SourceLocation = #_sourceLocation
+            _ text: String, from source: SearchStrategy, sourceLocation: SourceLocation = #_sourceLocation
         ) throws {
             let terms = SearchTerms(text)
             let expected = try matches(of: terms, in: committedBooks(path, scope: "main"))
@@ -263,7 +263,8 @@ import Testing
                             && found.total == expected.count,
                         "\(text) \(limit) \(offset)", sourceLocation: sourceLocation)
                     #expect(
-                        found.source == (offset == 0 ? source : .booksCopy), "\(text)", sourceLocation: sourceLocation)
+                        found.strategy == (offset == 0 ? source : .booksCopy), "\(text)", sourceLocation: sourceLocation
+                    )
                 }
             }
         }
@@ -319,11 +320,11 @@ import Testing
                 // ("mu" narrows no kept scan.)
                 let fromOrder = ordered && !fromFirstMatches && text != "mu"
                 #expect(
-                    (page.source == .leadingMatches) == fromFirstMatches,
-                    "\(text) \(limit) \(offset) \(ordered): \(page.source)")
+                    (page.strategy == .leadingMatches) == fromFirstMatches,
+                    "\(text) \(limit) \(offset) \(ordered): \(page.strategy)")
                 #expect(
-                    (page.source == .orderedMatches) == fromOrder,
-                    "\(text) \(limit) \(offset) \(ordered): \(page.source)")
+                    (page.strategy == .orderedMatches) == fromOrder,
+                    "\(text) \(limit) \(offset) \(ordered): \(page.strategy)")
             }
         }
     }
@@ -385,7 +386,7 @@ import Testing
         let catalog = try SQLiteCatalog.open(path: path, create: true)
         try catalog.insertBooks(
             (0..<3_000).map { NewBook(title: "Quiet river \($0)", author: "Ann Reed") }, scope: "main")
-        let queries: [(text: String, source: SearchAnswerSource)] = [
+        let queries: [(text: String, source: SearchStrategy)] = [
             ("river 1", .earlierScan), ("q", .booksCopy), ("rive", .booksCopy),
         ]
         /// Each search's answer's source, or "cancelled".
@@ -397,7 +398,7 @@ import Testing
                     return try connection.transaction(immediate: false) {
                         let sequence = try connection.queryFirst("SELECT max(change_seq) FROM books") { $0.int(0) }!
                         return try BooksTableSearch(connection: connection, scope: "main", recent: (scans, sequence))
-                            .search(SearchTerms(text), offset: 0, limit: 10).source.rawValue
+                            .search(SearchTerms(text), offset: 0, limit: 10).strategy.rawValue
                     }
                 } catch is CancellationError {
                     return "cancelled"
@@ -410,7 +411,7 @@ import Testing
             outcomes += try queries.map { try search($0.text) }
             return outcomes
         }.value
-        let answered = [SearchAnswerSource.booksTable.rawValue] + queries.map(\.source.rawValue)
+        let answered = [SearchStrategy.booksTable.rawValue] + queries.map(\.source.rawValue)
         #expect(outcomes == answered + queries.map { _ in "cancelled" })
     }
 
@@ -623,9 +624,9 @@ import Testing
                     let wanted = Array(expected.dropFirst(offset).prefix(limit))
                     let about = "\(text) \(limit) \(offset), ordered: \(ordered)"
                     #expect(page.ids == wanted, "\(about)", sourceLocation: sourceLocation)
-                    if page.source == .leadingMatches || page.source == .orderedMatches {
-                        if page.source == .leadingMatches { leadingAnswers += 1 }
-                        #expect(ordered || page.source == .leadingMatches, "\(about)", sourceLocation: sourceLocation)
+                    if page.strategy == .leadingMatches || page.strategy == .orderedMatches {
+                        if page.strategy == .leadingMatches { leadingAnswers += 1 }
+                        #expect(ordered || page.strategy == .leadingMatches, "\(about)", sourceLocation: sourceLocation)
                         if offset + wanted.count < expected.count {
                             #expect(
                                 page.total >= offset + wanted.count && page.total <= expected.count, "\(about)",
@@ -634,9 +635,9 @@ import Testing
                             #expect(page.total == expected.count, "\(about)", sourceLocation: sourceLocation)
                         }
                     } else {
-                        #expect(!ordered, "\(about): \(page.source)", sourceLocation: sourceLocation)
+                        #expect(!ordered, "\(about): \(page.strategy)", sourceLocation: sourceLocation)
                         #expect(
-                            page.source == .earlierScan
+                            page.strategy == .earlierScan
                                 && page.total
                                     == min(expected.count, SearchIndex.countLimit(offset: offset, limit: limit)),
                             "\(about)", sourceLocation: sourceLocation)
@@ -725,7 +726,7 @@ import Testing
                     let wanted = Array(expected.dropFirst(offset).prefix(limit))
                     #expect(page.ids == wanted, "\(text) \(limit) \(offset)", sourceLocation: sourceLocation)
                     #expect(
-                        page.source == .leadingMatches, "\(text) \(limit) \(offset): \(page.source)",
+                        page.strategy == .leadingMatches, "\(text) \(limit) \(offset): \(page.strategy)",
                         sourceLocation: sourceLocation)
                     if offset + wanted.count < expected.count {
                         #expect(
@@ -745,7 +746,7 @@ import Testing
             scans.keep(mu)
             let murakami = try reader.search("murakami", limit: 20, offset: 0, pageFirst: true)
             let expected = committed.filter(SearchTerms("murakami").matches).count
-            #expect(murakami.source == .leadingMatches && murakami.total < expected, sourceLocation: sourceLocation)
+            #expect(murakami.strategy == .leadingMatches && murakami.total < expected, sourceLocation: sourceLocation)
         }
         try expectCommittedPages()
         try await changeBooksSinceTheMurScan(catalog, path: path)
