@@ -12,15 +12,19 @@ public enum BookImportEvent: Sendable, Equatable {
     case problem(BookImportProblem)
 }
 
-/// Reads an import file a chunk at a time and hands out its books and problems in file order,
-/// so a file of any size is read in bounded memory: the bytes kept are one chunk and the record
-/// being read. A field longer than `maximumFieldBytes`, or a record (a JSON line) longer than
-/// `maximumRecordBytes`, is a problem as soon as the bytes read pass that limit, reported with
-/// the line its record starts on; the rest of that record is skipped without being kept.
+/// The one reader loop of every import format: it reads a file a chunk at a time and hands out
+/// its books and problems in file order, so a file of any size is read in bounded memory. The
+/// bytes held are one chunk and the record being read. What a format is lies in two parts: its
+/// `RecordFramer` finds where each record begins and ends (CSV records, lines, the members of
+/// one JSON document, BibTeX entries) and its `RecordFormat` makes a book of each record.
+///
+/// A field longer than `maximumFieldBytes` (where the framer sees fields) or a record longer
+/// than `maximumRecordBytes` is a problem as soon as the bytes read pass that limit, reported
+/// with the line its record starts on; the rest of that record is passed over without being
+/// kept, and the records after it are still read.
 public struct BookImportStream {
-    public enum Kind: Sendable, Equatable {
-        case csv, jsonLines, goodreads, storyGraph
-    }
+    /// The formats it reads are the sources `bookshelf import` knows.
+    public typealias Kind = BookSource
 
     /// How many bytes `read` is asked for at a time (it may give fewer).
     public static let chunkBytes = 1 << 20
@@ -29,28 +33,19 @@ public struct BookImportStream {
     public static let maximumFieldBytes = 1 << 20
     public static let maximumRecordBytes = 4 << 20
 
-    private enum State {
-        case start
-        case csvHeader
-        case csvRecords(BookImport.CSVColumns)
-        case goodreadsHeader
-        case goodreadsRecords(GoodreadsImport.Columns)
-        case storyGraphHeader
-        case storyGraphRecords(StoryGraphImport.Columns)
-        case jsonLines
-        case done
-    }
-
+    /// The framer and format, chosen from the first chunk when the kind was not given.
+    private var parts: (framer: any RecordFramer, format: any RecordFormat)?
+    private let choose: ([UInt8]) -> (any RecordFramer, any RecordFormat)
     private let read: () throws -> [UInt8]
-    private let fileName: String
-    private var kind: Kind?
-    private var state = State.start
     private var buffer: [UInt8] = []
-    /// Where reading goes on in `buffer`, and the file's line there.
     private var position = 0
-    private var line = 1
+    private var recordStart: Int?
+    private var recordLine = 1
+    /// Passing over a record refused for its size.
+    private var discarding = false
+    private var started = false
     private var atEnd = false
-    private var skipping: RecordSkipper?
+    private var done = false
     private var collector = BookImport.Collector()
     private var taken = 0
     /// Bytes taken from `read` so far.
@@ -58,13 +53,27 @@ public struct BookImportStream {
     /// The most bytes held at once: what the bound on memory is about.
     private(set) var peakBufferedBytes = 0
 
-    /// `read` gives the file's next bytes, empty at its end. `kind` nil tells CSV from JSON Lines
-    /// by `fileName` or the content (`BookImport.format`). `restoring` as in `BookImport.parse`.
+    /// A format given by its two parts.
+    init(
+        framer: some RecordFramer, format: some RecordFormat, restoring: Bool = false,
+        read: @escaping () throws -> [UInt8]
+    ) {
+        parts = (framer, format)
+        choose = { _ in (framer, format) }
+        self.read = read
+        collector.restoring = restoring
+    }
+
+    /// `read` gives the file's next bytes (UTF-8), empty at its end. `kind` nil tells CSV from
+    /// JSON Lines by `fileName` or the content (`BookImport.format`). `restoring` as in
+    /// `BookImport.parse` (Bookshelf's own formats only).
     public init(
         kind: Kind?, fileName: String = "", restoring: Bool = false, read: @escaping () throws -> [UInt8]
     ) {
-        self.kind = kind
-        self.fileName = fileName
+        choose = { first in
+            let kind = kind ?? (BookImport.format(fileName: fileName, content: first) == .csv ? .csv : .jsonLines)
+            return kind.parts(isJSON: kind == .libraryThing && BookSourceStream.isLibraryThingJSON(first))
+        }
         self.read = read
         collector.restoring = restoring
     }
@@ -84,8 +93,8 @@ public struct BookImportStream {
                 }
                 return event
             }
-            if case .done = state { return nil }
-            try step()
+            if done { return nil }
+            if started { try step() } else { try start() }
         }
     }
 
@@ -101,124 +110,105 @@ public struct BookImportStream {
                 }
             }
         } catch {
-            problems.append(BookImportProblem(line: line, reason: "the file could not be read: \(error)"))
+            problems.append(Self.unreadable(error, line: parts?.framer.line ?? 1))
         }
         return BookImportResult(sourced: books, problems: problems, summary: summary)
     }
 
     // MARK: Steps
 
-    private mutating func step() throws {
-        if skipping != nil { return try skip() }
-        switch state {
-        case .start: try start()
-        case .csvHeader:
-            guard let outcome = try csvOutcome(header: true) else { return }
-            if case .needMore = outcome { return }
-            state = .done
-            if let columns = BookImport.csvColumns(outcome, into: &collector) { state = .csvRecords(columns) }
-        case let .csvRecords(columns):
-            guard let outcome = try csvOutcome(header: false) else { return }
-            BookImport.csvRecord(outcome, columns: columns, into: &collector)
-        case .goodreadsHeader:
-            let outcome = try csvOutcome(header: true)
-            if case .needMore? = outcome { return }
-            state = .done
-            if let columns = GoodreadsImport.columns(outcome, into: &collector) { state = .goodreadsRecords(columns) }
-        case let .goodreadsRecords(columns):
-            guard let outcome = try csvOutcome(header: false) else { return }
-            GoodreadsImport.record(outcome, columns: columns, into: &collector)
-        case .storyGraphHeader:
-            let outcome = try csvOutcome(header: true)
-            if case .needMore? = outcome { return }
-            state = .done
-            if let columns = StoryGraphImport.columns(outcome, into: &collector) { state = .storyGraphRecords(columns) }
-        case let .storyGraphRecords(columns):
-            guard let outcome = try csvOutcome(header: false) else { return }
-            StoryGraphImport.record(outcome, columns: columns, into: &collector)
-        case .jsonLines: try jsonLine()
-        case .done: return
-        }
-    }
-
+    /// The first chunk decides the format (when it was not given) and is shown to it whole
+    /// (a byte order mark dropped) before its records are read.
     private mutating func start() throws {
-        // The first chunk decides the format, the byte order mark and CR-only line ends.
+        started = true
         while buffer.count < Self.chunkBytes, !atEnd { try readChunk() }
         if BookImport.hasByteOrderMark(buffer) { position = 3 }
-        let kind = kind ?? (BookImport.format(fileName: fileName, content: buffer) == .csv ? .csv : .jsonLines)
-        self.kind = kind
-        switch kind {
-        case .csv:
-            let onlyCR = buffer.withUnsafeBufferPointer { BookImport.hasOnlyCRLineEnds($0, from: position) }
-            if onlyCR {
-                collector.reject(
-                    line: 1,
-                    "the lines end in a carriage return (CR) alone, which is not supported; save the file with LF or CRLF line ends"
-                )
-                state = .done
+        var (framer, format) = parts ?? choose(Array(buffer[position...]))
+        let goOn = buffer.withUnsafeBufferPointer { bytes in
+            format.begin(first: UnsafeBufferPointer(rebasing: bytes[position...]), into: &collector)
+        }
+        parts = (framer, format)
+        if !goOn { done = true }
+        _ = framer
+    }
+
+    private mutating func step() throws {
+        guard var (framer, format) = parts else { return }
+        defer { parts = (framer, format) }
+        let from = position, isFinal = atEnd
+        let (event, index) = buffer.withUnsafeBufferPointer { framer.advance($0, from: from, isFinal: isFinal) }
+        position = index
+        switch event {
+        case .recordStart:
+            recordStart = index
+            recordLine = framer.line
+        case .recordEnd:
+            if let start = recordStart, !discarding {
+                if index - start > Self.maximumRecordBytes {
+                    refuse(format.tooLongReason, format: &format)
+                } else {
+                    let line = recordLine
+                    let goOn = buffer.withUnsafeBufferPointer { bytes in
+                        format.read(
+                            record: UnsafeBufferPointer(rebasing: bytes[start..<index]), line: line, into: &collector)
+                    }
+                    if !goOn { done = true }
+                }
+            }
+            discarding = false
+            recordStart = nil
+        case let .refused(reason):
+            if !discarding { refuse(reason, format: &format) }
+        case .needMore:
+            if atEnd {
+                // A framer that needs more at the end has nothing more to give.
+                format.finish(into: &collector)
+                done = true
                 return
             }
-            state = .csvHeader
-        case .goodreads: state = .goodreadsHeader
-        case .storyGraph: state = .storyGraphHeader
-        case .jsonLines: state = .jsonLines
+            if let start = recordStart, !discarding, buffer.count - start > Self.maximumRecordBytes {
+                refuse(format.tooLongReason, format: &format)
+            }
+            if !done { try readChunk() }
+        case .finished:
+            format.finish(into: &collector)
+            done = true
+        case let .broken(reason):
+            collector.reject(line: framer.line, reason)
+            done = true
         }
     }
 
-    /// The next CSV record, `.needMore` after reading more (or after refusing a record too
-    /// long to keep), nil at the end of the file (for the header: after saying it is empty).
-    private mutating func csvOutcome(header: Bool) throws -> BookImport.CSVReader.Outcome? {
-        let (outcome, reader) = buffer.withUnsafeBufferPointer { bytes in
-            var reader = BookImport.CSVReader(bytes: bytes, position: position, line: line, isFinal: atEnd)
-            return (reader.next(), reader)
+    /// The record being read is a problem with its line; its rest is passed over, or, when
+    /// nothing after it can be read without it (a header), the file ends there.
+    private mutating func refuse(_ reason: String, format: inout any RecordFormat) {
+        collector.reject(line: recordLine, reason)
+        discarding = true
+        if !format.readsPastARefusedRecord { done = true }
+    }
+
+    /// Appends the next chunk, first dropping the bytes no record needs any more.
+    private mutating func readChunk() throws {
+        let keepFrom = discarding ? position : (recordStart ?? position)
+        if keepFrom > 0 {
+            buffer.removeSubrange(0..<keepFrom)
+            position -= keepFrom
+            if let start = recordStart { recordStart = discarding ? 0 : start - keepFrom }
         }
-        switch outcome {
-        case .needMore?:
-            let fieldBytes = buffer.count - reader.fieldStart, recordBytes = buffer.count - reader.recordStart
-            let reason: String? =
-                fieldBytes > Self.maximumFieldBytes
-                ? Self.fieldTooLong : recordBytes > Self.maximumRecordBytes ? Self.recordTooLong : nil
-            guard let reason else {
-                try readChunk()
-                return .needMore
-            }
-            collector.reject(line: reader.recordStartLine, reason)
-            if header {
-                // Without its header the file cannot be read further.
-                state = .done
-                return .needMore
-            }
-            position = reader.recordStart
-            line = reader.recordStartLine
-            skipping = RecordSkipper(quoted: true)
-            return .needMore
-        case nil:
-            position = reader.position
-            line = reader.line
-            if header, kind == .csv {
-                collector.reject(line: 1, "the file is empty; the first line must name the columns, e.g. title,author")
-            }
-            state = .done
-            return nil
-        case let outcome?:
-            position = reader.position
-            line = reader.line
-            if reader.lineUnfinished { skipping = RecordSkipper(quoted: false) }
-            // Read whole within the last chunk, past the limit all the same.
-            if case let .record(line, fields) = outcome {
-                if fields.contains(where: { $0.byteCount > Self.maximumFieldBytes }) {
-                    collector.reject(line: line, Self.fieldTooLong)
-                    if header { state = .done }
-                    return .needMore
-                }
-                if reader.position - reader.recordStart > Self.maximumRecordBytes {
-                    collector.reject(line: line, Self.recordTooLong)
-                    if header { state = .done }
-                    return .needMore
-                }
-            }
-            return outcome
+        let chunk = try read()
+        if chunk.isEmpty {
+            atEnd = true
+        } else {
+            buffer += chunk
+            bytesRead += chunk.count
+            peakBufferedBytes = max(peakBufferedBytes, buffer.count)
         }
+    }
+
+    // MARK: Messages
+
+    static func unreadable(_ error: any Error, line: Int) -> BookImportProblem {
+        BookImportProblem(line: line, reason: "the file could not be read: \(error)")
     }
 
     static let fieldTooLong =
@@ -238,119 +228,23 @@ public struct BookImportStream {
         }
         return digits
     }
-
-    private mutating func jsonLine() throws {
-        let end = buffer[position...].firstIndex(of: UInt8(ascii: "\n"))
-        guard end != nil || atEnd else {
-            if buffer.count - position > Self.maximumRecordBytes {
-                collector.reject(line: line, Self.lineTooLong)
-                skipping = RecordSkipper(quoted: false)
-            } else {
-                try readChunk()
-            }
-            return
-        }
-        let lineEnd = end ?? buffer.count
-        if lineEnd - position > Self.maximumRecordBytes {
-            collector.reject(line: line, Self.lineTooLong)
-        } else if lineEnd > position || end != nil {
-            let number = line
-            buffer.withUnsafeBufferPointer { bytes in
-                BookImport.jsonLine(
-                    UnsafeBufferPointer(rebasing: bytes[position..<lineEnd]), number: number, into: &collector)
-            }
-        }
-        position = min(lineEnd + 1, buffer.count)
-        line += 1
-        if end == nil { state = .done }
-    }
-
-    /// Skips the rest of a record that was refused, keeping nothing of it.
-    private mutating func skip() throws {
-        guard var skipper = skipping else { return }
-        let found = buffer.withUnsafeBufferPointer { skipper.end(in: $0, from: position) }
-        line += skipper.lineEnds
-        skipper.lineEnds = 0
-        if let found {
-            position = found
-            skipping = nil
-            return
-        }
-        position = buffer.count
-        skipping = skipper
-        if atEnd {
-            skipping = nil
-            state = .done
-        } else {
-            try readChunk()
-        }
-    }
-
-    /// Appends the next chunk, first dropping the bytes already read.
-    private mutating func readChunk() throws {
-        if position > 0 {
-            buffer.removeSubrange(0..<position)
-            position = 0
-        }
-        let chunk = try read()
-        if chunk.isEmpty {
-            atEnd = true
-        } else {
-            buffer += chunk
-            bytesRead += chunk.count
-            peakBufferedBytes = max(peakBufferedBytes, buffer.count)
-        }
-    }
 }
 
-/// Finds where a refused record ends without keeping it: at the first line break outside
-/// quotes (CSV, read from the record's start), or at the first line break (`quoted` false: a
-/// JSON line, or the rest of a malformed CSV line).
-struct RecordSkipper {
-    let quoted: Bool
-    private var inQuotes = false
-    private var quotePending = false
-    private var atFieldStart = true
-    /// Line breaks passed since the count was last taken.
-    var lineEnds = 0
-
-    init(quoted: Bool) { self.quoted = quoted }
-
-    /// The index just after the record's end, or nil when `bytes` end first.
-    mutating func end(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
-        let quote = UInt8(ascii: "\""), comma = UInt8(ascii: ","), lf = UInt8(ascii: "\n")
-        var index = start
-        while index < bytes.count {
-            let byte = bytes[index]
-            index += 1
-            guard quoted else {
-                if byte == lf {
-                    lineEnds += 1
-                    return index
-                }
-                continue
-            }
-            if quotePending {
-                quotePending = false
-                // A doubled quote inside quotes is a quote.
-                if byte == quote { continue }
-                inQuotes = false
-            }
-            if inQuotes {
-                if byte == quote { quotePending = true } else if byte == lf { lineEnds += 1 }
-                continue
-            }
-            switch byte {
-            case quote where atFieldStart:
-                inQuotes = true
-                atFieldStart = false
-            case comma: atFieldStart = true
-            case lf:
-                lineEnds += 1
-                return index
-            default: atFieldStart = false
-            }
+extension BookSource {
+    /// The framer and the format that read this source's files (`isJSON`: LibraryThing's JSON
+    /// export rather than its TSV).
+    func parts(isJSON: Bool) -> (any RecordFramer, any RecordFormat) {
+        switch self {
+        case .csv: (CSVFramer(), BookImport.CSVFormat())
+        case .jsonLines: (LineFramer(), BookImport.JSONLinesFormat())
+        case .goodreads: (CSVFramer(), ColumnFormat<GoodreadsImport>(dialect: .csv))
+        case .storyGraph: (CSVFramer(), ColumnFormat<StoryGraphImport>(dialect: .csv))
+        case .libraryThing:
+            isJSON
+                ? (JSONDocumentFramer(outer: .object), LibraryThingImport.JSONFormat())
+                : (LineFramer(), ColumnFormat<LibraryThingImport>(dialect: .tabs))
+        case .cslJSON: (JSONDocumentFramer(outer: .array), CSLJSONImport.Format())
+        case .bibTeX: (BibTeXFramer(), BibTeXImport.Format())
         }
-        return nil
     }
 }

@@ -44,19 +44,11 @@ public struct DetectedSource: Sendable, Equatable, CustomStringConvertible {
 /// file's first chunk (`detect`); its encoding (a byte order mark, else UTF-8, and for
 /// LibraryThing ISO-8859-1 when the first chunk is not UTF-8) is turned into UTF-8 as it is read.
 public struct BookSourceStream {
-    private enum Reader {
-        case plain(BookImportStream)
-        case libraryThingTSV(RecordStream<LineFramer, LibraryThingImport.TSVFormat>)
-        case libraryThingJSON(RecordStream<JSONDocumentFramer, LibraryThingImport.JSONFormat>)
-        case cslJSON(RecordStream<JSONDocumentFramer, CSLJSONImport.Format>)
-        case bibTeX(RecordStream<BibTeXFramer, BibTeXImport.Format>)
-    }
-
     private let requested: BookSource?
     private let fileName: String
     private let restoring: Bool
     private let counted: CountingRead
-    private var reader: Reader?
+    private var reader: BookImportStream?
     /// What the file was read as, once the first event was asked for.
     public private(set) var detected: DetectedSource?
 
@@ -85,55 +77,22 @@ public struct BookSourceStream {
     /// Bytes of the file read so far.
     public var bytesRead: Int { counted.count }
 
-    public var summary: ImportSummary {
-        switch reader {
-        case let .plain(stream)?: stream.summary
-        case let .libraryThingTSV(stream)?: stream.summary
-        case let .libraryThingJSON(stream)?: stream.summary
-        case let .cslJSON(stream)?: stream.summary
-        case let .bibTeX(stream)?: stream.summary
-        case nil: ImportSummary()
-        }
-    }
+    public var summary: ImportSummary { reader?.summary ?? ImportSummary() }
 
     /// The next book or problem, nil at the end. Throws what `read` throws.
     public mutating func next() throws -> BookImportEvent? {
         if reader == nil { try start() }
-        switch reader {
-        case var .plain(stream)?:
-            defer { reader = .plain(stream) }
-            return try stream.next()
-        case var .libraryThingTSV(stream)?:
-            defer { reader = .libraryThingTSV(stream) }
-            return try stream.next()
-        case var .libraryThingJSON(stream)?:
-            defer { reader = .libraryThingJSON(stream) }
-            return try stream.next()
-        case var .cslJSON(stream)?:
-            defer { reader = .cslJSON(stream) }
-            return try stream.next()
-        case var .bibTeX(stream)?:
-            defer { reader = .bibTeX(stream) }
-            return try stream.next()
-        case nil: return nil
-        }
+        return try reader?.next()
     }
 
     /// Every book and problem at once: for files already in memory.
     public mutating func collected() -> BookImportResult {
-        var books: [SourcedBook] = []
-        var problems: [BookImportProblem] = []
         do {
-            while let event = try next() {
-                switch event {
-                case let .book(book): books.append(book)
-                case let .problem(problem): problems.append(problem)
-                }
-            }
+            if reader == nil { try start() }
         } catch {
-            problems.append(BookImportProblem(line: 1, reason: "the file could not be read: \(error)"))
+            return BookImportResult(sourced: [], problems: [BookImportStream.unreadable(error, line: 1)])
         }
-        return BookImportResult(sourced: books, problems: problems, summary: summary)
+        return reader?.collected() ?? BookImportResult(sourced: [], problems: [])
     }
 
     // MARK: Start
@@ -152,10 +111,8 @@ public struct BookSourceStream {
             let source =
                 requested ?? (BookImport.format(fileName: fileName, content: first) == .csv ? .csv : .jsonLines)
             detected = DetectedSource(source: source, encoding: markEncoding, isJSON: false)
-            reader = .plain(
-                BookImportStream(
-                    kind: source == .csv ? .csv : .jsonLines, restoring: true,
-                    read: Self.replaying(first, then: counted)))
+            reader = BookImportStream(
+                kind: source == .csv ? .csv : .jsonLines, restoring: true, read: Self.replaying(first, then: counted))
             return
         }
         // Headers and brackets are ASCII: UTF-8 and ISO-8859-1 text is recognised from its bytes.
@@ -177,22 +134,8 @@ public struct BookSourceStream {
         let decoding = DecodingRead(
             TextDecodingReader(encoding: encoding, markBytes: markBytes, read: Self.replaying(first, then: counted)))
         let read = { try decoding.next() }
-        switch source {
-        case .csv: reader = .plain(BookImportStream(kind: .csv, read: read))
-        case .jsonLines: reader = .plain(BookImportStream(kind: .jsonLines, read: read))
-        case .goodreads: reader = .plain(BookImportStream(kind: .goodreads, read: read))
-        case .storyGraph: reader = .plain(BookImportStream(kind: .storyGraph, read: read))
-        case .libraryThing:
-            reader =
-                isJSON
-                ? .libraryThingJSON(
-                    RecordStream(framer: JSONDocumentFramer(outer: .object), format: .init(), read: read))
-                : .libraryThingTSV(RecordStream(framer: LineFramer(), format: .init(), read: read))
-        case .cslJSON:
-            reader = .cslJSON(RecordStream(framer: JSONDocumentFramer(outer: .array), format: .init(), read: read))
-        case .bibTeX:
-            reader = .bibTeX(RecordStream(framer: BibTeXFramer(), format: .init(), read: read))
-        }
+        let (framer, format) = source.parts(isJSON: isJSON)
+        reader = BookImportStream(framer: framer, format: format, read: read)
     }
 
     /// `first`, then what `rest` reads.

@@ -1,5 +1,4 @@
 import BookCatalog
-import TerminalSafeText
 
 /// Goodreads' library export ("My Books" → Import and export), as Goodreads writes it: a CSV
 /// file whose ISBN columns hold Excel formulas (`="0141439513"`, `=""` for none), whose
@@ -9,7 +8,7 @@ import TerminalSafeText
 /// A book without a usable title or author is a problem, as in any import: nothing is stored.
 /// Any other value that breaks its field's rule (an ISBN with a wrong check digit, say) is
 /// left out and counted in the summary, so one odd value does not stop a library's import.
-public enum GoodreadsImport {
+public enum GoodreadsImport: ColumnSource {
     /// The columns read; every other one with a value is counted as skipped.
     enum Column: String, CaseIterable {
         case bookID = "Book Id"
@@ -23,8 +22,12 @@ public enum GoodreadsImport {
     /// Columns derived from those read (the author's name turned round, shelves with their
     /// positions): nothing of them is lost, so they are not reported as skipped.
     static let derivedColumns: Set<String> = ["Author l-f", "Bookshelves with positions"]
+    static let titleColumn = Column.title
+    static let notThisSource = "this is not a Goodreads library export: its header has no \"Title\" column"
+    static let emptyFile = "the file is empty; expected Goodreads' header line"
 
-    /// A whole export held in memory: what a `BookImportStream` of kind `.goodreads` makes of it.
+    /// A whole export held in memory: what a `BookImportStream` of kind `.goodreads` makes of it
+    /// (as a `ColumnFormat`, its rows read by the columns below).
     public static func parse(_ bytes: [UInt8]) -> BookImportResult {
         var chunk: [UInt8]? = bytes
         var stream = BookImportStream(
@@ -35,116 +38,30 @@ public enum GoodreadsImport {
         return stream.collected()
     }
 
-    /// The columns the header names, as `record` reads each line by them.
-    struct Columns {
-        let names: [String]
-        let indices: [Column: Int]
-        /// Columns no field keeps: a value in one is counted as skipped.
-        let others: [Int]
-    }
-
-    /// The header's columns, or nil (and the problem collected) when this is not Goodreads' export.
-    static func columns(_ header: BookImport.CSVReader.Outcome?, into collector: inout BookImport.Collector)
-        -> Columns?
-    {
-        guard case let .record(headerLine, header)? = header else {
-            collector.reject(line: 1, "the file is empty; expected Goodreads' header line")
-            return nil
-        }
-        let names = header.map { $0.text ?? "" }
-        var indices: [Column: Int] = [:]
-        for column in Column.allCases { indices[column] = names.firstIndex(of: column.rawValue) }
-        guard indices[.title] != nil else {
-            collector.reject(
-                line: headerLine, "this is not a Goodreads library export: its header has no \"Title\" column")
-            return nil
-        }
-        let others = names.indices.filter { Column(rawValue: names[$0]) == nil && !derivedColumns.contains(names[$0]) }
-        return Columns(names: names, indices: indices, others: others)
-    }
-
-    /// One line after the header: a book, or its problems, collected.
-    static func record(
-        _ outcome: BookImport.CSVReader.Outcome, columns: Columns, into collector: inout BookImport.Collector
-    ) {
-        switch outcome {
-        case .needMore: return
-        case let .malformed(line, reason):
-            collector.reject(line: line, reason)
-        case let .record(line, fields):
-            guard fields.count == columns.names.count else {
-                collector.reject(
-                    line: line, "expected \(columns.names.count) fields as in the header, found \(fields.count)")
-                return
-            }
-            guard fields.allSatisfy({ $0.text != nil }) else {
-                collector.reject(line: line, "the line is not valid UTF-8 text")
-                return
-            }
-            let row = Row(fields: fields.map { $0.text ?? "" }, columns: columns.indices)
-            for index in columns.others where !isEmptyValue(fields[index].text ?? "") {
-                collector.summary.skip(
-                    "values of the column \(JSONText.quoted(columns.names[index])) (no field keeps them)")
-            }
-            switch book(from: row, summary: &collector.summary) {
-            case let .success(book):
-                collector.keep(book, origin: BookOrigin(source: .goodreads, id: row[.bookID]))
-            case let .failure(failure):
-                for reason in failure.reasons { collector.reject(line: line, reason) }
-            }
-        }
-    }
-
-    /// One line's fields by column.
-    struct Row {
-        let fields: [String]
-        let columns: [Column: Int]
-
-        subscript(_ column: Column) -> String {
-            columns[column].map { fields[$0] } ?? ""
-        }
+    /// A row of the export as the book it gives: the series from the title, the ISBN-13 or else
+    /// the ISBN, the year published before the original one, the shelves as tags, the
+    /// review and the private notes as paragraphs of the notes.
+    static func book(_ row: ColumnRow<Column>) -> (book: SourceBook, origin: BookOrigin?) {
+        let (title, series) = titleAndSeries(row[.title])
+        var book = SourceBook()
+        book.title = title
+        book.authors = [row[.author]] + row[.additionalAuthors].split(separator: ",").map(String.init)
+        // The ISBN-13 if there is one, else the ISBN: one that breaks its rule is counted, and
+        // the other is not tried in its place (they name one book; a wrong one is a wrong export).
+        book.isbns = [[formulaText(row[.isbn13]), formulaText(row[.isbn])].first { !$0.isEmpty } ?? ""]
+        book.year = [row[.yearPublished], row[.originalYear]].map(BookValidation.trim).first { !$0.isEmpty } ?? ""
+        book.publisher = row[.publisher]
+        book.series = series?.name ?? ""
+        book.seriesIndex = series.map { "\($0.index)" } ?? ""
+        book.tags = row[.bookshelves].split(separator: ",").map(String.init) + [row[.exclusiveShelf]]
+        book.notes = [reviewText(row[.review]), reviewText(row[.privateNotes])]
+        return (book, BookOrigin(source: .goodreads, id: row[.bookID]))
     }
 
     /// Goodreads writes 0 for no rating, no read count and no copies: those are no values.
-    private static func isEmptyValue(_ text: String) -> Bool {
+    static func isNoValue(_ text: String) -> Bool {
         let trimmed = BookValidation.trim(text)
         return trimmed.isEmpty || trimmed == "0" || trimmed == "=\"\""
-    }
-
-    static func book(from row: Row, summary: inout ImportSummary) -> Result<NewBook, FieldProblems> {
-        let (title, series) = titleAndSeries(row[.title])
-        let authors = [row[.author]] + row[.additionalAuthors].split(separator: ",").map(String.init)
-        let author = authors.map(BookValidation.trim).filter { !$0.isEmpty }.joined(separator: ", ")
-        let named: NewBook
-        do {
-            named = try NewBook(title: title, author: author).validated()
-        } catch {
-            let reason = BookImport.rejection(title: title, author: author) ?? error.description
-            return .failure(FieldProblems(reasons: [reason]))
-        }
-        func kept<Value>(_ field: BookField, _ rule: () throws(BookFailure) -> Value?) -> Value? {
-            do {
-                return try rule()
-            } catch {
-                summary.skip("\(field.label) values that break its rule (\(DetailsText.reason(error)))")
-                return nil
-            }
-        }
-        let isbnText = [formulaText(row[.isbn13]), formulaText(row[.isbn])].first { !$0.isEmpty } ?? ""
-        let yearText = [row[.yearPublished], row[.originalYear]].map(BookValidation.trim).first { !$0.isEmpty } ?? ""
-        let shelves =
-            row[.bookshelves].split(separator: ",").map(String.init) + [row[.exclusiveShelf]]
-        let notes = [row[.review], row[.privateNotes]].map(reviewText).filter { !$0.isEmpty }.joined(
-            separator: "\n\n")
-        let details = BookDetails(
-            isbn: kept(.isbn) { () throws(BookFailure) in try BookValidation.isbn(isbnText) } ?? nil,
-            year: kept(.year) { () throws(BookFailure) in try BookValidation.year(text: yearText) } ?? nil,
-            publisher: kept(.publisher) { () throws(BookFailure) in try BookValidation.publisher(row[.publisher]) }
-                ?? "",
-            series: series.map(\.name) ?? "", seriesIndex: series?.index,
-            tags: kept(.tags) { () throws(BookFailure) in try BookValidation.tags(shelves) } ?? [],
-            notes: kept(.notes) { () throws(BookFailure) in try BookValidation.notes(notes) } ?? "")
-        return .success(NewBook(title: named.title, author: named.author, details: details))
     }
 
     /// `="0141439513"` as Goodreads writes an ISBN (a formula, so a spreadsheet keeps the

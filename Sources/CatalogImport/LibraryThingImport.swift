@@ -8,7 +8,7 @@ import TerminalSafeText
 /// authors, series) or `,` (tags, collections, ISBNs). The file is often ISO-8859-1: a file
 /// whose first megabyte is not UTF-8 is read as ISO-8859-1 whole, and a later field that is not
 /// UTF-8 is read as ISO-8859-1 alone (and counted).
-public enum LibraryThingImport {
+public enum LibraryThingImport: ColumnSource {
     enum Column: String, CaseIterable {
         case bookID = "Book Id", title = "Title", primaryAuthor = "Primary Author"
         case secondaryAuthor = "Secondary Author", publication = "Publication", date = "Date"
@@ -24,100 +24,29 @@ public enum LibraryThingImport {
         return source.collected()
     }
 
-    /// The lines of the TSV export, the first naming the columns.
-    struct TSVFormat: RecordFormat {
-        /// The columns by index once the header is read.
-        private var names: [String]?
-        private var indices: [Column: Int] = [:]
-        private var others: [Int] = []
+    static let titleColumn = Column.title
+    static let notThisSource =
+        "this is not a LibraryThing export: its header has no \"Title\" column (the columns are separated by tabs)"
+    static let emptyFile = "the file is empty; expected LibraryThing's header line"
 
-        mutating func read(record: UnsafeBufferPointer<UInt8>, line: Int, into collector: inout BookImport.Collector)
-            -> Bool
-        {
-            var fields = Self.fields(of: record)
-            guard let names else {
-                let header = fields.map { Self.text($0, collector: &collector) }
-                return readHeader(header, line: line, into: &collector)
-            }
-            if fields.count > names.count, fields[names.count...].allSatisfy(\.isEmpty) {
-                fields.removeSubrange(names.count...)
-            }
-            guard fields.count <= names.count else {
-                collector.reject(line: line, "expected \(names.count) fields as in the header, found \(fields.count)")
-                return true
-            }
-            if fields.contains(where: { $0.count > BookImportStream.maximumFieldBytes }) {
-                collector.reject(line: line, BookImportStream.fieldTooLong)
-                return true
-            }
-            let texts = fields.map { Self.text($0, collector: &collector) }
-            for index in others where index < texts.count && !BookValidation.trim(texts[index]).isEmpty {
-                collector.summary.skip(
-                    "values of the column \(JSONText.quoted(names[index])) (no field keeps them)")
-            }
-            func value(_ column: Column) -> String {
-                guard let index = indices[column], index < texts.count else { return "" }
-                return texts[index]
-            }
-            var book = SourceBook()
-            book.title = value(.title)
-            book.authors =
-                ([value(.primaryAuthor)] + SourceBook.values(value(.secondaryAuthor), separatedBy: ["|"]))
-                .map(SourceBook.givenFirst)
-            book.isbns =
-                [LibraryThingImport.unbracketed(value(.isbn))]
-                + SourceBook.values(LibraryThingImport.unbracketed(value(.isbns)), separatedBy: [",", "|"])
-            book.year = SourceBook.yearText(LibraryThingImport.unbracketed(value(.date)))
-            book.publisher = LibraryThingImport.publisher(value(.publication))
-            let series = SourceBook.values(value(.series), separatedBy: ["|"]).first.map(SourceBook.seriesAndIndex)
-            (book.series, book.seriesIndex) = series ?? ("", "")
-            book.tags =
-                SourceBook.values(value(.tags), separatedBy: [",", "|"])
-                + SourceBook.values(value(.collections), separatedBy: [",", "|"])
-            book.notes = [value(.review), value(.comment), value(.privateComment)].map(LibraryThingImport.paragraphs)
-            book.collect(
-                line: line, origin: BookOrigin(source: .libraryThing, id: value(.bookID)), into: &collector)
-            return true
-        }
-
-        private mutating func readHeader(_ header: [String], line: Int, into collector: inout BookImport.Collector)
-            -> Bool
-        {
-            let header = header.map(BookValidation.trim)
-            for column in Column.allCases { indices[column] = header.firstIndex(of: column.rawValue) }
-            guard indices[.title] != nil else {
-                collector.reject(
-                    line: line,
-                    "this is not a LibraryThing export: its header has no \"Title\" column (the columns are separated by tabs)"
-                )
-                return false
-            }
-            names = header
-            others = header.indices.filter {
-                Column(rawValue: header[$0]) == nil && !derivedColumns.contains(header[$0])
-            }
-            return true
-        }
-
-        mutating func finish(into collector: inout BookImport.Collector) {
-            if names == nil {
-                collector.reject(line: 1, "the file is empty; expected LibraryThing's header line")
-            }
-        }
-
-        /// The tab-separated fields of a line, its CR (before the LF) dropped.
-        static func fields(of record: UnsafeBufferPointer<UInt8>) -> [ArraySlice<UInt8>] {
-            var bytes = ArraySlice(record)
-            if bytes.last == UInt8(ascii: "\r") { bytes = bytes.dropLast() }
-            return bytes.split(separator: UInt8(ascii: "\t"), omittingEmptySubsequences: false)
-        }
-
-        /// A field's text: UTF-8, or else ISO-8859-1 (counted).
-        static func text(_ field: ArraySlice<UInt8>, collector: inout BookImport.Collector) -> String {
-            if let text = String(validating: field, as: UTF8.self) { return text }
-            collector.summary.note(latin1Fallback)
-            return TextEncoding.latin1String(field)
-        }
+    /// A line of the TSV export as the book it gives.
+    static func book(_ row: ColumnRow<Column>) -> (book: SourceBook, origin: BookOrigin?) {
+        var book = SourceBook()
+        book.title = row[.title]
+        book.authors =
+            ([row[.primaryAuthor]] + SourceBook.values(row[.secondaryAuthor], separatedBy: ["|"]))
+            .map(SourceBook.givenFirst)
+        book.isbns =
+            [unbracketed(row[.isbn])] + SourceBook.values(unbracketed(row[.isbns]), separatedBy: [",", "|"])
+        book.year = SourceBook.yearText(unbracketed(row[.date]))
+        book.publisher = publisher(row[.publication])
+        let series = SourceBook.values(row[.series], separatedBy: ["|"]).first.map(SourceBook.seriesAndIndex)
+        (book.series, book.seriesIndex) = series ?? ("", "")
+        book.tags =
+            SourceBook.values(row[.tags], separatedBy: [",", "|"])
+            + SourceBook.values(row[.collections], separatedBy: [",", "|"])
+        book.notes = [row[.review], row[.comment], row[.privateComment]].map(paragraphs)
+        return (book, BookOrigin(source: .libraryThing, id: row[.bookID]))
     }
 
     /// Not a skip: said in the summary so that a user can check those fields' accents.

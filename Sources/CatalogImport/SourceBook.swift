@@ -1,7 +1,8 @@
 import BookCatalog
 
-/// A book as another service's export gives it, its fields still text: what the LibraryThing,
-/// StoryGraph, CSL-JSON and BibTeX readers make of a record before the book rules judge it.
+/// A book as another service's export gives it, its fields still text: what the Goodreads,
+/// LibraryThing, StoryGraph, CSL-JSON and BibTeX readers make of a record before the book rules
+/// judge it, so that every service's values meet their rules the one way.
 ///
 /// As with Goodreads, a book without a usable title or author is a problem (nothing is stored),
 /// and any other value that breaks its field's rule is left out and counted in the summary, so

@@ -94,7 +94,7 @@ import Testing
         let json =
             "[\n{\"title\": \"First\"},\n{\"title\": \"Long\", \"note\": \"\(long)\"},\n{\"title\": \"After\"}\n]\n"
         let bytes = Array(json.utf8)
-        var stream = RecordStream(
+        var stream = BookImportStream(
             framer: JSONDocumentFramer(outer: .array), format: CSLJSONImport.Format(),
             read: SourceExportFixtures.chunks(of: bytes, size: 64 << 10))
         var titles: [String] = []
