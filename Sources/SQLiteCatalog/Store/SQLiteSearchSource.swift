@@ -106,6 +106,9 @@ final class SQLiteSearchSource: SearchSource {
         }
     }
 
+    /// A catalog's books are never deleted: none.
+    func removals(since marker: Int, limit: Int, _ visit: (Int) throws -> Void) throws {}
+
     func changeCount(since marker: Int, upTo limit: Int) throws -> Int {
         try connection.queryFirst(
             "SELECT count(*) FROM (SELECT 1 FROM books WHERE change_seq > ?1 AND +scope = ?2 LIMIT ?3)",

@@ -172,6 +172,8 @@ package final class SearchIndex {
         fileprivate let rows: [OverlayBook]
         /// The base ordinal of each changed id (ascending), nil for a book added since the base.
         fileprivate let ordinals: [(id: Int, ordinal: Int?)]
+        /// The books removed (`SearchSource.removals`), with their base ordinals as `ordinals`.
+        fileprivate var removed: [(id: Int, ordinal: Int?)] = []
     }
 
     /// How much room the overlay has left; a catch-up of more rows must replace the index.
@@ -193,37 +195,58 @@ package final class SearchIndex {
                     otherTerms: book.otherTerms))
         }
         guard rows.count <= room else { return nil }
+        // A book read as changed is there now: a removal of the same id is an earlier one.
+        var removedIDs: [Int] = []
+        try source.removals(since: since, limit: room - rows.count + 1) { removedIDs.append($0) }
+        guard rows.count + removedIDs.count <= room else { return nil }
+        let present = Set(rows.map(\.id))
+        removedIDs = removedIDs.filter { !present.contains($0) }.sorted()
+        let removedOrdinals = try base.ordinals(ofAscendingIDs: removedIDs)
         let ids = rows.map(\.id).sorted()
         let ordinals = try base.ordinals(ofAscendingIDs: ids)
         for (id, ordinal) in zip(ids, ordinals) where ordinal == nil && id <= base.largestID {
             // Not added since, yet not listed: only if the id order is whole is it truly new.
             try base.checkIDOrder()
         }
-        return Changes(since: since, sequence: sequence, rows: inResultOrder(rows), ordinals: Array(zip(ids, ordinals)))
+        return Changes(
+            since: since, sequence: sequence, rows: inResultOrder(rows), ordinals: Array(zip(ids, ordinals)),
+            removed: Array(zip(removedIDs, removedOrdinals)))
     }
 
     /// Replays `changes`, read after this index's `syncedSequence` (else they would miss or
     /// repeat rows: false, and nothing changes).
     @discardableResult
     package func apply(_ changes: Changes) -> Bool {
-        guard changes.since == syncedSequence, changes.rows.count <= overlayRoom else { return false }
-        // Books changed for the first time since the base: hide their base entries, if they have them.
-        for (id, ordinal) in changes.ordinals where !overlay.contains(id) {
-            guard let ordinal else { continue }
-            if hidden == nil { hidden = Bitmap(count: base.count) }
-            hidden!.insert(ordinal)
-            hiddenCount += 1
+        guard changes.since == syncedSequence, changes.rows.count + changes.removed.count <= overlayRoom else {
+            return false
         }
-        let replaced = overlay.isEmpty ? [] : Set(changes.rows.lazy.map(\.id).filter(overlay.contains))
+        // Books changed or removed for the first time since the base: hide their base entries,
+        // if they have them (a book removed, then added again under its id, is hidden already).
+        for (id, ordinal) in changes.ordinals + changes.removed where !overlay.contains(id) {
+            guard let ordinal else { continue }
+            hide(ordinal)
+        }
+        let removed = Set(changes.removed.lazy.map(\.id).filter(overlay.contains))
+        var replaced = overlay.isEmpty ? [] : Set(changes.rows.lazy.map(\.id).filter(overlay.contains))
+        replaced.formUnion(removed)
+        overlay.subtract(removed)
         overlay.reserveCapacity(overlay.count + changes.rows.count)
         for row in changes.rows { overlay.insert(row.id) }
         ordered = Self.merged(replaced.isEmpty ? ordered : ordered.filter { !replaced.contains($0.id) }, changes.rows)
-        if !changes.rows.isEmpty {
+        if !changes.rows.isEmpty || !changes.removed.isEmpty {
             recentOverlayMatches.removeAll()
             lastBaseMatches = nil
         }
         syncedSequence = changes.sequence
         return true
+    }
+
+    /// Hides a base book: changed since (the overlay holds it now) or removed.
+    private func hide(_ ordinal: Int) {
+        if hidden == nil { hidden = Bitmap(count: base.count) }
+        guard !hidden!.contains(ordinal) else { return }
+        hidden!.insert(ordinal)
+        hiddenCount += 1
     }
 
     /// Two runs of books in result order, as one.

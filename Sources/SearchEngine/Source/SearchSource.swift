@@ -8,8 +8,9 @@ import BookCatalog
 /// Two kinds of read, as the engine needs them:
 /// - every book, with what the engine indexes (`SourceBook`): in the order the source reads
 ///   fastest (`everyBook`), in title order (`idsInTitleOrder`, `booksInTitleOrder`), or by ISBN;
-/// - what changed since a marker (`changes(since:)`): `latestChange()` is the marker of the
-///   source's current state, and grows with every change.
+/// - what changed since a marker (`changes(since:)`, and the books removed, `removals(since:)`):
+///   `latestChange()` is the marker of the source's current state, and grows with every change,
+///   a removal included.
 ///
 /// A source is used from one thread at a time. Every read inside one `inOneRead` sees one state
 /// of the books; a read outside it sees the state of its own moment.
@@ -40,11 +41,16 @@ package protocol SearchSource: AnyObject {
     /// The books changed (added or edited) after `marker`, in any order, at most `limit`.
     func changes(since marker: Int, limit: Int, _ visit: (SourceBook) throws -> Void) throws
 
-    /// How many books changed after `marker`, counting no further than `limit`.
+    /// The ids of the books removed after `marker` (and not there now), in any order, at most
+    /// `limit`. A source whose books are never removed answers none; one that sees another
+    /// program delete rows (a Calibre library) must, or an index would keep finding them.
+    func removals(since marker: Int, limit: Int, _ visit: (Int) throws -> Void) throws
+
+    /// How many books changed or were removed after `marker`, counting no further than `limit`.
     func changeCount(since marker: Int, upTo limit: Int) throws -> Int
 
-    /// How many changes there were after `marker`, counting no further than `limit` and as cheaply
-    /// as the source can: never fewer than `changeCount` (SQLite counts every scope's, through its
+    /// How many changes (removals included) there were after `marker`, counting no further than
+    /// `limit` and as cheaply as the source can: never fewer than `changeCount` (SQLite counts every scope's, through its
     /// change index alone). It decides whether a catch-up is read away from the searches.
     func changeCountAtLeast(since marker: Int, upTo limit: Int) throws -> Int
 

@@ -199,8 +199,12 @@ package struct BooksTableSearch {
         try source.cancellable { try scanTable(words, into: &judge) }
     }
 
-    /// The scope's rows changed since `sequence`, or nil when there are too many.
+    /// The scope's rows changed since `sequence`, or nil when there are too many, or when a book
+    /// was removed since: what was read then would still offer it (a new read forgets it).
     private func changedRows(since sequence: Int) throws -> ScannedRows? {
+        var removed = false
+        try source.removals(since: sequence, limit: 1) { _ in removed = true }
+        guard !removed else { return nil }
         var rows = ScannedRows()
         var tooMany = false
         try source.changes(since: sequence, limit: SearchTuning.keptScanChangedRows + 1) { book in
