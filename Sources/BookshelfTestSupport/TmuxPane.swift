@@ -90,10 +90,11 @@ public final class TmuxPane {
     private func run(_ arguments: [String], check: Bool = true) throws -> String {
         let outputPath = FileManager.default.temporaryDirectory.appendingPathComponent("tmux-\(UUID().uuidString)").path
         defer { unlink(outputPath) }
-        // Nor the user's own XDG folders: the app a test starts keeps its catalog and its kept
-        // drafts under the HOME the test gives it, never where the user keeps theirs.
+        // Nor the user's own XDG folders: the app a test starts keeps its catalog, its kept
+        // drafts and a library's search index under the HOME the test gives it, never where
+        // the user keeps theirs.
         let environment = ProcessInfo.processInfo.environment.filter {
-            !["TMUX", "XDG_DATA_HOME", "XDG_STATE_HOME"].contains($0.key)
+            !["TMUX", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"].contains($0.key)
         }
         let status = try ChildProcess.run(
             [tmux, "-L", socket] + arguments, output: outputPath, errors: "/dev/null",

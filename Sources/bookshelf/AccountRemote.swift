@@ -41,7 +41,7 @@ enum AccountRemote {
                         "a Calibre library has one account, its owner \(store.account.name.printable), not \(name.printable)"
                     )
                 }
-                remote = try store.remote()
+                remote = try store.remote(forOneSearch: forOneSearch)
             } catch let failure as CalibreLibrary.Failure {
                 throw CommandFailure(TerminalText.sanitized(failure.description))
             }

@@ -76,6 +76,10 @@ enum SearchCommand {
             await storeIndexAfterAnswering(sqlite, console: context.console)
             // The build reads every row: if it found the catalog damaged, the answer may lack books.
             if let damage = await sqlite.catalogDamage { throw CommandFailure(damage) }
+        } else if let calibre = remote as? CalibreBookRemote {
+            // The same for a Calibre library, whose index is kept in the user's cache.
+            context.console.flush()
+            await calibre.finishIndexPreparation()
         }
         return page.total == 0 ? .nothingDone : .success
     }

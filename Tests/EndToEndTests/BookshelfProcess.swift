@@ -57,7 +57,7 @@ struct BookshelfProcess {
     {
         let binary = try #require(Self.binary, "the bookshelf executable was not found beside the test bundle")
         var environment = ProcessInfo.processInfo.environment
-        for name in ["BOOKSHELF_DB", "XDG_DATA_HOME", "XDG_STATE_HOME"] { environment[name] = nil }
+        for name in ["BOOKSHELF_DB", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"] { environment[name] = nil }
         environment["HOME"] = path("home")
         environment.merge(overrides) { _, new in new }
 

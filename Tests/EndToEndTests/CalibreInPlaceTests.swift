@@ -39,7 +39,7 @@ struct CalibreInPlaceTests {
     }
 
     /// calibre's environment: no display, and its settings in the sandbox, not the user's.
-    private var calibreEnvironment: [String: String] {
+    var calibreEnvironment: [String: String] {
         var environment = ProcessInfo.processInfo.environment
         environment["QT_QPA_PLATFORM"] = "offscreen"
         environment["CALIBRE_CONFIG_DIRECTORY"] = sandbox.path("calibre-config")
@@ -47,7 +47,7 @@ struct CalibreInPlaceTests {
         return environment
     }
 
-    private func calibredb(_ arguments: [String]) throws -> (status: Int32, output: String) {
+    func calibredb(_ arguments: [String]) throws -> (status: Int32, output: String) {
         let tool = try #require(CalibreTools.calibredb, "calibredb is required (CI is set)")
         let output = sandbox.path("calibredb-\(UUID().uuidString)")
         let status = try ChildProcess.run(

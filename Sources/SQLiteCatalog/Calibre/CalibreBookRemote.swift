@@ -1,34 +1,41 @@
 import BookCatalog
 import CSQLite
+import SearchEngine
 
 /// One session on a Calibre library in place. A book's revision is its `last_modified`
 /// (`CalibreTimestamp`); a save is a compare-and-set on it, in one transaction taken under
 /// calibre's own single-instance lock, so that calibre, `calibre-server` and `calibredb`
 /// cannot start writing in the middle of it, and refused while one of them holds the lock.
 ///
-/// Searching reads every book and matches them by `SearchTerms`, as the in-memory store does,
-/// on a copy kept until another program commits (`PRAGMA data_version`): the search engine of
-/// Bookshelf's own catalogs does not index another program's file yet.
-public actor CalibreBookRemote: SearchableBookRemote, ChangeDetectingRemote, AccountAwareRemote {
+/// Searching is the search engine's (`SearchEngine`), over the library through
+/// `CalibreSearchSource`: its index lives in the user's cache, keyed by the library's uuid,
+/// and catches up with calibre's changes (additions, edits, deletions) as with this session's.
+public actor CalibreBookRemote: SearchableBookRemote, ChangeDetectingRemote, AccountAwareRemote, SearchEngineHost {
     public nonisolated let account: Account
     private let database: CalibreDatabase
     private let file: String
     private let readOnly: String?
     /// calibre's lock (`CalibreInstanceLock.name`); another name only in tests.
     private let lockName: String
-    private var books: [BookRecord]?
     private var seenDataVersion: Int
+    /// The engine's source on this remote's connection: told of this session's own saves.
+    private let source: CalibreSearchSource
+    package let searchEngine: SearchEngine
 
     init(
-        database: CalibreDatabase, file: String, account: Account, readOnly: String?,
-        lockName: String = CalibreInstanceLock.name
-    ) {
+        database: CalibreDatabase, file: String, account: Account, readOnly: String?, place: CalibreIndexPlace,
+        lockName: String = CalibreInstanceLock.name, warmsBroadPrefixes: Bool = true
+    ) throws {
         self.database = database
         self.lockName = lockName
         self.file = file
         self.account = account
         self.readOnly = readOnly
         seenDataVersion = (try? database.connection.queryFirst("PRAGMA data_version") { $0.int(0) }) ?? 0
+        source = try CalibreSearchSource(database: database, file: file, place: place)
+        searchEngine = SearchEngine(
+            source: source, opener: CalibreSearchSourceOpener(file: file, place: place),
+            scope: CalibreIndexPlace.scope, warmsBroadPrefixes: warmsBroadPrefixes)
     }
 
     /// A reader whose work is metered for one call: a library's rows bound what a call may cost.
@@ -62,7 +69,8 @@ public actor CalibreBookRemote: SearchableBookRemote, ChangeDetectingRemote, Acc
         let outcome: Result<BookRecord, BookFailure> = try withExtendedLifetime(lock) {
             try unavailableOnFailure { () throws(CalibreLibrary.Failure) in try committed(request) }
         }
-        books = nil
+        // This connection's own commit does not move its data version: the source must look.
+        source.forgetState()
         return try outcome.get()
     }
 
@@ -96,40 +104,76 @@ public actor CalibreBookRemote: SearchableBookRemote, ChangeDetectingRemote, Acc
 
     // MARK: SearchableBookRemote
 
+    /// Answered by the search engine: from its index once it is loaded or built, and from the
+    /// library's books meanwhile (the same answer more slowly).
     public func search(_ query: SearchQuery) async throws -> SearchPage {
-        let terms = SearchTerms(query.text)
-        let all = try currentBooks()
-        let matching = terms.matchesEverything ? all : all.filter(terms.matches)
-        let ordered =
-            terms.isEmpty
-            ? matching
-            : matching.sorted { terms.sortKey($0) < terms.sortKey($1) }
-        let page = Array(ordered.dropFirst(query.offset).prefix(query.limit))
-        let hasMore = query.offset + page.count < ordered.count
-        return SearchPage(
-            records: page,
-            totalCount: TotalCount(
-                counted: min(ordered.count, SearchPage.exactCountLimit + 1), offset: query.offset, shown: page.count,
-                hasMore: hasMore))
+        try await answerSearch(query).page
     }
 
-    /// Every book, in title order (folded, then id), re-read when another program committed.
-    private func currentBooks() throws -> [BookRecord] {
-        let version = try unavailableOnFailure { () throws(CalibreLibrary.Failure) in
-            try reader().rows(of: "its data version", "PRAGMA data_version") { $0.int(0) }.first ?? 0
-        }
-        if version != seenDataVersion { books = nil }
-        seenDataVersion = version
-        if let books { return books }
-        let read = try unavailableOnFailure { () throws(CalibreLibrary.Failure) in
-            try CalibreBooks.read(reader()).records
-        }
-        let ordered = read.map { (SearchTerms.fold($0.title), $0) }.sorted {
-            ($0.0, $0.1.id) < ($1.0, $1.1.id)
-        }.map(\.1)
-        books = ordered
-        return ordered
+    /// The page `search` gives, and what answered it: for benchmarks and tests.
+    public func answer(_ query: SearchQuery) async throws -> SearchAnswer {
+        try await answerSearch(query)
     }
+
+    /// Waits until the index being built (if any) is built and stored in the cache: for a
+    /// program about to exit, so that the next one finds a current index.
+    public func finishIndexPreparation() async {
+        await finishPreparingIndex()
+    }
+
+    /// How the search index in use was obtained, waiting until there is one.
+    public func searchIndexReport() async throws -> (report: SearchIndexReport, snapshotStored: Bool) {
+        try await installedIndexReport()
+    }
+
+    // MARK: SearchEngineHost
+
+    /// The books of `ids`, in order, read in the search's read of the library.
+    package func pageRows(
+        ids: [Int], total: Int, query: SearchQuery, namedByIndex: Bool, whileIndexing: Bool, countFollows: Bool
+    ) throws -> SearchPage {
+        let read = try CalibreBooks.read(reader(), books: ids).records
+        let byID = Dictionary(read.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        let records = try ids.map { id in
+            guard let record = byID[id] else {
+                guard namedByIndex else { throw CatalogDamage("the library lacks book \(id), which it listed") }
+                throw SearchIndexDamage("the index names book \(id), which the library does not have")
+            }
+            return record
+        }
+        let totalCount =
+            countFollows
+            ? .counting(atLeast: max(total, query.offset + records.count))
+            : TotalCount(
+                counted: total, offset: query.offset, shown: records.count,
+                hasMore: query.offset + records.count < total)
+        return SearchPage(records: records, totalCount: totalCount, answeredWhileIndexing: whileIndexing)
+    }
+
+    package func mappingSourceFailures<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let failure as CalibreLibrary.Failure {
+            throw BookFailure.storeUnavailable(failure.description)
+        } catch let damage as CatalogDamage {
+            throw BookFailure.storeUnavailable("the Calibre library \(file) is damaged: \(damage.reason)")
+        } catch let error as SQLiteError {
+            throw BookFailure.storeUnavailable("cannot read the Calibre library \(file): \(error)")
+        }
+    }
+
+    package func failure(preparing error: any Error) -> BookFailure {
+        if let failure = error as? BookFailure { return failure }
+        return BookFailure.storeUnavailable("cannot index the Calibre library \(file): \(error)")
+    }
+
+    package func damageFailure() -> BookFailure { BookFailure.storeUnavailable(damageExplanation()) }
+
+    package func damageExplanation() -> String {
+        "the Calibre library \(file) is damaged; open it in calibre and run its Check library"
+    }
+
+    package func isDamage(_ error: any Error) -> Bool { error is CatalogDamage }
 
     // MARK: ChangeDetectingRemote
 
@@ -139,7 +183,6 @@ public actor CalibreBookRemote: SearchableBookRemote, ChangeDetectingRemote, Acc
         }
         guard version != seenDataVersion else { return nil }
         seenDataVersion = version
-        books = nil
         return .unspecified
     }
 
@@ -154,6 +197,11 @@ public actor CalibreBookRemote: SearchableBookRemote, ChangeDetectingRemote, Acc
 }
 
 extension CalibreBookRemote {
-    /// How many books the library shows (those whose title and author can be read).
-    public func bookCount() throws -> Int { try currentBooks().count }
+    /// How many books the library holds: its books table's rows, counted without mapping them
+    /// (a book whose title or author is not text, which searches leave out, is counted).
+    public func bookCount() async throws -> Int {
+        try unavailableOnFailure { () throws(CalibreLibrary.Failure) in
+            try reader().rows(of: "its books table", "SELECT count(*) FROM books") { $0.int(0) }.first ?? 0
+        }
+    }
 }

@@ -12,13 +12,23 @@ struct CalibreBooks {
     /// the notes are not edited.
     let comments: [Int: String]
 
-    static func read(_ reader: CalibreReader, book: Int? = nil) throws(CalibreLibrary.Failure) -> CalibreBooks {
-        let rows = try CalibreRows(reader: reader, book: book).read()
-        let stamps = try reader.rows(
-            of: "its books table",
-            book == nil
-                ? "SELECT id, last_modified FROM books" : "SELECT id, last_modified FROM books WHERE id = ?1",
-            book.map { [.int($0)] } ?? [], row: { ($0.int(0), $0.text(1)) })
+    /// Every book, or one (`book`), or some (`books`).
+    static func read(_ reader: CalibreReader, book: Int? = nil, books: [Int]? = nil) throws(CalibreLibrary.Failure)
+        -> CalibreBooks
+    {
+        let rows = try CalibreRows(reader: reader, book: book, books: books).read()
+        let (sql, arguments): (String, [SQLValue]) =
+            if let books {
+                (
+                    "SELECT id, last_modified FROM books WHERE id IN (SELECT value FROM json_each(?1))",
+                    [.text("[" + books.map(String.init).joined(separator: ",") + "]")]
+                )
+            } else if let book {
+                ("SELECT id, last_modified FROM books WHERE id = ?1", [.int(book)])
+            } else {
+                ("SELECT id, last_modified FROM books", [])
+            }
+        let stamps = try reader.rows(of: "its books table", sql, arguments, row: { ($0.int(0), $0.text(1)) })
         let revisions = Dictionary(stamps.map { ($0.0, revision(of: $0.1)) }, uniquingKeysWith: { first, _ in first })
         var records: [BookRecord] = []
         var comments: [Int: String] = [:]

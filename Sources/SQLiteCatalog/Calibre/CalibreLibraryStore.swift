@@ -35,9 +35,16 @@ public struct CalibreLibraryStore: Sendable {
         return (path as NSString).lastPathComponent == "metadata.db"
     }
 
+    /// Where the library's search index and change ledger are kept: the user's cache folder
+    /// (`$XDG_CACHE_HOME/bookshelf/`), named by `libraryID`.
+    let indexPlace: CalibreIndexPlace
+
     /// Opens the library at `path` (its folder or its `metadata.db`), checked as an import
     /// checks one: a regular file, tables where calibre makes tables, and a known schema.
-    public static func open(path: String) throws(CalibreLibrary.Failure) -> CalibreLibraryStore {
+    /// `environment` says where the user's cache folder is (`XDG_CACHE_HOME`, `HOME`).
+    public static func open(
+        path: String, environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws(CalibreLibrary.Failure) -> CalibreLibraryStore {
         let file = try CalibreLibraryFile.locate(path)
         let writable = access(file, W_OK) == 0
         let database = try CalibreDatabase.openInPlace(file, writable: false)
@@ -54,7 +61,8 @@ public struct CalibreLibraryStore: Sendable {
         let folder = (CalibreLibraryFile.resolved(file) as NSString).deletingLastPathComponent
         return CalibreLibraryStore(
             file: file, folder: folder, libraryID: libraryID, permanentlyReadOnly: reason,
-            account: Account(name: ownerName, role: reason == nil ? .editor : .reader, scope: "calibre"))
+            account: Account(name: ownerName, role: reason == nil ? .editor : .reader, scope: "calibre"),
+            indexPlace: CalibreIndexPlace(libraryID: libraryID, libraryFile: file, environment: environment))
     }
 
     /// Whether calibre (its GUI, `calibre-server` or `calibredb`) holds its lock now; nil
@@ -62,12 +70,14 @@ public struct CalibreLibraryStore: Sendable {
     public static func calibreIsHoldingItsLock() -> Bool? { CalibreInstanceLock.isHeld() }
 
     /// A session's remote on a connection of its own.
-    public func remote() throws(CalibreLibrary.Failure) -> CalibreBookRemote {
-        try remote(lockName: CalibreInstanceLock.name)
+    /// `forOneSearch`: the session answers one search and ends (`bookshelf search`), so its
+    /// index works nothing out ahead for later searches.
+    public func remote(forOneSearch: Bool = false) throws(CalibreLibrary.Failure) -> CalibreBookRemote {
+        try remote(lockName: CalibreInstanceLock.name, forOneSearch: forOneSearch)
     }
 
     /// `remote()` taking the lock of `lockName`: tests must never take the user's calibre's.
-    func remote(lockName: String) throws(CalibreLibrary.Failure) -> CalibreBookRemote {
+    func remote(lockName: String, forOneSearch: Bool = false) throws(CalibreLibrary.Failure) -> CalibreBookRemote {
         let database = try CalibreDatabase.openInPlace(file, writable: permanentlyReadOnly == nil)
         if permanentlyReadOnly == nil {
             do {
@@ -76,8 +86,15 @@ public struct CalibreLibraryStore: Sendable {
                 throw CalibreLibrary.Failure(description: "cannot open the Calibre library \(file): \(error)")
             }
         }
-        return CalibreBookRemote(
-            database: database, file: file, account: account, readOnly: permanentlyReadOnly, lockName: lockName)
+        do {
+            return try CalibreBookRemote(
+                database: database, file: file, account: account, readOnly: permanentlyReadOnly, place: indexPlace,
+                lockName: lockName, warmsBroadPrefixes: !forOneSearch)
+        } catch let failure as CalibreLibrary.Failure {
+            throw failure
+        } catch {
+            throw CalibreLibrary.Failure(description: "cannot keep the search index of \(file) in the cache: \(error)")
+        }
     }
 
     /// The login name of this process's user, the library's one account.

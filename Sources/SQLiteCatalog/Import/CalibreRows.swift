@@ -38,9 +38,19 @@ struct CalibreRows {
     let reader: CalibreReader
     /// One book's rows only (a library opened in place reads a book at a time), or every book's.
     var book: Int? = nil
+    /// Or these books' rows only (a page of search results), read in one pass of each query.
+    var books: [Int]? = nil
 
-    /// `clause` ("WHERE l.book = ?1") when one book is read, and its argument.
+    /// `clause` ("WHERE l.book = ?1") when one book is read, and its argument; with `books`,
+    /// the clause's "= ?1" becomes a membership in the bound list (`json_each`, SQLite's own).
     private func only(_ clause: String) -> (String, [SQLValue]) {
+        if let books {
+            let list = "[" + books.map(String.init).joined(separator: ",") + "]"
+            return (
+                " " + clause.replacingOccurrences(of: "= ?1", with: "IN (SELECT value FROM json_each(?1))"),
+                [.text(list)]
+            )
+        }
         guard let book else { return ("", []) }
         return (" " + clause, [.int(book)])
     }

@@ -26,6 +26,18 @@ package enum IndexFilePlace {
         return folder + "/" + name + "-" + hash(absolute) + "-search-" + hash(scope)
     }
 
+    /// In the user's cache folder as `inCache(of:)`, named by `key` rather than by a path: a
+    /// source's own lasting id for its books (a Calibre library's uuid), so that the library
+    /// keeps its index when it is moved or renamed. `kind` begins the name ("calibre"); the key
+    /// is hashed, so any text names one file.
+    package static func inCache(
+        kind: String, key: String, scope: String,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) -> String? {
+        guard let folder = cacheFolder(environment: environment) else { return nil }
+        return folder + "/" + kind + "-" + hash(key) + "-search-" + hash(scope)
+    }
+
     /// `$XDG_CACHE_HOME/bookshelf`, or `$HOME/.cache/bookshelf`; nil when neither is absolute.
     package static func cacheFolder(environment: [String: String]) -> String? {
         if let cache = environment["XDG_CACHE_HOME"], cache.hasPrefix("/") { return cache + "/bookshelf" }

@@ -53,6 +53,9 @@ struct CalibreLibraryCopy {
         library = try CalibreLibraryCopy(in: directory)
     }
 
+    /// The test's own cache folder: the library's search index goes there, not the user's.
+    var cache: [String: String] { ["XDG_CACHE_HOME": directory.path("cache")] }
+
     /// The fixture's `last_modified` of book 1, in microseconds, worked out by hand.
     static let fellowshipRevision = 1_796_487_468_907_870
 
@@ -61,11 +64,11 @@ struct CalibreLibraryCopy {
     let lockName = "bookshelf-test-\(UUID().uuidString)"
 
     private func remote() throws -> CalibreBookRemote {
-        try CalibreLibraryStore.open(path: library.folder).remote(lockName: lockName)
+        try CalibreLibraryStore.open(path: library.folder, environment: cache).remote(lockName: lockName)
     }
 
     @Test func aBookReadsAsTheImportMapsItWithItsLastModifiedAsTheRevision() async throws {
-        let store = try CalibreLibraryStore.open(path: library.folder)
+        let store = try CalibreLibraryStore.open(path: library.folder, environment: cache)
         #expect(store.libraryID == (try library.column("SELECT uuid FROM library_id")).first)
         #expect(store.permanentlyReadOnly == nil)
         let book = try await store.remote(lockName: lockName).load(id: 1)
@@ -206,15 +209,18 @@ struct CalibreLibraryCopy {
         // Found by the author alone: in title order, "Good Omens", "Guards! Guards!", "The Sea…".
         #expect(page.records.map(\.id) == [2, 5, 6])
         #expect(page.totalCount == .exact(3))
-        // A change calibre commits is seen by the next search and the next check.
-        try library.execute("UPDATE books SET title = 'Pratchett Omnibus' WHERE id = 7")
+        // A change calibre commits (stamping the book's last_modified, as each of its writes
+        // does) is seen by the next search and the next check.
+        try library.execute(
+            "UPDATE books SET title = 'Pratchett Omnibus', last_modified = '2026-12-06 10:00:00.000001+00:00' WHERE id = 7"
+        )
         #expect(try await remote.checkForChanges() != nil)
         #expect(try await remote.search(SearchQuery(text: "pratchett")).records.first?.id == 7)
     }
 
     @Test func aLibraryOfANewerCalibreOpensReadOnlyWithTheReason() async throws {
         try library.execute("PRAGMA user_version = 27")
-        let store = try CalibreLibraryStore.open(path: library.folder)
+        let store = try CalibreLibraryStore.open(path: library.folder, environment: cache)
         let reason = try #require(store.permanentlyReadOnly)
         #expect(reason.contains("newer than Bookshelf knows (schema version 27"))
         #expect(store.account.role == .reader)
@@ -254,9 +260,11 @@ struct CalibreLibraryCopy {
             CREATE VIEW comments AS WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n)
                 SELECT i AS id, i AS book, 'x' AS text FROM n;
             """)
-        #expect(throws: CalibreLibrary.Failure.self) { try CalibreLibraryStore.open(path: library.folder) }
+        #expect(throws: CalibreLibrary.Failure.self) {
+            try CalibreLibraryStore.open(path: library.folder, environment: cache)
+        }
         do {
-            _ = try CalibreLibraryStore.open(path: library.folder)
+            _ = try CalibreLibraryStore.open(path: library.folder, environment: cache)
         } catch {
             #expect(error.description.contains("its comments is a view, not a table"), "\(error)")
         }
@@ -273,7 +281,7 @@ struct CalibreLibraryCopy {
             END;
             """)
         do {
-            _ = try CalibreLibraryStore.open(path: library.folder)
+            _ = try CalibreLibraryStore.open(path: library.folder, environment: cache)
             Issue.record("the library opened")
         } catch {
             #expect(error.description.contains("its metadata_dirtied is a view, not a table"), "\(error)")
