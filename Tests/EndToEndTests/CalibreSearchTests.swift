@@ -82,7 +82,7 @@ extension CalibreInPlaceTests {
         for query in Self.queries {
             let answer = try await remote.answer(SearchQuery(text: query, limit: 100))
             #expect(answer.page.records.map(\.id) == naive(query, over: books), "\(query)")
-            if !query.isEmpty { #expect(answer.source == .index, "\(query)") }
+            if !query.isEmpty { #expect(answer.strategy == .index, "\(query)") }
         }
         // The next session loads the stored index, and answers the same.
         let next = try store.remote()
@@ -135,7 +135,7 @@ extension CalibreInPlaceTests {
         #expect(!all.records.map(\.id).contains(5))
 
         // Caught up in place, not rebuilt: the index still answers.
-        #expect(try await remote.answer(SearchQuery(text: "pratchett")).source == .index)
+        #expect(try await remote.answer(SearchQuery(text: "pratchett")).strategy == .index)
 
         // A session opened now loads the stored index and catches up to the same answers.
         let next = try store.remote()
