@@ -17,8 +17,14 @@ enum CheckCommand {
             or a backup. The search index beside the catalog is derived data and is not checked;
             a damaged one is rebuilt by itself.
 
-            Exit status: 0 the catalog is intact; 2 usage error; 3 it is damaged, or could not
-            be read. PostgreSQL checks its own data; the command is for SQLite catalogs.
+            For a Calibre library it checks metadata.db, then names each book Bookshelf leaves
+            out (a title or authors that break Bookshelf's rules, such as more authors than an
+            author field holds): such a book is not searched, exported or edited here, and
+            calibre keeps it as it is.
+
+            Exit status: 0 the catalog is intact; 1 a Calibre library is intact but has books
+            Bookshelf leaves out; 2 usage error; 3 it is damaged, or could not be read.
+            PostgreSQL checks its own data; the command is for SQLite catalogs.
 
             \(CatalogTarget.explanation)
             """,
@@ -26,14 +32,16 @@ enum CheckCommand {
 
     @Sendable static func run(_ context: CommandContext) async throws -> ExitStatus {
         let path: String
+        var library: CalibreLibraryStore?
         switch try CatalogTarget.resolve(
             option: context.arguments.value(CatalogOptions.db), environment: context.environment)
         {
         case let .sqlite(catalog): path = catalog
-        case let .calibre(library):
+        case let .calibre(folder):
             // The library's metadata.db, checked as a catalog is (calibre's check_library looks at its folders).
             do {
-                path = try CalibreLibraryStore.open(path: library).file
+                let store = try CalibreLibraryStore.open(path: folder)
+                (path, library) = (store.file, store)
             } catch {
                 throw CommandFailure(TerminalText.sanitized(error.description))
             }
@@ -48,11 +56,34 @@ enum CheckCommand {
         }
         guard !report.isHealthy else {
             context.console.line("ok: \(TerminalText.sanitized(path)) is intact")
+            if let library { return try notShown(in: library, console: context.console) }
             return .success
         }
         for problem in report.problems { context.console.line(TerminalText.sanitized(problem)) }
         throw CommandFailure(
             "the catalog \(TerminalText.sanitized(path)) is damaged (\(report.problems.count) problems above, "
                 + "from PRAGMA integrity_check); restore it from an export (bookshelf import) or a backup")
+    }
+
+    /// The books of an intact library that Bookshelf leaves out, one line each: a library is
+    /// calibre's to fill, and a title or an author longer than Bookshelf's rules allow (twelve
+    /// authors of a proceedings volume) is no damage, but such a book is not searched, exported
+    /// or edited here, and the user must hear of it.
+    static func notShown(in library: CalibreLibraryStore, console: Console) throws -> ExitStatus {
+        let books: [CalibreBookNotShown]
+        do {
+            books = try library.booksNotShown()
+        } catch {
+            throw CommandFailure(TerminalText.sanitized(error.description))
+        }
+        guard !books.isEmpty else { return .success }
+        for book in books {
+            console.line("book \(book.id) is not shown here: \(TerminalText.sanitized(book.reason))")
+        }
+        console.note(
+            "bookshelf check: \(books.count) book\(books.count == 1 ? "" : "s") of the library \(books.count == 1 ? "is" : "are") "
+                + "left out of search, export and edits here (above); calibre keeps \(books.count == 1 ? "it" : "them") as \(books.count == 1 ? "it is" : "they are")"
+        )
+        return .nothingDone
     }
 }

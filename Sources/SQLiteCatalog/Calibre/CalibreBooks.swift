@@ -2,12 +2,13 @@ import BookCatalog
 
 /// A library's books as Bookshelf's records, mapped as `import --from calibre` maps them
 /// (`CalibreMapping`), each with its `last_modified` as the revision (`CalibreTimestamp`). A
-/// book that cannot be shown (a title that is not text, two books with one id) is left out
-/// and counted.
+/// book that cannot be shown (a title that is not text or breaks a title's rule, authors
+/// longer than an author may be, two books with one id) is left out, and kept with why, so
+/// that `bookshelf check` can name it.
 struct CalibreBooks {
     let records: [BookRecord]
-    /// Books left out: their title or author could not be read as text.
-    let unreadable: Int
+    /// Books left out, each with why.
+    let notShown: [CalibreBookNotShown]
     /// Each record's comments as the library holds them, by id: written back untouched when
     /// the notes are not edited.
     let comments: [Int: String]
@@ -32,7 +33,7 @@ struct CalibreBooks {
         let revisions = Dictionary(stamps.map { ($0.0, revision(of: $0.1)) }, uniquingKeysWith: { first, _ in first })
         var records: [BookRecord] = []
         var comments: [Int: String] = [:]
-        var unreadable = 0
+        var notShown: [CalibreBookNotShown] = []
         var skipped = SkipCounts()
         for var row in rows {
             // calibre keeps a comma of an author's name as "|" (db/write.py).
@@ -40,8 +41,11 @@ struct CalibreBooks {
                 if case let .text(text) = name { return .text(text.replacingOccurrences(of: "|", with: ",")) }
                 return name
             }
-            guard case let .success((title, author)) = CalibreMapping.named(row) else {
-                unreadable += 1
+            let named = CalibreMapping.named(row)
+            guard case let .success((title, author)) = named else {
+                if case let .failure(unstorable) = named {
+                    notShown.append(CalibreBookNotShown(id: row.id, reason: unstorable.reason))
+                }
                 continue
             }
             let details = CalibreMapping.details(of: row, skipped: &skipped)
@@ -50,7 +54,7 @@ struct CalibreBooks {
             )
             if case let .text(text)? = row.comments { comments[row.id] = text }
         }
-        return CalibreBooks(records: records, unreadable: unreadable, comments: comments)
+        return CalibreBooks(records: records, notShown: notShown, comments: comments)
     }
 
     /// The revision of a `last_modified` text: its microseconds, or 0 for a text calibre
@@ -58,4 +62,11 @@ struct CalibreBooks {
     static func revision(of lastModified: String) -> Int {
         max(0, CalibreTimestamp.microseconds(lastModified) ?? 0)
     }
+}
+
+/// A book of the library that Bookshelf leaves out, and why (the rule its title or author
+/// breaks): it is neither searched, nor exported, nor edited here, and calibre keeps it as it is.
+public struct CalibreBookNotShown: Sendable, Equatable {
+    public let id: Int
+    public let reason: String
 }

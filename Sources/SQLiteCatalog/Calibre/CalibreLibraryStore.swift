@@ -65,6 +65,15 @@ public struct CalibreLibraryStore: Sendable {
             indexPlace: CalibreIndexPlace(libraryID: libraryID, libraryFile: file, environment: environment))
     }
 
+    /// The books of the library Bookshelf leaves out, each with why, read from the whole
+    /// library (as `bookshelf check` reads it).
+    public func booksNotShown() throws(CalibreLibrary.Failure) -> [CalibreBookNotShown] {
+        let database = try CalibreDatabase.openInPlace(file, writable: false)
+        let reader = CalibreReader(
+            database: database, file: file, budget: CalibreLibrary.WorkBudget(forFileOf: database.bytes))
+        return try CalibreBooks.read(reader).notShown
+    }
+
     /// Whether calibre (its GUI, `calibre-server` or `calibredb`) holds its lock now; nil
     /// when this system's lock cannot be looked at.
     public static func calibreIsHoldingItsLock() -> Bool? { CalibreInstanceLock.isHeld() }

@@ -85,6 +85,27 @@ struct CalibreLibraryCopy {
                 == "First of three volumes.\nBought in Oxford & read twice.\nThe map is on the endpapers.")
     }
 
+    /// calibre takes what Bookshelf's rules refuse: a proceedings volume with twelve authors
+    /// (their names joined are longer than an author may be here) and a title with a control
+    /// character. Such books are left out of search here; `check` must name each, with why, and
+    /// every other book stays shown.
+    @Test func booksWhoseTitleOrAuthorsBreakBookshelfsRulesAreNamedNotLostSilently() async throws {
+        let names = (1...12).map { "Author Number\($0) Longname" }
+        try library.execute(
+            names.map { "INSERT INTO authors(name, sort) VALUES ('\($0)', '\($0)');" }.joined()
+                + "DELETE FROM books_authors_link WHERE book = 8;"
+                + "INSERT INTO books_authors_link(book, author) SELECT 8, id FROM authors WHERE name LIKE 'Author Number%';"
+                + "UPDATE books SET title = 'Evil ' || char(27) || '[31mRed' WHERE id = 6;")
+        #expect(names.joined(separator: " & ").count > BookValidation.maximumAuthorLength)
+        let store = try CalibreLibraryStore.open(path: library.folder, environment: cache)
+        let notShown = try store.booksNotShown()
+        #expect(notShown.map(\.id) == [6, 8])
+        #expect(notShown.first?.reason.hasPrefix("A title") == true, "\(notShown)")
+        #expect(notShown.last?.reason.hasPrefix("An author") == true, "\(notShown)")
+        let shown = try await store.remote(lockName: lockName).search(SearchQuery(text: "", limit: 20))
+        #expect(Set(shown.records.map(\.id)) == [1, 2, 3, 4, 5, 7])
+    }
+
     @Test func aSaveWritesWhatCalibreWritesAndMovesTheRevision() async throws {
         let remote = try remote()
         let before = try await remote.load(id: 1)
