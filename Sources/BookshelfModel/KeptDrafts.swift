@@ -66,8 +66,12 @@ public struct KeptDraftQuestion: Equatable, Sendable {
     public let title: String
     public let revision: Int
 
-    public var question: String {
-        "An unsaved draft of «\(title)» (based on revision \(revision)) was kept. Restore it?"
+    public var question: String { question(basedOn: "revision \(revision)") }
+
+    /// The question with the revision said as the store says its revisions (`basis`: "revision
+    /// 3", or for a Calibre library the time the book was changed).
+    public func question(basedOn basis: String) -> String {
+        "An unsaved draft of «\(title)» (based on \(basis)) was kept. Restore it?"
     }
 }
 

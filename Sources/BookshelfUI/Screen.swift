@@ -31,6 +31,15 @@ public enum RevisionStyle: Equatable, Sendable {
         }
     }
 
+    /// What a draft or a restore is based on: "revision 7", or "the book as changed
+    /// 2026-12-06 14:02:07 UTC".
+    public func basis(_ revision: Int) -> String {
+        switch self {
+        case .counter: text(revision)
+        case .lastModified: "the book as \(text(revision))"
+        }
+    }
+
     private static func date(_ microseconds: Int) -> Date {
         Date(timeIntervalSince1970: Double(microseconds.quotient(dividingBy: 1_000_000)))
     }
@@ -84,7 +93,7 @@ public enum Screen {
             }
         }
         StatusLine.render(state, ui: ui, in: layout.status, into: &canvas)
-        Overlays.render(state, ui: ui, requests: requests, into: &canvas)
+        Overlays.render(state, ui: ui, requests: requests, revisions: store.revisions, into: &canvas)
     }
 
     static func renderHeader(

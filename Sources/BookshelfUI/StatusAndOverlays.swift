@@ -99,7 +99,10 @@ enum StatusLine {
 /// Boxes drawn over the screen: a question, the password prompt, the account switcher, help,
 /// the request panel.
 enum Overlays {
-    static func render(_ state: BookshelfState, ui: UIState, requests: [RequestTrace], into canvas: inout Canvas) {
+    static func render(
+        _ state: BookshelfState, ui: UIState, requests: [RequestTrace], revisions: RevisionStyle = .counter,
+        into canvas: inout Canvas
+    ) {
         if let confirmation = state.confirmation {
             let box = Box(
                 title: confirmation.waitsForSave ? "Save in progress" : "Unsaved changes",
@@ -114,7 +117,9 @@ enum Overlays {
         }
         if let kept = state.keptDraft {
             Box(
-                title: "Kept draft", lines: [kept.question, "", Hints.keptDraftBox.text], canvas: canvas,
+                title: "Kept draft",
+                lines: [kept.question(basedOn: revisions.basis(kept.revision)), "", Hints.keptDraftBox.text],
+                canvas: canvas,
                 preferredWidth: 52
             ).draw(into: &canvas)
             return
@@ -122,7 +127,7 @@ enum Overlays {
         if let revision = state.history?.restoreQuestion {
             Box(
                 title: "Restore",
-                lines: ["Restore revision \(revision) as a new revision?", "", Hints.restoreBox.text],
+                lines: ["Restore \(revisions.basis(revision)) as a new revision?", "", Hints.restoreBox.text],
                 canvas: canvas, preferredWidth: 44
             ).draw(into: &canvas)
             return

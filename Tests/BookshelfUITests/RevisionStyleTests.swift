@@ -34,4 +34,20 @@ import TerminalUI
         #expect(harness.lines.contains(" Saved (changed 1970-01-01 00:00:00 UTC)."), "\(harness.lines)")
         #expect(!harness.lines.contains { $0.contains("revision") }, "\(harness.lines)")
     }
+
+    /// The question about a draft an earlier run kept says when the book it was based on was
+    /// changed, not calibre's microseconds (it said "based on revision 1796606091246095").
+    @Test func aKeptDraftIsSaidToBeBasedOnTheBookAsChangedThen() async {
+        let book = BookRecord(id: 2, title: "History of Rome", revision: 1, author: "Theodor Mommsen")
+        var draft = BookDraft(book)
+        draft.notes = "An hour of notes"
+        let keeper = KeptDraftScreenTests.Keeper([KeptDraft(account: "alice", base: book, draft: draft)])
+        let calibre = StoreInfo(kind: "Calibre", location: "~/Library", revisions: .lastModified)
+        let harness = AppHarness(columns: 100, rows: 24, store: calibre, keeper: keeper)
+        await harness.start()
+        let text = harness.text
+        #expect(
+            text.contains("(based on the book as changed 1970-01-01 00:00:00 UTC)"), "\(text)")
+        #expect(!text.contains("revision"), "\(text)")
+    }
 }
