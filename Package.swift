@@ -61,7 +61,7 @@ let package = Package(
         .target(name: "CatalogSimulation", dependencies: ["BookCatalog", "Locking"]),
         // Reading CSV and JSON Lines files of books, for `bookshelf import`.
         .target(name: "CatalogImport", dependencies: ["BookCatalog", "TerminalSafeText"]),
-        .target(name: "BookshelfModel", dependencies: ["BookCatalog"]),
+        .target(name: "BookshelfModel", dependencies: ["BookCatalog", "Locking"]),
         .target(name: "TerminalUI", dependencies: ["CNcurses", "CTextWidth", "TerminalSafeText"]),
         .target(name: "BookshelfUI", dependencies: ["BookCatalog", "BookshelfModel", "TerminalUI"]),
         // For the test targets and the bench: a scratch PostgreSQL server, child processes,

@@ -113,6 +113,8 @@ public final class BookshelfModel {
     /// Where the open draft is kept between runs (nil: nowhere), and what is kept there.
     let keeper: (any DraftKeeping)?
     var keeping = DraftKeepingState()
+    /// The bulk editor's part: marks, the editor of one change for many books, its batch.
+    var bulk = BulkPart()
 
     public init(
         connector: any CatalogConnector,
@@ -161,7 +163,8 @@ public final class BookshelfModel {
             history: historyState,
             keptDraft: keptDraftQuestion,
             catalogChanges: catalogChanges,
-            lostSaves: lostSaveList)
+            lostSaves: lostSaveList,
+            bulk: bulkState)
     }
 
     /// Waits until the effect that request `number` belongs to has finished processing (its
@@ -194,6 +197,7 @@ public final class BookshelfModel {
         // may carry the same ids.
         lostSaveList = LostSaveList()
         keptLostSaves = [:]
+        bulk.endSession()
     }
 
     func changed() {

@@ -35,6 +35,8 @@ public struct BookshelfState: Equatable, Sendable {
     /// The saves the store lost (a failover), for the list the user opens, and the books whose
     /// loss the user has not seen there yet: their rows carry a mark until then.
     public var lostSaves = LostSaveList()
+    /// The marked books, the bulk editor and its batch (issue 61).
+    public var bulk = BulkState()
 }
 
 public struct AccountChoice: Equatable, Sendable, Hashable {

@@ -41,6 +41,12 @@ public enum RequestKind: String, Sendable, Hashable, CaseIterable {
     case accounts
     /// How many books the current account sees, for the header (not logged).
     case catalogCount = "catalog-count"
+    /// Every book a search matches, to mark them (all pages).
+    case markMatches = "mark-matches"
+    /// The marked books, read for a bulk edit.
+    case bulkRead = "bulk-read"
+    /// A bulk edit's batch: a save per book, or one transaction.
+    case bulkEdit = "bulk-edit"
 
     /// Whether every request of this kind is logged, and so numbered when it starts. The
     /// others run in the background (a check each second, the account list, the header's
@@ -74,6 +80,12 @@ enum PublicationSlot: Hashable, Sendable {
     case accounts
     /// The size of the current account's catalog, once per session.
     case catalogCount
+    /// Marking every book a search matches.
+    case bulkMarks
+    /// Reading the marked books for the bulk editor.
+    case bulkRead
+    /// A bulk edit's batch.
+    case bulkRun
 }
 
 /// One request in flight: its identity, the right it competes for and when it started.

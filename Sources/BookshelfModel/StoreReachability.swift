@@ -54,6 +54,10 @@ struct StoreReachability: Equatable {
     static func answerReachesTheStore(_ kind: RequestKind) -> Bool {
         switch kind {
         case .changeCheck, .save, .reconcile, .reconnect, .history: true
+        // Every marked book is read again from the store (a refresh never answers from the cache).
+        case .bulkRead: true
+        // Marking is searches; a batch whose books were all unchanged asked the store nothing.
+        case .markMatches, .bulkEdit: false
         // The account list and the catalog count answer even when their queries failed.
         case .search, .page, .refresh, .count, .load, .connect, .accounts, .catalogCount: false
         }

@@ -24,6 +24,8 @@ extension BookshelfApp {
         case .accounts: if case .accounts? = ui.overlay { true } else { false }
         case .requests: ui.showsRequests
         case .lostSaves: ui.overlay == .lostSaves
+        case .bulkEditor: state.bulk.editor != nil
+        case .batchOutcomes: state.bulk.batch?.isListOpen == true
         case .conflict: state.editor?.conflict != nil
         case .notes: state.editor?.focus == .notes && state.editor?.isLoaded == true
         case .editor: state.editor != nil
@@ -209,6 +211,55 @@ extension BookshelfApp {
             return .took(request: model.openSelected())
         case .openHistory:
             return .took(request: model.openHistory())
+
+        case .toggleMark:
+            model.toggleMark(state.search.rowsAreCurrent ? state.search.selectedBook?.id : nil)
+        case .markEveryMatch:
+            return .took(request: model.markEveryMatch(of: state.search.query))
+        case .clearMarks:
+            model.clearMarks()
+        case .openBulkEditor:
+            if state.bulk.markedCount == 0 {
+                ui.notice = Notice("Mark books first: \(Hints.markingKeys).")
+                return .took
+            }
+            if state.bulk.batch?.isRunning == true {
+                ui.notice = "A batch is running: one at a time."
+                return .took
+            }
+            return .took(request: model.openBulkEditor())
+        case let .chooseBulkChange(delta):
+            model.chooseBulkChange(by: delta)
+        case .switchBulkFocus:
+            model.switchBulkFocus()
+        case .toggleAllOrNothing:
+            model.toggleAllOrNothing()
+        case .runBulkEdit:
+            guard let editor = state.bulk.editor else { return .passedOn }
+            let request = model.runBulkEdit()
+            if request == nil {
+                ui.notice = Notice(
+                    editor.isReading
+                        ? "Wait for the marked books to be read first."
+                        : editor.problem ?? editor.readError
+                            ?? "Nothing to save: the change leaves every book as it is.")
+            }
+            return .took(request: request)
+        case .closeBulkEditor:
+            model.closeBulkEditor()
+        case .toggleBatchOutcomes:
+            guard state.bulk.batch != nil else {
+                ui.notice = "No batch yet this session."
+                return .took
+            }
+            ui.overlay = nil
+            model.toggleBatchOutcomes()
+        case let .moveBatchSelection(delta):
+            model.moveBatchSelection(by: delta)
+        case .openBatchOutcome:
+            return .took(request: model.openBatchOutcome())
+        case .closeBatchOutcomes:
+            model.closeBatchOutcomes()
         }
         return .took
     }
@@ -221,6 +272,10 @@ extension BookshelfApp {
         if layer == .editor || layer == .notes {
             guard let editor = state.editor, editor.isLoaded else { return .passedOn }
             model.editDraft(edit)
+            return .took
+        }
+        if layer == .bulkEditor {
+            model.editBulkText(edit)
             return .took
         }
         return .took(request: model.editQuery(edit))
@@ -238,6 +293,13 @@ extension BookshelfApp {
             let limit = DraftLines.limit(of: field)
             if model.pasteIntoDraft(text, limit: limit) {
                 ui.notice = Self.pasteCutNotice(limit: limit, field: field.name)
+            }
+            return .took
+        }
+        if layer == .bulkEditor {
+            let limit = BookValidation.maximumNotesLength
+            if model.pasteIntoBulkText(text, limit: limit) {
+                ui.notice = Self.pasteCutNotice(limit: limit, field: "bulk")
             }
             return .took
         }

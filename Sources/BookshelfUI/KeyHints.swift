@@ -233,6 +233,28 @@ enum Hints {
     // Keys named inside sentences.
     static let quitWhenTooSmall = HintLine([KeyHint(.tooSmall, .quit, says: "to quit.")])
     static let keepEditingAnswer = HintLine([KeyHint(.question, .cancelConfirmation, says: "to keep editing.")])
+    // The bulk editor and its batch.
+    static let bulkEditor = HintLine([
+        KeyHint(.bulkEditor, .chooseBulkChange(by: -1), .chooseBulkChange(by: 1), says: "change"),
+        KeyHint(.bulkEditor, .toggleAllOrNothing, says: "all or nothing"),
+        KeyHint(.bulkEditor, .runBulkEdit, says: "save all"), KeyHint(.bulkEditor, .closeBulkEditor, says: "close"),
+    ])
+    static let batchOutcomes = HintLine([
+        KeyHint(.batchOutcomes, .moveBatchSelection(by: -1), .moveBatchSelection(by: 1), says: "book"),
+        KeyHint(.batchOutcomes, .openBatchOutcome, says: "open a conflict"),
+        KeyHint(.batchOutcomes, .closeBatchOutcomes, says: "close"),
+    ])
+    static let batchLine = HintLine([KeyHint(.global, .toggleBatchOutcomes, says: "outcomes")])
+    /// "Insert mark, F7 mark every match": in the notice of a bulk edit with nothing marked.
+    static let markingKeys =
+        HintLine(
+            [
+                KeyHint(.search, .toggleMark, says: "marks a book"),
+                KeyHint(.search, .markEveryMatch, says: "every match"),
+            ],
+            separator: ", "
+        ).text
+
     static let openAccounts = KeyHint(.global, .toggleAccounts, says: "account")
     static let chooseAccount = KeyHint(.accounts, .switchAccount, says: "switch")
     /// "F2, then Enter on": how a lost connection is signed in again.
@@ -256,6 +278,6 @@ enum Hints {
         quitWhenTooSmall,
         keepEditingAnswer,
         chooseFirstWithMerge, chooseFirst, reloadOnlyAfterAConflict, overwriteOnlyAfterAConflict, discardAnswers,
-        afterSaveAnswers,
+        afterSaveAnswers, bulkEditor, batchOutcomes, batchLine,
     ]
 }

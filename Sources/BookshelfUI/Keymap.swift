@@ -27,6 +27,10 @@ public enum InputLayer: CaseIterable, Sendable {
     case requests
     /// The list of saves the catalog lost (after a failover).
     case lostSaves
+    /// The bulk editor: one change for every marked book.
+    case bulkEditor
+    /// A batch's progress, then each book's outcome, to walk.
+    case batchOutcomes
     /// The editor after someone else saved first: the ways out. Not modal: the rest goes to
     /// the editor, where any edit means "keep editing".
     case conflict
@@ -103,6 +107,10 @@ public enum KeyAction: Equatable, Sendable {
     case restoreLater
     // The search screen. `helpFromEmptySearch` passes the key on when the search is not empty.
     case helpFromEmptySearch, clearSearch, moveSelection(ListStep), scrollList(by: Int), click, open, openHistory
+    // Marks, the bulk editor and its batch.
+    case toggleMark, markEveryMatch, clearMarks, openBulkEditor
+    case chooseBulkChange(by: Int), switchBulkFocus, toggleAllOrNothing, runBulkEdit, closeBulkEditor
+    case toggleBatchOutcomes, moveBatchSelection(by: Int), openBatchOutcome, closeBatchOutcomes
 }
 
 /// Every key the app understands: what it does and where, with what the help overlay and the
@@ -313,6 +321,76 @@ public enum Keymap {
                         Binding(.conflict, [.ctrl("e")], .editMerge)
                     ]),
                 Entry("Esc, any edit", "keep editing your version", [Binding(.conflict, [.escape], .keepEditing)]),
+            ]),
+        Section(
+            title: "Editing many books",
+            entries: [
+                Entry(
+                    "Ins Ctrl-X", "mark or unmark the selected book (* in the margin)",
+                    documentation: """
+                        mark or unmark the selected book: its row shows * and the header how many are marked; marks \
+                        belong to the account's session (a switch clears them)
+                        """, [Binding(.search, [.insert, .ctrl("x")], .toggleMark)]),
+                Entry(
+                    "F7", "mark every book the search matches (all pages)",
+                    [Binding(.search, [.function(7)], .markEveryMatch)]),
+                Entry(
+                    "Alt-X", "unmark every book",
+                    [
+                        Binding(
+                            .search, [.modified(.character("x"), .alt), .modified(.character("X"), .alt)], .clearMarks)
+                    ]
+                ),
+                Entry(
+                    "F8", "one change for every marked book, with a preview",
+                    documentation: """
+                        the bulk editor: one change for every marked book (set the author, publisher, year, series, \
+                        series index or notes; add or remove tags; replace text in a field), with how many books it \
+                        changes and a sample of before -> after, worked out by the rule the save applies
+                        """, [Binding(.search, [.function(8)], .openBulkEditor)]),
+                Entry(
+                    "Up Down", "in the bulk editor: choose the change",
+                    [
+                        Binding(.bulkEditor, [.up], .chooseBulkChange(by: -1)),
+                        Binding(.bulkEditor, [.down], .chooseBulkChange(by: 1)),
+                    ]),
+                Entry(
+                    "Tab", "in a replacement: the text to find / what replaces it",
+                    [Binding(.bulkEditor, [.tab, .backTab], .switchBulkFocus)]),
+                Entry(
+                    "line keys", "as in the search line (Left, Ctrl-A, Ctrl-W...)",
+                    lineKeys(.bulkEditor).flatMap(\.bindings)),
+                Entry(
+                    "Ctrl-N", "all or nothing: one transaction, or nothing saved",
+                    documentation: """
+                        all or nothing, on or off: every book saved in one transaction, or, if any conflicts or \
+                        fails, none; off (the default), each book is saved on its own and has its own outcome, a \
+                        partial outcome
+                        """, [Binding(.bulkEditor, [.ctrl("n")], .toggleAllOrNothing)]),
+                Entry(
+                    "Enter Ctrl-S", "save the change to every marked book, as a batch",
+                    documentation: """
+                        save the change, a compare-and-set per book against the revision the editor read, as a \
+                        batch ('bookshelf undo N' reverts it); the search stays usable meanwhile, and the rule \
+                        shows the batch's progress
+                        """, [Binding(.bulkEditor, [.enter, .ctrl("s")], .runBulkEdit)]),
+                Entry(
+                    "Esc", "close the bulk editor (the marks stay)", [Binding(.bulkEditor, [.escape], .closeBulkEditor)]
+                ),
+                Entry(
+                    "F9", "the batch: its progress, then each book's outcome",
+                    documentation: """
+                        the batch: its progress, then the summary ("118 saved, 3 unchanged, 2 conflicts") and each \
+                        book's outcome (saved, unchanged, merged, conflict, failed); Up Down walk it, Enter on a \
+                        conflict opens the book with the conflict banner (reload, overwrite, merge), Esc closes
+                        """,
+                    [
+                        Binding(.global, [.function(9)], .toggleBatchOutcomes),
+                        Binding(.batchOutcomes, [.up], .moveBatchSelection(by: -1)),
+                        Binding(.batchOutcomes, [.down], .moveBatchSelection(by: 1)),
+                        Binding(.batchOutcomes, [.enter], .openBatchOutcome),
+                        Binding(.batchOutcomes, [.escape], .closeBatchOutcomes),
+                    ]),
             ]),
         Section(
             title: "History of a book",

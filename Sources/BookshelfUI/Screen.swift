@@ -74,7 +74,12 @@ public enum Screen {
         renderRule(
             state, top: top, booksOfAccount: state.search.accountBooks,
             layout: layout, into: &canvas)
-        ResultList.render(state.search, lost: state.lostSaves.unseen, top: top, in: layout.list, into: &canvas)
+        ResultList.render(
+            state.search, lost: state.lostSaves.unseen, marked: state.bulk.marked, top: top, in: layout.list,
+            into: &canvas)
+        if let batch = state.bulk.batch, batch.isRunning {
+            BatchProgressBar.render(batch, on: layout.rule, into: &canvas)
+        }
         if let divider = layout.divider {
             let symbol: Character = divider.width == 1 ? "│" : "─"
             canvas.fill(divider, symbol: symbol, style: Theme.border)
@@ -113,6 +118,9 @@ public enum Screen {
         }
         if let books = state.search.accountBooks {
             text.append(" · \(NumberText.grouped(books)) book\(books == 1 ? "" : "s")", style: Theme.header)
+        }
+        if state.bulk.markedCount > 0 {
+            text.append(" · \(NumberText.grouped(state.bulk.markedCount)) marked", style: Theme.header)
         }
         text.append("  \(store.kind) \(store.location)", style: Theme.header)
         text.draw(in: &canvas, x: 0, y: layout.header.y, width: layout.columns, fill: Theme.header)
@@ -235,7 +243,8 @@ enum TooSmallScreen {
 enum ResultList {
     /// `lost`: the books whose lost save the user has not yet seen in the list (their rows are marked).
     static func render(
-        _ search: SearchState, lost: Set<Int> = [], top: Int, in area: Rect, into canvas: inout Canvas
+        _ search: SearchState, lost: Set<Int> = [], marked: Set<Int> = [], top: Int, in area: Rect,
+        into canvas: inout Canvas
     ) {
         guard area.height > 0, area.width > 0 else { return }
         if search.rows.isEmpty {
@@ -272,7 +281,8 @@ enum ResultList {
                 let selected = current && index == search.selection
                 drawLine(
                     for: record, terms: terms, selected: selected, dimmed: !current,
-                    lost: lost.contains(record.id), in: &canvas, x: area.x, y: y, width: area.width)
+                    lost: lost.contains(record.id), marked: marked.contains(record.id), in: &canvas, x: area.x, y: y,
+                    width: area.width)
             } else if index == search.rows.count, search.isLoadingMore {
                 canvas.draw(" Loading more…", x: area.x, y: y, style: Theme.hint, maxWidth: area.width)
             }
@@ -281,16 +291,18 @@ enum ResultList {
 
     /// " Title ………… Author ": the title gets what the author column leaves. Each column is
     /// drawn straight into its cells. A book whose save the catalog lost, while the user has not
-    /// seen the list of lost saves (F6), has "!" in the margin: the row went back a revision.
+    /// seen the list of lost saves (F6), has "!" in the margin: the row went back a revision. A
+    /// marked book (for a bulk edit) has "*" there, unless it is lost.
     static func drawLine(
         for record: BookRecord, terms: SearchTerms, selected: Bool, dimmed: Bool, lost: Bool = false,
+        marked: Bool = false,
         in canvas: inout Canvas, x: Int, y: Int, width: Int
     ) {
         let base = selected ? Theme.selected : dimmed ? Theme.hint : Style.plain
         let match = selected ? Theme.selectedMatch : dimmed ? Theme.hint : Theme.match
         let authorBase = selected ? Theme.selected : Theme.author
         let title =
-            StyledText(lost ? "!" : " ", style: lost ? Theme.statusError : base)
+            StyledText(lost ? "!" : marked ? "*" : " ", style: lost ? Theme.statusError : marked ? Theme.match : base)
             + StyledText.highlighted(
                 record.title, ranges: terms.highlightRanges(in: record.title), base: base, highlight: match)
         guard !record.author.isEmpty, width >= 50 else {

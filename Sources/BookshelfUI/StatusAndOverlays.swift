@@ -39,6 +39,10 @@ enum StatusLine {
             message = StyledText("\(spinner) Loading more…", style: Theme.status)
         } else if let error = state.search.error {
             message = StyledText("Search failed: \(error)", style: Theme.statusError)
+        } else if state.bulk.isMarkingMatches {
+            message = StyledText("\(spinner) Marking every match…", style: Theme.status)
+        } else if let error = state.bulk.markError {
+            message = StyledText(error, style: Theme.statusError)
         } else if let notice = ui.notice {
             message = StyledText(notice.fitting(area.width - 2), style: Theme.status)
         } else if let action = state.waitingForSave {
@@ -48,6 +52,13 @@ enum StatusLine {
             message = StyledText("\(spinner) Opening the first result when the search answers…", style: Theme.status)
         } else if let fact = state.message {
             message = StyledText(fact, style: Theme.status)
+        } else if let note = state.bulk.markNote {
+            message = StyledText(note, style: Theme.status)
+        } else if let batch = state.bulk.batch {
+            let failed = batch.error != nil || batch.savedNothing || batch.counts.conflicts + batch.counts.failed > 0
+            message = StyledText(
+                (batch.isRunning ? "\(spinner) " : "") + batch.headline + " · " + Hints.batchLine.text,
+                style: failed && !batch.isRunning ? Theme.statusError : Theme.status)
         }
         let hints = " " + hintText(state, ui: ui) + " "
         let hintsWidth = TextLayout.width(hints)
@@ -81,6 +92,8 @@ enum StatusLine {
         case .lostSaves?: return Hints.lostSaves
         case nil: break
         }
+        if state.bulk.batch?.isListOpen == true { return Hints.batchOutcomes }
+        if state.bulk.editor != nil { return Hints.bulkEditor }
         if state.keptDraft != nil { return Hints.restoreQuestion }
         if let history = state.history, state.editor == nil {
             if history.restoreQuestion != nil { return Hints.restoreQuestion }
@@ -142,7 +155,11 @@ enum Overlays {
         case .lostSaves?:
             LostSavesPanel.render(state.lostSaves, into: &canvas)
         case nil:
-            break
+            if let batch = state.bulk.batch, batch.isListOpen {
+                BatchOutcomesPanel.render(batch, into: &canvas)
+            } else if let editor = state.bulk.editor {
+                BulkEditorPanel.render(editor, into: &canvas)
+            }
         }
     }
 

@@ -120,17 +120,10 @@ enum BulkEditCommand {
 
     /// Every book `query` matches, in the search's order, each once, as read.
     static func matches(of query: String, in repository: BookRepository) async throws -> [BookRecord] {
-        var books: [BookRecord] = [], seen = Set<Int>()
-        var next: SearchCursor?
-        while true {
-            let page = try await repository.search(
-                SearchQuery(text: query, limit: pageSize, offset: books.count, after: next))
-            for record in page.records where seen.insert(record.id).inserted { books.append(record) }
-            guard books.count <= BulkEdit.maximumBooks else {
-                throw CommandFailure("QUERY matches more than \(BulkEdit.maximumBooks) books; nothing was saved")
-            }
-            guard page.records.count == pageSize else { return books }
-            next = page.next
+        do {
+            return try await repository.everyMatch(of: query, pageSize: pageSize)
+        } catch is TooManyMatches {
+            throw CommandFailure("QUERY matches more than \(BulkEdit.maximumBooks) books; nothing was saved")
         }
     }
 

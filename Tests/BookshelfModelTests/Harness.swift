@@ -24,12 +24,15 @@ final class Harness {
     init(
         books: [String: [BookRecord]] = ["alice": [], "bob": []], passwords: [String: String] = [:],
         account: String = "alice", pageSize: Int = 50, accounts: [String: Account] = [:],
-        keeper: (any DraftKeeping)? = nil
+        keeper: (any DraftKeeping)? = nil, keepsBatches: Bool = false
     ) {
         connector = SteppedConnector(books: books, passwords: passwords)
         let counter = clock
         let opening: any CatalogConnector =
-            accounts.isEmpty ? connector : AccountTellingConnector(base: connector, accounts: accounts)
+            keepsBatches
+            ? BatchKeepingConnector(base: connector)
+            : accounts.isEmpty
+                ? connector as any CatalogConnector : AccountTellingConnector(base: connector, accounts: accounts)
         model = BookshelfModel(
             connector: opening, account: account, pageSize: pageSize, loadMoreThreshold: 1,
             clock: StoreClock { counter.tick() }, keeper: keeper)
@@ -105,10 +108,10 @@ final class Harness {
 extension RequestKind {
     func matches(_ call: SteppedRemote.CallKind) -> Bool {
         switch call {
-        case .search: self == .search || self == .refresh || self == .page || self == .count
+        case .search: self == .search || self == .refresh || self == .page || self == .count || self == .markMatches
         case .count: self == .catalogCount
-        case .load: self == .load || self == .reconcile
-        case .save: self == .save
+        case .load: self == .load || self == .reconcile || self == .bulkRead
+        case .save: self == .save || self == .bulkEdit
         case .history: self == .history
         case .check: self == .changeCheck
         case .reauthenticate: self == .reconnect

@@ -262,7 +262,7 @@ import TerminalUI
 @MainActor
 @Suite struct OverlayTests {
     @Test func helpListsEveryKeyAndAnyKeyClosesIt() async {
-        let harness = AppHarness(columns: 100, rows: 48)
+        let harness = AppHarness(columns: 100, rows: 64)
         await harness.start()
         await harness.press(.function(1))
         let text = harness.text

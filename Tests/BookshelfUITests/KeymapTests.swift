@@ -81,7 +81,7 @@ import TerminalUI
         #expect(
             InputLayer.stack == [
                 .question, .tooSmall, .password, .restoreQuestion, .global, .help, .accounts, .requests, .lostSaves,
-                .conflict, .notes, .editor, .history, .search,
+                .bulkEditor, .batchOutcomes, .conflict, .notes, .editor, .history, .search,
             ])
         #expect(InputLayer.stack.filter { !$0.isModal } == [.global, .conflict, .notes])
     }
@@ -98,7 +98,7 @@ import TerminalUI
         var pressed = 0
         let modal: [InputLayer] = [
             .question, .tooSmall, .password, .restoreQuestion, .help, .accounts, .requests, .lostSaves, .editor,
-            .history,
+            .history, .bulkEditor, .batchOutcomes,
         ]
         for layer in modal {
             let harness = try await Self.scenario(for: layer)
@@ -139,6 +139,8 @@ import TerminalUI
             return harness
         case .history: return try await inTheHistory()
         case .notes: return try await editingNotes()
+        case .bulkEditor: return try await bulkEditing()
+        case .batchOutcomes: return try await walkingABatch()
         case .search, .global, .conflict: return try await thirtyBooks()
         }
     }
@@ -339,7 +341,13 @@ import TerminalUI
 
         case .type, .paste, .edit:
             let (text, cursor) = Self.lineAfter(action, key: key)
-            if layer == .editor {
+            if layer == .bulkEditor {
+                let harness = try await Self.bulkEditingOneLine()
+                await harness.press(key)
+                let value = harness.model.state.bulk.editor?.value
+                #expect(value?.text == text && value?.cursor == cursor, "\(what)")
+                #expect(harness.model.state.search.query == "", "\(what): the search is not edited")
+            } else if layer == .editor {
                 let harness = try await Self.editingOneLine()
                 await harness.press(key)
                 #expect(harness.model.state.editor?.draft.title == text, "\(what)")
@@ -433,7 +441,118 @@ import TerminalUI
                 let history = harness.model.state.history
                 #expect(history?.bookID == second && history?.revisions != nil, "\(what)")
             }
+
+        case .toggleMark:
+            let harness = try await Self.thirtyBooks()
+            let first = harness.model.state.search.rows[0].id
+            await harness.press(key)
+            #expect(harness.model.state.bulk.marked == [first], "\(what)")
+            await harness.press(key)
+            #expect(harness.model.state.bulk.marked.isEmpty, "\(what), twice: unmarked")
+        case .markEveryMatch:
+            // Pages of 10: the rows loaded are fewer than the matches, and every match is marked.
+            let harness = AppHarness(
+                columns: 80, rows: 12, books: (1...30).map { (String(format: "Book %02d", $0), "Author \($0)") },
+                pageSize: 10)
+            await harness.start()
+            await harness.type("book 1")
+            try #require(harness.model.state.search.total == 11)
+            try #require(harness.model.state.search.rows.count == 10)
+            await harness.press(key)
+            // "Book 01" and "Book 10"..."Book 19", added first to nineteenth: ids 1 and 10...19.
+            #expect(harness.model.state.bulk.marked == Set([1] + Array(10...19)), "\(what)")
+        case .clearMarks:
+            let harness = try await Self.thirtyBooks()
+            await harness.press(.function(7))
+            try #require(harness.model.state.bulk.markedCount == 30)
+            await harness.press(key)
+            #expect(harness.model.state.bulk.marked.isEmpty, "\(what)")
+        case .openBulkEditor:
+            let harness = try await Self.thirtyBooks()
+            await harness.press(key)
+            #expect(harness.model.state.bulk.editor == nil, "\(what): nothing marked, nothing opens")
+            await harness.press(.insert, key)
+            let editor = harness.model.state.bulk.editor
+            #expect(editor?.markedBooks == 1 && editor?.isReading == false, "\(what)")
+        case let .chooseBulkChange(delta):
+            let harness = try await Self.bulkEditing()
+            await harness.press(.down)
+            await harness.press(key)
+            #expect(harness.model.state.bulk.editor?.kind == BulkChangeKind.allCases[1 + delta], "\(what)")
+        case .switchBulkFocus:
+            let harness = try await Self.bulkEditing()
+            await harness.press(key)
+            #expect(harness.model.state.bulk.editor?.focus == .value, "\(what): a value alone keeps the cursor")
+            for _ in 0..<BulkChangeKind.allCases.count { await harness.press(.down) }
+            await harness.press(key)
+            #expect(harness.model.state.bulk.editor?.kind == .replace(.notes), "\(what)")
+            #expect(harness.model.state.bulk.editor?.focus == .replacement, "\(what)")
+        case .toggleAllOrNothing:
+            let harness = try await Self.bulkEditing()
+            await harness.press(key)
+            #expect(harness.model.state.bulk.editor?.allOrNothing == true, "\(what)")
+        case .runBulkEdit:
+            let harness = try await Self.bulkEditing()
+            await harness.type("Ann Other")
+            await harness.press(key)
+            let batch = harness.model.state.bulk.batch
+            #expect(batch?.isRunning == false && batch?.counts.saved == 1, "\(what)")
+            #expect(try await harness.otherEditor().load(id: 1).author == "Ann Other", "\(what)")
+        case .closeBulkEditor:
+            let harness = try await Self.bulkEditing()
+            await harness.press(key)
+            #expect(harness.model.state.bulk.editor == nil && harness.model.state.bulk.markedCount == 1, "\(what)")
+        case .toggleBatchOutcomes:
+            let harness = try await Self.walkingABatch()
+            await harness.press(key)
+            #expect(harness.model.state.bulk.batch?.isListOpen == false, "\(what)")
+            await harness.press(key)
+            #expect(harness.model.state.bulk.batch?.isListOpen == true, "\(what), twice")
+        case let .moveBatchSelection(delta):
+            let harness = try await Self.walkingABatch()
+            await harness.press(.down)
+            await harness.press(key)
+            #expect(harness.model.state.bulk.batch?.selection == 1 + delta, "\(what)")
+        case .openBatchOutcome:
+            let harness = try await Self.walkingABatch()
+            await harness.press(key)
+            #expect(harness.model.state.editor?.bookID == 1, "\(what)")
+            #expect(harness.model.state.bulk.batch?.isListOpen == false, "\(what): the list gives way")
+        case .closeBatchOutcomes:
+            let harness = try await Self.walkingABatch()
+            await harness.press(key)
+            #expect(harness.model.state.bulk.batch?.isListOpen == false, "\(what)")
         }
+    }
+
+    /// The bulk editor open over the first book (marked), read.
+    static func bulkEditing() async throws -> AppHarness {
+        let harness = try await thirtyBooks()
+        await harness.press(.insert, .function(8))
+        try #require(harness.model.state.bulk.editor?.isReading == false)
+        return harness
+    }
+
+    /// The bulk editor's value is `line`, the cursor at `cursor`.
+    static func bulkEditingOneLine() async throws -> AppHarness {
+        let harness = try await bulkEditing()
+        await harness.type(line)
+        await harness.press(.home)
+        for _ in 0..<cursor { await harness.press(.right) }
+        try #require(harness.model.state.bulk.editor?.value == LineEditor(line, cursor: cursor))
+        return harness
+    }
+
+    /// The first three books got a new author in a batch; its outcome list is open.
+    static func walkingABatch() async throws -> AppHarness {
+        let harness = try await thirtyBooks()
+        await harness.press(.insert, .down, .insert, .down, .insert, .function(8))
+        await harness.type("Ann Other")
+        await harness.press(.enter)
+        try #require(harness.model.state.bulk.batch?.counts.saved == 3)
+        await harness.press(.function(9))
+        try #require(harness.model.state.bulk.batch?.isListOpen == true)
+        return harness
     }
 
     // MARK: Scenarios

@@ -1,0 +1,268 @@
+import BookCatalog
+
+/// Which change the bulk editor makes: set one field, add or remove tags, or replace text in a field.
+public enum BulkChangeKind: Equatable, Sendable, Hashable, CaseIterable {
+    case setAuthor, setPublisher, setYear, setSeries, setSeriesIndex, setNotes
+    case addTags, removeTags
+    case replace(BulkChange.TextField)
+
+    public static let allCases: [BulkChangeKind] =
+        [.setAuthor, .setPublisher, .setYear, .setSeries, .setSeriesIndex, .setNotes, .addTags, .removeTags]
+        + BulkChange.TextField.allCases.map(BulkChangeKind.replace)
+
+    /// "Set the author", "Add tags", "Replace text in the title".
+    public var label: String {
+        switch self {
+        case .setAuthor: "Set the author"
+        case .setPublisher: "Set the publisher"
+        case .setYear: "Set the year"
+        case .setSeries: "Set the series"
+        case .setSeriesIndex: "Set the series index"
+        case .setNotes: "Set the notes"
+        case .addTags: "Add tags"
+        case .removeTags: "Remove tags"
+        case let .replace(field): "Replace text in the \(field.field.label.lowercased())"
+        }
+    }
+
+    /// Whether the change takes a second text: what replaces the text found.
+    public var takesReplacement: Bool {
+        if case .replace = self { true } else { false }
+    }
+
+    /// The change this choice makes of the texts typed, each value through its field's rule.
+    func change(value: String, replacement: String) throws -> BulkChange {
+        let edit: BulkChange.Edit
+        switch self {
+        case .setAuthor: edit = .set(.author(value))
+        case .setPublisher: edit = .set(.publisher(value))
+        case .setYear: edit = .set(.year(try BookValidation.year(text: value)))
+        case .setSeries: edit = .set(.series(value))
+        case .setSeriesIndex: edit = .set(.seriesIndex(try BookValidation.seriesIndex(text: value)))
+        case .setNotes: edit = .set(.notes(value))
+        case .addTags: edit = .addTags(try Self.someTags(value))
+        case .removeTags: edit = .removeTags(try Self.someTags(value))
+        case let .replace(field): edit = .replace(field, text: value, replacement: replacement)
+        }
+        return try BulkChange([edit])
+    }
+
+    private static func someTags(_ text: String) throws -> [String] {
+        let tags = try BookValidation.tags(text: text)
+        guard !tags.isEmpty else { throw BulkChangeProblem.nothingToChange }
+        return tags
+    }
+}
+
+/// Which text of the bulk editor has the cursor.
+public enum BulkEditorFocus: Equatable, Sendable {
+    case value
+    /// What replaces the text found (a replacement only).
+    case replacement
+}
+
+/// What a bulk change would do to the marked books as read, before anything is saved: the same
+/// rule the batch applies (`BulkEdit.preview`, a dry run).
+public struct BulkPreview: Equatable, Sendable {
+    public var willChange = 0
+    public var unchanged = 0
+    /// Books the change would break a rule of (too many tags, say), and marked books that could
+    /// not be read (gone, or out of this account's scope).
+    public var willFail = 0
+    /// The first books it would change: each changed field before and after.
+    public var sample: [BulkSample] = []
+
+    /// How many books a sample shows.
+    public static let sampleSize = 5
+}
+
+/// One book of a preview's sample.
+public struct BulkSample: Equatable, Sendable {
+    public let id: Int
+    public let title: String
+    public let field: BookField
+    public let before: String
+    public let after: String
+}
+
+/// The bulk editor as the screen shows it.
+public struct BulkEditorState: Equatable, Sendable {
+    public var kind: BulkChangeKind = .setAuthor
+    /// The value to set, the tags to add or remove, or the text to replace.
+    public var value = LineEditor()
+    public var replacement = LineEditor()
+    public var focus: BulkEditorFocus = .value
+    /// Save every book in one transaction, or none (ask 4); off: a partial outcome, per book.
+    public var allOrNothing = false
+    /// How many books are marked for this edit.
+    public var markedBooks: Int
+    /// The marked books are being read (what the edit compares and sets against).
+    public var isReading = true
+    /// Why the marked books could not be read.
+    public var readError: String?
+    /// Why the change as typed cannot be made.
+    public var problem: String?
+    /// What it would do, once the books are read and the change can be made.
+    public var preview: BulkPreview?
+
+    public var canRun: Bool { !isReading && readError == nil && problem == nil && (preview?.willChange ?? 0) > 0 }
+}
+
+/// The open bulk editor: its screen state, and the marked books as read for it.
+struct BulkEditorSession {
+    var state: BulkEditorState
+    /// The marked books as read, in the order marked; nil until read.
+    var books: [BookRecord]?
+    /// Marked books that could not be read: each fails, with its reason.
+    var unreadable: [BookOutcome] = []
+
+    /// The change as typed, or why it cannot be made.
+    var change: Result<BulkChange, any Error> {
+        Result { try state.kind.change(value: state.value.text, replacement: state.replacement.text) }
+    }
+
+    /// Works out the problem and the preview again after the change or the books changed.
+    mutating func reconsider() {
+        state.problem = nil
+        state.preview = nil
+        let change: BulkChange
+        switch self.change {
+        case let .success(made): change = made
+        case let .failure(error):
+            // An empty value is a change not typed yet, not a mistake.
+            if !state.value.text.isEmpty || state.kind == .setSeriesIndex || state.kind == .setYear {
+                state.problem = Self.words(error)
+            }
+            return
+        }
+        guard let books else { return }
+        var preview = BulkPreview()
+        preview.willFail = unreadable.count
+        let byID = Dictionary(uniqueKeysWithValues: books.map { ($0.id, $0) })
+        for outcome in BulkEdit.preview(change, of: books) {
+            switch outcome.outcome {
+            case let .saved(after):
+                preview.willChange += 1
+                guard preview.sample.count < BulkPreview.sampleSize, let before = byID[outcome.id] else { continue }
+                for field in change.fields where preview.sample.count < BulkPreview.sampleSize {
+                    let old = BookDraft(before)[field], new = BookDraft(after)[field]
+                    if old != new {
+                        preview.sample.append(
+                            BulkSample(id: before.id, title: before.title, field: field, before: old, after: new))
+                    }
+                }
+            case .unchanged: preview.unchanged += 1
+            default: preview.willFail += 1
+            }
+        }
+        state.preview = preview
+    }
+
+    static func words(_ error: any Error) -> String {
+        if let problem = error as? BulkChangeProblem { return problem.description }
+        if let failure = error as? BookFailure { return failure.description }
+        return String(describing: error)
+    }
+}
+
+extension BookshelfModel {
+    /// Opens the bulk editor over the marked books and reads them: each is saved against the
+    /// revision read here. Nothing opens without marks, or while a batch runs (one at a time).
+    /// Returns the request number of the read.
+    @discardableResult
+    public func openBulkEditor() -> Int? {
+        guard let repository, bulk.marks.count > 0, bulk.batch?.isRunning != true else { return nil }
+        let ids = bulk.marks.ids
+        bulk.editor = BulkEditorSession(state: BulkEditorState(markedBooks: ids.count))
+        bulk.editor?.state.allOrNothing = false
+        defer { changed() }
+        return launch(
+            .bulkRead,
+            Effect(
+                .bulkRead,
+                {
+                    var books: [BookRecord] = [], unreadable: [BookOutcome] = []
+                    for id in ids {
+                        try Task.checkCancellation()
+                        do {
+                            books.append(try await repository.book(id: id, policy: .refresh))
+                        } catch BookFailure.missing {
+                            unreadable.append(BookOutcome(id: id, outcome: .failed(.missing)))
+                        }
+                    }
+                    return (books: books, unreadable: unreadable)
+                },
+                publish: { [self] read, _ in
+                    guard bulk.editor != nil else { return nil }
+                    bulk.editor?.books = read.books
+                    bulk.editor?.unreadable = read.unreadable
+                    bulk.editor?.state.isReading = false
+                    bulk.editor?.reconsider()
+                    return nil
+                },
+                fail: { [self] error, _ in
+                    bulk.editor?.state.isReading = false
+                    bulk.editor?.state.readError = Self.message(for: error)
+                    return nil
+                }))
+    }
+
+    /// Closes the bulk editor; the marks stay.
+    public func closeBulkEditor() {
+        bulk.editor = nil
+        changed()
+    }
+
+    /// Chooses the next (or previous) change in the list.
+    public func chooseBulkChange(by delta: Int) {
+        guard let kind = bulk.editor?.state.kind else { return }
+        let all = BulkChangeKind.allCases
+        let index = all.firstIndex(of: kind)! + delta
+        let chosen = all[min(max(0, index), all.count - 1)]
+        bulk.editor?.state.kind = chosen
+        if !chosen.takesReplacement { bulk.editor?.state.focus = .value }
+        bulk.editor?.reconsider()
+        changed()
+    }
+
+    /// Moves the cursor between the text to find and its replacement (a replacement only).
+    public func switchBulkFocus() {
+        guard let editor = bulk.editor?.state, editor.kind.takesReplacement else { return }
+        bulk.editor?.state.focus = editor.focus == .value ? .replacement : .value
+        changed()
+    }
+
+    /// Turns all or nothing on or off.
+    public func toggleAllOrNothing() {
+        bulk.editor?.state.allOrNothing.toggle()
+        changed()
+    }
+
+    /// A readline edit of the bulk editor's focused text.
+    public func editBulkText(_ edit: LineEditor.Edit) {
+        guard bulk.editor != nil else { return }
+        var changedText = false
+        if bulk.editor?.state.focus == .replacement {
+            changedText = bulk.editor?.state.replacement.apply(edit) ?? false
+        } else {
+            changedText = bulk.editor?.state.value.apply(edit) ?? false
+        }
+        if changedText { bulk.editor?.reconsider() }
+        changed()
+    }
+
+    /// Pasted text into the bulk editor's focused text, cut at `limit`; returns whether it was cut.
+    @discardableResult
+    public func pasteIntoBulkText(_ text: String, limit: Int) -> Bool {
+        guard bulk.editor != nil else { return false }
+        let result: (changed: Bool, cut: Bool)?
+        if bulk.editor?.state.focus == .replacement {
+            result = bulk.editor?.state.replacement.insert(text, limit: limit)
+        } else {
+            result = bulk.editor?.state.value.insert(text, limit: limit)
+        }
+        if result?.changed == true { bulk.editor?.reconsider() }
+        changed()
+        return result?.cut ?? false
+    }
+}

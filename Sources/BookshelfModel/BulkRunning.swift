@@ -1,0 +1,221 @@
+import BookCatalog
+import Locking
+
+/// How far a running batch has got: written by the batch as each book's outcome is known, read
+/// by the screen (through `BatchState`) without waiting. It belongs to one batch of one session:
+/// a new session drops the batch, and with it the meter, so nothing of it shows there.
+final class BatchMeter: Sendable {
+    private let tally = Locked((done: 0, counts: OutcomeCounts()))
+
+    func record(_ outcome: BookOutcome) {
+        tally.withLock {
+            $0.done += 1
+            $0.counts.add(outcome.outcome)
+        }
+    }
+
+    var reading: (done: Int, counts: OutcomeCounts) { tally.withLock { $0 } }
+}
+
+/// A batch this session started: running, then its report.
+struct BulkBatch {
+    let stop = BatchStop()
+    let meter = BatchMeter()
+    let total: Int
+    let allOrNothing: Bool
+    /// What the change was, for the summary ("Add tags").
+    let change: String
+    /// The books' titles as read, for the outcome list (a failed book has no record of its own).
+    let titles: [Int: String]
+    /// Each book as the batch read it, and as the change makes it: a conflict opens with these.
+    let plans: [Int: (base: BookRecord, mine: BookRecord)]
+    /// Marked books that could not be read.
+    let unreadable: [BookOutcome]
+    var report: BatchReport?
+    var error: String?
+    var isListOpen = false
+    var selection = 0
+
+    var isRunning: Bool { report == nil && error == nil }
+
+    /// Every book's outcome, the ones that could not be read first.
+    var outcomes: [BookOutcome] { unreadable + (report?.outcomes ?? []) }
+
+    var state: BatchState {
+        var state = BatchState(total: total + unreadable.count, allOrNothing: allOrNothing, change: change)
+        state.isRunning = isRunning
+        state.error = error
+        state.isListOpen = isListOpen
+        if let report {
+            state.batch = report.batch
+            state.counts = OutcomeCounts(outcomes)
+            state.done = outcomes.count
+            state.notTaken = report.notTaken.count
+            state.savedNothing = allOrNothing && report.batch == nil
+            state.rows = outcomes.map { BatchOutcomeRow($0, title: titles[$0.id] ?? "") }
+            state.selection = state.rows.isEmpty ? nil : min(selection, state.rows.count - 1)
+        } else {
+            let reading = meter.reading
+            state.done = reading.done + unreadable.count
+            state.counts = reading.counts
+            for outcome in unreadable { state.counts.add(outcome.outcome) }
+        }
+        return state
+    }
+}
+
+/// One row of a batch's outcome list.
+public struct BatchOutcomeRow: Equatable, Sendable {
+    public let id: Int
+    public let title: String
+    /// saved, unchanged, merged, conflict or failed.
+    public let outcome: String
+    /// Why (a failure, the fields in conflict, what it merged with), when there is more to say.
+    public let reason: String?
+    public var isConflict: Bool { outcome == "conflict" }
+
+    init(_ book: BookOutcome, title: String) {
+        id = book.id
+        outcome = book.outcome.name
+        switch book.outcome {
+        case let .saved(record), let .unchanged(record): self.title = record.title
+        case let .merged(record, _): self.title = record.title
+        case let .conflict(_, theirs): self.title = theirs.title
+        case .failed: self.title = title
+        }
+        switch book.outcome {
+        case .saved, .unchanged: reason = nil
+        case let .merged(_, theirs): reason = "merged with revision \(theirs), which changed other fields"
+        case let .conflict(fields, theirs):
+            reason =
+                "someone else changed the \(fields.map { $0.label.lowercased() }.joined(separator: ", ")) "
+                + "(revision \(theirs.revision))"
+        case let .failed(failure): reason = failure.description
+        }
+    }
+}
+
+/// A batch as the screen shows it: its progress while it runs, then its summary and the list.
+public struct BatchState: Equatable, Sendable {
+    /// How many books it takes.
+    public var total: Int
+    public var allOrNothing: Bool
+    public var change: String
+    public var done = 0
+    public var counts = OutcomeCounts()
+    public var isRunning = true
+    /// The catalog's number for it (none when nothing was saved).
+    public var batch: BatchID?
+    /// All or nothing, and something conflicted or failed: nothing was saved.
+    public var savedNothing = false
+    /// Books it never took (it stopped first).
+    public var notTaken = 0
+    /// Why the batch could not run (or could not finish: what it committed stays committed).
+    public var error: String?
+    public var rows: [BatchOutcomeRow] = []
+    /// The outcome list is open, with this row chosen.
+    public var isListOpen = false
+    public var selection: Int?
+
+    /// "118 saved, 3 unchanged, 2 conflicts": the outcomes there were, in the order of the command line's.
+    public var summary: String {
+        let parts = [
+            (counts.saved, "saved", "saved"), (counts.unchanged, "unchanged", "unchanged"),
+            (counts.merged, "merged", "merged"), (counts.conflicts, "conflict", "conflicts"),
+            (counts.failed, "failed", "failed"),
+        ].filter { $0.0 > 0 }.map { "\($0.0) \($0.0 == 1 ? $0.1 : $0.2)" }
+        return parts.isEmpty ? "nothing done" : parts.joined(separator: ", ")
+    }
+
+    /// What the status line says of it.
+    public var headline: String {
+        if isRunning { return "\(change): \(done) of \(total) books" }
+        if let error { return "\(change) stopped: \(error). \(summary)" }
+        if savedNothing { return "\(change), all or nothing: nothing was saved (\(summary))" }
+        let name = batch.map { "Batch \($0)" } ?? "No batch"
+        return "\(name): \(summary)" + (notTaken > 0 ? ", \(notTaken) not taken" : "")
+    }
+}
+
+extension BookshelfModel {
+    /// Saves the bulk editor's change to the marked books as read, in a batch: a save per book,
+    /// an outcome per book, or (all or nothing) one transaction. The batch belongs to this
+    /// session: a switch stops it before its next book. The search stays usable meanwhile.
+    /// Returns the request number, or nil when the change cannot run.
+    @discardableResult
+    public func runBulkEdit() -> Int? {
+        guard let repository, let editor = bulk.editor, editor.state.canRun, let books = editor.books,
+            case let .success(change) = editor.change, bulk.batch?.isRunning != true
+        else { return nil }
+        var plans: [Int: (base: BookRecord, mine: BookRecord)] = [:]
+        for book in books {
+            if let mine = try? change.applied(to: book) { plans[book.id] = (book, mine) }
+        }
+        let batch = BulkBatch(
+            total: books.count, allOrNothing: editor.state.allOrNothing, change: editor.state.kind.label,
+            titles: Dictionary(books.map { ($0.id, $0.title) }, uniquingKeysWith: { first, _ in first }),
+            plans: plans, unreadable: editor.unreadable)
+        bulk.batch = batch
+        bulk.editor = nil
+        let (stop, meter) = (batch.stop, batch.meter)
+        let allOrNothing = batch.allOrNothing
+        defer { changed() }
+        return launch(
+            .bulkRun,
+            Effect(
+                .bulkEdit,
+                {
+                    let edit = BulkEdit(repository: repository)
+                    if allOrNothing { return try await edit.applyAllOrNothing(change, to: books) }
+                    return try await edit.apply(change, to: books, stop: stop) { meter.record($0) }
+                },
+                publish: { [self] report, _ in
+                    bulk.batch?.report = report
+                    // The books saved may have left or joined the search.
+                    _ = startSearch(.refresh)
+                    return nil
+                },
+                fail: { [self] error, _ in
+                    bulk.batch?.error = Self.message(for: error)
+                    _ = startSearch(.refresh)
+                    return nil
+                }))
+    }
+
+    /// Opens (or closes) the list of the batch's outcomes.
+    public func toggleBatchOutcomes() {
+        guard bulk.batch != nil else { return }
+        bulk.batch?.isListOpen.toggle()
+        changed()
+    }
+
+    public func closeBatchOutcomes() {
+        bulk.batch?.isListOpen = false
+        changed()
+    }
+
+    /// Walks the outcome list.
+    public func moveBatchSelection(by delta: Int) {
+        guard let batch = bulk.batch, !batch.outcomes.isEmpty else { return }
+        bulk.batch?.selection = min(max(0, batch.selection + delta), batch.outcomes.count - 1)
+        changed()
+    }
+}
+
+extension BookshelfModel {
+    /// Opens the chosen book of the outcome list: a conflict in the editor, with the ordinary
+    /// conflict banner over what the batch tried to save (one book at a time: the list closes,
+    /// F9 opens it again for the next); any other book as the editor opens it. Returns the
+    /// request number.
+    @discardableResult
+    public func openBatchOutcome() -> Int? {
+        guard let batch = bulk.batch, !batch.isRunning, batch.selection < batch.outcomes.count else { return nil }
+        let chosen = batch.outcomes[batch.selection]
+        bulk.batch?.isListOpen = false
+        defer { changed() }
+        if case .conflict = chosen.outcome, let plan = batch.plans[chosen.id] {
+            return openConflict(base: plan.base, mine: BookDraft(plan.mine))
+        }
+        return open(bookID: chosen.id)
+    }
+}

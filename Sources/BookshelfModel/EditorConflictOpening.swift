@@ -1,0 +1,42 @@
+import BookCatalog
+
+extension BookshelfModel {
+    /// Opens book `base.id` with `mine` as its draft over `base`: a save another part tried and
+    /// found in conflict (a bulk edit's book). The book is read as it stands now and the editor
+    /// shows what an ordinary conflicting save shows: the conflict banner (reload, overwrite,
+    /// merge) when both changed a field, else the draft merged with their revision, to save as
+    /// usual. Ignored while an editor is open. Returns the request number.
+    @discardableResult
+    public func openConflict(base: BookRecord, mine: BookDraft) -> Int? {
+        guard let repository, editor == nil else { return nil }
+        var opened = EditorSession(bookID: base.id)
+        opened.rebase(on: base)
+        opened.draft = mine
+        editor = opened
+        defer { changed() }
+        let id = base.id
+        return launch(
+            .editor,
+            Effect(
+                .load, { try await repository.book(id: id, policy: .refresh) },
+                witness: { [self] in observe($0) },
+                publish: { [self] current, _ in
+                    let theirs = floor(current)
+                    // Nobody saved it since: the draft is an ordinary edit of the revision read.
+                    guard theirs.revision > base.revision, var editor else { return nil }
+                    let merge = ThreeWayMerge(base: base, theirs: theirs, mine: mine)
+                    if merge.conflicts.isEmpty {
+                        editor.rebase(on: theirs)
+                        editor.draft = merge.merged
+                    } else {
+                        editor.conflict = ConflictState(theirs: theirs, fields: merge.conflicts, merged: merge.merged)
+                    }
+                    self.editor = editor
+                    return nil
+                },
+                fail: { [self] error, _ in
+                    editor?.conflict = ConflictState(fetchError: Self.message(for: error))
+                    return nil
+                }))
+    }
+}
