@@ -157,6 +157,8 @@ extension BookshelfModel {
             plans: plans, unreadable: editor.unreadable)
         bulk.batch = batch
         bulk.editor = nil
+        // The status line says the batch from now on, not how the books were marked.
+        bulk.markNote = nil
         let (stop, meter) = (batch.stop, batch.meter)
         let allOrNothing = batch.allOrNothing
         defer { changed() }

@@ -69,6 +69,34 @@ final class BatchKeepingConnector: CatalogConnector {
         await harness.drain()
     }
 
+    /// The status line shows a batch's progress and summary only when no note of the marks
+    /// stands before it: under tmux, "Marked the 365 books the search matches." stayed through
+    /// the whole batch and after, and nothing said the batch had run.
+    @Test func aBatchTakesTheStatusFromTheNoteOfTheMarks() async {
+        let harness = await Self.started()
+        let mark = harness.model.markEveryMatch(of: "")!
+        let search = await harness.nextCall(.search)
+        await harness.release(search.number, .deliver, request: mark)
+        #expect(harness.state.bulk.markNote == "Marked the 5 books the search matches.")
+        let read = harness.model.openBulkEditor()!
+        for _ in 1...5 {
+            let call = await harness.nextCall(.load)
+            await harness.remote.release(call.number, .deliver)
+        }
+        await harness.model.finished(request: read)
+        for character in "Anon" { harness.model.editBulkText(.insert(String(character))) }
+        let run = harness.model.runBulkEdit()!
+        #expect(harness.state.bulk.markNote == nil)
+        for _ in 1...5 {
+            let save = await harness.nextCall(.save)
+            await harness.remote.release(save.number, .deliver)
+        }
+        await harness.model.finished(request: run)
+        #expect(harness.state.bulk.markNote == nil)
+        #expect(harness.state.bulk.batch?.headline == "Batch 1: 5 saved")
+        await harness.drain()
+    }
+
     @Test func marksAndAMarkingInFlightBelongToTheirSession() async {
         let harness = await Self.started()
         harness.model.toggleMark(3)
