@@ -226,12 +226,13 @@ public actor BookRepository {
     }
 
     /// The revisions `batch` made of the books this account sees, checked as history is: each
-    /// a book's next revision after the one before it.
+    /// a book's later revision than the one before it (the next one where revisions count
+    /// saves; a later time where they are a `last_modified`, as in a Calibre library).
     public func revisions(ofBatch batch: BatchID) async throws -> [BatchRevision] {
         let revisions = try await batchRecorder().revisions(ofBatch: batch)
         for revision in revisions {
             let (before, after) = (revision.before, revision.after)
-            guard before.id == after.id, after.revision == before.revision + 1, Self.isWellFormed(before),
+            guard before.id == after.id, after.revision > before.revision, Self.isWellFormed(before),
                 Self.isWellFormed(after)
             else { throw BookFailure.invalidResponse }
             remember(after)

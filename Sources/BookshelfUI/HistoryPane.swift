@@ -10,7 +10,9 @@ enum HistoryPane {
     /// The editor form's label column, so that "Publisher" and "Series #" fit.
     static let labelWidth = EditorForm.labelWidth
 
-    static func render(_ history: HistoryState, in area: Rect, into canvas: inout Canvas) {
+    static func render(
+        _ history: HistoryState, revisions style: RevisionStyle = .counter, in area: Rect, into canvas: inout Canvas
+    ) {
         var writer = PaneWriter(area: area)
         writer.line(StyledText("History of book #\(history.bookID) · newest first", style: Theme.label), into: &canvas)
         writer.line(
@@ -35,20 +37,27 @@ enum HistoryPane {
         }
         for index in revisions.indices.dropFirst(first) where writer.hasRoom {
             revision(
-                revisions, index, change: history.change(at: index), selected: index == history.selection,
-                writer: &writer, into: &canvas)
+                revisions, index, style: style, change: history.change(at: index),
+                selected: index == history.selection, writer: &writer, into: &canvas)
         }
     }
 
     private static func revision(
-        _ revisions: [BookRevision], _ index: Int, change: RevisionChange?, selected: Bool,
+        _ revisions: [BookRevision], _ index: Int, style: RevisionStyle, change: RevisionChange?, selected: Bool,
         writer: inout PaneWriter, into canvas: inout Canvas
     ) {
         let revision = revisions[index]
         let older = revisions.indices.contains(index + 1) ? revisions[index + 1].record : nil
-        let who = revision.account.map(sanitize) ?? "no account"
+        let who = revision.account.map(sanitize)
         // Who before when: a narrow pane cuts the time, not the name.
-        let heading = "Revision \(revision.revision) · \(who) · \(timestamp(revision.savedAt))"
+        let heading: String =
+            switch style {
+            case .counter: "Revision \(revision.revision) · \(who ?? "no account") · \(timestamp(revision.savedAt))"
+            // A time is the revision itself; a change no save of Bookshelf made is calibre's own.
+            case .lastModified:
+                (who.map { "Saved by \($0)" } ?? "Changed in calibre") + " at \(timestamp(revision.savedAt)) UTC"
+                    + (revision.batch.map { " · batch \($0)" } ?? "")
+            }
         writer.line(StyledText(heading, style: selected ? Theme.selected : Theme.label), into: &canvas)
         let width = max(1, writer.area.width - 2 - labelWidth)
         for field in [EditorField.title, .author] {

@@ -90,7 +90,7 @@ public enum Screen {
                     editor, viewOnly: state.accountRole == .reader, revisions: store.revisions, ui: ui, in: pane,
                     into: &canvas)
             } else if let history = state.history {
-                HistoryPane.render(history, in: pane, into: &canvas)
+                HistoryPane.render(history, revisions: store.revisions, in: pane, into: &canvas)
             } else {
                 DetailPane.render(
                     state.search.selectedBook, terms: SearchTerms(state.search.rowsQuery),

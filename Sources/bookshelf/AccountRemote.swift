@@ -41,7 +41,8 @@ enum AccountRemote {
                         "a Calibre library has one account, its owner \(store.account.name.printable), not \(name.printable)"
                     )
                 }
-                remote = try store.remote(forOneSearch: forOneSearch)
+                remote = try store.remote(
+                    forOneSearch: forOneSearch, stateFolder: StateFolder.path(environment: environment))
             } catch let failure as CalibreLibrary.Failure {
                 throw CommandFailure(TerminalText.sanitized(failure.description))
             }

@@ -137,7 +137,7 @@ enum InteractiveCommand {
             let store: CalibreLibraryStore
             do {
                 store = try CalibreLibraryStore.open(path: path)
-                _ = try await store.remote().search(SearchQuery(text: "", limit: 1, offset: 0))
+                _ = try await store.remote(stateFolder: nil).search(SearchQuery(text: "", limit: 1, offset: 0))
             } catch {
                 throw CommandFailure(TerminalText.sanitized(String(describing: error)))
             }
@@ -200,7 +200,8 @@ enum InteractiveCommand {
             store = StoreInfo(kind: "SQLite", location: displayPath(path))
             catalogIdentity = "sqlite " + realPath(path)
         case let .calibre(library):
-            connector = CalibreConnector(store: library)
+            connector = CalibreConnector(
+                store: library, stateFolder: StateFolder.path(environment: ProcessInfo.processInfo.environment))
             store = StoreInfo(kind: "Calibre", location: displayPath(library.folder), revisions: .lastModified)
             catalogIdentity = "calibre " + realPath(library.file)
         case let .postgres(postgres, description):

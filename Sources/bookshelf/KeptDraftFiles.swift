@@ -35,9 +35,7 @@ final class KeptDraftFiles: DraftKeeping {
     /// Where drafts are kept: `$XDG_STATE_HOME/bookshelf/drafts` (an absolute one only, as the
     /// XDG spec says), else `$HOME/.local/state/bookshelf/drafts`; nil without either.
     static func directory(environment: [String: String]) -> String? {
-        if let state = environment["XDG_STATE_HOME"], state.hasPrefix("/") { return state + "/bookshelf/drafts" }
-        guard let home = environment["HOME"], home.hasPrefix("/") else { return nil }
-        return home + "/.local/state/bookshelf/drafts"
+        StateFolder.path(environment: environment).map { $0 + "/drafts" }
     }
 
     // MARK: DraftKeeping

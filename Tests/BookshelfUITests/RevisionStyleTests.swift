@@ -50,4 +50,21 @@ import TerminalUI
             text.contains("(based on the book as changed 1970-01-01 00:00:00 UTC)"), "\(text)")
         #expect(!text.contains("revision"), "\(text)")
     }
+
+    /// F3 on a library: a revision is a time, not a number; one Bookshelf saved names who saved
+    /// it, and one it did not make is calibre's own change (issue 62, item 1).
+    @Test func theHistorySaysWhoSavedEachRevisionAndCalibresOwnChanges() async throws {
+        let calibre = StoreInfo(kind: "Calibre", location: "~/Library", revisions: .lastModified)
+        let harness = AppHarness(columns: 140, rows: 20, store: calibre)
+        _ = try await harness.otherEditor().save(
+            SaveRequest(id: 2, title: "History of Rome", author: "T. Mommsen", expectedRevision: 1))
+        await harness.start()
+        await harness.type("mommsen")
+        await harness.press(.function(3))
+        let text = harness.text
+        let saved = try #require(harness.screen.row(containing: "Saved by bob at "), "\(text)")
+        let calibres = try #require(harness.screen.row(containing: "Changed in calibre at "), "\(text)")
+        #expect(saved < calibres, "newest first: \(text)")
+        #expect(!text.contains("Revision "), "\(text)")
+    }
 }

@@ -156,6 +156,83 @@ struct CalibreInPlaceTests {
         #expect(reported.isEmpty, "\(check.output)")
     }
 
+    /// Each JSON line of `output` as an object.
+    private func objects(_ output: String) throws -> [[String: Any]] {
+        try output.split(separator: "\n").map {
+            try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
+    }
+
+    private func tags(_ id: Int) throws -> Set<String> { Set((try book(id)["tags"] as? [String]) ?? []) }
+
+    @Test func aBulkEditAndItsUndoAreWhatCalibreShowsAndItsChangesBetweenAreKept() throws {
+        defer { sandbox.remove() }
+        let files = try FileManager.default.contentsOfDirectory(atPath: library).sorted()
+        // The fixture's Pratchett books, with the tags calibredb gave them.
+        let tagsBefore: [Int: Set<String>] = [2: ["humour", "fantasy"], 5: ["fantasy", "humour", "Discworld"], 6: []]
+
+        let dryRun = try sandbox.run([
+            "edit", "--db", library, "--search", "pratchett", "--add-tag", "signed", "--dry-run",
+        ])
+        #expect(dryRun.status == 0, "\(dryRun.errors)")
+        #expect(try tags(5) == tagsBefore[5]!)
+
+        let edit = try sandbox.run([
+            "edit", "--db", library, "--search", "pratchett", "--add-tag", "signed", "--publisher", "Victor Gollancz",
+            "--json",
+        ])
+        #expect(edit.status == 0, "\(edit.errors)")
+        #expect(
+            edit.errors.contains("Batch 1: 3 saved, 0 unchanged, 0 merged, 0 conflicts, 0 failed"), "\(edit.errors)")
+        let listed = try calibredb(["list", "--for-machine", "--fields", "id", "--search", "tags:=signed"])
+        let signed = try #require(try JSONSerialization.jsonObject(with: Data(listed.output.utf8)) as? [[String: Any]])
+        #expect(Set(signed.compactMap { $0["id"] as? Int }) == [2, 5, 6])
+        let shown = try calibredb(["show_metadata", "5"])
+        #expect(shown.output.contains("signed"), "\(shown.output)")
+        // The batch is kept in the state folder, not in the library.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: library).sorted() == files)
+        let kept = try FileManager.default.contentsOfDirectory(
+            atPath: sandbox.path("home/.local/state/bookshelf/calibre"))
+        #expect(kept.count == 1 && kept[0].hasSuffix(".sqlite"), "\(kept)")
+
+        // calibredb changes book 5's title (a field the batch left) and book 6's publisher (the batch's).
+        #expect(try calibredb(["set_metadata", "5", "--field", "title:Guards! Guards! (calibre)"]).status == 0)
+        #expect(try calibredb(["set_metadata", "6", "--field", "publisher:Transworld"]).status == 0)
+        let undo = try sandbox.run(["undo", "1", "--db", library, "--json"])
+        #expect(undo.status == 4, "\(undo.errors)")
+        let outcomes = Dictionary(
+            uniqueKeysWithValues: try objects(undo.output).dropLast().map {
+                ($0["id"] as? Int ?? 0, $0["outcome"] as? String ?? "")
+            })
+        // Undo reads each book as it is now: book 5 is reverted in the batch's fields only.
+        #expect(outcomes == [2: "saved", 5: "saved", 6: "conflict"])
+        #expect(try tags(2) == tagsBefore[2]!)
+        #expect(try book(2)["publisher"] as? String == "Gollancz")
+        #expect(try tags(5) == tagsBefore[5]!)
+        #expect(try book(5)["publisher"] as? String == "Corgi")
+        #expect(try book(5)["title"] as? String == "Guards! Guards! (calibre)")
+        // The conflict is left as calibredb saved it.
+        #expect(try tags(6) == ["signed"])
+        #expect(try book(6)["publisher"] as? String == "Transworld")
+
+        // History keeps what Bookshelf saved; calibre's own change has no account.
+        let history = try sandbox.run(["history", "5", "--db", library, "--json"])
+        #expect(history.status == 0, "\(history.errors)")
+        let revisions = try objects(history.output)
+        #expect(revisions.map { $0["batch"] as? Int } == [2, nil, 1, nil])
+        #expect(revisions.map { $0["account"] is String } == [true, false, true, false])
+        #expect(
+            revisions.map { $0["publisher"] as? String } == ["Corgi", "Victor Gollancz", "Victor Gollancz", "Corgi"])
+        #expect(
+            revisions.map { $0["title"] as? String } == [
+                "Guards! Guards! (calibre)", "Guards! Guards! (calibre)", "Guards! Guards!", "Guards! Guards!",
+            ])
+
+        let check = try calibredb(["check_library", "--csv"])
+        #expect(check.status == 0)
+        #expect(check.output.split(separator: "\n").filter { !$0.hasPrefix("Vacuuming") }.isEmpty, "\(check.output)")
+    }
+
     @Test func theCommandsOpenTheLibraryOrSayWhyNot() throws {
         defer { sandbox.remove() }
         // "~/" in a quoted path is the home folder; the metadata.db names the library too.

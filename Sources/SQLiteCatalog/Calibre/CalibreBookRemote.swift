@@ -1,5 +1,6 @@
 import BookCatalog
 import CSQLite
+import Foundation
 import SearchEngine
 
 /// One session on a Calibre library in place. A book's revision is its `last_modified`
@@ -10,7 +11,9 @@ import SearchEngine
 /// Searching is the search engine's (`SearchEngine`), over the library through
 /// `CalibreSearchSource`: its index lives in the user's cache, keyed by the library's uuid,
 /// and catches up with calibre's changes (additions, edits, deletions) as with this session's.
-public actor CalibreBookRemote: SearchableBookRemote, ChangeDetectingRemote, AccountAwareRemote, SearchEngineHost {
+public actor CalibreBookRemote: SearchableBookRemote, ChangeDetectingRemote, AccountAwareRemote, SearchEngineHost,
+    BatchRecordingRemote, HistoryKeepingRemote
+{
     public nonisolated let account: Account
     private let database: CalibreDatabase
     private let file: String
@@ -21,12 +24,18 @@ public actor CalibreBookRemote: SearchableBookRemote, ChangeDetectingRemote, Acc
     /// The engine's source on this remote's connection: told of this session's own saves.
     private let source: CalibreSearchSource
     package let searchEngine: SearchEngine
+    /// Bookshelf's record of its saves and batches here (`CalibreSaveLog`), or nil, and why.
+    private let log: CalibreSaveLog?
+    private let logProblem: String?
 
     init(
         database: CalibreDatabase, file: String, account: Account, readOnly: String?, place: CalibreIndexPlace,
-        lockName: String = CalibreInstanceLock.name, warmsBroadPrefixes: Bool = true
+        lockName: String = CalibreInstanceLock.name, warmsBroadPrefixes: Bool = true, log: CalibreSaveLog? = nil,
+        logProblem: String? = nil
     ) throws {
         self.database = database
+        self.log = log
+        self.logProblem = logProblem
         self.lockName = lockName
         self.file = file
         self.account = account
@@ -58,7 +67,20 @@ public actor CalibreBookRemote: SearchableBookRemote, ChangeDetectingRemote, Acc
     }
 
     public func save(_ unchecked: SaveRequest) async throws -> BookRecord {
+        try saveOne(unchecked, batch: nil)
+    }
+
+    private func saveOne(_ unchecked: SaveRequest, batch: BatchID?) throws -> BookRecord {
         let request = try unchecked.validated()
+        switch try underLock({ () throws(CalibreLibrary.Failure) in try commit([request], batch: batch) }) {
+        case let .success(committed): return committed.records[0]
+        case let .failure(refusals): throw refusals.reasons[request.id] ?? BookFailure.invalidResponse
+        }
+    }
+
+    /// Runs `body` holding calibre's lock: refused while calibre holds it, or while nothing
+    /// may be written here.
+    private func underLock<T>(_ body: () throws(CalibreLibrary.Failure) -> T) throws -> T {
         if let readOnly { throw BookFailure.storeUnavailable(readOnly) }
         let lock: CalibreInstanceLock.Held
         switch CalibreInstanceLock.take(name: lockName) {
@@ -66,39 +88,194 @@ public actor CalibreBookRemote: SearchableBookRemote, ChangeDetectingRemote, Acc
         case .heldByCalibre: throw BookFailure.storeUnavailable(CalibreLibraryStore.calibreIsRunning)
         case let .unknown(reason): throw BookFailure.storeUnavailable(reason)
         }
-        let outcome: Result<BookRecord, BookFailure> = try withExtendedLifetime(lock) {
-            try unavailableOnFailure { () throws(CalibreLibrary.Failure) in try committed(request) }
-        }
         // This connection's own commit does not move its data version: the source must look.
-        source.forgetState()
-        return try outcome.get()
+        defer { source.forgetState() }
+        return try withExtendedLifetime(lock) { try unavailableOnFailure(body) }
     }
 
-    private func committed(_ request: SaveRequest) throws(CalibreLibrary.Failure) -> Result<BookRecord, BookFailure> {
+    /// Saves refused in a transaction that wrote none of them, by book id.
+    struct Refusals: Error {
+        let reasons: [Int: BookFailure]
+    }
+
+    /// `requests` written in one transaction of calibre's, each a compare-and-set against the
+    /// book as the transaction found it, or none of them (the refusals). Each save is in the
+    /// save log (`CalibreSaveLog`), pending before calibre commits and marked after, in `batch`
+    /// or, for `newBatch`, a batch made with the rows. Called holding calibre's lock.
+    private func commit(_ requests: [SaveRequest], batch: BatchID?, newBatch: BatchStart? = nil)
+        throws(CalibreLibrary.Failure) -> Result<(records: [BookRecord], batch: BatchID?), Refusals>
+    {
         let connection = database.connection
+        var pending: (rows: [Int], batch: BatchID?)?
         do {
-            return try connection.transaction(immediate: true) { () throws -> Result<BookRecord, BookFailure> in
-                let reader = reader()
-                guard let stored = try CalibreBooks.read(reader, book: request.id).records.first else {
-                    return .failure(.missing)
+            let saved = try connection.transaction(immediate: true) { () throws -> [BookRecord] in
+                // Every book as the transaction found it, before any write: a write may touch
+                // another book of the same transaction (a tag's new case renames it for all).
+                var found: [BookRecord] = []
+                var refused: [Int: BookFailure] = [:]
+                for request in requests {
+                    guard let stored = try CalibreBooks.read(reader(), book: request.id).records.first else {
+                        refused[request.id] = .missing
+                        continue
+                    }
+                    if stored.revision != request.expectedRevision {
+                        refused[request.id] = .conflict(expected: request.expectedRevision, actual: stored.revision)
+                    }
+                    found.append(stored)
                 }
-                guard stored.revision == request.expectedRevision else {
-                    return .failure(.conflict(expected: request.expectedRevision, actual: stored.revision))
+                guard refused.isEmpty else { throw Refusals(reasons: refused) }
+                var saves: [CalibreSaveLog.Save] = []
+                for (request, before) in zip(requests, found) {
+                    let reader = reader()
+                    guard let stored = try CalibreBooks.read(reader, book: request.id).records.first else {
+                        throw Refusals(reasons: [request.id: .missing])
+                    }
+                    let write = CalibreBookWrite(reader: reader, book: request.id)
+                    let others = try write.write(request, over: stored)
+                    // A later time than the stored one, whatever the clock says: a revision only grows.
+                    let stamp = max(CalibreTimestamp.now(), stored.revision + 1)
+                    try write.touch(others.union([request.id]), at: stamp)
+                    guard let after = try CalibreBooks.read(reader, book: request.id).records.first else {
+                        throw Refusals(reasons: [request.id: .missing])
+                    }
+                    saves.append(CalibreSaveLog.Save(before: before, after: after, operation: request.operation))
                 }
-                let write = CalibreBookWrite(reader: reader, book: request.id)
-                let others = try write.write(request, over: stored)
-                // A later time than the stored one, whatever the clock says: a revision only grows.
-                let stamp = max(CalibreTimestamp.now(), stored.revision + 1)
-                try write.touch(others.union([request.id]), at: stamp)
-                guard let saved = try CalibreBooks.read(reader, book: request.id).records.first else {
-                    return .failure(.missing)
+                if let log {
+                    pending = try log.recordPending(saves, account: account.name, batch: batch, newBatch: newBatch)
                 }
-                return .success(saved)
+                return saves.map(\.after)
             }
-        } catch let failure as CalibreLibrary.Failure {
-            throw failure
+            // A mark not written leaves the rows pending: settled as committed when next read.
+            if let log, let pending { try? log.markCommitted(pending.rows) }
+            return .success((saved, pending?.batch ?? batch))
+        } catch let refusals as Refusals {
+            return .failure(refusals)
         } catch {
+            // calibre's commit failed after the rows were written: they never happened.
+            if let log, let pending {
+                try? log.forget(pending.rows, batch: newBatch == nil ? nil : pending.batch)
+            }
+            if let failure = error as? CalibreLibrary.Failure { throw failure }
             throw CalibreLibrary.Failure(description: "cannot write the Calibre library \(file): \(error)")
+        }
+    }
+
+    // MARK: BatchRecordingRemote
+
+    public func beginBatch(_ start: BatchStart) async throws -> BatchID {
+        if let readOnly { throw BookFailure.storeUnavailable(readOnly) }
+        let log = try requireLog()
+        return try unavailableOnFailure { () throws(CalibreLibrary.Failure) in
+            try logged { try log.beginBatch(start, account: account.name) }
+        }.get()
+    }
+
+    public func save(_ request: SaveRequest, inBatch batch: BatchID) async throws -> BookRecord {
+        let log = try requireLog()
+        let owned = try unavailableOnFailure { () throws(CalibreLibrary.Failure) in
+            try logged { try log.owns(batch, account: account.name) }
+        }
+        guard owned else { throw BookFailure.notAllowed }
+        return try saveOne(request, batch: batch)
+    }
+
+    public func saveAll(_ requests: [SaveRequest], inNewBatch start: BatchStart) async throws -> AllOrNothingResult {
+        let clean = try requests.map { try $0.validated() }
+        guard Set(clean.map(\.id)).count == clean.count else { throw BookFailure.invalidResponse }
+        _ = try requireLog()
+        if let undone = start.undoes, try await revisionsOrNil(ofBatch: undone) == nil { throw BookFailure.missing }
+        switch try underLock({ () throws(CalibreLibrary.Failure) in try commit(clean, batch: nil, newBatch: start) }) {
+        case let .success(committed):
+            guard let batch = committed.batch else { throw BookFailure.invalidResponse }
+            return .committed(batch, committed.records)
+        case let .failure(refusals):
+            return .refused(refusals.reasons)
+        }
+    }
+
+    public func revisions(ofBatch batch: BatchID) async throws -> [BatchRevision] {
+        guard let found = try await revisionsOrNil(ofBatch: batch) else { throw BookFailure.missing }
+        return found
+    }
+
+    private func revisionsOrNil(ofBatch batch: BatchID) async throws -> [BatchRevision]? {
+        let log = try requireLog()
+        try settlePending(
+            in: log,
+            books: try unavailableOnFailure { () throws(CalibreLibrary.Failure) in
+                try logged { try log.pendingBooks(ofBatch: batch) }
+            })
+        let entries = try unavailableOnFailure { () throws(CalibreLibrary.Failure) in
+            try logged { try log.saves(ofBatch: batch) }
+        }
+        return entries?.map { BatchRevision(before: $0.before, after: $0.after) }
+    }
+
+    // MARK: HistoryKeepingRemote
+
+    /// What Bookshelf saved of the book (each save's before and after), and the book as it is
+    /// now. calibre keeps no history: a revision no save of Bookshelf's made is a change made
+    /// in calibre (or before the log began), with no account, at its `last_modified`.
+    public func history(of id: Int) async throws -> [BookRevision] {
+        let current = try await load(id: id)
+        var known: [Int: BookRevision] = [:]
+        if let log {
+            try settlePending(in: log, books: [id])
+            let entries = try unavailableOnFailure { () throws(CalibreLibrary.Failure) in
+                try logged { try log.saves(of: id) }
+            }
+            for entry in entries {
+                if known[entry.before.revision] == nil {
+                    known[entry.before.revision] = Self.changedInCalibre(entry.before)
+                }
+                known[entry.after.revision] = BookRevision(
+                    record: entry.after, account: entry.account, savedAt: entry.savedAt, operation: entry.operation,
+                    batch: entry.batch)
+            }
+        }
+        if known[current.revision] == nil { known[current.revision] = Self.changedInCalibre(current) }
+        return known.values.filter { $0.revision > 0 }.sorted { $0.revision > $1.revision }
+    }
+
+    /// A revision as calibre's `last_modified` dates it, no account's.
+    private static func changedInCalibre(_ record: BookRecord) -> BookRevision {
+        BookRevision(
+            record: record, account: nil, savedAt: Date(timeIntervalSince1970: Double(record.revision) / 1_000_000),
+            operation: nil)
+    }
+
+    /// Settles the log's pending rows of `books`, if calibre's lock can be taken now (a save
+    /// holds it from its pending row to its mark); otherwise they wait, not shown.
+    private func settlePending(in log: CalibreSaveLog, books ids: [Int]) throws {
+        guard !ids.isEmpty, readOnly == nil, case let .taken(lock) = CalibreInstanceLock.take(name: lockName) else {
+            return
+        }
+        try withExtendedLifetime(lock) {
+            for id in ids {
+                let current = try unavailableOnFailure { () throws(CalibreLibrary.Failure) in
+                    try CalibreBooks.read(reader(), book: id).records.first
+                }
+                try unavailableOnFailure { () throws(CalibreLibrary.Failure) in
+                    try logged { try log.settle(book: id, current: current) }
+                }
+            }
+        }
+    }
+
+    private func requireLog() throws(BookFailure) -> CalibreSaveLog {
+        guard let log else { throw BookFailure.storeUnavailable(logProblem ?? "no save log for this library") }
+        return log
+    }
+
+    /// The log's failures as the library's, naming its file.
+    private func logged<T>(_ body: () throws -> T) throws(CalibreLibrary.Failure) -> T {
+        do {
+            return try body()
+        } catch let failure as BookFailure {
+            throw CalibreLibrary.Failure(description: failure.description)
+        } catch {
+            throw CalibreLibrary.Failure(
+                description: "cannot use Bookshelf's record of this library \(log?.file ?? ""): \(error)")
         }
     }
 

@@ -78,15 +78,21 @@ public struct CalibreLibraryStore: Sendable {
     /// when this system's lock cannot be looked at.
     public static func calibreIsHoldingItsLock() -> Bool? { CalibreInstanceLock.isHeld() }
 
-    /// A session's remote on a connection of its own.
+    /// A session's remote on a connection of its own. Its saves and batches are recorded in
+    /// `stateFolder` (`$XDG_STATE_HOME/bookshelf`, `CalibreSaveLog`); without one, history
+    /// shows the book as it is and batches are refused.
     /// `forOneSearch`: the session answers one search and ends (`bookshelf search`), so its
     /// index works nothing out ahead for later searches.
-    public func remote(forOneSearch: Bool = false) throws(CalibreLibrary.Failure) -> CalibreBookRemote {
-        try remote(lockName: CalibreInstanceLock.name, forOneSearch: forOneSearch)
+    public func remote(forOneSearch: Bool = false, stateFolder: String? = nil) throws(CalibreLibrary.Failure)
+        -> CalibreBookRemote
+    {
+        try remote(lockName: CalibreInstanceLock.name, forOneSearch: forOneSearch, stateFolder: stateFolder)
     }
 
-    /// `remote()` taking the lock of `lockName`: tests must never take the user's calibre's.
-    func remote(lockName: String, forOneSearch: Bool = false) throws(CalibreLibrary.Failure) -> CalibreBookRemote {
+    /// `remote(stateFolder:)` taking the lock of `lockName`: tests must never take the user's calibre's.
+    func remote(lockName: String, forOneSearch: Bool = false, stateFolder: String? = nil) throws(CalibreLibrary.Failure)
+        -> CalibreBookRemote
+    {
         let database = try CalibreDatabase.openInPlace(file, writable: permanentlyReadOnly == nil)
         if permanentlyReadOnly == nil {
             do {
@@ -95,10 +101,22 @@ public struct CalibreLibraryStore: Sendable {
                 throw CalibreLibrary.Failure(description: "cannot open the Calibre library \(file): \(error)")
             }
         }
+        var log: CalibreSaveLog?
+        var logProblem: String?
+        if let stateFolder {
+            do {
+                log = try CalibreSaveLog.open(stateFolder: stateFolder, libraryID: libraryID)
+                if log == nil { logProblem = "this library's uuid cannot name Bookshelf's record of it" }
+            } catch {
+                logProblem = "cannot keep Bookshelf's record of this library in \(stateFolder): \(error)"
+            }
+        } else {
+            logProblem = "Bookshelf has no state folder ($XDG_STATE_HOME or $HOME) to keep batches of this library in"
+        }
         do {
             return try CalibreBookRemote(
                 database: database, file: file, account: account, readOnly: permanentlyReadOnly, place: indexPlace,
-                lockName: lockName, warmsBroadPrefixes: !forOneSearch)
+                lockName: lockName, warmsBroadPrefixes: !forOneSearch, log: log, logProblem: logProblem)
         } catch let failure as CalibreLibrary.Failure {
             throw failure
         } catch {
@@ -116,8 +134,13 @@ public struct CalibreLibraryStore: Sendable {
 /// Opens the library's one account for the model.
 public struct CalibreConnector: CatalogConnector {
     public let store: CalibreLibraryStore
+    /// Where its saves and batches are recorded (`CalibreLibraryStore.remote(stateFolder:)`).
+    public let stateFolder: String?
 
-    public init(store: CalibreLibraryStore) { self.store = store }
+    public init(store: CalibreLibraryStore, stateFolder: String?) {
+        self.store = store
+        self.stateFolder = stateFolder
+    }
 
     public func accountNames() async throws -> [String] { [store.account.name] }
     public func accountRoles() async throws -> [String: AccountRole] { [store.account.name: store.account.role] }
@@ -127,7 +150,7 @@ public struct CalibreConnector: CatalogConnector {
     public func connect(account: String, password: String?) async throws -> any SearchableBookRemote {
         guard account == store.account.name else { throw BookFailure.notAllowed }
         do {
-            return try store.remote()
+            return try store.remote(stateFolder: stateFolder)
         } catch {
             throw BookFailure.storeUnavailable(error.description)
         }
