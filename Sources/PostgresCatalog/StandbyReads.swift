@@ -48,14 +48,20 @@ protocol ReplicaConnection: AnyObject {
 /// already shown or missing the user's own save, whichever standby libpq reaches.
 ///
 /// That latency is paid once, not once per read: a read the caller has abandoned (a newer
-/// search superseded it) stops waiting at once, and after one read waited out `wait` the
-/// standby counts as behind. Reads then go straight to the primary until a change check has
-/// passed and one position query (no wait) shows that the standby has replayed the floor.
+/// search superseded it) stops waiting at once, the read after it waits only what is left of
+/// the same `wait`, and after one read waited out `wait` the standby counts as behind. Reads
+/// then go straight to the primary until a change check has passed and one position query (no
+/// wait) shows that the standby has replayed the floor.
 final class StandbyReads<Connection: ReplicaConnection> {
     private let wait: Duration
     private let connect: (_ password: String?) throws -> Connection
     private var connection: Connection? {
-        didSet { if connection !== oldValue { replayedHere = .start } }
+        didSet {
+            if connection !== oldValue {
+                replayedHere = .start
+                waitingSince = nil
+            }
+        }
     }
     /// The highest position the standby connection in use has reported. A standby's replay
     /// only moves forward, so while this meets the floor a read needs no check of its own
@@ -69,6 +75,10 @@ final class StandbyReads<Connection: ReplicaConnection> {
     private let now: () -> ContinuousClock.Instant
     /// A read waited out `wait` and the standby had not replayed the floor.
     private var behind = false
+    /// When the wait began that reads given up mid-wait have left unfinished: someone typing on
+    /// supersedes each search within a key's time, and were each newest read to wait `wait` anew,
+    /// nothing would be shown until the typing stopped. The wait is one, from the first of them.
+    private var waitingSince: ContinuousClock.Instant?
     /// Set by each change check: the next read may ask a standby that fell behind where it stands.
     let standbyMayHaveCaughtUp = Locked(false)
     /// Why the last read meant for a standby was served by the primary.
@@ -117,9 +127,13 @@ final class StandbyReads<Connection: ReplicaConnection> {
             }
             behind = false
         } else {
-            switch hasReplayed(required, standby, within: wait, abandoned: abandoned) {
+            let since = waitingSince ?? now()
+            waitingSince = nil
+            switch hasReplayed(required, standby, within: wait - (now() - since), abandoned: abandoned) {
             case .replayed: break
-            case .abandoned: throw CancellationError()
+            case .abandoned:
+                waitingSince = since
+                throw CancellationError()
             case .timedOut:
                 behind = true
                 standbyMayHaveCaughtUp.withLock { $0 = false }
@@ -208,9 +222,10 @@ final class StandbyReads<Connection: ReplicaConnection> {
 
     private enum Replay { case replayed, timedOut, failed, abandoned }
 
-    /// Whether the standby replays `required` within `wait`, asking every 2 ms, and stopping
-    /// at once when the caller abandons the read. A broken connection, an unreadable position or
-    /// a server that now answers as a primary counts as failed.
+    /// Whether the standby replays `required` within `wait`, asking every 2 ms (at least once,
+    /// whatever is left of the wait), and stopping at once when the caller abandons the read. A
+    /// broken connection, an unreadable position or a server that now answers as a primary
+    /// counts as failed.
     private func hasReplayed(
         _ required: WALPosition, _ standby: Connection, within wait: Duration, abandoned: ReadAbandonment?
     ) -> Replay {

@@ -10,7 +10,7 @@ import PostgresCatalog
 enum ReplicasBench: BenchMode {
     static let name = "replicas"
     static let summary =
-        "PostgreSQL primary and standby: search per class from each, reads that fell back at a lag, failover to a save"
+        "PostgreSQL primary and standby: search per class from each, reads that fell back at a lag, typing with replay paused and after a standby restart, failover to a save"
 
     static let count = BenchNumber("count", default: 100_000, help: "books to load")
     static let iterations = BenchNumber(
@@ -21,12 +21,25 @@ enum ReplicasBench: BenchMode {
     static let saves = BenchNumber("saves", default: 10, help: "saves the writer makes while the fallbacks are counted")
     static let saveEvery = BenchNumber(
         "save-every", value: "MS", default: 1_000, help: "time between the writer's saves")
-    static let options: [any OptionDeclaration] = [count, iterations, lag, saves, saveEvery]
+    static let standbyWait = BenchNumber(
+        "standby-wait", value: "MS", default: 250,
+        help: "how long a read waits for the standby, as the app's --standby-wait")
+    static let typingSeconds = BenchNumber(
+        "typing-seconds", default: 10,
+        help: "how long one person types through the app's model with replay running, and again with it paused")
+    static let restartSeconds = BenchNumber(
+        "restart-seconds", default: 30, help: "how long the person types after the standby is started again")
+    static let options: [any OptionDeclaration] = [
+        count, iterations, lag, saves, saveEvery, standbyWait, typingSeconds, restartSeconds,
+    ]
 
     static let details = """
         Runs on two throwaway servers (a primary and a standby made from it with pg_basebackup -R),
-        reading as the account \(PostgresBench.accountName) under row-level security. The failover at
-        the end kills the primary (pg_ctl stop -m immediate) and promotes the standby.
+        reading as the account \(PostgresBench.accountName) under row-level security. The typing runs
+        press the bench's queries at 8 keys/s into the app's model with --reads standby, after a save,
+        with replay running, then paused (pg_wal_replay_pause); then the standby is stopped, a query
+        typed, and the standby started while the typing goes on. The failover at the end kills the
+        primary (pg_ctl stop -m immediate) and promotes the standby.
         """
 
     static func run(_ arguments: ParsedArguments) async throws {
@@ -35,9 +48,15 @@ enum ReplicasBench: BenchMode {
         let lag = try arguments.value(Self.lag)
         let saves = max(1, try arguments.value(Self.saves))
         let saveEvery = max(1, try arguments.value(Self.saveEvery))
+        let standbyWait = Duration.milliseconds(try arguments.value(Self.standbyWait))
+        let typingSeconds = max(1, try arguments.value(Self.typingSeconds))
+        let restartSeconds = max(1, try arguments.value(Self.restartSeconds))
         // Bounds that keep the run's length (saves × interval + lag) a sum that cannot overflow.
         guard lag <= 600_000, saveEvery <= 600_000, saves <= 10_000 else {
             throw UsageError("--lag and --save-every are at most 600000 ms (ten minutes), --saves at most 10000")
+        }
+        guard standbyWait <= .seconds(60), typingSeconds <= 3_600, restartSeconds <= 3_600 else {
+            throw UsageError("--standby-wait is at most 60000 ms, --typing-seconds and --restart-seconds at most 3600")
         }
         #if DEBUG
             print("warning: debug build; use `swift run -c release bookshelf-bench replicas` for real figures")
@@ -52,7 +71,7 @@ enum ReplicasBench: BenchMode {
             standbyOf: primary, settings: ["shared_buffers=1GB", "max_connections=40"])
         defer { standby.stop() }
         print("standby in \(standby.directory)")
-        let pair = ServerPair(primary: primary, standby: standby)
+        let pair = ServerPair(primary: primary, standby: standby, standbyWait: standbyWait)
 
         try await PairedSearch.measure(pair: pair, iterations: iterations).print(iterations: iterations)
         let hot = try await probe.search(SearchQuery(text: "", limit: 5)).records
@@ -60,8 +79,13 @@ enum ReplicasBench: BenchMode {
         try await LaggedReads.measure(
             pair: pair, floor: floor, lag: lag, saves: saves, saveEvery: saveEvery, books: hot
         ).print()
-        // The failover is timed from a standby that has every save: promoting it replays nothing late.
         try await pair.delayStandby(milliseconds: 0)
+        try await pair.waitForStandbyReplay(of: floor)
+        guard hot.count > 1 else { throw BenchError("no book to save") }
+        try await TypingOnStandby.measure(
+            pair: pair, seconds: typingSeconds, restartSeconds: restartSeconds, book: hot[1]
+        ).print()
+        // The failover is timed from a standby that has every save: promoting it replays nothing late.
         try await pair.waitForStandbyReplay(of: floor)
         guard let book = hot.first else { throw BenchError("no book to save") }
         try await Failover.measure(pair: pair, bookID: book.id).print()
@@ -72,15 +96,17 @@ enum ReplicasBench: BenchMode {
 struct ServerPair {
     let primary: PostgresScratchServer
     let standby: PostgresScratchServer
+    /// The reads' wait for the standby, unless a step asks for another.
+    let standbyWait: Duration
 
     /// Both hosts, the standby first: libpq finds the primary for saves by asking. Connectors
     /// given one `floor` act as one app's sessions: none reads older than what another saw.
-    func connector(
-        reads: PostgresReads, standbyWait: Duration = .milliseconds(250), floor: WALFloor = WALFloor()
-    ) -> PostgresConnector {
+    func connector(reads: PostgresReads, standbyWait: Duration? = nil, floor: WALFloor = WALFloor())
+        -> PostgresConnector
+    {
         var connector = PostgresConnector(
             "host=\(standby.directory),\(primary.directory) port=\(standby.port),\(primary.port) dbname=bookshelf_bench",
-            connectTimeoutSeconds: 5, reads: reads, standbyWait: standbyWait
+            connectTimeoutSeconds: 5, reads: reads, standbyWait: standbyWait ?? self.standbyWait
         ).signingIn(as: PostgresBench.accountName)
         connector.floor = floor
         return connector
@@ -101,6 +127,18 @@ struct ServerPair {
             try standby.superuserSQL("ALTER SYSTEM SET recovery_min_apply_delay = \(milliseconds)")
             try standby.superuserSQL("SELECT pg_reload_conf()")
         }
+    }
+
+    /// Stops the standby's replay where it is (`pg_wal_replay_pause()`), or lets it go on.
+    func pauseReplay(_ paused: Bool) async throws {
+        try await runBlocking { [standby] in
+            try standby.superuserSQL(paused ? "SELECT pg_wal_replay_pause()" : "SELECT pg_wal_replay_resume()")
+        }
+    }
+
+    /// Stops the standby (a fast shutdown: its sessions are ended), or starts it again.
+    func runStandby(_ running: Bool) async throws {
+        try await runBlocking { [standby] in try running ? standby.startServer() : standby.stopServer() }
     }
 
     /// Returns once the standby has replayed every save that raised `floor`: a standby read

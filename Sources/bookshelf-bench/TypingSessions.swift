@@ -26,17 +26,7 @@ enum TypingSessions {
         sessions count: Int, seconds: Int, keysPerSecond: Double, connector: PostgresConnector, account: String
     ) async throws -> [Key] {
         var models: [BookshelfModel] = []
-        for _ in 0..<count {
-            let opened = try await PostgresRemote.connect(connector)
-            let model = BookshelfModel(
-                connector: PostgresAccountConnector(connector: connector, opened: opened), account: account)
-            if let request = model.start() { await model.finished(request: request) }
-            while let request = model.runningRequests.first { await model.finished(request: request) }
-            guard model.state.account == account else {
-                throw BenchError("a typing session did not sign in: \(model.state.connection.error ?? "unknown")")
-            }
-            models.append(model)
-        }
+        for _ in 0..<count { models.append(try await signIn(connector: connector, account: account)) }
         let interval = Duration.seconds(1 / keysPerSecond)
         let clock = ContinuousClock()
         let end = clock.now + .seconds(seconds)
@@ -51,8 +41,28 @@ enum TypingSessions {
         return keys
     }
 
+    /// A real app model signed in as `account` through `connector`, its first requests done.
+    @MainActor
+    static func signIn(connector: PostgresConnector, account: String) async throws -> BookshelfModel {
+        let opened = try await PostgresRemote.connect(connector)
+        let model = BookshelfModel(
+            connector: PostgresAccountConnector(connector: connector, opened: opened), account: account)
+        if let request = model.start() { await model.finished(request: request) }
+        await settle(model)
+        guard model.state.account == account else {
+            throw BenchError("a typing session did not sign in: \(model.state.connection.error ?? "unknown")")
+        }
+        return model
+    }
+
+    /// Returns once every request of `model` has finished.
+    @MainActor
+    static func settle(_ model: BookshelfModel) async {
+        while let request = model.runningRequests.first { await model.finished(request: request) }
+    }
+
     /// Every query typed, with its class, in the bench's order.
-    private static let queries: [(queryClass: String, text: String)] = typed.flatMap { queryClass in
+    static let queries: [(queryClass: String, text: String)] = typed.flatMap { queryClass in
         queryClass.queries.map { (queryClass.name, $0.text) }
     }.filter { !$0.text.isEmpty }
 

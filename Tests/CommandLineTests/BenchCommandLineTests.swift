@@ -9,8 +9,8 @@ import Testing
 /// is a usage error (exit 2) in the words `bookshelf` uses, and --help comes from the declarations.
 @Suite(.tags(.process)) struct BenchCommandLineTests {
     /// The options each mode took before it moved onto CommandLineOptions (its own string-keyed
-    /// parser's lists), --help aside, and those added since (`typing-writer-rate`): none may be
-    /// lost or renamed.
+    /// parser's lists), --help aside, and those added since (`typing-writer-rate`; the replicas
+    /// mode's `standby-wait`, `typing-seconds`, `restart-seconds`): none may be lost or renamed.
     static let namesBefore: [String: Set<String>] = [
         "search": [
             "count", "db", "iterations", "raw-iterations", "scale-phase", "no-raw", "no-fzf", "rebuild-index", "scale",
@@ -30,7 +30,9 @@ import Testing
         "session": [
             "keys", "count", "latency", "every", "unbounded-script", "no-saves", "no-switches", "trim", "many-arenas",
         ],
-        "replicas": ["count", "iterations", "lag", "saves", "save-every"],
+        "replicas": [
+            "count", "iterations", "lag", "saves", "save-every", "standby-wait", "typing-seconds", "restart-seconds",
+        ],
         "import": ["megabytes", "line-megabytes", "runs", "reimport-books", "dir", "bookshelf"],
     ]
 

@@ -106,6 +106,36 @@ struct StandbyLagRuleTests {
         #expect(setting.standby.positionQueries == queriesBefore + 3)
     }
 
+    @Test(
+        "typing on while the standby is behind costs one wait: a read after reads given up mid-wait waits what is left")
+    func supersededReadsShareOneWait() throws {
+        let wait = Duration.milliseconds(200)
+        let setting = Setting(wait: wait)
+        #expect(try setting.read().byStandby)
+        setting.save()
+        let began = setting.clock.now
+        // Three keys, each searched and given up 50 ms into its wait, when the next key comes.
+        for _ in 0..<3 {
+            let abandonment = ReadAbandonment()
+            let pressed = setting.clock.now
+            setting.standby.onPositionQuery = { _ in
+                if setting.clock.now - pressed >= .milliseconds(50) { abandonment.abandon() }
+            }
+            #expect(throws: CancellationError.self) { try setting.read(abandoned: abandonment) }
+        }
+        setting.standby.onPositionQuery = nil
+        let left = wait - (setting.clock.now - began)
+        // The last key's read waits only what is left of the one wait, then the primary answers.
+        let pressed = setting.clock.now
+        #expect(try setting.read() == (11, false))
+        let waited = setting.clock.now - pressed
+        #expect(waited >= left && waited <= left + setting.clock.tick, "waited \(waited), \(left) left of the wait")
+        // And the standby counts as behind: the next read asks it nothing.
+        let asked = setting.standby.positionQueries
+        #expect(try setting.read() == (11, false))
+        #expect(setting.standby.positionQueries == asked)
+    }
+
     @Test("after a read waited out the standby, reads go to the primary until a change check lets one ask")
     func behindStandbyIsAskedOncePerCheck() throws {
         let setting = Setting(wait: .milliseconds(20))
