@@ -34,6 +34,7 @@ import Testing
             "count", "iterations", "lag", "saves", "save-every", "standby-wait", "typing-seconds", "restart-seconds",
         ],
         "import": ["megabytes", "line-megabytes", "runs", "reimport-books", "dir", "bookshelf"],
+        "bulk": ["count", "db", "bookshelf", "writers", "books", "race-books"],
     ]
 
     @Test func everyModeKeepsItsOptionNames() {
