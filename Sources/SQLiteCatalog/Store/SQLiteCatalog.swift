@@ -144,8 +144,8 @@ public final class SQLiteCatalog: Sendable {
                     try connection.queryFirst("SELECT coalesce(max(change_seq), 0) + 1 FROM books") { $0.int(0) } ?? 1
                 // A book inserted into the title index lands at a random place in it; once the
                 // index outgrows SQLite's page cache, every book costs a page read and write
-                // (ten million books took 71 minutes). A large import creates the index again
-                // at the end instead: one sort. Inside the transaction, so readers keep theirs.
+                // (`bookshelf-bench import` at ten million books). A large import creates the index
+                // again at the end instead: one sort. Inside the transaction, so readers keep theirs.
                 let incoming = max(books.underestimatedCount, expectedCount ?? 0)
                 let recreatesTitleIndex =
                     try incoming >= Self.bulkImport

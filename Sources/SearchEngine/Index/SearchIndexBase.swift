@@ -7,7 +7,7 @@ import Locking
 /// snapshot file beside the catalog (`SearchIndexSnapshot`), which it then reads in place;
 /// `SearchIndex` adds later changes.
 ///
-/// Layout (a million books take about 25 MB):
+/// Layout (`bookshelf-bench search` reports its size for a catalog):
 /// - Every book has an ordinal: its position in (folded title, id) order, which is result order.
 /// - Tokens are numbered in byte order, so the tokens a prefix matches are a range of numbers.
 ///   In the arrays they appear as *codes*, numbered by frequency, so that common tokens take
