@@ -185,6 +185,72 @@ public actor BookRepository {
         try await batchRecorder().beginBatch(start)
     }
 
+    /// Whether the remote saves a chunk of a batch in one transaction (`ChunkSavingRemote`);
+    /// otherwise `save(_:inBatch:until:)` saves one book at a time.
+    public nonisolated var savesChunks: Bool { remote is any ChunkSavingRemote }
+
+    /// `save(_:inBatch:)` for each of `requests` in order, as one chunk (`ChunkSavingRemote`),
+    /// or one after another on a remote without chunks, asking `stop` before each book either
+    /// way: one result per book taken. Each book is written as any save writes it: no read
+    /// that began before its answer publishes, and a saved record is acknowledged. A throw
+    /// (only from a chunk) means no book of it committed, or, `outcomeUnknown`, that nobody knows.
+    public func save(_ requests: [SaveRequest], inBatch batch: BatchID, until stop: BatchStop) async throws
+        -> [ChunkSaveResult]
+    {
+        guard let chunks = remote as? any ChunkSavingRemote else {
+            var results: [ChunkSaveResult] = []
+            for request in requests {
+                if stop.isStopped { break }
+                do { results.append(.success(try await save(request, inBatch: batch))) } catch {
+                    results.append(.failure(error as? BookFailure ?? .storeUnavailable(String(describing: error))))
+                }
+            }
+            return results
+        }
+        let clean = try requests.map { try $0.validated() }
+        let ids = clean.map(\.id)
+        guard Set(ids).count == ids.count else { throw BookFailure.invalidResponse }
+        var started: [Stamp] = []
+        for id in ids {
+            advance(id)
+            cache.removeValue(forKey: id)
+            writesInFlight[id, default: 0] += 1
+            started.append(stamp(id))
+        }
+        defer { ids.forEach(endWrite) }
+        let results: [ChunkSaveResult]
+        do {
+            results = try await chunks.save(clean, inBatch: batch, until: stop)
+        } catch {
+            ids.forEach(advance)
+            throw error
+        }
+        guard results.count <= clean.count else { throw BookFailure.invalidResponse }
+        for (index, result) in results.enumerated() {
+            let (request, id) = (clean[index], ids[index])
+            switch result {
+            case let .success(saved):
+                guard saved.id == id, Self.isWellFormed(saved), saved.revision > request.expectedRevision else {
+                    ids.forEach(advance)
+                    throw BookFailure.invalidResponse
+                }
+            case let .failure(reason):
+                if case let .conflict(_, actual) = reason { learn(revision: actual, of: id) }
+            }
+        }
+        for (index, id) in ids.enumerated() {
+            let mayAdmit = stamp(id) == started[index]
+            advance(id)
+            guard index < results.count, case let .success(saved) = results[index] else {
+                cache.removeValue(forKey: id)
+                continue
+            }
+            acknowledge(saved)
+            if mayAdmit { admit(saved) } else { remember(saved) }
+        }
+        return results
+    }
+
     /// Every save in one transaction of a new batch, or none (`BatchRecordingRemote.saveAll`).
     /// The books are written as any save writes them: no read that began before the answer
     /// publishes, and the saved records are acknowledged, as one save's is.

@@ -99,10 +99,24 @@ public struct BatchReport: Sendable, Equatable {
 /// in its batch.
 public final class BatchStop: Sendable {
     private let stopped = Locked(false)
+    /// How many more times `isStopped` says no before it says yes by itself (nil: never).
+    private let answersBeforeStopping: Locked<Int?>
 
-    public init() {}
+    public init() { answersBeforeStopping = Locked(nil) }
+
+    /// A stop that stops once it has been asked `answers` times: for tests that stop a batch at
+    /// a chosen book inside a store's transaction, where nothing else runs to call `stop()`.
+    package init(stoppingAfter answers: Int) { answersBeforeStopping = Locked(answers) }
 
     public func stop() { stopped.withLock { $0 = true } }
 
-    public var isStopped: Bool { stopped.withLock { $0 } }
+    public var isStopped: Bool {
+        let due = answersBeforeStopping.withLock { left -> Bool in
+            guard let remaining = left else { return false }
+            left = remaining - 1
+            return remaining <= 0
+        }
+        if due { stop() }
+        return stopped.withLock { $0 }
+    }
 }

@@ -1,6 +1,7 @@
 import BookCatalog
 import CommandLineOptions
 import Foundation
+import SQLiteCatalog
 import TerminalSafeText
 
 /// `bookshelf edit --search QUERY …`: one change saved to every book QUERY matches, each book
@@ -65,6 +66,9 @@ enum BulkEditCommand {
             arguments, environment: context.environment, console: context.console, primaryOnly: true)
         let repository = BookRepository(remote: remote)
         let books = try await outcome { try await matches(of: query, in: repository) }
+        // No more searches: an index prepared now would only take a core from the saves, and
+        // they make it stale.
+        if let sqlite = remote as? SQLiteBookRemote { await sqlite.stopPreparingIndex() }
         let console = context.console
 
         if arguments.isSet(dryRun) {

@@ -25,7 +25,7 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
     /// remote's connection, and on connections of its own for its work away from this actor.
     package let searchEngine: SearchEngine
     /// What other connections committed since the last check (`checkForChanges`).
-    private var changeWatch: CatalogChangeWatch
+    var changeWatch: CatalogChangeWatch
 
     init(
         connection: sending Connection, account: Account, catalogPath: String, busyTimeout: Duration,
@@ -71,7 +71,7 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
 
     /// One save (`BookSaving`), in the caller's write transaction; its own commit is no news to
     /// this remote's change checks.
-    private func commit(_ request: SaveRequest, batch: BatchID?) throws -> Result<BookRecord, BookFailure> {
+    func commit(_ request: SaveRequest, batch: BatchID?) throws -> Result<BookRecord, BookFailure> {
         try BookSaving(connection: connection, account: account).commit(request, batch: batch).map { saved in
             changeWatch.sawOwnCommit(sequence: saved.sequence)
             return saved.record
@@ -141,7 +141,7 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
         return found
     }
 
-    private var batches: BatchRecords { BatchRecords(connection: connection, account: account) }
+    var batches: BatchRecords { BatchRecords(connection: connection, account: account) }
 
     // MARK: SearchableBookRemote (the search itself is the engine's: SQLiteBookRemote+SearchEngineHost.swift)
 

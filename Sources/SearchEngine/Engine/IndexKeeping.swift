@@ -167,6 +167,13 @@ extension SearchEngineHost {
         return preparation
     }
 
+    /// Gives up the index being prepared (if any), for a program that has searched for the last
+    /// time: a bulk edit about to change the books it found would otherwise go on loading,
+    /// catching up or building an index on its cores while it saves, only to throw it away.
+    package func abandonIndexPreparation() {
+        lifecycle.preparation?.cancel()
+    }
+
     /// Waits until the index being built (if any) is built and stored: for a program about to
     /// exit after searches answered without it, so that the next program finds a current index.
     package func finishPreparingIndex() async {

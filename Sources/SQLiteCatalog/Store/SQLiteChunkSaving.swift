@@ -1,0 +1,31 @@
+import BookCatalog
+
+/// A chunk of a batch's saves in one write transaction (`ChunkSavingRemote`): each book with
+/// the compare-and-set and records of a single save, one commit (and one flush) for them all.
+extension SQLiteBookRemote: ChunkSavingRemote {
+    public func save(_ unchecked: [SaveRequest], inBatch batch: BatchID, until stop: BatchStop) async throws
+        -> [ChunkSaveResult]
+    {
+        let requests = try unchecked.map { try $0.validated() }
+        let watched = changeWatch
+        do {
+            return try mappingSourceFailures {
+                try connection.transaction(immediate: true) {
+                    // Only the account that began a batch saves into it.
+                    guard try batches.isOwned(batch) else { return requests.map { _ in .failure(.notAllowed) } }
+                    var results: [ChunkSaveResult] = []
+                    for request in requests {
+                        // A stop takes effect at the next book, inside the chunk as between chunks.
+                        if stop.isStopped { break }
+                        results.append(try commit(request, batch: batch))
+                    }
+                    return results
+                }
+            }
+        } catch {
+            // Rolled back: this connection's own commits it counted are no commits.
+            changeWatch = watched
+            throw error
+        }
+    }
+}
