@@ -30,7 +30,7 @@ enum BenchCommandLine {
         [
             SearchBench.self, KeysBench.self, CliBench.self, PostgresBench.self, CompareBench.self,
             SQLiteSavesBench.self,
-            SessionBench.self, ReplicasBench.self, ImportBench.self, BulkBench.self,
+            SessionBench.self, ReplicasBench.self, ImportBench.self, CalibreBench.self, BulkBench.self,
         ]
     }
 

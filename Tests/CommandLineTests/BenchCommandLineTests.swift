@@ -35,6 +35,7 @@ import Testing
         ],
         "import": ["megabytes", "line-megabytes", "runs", "reimport-books", "dir", "bookshelf"],
         "bulk": ["count", "db", "bookshelf", "writers", "books", "race-books"],
+        "calibre": ["count", "library", "iterations", "runs", "writers", "rounds", "bookshelf"],
     ]
 
     @Test func everyModeKeepsItsOptionNames() {
