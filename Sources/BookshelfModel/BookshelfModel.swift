@@ -87,15 +87,7 @@ public final class BookshelfModel {
 
     // MARK: Screens
 
-    var results = SearchResults()
-    /// How many books the current session's account sees, once counted (`countBooks`).
-    var accountBooks: Int?
-    /// The result list as the screen shows it (`ResultListPaging.swift`).
-    var listView = ResultListView()
-    /// `followPaging` is deciding: what it starts changes the model again.
-    var isFollowingPaging = false
-    /// Enter was pressed while this search was on its way: its first row opens when it answers.
-    var openWhenAnswered: PublicationIdentity?
+    var searchPart = SearchPart()
     var editor: EditorSession?
     var history: HistorySession?
     var confirmation: Confirmation?
@@ -188,9 +180,7 @@ public final class BookshelfModel {
     /// A new session began: what each part showed of the old one goes (the typed query stays,
     /// and runs again). A new part clears its values here.
     func clearPartsForNewSession() {
-        results = SearchResults(line: results.line)
-        openWhenAnswered = nil
-        accountBooks = nil
+        searchPart.clearForNewSession()
         editor = nil
         history = nil
         // Lost saves are told to the session that made them: another account's rows and books
@@ -199,6 +189,10 @@ public final class BookshelfModel {
         keptLostSaves = [:]
         bulk.endSession()
     }
+
+    /// Whether a pane (the editor or the history) takes the result list's place: the search's
+    /// paging is told, as it is told the list's heights.
+    var paneIsOpen: Bool { editor != nil || history != nil }
 
     func changed() {
         followPaging()
@@ -220,7 +214,7 @@ public final class BookshelfModel {
     @discardableResult
     func observe(_ record: BookRecord) -> BookRecord {
         let newest = floor(record)
-        results.lift(to: newest)
+        liftRows(to: newest)
         return newest
     }
 

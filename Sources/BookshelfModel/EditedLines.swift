@@ -54,24 +54,6 @@ public struct DraftLines: Equatable, Sendable {
 }
 
 extension BookshelfModel {
-    // MARK: The search line
-
-    /// A readline edit of the search line. Returns the search it started, if the text changed.
-    @discardableResult
-    public func editQuery(_ edit: LineEditor.Edit) -> Int? {
-        var line = results.line
-        line.apply(edit)
-        return setQueryLine(line)
-    }
-
-    /// Inserts pasted text at the search line's cursor, keeping the line within `limit`
-    /// characters. Returns the search it started, and whether the text had to be cut.
-    public func pasteIntoQuery(_ text: String, limit: Int) -> (request: Int?, cut: Bool) {
-        var line = results.line
-        let (_, cut) = line.insert(text, limit: limit)
-        return (setQueryLine(line), cut)
-    }
-
     // MARK: The editor's focused field
 
     /// A readline edit of the editor's focused field, once the book has loaded. A cursor

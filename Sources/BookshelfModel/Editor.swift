@@ -62,26 +62,6 @@ extension BookshelfModel {
 
     // MARK: Opening and closing
 
-    /// Opens the selected book: loads it from the store; its revision becomes the draft's base.
-    ///
-    /// While the rows answer an older query than the one typed, the user cannot have meant
-    /// one of them: the first row of the current search's answer opens when it arrives.
-    @discardableResult
-    public func openSelected() -> Int? {
-        if rowsAreBehindTheQuery, let current = owners[.search], inFlight[current] != nil {
-            openWhenAnswered = current
-            changed()
-            return nil
-        }
-        guard let book = results.selectedBook else { return nil }
-        return open(bookID: book.id)
-    }
-
-    /// The rows on screen answer an older query than the one typed.
-    var rowsAreBehindTheQuery: Bool {
-        results.rowsQuery != results.query || (results.rowsOwner == nil && isPending(.search))
-    }
-
     /// Opens a book by id (ignored while an editor is open).
     @discardableResult
     public func open(bookID: Int) -> Int? { open(bookID: bookID, restoring: nil) }
@@ -124,6 +104,9 @@ extension BookshelfModel {
         if !askBeforeDroppingTheEditor(.closeEditor) { discardEditor() }
         changed()
     }
+
+    /// Whether a book is open in the editor (the search's list may then be hidden).
+    var editorIsOpen: Bool { editor != nil }
 
     func discardEditor() {
         editor = nil
@@ -209,8 +192,4 @@ extension BookshelfModel {
                     return nil
                 }))
     }
-}
-
-extension SearchResults {
-    var selectedBook: BookRecord? { selection.map { rows[$0] } }
 }

@@ -43,7 +43,7 @@ extension BookshelfModel {
     /// Opens the history of the selected book (not while editing). Returns the request number.
     @discardableResult
     public func openHistory() -> Int? {
-        guard let repository, editor == nil, history == nil, let book = results.selectedBook else { return nil }
+        guard let repository, editor == nil, history == nil, let book = selectedBook else { return nil }
         history = HistorySession(bookID: book.id)
         defer { changed() }
         return launch(

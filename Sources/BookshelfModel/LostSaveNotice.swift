@@ -23,7 +23,7 @@ extension BookshelfModel {
 
     private func keep(_ lost: LostSave) {
         lostSaveList.add(lost)
-        results.lower(to: lost.current)
+        lowerRows(to: lost.current)
         let outcome = SaveOutcome.lost(revision: lost.saved.revision, current: lost.current.revision)
         if var editor, editor.bookID == lost.saved.id, editor.base != nil {
             // The draft stays as it is: the lost text, or what the user typed on since.

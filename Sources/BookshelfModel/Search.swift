@@ -1,7 +1,10 @@
 import BookCatalog
 
-/// The search screen's stored values (busy flags are derived, see `searchState`).
-struct SearchResults {
+/// The search part's stored values (its busy flags are derived from the runner's requests, see
+/// `searchState`): the line, the rows it answered, the list as the screen shows it, and what
+/// waits for an answer. Only the search's files touch them; the other parts use the search's
+/// intents and reads.
+struct SearchPart {
     /// The search line, text and cursor (the one copy: the UI draws it and edits it through
     /// intents). Other text put in it moves the cursor to the end.
     var line = LineEditor()
@@ -23,8 +26,26 @@ struct SearchResults {
     /// The store answered the rows' search while building its index (`SearchPage`).
     var answeredWhileIndexing = false
     var error: String?
+    /// How many books the current session's account sees, once counted (`countBooks`).
+    var accountBooks: Int?
+    /// The result list as the screen shows it (`SearchPaging.swift`).
+    var listView = ResultListView()
+    /// `followPaging` is deciding: what it starts changes the model again.
+    var isFollowingPaging = false
+    /// Enter was pressed while this search was on its way: its first row opens when it answers.
+    var openWhenAnswered: PublicationIdentity?
 
     var selectedID: Int? { selection.map { rows[$0].id } }
+    var selectedBook: BookRecord? { selection.map { rows[$0] } }
+
+    /// A new session began: nothing of the old one's rows or count is shown (the typed query
+    /// stays, and runs again); the list as the screen shows it stays as it is.
+    mutating func clearForNewSession() {
+        var fresh = SearchPart(line: line)
+        fresh.listView = listView
+        fresh.isFollowingPaging = isFollowingPaging
+        self = fresh
+    }
 
     /// Shows `record` in place of any older revision of it among the rows. A retitled book
     /// keeps its row until the refresh its change notice starts puts it in the store's order
@@ -71,86 +92,146 @@ extension BookshelfModel {
     var searchState: SearchState {
         let owner = owners[.search]
         return SearchState(
-            line: results.line,
-            rowsQuery: results.rowsQuery,
-            opensWhenAnswered: openWhenAnswered != nil && openWhenAnswered == owner,
-            rows: results.rows,
-            total: results.total,
-            totalCount: results.totalCount,
-            selection: results.selection,
-            error: results.error,
+            line: searchPart.line,
+            rowsQuery: searchPart.rowsQuery,
+            opensWhenAnswered: searchPart.openWhenAnswered != nil && searchPart.openWhenAnswered == owner,
+            rows: searchPart.rows,
+            total: searchPart.total,
+            totalCount: searchPart.totalCount,
+            selection: searchPart.selection,
+            error: searchPart.error,
             isBusy: owner.map { inFlight[$0] != nil && showsBusy.contains($0) } ?? false,
             isLoadingMore: isPending(.page),
-            answeredWhileIndexing: results.answeredWhileIndexing,
-            accountBooks: accountBooks,
-            listTop: listView.top)
+            answeredWhileIndexing: searchPart.answeredWhileIndexing,
+            accountBooks: searchPart.accountBooks,
+            listTop: searchPart.listView.top)
     }
 
     /// The user changed the query: starts a search for it (the previous one can no longer
     /// publish). Returns the request number, or nil if nothing started (same text, no session).
     @discardableResult
     public func setQuery(_ text: String) -> Int? {
-        var line = results.line
+        var line = searchPart.line
         line.replaceText(text)
         return setQueryLine(line)
     }
 
     /// The search line after an edit: a cursor moved alone is kept, new text searches.
     func setQueryLine(_ line: LineEditor) -> Int? {
-        guard line.text != results.query else {
-            guard line != results.line else { return nil }
-            results.line = line
+        guard line.text != searchPart.query else {
+            guard line != searchPart.line else { return nil }
+            searchPart.line = line
             changed()
             return nil
         }
-        results.line = line
-        openWhenAnswered = nil
+        searchPart.line = line
+        searchPart.openWhenAnswered = nil
         message = nil
         defer { changed() }
         return startSearch(.search)
     }
 
+    // MARK: The search line
+
+    /// A readline edit of the search line. Returns the search it started, if the text changed.
+    @discardableResult
+    public func editQuery(_ edit: LineEditor.Edit) -> Int? {
+        var line = searchPart.line
+        line.apply(edit)
+        return setQueryLine(line)
+    }
+
+    /// Inserts pasted text at the search line's cursor, keeping the line within `limit`
+    /// characters. Returns the search it started, and whether the text had to be cut.
+    public func pasteIntoQuery(_ text: String, limit: Int) -> (request: Int?, cut: Bool) {
+        var line = searchPart.line
+        let (_, cut) = line.insert(text, limit: limit)
+        return (setQueryLine(line), cut)
+    }
+
     /// Moves the selection, clamped to the rows; near the end it loads the next page.
     public func moveSelection(by delta: Int) {
-        listView.pending = nil
-        guard !results.rows.isEmpty else { return }
-        select(index: (results.selection ?? 0) + delta)
+        searchPart.listView.pending = nil
+        guard !searchPart.rows.isEmpty else { return }
+        select(index: (searchPart.selection ?? 0) + delta)
     }
 
     /// Selects a row by index (clamped); near the end it loads the next page.
     public func select(index: Int) {
-        openWhenAnswered = nil
-        guard !results.rows.isEmpty else { return }
-        results.selection = min(max(0, index), results.rows.count - 1)
-        if let selection = results.selection, selection >= results.rows.count - 1 - loadMoreThreshold {
-            loadMore()
-        }
+        searchPart.openWhenAnswered = nil
+        guard !searchPart.rows.isEmpty else { return }
+        searchPart.selection = min(max(0, index), searchPart.rows.count - 1)
+        loadMoreNearTheEnd()
         changed()
     }
+
+    /// A selection within `loadMoreThreshold` rows of the end of the loaded rows loads the next page.
+    private func loadMoreNearTheEnd() {
+        if let selection = searchPart.selection, selection >= searchPart.rows.count - 1 - loadMoreThreshold {
+            loadMore()
+        }
+    }
+
+    /// Opens the selected book in the editor (the editor's `open`).
+    ///
+    /// While the rows answer an older query than the one typed, the user cannot have meant
+    /// one of them: the first row of the current search's answer opens when it arrives.
+    @discardableResult
+    public func openSelected() -> Int? {
+        if rowsAreBehindTheQuery, let current = owners[.search], inFlight[current] != nil {
+            searchPart.openWhenAnswered = current
+            changed()
+            return nil
+        }
+        guard let book = searchPart.selectedBook else { return nil }
+        return open(bookID: book.id)
+    }
+
+    /// The rows on screen answer an older query than the one typed.
+    private var rowsAreBehindTheQuery: Bool {
+        searchPart.rowsQuery != searchPart.query || (searchPart.rowsOwner == nil && isPending(.search))
+    }
+
+    // MARK: What the other parts ask of the search
+
+    /// The selected row's book, if any (the history opens on it).
+    var selectedBook: BookRecord? { searchPart.selectedBook }
+
+    /// Reads the rows again after the connection came back: a refresh when they answer the
+    /// typed query, else the search for it.
+    func searchAgain() {
+        _ = startSearch(searchPart.rowsQuery == searchPart.query ? .refresh : .search)
+    }
+
+    /// Lifts any row showing an older revision of `record` to it (the freshness floor).
+    func liftRows(to record: BookRecord) { searchPart.lift(to: record) }
+
+    /// Lowers any row showing a newer revision of `record` to it: the store lost that revision.
+    func lowerRows(to record: BookRecord) { searchPart.lower(to: record) }
 
     /// Loads the next page of the rows on screen, if there is one and the rows answer the
     /// current search. It appends only if no newer search or session started meanwhile.
     @discardableResult
     public func loadMore() -> Int? {
-        guard let repository, let current = owners[.search], results.rowsOwner == current,
-            inFlight[current] == nil, results.rows.count < results.total, !isPending(.page)
+        guard let repository, let current = owners[.search], searchPart.rowsOwner == current,
+            inFlight[current] == nil, searchPart.rows.count < searchPart.total, !isPending(.page)
         else { return nil }
         let query = SearchQuery(
-            text: results.rowsQuery, limit: pageSize, offset: results.rows.count, after: results.next)
+            text: searchPart.rowsQuery, limit: pageSize, offset: searchPart.rows.count, after: searchPart.next)
         defer { changed() }
         return launch(
             .page,
             Effect(
                 .page, { try await repository.search(query) },
                 publish: { [self] page, _ in
-                    results.append(page.records.map(floor), total: page.total)
-                    results.totalCount = page.totalCount
-                    results.next = page.next
-                    results.error = nil
+                    searchPart.append(page.records.map(floor), total: page.total)
+                    searchPart.totalCount = page.totalCount
+                    searchPart.next = page.next
+                    searchPart.error = nil
                     return nil
                 },
                 fail: { [self] error, _ in
-                    results.error = Self.message(for: error)
+                    searchPart.error = Self.message(for: error)
                     return nil
                 }))
     }
@@ -162,10 +243,10 @@ extension BookshelfModel {
         let userIsWaiting = owners[.search].map { inFlight[$0] != nil && showsBusy.contains($0) } ?? false
         owners[.page] = nil
         cancellable[.page]?.cancel()
-        let text = results.query
+        let text = searchPart.query
         let isRefresh = kind == .refresh
         // A refresh re-reads every loaded row so the list does not shrink under the user.
-        let limit = isRefresh ? max(pageSize, results.rows.count) : pageSize
+        let limit = isRefresh ? max(pageSize, searchPart.rows.count) : pageSize
         let query = SearchQuery(text: text, limit: limit, countLater: true)
         return launch(
             .search, showsBusy: !isRefresh || userIsWaiting,
@@ -173,50 +254,60 @@ extension BookshelfModel {
                 kind, { try await repository.search(query) },
                 publish: { [self] page, ticket in
                     showRows(page, of: text, answering: ticket, keepSelection: isRefresh)
-                    if openWhenAnswered == ticket.identity {
-                        openWhenAnswered = nil
+                    if searchPart.openWhenAnswered == ticket.identity {
+                        searchPart.openWhenAnswered = nil
                         openSelected()
                     }
                     guard case .counting = page.totalCount else { return nil }
                     return count(query.countingNow, on: repository)
                 },
                 fail: { [self] error, ticket in
-                    results.error = Self.message(for: error)
-                    if openWhenAnswered == ticket.identity { openWhenAnswered = nil }
+                    searchPart.error = Self.message(for: error)
+                    if searchPart.openWhenAnswered == ticket.identity { searchPart.openWhenAnswered = nil }
                     return nil
                 }))
     }
 
     /// The store showed the page before counting (`TotalCount.counting`): the same search
     /// again, counted, next in the search's chain (so in its task, and a newer key cancels it
-    /// like any search). Its rows replace the same rows, keeping the selection the user may
-    /// have moved meanwhile.
+    /// like any search). Its handler publishes the count and nothing else: the rows stay the
+    /// page's (the counted answer repeats them), and the selection the user may have moved meanwhile.
     private func count(_ query: SearchQuery, on repository: BookRepository) -> Effect {
         Effect(
             .count, { try await repository.search(query) },
-            publish: { [self] page, ticket in
-                showRows(page, of: query.text, answering: ticket, keepSelection: true)
+            publish: { [self] counted, ticket in
+                showCount(counted, answering: ticket)
                 // A selection that reached the end of the page while it was counted loads on now.
-                if let selection = results.selection, selection >= results.rows.count - 1 - loadMoreThreshold {
-                    loadMore()
-                }
+                loadMoreNearTheEnd()
                 return nil
             },
             fail: { [self] error, _ in
-                results.error = Self.message(for: error)
+                searchPart.error = Self.message(for: error)
                 // The rows stay, and what was counted of them is all that will be known.
-                if case let .counting(seen) = results.totalCount { results.totalCount = .atLeast(seen) }
+                if case let .counting(seen) = searchPart.totalCount { searchPart.totalCount = .atLeast(seen) }
                 return nil
             })
     }
 
+    /// A search's page: the rows, and the query they answer.
     private func showRows(_ page: SearchPage, of text: String, answering ticket: RequestTicket, keepSelection: Bool) {
-        results.replaceRows(page.records.map(floor), total: page.total, keepSelection: keepSelection)
-        results.totalCount = page.totalCount
-        results.next = page.next
-        results.rowsOwner = ticket.identity
-        results.rowsQuery = text
-        results.answeredWhileIndexing = page.answeredWhileIndexing
-        results.error = nil
+        searchPart.replaceRows(page.records.map(floor), total: page.total, keepSelection: keepSelection)
+        searchPart.totalCount = page.totalCount
+        searchPart.next = page.next
+        searchPart.rowsOwner = ticket.identity
+        searchPart.rowsQuery = text
+        searchPart.answeredWhileIndexing = page.answeredWhileIndexing
+        searchPart.error = nil
+    }
+
+    /// The count of the rows shown: how many match, and where the rows end in the store's
+    /// order for the next page. From here the count's request answers for the rows (it is the
+    /// newest of the search's chain), so further pages may extend them.
+    private func showCount(_ counted: SearchPage, answering ticket: RequestTicket) {
+        searchPart.total = counted.total
+        searchPart.totalCount = counted.totalCount
+        searchPart.next = counted.next
+        searchPart.rowsOwner = ticket.identity
+        searchPart.error = nil
     }
 }

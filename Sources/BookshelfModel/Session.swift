@@ -290,7 +290,7 @@ extension BookshelfModel {
                     connectionIsLost = false
                     reconnectedThrough = lastOrder
                     message = "Reconnected as \(account)."
-                    _ = startSearch(results.rowsQuery == results.query ? .refresh : .search)
+                    searchAgain()
                     watchEditedRecord()
                     settleUnresolvedSave()
                     return nil

@@ -18,7 +18,7 @@ extension BookshelfModel {
                 // Not logged: the request log is for what keys and change notices start.
                 logged: { _ in false },
                 publish: { [self] books, _ in
-                    accountBooks = books
+                    searchPart.accountBooks = books
                     return nil
                 }))
     }

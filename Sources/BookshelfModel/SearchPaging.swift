@@ -114,24 +114,25 @@ enum ListPaging {
 extension BookshelfModel {
     /// The list's heights as the screen lays it out (at start and on every resize).
     public func setListHeights(_ heights: ListHeights) {
-        guard heights != listView.heights else { return }
-        listView.heights = heights
+        guard heights != searchPart.listView.heights else { return }
+        searchPart.listView.heights = heights
         changed()
     }
 
     /// The rows the list shows now: the editor or the history may take its place.
-    var listHeight: Int { listView.height(paneIsOpen: editor != nil || history != nil) }
+    var listHeight: Int { searchPart.listView.height(paneIsOpen: paneIsOpen) }
 
     /// PgUp/PgDn: the selection and the view move by `pages` whole pages, also past the loaded
     /// rows (the move then waits for them).
     public func movePage(by pages: Int) {
         let height = listHeight
         guard
-            let move = ListPaging.page(by: pages * max(1, height), search: searchState, view: listView, height: height)
+            let move = ListPaging.page(
+                by: pages * max(1, height), search: searchState, view: searchPart.listView, height: height)
         else { return }
         defer { changed() }
-        listView.pending = move.pending
-        listView.top = move.top
+        searchPart.listView.pending = move.pending
+        searchPart.listView.top = move.top
         select(index: move.select)
         if move.pending != nil { loadMore() }
     }
@@ -141,11 +142,11 @@ extension BookshelfModel {
         let height = listHeight
         let search = searchState
         let top = ListViewport.top(
-            current: listView.top, selection: search.selection, count: search.rows.count, height: height)
+            current: searchPart.listView.top, selection: search.selection, count: search.rows.count, height: height)
         guard let scrolled = ListPaging.scroll(by: delta, search: search, top: top, height: height) else { return }
         defer { changed() }
-        listView.pending = nil
-        listView.top = scrolled.top
+        searchPart.listView.pending = nil
+        searchPart.listView.top = scrolled.top
         if scrolled.select != search.selection { select(index: scrolled.select) }
         if scrolled.top + height >= search.rows.count { loadMore() }
     }
@@ -154,27 +155,28 @@ extension BookshelfModel {
     /// list shows blanks, and keeps the view on the selection. Decided here, from the state
     /// and the heights the UI gave, so that the UI has nothing to call back.
     func followPaging() {
-        guard listView.heights != nil, !isFollowingPaging else { return }
-        isFollowingPaging = true
-        defer { isFollowingPaging = false }
+        guard searchPart.listView.heights != nil, !searchPart.isFollowingPaging else { return }
+        searchPart.isFollowingPaging = true
+        defer { searchPart.isFollowingPaging = false }
         let height = listHeight
         let search = searchState
-        if let pending = listView.pending {
+        if let pending = searchPart.listView.pending {
             let (select, drop) = ListPaging.resolve(pending, search: search, height: height)
-            if drop { listView.pending = nil }
+            if drop { searchPart.listView.pending = nil }
             if let select {
-                listView.top = pending.top
+                searchPart.listView.top = pending.top
                 self.select(index: select)
             } else if !drop {
                 loadMore()
             }
         }
-        if editor == nil || height > 0 {
+        if !editorIsOpen || height > 0 {
             let top = ListViewport.top(
-                current: listView.top, selection: search.selection, count: search.rows.count, height: height)
+                current: searchPart.listView.top, selection: search.selection, count: search.rows.count, height: height)
             if ListPaging.needsRowsToFill(search: searchState, top: top, height: height) { loadMore() }
         }
-        listView.top = ListViewport.top(
-            current: listView.top, selection: results.selection, count: results.rows.count, height: height)
+        searchPart.listView.top = ListViewport.top(
+            current: searchPart.listView.top, selection: searchPart.selection, count: searchPart.rows.count,
+            height: height)
     }
 }
