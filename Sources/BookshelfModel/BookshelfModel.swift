@@ -51,62 +51,30 @@ public final class BookshelfModel {
     /// The task of the newest search and page load, cancelled when superseded (an optimisation).
     var cancellable: [PublicationSlot: Task<Void, Never>] = [:]
 
-    // MARK: Session
+    // MARK: The session generation and the freshness floor
 
+    /// The current session's repository: every part's store calls go through it, and it keeps
+    /// the session's freshness floor (`newestSeen`).
     var repository: BookRepository?
-    /// The current session's remote, for a new session of the same connection (a scope an
-    /// administrator changed).
-    var remote: (any SearchableBookRemote)?
-    /// The current session's remote when it can sign a lost connection in again: asked once,
-    /// when the session began.
-    var reauthenticating: (any ReauthenticatingRemote)?
-    var accountName: String?
-    var accountRole: AccountRole?
-    /// Which books the current account sees, when the store tells.
-    var accountScope: String?
-    var accountNames: [String] = []
-    var accountRoles: [String: AccountRole] = [:]
-    var accountScopes: [String: String] = [:]
-    var connectingAccount: String?
-    var connectionError: String?
-    /// `connectionError` says only that the store could not be reached: the next answer of
-    /// the store makes it old news.
-    var connectionErrorIsUnreachable = false
-    /// The current session's connection was lost and needs the password typed again.
-    var connectionIsLost = false
-    /// Requests up to this order (`RequestTicket.order`) began before the last successful
-    /// reconnect: their "password needed" failures are old news and ask for nothing.
-    var reconnectedThrough = 0
-    /// Whether the store answers, as the newest request of this session that could tell says.
+    /// Whether the store answers, as the newest request of this session that could tell says
+    /// (the runner learns it from every answer).
     var reachability = StoreReachability()
-    /// When the freshness check in flight (if any) began.
-    var changeCheckStarted: Duration?
     /// The newest revision of each book this session has seen: rows and editor bases never go
     /// below it. The repository keeps it, from every answer it took in; the model only reads it.
     var newestSeen: SeenRevisions? { repository?.newestSeen }
+    /// The status line: a fact worth a line until the user's next action, said by any part.
+    var message: String?
 
-    // MARK: Screens
+    // MARK: The parts (each in files of its own; ARCHITECTURE.md, BookshelfModel)
 
     var searchPart = SearchPart()
-    var editor: EditorSession?
-    var history: HistorySession?
-    var confirmation: Confirmation?
-    var passwordPrompt: PasswordPrompt?
-    var shouldQuit = false
-    /// What the user confirmed to do once the save in flight has gone through.
-    var afterSave: Confirmation.Action?
-    var message: String?
-    /// How many change notices have arrived (`BookshelfState.catalogChanges`).
-    var catalogChanges = 0
-    /// Saves the store lost, each kept until its book is opened again (`noticeLostSaves`).
-    var keptLostSaves: [Int: LostSave] = [:]
-    /// Every save the store lost this session, and which the user has not seen in their list.
-    var lostSaveList = LostSaveList()
-    /// Where the open draft is kept between runs (nil: nowhere), and what is kept there.
+    var sessionPart = SessionPart()
+    var editorPart = EditorPart()
+    var historyPart = HistoryPart()
+    /// Where the open draft is kept between runs (nil: nowhere): the editor decides what.
     let keeper: (any DraftKeeping)?
-    var keeping = DraftKeepingState()
     /// The bulk editor's part: marks, the editor of one change for many books, its batch.
-    var bulk = BulkPart()
+    var bulkPart = BulkPart()
 
     public init(
         connector: any CatalogConnector,
@@ -128,34 +96,25 @@ public final class BookshelfModel {
         self.countsBooks = countsBooks
     }
 
-    /// Everything the UI draws.
+    /// Everything the UI draws: each part's state.
     public var state: BookshelfState {
         BookshelfState(
             session: session,
-            account: accountName,
-            accountRole: accountRole,
-            accounts: accountNames.map {
-                AccountChoice(
-                    name: $0, needsPassword: connector.requiresPassword(for: $0), isCurrent: $0 == accountName,
-                    role: accountRoles[$0], scope: accountScopes[$0])
-            },
-            connection: ConnectionState(
-                connectingTo: isPending(.connect) ? connectingAccount : nil,
-                error: connectionError,
-                isLost: connectionIsLost,
-                isUnreachable: !reachability.isReachable,
-                refusal: reachability.refusal),
+            account: sessionPart.accountName,
+            accountRole: sessionPart.accountRole,
+            accounts: accountChoices,
+            connection: connectionState,
             search: searchState,
             editor: editorState,
-            confirmation: confirmation,
-            passwordPrompt: passwordPrompt,
-            shouldQuit: shouldQuit,
-            waitingForSave: afterSave,
+            confirmation: sessionPart.confirmation,
+            passwordPrompt: sessionPart.passwordPrompt,
+            shouldQuit: sessionPart.shouldQuit,
+            waitingForSave: sessionPart.afterSave,
             message: message,
             history: historyState,
             keptDraft: keptDraftQuestion,
-            catalogChanges: catalogChanges,
-            lostSaves: lostSaveList,
+            catalogChanges: sessionPart.catalogChanges,
+            lostSaves: editorPart.lostSaveList,
             bulk: bulkState)
     }
 
@@ -181,18 +140,35 @@ public final class BookshelfModel {
     /// and runs again). A new part clears its values here.
     func clearPartsForNewSession() {
         searchPart.clearForNewSession()
-        editor = nil
-        history = nil
-        // Lost saves are told to the session that made them: another account's rows and books
-        // may carry the same ids.
-        lostSaveList = LostSaveList()
-        keptLostSaves = [:]
-        bulk.endSession()
+        editorPart.clearForNewSession()
+        historyPart = HistoryPart()
+        bulkPart.endSession()
     }
 
     /// Whether a pane (the editor or the history) takes the result list's place: the search's
     /// paging is told, as it is told the list's heights.
-    var paneIsOpen: Bool { editor != nil || history != nil }
+    var paneIsOpen: Bool { editorIsOpen || historyIsOpen }
+
+    /// A connection succeeded on `remote` (the session part's `beginSession`): the session number
+    /// moves first, so nothing started under the old session can publish from here on; the
+    /// runner forgets the old session's requests, and the repository (its cache and freshness
+    /// floor) and what is known of the store's reachability are the new session's.
+    func beginGeneration(on remote: any SearchableBookRemote) {
+        session += 1
+        owners.removeAll()
+        showsBusy.removeAll()
+        for task in cancellable.values { task.cancel() }
+        cancellable.removeAll()
+        repository = BookRepository(remote: remote)
+        reachability = StoreReachability()
+    }
+
+    /// The store is back after the session found it unreachable (the runner calls it): what
+    /// each part said only because the store could not be reached stops saying so.
+    func forgetUnreachableNotes() {
+        forgetUnreachableConnectionError()
+        forgetUnreachableSaveRefusal()
+    }
 
     func changed() {
         followPaging()

@@ -171,10 +171,10 @@ extension BookshelfModel {
     /// Returns the request number of the read.
     @discardableResult
     public func openBulkEditor() -> Int? {
-        guard let repository, bulk.marks.count > 0, bulk.batch?.isRunning != true else { return nil }
-        let ids = bulk.marks.ids
-        bulk.editor = BulkEditorSession(state: BulkEditorState(markedBooks: ids.count))
-        bulk.editor?.state.allOrNothing = false
+        guard let repository, bulkPart.marks.count > 0, bulkPart.batch?.isRunning != true else { return nil }
+        let ids = bulkPart.marks.ids
+        bulkPart.editor = BulkEditorSession(state: BulkEditorState(markedBooks: ids.count))
+        bulkPart.editor?.state.allOrNothing = false
         defer { changed() }
         return launch(
             .bulkRead,
@@ -193,75 +193,75 @@ extension BookshelfModel {
                     return (books: books, unreadable: unreadable)
                 },
                 publish: { [self] read, _ in
-                    guard bulk.editor != nil else { return nil }
-                    bulk.editor?.books = read.books
-                    bulk.editor?.unreadable = read.unreadable
-                    bulk.editor?.state.isReading = false
-                    bulk.editor?.reconsider()
+                    guard bulkPart.editor != nil else { return nil }
+                    bulkPart.editor?.books = read.books
+                    bulkPart.editor?.unreadable = read.unreadable
+                    bulkPart.editor?.state.isReading = false
+                    bulkPart.editor?.reconsider()
                     return nil
                 },
                 fail: { [self] error, _ in
-                    bulk.editor?.state.isReading = false
-                    bulk.editor?.state.readError = Self.message(for: error)
+                    bulkPart.editor?.state.isReading = false
+                    bulkPart.editor?.state.readError = Self.message(for: error)
                     return nil
                 }))
     }
 
     /// Closes the bulk editor; the marks stay.
     public func closeBulkEditor() {
-        bulk.editor = nil
+        bulkPart.editor = nil
         changed()
     }
 
     /// Chooses the next (or previous) change in the list.
     public func chooseBulkChange(by delta: Int) {
-        guard let kind = bulk.editor?.state.kind else { return }
+        guard let kind = bulkPart.editor?.state.kind else { return }
         let all = BulkChangeKind.allCases
         let index = all.firstIndex(of: kind)! + delta
         let chosen = all[min(max(0, index), all.count - 1)]
-        bulk.editor?.state.kind = chosen
-        if !chosen.takesReplacement { bulk.editor?.state.focus = .value }
-        bulk.editor?.reconsider()
+        bulkPart.editor?.state.kind = chosen
+        if !chosen.takesReplacement { bulkPart.editor?.state.focus = .value }
+        bulkPart.editor?.reconsider()
         changed()
     }
 
     /// Moves the cursor between the text to find and its replacement (a replacement only).
     public func switchBulkFocus() {
-        guard let editor = bulk.editor?.state, editor.kind.takesReplacement else { return }
-        bulk.editor?.state.focus = editor.focus == .value ? .replacement : .value
+        guard let editor = bulkPart.editor?.state, editor.kind.takesReplacement else { return }
+        bulkPart.editor?.state.focus = editor.focus == .value ? .replacement : .value
         changed()
     }
 
     /// Turns all or nothing on or off.
     public func toggleAllOrNothing() {
-        bulk.editor?.state.allOrNothing.toggle()
+        bulkPart.editor?.state.allOrNothing.toggle()
         changed()
     }
 
     /// A readline edit of the bulk editor's focused text.
     public func editBulkText(_ edit: LineEditor.Edit) {
-        guard bulk.editor != nil else { return }
+        guard bulkPart.editor != nil else { return }
         var changedText = false
-        if bulk.editor?.state.focus == .replacement {
-            changedText = bulk.editor?.state.replacement.apply(edit) ?? false
+        if bulkPart.editor?.state.focus == .replacement {
+            changedText = bulkPart.editor?.state.replacement.apply(edit) ?? false
         } else {
-            changedText = bulk.editor?.state.value.apply(edit) ?? false
+            changedText = bulkPart.editor?.state.value.apply(edit) ?? false
         }
-        if changedText { bulk.editor?.reconsider() }
+        if changedText { bulkPart.editor?.reconsider() }
         changed()
     }
 
     /// Pasted text into the bulk editor's focused text, cut at `limit`; returns whether it was cut.
     @discardableResult
     public func pasteIntoBulkText(_ text: String, limit: Int) -> Bool {
-        guard bulk.editor != nil else { return false }
+        guard bulkPart.editor != nil else { return false }
         let result: (changed: Bool, cut: Bool)?
-        if bulk.editor?.state.focus == .replacement {
-            result = bulk.editor?.state.replacement.insert(text, limit: limit)
+        if bulkPart.editor?.state.focus == .replacement {
+            result = bulkPart.editor?.state.replacement.insert(text, limit: limit)
         } else {
-            result = bulk.editor?.state.value.insert(text, limit: limit)
+            result = bulkPart.editor?.state.value.insert(text, limit: limit)
         }
-        if result?.changed == true { bulk.editor?.reconsider() }
+        if result?.changed == true { bulkPart.editor?.reconsider() }
         changed()
         return result?.cut ?? false
     }

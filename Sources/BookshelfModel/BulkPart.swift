@@ -68,12 +68,12 @@ public struct BulkState: Equatable, Sendable {
 extension BookshelfModel {
     var bulkState: BulkState {
         var state = BulkState()
-        state.marked = bulk.marks.set
+        state.marked = bulkPart.marks.set
         state.isMarkingMatches = isPending(.bulkMarks)
-        state.markError = bulk.markError
-        state.markNote = bulk.markNote
-        state.editor = bulk.editor?.state
-        state.batch = bulk.batch?.state
+        state.markError = bulkPart.markError
+        state.markNote = bulkPart.markNote
+        state.editor = bulkPart.editor?.state
+        state.batch = bulkPart.batch?.state
         return state
     }
 
@@ -82,8 +82,8 @@ extension BookshelfModel {
     /// Marks the book `id` (the selected row's, which the UI passes), or unmarks it if marked.
     public func toggleMark(_ id: Int?) {
         guard let id, repository != nil else { return }
-        bulk.marks.toggle(id)
-        bulk.markNote = nil
+        bulkPart.marks.toggle(id)
+        bulkPart.markNote = nil
         changed()
     }
 
@@ -93,33 +93,33 @@ extension BookshelfModel {
     @discardableResult
     public func markEveryMatch(of query: String) -> Int? {
         guard let repository else { return nil }
-        bulk.markError = nil
-        bulk.markNote = nil
+        bulkPart.markError = nil
+        bulkPart.markNote = nil
         defer { changed() }
         return launch(
             .bulkMarks,
             Effect(
                 .markMatches, { try await repository.everyMatch(of: query).map(\.id) },
                 publish: { [self] ids, _ in
-                    let added = bulk.marks.add(ids)
+                    let added = bulkPart.marks.add(ids)
                     let books = ids.count == 1 ? "book" : "books"
-                    bulk.markNote =
+                    bulkPart.markNote =
                         added == ids.count
                         ? "Marked the \(ids.count) \(books) the search matches."
                         : "Marked the \(ids.count) \(books) the search matches (\(ids.count - added) already marked)."
                     return nil
                 },
                 fail: { [self] error, _ in
-                    bulk.markError = "Could not mark every match: \(Self.message(for: error))"
+                    bulkPart.markError = "Could not mark every match: \(Self.message(for: error))"
                     return nil
                 }))
     }
 
     /// Unmarks every book.
     public func clearMarks() {
-        bulk.marks = BookMarks()
-        bulk.markNote = nil
-        bulk.markError = nil
+        bulkPart.marks = BookMarks()
+        bulkPart.markNote = nil
+        bulkPart.markError = nil
         changed()
     }
 }

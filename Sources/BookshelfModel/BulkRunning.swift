@@ -144,8 +144,8 @@ extension BookshelfModel {
     /// Returns the request number, or nil when the change cannot run.
     @discardableResult
     public func runBulkEdit() -> Int? {
-        guard let repository, let editor = bulk.editor, editor.state.canRun, let books = editor.books,
-            case let .success(change) = editor.change, bulk.batch?.isRunning != true
+        guard let repository, let editor = bulkPart.editor, editor.state.canRun, let books = editor.books,
+            case let .success(change) = editor.change, bulkPart.batch?.isRunning != true
         else { return nil }
         var plans: [Int: (base: BookRecord, mine: BookRecord)] = [:]
         for book in books {
@@ -155,10 +155,10 @@ extension BookshelfModel {
             total: books.count, allOrNothing: editor.state.allOrNothing, change: editor.state.kind.label,
             titles: Dictionary(books.map { ($0.id, $0.title) }, uniquingKeysWith: { first, _ in first }),
             plans: plans, unreadable: editor.unreadable)
-        bulk.batch = batch
-        bulk.editor = nil
+        bulkPart.batch = batch
+        bulkPart.editor = nil
         // The status line says the batch from now on, not how the books were marked.
-        bulk.markNote = nil
+        bulkPart.markNote = nil
         let (stop, meter) = (batch.stop, batch.meter)
         let allOrNothing = batch.allOrNothing
         defer { changed() }
@@ -172,13 +172,13 @@ extension BookshelfModel {
                     return try await edit.apply(change, to: books, stop: stop) { meter.record($0) }
                 },
                 publish: { [self] report, _ in
-                    bulk.batch?.report = report
+                    bulkPart.batch?.report = report
                     // The books saved may have left or joined the search.
                     _ = startSearch(.refresh)
                     return nil
                 },
                 fail: { [self] error, _ in
-                    bulk.batch?.error = Self.message(for: error)
+                    bulkPart.batch?.error = Self.message(for: error)
                     _ = startSearch(.refresh)
                     return nil
                 }))
@@ -186,20 +186,20 @@ extension BookshelfModel {
 
     /// Opens (or closes) the list of the batch's outcomes.
     public func toggleBatchOutcomes() {
-        guard bulk.batch != nil else { return }
-        bulk.batch?.isListOpen.toggle()
+        guard bulkPart.batch != nil else { return }
+        bulkPart.batch?.isListOpen.toggle()
         changed()
     }
 
     public func closeBatchOutcomes() {
-        bulk.batch?.isListOpen = false
+        bulkPart.batch?.isListOpen = false
         changed()
     }
 
     /// Walks the outcome list.
     public func moveBatchSelection(by delta: Int) {
-        guard let batch = bulk.batch, !batch.outcomes.isEmpty else { return }
-        bulk.batch?.selection = min(max(0, batch.selection + delta), batch.outcomes.count - 1)
+        guard let batch = bulkPart.batch, !batch.outcomes.isEmpty else { return }
+        bulkPart.batch?.selection = min(max(0, batch.selection + delta), batch.outcomes.count - 1)
         changed()
     }
 }
@@ -211,9 +211,9 @@ extension BookshelfModel {
     /// request number.
     @discardableResult
     public func openBatchOutcome() -> Int? {
-        guard let batch = bulk.batch, !batch.isRunning, batch.selection < batch.outcomes.count else { return nil }
+        guard let batch = bulkPart.batch, !batch.isRunning, batch.selection < batch.outcomes.count else { return nil }
         let chosen = batch.outcomes[batch.selection]
-        bulk.batch?.isListOpen = false
+        bulkPart.batch?.isListOpen = false
         defer { changed() }
         if case .conflict = chosen.outcome, let plan = batch.plans[chosen.id] {
             return openConflict(base: plan.base, mine: BookDraft(plan.mine))

@@ -1,6 +1,29 @@
 import BookCatalog
 
-/// The editor's stored values (activity and problems are derived, see `editorState`).
+/// The editor part's stored values: the book open in the editor, what is kept of drafts between
+/// runs, and the saves the store lost. Only the editor's files touch them; the other parts use
+/// the editor's intents and reads.
+struct EditorPart {
+    /// The book open in the editor, nil when none is.
+    var open: EditorSession?
+    /// Where the open draft is kept between runs, and what waits to be offered (`EditorKeptDrafts.swift`).
+    var keeping = DraftKeepingState()
+    /// Saves the store lost, each kept until its book is opened again (`noticeLostSaves`).
+    var keptLostSaves: [Int: LostSave] = [:]
+    /// Every save the store lost this session, and which the user has not seen in their list.
+    var lostSaveList = LostSaveList()
+
+    /// A new session began: the editor closes, and lost saves are told to the session that made
+    /// them (another account's rows and books may carry the same ids). What is kept on disk is
+    /// the keeping's (`offerKeptDrafts`).
+    mutating func clearForNewSession() {
+        open = nil
+        lostSaveList = LostSaveList()
+        keptLostSaves = [:]
+    }
+}
+
+/// The open editor's stored values (activity and problems are derived, see `editorState`).
 struct EditorSession {
     let bookID: Int
     var base: BookRecord?
@@ -39,9 +62,17 @@ struct EditorSession {
     }
 }
 
+/// What the other parts may know of the open editor: its book, whether its draft differs from
+/// its base, and what its last save said.
+struct EditorGlance {
+    let bookID: Int
+    let isDirty: Bool
+    let outcome: SaveOutcome?
+}
+
 extension BookshelfModel {
     var editorState: EditorState? {
-        guard let editor else { return nil }
+        guard let editor = editorPart.open else { return nil }
         let activity: EditorActivity? =
             switch pendingKind(.editor) {
             case .load?: editor.base == nil ? .loading : .fetchingCurrent
@@ -70,8 +101,8 @@ extension BookshelfModel {
     /// against the loaded revision.
     @discardableResult
     func open(bookID: Int, restoring: BookDraft?) -> Int? {
-        guard let repository, editor == nil else { return nil }
-        editor = EditorSession(bookID: bookID)
+        guard let repository, editorPart.open == nil else { return nil }
+        editorPart.open = EditorSession(bookID: bookID)
         defer { changed() }
         return launch(
             .editor,
@@ -80,36 +111,59 @@ extension BookshelfModel {
                 witness: { [self] in observe($0) },
                 publish: { [self] loaded, _ in
                     let newest = floor(loaded)
-                    editor?.rebase(on: newest)
-                    editor?.draft = restoring ?? BookDraft(newest)
+                    editorPart.open?.rebase(on: newest)
+                    editorPart.open?.draft = restoring ?? BookDraft(newest)
                     if restoring != nil {
                         save()
                     } else if let lost = takeKeptLostSave(of: bookID) {
-                        editor?.draft = BookDraft(lost.saved)
-                        editor?.outcome = .lost(revision: lost.saved.revision, current: newest.revision)
+                        editorPart.open?.draft = BookDraft(lost.saved)
+                        editorPart.open?.outcome = .lost(revision: lost.saved.revision, current: newest.revision)
                         message = nil
                     }
                     return nil
                 },
                 fail: { [self] error, _ in
-                    editor?.loadError = Self.message(for: error)
+                    editorPart.open?.loadError = Self.message(for: error)
                     return nil
                 }))
     }
 
     /// Closes the editor; with unsaved changes it asks first (see `confirmation`).
     public func closeEditor() {
-        guard editor != nil else { return }
+        guard editorPart.open != nil else { return }
         message = nil
         if !askBeforeDroppingTheEditor(.closeEditor) { discardEditor() }
         changed()
     }
 
+    // MARK: What the other parts ask of the editor
+
     /// Whether a book is open in the editor (the search's list may then be hidden).
-    var editorIsOpen: Bool { editor != nil }
+    var editorIsOpen: Bool { editorPart.open != nil }
+
+    /// The open editor as the other parts may know it, nil when none is open.
+    var openEditor: EditorGlance? {
+        editorPart.open.map { EditorGlance(bookID: $0.bookID, isDirty: $0.isDirty, outcome: $0.outcome) }
+    }
+
+    /// A save (or the reconciliation of an uncertain one) is on its way: it may commit
+    /// whatever the user says now.
+    var saveIsInFlight: Bool {
+        editorPart.open != nil && [.save, .reconcile].contains(pendingKind(.editor))
+    }
+
+    /// The store is back: a save refused only because the store could not be reached stops
+    /// saying so (the draft stays, and Enter saves it again). A save refused while the store kept
+    /// answering checks (a catalog another program has locked answers reads and refuses writes)
+    /// keeps its note until a save goes through.
+    func forgetUnreachableSaveRefusal() {
+        if case let .rejected(failure)? = editorPart.open?.outcome, StoreReachability.meansUnreachable(failure) {
+            editorPart.open?.outcome = nil
+        }
+    }
 
     func discardEditor() {
-        editor = nil
+        editorPart.open = nil
         // Whatever the editor still has in flight can no longer publish into it. A save may
         // still commit in the store; its record still lifts the rows of this session.
         owners[.editor] = nil
@@ -121,40 +175,28 @@ extension BookshelfModel {
     /// Changes a field of the draft. Ignored while the editor is read-only (see
     /// `EditorState.readOnlyReason`): nothing typed then could be kept.
     public func setDraft(_ field: EditorField, to text: String) {
-        guard var line = editor?.lines[field] else { return }
+        guard var line = editorPart.open?.lines[field] else { return }
         line.replaceText(text)
         setDraft(field, to: line)
     }
 
     /// `setDraft` with the line's cursor.
     func setDraft(_ field: EditorField, to line: LineEditor) {
-        guard let current = editor?.draft[field], editor?.base != nil, editorReadOnlyReason == nil,
+        guard let current = editorPart.open?.draft[field], editorPart.open?.base != nil, editorReadOnlyReason == nil,
             current != line.text
         else { return }
-        editor?.lines[field] = line
+        editorPart.open?.lines[field] = line
         // What the last save said is about another draft now.
-        switch editor?.outcome {
-        case .saved?, .noChanges?, .rejected?: editor?.outcome = nil
+        switch editorPart.open?.outcome {
+        case .saved?, .noChanges?, .rejected?: editorPart.open?.outcome = nil
         default: break
         }
         message = nil
         changed()
     }
 
-    /// Why the draft cannot change now, if it cannot. While another account connects, the
-    /// editor belongs to a session that is about to end: typing then would be dropped
-    /// without a question, so it is refused and the editor says why.
-    var editorReadOnlyReason: String? {
-        if isPending(.connect), let account = connectingAccount {
-            return "Switching to \(account): the editor is read-only until the switch is done."
-        }
-        if accountRole == .reader { return "\(accountName ?? "This account") is a reader: viewing only." }
-        if let action = afterSave { return "Waiting for the save to go through before you \(action.verb)." }
-        return nil
-    }
-
     public func focus(_ field: EditorField) {
-        editor?.focus = field
+        editorPart.open?.focus = field
         changed()
     }
 
@@ -165,7 +207,9 @@ extension BookshelfModel {
     public func focusPreviousField() { moveFocus(by: -1) }
 
     private func moveFocus(by step: Int) {
-        guard let current = editor?.focus, let index = EditorField.allCases.firstIndex(of: current) else { return }
+        guard let current = editorPart.open?.focus, let index = EditorField.allCases.firstIndex(of: current) else {
+            return
+        }
         let fields = EditorField.allCases
         focus(fields[(fields.distance(from: fields.startIndex, to: index) + step + fields.count) % fields.count])
     }
@@ -175,7 +219,7 @@ extension BookshelfModel {
     /// Re-reads the edited record after a change notice. It never touches the draft; it only
     /// notes a newer revision so the editor can say the book changed since it was opened.
     func watchEditedRecord() {
-        guard let repository, let editor, editor.base != nil else { return }
+        guard let repository, let editor = editorPart.open, editor.base != nil else { return }
         let bookID = editor.bookID
         launch(
             .editorWatch,
@@ -183,12 +227,12 @@ extension BookshelfModel {
                 .load, { try await repository.book(id: bookID, policy: .refresh) },
                 witness: { [self] in observe($0) },
                 publish: { [self] current, _ in
-                    self.editor?.watchError = nil
-                    self.editor?.noteNewer(floor(current))
+                    editorPart.open?.watchError = nil
+                    editorPart.open?.noteNewer(floor(current))
                     return nil
                 },
                 fail: { [self] error, _ in
-                    self.editor?.watchError = Self.message(for: error)
+                    editorPart.open?.watchError = Self.message(for: error)
                     return nil
                 }))
     }

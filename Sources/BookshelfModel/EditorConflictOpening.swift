@@ -8,11 +8,11 @@ extension BookshelfModel {
     /// usual. Ignored while an editor is open. Returns the request number.
     @discardableResult
     public func openConflict(base: BookRecord, mine: BookDraft) -> Int? {
-        guard let repository, editor == nil else { return nil }
+        guard let repository, editorPart.open == nil else { return nil }
         var opened = EditorSession(bookID: base.id)
         opened.rebase(on: base)
         opened.draft = mine
-        editor = opened
+        editorPart.open = opened
         defer { changed() }
         let id = base.id
         return launch(
@@ -23,7 +23,7 @@ extension BookshelfModel {
                 publish: { [self] current, _ in
                     let theirs = floor(current)
                     // Nobody saved it since: the draft is an ordinary edit of the revision read.
-                    guard theirs.revision > base.revision, var editor else { return nil }
+                    guard theirs.revision > base.revision, var editor = editorPart.open else { return nil }
                     let merge = ThreeWayMerge(base: base, theirs: theirs, mine: mine)
                     if merge.conflicts.isEmpty {
                         editor.rebase(on: theirs)
@@ -31,11 +31,11 @@ extension BookshelfModel {
                     } else {
                         editor.conflict = ConflictState(theirs: theirs, fields: merge.conflicts, merged: merge.merged)
                     }
-                    self.editor = editor
+                    editorPart.open = editor
                     return nil
                 },
                 fail: { [self] error, _ in
-                    editor?.conflict = ConflictState(fetchError: Self.message(for: error))
+                    editorPart.open?.conflict = ConflictState(fetchError: Self.message(for: error))
                     return nil
                 }))
     }

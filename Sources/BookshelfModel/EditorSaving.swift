@@ -11,7 +11,7 @@ extension BookshelfModel {
     /// committed. Returns the request number.
     @discardableResult
     public func save() -> Int? {
-        guard let repository, let editor, let base = editor.base, pendingKind(.editor) == nil,
+        guard let repository, let editor = editorPart.open, let base = editor.base, pendingKind(.editor) == nil,
             editor.conflict == nil, editorReadOnlyReason == nil
         else { return nil }
         message = nil
@@ -22,7 +22,7 @@ extension BookshelfModel {
         // Every needless revision is a needless conflict for someone else: a draft that would
         // save what the book holds (an ISBN-10 of its ISBN, its tags in another order) is none.
         guard editor.isDirty, !DraftCheck.savesTheSame(editor.draft, as: base) else {
-            self.editor?.outcome = .noChanges
+            editorPart.open?.outcome = .noChanges
             changed()
             return nil
         }
@@ -36,7 +36,8 @@ extension BookshelfModel {
     /// Answers a conflict: take theirs, overwrite theirs with my draft, or keep editing.
     @discardableResult
     public func resolveConflict(_ choice: ConflictChoice) -> Int? {
-        guard let repository, var editor, let conflict = editor.conflict, pendingKind(.editor) == nil else {
+        guard let repository, var editor = editorPart.open, let conflict = editor.conflict, pendingKind(.editor) == nil
+        else {
             return nil
         }
         defer { changed() }
@@ -48,7 +49,7 @@ extension BookshelfModel {
             editor.conflict = nil
             editor.outcome = nil
             editor.mergeNote = nil
-            self.editor = editor
+            editorPart.open = editor
             return nil
         case .editMerged:
             guard let theirs = conflict.theirs, let merged = conflict.merged else { return nil }
@@ -57,12 +58,12 @@ extension BookshelfModel {
             editor.focus = conflict.fields.first?.field ?? editor.focus
             editor.conflict = nil
             editor.outcome = nil
-            self.editor = editor
+            editorPart.open = editor
             return nil
         case .keepEditing:
             editor.conflict = nil
             if let theirs = conflict.theirs { editor.noteNewer(theirs) }
-            self.editor = editor
+            editorPart.open = editor
             return nil
         case .overwrite:
             guard let theirs = conflict.theirs else { return nil }
@@ -72,7 +73,7 @@ extension BookshelfModel {
             // The user accepted their revision as the base of this write.
             editor.rebase(on: theirs)
             editor.conflict = nil
-            self.editor = editor
+            editorPart.open = editor
             return send(sent, on: repository)
         }
     }
@@ -93,8 +94,8 @@ extension BookshelfModel {
     @discardableResult
     private func send(_ sent: SentSave, on repository: BookRepository) -> Int {
         let request = sent.request
-        editor?.outcome = nil
-        editor?.conflict = nil
+        editorPart.open?.outcome = nil
+        editorPart.open?.conflict = nil
         defer { changed() }
         return launch(
             .editor,
@@ -109,15 +110,15 @@ extension BookshelfModel {
                     switch error as? BookFailure {
                     case .conflict?:
                         // Keep the draft; show theirs beside it once fetched.
-                        editor?.conflict = ConflictState()
+                        editorPart.open?.conflict = ConflictState()
                         return theirsFetch(after: sent, on: repository)
                     case .outcomeUnknown?:
                         // It may have committed: find out before offering a retry.
-                        editor?.unresolved = sent
+                        editorPart.open?.unresolved = sent
                         return reconciliation(of: sent, on: repository)
                     default:
-                        editor?.mergeNote = nil
-                        editor?.outcome = .rejected(
+                        editorPart.open?.mergeNote = nil
+                        editorPart.open?.outcome = .rejected(
                             error as? BookFailure ?? .storeUnavailable(Self.message(for: error)))
                         return nil
                     }
@@ -134,7 +135,7 @@ extension BookshelfModel {
                 return nil
             },
             fail: { [self] error, _ in
-                editor?.conflict = ConflictState(fetchError: Self.message(for: error))
+                editorPart.open?.conflict = ConflictState(fetchError: Self.message(for: error))
                 return nil
             })
     }
@@ -148,7 +149,7 @@ extension BookshelfModel {
                 return nil
             },
             fail: { [self] error, _ in
-                editor?.outcome = .unresolved(error as? BookFailure)
+                editorPart.open?.outcome = .unresolved(error as? BookFailure)
                 return nil
             })
     }
@@ -173,17 +174,17 @@ extension BookshelfModel {
         with theirs: BookRecord, savedBy revisions: [BookRevision], after request: SaveRequest,
         on repository: BookRepository
     ) {
-        guard var editor, let base = editor.base else { return }
+        guard var editor = editorPart.open, let base = editor.base else { return }
         // Only a revision newer than the one the draft edits can be merged with.
         guard theirs.revision > base.revision, base.revision == request.expectedRevision else {
             editor.conflict = ConflictState(theirs: theirs)
-            self.editor = editor
+            editorPart.open = editor
             return
         }
         let merge = ThreeWayMerge(base: base, theirs: theirs, mine: editor.draft)
         guard merge.conflicts.isEmpty else {
             editor.conflict = ConflictState(theirs: theirs, fields: merge.conflicts, merged: merge.merged)
-            self.editor = editor
+            editorPart.open = editor
             return
         }
         let savers = revisions.filter { $0.record.revision > base.revision && $0.record.revision <= theirs.revision }
@@ -197,12 +198,12 @@ extension BookshelfModel {
         else {
             // Their revision holds everything the draft changed: nothing left to save.
             editor.mergeNote = nil
-            self.editor = editor
+            editorPart.open = editor
             message = note.alreadyThere
             return
         }
         editor.mergeNote = note
-        self.editor = editor
+        editorPart.open = editor
         send(merged, on: repository)
     }
 
@@ -211,7 +212,7 @@ extension BookshelfModel {
     /// after a freshness check or a reconnect succeeds. Returns the request number.
     @discardableResult
     func settleUnresolvedSave() -> Int? {
-        guard let repository, let editor, let unresolved = editor.unresolved,
+        guard let repository, let editor = editorPart.open, let unresolved = editor.unresolved,
             case .unresolved? = editor.outcome, pendingKind(.editor) == nil
         else { return nil }
         defer { changed() }
@@ -220,7 +221,7 @@ extension BookshelfModel {
 
     /// What reconciliation found out about an uncertain save, shown in the editor.
     private func settle(_ found: ReconciledSave, of sent: SentSave) {
-        editor?.unresolved = nil
+        editorPart.open?.unresolved = nil
         switch found {
         case let .committed(record):
             observe(record)
@@ -229,8 +230,8 @@ extension BookshelfModel {
             observe(current)
             applySaved(record(of: sent.request, committedAs: revision), sent: sent)
         case let .notCommitted(current):
-            editor?.outcome = .notCommitted
-            editor?.noteNewer(observe(current))
+            editorPart.open?.outcome = .notCommitted
+            editorPart.open?.noteNewer(observe(current))
         }
     }
 
@@ -238,8 +239,8 @@ extension BookshelfModel {
     /// holds someone else's revision.
     private func record(of request: SaveRequest, committedAs revision: Int) -> BookRecord {
         let sent = (try? request.validated()) ?? request
-        let author = sent.author ?? editor?.base?.author ?? ""
-        let details = sent.details ?? editor?.base?.details ?? .empty
+        let author = sent.author ?? editorPart.open?.base?.author ?? ""
+        let details = sent.details ?? editorPart.open?.base?.details ?? .empty
         return BookRecord(id: request.id, title: sent.title, revision: revision, author: author, details: details)
     }
 
@@ -249,7 +250,7 @@ extension BookshelfModel {
     /// theirs: the editor reports the user's own revision and shows theirs as changed
     /// elsewhere, never adopting their text as the user's save.
     private func applySaved(_ saved: BookRecord, sent: SentSave) {
-        guard var editor else { return }
+        guard var editor = editorPart.open else { return }
         editor.rebase(on: saved)
         if editor.draft == sent.draft { editor.draft = BookDraft(saved) }
         editor.outcome = .saved(revision: saved.revision)
@@ -257,7 +258,7 @@ extension BookshelfModel {
         if let note = editor.mergeNote { message = note.merged }
         editor.mergeNote = nil
         if let newest = newestSeen?.newest(of: saved.id) { editor.noteNewer(newest) }
-        self.editor = editor
+        editorPart.open = editor
         // The saved book may no longer match the search, or newly match it.
         _ = startSearch(.refresh)
     }

@@ -22,6 +22,13 @@ public struct HistoryState: Equatable, Sendable {
     }
 }
 
+/// The history part's stored values: the book whose history is open, if any. Only the
+/// history's files touch them; the other parts use the history's intents and reads.
+struct HistoryPart {
+    var open: HistorySession?
+}
+
+/// The open history's stored values.
 struct HistorySession {
     let bookID: Int
     var revisions: [BookRevision]?
@@ -33,7 +40,7 @@ struct HistorySession {
 
 extension BookshelfModel {
     var historyState: HistoryState? {
-        history.map {
+        historyPart.open.map {
             HistoryState(
                 bookID: $0.bookID, revisions: $0.revisions, error: $0.error, selection: $0.selection,
                 canRestore: accountRole == .editor, restoreQuestion: $0.restoreQuestion)
@@ -43,53 +50,57 @@ extension BookshelfModel {
     /// Opens the history of the selected book (not while editing). Returns the request number.
     @discardableResult
     public func openHistory() -> Int? {
-        guard let repository, editor == nil, history == nil, let book = selectedBook else { return nil }
-        history = HistorySession(bookID: book.id)
+        guard let repository, !editorIsOpen, historyPart.open == nil, let book = selectedBook else { return nil }
+        historyPart.open = HistorySession(bookID: book.id)
         defer { changed() }
         return launch(
             .history,
             Effect(
                 .history, { try await repository.history(id: book.id) },
                 publish: { [self] revisions, _ in
-                    history?.revisions = revisions
-                    history?.error = nil
+                    historyPart.open?.revisions = revisions
+                    historyPart.open?.error = nil
                     return nil
                 },
                 fail: { [self] error, _ in
-                    history?.error = Self.message(for: error)
+                    historyPart.open?.error = Self.message(for: error)
                     return nil
                 }))
     }
 
+    /// Whether a book's history is open (the search's list may then be hidden).
+    var historyIsOpen: Bool { historyPart.open != nil }
+
     public func closeHistory() {
-        guard history != nil else { return }
-        history = nil
+        guard historyPart.open != nil else { return }
+        historyPart.open = nil
         owners[.history] = nil
         changed()
     }
 
     public func moveHistorySelection(by delta: Int) {
-        guard let count = history?.revisions?.count, count > 0, let current = history?.selection,
-            history?.restoreQuestion == nil
+        guard let count = historyPart.open?.revisions?.count, count > 0, let current = historyPart.open?.selection,
+            historyPart.open?.restoreQuestion == nil
         else { return }
-        history?.selection = min(max(0, current + delta), count - 1)
+        historyPart.open?.selection = min(max(0, current + delta), count - 1)
         changed()
     }
 
     /// Asks "Restore revision N as a new revision?" about the highlighted revision: a restore
     /// is a save, and nothing is saved before the user says yes (`confirmRestore`). Editors only.
     public func requestRestore() {
-        guard let history, let revisions = history.revisions, revisions.indices.contains(history.selection),
+        guard let history = historyPart.open, let revisions = history.revisions,
+            revisions.indices.contains(history.selection),
             accountRole == .editor
         else { return }
-        self.history?.restoreQuestion = revisions[history.selection].revision
+        historyPart.open?.restoreQuestion = revisions[history.selection].revision
         changed()
     }
 
     /// The user said no: the history stays open where it was.
     public func cancelRestore() {
-        guard history?.restoreQuestion != nil else { return }
-        history?.restoreQuestion = nil
+        guard historyPart.open?.restoreQuestion != nil else { return }
+        historyPart.open?.restoreQuestion = nil
         changed()
     }
 
@@ -98,7 +109,7 @@ extension BookshelfModel {
     /// the usual compare-and-set and conflict handling. Nothing is saved if it equals the book now.
     @discardableResult
     public func confirmRestore() -> Int? {
-        guard let history, let asked = history.restoreQuestion, let revisions = history.revisions,
+        guard let history = historyPart.open, let asked = history.restoreQuestion, let revisions = history.revisions,
             let chosen = revisions.first(where: { $0.revision == asked })?.record, accountRole == .editor
         else { return nil }
         closeHistory()

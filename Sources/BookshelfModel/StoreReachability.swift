@@ -63,21 +63,3 @@ struct StoreReachability: Equatable {
         }
     }
 }
-
-extension BookshelfModel {
-    /// The store is back after the session found it unreachable: a switch or save that
-    /// failed only because the store could not be reached stops saying so (the draft stays,
-    /// and Enter saves it again). A refusal (a wrong password, a reader's save) is still true,
-    /// and stays. So does a save refused while the store kept answering checks: a catalog
-    /// locked by another program answers reads and refuses writes, and its note is true until
-    /// a save goes through.
-    func forgetUnreachableNotes() {
-        if connectionError != nil, connectionErrorIsUnreachable, !isPending(.connect) {
-            connectionError = nil
-            connectionErrorIsUnreachable = false
-        }
-        if case let .rejected(failure)? = editor?.outcome, StoreReachability.meansUnreachable(failure) {
-            editor?.outcome = nil
-        }
-    }
-}

@@ -77,12 +77,12 @@ extension BookshelfModel {
     }
 
     private func changeFocusedField(_ change: (inout LineEditor) -> Bool) {
-        guard let editor, editor.base != nil else { return }
+        guard let editor = editorPart.open, editor.base != nil else { return }
         let field = editor.focus
         var line = editor.lines[field]
         guard change(&line) else {
             guard line != editor.lines[field] else { return }
-            self.editor?.lines[field] = line
+            editorPart.open?.lines[field] = line
             changed()
             return
         }

@@ -12,28 +12,36 @@ extension BookshelfModel {
         guard let found = repository?.lostSaves.take(), !found.isEmpty else { return }
         for lost in found { keep(lost) }
         // One status line names one book: several are counted there, and named in the list.
-        if lostSaveList.unseen.count > 1 { message = Self.lostSavesMessage(count: lostSaveList.unseen.count) }
+        if editorPart.lostSaveList.unseen.count > 1 {
+            message = Self.lostSavesMessage(count: editorPart.lostSaveList.unseen.count)
+        }
+    }
+
+    /// Every save the store lost this session (the state's `lostSaves`).
+    var lostSaveList: LostSaveList {
+        get { editorPart.lostSaveList }
+        set { editorPart.lostSaveList = newValue }
     }
 
     /// The user opened the list of lost saves: each is seen, and its row loses its mark.
     public func lostSavesSeen() {
-        lostSaveList.markSeen()
+        editorPart.lostSaveList.markSeen()
         changed()
     }
 
     private func keep(_ lost: LostSave) {
-        lostSaveList.add(lost)
+        editorPart.lostSaveList.add(lost)
         lowerRows(to: lost.current)
         let outcome = SaveOutcome.lost(revision: lost.saved.revision, current: lost.current.revision)
-        if var editor, editor.bookID == lost.saved.id, editor.base != nil {
+        if var editor = editorPart.open, editor.bookID == lost.saved.id, editor.base != nil {
             // The draft stays as it is: the lost text, or what the user typed on since.
             editor.base = lost.current
             editor.knownNewer = nil
             editor.outcome = outcome
-            self.editor = editor
+            editorPart.open = editor
             message = nil
         } else {
-            keptLostSaves[lost.saved.id] = lost
+            editorPart.keptLostSaves[lost.saved.id] = lost
             message = Self.lostSaveMessage(lost)
         }
     }
@@ -41,7 +49,7 @@ extension BookshelfModel {
     /// A lost save's text kept for book `id`, for the editor that opens it: it becomes the draft
     /// (the lost save is taken out, so it is offered once).
     func takeKeptLostSave(of id: Int) -> LostSave? {
-        keptLostSaves.removeValue(forKey: id)
+        editorPart.keptLostSaves.removeValue(forKey: id)
     }
 
     /// One status line, so it must fit one: what was lost and what to do come before

@@ -95,13 +95,12 @@ extension BookshelfModel {
 
     /// The open editor's draft, when it holds something a user could lose.
     var keepableDraft: KeptDraft? {
-        guard let editor, let base = editor.base, editor.isDirty, let accountName else { return nil }
+        guard let editor = editorPart.open, let base = editor.base, editor.isDirty, let accountName else { return nil }
         return KeptDraft(account: accountName, base: base, draft: editor.draft)
     }
 
     var keptDraftQuestion: KeptDraftQuestion? {
-        guard let offer = keeping.offers.first, editor == nil, history == nil, confirmation == nil,
-            passwordPrompt == nil
+        guard let offer = editorPart.keeping.offers.first, editorPart.open == nil, !historyIsOpen, !sessionIsAsking
         else { return nil }
         return KeptDraftQuestion(bookID: offer.bookID, title: offer.base.title, revision: offer.base.revision)
     }
@@ -112,12 +111,13 @@ extension BookshelfModel {
     /// the UI's tick). Time comes from the model's clock, so tests move it by hand.
     public func keepDraftAfterPause() {
         guard let keeper, let wanted = keepableDraft else { return }
-        if wanted != keeping.seen {
-            keeping.seen = wanted
-            keeping.seenAt = clock.now()
+        if wanted != editorPart.keeping.seen {
+            editorPart.keeping.seen = wanted
+            editorPart.keeping.seenAt = clock.now()
             return
         }
-        guard wanted != keeping.onDisk, wanted != keeping.failed, let seenAt = keeping.seenAt,
+        guard wanted != editorPart.keeping.onDisk, wanted != editorPart.keeping.failed,
+            let seenAt = editorPart.keeping.seenAt,
             clock.now() - seenAt >= Self.keepDraftPause
         else { return }
         write(wanted, to: keeper)
@@ -126,20 +126,20 @@ extension BookshelfModel {
     /// Keeps the draft at once, whatever the pause: the process is about to end without the
     /// user having said to discard it (a closed terminal, SIGHUP, SIGTERM).
     public func keepDraftNow() {
-        guard let keeper, let wanted = keepableDraft, wanted != keeping.onDisk else { return }
+        guard let keeper, let wanted = keepableDraft, wanted != editorPart.keeping.onDisk else { return }
         write(wanted, to: keeper)
     }
 
     private func write(_ draft: KeptDraft, to keeper: any DraftKeeping) {
         do {
             try keeper.keep(draft)
-            if let old = keeping.onDisk, old.account != draft.account || old.bookID != draft.bookID {
+            if let old = editorPart.keeping.onDisk, old.account != draft.account || old.bookID != draft.bookID {
                 try? keeper.remove(account: old.account, bookID: old.bookID)
             }
-            keeping.onDisk = draft
-            keeping.failed = nil
+            editorPart.keeping.onDisk = draft
+            editorPart.keeping.failed = nil
         } catch {
-            keeping.failed = draft
+            editorPart.keeping.failed = draft
             message = "Your draft could not be kept on disk: \(Self.message(for: error))"
             changed()
         }
@@ -148,10 +148,10 @@ extension BookshelfModel {
     /// Removes what is kept once the editor no longer holds it (saved, reverted, closed): runs
     /// on every change, so a save or a discard removes the file at once.
     func dropKeptDraftNoLongerOpen() {
-        guard let keeper, let kept = keeping.onDisk else { return }
+        guard let keeper, let kept = editorPart.keeping.onDisk else { return }
         if let open = keepableDraft, open.account == kept.account, open.bookID == kept.bookID { return }
-        keeping.onDisk = nil
-        keeping.seen = nil
+        editorPart.keeping.onDisk = nil
+        editorPart.keeping.seen = nil
         do {
             try keeper.remove(account: kept.account, bookID: kept.bookID)
         } catch {
@@ -161,8 +161,8 @@ extension BookshelfModel {
 
     /// The user discarded the draft (quitting after the question): what was kept goes too.
     func forgetKeptDraft() {
-        guard let keeper, let kept = keeping.onDisk else { return }
-        keeping = DraftKeepingState(offers: keeping.offers)
+        guard let keeper, let kept = editorPart.keeping.onDisk else { return }
+        editorPart.keeping = DraftKeepingState(offers: editorPart.keeping.offers)
         try? keeper.remove(account: kept.account, bookID: kept.bookID)
     }
 
@@ -172,10 +172,10 @@ extension BookshelfModel {
     /// What was kept for the session before stays where it is (its editor was closed without
     /// the user discarding it, or it is already gone).
     func offerKeptDrafts(to account: String) {
-        keeping = DraftKeepingState()
+        editorPart.keeping = DraftKeepingState()
         guard let keeper else { return }
         let found = keeper.kept(account: account)
-        keeping.offers = found.drafts.filter { $0.account == account }.sorted { $0.bookID < $1.bookID }
+        editorPart.keeping.offers = found.drafts.filter { $0.account == account }.sorted { $0.bookID < $1.bookID }
         if let first = found.problems.first {
             let more = found.problems.count - 1
             message = more > 0 ? "\(first) (and \(more) more)" : first
@@ -187,9 +187,9 @@ extension BookshelfModel {
     /// and yours against that revision, as after a save that conflicted.
     @discardableResult
     public func restoreKeptDraft() -> Int? {
-        guard keptDraftQuestion != nil, let repository, let kept = keeping.offers.first else { return nil }
-        keeping.offers.removeFirst()
-        editor = EditorSession(bookID: kept.bookID)
+        guard keptDraftQuestion != nil, let repository, let kept = editorPart.keeping.offers.first else { return nil }
+        editorPart.keeping.offers.removeFirst()
+        editorPart.open = EditorSession(bookID: kept.bookID)
         message = nil
         defer { changed() }
         return launch(
@@ -203,13 +203,13 @@ extension BookshelfModel {
                 },
                 fail: { [self] error, _ in
                     // The kept file stays: the draft is offered again next time.
-                    editor?.loadError = Self.message(for: error)
+                    editorPart.open?.loadError = Self.message(for: error)
                     return nil
                 }))
     }
 
     private func adopt(_ kept: KeptDraft, current: BookRecord) {
-        guard var editor, editor.bookID == kept.bookID else { return }
+        guard var editor = editorPart.open, editor.bookID == kept.bookID else { return }
         if current.revision > kept.base.revision {
             editor.base = kept.base
             editor.draft = kept.draft
@@ -219,22 +219,22 @@ extension BookshelfModel {
             editor.rebase(on: current)
             editor.draft = kept.draft
         }
-        self.editor = editor
-        keeping.onDisk = kept
-        keeping.seen = kept
+        editorPart.open = editor
+        editorPart.keeping.onDisk = kept
+        editorPart.keeping.seen = kept
     }
 
     /// Neither yes nor no (Esc): the draft stays kept, and is asked about at the next start.
     public func askAboutKeptDraftLater() {
         guard keptDraftQuestion != nil else { return }
-        keeping.offers.removeFirst()
+        editorPart.keeping.offers.removeFirst()
         changed()
     }
 
     /// No to the kept-draft question: the draft is discarded, its file removed.
     public func declineKeptDraft() {
-        guard keptDraftQuestion != nil, let keeper, let kept = keeping.offers.first else { return }
-        keeping.offers.removeFirst()
+        guard keptDraftQuestion != nil, let keeper, let kept = editorPart.keeping.offers.first else { return }
+        editorPart.keeping.offers.removeFirst()
         message = nil
         do {
             try keeper.remove(account: kept.account, bookID: kept.bookID)
