@@ -134,7 +134,7 @@ import Testing
         #expect(
             try String(contentsOfFile: selfContained.calls, encoding: .utf8)
                 == "\(root): \(build) --product bookshelf\n\(root): \(build) --product bookshelf-demo\n"
-                    + "\(root): \(build) --show-bin-path\n")
+                + "\(root): \(build) --show-bin-path\n")
         #expect(try scenario.tree() == Self.withFolders(Self.installed.filter { $0 != "bin/bookshelf-bench" }))
         for name in ["bookshelf", "bookshelf-demo"] {
             let needed = try scenario.sharedLibraries(of: scenario.prefix + "/bin/" + name)
