@@ -33,6 +33,7 @@ enum ReadOnlyCatalog {
         if found > Schema.currentVersion {
             throw SQLiteCatalogError.newerSchema(found: found, known: Schema.currentVersion)
         }
+        if found < 0 { throw SQLiteCatalogError.otherDatabase(path: path) }
         if found == 0 {
             let tables = try connection.queryFirst("SELECT count(*) FROM sqlite_schema") { $0.int(0) } ?? 0
             throw tables > 0 ? SQLiteCatalogError.otherDatabase(path: path) : SQLiteCatalogError.emptyFile(path: path)

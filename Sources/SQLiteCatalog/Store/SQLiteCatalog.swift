@@ -325,6 +325,9 @@ enum CatalogConnection {
             if found > Schema.currentVersion {
                 throw SQLiteCatalogError.newerSchema(found: found, known: Schema.currentVersion)
             }
+            // No Bookshelf writes a negative version (the pragma is a signed number anyone may
+            // set): the migration would start at a step that does not exist.
+            if found < 0 { throw SQLiteCatalogError.otherDatabase(path: path) }
             if found == 0 {
                 // Version 0 is a file no Bookshelf ever wrote: fill it only when asked to
                 // create, and only when nothing else lives in it.

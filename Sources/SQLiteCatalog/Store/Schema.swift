@@ -233,6 +233,10 @@ enum Schema {
         try connection.transaction(immediate: true) {
             let found = try version(of: connection)
             guard found < currentVersion else { return }
+            // Another process set a version no Bookshelf writes while this one waited for the lock.
+            guard found >= 0 else {
+                throw SQLiteCatalogError.failed("the catalog's schema version \(found) is not one Bookshelf writes")
+            }
             for step in found..<currentVersion {
                 switch migrations[step] {
                 case .sql(let sql): try connection.execute(sql)

@@ -70,6 +70,25 @@ import Testing
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
     }
 
+    /// A negative `user_version` (the fuzz target CatalogFileDamage made one) is no version
+    /// Bookshelf writes: the file is refused untouched, where the migration indexed its steps
+    /// at the negative number and the process died.
+    @Test func aNegativeSchemaVersionIsAnotherProgramsDatabase() throws {
+        let path = directory.path("negative.sqlite")
+        do {
+            let raw = try RawConnection(path, create: true)
+            try execute(raw.handle, "CREATE TABLE notes(text TEXT); PRAGMA user_version = -3")
+        }
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        #expect(throws: SQLiteCatalogError.otherDatabase(path: path)) {
+            try SQLiteCatalog.open(path: path, create: true)
+        }
+        #expect(throws: SQLiteCatalogError.otherDatabase(path: path)) {
+            try SQLiteCatalog.open(path: path, create: false)
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+    }
+
     @Test func aDamagedCatalogIsReportedAsCorrupt() throws {
         let path = directory.path("damaged.sqlite")
         try makeCatalog(path, books: 50)
