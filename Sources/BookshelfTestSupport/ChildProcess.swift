@@ -67,6 +67,10 @@ public enum ChildProcess {
         } else {
             posix_spawn_file_actions_adddup2(&actions, 1, 2)
         }
+        // Nothing else of the test process: its descriptors without close-on-exec (another
+        // test's open file, sockets of the runtime) would live on in a server started here,
+        // and a file system a test unmounts would stay busy (ChildProcessTests).
+        _ = closeFrom?(&actions, 3)
         let argv = command.map { strdup($0) } + [nil]
         let envp: [UnsafeMutablePointer<CChar>?]? = environment.map {
             $0.map { strdup("\($0.key)=\($0.value)") } + [nil]
@@ -79,6 +83,13 @@ public enum ChildProcess {
             ?? posix_spawn(&pid, command[0], &actions, &attributes.value, argv, environ)
         guard spawned == 0 else { throw ChildProcessFailure("cannot start \(command[0]): error \(spawned)") }
         return pid
+    }
+
+    /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later), which its headers
+    /// declare only under _GNU_SOURCE, so Swift does not import it; looked up once by name.
+    private typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+    private static let closeFrom: CloseFrom? = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np").map {
+        unsafeBitCast($0, to: CloseFrom.self)
     }
 
     /// The first executable `name` on PATH (or in `fallback` when PATH is unset).

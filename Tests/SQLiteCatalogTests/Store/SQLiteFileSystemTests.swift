@@ -257,7 +257,7 @@ final class TmpfsMount {
     /// Writes a file until the file system has no free page left; answers its path.
     func fill() throws -> String {
         let path = self.path("filler")
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw MountError(message: "cannot create \(path): errno \(errno)") }
         defer { close(descriptor) }
         let chunk = [UInt8](repeating: 0x5A, count: 64 * 1024)
