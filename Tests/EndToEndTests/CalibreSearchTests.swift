@@ -2,6 +2,7 @@ import BookCatalog
 import BookshelfTestSupport
 import Foundation
 import SQLiteCatalog
+import Synchronization
 import Testing
 
 /// A library searched through the search engine (issue 62, item 2): its index in the user's
@@ -141,6 +142,40 @@ extension CalibreInPlaceTests {
         let next = try store.remote()
         #expect(try await ids(next, "pratchett") == [9, 6, 2])
         #expect(try await ids(next, "guards") == [])
+    }
+
+    /// calibre's database is in SQLite's rollback journal, where a reader holds calibre's
+    /// commits off: the index build reads in pages, each in a read of its own, so that calibredb
+    /// saves between two of them (the build paused there) rather than waiting out its busy
+    /// timeout and failing with "database is locked"; the index then catches up with the save.
+    @Test func calibredbSavesWhileTheIndexIsBuiltAndTheIndexCatchesUp() async throws {
+        defer { sandbox.remove() }
+        let tool = try #require(CalibreTools.calibredb, "calibredb is required (CI is set)")
+        let (library, environment, output) = (library, calibreEnvironment, sandbox.path("calibredb-paused"))
+        let status = Mutex<Int32?>(nil)
+        let paging = CalibreBuildPaging(books: 3) {
+            status.withLock { status in
+                guard status == nil else { return }
+                status = try? ChildProcess.run(
+                    [tool, "--library-path", library, "set_metadata", "7", "--field", "title:Quokka Meditations"],
+                    output: output, environment: environment)
+            }
+        }
+        let store = try CalibreLibraryStore.open(path: library, environment: cache)
+        let remote = try store.remote(buildPaging: paging)
+        #expect(try await remote.searchIndexReport().report.origin == .built)
+        #expect(
+            status.withLock { $0 } == 0,
+            "calibredb set_metadata, while the build was paused: \((try? String(contentsOfFile: output, encoding: .utf8)) ?? "")"
+        )
+        #expect(try await ids(remote, "quokka") == [7])
+        #expect(try await ids(remote, "meditations") == [7])
+        #expect(try await remote.answer(SearchQuery(text: "quokka")).strategy == .index)
+        let books = try await everyBook(remote, upTo: 8)
+        #expect(books.first { $0.id == 7 }?.title == "Quokka Meditations")
+        for query in Self.queries {
+            #expect(try await ids(remote, query) == naive(query, over: books), "\(query)")
+        }
     }
 
     @Test func aDamagedOrForeignIndexFileInTheCacheIsRebuiltNotTrusted() async throws {

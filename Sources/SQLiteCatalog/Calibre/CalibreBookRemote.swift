@@ -31,7 +31,7 @@ public actor CalibreBookRemote: SearchableBookRemote, ChangeDetectingRemote, Acc
     init(
         database: CalibreDatabase, file: String, account: Account, readOnly: String?, place: CalibreIndexPlace,
         lockName: String = CalibreInstanceLock.name, warmsBroadPrefixes: Bool = true, log: CalibreSaveLog? = nil,
-        logProblem: String? = nil
+        logProblem: String? = nil, buildPaging: CalibreBuildPaging = .init()
     ) throws {
         self.database = database
         self.log = log
@@ -43,7 +43,7 @@ public actor CalibreBookRemote: SearchableBookRemote, ChangeDetectingRemote, Acc
         seenDataVersion = (try? database.connection.queryFirst("PRAGMA data_version") { $0.int(0) }) ?? 0
         source = try CalibreSearchSource(database: database, file: file, place: place)
         searchEngine = SearchEngine(
-            source: source, opener: CalibreSearchSourceOpener(file: file, place: place),
+            source: source, opener: CalibreSearchSourceOpener(file: file, place: place, paging: buildPaging),
             scope: CalibreIndexPlace.scope, warmsBroadPrefixes: warmsBroadPrefixes)
     }
 

@@ -89,10 +89,18 @@ public struct CalibreLibraryStore: Sendable {
         try remote(lockName: CalibreInstanceLock.name, forOneSearch: forOneSearch, stateFolder: stateFolder)
     }
 
-    /// `remote(stateFolder:)` taking the lock of `lockName`: tests must never take the user's calibre's.
-    func remote(lockName: String, forOneSearch: Bool = false, stateFolder: String? = nil) throws(CalibreLibrary.Failure)
-        -> CalibreBookRemote
-    {
+    /// `remote()` whose index build reads the books as `buildPaging` says: tests pause it between
+    /// pages to write as calibre does meanwhile.
+    package func remote(buildPaging: CalibreBuildPaging) throws(CalibreLibrary.Failure) -> CalibreBookRemote {
+        try remote(lockName: CalibreInstanceLock.name, buildPaging: buildPaging)
+    }
+
+    /// `remote(stateFolder:)` taking the lock of `lockName`: tests must never take the user's
+    /// calibre's. `buildPaging`: how its index build reads the books (tests pause it between pages).
+    func remote(
+        lockName: String, forOneSearch: Bool = false, stateFolder: String? = nil,
+        buildPaging: CalibreBuildPaging = .init()
+    ) throws(CalibreLibrary.Failure) -> CalibreBookRemote {
         let database = try CalibreDatabase.openInPlace(file, writable: permanentlyReadOnly == nil)
         if permanentlyReadOnly == nil {
             do {
@@ -116,7 +124,8 @@ public struct CalibreLibraryStore: Sendable {
         do {
             return try CalibreBookRemote(
                 database: database, file: file, account: account, readOnly: permanentlyReadOnly, place: indexPlace,
-                lockName: lockName, warmsBroadPrefixes: !forOneSearch, log: log, logProblem: logProblem)
+                lockName: lockName, warmsBroadPrefixes: !forOneSearch, log: log, logProblem: logProblem,
+                buildPaging: buildPaging)
         } catch let failure as CalibreLibrary.Failure {
             throw failure
         } catch {

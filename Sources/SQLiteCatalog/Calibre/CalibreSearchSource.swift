@@ -28,10 +28,17 @@ final class CalibreSearchSource: SearchSource {
     private var knownSequence: Int?
     /// Every book's forms, as of a marker, once a read of many books needed them.
     private var texts: (sequence: Int, books: CalibreBookTexts)?
+    /// The state an index build reads (`readingEveryBook`): its marker and every book's forms,
+    /// answered without a read of the library while the build runs.
+    private var building: (sequence: Int, books: CalibreBookTexts)?
+    /// How a build reads every book: in pages of ids, each in a read of its own.
+    private let paging: CalibreBuildPaging
 
-    init(database: CalibreDatabase, file: String, place: CalibreIndexPlace) throws {
+    init(database: CalibreDatabase, file: String, place: CalibreIndexPlace, paging: CalibreBuildPaging = .init()) throws
+    {
         self.database = database
         self.file = file
+        self.paging = paging
         ledger = try CalibreChangeLedger.open(path: place.ledgerPath, library: place.libraryID)
         indexFilePath = place.indexPath
         scratchFolder = place.folder
@@ -51,7 +58,39 @@ final class CalibreSearchSource: SearchSource {
         try database.connection.transaction(immediate: false, body)
     }
 
+    /// calibre's database is in SQLite's rollback journal, where a read holds every writer's
+    /// commit off until it ends: calibre's own saves wait out their busy timeout behind it and
+    /// fail with "database is locked". So a build does not read in one read as long as it is:
+    /// the marker is taken in a short read, then every book is read in pages of ids, each page
+    /// in a read of its own, and the build runs over what they read with no read open. A book
+    /// calibre changes, adds or removes meanwhile is read in its page as it then is (or not at
+    /// all); either way the change moves the books past the marker (`CalibreChangeLedger`), and
+    /// the index's catch-up from the marker reads it again.
+    func readingEveryBook<T>(_ body: () throws -> T) throws -> T {
+        let sequence = try inOneRead { try latestChange() }
+        var records: [BookRecord] = []
+        var after = 0
+        while true {
+            let page = try inOneRead { () throws -> (ids: [Int], records: [BookRecord]) in
+                let reader = reader()
+                let ids = try reader.rows(
+                    of: "its books table", "SELECT id FROM books WHERE id > ?1 ORDER BY id LIMIT ?2",
+                    [.int(after), .int(paging.books)]
+                ) { $0.int(0) }
+                return (ids, ids.isEmpty ? [] : try CalibreBooks.read(reader, books: ids).records)
+            }
+            guard let last = page.ids.last else { break }
+            records += page.records
+            after = last
+            paging.betweenPages?()
+        }
+        building = (sequence, CalibreBookTexts(records))
+        defer { building = nil }
+        return try body()
+    }
+
     func latestChange() throws -> Int {
+        if let building { return building.sequence }
         let reader = reader()
         let version = try reader.rows(of: "its data version", "PRAGMA data_version") { $0.int(0) }.first ?? 0
         if version == seenDataVersion, let knownSequence { return knownSequence }
@@ -69,6 +108,7 @@ final class CalibreSearchSource: SearchSource {
 
     /// Every book's forms as of now, read once per state of the library.
     private func allBooks() throws -> CalibreBookTexts {
+        if let building { return building.books }
         let sequence = try latestChange()
         if let texts, texts.sequence == sequence { return texts.books }
         let books = CalibreBookTexts(try CalibreBooks.read(reader()).records)
@@ -220,13 +260,28 @@ struct CalibreIndexPlace: Sendable {
     }
 }
 
+/// How an index build reads every book of a library (`CalibreSearchSource.readingEveryBook`):
+/// `books` to a page, each page in a read of its own, short enough that calibre's writes
+/// waiting behind one do not time out. `betweenPages` runs after each page, with no read open:
+/// tests write there as calibre does.
+package struct CalibreBuildPaging: Sendable {
+    package var books = 1_000
+    package var betweenPages: (@Sendable () -> Void)?
+
+    package init(books: Int = 1_000, betweenPages: (@Sendable () -> Void)? = nil) {
+        self.books = max(1, books)
+        self.betweenPages = betweenPages
+    }
+}
+
 /// Opens the library again, read-only, for the engine's background work.
 struct CalibreSearchSourceOpener: SearchSourceOpener {
     let file: String
     let place: CalibreIndexPlace
+    var paging = CalibreBuildPaging()
 
     func openSource() throws -> any SearchSource {
         try CalibreSearchSource(
-            database: try CalibreDatabase.openInPlace(file, writable: false), file: file, place: place)
+            database: try CalibreDatabase.openInPlace(file, writable: false), file: file, place: place, paging: paging)
     }
 }

@@ -40,6 +40,11 @@ final class SQLiteSearchSource: SearchSource {
         try connection.transaction(immediate: false, body)
     }
 
+    /// One read: in WAL mode a reader holds no writer off.
+    func readingEveryBook<T>(_ body: () throws -> T) throws -> T {
+        try inOneRead(body)
+    }
+
     func latestChange() throws -> Int {
         try Self.latestChange(connection)
     }

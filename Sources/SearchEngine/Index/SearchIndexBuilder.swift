@@ -1,5 +1,5 @@
 /// Builds a `SearchIndexBase` from a source's books (`SearchSource`) in streaming passes over one
-/// read, with no `String` per token and every final array allocated once at its
+/// state of them (`SearchSource.readingEveryBook`), with no `String` per token and every final array allocated once at its
 /// exact size. The transient peak is pass 1's provisional copy of the tokens (about one byte
 /// per token), freed before the postings are allocated. The large arrays live where `memory`
 /// says: in scratch files beside the catalog when the build runs for a remote.
@@ -27,7 +27,7 @@ package struct SearchIndexBuilder {
 
     package func build() throws -> SearchIndexBase {
         try source.pausing(givingWay) {
-            try source.inOneRead { try build(sequence: try source.latestChange()) }
+            try source.readingEveryBook { try build(sequence: try source.latestChange()) }
         }
     }
 

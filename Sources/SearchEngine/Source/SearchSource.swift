@@ -18,6 +18,15 @@ package protocol SearchSource: AnyObject {
     /// Runs `body` in one read of the source: everything read in it sees one state of the books.
     func inOneRead<T>(_ body: () throws -> T) throws -> T
 
+    /// Runs `body`, an index build's reads of every book (`latestChange` first, then `census`,
+    /// `everyBook`, `idsInTitleOrder`), so that they all see one state of the books. A source
+    /// whose readers hold other programs' writes off (a Calibre library, in SQLite's rollback
+    /// journal) may read that state in short reads of its own before `body` runs, rather than in
+    /// one read as long as the build: the state then holds every change up to the marker
+    /// `latestChange` gives in `body`, and perhaps some made after it, which the changes and
+    /// removals since that marker give again, so that an index caught up from it ends exact.
+    func readingEveryBook<T>(_ body: () throws -> T) throws -> T
+
     /// The marker of the latest change, as of the current read: 0 for none, larger for every change.
     func latestChange() throws -> Int
 
