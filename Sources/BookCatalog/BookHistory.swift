@@ -32,6 +32,31 @@ public protocol HistoryKeepingRemote: BookRemote {
     func history(of id: Int) async throws -> [BookRevision]
 }
 
+/// A book an import deleted because it was gone from its source (`import --remove-missing`).
+/// Its revisions stay in its history, which ends with the revision it had then.
+public struct BookDeletion: Sendable, Equatable {
+    public let bookID: Int
+    /// The revision the book had when it was deleted: the last of its history.
+    public let revision: Int
+    public let deletedAt: Date
+    /// The source whose import found it gone.
+    public let source: ImportSourceKind
+
+    public init(bookID: Int, revision: Int, deletedAt: Date, source: ImportSourceKind) {
+        self.bookID = bookID
+        self.revision = revision
+        self.deletedAt = deletedAt
+        self.source = source
+    }
+}
+
+/// A remote whose books an import may delete, and which remembers each deletion.
+public protocol DeletionRecordingRemote: BookRemote {
+    /// The deletion of book `id`, if this account's scope had that book and an import deleted
+    /// it; nil otherwise.
+    func deletion(of id: Int) async throws -> BookDeletion?
+}
+
 /// What changed from one revision of a book to the next: which fields, in the form's order.
 public struct RevisionChange: Sendable, Equatable {
     /// The fields whose value differs from the revision before (none for the first known).

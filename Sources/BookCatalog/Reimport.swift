@@ -9,13 +9,18 @@ public struct ReimportPlan: Sendable, Equatable {
     public var preferSource: Bool
     /// Work it all out, change nothing (`--dry-run`).
     public var dryRun: Bool
+    /// Delete the books gone from the source (`--remove-missing`) instead of only reporting them.
+    public var removeMissing: Bool
 
-    public init(source: ImportSourceKind?, matchByISBN: Bool = false, preferSource: Bool = false, dryRun: Bool = false)
-    {
+    public init(
+        source: ImportSourceKind?, matchByISBN: Bool = false, preferSource: Bool = false, dryRun: Bool = false,
+        removeMissing: Bool = false
+    ) {
         self.source = source
         self.matchByISBN = matchByISBN
         self.preferSource = preferSource
         self.dryRun = dryRun
+        self.removeMissing = removeMissing
     }
 
     /// Whether any book can be the same as one in the catalog: else the import only adds.
@@ -64,6 +69,10 @@ public protocol ReimportTransaction {
     /// The books of the scope an earlier import of `source` remembered and this one did not,
     /// in id order: at most `limit`, and how many there are in all.
     mutating func forgotten(source: ImportSourceKind, limit: Int) throws -> (books: [BookRecord], count: Int)
+    /// Deletes the books `forgotten` names (all of them, not only the listed ones), recording
+    /// each deletion for its history and telling the catalog's readers, as a save does; how
+    /// many were deleted.
+    mutating func deleteForgotten(source: ImportSourceKind) throws -> Int
 }
 
 /// What a re-import did, or in a dry run would do.
@@ -90,6 +99,8 @@ public struct ReimportReport: Sendable, Equatable {
     public var goneCount = 0
     /// The first `listedLimit` books gone from the source, in id order.
     public var gone: [BookRecord] = []
+    /// Whether the books gone from the source were deleted (or, in a dry run, would be).
+    public var goneDeleted = false
 
     /// Conflicts and books gone listed by name; the rest are counted. A source can hold any
     /// number, and a report of a million lines helps nobody.
@@ -105,7 +116,7 @@ public struct ReimportReport: Sendable, Equatable {
     public func summary(number: (Int) -> String = { String($0) }) -> String {
         "added \(number(added)), updated \(number(updated)) (\(number(updatedFields)) field\(updatedFields == 1 ? "" : "s")), "
             + "unchanged \(number(unchanged)), conflicts \(number(conflictCount)), "
-            + "gone from the source \(number(goneCount))"
+            + "gone from the source \(number(goneCount))\(goneDeleted && goneCount > 0 ? " (deleted)" : "")"
     }
 }
 
@@ -121,6 +132,8 @@ public enum Reimport {
         /// the store's lock should have kept out.
         case changedMeanwhile(id: Int)
         case invalidBook(index: Int, reason: BookFailure)
+        /// The books gone from the source were not the ones the same transaction had counted.
+        case goneMiscounted(counted: Int, deleted: Int)
 
         public var description: String {
             switch self {
@@ -128,6 +141,8 @@ public enum Reimport {
                 "two books of the source carry the id \(id); a source's ids name one book each"
             case let .changedMeanwhile(id): "book \(id) changed while it was being updated; nothing was imported"
             case let .invalidBook(index, reason): "book \(index + 1) of the source: \(reason.description)"
+            case let .goneMiscounted(counted, deleted):
+                "\(counted) books were gone from the source but \(deleted) were deleted; nothing was imported"
             }
         }
     }
@@ -189,6 +204,14 @@ public enum Reimport {
             let forgotten = try transaction.forgotten(source: remembered, limit: ReimportReport.listedLimit)
             report.gone = forgotten.books
             report.goneCount = forgotten.count
+            if plan.removeMissing {
+                report.goneDeleted = true
+                let deleted = try transaction.deleteForgotten(source: remembered)
+                // The same transaction counted them a moment ago: anything else is a bug.
+                guard deleted == forgotten.count else {
+                    throw Failure.goneMiscounted(counted: forgotten.count, deleted: deleted)
+                }
+            }
         }
         return report
     }

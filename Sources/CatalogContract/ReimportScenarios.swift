@@ -12,6 +12,9 @@ public protocol ReimportScenarioStore: Sendable {
     func edit(_ book: BookRecord, to values: NewBook) async throws
     /// A book added here, not by an import.
     func add(_ book: NewBook) async throws -> BookRecord
+    /// The editor's view of a book's history, and of its deletion by an import.
+    func history(of id: Int) async throws -> [BookRevision]
+    func deletion(of id: Int) async throws -> BookDeletion?
 }
 
 /// Seeded scenarios of import, local edits, source edits and re-import (issue 60). The
@@ -45,6 +48,8 @@ public struct ReimportScenario {
 
     var random: SeededGenerator
     var books: [Book] = []
+    /// The books the last import deleted (`--remove-missing`), as the catalog last held them.
+    var deleted: [(id: Int, last: NewBook)] = []
     private var counter = 0
     private var nextSourceID = 1
 
@@ -196,8 +201,14 @@ public struct ReimportScenario {
     }
 
     /// What the import will do, by the rule, and the books as the catalog should hold them after.
-    mutating func expectImport(preferSource: Bool) -> ReimportReport {
+    mutating func expectImport(preferSource: Bool, removeMissing: Bool = false) -> ReimportReport {
         var report = ReimportReport()
+        report.goneDeleted = removeMissing
+        deleted = []
+        defer {
+            // A book gone from the source is no book of the catalog's any more.
+            if removeMissing { books.removeAll { !$0.inSource && $0.remembered } }
+        }
         for index in books.indices {
             var book = books[index]
             // A conflict kept as yours stays your change against the new base (what the source
@@ -211,7 +222,10 @@ public struct ReimportScenario {
                 books[index] = book
             }
             guard book.inSource else {
-                if book.remembered { report.goneCount += 1 }
+                if book.remembered {
+                    report.goneCount += 1
+                    if removeMissing, let id = book.id { deleted.append((id, book.catalog)) }
+                }
                 keptYours = book.localChanged
                 continue
             }
@@ -292,11 +306,14 @@ public struct ReimportScenario {
                 if scenario.random.next(upTo: 3) == 0 { try await scenario.addHereAndToSource(store) }
             }
             let preferSource = scenario.random.next(upTo: 3) == 0
+            let removeMissing = scenario.random.next(upTo: 3) == 0
             let rows = scenario.sourceRows
-            let plan = ReimportPlan(source: .goodreads, preferSource: preferSource)
-            let context = "seed \(seed), round \(round)\(preferSource ? ", --prefer source" : "")"
+            let plan = ReimportPlan(source: .goodreads, preferSource: preferSource, removeMissing: removeMissing)
+            let context =
+                "seed \(seed), round \(round)\(preferSource ? ", --prefer source" : "")"
+                + (removeMissing ? ", --remove-missing" : "")
             let before = try await store.books()
-            let expected = scenario.expectImport(preferSource: preferSource)
+            let expected = scenario.expectImport(preferSource: preferSource, removeMissing: removeMissing)
             if scenario.random.next(upTo: 3) == 0 {
                 var dryRun = plan
                 dryRun.dryRun = true
@@ -310,13 +327,31 @@ public struct ReimportScenario {
             let after = try await store.books()
             scenario.learnIDs(from: after)
             scenario.check(after, context)
+            try await scenario.checkDeleted(on: store, context)
+        }
+    }
+
+    /// Each book the import deleted: its history still there, ending with what the catalog
+    /// held of it, and its deletion recorded as this source's.
+    func checkDeleted(on store: some ReimportScenarioStore, _ context: String) async throws {
+        for (id, last) in deleted {
+            let history = try await store.history(of: id)
+            let deletion = try await store.deletion(of: id)
+            #expect(deletion?.source == .goodreads, "\(context): book \(id) deleted")
+            guard let newest = history.first else {
+                Issue.record("\(context): book \(id) deleted has no history")
+                continue
+            }
+            #expect(deletion?.revision == newest.record.revision, "\(context): book \(id)'s last revision")
+            let held = NewBook(title: newest.record.title, author: newest.record.author, details: newest.record.details)
+            #expect(held == last, "\(context): book \(id)'s history ends as the catalog held it")
         }
     }
 
     private static func counts(_ report: ReimportReport) -> [Int] {
         [
             report.added, report.updated, report.updatedFields, report.unchanged, report.conflictCount,
-            report.goneCount,
+            report.goneCount, report.goneDeleted ? 1 : 0,
         ]
     }
 }

@@ -134,6 +134,38 @@ struct PostgresReimport: ReimportTransaction {
     }
 }
 
+extension PostgresReimport {
+    mutating func deleteForgotten(source: ImportSourceKind) throws -> Int {
+        // Each book is recorded as deleted (migration 019) with the scope it had; its
+        // provenance goes (a deleted book is no source's: were it in a later export again, it
+        // is added anew), then its row; its revisions stay for its history. The statement
+        // trigger on the books tells every open program.
+        try run(
+            connection.execute(
+                """
+                INSERT INTO bookshelf.deleted_books (book_id, scope, revision, source, import_stamp)
+                SELECT b.id, b.scope, b.revision, p.source, $3::bigint
+                FROM bookshelf.import_provenance p JOIN bookshelf.books b ON b.id = p.book_id
+                WHERE p.scope = $1 AND p.source = $2 AND p.import_stamp < $3::bigint AND b.scope = $1
+                """, [scope, source.rawValue, String(stamp)]))
+        let thisImports = "SELECT book_id FROM bookshelf.deleted_books WHERE import_stamp = $2::bigint"
+        try run(
+            connection.execute(
+                "DELETE FROM bookshelf.import_provenance WHERE book_id IN (\(thisImports)) AND scope = $1",
+                [scope, String(stamp)]))
+        let rows = try run(
+            connection.execute(
+                """
+                WITH deleted AS (
+                    DELETE FROM bookshelf.books WHERE id IN (\(thisImports)) AND scope = $1 RETURNING id
+                )
+                SELECT count(*)::text FROM deleted
+                """, [scope, String(stamp)]))
+        guard let text = rows.rows.first?[0], let count = Int(text) else { throw BookFailure.invalidResponse }
+        return count
+    }
+}
+
 extension PostgresSetup {
     /// Runs a re-import of `books` into `scope` (`Reimport.run`) in one transaction, as the
     /// database owner, committed only if `commitIf` says so after the last book and the plan

@@ -11,7 +11,7 @@ import Foundation
 /// because each save records its operation id in the same statement.
 public actor PostgresRemote: SearchableBookRemote, ChangeDetectingRemote, SaveOutcomeRecordingRemote,
     AccountAwareRemote,
-    ReauthenticatingRemote, HistoryKeepingRemote, BatchRecordingRemote
+    ReauthenticatingRemote, HistoryKeepingRemote, DeletionRecordingRemote, BatchRecordingRemote
 {
     /// The account as the session last found it: an administrator's change of its role or
     /// scope shows here once a change check has reported it.
@@ -403,6 +403,24 @@ public actor PostgresRemote: SearchableBookRemote, ChangeDetectingRemote, SaveOu
                     operation: row[width + 2].flatMap(UUID.init(uuidString:)),
                     batch: row[width + 3].flatMap { Int($0) }.map(BatchID.init))
             }
+        }
+    }
+
+    public func deletion(of id: Int) async throws -> BookDeletion? {
+        let session = self.session
+        let note = ReadRouteNote.current
+        return try await performRead { abandoned in
+            let rows = try session.readingBooks(noting: note, abandoned: abandoned) {
+                try PostgresSession.read($0.execute(PostgresStatements.deletion, [String(id)]))
+            }
+            guard let row = rows.rows.first else { return nil }
+            guard row.count == 3, let revisionText = row[0], let revision = Int(revisionText),
+                let millisecondsText = row[1], let milliseconds = Double(millisecondsText),
+                let sourceText = row[2], let source = ImportSourceKind(rawValue: sourceText)
+            else { throw BookFailure.invalidResponse }
+            return BookDeletion(
+                bookID: id, revision: revision, deletedAt: Date(timeIntervalSince1970: milliseconds / 1000),
+                source: source)
         }
     }
 

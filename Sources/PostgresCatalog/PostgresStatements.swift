@@ -130,6 +130,12 @@ enum PostgresStatements {
         ORDER BY r.revision DESC
         """
 
+    /// The deletion of book $1 by an import (migration 019), if this account's scope had it.
+    static let deletion = """
+        SELECT revision::text, (extract(epoch FROM deleted_at) * 1000)::bigint::text, source
+        FROM bookshelf.deleted_books WHERE book_id = $1::bigint
+        """
+
     static let committedRevision = "SELECT revision FROM bookshelf.saves WHERE operation = $1::uuid"
 
     /// One page (plus one row, to tell whether more follow) and the number of matches, from

@@ -24,6 +24,11 @@ enum HistoryCommand {
             the revision's other fields as 'bookshelf export --format jsonl' writes them (isbn,
             year, publisher, series, series_index, tags, notes; empty ones left out).
 
+            A book an import deleted (import --remove-missing: it was gone from its source) keeps
+            its history: its revisions are printed as before, the last the one it had when it
+            was deleted, and standard error says "book ID was deleted at TIME by an import of
+            SOURCE (gone from the source); revision N was its last".
+
             Exit status: 0 success; 2 usage error; 3 no such book in the account's scope, or the
             catalog could not be used.
 
@@ -38,12 +43,19 @@ enum HistoryCommand {
         let remote = try await AccountRemote.open(
             context.arguments, environment: context.environment, console: context.console)
         let revisions: [BookRevision]
+        let deletion: BookDeletion?
         do {
             revisions = try await BookRepository(remote: remote).history(id: id)
+            deletion = try await (remote as? any DeletionRecordingRemote)?.deletion(of: id)
         } catch BookFailure.missing {
             throw CommandFailure("there is no book \(id) in the scope of this account")
         } catch {
             throw CommandFailure(PostgresSignIn.oneLine(String(describing: error)))
+        }
+        if let deletion {
+            context.console.note(
+                "bookshelf history: book \(id) was deleted at \(timestamp(deletion.deletedAt)) by an import of "
+                    + "\(deletion.source.rawValue) (gone from the source); revision \(deletion.revision) was its last")
         }
         for revision in revisions {
             context.console.line(json ? jsonLine(revision) : tabSeparatedLine(revision))

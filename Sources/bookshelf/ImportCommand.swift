@@ -27,7 +27,7 @@ enum ImportCommand {
         name: "import",
         summary: "Add the books of a file (CSV, JSON Lines, or another service's export), all or nothing.",
         positionals: .one("FILE", completes: .file),
-        options: [CatalogOptions.scope, from, restore, match, prefer, dryRun, CatalogOptions.db],
+        options: [CatalogOptions.scope, from, restore, match, prefer, dryRun, removeMissing, CatalogOptions.db],
         details: """
             Without --from (or with --from auto) the source is recognised from FILE's first
             lines: a tab-separated header naming Book Id and Title is LibraryThing's export, an
@@ -84,11 +84,16 @@ enum ImportCommand {
             field three ways: a field only the source changed is saved as a new revision, a field
             only you changed stays, and a field both changed is a conflict, listed by book and
             field and left as yours unless --prefer source. New books are added; books gone from
-            the source are listed and kept. It ends with a line such as "added 12, updated 30 (41
-            fields), unchanged 900, conflicts 2, gone from the source 3". Bookshelf's own CSV and
+            the source (an earlier import of it brought them, this one did not) are listed and
+            kept, or with --remove-missing listed and deleted: their history stays ('bookshelf
+            history ID' shows it and says when the book was deleted), open programs are told, and
+            SQLite's stored search index is built again without them. It ends with a line such as "added 12, updated 30 (41
+            fields), unchanged 900, conflicts 2, gone from the source 3" (with "(deleted)" after
+            the last count when they were). Bookshelf's own CSV and
             JSON Lines have no ids: their books are added, unless --match isbn makes a book with
             the same ISBN the same book (the first time, every field that differs is a conflict,
-            as nothing tells whose change it is). --dry-run says all of it and changes nothing.
+            as nothing tells whose change it is). --dry-run says all of it, the books that would be
+            deleted included, and changes nothing.
 
             A title needs 1 to \(BookValidation.maximumTitleLength) characters (at most \
             \(BookValidation.maximumTitleBytes) UTF-8 bytes), an author at most \
@@ -134,6 +139,10 @@ enum ImportCommand {
 
     static let dryRun = Flag(
         "dry-run", help: "Say what the import would add, update and find in conflict; change nothing.")
+
+    static let removeMissing = Flag(
+        "remove-missing",
+        help: "Delete the books an earlier import of this source brought that it no longer has (kept by default).")
 
     @Sendable static func run(_ context: CommandContext) async throws -> ExitStatus {
         let arguments = context.arguments

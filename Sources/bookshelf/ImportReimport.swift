@@ -98,9 +98,10 @@ extension ImportCommand {
                 "bookshelf import: and \(NumberText.grouped(report.conflictCount - report.conflicts.count)) more conflicts"
             )
         }
+        let fate = report.goneDeleted ? (plan.dryRun ? "would be deleted" : "deleted") : "kept"
         for book in report.gone {
             console.note(
-                "bookshelf import: gone from the source: book \(book.id) \(TerminalText.sanitized(JSONText.quoted(book.title))) (kept)"
+                "bookshelf import: gone from the source: book \(book.id) \(TerminalText.sanitized(JSONText.quoted(book.title))) (\(fate))"
             )
         }
         if report.goneCount > report.gone.count {
@@ -111,21 +112,30 @@ extension ImportCommand {
     }
 }
 
-/// `--match`, `--prefer` and `--dry-run`, checked before the file is read.
+/// `--match`, `--prefer`, `--dry-run` and `--remove-missing`, checked before the file is read.
 struct ReimportOptions {
     let matchByISBN: Bool
     let preferSource: Bool
     let dryRun: Bool
+    let removeMissing: Bool
 
     init(_ arguments: ParsedArguments, source: ImportSource, restoring: Bool) throws(UsageError) {
         let match = arguments.value(ImportCommand.match), prefer = arguments.value(ImportCommand.prefer)
         dryRun = arguments.isSet(ImportCommand.dryRun)
+        removeMissing = arguments.isSet(ImportCommand.removeMissing)
         if let match, match != "isbn" { throw UsageError("--match must be isbn, not \"\(match.printable)\"") }
         if let prefer, prefer != "source", prefer != "yours" {
             throw UsageError("--prefer must be source or yours, not \"\(prefer.printable)\"")
         }
-        if restoring, match != nil || prefer != nil || dryRun {
-            throw UsageError("--restore takes back a 'bookshelf export' as it is: no --match, --prefer or --dry-run")
+        if restoring, match != nil || prefer != nil || dryRun || removeMissing {
+            throw UsageError(
+                "--restore takes back a 'bookshelf export' as it is: no --match, --prefer, --dry-run or --remove-missing"
+            )
+        }
+        if removeMissing, source.isBookshelfFile, source != .auto, match == nil {
+            throw UsageError(
+                "--remove-missing needs books an import remembers: a source with ids, or --match isbn for \(source.name)"
+            )
         }
         if match != nil, !source.isBookshelfFile {
             throw UsageError(
@@ -137,8 +147,16 @@ struct ReimportOptions {
 
     /// The re-import's plan for books whose origins name `source` (nil: Bookshelf's own
     /// formats), or nil for an import that only adds, which keeps the bulk insert and its speed.
-    func plan(source: ImportSourceKind?) -> ReimportPlan? {
-        let plan = ReimportPlan(source: source, matchByISBN: matchByISBN, preferSource: preferSource, dryRun: dryRun)
+    func plan(source: ImportSourceKind?) throws(CommandFailure) -> ReimportPlan? {
+        let plan = ReimportPlan(
+            source: source, matchByISBN: matchByISBN, preferSource: preferSource, dryRun: dryRun,
+            removeMissing: removeMissing)
+        // A file recognised as Bookshelf's own: its books are remembered only with --match isbn.
+        if removeMissing, !plan.matches {
+            throw CommandFailure(
+                "nothing imported: --remove-missing needs books an import remembers; this file's rows have no ids (--match isbn makes its ISBNs theirs)"
+            )
+        }
         return plan.matches || dryRun ? plan : nil
     }
 }

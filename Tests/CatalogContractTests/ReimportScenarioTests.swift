@@ -37,6 +37,14 @@ struct SQLiteReimportStore: ReimportScenarioStore {
     }
 
     func add(_ book: NewBook) async throws -> BookRecord { try catalog.addBook(book, scope: Self.scope) }
+
+    func history(of id: Int) async throws -> [BookRevision] {
+        try await catalog.remote(account: "editor").history(of: id)
+    }
+
+    func deletion(of id: Int) async throws -> BookDeletion? {
+        try await catalog.remote(account: "editor").deletion(of: id)
+    }
 }
 
 /// Issue 60's correctness target on SQLite: import, local edits, source edits and re-import in
@@ -105,6 +113,56 @@ struct SQLiteReimportStore: ReimportScenarioStore {
         #expect(second.gone.map(\.title) == ["Kim"])
         let years = try await store.books().map(\.details.year)
         #expect(years == [1966, 1816, 1901], "Dune's year from the source, Emma's kept, Kim kept")
+    }
+
+    @Test func booksGoneFromTheSourceAreDeletedOnlyWithRemoveMissingAndKeepTheirHistory() async throws {
+        let store = try SQLiteReimportStore()
+        _ = try await store.reimport(
+            [Self.goodreads("1", Self.book("Dune")), Self.goodreads("2", Self.book("Emma"))], plan: Self.plan)
+        let emma = try #require(try await store.books().first { $0.title == "Emma" })
+        try await store.edit(emma, to: Self.book("Emma", year: 1815))
+        let open = try store.catalog.remote(account: "editor")
+        #expect(try await open.search(SearchQuery(text: "emma", limit: 10)).records.map(\.id) == [emma.id])
+        let onlyDune = [Self.goodreads("1", Self.book("Dune"))]
+
+        let kept = try await store.reimport(onlyDune, plan: Self.plan)
+        #expect(kept.goneCount == 1 && !kept.goneDeleted && kept.gone.map(\.title) == ["Emma"])
+        #expect(try await store.books().map(\.title) == ["Dune", "Emma"], "without --remove-missing: kept")
+
+        var removing = Self.plan
+        removing.removeMissing = true
+        removing.dryRun = true
+        let dryRun = try await store.reimport(onlyDune, plan: removing)
+        #expect(
+            dryRun.summary()
+                == "added 0, updated 0 (0 fields), unchanged 1, conflicts 0, gone from the source 1 (deleted)")
+        #expect(try await store.books().map(\.title) == ["Dune", "Emma"], "a dry run deletes nothing")
+        #expect(try await store.deletion(of: emma.id) == nil)
+
+        _ = try await open.checkForChanges()
+        removing.dryRun = false
+        let removed = try await store.reimport(onlyDune, plan: removing)
+        #expect(removed.goneDeleted && removed.gone.map(\.id) == [emma.id])
+        #expect(try await store.books().map(\.title) == ["Dune"])
+        #expect(try await open.checkForChanges() != nil, "an open program is told")
+        await #expect(throws: BookFailure.missing) { try await open.load(id: emma.id) }
+        let found = try await open.search(SearchQuery(text: "emma", limit: 10))
+        #expect(found.records.isEmpty, "the open program's search index drops it")
+        // Its history stays, and ends with the revision it had: the local edit's, revision 2.
+        let history = try await store.history(of: emma.id)
+        #expect(history.map(\.record.revision) == [2, 1] && history.first?.record.details.year == 1815)
+        let deletion = try #require(try await store.deletion(of: emma.id))
+        #expect(deletion.source == .goodreads && deletion.revision == 2)
+
+        // Gone now for this source too: once more, nothing is gone and nothing more deleted.
+        let again = try await store.reimport(onlyDune, plan: removing)
+        #expect(again.goneCount == 0 && again.unchanged == 1)
+        // Were it in the export again, it is a new book.
+        let back = try await store.reimport(
+            onlyDune + [Self.goodreads("2", Self.book("Emma"))], plan: Self.plan)
+        #expect(back.added == 1)
+        #expect(try await store.books().map(\.title) == ["Dune", "Emma"])
+        #expect(try await store.books().last?.id != emma.id, "a deleted book's id is never given again")
     }
 
     @Test func aPlainFileAddsUnlessMatchedByISBN() async throws {

@@ -48,6 +48,42 @@ import Testing
         #expect(books["ノルウェイの森"]?["author"] as? String == "Haruki Murakami, Jay Rubin, Alfred Birnbaum")
     }
 
+    @Test func booksGoneFromTheSourceAreDeletedOnlyWithRemoveMissingAndHistorySaysSo() throws {
+        let sandbox = try BookshelfProcess()
+        defer { sandbox.remove() }
+        let db = sandbox.path("catalog.sqlite")
+        let header = "Book Id,Title,Author,Exclusive Shelf\n"
+        let both = sandbox.path("both.csv"), onlyDune = sandbox.path("dune.csv")
+        try (header + "1,Dune,Frank Herbert,read\n2,Emma,Jane Austen,read\n").write(
+            toFile: both, atomically: true, encoding: .utf8)
+        try (header + "1,Dune,Frank Herbert,read\n").write(toFile: onlyDune, atomically: true, encoding: .utf8)
+        #expect(try sandbox.run(["import", both, "--db", db]).status == 0)
+
+        let kept = try sandbox.run(["import", onlyDune, "--db", db])
+        #expect(kept.output.hasSuffix("gone from the source 1.\n"), "\(kept.output)")
+        #expect(kept.errors.contains("gone from the source: book 2 \"Emma\" (kept)"), "\(kept.errors)")
+        let dryRun = try sandbox.run(["import", onlyDune, "--remove-missing", "--dry-run", "--db", db])
+        #expect(dryRun.output.hasPrefix("Dry run, nothing changed"), "\(dryRun.output)")
+        #expect(dryRun.output.hasSuffix("gone from the source 1 (deleted).\n"), "\(dryRun.output)")
+        #expect(dryRun.errors.contains("book 2 \"Emma\" (would be deleted)"), "\(dryRun.errors)")
+        #expect(try exported(sandbox, db).keys.sorted() == ["Dune", "Emma"])
+
+        let removed = try sandbox.run(["import", onlyDune, "--remove-missing", "--db", db])
+        #expect(removed.status == 0, "\(removed.errors)")
+        #expect(removed.errors.contains("book 2 \"Emma\" (deleted)"), "\(removed.errors)")
+        #expect(try exported(sandbox, db).keys.sorted() == ["Dune"])
+        let history = try sandbox.run(["history", "2", "--db", db])
+        #expect(history.status == 0, "\(history.errors)")
+        #expect(history.output.hasPrefix("1\t") && history.output.contains("\tEmma\tJane Austen\t"))
+        #expect(
+            history.errors.contains("book 2 was deleted at ")
+                && history.errors.contains("by an import of goodreads (gone from the source); revision 1 was its last"),
+            "\(history.errors)")
+
+        let plain = try sandbox.run(["import", "--from", "csv", onlyDune, "--remove-missing", "--db", db])
+        #expect(plain.status == 2 && plain.errors.contains("--remove-missing needs books an import remembers"))
+    }
+
     @Test func calibreLibraryImportsEveryBookAndIsNeverWritten() throws {
         let sandbox = try BookshelfProcess()
         defer { sandbox.remove() }

@@ -41,12 +41,16 @@ enum RevisionLog {
             [.int(id)])
     }
 
-    /// The book's revisions, newest first, if the book is in `scope`; nil when it is not.
+    /// The book's revisions, newest first, if the book is in `scope` or was until an import
+    /// deleted it (its history stays); nil when it is not.
     static func history(of id: Int, scope: String, on connection: Connection) throws -> [BookRevision]? {
         try connection.transaction(immediate: false) {
             let visible =
                 try connection.queryFirst(
-                    "SELECT 1 FROM books WHERE id = ?1 AND scope = ?2", [.int(id), .text(scope)]
+                    """
+                    SELECT 1 FROM books WHERE id = ?1 AND scope = ?2
+                    UNION ALL SELECT 1 FROM deleted_books WHERE book_id = ?1 AND scope = ?2
+                    """, [.int(id), .text(scope)]
                 ) { _ in true } ?? false
             guard visible else { return nil }
             return try connection.query(
@@ -65,6 +69,21 @@ enum RevisionLog {
                     batch: row.isNull(after + 3) ? nil : BatchID(row.int(after + 3)))
             }
         }
+    }
+
+    /// The deletion of book `id` by an import, if the book was in `scope` until then.
+    static func deletion(of id: Int, scope: String, on connection: Connection) throws -> BookDeletion? {
+        try connection.queryFirst(
+            "SELECT revision, deleted_at, source FROM deleted_books WHERE book_id = ?1 AND scope = ?2",
+            [.int(id), .text(scope)]
+        ) { row in
+            // A source this program does not know (a newer one's) is the catalog's damage.
+            ImportSourceKind(rawValue: row.text(2)).map { source in
+                BookDeletion(
+                    bookID: id, revision: row.int(0), deletedAt: Date(timeIntervalSince1970: Double(row.int(1)) / 1000),
+                    source: source)
+            }
+        } ?? nil
     }
 
     /// The revisions `batch` made of the books of `scope`, each with the revision before it;

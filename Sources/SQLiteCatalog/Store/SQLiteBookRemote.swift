@@ -12,7 +12,7 @@ import SearchEngine
 /// Threading: the connection is used only from this actor. SQLite calls block the actor's
 /// thread (a local file; a write waits at most the busy timeout), never the main actor.
 public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, SaveOutcomeRecordingRemote,
-    AccountAwareRemote, HistoryKeepingRemote, BatchRecordingRemote, SearchEngineHost
+    AccountAwareRemote, HistoryKeepingRemote, DeletionRecordingRemote, BatchRecordingRemote, SearchEngineHost
 {
     public nonisolated let account: Account
     let connection: Connection
@@ -178,6 +178,14 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
         }
         guard let found else { throw BookFailure.missing }
         return found
+    }
+
+    // MARK: DeletionRecordingRemote
+
+    public func deletion(of id: Int) async throws -> BookDeletion? {
+        try mappingFailures(at: catalogPath) {
+            try RevisionLog.deletion(of: id, scope: account.scope, on: connection)
+        }
     }
 
     // MARK: Exact text

@@ -150,6 +150,38 @@ struct SQLiteReimport: ReimportTransaction {
     }
 }
 
+extension SQLiteReimport {
+    /// The tombstone scope of a deleted book's row (schema step 10): no account's.
+    static let deletedScope = ""
+
+    mutating func deleteForgotten(source: ImportSourceKind) throws -> Int {
+        // Recorded first, with the scope the books had; then the rows leave every scope in
+        // one statement, their change_seq this import's, which tells open programs.
+        try connection.run(
+            """
+            INSERT INTO deleted_books(book_id, scope, revision, deleted_at, source, change_seq)
+            SELECT b.id, b.scope, b.revision, \(RevisionLog.nowMilliseconds), p.source, ?4
+            FROM import_provenance p JOIN books b ON b.id = p.book_id
+            WHERE p.scope = ?1 AND p.source = ?2 AND p.import_stamp < ?3 AND b.scope = ?1
+            """,
+            [.text(scope), .text(source.rawValue), .int(stamp), .int(sequence)])
+        let deleted = try connection.run(
+            """
+            UPDATE books SET scope = ?1, change_seq = ?2
+            WHERE id IN (SELECT book_id FROM deleted_books WHERE change_seq = ?2)
+            """,
+            [.text(Self.deletedScope), .int(sequence)])
+        // A deleted book is no source's any more: were it in a later export again, it is added anew.
+        try connection.run(
+            "DELETE FROM import_provenance WHERE book_id IN (SELECT book_id FROM deleted_books WHERE change_seq = ?1)",
+            [.int(sequence)])
+        // The scope's stored search index holds the deleted books, and catching up by changes
+        // would not drop them: no program may load it again (derived data; the next builds it).
+        if deleted > 0 { try connection.run("DELETE FROM search_snapshots WHERE scope = ?1", [.text(scope)]) }
+        return deleted
+    }
+}
+
 extension SQLiteCatalog {
     /// Runs a re-import of `books` into `scope` (`Reimport.run`) in one write transaction,
     /// committed only if `commitIf` says so after the last book and the plan is no dry run.

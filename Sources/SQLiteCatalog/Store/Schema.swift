@@ -138,6 +138,24 @@ enum Schema {
                 ON import_provenance(scope, source, source_id) WHERE source_id IS NOT NULL;
             CREATE INDEX import_provenance_by_stamp ON import_provenance(scope, source, import_stamp);
             """),
+        // 10: books an import deleted because they were gone from its source (`import
+        // --remove-missing`, issue 60). The book's row stays as its tombstone, moved to the
+        // empty scope, which no account has (an account's scope is non-empty): so no account
+        // reads it, its id is never given to another book, and its revisions keep their book.
+        // This table says whose it was, when and by which source's import it went, and, by its
+        // change_seq, which books a search index must drop when it catches up.
+        .sql(
+            """
+            CREATE TABLE deleted_books(
+                book_id INTEGER PRIMARY KEY NOT NULL REFERENCES books(id),
+                scope TEXT NOT NULL,
+                revision INTEGER NOT NULL,     -- the book's last revision, the last of its history
+                deleted_at INTEGER NOT NULL,   -- milliseconds since 1970
+                source TEXT NOT NULL,
+                change_seq INTEGER NOT NULL
+            ) STRICT;
+            CREATE INDEX deleted_books_by_change ON deleted_books(change_seq);
+            """),
     ]
 
     /// The details' columns added to `table`, with the checks SQLite can make on each write

@@ -31,6 +31,7 @@ struct PostgresMigrationFileTests {
         "016_functions_pin_search_path.sql": 0x6413_6114_ca49_16ff,
         "017_batches.sql": 0xc014_3eb2_b2ae_b2bb,
         "018_import_provenance.sql": 0xbc9e_d3fd_3456_1986,
+        "019_deleted_books.sql": 0x0cd5_2a93_421d_95c4,
     ]
 
     static func files() throws -> [(name: String, text: String)] {

@@ -43,6 +43,14 @@ struct PostgresReimportStore: ReimportScenarioStore {
         }
         return added
     }
+
+    func history(of id: Int) async throws -> [BookRevision] {
+        try await catalog.remote(for: editor).history(of: id)
+    }
+
+    func deletion(of id: Int) async throws -> BookDeletion? {
+        try await catalog.remote(for: editor).deletion(of: id)
+    }
 }
 
 /// The same scenarios on PostgreSQL (fewer: each is a database of its own).
@@ -50,5 +58,49 @@ struct PostgresReimportStore: ReimportScenarioStore {
     @Test(arguments: 0..<20)
     func everyFieldOfEveryBookFollowsTheThreeWayRule(_ seed: Int) async throws {
         try await ReimportScenario.run(seed: UInt64(seed) &* 7919 &+ 1, on: try await PostgresReimportStore.make())
+    }
+}
+
+/// `--remove-missing` on PostgreSQL: the book's row goes, its deletion is recorded and its
+/// history stays, both readable by the accounts of its scope only (row-level security).
+@Suite(.tags(.postgres)) struct PostgresRemoveMissingTests {
+    static func goodreads(_ id: String, _ title: String) -> SourcedBook {
+        SourcedBook(NewBook(title: title, author: "A"), origin: BookOrigin(source: .goodreads, id: id))
+    }
+
+    @Test func aBookGoneFromTheSourceIsDeletedWithItsHistoryKeptInItsScope() async throws {
+        let store = try await PostgresReimportStore.make()
+        let other = try await store.catalog.addAccount("other", role: .editor, scope: "elsewhere")
+        let plan = ReimportPlan(source: .goodreads)
+        _ = try await store.reimport([Self.goodreads("1", "Dune"), Self.goodreads("2", "Emma")], plan: plan)
+        let emma = try #require(try await store.books().first { $0.title == "Emma" })
+        try await store.edit(emma, to: NewBook(title: "Emma", author: "Jane Austen"))
+
+        let kept = try await store.reimport([Self.goodreads("1", "Dune")], plan: plan)
+        #expect(kept.goneCount == 1 && !kept.goneDeleted)
+        #expect(try await store.books().map(\.title) == ["Dune", "Emma"])
+
+        var removing = plan
+        removing.removeMissing = true
+        removing.dryRun = true
+        let dryRun = try await store.reimport([Self.goodreads("1", "Dune")], plan: removing)
+        #expect(dryRun.goneDeleted && dryRun.gone.map(\.id) == [emma.id])
+        #expect(try await store.books().map(\.title) == ["Dune", "Emma"], "a dry run deletes nothing")
+
+        removing.dryRun = false
+        let removed = try await store.reimport([Self.goodreads("1", "Dune")], plan: removing)
+        #expect(removed.summary().hasSuffix("gone from the source 1 (deleted)"))
+        #expect(try await store.books().map(\.title) == ["Dune"])
+        let history = try await store.history(of: emma.id)
+        #expect(history.map(\.record.revision) == [2, 1] && history.first?.record.author == "Jane Austen")
+        let deletion = try #require(try await store.deletion(of: emma.id))
+        #expect(deletion.source == .goodreads && deletion.revision == 2)
+
+        let elsewhere = try await store.catalog.remote(for: other)
+        #expect(try await elsewhere.deletion(of: emma.id) == nil, "another scope reads no deletion of this one's")
+        await #expect(throws: BookFailure.missing) { try await elsewhere.history(of: emma.id) }
+        let again = try await store.reimport(
+            [Self.goodreads("1", "Dune"), Self.goodreads("2", "Emma")], plan: removing)
+        #expect(again.added == 1 && again.goneCount == 0, "back in the export: a new book")
     }
 }
