@@ -34,6 +34,7 @@ enum ImportBench: BenchMode {
         The one-line file is a quoted title of that many bytes: bookshelf must refuse it (exit 1)
         without holding it. Target: under 200 MB of peak RSS for both files. sqlite3 must be on
         PATH (Debian: sqlite3).
+        --megabytes 0 or --line-megabytes 0 leaves that file out.
         Then a Goodreads-shaped export of --reimport-books books is imported into a new catalog,
         1% of its books are edited here and 1% of its rows changed, and it is imported again:
         both imports' times and peak RSS (target: the re-import of 100,000 under 20 s).
@@ -58,6 +59,22 @@ enum ImportBench: BenchMode {
         #if DEBUG
             print("warning: debug build; use `swift build -c release` for real figures")
         #endif
+        if rowBytes > 0 { try compareRows(bytes: rowBytes, runs: runs, folder: folder, bookshelf: bookshelf) }
+        if lineBytes > 0 {
+            let line = folder.appendingPathComponent("line.csv").path
+            try writeLine(to: line, bytes: lineBytes)
+            let refused = try CliBench.spawn(
+                bookshelf, ["import", line, "--db", folder.appendingPathComponent("line.sqlite").path], stdin: nil)
+            print(describe("one line of \(lineBytes >> 20) MiB, refused", refused, rows: nil))
+        }
+        if rowBytes > 0 || lineBytes > 0 { print("target: under 200 MB of peak RSS for each file") }
+
+        let reimportCount = try arguments.value(reimportBooks)
+        if reimportCount > 0 { try await ReimportBench.run(books: reimportCount, folder: folder, bookshelf: bookshelf) }
+    }
+
+    /// Imports of the file of valid rows by bookshelf and by sqlite3, taking turns.
+    private static func compareRows(bytes rowBytes: Int, runs: Int, folder: URL, bookshelf: String) throws {
         let sqlite3 = executableOnPath("sqlite3")
         let rows = folder.appendingPathComponent("rows.csv").path
         let count = try writeRows(to: rows, bytes: rowBytes)
@@ -101,16 +118,6 @@ enum ImportBench: BenchMode {
                     format: "rows/s (medians): bookshelf %.0f, sqlite3 %.0f: bookshelf at %.2f of sqlite3's rate",
                     mineRate, theirRate, mineRate / theirRate))
         }
-
-        let line = folder.appendingPathComponent("line.csv").path
-        try writeLine(to: line, bytes: lineBytes)
-        let refused = try CliBench.spawn(
-            bookshelf, ["import", line, "--db", folder.appendingPathComponent("line.sqlite").path], stdin: nil)
-        print(describe("one line of \(lineBytes >> 20) MiB, refused", refused, rows: nil))
-        print("target: under 200 MB of peak RSS for each file")
-
-        let reimportCount = try arguments.value(reimportBooks)
-        if reimportCount > 0 { try await ReimportBench.run(books: reimportCount, folder: folder, bookshelf: bookshelf) }
     }
 
     static func describe(_ label: String, _ sample: CliBench.Sample, rows: Int?) -> String {
