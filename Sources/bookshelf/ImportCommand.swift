@@ -87,7 +87,7 @@ enum ImportCommand {
             the source (an earlier import of it brought them, this one did not) are listed and
             kept, or with --remove-missing listed and deleted: their history stays ('bookshelf
             history ID' shows it and says when the book was deleted), open programs are told, and
-            SQLite's stored search index is built again without them. It ends with a line such as "added 12, updated 30 (41
+            the search index drops them. It ends with a line such as "added 12, updated 30 (41
             fields), unchanged 900, conflicts 2, gone from the source 3" (with "(deleted)" after
             the last count when they were). Bookshelf's own CSV and
             JSON Lines have no ids: their books are added, unless --match isbn makes a book with

@@ -140,6 +140,8 @@ struct SQLiteReimportStore: ReimportScenarioStore {
         #expect(try await store.deletion(of: emma.id) == nil)
 
         _ = try await open.checkForChanges()
+        // A stored index from before the deletion, which a new program loads and catches up.
+        _ = try await store.catalog.prepareSearchIndex(scope: SQLiteReimportStore.scope)
         removing.dryRun = false
         let removed = try await store.reimport(onlyDune, plan: removing)
         #expect(removed.goneDeleted && removed.gone.map(\.id) == [emma.id])
@@ -148,6 +150,9 @@ struct SQLiteReimportStore: ReimportScenarioStore {
         await #expect(throws: BookFailure.missing) { try await open.load(id: emma.id) }
         let found = try await open.search(SearchQuery(text: "emma", limit: 10))
         #expect(found.records.isEmpty, "the open program's search index drops it")
+        let loaded = try store.catalog.remote(account: "editor")
+        let foundByLoaded = try await loaded.search(SearchQuery(text: "emma", limit: 10))
+        #expect(foundByLoaded.records.isEmpty, "the stored index, caught up, drops it")
         // Its history stays, and ends with the revision it had: the local edit's, revision 2.
         let history = try await store.history(of: emma.id)
         #expect(history.map(\.record.revision) == [2, 1] && history.first?.record.details.year == 1815)

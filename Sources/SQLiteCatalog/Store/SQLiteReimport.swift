@@ -175,9 +175,8 @@ extension SQLiteReimport {
         try connection.run(
             "DELETE FROM import_provenance WHERE book_id IN (SELECT book_id FROM deleted_books WHERE change_seq = ?1)",
             [.int(sequence)])
-        // The scope's stored search index holds the deleted books, and catching up by changes
-        // would not drop them: no program may load it again (derived data; the next builds it).
-        if deleted > 0 { try connection.run("DELETE FROM search_snapshots WHERE scope = ?1", [.text(scope)]) }
+        // A search index drops them when it catches up: `SQLiteSearchSource.removals` reads
+        // deleted_books by this change_seq.
         return deleted
     }
 }

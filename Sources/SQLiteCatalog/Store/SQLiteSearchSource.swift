@@ -111,14 +111,26 @@ final class SQLiteSearchSource: SearchSource {
         }
     }
 
-    /// A catalog's books are never deleted: none.
-    func removals(since marker: Int, limit: Int, _ visit: (Int) throws -> Void) throws {}
+    /// The books an import deleted from this scope (`import --remove-missing`, schema step 10):
+    /// their rows left the scope with this change_seq, so `changes` no longer reads them.
+    func removals(since marker: Int, limit: Int, _ visit: (Int) throws -> Void) throws {
+        try each(
+            "SELECT book_id FROM deleted_books WHERE change_seq > ?1 AND scope = ?2 LIMIT ?3",
+            [.int(marker), .text(scope), .int(limit)]
+        ) { row in
+            try visit(row.int(0))
+            return true
+        }
+    }
 
     func changeCount(since marker: Int, upTo limit: Int) throws -> Int {
         try connection.queryFirst(
-            "SELECT count(*) FROM (SELECT 1 FROM books WHERE change_seq > ?1 AND +scope = ?2 LIMIT ?3)",
+            """
+            SELECT (SELECT count(*) FROM (SELECT 1 FROM books WHERE change_seq > ?1 AND +scope = ?2 LIMIT ?3))
+                + (SELECT count(*) FROM (SELECT 1 FROM deleted_books WHERE change_seq > ?1 AND scope = ?2 LIMIT ?3))
+            """,
             [.int(marker), .text(scope), .int(limit)]
-        ) { $0.int(0) } ?? 0
+        ) { min(limit, $0.int(0)) } ?? 0
     }
 
     /// Every scope's changes: the change_seq index answers alone, without reading a row.
