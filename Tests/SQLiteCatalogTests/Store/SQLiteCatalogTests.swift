@@ -1,7 +1,7 @@
 import BookCatalog
 import CSQLite
 import Foundation
-import SQLiteCatalog
+@testable import SQLiteCatalog
 import Testing
 
 /// What only the SQLite adapter promises: opening errors that leave files untouched, locking,
@@ -105,10 +105,10 @@ import Testing
         try makeCatalog(path, books: 3)
         try withRawConnection(path) { try execute($0, "PRAGMA user_version = 99") }
         let before = try Data(contentsOf: URL(fileURLWithPath: path))
-        #expect(throws: SQLiteCatalogError.newerSchema(found: 99, known: 9)) {
+        #expect(throws: SQLiteCatalogError.newerSchema(found: 99, known: Schema.currentVersion)) {
             try SQLiteCatalog.open(path: path, create: false)
         }
-        #expect(throws: SQLiteCatalogError.newerSchema(found: 99, known: 9)) {
+        #expect(throws: SQLiteCatalogError.newerSchema(found: 99, known: Schema.currentVersion)) {
             try SQLiteCatalog.open(path: path, create: true)
         }
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
@@ -136,7 +136,7 @@ import Testing
         let raw = try RawConnection(path)
         let mode = try queryText(raw.handle, "PRAGMA journal_mode")
         let version = try queryText(raw.handle, "PRAGMA user_version")
-        #expect(mode == "wal" && version == "9")
+        #expect(mode == "wal" && version == "\(Schema.currentVersion)")
     }
 
     // MARK: Accounts
