@@ -167,6 +167,10 @@ public struct SearchPage: Sendable, Equatable {
     /// the answer is the same, but slow (it read every book), and so is every search until the
     /// index is ready. The screen says so while the user waits.
     public let answeredWhileIndexing: Bool
+    /// What answered (the index, the books while it is built, the database's search function…),
+    /// when the store says: the request panel (F4) and `--trace` show it. Nil from a fake that
+    /// names none.
+    public let source: SearchAnswerSource?
 
     /// Past this many matches, stores stop counting (`TotalCount.atLeast`).
     public static let exactCountLimit = 10_000
@@ -176,25 +180,36 @@ public struct SearchPage: Sendable, Equatable {
     }
 
     public init(
-        records: [BookRecord], totalCount: TotalCount, next: SearchCursor? = nil, answeredWhileIndexing: Bool = false
+        records: [BookRecord], totalCount: TotalCount, next: SearchCursor? = nil, answeredWhileIndexing: Bool = false,
+        source: SearchAnswerSource? = nil
     ) {
         self.records = records
         self.total = totalCount.value
         self.totalCount = totalCount
         self.next = next
         self.answeredWhileIndexing = answeredWhileIndexing
+        self.source = source
     }
 
     /// Pages are equal when they show the same rows and the same total; where a store would
-    /// continue (`next`) and how fast it found them are its own business, so stores with and
-    /// without cursors or an index compare equal.
+    /// continue (`next`) and how it found them (`source`) are its own business, so stores with
+    /// and without cursors or an index compare equal.
     public static func == (lhs: SearchPage, rhs: SearchPage) -> Bool {
         lhs.records == rhs.records && lhs.totalCount == rhs.totalCount
     }
 
     /// The same page with other (fresher) records in the same places.
     public func replacingRecords(_ records: [BookRecord]) -> SearchPage {
-        SearchPage(records: records, totalCount: totalCount, next: next, answeredWhileIndexing: answeredWhileIndexing)
+        SearchPage(
+            records: records, totalCount: totalCount, next: next, answeredWhileIndexing: answeredWhileIndexing,
+            source: source)
+    }
+
+    /// The same page, saying what answered it.
+    public func answered(by source: SearchAnswerSource) -> SearchPage {
+        SearchPage(
+            records: records, totalCount: totalCount, next: next, answeredWhileIndexing: answeredWhileIndexing,
+            source: source)
     }
 }
 

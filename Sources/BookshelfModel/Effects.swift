@@ -13,6 +13,8 @@ struct Effect: Sendable {
     ///   - witness: sees every answer of the current session, stale or not, so that a revision
     ///     it saw still lifts the rows.
     ///   - logged: whether an answer goes in the request log (failures always do).
+    ///   - source: what answered, when the answer says (a search's page): the log keeps it
+    ///     for a published answer, for F4 and `--trace`.
     ///   - publish: handles an answer that passed the gate; returns the next effect, if any.
     ///   - fail: handles a failure that passed the gate; returns the next effect, if any.
     init<Value: Sendable>(
@@ -20,6 +22,7 @@ struct Effect: Sendable {
         _ call: @escaping @Sendable () async throws -> Value,
         witness: @escaping @MainActor @Sendable (Value) -> Void = { _ in },
         logged: @escaping @MainActor @Sendable (Value) -> Bool = { _ in true },
+        source: @escaping @MainActor @Sendable (Value) -> SearchAnswerSource? = { _ in nil },
         publish: @escaping @MainActor @Sendable (Value, RequestTicket) -> Effect?,
         fail: @escaping @MainActor @Sendable (any Error, RequestTicket) -> Effect? = { _, _ in nil }
     ) {
@@ -32,7 +35,8 @@ struct Effect: Sendable {
                 answer = .success(try await ReadRouteNote.$current.withValue(route) { try await call() })
             } catch { answer = .failure(error) }
             return model.pass(
-                answer, of: ticket, route: route.route, witness: witness, logged: logged, publish: publish, fail: fail)
+                answer, of: ticket, route: route.route, witness: witness, logged: logged, source: source,
+                publish: publish, fail: fail)
         }
     }
 }
@@ -78,12 +82,13 @@ extension BookshelfModel {
         route: ReadRoute?,
         witness: (Value) -> Void,
         logged: (Value) -> Bool,
+        source: (Value) -> SearchAnswerSource?,
         publish: (Value, RequestTicket) -> Effect?,
         fail: (any Error, RequestTicket) -> Effect?
     ) -> Effect? {
         switch answer {
         case let .success(value):
-            let mayPublish = conclude(ticket, record: logged(value), answeredBy: route)
+            let mayPublish = conclude(ticket, record: logged(value), answeredBy: route, source: source(value))
             guard ticket.identity.session == session else { return nil }
             if StoreReachability.answerReachesTheStore(ticket.kind),
                 reachability.learn(true, from: ticket.order)
@@ -148,10 +153,11 @@ extension BookshelfModel {
     /// The commit boundary: ends `ticket`'s wait, records its fate and says whether it may
     /// publish, which it may only if it is still the newest request of its slot in the
     /// current session.
-    /// `answeredBy` is the server that answered, when the store says; it is kept only for an
-    /// answer that is shown, so the host of a stale answer is never published either.
+    /// `answeredBy` is the server that answered and `source` what answered, when the store says;
+    /// they are kept only for an answer that is shown, so neither of a stale answer is published.
     private func conclude(
-        _ ticket: RequestTicket, error: (any Error)? = nil, record: Bool = true, answeredBy: ReadRoute? = nil
+        _ ticket: RequestTicket, error: (any Error)? = nil, record: Bool = true, answeredBy: ReadRoute? = nil,
+        source: SearchAnswerSource? = nil
     ) -> Bool {
         inFlight[ticket.identity] = nil
         showsBusy.remove(ticket.identity)
@@ -170,7 +176,7 @@ extension BookshelfModel {
             let trace = RequestTrace(
                 request: number, session: ticket.identity.session, kind: ticket.kind,
                 started: ticket.started, storeTime: clock.now() - ticket.started, fate: fate,
-                answeredBy: fate == .published ? answeredBy : nil)
+                answeredBy: fate == .published ? answeredBy : nil, source: fate == .published ? source : nil)
             log.record(trace)
             onTrace?(trace)
         }

@@ -69,10 +69,13 @@ public struct RequestTrace: Sendable, Hashable, CustomStringConvertible {
     /// Which server answered, when the store serves reads from several (a standby, or the
     /// primary a read fell back to) and the answer was shown; nil otherwise.
     public let answeredBy: ReadRoute?
+    /// What answered a search (the index, the books while it is built, the database's search
+    /// function…), when the store says and the answer was shown; nil otherwise.
+    public let source: SearchAnswerSource?
 
     public init(
         request: Int, session: Int, kind: RequestKind, started: Duration, storeTime: Duration, fate: RequestFate,
-        answeredBy: ReadRoute? = nil
+        answeredBy: ReadRoute? = nil, source: SearchAnswerSource? = nil
     ) {
         self.request = request
         self.session = session
@@ -81,12 +84,15 @@ public struct RequestTrace: Sendable, Hashable, CustomStringConvertible {
         self.storeTime = storeTime
         self.fate = fate
         self.answeredBy = answeredBy
+        self.source = source
     }
 
-    /// One line for a trace file: `request=12 session=2 kind=search store_ms=3.210 fate=published`.
+    /// One line for a trace file: `request=12 session=2 kind=search store_ms=3.210 fate=published`,
+    /// and what answered a shown search: ` source=index`.
     public var description: String {
         "request=\(request) session=\(session) kind=\(kind.rawValue) "
             + "started_ms=\(Self.milliseconds(started)) store_ms=\(Self.milliseconds(storeTime)) fate=\(fate)"
+            + (source.map { " source=\($0)" } ?? "")
     }
 
     static func milliseconds(_ duration: Duration) -> String {

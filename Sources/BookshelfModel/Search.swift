@@ -222,7 +222,7 @@ extension BookshelfModel {
         return launch(
             .page,
             Effect(
-                .page, { try await repository.search(query) },
+                .page, { try await repository.search(query) }, source: { $0.source },
                 publish: { [self] page, _ in
                     searchPart.append(page.records.map(floor), total: page.total)
                     searchPart.totalCount = page.totalCount
@@ -251,7 +251,7 @@ extension BookshelfModel {
         return launch(
             .search, showsBusy: !isRefresh || userIsWaiting,
             Effect(
-                kind, { try await repository.search(query) },
+                kind, { try await repository.search(query) }, source: { $0.source },
                 publish: { [self] page, ticket in
                     showRows(page, of: text, answering: ticket, keepSelection: isRefresh)
                     if searchPart.openWhenAnswered == ticket.identity {
@@ -274,7 +274,7 @@ extension BookshelfModel {
     /// page's (the counted answer repeats them), and the selection the user may have moved meanwhile.
     private func count(_ query: SearchQuery, on repository: BookRepository) -> Effect {
         Effect(
-            .count, { try await repository.search(query) },
+            .count, { try await repository.search(query) }, source: { $0.source },
             publish: { [self] counted, ticket in
                 showCount(counted, answering: ticket)
                 // A selection that reached the end of the page while it was counted loads on now.

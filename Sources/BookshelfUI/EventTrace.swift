@@ -6,7 +6,7 @@ import TerminalUI
 /// titles or the character typed:
 ///
 ///     event=key key=character request=12 fate=published key_to_paint_ms=3.412
-///     event=request request=12 session=1 kind=search started_ms=... store_ms=2.100 fate=published
+///     event=request request=12 session=1 kind=search started_ms=... store_ms=2.100 fate=published source=index
 ///     event=resize key_to_paint_ms=0.870
 ///
 /// A key that started a request is "painted" by the first frame drawn after that request's

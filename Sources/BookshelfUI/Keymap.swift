@@ -455,8 +455,10 @@ public enum Keymap {
                     "F4", "recent requests: time, fate, server; Up Down PgUp PgDn scroll",
                     documentation: """
                         the recent requests to the catalog, newest first: how long each took, what became of its \
-                        answer, and, when reads are served by a standby, which server answered and whether it fell \
-                        back to the primary; Up Down PgUp PgDn and the wheel scroll it, any other key closes it
+                        answer, what answered each shown search (the search index, the books while it is built, \
+                        the database's search function: docs/commands.md), and, when reads are served by a standby, \
+                        which server answered and whether it fell back to the primary; Up Down PgUp PgDn and the \
+                        wheel scroll it, any other key closes it
                         """,
                     [
                         Binding(.global, [.function(4)], .toggleRequests),

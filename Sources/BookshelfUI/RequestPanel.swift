@@ -3,10 +3,12 @@ import BookshelfModel
 import TerminalUI
 
 /// The request panel (F4): the recent requests to the catalog (the log keeps 200), newest first,
-/// scrolled like the help, each with its number, kind, store time and fate, and, when the store
-/// serves reads from several servers, which server answered and whether a read meant for a
-/// standby fell back to the primary. The column is left out while no request names a server
-/// (SQLite, a single PostgreSQL host).
+/// scrolled like the help, each with its number, kind, store time and fate; for a shown search,
+/// what answered it (`SearchAnswerSource`: the index, the books while the index is built, the
+/// database's search function…); and, when the store serves reads from several servers, which
+/// server answered and whether a read meant for a standby fell back to the primary. Each of the
+/// last two columns is left out while no request names one (the server: SQLite, a single
+/// PostgreSQL host).
 enum RequestPanel {
     static let title = "Requests, newest first"
 
@@ -37,8 +39,12 @@ enum RequestPanel {
         let kinds = newestFirst.map(\.kind.rawValue)
         let times = newestFirst.map { milliseconds($0.storeTime) }
         let fates = newestFirst.map(\.fate.description)
+        let sources = newestFirst.map { $0.source?.description ?? "" }
         let servers = newestFirst.map { $0.answeredBy.map(serverText) ?? "" }
-        let columns = [padded(numbers), padded(kinds), padded(times, alignRight: true), padded(fates)]
+        let hasSources = sources.contains { !$0.isEmpty }
+        let columns =
+            [padded(numbers), padded(kinds), padded(times, alignRight: true), padded(fates)]
+            + (hasSources ? [padded(sources)] : [])
         let hasServers = servers.contains { !$0.isEmpty }
         var lines: [String] = []
         for index in numbers.indices {
@@ -53,8 +59,9 @@ enum RequestPanel {
                 lines.append("  " + server)
             }
         }
-        let heading = hasServers ? "request, kind, store time, fate, server" : "request, kind, store time, fate"
-        return [heading] + lines
+        let heading =
+            ["request", "kind", "store time", "fate"] + (hasSources ? ["source"] : []) + (hasServers ? ["server"] : [])
+        return [heading.joined(separator: ", ")] + lines
     }
 
     /// "standby db2:5433", "primary db1:5432, fell back"; the server's name is from a

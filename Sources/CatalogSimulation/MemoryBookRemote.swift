@@ -266,7 +266,8 @@ public actor MemoryBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
             records: shown,
             totalCount: TotalCount(
                 counted: matches.count, offset: query.offset, shown: shown.count,
-                hasMore: query.offset + shown.count < matches.count))
+                hasMore: query.offset + shown.count < matches.count),
+            source: .memory)
     }
 
     public func checkForChanges() async throws -> ChangeNotice? {

@@ -284,7 +284,9 @@ public actor PostgresRemote: SearchableBookRemote, ChangeDetectingRemote, SaveOu
 
     public func search(_ query: SearchQuery) async throws -> SearchPage {
         // Nothing can match; without words the SQL below would list every book.
-        guard !SearchTerms(query.text).hasNoSearchableWords else { return SearchPage(records: [], total: 0) }
+        guard !SearchTerms(query.text).hasNoSearchableWords else {
+            return SearchPage(records: [], totalCount: .exact(0), source: .noSearchableWords)
+        }
         let (sql, parameters, skip) = PostgresStatements.searchParameters(query)
         let session = self.session
         let note = ReadRouteNote.current
@@ -292,7 +294,9 @@ public actor PostgresRemote: SearchableBookRemote, ChangeDetectingRemote, SaveOu
             let rows = try session.readingBooks(noting: note, abandoned: abandoned) {
                 try PostgresSession.read($0.execute(sql, parameters))
             }
-            guard let first = rows.rows.first else { return SearchPage(records: [], total: 0) }
+            guard let first = rows.rows.first else {
+                return SearchPage(records: [], totalCount: .exact(0), source: .searchFunction)
+            }
             guard let countedText = first[0], let counted = Int(countedText), let estimated = first[1] else {
                 throw BookFailure.invalidResponse
             }
@@ -312,7 +316,7 @@ public actor PostgresRemote: SearchableBookRemote, ChangeDetectingRemote, SaveOu
                 estimated == "t"
                 ? TotalCount(estimate: counted, offset: query.offset, shown: records.count, hasMore: hasMore)
                 : TotalCount(counted: counted, offset: query.offset, shown: records.count, hasMore: hasMore)
-            return SearchPage(records: records, totalCount: total, next: next)
+            return SearchPage(records: records, totalCount: total, next: next, source: .searchFunction)
         }
     }
 

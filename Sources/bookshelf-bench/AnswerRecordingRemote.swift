@@ -1,12 +1,11 @@
 import BookCatalog
 import Foundation
 import SQLiteCatalog
-import SearchEngine
 import Synchronization
 
-/// An SQLite remote whose searches keep what answered them (`SQLiteBookRemote.answer`), for the
-/// modes that search through the app or a repository and then report how: the store itself
-/// keeps no record of its answers.
+/// An SQLite remote that keeps what answered its last searches (each page says it,
+/// `SearchPage.source`), for the modes that search through the app or a repository, which keep
+/// only the rows, and then report how.
 final class AnswerRecordingRemote: SearchableBookRemote, ChangeDetectingRemote, SaveOutcomeRecordingRemote,
     AccountAwareRemote,
     HistoryKeepingRemote
@@ -15,26 +14,26 @@ final class AnswerRecordingRemote: SearchableBookRemote, ChangeDetectingRemote, 
     private let answers = Mutex<Answers>(Answers())
 
     private struct Answers {
-        var last: SearchStrategy?
-        var lastPageBeforeItsCount: SearchStrategy?
+        var last: SearchAnswerSource?
+        var lastPageBeforeItsCount: SearchAnswerSource?
     }
 
     init(_ remote: SQLiteBookRemote) { self.remote = remote }
 
     /// How the last search was answered.
-    var lastAnswer: SearchStrategy? { answers.withLock { $0.last } }
+    var lastAnswer: SearchAnswerSource? { answers.withLock { $0.last } }
     /// How the last page shown before its count was answered (its count's own answer follows it in `lastAnswer`).
-    var lastPageBeforeItsCount: SearchStrategy? { answers.withLock { $0.lastPageBeforeItsCount } }
+    var lastPageBeforeItsCount: SearchAnswerSource? { answers.withLock { $0.lastPageBeforeItsCount } }
 
     func bookCount() async throws -> Int { try await remote.bookCount() }
 
     func search(_ query: SearchQuery) async throws -> SearchPage {
-        let answer = try await remote.answer(query)
+        let page = try await remote.search(query)
         answers.withLock {
-            $0.last = answer.strategy
-            if answer.strategy.countFollows { $0.lastPageBeforeItsCount = answer.strategy }
+            $0.last = page.source
+            if case .counting = page.totalCount { $0.lastPageBeforeItsCount = page.source }
         }
-        return answer.page
+        return page
     }
 
     var account: Account { remote.account }

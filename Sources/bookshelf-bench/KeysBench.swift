@@ -197,7 +197,7 @@ enum KeysBench: BenchMode {
         let firstAnswer = await connector.lastSearchAnswer()
         print(
             "open → first results painted: \(firstPainted.formatted); \(state.search.total) books, "
-                + "answered by \(firstAnswer?.description ?? "nothing")")
+                + "answered by \(firstAnswer?.explanation ?? "nothing")")
         print("open → every request of the start answered: \(settled.formatted)")
 
         /// Until the key's search has answered: its page is on screen, though a count may follow.
@@ -250,7 +250,7 @@ enum KeysBench: BenchMode {
                     slowest.append((end - start, String(query.prefix(offset + 1))))
                     if each {
                         print(
-                            "key \"\(query.prefix(offset + 1))\" \((end - start).formatted) (paint \((end - renderStart).formatted)), answered by \(answer?.description ?? "nothing")"
+                            "key \"\(query.prefix(offset + 1))\" \((end - start).formatted) (paint \((end - renderStart).formatted)), answered by \(answer?.explanation ?? "nothing")"
                         )
                     }
                     keys += 1
@@ -266,7 +266,7 @@ enum KeysBench: BenchMode {
                 clearing.record(clock.now - start)
                 if each {
                     print(
-                        "Ctrl-U \((clock.now - start).formatted), answered by \(await connector.lastSearchAnswer()?.description ?? "nothing")"
+                        "Ctrl-U \((clock.now - start).formatted), answered by \(await connector.lastSearchAnswer()?.explanation ?? "nothing")"
                     )
                 }
                 if await connector.lastSearchAnswer() == .index {
@@ -347,7 +347,7 @@ private final class BenchConnector: CatalogConnector {
         return recording
     }
 
-    func lastSearchAnswer() async -> SearchStrategy? { opened.withLock { $0 }?.lastAnswer }
+    func lastSearchAnswer() async -> SearchAnswerSource? { opened.withLock { $0 }?.lastAnswer }
 
-    func lastPageBeforeItsCount() async -> SearchStrategy? { opened.withLock { $0 }?.lastPageBeforeItsCount }
+    func lastPageBeforeItsCount() async -> SearchAnswerSource? { opened.withLock { $0 }?.lastPageBeforeItsCount }
 }

@@ -3,7 +3,6 @@ import BookshelfTestSupport
 import CSQLite
 import Foundation
 import SQLiteCatalog
-import SearchEngine
 import TerminalUI
 
 /// `bookshelf-bench search --count 1000000,10000000`: the same figures at each size, side by
@@ -186,8 +185,8 @@ enum SearchScaling {
         return (remote, repository)
     }
 
-    private static func answerName(_ strategy: SearchStrategy?) -> String {
-        switch strategy {
+    private static func answerName(_ source: SearchAnswerSource?) -> String {
+        switch source {
         case .firstResults?: "first results"
         case .index?: "index"
         case .staleIndex?: "stale index"
@@ -197,7 +196,7 @@ enum SearchScaling {
         case .titleOrder?: "title order"
         case .leadingMatches?: "an earlier scan's first matches"
         case .orderedMatches?: "an earlier scan's matches in order"
-        case nil: "?"
+        case .searchFunction?, .noSearchableWords?, .memory?, nil: "?"
         }
     }
 
@@ -243,13 +242,13 @@ enum SearchScaling {
         report("edited", String(touched))
         let clock = ContinuousClock()
         var start = clock.now
-        let caughtUp = try await remote.answer(SearchQuery(text: "history"))
+        let caughtUp = try await remote.search(SearchQuery(text: "history"))
         report("catch-up", clock.now - start)
-        report("catch-up answered by", answerName(caughtUp.strategy))
+        report("catch-up answered by", answerName(caughtUp.source))
         start = clock.now
-        let after = try await remote.answer(SearchQuery(text: "river"))
+        let after = try await remote.search(SearchQuery(text: "river"))
         report("after catch-up", clock.now - start)
-        report("after catch-up answered by", answerName(after.strategy))
+        report("after catch-up answered by", answerName(after.source))
         reportMemory("after edits ")
         // A rebuild the edits started is finished and stored, so the stale phase starts from it.
         await remote.finishIndexPreparation()

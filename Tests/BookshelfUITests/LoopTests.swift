@@ -36,6 +36,24 @@ import TerminalUI
 
 @MainActor
 @Suite struct LoopTests {
+    /// `--trace` says per search what answered it: each shown search over the in-memory store
+    /// names it, and a search overtaken by a newer key names nothing.
+    @Test func theTraceNamesWhatAnsweredEachShownSearch() async {
+        let harness = AppHarness()
+        var lines: [String] = []
+        let trace = EventTrace { lines.append($0) }
+        harness.model.onTrace = { trace.request($0) }
+        await harness.start()
+        await harness.type("rom")
+        let searches = lines.filter { $0.hasPrefix("event=request ") && $0.contains(" kind=search ") }
+        #expect(searches.contains { $0.contains("fate=published") }, "\(lines)")
+        for line in searches {
+            let shown = line.contains("fate=published")
+            #expect(line.hasSuffix(" source=memory") == shown, "\(line)")
+            #expect(line.contains("source=") == shown, "\(line)")
+        }
+    }
+
     @Test func theTraceRecordsKeyToPaintWithoutAnyText() async {
         let harness = AppHarness()
         var lines: [String] = []

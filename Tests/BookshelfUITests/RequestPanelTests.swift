@@ -9,11 +9,12 @@ import Testing
 @MainActor
 @Suite struct RequestPanelTests {
     static func trace(
-        _ request: Int, _ kind: RequestKind, _ fate: RequestFate = .published, answeredBy: ReadRoute? = nil
+        _ request: Int, _ kind: RequestKind, _ fate: RequestFate = .published, answeredBy: ReadRoute? = nil,
+        source: SearchAnswerSource? = nil
     ) -> RequestTrace {
         RequestTrace(
             request: request, session: 1, kind: kind, started: .milliseconds(request), storeTime: .microseconds(2_500),
-            fate: fate, answeredBy: answeredBy)
+            fate: fate, answeredBy: answeredBy, source: source)
     }
 
     static let standby = ReadRoute(server: "db2:5433", servedByStandby: true, fellBack: false)
@@ -72,6 +73,44 @@ import Testing
         let lines = await Self.screen(columns: 80, rows: 12, requests: [Self.trace(5, .search, answeredBy: odd)])
         #expect(lines.contains { $0.contains("standby db␛[31m2\u{FFFD}:5433") }, "\(lines.joined(separator: "\n"))")
         #expect(!lines.joined().unicodeScalars.contains { $0 == "\u{1B}" || $0 == "\u{202E}" })
+    }
+
+    /// Each shown search names what answered it, in a column of its own before the server; a
+    /// request with no source (a load, an overtaken search) leaves it empty.
+    @Test func eachShownSearchNamesItsSource() async {
+        let requests = [
+            Self.trace(21, .search, answeredBy: Self.standby, source: .searchFunction),
+            Self.trace(22, .load, answeredBy: Self.fellBack),
+            Self.trace(23, .search, .droppedStale),
+            Self.trace(24, .count, source: .staleIndex),
+        ]
+        let lines = await Self.screen(columns: 100, rows: 12, requests: requests)
+        let text = lines.joined(separator: "\n")
+        let row = { (number: Int) in lines.first { $0.contains("#\(number) ") } ?? "" }
+        #expect(text.contains("request, kind, store time, fate, source, server"), "\(text)")
+        #expect(row(21).contains("published") && row(21).contains("search-function  standby db2:5433"), "\(text)")
+        #expect(row(24).contains("stale-index"), "\(text)")
+        for number in [22, 23] {
+            #expect(!SearchAnswerSource.allCases.contains { row(number).contains($0.description) }, "\(text)")
+        }
+        // The source column lines up: it begins at the same place on every row that has one.
+        let starts = [(21, "search-function"), (24, "stale-index")].map { number, name in
+            row(number).range(of: name).map { row(number).distance(from: row(number).startIndex, to: $0.lowerBound) }
+        }
+        #expect(starts[0] != nil && starts[0] == starts[1], "\(text)")
+    }
+
+    /// The app's own searches over the in-memory store say so: F4 names the memory store as
+    /// what answered the first results.
+    @Test func theAppsSearchesNameTheirSourceInThePanel() async {
+        let harness = AppHarness(columns: 80, rows: 12)
+        await harness.start()
+        await harness.press(.function(4))
+        let text = harness.lines.joined(separator: "\n")
+        #expect(text.contains("request, kind, store time, fate, source"), "\(text)")
+        #expect(
+            harness.lines.contains { $0.contains("search") && $0.contains("published") && $0.contains("memory") },
+            "\(text)")
     }
 
     /// A store with one server names none: the panel has no server column, and F4 opens and

@@ -81,9 +81,9 @@ extension CalibreInPlaceTests {
         let (report, stored) = try await remote.searchIndexReport()
         #expect(report.origin == .built && stored)
         for query in Self.queries {
-            let answer = try await remote.answer(SearchQuery(text: query, limit: 100))
-            #expect(answer.page.records.map(\.id) == naive(query, over: books), "\(query)")
-            if !query.isEmpty { #expect(answer.strategy == .index, "\(query)") }
+            let page = try await remote.search(SearchQuery(text: query, limit: 100))
+            #expect(page.records.map(\.id) == naive(query, over: books), "\(query)")
+            if !query.isEmpty { #expect(page.source == .index, "\(query)") }
         }
         // The next session loads the stored index, and answers the same.
         let next = try store.remote()
@@ -136,7 +136,7 @@ extension CalibreInPlaceTests {
         #expect(!all.records.map(\.id).contains(5))
 
         // Caught up in place, not rebuilt: the index still answers.
-        #expect(try await remote.answer(SearchQuery(text: "pratchett")).strategy == .index)
+        #expect(try await remote.search(SearchQuery(text: "pratchett")).source == .index)
 
         // A session opened now loads the stored index and catches up to the same answers.
         let next = try store.remote()

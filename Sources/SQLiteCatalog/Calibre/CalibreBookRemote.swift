@@ -282,13 +282,9 @@ public actor CalibreBookRemote: SearchableBookRemote, ChangeDetectingRemote, Acc
     // MARK: SearchableBookRemote
 
     /// Answered by the search engine: from its index once it is loaded or built, and from the
-    /// library's books meanwhile (the same answer more slowly).
+    /// library's books meanwhile (the same answer more slowly). The page says which way
+    /// answered (`SearchPage.source`), as for Bookshelf's own catalog.
     public func search(_ query: SearchQuery) async throws -> SearchPage {
-        try await answerSearch(query).page
-    }
-
-    /// The page `search` gives, and what answered it: for benchmarks and tests.
-    public func answer(_ query: SearchQuery) async throws -> SearchAnswer {
         try await answerSearch(query)
     }
 

@@ -8,12 +8,8 @@ import SearchEngine
 extension SQLiteBookRemote {
     /// Answers from the search index when it is ready, and otherwise from the books table
     /// (`BooksTableSearch`, the same answer more slowly), so a search never waits for a build.
+    /// The page says which way answered (`SearchPage.source`).
     public func search(_ query: SearchQuery) async throws -> SearchPage {
-        try await answerSearch(query).page
-    }
-
-    /// The page `search` gives, and which way answered it (`SearchStrategy`): for benchmarks and tests.
-    public func answer(_ query: SearchQuery) async throws -> SearchAnswer {
         try await answerSearch(query)
     }
 

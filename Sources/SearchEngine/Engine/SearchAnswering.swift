@@ -16,16 +16,17 @@ import BookCatalog
 // 5. Damage: an index that names a book the source lacks is distrusted and rebuilt, and the
 //    search is answered from the books; a source found damaged fails every search from then on.
 //
-// What answered is a case of the same list: the answer carries it (`SearchAnswer.strategy`).
+// What answered is a case of the same list: the page says it (`SearchPage.source`, through
+// `SearchStrategy.answerSource`), and F4 and `--trace` show it.
 // What each way answers, and when it declines, is `SearchStrategies.swift`.
 
 /// The ways of answering a search, in the order they are tried (`allCases`), and what answered
 /// one. Each way the engine asks (`asked`) says why it sits where it does and when it declines;
 /// the other cases say what one of them answered from (the index asked over a stale stored
-/// index, the books asked over an earlier scan or their copy). `public` so that the benchmark and
-/// tests say what answered; the benchmark can leave a way out (`keys --without STRATEGY`, by the
-/// case's name) to measure what it buys.
-public enum SearchStrategy: String, CaseIterable, Sendable, CustomStringConvertible {
+/// index, the books asked over an earlier scan or their copy); the page says which
+/// (`answerSource`). `public` so that the benchmark can leave a way out (`keys --without
+/// STRATEGY`, by the case's name) to measure what it buys.
+public enum SearchStrategy: String, CaseIterable, Sendable {
     /// The empty query (the first results) while no index is current: the books in title order,
     /// cheap at any size. First, because mapping a stored index and catching it up could take
     /// seconds (a stale one bridging a rebuild, at ten million books): the first results come at
@@ -76,18 +77,19 @@ public enum SearchStrategy: String, CaseIterable, Sendable, CustomStringConverti
         .firstResults, .index, .leadingMatches, .titleOrder, .orderedMatches, .booksTable,
     ]
 
-    /// What answered, in words, for the benchmark's reports.
-    public var description: String {
+    /// What answered, as the answer says it (`SearchPage.source`, shown by F4 and `--trace`): the
+    /// one place the engine's ways are named to the layers above, which do not import the engine.
+    package var answerSource: SearchAnswerSource {
         switch self {
-        case .firstResults: "the books in title order, the first results"
-        case .index: "the search index"
-        case .staleIndex: "the stale stored index with the changes on top, while the index is rebuilt"
-        case .leadingMatches: "an earlier scan's first matches, the page before its count"
-        case .titleOrder: "the title index, the page before its count"
-        case .orderedMatches: "an earlier scan's matches in result order, the page before its count"
-        case .earlierScan: "an earlier scan's matching rows, narrowed"
-        case .booksCopy: "the copy of the books table"
-        case .booksTable: "the books table"
+        case .firstResults: .firstResults
+        case .index: .index
+        case .staleIndex: .staleIndex
+        case .leadingMatches: .leadingMatches
+        case .titleOrder: .titleOrder
+        case .orderedMatches: .orderedMatches
+        case .earlierScan: .earlierScan
+        case .booksCopy: .booksCopy
+        case .booksTable: .booksTable
         }
     }
 
@@ -99,21 +101,9 @@ public enum SearchStrategy: String, CaseIterable, Sendable, CustomStringConverti
     package var isIndex: Bool { self == .index || self == .staleIndex }
 }
 
-/// A search's page and what answered it (`SQLiteBookRemote.answer(_:)`): for benchmarks and tests
-/// (the app calls `search(_:)`, which gives the page alone).
-public struct SearchAnswer: Sendable {
-    public let page: SearchPage
-    public let strategy: SearchStrategy
-
-    package init(page: SearchPage, strategy: SearchStrategy) {
-        self.page = page
-        self.strategy = strategy
-    }
-}
-
 extension SearchEngineHost {
-    /// The page `search` gives, and which way answered it.
-    package func answerSearch(_ query: SearchQuery) async throws -> SearchAnswer {
+    /// The page `search` gives, saying which way answered it (`SearchPage.source`).
+    package func answerSearch(_ query: SearchQuery) async throws -> SearchPage {
         let terms = SearchTerms(query.text)
         var plan = SearchPlan(skipping: searchEngine.skippedStrategies)
         if !terms.isEmpty {
@@ -144,16 +134,16 @@ extension SearchEngineHost {
                 // The last way, the books, always answers.
                 let found = try firstAnswer(of: plan.takeTheRest(), terms, query, index: index, at: sequence)!
                 do {
-                    return SearchAnswer(page: try page(found, terms, query), strategy: found.strategy)
+                    return try page(found, terms, query)
                 } catch is SearchIndexDamage {
                     // In one read every id the index names is a book: this index was crafted or
                     // damaged where no checksum looks. Never trust it again.
                     distrustIndex()
                     let found = try withoutIndex(terms, query)
-                    return SearchAnswer(
-                        page: try pageRows(
-                            ids: found.ids, total: found.total, query: query, whileIndexing: !terms.isEmpty),
-                        strategy: found.strategy)
+                    return try pageRows(
+                        ids: found.ids, total: found.total, query: query, whileIndexing: !terms.isEmpty
+                    )
+                    .answered(by: found.strategy.answerSource)
                 }
             }
         }

@@ -57,6 +57,7 @@ extension SearchEngineHost {
             try searchEngine.source.inOneRead {
                 let found = try withoutIndex(SearchTerms(query.text), query)
                 return try pageRows(ids: found.ids, total: found.total, query: query)
+                    .answered(by: found.strategy.answerSource)
             }
         }
     }
@@ -76,7 +77,7 @@ extension SearchEngineHost {
     /// from this actor. Nil when they all decline, when there are none (they were asked
     /// already), or when the query wants its count now.
     package func pageBeforeItsCount(_ strategies: [SearchStrategy], _ terms: SearchTerms, _ query: SearchQuery) throws
-        -> SearchAnswer?
+        -> SearchPage?
     {
         guard query.countLater, !strategies.isEmpty else { return nil }
         return try mappingSourceFailures {
@@ -84,17 +85,20 @@ extension SearchEngineHost {
                 guard let found = try firstAnswer(of: strategies, terms, query, index: nil, at: latestChange()) else {
                     return nil
                 }
-                return SearchAnswer(page: try page(found, terms, query), strategy: found.strategy)
+                return try page(found, terms, query)
             }
         }
     }
 
     /// The page of a way's answer: a search index's ids must all be books, a word query
-    /// answered without one says so, and a page alone says its count follows.
+    /// answered without one says so, a page alone says its count follows, and the page says
+    /// what answered it.
     package func page(_ found: StrategyAnswer, _ terms: SearchTerms, _ query: SearchQuery) throws -> SearchPage {
         try pageRows(
             ids: found.ids, total: found.total, query: query, namedByIndex: found.strategy.isIndex,
-            whileIndexing: !found.strategy.isIndex && !terms.isEmpty, countFollows: found.strategy.countFollows)
+            whileIndexing: !found.strategy.isIndex && !terms.isEmpty, countFollows: found.strategy.countFollows
+        )
+        .answered(by: found.strategy.answerSource)
     }
 
     /// The first answer of `strategies`, asked in order in the caller's read transaction, as of

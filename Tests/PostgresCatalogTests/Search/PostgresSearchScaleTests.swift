@@ -25,6 +25,24 @@ struct PostgresSearchScaleTests {
             + (0..<rare).map { NewBook(title: "Rare \($0)", author: "Anon") }
     }
 
+    @Test("every page names the database's search function as what answered it, or that it was not asked")
+    func everyPageNamesItsSource() async throws {
+        let catalog = try await PostgresTestCatalog.make()
+        let editor = try await catalog.addAccount("editor", role: .editor, scope: "main")
+        try await catalog.setup.importBooks(Array(Self.books().suffix(Self.rare)), scope: "main")
+        let remote = try await catalog.remote(for: editor)
+        // Matches, none, every book, and a page after a cursor: the database answers each.
+        let first = try await remote.search(SearchQuery(text: "rare", limit: 10))
+        #expect(first.source == .searchFunction)
+        let second = try await remote.search(SearchQuery(text: "rare", limit: 10, offset: 10, after: first.next))
+        #expect(second.source == .searchFunction)
+        for text in ["zzz", ""] {
+            #expect(try await remote.search(SearchQuery(text: text)).source == .searchFunction, "\(text)")
+        }
+        // Nothing can match a query without searchable words: the database is not asked.
+        #expect(try await remote.search(SearchQuery(text: "?!")).source == .noSearchableWords)
+    }
+
     @Test("totals are exact below the limit, flagged past it, and the same kind on SQLite")
     func totals() async throws {
         let catalog = try await PostgresTestCatalog.make()

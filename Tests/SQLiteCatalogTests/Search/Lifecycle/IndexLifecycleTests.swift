@@ -239,9 +239,9 @@ import Testing
         defer { build.signal() }
         let remote = try SQLiteCatalog.open(path: path, create: false, beforeIndexBuild: { build.wait() })
             .remote(account: "reader")
-        let first = try await remote.answer(SearchQuery(text: "a", limit: 10))
+        let first = try await remote.search(SearchQuery(text: "a", limit: 10))
         let expected = matches(of: terms, in: books)
-        #expect(first.page.records == Array(expected.prefix(10)) && first.strategy == .booksTable)
+        #expect(first.records == Array(expected.prefix(10)) && first.source == .booksTable)
         #expect(await Self.observed(remote).stage == .distrusted)
         try await expectExact(remote, books, byIndex: false)
         build.signal()
@@ -358,12 +358,13 @@ import Testing
         for text in sampleQueries where !text.isEmpty {
             let terms = SearchTerms(text)
             let expected = matches(of: terms, in: books)
-            let answer = try await remote.answer(SearchQuery(text: text, limit: 10))
+            let page = try await remote.search(SearchQuery(text: text, limit: 10))
             #expect(
-                answer.page.records == Array(expected.prefix(10)) && answer.page.total == expected.count, "\(text)",
+                page.records == Array(expected.prefix(10)) && page.total == expected.count, "\(text)",
                 sourceLocation: sourceLocation)
+            let fromAnIndex = page.source == .index || page.source == .staleIndex
             #expect(
-                byIndex ? answer.strategy == .index : !answer.strategy.isIndex, "\(text): \(answer.strategy)",
+                byIndex ? page.source == .index : !fromAnIndex, "\(text): \(String(describing: page.source))",
                 sourceLocation: sourceLocation)
         }
     }
