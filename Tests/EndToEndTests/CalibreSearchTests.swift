@@ -170,7 +170,7 @@ extension CalibreInPlaceTests {
         )
         #expect(try await ids(remote, "quokka") == [7])
         #expect(try await ids(remote, "meditations") == [7])
-        #expect(try await remote.answer(SearchQuery(text: "quokka")).strategy == .index)
+        #expect(try await remote.search(SearchQuery(text: "quokka")).source == .index)
         let books = try await everyBook(remote, upTo: 8)
         #expect(books.first { $0.id == 7 }?.title == "Quokka Meditations")
         for query in Self.queries {

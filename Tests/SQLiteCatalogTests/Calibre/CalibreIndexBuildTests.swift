@@ -93,19 +93,19 @@ import Testing
         #expect(books.map(\.id) == [2, 3, 4, 6, 7, 8, 9])
         #expect(books.first?.title == "Zebra Omnibus")
         for query in Self.queries {
-            let answer = try await remote.answer(SearchQuery(text: query, limit: 100))
-            #expect(answer.page.records.map(\.id) == naive(query, over: books), "\(query)")
-            #expect(answer.page.total == naive(query, over: books).count, "\(query)")
+            let page = try await remote.search(SearchQuery(text: query, limit: 100))
+            #expect(page.records.map(\.id) == naive(query, over: books), "\(query)")
+            #expect(page.total == naive(query, over: books).count, "\(query)")
             // The empty query, its index behind calibre's writes, may come from the title order.
-            #expect(query.isEmpty || answer.strategy == .index, "\(query)")
+            #expect(query.isEmpty || page.source == .index, "\(query)")
         }
         // The next session loads the stored index and catches up to the same answers.
         let next = try store.remote(lockName: lockName)
         #expect(try await next.searchIndexReport().report.origin == .loadedSnapshot)
         for query in Self.queries {
-            let answer = try await next.answer(SearchQuery(text: query, limit: 100))
-            #expect(answer.page.records.map(\.id) == naive(query, over: books), "\(query)")
-            #expect(query.isEmpty || answer.strategy == .index, "\(query)")
+            let page = try await next.search(SearchQuery(text: query, limit: 100))
+            #expect(page.records.map(\.id) == naive(query, over: books), "\(query)")
+            #expect(query.isEmpty || page.source == .index, "\(query)")
         }
     }
 }
