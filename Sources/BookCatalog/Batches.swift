@@ -22,10 +22,12 @@ public struct BatchStart: Sendable, Equatable {
 /// One revision a batch made: the book as the revision the batch's save replaced left it, and
 /// as the batch left it. Undo reverts `after` to `before`, field by field.
 public struct BatchRevision: Sendable, Equatable {
-    public let before: BookRecord
+    /// Nil when the history has no record of the revision the batch replaced: another program
+    /// changed the book outside Bookshelf. Undo cannot put that book back, and says so.
+    public let before: BookRecord?
     public let after: BookRecord
 
-    public init(before: BookRecord, after: BookRecord) {
+    public init(before: BookRecord?, after: BookRecord) {
         self.before = before
         self.after = after
     }

@@ -50,6 +50,9 @@ public enum BookFailure: Error, Equatable, Sendable {
     /// A field other than the title or author breaks its rule; `reason` says how, in words
     /// a user can act on.
     case invalidField(BookField, reason: String)
+    /// Undo cannot put the book back: its history has no record of it as it was before the
+    /// batch (another program changed it outside Bookshelf).
+    case unrecordedBeforeBatch
 }
 
 extension BookFailure: CustomStringConvertible {
@@ -64,6 +67,8 @@ extension BookFailure: CustomStringConvertible {
             "Someone else saved this book (you edited revision \(expected), it is now at \(actual))."
         case .invalidResponse: "The store gave a malformed answer; nothing was taken from it."
         case .revisionExhausted: "This book cannot take another revision."
+        case .unrecordedBeforeBatch:
+            "Not undone: the history has no record of this book as it was before the batch (another program changed it), so there is nothing to put back."
         case .notAllowed: "This account may not do that."
         case let .storeUnavailable(reason): "The catalog is unavailable: \(reason)"
         case let .storeRefused(reason): "The catalog refuses: \(reason)"

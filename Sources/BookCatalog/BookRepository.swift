@@ -297,10 +297,13 @@ public actor BookRepository {
     public func revisions(ofBatch batch: BatchID) async throws -> [BatchRevision] {
         let revisions = try await batchRecorder().revisions(ofBatch: batch)
         for revision in revisions {
-            let (before, after) = (revision.before, revision.after)
-            guard before.id == after.id, after.revision > before.revision, Self.isWellFormed(before),
-                Self.isWellFormed(after)
-            else { throw BookFailure.invalidResponse }
+            let after = revision.after
+            guard Self.isWellFormed(after) else { throw BookFailure.invalidResponse }
+            if let before = revision.before {
+                guard before.id == after.id, after.revision > before.revision, Self.isWellFormed(before) else {
+                    throw BookFailure.invalidResponse
+                }
+            }
             remember(after)
         }
         return revisions

@@ -147,21 +147,22 @@ public struct BulkEdit: Sendable {
                 span[id] = revision
                 continue
             }
-            span[id] = BatchRevision(
-                before: known.before.revision < revision.before.revision ? known.before : revision.before,
-                after: known.after.revision > revision.after.revision ? known.after : revision.after)
+            let earlier = known.after.revision < revision.after.revision ? known : revision
+            let later = earlier == known ? revision : known
+            span[id] = BatchRevision(before: earlier.before, after: later.after)
         }
         let ids = span.keys.sorted()
         try Self.checkBatchSize(ids)
         let repository = self.repository
         return try await run(ids, start: BatchStart(undoes: batch), stop: stop, progress: progress) { id in
             let made = span[id]!
+            guard let before = made.before else { return .settled(.failed(.unrecordedBeforeBatch)) }
             let current: BookRecord
             do { current = try await repository.book(id: id, policy: .refresh) } catch {
                 return .settled(.failed(Self.failure(error)))
             }
             // Theirs is the book now, mine the book before the batch, over what the batch made.
-            let revert = RecordMerge(base: made.after, theirs: current, mine: made.before)
+            let revert = RecordMerge(base: made.after, theirs: current, mine: before)
             guard revert.conflicts.isEmpty else {
                 return .settled(.conflict(fields: revert.conflicts, theirs: current))
             }

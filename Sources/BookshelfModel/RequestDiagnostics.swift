@@ -21,6 +21,7 @@ public enum FailureKind: String, Sendable, Hashable {
         case .invalidResponse: self = .invalidResponse
         case .unsupported: self = .unsupported
         case .revisionExhausted: self = .revisionExhausted
+        case .unrecordedBeforeBatch: self = .other
         }
     }
 }

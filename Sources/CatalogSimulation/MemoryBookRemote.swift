@@ -240,9 +240,11 @@ public actor MemoryBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
             guard state.batches[batch.number]?.scope == scope else { throw .missing }
             return state.history.keys.sorted().flatMap { id -> [BatchRevision] in
                 guard state.books[id]?.scope == scope, let revisions = state.history[id] else { return [] }
-                return revisions.indices.dropFirst().compactMap { index in
-                    revisions[index].batch == batch
-                        ? BatchRevision(before: revisions[index - 1].record, after: revisions[index].record) : nil
+                return revisions.filter { $0.batch == batch }.map { made in
+                    // As the stores pair them: the revision just before, if the history has it.
+                    BatchRevision(
+                        before: revisions.first { $0.record.revision == made.record.revision - 1 }?.record,
+                        after: made.record)
                 }
             }
         }

@@ -400,9 +400,11 @@ public actor SteppedRemote: SearchableBookRemote, ChangeDetectingRemote, Reauthe
     public func revisions(ofBatch batch: BatchID) -> [BatchRevision] {
         store.revisions.keys.sorted().flatMap { id -> [BatchRevision] in
             let revisions = store.revisions[id]!
-            return revisions.indices.dropFirst().compactMap { index in
-                revisions[index].batch == batch
-                    ? BatchRevision(before: revisions[index - 1].record, after: revisions[index].record) : nil
+            return revisions.filter { $0.batch == batch }.map { made in
+                // As the stores pair them: the revision just before, if the history has it.
+                BatchRevision(
+                    before: revisions.first { $0.record.revision == made.record.revision - 1 }?.record,
+                    after: made.record)
             }
         }
     }

@@ -274,8 +274,9 @@ public actor PostgresRemote: SearchableBookRemote, ChangeDetectingRemote, SaveOu
                 let width = PostgresStatements.recordWidth
                 return try rows.rows.map { row in
                     guard row.count == 2 * width else { throw BookFailure.invalidResponse }
+                    // The revision before is NULL where the history has none (LEFT JOIN).
                     return BatchRevision(
-                        before: try PostgresRemote.record(Array(row[width...])),
+                        before: row[width] == nil ? nil : try PostgresRemote.record(Array(row[width...])),
                         after: try PostgresRemote.record(Array(row[..<width])))
                 }
             }

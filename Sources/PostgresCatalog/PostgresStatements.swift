@@ -90,13 +90,13 @@ enum PostgresStatements {
     /// The batch $1, if this account may see it (its scope).
     static let batchVisible = "SELECT 1 FROM bookshelf.batches WHERE id = $1::bigint"
 
-    /// The revisions batch $1 made, each with the revision before it, of the books this
-    /// account sees (row-level security on the revisions).
+    /// The revisions batch $1 made, each with the revision before it (NULLs where the history
+    /// has none), of the books this account sees (row-level security on the revisions).
     static let batchRevisions = """
         SELECT \(recordColumns("r.", id: "book_id")), \(recordColumns("p.", id: "book_id"))
         FROM bookshelf.saves AS s
         JOIN bookshelf.book_revisions AS r ON r.book_id = s.book_id AND r.revision = s.revision
-        JOIN bookshelf.book_revisions AS p ON p.book_id = s.book_id AND p.revision = s.revision - 1
+        LEFT JOIN bookshelf.book_revisions AS p ON p.book_id = s.book_id AND p.revision = s.revision - 1
         WHERE s.batch = $1::bigint
         ORDER BY s.book_id, s.revision
         """

@@ -86,8 +86,9 @@ enum RevisionLog {
         } ?? nil
     }
 
-    /// The revisions `batch` made of the books of `scope`, each with the revision before it;
-    /// nil when the batch is not of `scope`.
+    /// The revisions `batch` made of the books of `scope`, each with the revision before it
+    /// (nil where the history has none: a change another program made); nil when the batch is
+    /// not of `scope`.
     static func revisions(ofBatch batch: BatchID, scope: String, on connection: Connection) throws
         -> [BatchRevision]?
     {
@@ -108,14 +109,16 @@ enum RevisionLog {
                 """
                 SELECT \(columns("made")), \(columns("before"))
                 FROM book_revisions AS made
-                JOIN book_revisions AS before ON before.book_id = made.book_id AND before.revision = made.revision - 1
+                LEFT JOIN book_revisions AS before ON before.book_id = made.book_id AND before.revision = made.revision - 1
                 JOIN books ON books.id = made.book_id AND books.scope = ?2
                 WHERE made.batch = ?1
                 ORDER BY made.book_id, made.revision
                 """,
                 [.int(batch.number), .text(scope)]
             ) { row in
-                BatchRevision(before: BookRow.record(row, from: BookRow.count), after: BookRow.record(row))
+                BatchRevision(
+                    before: row.isNull(BookRow.count) ? nil : BookRow.record(row, from: BookRow.count),
+                    after: BookRow.record(row))
             }
         }
     }

@@ -110,4 +110,25 @@ import Testing
         #expect(undo.outcomes.map(\.id) == [1, 2, 3])
         for id in 1...3 { #expect(try await fixture.current(id).details.series == "") }
     }
+
+    @Test func undoNamesABookWhoseRevisionBeforeTheBatchIsNotInTheHistory() async throws {
+        let fixture = try await Fixture(count: 3)
+        // Another program moved book 2 on to revision 2 straight in the file: no history row.
+        try withRawConnection(fixture.directory.path("bulk.sqlite")) {
+            try execute($0, "UPDATE books SET revision = 2 WHERE id = 2")
+        }
+        let edit = try fixture.edit()
+        let books = [fixture.books[0], try await fixture.current(2), fixture.books[2]]
+        let batch = try #require(
+            try await edit.apply(try BulkChange([.set(.publisher("Penguin"))]), to: books).batch)
+
+        let undo = try await edit.undo(batch)
+
+        #expect(undo.outcomes.map(\.id) == [1, 2, 3])
+        #expect(undo.outcomes.map(\.outcome.name) == ["saved", "failed", "saved"])
+        #expect(undo.outcomes[1].outcome == .failed(.unrecordedBeforeBatch))
+        #expect(try await fixture.current(1).details.publisher == "")
+        #expect(try await fixture.current(2).details.publisher == "Penguin")
+        #expect(try await fixture.current(3).details.publisher == "")
+    }
 }
