@@ -63,11 +63,13 @@ public final class BookshelfApp {
         lastFreshnessCheck = now()
     }
 
-    /// Something is in flight that the user sees waiting for (drives the spinner's speed).
+    /// Something is in flight that the user sees waiting for: it drives the spinner's speed and
+    /// the terminal's tick. A running batch counts: its meter moves with each book without a model
+    /// change, so only the busy tick repaints its progress bar as it advances.
     public var isBusy: Bool {
         let state = model.state
         return state.search.isBusy || state.search.isLoadingMore || state.editor?.activity != nil
-            || state.connection.connectingTo != nil
+            || state.connection.connectingTo != nil || state.bulk.batch?.isRunning == true
     }
 
     public var layout: ScreenLayout {
