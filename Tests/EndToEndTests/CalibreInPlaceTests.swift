@@ -19,6 +19,32 @@ enum CalibreTools {
     }
 }
 
+/// This machine's turn at calibre's programs, across test processes: calibre's single-instance
+/// lock is per user, so a `calibre-server` or `calibredb` of another test run (a second
+/// checkout's `swift test`, say) makes calibredb refuse and Bookshelf open read-only. `.serialized`
+/// orders the tests of one process; this orders the processes. Held from a test's start to its
+/// end (the suite value's life); the kernel lets it go if the process dies.
+final class CalibreTurn: Sendable {
+    private let descriptor: Int32
+
+    init() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "bookshelf-tests-calibre-\(geteuid()).lock"
+        ).path
+        descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw ChildProcessFailure("cannot open \(path): errno \(errno)") }
+        // Blocks only while another process's calibre test runs.
+        while flock(descriptor, LOCK_EX) != 0 {
+            guard errno == EINTR else {
+                close(descriptor)
+                throw ChildProcessFailure("cannot lock \(path): errno \(errno)")
+            }
+        }
+    }
+
+    deinit { close(descriptor) }
+}
+
 /// A library worked on in place, checked by calibre itself: what `bookshelf edit` writes is what
 /// `calibredb list` and `show_metadata` show, `calibredb check_library` finds nothing, a change
 /// made by calibredb since a read is a conflict, and while a real `calibre-server` holds calibre's
@@ -29,10 +55,12 @@ struct CalibreInPlaceTests {
     static let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Fixtures/calibre-library")
 
+    let turn: CalibreTurn
     let sandbox: BookshelfProcess
     let library: String
 
     init() throws {
+        turn = try CalibreTurn()
         sandbox = try BookshelfProcess()
         library = sandbox.path("Calibre Library")
         try FileManager.default.copyItem(atPath: Self.fixture.path, toPath: library)
