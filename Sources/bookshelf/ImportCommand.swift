@@ -125,6 +125,12 @@ enum ImportCommand {
             On PostgreSQL, import as the database owner (the role that ran 'bookshelf setup');
             accounts cannot add books.
 
+            Into a Calibre library (--db naming its folder) the books are written as calibre
+            writes them, in one transaction of metadata.db under calibre's lock (refused while
+            calibre runs), and re-imported as above; what each import remembers is kept in
+            $XDG_STATE_HOME/bookshelf/calibre/, never in metadata.db. No --scope (a library has
+            one), --restore or --remove-missing (books are deleted in calibre).
+
             \(CatalogTarget.explanation)
             """,
         run: run)
@@ -148,8 +154,8 @@ enum ImportCommand {
         let arguments = context.arguments
         let console = context.console
         let file = arguments.positionals[0]
-        let scope = arguments.value(CatalogOptions.scope) ?? "main"
-        guard !scope.isEmpty, !BookValidation.hasControlCharacters(scope) else {
+        let requestedScope = arguments.value(CatalogOptions.scope) ?? "main"
+        guard !requestedScope.isEmpty, !BookValidation.hasControlCharacters(requestedScope) else {
             throw UsageError("--scope needs a name without control characters")
         }
         let target = try CatalogTarget.resolve(
@@ -157,6 +163,19 @@ enum ImportCommand {
         // Refused before the file is read: nothing of it would be used.
         let restoring = arguments.isSet(restore)
         if restoring, case .postgres = target { throw UsageError("--restore works on SQLite catalogs only") }
+        if restoring, case .calibre = target { throw UsageError("--restore works on SQLite catalogs only") }
+        // A library has one scope, its owner's; its books are deleted in calibre.
+        let scope: String
+        if case .calibre = target {
+            if arguments.value(CatalogOptions.scope) != nil {
+                throw UsageError("a Calibre library has one scope: no --scope")
+            }
+            if arguments.isSet(removeMissing) { throw UsageError(CalibreLibraryStore.removeMissingRefusal) }
+            scope = CalibreLibraryStore.scope
+        } else {
+            scope = requestedScope
+        }
+        let stateFolder = StateFolder.path(environment: context.environment)
 
         let source = try ImportSource(option: arguments.value(from))
         if restoring, !source.isBookshelfFile {
@@ -168,7 +187,8 @@ enum ImportCommand {
             guard let read = try readCalibre(file, console: console) else { return .nothingDone }
             return try await store(
                 read.sourced, summary: { read.summary }, isComplete: { true }, scope: scope, target: target,
-                restoring: restoring, plan: reimporting.plan(source: .calibre), console: console)
+                restoring: restoring, plan: reimporting.plan(source: .calibre), stateFolder: stateFolder,
+                console: console)
         }
         // Opened before the catalog is touched; read a chunk at a time while the store adds
         // the books in its one transaction, so the file never sits in memory.
@@ -204,7 +224,7 @@ enum ImportCommand {
             status = try await store(
                 started, summary: { tally.withLock { $0.summary } }, isComplete: { tally.withLock { $0.isComplete } },
                 scope: scope, target: target, restoring: restoring,
-                plan: reimporting.plan(source: started.origins), console: console)
+                plan: reimporting.plan(source: started.origins), stateFolder: stateFolder, console: console)
         } catch {
             reading?.finish()
             let state = tally.withLock { $0 }
@@ -223,19 +243,19 @@ enum ImportCommand {
     private static func store(
         _ sourced: some Sequence<SourcedBook> & Sendable, summary: () -> ImportSummary,
         isComplete: @escaping @Sendable () -> Bool, scope: String, target: CatalogTarget, restoring: Bool,
-        plan: ReimportPlan?, console: Console
+        plan: ReimportPlan?, stateFolder: String?, console: Console
     ) async throws -> ExitStatus {
+        // Into a library every import goes through the re-import's transaction: it is the one
+        // that writes books as calibre does and remembers them beside the library.
+        var plan = plan
+        if plan == nil, case .calibre = target { plan = ReimportPlan(source: nil) }
         if let plan {
             return try await reimport(
                 sourced, plan: plan, summary: summary, isComplete: isComplete, scope: scope, target: target,
-                console: console)
+                stateFolder: stateFolder, console: console)
         }
         let books = WithoutOrigins(base: sourced)
         guard case let .sqlite(path) = target else {
-            if case .calibre = target {
-                throw CommandFailure(
-                    "books are added to a Calibre library in calibre; Bookshelf edits the books it has")
-            }
             guard case let .postgres(connector) = target else { return .failure }
             let status = try await importIntoPostgres(
                 books, isComplete: isComplete, scope: scope, connector: connector, console: console)

@@ -14,7 +14,8 @@ import TerminalUI
 extension ImportCommand {
     static func reimport(
         _ books: some Sequence<SourcedBook> & Sendable, plan: ReimportPlan, summary: () -> ImportSummary,
-        isComplete: @escaping @Sendable () -> Bool, scope: String, target: CatalogTarget, console: Console
+        isComplete: @escaping @Sendable () -> Bool, scope: String, target: CatalogTarget, stateFolder: String?,
+        console: Console
     ) async throws -> ExitStatus {
         let report: ReimportReport
         switch target {
@@ -29,10 +30,14 @@ extension ImportCommand {
             }
             // A dry run leaves no catalog of its own behind either.
             if isNew, plan.dryRun { CatalogOpener.remove(newCatalogAt: path) }
-        case .calibre:
-            // Its provenance would live in $XDG_STATE_HOME/bookshelf/, never in metadata.db,
-            // behind the same ReimportTransaction; until imports into a library exist, none.
-            throw CommandFailure("books are added to a Calibre library in calibre; Bookshelf edits the books it has")
+        case let .calibre(path):
+            // Its provenance is kept in the state folder, never in metadata.db.
+            do {
+                let store = try CalibreLibraryStore.open(path: path)
+                report = try store.reimport(books, plan: plan, stateFolder: stateFolder, commitIf: isComplete)
+            } catch {
+                throw CommandFailure("nothing imported: " + TerminalText.sanitized(error.description))
+            }
         case let .postgres(connector):
             let setup = try await PostgresSignIn.administrator(connector)
             do {

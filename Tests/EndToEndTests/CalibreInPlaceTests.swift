@@ -1,4 +1,5 @@
 import BookshelfTestSupport
+import CSQLite
 import Foundation
 import SQLiteCatalog
 import TestTags
@@ -305,6 +306,119 @@ struct CalibreInPlaceTests {
         let edit = try sandbox.run(["edit", "1", "--db", library, "--title", "Now"])
         #expect(edit.status == 0, "\(edit.errors)")
         #expect(try book(1)["title"] as? String == "Now")
+    }
+
+    /// Every book of the library with the fields calibredb lists, by title.
+    private func booksByTitle() throws -> [String: [String: Any]] {
+        let listed = try calibredb([
+            "list", "--for-machine", "--fields",
+            "title,authors,tags,publisher,pubdate,identifiers,comments,series,series_index",
+        ])
+        #expect(listed.status == 0, "\(listed.output)")
+        let books = try #require(try JSONSerialization.jsonObject(with: Data(listed.output.utf8)) as? [[String: Any]])
+        return Dictionary(books.map { (($0["title"] as? String) ?? "", $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// The names of metadata.db's tables, indexes and triggers.
+    private func schemaNames() throws -> [String] {
+        let file = library + "/metadata.db"
+        var handle: OpaquePointer?
+        defer { sqlite3_close_v2(handle) }
+        #expect(sqlite3_open_v2(file, &handle, SQLITE_OPEN_READONLY, nil) == SQLITE_OK)
+        var statement: OpaquePointer?
+        #expect(
+            sqlite3_prepare_v2(handle, "SELECT type || ' ' || name FROM sqlite_master ORDER BY 1", -1, &statement, nil)
+                == SQLITE_OK)
+        defer { sqlite3_finalize(statement) }
+        var names: [String] = []
+        while sqlite3_step(statement) == SQLITE_ROW { names.append(String(cString: sqlite3_column_text(statement, 0))) }
+        return names
+    }
+
+    /// Issue 60 on a library in place: a Goodreads export imported, edited here, and imported
+    /// again changed updates by the three-way rule instead of adding the books twice; what the
+    /// imports remember is in the state folder, not in metadata.db; calibre's check finds nothing.
+    @Test func aSecondImportOfAGoodreadsExportUpdatesTheLibraryThreeWays() throws {
+        defer { sandbox.remove() }
+        let schema = try schemaNames()
+        let before = try booksByTitle()
+        let header = "Book Id,Title,Author,ISBN13,Publisher,Year Published,Bookshelves,Exclusive Shelf,Private Notes\n"
+        let first = sandbox.path("first.csv"), second = sandbox.path("second.csv")
+        try
+            (header
+            + "101,\"Dune (Dune, #1)\",Frank Herbert,\"=\"\"9780441172719\"\"\",Chilton,1965,sf,to-read,First.\n"
+            + "102,Emma,Jane Austen,,John Murray,1815,classic,read,\n"
+            + "103,The Gone Book,Some One,,,2001,,read,\n").write(toFile: first, atomically: true, encoding: .utf8)
+        // The source since: Dune's year (1964), series index (2), shelf and notes changed;
+        // Emma as it was; the gone book left out; Persuasion new.
+        try
+            (header
+            + "101,\"Dune (Dune, #2)\",Frank Herbert,\"=\"\"9780441172719\"\"\",Chilton,1964,sf,read,Second.\n"
+            + "102,Emma,Jane Austen,,John Murray,1815,classic,read,\n"
+            + "104,Persuasion,Jane Austen,,,1817,,to-read,\n").write(toFile: second, atomically: true, encoding: .utf8)
+
+        let added = try sandbox.run(["import", first, "--db", library])
+        #expect(added.status == 0, "\(added.errors)")
+        #expect(added.output == "Added 3 books to scope calibre.\n", "\(added.output)")
+        let imported = try booksByTitle()
+        #expect(imported.count == before.count + 3)
+        let dune = try #require(imported["Dune"]?["id"] as? Int)
+        let emma = try #require(imported["Emma"]?["id"] as? Int)
+        let gone = try #require(imported["The Gone Book"]?["id"] as? Int)
+
+        // Edited here: Dune's publisher (only here), year (here and, differently, in the source)
+        // and notes (here as the source will); Emma's title (only here).
+        let edit = try sandbox.run([
+            "edit", String(dune), "--db", library, "--publisher", "Ace", "--year", "1966", "--notes", "Second.",
+        ])
+        #expect(edit.status == 0, "\(edit.errors)")
+        #expect(try sandbox.run(["edit", String(emma), "--db", library, "--title", "Emma (annotated)"]).status == 0)
+
+        let again = try sandbox.run(["import", second, "--db", library])
+        #expect(again.status == 0, "\(again.errors)")
+        #expect(
+            again.output
+                == "Imported into scope calibre: added 1, updated 1 (2 fields), unchanged 1, conflicts 1, gone from the source 1.\n",
+            "\(again.output)")
+        #expect(
+            again.errors.contains("conflict: book \(dune) \"Dune\": Year changed here and in the source; kept yours"),
+            "\(again.errors)")
+        #expect(again.errors.contains("gone from the source: book \(gone) \"The Gone Book\" (kept)"), "\(again.errors)")
+
+        let books = try booksByTitle()
+        #expect(books.count == before.count + 4, "nothing added twice: \(books.keys.sorted())")
+        let duneNow = try #require(books["Dune"])
+        #expect(duneNow["id"] as? Int == dune)
+        #expect(duneNow["authors"] as? String == "Frank Herbert")
+        #expect((duneNow["identifiers"] as? [String: String])?["isbn"] == "9780441172719")
+        #expect(duneNow["publisher"] as? String == "Ace", "only here: yours")
+        #expect((duneNow["pubdate"] as? String)?.hasPrefix("1966-") == true, "both, differently: yours \(duneNow)")
+        #expect(duneNow["series"] as? String == "Dune")
+        #expect(duneNow["series_index"] as? Double == 2, "only in the source: theirs")
+        #expect(Set((duneNow["tags"] as? [String]) ?? []) == ["sf", "read"], "only in the source: theirs")
+        #expect(duneNow["comments"] as? String == "<p>Second.</p>", "both, the same: that value")
+        let emmaNow = try #require(books["Emma (annotated)"])
+        #expect(emmaNow["id"] as? Int == emma)
+        #expect(emmaNow["publisher"] as? String == "John Murray")
+        #expect(Set((emmaNow["tags"] as? [String]) ?? []) == ["classic", "read"])
+        #expect(books["The Gone Book"]?["id"] as? Int == gone, "kept without --remove-missing")
+        let persuasion = try #require(books["Persuasion"])
+        #expect(persuasion["authors"] as? String == "Jane Austen")
+        #expect((persuasion["pubdate"] as? String)?.hasPrefix("1817-") == true)
+        #expect(Set((persuasion["tags"] as? [String]) ?? []) == ["to-read"])
+
+        // What the imports remember is Bookshelf's file beside its saves, not a table of calibre's.
+        #expect(try schemaNames() == schema)
+        let kept = try FileManager.default.contentsOfDirectory(
+            atPath: sandbox.path("home/.local/state/bookshelf/calibre"))
+        #expect(kept.count == 1 && kept[0].hasSuffix(".sqlite"), "\(kept)")
+        let removing = try sandbox.run(["import", second, "--remove-missing", "--db", library])
+        #expect(removing.status == 2, "\(removing.errors)")
+        #expect(try booksByTitle().count == before.count + 4)
+
+        let check = try calibredb(["check_library", "--csv"])
+        #expect(check.status == 0)
+        #expect(check.output.split(separator: "\n").filter { !$0.hasPrefix("Vacuuming") }.isEmpty, "\(check.output)")
     }
 
     @Test func theAppOpensReadOnlyWhileCalibreRunsAndASaveThenKeepsTheDraft() throws {

@@ -22,6 +22,9 @@ public struct CalibreLibraryStore: Sendable {
     /// The one account: the user who owns the library.
     public let account: Account
 
+    /// The scope of the library's one account.
+    public static let scope = "calibre"
+
     /// What the app and a command say while calibre holds its lock.
     public static let calibreIsRunning = "calibre is running; this library is read-only here until it closes"
 
@@ -61,7 +64,7 @@ public struct CalibreLibraryStore: Sendable {
         let folder = (CalibreLibraryFile.resolved(file) as NSString).deletingLastPathComponent
         return CalibreLibraryStore(
             file: file, folder: folder, libraryID: libraryID, permanentlyReadOnly: reason,
-            account: Account(name: ownerName, role: reason == nil ? .editor : .reader, scope: "calibre"),
+            account: Account(name: ownerName, role: reason == nil ? .editor : .reader, scope: scope),
             indexPlace: CalibreIndexPlace(libraryID: libraryID, libraryFile: file, environment: environment))
     }
 

@@ -26,6 +26,14 @@ final class CalibreSaveLog {
     /// The log of the library `libraryID` in `stateFolder` (made if missing). Nil when the
     /// library's uuid cannot name a file (not a uuid's hex digits and hyphens).
     static func open(stateFolder: String, libraryID: String) throws -> CalibreSaveLog? {
+        guard let file = try stateFile(stateFolder: stateFolder, libraryID: libraryID) else { return nil }
+        return try CalibreSaveLog(file: file)
+    }
+
+    /// The library's file of Bookshelf's in `stateFolder`, made (0600, its folders 0700) if
+    /// missing: its saves and batches are kept there, and what its imports remember
+    /// (`CalibreImportProvenance`). Nil when the library's uuid cannot name a file.
+    static func stateFile(stateFolder: String, libraryID: String) throws -> String? {
         guard !libraryID.isEmpty, libraryID.utf8.count <= maximumIDLength,
             libraryID.unicodeScalars.allSatisfy({ $0.properties.isASCIIHexDigit || $0 == "-" })
         else { return nil }
@@ -36,7 +44,7 @@ final class CalibreSaveLog {
         let made = Glibc.open(file, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard made >= 0 else { throw failure("cannot create", file) }
         close(made)
-        return try CalibreSaveLog(file: file)
+        return file
     }
 
     private init(file: String) throws {
