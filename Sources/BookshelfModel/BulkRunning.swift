@@ -17,6 +17,9 @@ final class BatchMeter: Sendable {
     var reading: (done: Int, counts: OutcomeCounts) { tally.withLock { $0 } }
 }
 
+/// The saves of a batch, as the runner calls them: an effect's body.
+typealias BatchSaves = @Sendable () async throws -> BatchReport
+
 /// A batch this session started: running, then its report.
 struct BulkBatch {
     let stop = BatchStop()
@@ -161,19 +164,45 @@ extension BookshelfModel {
         bulkPart.markNote = nil
         let (stop, meter) = (batch.stop, batch.meter)
         let allOrNothing = batch.allOrNothing
+        return launch(batch) {
+            let edit = BulkEdit(repository: repository)
+            if allOrNothing { return try await edit.applyAllOrNothing(change, to: books) }
+            return try await edit.apply(change, to: books, stop: stop) { meter.record($0) }
+        }
+    }
+
+    /// Undoes the batch this session ran last (the list's): each book it saved reverted as a
+    /// new revision, in a batch of its own, with the same outcomes, progress and list; it
+    /// belongs to this session as the batch did. Returns the request number, or nil while the
+    /// batch runs or when it saved nothing.
+    @discardableResult
+    public func undoLastBatch() -> Int? {
+        guard let repository, let last = bulkPart.batch, !last.isRunning, let undone = last.report?.batch else {
+            return nil
+        }
+        var batch = BulkBatch(
+            total: last.outcomes.filter(\.outcome.madeRevision).count, allOrNothing: false,
+            change: "Undo of batch \(undone)", titles: last.titles, plans: [:], unreadable: [])
+        // The list stays as it was: open, it shows the undo's progress, then its outcomes.
+        batch.isListOpen = last.isListOpen
+        bulkPart.batch = batch
+        let (stop, meter) = (batch.stop, batch.meter)
+        return launch(batch) {
+            try await BulkEdit(repository: repository).undo(undone, stop: stop) { meter.record($0) }
+        }
+    }
+
+    /// Runs `batch`'s saves through the runner: its report or its error lands in the batch (of
+    /// this session only, as every answer), and the search is asked again, since the books
+    /// saved may have left or joined it.
+    private func launch(_ batch: BulkBatch, _ saves: @escaping BatchSaves) -> Int {
         defer { changed() }
         return launch(
             .bulkRun,
             Effect(
-                .bulkEdit,
-                {
-                    let edit = BulkEdit(repository: repository)
-                    if allOrNothing { return try await edit.applyAllOrNothing(change, to: books) }
-                    return try await edit.apply(change, to: books, stop: stop) { meter.record($0) }
-                },
+                .bulkEdit, saves,
                 publish: { [self] report, _ in
                     bulkPart.batch?.report = report
-                    // The books saved may have left or joined the search.
                     _ = startSearch(.refresh)
                     return nil
                 },

@@ -258,6 +258,14 @@ extension BookshelfApp {
             model.moveBatchSelection(by: delta)
         case .openBatchOutcome:
             return .took(request: model.openBatchOutcome())
+        case .undoBatch:
+            let request = model.undoLastBatch()
+            if request == nil {
+                ui.notice = Notice(
+                    state.bulk.batch?.isRunning == true
+                        ? "Wait for the batch to end first." : "Nothing to undo: the batch saved nothing.")
+            }
+            return .took(request: request)
         case .closeBatchOutcomes:
             model.closeBatchOutcomes()
         }

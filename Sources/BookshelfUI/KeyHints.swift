@@ -242,6 +242,7 @@ enum Hints {
     static let batchOutcomes = HintLine([
         KeyHint(.batchOutcomes, .moveBatchSelection(by: -1), .moveBatchSelection(by: 1), says: "book"),
         KeyHint(.batchOutcomes, .openBatchOutcome, says: "open a conflict"),
+        KeyHint(.batchOutcomes, .undoBatch, says: "undo"),
         KeyHint(.batchOutcomes, .closeBatchOutcomes, says: "close"),
     ])
     static let batchLine = HintLine([KeyHint(.global, .toggleBatchOutcomes, says: "outcomes")])

@@ -110,7 +110,7 @@ public enum KeyAction: Equatable, Sendable {
     // Marks, the bulk editor and its batch.
     case toggleMark, markEveryMatch, clearMarks, openBulkEditor
     case chooseBulkChange(by: Int), switchBulkFocus, toggleAllOrNothing, runBulkEdit, closeBulkEditor
-    case toggleBatchOutcomes, moveBatchSelection(by: Int), openBatchOutcome, closeBatchOutcomes
+    case toggleBatchOutcomes, moveBatchSelection(by: Int), openBatchOutcome, undoBatch, closeBatchOutcomes
 }
 
 /// Every key the app understands: what it does and where, with what the help overlay and the
@@ -382,13 +382,15 @@ public enum Keymap {
                     documentation: """
                         the batch: its progress, then the summary ("118 saved, 3 unchanged, 2 conflicts") and each \
                         book's outcome (saved, unchanged, merged, conflict, failed); Up Down walk it, Enter on a \
-                        conflict opens the book with the conflict banner (reload, overwrite, merge), Esc closes
+                        conflict opens the book with the conflict banner (reload, overwrite, merge), u undoes the \
+                        batch (as a batch of its own, with the same outcomes), Esc closes
                         """,
                     [
                         Binding(.global, [.function(9)], .toggleBatchOutcomes),
                         Binding(.batchOutcomes, [.up], .moveBatchSelection(by: -1)),
                         Binding(.batchOutcomes, [.down], .moveBatchSelection(by: 1)),
                         Binding(.batchOutcomes, [.enter], .openBatchOutcome),
+                        Binding(.batchOutcomes, [.character("u")], .undoBatch),
                         Binding(.batchOutcomes, [.escape], .closeBatchOutcomes),
                     ]),
             ]),
