@@ -136,29 +136,9 @@ struct TimedChild: Sendable {
         let outputPath = FileManager.default.temporaryDirectory
             .appendingPathComponent("bookshelf-bench-child-\(getpid())-\(UUID().uuidString).out").path
         defer { try? FileManager.default.removeItem(atPath: outputPath) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-        defer { for pointer in argv { free(pointer) } }
-        var child: pid_t = 0
-        let clock = ContinuousClock()
-        let start = clock.now
-        let spawned = posix_spawn(&child, executable, &actions, nil, argv, environ)
-        guard spawned == 0 else {
-            throw BenchError("cannot start \(executable): \(String(cString: strerror(spawned)))")
-        }
-        var status: Int32 = 0
-        var usage = rusage()
-        while wait4(child, &status, 0, &usage) < 0 {
-            guard errno == EINTR else { throw BenchError("wait4: \(String(cString: strerror(errno)))") }
-        }
-        let wall = clock.now - start
+        let ran = try TimedSpawn.run(executable, arguments, stdout: outputPath)
         let output = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
-        return TimedChild(wall: wall, peakKB: Int(usage.ru_maxrss), status: (status >> 8) & 0xFF, output: output)
+        return TimedChild(wall: ran.wall, peakKB: ran.peakKB, status: ran.exitCode, output: output)
     }
 }
 

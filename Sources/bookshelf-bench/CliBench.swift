@@ -246,33 +246,12 @@ enum CliBench: BenchMode {
     }
 
     private static func spawnDirectly(_ executable: String, _ arguments: [String], stdin: String?) throws -> Sample {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, stdin ?? "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-        defer { for pointer in argv { free(pointer) } }
-        var child: pid_t = 0
-        let clock = ContinuousClock()
-        let start = clock.now
-        let spawned = posix_spawn(&child, executable, &actions, nil, argv, environ)
-        guard spawned == 0 else {
-            throw BenchError("cannot start \(executable): \(String(cString: strerror(spawned)))")
-        }
-        var status: Int32 = 0
-        var usage = rusage()
-        while wait4(child, &status, 0, &usage) < 0 {
-            guard errno == EINTR else { throw BenchError("wait4: \(String(cString: strerror(errno)))") }
-        }
-        let wall = clock.now - start
+        let ran = try TimedSpawn.run(executable, arguments, stdin: stdin ?? "/dev/null")
         // Exit status 1 is "nothing matched" for both programs.
-        let exited = status & 0x7F == 0, code = (status >> 8) & 0xFF
-        guard exited, code <= 1 else {
-            throw BenchError("\(executable) \(arguments.joined(separator: " ")) failed (status \(status))")
+        guard ran.exited, ran.exitCode <= 1 else {
+            throw BenchError("\(executable) \(arguments.joined(separator: " ")) failed (status \(ran.status))")
         }
-        return Sample(wall: wall, peakKB: Int(usage.ru_maxrss))
+        return Sample(wall: ran.wall, peakKB: ran.peakKB)
     }
 
     static func median(_ values: [Double]) -> Double {
