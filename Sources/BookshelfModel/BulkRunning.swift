@@ -34,6 +34,8 @@ struct BulkBatch {
     let plans: [Int: (base: BookRecord, mine: BookRecord)]
     /// Marked books that could not be read.
     let unreadable: [BookOutcome]
+    /// The batch this one undoes, if it is an undo.
+    var undoes: BatchID?
     var report: BatchReport?
     var error: String?
     var isListOpen = false
@@ -49,6 +51,7 @@ struct BulkBatch {
         state.isRunning = isRunning
         state.error = error
         state.isListOpen = isListOpen
+        state.undoes = undoes
         if let report {
             state.batch = report.batch
             state.counts = OutcomeCounts(outcomes)
@@ -109,6 +112,8 @@ public struct BatchState: Equatable, Sendable {
     public var isRunning = true
     /// The catalog's number for it (none when nothing was saved).
     public var batch: BatchID?
+    /// The batch it undoes, if it is an undo.
+    public var undoes: BatchID?
     /// All or nothing, and something conflicted or failed: nothing was saved.
     public var savedNothing = false
     /// Books it never took (it stopped first).
@@ -135,7 +140,7 @@ public struct BatchState: Equatable, Sendable {
         if isRunning { return "\(change): \(done) of \(total) books" }
         if let error { return "\(change) stopped: \(error). \(summary)" }
         if savedNothing { return "\(change), all or nothing: nothing was saved (\(summary))" }
-        let name = batch.map { "Batch \($0)" } ?? "No batch"
+        let name = (batch.map { "Batch \($0)" } ?? "No batch") + (undoes.map { ", undo of batch \($0)" } ?? "")
         return "\(name): \(summary)" + (notTaken > 0 ? ", \(notTaken) not taken" : "")
     }
 }
@@ -185,6 +190,7 @@ extension BookshelfModel {
             change: "Undo of batch \(undone)", titles: last.titles, plans: [:], unreadable: [])
         // The list stays as it was: open, it shows the undo's progress, then its outcomes.
         batch.isListOpen = last.isListOpen
+        batch.undoes = undone
         bulkPart.batch = batch
         let (stop, meter) = (batch.stop, batch.meter)
         return launch(batch) {

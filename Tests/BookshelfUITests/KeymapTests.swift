@@ -523,11 +523,15 @@ import TerminalUI
             await harness.press(key)
             let undo = harness.model.state.bulk.batch
             #expect(undo?.isRunning == false && undo?.counts.saved == 3, "\(what): \(String(describing: undo))")
-            #expect(undo?.headline.hasPrefix("Batch 2: 3 saved") == true, "\(what): \(String(describing: undo))")
+            #expect(
+                undo?.headline.hasPrefix("Batch 2, undo of batch 1: 3 saved") == true,
+                "\(what): \(String(describing: undo))")
             for id in 1...3 { #expect(try await harness.otherEditor().load(id: id).author != "Ann Other", "\(what)") }
             // The undo is a batch of its own, which can be undone in turn.
             await harness.press(key)
-            #expect(harness.model.state.bulk.batch?.headline.hasPrefix("Batch 3: 3 saved") == true, "\(what)")
+            #expect(
+                harness.model.state.bulk.batch?.headline.hasPrefix("Batch 3, undo of batch 2: 3 saved") == true,
+                "\(what)")
             for id in 1...3 { #expect(try await harness.otherEditor().load(id: id).author == "Ann Other", "\(what)") }
         case .closeBatchOutcomes:
             let harness = try await Self.walkingABatch()
