@@ -178,6 +178,32 @@ extension CalibreInPlaceTests {
         }
     }
 
+    /// A session opened on a library nobody wrote since answers its first results from the
+    /// stored index; one opened after calibredb added, retitled and removed books catches the
+    /// stored index up with those books and answers exactly, from the index too.
+    @Test func aNewSessionAnswersFromTheStoredIndexCaughtUpWithWhatCalibredbChangedBetween() async throws {
+        defer { sandbox.remove() }
+        let store = try CalibreLibraryStore.open(path: library, environment: cache)
+        let first = try store.remote()
+        #expect(try await first.searchIndexReport().report.origin == .built)
+        await first.finishIndexPreparation()
+        let unchanged = try await store.remote().search(SearchQuery(text: "", limit: 100, countLater: true))
+        #expect(unchanged.source == .index)
+        #expect(unchanged.records.map(\.id) == naive("", over: try await everyBook(first, upTo: 8)))
+
+        #expect(
+            try calibredb(["add", "--empty", "--title", "Quuxley Manor", "--authors", "Terry Pratchett"]).status == 0)
+        #expect(try calibredb(["set_metadata", "2", "--field", "title:Zebra Omnibus"]).status == 0)
+        #expect(try calibredb(["remove", "5"]).status == 0)
+        let books = try await everyBook(first, upTo: 9)
+        #expect(books.map(\.id) == [1, 2, 3, 4, 6, 7, 8, 9])
+        for query in Self.queries + ["quuxley", "zebra", "omens", "guards"] {
+            let page = try await store.remote().search(SearchQuery(text: query, limit: 100, countLater: true))
+            #expect(page.source == .index, "\(query)")
+            #expect(page.records.map(\.id) == naive(query, over: books), "\(query)")
+        }
+    }
+
     @Test func aDamagedOrForeignIndexFileInTheCacheIsRebuiltNotTrusted() async throws {
         defer { sandbox.remove() }
         let store = try CalibreLibraryStore.open(path: library, environment: cache)

@@ -16,12 +16,6 @@ final class CalibreChangeLedger {
     let connection: Connection
     let path: String
 
-    /// How the books table looked at the last sync: a sync is needed only when it changes.
-    /// `max(last_modified)` moves with every edit calibre makes (it stamps the time of the
-    /// write), the count with every removal, the sum of ids with an addition after a removal.
-    static let fingerprintQuery =
-        "SELECT count(*) || ' ' || coalesce(max(id), 0) || ' ' || total(id) || ' ' || coalesce(max(last_modified), '') FROM books"
-
     private static let schema = """
         CREATE TABLE IF NOT EXISTS ledger(id INTEGER PRIMARY KEY CHECK (id = 1), library TEXT NOT NULL,
             sequence INTEGER NOT NULL, fingerprint TEXT NOT NULL);
@@ -77,15 +71,17 @@ final class CalibreChangeLedger {
     }
 
     /// Brings the ledger up to the books `read` gives (every book's id and `last_modified`, read
-    /// in the library's current read) if `fingerprint` differs from the recorded one, in one write
-    /// of the ledger. Answers the marker of that state.
-    func sync(fingerprint: String, read: () throws -> [(id: Int, stamp: String)]) throws -> Int {
+    /// in the library's current read) unless `fingerprint`, the library file's stamp
+    /// (`CalibreFileStamp`) read before them, is the one recorded at the last sync: then nothing
+    /// was written since, and nothing is read. Nil (a stamp that cannot tell) compares every book.
+    /// One write of the ledger. Answers the marker of that state.
+    func sync(fingerprint: String?, read: () throws -> [(id: Int, stamp: String)]) throws -> Int {
         let (sequence, recorded) = try state()
-        guard fingerprint != recorded else { return sequence }
+        if let fingerprint, fingerprint == recorded { return sequence }
         return try connection.transaction(immediate: true) {
             // Another process may have synced meanwhile.
             let (sequence, recorded) = try state()
-            guard fingerprint != recorded else { return sequence }
+            if let fingerprint, fingerprint == recorded { return sequence }
             let books = try read()
             var seen: [Int: String] = [:]
             seen.reserveCapacity(books.count)
@@ -112,7 +108,8 @@ final class CalibreChangeLedger {
             }
             let reached = changed ? next : sequence
             _ = try connection.run(
-                "UPDATE ledger SET sequence = ?1, fingerprint = ?2 WHERE id = 1", [.int(reached), .text(fingerprint)])
+                "UPDATE ledger SET sequence = ?1, fingerprint = ?2 WHERE id = 1",
+                [.int(reached), .text(fingerprint ?? "")])
             return reached
         }
     }

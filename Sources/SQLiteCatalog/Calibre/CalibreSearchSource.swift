@@ -19,6 +19,8 @@ final class CalibreSearchSource: SearchSource {
     let indexFilePath: String
     let scratchFolder: String?
     let canStoreIndex = true
+    /// calibre's tables hold no title key: the title order is made from every book's forms.
+    let titleOrderReadsEveryBook = true
     /// The library's file: the index is as private as the library.
     var indexFileTakesModeOf: String? { file }
 
@@ -94,8 +96,7 @@ final class CalibreSearchSource: SearchSource {
         let reader = reader()
         let version = try reader.rows(of: "its data version", "PRAGMA data_version") { $0.int(0) }.first ?? 0
         if version == seenDataVersion, let knownSequence { return knownSequence }
-        let fingerprint =
-            try reader.rows(of: "its books table", CalibreChangeLedger.fingerprintQuery) { $0.text(0) }.first ?? ""
+        let fingerprint = CalibreFileStamp.read(database.connection, path: file)
         let sequence = try ledger.sync(fingerprint: fingerprint) {
             try reader.rows(of: "its books table", "SELECT id, last_modified FROM books") {
                 (id: $0.int(0), stamp: $0.isNull(1) ? "" : $0.text(1))

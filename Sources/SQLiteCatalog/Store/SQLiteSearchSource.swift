@@ -40,6 +40,9 @@ final class SQLiteSearchSource: SearchSource {
         try connection.transaction(immediate: false, body)
     }
 
+    /// The title order is the (scope, title_key, id) index's.
+    let titleOrderReadsEveryBook = false
+
     /// One read: in WAL mode a reader holds no writer off.
     func readingEveryBook<T>(_ body: () throws -> T) throws -> T {
         try inOneRead(body)

@@ -125,7 +125,11 @@ extension SearchEngineHost {
         let booksTable = BooksTableSearch(source: searchEngine.source, recent: (searchEngine.recentScans, sequence))
         switch strategy {
         case .firstResults:
-            guard terms.isEmpty, index.map({ $0.syncedSequence < sequence }) ?? true else { return nil }
+            // Over a source whose title order reads every book, an index behind answers sooner,
+            // caught up with its few changes.
+            guard terms.isEmpty,
+                index.map({ $0.syncedSequence < sequence && !searchEngine.source.titleOrderReadsEveryBook }) ?? true
+            else { return nil }
             catchUpSoon()
             let (ids, total, _) = try BooksTableSearch(source: searchEngine.source)
                 .search(terms, offset: offset, limit: limit)

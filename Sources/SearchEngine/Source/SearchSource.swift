@@ -66,6 +66,13 @@ package protocol SearchSource: AnyObject {
     /// How many books there are, counting no further than `limit`.
     func bookCount(upTo limit: Int) throws -> Int
 
+    /// Whether the title order (`idsInTitleOrder`, `booksInTitleOrder`) and the count
+    /// (`bookCount`) are read from every book rather than from an index of the source's own (a
+    /// Calibre library, whose tables hold no title key): then the first results come sooner from
+    /// a stored index, even one a few changes behind, than from the title order, and a search
+    /// waits for the stored index to be tried before it asks the ways without one.
+    var titleOrderReadsEveryBook: Bool { get }
+
     /// The books with the ISBN `isbn` (as `SearchTerms.isbn` gives it), in any order.
     func books(withISBN isbn: String, _ visit: (SourceBook) throws -> Void) throws
 
