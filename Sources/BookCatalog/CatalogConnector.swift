@@ -13,9 +13,13 @@ public protocol CatalogConnector: Sendable {
     /// A remote acting as `account`: it searches and counts like every store; what else it can
     /// do (freshness checks need a `ChangeDetectingRemote`) the session asks once.
     func connect(account: String, password: String?) async throws -> any SearchableBookRemote
+    /// How the catalog's revisions read to a user: a count of saves (every store of Bookshelf's
+    /// own), or a time (a Calibre library's `last_modified`).
+    var revisionStyle: RevisionStyle { get }
 }
 
 extension CatalogConnector {
+    public var revisionStyle: RevisionStyle { .counter }
     public func accountRoles() async throws -> [String: AccountRole] { [:] }
     public func accountScopes() async throws -> [String: String] { [:] }
 }

@@ -27,6 +27,8 @@ public final class BookshelfModel {
     public let countsBooks: Bool
 
     let connector: any CatalogConnector
+    /// How the catalog's revisions read in the messages (a Calibre library's are times).
+    var revisions: RevisionStyle { connector.revisionStyle }
     let clock: StoreClock
     let startingAccount: String
 

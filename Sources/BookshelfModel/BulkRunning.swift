@@ -30,6 +30,8 @@ struct BulkBatch {
     let change: String
     /// The books' titles as read, for the outcome list (a failed book has no record of its own).
     let titles: [Int: String]
+    /// How the store's revisions read (a merge's and a conflict's reason say one).
+    var revisions = RevisionStyle.counter
     /// Each book as the batch read it, and as the change makes it: a conflict opens with these.
     let plans: [Int: (base: BookRecord, mine: BookRecord)]
     /// Marked books that could not be read.
@@ -58,7 +60,7 @@ struct BulkBatch {
             state.done = outcomes.count
             state.notTaken = report.notTaken.count
             state.savedNothing = allOrNothing && report.batch == nil
-            state.rows = outcomes.map { BatchOutcomeRow($0, title: titles[$0.id] ?? "") }
+            state.rows = outcomes.map { BatchOutcomeRow($0, title: titles[$0.id] ?? "", revisions: revisions) }
             state.selection = state.rows.isEmpty ? nil : min(selection, state.rows.count - 1)
         } else {
             let reading = meter.reading
@@ -80,7 +82,7 @@ public struct BatchOutcomeRow: Equatable, Sendable {
     public let reason: String?
     public var isConflict: Bool { outcome == "conflict" }
 
-    init(_ book: BookOutcome, title: String) {
+    init(_ book: BookOutcome, title: String, revisions: RevisionStyle = .counter) {
         id = book.id
         outcome = book.outcome.name
         switch book.outcome {
@@ -91,11 +93,11 @@ public struct BatchOutcomeRow: Equatable, Sendable {
         }
         switch book.outcome {
         case .saved, .unchanged: reason = nil
-        case let .merged(_, theirs): reason = "merged with revision \(theirs), which changed other fields"
+        case let .merged(_, theirs): reason = "merged with \(revisions.basis(theirs)), which changed other fields"
         case let .conflict(fields, theirs):
             reason =
                 "someone else changed the \(fields.map { $0.label.lowercased() }.joined(separator: ", ")) "
-                + "(revision \(theirs.revision))"
+                + "(\(revisions.text(theirs.revision)))"
         case let .failed(failure): reason = failure.description
         }
     }
@@ -162,7 +164,7 @@ extension BookshelfModel {
         let batch = BulkBatch(
             total: books.count, allOrNothing: editor.state.allOrNothing, change: editor.state.kind.label,
             titles: Dictionary(books.map { ($0.id, $0.title) }, uniquingKeysWith: { first, _ in first }),
-            plans: plans, unreadable: editor.unreadable)
+            revisions: revisions, plans: plans, unreadable: editor.unreadable)
         bulkPart.batch = batch
         bulkPart.editor = nil
         // The status line says the batch from now on, not how the books were marked.

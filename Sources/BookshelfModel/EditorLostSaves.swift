@@ -42,7 +42,7 @@ extension BookshelfModel {
             message = nil
         } else {
             editorPart.keptLostSaves[lost.saved.id] = lost
-            message = Self.lostSaveMessage(lost)
+            message = Self.lostSaveMessage(lost, revisions: revisions)
         }
     }
 
@@ -55,8 +55,8 @@ extension BookshelfModel {
     /// One status line, so it must fit one: what was lost and what to do come before
     /// anything else, and a long title is shortened (the editor shows it whole, and the
     /// revision the catalog is back at, once the book is opened).
-    static func lostSaveMessage(_ lost: LostSave) -> String {
-        "Your save of “\(shortened(lost.saved.title))” (revision \(lost.saved.revision)) was lost. "
+    static func lostSaveMessage(_ lost: LostSave, revisions: RevisionStyle = .counter) -> String {
+        "Your save of “\(shortened(lost.saved.title))” (\(revisions.text(lost.saved.revision))) was lost. "
             + "Open the book: your text is kept."
     }
 

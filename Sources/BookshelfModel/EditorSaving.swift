@@ -199,7 +199,7 @@ extension BookshelfModel {
             // Their revision holds everything the draft changed: nothing left to save.
             editor.mergeNote = nil
             editorPart.open = editor
-            message = note.alreadyThere
+            message = note.alreadyThere(self.revisions)
             return
         }
         editor.mergeNote = note
@@ -255,7 +255,7 @@ extension BookshelfModel {
         if editor.draft == sent.draft { editor.draft = BookDraft(saved) }
         editor.outcome = .saved(revision: saved.revision)
         editor.conflict = nil
-        if let note = editor.mergeNote { message = note.merged }
+        if let note = editor.mergeNote { message = note.merged(revisions) }
         editor.mergeNote = nil
         if let newest = newestSeen?.newest(of: saved.id) { editor.noteNewer(newest) }
         editorPart.open = editor

@@ -178,11 +178,13 @@ extension BookshelfModel {
             return nil
         }
         guard !editor.isDirty else {
-            message = "Saved as revision \(revision); you changed the draft since, so you did not \(action.verb)."
+            message =
+                "Saved as \(revisions.text(revision)); you changed the draft since, so you did not \(action.verb)."
             return nil
         }
-        message = "Saved book #\(editor.bookID) as revision \(revision) (\(sessionPart.accountName ?? "this account"))."
-        if case .quit = action { message = "Saved book #\(editor.bookID) as revision \(revision)." }
+        message =
+            "Saved book #\(editor.bookID) as \(revisions.text(revision)) (\(sessionPart.accountName ?? "this account"))."
+        if case .quit = action { message = "Saved book #\(editor.bookID) as \(revisions.text(revision))." }
         return perform(action)
     }
 }

@@ -116,15 +116,18 @@ struct MergeNote: Equatable {
 
     // A revision that changed no field (a save of identical text, by an older program) is
     // said as such: "they changed ." would name nothing.
-    var merged: String {
+    // The revision is said as the store says its revisions (`RevisionStyle`): on a Calibre
+    // library the time of the change, never calibre's microseconds as a number.
+    func merged(_ revisions: RevisionStyle) -> String {
         guard !fields.isEmpty else {
-            return "Saved over revision \(revision) by \(savers), which changed no field."
+            return "Saved over \(revisions.basis(revision)) by \(savers), which changed no field."
         }
-        return "Merged with revision \(revision) by \(savers): they changed \(Self.describe(fields))."
+        return "Merged with \(revisions.basis(revision)) by \(savers): they changed \(Self.describe(fields))."
     }
 
-    var alreadyThere: String {
-        guard !fields.isEmpty else { return "Revision \(revision) by \(savers) already had your changes." }
-        return "Revision \(revision) by \(savers) already had your changes (they changed \(Self.describe(fields)))."
+    func alreadyThere(_ revisions: RevisionStyle) -> String {
+        let theirs = "\(revisions.capitalizedBasis(revision)) by \(savers)"
+        guard !fields.isEmpty else { return "\(theirs) already had your changes." }
+        return "\(theirs) already had your changes (they changed \(Self.describe(fields)))."
     }
 }

@@ -121,9 +121,5 @@ enum HistoryPane {
         3 + (history.change(at: index).map { otherFields($0).count } ?? 0)
     }
 
-    static func timestamp(_ date: Date) -> String {
-        date.formatted(
-            Date.ISO8601FormatStyle(timeZone: .gmt).year().month().day().time(includingFractionalSeconds: false)
-                .dateSeparator(.dash).timeSeparator(.colon).dateTimeSeparator(.space))
-    }
+    static func timestamp(_ date: Date) -> String { RevisionStyle.timestamp(date) }
 }

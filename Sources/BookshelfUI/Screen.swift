@@ -17,41 +17,6 @@ public struct StoreInfo: Equatable, Sendable {
     }
 }
 
-/// How a store's revision reads to a user: a count of saves, or (a Calibre library's
-/// `last_modified`) the time of the book's last change, in microseconds since 1970.
-public enum RevisionStyle: Equatable, Sendable {
-    case counter
-    case lastModified
-
-    /// "revision 7", or "changed 2026-12-06 14:02:07 UTC" (UTC, as the history pane's times).
-    public func text(_ revision: Int) -> String {
-        switch self {
-        case .counter: "revision \(revision)"
-        case .lastModified: "changed \(HistoryPane.timestamp(Self.date(revision))) UTC"
-        }
-    }
-
-    /// What a draft or a restore is based on: "revision 7", or "the book as changed
-    /// 2026-12-06 14:02:07 UTC".
-    public func basis(_ revision: Int) -> String {
-        switch self {
-        case .counter: text(revision)
-        case .lastModified: "the book as \(text(revision))"
-        }
-    }
-
-    private static func date(_ microseconds: Int) -> Date {
-        Date(timeIntervalSince1970: Double(microseconds.quotient(dividingBy: 1_000_000)))
-    }
-}
-
-extension Int {
-    /// Whole seconds of microseconds, rounded down also before 1970.
-    fileprivate func quotient(dividingBy divisor: Int) -> Int {
-        self >= 0 ? self / divisor : -((-self + divisor - 1) / divisor)
-    }
-}
-
 /// The whole screen as a pure function of the model's state, the UI state and the size.
 /// Nothing here reads a clock, a store or a global: the same inputs paint the same cells.
 public enum Screen {

@@ -1,3 +1,4 @@
+import BookCatalog
 import BookshelfModel
 import Foundation
 import TerminalUI

@@ -202,7 +202,8 @@ enum InteractiveCommand {
         case let .calibre(library):
             connector = CalibreConnector(
                 store: library, stateFolder: StateFolder.path(environment: ProcessInfo.processInfo.environment))
-            store = StoreInfo(kind: "Calibre", location: displayPath(library.folder), revisions: .lastModified)
+            store = StoreInfo(
+                kind: "Calibre", location: displayPath(library.folder), revisions: connector.revisionStyle)
             catalogIdentity = "calibre " + realPath(library.file)
         case let .postgres(postgres, description):
             connector = postgres

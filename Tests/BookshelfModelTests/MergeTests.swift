@@ -260,14 +260,14 @@ let mergeBase = book(1, "Old Title", author: "Old Author")
         let sets: [[EditorField]] = [[], [.title], [.author], [.title, .author]]
         for fields in sets {
             let note = MergeNote(revision: 4, fields: fields)
-            for text in [note.merged, note.alreadyThere] {
+            for text in [note.merged(.counter), note.alreadyThere(.counter), note.merged(.lastModified)] {
                 #expect(!text.contains("changed ."), "\(fields): \(text)")
                 #expect(!text.contains("changed )"), "\(fields): \(text)")
                 #expect(!text.contains("changed  "), "\(fields): \(text)")
             }
         }
         #expect(
-            MergeNote(revision: 4, fields: []).merged
+            MergeNote(revision: 4, fields: []).merged(.counter)
                 == "Saved over revision 4 by someone else, which changed no field.")
     }
 

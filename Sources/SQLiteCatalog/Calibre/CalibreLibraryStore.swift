@@ -158,6 +158,8 @@ public struct CalibreConnector: CatalogConnector {
     public func accountRoles() async throws -> [String: AccountRole] { [store.account.name: store.account.role] }
     public func accountScopes() async throws -> [String: String] { [store.account.name: store.account.scope] }
     public func requiresPassword(for account: String) -> Bool { false }
+    /// A book's revision is its `last_modified`: said as the time calibre or Bookshelf changed it.
+    public var revisionStyle: RevisionStyle { .lastModified }
 
     public func connect(account: String, password: String?) async throws -> any SearchableBookRemote {
         guard account == store.account.name else { throw BookFailure.notAllowed }
