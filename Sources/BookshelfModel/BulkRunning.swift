@@ -189,7 +189,7 @@ extension BookshelfModel {
         }
         var batch = BulkBatch(
             total: last.outcomes.filter(\.outcome.madeRevision).count, allOrNothing: false,
-            change: "Undo of batch \(undone)", titles: last.titles, plans: [:], unreadable: [])
+            change: "Undo of batch \(undone)", titles: last.titles, revisions: revisions, plans: [:], unreadable: [])
         // The list stays as it was: open, it shows the undo's progress, then its outcomes.
         batch.isListOpen = last.isListOpen
         batch.undoes = undone
