@@ -81,22 +81,8 @@ final class CalibreImportProvenance {
                 "DELETE FROM import_provenance WHERE source = ?1 AND source_id = ?2 AND book_id <> ?3",
                 [.text(source.rawValue), .text(sourceID), .int(book)])
         }
-        try connection.run(
-            """
-            INSERT INTO import_provenance(
-                book_id, source, source_id, import_stamp, title, author, \(StoredDetails.columns))
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
-            ON CONFLICT (book_id, source) DO UPDATE SET
-                source_id = excluded.source_id, import_stamp = excluded.import_stamp,
-                title = excluded.title, author = excluded.author, isbn = excluded.isbn, year = excluded.year,
-                publisher = excluded.publisher, series = excluded.series,
-                series_index_thousandths = excluded.series_index_thousandths, tags = excluded.tags,
-                notes = excluded.notes
-            """,
-            [
-                .int(book), .text(source.rawValue), sourceID.map { .text($0) } ?? .null, .int(stamp),
-                .text(values.title), .text(values.author),
-            ] + StoredDetails.values(of: values.details))
+        try ImportProvenanceRow.remember(
+            book: book, source: source, scope: nil, sourceID: sourceID, stamp: stamp, values: values, on: connection)
     }
 
     /// The books an earlier import of `source` remembered and the import of `stamp` did not, in

@@ -116,22 +116,8 @@ struct SQLiteReimport: ReimportTransaction {
     }
 
     mutating func remember(book id: Int, source: ImportSourceKind, sourceID: String?, values: NewBook) throws {
-        try connection.run(
-            """
-            INSERT INTO import_provenance(
-                book_id, source, scope, source_id, import_stamp, title, author, \(StoredDetails.columns))
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
-            ON CONFLICT (book_id, source) DO UPDATE SET
-                source_id = excluded.source_id, import_stamp = excluded.import_stamp,
-                title = excluded.title, author = excluded.author, isbn = excluded.isbn, year = excluded.year,
-                publisher = excluded.publisher, series = excluded.series,
-                series_index_thousandths = excluded.series_index_thousandths, tags = excluded.tags,
-                notes = excluded.notes
-            """,
-            [
-                .int(id), .text(source.rawValue), .text(scope), sourceID.map { .text($0) } ?? .null, .int(stamp),
-                .text(values.title), .text(values.author),
-            ] + StoredDetails.values(of: values.details))
+        try ImportProvenanceRow.remember(
+            book: id, source: source, scope: scope, sourceID: sourceID, stamp: stamp, values: values, on: connection)
     }
 
     mutating func forgotten(source: ImportSourceKind, limit: Int) throws -> (books: [BookRecord], count: Int) {
@@ -216,5 +202,36 @@ extension SQLiteCatalog {
     /// Carries a dry run's report out of the transaction it rolls back.
     private struct DryRun: Error {
         let report: ReimportReport
+    }
+}
+
+/// One book's import provenance row, written where a catalog keeps it: in the catalog, under
+/// the book's scope, or in a Calibre library's state file, which has one scope and no column
+/// for it. The last import's values replace the row's, as the next import's base.
+enum ImportProvenanceRow {
+    static func remember(
+        book: Int, source: ImportSourceKind, scope: String?, sourceID: String?, stamp: Int, values: NewBook,
+        on connection: Connection
+    ) throws {
+        let scoped = scope != nil
+        let columns =
+            "book_id, source, " + (scoped ? "scope, " : "") + "source_id, import_stamp, title, author, "
+            + StoredDetails.columns
+        let keys: [SQLValue] =
+            [.int(book), .text(source.rawValue)] + (scope.map { [SQLValue.text($0)] } ?? [])
+            + [sourceID.map { .text($0) } ?? .null, .int(stamp), .text(values.title), .text(values.author)]
+        let parameters = keys + StoredDetails.values(of: values.details)
+        try connection.run(
+            """
+            INSERT INTO import_provenance(\(columns))
+            VALUES (\((1...parameters.count).map { "?\($0)" }.joined(separator: ", ")))
+            ON CONFLICT (book_id, source) DO UPDATE SET
+                source_id = excluded.source_id, import_stamp = excluded.import_stamp,
+                title = excluded.title, author = excluded.author, isbn = excluded.isbn, year = excluded.year,
+                publisher = excluded.publisher, series = excluded.series,
+                series_index_thousandths = excluded.series_index_thousandths, tags = excluded.tags,
+                notes = excluded.notes
+            """,
+            parameters)
     }
 }
