@@ -171,7 +171,7 @@ extension BookshelfModel {
         bulkPart.markNote = nil
         let (stop, meter) = (batch.stop, batch.meter)
         let allOrNothing = batch.allOrNothing
-        return launch(batch) {
+        return launchBatch {
             let edit = BulkEdit(repository: repository)
             if allOrNothing { return try await edit.applyAllOrNothing(change, to: books) }
             return try await edit.apply(change, to: books, stop: stop) { meter.record($0) }
@@ -195,15 +195,15 @@ extension BookshelfModel {
         batch.undoes = undone
         bulkPart.batch = batch
         let (stop, meter) = (batch.stop, batch.meter)
-        return launch(batch) {
+        return launchBatch {
             try await BulkEdit(repository: repository).undo(undone, stop: stop) { meter.record($0) }
         }
     }
 
-    /// Runs `batch`'s saves through the runner: its report or its error lands in the batch (of
-    /// this session only, as every answer), and the search is asked again, since the books
-    /// saved may have left or joined it.
-    private func launch(_ batch: BulkBatch, _ saves: @escaping BatchSaves) -> Int {
+    /// Runs the saves of the batch just begun through the runner: its report or its error lands
+    /// in the batch (of this session only, as every answer), and the search is asked again,
+    /// since the books saved may have left or joined it.
+    private func launchBatch(_ saves: @escaping BatchSaves) -> Int {
         defer { changed() }
         return launch(
             .bulkRun,
