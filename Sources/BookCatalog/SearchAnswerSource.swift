@@ -13,6 +13,10 @@ public enum SearchAnswerSource: String, Sendable, Hashable, CaseIterable, Custom
     /// A stored index too far behind to keep, with the changed books judged on top, while its
     /// replacement is built.
     case staleIndex = "stale-index"
+    /// The search index as it stood, behind changes committed faster than a search catches up
+    /// with them (another program's bulk edit): the catalog as of the index's last catch-up,
+    /// each listed book as it is now. Caught up again once the catch-up is done.
+    case indexBehind = "index-behind"
     /// While the index is built: a page before its count, from an earlier scan's first matches.
     case leadingMatches = "leading-matches"
     /// While the index is built: a page before its count, from the titles beginning with the
@@ -43,6 +47,7 @@ public enum SearchAnswerSource: String, Sendable, Hashable, CaseIterable, Custom
         case .firstResults: "the books in title order, the first results"
         case .index: "the search index"
         case .staleIndex: "the stale stored index with the changes on top, while the index is rebuilt"
+        case .indexBehind: "the search index as it stood, while it catches up with many changes"
         case .leadingMatches: "an earlier scan's first matches, the page before its count"
         case .titleOrder: "the title index, the page before its count"
         case .orderedMatches: "an earlier scan's matches in result order, the page before its count"

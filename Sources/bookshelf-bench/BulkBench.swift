@@ -39,7 +39,9 @@ enum BulkBench: BenchMode {
         Targets (issue 61): adding a tag to 100,000 matched books of a million under 10 s, and
         its undo under 10 s; key-to-paint p99 under 16 ms while either runs; no lost update.
         The batch runs as `bookshelf edit --search QUERY --add-tag TAG --json` and the undo as
-        `bookshelf undo N --json`, each timed as a whole process with its peak RSS.
+        `bookshelf undo N --json`, each timed as a whole process with its peak RSS. One app
+        session, opened before the edit, types beside both; each run says what answered its
+        keys (F4's sources) and its slowest key.
         """
 
     /// Queries whose matches at a million bench books lie between a few thousand and a few
@@ -69,13 +71,14 @@ enum BulkBench: BenchMode {
         print("query \"\(query)\" matches \(matched) books")
 
         let tag = "bench-bulk-\(getpid())"
-        let edit = try await BesideTyping.run(catalog: catalog, path: path) {
+        let typing = await BesideTyping.TypingApp(catalog: catalog, path: path)
+        let edit = try await typing.typeBeside {
             try TimedChild.run(
                 executable, ["edit", "--search", query, "--add-tag", tag, "--json", "--db", path, "--account", "bench"])
         }
         let batch = try edit.child.batchNumber()
         print(edit.describe("bulk edit (add a tag)", books: matched, summary: edit.child.lastLine))
-        let undo = try await BesideTyping.run(catalog: catalog, path: path) {
+        let undo = try await typing.typeBeside {
             try TimedChild.run(executable, ["undo", String(batch), "--json", "--db", path, "--account", "bench"])
         }
         print(undo.describe("undo of batch \(batch)   ", books: matched, summary: undo.child.lastLine))
@@ -143,10 +146,15 @@ struct TimedChild: Sendable {
 }
 
 /// The app on the same catalog, typing the keys bench's queries at 8 keys a second while a
-/// child process runs: each key timed from its press to its page on screen.
+/// child process runs: each key timed from its press to its page on screen. One app types beside
+/// the edit and then its undo, as a user who keeps the app open while the batches run.
 struct BesideTyping {
     let child: TimedChild
     let keys: Timings
+    /// What answered each key's last search (`SearchPage.source`), and how many keys it answered.
+    let answeredBy: [String: Int]
+    /// What answered the slowest key.
+    let slowestAnsweredBy: String
 
     static let interval = Duration.milliseconds(125)
 
@@ -155,63 +163,85 @@ struct BesideTyping {
         let result = Mutex<Result<TimedChild, any Error>?>(nil)
     }
 
+    /// The app and its screen, kept from one child to the next.
     @MainActor
-    static func run(catalog: SQLiteCatalog, path: String, child work: @escaping @Sendable () throws -> TimedChild)
-        async throws -> BesideTyping
-    {
+    final class TypingApp {
         let size = TerminalSize(rows: 40, columns: 120)
-        let model = BookshelfModel(connector: SQLiteConnector(catalog: catalog), account: "bench")
-        let app = BookshelfApp(model: model, store: StoreInfo(kind: "SQLite", location: path), size: size)
-        var backend = MemoryBackend(width: size.columns, height: size.rows)
+        let connector: BenchConnector
+        let model: BookshelfModel
+        let app: BookshelfApp
+        var backend: MemoryBackend
+
+        init(catalog: SQLiteCatalog, path: String) async {
+            connector = BenchConnector(catalog: catalog, skipped: [])
+            model = BookshelfModel(connector: connector, account: "bench")
+            app = BookshelfApp(model: model, store: StoreInfo(kind: "SQLite", location: path), size: size)
+            backend = MemoryBackend(width: size.columns, height: size.rows)
+            app.start()
+            await settle()
+            paint()
+        }
+
         func paint() {
             var canvas = Canvas(width: size.columns, height: size.rows)
             app.render(into: &canvas)
             backend.present(canvas)
         }
+
         func settle() async {
             while let request = model.runningRequests.first { await model.finished(request: request) }
         }
-        app.start()
-        await settle()
-        paint()
 
-        let done = Outcome()
-        Thread.detachNewThread {
-            let result = Result { try work() }
-            done.result.withLock { $0 = result }
-        }
-        let clock = ContinuousClock()
-        var keys = Timings()
-        var next = clock.now
-        typing: while true {
-            for query in KeysBench.queries {
-                for key in query.map(Key.character) + [Key.ctrl("u")] {
-                    if done.result.withLock({ $0 }) != nil { break typing }
-                    try await Task.sleep(until: next)
-                    let start = clock.now
-                    app.handle(.key(key))
-                    while model.pendingRequests.contains(where: { $0.kind == .search }) {
-                        try await Task.sleep(for: .microseconds(100))
+        /// Types beside `work`, run on a thread of its own, until it ends.
+        func typeBeside(_ work: @escaping @Sendable () throws -> TimedChild) async throws -> BesideTyping {
+            let done = Outcome()
+            Thread.detachNewThread {
+                let result = Result { try work() }
+                done.result.withLock { $0 = result }
+            }
+            let clock = ContinuousClock()
+            var keys = Timings()
+            var answeredBy: [String: Int] = [:]
+            var slowest = (took: Duration.zero, by: "none")
+            var next = clock.now
+            typing: while true {
+                for query in KeysBench.queries {
+                    for key in query.map(Key.character) + [Key.ctrl("u")] {
+                        if done.result.withLock({ $0 }) != nil { break typing }
+                        try await Task.sleep(until: next)
+                        let start = clock.now
+                        app.handle(.key(key))
+                        while model.pendingRequests.contains(where: { $0.kind == .search }) {
+                            try await Task.sleep(for: .microseconds(100))
+                        }
+                        paint()
+                        let took = clock.now - start
+                        keys.record(took)
+                        next = start + BesideTyping.interval
+                        let source = await connector.lastSearchAnswer()?.description ?? "none"
+                        answeredBy[source, default: 0] += 1
+                        if took > slowest.took { slowest = (took, source) }
                     }
-                    paint()
-                    keys.record(clock.now - start)
-                    next = start + interval
                 }
             }
+            await settle()
+            let child = try done.result.withLock { $0 }!.get()
+            guard child.status == 0 else {
+                throw BenchError("the child exited with \(child.status): \(child.lastLine)")
+            }
+            return BesideTyping(child: child, keys: keys, answeredBy: answeredBy, slowestAnsweredBy: slowest.by)
         }
-        await settle()
-        let child = try done.result.withLock { $0 }!.get()
-        guard child.status == 0 else { throw BenchError("the child exited with \(child.status): \(child.lastLine)") }
-        return BesideTyping(child: child, keys: keys)
     }
 
     func describe(_ label: String, books: Int, summary: String) -> String {
         let seconds = child.wall.milliseconds / 1_000
         return String(
             format:
-                "%@: %.1f s, %.0f books/s, peak RSS %.1f MB; %d keys typed beside it: p50 %.2f ms, p99 %.2f ms, max %.2f ms\n  %@",
+                "%@: %.1f s, %.0f books/s, peak RSS %.1f MB; %d keys typed beside it: p50 %.2f ms, p99 %.2f ms, max %.2f ms\n  keys answered by %@ (the slowest by %@)\n  %@",
             label, seconds, Double(books) / seconds, Double(child.peakKB) / 1024, keys.samples.count,
-            keys.p50.milliseconds, keys.p99.milliseconds, keys.percentile(1).milliseconds, summary)
+            keys.p50.milliseconds, keys.p99.milliseconds, keys.percentile(1).milliseconds,
+            answeredBy.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "),
+            slowestAnsweredBy, summary)
     }
 }
 

@@ -329,7 +329,7 @@ enum KeysBench: BenchMode {
 }
 /// The app's connector for the benchmark's account, keeping the remote it opened so the
 /// bench can ask how its searches were answered.
-private final class BenchConnector: CatalogConnector {
+final class BenchConnector: CatalogConnector {
     private let base: SQLiteConnector
     private let skipped: Set<SearchStrategy>
     private let opened = Mutex<AnswerRecordingRemote?>(nil)

@@ -190,6 +190,7 @@ enum SearchScaling {
         case .firstResults?: "first results"
         case .index?: "index"
         case .staleIndex?: "stale index"
+        case .indexBehind?: "index behind"
         case .booksTable?: "books table"
         case .earlierScan?: "earlier scan"
         case .booksCopy?: "books copy"

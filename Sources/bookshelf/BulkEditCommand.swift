@@ -230,6 +230,8 @@ enum UndoCommand {
         }
         let remote = try await AccountRemote.open(
             arguments, environment: context.environment, console: context.console, primaryOnly: true)
+        // An undo never searches: an index loaded or built now would only take a core from its saves.
+        if let sqlite = remote as? SQLiteBookRemote { await sqlite.stopPreparingIndex() }
         let edit = BulkEdit(repository: BookRepository(remote: remote))
         let report: BatchReport
         do {

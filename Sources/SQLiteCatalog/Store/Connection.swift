@@ -158,6 +158,15 @@ final class Connection {
         return Int(sqlite3_changes64(handle))
     }
 
+    /// Runs `body` with a page cache of up to `kibibytes` (it grows only as pages are read), then
+    /// gives the cache back to the size it had, which frees the pages past it.
+    func withPageCache<T>(kibibytes: Int, _ body: () throws -> T) throws -> T {
+        let kept = try queryFirst("PRAGMA cache_size") { $0.int(0) } ?? -2_000
+        try execute("PRAGMA cache_size = \(-kibibytes)")
+        defer { try? execute("PRAGMA cache_size = \(kept)") }
+        return try body()
+    }
+
     /// Runs `body` in a transaction. `immediate` takes the write lock up front (waiting up to
     /// the busy timeout), so a writer never fails half-way on a lock upgrade.
     func transaction<T>(immediate: Bool, _ body: () throws -> T) throws -> T {

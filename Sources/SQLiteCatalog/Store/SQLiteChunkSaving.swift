@@ -10,16 +10,18 @@ extension SQLiteBookRemote: ChunkSavingRemote {
         let watched = changeWatch
         do {
             return try mappingSourceFailures {
-                try connection.transaction(immediate: true) {
-                    // Only the account that began a batch saves into it.
-                    guard try batches.isOwned(batch) else { return requests.map { _ in .failure(.notAllowed) } }
-                    var results: [ChunkSaveResult] = []
-                    for request in requests {
-                        // A stop takes effect at the next book, inside the chunk as between chunks.
-                        if stop.isStopped { break }
-                        results.append(try commit(request, batch: batch))
+                try connection.withPageCache(kibibytes: SQLiteTuning.chunkPageCacheKibibytes) {
+                    try connection.transaction(immediate: true) {
+                        // Only the account that began a batch saves into it.
+                        guard try batches.isOwned(batch) else { return requests.map { _ in .failure(.notAllowed) } }
+                        var results: [ChunkSaveResult] = []
+                        for request in requests {
+                            // A stop takes effect at the next book, inside the chunk as between chunks.
+                            if stop.isStopped { break }
+                            results.append(try commit(request, batch: batch))
+                        }
+                        return results
                     }
-                    return results
                 }
             }
         } catch {

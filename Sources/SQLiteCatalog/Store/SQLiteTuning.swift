@@ -17,4 +17,11 @@ enum SQLiteTuning {
     /// title index instead of inserting into it. Bench: none in `bookshelf-bench`; an import of
     /// a million books.
     static let bulkImportBooks = 20_000
+    /// The page cache a chunk of a batch's saves (`ChunkSavingRemote`) is written with, given back
+    /// after its commit. Each book of a chunk dirties pages of its own (its row, its revision, its
+    /// committed save, its index entries): in SQLite's default cache of 2 MB, a chunk's dirty
+    /// pages spilled into the WAL before the commit, which wrote them again, and the pages read
+    /// for later books had been pushed out. Room for a whole chunk's pages. Bench: `bulk --count
+    /// 1000000`.
+    static let chunkPageCacheKibibytes = 64 << 10
 }

@@ -49,6 +49,21 @@ extension SearchEngineHost {
         }
     }
 
+    /// Whether `index` may answer behind the catalog (`SearchStrategy.indexBehind`): it is the
+    /// installed one, not a bridge, and an index of this engine has kept up (`SearchEngine.hasKeptUp`).
+    package func mayAnswerBehind(_ index: SearchIndex?) -> Bool {
+        guard let index, !index.isBridge else { return false }
+        return searchEngine.hasKeptUp
+    }
+
+    /// Whether a search answers from `index` as it stands (`indexBehind`), in the current read:
+    /// it may (`mayAnswerBehind`), and it is behind by more than a search catches up with in its
+    /// own read: outgrown, or more changes than `SearchTuning.backgroundCatchUpRows`.
+    package func answersBehind(_ index: SearchIndex?) throws -> Bool {
+        guard let index, mayAnswerBehind(index) else { return false }
+        return try index.isOutgrown || hasManyChanges(since: index.syncedSequence)
+    }
+
     /// The catalog's latest `change_seq`, as of the current read transaction.
     package func latestChange() throws -> Int {
         try searchEngine.source.latestChange()
@@ -89,6 +104,7 @@ extension SearchEngineHost {
             case let .success(changes?):
                 if index.apply(changes) { caughtUp(index) }
             case .success(nil):
+                index.outgrow(since: since)
                 if lifecycle.preparation == nil { startPreparation() }
             case .failure(is SearchIndexDamage):
                 distrustIndex()
@@ -113,7 +129,13 @@ extension SearchEngineHost {
         let index = await indexIfReady()
         // A search may have started one meanwhile.
         guard case .scheduled = lifecycle.catchUp else { return }
-        if let index { startCatchUp(index) } else { transition(.scheduledCatchUpDropped) }
+        guard let index, !index.isOutgrown else {
+            // An outgrown index is not read for a catch-up again: its replacement catches up.
+            if index != nil && lifecycle.preparation == nil { startPreparation() }
+            transition(.scheduledCatchUpDropped)
+            return
+        }
+        startCatchUp(index)
     }
 
     /// The index to search with, without waiting for a build: a finished preparation is

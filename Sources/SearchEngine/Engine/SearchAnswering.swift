@@ -44,6 +44,13 @@ public enum SearchStrategy: String, CaseIterable, Sendable {
     /// What `index` answers from while a stored index too far behind to keep bridges the
     /// rebuild: that index, with the changed books judged on top. Not asked on its own.
     case staleIndex
+    /// What `index` answers from while it is behind the catalog by more changes than a search
+    /// catches up with in its own read (another program's bulk edit saving thousands of books a
+    /// second): the index as it stands, not waiting for the catch-up or the replacement under
+    /// way. Only once an index of this engine has answered caught up (`SearchEngine.hasKeptUp`),
+    /// and never over a bridge. What such an answer may show is `SearchEngine.hasKeptUp`'s to
+    /// say. Not asked on its own.
+    case indexBehind
     /// A page before its count from the first matches of a kept scan the query narrows
     /// (`LeadingMatches`). First of the pages alone: it is in memory. Declines unless the query
     /// wants its page before its count, narrows a kept scan of more rows than its first matches,
@@ -86,6 +93,7 @@ public enum SearchStrategy: String, CaseIterable, Sendable {
         case .firstResults: .firstResults
         case .index: .index
         case .staleIndex: .staleIndex
+        case .indexBehind: .indexBehind
         case .leadingMatches: .leadingMatches
         case .titleOrder: .titleOrder
         case .orderedMatches: .orderedMatches
@@ -99,8 +107,9 @@ public enum SearchStrategy: String, CaseIterable, Sendable {
     /// asked ahead of the wait for an index not at hand, so that a key's page comes at once.
     public var countFollows: Bool { self == .leadingMatches || self == .titleOrder || self == .orderedMatches }
 
-    /// Whether a search index answered, so that every id it names must be a book.
-    package var isIndex: Bool { self == .index || self == .staleIndex }
+    /// Whether a search index answered, so that every id it names must be a book (but for an
+    /// index behind the catalog: a book it names may have been removed since).
+    package var isIndex: Bool { self == .index || self == .staleIndex || self == .indexBehind }
 }
 
 extension SearchEngineHost {
@@ -119,11 +128,13 @@ extension SearchEngineHost {
                 return answer
             }
             if lifecycle.runningCatchUp == nil, let index = await indexIfReady(), lifecycle.runningCatchUp == nil,
-                try mappingSourceFailures({ try hasManyChanges(since: index.syncedSequence) })
+                !index.isOutgrown, try mappingSourceFailures({ try hasManyChanges(since: index.syncedSequence) })
             {
                 startCatchUp(index)
             }
-            if lifecycle.runningCatchUp != nil {
+            // An index that has kept up answers as it stands rather than wait for many changes
+            // (`indexBehind`); a catch-up of a few is waited for.
+            if lifecycle.runningCatchUp != nil, try !mappingSourceFailures({ try answersBehind(lifecycle.index) }) {
                 if let answer = try pageBeforeItsCount(plan.takePagesAlone(), terms, query) { return answer }
                 while let catchingUp = lifecycle.runningCatchUp { await catchingUp.value }
             }
@@ -142,8 +153,10 @@ extension SearchEngineHost {
                     return try page(found, terms, query)
                 } catch is SearchIndexDamage {
                     // In one read every id the index names is a book: this index was crafted or
-                    // damaged where no checksum looks. Never trust it again.
-                    distrustIndex()
+                    // damaged where no checksum looks. Never trust it again. An index behind the
+                    // catalog may name a book removed since: the books answer, and the next
+                    // search caught up checks the index.
+                    if found.strategy != .indexBehind { distrustIndex() }
                     let found = try withoutIndex(terms, query)
                     return try pageRows(
                         ids: found.ids, total: found.total, query: query, whileIndexing: !terms.isEmpty

@@ -26,6 +26,21 @@ package final class SearchEngine {
     /// Word searches' matching rows, and a copy of the books, while there is no index to answer.
     package let recentScans: RecentScans
     package let titleOrder = TitleOrderPage()
+    /// Whether an index of this engine has answered a search caught up with the catalog. From
+    /// then on, an index (not a bridge) that is behind by more changes than a search catches up
+    /// with in its own read does not hold searches back: a catch-up read away from the actor is
+    /// not waited for, and an index outgrown by the changes (its replacement being prepared)
+    /// still answers, as it stands (`SearchStrategy.indexBehind`). Such an answer is the
+    /// catalog as of the index's marker (`SearchIndex.syncedSequence`, a commit at or after the
+    /// last answer caught up): which books match, in which order, and the total are as of
+    /// that marker, and each listed book is its row as committed now. So a book changed after
+    /// the marker may be listed where it stood then although it no longer matches, or be
+    /// missing although it matches now, and a book added since is missing; a book removed since
+    /// is never listed (that page is answered from the books instead). Once the catch-up or
+    /// the replacement is done, searches answer caught up again. Before an index has kept up
+    /// (a session's first searches over a stored index behind the catalog) a search waits for
+    /// its catch-up or answers from the books, as the user has seen nothing of the catalog yet.
+    package var hasKeptUp = false
     /// Set once reading the source (an index build above all, which reads every book) found it
     /// damaged: from then on every search fails, rather than answer from the parts still readable.
     package var foundDamage = false

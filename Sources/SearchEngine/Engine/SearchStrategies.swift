@@ -134,10 +134,16 @@ extension SearchEngineHost {
             let (ids, total, _) = try BooksTableSearch(source: searchEngine.source)
                 .search(terms, offset: offset, limit: limit)
             return StrategyAnswer(ids: ids, total: total, strategy: .firstResults)
-        case .index, .staleIndex:
+        case .index, .staleIndex, .indexBehind:
             guard let index else { return nil }
+            let mayLag = mayAnswerBehind(index)
             do {
-                guard try catchUp(index, to: sequence) else { return nil }
+                // Behind by more than this read catches up with (many changes, read away from the
+                // actor, or more than the overlay holds): as it stands, if it has kept up.
+                let caughtUp =
+                    try sequence > index.syncedSequence && answersBehind(index) ? false : catchUp(index, to: sequence)
+                guard caughtUp || mayLag else { return nil }
+                if index.isOutgrown && lifecycle.preparation == nil { startPreparation() }
                 // A build under way holds back meanwhile: keys answered over a stale index beside a
                 // running build wait for the core it takes (`keys --count 10000000 --cold`).
                 let search = {
@@ -147,9 +153,14 @@ extension SearchEngineHost {
                 }
                 let (ids, total) = try preparation.map { try $0.foreground.during(search) } ?? search()
                 searchEngine.recentScans.removeAll()
+                guard caughtUp else { return StrategyAnswer(ids: ids, total: total, strategy: .indexBehind) }
+                searchEngine.hasKeptUp = true
                 return StrategyAnswer(ids: ids, total: total, strategy: index.isBridge ? .staleIndex : .index)
             } catch is SearchIndexDamage {
                 // A stored snapshot failed a check where this search read it: never trust it again.
+                // Behind the catalog, a book the index names may have been removed since (its
+                // title key is gone): the other ways answer, and the next search caught up checks.
+                if mayLag && sequence > index.syncedSequence { return nil }
                 distrustIndex()
                 return nil
             }

@@ -26,6 +26,10 @@ package final class SearchIndex {
     package let overlayLimit: Int
     package let isBridge: Bool
     package private(set) var syncedSequence: Int
+    /// Set once the books changed since `syncedSequence` were found to be more than the overlay
+    /// has room for. They only grow (a changed row stays changed), so an outgrown index never
+    /// catches up again: it is not read for a catch-up any more, and waits for its replacement.
+    package private(set) var isOutgrown = false
     private var hidden: Bitmap?
     private var hiddenCount = 0
     /// The ids of the changed books, and the books in result order (title key, id).
@@ -151,13 +155,22 @@ package final class SearchIndex {
     /// again as a new one): the index must then be replaced.
     package func catchUp(from source: any SearchSource, sequence: Int) throws -> Bool {
         guard sequence > syncedSequence else { return true }
-        guard
+        guard !isOutgrown,
             let changes = try Self.changes(
                 base: base, since: syncedSequence, room: overlayLimit - overlay.count, from: source,
                 sequence: sequence)
-        else { return false }
+        else {
+            isOutgrown = true
+            return false
+        }
         apply(changes)
         return true
+    }
+
+    /// Records that a catch-up read elsewhere (`changes`, away from the owner's actor) found more
+    /// changed books since `since` than the overlay has room for.
+    package func outgrow(since: Int) {
+        if since == syncedSequence { isOutgrown = true }
     }
 
     /// What a catch-up reads, and orders, before anything changes: made by `changes` on any
