@@ -4,8 +4,10 @@ import SQLiteCatalog
 import Synchronization
 
 /// An SQLite remote that keeps what answered its last searches (each page says it,
-/// `SearchPage.source`), for the modes that search through the app or a repository, which keep
-/// only the rows, and then report how.
+/// `SearchPage.source`), for the modes that search through a repository or an app of their own,
+/// which keep only the rows, and then report how (the search mode's scaling table, the bulk
+/// mode's typing). The keys and calibre modes read what answered each page from the app model's
+/// request log instead (`TypedApp`).
 final class AnswerRecordingRemote: SearchableBookRemote, ChangeDetectingRemote, SaveOutcomeRecordingRemote,
     AccountAwareRemote,
     HistoryKeepingRemote
@@ -15,24 +17,18 @@ final class AnswerRecordingRemote: SearchableBookRemote, ChangeDetectingRemote, 
 
     private struct Answers {
         var last: SearchAnswerSource?
-        var lastPageBeforeItsCount: SearchAnswerSource?
     }
 
     init(_ remote: SQLiteBookRemote) { self.remote = remote }
 
     /// How the last search was answered.
     var lastAnswer: SearchAnswerSource? { answers.withLock { $0.last } }
-    /// How the last page shown before its count was answered (its count's own answer follows it in `lastAnswer`).
-    var lastPageBeforeItsCount: SearchAnswerSource? { answers.withLock { $0.lastPageBeforeItsCount } }
 
     func bookCount() async throws -> Int { try await remote.bookCount() }
 
     func search(_ query: SearchQuery) async throws -> SearchPage {
         let page = try await remote.search(query)
-        answers.withLock {
-            $0.last = page.source
-            if case .counting = page.totalCount { $0.lastPageBeforeItsCount = page.source }
-        }
+        answers.withLock { $0.last = page.source }
         return page
     }
 

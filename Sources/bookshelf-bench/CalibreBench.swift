@@ -1,11 +1,15 @@
 import BookCatalog
+import BookshelfModel
+import BookshelfUI
 import CommandLineOptions
 import Foundation
 import SQLiteCatalog
+import TerminalUI
 
 /// A Calibre library worked on in place (issue 62's targets): a real library with calibre's
 /// schema, made empty by `calibredb` and filled at once in one transaction as a save writes a
-/// book (`CalibreLibraryFill`), checked by `calibredb check_library`; then search per query
+/// book (`CalibreLibraryFill`), checked by `calibredb check_library`; then keystroke to paint
+/// in the app opened on the library (`TypedApp`, as the keys mode types), search per query
 /// class through the full stack (`BookRepository` over `CalibreBookRemote` and its engine),
 /// `bookshelf search` against `calibredb list --search` as whole processes taken in turn, open
 /// → first results with a current index, and 0 lost updates with writers taking turns, half
@@ -13,7 +17,7 @@ import SQLiteCatalog
 enum CalibreBench: BenchMode {
     static let name = "calibre"
     static let summary =
-        "a Calibre library in place: search per class, bookshelf search vs calibredb list, open → first results, lost updates"
+        "a Calibre library in place: key to paint, search per class, bookshelf search vs calibredb list, open → first results, lost updates"
 
     static let count = BenchNumber("count", default: 100_000, help: "books in the library")
     static let library = Option<String>(
@@ -27,14 +31,35 @@ enum CalibreBench: BenchMode {
     static let rounds = BenchNumber("rounds", default: 3, help: "turns each writer takes")
     static let bookshelf = Option<String>(
         "bookshelf", value: "PATH", completes: .file, help: "the bookshelf executable (default: beside this one)")
-    static let options: [any OptionDeclaration] = [count, library, iterations, runs, writers, rounds, bookshelf]
+    static let keyRounds = BenchNumber(
+        "key-rounds", default: 2, help: "times the keys mode's queries are typed into the app (0: none)")
+    static let changesBeforeClearing = BenchNumber(
+        "changes-before-clearing", value: "K", default: 0,
+        help: """
+            while the app types, before each Ctrl-U another session saves about K books of the
+            library (as Bookshelf saves: under calibre's lock, their last_modified moved), so
+            the app's index must catch up when the query is cleared
+            """)
+    static let keysOnly = Flag(
+        "keys-only",
+        help: "make or reuse the library and type into the app only: no class table, no calibredb, no writers")
+    static let options: [any OptionDeclaration] = [
+        count, library, iterations, runs, writers, rounds, bookshelf, keyRounds, KeysBench.columns, KeysBench.rows,
+        KeysBench.eachKey, changesBeforeClearing, keysOnly,
+    ]
 
     static let details = """
         calibredb must be on PATH (Debian: apt-get install calibre); it runs headless
         (QT_QPA_PLATFORM=offscreen), with its settings in a folder of the bench's. The search
         index and change ledger go to a cache folder of the bench's (XDG_CACHE_HOME), made
-        before timing by one untimed search. calibre's lock is per user: nothing else of
+        before timing by one untimed search, and Bookshelf's record of its saves to a state
+        folder of the bench's (XDG_STATE_HOME). calibre's lock is per user: nothing else of
         calibre's may run meanwhile under the same user.
+
+        Key to paint: the app opens the library as `bookshelf --db LIBRARY` does (its
+        connector, its page size for the screen, the book count), and the keys mode's queries
+        are typed into it a character at a time, each cleared by Ctrl-U, timed and reported as
+        the keys mode reports them, with what answered each page (the request log's source).
         """
 
     static let cliQueries = ["hist", "a", "history of", "murakami", "zzqx"]
@@ -60,12 +85,27 @@ enum CalibreBench: BenchMode {
         environment["QT_QPA_PLATFORM"] = "offscreen"
         environment["CALIBRE_CONFIG_DIRECTORY"] = folder + "-calibre-config"
         environment["XDG_CACHE_HOME"] = folder + "-cache"
+        environment["XDG_STATE_HOME"] = folder + "-state"
         let tools = Tools(calibredb: calibredb, bookshelf: executable, library: folder, environment: environment)
 
         try prepareLibrary(tools, count: count)
         let store = try CalibreLibraryStore.open(path: folder, environment: environment)
-        // Untimed: the index is built and stored in the bench's cache.
-        _ = try await store.remote().searchIndexReport()
+        // Untimed: the index is built and stored in the bench's cache. A remote of one search
+        // works nothing out ahead after it, which would take a core from what is timed next.
+        _ = try await store.remote(forOneSearch: true).searchIndexReport()
+
+        let keyRounds = try arguments.value(Self.keyRounds)
+        if keyRounds > 0 {
+            let size = TerminalSize(
+                rows: max(10, try arguments.value(KeysBench.rows)),
+                columns: max(40, try arguments.value(KeysBench.columns)))
+            let changes = max(0, try arguments.value(changesBeforeClearing))
+            try await typeKeys(
+                store, stateFolder: folder + "-state/bookshelf", rounds: keyRounds, size: size,
+                otherWriter: changes > 0 ? try OtherWriter(store, count: count, changes: changes) : nil,
+                each: arguments.isSet(KeysBench.eachKey))
+        }
+        if arguments.isSet(keysOnly) { return }
 
         // Open → first results, with a current index: a new session, its first page.
         var opens = Timings()
@@ -87,6 +127,56 @@ enum CalibreBench: BenchMode {
         try await lostUpdates(
             tools, store: store, writers: max(2, try arguments.value(writers)),
             rounds: max(1, try arguments.value(rounds)))
+    }
+
+    /// The app opened on the library as `bookshelf --db LIBRARY` opens it, a new session on
+    /// its current index, with the keys mode's queries typed into it.
+    @MainActor
+    static func typeKeys(
+        _ store: CalibreLibraryStore, stateFolder: String, rounds: Int, size: TerminalSize, otherWriter: OtherWriter?,
+        each: Bool
+    ) async throws {
+        let connector = CalibreConnector(store: store, stateFolder: stateFolder)
+        let model = BookshelfModel(
+            connector: connector, account: store.account.name, pageSize: ScreenLayout.pageSize(forRows: size.rows),
+            countsBooks: true)
+        let typed = TypedApp(
+            model: model,
+            store: StoreInfo(kind: "Calibre", location: store.folder, revisions: connector.revisionStyle), size: size)
+        let machineAtStart = MachineTime()
+        print("\nkey to paint: the app on the library, a new session, its index current")
+        try await typed.open(as: store.account.name).print()
+        let keys = try await typed.type(KeysBench.queries, rounds: rounds, each: each) {
+            if let otherWriter { try await otherWriter.save() }
+        }
+        keys.print()
+        print("target: p99 under 16 ms (all keys p99 \(keys.all.p99.formatted))")
+        if let machineAtStart, let stolen = MachineTime()?.stolenShare(since: machineAtStart) {
+            print("CPU time stolen by other guests of this machine during the run: \(Int((stolen * 100).rounded())) %")
+        }
+    }
+
+    /// Another program writing the library while the app types: before each Ctrl-U it saves
+    /// every `step`th book again, unchanged but for its `last_modified`, which is what the app's
+    /// session finds moved (`PRAGMA data_version`, then the change ledger) and catches up with.
+    struct OtherWriter {
+        let remote: CalibreBookRemote
+        let ids: [Int]
+
+        init(_ store: CalibreLibraryStore, count: Int, changes: Int) throws {
+            // A session of one search: its index works nothing out ahead beside the typing.
+            remote = try store.remote(forOneSearch: true)
+            let step = max(1, count / changes)
+            ids = Array(stride(from: 1, through: count, by: step))
+            print("before each Ctrl-U another session saves every \(step)th book (\(ids.count) books)")
+        }
+
+        func save() async throws {
+            for id in ids {
+                let book = try await remote.load(id: id)
+                _ = try await remote.save(SaveRequest(id: id, title: book.title, expectedRevision: book.revision))
+            }
+        }
     }
 
     struct Tools {

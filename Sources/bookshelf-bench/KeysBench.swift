@@ -8,15 +8,9 @@ import SearchEngine
 import Synchronization
 import TerminalUI
 
-/// Keystroke-to-paint latency of the interactive app on a large SQLite catalog: the real
-/// `BookshelfModel` and `BookshelfApp` (key handling, the model's search through
-/// `BookRepository` and `SQLiteBookRemote`, the pure `Screen.render` and the frame diff into
-/// a `MemoryBackend`), typing queries one character at a time. Each key is timed from the
-/// moment it is handed to the app until the frame showing that key's search results has been
-/// presented (a page shown before its count, while an index is built, is timed to the page and
-/// to the count apart); the next key is typed only once all of it has come, so every key pays
-/// for its own search (the worst case: in the real app a fast typist's older searches are
-/// superseded and dropped).
+/// Keystroke-to-paint latency of the interactive app on a large SQLite catalog: the real app
+/// over `SQLiteBookRemote`, typing queries one character at a time (`TypedApp`, which says how
+/// a key is timed), with the catalog's index stored and current, stale (`--cold`) or missing.
 enum KeysBench: BenchMode {
     static let name = "keys"
     static let summary =
@@ -161,154 +155,13 @@ enum KeysBench: BenchMode {
         let machineAtStart = MachineTime()
         let connector = BenchConnector(catalog: catalog, skipped: skipped)
         let model = BookshelfModel(connector: connector, account: "bench")
-        let app = BookshelfApp(model: model, store: StoreInfo(kind: "SQLite", location: path), size: size)
-        var backend = MemoryBackend(width: size.columns, height: size.rows)
-        func paint() {
-            var canvas = Canvas(width: size.columns, height: size.rows)
-            app.render(into: &canvas)
-            backend.present(canvas)
-        }
-        func settle() async {
-            while let request = model.runningRequests.first { await model.finished(request: request) }
-        }
-        /// Until the first page is on screen: the connection and its search, not what else the
-        /// app asked the store meanwhile (answered after it, as the index catches up).
-        func firstResults() async {
-            while let request = model.pendingRequests.first(where: { $0.kind == .connect || $0.kind == .search })?
-                .request
-            {
-                await model.finished(request: request)
-            }
-        }
-
-        let clock = ContinuousClock()
+        let typed = TypedApp(model: model, store: StoreInfo(kind: "SQLite", location: path), size: size)
         let peaks = ResidentPeaks()
-        let startup = clock.now
-        app.start()
-        await firstResults()
-        paint()
-        let firstPainted = clock.now - startup
-        await settle()
-        let settled = clock.now - startup
-        let state = model.state
-        guard state.account == "bench", state.search.error == nil else {
-            throw BenchError("the app did not connect: \(state.connection.error ?? state.search.error ?? "unknown")")
+        try await typed.open(as: "bench").print()
+        let keys = try await typed.type(queries, rounds: rounds, each: each) {
+            if let otherProgram { try otherProgram.save() }
         }
-        let firstAnswer = await connector.lastSearchAnswer()
-        print(
-            "open → first results painted: \(firstPainted.formatted); \(state.search.total) books, "
-                + "answered by \(firstAnswer?.explanation ?? "nothing")")
-        print("open → every request of the start answered: \(settled.formatted)")
-
-        /// Until the key's search has answered: its page is on screen, though a count may follow.
-        func pageShown() async {
-            while model.pendingRequests.contains(where: { $0.kind == .search }) {
-                try? await Task.sleep(for: .microseconds(100))
-            }
-        }
-
-        var typing = Timings()
-        var clearing = Timings()
-        var render = Timings()
-        var keys = 0
-        var whileBuilding = Timings()
-        var indexed = Timings()
-        var narrowed = Timings()
-        var titleOrder = Timings()
-        var leading = Timings()
-        var inOrder = Timings()
-        var counted = Timings()
-        var slowest: [(Duration, String)] = []
-        for _ in 0..<rounds {
-            for query in queries {
-                for (offset, character) in query.enumerated() {
-                    let start = clock.now
-                    app.handle(.key(.character(character)))
-                    await pageShown()
-                    let renderStart = clock.now
-                    paint()
-                    let end = clock.now
-                    typing.record(end - start)
-                    render.record(end - renderStart)
-                    // A page shown before its count came from the title order or an earlier
-                    // scan's first matches; the count follows.
-                    let countFollows = if case .counting = model.state.search.totalCount { true } else { false }
-                    await settle()
-                    if countFollows {
-                        paint()
-                        counted.record(clock.now - start)
-                    }
-                    let answer =
-                        countFollows ? await connector.lastPageBeforeItsCount() : await connector.lastSearchAnswer()
-                    if answer == .index { indexed.record(end - start) } else { whileBuilding.record(end - start) }
-                    if answer == .earlierScan || answer == .leadingMatches || answer == .orderedMatches {
-                        narrowed.record(end - start)
-                    }
-                    if answer == .leadingMatches { leading.record(end - start) }
-                    if answer == .orderedMatches { inOrder.record(end - start) }
-                    if answer == .titleOrder { titleOrder.record(end - start) }
-                    slowest.append((end - start, String(query.prefix(offset + 1))))
-                    if each {
-                        print(
-                            "key \"\(query.prefix(offset + 1))\" \((end - start).formatted) (paint \((end - renderStart).formatted)), answered by \(answer?.explanation ?? "nothing")"
-                        )
-                    }
-                    keys += 1
-                }
-                guard model.state.search.query == query, model.state.search.error == nil else {
-                    throw BenchError("the app did not search for the typed query")
-                }
-                try otherProgram?.save()
-                let start = clock.now
-                app.handle(.key(.ctrl("u")))
-                await settle()
-                paint()
-                clearing.record(clock.now - start)
-                if each {
-                    print(
-                        "Ctrl-U \((clock.now - start).formatted), answered by \(await connector.lastSearchAnswer()?.explanation ?? "nothing")"
-                    )
-                }
-                if await connector.lastSearchAnswer() == .index {
-                    indexed.record(clock.now - start)
-                } else {
-                    whileBuilding.record(clock.now - start)
-                }
-                keys += 1
-            }
-        }
-        var all = Timings()
-        for sample in typing.samples + clearing.samples { all.record(sample) }
-        print("\n\(keys) keys over \(queries.count) queries x \(rounds) rounds, screen \(size.columns)x\(size.rows)")
-        print("key kind             p50          p99          max   (key to page on screen)")
-        var rows = [
-            ("typing a character", typing), ("Ctrl-U (all books)", clearing), ("all keys", all),
-            ("  of which paint", render),
-        ]
-        if !whileBuilding.samples.isEmpty {
-            rows += [
-                ("index being built", whileBuilding), ("  narrowed", narrowed), ("    first matches", leading),
-                ("    in order", inOrder),
-                ("  title order", titleOrder), ("  → its count", counted), ("index ready", indexed),
-            ]
-            print(
-                "\(whileBuilding.samples.count) keys were answered while the index was being built (from the books table or a stale stored index; "
-                    + "\(narrowed.samples.count) of them narrowed an earlier scan's matches, \(leading.samples.count) from its first matches alone, "
-                    + "\(inOrder.samples.count) from its matches in result order; "
-                    + "\(titleOrder.samples.count) showed the page from the title order first; those and the pages from earlier scans are counted "
-                    + "afterwards: \"→ its count\" is key to count), \(indexed.samples.count) by the index")
-        }
-        for (label, timings) in rows where !timings.samples.isEmpty {
-            print(
-                "\(label.padding(toLength: 18, withPad: " ", startingAt: 0)) \(timings.p50.formatted)  \(timings.p99.formatted)  \(timings.percentile(1).formatted)"
-            )
-        }
-        let worst = Dictionary(slowest.map { ($0.1, $0.0) }, uniquingKeysWith: max).sorted { $0.value > $1.value }
-            .prefix(8)
-        print(
-            "\nslowest typed prefixes: "
-                + worst.map { "\"\($0.key)\" \(String(format: "%.1f", $0.value.milliseconds)) ms" }
-                .joined(separator: ", "))
+        keys.print()
         print("\ntarget: p99 under 16 ms; peak memory under 64 MB")
         print("peak memory (since the reset): \(peakMemory())")
         let (anonymous, file) = peaks.stop()
@@ -327,8 +180,9 @@ enum KeysBench: BenchMode {
         return (try? handle.write(contentsOf: Data("5".utf8))) != nil
     }
 }
-/// The app's connector for the benchmark's account, keeping the remote it opened so the
-/// bench can ask how its searches were answered.
+/// The app's connector for the benchmark's account, keeping the remote it opened so that the
+/// bulk mode can ask how its searches were answered (the keys mode reads the model's request log,
+/// `TypedApp`), without the strategies `--without` leaves out.
 final class BenchConnector: CatalogConnector {
     private let base: SQLiteConnector
     private let skipped: Set<SearchStrategy>
@@ -348,6 +202,4 @@ final class BenchConnector: CatalogConnector {
     }
 
     func lastSearchAnswer() async -> SearchAnswerSource? { opened.withLock { $0 }?.lastAnswer }
-
-    func lastPageBeforeItsCount() async -> SearchAnswerSource? { opened.withLock { $0 }?.lastPageBeforeItsCount }
 }
