@@ -26,7 +26,10 @@ public final class BookshelfModel {
     /// tests do not, so that no count waits among their requests).
     public let countsBooks: Bool
 
-    let connector: any CatalogConnector
+    /// The open catalog's connector: another catalog's once the user switches to it.
+    var connector: any CatalogConnector
+    /// Opens the catalogs the switcher offers (nil: the switcher offers accounts only).
+    let catalogs: (any CatalogSwitching)?
     /// How the catalog's revisions read in the messages (a Calibre library's are times).
     var revisions: RevisionStyle { connector.revisionStyle }
     let clock: StoreClock
@@ -73,8 +76,9 @@ public final class BookshelfModel {
     var sessionPart = SessionPart()
     var editorPart = EditorPart()
     var historyPart = HistoryPart()
-    /// Where the open draft is kept between runs (nil: nowhere): the editor decides what.
-    let keeper: (any DraftKeeping)?
+    /// Where the open draft is kept between runs (nil: nowhere): the editor decides what. Each
+    /// catalog keeps its own, so a switch to another catalog brings its keeper.
+    var keeper: (any DraftKeeping)?
     /// The bulk editor's part: marks, the editor of one change for many books, its batch.
     var bulkPart = BulkPart()
 
@@ -86,7 +90,9 @@ public final class BookshelfModel {
         logCapacity: Int = 200,
         clock: StoreClock = .continuous(),
         keeper: (any DraftKeeping)? = nil,
-        countsBooks: Bool = false
+        countsBooks: Bool = false,
+        catalog: RecentCatalog? = nil,
+        catalogs: (any CatalogSwitching)? = nil
     ) {
         self.connector = connector
         self.startingAccount = account
@@ -96,6 +102,8 @@ public final class BookshelfModel {
         self.clock = clock
         self.keeper = keeper
         self.countsBooks = countsBooks
+        self.catalogs = catalogs
+        sessionPart.catalog = catalog
     }
 
     /// Everything the UI draws: each part's state.
@@ -117,7 +125,10 @@ public final class BookshelfModel {
             keptDraft: keptDraftQuestion,
             catalogChanges: sessionPart.catalogChanges,
             lostSaves: editorPart.lostSaveList,
-            bulk: bulkState)
+            bulk: bulkState,
+            otherCatalogs: otherCatalogs,
+            switchedCatalog: sessionPart.switchedCatalog ? sessionPart.catalog : nil,
+            revisions: revisions)
     }
 
     /// Waits until the effect that request `number` belongs to has finished processing (its

@@ -37,6 +37,14 @@ public struct BookshelfState: Equatable, Sendable {
     public var lostSaves = LostSaveList()
     /// The marked books, the bulk editor and its batch (issue 61).
     public var bulk = BulkState()
+    /// The catalogs opened recently, newest first, without the one open now: the switcher lists
+    /// them below the accounts (`requestCatalogSwitch`).
+    public var otherCatalogs: [RecentCatalog] = []
+    /// The catalog the user switched to in this run; nil while it is still the one the app
+    /// started with (which the app names itself).
+    public var switchedCatalog: RecentCatalog? = nil
+    /// How the open catalog's revisions read (a count of saves, or calibre's times).
+    public var revisions: RevisionStyle = .counter
 }
 
 public struct AccountChoice: Equatable, Sendable, Hashable {
@@ -54,6 +62,9 @@ public struct ConnectionState: Equatable, Sendable {
     public var connectingTo: String?
     /// Why the last connection attempt failed; the current session (if any) is unchanged.
     public var error: String?
+    /// `connectingTo` and `error` are about opening another catalog (`connectingTo` is then how
+    /// it is shown, and `error` starts with it), not about signing in to an account.
+    public var concernsCatalog = false
     /// The current session lost its connection and signing in again needs the account's
     /// password. Query, rows and draft stay; `requestReconnect` asks for the password.
     public var isLost = false
@@ -86,6 +97,8 @@ public struct Confirmation: Equatable, Sendable {
     public enum Action: Equatable, Sendable {
         case closeEditor
         case switchAccount(String)
+        /// Open another catalog or library (the switcher's recent ones).
+        case switchCatalog(RecentCatalog)
         case quit
 
         /// "switch to bob", as in "Discard your unsaved changes and switch to bob?"
@@ -93,6 +106,7 @@ public struct Confirmation: Equatable, Sendable {
             switch self {
             case .closeEditor: "close the editor"
             case let .switchAccount(name): "switch to \(name)"
+            case let .switchCatalog(catalog): "open \(catalog.shown)"
             case .quit: "quit"
             }
         }

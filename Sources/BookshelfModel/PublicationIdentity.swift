@@ -31,6 +31,8 @@ public enum RequestKind: String, Sendable, Hashable, CaseIterable {
     case reconcile
     /// Opening an account session.
     case connect
+    /// Opening another catalog or library and its starting account's session (the switcher).
+    case openCatalog = "open-catalog"
     /// Signing the current session's lost connection in again with a password typed anew.
     case reconnect
     /// The revisions of one book, for the history view.

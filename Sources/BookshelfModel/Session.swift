@@ -8,6 +8,7 @@ extension BookshelfModel {
     @discardableResult
     public func start(password: String? = nil) -> Int? {
         listAccounts()
+        rememberRecentCatalogs()
         return proceedToConnect(startingAccount, password: password)
     }
 
@@ -19,7 +20,7 @@ extension BookshelfModel {
 
     /// Lists the accounts, their roles and scopes. What cannot be listed stays empty: the
     /// switcher then offers fewer choices, and the current account still works.
-    private func listAccounts() {
+    func listAccounts() {
         let connector = self.connector
         launch(
             .accounts,
@@ -87,6 +88,7 @@ extension BookshelfModel {
     private func connect(to name: String, password: String?) -> Int {
         let connector = self.connector
         sessionPart.connectingAccount = name
+        sessionPart.connectingOpensCatalog = false
         sessionPart.connectionError = nil
         defer { changed() }
         return launch(

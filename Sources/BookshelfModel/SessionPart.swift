@@ -17,7 +17,17 @@ struct SessionPart {
     var accountNames: [String] = []
     var accountRoles: [String: AccountRole] = [:]
     var accountScopes: [String: String] = [:]
+    /// The account being connected to, or how the catalog being opened is shown.
     var connectingAccount: String?
+    /// `connectingAccount` and `connectionError` are about opening another catalog, not an account.
+    var connectingOpensCatalog = false
+    /// The catalog open now, when the app says (it offers the others in the switcher).
+    var catalog: RecentCatalog?
+    /// The user switched to `catalog` in this run: the header names it rather than the one the
+    /// app started with.
+    var switchedCatalog = false
+    /// The catalogs opened recently, newest first, as last read.
+    var recentCatalogs: [RecentCatalog] = []
     var connectionError: String?
     /// `connectionError` says only that the store could not be reached: the next answer of
     /// the store makes it old news.
@@ -52,6 +62,7 @@ extension BookshelfModel {
         ConnectionState(
             connectingTo: isPending(.connect) ? sessionPart.connectingAccount : nil,
             error: sessionPart.connectionError,
+            concernsCatalog: sessionPart.connectingOpensCatalog,
             isLost: sessionPart.connectionIsLost,
             isUnreachable: !reachability.isReachable,
             refusal: reachability.refusal)
@@ -144,6 +155,9 @@ extension BookshelfModel {
         case let .switchAccount(name):
             // The draft goes only when the new session begins; a failed connect keeps it.
             return proceedToConnect(name, password: nil)
+        case let .switchCatalog(catalog):
+            // As for an account: the draft goes only when the other catalog's session begins.
+            return open(catalog)
         }
     }
 

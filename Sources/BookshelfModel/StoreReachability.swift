@@ -59,7 +59,7 @@ struct StoreReachability: Equatable {
         // Marking is searches; a batch whose books were all unchanged asked the store nothing.
         case .markMatches, .bulkEdit: false
         // The account list and the catalog count answer even when their queries failed.
-        case .search, .page, .refresh, .count, .load, .connect, .accounts, .catalogCount: false
+        case .search, .page, .refresh, .count, .load, .connect, .openCatalog, .accounts, .catalogCount: false
         }
     }
 }

@@ -9,7 +9,8 @@ import TerminalUI
 @MainActor
 public final class BookshelfApp {
     public let model: BookshelfModel
-    public let store: StoreInfo
+    /// The catalog the app started with, as the header names it.
+    public let startingStore: StoreInfo
     public internal(set) var ui = UIState()
     public private(set) var size: TerminalSize
     /// Asks for a frame (the terminal coalesces requests into one draw).
@@ -33,7 +34,7 @@ public final class BookshelfApp {
         now: @escaping () -> Duration = BookshelfApp.monotonicNow
     ) {
         self.model = model
-        self.store = store
+        self.startingStore = store
         self.size = size
         self.freshnessInterval = freshnessInterval
         self.now = now
@@ -80,10 +81,19 @@ public final class BookshelfApp {
 
     // MARK: Drawing
 
+    /// The open catalog as the header names it: the one the user switched to, else the first.
+    public var store: StoreInfo { store(in: model.state) }
+
+    private func store(in state: BookshelfState) -> StoreInfo {
+        guard let catalog = state.switchedCatalog else { return startingStore }
+        return StoreInfo(kind: catalog.kind.title, location: catalog.shown, revisions: state.revisions)
+    }
+
     /// Paints the current state (the view half: `Screen.render` is pure).
     public func render(into canvas: inout Canvas) {
+        let state = model.state
         Screen.render(
-            model.state, ui: ui, store: store, requests: ui.showsRequests ? model.log.entries : [], into: &canvas
+            state, ui: ui, store: store(in: state), requests: ui.showsRequests ? model.log.entries : [], into: &canvas
         )
         trace?.frameRendered(model: model)
     }

@@ -113,16 +113,19 @@ extension BookshelfApp {
 
         case let .moveAccountSelection(delta):
             guard case let .accounts(highlighted)? = ui.overlay else { return .passedOn }
-            guard !state.accounts.isEmpty else { return .took }
-            let moved = state.accounts.row(highlighting: highlighted) + delta
-            ui.overlay = .accounts(highlighted: state.accounts[min(max(0, moved), state.accounts.count - 1)].name)
+            let choices = SwitcherChoice.all(in: state)
+            guard !choices.isEmpty else { return .took }
+            let moved = state.switcherRow(highlighting: highlighted) + delta
+            ui.overlay = .accounts(highlighted: choices[min(max(0, moved), choices.count - 1)])
         case .switchAccount:
             guard case let .accounts(highlighted)? = ui.overlay else { return .passedOn }
             ui.overlay = nil
-            guard !state.accounts.isEmpty else { return .took }
-            return .took(
-                request: model.requestAccountSwitch(
-                    to: state.accounts[state.accounts.row(highlighting: highlighted)].name))
+            let choices = SwitcherChoice.all(in: state)
+            guard !choices.isEmpty else { return .took }
+            switch choices[min(state.switcherRow(highlighting: highlighted), choices.count - 1)] {
+            case let .account(name): return .took(request: model.requestAccountSwitch(to: name))
+            case let .catalog(catalog): return .took(request: model.requestCatalogSwitch(to: catalog))
+            }
         case .closeAccounts:
             ui.overlay = nil
 

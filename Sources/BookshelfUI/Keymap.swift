@@ -435,10 +435,11 @@ public enum Keymap {
                         Binding(.help, [.anyOtherKey], .closeHelp),
                     ]),
                 Entry(
-                    "F2 Ctrl-T", "switch account; your own account reconnects a lost connection",
+                    "F2 Ctrl-T", "switch account or a recent catalog; own account reconnects",
                     documentation: """
-                        switch account (asks for a password if the account needs one; the input is masked); your own \
-                        account, after a lost connection, asks for its password again
+                        switch account (asks for a password if the account needs one; the input is masked), or open \
+                        one of the catalogs and libraries opened recently, listed below the accounts, as a new session; \
+                        your own account, after a lost connection, asks for its password again
                         """,
                     [
                         Binding(.global, [.function(2), .ctrl("t")], .toggleAccounts),

@@ -12,9 +12,11 @@ enum StatusLine {
         let spinner = String(spinnerFrames[ui.spinnerPhase % spinnerFrames.count])
         var message: StyledText?
         if let connecting = state.connection.connectingTo {
-            message = StyledText("\(spinner) Connecting to \(connecting)…", style: Theme.status)
+            let doing = state.connection.concernsCatalog ? "Opening" : "Connecting to"
+            message = StyledText("\(spinner) \(doing) \(connecting)…", style: Theme.status)
         } else if let error = state.connection.error {
-            message = StyledText("Could not switch account: \(error)", style: Theme.statusError)
+            let what = state.connection.concernsCatalog ? "Could not open" : "Could not switch account:"
+            message = StyledText("\(what) \(error)", style: Theme.statusError)
         } else if state.connection.isLost, state.passwordPrompt == nil, let account = state.account {
             // It explains every failure that follows, so it comes before them.
             message = StyledText(
@@ -191,15 +193,29 @@ enum Overlays {
         canvas.cursor = Position(x: cursorX, y: y)
     }
 
-    static func renderAccounts(_ state: BookshelfState, highlighted: String?, into canvas: inout Canvas) {
+    static func renderAccounts(_ state: BookshelfState, highlighted: SwitcherChoice?, into canvas: inout Canvas) {
         var lines = AccountColumns.lines(state.accounts)
         if lines.isEmpty { lines = ["Listing accounts…"] }
-        let box = Box(title: "Switch account", lines: lines, canvas: canvas, preferredWidth: 40)
+        let accountLines = lines.count
+        if !state.otherCatalogs.isEmpty {
+            // The box never wraps them: a path is cut at its start, so its end shows.
+            let width = max(1, canvas.width - 6)
+            lines +=
+                ["", RecentCatalogLines.heading] + state.otherCatalogs.map { RecentCatalogLines.line($0, width: width) }
+        }
+        let box = Box(title: "Switch account or catalog", lines: lines, canvas: canvas, preferredWidth: 40)
         box.draw(into: &canvas)
-        let row = state.accounts.row(highlighting: highlighted)
-        if !state.accounts.isEmpty, row < box.inner.height {
+        let choice = state.switcherRow(highlighting: highlighted)
+        let row = choice < state.accounts.count ? choice : accountLines + 2 + (choice - state.accounts.count)
+        if !SwitcherChoice.all(in: state).isEmpty, row < box.inner.height {
             canvas.setStyle(
                 Theme.selected, in: Rect(x: box.inner.x, y: box.inner.y + row, width: box.inner.width, height: 1))
+        }
+        if !state.otherCatalogs.isEmpty, accountLines + 1 < box.inner.height {
+            canvas.draw(
+                RecentCatalogLines.heading, x: box.inner.x, y: box.inner.y + accountLines + 1,
+                style: Theme.overlayTitle,
+                maxWidth: box.inner.width)
         }
     }
 
@@ -280,6 +296,34 @@ struct Box {
         if lines.count > inner.height + scroll {
             canvas.draw(" more ↓ ", x: right - 9, y: bottom, style: Theme.hint)
         }
+    }
+}
+
+/// The switcher's rows of the other catalogs: the kind, then the path or connection (from a
+/// file anyone could write: sanitised, and cut at its start to the room there is).
+enum RecentCatalogLines {
+    static let heading = "Recent catalogs"
+
+    static func line(_ catalog: RecentCatalog, width: Int) -> String {
+        let kind = catalog.kind.title + String(repeating: " ", count: max(0, 11 - catalog.kind.title.count))
+        let missing = catalog.isMissing ? "  (missing)" : ""
+        let room = width - TextLayout.width(kind) - TextLayout.width(missing)
+        return kind + keepingTheEnd(sanitize(catalog.shown), width: room) + missing
+    }
+
+    /// `text` in at most `width` columns: "…" and its end when it is wider.
+    static func keepingTheEnd(_ text: String, width: Int) -> String {
+        guard width > 0 else { return "" }
+        let glyphs = TextLayout.glyphs(text)
+        guard glyphs.reduce(0, { $0 + $1.width }) > width else { return text }
+        var kept: [String] = []
+        var used = 1
+        for glyph in glyphs.reversed() {
+            if used + glyph.width > width { break }
+            kept.append(glyph.symbol)
+            used += glyph.width
+        }
+        return "…" + kept.reversed().joined()
     }
 }
 

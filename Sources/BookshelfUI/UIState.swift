@@ -8,9 +8,10 @@ public struct UIState: Equatable, Sendable {
     public enum Overlay: Equatable, Sendable {
         /// The key list; `scroll` is the first line shown.
         case help(scroll: Int)
-        /// The account switcher; `highlighted` names the account the highlight is on (nil: the
-        /// current one). A name, not a row: the list may arrive, or change, while it is open.
-        case accounts(highlighted: String?)
+        /// The account switcher, with the catalogs opened recently below the accounts;
+        /// `highlighted` names the choice the highlight is on (nil: the current account). A
+        /// choice, not a row: the list may arrive, or change, while it is open.
+        case accounts(highlighted: SwitcherChoice?)
         /// The request panel (`RequestPanel`); `scroll` is the first line shown.
         case requests(scroll: Int)
         /// The saves the catalog lost.
@@ -33,10 +34,23 @@ public struct UIState: Equatable, Sendable {
     }
 }
 
-extension [AccountChoice] {
-    /// The switcher's highlighted row: the account it names, else the current one, else the first.
-    func row(highlighting name: String?) -> Int {
-        firstIndex { $0.name == name } ?? firstIndex(where: \.isCurrent) ?? 0
+/// A row of the switcher: an account of this catalog, or another catalog opened recently.
+public enum SwitcherChoice: Equatable, Sendable {
+    case account(String)
+    case catalog(RecentCatalog)
+
+    /// The switcher's rows, in order: the accounts, then the other catalogs.
+    static func all(in state: BookshelfState) -> [SwitcherChoice] {
+        state.accounts.map { .account($0.name) } + state.otherCatalogs.map { .catalog($0) }
+    }
+}
+
+extension BookshelfState {
+    /// The switcher's highlighted row among `SwitcherChoice.all`: the choice named, else the
+    /// current account, else the first.
+    func switcherRow(highlighting choice: SwitcherChoice?) -> Int {
+        let choices = SwitcherChoice.all(in: self)
+        return choice.flatMap { choices.firstIndex(of: $0) } ?? accounts.firstIndex(where: \.isCurrent) ?? 0
     }
 }
 

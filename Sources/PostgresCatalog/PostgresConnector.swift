@@ -208,3 +208,14 @@ public enum PostgresConnectFailure: Error, Equatable, CustomStringConvertible {
         }
     }
 }
+
+extension PostgresConnector {
+    /// The connection string without its password, as a keyword string of every option it
+    /// gives (nil when it cannot be parsed): what may be written down to open the catalog
+    /// again (the recent catalogs), the password left to libpq's usual places.
+    public var withoutPassword: String? {
+        guard var options = explicitOptions() else { return nil }
+        options["password"] = nil
+        return Self.keywordString(options)
+    }
+}

@@ -56,7 +56,8 @@ enum InteractiveCommand {
     enum Store: Sendable {
         case sqlite(SQLiteCatalog, path: String)
         /// With the starting account's session already open (it may have needed a password).
-        case postgres(PostgresAccountConnector, description: String)
+        /// `remembered` is its connection string without the password (nil: not recorded).
+        case postgres(PostgresAccountConnector, description: String, remembered: String?)
         /// A Calibre library, worked on in place.
         case calibre(CalibreLibraryStore)
     }
@@ -105,9 +106,11 @@ enum InteractiveCommand {
     /// Opens the catalog as the starting account, so every reason it cannot be used is told
     /// on standard error before the screen opens. On PostgreSQL the starting account is
     /// `--account`, else the connection's own user (the URL's, PGUSER, or the login name).
-    private static func open(
+    /// `asksPassword`: false while the screen is open (the switcher): a PostgreSQL catalog that
+    /// wants a password libpq cannot find says so rather than asking on the terminal.
+    static func open(
         _ target: CatalogTarget, account name: String?, creating creation: CatalogOpener.Creation,
-        console: Console, announce: (Notice) -> Void
+        console: Console, asksPassword: Bool = true, announce: (Notice) -> Void
     ) async throws -> (Store, Account) {
         switch target {
         case let .sqlite(path):
@@ -154,20 +157,20 @@ enum InteractiveCommand {
             }
             return (.calibre(store), store.account)
         case let .postgres(connector):
-            let remote = try await PostgresSignIn.remote(connector, account: name)
+            let remote =
+                asksPassword
+                ? try await PostgresSignIn.remote(connector, account: name)
+                : try await PostgresSignIn.remoteWithoutAsking(connector)
             do {
                 _ = try await remote.search(SearchQuery(text: "", limit: 1, offset: 0))
             } catch {
                 throw CommandFailure(PostgresSignIn.message(error))
             }
-            // "dbname=... host=...": the header already says PostgreSQL and the account, which
-            // changes when the user switches, so the connection's user is left out.
-            let shown = connector.description.split(separator: " ")
-                .filter { $0 != "postgresql" && !$0.hasPrefix("user=") }.joined(separator: " ")
             return (
                 .postgres(
                     PostgresAccountConnector(connector: connector, opened: remote),
-                    description: TerminalText.sanitized(shown)), remote.account
+                    description: TerminalText.sanitized(RecentCatalogs.shown(connector)),
+                    remembered: connector.withoutPassword), remote.account
             )
         }
     }
@@ -183,40 +186,19 @@ enum InteractiveCommand {
             StandardStream.writeError("bookshelf: cannot use this terminal: \(describe(error))\n")
             exit(ExitStatus.failure.rawValue)
         }
-        let connector: any CatalogConnector
-        let store: StoreInfo
-        let catalogIdentity: String
-        switch setup.store {
-        case let .sqlite(catalog, path):
-            let plain = SQLiteConnector(catalog: catalog)
-            connector =
-                setup.schedule.map {
-                    LatencyScriptedConnector(
-                        plain,
-                        script: LatencyScript(
-                            schedule: $0, sleeper: WallClockSleeper(),
-                            retainedCalls: LatencyScript.interactiveRetainedCalls))
-                } ?? plain
-            store = StoreInfo(kind: "SQLite", location: displayPath(path))
-            catalogIdentity = "sqlite " + realPath(path)
-        case let .calibre(library):
-            connector = CalibreConnector(
-                store: library, stateFolder: StateFolder.path(environment: ProcessInfo.processInfo.environment))
-            store = StoreInfo(
-                kind: "Calibre", location: displayPath(library.folder), revisions: connector.revisionStyle)
-            catalogIdentity = "calibre " + realPath(library.file)
-        case let .postgres(postgres, description):
-            connector = postgres
-            store = StoreInfo(kind: "PostgreSQL", location: description)
-            catalogIdentity = "postgresql " + description
-        }
-        let keeper = KeptDraftFiles.directory(environment: ProcessInfo.processInfo.environment).map {
-            KeptDraftFiles(directory: $0, catalog: catalogIdentity)
-        }
+        let environment = ProcessInfo.processInfo.environment
+        let composed = compose(setup.store, schedule: setup.schedule)
+        let switcher = CatalogSwitcher(
+            recent: StateFolder.path(environment: environment).map { RecentCatalogFile(folder: $0) },
+            drafts: KeptDraftFiles.directory(environment: environment), schedule: setup.schedule,
+            tracePath: setup.tracePath)
+        switcher.opened(composed.catalog)
         let model = BookshelfModel(
-            connector: connector, account: setup.account.name,
-            pageSize: ScreenLayout.pageSize(forRows: terminal.size.rows), keeper: keeper, countsBooks: true)
-        let app = BookshelfApp(model: model, store: store, size: terminal.size)
+            connector: composed.connector, account: setup.account.name,
+            pageSize: ScreenLayout.pageSize(forRows: terminal.size.rows),
+            keeper: switcher.keeper(for: composed.catalog), countsBooks: true, catalog: composed.catalog,
+            catalogs: switcher)
+        let app = BookshelfApp(model: model, store: composed.info, size: terminal.size)
         if let notice = setup.firstRunNotice { app.announce(notice) }
         // Appending: the store may write lines of its own (standby reads, see CatalogReads).
         let traceFile = setup.tracePath.map { Glibc.open($0, O_WRONLY | O_APPEND | O_CLOEXEC) }.flatMap {

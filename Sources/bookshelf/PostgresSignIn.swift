@@ -16,6 +16,20 @@ enum PostgresSignIn {
         }
     }
 
+    /// A session as the connection's own user, with a password only from where libpq looks
+    /// (the string, PGPASSWORD, the password file): for the switcher, while the screen is open.
+    static func remoteWithoutAsking(_ connector: PostgresConnector) async throws(CommandFailure) -> PostgresRemote {
+        do {
+            return try await PostgresRemote.connect(connector, password: nil)
+        } catch PostgresConnectFailure.passwordRequired {
+            throw CommandFailure(
+                "\(TerminalText.sanitized(connector.description)) needs a password: set PGPASSWORD or put it in "
+                    + "~/.pgpass (or PGPASSFILE), or start bookshelf with --db for it")
+        } catch {
+            throw CommandFailure(message(error))
+        }
+    }
+
     /// An administrative connection (the database owner; see `bookshelf setup`).
     static func administrator(_ connector: PostgresConnector) async throws(CommandFailure) -> PostgresSetup {
         try await withPassword(connector) { password in

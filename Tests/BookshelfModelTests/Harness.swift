@@ -24,7 +24,8 @@ final class Harness {
     init(
         books: [String: [BookRecord]] = ["alice": [], "bob": []], passwords: [String: String] = [:],
         account: String = "alice", pageSize: Int = 50, accounts: [String: Account] = [:],
-        keeper: (any DraftKeeping)? = nil, keepsBatches: Bool = false
+        keeper: (any DraftKeeping)? = nil, keepsBatches: Bool = false, catalog: RecentCatalog? = nil,
+        catalogs: (any CatalogSwitching)? = nil
     ) {
         connector = SteppedConnector(books: books, passwords: passwords)
         let counter = clock
@@ -35,7 +36,7 @@ final class Harness {
                 ? connector as any CatalogConnector : AccountTellingConnector(base: connector, accounts: accounts)
         model = BookshelfModel(
             connector: opening, account: account, pageSize: pageSize, loadMoreThreshold: 1,
-            clock: StoreClock { counter.tick() }, keeper: keeper)
+            clock: StoreClock { counter.tick() }, keeper: keeper, catalog: catalog, catalogs: catalogs)
         model.onTrace = { [unowned self] in traces.append($0) }
         model.onChange = { [unowned self] in changeCount += 1 }
     }

@@ -25,7 +25,8 @@ final class AppHarness {
         countsItsCatalog: Bool = false,
         details: (_ title: String, _ author: String) -> BookDetails = { _, _ in BookDetails.empty },
         connector wrap: (MemoryCatalogConnector) -> any CatalogConnector = { $0 },
-        keeper: (any DraftKeeping)? = nil
+        keeper: (any DraftKeeping)? = nil,
+        recent: (catalog: RecentCatalog, catalogs: any CatalogSwitching)? = nil
     ) {
         catalog = MemoryCatalog()
         for account in accounts { catalog.addAccount(account) }
@@ -39,7 +40,8 @@ final class AppHarness {
         }
         model = BookshelfModel(
             connector: wrap(MemoryCatalogConnector(catalog: catalog, passwords: passwords)), account: account,
-            pageSize: pageSize, keeper: keeper, countsBooks: countsItsCatalog)
+            pageSize: pageSize, keeper: keeper, countsBooks: countsItsCatalog, catalog: recent?.catalog,
+            catalogs: recent?.catalogs)
         app = BookshelfApp(model: model, store: store, size: TerminalSize(rows: rows, columns: columns))
         backend = MemoryBackend(width: columns, height: rows)
         app.onQuit = { [unowned self] in quitCount += 1 }

@@ -262,7 +262,9 @@ import TerminalUI
             await harness.start()
             await harness.press(.function(2), .down)
             await harness.press(key)
-            #expect(harness.app.ui.overlay == .accounts(highlighted: ["alice", "bob", "carol"][1 + delta]), "\(what)")
+            #expect(
+                harness.app.ui.overlay == .accounts(highlighted: .account(["alice", "bob", "carol"][1 + delta])),
+                "\(what)")
         case .switchAccount, .closeAccounts:
             let harness = AppHarness(columns: 80, rows: 12)
             await harness.start()

@@ -6,9 +6,11 @@ import Testing
 @Suite("The model's rules")
 struct ModelRuleTests {
     /// The model's only asynchronous functions: waits for the runner's own tasks (for tests and
-    /// the demo), and a store call's body run inside an effect's call.
+    /// the demo), a store call's body run inside an effect's call, and the requirement of the
+    /// app's capability that opens another catalog (`CatalogSwitching.open`), which only an
+    /// effect's call calls.
     static let asyncFunctions: Set<String> = [
-        "finished(request", "accountsListed(", "theirs(of",
+        "finished(request", "accountsListed(", "theirs(of", "open(_",
     ]
 
     /// A synchronous function on the main actor cannot await, so a store call can only be made
@@ -146,7 +148,8 @@ struct ModelRuleTests {
             line.firstMatch(of: stored).map { String($0.output[1].substring ?? "") }
         }
         let own: Set<String> = [
-            "onChange", "onTrace", "log", "pageSize", "loadMoreThreshold", "countsBooks", "connector", "clock",
+            "onChange", "onTrace", "log", "pageSize", "loadMoreThreshold", "countsBooks", "connector", "catalogs",
+            "clock",
             "startingAccount", "keeper", "session", "lastRequest", "lastBackgroundRequest", "lastOrder", "owners",
             "inFlight", "showsBusy", "running", "cancellable", "repository", "reachability", "message",
         ]

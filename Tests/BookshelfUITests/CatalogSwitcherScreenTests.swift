@@ -1,0 +1,94 @@
+import BookCatalog
+import BookshelfModel
+import CatalogSimulation
+import Foundation
+import TerminalUI
+import Testing
+
+@testable import BookshelfUI
+
+/// Opens each recent catalog as a memory catalog of its own, with one account and one book.
+@MainActor
+final class MemoryCatalogs: CatalogSwitching {
+    let list: [RecentCatalog]
+    let shelves: [String: (account: String, title: String)]
+
+    init(_ list: [RecentCatalog], shelves: [String: (account: String, title: String)]) {
+        self.list = list
+        self.shelves = shelves
+    }
+
+    func recentCatalogs() -> [RecentCatalog] { list }
+
+    nonisolated func open(_ catalog: RecentCatalog) async throws -> OpenedCatalog {
+        guard let shelf = shelves[catalog.location] else { throw BookFailure.storeUnavailable("no catalog there") }
+        let memory = MemoryCatalog()
+        memory.addAccount(Account(name: shelf.account, role: .editor, scope: "main"))
+        memory.addBook(title: shelf.title, author: "Someone", scope: "main")
+        let connector = MemoryCatalogConnector(catalog: memory)
+        let remote = try await connector.connect(account: shelf.account, password: nil)
+        return OpenedCatalog(catalog: catalog, connector: connector, remote: remote, account: shelf.account)
+    }
+
+    func keeper(for catalog: RecentCatalog) -> (any DraftKeeping)? { nil }
+}
+
+/// The switcher lists the catalogs opened recently below the accounts (issue 62, ask 7): their
+/// paths are data, drawn safe and cut to the screen, and choosing one opens it.
+@MainActor
+@Suite struct CatalogSwitcherScreenTests {
+    static let current = RecentCatalog(kind: .sqlite, location: "/home/ann/now.sqlite", shown: "~/now.sqlite")
+    static let hostile = RecentCatalog(
+        kind: .sqlite, location: "/home/ann/\u{1B}[31mred.sqlite", shown: "~/\u{1B}[31mred.sqlite")
+    static let deep = RecentCatalog(
+        kind: .calibre, location: "/home/ann/" + String(repeating: "nested/", count: 20) + "Calibre Library",
+        shown: "~/" + String(repeating: "nested/", count: 20) + "Calibre Library")
+    static let gone = RecentCatalog(
+        kind: .sqlite, location: "/home/ann/gone.sqlite", shown: "~/gone.sqlite", isMissing: true)
+
+    static func harness() async -> AppHarness {
+        let catalogs = MemoryCatalogs(
+            [current, hostile, deep, gone],
+            shelves: [hostile.location: ("dora", "Red Book"), deep.location: ("ed", "Deep Book")])
+        let harness = AppHarness(
+            columns: 60, rows: 16, store: StoreInfo(kind: "SQLite", location: "~/now.sqlite"),
+            recent: (current, catalogs))
+        await harness.start()
+        return harness
+    }
+
+    /// The box's inner text of each line that has one.
+    static func inner(_ harness: AppHarness) -> [String] {
+        harness.lines.compactMap { line in
+            let parts = line.split(separator: "│", omittingEmptySubsequences: false)
+            return parts.count >= 3 ? String(parts[1]).trimmingCharacters(in: .whitespaces) : nil
+        }
+    }
+
+    @Test func theRecentCatalogsFollowTheAccountsSafeAndCutToTheScreen() async {
+        let harness = await Self.harness()
+        await harness.press(.function(2))
+        let rows = Self.inner(harness)
+        #expect(rows.first?.hasPrefix("alice") == true && rows.contains("Recent catalogs"), "\(harness.text)")
+        #expect(!rows.contains { $0.contains("now.sqlite") }, "the catalog on screen is not offered")
+        #expect(rows.contains("SQLite     ~/␛[31mred.sqlite"), "an escape is drawn as a picture: \(rows)")
+        #expect(!harness.text.contains("\u{1B}"))
+        let deep = rows.first { $0.hasPrefix("Calibre") }
+        #expect(deep?.hasSuffix("nested/Calibre Library") == true && deep?.contains("…") == true, "\(rows)")
+        #expect(harness.lines.allSatisfy { TextLayout.width($0) <= 60 })
+        #expect(rows.contains("SQLite     ~/gone.sqlite  (missing)"), "\(rows)")
+    }
+
+    @Test func downPastTheAccountsAndEnterOpensTheCatalogAndTheHeaderNamesIt() async {
+        let harness = await Self.harness()
+        // alice and bob, then the first catalog.
+        await harness.press(.function(2), .down, .down, .enter)
+        await harness.settle()
+        #expect(harness.model.state.account == "dora" && harness.model.state.session == 2, "\(harness.text)")
+        #expect(harness.lines[0].contains("dora") && harness.lines[0].contains("SQLite ~/␛[31mred.sqlite"))
+        #expect(harness.text.contains("Red Book") && !harness.text.contains("War and Peace"), "\(harness.text)")
+        // The switcher now offers the catalog the app started with.
+        await harness.press(.function(2))
+        #expect(Self.inner(harness).contains { $0.hasPrefix("SQLite     ~/now.sqlite") }, "\(harness.text)")
+    }
+}
