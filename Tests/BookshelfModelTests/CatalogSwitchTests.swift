@@ -76,7 +76,7 @@ final class SteppedCatalogs: CatalogSwitching {
         await h.drain()
     }
 
-    @Test func aDirtyDraftAsksFirstAndCancelKeepsEverything() async {
+    @Test func aDirtyDraftAsksFirstAndCancelKeepsEverything() async throws {
         let (h, library) = await Self.started()
         _ = h.model.openSelected()!
         await h.answer(.load, with: .deliver)
@@ -89,11 +89,46 @@ final class SteppedCatalogs: CatalogSwitching {
         #expect(library.connectionCount == 0, "nothing was opened")
 
         h.model.requestCatalogSwitch(to: Self.library)
-        let open = h.model.confirm()!
+        let open = try #require(h.model.confirm(), "the confirmed switch opens the library")
         await library.waitForHeldConnection()
         library.releaseHeldConnection()
         await h.model.finished(request: open)
         #expect(h.state.session == 2 && h.editor == nil && h.state.account == "carol")
+        for remote in library.remotes { await remote.close() }
+        await h.drain()
+    }
+
+    /// A save on its way cannot be discarded: the switch waits for it, as an account switch
+    /// does, and opens the library only once the save went through; its outcome is told.
+    @Test(arguments: [true, false])
+    func aSaveInFlightIsWaitedForAndTheLibraryOpensOnlyIfItWentThrough(saveGoesThrough: Bool) async throws {
+        let (h, library) = await Self.started()
+        _ = h.model.openSelected()!
+        await h.answer(.load, with: .deliver)
+        h.model.setDraft(.title, to: "Dune, Mine")
+        let save = h.model.save()!
+        let call = await h.nextCall(.save)
+        #expect(h.model.requestCatalogSwitch(to: Self.library) == nil)
+        #expect(h.state.confirmation == ModelConfirmation(action: .switchCatalog(Self.library), waitsForSave: true))
+        #expect(h.model.confirm() == nil, "nothing happens while the save is in flight")
+        #expect(h.state.waitingForSave == .switchCatalog(Self.library))
+        await h.release(
+            call.number, saveGoesThrough ? .deliver : .fail(.storeUnavailable("home is down")), request: save)
+        if saveGoesThrough {
+            let open = try #require(
+                h.model.pendingRequests.last { $0.kind == .openCatalog }?.request, "the library opens after the save")
+            await library.waitForHeldConnection()
+            library.releaseHeldConnection()
+            await h.model.finished(request: open)
+            #expect(h.state.session == 2 && h.state.account == "carol" && h.editor == nil)
+            #expect(h.state.switchedCatalog == Self.library)
+        } else {
+            #expect(h.state.session == 1 && h.editor?.draft.title == "Dune, Mine")
+            #expect(
+                h.state.message
+                    == "The save did not go through, so you did not open ~/Calibre Library: your draft is still here.")
+            #expect(library.connectionCount == 0, "nothing was opened")
+        }
         for remote in library.remotes { await remote.close() }
         await h.drain()
     }

@@ -91,4 +91,15 @@ final class MemoryCatalogs: CatalogSwitching {
         await harness.press(.function(2))
         #expect(Self.inner(harness).contains { $0.hasPrefix("SQLite     ~/now.sqlite") }, "\(harness.text)")
     }
+
+    @Test func aCatalogThatCannotBeOpenedIsSaidAndTheScreenStays() async {
+        let harness = await Self.harness()
+        // alice and bob, the red and the deep catalogs, then the missing one.
+        await harness.press(.function(2), .down, .down, .down, .down, .enter)
+        await harness.settle()
+        #expect(harness.model.state.account == "alice" && harness.model.state.session == 1)
+        #expect(harness.lines[0].contains("Memory") == false && harness.lines[0].contains("SQLite ~/now.sqlite"))
+        #expect(harness.text.contains("Could not open ~/gone.sqlite: "), "\(harness.text)")
+        #expect(harness.text.contains("War and Peace"), "\(harness.text)")
+    }
 }
