@@ -70,4 +70,33 @@ import Testing
         let headerBack = try pane.capture(rows: 0...0)
         #expect(headerBack.contains("carol") && headerBack.contains("second.sqlite"), "\(headerBack)")
     }
+
+    /// A Calibre library opened in an earlier run is offered too, and opens in place: its books,
+    /// its owner's account and the header's "Calibre".
+    @Test(.enabled(if: TmuxPane.shouldRun)) func f2OpensACalibreLibraryOpenedBefore() throws {
+        let catalogs = try Catalogs()
+        defer { catalogs.sandbox.remove() }
+        let library = catalogs.sandbox.path("Calibre Library")
+        let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/calibre-library")
+        try FileManager.default.copyItem(atPath: fixture.path, toPath: library)
+        let earlier = try catalogs.app(library)
+        try earlier.waitFor(text: "Good Omens")
+        try earlier.send("C-q")
+        try earlier.waitFor(text: "EXITED 0")
+        earlier.kill()
+
+        let pane = try catalogs.app(catalogs.first)
+        defer { pane.kill() }
+        try pane.waitFor(text: "Quixotic Zebra Handbook")
+        try pane.send("F2")
+        try pane.waitFor(text: "Calibre Library")
+        try pane.send("Down")
+        try pane.send("Enter")
+        let opened = try pane.waitFor(text: "Good Omens")
+        #expect(!opened.contains("Quixotic Zebra Handbook"), "\(opened)")
+        let header = try pane.capture(rows: 0...0)
+        #expect(header.contains("Calibre ") && header.contains("Calibre Library"), "\(header)")
+        #expect(!header.contains("alice"), "the library's one account is its owner: \(header)")
+    }
 }
