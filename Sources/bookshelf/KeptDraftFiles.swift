@@ -45,41 +45,10 @@ final class KeptDraftFiles: DraftKeeping {
         guard text.utf8.count <= KeptDraftFile.maximumBytes else {
             throw Failure("the draft is larger than \(KeptDraftFile.maximumBytes) bytes")
         }
-        try makeDirectory()
-        let final = path(account: draft.account, bookID: draft.bookID)
-        let temporary = "\(directory)/.\(name(account: draft.account, bookID: draft.bookID)).\(processID).tmp"
-        unlink(temporary)
-        let file = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard file >= 0 else { throw Failure.system("cannot create", temporary) }
-        let bytes = Array(text.utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let count = bytes.withUnsafeBytes { Glibc.write(file, $0.baseAddress! + offset, $0.count - offset) }
-            if count < 0, errno == EINTR { continue }
-            guard count > 0 else { break }
-            offset += count
-        }
-        let failure =
-            offset < bytes.count
-            ? Failure.system("cannot write", temporary)
-            : fsync(file) == 0 ? nil : Failure.system("cannot flush", temporary)
-        close(file)
-        if let failure {
-            unlink(temporary)
-            throw failure
-        }
-        guard rename(temporary, final) == 0 else {
-            let failure = Failure.system("cannot rename to", final)
-            unlink(temporary)
-            throw failure
-        }
-        // The rename itself reaches the disk with the folder's own flush (where the file system
-        // allows one; the draft is already whole either way).
-        let folder = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if folder >= 0 {
-            fsync(folder)
-            close(folder)
-        }
+        try StateFiles.makeFolders(directory)
+        try StateFiles.write(
+            Array(text.utf8), to: path(account: draft.account, bookID: draft.bookID),
+            through: "\(directory)/.\(name(account: draft.account, bookID: draft.bookID)).\(processID).tmp")
     }
 
     func remove(account: String, bookID: Int) throws {
@@ -138,50 +107,20 @@ final class KeptDraftFiles: DraftKeeping {
     }
 
     /// At most `KeptDraftFile.maximumBytes` and one more (to tell a larger file), of a regular
-    /// file only: a FIFO or a device could block or never end, a link could point anywhere.
+    /// file only (`StateFiles.read`).
     static func read(_ path: String) throws -> [UInt8] {
-        let file = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
-        guard file >= 0 else { throw Failure.system("cannot open", path) }
-        defer { close(file) }
-        var status = stat()
-        guard fstat(file, &status) == 0 else { throw Failure.system("cannot read", path) }
-        guard status.st_mode & S_IFMT == S_IFREG else { throw KeptDraftFile.Unreadable("not a regular file") }
-        let limit = KeptDraftFile.maximumBytes + 1
-        var bytes = [UInt8](repeating: 0, count: min(limit, max(0, Int(status.st_size)) + 1))
-        var count = 0
-        while count < bytes.count {
-            let got = bytes.withUnsafeMutableBytes { Glibc.read(file, $0.baseAddress! + count, $0.count - count) }
-            if got < 0, errno == EINTR { continue }
-            guard got >= 0 else { throw Failure.system("cannot read", path) }
-            if got == 0 { break }
-            count += got
-            // The file grew while being read: look a little further, never past the limit.
-            if count == bytes.count, bytes.count < limit {
-                bytes += [UInt8](repeating: 0, count: min(limit - bytes.count, 4096))
-            }
+        guard let bytes = try StateFiles.read(path, limit: KeptDraftFile.maximumBytes) else {
+            throw Failure("cannot open \(path): it is gone")
         }
-        return Array(bytes[..<count])
+        return bytes
     }
 
     /// Renames an unreadable file out of the way (kept for a person to look at) and says so.
     private func setAside(_ file: String, because error: any Error) -> String {
-        for attempt in 1...100 {
-            let aside = attempt == 1 ? "\(file).damaged" : "\(file).damaged-\(attempt)"
-            if access(aside, F_OK) == 0 { continue }
-            if rename(file, aside) == 0 {
-                return "A kept draft could not be read (\(error)); it was set aside as \(aside)."
-            }
-            break
+        guard let aside = StateFiles.setAside(file) else {
+            return "A kept draft could not be read (\(error)) nor set aside: \(file)."
         }
-        return "A kept draft could not be read (\(error)) nor set aside: \(file)."
-    }
-
-    private func makeDirectory() throws {
-        var built = ""
-        for component in directory.split(separator: "/") {
-            built += "/" + component
-            if mkdir(built, 0o700) != 0, errno != EEXIST { throw Failure.system("cannot create", built) }
-        }
+        return "A kept draft could not be read (\(error)); it was set aside as \(aside)."
     }
 
     /// Whether process `id` still runs (one that is not ours to signal runs too).

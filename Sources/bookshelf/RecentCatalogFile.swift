@@ -63,7 +63,7 @@ struct RecentCatalogFile: Sendable {
 
     /// The entries, or why the file is not a list (nil: there is no file).
     func readEntries() throws -> [Entry]? {
-        guard let bytes = try Self.read(path) else { return nil }
+        guard let bytes = try StateFiles.read(path, limit: Self.maximumBytes) else { return nil }
         guard bytes.count <= Self.maximumBytes else {
             throw Unreadable(description: "larger than \(Self.maximumBytes) bytes")
         }
@@ -90,7 +90,9 @@ struct RecentCatalogFile: Sendable {
         do {
             entries = try readEntries() ?? []
         } catch {
-            setAside()
+            // Neither read nor set aside (a folder in its place, say): the rename over it fails
+            // too, and the list is simply not kept.
+            _ = StateFiles.setAside(path)
             entries = []
         }
         entries.removeAll { $0 == entry }
@@ -102,74 +104,7 @@ struct RecentCatalogFile: Sendable {
             content.catalogs.removeLast()
             data = try JSONEncoder().encode(content)
         }
-        try write(Array(data))
-    }
-
-    // MARK: Files
-
-    /// At most `maximumBytes` and one more (to tell a larger file), of a regular file only: a
-    /// FIFO or a device could block or never end, a link could point anywhere. Nil: no file.
-    private static func read(_ path: String) throws -> [UInt8]? {
-        let file = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
-        if file < 0, errno == ENOENT { return nil }
-        guard file >= 0 else { throw Unreadable(description: "cannot be opened: \(String(cString: strerror(errno)))") }
-        defer { close(file) }
-        var status = stat()
-        guard fstat(file, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
-            throw Unreadable(description: "not a regular file")
-        }
-        var bytes = [UInt8](repeating: 0, count: maximumBytes + 1)
-        var count = 0
-        while count < bytes.count {
-            let got = bytes.withUnsafeMutableBytes { Glibc.read(file, $0.baseAddress! + count, $0.count - count) }
-            if got < 0, errno == EINTR { continue }
-            guard got >= 0 else { throw Unreadable(description: "cannot be read") }
-            if got == 0 { break }
-            count += got
-        }
-        return Array(bytes[..<count])
-    }
-
-    private func write(_ bytes: [UInt8]) throws {
-        try makeFolder()
-        let temporary = "\(folder)/.\(Self.name).\(getpid()).tmp"
-        unlink(temporary)
-        let file = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard file >= 0 else { throw Unreadable(description: "cannot create \(temporary)") }
-        var offset = 0
-        while offset < bytes.count {
-            let count = bytes.withUnsafeBytes { Glibc.write(file, $0.baseAddress! + offset, $0.count - offset) }
-            if count < 0, errno == EINTR { continue }
-            guard count > 0 else { break }
-            offset += count
-        }
-        let written = offset == bytes.count && fsync(file) == 0
-        close(file)
-        guard written, rename(temporary, path) == 0 else {
-            unlink(temporary)
-            throw Unreadable(description: "cannot write \(path)")
-        }
-    }
-
-    /// Renames the unreadable file out of the way, as kept drafts are.
-    private func setAside() {
-        for attempt in 1...100 {
-            let aside = attempt == 1 ? "\(path).damaged" : "\(path).damaged-\(attempt)"
-            if access(aside, F_OK) == 0 { continue }
-            if rename(path, aside) == 0 { return }
-            break
-        }
-        // Neither read nor set aside (a folder in its place, say): the rename over it fails too,
-        // and the list is simply not kept.
-    }
-
-    private func makeFolder() throws {
-        var built = ""
-        for component in folder.split(separator: "/") {
-            built += "/" + component
-            if mkdir(built, 0o700) != 0, errno != EEXIST {
-                throw Unreadable(description: "cannot create \(built)")
-            }
-        }
+        try StateFiles.makeFolders(folder)
+        try StateFiles.write(Array(data), to: path, through: "\(folder)/.\(Self.name).\(getpid()).tmp")
     }
 }
