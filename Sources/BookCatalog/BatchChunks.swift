@@ -16,4 +16,9 @@ public protocol ChunkSavingRemote: BatchRecordingRemote {
     /// means no book of the chunk committed (or, `outcomeUnknown`, that nobody knows).
     func save(_ requests: [SaveRequest], inBatch batch: BatchID, until stop: BatchStop) async throws
         -> [ChunkSaveResult]
+
+    /// `load(id:)` for each of `ids`, in one read: the books this account sees, as stored, in
+    /// the order of `ids`; an id it does not see is left out. What an undo reads of a chunk's
+    /// books before it saves them, which one call at a time cost a round trip per book.
+    func load(ids: [Int]) async throws -> [BookRecord]
 }

@@ -104,6 +104,48 @@ public actor BookRepository {
         return loaded
     }
 
+    /// `book(id:policy: .refresh)` for each of `ids`, read in one call where the remote reads a
+    /// chunk of books at once (`ChunkSavingRemote.load(ids:)`), one book at a time otherwise:
+    /// each book's record, or why it has none (`missing`: the store does not have it for this
+    /// account; `invalidResponse`: what it answered is not a record). Each book is admitted as a
+    /// single load's would be: only if no write or notice concerning it ran meanwhile. Throws when
+    /// the read as a whole failed.
+    public func books(ids: [Int]) async throws -> [Int: Result<BookRecord, BookFailure>] {
+        guard let chunks = remote as? any ChunkSavingRemote else {
+            var found: [Int: Result<BookRecord, BookFailure>] = [:]
+            for id in ids {
+                do { found[id] = .success(try await book(id: id, policy: .refresh)) } catch {
+                    found[id] = .failure(error as? BookFailure ?? .storeUnavailable(String(describing: error)))
+                }
+            }
+            return found
+        }
+        guard Set(ids).count == ids.count else { throw BookFailure.invalidResponse }
+        var started: [Int: (stamp: Stamp, mayAdmit: Bool)] = [:]
+        for id in ids { started[id] = (stamp(id), writesInFlight[id, default: 0] == 0) }
+        let loaded = try await chunks.load(ids: ids)
+        var found = Dictionary(
+            uniqueKeysWithValues: ids.map { ($0, Result<BookRecord, BookFailure>.failure(.missing)) })
+        for record in loaded {
+            // An id not asked for, or twice: the answer is not the one asked for.
+            guard let (stamp, mayAdmit) = started.removeValue(forKey: record.id) else {
+                throw BookFailure.invalidResponse
+            }
+            guard (try? validate(record, id: record.id)) != nil else {
+                found[record.id] = .failure(.invalidResponse)
+                continue
+            }
+            found[record.id] = .success(record)
+            if mayAdmit && self.stamp(record.id) == stamp {
+                believe(record)
+                admit(record)
+            } else {
+                remember(record)
+            }
+        }
+        return found
+    }
+
     /// Searches the remote. Rows are never older than a revision this session has already
     /// seen; rows are admitted to the cache only if no write or invalidation ran meanwhile.
     public func search(_ query: SearchQuery) async throws -> SearchPage {

@@ -43,10 +43,12 @@ public struct BulkEdit: Sendable {
     ) async throws -> BatchReport {
         try Self.checkBatchSize(books.map(\.id))
         let byID = Dictionary(uniqueKeysWithValues: books.map { ($0.id, $0) })
-        return try await run(books.map(\.id), start: BatchStart(), stop: stop, progress: progress) { id in
-            let base = byID[id]!
-            do { return .save(base: base, mine: try change.applied(to: base)) } catch {
-                return .settled(.failed(Self.failure(error)))
+        return try await run(books.map(\.id), start: BatchStart(), stop: stop, progress: progress) { ids in
+            ids.map { id in
+                let base = byID[id]!
+                do { return .save(base: base, mine: try change.applied(to: base)) } catch {
+                    return .settled(.failed(Self.failure(error)))
+                }
             }
         }
     }
@@ -154,19 +156,29 @@ public struct BulkEdit: Sendable {
         let ids = span.keys.sorted()
         try Self.checkBatchSize(ids)
         let repository = self.repository
-        return try await run(ids, start: BatchStart(undoes: batch), stop: stop, progress: progress) { id in
-            let made = span[id]!
-            guard let before = made.before else { return .settled(.failed(.unrecordedBeforeBatch)) }
-            let current: BookRecord
-            do { current = try await repository.book(id: id, policy: .refresh) } catch {
-                return .settled(.failed(Self.failure(error)))
+        return try await run(ids, start: BatchStart(undoes: batch), stop: stop, progress: progress) { ids in
+            // The books as they are now, read for the whole chunk at once.
+            let read: Result<[Int: Result<BookRecord, BookFailure>], BookFailure>
+            do {
+                read = .success(try await repository.books(ids: ids.filter { span[$0]!.before != nil }))
+            } catch {
+                read = .failure(Self.failure(error))
             }
-            // Theirs is the book now, mine the book before the batch, over what the batch made.
-            let revert = RecordMerge(base: made.after, theirs: current, mine: before)
-            guard revert.conflicts.isEmpty else {
-                return .settled(.conflict(fields: revert.conflicts, theirs: current))
+            return ids.map { id in
+                let made = span[id]!
+                guard let before = made.before else { return .settled(.failed(.unrecordedBeforeBatch)) }
+                let current: BookRecord
+                switch read.flatMap({ $0[id] ?? .failure(.missing) }) {
+                case let .failure(failure): return .settled(.failed(failure))
+                case let .success(book): current = book
+                }
+                // Theirs is the book now, mine the book before the batch, over what the batch made.
+                let revert = RecordMerge(base: made.after, theirs: current, mine: before)
+                guard revert.conflicts.isEmpty else {
+                    return .settled(.conflict(fields: revert.conflicts, theirs: current))
+                }
+                return .save(base: current, mine: revert.merged)
             }
-            return .save(base: current, mine: revert.merged)
         }
     }
 
@@ -178,9 +190,11 @@ public struct BulkEdit: Sendable {
         case settled(BulkOutcome)
     }
 
+    /// `plan` says what to do with each book of a chunk (one book, on a store that saves one at
+    /// a time), in the chunk's order, just before the chunk is saved.
     private func run(
         _ ids: [Int], start: BatchStart, stop: BatchStop, progress: @Sendable (BookOutcome) -> Void,
-        plan: (Int) async -> Plan
+        plan: ([Int]) async -> [Plan]
     ) async throws -> BatchReport {
         var batch: BatchID?
         let begin = { () async throws -> BatchID in
@@ -196,7 +210,7 @@ public struct BulkEdit: Sendable {
             if stop.isStopped { return BatchReport(batch: batch, outcomes: outcomes, notTaken: Array(ids[index...])) }
             let taken: [BookOutcome]
             if chunk == 1 {
-                taken = [BookOutcome(id: ids[index], outcome: try await settle(plan(ids[index]), batch: begin))]
+                taken = [BookOutcome(id: ids[index], outcome: try await settle(plan([ids[index]])[0], batch: begin))]
             } else {
                 taken = try await settle(
                     ids[index..<min(index + chunk, ids.count)], stop: stop, batch: begin, plan: plan)
@@ -226,10 +240,9 @@ public struct BulkEdit: Sendable {
     /// again, or reconciled), before the next chunk. Once `stop` says so (the store asks it
     /// before each book), the books after the last one taken are not in the answer.
     private func settle(
-        _ ids: ArraySlice<Int>, stop: BatchStop, batch: () async throws -> BatchID, plan: (Int) async -> Plan
+        _ ids: ArraySlice<Int>, stop: BatchStop, batch: () async throws -> BatchID, plan: ([Int]) async -> [Plan]
     ) async throws -> [BookOutcome] {
-        var plans: [(id: Int, plan: Plan)] = []
-        for id in ids { plans.append((id, await plan(id))) }
+        let plans = Array(zip(ids, await plan(Array(ids))))
         var saving: [(base: BookRecord, mine: BookRecord, request: SaveRequest)] = []
         for case let (_, .save(base, mine)) in plans where !Self.sameFields(mine, base) {
             saving.append((base, mine, Self.request(saving: mine, over: base)))

@@ -30,4 +30,16 @@ extension SQLiteBookRemote: ChunkSavingRemote {
             throw error
         }
     }
+
+    public func load(ids: [Int]) async throws -> [BookRecord] {
+        try mappingFailures(at: catalogPath) {
+            try connection.transaction(immediate: false) {
+                try ids.compactMap { id in
+                    try connection.queryFirst(
+                        "SELECT \(BookRow.columns) FROM books WHERE id = ?1 AND scope = ?2",
+                        [.int(id), .text(account.scope)], row: BookRow.record)
+                }
+            }
+        }
+    }
 }

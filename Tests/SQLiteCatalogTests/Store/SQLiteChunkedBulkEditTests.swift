@@ -46,6 +46,27 @@ import Testing
         }
     }
 
+    /// An undo reads the books of a chunk before it saves them, all in one read
+    /// (`ChunkSavingRemote.load(ids:)`): each as stored now, in the order asked, a book this
+    /// account does not see left out; the repository answers each, or why it has none, and
+    /// admits them as single loads.
+    @Test func aChunksBooksAreReadAtOnceEachAsStoredNow() async throws {
+        let fixture = try await Fixture(count: 4)
+        try fixture.catalog.insertBooks([NewBook(title: "Elsewhere")], scope: "other")
+        try await fixture.otherSaves(3) { ("Their title", $0.details) }
+        let remote = try fixture.catalog.remote(account: "editor")
+        let read = try await remote.load(ids: [4, 5, 99, 3, 1])
+        #expect(read.map(\.id) == [4, 3, 1])
+        #expect(read[0] == fixture.books[3] && read[1].title == "Their title" && read[1].revision == 2)
+
+        let repository = BookRepository(remote: remote)
+        let found = try await repository.books(ids: [3, 5, 2])
+        #expect(found[3].map { try? $0.get() }?.map(\.title) == "Their title")
+        #expect(found[2] == .success(fixture.books[1]))
+        #expect(found[5] == .failure(.missing))
+        #expect(await repository.cachedBook(id: 3)?.revision == 2)
+    }
+
     @Test func aConflictInsideAChunkIsThatBooksAloneAndTheOthersCommitInTheBatch() async throws {
         let fixture = try await Fixture(count: 5)
         let edit = try fixture.edit()
