@@ -24,7 +24,9 @@ enum CalibreTools {
 /// lock is per user, so a `calibre-server` or `calibredb` of another test run (a second
 /// checkout's `swift test`, say) makes calibredb refuse and Bookshelf open read-only. `.serialized`
 /// orders the tests of one process; this orders the processes. Held from a test's start to its
-/// end (the suite value's life); the kernel lets it go if the process dies.
+/// end (the suite value's life); the kernel lets it go if the process dies. A calibre program that
+/// is no test's (a bench's `calibredb check_library` of a large library: the ten-run series met
+/// one) is waited for too, at the start; one started in the middle of a test still fails it.
 final class CalibreTurn: Sendable {
     private let descriptor: Int32
 
@@ -40,6 +42,16 @@ final class CalibreTurn: Sendable {
                 close(descriptor)
                 throw ChildProcessFailure("cannot lock \(path): errno \(errno)")
             }
+        }
+        do {
+            try Await.until(
+                "calibre's lock, held by a calibre program of this user, to be free", timeout: .seconds(300)
+            ) {
+                CalibreLibraryStore.calibreIsHoldingItsLock() != true
+            }
+        } catch {
+            close(descriptor)
+            throw error
         }
     }
 

@@ -199,7 +199,8 @@ struct DemoScriptTests {
         let pane = try Self.interactive("conflict")
         defer { pane.kill() }
         // The scene holds on the real conflict banner, in the table's words, until a key.
-        let held = try pane.waitFor("the conflict banner") {
+        // The demo's clock runs, so its screen never settles (see `TmuxPane.waitFor`).
+        let held = try pane.waitFor("the conflict banner", settled: false) {
             $0.contains("Holding on the conflict") && $0.contains("Yours:")
         }
         let heldReal = Self.halves(held).right
@@ -269,7 +270,7 @@ struct DemoScriptTests {
         // Slow enough that nothing answers while the test reads the screen.
         let pane = try Self.interactive("typing --latency 30000 --query ro")
         defer { pane.kill() }
-        let screen = try pane.waitFor("both panels to list #3") { screen in
+        let screen = try pane.waitFor("both panels to list #3", settled: false) { screen in
             Self.halves(screen).right.contains("#3 (step 3) search \"ro\" (alice) 30000 ms in flight")
                 && Self.halves(screen).left.contains("#3 (step 3) search \"ro\" (alice) 30000 ms in flight")
         }

@@ -63,7 +63,7 @@ import Testing
         let remote = try catalog.remote(account: "editor")
         let page = try await remote.search(SearchQuery(text: "book 11", limit: 10))
         #expect(page.records.map(\.title) == ["Book 11 of Rome"])
-        try await Await.until("the next program to store the index") {
+        try Await.until("the next program to store the index") {
             try Self.storedIndexes(in: directory).count
         } _: {
             $0 == 1
