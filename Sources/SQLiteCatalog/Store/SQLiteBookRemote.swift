@@ -153,7 +153,10 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
     // MARK: ChangeDetectingRemote
 
     public func checkForChanges() async throws -> ChangeNotice? {
-        try mappingFailures(at: catalogPath) { try changeWatch.check(connection) }
+        if let notice = try mappingFailures(at: catalogPath, { try changeWatch.check(connection) }) { return notice }
+        // Searches answered behind another program's batch (`indexBehind`) showed the books as
+        // they stood: once the index has caught up, they are to be asked again.
+        return try await caughtUpAfterAnsweringBehind() ? .unspecified : nil
     }
 
     // MARK: SaveOutcomeRecordingRemote

@@ -64,6 +64,18 @@ extension SearchEngineHost {
         return try index.isOutgrown || hasManyChanges(since: index.syncedSequence)
     }
 
+    /// Whether searches answered behind the catalog (`indexBehind`) would now be answered caught
+    /// up: the index in use (a finished replacement installed first) is behind by no more than a
+    /// search catches up with in its own read. Says so once: the host tells its user that the
+    /// books shown may have changed, and the searches are asked again.
+    package func caughtUpAfterAnsweringBehind() async throws -> Bool {
+        guard searchEngine.answeredBehind, let index = await indexIfReady() else { return false }
+        guard try !index.isOutgrown && !mappingSourceFailures({ try hasManyChanges(since: index.syncedSequence) })
+        else { return false }
+        searchEngine.answeredBehind = false
+        return true
+    }
+
     /// The catalog's latest `change_seq`, as of the current read transaction.
     package func latestChange() throws -> Int {
         try searchEngine.source.latestChange()

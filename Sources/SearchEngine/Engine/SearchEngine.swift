@@ -41,6 +41,10 @@ package final class SearchEngine {
     /// (a session's first searches over a stored index behind the catalog) a search waits for
     /// its catch-up or answers from the books, as the user has seen nothing of the catalog yet.
     package var hasKeptUp = false
+    /// Set when a search answered behind the catalog (`SearchStrategy.indexBehind`), until the
+    /// host says the index has caught up (`caughtUpAfterAnsweringBehind`), so that what was shown
+    /// is asked again.
+    package var answeredBehind = false
     /// Set once reading the source (an index build above all, which reads every book) found it
     /// damaged: from then on every search fails, rather than answer from the parts still readable.
     package var foundDamage = false

@@ -153,7 +153,10 @@ extension SearchEngineHost {
                 }
                 let (ids, total) = try preparation.map { try $0.foreground.during(search) } ?? search()
                 searchEngine.recentScans.removeAll()
-                guard caughtUp else { return StrategyAnswer(ids: ids, total: total, strategy: .indexBehind) }
+                guard caughtUp else {
+                    searchEngine.answeredBehind = true
+                    return StrategyAnswer(ids: ids, total: total, strategy: .indexBehind)
+                }
                 searchEngine.hasKeptUp = true
                 return StrategyAnswer(ids: ids, total: total, strategy: index.isBridge ? .staleIndex : .index)
             } catch is SearchIndexDamage {

@@ -56,9 +56,16 @@ import Testing
         #expect(page.records == Array(matches(of: SearchTerms("a"), in: afterRemoval).prefix(20)))
         #expect(page.source != .indexBehind && page.source != .index, "\(String(describing: page.source))")
         #expect(await Self.stage(remote) == "ready")
+        // Another connection's commits: news, whatever the index.
+        #expect(try await remote.checkForChanges() != nil)
+        #expect(try await remote.checkForChanges() == nil)
 
         setUp.held.releaseBuild()
         await remote.finishIndexPreparation()
+        // The searches answered behind are to be asked again, once, now that the index can
+        // answer caught up.
+        #expect(try await remote.checkForChanges() == .unspecified)
+        #expect(try await remote.checkForChanges() == nil)
         try await expectCaughtUp(remote, path: setUp.path)
     }
 
