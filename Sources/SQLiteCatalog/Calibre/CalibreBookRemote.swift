@@ -354,7 +354,11 @@ public actor CalibreBookRemote: SearchableBookRemote, ChangeDetectingRemote, Acc
         let version = try unavailableOnFailure { () throws(CalibreLibrary.Failure) in
             try reader().rows(of: "its data version", "PRAGMA data_version") { $0.int(0) }.first ?? 0
         }
-        guard version != seenDataVersion else { return nil }
+        guard version != seenDataVersion else {
+            // Searches answered behind calibre's many changes (`indexBehind`) showed the books as
+            // they stood: once the index has caught up, they are to be asked again.
+            return try await caughtUpAfterAnsweringBehind() ? .unspecified : nil
+        }
         seenDataVersion = version
         return .unspecified
     }
