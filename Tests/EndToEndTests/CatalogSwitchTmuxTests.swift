@@ -33,17 +33,23 @@ import Testing
                     + "\(shellQuoted(binary.path)) --db \(shellQuoted(catalog)); echo EXITED $?; exec sleep 600",
                 columns: 120, rows: 24)
         }
+
+        /// A run of the app on `catalog`, which records it among the recent ones, quit once it
+        /// shows `text`.
+        func openAndQuit(_ catalog: String, showing text: String) throws {
+            let earlier = try app(catalog)
+            defer { earlier.kill() }
+            try earlier.waitFor(text: text)
+            try earlier.send("C-q")
+            try earlier.waitFor(text: "EXITED 0")
+        }
     }
 
     @Test(.enabled(if: TmuxPane.shouldRun)) func f2OpensACatalogOpenedBeforeAndSwitchesBack() throws {
         let catalogs = try Catalogs()
         defer { catalogs.sandbox.remove() }
         // The first run opens the first catalog, and so records it.
-        let earlier = try catalogs.app(catalogs.first)
-        try earlier.waitFor(text: "Quixotic Zebra Handbook")
-        try earlier.send("C-q")
-        try earlier.waitFor(text: "EXITED 0")
-        earlier.kill()
+        try catalogs.openAndQuit(catalogs.first, showing: "Quixotic Zebra Handbook")
 
         let pane = try catalogs.app(catalogs.second)
         defer { pane.kill() }
@@ -80,11 +86,7 @@ import Testing
         let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("Fixtures/calibre-library")
         try FileManager.default.copyItem(atPath: fixture.path, toPath: library)
-        let earlier = try catalogs.app(library)
-        try earlier.waitFor(text: "Good Omens")
-        try earlier.send("C-q")
-        try earlier.waitFor(text: "EXITED 0")
-        earlier.kill()
+        try catalogs.openAndQuit(library, showing: "Good Omens")
 
         let pane = try catalogs.app(catalogs.first)
         defer { pane.kill() }

@@ -39,7 +39,7 @@ import Testing
         #expect(behind.source == .indexBehind && behind.total == 0, "\(String(describing: behind.source))")
         #expect(try await remote.checkForChanges() != nil, "the other program's commit")
 
-        if let catchingUp = await Self.runningCatchUp(remote) { await catchingUp.value }
+        if let catchingUp = await runningCatchUp(of: remote) { await catchingUp.value }
         await remote.finishIndexPreparation()
         #expect(try await remote.checkForChanges() == .unspecified, "told that the index caught up, before any search")
         #expect(try await remote.checkForChanges() == nil, "told once")
@@ -47,7 +47,4 @@ import Testing
         #expect(page.source == .index && page.total == Self.added, "\(String(describing: page.source)) \(page.total)")
     }
 
-    private static func runningCatchUp(_ remote: isolated CalibreBookRemote) -> Task<Void, Never>? {
-        remote.lifecycle.runningCatchUp
-    }
 }

@@ -241,7 +241,7 @@ import Testing
         #expect(behind.source == .indexBehind && behind.total == 0)
         // The catch-up read away from the actor finds more books than the overlay holds, and a
         // replacement is built: both done, the search is caught up.
-        if let catchingUp = await Self.runningCatchUp(remote) { await catchingUp.value }
+        if let catchingUp = await runningCatchUp(of: remote) { await catchingUp.value }
         await remote.finishIndexPreparation()
         let page = try await remote.search(SearchQuery(text: "imported 59", limit: 5))
         #expect(page.source == .index)
@@ -251,10 +251,6 @@ import Testing
                 "Imported 59", "Imported 590", "Imported 5900", "Imported 5901", "Imported 5902",
             ])
         #expect(try await remote.search(SearchQuery(text: "")).total == 6_100)
-    }
-
-    private static func runningCatchUp(_ remote: isolated SQLiteBookRemote) -> Task<Void, Never>? {
-        remote.lifecycle.runningCatchUp
     }
 
     // MARK: Locking

@@ -232,3 +232,8 @@ extension IndexPreparation {
             useSnapshot: useSnapshot, beforeBuild: beforeBuild, warmsBroadPrefixes: warmsBroadPrefixes)
     }
 }
+
+/// The catch-up `remote` reads away from its actor, if one runs: a test awaits it.
+func runningCatchUp(of remote: isolated some SearchEngineHost) -> Task<Void, Never>? {
+    remote.lifecycle.runningCatchUp
+}

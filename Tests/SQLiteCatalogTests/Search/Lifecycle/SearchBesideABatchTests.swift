@@ -86,16 +86,12 @@ import Testing
         expectAsItStood(page, "h", limit: 8, offset: 0, before: before, now: now)
 
         setUp.held.release()
-        if let catchingUp = await Self.runningCatchUp(remote) { await catchingUp.value }
+        if let catchingUp = await runningCatchUp(of: remote) { await catchingUp.value }
         await remote.finishIndexPreparation()
         try await expectCaughtUp(remote, path: setUp.path)
     }
 
     // MARK: Helpers
-
-    private static func runningCatchUp(_ remote: isolated SQLiteBookRemote) -> Task<Void, Never>? {
-        remote.lifecycle.runningCatchUp
-    }
 
     /// A remote over a catalog of `books` whose index has answered a search caught up, its
     /// catch-ups and builds held from then on; the books as they were then.
