@@ -165,7 +165,7 @@ enum Hints {
     private static func searchHints(open: String) -> [KeyHint] {
         [
             KeyHint(.search, .open, says: open), KeyHint(.global, .toggleHelp, says: "help"),
-            KeyHint(.global, .toggleAccounts, says: "account"), KeyHint(.global, .quit, says: "quit"),
+            KeyHint(.global, .toggleAccounts, says: "switch"), KeyHint(.global, .quit, says: "quit"),
         ]
     }
 
@@ -256,7 +256,7 @@ enum Hints {
             separator: ", "
         ).text
 
-    static let openAccounts = KeyHint(.global, .toggleAccounts, says: "account")
+    static let openAccounts = KeyHint(.global, .toggleAccounts, says: "switch")
     static let chooseAccount = KeyHint(.accounts, .switchAccount, says: "switch")
     /// "F2, then Enter on": how a lost connection is signed in again.
     static let reconnectSteps = "\(openAccounts.keys() ?? ""), then \(chooseAccount.keys() ?? "") on"

@@ -194,12 +194,14 @@ enum Overlays {
     }
 
     static func renderAccounts(_ state: BookshelfState, highlighted: SwitcherChoice?, into canvas: inout Canvas) {
-        var lines = AccountColumns.lines(state.accounts)
+        // One row per choice, so that the highlight's row is the choice's: the box must wrap
+        // nothing, so every line is cut to the room there is (an account's at its end, a path at
+        // its start, so its end shows).
+        let width = max(1, canvas.width - 6)
+        var lines = AccountColumns.lines(state.accounts).map { TextLayout.truncate($0, toWidth: width) }
         if lines.isEmpty { lines = ["Listing accounts…"] }
         let accountLines = lines.count
         if !state.otherCatalogs.isEmpty {
-            // The box never wraps them: a path is cut at its start, so its end shows.
-            let width = max(1, canvas.width - 6)
             lines +=
                 ["", RecentCatalogLines.heading] + state.otherCatalogs.map { RecentCatalogLines.line($0, width: width) }
         }

@@ -65,6 +65,38 @@ final class MemoryCatalogs: CatalogSwitching {
         }
     }
 
+    /// On a screen too narrow for an account's row, the rows are cut, never wrapped: a wrapped
+    /// row pushed the others down, so the heading was drawn twice and the highlight sat on
+    /// another row than the one Enter chooses.
+    @Test func onANarrowScreenEachChoiceKeepsOneRowAndTheHighlightIsOnIt() async {
+        let harness = await Self.harness()
+        harness.resize(columns: 40, rows: 14)
+        await harness.press(.function(2))
+        let rows = Self.inner(harness)
+        #expect(rows.filter { $0 == "Recent catalogs" }.count == 1, "\(harness.text)")
+        #expect(rows.first?.hasPrefix("alice") == true && rows.first?.hasSuffix("…") == true, "\(rows)")
+        // Down past the accounts (their rows end at the blank above the heading): the first catalog.
+        for _ in 0..<(rows.firstIndex(of: "") ?? 0) { await harness.press(.down) }
+        // The rows of the box (within its corners) with the highlight's style: the list's
+        // selected book behind the box has it too, and the key hints below.
+        let screen = harness.screen
+        let corner = (0..<screen.height).lazy.compactMap { y in
+            (0..<screen.width).first { screen[$0, y].symbol == "┌" }.map { (x: $0, y: y) }
+        }.first
+        let right = corner.flatMap { corner in
+            (corner.x + 1..<screen.width).first { screen[$0, corner.y].symbol == "┐" }
+        }
+        let bottom = corner.flatMap { corner in
+            (corner.y + 1..<screen.height).first { screen[corner.x, $0].symbol == "└" }
+        }
+        let highlighted = (0..<screen.height).filter { y in
+            guard let corner, let right, let bottom, y > corner.y, y < bottom else { return false }
+            return (corner.x + 1..<right).contains { screen[$0, y].style == Theme.selected }
+        }
+        #expect(highlighted.count == 1, "\(highlighted.map(screen.trimmedLine))")
+        #expect(highlighted.first.map { screen.trimmedLine($0).contains("red.sqlite") } == true, "\(harness.text)")
+    }
+
     @Test func theRecentCatalogsFollowTheAccountsSafeAndCutToTheScreen() async {
         let harness = await Self.harness()
         await harness.press(.function(2))

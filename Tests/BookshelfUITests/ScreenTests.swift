@@ -23,7 +23,7 @@ import TerminalUI
                 "",
                 "",
                 "",
-                " Enter edit · F1 help · F2 account · Ctrl-Q quit",
+                " Enter edit · F1 help · F2 switch · Ctrl-Q quit",
             ])
         let screen = harness.screen
         // The selected first row: matched letters in the selected-match style, the rest reversed.
