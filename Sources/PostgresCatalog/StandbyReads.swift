@@ -14,6 +14,9 @@ public struct PostgresReadRoute: Sendable, Equatable, CustomStringConvertible {
     /// The read was meant for a standby, which was behind the session's floor past the wait,
     /// unreachable, or failed: the primary answered it.
     public let fellBack: Bool
+    /// The read waited for the standby to replay the session's floor (asked more than once)
+    /// before it was answered: what "the wait is paid once" is checked by, not a wall clock.
+    public let waitedForReplay: Bool
 
     public var description: String {
         servedByStandby ? "standby \(server)" : fellBack ? "primary \(server) (fell back)" : "primary \(server)"
@@ -83,6 +86,8 @@ final class StandbyReads<Connection: ReplicaConnection> {
     let standbyMayHaveCaughtUp = Locked(false)
     /// Why the last read meant for a standby was served by the primary.
     private var lastMiss = StandbyMiss.notTried
+    /// The read under way waited for replay; reset as each read begins.
+    private var waitedForReplay = false
     /// Shared with the other sessions of the same connector.
     let floor: WALFloor
     /// The last read's route, read from any thread (traces), hence the lock.
@@ -115,6 +120,7 @@ final class StandbyReads<Connection: ReplicaConnection> {
     func readOnStandby<T>(abandoned: ReadAbandonment? = nil, _ body: (Connection) throws -> T) throws
         -> StandbyAnswer<T>?
     {
+        waitedForReplay = false
         if abandoned?.isAbandoned == true { throw CancellationError() }
         guard let required = floor.required else { return miss(.floorUnknown) }
         if behind, !standbyMayHaveCaughtUp.withLock({ $0 }) { return miss(.behind) }
@@ -147,7 +153,9 @@ final class StandbyReads<Connection: ReplicaConnection> {
             let after = try standby.walPosition()
             replayedHere = max(replayedHere, after)
             floor.raise(to: after)
-            record(PostgresReadRoute(server: standby.server, servedByStandby: true, fellBack: false))
+            record(
+                PostgresReadRoute(
+                    server: standby.server, servedByStandby: true, fellBack: false, waitedForReplay: waitedForReplay))
             return StandbyAnswer(value: value)
         } catch {
             // A standby cancels reads that conflict with replay, and may go away: a read is
@@ -162,7 +170,10 @@ final class StandbyReads<Connection: ReplicaConnection> {
     func readOnPrimary<T>(_ primary: Connection, _ body: (Connection) throws -> T) throws -> T {
         let value = try body(primary)
         learnPrimaryPosition(primary)
-        record(PostgresReadRoute(server: primary.server, servedByStandby: false, fellBack: lastMiss != .noStandby))
+        record(
+            PostgresReadRoute(
+                server: primary.server, servedByStandby: false, fellBack: lastMiss != .noStandby,
+                waitedForReplay: waitedForReplay))
         return value
     }
 
@@ -241,6 +252,7 @@ final class StandbyReads<Connection: ReplicaConnection> {
             if replayed >= required { return .replayed }
             if abandoned?.isAbandoned == true { return .abandoned }
             guard now() < deadline else { return .timedOut }
+            waitedForReplay = true
             usleep(2000)
         }
     }

@@ -15,8 +15,8 @@ import Testing
     "PostgreSQL standby lag and return", .serialized, .tags(.postgres, .process, .slow),
     .enabled(if: PostgresTestCluster.shouldRun, "PostgreSQL server binaries not found"))
 struct PostgresStandbyLagTests {
-    /// Long enough that a read which waits it out cannot be mistaken for one that did not.
-    static let standbyWait: Duration = .seconds(2)
+    /// What the first read meant for the paused standby waits before the primary answers it.
+    static let standbyWait: Duration = .milliseconds(500)
 
     struct Setting {
         let cluster: PostgresTestCluster
@@ -96,13 +96,13 @@ struct PostgresStandbyLagTests {
         // The first read waits out the standby wait, then the primary answers.
         #expect(try await remote.load(id: dune.id) == saved)
         #expect(remote.lastReadRoute?.fellBack == true)
-        // The next reads do not wait again.
+        #expect(remote.lastReadRoute?.waitedForReplay == true)
+        // The next reads do not wait again. The route says so: a wall clock said as much about
+        // the machine's load as about the reads (a quiet read took 1.6 s in a loaded series).
         for _ in 0..<3 {
-            let started = ContinuousClock.now
             #expect(try await remote.load(id: emma.id) == emma)
-            let elapsed = ContinuousClock.now - started
-            #expect(elapsed < Self.standbyWait * 3 / 4, "a read after the fall-back took \(elapsed)")
             #expect(remote.lastReadRoute?.fellBack == true)
+            #expect(remote.lastReadRoute?.waitedForReplay == false)
         }
         try await setting.resumeReplay()
         try await setting.cluster.waitForStandbyReplay()

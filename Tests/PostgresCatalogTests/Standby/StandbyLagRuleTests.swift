@@ -145,7 +145,11 @@ struct StandbyLagRuleTests {
         #expect(try setting.read() == (11, false))
         let asked = setting.standby.positionQueries
         #expect(asked > 10)
-        for _ in 0..<5 { #expect(try setting.read() == (11, false)) }
+        #expect(setting.reads.lastRoute.withLock { $0 }?.waitedForReplay == true)
+        for _ in 0..<5 {
+            #expect(try setting.read() == (11, false))
+            #expect(setting.reads.lastRoute.withLock { $0 }?.waitedForReplay == false)
+        }
         #expect(setting.standby.positionQueries == asked, "a read after the fall-back asked the standby")
         // A change check: the next read asks once; still behind, so the primary answers.
         setting.reads.changeCheckPassed()
