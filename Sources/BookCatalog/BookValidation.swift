@@ -1,6 +1,10 @@
 import Foundation
 import TerminalSafeText
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// The rules a title and an author must meet before they are sent to a store.
 /// Stores apply the same rules, so a bypassed client still cannot write garbage.
 public enum BookValidation {
@@ -49,9 +53,17 @@ public enum BookValidation {
     public static let maximumNotesBytes = 80_000
 
     /// The latest publication year accepted: next year, by the calendar where the check runs
-    /// (a book announced for next year may be catalogued now).
+    /// (a book announced for next year may be catalogued now). The C library's local time says
+    /// the same as Foundation's Gregorian calendar in the current time zone, without loading
+    /// ICU's calendar and zone data into a process that only reads a page of books (`perf record`
+    /// of `bookshelf search`, docs/performance.md, "A search process").
     public static var latestYear: Int {
-        Calendar(identifier: .gregorian).component(.year, from: Date()) + 1
+        var now = time(nil)
+        var local = tm()
+        guard localtime_r(&now, &local) != nil else {
+            return Calendar(identifier: .gregorian).component(.year, from: Date()) + 1
+        }
+        return Int(local.tm_year) + 1900 + 1
     }
 
     /// The canonical ISBN-13 of `raw`, nil when `raw` is blank (no ISBN).

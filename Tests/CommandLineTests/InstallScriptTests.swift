@@ -110,12 +110,14 @@ import Testing
         let scenario = try Scenario()
         defer { scenario.directory.remove() }
         let root = Scenario.script.deletingLastPathComponent().deletingLastPathComponent().path
-        let build = "build -c release --static-swift-stdlib -Xlinker --strip-all --scratch-path \(root)/.build/static"
+        let build =
+            "build -c release --static-swift-stdlib -Xlinker --strip-all -Xlinker --no-export-dynamic -Xlinker -no-pie"
+            + " -Xswiftc -L -Xswiftc \(root)/.build/static-archives -Xlinker -ltinfo --scratch-path \(root)/.build/static"
         let stubbed = try scenario.stubbedSwift(products: scenario.binary.deletingLastPathComponent().path)
 
         let failed = try scenario.run(
             "/bin/bash", [Scenario.script.path, "--prefix", scenario.prefix],
-            environment: ["PATH": stubbed.path, "STUB_STATUS": "1"])
+            environment: ["PATH": stubbed.path, "STUB_STATUS": "1", "CC": try Scenario.compiler()])
         #expect(failed.status == 1 && failed.errors.contains("the release build of bookshelf failed"), "\(failed)")
         #expect(try String(contentsOfFile: stubbed.calls, encoding: .utf8) == "\(root): \(build) --product bookshelf\n")
         #expect(try scenario.tree().isEmpty, "nothing installed after a failed build")
@@ -129,7 +131,7 @@ import Testing
         let selfContained = try scenario.stubbedSwift(products: products)
         let built = try scenario.run(
             "/bin/bash", [Scenario.script.path, "--prefix", scenario.prefix],
-            environment: ["PATH": selfContained.path])
+            environment: ["PATH": selfContained.path, "CC": try Scenario.compiler()])
         #expect(built.status == 0, "\(built)")
         #expect(
             try String(contentsOfFile: selfContained.calls, encoding: .utf8)
@@ -140,6 +142,85 @@ import Testing
             let needed = try scenario.sharedLibraries(of: scenario.prefix + "/bin/" + name)
             #expect(!needed.isEmpty && needed.allSatisfy { !Self.isSwiftLibrary($0) }, "\(name) needs \(needed)")
         }
+        // The archives the build links in, where its library path names them first.
+        for name in ["libsqlite3.a", "libncursesw.a", "libtinfo.a", "libstdc++.a"] {
+            let link = root + "/.build/static-archives/" + name
+            let target = try FileManager.default.destinationOfSymbolicLink(atPath: link)
+            #expect(
+                target.hasSuffix("/" + name) && FileManager.default.isReadableFile(atPath: link), "\(link) → \(target)")
+        }
+    }
+
+    /// `--system-libraries` leaves SQLite, ncurses and the C++ runtime to be loaded from the
+    /// system at run time, `--pie` keeps the program position-independent; both say how to
+    /// build, so neither goes with `--build-dir`.
+    @Test func theBuildsChoicesChangeItsCommand() throws {
+        let scenario = try Scenario()
+        defer { scenario.directory.remove() }
+        let root = Scenario.script.deletingLastPathComponent().deletingLastPathComponent().path
+        let products = scenario.directory.path("static-products")
+        try FileManager.default.createDirectory(atPath: products, withIntermediateDirectories: true)
+        for name in ["bookshelf", "bookshelf-demo"] {
+            try FileManager.default.copyItem(atPath: "/bin/true", toPath: products + "/" + name)
+        }
+        let stubbed = try scenario.stubbedSwift(products: products)
+        let built = try scenario.run(
+            "/bin/bash", [Scenario.script.path, "--prefix", scenario.prefix, "--system-libraries", "--pie"],
+            environment: ["PATH": stubbed.path, "CC": "/no/such/compiler"])
+        #expect(built.status == 0, "\(built)")
+        let build =
+            "build -c release --static-swift-stdlib -Xlinker --strip-all -Xlinker --no-export-dynamic"
+            + " --scratch-path \(root)/.build/static"
+        #expect(
+            try String(contentsOfFile: stubbed.calls, encoding: .utf8)
+                == "\(root): \(build) --product bookshelf\n\(root): \(build) --product bookshelf-demo\n"
+                + "\(root): \(build) --show-bin-path\n")
+
+        for option in ["--system-libraries", "--pie"] {
+            let refused = try scenario.install([option])
+            #expect(refused.status == 2 && refused.errors.contains("not with --build-dir"), "\(refused)")
+        }
+    }
+
+    /// A static archive the compiler cannot find stops the install before anything is built,
+    /// naming it and the way out; so does a build whose programs still load one of those
+    /// libraries from the system.
+    @Test func aMissingArchiveOrALibraryLeftSharedIsRefused() throws {
+        let scenario = try Scenario()
+        defer { scenario.directory.remove() }
+        let stubbed = try scenario.stubbedSwift(products: scenario.directory.path("never-built"))
+        // A compiler that finds nothing prints the bare name back, as cc and clang do.
+        let blind = scenario.directory.path("blind-cc")
+        let written = try scenario.run(
+            "/bin/sh",
+            ["-c", "printf '#!/bin/sh\\necho \"${1#-print-file-name=}\"\\n' > \"$1\" && chmod 755 \"$1\"", "sh", blind])
+        #expect(written.status == 0, "\(written)")
+        let missing = try scenario.run(
+            "/bin/bash", [Scenario.script.path, "--prefix", scenario.prefix],
+            environment: ["PATH": stubbed.path, "CC": blind])
+        #expect(
+            missing.status == 1 && missing.errors.contains("no static libsqlite3.a")
+                && missing.errors.contains("--system-libraries"), "\(missing)")
+        #expect(!FileManager.default.fileExists(atPath: stubbed.calls), "nothing built")
+
+        // Programs that load SQLite from the system, though its archive was there to link.
+        let compiler = try Scenario.compiler()
+        let products = scenario.directory.path("shared-products")
+        try FileManager.default.createDirectory(atPath: products, withIntermediateDirectories: true)
+        let source = scenario.directory.path("uses-sqlite.c")
+        try "int sqlite3_libversion_number(void);\nint main(void) { return sqlite3_libversion_number() == 0; }\n"
+            .write(toFile: source, atomically: true, encoding: .utf8)
+        for name in ["bookshelf", "bookshelf-demo"] {
+            let compiled = try scenario.run(compiler, [source, "-o", products + "/" + name, "-lsqlite3"])
+            #expect(compiled.status == 0, "\(compiled)")
+        }
+        let shared = try scenario.stubbedSwift(products: products)
+        let refused = try scenario.run(
+            "/bin/bash", [Scenario.script.path, "--prefix", scenario.prefix],
+            environment: ["PATH": shared.path, "CC": compiler])
+        #expect(
+            refused.status == 1 && refused.errors.contains("bookshelf loads libsqlite3.so.0 at run time"), "\(refused)")
+        #expect(try scenario.tree().isEmpty, "nothing installed")
     }
 
     /// A build of its own that came out linked to the Swift runtime at run time (a toolchain
@@ -317,6 +398,14 @@ import Testing
                 "/bin/sh", ["-c", "printf '%s\\n' \"$1\" > \"$2\" && chmod 755 \"$2\"", "sh", stub, stubs + "/swift"])
             guard written.status == 0 else { throw ScriptFailure("cannot write the stub: \(written)") }
             return (stubs + ":/usr/bin:/bin", calls)
+        }
+
+        /// The C compiler the script finds the static archives with: the toolchain's clang, else cc.
+        static func compiler() throws -> String {
+            guard let found = ChildProcess.onPath("clang") ?? ChildProcess.onPath("cc") else {
+                throw ScriptFailure("no C compiler (clang or cc) on PATH")
+            }
+            return found
         }
 
         /// The libraries an ELF file names in its dynamic section (NEEDED), as `readelf -d` lists them.
