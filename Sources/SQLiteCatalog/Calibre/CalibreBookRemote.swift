@@ -30,7 +30,7 @@ public actor CalibreBookRemote: SearchableBookRemote, ChangeDetectingRemote, Acc
 
     init(
         database: CalibreDatabase, file: String, account: Account, readOnly: String?, place: CalibreIndexPlace,
-        lockName: String = CalibreInstanceLock.name, warmsBroadPrefixes: Bool = true, log: CalibreSaveLog? = nil,
+        lockName: String = CalibreInstanceLock.name, keepsBroadAnswers: Bool = true, log: CalibreSaveLog? = nil,
         logProblem: String? = nil, buildPaging: CalibreBuildPaging = .init()
     ) throws {
         self.database = database
@@ -44,7 +44,7 @@ public actor CalibreBookRemote: SearchableBookRemote, ChangeDetectingRemote, Acc
         source = try CalibreSearchSource(database: database, file: file, place: place)
         searchEngine = SearchEngine(
             source: source, opener: CalibreSearchSourceOpener(file: file, place: place, paging: buildPaging),
-            scope: CalibreIndexPlace.scope, warmsBroadPrefixes: warmsBroadPrefixes)
+            scope: CalibreIndexPlace.scope, keepsBroadAnswers: keepsBroadAnswers)
     }
 
     /// A reader whose work is metered for one call: a library's rows bound what a call may cost.

@@ -127,7 +127,7 @@ public struct CalibreLibraryStore: Sendable {
         do {
             return try CalibreBookRemote(
                 database: database, file: file, account: account, readOnly: permanentlyReadOnly, place: indexPlace,
-                lockName: lockName, warmsBroadPrefixes: !forOneSearch, log: log, logProblem: logProblem,
+                lockName: lockName, keepsBroadAnswers: !forOneSearch, log: log, logProblem: logProblem,
                 buildPaging: buildPaging)
         } catch let failure as CalibreLibrary.Failure {
             throw failure

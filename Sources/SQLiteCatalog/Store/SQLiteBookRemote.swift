@@ -30,7 +30,7 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
     init(
         connection: sending Connection, account: Account, catalogPath: String, busyTimeout: Duration,
         beforeIndexBuild: IndexPreparation.BuildHook?, beforeCatchUp: IndexPreparation.BuildHook?,
-        skippedStrategies: Set<SearchStrategy> = [], warmsBroadPrefixes: Bool = true,
+        skippedStrategies: Set<SearchStrategy> = [], keepsBroadAnswers: Bool = true,
         countBooks: @escaping @Sendable () throws(SQLiteCatalogError) -> Int
     ) {
         self.connection = connection
@@ -40,7 +40,7 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
         searchEngine = SearchEngine(
             source: SQLiteSearchSource(connection: connection, scope: account.scope, catalogPath: catalogPath),
             opener: SQLiteSearchSourceOpener(path: catalogPath, busyTimeout: busyTimeout, scope: account.scope),
-            scope: account.scope, skippedStrategies: skippedStrategies, warmsBroadPrefixes: warmsBroadPrefixes,
+            scope: account.scope, skippedStrategies: skippedStrategies, keepsBroadAnswers: keepsBroadAnswers,
             beforeIndexBuild: beforeIndexBuild, beforeCatchUp: beforeCatchUp)
         changeWatch = CatalogChangeWatch(connection)
     }

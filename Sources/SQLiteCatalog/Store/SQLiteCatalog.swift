@@ -91,13 +91,13 @@ public final class SQLiteCatalog: Sendable {
     public func remote(account name: String, forOneSearch: Bool = false) throws(SQLiteCatalogError)
         -> SQLiteBookRemote
     {
-        try remote(account: name, without: [], warmsBroadPrefixes: !forOneSearch)
+        try remote(account: name, without: [], keepsBroadAnswers: !forOneSearch)
     }
 
     /// A remote that never asks the strategies `skipped`: for the benchmark alone, which runs
     /// with and without a strategy to measure what it buys on its own case.
     package func remote(
-        account name: String, without skipped: Set<SearchStrategy>, warmsBroadPrefixes: Bool = true
+        account name: String, without skipped: Set<SearchStrategy>, keepsBroadAnswers: Bool = true
     ) throws(SQLiteCatalogError) -> SQLiteBookRemote {
         let found = try withConnection { connection in
             try connection.queryFirst("SELECT name, role, scope FROM accounts WHERE name = ?1", [.text(name)]) { row in
@@ -109,7 +109,7 @@ public final class SQLiteCatalog: Sendable {
         return SQLiteBookRemote(
             connection: connection, account: account, catalogPath: path, busyTimeout: busyTimeout,
             beforeIndexBuild: beforeIndexBuild, beforeCatchUp: beforeCatchUp, skippedStrategies: skipped,
-            warmsBroadPrefixes: warmsBroadPrefixes,
+            keepsBroadAnswers: keepsBroadAnswers,
             countBooks: { [self] () throws(SQLiteCatalogError) in
                 try bookCount(scope: account.scope)
             })

@@ -13,7 +13,7 @@ extension SearchEngineHost {
             .distrusted(
                 rebuild: IndexPreparation.start(
                     searchEngine.opener, scope: searchEngine.scope, useSnapshot: false,
-                    beforeBuild: searchEngine.beforeIndexBuild, warmsBroadPrefixes: searchEngine.warmsBroadPrefixes)))
+                    beforeBuild: searchEngine.beforeIndexBuild, keepsBroadAnswers: searchEngine.keepsBroadAnswers)))
     }
 
     /// The preparation under way, if any: a search answered by an index while it builds holds it back.
@@ -196,7 +196,7 @@ extension SearchEngineHost {
     package func startPreparation() -> IndexPreparation {
         let preparation = IndexPreparation.start(
             searchEngine.opener, scope: searchEngine.scope,
-            beforeBuild: searchEngine.beforeIndexBuild, warmsBroadPrefixes: searchEngine.warmsBroadPrefixes)
+            beforeBuild: searchEngine.beforeIndexBuild, keepsBroadAnswers: searchEngine.keepsBroadAnswers)
         transition(.started(preparation))
         return preparation
     }

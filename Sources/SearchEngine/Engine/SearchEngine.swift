@@ -13,9 +13,13 @@ package final class SearchEngine {
     package let scope: String
     /// Strategies this engine never asks: empty but in the benchmark, which measures their worth.
     package let skippedStrategies: Set<SearchStrategy>
-    /// Whether each index made ready works out the broadest queries' answers ahead
-    /// (`BroadPrefixResults.warmUp`): not for a remote that answers one search.
-    package let warmsBroadPrefixes: Bool
+    /// Whether broad queries' answers are worked out whole and kept for the searches to come:
+    /// the broadest one-letter prefixes as soon as an index is ready (`BroadPrefixResults.warmUp`),
+    /// another broad prefix at its first search, the broad words of a multi-word query
+    /// (`BroadWordPlaces`). Not for a remote that answers one search (`bookshelf search`): it
+    /// would work out for every book what its one page needs only the first matches of
+    /// (`perf stat` of `bookshelf search "history of"` at ten million books, docs/performance.md).
+    package let keepsBroadAnswers: Bool
     /// Run on the preparation's thread before a build, and on the catch-up's before its read:
     /// tests hold them there to see how searches are answered meanwhile.
     package let beforeIndexBuild: IndexPreparation.BuildHook?
@@ -52,20 +56,20 @@ package final class SearchEngine {
     /// Starts preparing the index at once (`IndexPreparation`): a stored one is loaded, or one is built.
     package init(
         source: any SearchSource, opener: any SearchSourceOpener, scope: String,
-        skippedStrategies: Set<SearchStrategy> = [], warmsBroadPrefixes: Bool = true,
+        skippedStrategies: Set<SearchStrategy> = [], keepsBroadAnswers: Bool = true,
         beforeIndexBuild: IndexPreparation.BuildHook? = nil, beforeCatchUp: IndexPreparation.BuildHook? = nil
     ) {
         self.source = source
         self.opener = opener
         self.scope = scope
         self.skippedStrategies = skippedStrategies
-        self.warmsBroadPrefixes = warmsBroadPrefixes
+        self.keepsBroadAnswers = keepsBroadAnswers
         self.beforeIndexBuild = beforeIndexBuild
         self.beforeCatchUp = beforeCatchUp
         recentScans = RecentScans(memory: BuildMemory(folder: source.scratchFolder))
         lifecycle = IndexLifecycle(
             preparing: IndexPreparation.start(
-                opener, scope: scope, beforeBuild: beforeIndexBuild, warmsBroadPrefixes: warmsBroadPrefixes))
+                opener, scope: scope, beforeBuild: beforeIndexBuild, keepsBroadAnswers: keepsBroadAnswers))
     }
 
     /// A build nobody waits for any more stops.

@@ -148,8 +148,9 @@ extension SearchEngineHost {
                 // running build wait for the core it takes (`keys --count 10000000 --cold`).
                 let search = {
                     try index.search(
-                        terms, offset: offset, limit: limit, titleKey: { try self.searchEngine.source.titleKey(of: $0) }
-                    )
+                        terms, offset: offset, limit: limit,
+                        titleKey: { try self.searchEngine.source.titleKey(of: $0) },
+                        keepingBroadAnswers: self.searchEngine.keepsBroadAnswers)
                 }
                 let (ids, total) = try preparation.map { try $0.foreground.during(search) } ?? search()
                 searchEngine.recentScans.removeAll()

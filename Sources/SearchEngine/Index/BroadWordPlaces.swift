@@ -25,6 +25,9 @@ package final class BroadWordPlaces: Sendable {
     /// Most recently used last.
     private let entries = Locked<[(key: Key, places: Places)]>([])
 
+    /// How many words' places are kept.
+    package var keptCount: Int { entries.withLock { $0.count } }
+
     /// The places of `word` (one token) when it is broad, kept or computed now; nil otherwise.
     package func places(of word: SearchIndexBase.CompiledWord, in base: SearchIndexBase) throws(SearchIndexDamage)
         -> Places?

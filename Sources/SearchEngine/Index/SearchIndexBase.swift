@@ -370,12 +370,16 @@ package final class SearchIndexBase: Sendable {
     /// Every base book matching `words`, ranked as `SearchTerms.rank` ranks, except those in
     /// `hidden` (superseded by later changes). Words of one token are read `slotsPerStretch`
     /// bitmap words at a time at least (`collectByPlaces`; tests ask for short stretches).
+    /// `keepingBroadWords`: a multi-word query's broad words are read whole and kept
+    /// (`broadWords`), for the next keys that ask for them again; otherwise read as the others.
     package func collect(
         _ words: [CompiledWord], hidden: Bitmap?, into matches: inout Matches,
-        slotsPerStretch: Int = SearchTuning.stretchSlots
+        slotsPerStretch: Int = SearchTuning.stretchSlots, keepingBroadWords: Bool = true
     ) throws(SearchIndexDamage) {
         if words.allSatisfy({ $0.exact.isEmpty }) {
-            try collectByPlaces(words, hidden: hidden, into: &matches, slotsPerStretch: slotsPerStretch)
+            try collectByPlaces(
+                words, hidden: hidden, into: &matches, slotsPerStretch: slotsPerStretch,
+                keepingBroadWords: keepingBroadWords)
         } else {
             try collectByJudging(words, hidden: hidden, into: &matches)
         }
@@ -416,13 +420,15 @@ package final class SearchIndexBase: Sendable {
     /// stretch, in result order, until the matches are settled.
     private func collectByPlaces(
         _ words: [CompiledWord], hidden: Bitmap?, into matches: inout Matches,
-        slotsPerStretch: Int
+        slotsPerStretch: Int, keepingBroadWords: Bool
     ) throws(SearchIndexDamage) {
         // Per word, whole bitmaps or its postings read a stretch at a time.
         var whole: [BroadWordPlaces.Places?] = []
         var read: [PostingStretches?] = []
         for word in words {
-            let kept = try words.count > 1 ? broadWords.places(of: word, in: self) : storedPlaces(of: word)
+            let kept =
+                try words.count > 1 && keepingBroadWords
+                ? broadWords.places(of: word, in: self) : storedPlaces(of: word)
             whole.append(kept)
             read.append(kept == nil ? try PostingStretches(word, in: self) : nil)
         }

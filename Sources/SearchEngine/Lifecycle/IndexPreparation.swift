@@ -60,17 +60,17 @@ package final class IndexPreparation: Sendable {
     /// index may hold in its overlay, unless `useSnapshot` is false (it failed a check).
     /// `beforeBuild` runs on the preparation's thread once the stored snapshot was tried and a
     /// build is about to start: tests hold a build there to see how searches are answered meanwhile.
-    /// `warmsBroadPrefixes`: once ready, works out the answers of the broadest one-letter
+    /// `keepsBroadAnswers`: once ready, works out the answers of the broadest one-letter
     /// queries for the searches to come; false for a remote that answers one search and is gone.
     package static func start(
         _ opener: any SearchSourceOpener, scope: String, useSnapshot: Bool = true,
-        beforeBuild: BuildHook? = nil, warmsBroadPrefixes: Bool = true
+        beforeBuild: BuildHook? = nil, keepsBroadAnswers: Bool = true
     ) -> IndexPreparation {
         let preparation = IndexPreparation()
         let thread = Thread {
             preparation.run(
                 opener, scope: scope, useSnapshot: useSnapshot, beforeBuild: beforeBuild,
-                warmsBroadPrefixes: warmsBroadPrefixes)
+                keepsBroadAnswers: keepsBroadAnswers)
         }
         thread.name = "bookshelf index build"
         thread.start()
@@ -96,7 +96,7 @@ package final class IndexPreparation: Sendable {
 
     private func run(
         _ opener: any SearchSourceOpener, scope: String, useSnapshot: Bool, beforeBuild: BuildHook?,
-        warmsBroadPrefixes: Bool
+        keepsBroadAnswers: Bool
     ) {
         // The source is closed before anyone hears of the outcome: a program that exits right
         // after its first search then leaves an SQLite catalog closed cleanly (no WAL file).
@@ -106,7 +106,7 @@ package final class IndexPreparation: Sendable {
         prepared.fulfil(outcome)
         loadAttempt.fulfil(.success(()))
         // Searches use the index from here on; the broadest ones get their answers ready.
-        if case let .success(ready) = outcome, warmsBroadPrefixes, !cancelled.load(ordering: .relaxed) {
+        if case let .success(ready) = outcome, keepsBroadAnswers, !cancelled.load(ordering: .relaxed) {
             // A build gave way already, before it started (a thread's nice value only goes up).
             if ready.report.origin == .loadedSnapshot { BackgroundThread.yieldToOthers() }
             ready.base.broadPrefixes.warmUp(ready.base)

@@ -296,12 +296,13 @@ package final class SearchIndex {
     }
 
     /// The ids of the matches at `offset..<offset+limit` in result order, and the total, up
-    /// to `countLimit`.
+    /// to `countLimit`. `keepingBroadAnswers`: a broad word's places or a broad prefix's answer
+    /// is worked out whole and kept for the searches to come (`SearchEngine.keepsBroadAnswers`).
     /// Throws `SearchIndexDamage` when a part of a stored index it reads fails its checks,
     /// and what `titleKey` throws.
-    package func search(_ terms: SearchTerms, offset: Int, limit: Int, titleKey: TitleKeyLookup) throws -> (
-        ids: [Int], total: Int
-    ) {
+    package func search(
+        _ terms: SearchTerms, offset: Int, limit: Int, titleKey: TitleKeyLookup, keepingBroadAnswers: Bool = true
+    ) throws -> (ids: [Int], total: Int) {
         guard !terms.hasNoSearchableWords else { return ([], 0) }
         let wanted = offset + limit
         var matches = SearchIndexBase.Matches(cap: wanted, countLimit: Self.countLimit(offset: offset, limit: limit))
@@ -315,7 +316,7 @@ package final class SearchIndex {
                     last.matches.countLimit == matches.countLimit
                 {
                     matches = last.matches
-                } else if terms.words.count == 1, terms.words[0].count == 1,
+                } else if keepingBroadAnswers, terms.words.count == 1, terms.words[0].count == 1,
                     let kept = try base.broadPrefixes.matches(for: terms.words[0][0], words: words, in: base),
                     let narrowed = BroadPrefixResults.narrowed(
                         kept, hidden: hidden, hiddenCount: hiddenCount, wanted: wanted,
@@ -323,7 +324,7 @@ package final class SearchIndex {
                 {
                     matches = narrowed
                 } else {
-                    try base.collect(words, hidden: hidden, into: &matches)
+                    try base.collect(words, hidden: hidden, into: &matches, keepingBroadWords: keepingBroadAnswers)
                 }
                 lastBaseMatches = (words, matches)
             }

@@ -225,11 +225,11 @@ extension BooksTableSearch {
 extension IndexPreparation {
     static func start(
         path: String, busyTimeout: Duration, scope: String, useSnapshot: Bool = true, beforeBuild: BuildHook? = nil,
-        warmsBroadPrefixes: Bool = true
+        keepsBroadAnswers: Bool = true
     ) -> IndexPreparation {
         start(
             SQLiteSearchSourceOpener(path: path, busyTimeout: busyTimeout, scope: scope), scope: scope,
-            useSnapshot: useSnapshot, beforeBuild: beforeBuild, warmsBroadPrefixes: warmsBroadPrefixes)
+            useSnapshot: useSnapshot, beforeBuild: beforeBuild, keepsBroadAnswers: keepsBroadAnswers)
     }
 }
 

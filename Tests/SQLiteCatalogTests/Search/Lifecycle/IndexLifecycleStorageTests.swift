@@ -38,12 +38,42 @@ import Testing
         try catalog.insertBooks((1...5_000).map { NewBook(title: "apple \($0)") }, scope: "main")
         for warms in [true, false] {
             let preparation = IndexPreparation.start(
-                path: catalog.path, busyTimeout: .seconds(5), scope: "main", warmsBroadPrefixes: warms)
+                path: catalog.path, busyTimeout: .seconds(5), scope: "main", keepsBroadAnswers: warms)
             let base = try await preparation.value().base
             await preparation.workDone()
             #expect(
                 (base.broadPrefixes.keptCount > 0) == warms,
                 "warms up: \(warms), answers kept: \(base.broadPrefixes.keptCount)")
+        }
+    }
+
+    /// A remote for one search (`bookshelf search`) keeps no broad answer either: a broad
+    /// prefix or a multi-word query's broad words are read only as far as the page and the count
+    /// need, not whole for the keys to come; and it answers as a remote that keeps them (issue 63).
+    @Test func aRemoteForOneSearchKeepsNoBroadAnswerAndAnswersTheSame() async throws {
+        let catalog = try SQLiteCatalog.open(path: directory.path("one-search.sqlite"), create: true)
+        try catalog.addAccount(Account(name: "editor", role: .editor, scope: "main"))
+        // "apple" and "pie" in every title: both broad, as "history of" is at ten million books.
+        let count = 5_000
+        try catalog.insertBooks(
+            (1...count).map { NewBook(title: "apple pie \($0)", author: $0.isMultiple(of: 3) ? "Pia Apted" : "Bo") },
+            scope: "main")
+        let reader = try catalog.remote(account: "editor")
+        var books: [BookRecord] = []
+        for id in 1...count { books.append(try await reader.load(id: id)) }
+        let pages = [(limit: 50, offset: 0), (3, 0), (4, 5), (10, 100), (50, 4_990)]
+        for forOneSearch in [true, false] {
+            let remote = try catalog.remote(account: "editor", forOneSearch: forOneSearch)
+            // The index answers every search here.
+            await remote.finishIndexPreparation()
+            for text in ["a", "p", "apple pie", "a p", "pie ap", "apple 4", "pi apt"] {
+                try await expectExactPages(text, pages, remote, books)
+            }
+            let kept = try #require(await remote.keptBroadAnswers())
+            #expect(
+                (kept.prefixes > 0 && kept.words > 0) == !forOneSearch
+                    && (kept.prefixes + kept.words == 0) == forOneSearch,
+                "for one search: \(forOneSearch), kept: \(kept)")
         }
     }
 
@@ -207,5 +237,13 @@ import Testing
         // The first remote's overlay was too large as well: it moved to a fresh index.
         try await expectExactSearches(first, current)
         #expect(try await catalog.remote(account: "reader").searchIndexReport().report.origin == .loadedSnapshot)
+    }
+}
+
+extension SQLiteBookRemote {
+    /// How many broad prefixes' answers and broad words' places the installed index keeps.
+    fileprivate func keptBroadAnswers() -> (prefixes: Int, words: Int)? {
+        guard let base = searchEngine.lifecycle.index?.base else { return nil }
+        return (base.broadPrefixes.keptCount, base.broadWords.keptCount)
     }
 }
