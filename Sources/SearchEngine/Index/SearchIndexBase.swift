@@ -426,9 +426,14 @@ package final class SearchIndexBase: Sendable {
         var whole: [BroadWordPlaces.Places?] = []
         var read: [PostingStretches?] = []
         for word in words {
-            let kept =
-                try words.count > 1 && keepingBroadWords
-                ? broadWords.places(of: word, in: self) : storedPlaces(of: word)
+            // A multi-word query's words come whole only when kept for the keys to come: reading
+            // them a stretch at a time stops where the page and the count are settled.
+            let kept: BroadWordPlaces.Places?
+            if words.count == 1 {
+                kept = try storedPlaces(of: word)
+            } else {
+                kept = keepingBroadWords ? try broadWords.places(of: word, in: self) : nil
+            }
             whole.append(kept)
             read.append(kept == nil ? try PostingStretches(word, in: self) : nil)
         }
