@@ -6,12 +6,13 @@
     private func mallopt(_ parameter: Int32, _ value: Int32) -> Int32
 #endif
 
-/// How the interactive app asks glibc to keep its memory together. glibc gives each thread
-/// that allocates at the same time as another an arena of its own and keeps what was freed
-/// in each: over a long session the app's resident memory grew in steps while the memory it
-/// held stayed flat (`bookshelf-bench session --many-arenas` against `session`). The app
-/// allocates from a few threads at most, so one arena costs it no measurable contention, and
-/// a session's memory stays flat.
+/// How the interactive app and a search process ask glibc to keep their memory together. glibc
+/// gives each thread that allocates at the same time as another an arena of its own and keeps
+/// what was freed in each: over a long session the app's resident memory grew in steps while
+/// the memory it held stayed flat (`bookshelf-bench session --many-arenas` against `session`).
+/// A search process lives a few milliseconds, and each arena is a new mapping it faults in page
+/// by page (`perf stat` of `bookshelf search` with `MALLOC_ARENA_MAX=1` and without). Both
+/// allocate from a few threads at most, so one arena costs them no measurable contention.
 public enum MallocArenas {
     /// Limits the process to one arena. Call once, early; does nothing off glibc.
     public static func limitToOne() {
