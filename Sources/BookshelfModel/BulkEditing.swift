@@ -181,13 +181,20 @@ extension BookshelfModel {
             Effect(
                 .bulkRead,
                 {
+                    // A read per chunk of books where the store reads many at once, as a batch saves them.
                     var books: [BookRecord] = [], unreadable: [BookOutcome] = []
-                    for id in ids {
+                    for start in stride(from: 0, to: ids.count, by: BulkEdit.booksPerTransaction) {
                         try Task.checkCancellation()
-                        do {
-                            books.append(try await repository.book(id: id, policy: .refresh))
-                        } catch BookFailure.missing {
-                            unreadable.append(BookOutcome(id: id, outcome: .failed(.missing)))
+                        let chunk = Array(ids[start..<min(start + BulkEdit.booksPerTransaction, ids.count)])
+                        let read = try await repository.books(ids: chunk)
+                        for id in chunk {
+                            switch read[id] ?? .failure(.missing) {
+                            case let .success(book): books.append(book)
+                            // This book cannot be had; a store that did not answer fails the whole read.
+                            case let .failure(failure) where failure == .missing || failure == .invalidResponse:
+                                unreadable.append(BookOutcome(id: id, outcome: .failed(failure)))
+                            case let .failure(failure): throw failure
+                            }
                         }
                     }
                     return (books: books, unreadable: unreadable)

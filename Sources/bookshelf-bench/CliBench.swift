@@ -27,7 +27,7 @@ enum CliBench: BenchMode {
     static let staticBookshelf = Option<String>(
         "static-bookshelf", value: "PATH", completes: .file,
         help:
-            "a second bookshelf executable, the statically linked build (swift build -c release --static-swift-stdlib), timed in the same turns"
+            "a second bookshelf executable, the installed build (Scripts/install's, .build/static/release/bookshelf), timed in the same turns"
     )
     static let coldRuns = BenchNumber(
         "cold-runs", default: 5,

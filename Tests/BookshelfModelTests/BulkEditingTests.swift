@@ -285,6 +285,34 @@ final class BatchKeepingConnector: CatalogConnector {
         print("BulkEditingTests: a switch at every step of a batch of three, \(cases) cases")
     }
 
+    /// A marked book the store no longer has is a book the batch will fail, named in the
+    /// preview; a store that did not answer fails the editor's read as a whole, saying why.
+    @Test func theEditorsReadNamesAMissingBookAndFailsWithAStoreThatDidNotAnswer() async {
+        let harness = await Self.started()
+        for id in [1, 2] { harness.model.toggleMark(id) }
+        var read = harness.model.openBulkEditor()!
+        await harness.remote.release(await harness.nextCall(.load).number, .deliver)
+        await harness.remote.release(await harness.nextCall(.load).number, .fail(.missing))
+        await harness.model.finished(request: read)
+        var editor = harness.state.bulk.editor!
+        #expect(editor.readError == nil && !editor.isReading)
+        harness.model.chooseBulkChange(by: 1)  // Set the publisher.
+        for character in "Penguin" { harness.model.editBulkText(.insert(String(character))) }
+        editor = harness.state.bulk.editor!
+        #expect(
+            editor.preview?.willChange == 1 && editor.preview?.willFail == 1, "\(String(describing: editor.preview))")
+
+        harness.model.closeBulkEditor()
+        read = harness.model.openBulkEditor()!
+        await harness.remote.release(await harness.nextCall(.load).number, .deliver)
+        await harness.remote.release(
+            await harness.nextCall(.load).number, .fail(.storeUnavailable("the catalog went away")))
+        await harness.model.finished(request: read)
+        editor = harness.state.bulk.editor!
+        #expect(editor.readError?.contains("the catalog went away") == true && !editor.canRun, "\(editor)")
+        await harness.drain()
+    }
+
     /// The marked books being read when the switch comes: the editor closes and the answer
     /// opens nothing in the new session.
     @Test func aReadInFlightOpensNothingAfterASwitch() async {
