@@ -422,27 +422,39 @@ package final class SearchIndexBase: Sendable {
         _ words: [CompiledWord], hidden: Bitmap?, into matches: inout Matches,
         slotsPerStretch: Int, keepingBroadWords: Bool
     ) throws(SearchIndexDamage) {
-        // Per word, whole bitmaps or its postings read a stretch at a time.
+        // Per word, whole bitmaps, a stored prefix's bitmaps or its postings read a stretch at a time.
         var whole: [BroadWordPlaces.Places?] = []
+        var stored: [StoredPrefixes.View?] = []
         var read: [PostingStretches?] = []
         for word in words {
             // A multi-word query's words come whole only when kept for the keys to come: reading
             // them a stretch at a time stops where the page and the count are settled.
-            let kept: BroadWordPlaces.Places?
-            if words.count == 1 {
-                kept = try storedPlaces(of: word)
-            } else {
-                kept = keepingBroadWords ? try broadWords.places(of: word, in: self) : nil
+            let kept = words.count > 1 && keepingBroadWords ? try broadWords.places(of: word, in: self) : nil
+            var view: StoredPrefixes.View?
+            if words.count == 1, let code = word.storedPrefix {
+                view = try storedPrefixes.view(ofPrefix: code, count: count)
             }
             whole.append(kept)
-            read.append(kept == nil ? try PostingStretches(word, in: self) : nil)
+            stored.append(view)
+            read.append(kept == nil && view == nil ? try PostingStretches(word, in: self) : nil)
         }
+        var storedDamage: SearchIndexDamage?
         /// ORs word `index`'s places in `slots` into buffers indexed from `slots.lowerBound`.
         func fill(
             _ index: Int, _ slots: Range<Int>, _ postings: UnsafeBufferPointer<UInt8>,
             anywhere: UnsafeMutablePointer<UInt64>, inTitle: UnsafeMutablePointer<UInt64>,
             first: UnsafeMutablePointer<UInt64>?, inTitleOrAuthor: UnsafeMutablePointer<UInt64>
         ) -> Bool {
+            if let view = stored[index] {
+                do {
+                    try view.fill(
+                        slots, anywhere: anywhere, inTitle: inTitle, first: first, inTitleOrAuthor: inTitleOrAuthor)
+                    return true
+                } catch {
+                    storedDamage = error
+                    return false
+                }
+            }
             guard let places = whole[index] else {
                 return read[index]!.fill(
                     slots: slots, count: count, postings: postings, anywhere: anywhere, inTitle: inTitle, first: first,
@@ -509,6 +521,7 @@ package final class SearchIndexBase: Sendable {
                 return false
             }
         }
+        if let storedDamage { throw storedDamage }
         if damaged { throw SearchIndexDamage("a posting list leaves its bounds") }
     }
 
