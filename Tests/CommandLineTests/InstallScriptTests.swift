@@ -122,13 +122,7 @@ import Testing
         #expect(try String(contentsOfFile: stubbed.calls, encoding: .utf8) == "\(root): \(build) --product bookshelf\n")
         #expect(try scenario.tree().isEmpty, "nothing installed after a failed build")
 
-        // Programs with no Swift library in their dynamic section: /bin/true under their names.
-        let products = scenario.directory.path("static-products")
-        try FileManager.default.createDirectory(atPath: products, withIntermediateDirectories: true)
-        for name in ["bookshelf", "bookshelf-demo"] {
-            try FileManager.default.copyItem(atPath: "/bin/true", toPath: products + "/" + name)
-        }
-        let selfContained = try scenario.stubbedSwift(products: products)
+        let selfContained = try scenario.stubbedSwift(products: scenario.selfContainedProducts())
         let built = try scenario.run(
             "/bin/bash", [Scenario.script.path, "--prefix", scenario.prefix],
             environment: ["PATH": selfContained.path, "CC": try Scenario.compiler()])
@@ -158,12 +152,7 @@ import Testing
         let scenario = try Scenario()
         defer { scenario.directory.remove() }
         let root = Scenario.script.deletingLastPathComponent().deletingLastPathComponent().path
-        let products = scenario.directory.path("static-products")
-        try FileManager.default.createDirectory(atPath: products, withIntermediateDirectories: true)
-        for name in ["bookshelf", "bookshelf-demo"] {
-            try FileManager.default.copyItem(atPath: "/bin/true", toPath: products + "/" + name)
-        }
-        let stubbed = try scenario.stubbedSwift(products: products)
+        let stubbed = try scenario.stubbedSwift(products: scenario.selfContainedProducts())
         let built = try scenario.run(
             "/bin/bash", [Scenario.script.path, "--prefix", scenario.prefix, "--system-libraries", "--pie"],
             environment: ["PATH": stubbed.path, "CC": "/no/such/compiler"])
@@ -398,6 +387,17 @@ import Testing
                 "/bin/sh", ["-c", "printf '%s\\n' \"$1\" > \"$2\" && chmod 755 \"$2\"", "sh", stub, stubs + "/swift"])
             guard written.status == 0 else { throw ScriptFailure("cannot write the stub: \(written)") }
             return (stubs + ":/usr/bin:/bin", calls)
+        }
+
+        /// Programs with no Swift library, SQLite or ncurses in their dynamic section, as a static
+        /// build's: /bin/true under their names, in a folder of their own.
+        func selfContainedProducts() throws -> String {
+            let products = directory.path("static-products")
+            try FileManager.default.createDirectory(atPath: products, withIntermediateDirectories: true)
+            for name in ["bookshelf", "bookshelf-demo"] {
+                try FileManager.default.copyItem(atPath: "/bin/true", toPath: products + "/" + name)
+            }
+            return products
         }
 
         /// The C compiler the script finds the static archives with: the toolchain's clang, else cc.
