@@ -370,16 +370,17 @@ package final class SearchIndexBase: Sendable {
     /// Every base book matching `words`, ranked as `SearchTerms.rank` ranks, except those in
     /// `hidden` (superseded by later changes). Words of one token are read `slotsPerStretch`
     /// bitmap words at a time at least (`collectByPlaces`; tests ask for short stretches).
-    /// `keepingBroadWords`: a multi-word query's broad words are read whole and kept
-    /// (`broadWords`), for the next keys that ask for them again; otherwise read as the others.
+    /// `keepingBroadAnswers`: a multi-word query's broad words are read whole and kept
+    /// (`broadWords`), for the next keys that ask for them again, and a stored prefix's bitmaps
+    /// are copied whole; otherwise both are read a stretch at a time.
     package func collect(
         _ words: [CompiledWord], hidden: Bitmap?, into matches: inout Matches,
-        slotsPerStretch: Int = SearchTuning.stretchSlots, keepingBroadWords: Bool = true
+        slotsPerStretch: Int = SearchTuning.stretchSlots, keepingBroadAnswers: Bool = true
     ) throws(SearchIndexDamage) {
         if words.allSatisfy({ $0.exact.isEmpty }) {
             try collectByPlaces(
                 words, hidden: hidden, into: &matches, slotsPerStretch: slotsPerStretch,
-                keepingBroadWords: keepingBroadWords)
+                keepingBroadAnswers: keepingBroadAnswers)
         } else {
             try collectByJudging(words, hidden: hidden, into: &matches)
         }
@@ -420,18 +421,22 @@ package final class SearchIndexBase: Sendable {
     /// stretch, in result order, until the matches are settled.
     private func collectByPlaces(
         _ words: [CompiledWord], hidden: Bitmap?, into matches: inout Matches,
-        slotsPerStretch: Int, keepingBroadWords: Bool
+        slotsPerStretch: Int, keepingBroadAnswers: Bool
     ) throws(SearchIndexDamage) {
         // Per word, whole bitmaps, a stored prefix's bitmaps or its postings read a stretch at a time.
         var whole: [BroadWordPlaces.Places?] = []
         var stored: [StoredPrefixes.View?] = []
         var read: [PostingStretches?] = []
         for word in words {
-            // A multi-word query's words come whole only when kept for the keys to come: reading
-            // them a stretch at a time stops where the page and the count are settled.
-            let kept = words.count > 1 && keepingBroadWords ? try broadWords.places(of: word, in: self) : nil
-            var view: StoredPrefixes.View?
-            if words.count == 1, let code = word.storedPrefix {
+            // Broad words and stored prefixes come whole, copied, only when kept for the keys to
+            // come (a broad prefix's answer kept is read to its end anyway). One search reads them
+            // a stretch at a time, in place, and stops where the page and the count are settled.
+            var kept: BroadWordPlaces.Places?, view: StoredPrefixes.View?
+            if words.count > 1 {
+                kept = keepingBroadAnswers ? try broadWords.places(of: word, in: self) : nil
+            } else if keepingBroadAnswers {
+                kept = try storedPlaces(of: word)
+            } else if let code = word.storedPrefix {
                 view = try storedPrefixes.view(ofPrefix: code, count: count)
             }
             whole.append(kept)

@@ -324,7 +324,7 @@ package final class SearchIndex {
                 {
                     matches = narrowed
                 } else {
-                    try base.collect(words, hidden: hidden, into: &matches, keepingBroadWords: keepingBroadAnswers)
+                    try base.collect(words, hidden: hidden, into: &matches, keepingBroadAnswers: keepingBroadAnswers)
                 }
                 lastBaseMatches = (words, matches)
             }
