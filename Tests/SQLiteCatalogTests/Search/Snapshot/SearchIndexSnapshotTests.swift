@@ -43,39 +43,6 @@ import Testing
         }
     }
 
-    /// A stored prefix's bitmaps are read where they lie in the mapped file, a stretch at a
-    /// time (`StoredPrefixes.View`): each block is checked as a one-letter search first reads
-    /// it, so a bit flipped in every prefix's first word is found, and nothing wrong is shown,
-    /// by a remote for one search too (which reads no other copy of them).
-    @Test(.tags(.slow)) func aStoredPrefixsBitmapThatFailsItsChecksumIsDetectedAndRebuilt() async throws {
-        // Enough books that the bitmaps lie in blocks of their own, past those a load checks.
-        let path = directory.path("prefix-bitmaps.sqlite")
-        let catalog = try SQLiteCatalog.open(path: path, create: true)
-        try catalog.addAccount(Account(name: "reader", role: .reader, scope: "main"))
-        var generator = GeneratedBooks(seed: 23)
-        try catalog.insertBooks(generator.newBooks(20_000), scope: "main")
-        let books = try committedBooks(path, scope: "main")
-        #expect(try await catalog.remote(account: "reader").searchIndexReport().snapshotStored)
-        var file = try SnapshotFile(catalog: path)
-        let bitmaps = file.part(SearchIndexSnapshot.Part.prefixBitmaps.rawValue)
-        let perPrefix = StoredPrefixes.bitmapsPerPrefix * 8 * ((file.word(4) + 63) / 64)
-        // Not in the block the bitmaps begin in, which the load checks with the prefixes' table.
-        let firstBlock = (bitmaps.lowerBound - file.dataStart) / MappedIndexMemory.blockSize
-        for start in stride(from: bitmaps.lowerBound, to: bitmaps.upperBound, by: perPrefix)
-        where (start - file.dataStart) / MappedIndexMemory.blockSize > firstBlock {
-            file.bytes[start] ^= 0x04
-        }
-        try file.save()
-
-        let remote = try catalog.remote(account: "reader", forOneSearch: true)
-        #expect(try await remote.searchIndexReport().report.origin == .loadedSnapshot, "read at load")
-        for text in ["a", "b", "e", "h", "m", "s", "t", "al", "the", "2", "al ro", "history of"] {
-            try await expectExactPages(text, [(50, 0), (3, 0), (10, 100)], remote, books)
-        }
-        let (report, stored) = try await remote.searchIndexReport()
-        #expect(report.origin == .built && stored, "\(report)")
-    }
-
     @Test func aSnapshotWithAChangedHeaderIsDetectedAndRebuilt() async throws {
         try await expectDamageDetected("header") { file in
             file.bytes[4 * 8] ^= 0x02  // the book count
@@ -283,5 +250,46 @@ extension SearchIndexTesting {
         let next = try catalog.remote(account: "reader")
         #expect(try await next.searchIndexReport().report.origin == .loadedSnapshot, sourceLocation: sourceLocation)
         try await expectExactSearches(next, books, sourceLocation: sourceLocation)
+    }
+}
+
+/// One search reads a stored prefix's bitmaps in place (`StoredPrefixes.View`), checking each
+/// block as it first reads it: damage there is found as a search reads it. Slow: it takes
+/// twenty thousand books for the bitmaps to lie in blocks of their own.
+@Suite(.tags(.slow)) struct StoredPrefixDamageTests: SearchIndexTesting {
+    let directory: TemporaryDirectory
+    init() throws { directory = try TemporaryDirectory() }
+
+    /// A stored prefix's bitmaps are read where they lie in the mapped file, a stretch at a
+    /// time (`StoredPrefixes.View`): each block is checked as a one-letter search first reads
+    /// it, so a bit flipped in every prefix's first word is found, and nothing wrong is shown,
+    /// by a remote for one search too (which reads no other copy of them).
+    @Test func aStoredPrefixsBitmapThatFailsItsChecksumIsDetectedAndRebuilt() async throws {
+        // Enough books that the bitmaps lie in blocks of their own, past those a load checks.
+        let path = directory.path("prefix-bitmaps.sqlite")
+        let catalog = try SQLiteCatalog.open(path: path, create: true)
+        try catalog.addAccount(Account(name: "reader", role: .reader, scope: "main"))
+        var generator = GeneratedBooks(seed: 23)
+        try catalog.insertBooks(generator.newBooks(20_000), scope: "main")
+        let books = try committedBooks(path, scope: "main")
+        #expect(try await catalog.remote(account: "reader").searchIndexReport().snapshotStored)
+        var file = try SnapshotFile(catalog: path)
+        let bitmaps = file.part(SearchIndexSnapshot.Part.prefixBitmaps.rawValue)
+        let perPrefix = StoredPrefixes.bitmapsPerPrefix * 8 * ((file.word(4) + 63) / 64)
+        // Not in the block the bitmaps begin in, which the load checks with the prefixes' table.
+        let firstBlock = (bitmaps.lowerBound - file.dataStart) / MappedIndexMemory.blockSize
+        for start in stride(from: bitmaps.lowerBound, to: bitmaps.upperBound, by: perPrefix)
+        where (start - file.dataStart) / MappedIndexMemory.blockSize > firstBlock {
+            file.bytes[start] ^= 0x04
+        }
+        try file.save()
+
+        let remote = try catalog.remote(account: "reader", forOneSearch: true)
+        #expect(try await remote.searchIndexReport().report.origin == .loadedSnapshot, "read at load")
+        for text in ["a", "b", "e", "h", "m", "s", "t", "al", "the", "2", "al ro", "history of"] {
+            try await expectExactPages(text, [(50, 0), (3, 0), (10, 100)], remote, books)
+        }
+        let (report, stored) = try await remote.searchIndexReport()
+        #expect(report.origin == .built && stored, "\(report)")
     }
 }
