@@ -16,8 +16,8 @@ public actor PostgresRemote: SearchableBookRemote, ChangeDetectingRemote, SaveOu
     /// The account as the session last found it: an administrator's change of its role or
     /// scope shows here once a change check has reported it.
     public nonisolated var account: Account { session.account }
-    private nonisolated let worker: PostgresWorker
-    private nonisolated let session: PostgresSession
+    nonisolated let worker: PostgresWorker
+    nonisolated let session: PostgresSession
     /// The change check's own connection and worker: it never waits behind reads.
     private nonisolated let changeWorker: PostgresWorker
     private nonisolated let changeWatch: PostgresChangeWatch
@@ -97,7 +97,7 @@ public actor PostgresRemote: SearchableBookRemote, ChangeDetectingRemote, SaveOu
 
     /// The save statement's parameters for `request` (validated here: the database checks
     /// again) in `batch`.
-    private static func saveParameters(_ request: SaveRequest, batch: BatchID?) throws -> [String?] {
+    static func saveParameters(_ request: SaveRequest, batch: BatchID?) throws -> [String?] {
         let title = try BookValidation.title(request.title)
         let author = try request.author.map { raw throws(BookFailure) in try BookValidation.author(raw) }
         let details = try request.details.map { raw throws(BookFailure) in try raw.validated() }
@@ -113,43 +113,45 @@ public actor PostgresRemote: SearchableBookRemote, ChangeDetectingRemote, SaveOu
     private func save(_ request: SaveRequest, batch: BatchID?) async throws -> BookRecord {
         let parameters = try Self.saveParameters(request, batch: batch)
         let session = self.session
-        return try await worker.perform {
-            let connection = try session.live()
-            // Its own saves are not news to this session (see `PostgresChangeWatch.changes`): the
-            // transaction is named in the same turn as the commit.
-            let answer = session.ownWrites.withLock { ownWrites in
-                let answer = connection.execute(PostgresStatements.save, parameters)
-                if case let .success(rows) = answer, let row = rows.rows.first,
-                    row.count > PostgresStatements.recordWidth,
-                    let transaction = row[PostgresStatements.recordWidth]
-                {
-                    ownWrites.insert(transaction)
-                }
-                return answer
+        return try await worker.perform { try PostgresRemote.saveAlone(request, parameters: parameters, on: session) }
+    }
+
+    /// One save in a transaction of its own (its statement's), on the worker: the saved
+    /// record, or why not.
+    static func saveAlone(_ request: SaveRequest, parameters: [String?], on session: PostgresSession) throws
+        -> BookRecord
+    {
+        let connection = try session.live()
+        // Its own saves are not news to this session (see `PostgresChangeWatch.changes`): the
+        // transaction is named in the same turn as the commit.
+        let answer = session.ownWrites.withLock { ownWrites in
+            let answer = connection.execute(PostgresStatements.save, parameters)
+            if case let .success(rows) = answer, let row = rows.rows.first,
+                row.count > PostgresStatements.recordWidth,
+                let transaction = row[PostgresStatements.recordWidth]
+            {
+                ownWrites.insert(transaction)
             }
-            switch answer {
-            case let .success(rows):
-                if let row = rows.rows.first {
-                    let saved = try PostgresRemote.record(row)
-                    // Read-your-writes: no later read may be served by a standby without it.
-                    session.standbyReads?.learnPrimaryPosition(connection)
-                    return saved
-                }
-                throw try PostgresRemote.whyNotSaved(request, on: session, refusedByGrant: false)
-            case let .failure(.notSent(message)):
-                session.dropIfBroken()
-                throw BookFailure.storeUnavailable(message)
-            case .failure(.lostAfterSending):
-                session.dropIfBroken()
-                throw BookFailure.outcomeUnknown
-            case let .failure(.server(error)):
-                throw try PostgresRemote.failure(of: request, error, on: session)
+            return answer
+        }
+        switch answer {
+        case let .success(rows):
+            if let row = rows.rows.first {
+                let saved = try PostgresRemote.record(row)
+                // Read-your-writes: no later read may be served by a standby without it.
+                session.standbyReads?.learnPrimaryPosition(connection)
+                return saved
             }
+            throw try PostgresRemote.whyNotSaved(request, on: session, refusedByGrant: false)
+        case let .failure(.server(error)):
+            throw try PostgresRemote.failure(of: request, error, on: session)
+        case let .failure(unanswered):
+            throw session.unansweredWrite(unanswered)
         }
     }
 
     /// Why the server refused a save, in the app's words.
-    private static func failure(of request: SaveRequest, _ error: PostgresServerError, on session: PostgresSession)
+    static func failure(of request: SaveRequest, _ error: PostgresServerError, on session: PostgresSession)
         throws -> BookFailure
     {
         switch error.sqlState {
@@ -431,7 +433,7 @@ public actor PostgresRemote: SearchableBookRemote, ChangeDetectingRemote, SaveOu
 
     /// A read of books on the worker. The caller's cancellation (a newer search superseded
     /// it) reaches the read as an abandonment: it stops waiting for a standby at once.
-    private func performRead<T: Sendable>(_ work: @escaping @Sendable (ReadAbandonment) throws -> T) async throws
+    func performRead<T: Sendable>(_ work: @escaping @Sendable (ReadAbandonment) throws -> T) async throws
         -> T
     {
         let abandonment = ReadAbandonment()
@@ -447,7 +449,7 @@ public actor PostgresRemote: SearchableBookRemote, ChangeDetectingRemote, SaveOu
 
     /// No row changed: the book is gone or invisible (missing), someone saved first
     /// (conflict), or the database refused this account (notAllowed).
-    private static func whyNotSaved(_ request: SaveRequest, on session: PostgresSession, refusedByGrant: Bool) throws
+    static func whyNotSaved(_ request: SaveRequest, on session: PostgresSession, refusedByGrant: Bool) throws
         -> BookFailure
     {
         let rows = try session.readingWhatLaterReadsMustSee {
@@ -472,6 +474,15 @@ public actor PostgresRemote: SearchableBookRemote, ChangeDetectingRemote, SaveOu
 }
 
 extension PostgresSession {
+    /// What a write whose statement got no answer (not a server's refusal) means: not sent,
+    /// nothing was done (`storeUnavailable`); sent and then lost, it may have committed
+    /// (`outcomeUnknown`). The dead connection is dropped, for the next call to reconnect.
+    func unansweredWrite(_ failure: PostgresCallFailure) -> BookFailure {
+        dropIfBroken()
+        if case let .notSent(message) = failure { return .storeUnavailable(message) }
+        return .outcomeUnknown
+    }
+
     /// A read of books (a search, a page, a record, its history, the count), served by a
     /// standby when the connector says so and the standby has replayed what this session has
     /// seen; otherwise by the primary, as every other read is. `note` (the caller's

@@ -51,6 +51,10 @@ enum PostgresStatements {
 
     static let load = "SELECT \(recordColumns()) FROM bookshelf.books WHERE id = $1"
 
+    /// The books of the ids in $1 (a bigint[]), in no order; row-level security leaves out
+    /// those this account does not see.
+    static let loadMany = "SELECT \(recordColumns()) FROM bookshelf.books WHERE id = ANY($1::bigint[])"
+
     static let currentRevision = "SELECT revision FROM bookshelf.books WHERE id = $1"
 
     /// Compare-and-set and the operation record in one statement, hence one transaction:

@@ -35,4 +35,9 @@ struct SQLiteContractCatalog: ContractCatalog {
     func batches(_ check: ContractCheck) async throws {
         try await check.run(SQLiteFixture())
     }
+
+    @Test(arguments: ContractCheck.chunks)
+    func chunks(_ check: ContractCheck) async throws {
+        try await check.run(SQLiteFixture())
+    }
 }

@@ -50,7 +50,7 @@ struct PostgresContractCatalog: ContractCatalog {
 
 /// A PostgreSQL remote that reports the contract's account name instead of its prefixed
 /// role name; everything else goes straight through.
-struct RenamedRemote: ContractRemote, BatchRecordingRemote {
+struct RenamedRemote: ContractRemote, ChunkSavingRemote {
     let remote: PostgresRemote
     let account: Account
 
@@ -84,6 +84,13 @@ struct RenamedRemote: ContractRemote, BatchRecordingRemote {
         try await remote.revisions(ofBatch: batch)
     }
 
+    func save(_ requests: [SaveRequest], inBatch batch: BatchID, until stop: BatchStop) async throws
+        -> [ChunkSaveResult]
+    {
+        try await remote.save(requests, inBatch: batch, until: stop)
+    }
+    func load(ids: [Int]) async throws -> [BookRecord] { try await remote.load(ids: ids) }
+
     private func contractName(_ role: String) -> String {
         guard let underscore = role.firstIndex(of: "_"), role.hasPrefix("u") else { return role }
         return String(role[role.index(after: underscore)...])
@@ -99,6 +106,11 @@ struct PostgresContractTests {
 
     @Test(arguments: ContractCheck.batches)
     func batches(_ check: ContractCheck) async throws {
+        try await check.run(PostgresFixture())
+    }
+
+    @Test(arguments: ContractCheck.chunks)
+    func chunks(_ check: ContractCheck) async throws {
         try await check.run(PostgresFixture())
     }
 }

@@ -1,0 +1,144 @@
+import BookCatalog
+
+/// A chunk of a batch's saves in one transaction (`ChunkSavingRemote`): each book with the
+/// statement of a single save (its compare-and-set, its operation and batch recorded with it),
+/// one commit for them all.
+extension PostgresRemote: ChunkSavingRemote {
+    public func save(_ unchecked: [SaveRequest], inBatch batch: BatchID, until stop: BatchStop) async throws
+        -> [ChunkSaveResult]
+    {
+        let requests = try unchecked.map { try $0.validated() }
+        let chunk = PostgresChunk(
+            requests: requests, parameters: try requests.map { try Self.saveParameters($0, batch: batch) })
+        let session = self.session
+        return try await worker.perform { try chunk.save(on: session, until: stop) }
+    }
+
+    public func load(ids: [Int]) async throws -> [BookRecord] {
+        guard !ids.isEmpty else { return [] }
+        let list = "{" + ids.map(String.init).joined(separator: ",") + "}"
+        let session = self.session
+        let note = ReadRouteNote.current
+        return try await performRead { abandoned in
+            let rows = try session.readingBooks(noting: note, abandoned: abandoned) {
+                try PostgresSession.read($0.execute(PostgresStatements.loadMany, [list]))
+            }
+            let records = try rows.rows.map(PostgresRemote.record)
+            let byID = Dictionary(records.map { ($0.id, $0) }) { first, _ in first }
+            return ids.compactMap { byID[$0] }
+        }
+    }
+}
+
+/// The saves of one chunk, checked and turned into the save statement's parameters.
+private struct PostgresChunk: Sendable {
+    let requests: [SaveRequest]
+    let parameters: [[String?]]
+
+    /// Thrown inside the transaction when the server refused a book's statement: the
+    /// transaction is aborted, and the book is the `index`th of the chunk.
+    private struct Refused: Error {
+        let index: Int
+    }
+
+    /// On the session's worker. A compare-and-set that matched no row is that book's outcome,
+    /// and the chunk goes on. A statement the server refused (a check the catalog makes and
+    /// this build does not, another account's batch, a cancelled statement) aborts the whole
+    /// transaction: it is rolled back and the chunk saved again one book at a time, each as a
+    /// single save, so that the refusal is that book's alone. A savepoint per book would keep
+    /// the transaction, but each is a subtransaction with an id of its own once it writes, and
+    /// past 64 in one transaction every snapshot on the server has to look them up
+    /// (`pg_subtrans`): a cost on everyone's reads for a refusal that is rare.
+    func save(on session: PostgresSession, until stop: BatchStop) throws -> [ChunkSaveResult] {
+        do {
+            return try inOneTransaction(on: session, until: stop)
+        } catch let refused as Refused {
+            return oneAtATime(on: session, until: stop, askedUpTo: refused.index)
+        }
+    }
+
+    /// A throw means nothing committed (the transaction was rolled back, or its connection
+    /// died before COMMIT was sent), except `outcomeUnknown`: the connection died after it.
+    private func inOneTransaction(on session: PostgresSession, until stop: BatchStop) throws -> [ChunkSaveResult] {
+        let connection = try session.live()
+        try Self.unlessLost(connection.execute("BEGIN"), on: session)
+        var results: [ChunkSaveResult] = []
+        var transaction: String?
+        do {
+            for (index, request) in requests.enumerated() {
+                // A stop takes effect at the next book, inside the chunk as between chunks.
+                if stop.isStopped { break }
+                let rows = try Self.unlessLost(
+                    connection.execute(PostgresStatements.save, parameters[index]), on: session, refused: index)
+                guard let row = rows.rows.first else {
+                    results.append(
+                        .failure(try PostgresRemote.whyNotSaved(request, on: session, refusedByGrant: false)))
+                    continue
+                }
+                results.append(.success(try PostgresRemote.record(row)))
+                if row.count > PostgresStatements.recordWidth { transaction = row[PostgresStatements.recordWidth] }
+            }
+        } catch {
+            _ = connection.execute("ROLLBACK")
+            session.dropIfBroken()
+            throw error
+        }
+        // Its own saves are not news to this session (see `PostgresChangeWatch.changes`): the
+        // transaction is named in the same turn as its commit. Only the commit takes the turn:
+        // the change check is not kept waiting while the chunk's statements run.
+        let committed = session.ownWrites.withLock { ownWrites in
+            if let transaction { ownWrites.insert(transaction) }
+            return connection.execute("COMMIT")
+        }
+        switch committed {
+        case .success:
+            // Read-your-writes: no later read may be served by a standby without them.
+            session.standbyReads?.learnPrimaryPosition(connection)
+            return results
+        case let .failure(.server(error)):
+            // A refused COMMIT rolls the transaction back.
+            throw BookFailure.storeUnavailable(error.message)
+        case let .failure(unanswered):
+            throw session.unansweredWrite(unanswered)
+        }
+    }
+
+    /// The chunk saved again after a refusal, one book at a time (`PostgresRemote.saveAlone`).
+    /// The books up to the refused one were taken once already (the stop said no for each):
+    /// the stop is asked again only for those after it. Each save commits alone, so a failure
+    /// of any kind is its book's own outcome.
+    private func oneAtATime(on session: PostgresSession, until stop: BatchStop, askedUpTo asked: Int)
+        -> [ChunkSaveResult]
+    {
+        var results: [ChunkSaveResult] = []
+        for (index, request) in requests.enumerated() {
+            if index > asked && stop.isStopped { break }
+            do {
+                results.append(
+                    .success(try PostgresRemote.saveAlone(request, parameters: parameters[index], on: session)))
+            } catch {
+                results.append(.failure(error as? BookFailure ?? .storeUnavailable(String(describing: error))))
+            }
+        }
+        return results
+    }
+
+    /// The rows of a statement inside the transaction. A lost connection takes the
+    /// transaction with it (`storeUnavailable`: nothing committed); a statement the server
+    /// refused is `Refused` (the `refused`th book's) when a book's, `storeUnavailable` otherwise.
+    @discardableResult
+    private static func unlessLost(
+        _ answer: Result<PostgresRows, PostgresCallFailure>, on session: PostgresSession, refused index: Int? = nil
+    ) throws -> PostgresRows {
+        switch answer {
+        case let .success(rows):
+            return rows
+        case let .failure(.notSent(message)), let .failure(.lostAfterSending(message)):
+            session.dropIfBroken()
+            throw BookFailure.storeUnavailable(message)
+        case let .failure(.server(error)):
+            if let index { throw Refused(index: index) }
+            throw BookFailure.storeUnavailable(error.message)
+        }
+    }
+}

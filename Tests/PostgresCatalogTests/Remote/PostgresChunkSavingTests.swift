@@ -1,0 +1,136 @@
+import BookCatalog
+import Foundation
+@testable import PostgresCatalog
+import TestTags
+import Testing
+
+/// A bulk edit on PostgreSQL saves its books in chunks, one transaction each
+/// (`ChunkSavingRemote`, issue 61); what only a PostgreSQL server shows. The scenarios every
+/// chunk-saving store shares are `ContractCheck.chunks`.
+@Suite(
+    "PostgreSQL chunked bulk saves",
+    .enabled(if: PostgresTestCluster.shouldRun, "PostgreSQL server binaries not found"),
+    .tags(.postgres))
+struct PostgresChunkSavingTests {
+    struct Fixture {
+        let catalog: PostgresTestCatalog
+        let editor: Account
+        let books: [BookRecord]
+
+        /// `count` books ("Book 1"…, revision 1, no details) and an editor of their scope.
+        init(count: Int) async throws {
+            catalog = try await PostgresTestCatalog.make()
+            editor = try await catalog.addAccount("editor", role: .editor, scope: "main")
+            books = try await catalog.addBooks((1...count).map { NewBook(title: "Book \($0)") }, scope: "main")
+        }
+
+        /// The transaction that last wrote each book, as the server recorded it, by id.
+        func writers() async throws -> [String?] {
+            try await catalog.setup.execute("SELECT changed_in::text FROM bookshelf.books ORDER BY id").map { $0[0] }
+        }
+    }
+
+    @Test("a chunk is one transaction: every book of it written by the same one, not news to its own session")
+    func aChunkIsOneTransaction() async throws {
+        let fixture = try await Fixture(count: 5)
+        let imported = try await fixture.writers()
+        let remote = try await fixture.catalog.remote(for: fixture.editor)
+        let repository = BookRepository(remote: remote)
+
+        let report = try await BulkEdit(repository: repository).apply(
+            try BulkChange([.addTags(["bulk"])]), to: fixture.books)
+
+        #expect(report.outcomes.map(\.outcome.name) == Array(repeating: "saved", count: 5))
+        let writers = try await fixture.writers()
+        #expect(Set(writers).count == 1 && writers != imported, "\(writers)")
+        // The session named the chunk's transaction as its own: its change check finds no news.
+        let notice = try await remote.checkForChanges()
+        #expect(notice == nil)
+    }
+
+    @Test("a value the catalog refuses fails that book alone; the chunk is saved again one book at a time")
+    func aRefusedValueFailsThatBookAlone() async throws {
+        let fixture = try await Fixture(count: 6)
+        let books = fixture.books
+        // The catalog's rule is stricter than this build's: the third book may have no publisher.
+        _ = try await fixture.catalog.setup.execute(
+            """
+            ALTER TABLE bookshelf.books DROP CONSTRAINT books_publisher_valid,
+                ADD CONSTRAINT books_publisher_valid CHECK (publisher = '' OR id <> \(books[2].id)) NOT VALID
+            """)
+        let remote = try await fixture.catalog.remote(for: fixture.editor)
+        let repository = BookRepository(remote: remote)
+        let batch = try await repository.beginBatch(BatchStart())
+        let requests = books.map {
+            SaveRequest(id: $0.id, title: $0.title, details: BookDetails(publisher: "Penguin"), expectedRevision: 1)
+        }
+        let refusal = BookFailure.invalidField(.publisher, reason: "the catalog refused the value")
+
+        // Asked before each of the first three books, the third refused; then only before each
+        // book after it: no for the fourth, yes for the fifth.
+        let results = try await repository.save(requests, inBatch: batch, until: BatchStop(stoppingAfter: 4))
+
+        #expect(results.count == 4)
+        #expect(results.dropFirst(2).first == .failure(refusal))
+        for index in [0, 1, 3] {
+            #expect(try results[index].get().details.publisher == "Penguin")
+            #expect(try await remote.history(of: books[index].id).first?.batch == batch)
+        }
+        for index in [2, 4, 5] { #expect(try await remote.load(id: books[index].id) == books[index]) }
+
+        let report = try await BulkEdit(repository: repository).apply(
+            try BulkChange([.set(.publisher("Penguin"))]), to: [books[2], books[4], books[5]])
+
+        #expect(report.outcomes.map(\.outcome.name) == ["failed", "saved", "saved"])
+        #expect(report.outcomes.first?.outcome == .failed(refusal))
+        #expect(try await remote.load(id: books[5].id).details.publisher == "Penguin")
+    }
+
+    @Test("a connection cut during a chunk commits none of it; cut during its commit, the outcome is unknown")
+    func aCutConnection() async throws {
+        let fixture = try await Fixture(count: 4)
+        let books = fixture.books
+        let setup = fixture.catalog.setup
+        // The server ends the saving session's own connection when the third book is written:
+        // first during its statement, then during the commit (a deferred trigger runs in COMMIT).
+        _ = try await setup.execute(
+            """
+            CREATE FUNCTION bookshelf.cut_own_connection() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                PERFORM pg_terminate_backend(pg_backend_pid());
+                PERFORM pg_sleep(5);
+                RETURN NEW;
+            END $$
+            """)
+        _ = try await setup.execute(
+            """
+            CREATE TRIGGER cut_during_statement BEFORE UPDATE ON bookshelf.books
+            FOR EACH ROW WHEN (OLD.id = \(books[2].id)) EXECUTE FUNCTION bookshelf.cut_own_connection()
+            """)
+        let remote = try await fixture.catalog.remote(for: fixture.editor)
+        let repository = BookRepository(remote: remote)
+        let batch = try await repository.beginBatch(BatchStart())
+        let requests = books.map { SaveRequest(id: $0.id, title: "New \($0.id)", expectedRevision: 1) }
+
+        await #expect {
+            _ = try await repository.save(requests, inBatch: batch, until: BatchStop())
+        } throws: { error in
+            if case .storeUnavailable = error as? BookFailure { true } else { false }
+        }
+        for book in books { #expect(try await remote.load(id: book.id) == book) }
+
+        _ = try await setup.execute("DROP TRIGGER cut_during_statement ON bookshelf.books")
+        _ = try await setup.execute(
+            """
+            CREATE CONSTRAINT TRIGGER cut_during_commit AFTER UPDATE ON bookshelf.books
+            DEFERRABLE INITIALLY DEFERRED
+            FOR EACH ROW WHEN (NEW.id = \(books[2].id)) EXECUTE FUNCTION bookshelf.cut_own_connection()
+            """)
+        await #expect(throws: BookFailure.outcomeUnknown) {
+            _ = try await repository.save(requests, inBatch: batch, until: BatchStop())
+        }
+        // Settled through the operation ids: the commit did not happen.
+        for request in requests { #expect(try await remote.committedRevision(of: request.operation) == nil) }
+        for book in books { #expect(try await remote.load(id: book.id) == book) }
+    }
+}
