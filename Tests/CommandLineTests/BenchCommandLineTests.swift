@@ -11,7 +11,7 @@ import Testing
     /// The options each mode took before it moved onto CommandLineOptions (its own string-keyed
     /// parser's lists), --help aside, and those added since (`typing-writer-rate`; the replicas
     /// mode's `standby-wait`, `typing-seconds`, `restart-seconds`; the calibre mode's key to paint,
-    /// `key-rounds`, `columns`, `rows`, `each`, `changes-before-clearing`, `keys-only`): none may be lost or renamed.
+    /// `key-rounds`, `columns`, `rows`, `each`, `changes-before-clearing`, `keys-only`; the bulk mode's `postgres`): none may be lost or renamed.
     static let namesBefore: [String: Set<String>] = [
         "search": [
             "count", "db", "iterations", "raw-iterations", "scale-phase", "no-raw", "no-fzf", "rebuild-index", "scale",
@@ -35,7 +35,7 @@ import Testing
             "count", "iterations", "lag", "saves", "save-every", "standby-wait", "typing-seconds", "restart-seconds",
         ],
         "import": ["megabytes", "line-megabytes", "runs", "reimport-books", "dir", "bookshelf"],
-        "bulk": ["count", "db", "bookshelf", "writers", "books", "race-books"],
+        "bulk": ["count", "db", "bookshelf", "writers", "books", "race-books", "postgres"],
         "calibre": [
             "count", "library", "iterations", "runs", "writers", "rounds", "bookshelf", "key-rounds", "columns", "rows",
             "each", "changes-before-clearing", "keys-only",
