@@ -123,6 +123,30 @@ struct PostgresReplicaTests {
         #expect(try await remote.load(id: emma.id) == theirs)
     }
 
+    @Test("a bulk edit's chunk is read where one book is; after a chunk commits, no read is older than it")
+    func chunksFollowTheReadRoute() async throws {
+        let setting = try await Setting()
+        let remote = try await setting.remote(for: setting.editor, reads: .standby)
+        let (dune, emma) = (setting.mainBooks[0], setting.mainBooks[1])
+        let note = ReadRouteNote()
+        let read = try await ReadRouteNote.$current.withValue(note) {
+            try await remote.load(ids: [emma.id, setting.otherBooks[0].id, dune.id])
+        }
+        #expect(read == [emma, dune])
+        #expect(note.route?.servedByStandby == true)
+        // The standby has the batch, then falls 3 s behind: only the chunk's commit is not there.
+        let batch = try await remote.beginBatch(BatchStart())
+        try await setting.cluster.waitForStandbyReplay()
+        try await setting.cluster.delayStandby(by: .seconds(3))
+
+        let saved = try await remote.save(
+            [dune, emma].map { SaveRequest(id: $0.id, title: $0.title + " Revised", expectedRevision: 1) },
+            inBatch: batch, until: BatchStop())
+
+        #expect(try await remote.load(ids: [dune.id, emma.id]) == saved.map { try $0.get() })
+        #expect(remote.lastReadRoute?.fellBack == true)
+    }
+
     @Test("with the standby 3 s behind, the book a conflict names is loaded at the revision the conflict said")
     func conflictThenTheirs() async throws {
         let setting = try await Setting()
