@@ -30,10 +30,23 @@ public struct SaveRequest: Sendable, Equatable {
     public let details: BookDetails?
     public let expectedRevision: Int
     public let operation: UUID
+    /// Made by `validated()`, whose answer is its own: the repository, a bulk edit and the store
+    /// each ask for it, and a bulk edit of many books checked each of them three times over.
+    /// No other module can set it, and every field is a constant.
+    private let isValidated: Bool
 
     public init(
         id: Int, title: String, author: String? = nil, details: BookDetails? = nil, expectedRevision: Int,
-        operation: UUID = UUID()
+        operation: UUID = .timeOrdered()
+    ) {
+        self.init(
+            id: id, title: title, author: author, details: details, expectedRevision: expectedRevision,
+            operation: operation, isValidated: false)
+    }
+
+    private init(
+        id: Int, title: String, author: String?, details: BookDetails?, expectedRevision: Int, operation: UUID,
+        isValidated: Bool
     ) {
         self.id = id
         self.title = title
@@ -41,21 +54,31 @@ public struct SaveRequest: Sendable, Equatable {
         self.details = details
         self.expectedRevision = expectedRevision
         self.operation = operation
+        self.isValidated = isValidated
     }
 
     /// The request with title and author as a store keeps them (trimmed), or why it cannot be sent.
     public func validated() throws(BookFailure) -> SaveRequest {
-        SaveRequest(
+        guard !isValidated else { return self }
+        return SaveRequest(
             id: id, title: try BookValidation.title(title),
             author: try author.map { raw throws(BookFailure) in try BookValidation.author(raw) },
             details: try details.map { raw throws(BookFailure) in try raw.validated() },
-            expectedRevision: expectedRevision, operation: operation)
+            expectedRevision: expectedRevision, operation: operation, isValidated: true)
+    }
+
+    /// Equal fields and operation: whether it was validated is not part of what it asks.
+    public static func == (left: SaveRequest, right: SaveRequest) -> Bool {
+        left.id == right.id && left.title == right.title && left.author == right.author
+            && left.details == right.details && left.expectedRevision == right.expectedRevision
+            && left.operation == right.operation
     }
 
     /// The same operation against another base revision (an explicit overwrite).
     public func rebased(onto revision: Int) -> SaveRequest {
         SaveRequest(
-            id: id, title: title, author: author, details: details, expectedRevision: revision, operation: UUID())
+            id: id, title: title, author: author, details: details, expectedRevision: revision,
+            operation: .timeOrdered())
     }
 }
 

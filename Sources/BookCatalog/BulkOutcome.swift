@@ -92,6 +92,16 @@ public struct BatchReport: Sendable, Equatable {
     }
 
     public var counts: OutcomeCounts { OutcomeCounts(outcomes) }
+
+    /// The same report with its outcomes, and the books not taken, in the order of `ids` (the
+    /// order the books were marked in; a batch saves them in another, `BulkEdit.savingOrder`).
+    func ordered(as ids: [Int]) -> BatchReport {
+        let place = Dictionary(ids.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+        let byPlace = { (id: Int) in place[id] ?? Int.max }
+        return BatchReport(
+            batch: batch, outcomes: outcomes.sorted { byPlace($0.id) < byPlace($1.id) },
+            notTaken: notTaken.sorted { byPlace($0) < byPlace($1) })
+    }
 }
 
 /// Tells a running batch that the session it belongs to has ended (an account or library

@@ -1,6 +1,7 @@
 import BookCatalog
 import CatalogSimulation
 import Foundation
+import Synchronization
 import Testing
 
 /// A bulk edit and its undo on the in-memory store, from scenarios worked by hand: what each
@@ -205,6 +206,26 @@ import Testing
         let undo = try await edit.undo(try #require(report.batch))
         #expect(undo.outcomes.map(\.id) == [1, 2])
         #expect(try await fixture.current(2).details.series == "")
+    }
+
+    /// A search ranks the books it marks; a batch saves them in the order of their ids, the
+    /// order a store keeps its rows and their history in, and reports them in the order marked.
+    @Test func aBatchSavesItsBooksInTheOrderOfTheirIdsWhateverOrderTheyCameIn() async throws {
+        let fixture = Fixture(count: 4)
+        let ranked = [3, 1, 4, 2].map { fixture.books[$0 - 1] }
+        let heard = Mutex<[Int]>([])
+        let report = try await fixture.edit.apply(try BulkChange([.set(.series("Run"))]), to: ranked) { outcome in
+            heard.withLock { $0.append(outcome.id) }
+        }
+        #expect(heard.withLock { $0 } == [1, 2, 3, 4])
+        #expect(report.outcomes.map(\.id) == [3, 1, 4, 2])
+        #expect(report.outcomes.map(\.outcome.name) == ["saved", "saved", "saved", "saved"])
+
+        let another = Fixture(count: 4)
+        let all = try await another.edit.applyAllOrNothing(
+            try BulkChange([.set(.series("Run"))]), to: [3, 1, 4, 2].map { another.books[$0 - 1] })
+        #expect(all.outcomes.map(\.id) == [3, 1, 4, 2])
+        #expect(all.outcomes.map(\.outcome.name) == ["saved", "saved", "saved", "saved"])
     }
 
     @Test func aReaderBeginsNoBatch() async throws {

@@ -13,37 +13,46 @@ struct BookSaving {
     func commit(_ request: SaveRequest, batch: BatchID?) throws -> Result<
         (record: BookRecord, sequence: Int), BookFailure
     > {
-        let (title, author) = (request.title, request.author)
-        let text = BookText(title: title, author: author ?? "", details: request.details ?? .empty)
+        // The stored row first, in the same write transaction, so that only the columns whose
+        // value changes are written: an unchanged field's index entries are not rewritten (each a
+        // page of its own, written to the WAL and again at a checkpoint) and its search terms are
+        // not worked out again. A bulk edit that adds a tag changes two columns of eleven.
+        // Bench: `bookshelf-bench bulk --count 1000000`.
+        let written = Self.columns(of: request)
+        guard
+            let changed = try connection.queryFirst(
+                "SELECT revision, \(Self.writable.joined(separator: ", ")) FROM books WHERE id = ?1 AND scope = ?2",
+                [.int(request.id), .text(account.scope)],
+                row: { row in
+                    (
+                        revision: row.int(0),
+                        columns: written.filter { column in
+                            !row.holds(column.value, at: Int32(1 + Self.writable.firstIndex(of: column.name)!))
+                        }
+                    )
+                }),
+            changed.revision == request.expectedRevision
+        else { return .failure(try explainRefusal(request)) }
+        let assignments = changed.columns + Self.searchColumns(changing: Set(changed.columns.map(\.name)), of: request)
+        let settings =
+            assignments.enumerated().map { "\($1.name) = ?\($0 + 6)" }
+            + (request.details == nil ? Self.detailsKept : [])
         // The compare-and-set: revision, scope and the account's role in one statement.
-        // Details are written all together (?11 true), or kept as they are.
         let saved: (BookRecord, Int)?
         do {
             saved = try connection.queryFirst(
                 """
                 UPDATE books SET
-                    title = ?1, author = coalesce(?2, author),
-                    title_key = ?3, title_terms = ?4, author_terms = coalesce(?5, author_terms),
-                    isbn = iif(?11, ?12, isbn), year = iif(?11, ?13, year),
-                    publisher = iif(?11, ?14, publisher), series = iif(?11, ?15, series),
-                    series_index_thousandths = iif(?11, ?16, series_index_thousandths),
-                    tags = iif(?11, ?17, tags), notes = iif(?11, ?18, notes),
-                    other_terms = iif(?11, ?19, other_terms),
-                    revision = revision + 1,
+                    \((settings + ["revision = revision + 1"]).joined(separator: ", ")),
                     change_seq = (SELECT max(change_seq) FROM books) + 1
-                WHERE id = ?6 AND revision = ?7 AND scope = ?8 AND revision < ?9
-                  AND EXISTS (SELECT 1 FROM accounts WHERE name = ?10 AND role = 'editor' AND scope = ?8)
+                WHERE id = ?1 AND revision = ?2 AND scope = ?3 AND revision < ?4
+                  AND EXISTS (SELECT 1 FROM accounts WHERE name = ?5 AND role = 'editor' AND scope = ?3)
                 RETURNING \(BookRow.columns), change_seq
                 """,
                 [
-                    .text(title), author.map { .text($0) } ?? .null,
-                    .text(text.titleKey), .text(text.titleTerms),
-                    author == nil ? .null : .text(text.authorTerms),
                     .int(request.id), .int(request.expectedRevision), .text(account.scope), .int(Int.max),
-                    .text(account.name), .int(request.details == nil ? 0 : 1),
-                ]
-                    + (request.details.map(StoredDetails.values)
-                        ?? Array(repeating: .null, count: StoredDetails.count)) + [.text(text.otherTerms)],
+                    .text(account.name),
+                ] + assignments.map(\.value),
                 row: { (BookRow.record($0), $0.int(BookRow.count)) })
         } catch let error as SQLiteError where error.primary == SQLITE_CONSTRAINT && request.details == nil {
             // Details another program wrote past the file's checks, which keeping them
@@ -65,6 +74,39 @@ struct BookSaving {
         return .success((record, sequence))
     }
 
+    /// A column a save writes and the value it binds there.
+    private typealias Assignment = (name: String, value: SQLValue)
+
+    /// The columns of a book's fields a save may write, in the order it reads them.
+    private static let writable = ["title", "author"] + StoredDetails.columnNames
+
+    /// The fields `request` writes, as stored: title always, author unless it keeps the stored
+    /// one, and every details column when it gives details.
+    private static func columns(of request: SaveRequest) -> [Assignment] {
+        [("title", .text(request.title))] + (request.author.map { [("author", .text($0))] } ?? [])
+            + (request.details.map { Array(zip(StoredDetails.columnNames, StoredDetails.values(of: $0))) } ?? [])
+    }
+
+    /// The search columns worked out from the fields among `changed`.
+    private static func searchColumns(changing changed: Set<String>, of request: SaveRequest) -> [Assignment] {
+        var columns: [Assignment] = []
+        if changed.contains("title") {
+            columns.append(("title_key", .text(BookText.normalized(SearchTerms.fold(request.title)))))
+            columns.append(("title_terms", .text(BookText.terms(request.title))))
+        }
+        if let author = request.author, changed.contains("author") {
+            columns.append(("author_terms", .text(BookText.terms(author))))
+        }
+        if let details = request.details, !changed.isDisjoint(with: ["publisher", "series", "tags"]) {
+            columns.append(("other_terms", .text(BookText.otherTerms(details))))
+        }
+        return columns
+    }
+
+    /// A save without details keeps every details column by writing it again, so that the
+    /// catalog's checks read what it keeps: a value another program stored past them is refused
+    /// here, naming its field, and never copied into the history.
+    private static let detailsKept = StoredDetails.columnNames.map { "\($0) = \($0)" }
     /// The first of a stored book's details columns holding what Bookshelf would not keep
     /// there (`StoredDetails` reads it in another form, or as empty), or nil.
     private func firstFieldBreakingItsRule(id: Int) throws -> BookField? {

@@ -265,6 +265,18 @@ final class Statement {
 
     func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
 
+    /// Whether the column holds exactly `value`, of the same storage class: binding `value`
+    /// there would store what is stored now.
+    func holds(_ value: SQLValue, at column: Int32) -> Bool {
+        let type = sqlite3_column_type(handle, column)
+        switch value {
+        case .null: return type == SQLITE_NULL
+        case let .int(number): return type == SQLITE_INTEGER && int(column) == number
+        case let .text(text): return type == SQLITE_TEXT && bytes(column).elementsEqual(text.utf8)
+        case let .textBytes(stored): return type == SQLITE_TEXT && bytes(column).elementsEqual(stored)
+        }
+    }
+
     func text(_ column: Int32) -> String {
         guard let bytes = sqlite3_column_text(handle, column) else { return "" }
         let count = Int(sqlite3_column_bytes(handle, column))

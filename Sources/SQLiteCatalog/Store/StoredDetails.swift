@@ -18,8 +18,9 @@ import Foundation
 /// field anew), and the repository, which refuses details that are not canonical, takes it.
 enum StoredDetails {
     /// The columns, in the order `values(of:)` binds them and `read(_:from:)` reads them.
-    static let columns = "isbn, year, publisher, series, series_index_thousandths, tags, notes"
-    static let count = 7
+    static let columnNames = ["isbn", "year", "publisher", "series", "series_index_thousandths", "tags", "notes"]
+    static let columns = columnNames.joined(separator: ", ")
+    static let count = columnNames.count
 
     static func values(of details: BookDetails) -> [SQLValue] {
         [
