@@ -190,7 +190,7 @@ public actor PostgresRemote: SearchableBookRemote, ChangeDetectingRemote, SaveOu
 
     /// A new batch, refused to a reader (no grant, no policy) and for an undo of a batch this
     /// account cannot see.
-    private static func insertBatch(_ start: BatchStart, on connection: PostgresConnection) throws -> BatchID {
+    static func insertBatch(_ start: BatchStart, on connection: PostgresConnection) throws -> BatchID {
         if let undone = start.undoes {
             let visible = try PostgresSession.read(
                 connection.execute(PostgresStatements.batchVisible, [String(undone.number)]))
@@ -207,60 +207,6 @@ public actor PostgresRemote: SearchableBookRemote, ChangeDetectingRemote, SaveOu
         case let .failure(failure):
             _ = try PostgresSession.read(.failure(failure))
             throw BookFailure.invalidResponse
-        }
-    }
-
-    /// Thrown inside the transaction to roll it back: the saves it refused.
-    private struct Refusals: Error {
-        let reasons: [Int: BookFailure]
-    }
-
-    public func saveAll(_ requests: [SaveRequest], inNewBatch start: BatchStart) async throws -> AllOrNothingResult {
-        let checked = try requests.map { try $0.validated() }
-        let session = self.session
-        return try await worker.perform {
-            let connection = try session.live()
-            do {
-                // Its own saves are not news to this session: the transaction is named in the
-                // same turn as its commit (as one save's is).
-                return try session.ownWrites.withLock { ownWrites in
-                    try connection.inTransaction { connection in
-                        let batch = try PostgresRemote.insertBatch(start, on: connection)
-                        var saved: [BookRecord] = [], refused: [Int: BookFailure] = [:]
-                        var transaction: String?
-                        for request in checked {
-                            let parameters = try PostgresRemote.saveParameters(request, batch: batch)
-                            switch connection.execute(PostgresStatements.save, parameters) {
-                            case let .success(rows):
-                                guard let row = rows.rows.first else {
-                                    refused[request.id] = try PostgresRemote.whyNotSaved(
-                                        request, on: session, refusedByGrant: false)
-                                    continue
-                                }
-                                saved.append(try PostgresRemote.record(row))
-                                if row.count > PostgresStatements.recordWidth {
-                                    transaction = row[PostgresStatements.recordWidth]
-                                }
-                            case let .failure(.server(error)):
-                                // The transaction is aborted: nothing more can be asked in it.
-                                throw Refusals(reasons: [
-                                    request.id: try PostgresRemote.failure(of: request, error, on: session)
-                                ])
-                            case let .failure(failure):
-                                _ = try PostgresSession.read(.failure(failure))
-                            }
-                        }
-                        guard refused.isEmpty else { throw Refusals(reasons: refused) }
-                        if let transaction { ownWrites.insert(transaction) }
-                        return .committed(batch, saved)
-                    }
-                }
-            } catch let refusals as Refusals {
-                return .refused(refusals.reasons)
-            } catch {
-                session.dropIfBroken()
-                throw error
-            }
         }
     }
 

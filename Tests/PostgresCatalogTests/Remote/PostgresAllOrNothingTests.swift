@@ -1,0 +1,147 @@
+import BookCatalog
+import Foundation
+@testable import PostgresCatalog
+import TestTags
+import Testing
+
+/// An all-or-nothing bulk save on PostgreSQL (`BatchRecordingRemote.saveAll`, issue 61): one
+/// transaction for the whole batch. What only a PostgreSQL server shows: a refusal that aborts
+/// the transaction, and a connection lost before or after its COMMIT was sent. The scenarios
+/// every store shares are `ContractCheck`'s batch checks.
+@Suite(
+    "PostgreSQL all-or-nothing bulk saves",
+    .enabled(if: PostgresTestCluster.shouldRun, "PostgreSQL server binaries not found"),
+    .tags(.postgres))
+struct PostgresAllOrNothingTests {
+    struct Fixture {
+        let catalog: PostgresTestCatalog
+        let editor: Account
+        let books: [BookRecord]
+
+        /// `count` books ("Book 1"…, revision 1, no details) and an editor of their scope.
+        init(count: Int) async throws {
+            catalog = try await PostgresTestCatalog.make()
+            editor = try await catalog.addAccount("editor", role: .editor, scope: "main")
+            books = try await catalog.addBooks((1...count).map { NewBook(title: "Book \($0)") }, scope: "main")
+        }
+
+        /// How many batches the catalog holds (an all-or-nothing batch that saved nothing makes none).
+        func batchCount() async throws -> String? {
+            try await catalog.setup.execute("SELECT count(*) FROM bookshelf.batches").first?[0]
+        }
+    }
+
+    @Test("a save the server refuses inside the transaction is named by its own refusal, and nothing is saved")
+    func aRefusalInsideTheTransaction() async throws {
+        let fixture = try await Fixture(count: 3)
+        let books = fixture.books
+        // This catalog does not let its editors write notes (a policy of its own): a save that
+        // would is refused by the server (insufficient privilege) and aborts the transaction.
+        let editors = try await fixture.catalog.group(.editor)
+        _ = try await fixture.catalog.setup.execute(
+            """
+            CREATE POLICY no_notes_by_editors ON bookshelf.books AS RESTRICTIVE FOR UPDATE TO \(editors)
+            USING (true) WITH CHECK (notes = '')
+            """)
+        let remote = try await fixture.catalog.remote(for: fixture.editor)
+        let repository = BookRepository(remote: remote)
+        // Only the second book's save writes notes; the first is written before it is refused.
+        let requests = [
+            SaveRequest(id: books[0].id, title: "New 1", expectedRevision: 1),
+            SaveRequest(
+                id: books[1].id, title: "New 2", details: BookDetails(notes: "Signed"), expectedRevision: 1),
+            SaveRequest(id: books[2].id, title: "New 3", expectedRevision: 1),
+        ]
+
+        let refused = try await repository.saveAll(requests, inNewBatch: BatchStart())
+
+        #expect(refused == .refused([books[1].id: .notAllowed]))
+        for book in books { #expect(try await remote.load(id: book.id) == book) }
+        #expect(try await fixture.batchCount() == "0")
+
+        // A repeated operation id (a unique violation in the record of saves) aborts it too: the
+        // third book is at the revision the request expects, so the refusal is not a conflict.
+        let repeated = UUID.timeOrdered()
+        let twice = [
+            SaveRequest(id: books[0].id, title: "New 1", expectedRevision: 1, operation: repeated),
+            SaveRequest(id: books[2].id, title: "New 3", expectedRevision: 1, operation: repeated),
+        ]
+
+        let refusedAgain = try await repository.saveAll(twice, inNewBatch: BatchStart())
+
+        #expect(refusedAgain == .refused([books[2].id: .notAllowed]))
+        for book in books { #expect(try await remote.load(id: book.id) == book) }
+        #expect(try await remote.committedRevision(of: repeated) == nil)
+        #expect(try await fixture.batchCount() == "0")
+
+        // The same refusal through the bulk editor: the report lists the refused book with its
+        // reason, the others not taken, and no batch.
+        let report = try await BulkEdit(repository: repository).applyAllOrNothing(
+            try BulkChange([.set(.notes("Signed"))]), to: [books[0], books[1]])
+
+        #expect(report.batch == nil)
+        #expect(report.outcomes.map(\.id) == [books[0].id])
+        #expect(report.outcomes.first?.outcome == .failed(.notAllowed))
+        #expect(report.notTaken == [books[1].id])
+        for book in books { #expect(try await remote.load(id: book.id) == book) }
+    }
+
+    @Test("a connection cut during the batch saves none of it; cut during its commit, the outcome is unknown")
+    func aCutConnection() async throws {
+        let fixture = try await Fixture(count: 4)
+        let books = fixture.books
+        let setup = fixture.catalog.setup
+        // The server ends the saving session's own connection when the third book is written:
+        // first during its statement, then during the commit (a deferred trigger runs in COMMIT).
+        _ = try await setup.execute(
+            """
+            CREATE FUNCTION bookshelf.cut_own_connection() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                PERFORM pg_terminate_backend(pg_backend_pid());
+                PERFORM pg_sleep(5);
+                RETURN NEW;
+            END $$
+            """)
+        _ = try await setup.execute(
+            """
+            CREATE TRIGGER cut_during_statement BEFORE UPDATE ON bookshelf.books
+            FOR EACH ROW WHEN (OLD.id = \(books[2].id)) EXECUTE FUNCTION bookshelf.cut_own_connection()
+            """)
+        let remote = try await fixture.catalog.remote(for: fixture.editor)
+        let repository = BookRepository(remote: remote)
+        let change = try BulkChange([.addTags(["bulk"])])
+
+        await #expect {
+            _ = try await BulkEdit(repository: repository).applyAllOrNothing(change, to: books)
+        } throws: { error in
+            if case .storeUnavailable = error as? BookFailure { true } else { false }
+        }
+        for book in books { #expect(try await remote.load(id: book.id) == book) }
+        #expect(try await fixture.batchCount() == "0")
+
+        _ = try await setup.execute("DROP TRIGGER cut_during_statement ON bookshelf.books")
+        _ = try await setup.execute(
+            """
+            CREATE CONSTRAINT TRIGGER cut_during_commit AFTER UPDATE ON bookshelf.books
+            DEFERRABLE INITIALLY DEFERRED
+            FOR EACH ROW WHEN (NEW.id = \(books[2].id)) EXECUTE FUNCTION bookshelf.cut_own_connection()
+            """)
+        let requests = books.map { SaveRequest(id: $0.id, title: "New \($0.id)", expectedRevision: 1) }
+
+        await #expect(throws: BookFailure.outcomeUnknown) {
+            _ = try await repository.saveAll(requests, inNewBatch: BatchStart())
+        }
+        // The bulk editor passes the unknown outcome on as it is: not a refusal, not a report.
+        await #expect(throws: BookFailure.outcomeUnknown) {
+            _ = try await BulkEdit(repository: repository).applyAllOrNothing(change, to: books)
+        }
+        // Settled through the operation ids: the commit did not happen. The repository kept
+        // no record from before the batch as current: its next read asks the store.
+        for request in requests { #expect(try await remote.committedRevision(of: request.operation) == nil) }
+        for book in books {
+            #expect(try await remote.load(id: book.id) == book)
+            #expect(try await repository.book(id: book.id, policy: .cached) == book)
+        }
+        #expect(try await fixture.batchCount() == "0")
+    }
+}
