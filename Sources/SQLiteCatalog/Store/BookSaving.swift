@@ -37,14 +37,13 @@ struct BookSaving {
         let settings =
             assignments.enumerated().map { "\($1.name) = ?\($0 + 6)" }
             + (request.details == nil ? Self.detailsKept : [])
+            + ["revision = revision + 1", "change_seq = (SELECT max(change_seq) FROM books) + 1"]
         // The compare-and-set: revision, scope and the account's role in one statement.
         let saved: (BookRecord, Int)?
         do {
             saved = try connection.queryFirst(
                 """
-                UPDATE books SET
-                    \((settings + ["revision = revision + 1"]).joined(separator: ", ")),
-                    change_seq = (SELECT max(change_seq) FROM books) + 1
+                UPDATE books SET \(settings.joined(separator: ", "))
                 WHERE id = ?1 AND revision = ?2 AND scope = ?3 AND revision < ?4
                   AND EXISTS (SELECT 1 FROM accounts WHERE name = ?5 AND role = 'editor' AND scope = ?3)
                 RETURNING \(BookRow.columns), change_seq
@@ -107,6 +106,7 @@ struct BookSaving {
     /// catalog's checks read what it keeps: a value another program stored past them is refused
     /// here, naming its field, and never copied into the history.
     private static let detailsKept = StoredDetails.columnNames.map { "\($0) = \($0)" }
+
     /// The first of a stored book's details columns holding what Bookshelf would not keep
     /// there (`StoredDetails` reads it in another form, or as empty), or nil.
     private func firstFieldBreakingItsRule(id: Int) throws -> BookField? {

@@ -51,14 +51,20 @@ import Testing
         _ = catalog
     }
 
-    @Test func aSaveWithoutDetailsKeepsTheirTermsAndOneWithDetailsWritesThem() async throws {
-        let path = directory.path("saves.sqlite")
+    /// A new catalog at `name` with an editor's remote and "Mort" by Pratchett with `details`.
+    private func catalogWithMort(_ name: String, details: BookDetails) throws
+        -> (path: String, editor: SQLiteBookRemote, added: BookRecord)
+    {
+        let path = directory.path(name)
         let catalog = try SQLiteCatalog.open(path: path, create: true)
         try catalog.addAccount(Account(name: "editor", role: .editor, scope: "main"))
-        let editor = try catalog.remote(account: "editor")
-        let added = try catalog.addBook(
-            NewBook(title: "Mort", author: "Pratchett", details: BookDetails(series: "Discworld", tags: ["Death"])),
-            scope: "main")
+        let added = try catalog.addBook(NewBook(title: "Mort", author: "Pratchett", details: details), scope: "main")
+        return (path, try catalog.remote(account: "editor"), added)
+    }
+
+    @Test func aSaveWithoutDetailsKeepsTheirTermsAndOneWithDetailsWritesThem() async throws {
+        let (path, editor, added) = try catalogWithMort(
+            "saves.sqlite", details: BookDetails(series: "Discworld", tags: ["Death"]))
         #expect(try otherTerms(path, id: added.id) == "discworld" + Self.separator + "death")
 
         let renamed = try await editor.save(SaveRequest(id: added.id, title: "Mort!", expectedRevision: 1))
@@ -75,12 +81,7 @@ import Testing
     /// are neither worked out again nor written (nor its index entries): terms set here by hand
     /// stay as they are until their own field changes.
     @Test func aSaveWritesTheSearchColumnsOfTheFieldsItChangesOnly() async throws {
-        let path = directory.path("changed.sqlite")
-        let catalog = try SQLiteCatalog.open(path: path, create: true)
-        try catalog.addAccount(Account(name: "editor", role: .editor, scope: "main"))
-        let editor = try catalog.remote(account: "editor")
-        let added = try catalog.addBook(
-            NewBook(title: "Mort", author: "Pratchett", details: BookDetails(tags: ["Death"])), scope: "main")
+        let (path, editor, added) = try catalogWithMort("changed.sqlite", details: BookDetails(tags: ["Death"]))
         func terms() throws -> [String?] {
             let raw = try RawConnection(path)
             return try ["title_key", "title_terms", "author_terms", "other_terms"].map {
