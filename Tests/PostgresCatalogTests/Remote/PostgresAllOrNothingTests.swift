@@ -84,6 +84,16 @@ struct PostgresAllOrNothingTests {
         #expect(report.outcomes.first?.outcome == .failed(.notAllowed))
         #expect(report.notTaken == [books[1].id])
         for book in books { #expect(try await remote.load(id: book.id) == book) }
+
+        // A batch nothing refuses commits whole, and its session knows the transaction as its
+        // own: its change check finds no news.
+        let titles = try BulkChange([.addTags(["bulk"])])
+        let committed = try await BulkEdit(repository: repository).applyAllOrNothing(titles, to: books)
+
+        #expect(committed.batch != nil)
+        #expect(committed.outcomes.map(\.outcome.name) == ["saved", "saved", "saved"])
+        #expect(try await fixture.batchCount() == "1")
+        #expect(try await remote.checkForChanges() == nil)
     }
 
     @Test("a connection cut during the batch saves none of it; cut during its commit, the outcome is unknown")
