@@ -50,8 +50,9 @@ enum BulkBench: BenchMode {
         The batch runs as `bookshelf edit --search QUERY --add-tag TAG --json` and the undo as
         `bookshelf undo N --json`, each timed as a whole process with its peak RSS. One app
         session, opened before the edit, types beside both; each run says what answered its
-        keys (F4's sources) and its slowest key. --postgres runs the same on PostgreSQL, where
-        the issue asks for one figure of each at 100,000 books.
+        keys (F4's sources), its slowest key, and each key slower than a frame (16 ms) with
+        when it was typed, counted from the child's start. --postgres runs the same on
+        PostgreSQL, where the issue asks for one figure of each at 100,000 books.
         """
 
     /// Queries whose matches at a million bench books lie between a few thousand and a few
@@ -190,6 +191,12 @@ struct BesideTyping {
     let answeredBy: [String: Int]
     /// What answered the slowest key.
     let slowestAnsweredBy: String
+    /// Each key slower than a frame: when it was typed (from the child's start), how long it
+    /// took and what answered it. Where they fall in the batch tells what the app was doing.
+    let lateKeys: [(typedAt: Duration, took: Duration, by: String)]
+
+    /// The frame a key should paint within (the keys target).
+    static let frame = Duration.milliseconds(16)
 
     static let interval = Duration.milliseconds(125)
 
@@ -272,6 +279,8 @@ struct BesideTyping {
             var keys = Timings()
             var answeredBy: [String: Int] = [:]
             var slowest = (took: Duration.zero, by: "none")
+            var lateKeys: [(typedAt: Duration, took: Duration, by: String)] = []
+            let typingStart = clock.now
             var next = clock.now
             typing: while true {
                 for query in KeysBench.queries {
@@ -290,6 +299,7 @@ struct BesideTyping {
                         let source = await lastAnswer()?.description ?? "none"
                         answeredBy[source, default: 0] += 1
                         if took > slowest.took { slowest = (took, source) }
+                        if took > BesideTyping.frame { lateKeys.append((start - typingStart, took, source)) }
                     }
                 }
             }
@@ -298,7 +308,8 @@ struct BesideTyping {
             guard child.status == 0 else {
                 throw BenchError("the child exited with \(child.status): \(child.lastLine)")
             }
-            return BesideTyping(child: child, keys: keys, answeredBy: answeredBy, slowestAnsweredBy: slowest.by)
+            return BesideTyping(
+                child: child, keys: keys, answeredBy: answeredBy, slowestAnsweredBy: slowest.by, lateKeys: lateKeys)
         }
     }
 
@@ -306,11 +317,18 @@ struct BesideTyping {
         let seconds = child.wall.milliseconds / 1_000
         return String(
             format:
-                "%@: %.1f s, %.0f books/s, peak RSS %.1f MB; %d keys typed beside it: p50 %.2f ms, p99 %.2f ms, max %.2f ms\n  keys answered by %@ (the slowest by %@)\n  %@",
+                "%@: %.1f s, %.0f books/s, peak RSS %.1f MB; %d keys typed beside it: p50 %.2f ms, p99 %.2f ms, max %.2f ms\n  keys answered by %@ (the slowest by %@)\n  keys over a frame: %@\n  %@",
             label, seconds, Double(books) / seconds, Double(child.peakKB) / 1024, keys.samples.count,
             keys.p50.milliseconds, keys.p99.milliseconds, keys.percentile(1).milliseconds,
             answeredBy.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "),
-            slowestAnsweredBy, summary)
+            slowestAnsweredBy,
+            lateKeys.isEmpty
+                ? "none"
+                : lateKeys.map {
+                    String(
+                        format: "%.1f ms at %.2f s (%@)", $0.took.milliseconds, $0.typedAt.milliseconds / 1_000, $0.by)
+                }.joined(separator: ", "),
+            summary)
     }
 }
 
