@@ -29,7 +29,7 @@ private struct PostgresAllOrNothing: Sendable {
     /// `outcomeUnknown`: the connection died after it.
     func save(on session: PostgresSession) throws -> AllOrNothingResult {
         let connection = try session.live()
-        try Self.unlessLost(connection.execute("BEGIN"), on: session)
+        try session.rowsInTransaction(connection.execute("BEGIN"))
         let batch: BatchID
         var saved: [BookRecord] = []
         // Compare-and-sets that matched no row: the transaction goes on, to name every such book.
@@ -41,7 +41,7 @@ private struct PostgresAllOrNothing: Sendable {
                 let parameters = try PostgresRemote.saveParameters(request, batch: batch)
                 let answer = connection.execute(PostgresStatements.save, parameters)
                 if case let .failure(.server(error)) = answer { throw Aborted(request: request, error: error) }
-                let rows = try Self.unlessLost(answer, on: session)
+                let rows = try session.rowsInTransaction(answer)
                 guard let row = rows.rows.first else {
                     unmatched.append(request)
                     continue
@@ -62,25 +62,8 @@ private struct PostgresAllOrNothing: Sendable {
             Self.rollBack(connection, on: session)
             return .refused(try Self.reasons(unmatched, on: session))
         }
-        // Its own saves are not news to this session (see `PostgresChangeWatch.changes`): the
-        // transaction is named in the same turn as its commit. Only the commit takes the turn:
-        // the change check is not kept waiting while the batch's statements run.
-        let committed = session.ownWrites.withLock { ownWrites in
-            if let transaction { ownWrites.insert(transaction) }
-            return connection.execute("COMMIT")
-        }
-        switch committed {
-        case .success:
-            // Read-your-writes: no later read may be served by a standby without them.
-            session.standbyReads?.learnPrimaryPosition(connection)
-            return .committed(batch, saved)
-        case let .failure(.server(error)):
-            // A refused COMMIT rolls the transaction back.
-            throw BookFailure.storeUnavailable(error.message)
-        case let .failure(unanswered):
-            // Sent and then lost: nobody knows whether the batch committed.
-            throw session.unansweredWrite(unanswered)
-        }
+        try session.commitOwnWrite(transaction, on: connection)
+        return .committed(batch, saved)
     }
 
     /// Why each of `requests` matched no row, asked outside the transaction.
@@ -97,23 +80,5 @@ private struct PostgresAllOrNothing: Sendable {
     private static func rollBack(_ connection: PostgresConnection, on session: PostgresSession) {
         _ = connection.execute("ROLLBACK")
         session.dropIfBroken()
-    }
-
-    /// The rows of a statement inside the transaction. A lost connection takes the
-    /// transaction with it (`storeUnavailable`: nothing committed), as does a refusal of a
-    /// statement that is no book's.
-    @discardableResult
-    private static func unlessLost(_ answer: Result<PostgresRows, PostgresCallFailure>, on session: PostgresSession)
-        throws -> PostgresRows
-    {
-        switch answer {
-        case let .success(rows):
-            return rows
-        case let .failure(.notSent(message)), let .failure(.lostAfterSending(message)):
-            session.dropIfBroken()
-            throw BookFailure.storeUnavailable(message)
-        case let .failure(.server(error)):
-            throw BookFailure.storeUnavailable(error.message)
-        }
     }
 }

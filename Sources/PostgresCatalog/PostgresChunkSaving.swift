@@ -61,15 +61,16 @@ private struct PostgresChunk: Sendable {
     /// died before COMMIT was sent), except `outcomeUnknown`: the connection died after it.
     private func inOneTransaction(on session: PostgresSession, until stop: BatchStop) throws -> [ChunkSaveResult] {
         let connection = try session.live()
-        try Self.unlessLost(connection.execute("BEGIN"), on: session)
+        try session.rowsInTransaction(connection.execute("BEGIN"))
         var results: [ChunkSaveResult] = []
         var transaction: String?
         do {
             for (index, request) in requests.enumerated() {
                 // A stop takes effect at the next book, inside the chunk as between chunks.
                 if stop.isStopped { break }
-                let rows = try Self.unlessLost(
-                    connection.execute(PostgresStatements.save, parameters[index]), on: session, refused: index)
+                let answer = connection.execute(PostgresStatements.save, parameters[index])
+                if case .failure(.server) = answer { throw Refused(index: index) }
+                let rows = try session.rowsInTransaction(answer)
                 guard let row = rows.rows.first else {
                     results.append(
                         .failure(try PostgresRemote.whyNotSaved(request, on: session, refusedByGrant: false)))
@@ -83,24 +84,8 @@ private struct PostgresChunk: Sendable {
             session.dropIfBroken()
             throw error
         }
-        // Its own saves are not news to this session (see `PostgresChangeWatch.changes`): the
-        // transaction is named in the same turn as its commit. Only the commit takes the turn:
-        // the change check is not kept waiting while the chunk's statements run.
-        let committed = session.ownWrites.withLock { ownWrites in
-            if let transaction { ownWrites.insert(transaction) }
-            return connection.execute("COMMIT")
-        }
-        switch committed {
-        case .success:
-            // Read-your-writes: no later read may be served by a standby without them.
-            session.standbyReads?.learnPrimaryPosition(connection)
-            return results
-        case let .failure(.server(error)):
-            // A refused COMMIT rolls the transaction back.
-            throw BookFailure.storeUnavailable(error.message)
-        case let .failure(unanswered):
-            throw session.unansweredWrite(unanswered)
-        }
+        try session.commitOwnWrite(transaction, on: connection)
+        return results
     }
 
     /// The chunk saved again after a refusal, one book at a time (`PostgresRemote.saveAlone`).
@@ -121,24 +106,5 @@ private struct PostgresChunk: Sendable {
             }
         }
         return results
-    }
-
-    /// The rows of a statement inside the transaction. A lost connection takes the
-    /// transaction with it (`storeUnavailable`: nothing committed); a statement the server
-    /// refused is `Refused` (the `refused`th book's) when a book's, `storeUnavailable` otherwise.
-    @discardableResult
-    private static func unlessLost(
-        _ answer: Result<PostgresRows, PostgresCallFailure>, on session: PostgresSession, refused index: Int? = nil
-    ) throws -> PostgresRows {
-        switch answer {
-        case let .success(rows):
-            return rows
-        case let .failure(.notSent(message)), let .failure(.lostAfterSending(message)):
-            session.dropIfBroken()
-            throw BookFailure.storeUnavailable(message)
-        case let .failure(.server(error)):
-            if let index { throw Refused(index: index) }
-            throw BookFailure.storeUnavailable(error.message)
-        }
     }
 }

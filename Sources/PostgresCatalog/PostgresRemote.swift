@@ -429,6 +429,44 @@ extension PostgresSession {
         return .outcomeUnknown
     }
 
+    /// The rows of a statement inside a write transaction. A lost connection takes the
+    /// transaction with it (`storeUnavailable`: nothing committed, as COMMIT was not sent); a
+    /// refusal of the server ends it too. A caller that names a book's refusal looks first.
+    @discardableResult
+    func rowsInTransaction(_ answer: Result<PostgresRows, PostgresCallFailure>) throws -> PostgresRows {
+        switch answer {
+        case let .success(rows):
+            return rows
+        case let .failure(.notSent(message)), let .failure(.lostAfterSending(message)):
+            dropIfBroken()
+            throw BookFailure.storeUnavailable(message)
+        case let .failure(.server(error)):
+            throw BookFailure.storeUnavailable(error.message)
+        }
+    }
+
+    /// Commits the write transaction open on `connection`. Its own saves are not news to this
+    /// session (see `PostgresChangeWatch.changes`): `transaction` is named in the same turn as
+    /// the commit, and only the commit takes the turn, so the change check is not kept waiting
+    /// while the transaction's statements run. Throws as a lone save's answer would.
+    func commitOwnWrite(_ transaction: String?, on connection: PostgresConnection) throws {
+        let committed = ownWrites.withLock { ownWrites in
+            if let transaction { ownWrites.insert(transaction) }
+            return connection.execute("COMMIT")
+        }
+        switch committed {
+        case .success:
+            // Read-your-writes: no later read may be served by a standby without them.
+            standbyReads?.learnPrimaryPosition(connection)
+        case let .failure(.server(error)):
+            // A refused COMMIT rolls the transaction back.
+            throw BookFailure.storeUnavailable(error.message)
+        case let .failure(unanswered):
+            // Sent and then lost: nobody knows whether it committed.
+            throw unansweredWrite(unanswered)
+        }
+    }
+
     /// A read of books (a search, a page, a record, its history, the count), served by a
     /// standby when the connector says so and the standby has replayed what this session has
     /// seen; otherwise by the primary, as every other read is. `note` (the caller's

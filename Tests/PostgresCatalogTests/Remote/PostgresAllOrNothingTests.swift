@@ -13,23 +13,7 @@ import Testing
     .enabled(if: PostgresTestCluster.shouldRun, "PostgreSQL server binaries not found"),
     .tags(.postgres))
 struct PostgresAllOrNothingTests {
-    struct Fixture {
-        let catalog: PostgresTestCatalog
-        let editor: Account
-        let books: [BookRecord]
-
-        /// `count` books ("Book 1"…, revision 1, no details) and an editor of their scope.
-        init(count: Int) async throws {
-            catalog = try await PostgresTestCatalog.make()
-            editor = try await catalog.addAccount("editor", role: .editor, scope: "main")
-            books = try await catalog.addBooks((1...count).map { NewBook(title: "Book \($0)") }, scope: "main")
-        }
-
-        /// How many batches the catalog holds (an all-or-nothing batch that saved nothing makes none).
-        func batchCount() async throws -> String? {
-            try await catalog.setup.execute("SELECT count(*) FROM bookshelf.batches").first?[0]
-        }
-    }
+    typealias Fixture = PostgresBulkFixture
 
     @Test("a save the server refuses inside the transaction is named by its own refusal, and nothing is saved")
     func aRefusalInsideTheTransaction() async throws {
@@ -103,20 +87,8 @@ struct PostgresAllOrNothingTests {
         let setup = fixture.catalog.setup
         // The server ends the saving session's own connection when the third book is written:
         // first during its statement, then during the commit (a deferred trigger runs in COMMIT).
-        _ = try await setup.execute(
-            """
-            CREATE FUNCTION bookshelf.cut_own_connection() RETURNS trigger LANGUAGE plpgsql AS $$
-            BEGIN
-                PERFORM pg_terminate_backend(pg_backend_pid());
-                PERFORM pg_sleep(5);
-                RETURN NEW;
-            END $$
-            """)
-        _ = try await setup.execute(
-            """
-            CREATE TRIGGER cut_during_statement BEFORE UPDATE ON bookshelf.books
-            FOR EACH ROW WHEN (OLD.id = \(books[2].id)) EXECUTE FUNCTION bookshelf.cut_own_connection()
-            """)
+        try await ConnectionCut.prepare(setup)
+        try await ConnectionCut.duringStatement(of: books[2].id, setup)
         let remote = try await fixture.catalog.remote(for: fixture.editor)
         let repository = BookRepository(remote: remote)
         let change = try BulkChange([.addTags(["bulk"])])
@@ -129,13 +101,7 @@ struct PostgresAllOrNothingTests {
         for book in books { #expect(try await remote.load(id: book.id) == book) }
         #expect(try await fixture.batchCount() == "0")
 
-        _ = try await setup.execute("DROP TRIGGER cut_during_statement ON bookshelf.books")
-        _ = try await setup.execute(
-            """
-            CREATE CONSTRAINT TRIGGER cut_during_commit AFTER UPDATE ON bookshelf.books
-            DEFERRABLE INITIALLY DEFERRED
-            FOR EACH ROW WHEN (NEW.id = \(books[2].id)) EXECUTE FUNCTION bookshelf.cut_own_connection()
-            """)
+        try await ConnectionCut.duringCommit(of: books[2].id, setup)
         let requests = books.map { SaveRequest(id: $0.id, title: "New \($0.id)", expectedRevision: 1) }
 
         await #expect(throws: BookFailure.outcomeUnknown) {
@@ -153,5 +119,12 @@ struct PostgresAllOrNothingTests {
             #expect(try await repository.book(id: book.id, policy: .cached) == book)
         }
         #expect(try await fixture.batchCount() == "0")
+    }
+}
+
+extension PostgresBulkFixture {
+    /// How many batches the catalog holds (an all-or-nothing batch that saved nothing makes none).
+    func batchCount() async throws -> String? {
+        try await catalog.setup.execute("SELECT count(*) FROM bookshelf.batches").first?[0]
     }
 }

@@ -12,23 +12,7 @@ import Testing
     .enabled(if: PostgresTestCluster.shouldRun, "PostgreSQL server binaries not found"),
     .tags(.postgres))
 struct PostgresChunkSavingTests {
-    struct Fixture {
-        let catalog: PostgresTestCatalog
-        let editor: Account
-        let books: [BookRecord]
-
-        /// `count` books ("Book 1"…, revision 1, no details) and an editor of their scope.
-        init(count: Int) async throws {
-            catalog = try await PostgresTestCatalog.make()
-            editor = try await catalog.addAccount("editor", role: .editor, scope: "main")
-            books = try await catalog.addBooks((1...count).map { NewBook(title: "Book \($0)") }, scope: "main")
-        }
-
-        /// The transaction that last wrote each book, as the server recorded it, by id.
-        func writers() async throws -> [String?] {
-            try await catalog.setup.execute("SELECT changed_in::text FROM bookshelf.books ORDER BY id").map { $0[0] }
-        }
-    }
+    typealias Fixture = PostgresBulkFixture
 
     @Test("a chunk is one transaction: every book of it written by the same one, not news to its own session")
     func aChunkIsOneTransaction() async throws {
@@ -93,20 +77,8 @@ struct PostgresChunkSavingTests {
         let setup = fixture.catalog.setup
         // The server ends the saving session's own connection when the third book is written:
         // first during its statement, then during the commit (a deferred trigger runs in COMMIT).
-        _ = try await setup.execute(
-            """
-            CREATE FUNCTION bookshelf.cut_own_connection() RETURNS trigger LANGUAGE plpgsql AS $$
-            BEGIN
-                PERFORM pg_terminate_backend(pg_backend_pid());
-                PERFORM pg_sleep(5);
-                RETURN NEW;
-            END $$
-            """)
-        _ = try await setup.execute(
-            """
-            CREATE TRIGGER cut_during_statement BEFORE UPDATE ON bookshelf.books
-            FOR EACH ROW WHEN (OLD.id = \(books[2].id)) EXECUTE FUNCTION bookshelf.cut_own_connection()
-            """)
+        try await ConnectionCut.prepare(setup)
+        try await ConnectionCut.duringStatement(of: books[2].id, setup)
         let remote = try await fixture.catalog.remote(for: fixture.editor)
         let repository = BookRepository(remote: remote)
         let batch = try await repository.beginBatch(BatchStart())
@@ -119,18 +91,19 @@ struct PostgresChunkSavingTests {
         }
         for book in books { #expect(try await remote.load(id: book.id) == book) }
 
-        _ = try await setup.execute("DROP TRIGGER cut_during_statement ON bookshelf.books")
-        _ = try await setup.execute(
-            """
-            CREATE CONSTRAINT TRIGGER cut_during_commit AFTER UPDATE ON bookshelf.books
-            DEFERRABLE INITIALLY DEFERRED
-            FOR EACH ROW WHEN (NEW.id = \(books[2].id)) EXECUTE FUNCTION bookshelf.cut_own_connection()
-            """)
+        try await ConnectionCut.duringCommit(of: books[2].id, setup)
         await #expect(throws: BookFailure.outcomeUnknown) {
             _ = try await repository.save(requests, inBatch: batch, until: BatchStop())
         }
         // Settled through the operation ids: the commit did not happen.
         for request in requests { #expect(try await remote.committedRevision(of: request.operation) == nil) }
         for book in books { #expect(try await remote.load(id: book.id) == book) }
+    }
+}
+
+extension PostgresBulkFixture {
+    /// The transaction that last wrote each book, as the server recorded it, by id.
+    func writers() async throws -> [String?] {
+        try await catalog.setup.execute("SELECT changed_in::text FROM bookshelf.books ORDER BY id").map { $0[0] }
     }
 }
