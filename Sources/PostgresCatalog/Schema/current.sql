@@ -1055,7 +1055,7 @@ CREATE TRIGGER books_deleted AFTER DELETE ON bookshelf.books FOR EACH STATEMENT 
 -- Name: books books_derive; Type: TRIGGER; Schema: bookshelf; Owner: -
 --
 
-CREATE TRIGGER books_derive BEFORE UPDATE OF title, author ON bookshelf.books FOR EACH ROW EXECUTE FUNCTION bookshelf.derive_search_columns();
+CREATE TRIGGER books_derive BEFORE UPDATE OF title, author ON bookshelf.books FOR EACH ROW WHEN ((((((old.title IS DISTINCT FROM new.title) OR (old.author IS DISTINCT FROM new.author)) OR (old.title_sort IS DISTINCT FROM new.title_sort)) OR (old.title_words IS DISTINCT FROM new.title_words)) OR (old.author_words IS DISTINCT FROM new.author_words))) EXECUTE FUNCTION bookshelf.derive_search_columns();
 
 --
 -- Name: books books_derive_other_words; Type: TRIGGER; Schema: bookshelf; Owner: -

@@ -71,4 +71,45 @@ struct PostgresDerivedColumnsTests {
         let expected = BookIndexText(title: "Children of Dune", author: "Frank Herbert")
         #expect(stored == [[expected.titleSort, expected.titleWords, expected.authorWords]])
     }
+
+    @Test("a save that keeps the title and author does not derive their words again; one that changes them does")
+    func keptTitleIsNotDerivedAgain() async throws {
+        let catalog = try await PostgresTestCatalog.make()
+        // Calls of PL/pgSQL functions are counted only with track_functions, a superuser's
+        // setting: given to the sessions that open on this test's database from now on.
+        _ = try await catalog.setup.execute("ALTER DATABASE \(catalog.database) SET track_functions = 'pl'")
+        let editor = try await catalog.addAccount("editor", role: .editor, scope: "main")
+        let book = try #require(
+            try await catalog.addBooks([NewBook(title: "Dune", author: "Frank Herbert")], scope: "main").first)
+        let sql = try await RawSQLSession(catalog.connector(for: editor))
+        func derivations() async throws -> Int {
+            let rows = try await sql.rows(
+                "SELECT coalesce(pg_stat_get_xact_function_calls('bookshelf.derive_search_columns'::regproc), 0)")
+            return try #require(rows.first?[0].flatMap { Int($0) })
+        }
+        // The app's own save statement, as a bulk edit sends it: a tag added, the rest as it was.
+        func save(title: String, tags: [String], from revision: Int) async throws -> [[String?]] {
+            let request = SaveRequest(
+                id: book.id, title: title, author: "Frank Herbert", details: BookDetails(tags: tags),
+                expectedRevision: revision)
+            return try await sql.rows(
+                PostgresStatements.save, try PostgresRemote.saveParameters(request, batch: nil))
+        }
+
+        _ = try await sql.rows("BEGIN")
+        #expect(try await save(title: "Dune", tags: ["classic"], from: 1).count == 1)
+        #expect(try await derivations() == 0, "the title and author are those the book had")
+        #expect(try await save(title: "Children of Dune", tags: ["classic"], from: 2).count == 1)
+        #expect(try await derivations() == 1, "the title changed")
+        _ = try await sql.rows("COMMIT")
+
+        let stored = try await catalog.setup.execute(
+            "SELECT title_sort, title_words, author_words FROM bookshelf.books WHERE id = $1", [String(book.id)])
+        let expected = BookIndexText(title: "Children of Dune", author: "Frank Herbert")
+        #expect(stored == [[expected.titleSort, expected.titleWords, expected.authorWords]])
+        let remote = try await catalog.remote(for: editor)
+        #expect(try await remote.search(SearchQuery(text: "child dun")).records.map(\.id) == [book.id])
+        #expect(try await remote.search(SearchQuery(text: "classic")).records.map(\.id) == [book.id])
+        #expect(try await remote.search(SearchQuery(text: "herbert")).records.map(\.id) == [book.id])
+    }
 }
