@@ -6,7 +6,7 @@
     private func mallopt(_ parameter: Int32, _ value: Int32) -> Int32
 #endif
 
-/// How the interactive app and a search process ask glibc to keep their memory together. glibc
+/// How every `bookshelf` process (the interactive app, a search process) asks glibc to keep their memory together. glibc
 /// gives each thread that allocates at the same time as another an arena of its own and keeps
 /// what was freed in each: over a long session the app's resident memory grew in steps while
 /// the memory it held stayed flat (`bookshelf-bench session --many-arenas` against `session`).
@@ -14,7 +14,8 @@
 /// by page (`perf stat` of `bookshelf search` with `MALLOC_ARENA_MAX=1` and without). Both
 /// allocate from a few threads at most, so one arena costs them no measurable contention.
 public enum MallocArenas {
-    /// Limits the process to one arena. Call once, early; does nothing off glibc.
+    /// Limits the process to one arena; does nothing off glibc. Call once, while the process has
+    /// one thread: a thread that has allocated already keeps the arena it was given.
     public static func limitToOne() {
         #if canImport(Glibc)
             _ = mallopt(-8 /* M_ARENA_MAX */, 1)

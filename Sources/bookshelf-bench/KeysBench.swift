@@ -103,7 +103,6 @@ enum KeysBench: BenchMode {
             try catalog.discardSearchSnapshots()
             print("cold case: no stored index; the app must build it")
         }
-        if !arguments.isSet(manyArenas) { MallocArenas.limitToOne() }  // as the app does
         let reset = resetPeakMemory()
         print(
             "peak memory before the app starts: \(peakMemory())\(reset ? " (reset)" : " (could not reset; includes the catalog build)")"

@@ -56,7 +56,6 @@ enum SessionBench: BenchMode {
     static let accounts = ["bench", "bench-two", "bench-reader"]
 
     static func run(_ arguments: ParsedArguments) async throws {
-        if !arguments.isSet(manyArenas) { MallocArenas.limitToOne() }  // as the app does
         let keys = try arguments.value(Self.keys)
         let count = try arguments.value(Self.count)
         let schedule = try arguments.value(latency) ?? LatencySchedule.parse(defaultLatency)

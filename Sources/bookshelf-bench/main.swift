@@ -1,3 +1,4 @@
+import BookshelfUI
 import CommandLineOptions
 import Foundation
 
@@ -10,6 +11,8 @@ case let .usageError(message):
     try? FileHandle.standardError.write(contentsOf: Data("\(message)\n".utf8))
     exit(2)
 case let .run(mode, arguments):
+    // As the app does, and as early: before the first `await` starts a second thread.
+    if !arguments.isSet(KeysBench.manyArenas) { MallocArenas.limitToOne() }
     do {
         try await mode.run(arguments)
     } catch let error as UsageError {

@@ -178,7 +178,6 @@ enum InteractiveCommand {
     /// Opens the screen and runs until the user quits (which ends the process).
     @MainActor
     static func runOnTerminal(_ setup: Setup) async -> Never {
-        MallocArenas.limitToOne()  // a long session's memory stays flat
         let terminal: Terminal
         do {
             terminal = try Terminal()

@@ -54,7 +54,6 @@ enum SearchCommand {
         run: run)
 
     @Sendable static func run(_ context: CommandContext) async throws -> ExitStatus {
-        MallocArenas.limitToOne()  // a few milliseconds' memory, not an arena per thread
         let arguments = context.arguments
         let query = SearchQuery(
             text: arguments.positionals.joined(separator: " "),

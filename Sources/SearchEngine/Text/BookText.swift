@@ -44,6 +44,10 @@ package struct BookText {
     }
 
     package static func normalized(_ text: String) -> String {
-        text.precomposedStringWithCanonicalMapping
+        // ASCII is its own NFC. Foundation's mapping bridges through NSString, and a search
+        // process otherwise pays for setting that up on its first query (`perf record` over
+        // `bookshelf search` runs).
+        if text.utf8.allSatisfy({ $0 < 0x80 }) { return text }
+        return text.precomposedStringWithCanonicalMapping
     }
 }
