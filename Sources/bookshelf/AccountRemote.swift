@@ -28,7 +28,8 @@ enum AccountRemote {
             let catalog = try CatalogOpener.open(path: path, console: console, creating: .never)
             let account = try chooseAccount(named: arguments.value(CatalogOptions.account), scope: scope, in: catalog)
             do {
-                return try catalog.remote(account: account.name, forOneSearch: forOneSearch)
+                return try forOneSearch
+                    ? catalog.remoteForOneSearch(account: account.name) : catalog.remote(account: account.name)
             } catch {
                 throw CommandFailure(TerminalText.sanitized(error.description))
             }

@@ -19,8 +19,9 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
     /// The catalog file, as what a failure says names it.
     let catalogPath: String
     /// Counts the account's books on a connection of the catalog's own, not this remote's: a
-    /// count of millions of rows never holds a search back behind it.
-    private let countBooks: @Sendable () throws(SQLiteCatalogError) -> Int
+    /// count of millions of rows never holds a search back behind it. Nil for a remote that
+    /// answers one search on the catalog's only connection: it counts on that.
+    private let countBooks: (@Sendable () throws(SQLiteCatalogError) -> Int)?
     /// The search engine, reading this account's books through `SQLiteSearchSource` on this
     /// remote's connection, and on connections of its own for its work away from this actor.
     package let searchEngine: SearchEngine
@@ -31,7 +32,7 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
         connection: sending Connection, account: Account, catalogPath: String, busyTimeout: Duration,
         beforeIndexBuild: IndexPreparation.BuildHook?, beforeCatchUp: IndexPreparation.BuildHook?,
         skippedStrategies: Set<SearchStrategy> = [], keepsBroadAnswers: Bool = true,
-        countBooks: @escaping @Sendable () throws(SQLiteCatalogError) -> Int
+        countBooks: (@Sendable () throws(SQLiteCatalogError) -> Int)?
     ) {
         self.connection = connection
         self.countBooks = countBooks
@@ -147,7 +148,16 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
 
     /// Off the actor, on the catalog's connections (see `countBooks`).
     public nonisolated func bookCount() async throws -> Int {
+        guard let countBooks else { return try await bookCountOnOwnConnection() }
         do { return try countBooks() } catch { throw BookFailure.storeUnavailable(error.description) }
+    }
+
+    private func bookCountOnOwnConnection() throws -> Int {
+        try mappingFailures(at: catalogPath) {
+            try connection.queryFirst("SELECT count(*) FROM books WHERE scope = ?1", [.text(account.scope)]) {
+                $0.int(0)
+            } ?? 0
+        }
     }
 
     // MARK: ChangeDetectingRemote

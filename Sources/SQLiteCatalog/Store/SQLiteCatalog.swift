@@ -17,8 +17,9 @@ public final class SQLiteCatalog: Sendable {
     public let path: String
     /// How long a write waits for another connection's write lock before failing.
     public let busyTimeout: Duration
-    /// Used only while holding `lock`, which is what makes sharing this class safe.
-    private nonisolated(unsafe) let connection: Connection
+    /// Used only while holding `lock`, which is what makes sharing this class safe. Nil once a
+    /// remote for one search has taken it (`remoteForOneSearch`).
+    private nonisolated(unsafe) var connection: Connection?
     /// A plain `NSLock`, not a `Locked(())`: ThreadSanitizer reports races on the empty state of
     /// a `Locked(())` that cannot happen (a 17-line program shows it; `Locked(0)` is clean).
     private let lock = NSLock()
@@ -84,35 +85,54 @@ public final class SQLiteCatalog: Sendable {
         }
     }
 
-    /// A remote for one account, on a connection of its own. `forOneSearch`: it answers one
-    /// search and is dropped (`bookshelf search`), so its index, once ready, does not work out
-    /// the broadest queries' answers for the searches after it (which also kept their pages of
-    /// the index resident in a process that was about to exit).
-    public func remote(account name: String, forOneSearch: Bool = false) throws(SQLiteCatalogError)
-        -> SQLiteBookRemote
-    {
-        try remote(account: name, without: [], keepsBroadAnswers: !forOneSearch)
+    /// A remote for one account, on a connection of its own.
+    public func remote(account name: String) throws(SQLiteCatalogError) -> SQLiteBookRemote {
+        try remote(account: name, without: [])
+    }
+
+    /// A remote for one account that answers one search and is dropped (`bookshelf search`). It
+    /// takes the catalog's own connection, so the process opens the file once (each connection
+    /// reads and parses the schema: `perf record` over `bookshelf search` runs), and the
+    /// catalog refuses any use after it. Its index, once ready, does not work out the broadest
+    /// queries' answers for the searches after it (which also kept their pages of the index
+    /// resident in a process that was about to exit).
+    public func remoteForOneSearch(account name: String) throws(SQLiteCatalogError) -> SQLiteBookRemote {
+        let account = try account(named: name)
+        guard
+            let connection = lock.withLock({ () -> Connection? in
+                defer { self.connection = nil }
+                return self.connection
+            })
+        else { throw Self.handedOver(path) }
+        return SQLiteBookRemote(
+            connection: connection, account: account, catalogPath: path, busyTimeout: busyTimeout,
+            beforeIndexBuild: beforeIndexBuild, beforeCatchUp: beforeCatchUp, keepsBroadAnswers: false,
+            countBooks: nil)
     }
 
     /// A remote that never asks the strategies `skipped`: for the benchmark alone, which runs
     /// with and without a strategy to measure what it buys on its own case.
     package func remote(
-        account name: String, without skipped: Set<SearchStrategy>, keepsBroadAnswers: Bool = true
+        account name: String, without skipped: Set<SearchStrategy>
     ) throws(SQLiteCatalogError) -> SQLiteBookRemote {
+        let account = try account(named: name)
+        let connection = try CatalogConnection.open(path: path, create: false, busyTimeout: busyTimeout)
+        return SQLiteBookRemote(
+            connection: connection, account: account, catalogPath: path, busyTimeout: busyTimeout,
+            beforeIndexBuild: beforeIndexBuild, beforeCatchUp: beforeCatchUp, skippedStrategies: skipped,
+            countBooks: { [self] () throws(SQLiteCatalogError) in
+                try bookCount(scope: account.scope)
+            })
+    }
+
+    private func account(named name: String) throws(SQLiteCatalogError) -> Account {
         let found = try withConnection { connection in
             try connection.queryFirst("SELECT name, role, scope FROM accounts WHERE name = ?1", [.text(name)]) { row in
                 Account(name: row.text(0), role: AccountRole(rawValue: row.text(1)) ?? .reader, scope: row.text(2))
             }
         }
-        guard let account = found else { throw .unknownAccount(name) }
-        let connection = try CatalogConnection.open(path: path, create: false, busyTimeout: busyTimeout)
-        return SQLiteBookRemote(
-            connection: connection, account: account, catalogPath: path, busyTimeout: busyTimeout,
-            beforeIndexBuild: beforeIndexBuild, beforeCatchUp: beforeCatchUp, skippedStrategies: skipped,
-            keepsBroadAnswers: keepsBroadAnswers,
-            countBooks: { [self] () throws(SQLiteCatalogError) in
-                try bookCount(scope: account.scope)
-            })
+        guard let found else { throw .unknownAccount(name) }
+        return found
     }
 
     // MARK: Books
@@ -260,15 +280,23 @@ public final class SQLiteCatalog: Sendable {
     /// The catalog's connection under its lock, with what `body` throws as it is: for a caller
     /// that carries its own errors out of a transaction (a re-import's dry run, its failures).
     func withWriteConnection<T>(_ body: (Connection) throws -> T) throws -> T {
-        try lock.withLock { try body(connection) }
+        try lock.withLock {
+            guard let connection else { throw Self.handedOver(path) }
+            return try body(connection)
+        }
     }
 
     private func withConnection<T>(_ body: (Connection) throws -> T) throws(SQLiteCatalogError) -> T {
         do {
-            return try lock.withLock { try body(connection) }
+            return try withWriteConnection(body)
         } catch {
             throw SQLiteCatalogError(error, path: path)
         }
+    }
+
+    /// What the catalog says once a remote for one search took its connection.
+    private static func handedOver(_ path: String) -> SQLiteCatalogError {
+        .cannotOpen(path: path, reason: "its connection was given to a search")
     }
 }
 

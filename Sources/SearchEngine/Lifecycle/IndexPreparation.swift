@@ -77,6 +77,29 @@ package final class IndexPreparation: Sendable {
         return preparation
     }
 
+    /// For a remote that answers one search and is gone: the stored snapshot is tried at once,
+    /// on `source`, the host's own connection, before the host is shared. When it is current
+    /// enough to keep, the preparation is finished already, and the process starts neither the
+    /// preparation's thread nor a third connection to the catalog, each a part of a whole
+    /// `bookshelf search` (`perf record` over its runs; `bookshelf-bench cli`). Otherwise it
+    /// starts as `start(_:scope:)` does, and tries the snapshot again for a bridge on its own.
+    package static func start(
+        trying source: any SearchSource, otherwise opener: any SearchSourceOpener, scope: String,
+        beforeBuild: BuildHook? = nil
+    ) -> IndexPreparation {
+        let start = ContinuousClock.now
+        if let (loaded, behind) = storedSnapshot(in: source, scope: scope),
+            behind <= SearchIndex.overlayLimit(bookCount: loaded.count)
+        {
+            let preparation = IndexPreparation()
+            preparation.prepared.fulfil(.success(.loaded(loaded, since: start)))
+            preparation.loadAttempt.fulfil(.success(()))
+            preparation.allWorkDone.fulfil(.success(()))
+            return preparation
+        }
+        return Self.start(opener, scope: scope, beforeBuild: beforeBuild, keepsBroadAnswers: false)
+    }
+
     package typealias BuildHook = @Sendable () -> Void
 
     /// Waits until the stored snapshot has been tried (loaded, or found missing or unusable).
@@ -129,21 +152,11 @@ package final class IndexPreparation: Sendable {
             loadAttempt.fulfil(.success(()))
             throw error
         }
-        let loaded =
-            !useSnapshot
-            ? nil
-            : try? source.inOneRead { () throws -> (base: SearchIndexBase, behind: Int)? in
-                try SearchIndexSnapshot.load(
-                    scope: scope, sequence: try source.latestChange(), maximumBehind: SearchIndex.bridgeLimit,
-                    from: source)
-            }
+        let loaded = useSnapshot ? Self.storedSnapshot(in: source, scope: scope) : nil
         if let (stale, behind) = loaded, behind > SearchIndex.overlayLimit(bookCount: stale.count) {
             bridgeBase.withLock { $0 = stale }
         } else if let (loaded, _) = loaded {
-            let report = SearchIndexReport(
-                origin: .loadedSnapshot, books: loaded.count, bytes: loaded.byteCount,
-                mapped: true, duration: clock.now - start)
-            return Prepared(base: loaded, report: report, snapshotStored: false)
+            return .loaded(loaded, since: start)
         }
         loadAttempt.fulfil(.success(()))
         defer { bridgeBase.withLock { $0 = nil } }
@@ -177,6 +190,29 @@ package final class IndexPreparation: Sendable {
             origin: .built, books: base.count, bytes: base.byteCount, mapped: mapped != nil,
             duration: clock.now - start)
         return Prepared(base: base, report: report, snapshotStored: snapshotID != nil)
+    }
+}
+
+extension IndexPreparation {
+    /// The snapshot stored beside the source's books, and how many changes it is behind, if it
+    /// is near enough to be searched at all (as a bridge, beyond the overlay's limit).
+    fileprivate static func storedSnapshot(in source: any SearchSource, scope: String) -> (
+        base: SearchIndexBase, behind: Int
+    )? {
+        try? source.inOneRead { () throws -> (base: SearchIndexBase, behind: Int)? in
+            try SearchIndexSnapshot.load(
+                scope: scope, sequence: try source.latestChange(), maximumBehind: SearchIndex.bridgeLimit, from: source)
+        }
+    }
+}
+
+extension IndexPreparation.Prepared {
+    /// A stored snapshot, loaded in the time since `start`.
+    fileprivate static func loaded(_ base: SearchIndexBase, since start: ContinuousClock.Instant) -> Self {
+        let report = SearchIndexReport(
+            origin: .loadedSnapshot, books: base.count, bytes: base.byteCount, mapped: true,
+            duration: ContinuousClock.now - start)
+        return Self(base: base, report: report, snapshotStored: false)
     }
 }
 

@@ -63,7 +63,10 @@ import Testing
         for id in 1...count { books.append(try await reader.load(id: id)) }
         let pages = [(limit: 50, offset: 0), (3, 0), (4, 5), (10, 100), (50, 4_990)]
         for forOneSearch in [true, false] {
-            let remote = try catalog.remote(account: "editor", forOneSearch: forOneSearch)
+            // A remote for one search takes its catalog's connection: each gets a catalog of its own.
+            let owner = try SQLiteCatalog.open(path: catalog.path, create: false)
+            let remote =
+                forOneSearch ? try owner.remoteForOneSearch(account: "editor") : try owner.remote(account: "editor")
             // The index answers every search here.
             await remote.finishIndexPreparation()
             for text in ["a", "p", "apple pie", "a p", "pie ap", "apple 4", "pi apt"] {
@@ -75,6 +78,60 @@ import Testing
                     && (kept.prefixes + kept.words == 0) == forOneSearch,
                 "for one search: \(forOneSearch), kept: \(kept)")
         }
+    }
+
+    /// A remote for one search (`bookshelf search`) takes its catalog's connection, so the file is
+    /// opened once: the catalog refuses any use after, saying why. A current stored index is there
+    /// as soon as the remote is, loaded on that connection, without a thread or a connection of the
+    /// preparation's (issue 63). The remote answers and counts as any other.
+    @Test func aRemoteForOneSearchReadsTheCatalogOnOneConnectionAndHasAStoredIndexAtOnce() async throws {
+        let (catalog, books) = try makeCatalog(books: 300)
+        _ = try await catalog.prepareSearchIndex(scope: "main")
+        let remote = try catalog.remoteForOneSearch(account: "editor")
+        let report = try #require(await finishedPreparation(of: remote), "the stored index is not loaded yet")
+        #expect(report.origin == .loadedSnapshot && report.books == books.count)
+        #expect(
+            throws: SQLiteCatalogError.cannotOpen(path: catalog.path, reason: "its connection was given to a search")
+        ) {
+            try catalog.accounts()
+        }
+        try await expectExactSearches(remote, books)
+        #expect(try await remote.bookCount() == books.count)
+    }
+
+    /// An engine for one search loads a current stored index on its host's source: it never opens
+    /// a source of its own (a connection, in a `bookshelf search` process), and the index is there
+    /// when the engine is. An engine for a session loads it on a source of its own, away from
+    /// the host's actor (issue 63).
+    @Test func anEngineForOneSearchLoadsACurrentStoredIndexOnItsHostsSource() async throws {
+        let (catalog, books) = try makeCatalog(books: 300)
+        _ = try await catalog.prepareSearchIndex(scope: "main")
+        for keepsBroadAnswers in [false, true] {
+            let opener = CountingOpener(
+                SQLiteSearchSourceOpener(path: catalog.path, busyTimeout: .seconds(5), scope: "main"))
+            let engine = SearchEngine(
+                source: try opener.opened.openSource(), opener: opener, scope: "main",
+                keepsBroadAnswers: keepsBroadAnswers)
+            let preparation = try #require(engine.lifecycle.preparation)
+            let atOnce = preparation.finished != nil
+            let prepared = try await preparation.value()
+            #expect(prepared.report.origin == .loadedSnapshot && prepared.report.books == books.count)
+            #expect(
+                (opener.count == 0 && atOnce) == !keepsBroadAnswers && opener.count == (keepsBroadAnswers ? 1 : 0),
+                "keeps broad answers: \(keepsBroadAnswers), opened: \(opener.count), at once: \(atOnce)")
+        }
+    }
+
+    /// Without a stored index, a remote for one search answers while one is built on the
+    /// preparation's own connection, which then stores it for the next process.
+    @Test func aRemoteForOneSearchWithoutAStoredIndexBuildsAndStoresOne() async throws {
+        let (catalog, books) = try makeCatalog(books: 300)
+        let remote = try catalog.remoteForOneSearch(account: "reader")
+        try await expectExactSearches(remote, books)
+        let (report, stored) = try await remote.searchIndexReport()
+        #expect(report.origin == .built && stored)
+        let next = try SQLiteCatalog.open(path: catalog.path, create: false).remoteForOneSearch(account: "reader")
+        #expect(try await next.searchIndexReport().report.origin == .loadedSnapshot)
     }
 
     /// An index build gives way to the app's threads: it runs at a lower priority (nice 10 on
@@ -245,5 +302,26 @@ extension SQLiteBookRemote {
     fileprivate func keptBroadAnswers() -> (prefixes: Int, words: Int)? {
         guard let base = searchEngine.lifecycle.index?.base else { return nil }
         return (base.broadPrefixes.keptCount, base.broadWords.keptCount)
+    }
+}
+
+/// What `remote`'s index preparation finished with, if it has, without waiting for it.
+private func finishedPreparation(of remote: isolated SQLiteBookRemote) -> SearchIndexReport? {
+    guard case let .success(prepared)? = remote.lifecycle.preparation?.finished else { return nil }
+    return prepared.report
+}
+
+/// An opener that counts the sources it opens.
+private final class CountingOpener: SearchSourceOpener, Sendable {
+    let opened: SQLiteSearchSourceOpener
+    private let opens = Mutex(0)
+
+    init(_ opened: SQLiteSearchSourceOpener) { self.opened = opened }
+
+    var count: Int { opens.withLock { $0 } }
+
+    func openSource() throws -> any SearchSource {
+        opens.withLock { $0 += 1 }
+        return try opened.openSource()
     }
 }
