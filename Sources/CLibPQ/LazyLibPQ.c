@@ -87,6 +87,13 @@ FORWARD(int, PQsendQueryParams,
         (PGconn *conn, const char *command, int nParams, const Oid *paramTypes,
          const char *const *paramValues, const int *paramLengths, const int *paramFormats, int resultFormat),
         (conn, command, nParams, paramTypes, paramValues, paramLengths, paramFormats, resultFormat))
+FORWARD(int, PQsendPrepare,
+        (PGconn *conn, const char *stmtName, const char *query, int nParams, const Oid *paramTypes),
+        (conn, stmtName, query, nParams, paramTypes))
+FORWARD(int, PQsendQueryPrepared,
+        (PGconn *conn, const char *stmtName, int nParams, const char *const *paramValues, const int *paramLengths,
+         const int *paramFormats, int resultFormat),
+        (conn, stmtName, nParams, paramValues, paramLengths, paramFormats, resultFormat))
 FORWARD(int, PQflush, (PGconn *conn), (conn))
 FORWARD(int, PQconsumeInput, (PGconn *conn), (conn))
 FORWARD(int, PQisBusy, (PGconn *conn), (conn))

@@ -37,9 +37,12 @@ private struct PostgresAllOrNothing: Sendable {
         var transaction: String?
         do {
             batch = try PostgresRemote.insertBatch(start, on: connection)
+            // Parsed once for every book, as a chunk's saves are (`PostgresConnection.prepare`):
+            // nothing else runs on the connection until the last of them.
+            _ = try session.rowsInTransaction(connection.prepare(PostgresStatements.save))
             for request in requests {
                 let parameters = try PostgresRemote.saveParameters(request, batch: batch)
-                let answer = connection.execute(PostgresStatements.save, parameters)
+                let answer = connection.executePrepared(parameters)
                 if case let .failure(.server(error)) = answer { throw Aborted(request: request, error: error) }
                 let rows = try session.rowsInTransaction(answer)
                 guard let row = rows.rows.first else {

@@ -64,16 +64,27 @@ private struct PostgresChunk: Sendable {
         try session.rowsInTransaction(connection.execute("BEGIN"))
         var results: [ChunkSaveResult] = []
         var transaction: String?
+        // The save statement is parsed once for the chunk's books, not once a book (and the
+        // server keeps one plan for it): again only after another statement replaced it.
+        var prepared = false
         do {
             for (index, request) in requests.enumerated() {
                 // A stop takes effect at the next book, inside the chunk as between chunks.
                 if stop.isStopped { break }
-                let answer = connection.execute(PostgresStatements.save, parameters[index])
+                if !prepared {
+                    let parsed = connection.prepare(PostgresStatements.save)
+                    if case .failure(.server) = parsed { throw Refused(index: index) }
+                    _ = try session.rowsInTransaction(parsed)
+                    prepared = true
+                }
+                let answer = connection.executePrepared(parameters[index])
                 if case .failure(.server) = answer { throw Refused(index: index) }
                 let rows = try session.rowsInTransaction(answer)
                 guard let row = rows.rows.first else {
                     results.append(
                         .failure(try PostgresRemote.whyNotSaved(request, on: session, refusedByGrant: false)))
+                    // Its question to the server took the place of the save statement.
+                    prepared = false
                     continue
                 }
                 results.append(.success(try PostgresRemote.record(row)))

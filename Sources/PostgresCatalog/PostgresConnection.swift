@@ -190,6 +190,32 @@ final class PostgresConnection {
         return collect(deadline: .now + statementTimeout + deadlineSlack)
     }
 
+    /// Parses and analyses `sql` once as the connection's unnamed statement, for
+    /// `executePrepared` to run many times: the server then neither parses it again for each
+    /// run nor, after a few runs, plans it again (it keeps a generic plan when that costs no
+    /// more). The statement lasts until the next `execute` or `prepare`, which replace it,
+    /// so a caller prepares again after any other statement. Being unnamed, it never outlives
+    /// its use on a server connection that a pooler (PgBouncer) hands on to someone else.
+    /// The server infers each parameter's type from the statement, as for `execute`.
+    func prepare(_ sql: String) -> Result<PostgresRows, PostgresCallFailure> {
+        guard !isBroken else { return .failure(.notSent(PostgresConnection.errorMessage(of: handle))) }
+        guard PQsendPrepare(handle, "", sql, 0, nil) == 1 else {
+            return .failure(.notSent(PostgresConnection.errorMessage(of: handle)))
+        }
+        return collect(deadline: .now + statementTimeout + deadlineSlack)
+    }
+
+    /// Runs the statement `prepare` parsed last, with these values (bound in text format).
+    func executePrepared(_ parameters: [String?]) -> Result<PostgresRows, PostgresCallFailure> {
+        guard !isBroken else { return .failure(.notSent(PostgresConnection.errorMessage(of: handle))) }
+        let copies = parameters.map { $0.map { strdup($0) } ?? nil }
+        defer { copies.forEach { free($0) } }
+        let pointers = copies.map { UnsafePointer($0) }
+        let sent = PQsendQueryPrepared(handle, "", Int32(parameters.count), pointers, nil, nil, 0)
+        guard sent == 1 else { return .failure(.notSent(PostgresConnection.errorMessage(of: handle))) }
+        return collect(deadline: .now + statementTimeout + deadlineSlack)
+    }
+
     /// Runs constant SQL text that may hold several statements (migrations). Takes no values:
     /// anything that varies goes through `execute` with parameters.
     func executeScript(_ sql: StaticString) -> Result<PostgresRows, PostgresCallFailure> {

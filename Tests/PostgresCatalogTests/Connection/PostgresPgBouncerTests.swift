@@ -83,6 +83,12 @@ struct PostgresPgBouncerTests {
         await #expect(throws: BookFailure.conflict(expected: 1, actual: 2)) {
             try await carol.save(SaveRequest(id: dune.id, title: "Dune (Carol)", expectedRevision: 1))
         }
+        // A bulk edit's chunk: its save statement, parsed in the chunk's transaction, is parsed
+        // again there after the question about Dune, changed since the edit read it.
+        let report = try await BulkEdit(repository: BookRepository(remote: carol)).apply(
+            try BulkChange([.addTags(["pooled"])]), to: setting.mainBooks)
+        #expect(report.outcomes.map(\.outcome.name) == ["merged", "saved"])
+        for book in setting.mainBooks { #expect(try await alice.load(id: book.id).details.tags == ["pooled"]) }
         // Bob never sees the main scope's book, nor is told of its change.
         await #expect(throws: BookFailure.missing) { try await bob.load(id: dune.id) }
         #expect(try await bob.checkForChanges() == nil)

@@ -15,6 +15,31 @@ import Testing
 struct PostgresAllOrNothingTests {
     typealias Fixture = PostgresBulkFixture
 
+    @Test("an all-or-nothing batch runs one save statement parsed once, planned for a few books and not for each")
+    func theBatchParsesItsStatementOnce() async throws {
+        let counted = try await PostgresCountedStatements()
+        defer { counted.destroy() }
+        let catalog = counted.catalog
+        let editor = try await catalog.addAccount("editor", role: .editor, scope: "main")
+        let books = try await catalog.addBooks((1...30).map { NewBook(title: "Book \($0)") }, scope: "main")
+        let repository = BookRepository(remote: try await catalog.remote(for: editor))
+        try await counted.reset()
+
+        let outcome = try await repository.saveAll(
+            books.map {
+                SaveRequest(id: $0.id, title: $0.title, details: BookDetails(tags: ["bulk"]), expectedRevision: 1)
+            }, inNewBatch: BatchStart())
+
+        guard case let .committed(_, saved) = outcome else {
+            Issue.record("not committed: \(outcome)")
+            return
+        }
+        #expect(saved.map(\.details.tags) == Array(repeating: ["bulk"], count: 30))
+        let saves = try await counted.saves()
+        #expect(saves.calls == 30)
+        #expect(saves.plans <= 8, "planned \(saves.plans) times for \(saves.calls) saves")
+    }
+
     @Test("a save the server refuses inside the transaction is named by its own refusal, and nothing is saved")
     func aRefusalInsideTheTransaction() async throws {
         let fixture = try await Fixture(count: 3)

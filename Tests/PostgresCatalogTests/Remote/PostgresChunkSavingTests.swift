@@ -32,6 +32,33 @@ struct PostgresChunkSavingTests {
         #expect(notice == nil)
     }
 
+    @Test("a chunk's saves run one statement parsed once, planned for a few books and not for each")
+    func aChunkParsesItsStatementOnce() async throws {
+        let counted = try await PostgresCountedStatements()
+        defer { counted.destroy() }
+        let catalog = counted.catalog
+        let editor = try await catalog.addAccount("editor", role: .editor, scope: "main")
+        let books = try await catalog.addBooks((1...40).map { NewBook(title: "Book \($0)") }, scope: "main")
+        let repository = BookRepository(remote: try await catalog.remote(for: editor))
+        // A book changed behind the edit's back: the chunk asks why it was not saved, in its
+        // middle, and the edit then merges it and saves it alone.
+        _ = try await catalog.setup.execute(
+            "UPDATE bookshelf.books SET notes = 'changed', revision = revision + 1 WHERE id = $1",
+            [String(books[20].id)])
+        try await counted.reset()
+
+        let report = try await BulkEdit(repository: repository).apply(
+            try BulkChange([.addTags(["bulk"])]), to: books)
+
+        let outcomes = report.outcomes.map(\.outcome.name)
+        #expect(outcomes == Array(repeating: "saved", count: 20) + ["merged"] + Array(repeating: "saved", count: 19))
+        let saves = try await counted.saves()
+        #expect(saves.calls == 41, "a run a book in the chunk, and the merged book's own save")
+        // Parsed at the chunk's start and again after the question about the changed book; the
+        // server plans each parse's first few runs for their values and then keeps one plan.
+        #expect(saves.plans <= 16, "planned \(saves.plans) times for \(saves.calls) saves")
+    }
+
     @Test("a value the catalog refuses fails that book alone; the chunk is saved again one book at a time")
     func aRefusedValueFailsThatBookAlone() async throws {
         let fixture = try await Fixture(count: 6)

@@ -27,16 +27,18 @@ final class PostgresTestCluster: Sendable {
         try await SharedCluster.instance.cluster()
     }
 
-    /// A private cluster (for a test that stops and restarts its server). Call `destroy()`.
-    static func start() throws -> PostgresTestCluster {
-        try start(withTemplate: false)
+    /// A private cluster (for a test that stops and restarts its server, or needs `settings`
+    /// of its own, such as a library loaded at start). Call `destroy()`.
+    static func start(settings: [String] = []) throws -> PostgresTestCluster {
+        try start(withTemplate: false, settings: settings)
     }
 
-    fileprivate static func start(withTemplate: Bool) throws -> PostgresTestCluster {
+    fileprivate static func start(withTemplate: Bool, settings: [String] = []) throws -> PostgresTestCluster {
         PostgresTestCluster(
             server: try PostgresScratchServer(
                 passwordRoles: [passwordRole],
-                settings: ["fsync=off", "synchronous_commit=off", "full_page_writes=off", "max_connections=300"]),
+                settings: ["fsync=off", "synchronous_commit=off", "full_page_writes=off", "max_connections=300"]
+                    + settings),
             withTemplate: withTemplate)
     }
 
