@@ -92,7 +92,7 @@ enum CalibreBench: BenchMode {
         let store = try CalibreLibraryStore.open(path: folder, environment: environment)
         // Untimed: the index is built and stored in the bench's cache. A remote of one search
         // works nothing out ahead after it, which would take a core from what is timed next.
-        _ = try await store.remote(forOneSearch: true).searchIndexReport()
+        _ = try await store.remote(forOneCommand: true).searchIndexReport()
 
         let keyRounds = try arguments.value(Self.keyRounds)
         if keyRounds > 0 {
@@ -165,7 +165,7 @@ enum CalibreBench: BenchMode {
 
         init(_ store: CalibreLibraryStore, count: Int, changes: Int) throws {
             // A session of one search: its index works nothing out ahead beside the typing.
-            remote = try store.remote(forOneSearch: true)
+            remote = try store.remote(forOneCommand: true)
             let step = max(1, count / changes)
             ids = Array(stride(from: 1, through: count, by: step))
             print("before each Ctrl-U another session saves every \(step)th book (\(ids.count) books)")

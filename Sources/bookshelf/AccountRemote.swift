@@ -8,11 +8,12 @@ enum AccountRemote {
     /// On SQLite the named account, else the first by name; on PostgreSQL the connection's
     /// own user (or `--account` as the user).
     /// `primaryOnly`: for a command that reads what it is about to compare-and-set (`edit`),
-    /// which `BOOKSHELF_READS` must not send to a standby. `forOneSearch`: the command searches
-    /// once and exits (`search`), so an SQLite index prepares nothing for later searches.
+    /// which `BOOKSHELF_READS` must not send to a standby. The remote serves one command, which
+    /// then exits: an SQLite or Calibre index prepares nothing for later searches, and an SQLite
+    /// catalog is opened once (`SQLiteCatalog.remoteForOneCommand`).
     static func open(
         _ arguments: ParsedArguments, environment: [String: String], console: Console,
-        scope: String? = nil, primaryOnly: Bool = false, forOneSearch: Bool = false
+        scope: String? = nil, primaryOnly: Bool = false
     ) async throws -> any SearchableBookRemote {
         var environment = environment
         if primaryOnly { environment[CatalogReads.environmentVariable] = nil }
@@ -28,8 +29,7 @@ enum AccountRemote {
             let catalog = try CatalogOpener.open(path: path, console: console, creating: .never)
             let account = try chooseAccount(named: arguments.value(CatalogOptions.account), scope: scope, in: catalog)
             do {
-                return try forOneSearch
-                    ? catalog.remoteForOneSearch(account: account.name) : catalog.remote(account: account.name)
+                return try catalog.remoteForOneCommand(account: account.name)
             } catch {
                 throw CommandFailure(TerminalText.sanitized(error.description))
             }
@@ -43,7 +43,7 @@ enum AccountRemote {
                     )
                 }
                 remote = try store.remote(
-                    forOneSearch: forOneSearch, stateFolder: StateFolder.path(environment: environment))
+                    forOneCommand: true, stateFolder: StateFolder.path(environment: environment))
             } catch let failure as CalibreLibrary.Failure {
                 throw CommandFailure(TerminalText.sanitized(failure.description))
             }

@@ -60,8 +60,7 @@ enum SearchCommand {
             limit: try arguments.value(limit, default: 50),
             offset: try arguments.value(offset, default: 0))
         let json = arguments.isSet(json)
-        let remote = try await AccountRemote.open(
-            arguments, environment: context.environment, console: context.console, forOneSearch: true)
+        let remote = try await AccountRemote.open(arguments, environment: context.environment, console: context.console)
         let page: SearchPage
         do {
             page = try await BookRepository(remote: remote).search(query)

@@ -84,12 +84,12 @@ public struct CalibreLibraryStore: Sendable {
     /// A session's remote on a connection of its own. Its saves and batches are recorded in
     /// `stateFolder` (`$XDG_STATE_HOME/bookshelf`, `CalibreSaveLog`); without one, history
     /// shows the book as it is and batches are refused.
-    /// `forOneSearch`: the session answers one search and ends (`bookshelf search`), so its
-    /// index works nothing out ahead for later searches.
-    public func remote(forOneSearch: Bool = false, stateFolder: String? = nil) throws(CalibreLibrary.Failure)
+    /// `forOneCommand`: the session serves a command that does its work and ends (`bookshelf
+    /// search`, `edit`...), so its index works nothing out ahead for later searches.
+    public func remote(forOneCommand: Bool = false, stateFolder: String? = nil) throws(CalibreLibrary.Failure)
         -> CalibreBookRemote
     {
-        try remote(lockName: CalibreInstanceLock.name, forOneSearch: forOneSearch, stateFolder: stateFolder)
+        try remote(lockName: CalibreInstanceLock.name, forOneCommand: forOneCommand, stateFolder: stateFolder)
     }
 
     /// `remote()` whose index build reads the books as `buildPaging` says: tests pause it between
@@ -101,7 +101,7 @@ public struct CalibreLibraryStore: Sendable {
     /// `remote(stateFolder:)` taking the lock of `lockName`: tests must never take the user's
     /// calibre's. `buildPaging`: how its index build reads the books (tests pause it between pages).
     func remote(
-        lockName: String, forOneSearch: Bool = false, stateFolder: String? = nil,
+        lockName: String, forOneCommand: Bool = false, stateFolder: String? = nil,
         buildPaging: CalibreBuildPaging = .init()
     ) throws(CalibreLibrary.Failure) -> CalibreBookRemote {
         let database = try CalibreDatabase.openInPlace(file, writable: permanentlyReadOnly == nil)
@@ -127,7 +127,7 @@ public struct CalibreLibraryStore: Sendable {
         do {
             return try CalibreBookRemote(
                 database: database, file: file, account: account, readOnly: permanentlyReadOnly, place: indexPlace,
-                lockName: lockName, keepsBroadAnswers: !forOneSearch, log: log, logProblem: logProblem,
+                lockName: lockName, keepsBroadAnswers: !forOneCommand, log: log, logProblem: logProblem,
                 buildPaging: buildPaging)
         } catch let failure as CalibreLibrary.Failure {
             throw failure

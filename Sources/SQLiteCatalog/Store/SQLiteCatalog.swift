@@ -18,7 +18,7 @@ public final class SQLiteCatalog: Sendable {
     /// How long a write waits for another connection's write lock before failing.
     public let busyTimeout: Duration
     /// Used only while holding `lock`, which is what makes sharing this class safe. Nil once a
-    /// remote for one search has taken it (`remoteForOneSearch`).
+    /// remote for one command has taken it (`remoteForOneCommand`).
     private nonisolated(unsafe) var connection: Connection?
     /// A plain `NSLock`, not a `Locked(())`: ThreadSanitizer reports races on the empty state of
     /// a `Locked(())` that cannot happen (a 17-line program shows it; `Locked(0)` is clean).
@@ -90,13 +90,14 @@ public final class SQLiteCatalog: Sendable {
         try remote(account: name, without: [])
     }
 
-    /// A remote for one account that answers one search and is dropped (`bookshelf search`). It
-    /// takes the catalog's own connection, so the process opens the file once (each connection
-    /// reads and parses the schema: `perf record` over `bookshelf search` runs), and the
-    /// catalog refuses any use after it. Its index, once ready, does not work out the broadest
-    /// queries' answers for the searches after it (which also kept their pages of the index
-    /// resident in a process that was about to exit).
-    public func remoteForOneSearch(account name: String) throws(SQLiteCatalogError) -> SQLiteBookRemote {
+    /// A remote for one account, for a command that does its work and exits (`bookshelf search`,
+    /// `edit`, `undo`, `export`, `history`). It takes the catalog's own connection, so the process
+    /// opens the file once (each connection reads and parses the schema: `perf record` over
+    /// `bookshelf search` runs), and the catalog refuses any use after it. Its index, once ready,
+    /// does not work out the broadest queries' answers for keys to come: in a search that kept
+    /// pages of the index resident in a process about to exit, and beside a bulk edit it took a
+    /// core from the app typing beside it (`bookshelf-bench bulk`).
+    public func remoteForOneCommand(account name: String) throws(SQLiteCatalogError) -> SQLiteBookRemote {
         let account = try account(named: name)
         guard
             let connection = lock.withLock({ () -> Connection? in
@@ -294,9 +295,9 @@ public final class SQLiteCatalog: Sendable {
         }
     }
 
-    /// What the catalog says once a remote for one search took its connection.
+    /// What the catalog says once a remote for one command took its connection.
     private static func handedOver(_ path: String) -> SQLiteCatalogError {
-        .cannotOpen(path: path, reason: "its connection was given to a search")
+        .cannotOpen(path: path, reason: "its connection was given to a command's remote")
     }
 }
 

@@ -47,10 +47,10 @@ import Testing
         }
     }
 
-    /// A remote for one search (`bookshelf search`) keeps no broad answer either: a broad
+    /// A remote for one command (`bookshelf search`, `edit`...) keeps no broad answer either: a broad
     /// prefix or a multi-word query's broad words are read only as far as the page and the count
     /// need, not whole for the keys to come; and it answers as a remote that keeps them (issue 63).
-    @Test func aRemoteForOneSearchKeepsNoBroadAnswerAndAnswersTheSame() async throws {
+    @Test func aRemoteForOneCommandKeepsNoBroadAnswerAndAnswersTheSame() async throws {
         let catalog = try SQLiteCatalog.open(path: directory.path("one-search.sqlite"), create: true)
         try catalog.addAccount(Account(name: "editor", role: .editor, scope: "main"))
         // "apple" and "pie" in every title: both broad, as "history of" is at ten million books.
@@ -62,11 +62,11 @@ import Testing
         var books: [BookRecord] = []
         for id in 1...count { books.append(try await reader.load(id: id)) }
         let pages = [(limit: 50, offset: 0), (3, 0), (4, 5), (10, 100), (50, 4_990)]
-        for forOneSearch in [true, false] {
+        for forOneCommand in [true, false] {
             // A remote for one search takes its catalog's connection: each gets a catalog of its own.
             let owner = try SQLiteCatalog.open(path: catalog.path, create: false)
             let remote =
-                forOneSearch ? try owner.remoteForOneSearch(account: "editor") : try owner.remote(account: "editor")
+                forOneCommand ? try owner.remoteForOneCommand(account: "editor") : try owner.remote(account: "editor")
             // The index answers every search here.
             await remote.finishIndexPreparation()
             for text in ["a", "p", "apple pie", "a p", "pie ap", "apple 4", "pi apt"] {
@@ -74,24 +74,25 @@ import Testing
             }
             let kept = try #require(await remote.keptBroadAnswers())
             #expect(
-                (kept.prefixes > 0 && kept.words > 0) == !forOneSearch
-                    && (kept.prefixes + kept.words == 0) == forOneSearch,
-                "for one search: \(forOneSearch), kept: \(kept)")
+                (kept.prefixes > 0 && kept.words > 0) == !forOneCommand
+                    && (kept.prefixes + kept.words == 0) == forOneCommand,
+                "for one command: \(forOneCommand), kept: \(kept)")
         }
     }
 
-    /// A remote for one search (`bookshelf search`) takes its catalog's connection, so the file is
+    /// A remote for one command (`bookshelf search`, `edit`...) takes its catalog's connection, so the file is
     /// opened once: the catalog refuses any use after, saying why. A current stored index is there
     /// as soon as the remote is, loaded on that connection, without a thread or a connection of the
     /// preparation's (issue 63). The remote answers and counts as any other.
-    @Test func aRemoteForOneSearchReadsTheCatalogOnOneConnectionAndHasAStoredIndexAtOnce() async throws {
+    @Test func aRemoteForOneCommandReadsTheCatalogOnOneConnectionAndHasAStoredIndexAtOnce() async throws {
         let (catalog, books) = try makeCatalog(books: 300)
         _ = try await catalog.prepareSearchIndex(scope: "main")
-        let remote = try catalog.remoteForOneSearch(account: "editor")
+        let remote = try catalog.remoteForOneCommand(account: "editor")
         let report = try #require(await finishedPreparation(of: remote), "the stored index is not loaded yet")
         #expect(report.origin == .loadedSnapshot && report.books == books.count)
         #expect(
-            throws: SQLiteCatalogError.cannotOpen(path: catalog.path, reason: "its connection was given to a search")
+            throws: SQLiteCatalogError.cannotOpen(
+                path: catalog.path, reason: "its connection was given to a command's remote")
         ) {
             try catalog.accounts()
         }
@@ -122,15 +123,15 @@ import Testing
         }
     }
 
-    /// Without a stored index, a remote for one search answers while one is built on the
+    /// Without a stored index, a remote for one command answers while one is built on the
     /// preparation's own connection, which then stores it for the next process.
-    @Test func aRemoteForOneSearchWithoutAStoredIndexBuildsAndStoresOne() async throws {
+    @Test func aRemoteForOneCommandWithoutAStoredIndexBuildsAndStoresOne() async throws {
         let (catalog, books) = try makeCatalog(books: 300)
-        let remote = try catalog.remoteForOneSearch(account: "reader")
+        let remote = try catalog.remoteForOneCommand(account: "reader")
         try await expectExactSearches(remote, books)
         let (report, stored) = try await remote.searchIndexReport()
         #expect(report.origin == .built && stored)
-        let next = try SQLiteCatalog.open(path: catalog.path, create: false).remoteForOneSearch(account: "reader")
+        let next = try SQLiteCatalog.open(path: catalog.path, create: false).remoteForOneCommand(account: "reader")
         #expect(try await next.searchIndexReport().report.origin == .loadedSnapshot)
     }
 

@@ -284,7 +284,7 @@ extension SearchIndexTesting {
         }
         try file.save()
 
-        let remote = try catalog.remoteForOneSearch(account: "reader")
+        let remote = try catalog.remoteForOneCommand(account: "reader")
         #expect(try await remote.searchIndexReport().report.origin == .loadedSnapshot, "read at load")
         for text in ["a", "b", "e", "h", "m", "s", "t", "al", "the", "2", "al ro", "history of"] {
             try await expectExactPages(text, [(50, 0), (3, 0), (10, 100)], remote, books)
