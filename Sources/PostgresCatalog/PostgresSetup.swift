@@ -308,7 +308,7 @@ public actor PostgresSetup {
             }
             if listsOn {
                 do {
-                    try run(box.connection.executeScript(PostgresPendingLists.merged))
+                    try run(box.connection.executeScript(PostgresPendingLists.merged(schema: schema)))
                 } catch {
                     // The import's own failure, if any, is the one to report.
                     if case .success = added { throw error }

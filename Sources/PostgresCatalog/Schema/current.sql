@@ -976,13 +976,13 @@ CREATE INDEX books_odd_title_start ON bookshelf.books USING btree (scope, title_
 -- Name: books_search_vector; Type: INDEX; Schema: bookshelf; Owner: -
 --
 
-CREATE INDEX books_search_vector ON bookshelf.books USING gin (bookshelf.word_prefixes((title_words || author_words))) WITH (fastupdate=off);
+CREATE INDEX books_search_vector ON bookshelf.books USING gin (bookshelf.word_prefixes((title_words || author_words))) WITH (fastupdate='on', gin_pending_list_limit='64');
 
 --
 -- Name: books_title_vector; Type: INDEX; Schema: bookshelf; Owner: -
 --
 
-CREATE INDEX books_title_vector ON bookshelf.books USING gin (bookshelf.word_prefixes(title_words)) WITH (fastupdate=off);
+CREATE INDEX books_title_vector ON bookshelf.books USING gin (bookshelf.word_prefixes(title_words)) WITH (fastupdate='on', gin_pending_list_limit='64');
 
 --
 -- Name: books_with_character_tokens; Type: INDEX; Schema: bookshelf; Owner: -
@@ -1012,7 +1012,7 @@ CREATE INDEX books_with_other_words_covered ON bookshelf.books USING btree (scop
 -- Name: books_word_vector; Type: INDEX; Schema: bookshelf; Owner: -
 --
 
-CREATE INDEX books_word_vector ON bookshelf.books USING gin (bookshelf.book_words(title_words, author_words, other_words)) WITH (fastupdate=off);
+CREATE INDEX books_word_vector ON bookshelf.books USING gin (bookshelf.book_words(title_words, author_words, other_words)) WITH (fastupdate='on', gin_pending_list_limit='64');
 ALTER INDEX bookshelf.books_word_vector ALTER COLUMN 1 SET STATISTICS 1000;
 
 --

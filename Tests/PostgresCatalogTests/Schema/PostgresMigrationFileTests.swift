@@ -33,6 +33,7 @@ struct PostgresMigrationFileTests {
         "018_import_provenance.sql": 0xbc9e_d3fd_3456_1986,
         "019_deleted_books.sql": 0x0cd5_2a93_421d_95c4,
         "020_derive_title_words_when_they_change.sql": 0x09d7_0198_0d2c_7ab2,
+        "021_word_indexes_keep_short_pending_lists.sql": 0x17ae_e081_dc07_f8f4,
     ]
 
     static func files() throws -> [(name: String, text: String)] {
