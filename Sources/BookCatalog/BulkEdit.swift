@@ -90,7 +90,18 @@ public struct BulkEdit: Sendable {
         for attempt in 1...Self.mergeAttempts {
             guard !pending.isEmpty else { break }
             let requests = pending.map { Self.request(saving: $0.mine, over: $0.base) }
-            switch try await repository.saveAll(requests, inNewBatch: BatchStart()) {
+            let answer: AllOrNothingResult
+            do {
+                answer = try await repository.saveAll(requests, inNewBatch: BatchStart())
+            } catch BookFailure.outcomeUnknown {
+                // The answer was lost (a connection cut during COMMIT): found out from the store.
+                guard let committed = try await committedBatch(of: requests) else {
+                    for book in pending { settled[book.base.id] = .failed(Self.lostBeforeCommit) }
+                    return refused()
+                }
+                answer = .committed(committed.batch, committed.saved)
+            }
+            switch answer {
             case let .committed(batch, saved):
                 let byID = Dictionary(uniqueKeysWithValues: saved.map { ($0.id, $0) })
                 for book in pending {
@@ -134,6 +145,34 @@ public struct BulkEdit: Sendable {
             }
         }
         return BatchReport(batch: nil, outcomes: order.map { BookOutcome(id: $0, outcome: settled[$0]!) })
+    }
+
+    /// Why each book of an all-or-nothing batch failed whose transaction was found not to have
+    /// committed after its answer was lost.
+    static let lostBeforeCommit = BookFailure.storeUnavailable(
+        "the connection was lost before the batch committed; nothing of it was saved")
+
+    /// Whether the all-or-nothing save of `requests`, whose answer was lost, committed, and if so
+    /// its batch and what each book became. It was one transaction, so the first request's
+    /// operation id tells for all (`BookRepository.reconcile`); the book's history names the
+    /// batch, whose revisions give every book's. Still `outcomeUnknown` when the store cannot
+    /// say which batch it was (no history).
+    private func committedBatch(of requests: [SaveRequest]) async throws -> (batch: BatchID, saved: [BookRecord])? {
+        let probe = requests[0]
+        if case .notCommitted = try await repository.reconcile(probe) { return nil }
+        do {
+            guard
+                let batch = try await repository.history(id: probe.id).first(where: { $0.operation == probe.operation }
+                )?
+                .batch
+            else { throw BookFailure.outcomeUnknown }
+            let after = Dictionary(
+                try await repository.revisions(ofBatch: batch).map { ($0.after.id, $0.after) }, uniquingKeysWith: { $1 }
+            )
+            return (batch, requests.compactMap { after[$0.id] })
+        } catch {
+            throw BookFailure.outcomeUnknown
+        }
     }
 
     /// Reverts each book `batch` changed, as a new revision in a new batch (which can be undone

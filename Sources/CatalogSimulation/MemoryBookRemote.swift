@@ -120,6 +120,15 @@ public actor MemoryBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
     public private(set) var loads = 0
     private var lastSeenCommitCount: Int
     private var ownCommits = 0
+    /// How the next all-or-nothing save loses its answer, if it does (`loseNextAllOrNothingAnswer`).
+    private var nextAllOrNothingLoss: AnswerLoss?
+
+    /// Where a save's answer is lost, as a connection dies: before the transaction committed
+    /// (nothing of it did), or after (all of it did); either way the caller hears `outcomeUnknown`.
+    public enum AnswerLoss: Sendable { case beforeCommit, afterCommit }
+
+    /// The next `saveAll` loses its answer `where`, then the remote answers as before.
+    public func loseNextAllOrNothingAnswer(_ loss: AnswerLoss) { nextAllOrNothingLoss = loss }
 
     public init(catalog: MemoryCatalog, account: Account) {
         self.catalog = catalog
@@ -208,6 +217,9 @@ public actor MemoryBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
     }
 
     public func saveAll(_ requests: [SaveRequest], inNewBatch start: BatchStart) async throws -> AllOrNothingResult {
+        let loss = nextAllOrNothingLoss
+        nextAllOrNothingLoss = nil
+        if loss == .beforeCommit { throw BookFailure.outcomeUnknown }
         let clean = try requests.map { try $0.validated() }
         let account = self.account
         let result = try catalog.withState { state throws(BookFailure) -> AllOrNothingResult in
@@ -231,6 +243,7 @@ public actor MemoryBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
             return .committed(batch, saved)
         }
         if case let .committed(_, saved) = result { ownCommits += saved.count }
+        if loss == .afterCommit { throw BookFailure.outcomeUnknown }
         return result
     }
 

@@ -191,9 +191,10 @@ struct BesideTyping {
     let answeredBy: [String: Int]
     /// What answered the slowest key.
     let slowestAnsweredBy: String
-    /// Each key slower than a frame: when it was typed (from the child's start), how long it
-    /// took and what answered it. Where they fall in the batch tells what the app was doing.
-    let lateKeys: [(typedAt: Duration, took: Duration, by: String)]
+    /// Each key slower than a frame: the query as typed so far, when it was typed (from the
+    /// child's start), how long it took and what answered it. Where they fall in the batch, and
+    /// which queries, tell what the app was doing.
+    let lateKeys: [(query: String, typedAt: Duration, took: Duration, by: String)]
 
     /// The frame a key should paint within (the keys target).
     static let frame = Duration.milliseconds(16)
@@ -279,12 +280,14 @@ struct BesideTyping {
             var keys = Timings()
             var answeredBy: [String: Int] = [:]
             var slowest = (took: Duration.zero, by: "none")
-            var lateKeys: [(typedAt: Duration, took: Duration, by: String)] = []
+            var lateKeys: [(query: String, typedAt: Duration, took: Duration, by: String)] = []
             let typingStart = clock.now
             var next = clock.now
             typing: while true {
                 for query in KeysBench.queries {
-                    for key in query.map(Key.character) + [Key.ctrl("u")] {
+                    for (typed, key) in zip(
+                        query.indices.map { String(query[...$0]) } + [""], query.map(Key.character) + [Key.ctrl("u")])
+                    {
                         if done.result.withLock({ $0 }) != nil { break typing }
                         try await Task.sleep(until: next)
                         let start = clock.now
@@ -299,7 +302,7 @@ struct BesideTyping {
                         let source = await lastAnswer()?.description ?? "none"
                         answeredBy[source, default: 0] += 1
                         if took > slowest.took { slowest = (took, source) }
-                        if took > BesideTyping.frame { lateKeys.append((start - typingStart, took, source)) }
+                        if took > BesideTyping.frame { lateKeys.append((typed, start - typingStart, took, source)) }
                     }
                 }
             }
@@ -326,7 +329,8 @@ struct BesideTyping {
                 ? "none"
                 : lateKeys.map {
                     String(
-                        format: "%.1f ms at %.2f s (%@)", $0.took.milliseconds, $0.typedAt.milliseconds / 1_000, $0.by)
+                        format: "%.1f ms at %.2f s (%@, \"%@\")", $0.took.milliseconds, $0.typedAt.milliseconds / 1_000,
+                        $0.by, $0.query)
                 }.joined(separator: ", "),
             summary)
     }

@@ -192,6 +192,41 @@ import Testing
         #expect(try await fixture.current(3).title == "Their title")
     }
 
+    /// An all-or-nothing batch whose answer is lost (a connection cut during its COMMIT) is
+    /// found out from the store rather than left unknown: all of it committed, in a batch that can
+    /// be undone, or none of it did, and each book failed saying so.
+    @Test(arguments: [MemoryBookRemote.AnswerLoss.afterCommit, .beforeCommit])
+    func allOrNothingWhoseAnswerIsLostIsFoundOut(loss: MemoryBookRemote.AnswerLoss) async throws {
+        let fixture = Fixture()
+        let remote = MemoryBookRemote(catalog: fixture.catalog, account: fixture.editor)
+        await remote.loseNextAllOrNothingAnswer(loss)
+        let edit = BulkEdit(repository: BookRepository(remote: remote))
+
+        let report = try await edit.applyAllOrNothing(try BulkChange([.set(.series("Run"))]), to: fixture.books)
+
+        switch loss {
+        case .afterCommit:
+            #expect(report.batch == BatchID(1))
+            var saved: [BookOutcome] = []
+            for book in fixture.books {
+                let now = try await fixture.current(book.id)
+                #expect(now.revision == 2 && now.details.series == "Run")
+                #expect(try await fixture.history(book.id).first?.batch == BatchID(1))
+                saved.append(BookOutcome(id: book.id, outcome: .saved(now)))
+            }
+            #expect(report.outcomes == saved)
+            let undo = try await edit.undo(BatchID(1))
+            #expect(undo.outcomes.map(\.outcome.name) == ["saved", "saved", "saved"])
+            for book in fixture.books { #expect(try await fixture.current(book.id).details.series == "") }
+        case .beforeCommit:
+            #expect(report.batch == nil)
+            let lost = BookFailure.storeUnavailable(
+                "the connection was lost before the batch committed; nothing of it was saved")
+            #expect(report.outcomes == fixture.books.map { BookOutcome(id: $0.id, outcome: .failed(lost)) })
+            for book in fixture.books { #expect(try await fixture.current(book.id) == book) }
+        }
+    }
+
     @Test func aStoppedBatchKeepsWhatItCommittedInItsBatch() async throws {
         let fixture = Fixture(count: 4)
         let stop = BatchStop()
