@@ -25,7 +25,8 @@ public struct SearchIndexReport: Sendable, Equatable {
 }
 
 /// Loads or builds a search index on a background thread with a connection of its own, as
-/// soon as a remote is made. A search waits for the load attempt (mapping a stored snapshot
+/// soon as a remote is made (a remote for one command first tries the stored index on its own
+/// connection: `start(trying:otherwise:scope:)`). A search waits for the load attempt (mapping a stored snapshot
 /// takes a millisecond) but never for a build: until the index is ready it is answered
 /// without one (`BooksTableSearch`). After a build the index is stored beside the catalog for
 /// the next connection and then read back from that file, so that it is held by the page
