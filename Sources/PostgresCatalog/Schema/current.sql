@@ -155,6 +155,25 @@ END $$;
 CREATE FUNCTION bookshelf.index_text(source text, OUT sort_key text, OUT words text) RETURNS record
     LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $_$
+BEGIN
+    IF source !~ '[^\x01-\x7f]' THEN
+        sort_key := translate(source, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz');
+        words := ' ' || array_to_string(ARRAY(
+            SELECT m.token[1] FROM regexp_matches(sort_key, '[a-z0-9]+|[$+<=>|~]', 'g') WITH ORDINALITY AS m(token, n)
+            ORDER BY m.n), ' ');
+    ELSE
+        SELECT t.sort_key, t.words INTO sort_key, words FROM bookshelf.index_text_by_characters(source) AS t;
+    END IF;
+END $_$;
+
+--
+-- Name: index_text_by_characters(text); Type: FUNCTION; Schema: bookshelf; Owner: -
+--
+
+CREATE FUNCTION bookshelf.index_text_by_characters(source text, OUT sort_key text, OUT words text) RETURNS record
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 DECLARE
     piece record;

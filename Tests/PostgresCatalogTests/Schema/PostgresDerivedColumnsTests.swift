@@ -112,4 +112,56 @@ struct PostgresDerivedColumnsTests {
         #expect(try await remote.search(SearchQuery(text: "classic")).records.map(\.id) == [book.id])
         #expect(try await remote.search(SearchQuery(text: "herbert")).records.map(\.id) == [book.id])
     }
+
+    @Test("ASCII text is folded without the per-character loop, to what the loop gives: every character, every pair")
+    func asciiTextAgreesWithTheLoop() async throws {
+        let catalog = try await PostgresTestCatalog.make()
+        // The folding table's ASCII rows are those the short way is written for: A-Z fold to
+        // a-z, letters and digits make words, each of $ + < = > | ~ is a word alone (kind i),
+        // and every other character has no row (it separates words and folds to itself).
+        let rows = try await catalog.setup.execute(
+            "SELECT f.code::text, f.kind::text, f.folded, f.folded_alone FROM bookshelf.folding AS f WHERE f.code < 128 ORDER BY f.code"
+        )
+        var expected: [[String?]] = []
+        for code in 1..<128 {
+            let character = String(UnicodeScalar(UInt8(code)))
+            if ("A"..."Z").contains(character) {
+                expected.append([String(code), "w", character.lowercased(), nil])
+            } else if ("a"..."z").contains(character) || ("0"..."9").contains(character) {
+                expected.append([String(code), "w", nil, nil])
+            } else if "$+<=>|~".contains(character) {
+                expected.append([String(code), "i", nil, nil])
+            }
+        }
+        #expect(rows == expected)
+
+        let compared = try await catalog.setup.execute(
+            """
+            WITH c AS (SELECT chr(code) AS ch FROM generate_series(1, 127) AS code),
+            texts AS (SELECT ch AS t FROM c UNION ALL SELECT a.ch || b.ch FROM c AS a CROSS JOIN c AS b
+                      UNION ALL SELECT 'The Lord of the Rings: 1 + 2 = 3 | "Ann" O''Brien-Smith $5 ~x')
+            SELECT count(*)::text,
+                   count(*) FILTER (WHERE (i.sort_key, i.words) IS DISTINCT FROM (l.sort_key, l.words))::text
+            FROM texts CROSS JOIN LATERAL bookshelf.index_text(texts.t) AS i
+            CROSS JOIN LATERAL bookshelf.index_text_by_characters(texts.t) AS l
+            """)
+        #expect(compared == [[String(127 + 127 * 127 + 1), "0"]])
+
+        // Which way each text took: calls of the loop, counted with track_functions (a
+        // superuser's setting, given to the sessions that open on this database from now on).
+        _ = try await catalog.setup.execute("ALTER DATABASE \(catalog.database) SET track_functions = 'pl'")
+        let sql = try await RawSQLSession(catalog.adminConnector)
+        func loops() async throws -> String? {
+            try await sql.rows(
+                "SELECT coalesce(pg_stat_get_xact_function_calls('bookshelf.index_text_by_characters'::regproc), 0)::text"
+            ).first?[0]
+        }
+        _ = try await sql.rows("BEGIN")
+        #expect(try await sql.rows("SELECT words FROM bookshelf.index_text('Harbour Lights')") == [[" harbour lights"]])
+        #expect(try await loops() == "0")
+        let expectedBronte = BookIndexText(title: "Jane Eyre", author: "Charlotte Brontë").authorWords
+        #expect(try await sql.rows("SELECT words FROM bookshelf.index_text('Charlotte Brontë')") == [[expectedBronte]])
+        #expect(try await loops() == "1")
+        _ = try await sql.rows("ROLLBACK")
+    }
 }

@@ -34,6 +34,7 @@ struct PostgresMigrationFileTests {
         "019_deleted_books.sql": 0x0cd5_2a93_421d_95c4,
         "020_derive_title_words_when_they_change.sql": 0x09d7_0198_0d2c_7ab2,
         "021_word_indexes_keep_short_pending_lists.sql": 0x17ae_e081_dc07_f8f4,
+        "022_ascii_text_folded_without_the_loop.sql": 0xc22b_c095_c266_9dca,
     ]
 
     static func files() throws -> [(name: String, text: String)] {
