@@ -168,9 +168,15 @@ struct BulkEditorSession {
 extension BookshelfModel {
     /// Opens the bulk editor over the marked books and reads them: each is saved against the
     /// revision read here. Nothing opens without marks, or while a batch runs (one at a time).
-    /// Returns the request number of the read.
+    /// While every match is being marked, the editor opens when the marking answers (the user
+    /// meant those books), and nothing opens now. Returns the request number of the read.
     @discardableResult
     public func openBulkEditor() -> Int? {
+        if let marking = owners[.bulkMarks], isPending(.bulkMarks) {
+            bulkPart.openEditorWhenMarked = marking
+            changed()
+            return nil
+        }
         guard let repository, bulkPart.marks.count > 0, bulkPart.batch?.isRunning != true else { return nil }
         let ids = bulkPart.marks.ids
         bulkPart.editor = BulkEditorSession(state: BulkEditorState(markedBooks: ids.count))

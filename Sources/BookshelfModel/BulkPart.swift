@@ -13,6 +13,9 @@ struct BulkPart {
     var markNote: String?
     var editor: BulkEditorSession?
     var batch: BulkBatch?
+    /// The marking of every match that opens the bulk editor when it answers: the editor was
+    /// asked for (F8) while it was on its way, and the user meant the books it marks.
+    var openEditorWhenMarked: PublicationIdentity?
 
     /// A new session begins: the marks, the editor and the batch's progress and outcome were the
     /// old session's. A batch still running stops before its next book; what it committed stays
@@ -53,6 +56,8 @@ public struct BulkState: Equatable, Sendable {
     public var marked: Set<Int> = []
     /// "Mark every match" is on its way.
     public var isMarkingMatches = false
+    /// The bulk editor opens once the marking on its way answers.
+    public var opensEditorWhenMarked = false
     public var markError: String?
     public var markNote: String?
     /// The bulk editor, when open.
@@ -70,6 +75,8 @@ extension BookshelfModel {
         var state = BulkState()
         state.marked = bulkPart.marks.set
         state.isMarkingMatches = isPending(.bulkMarks)
+        state.opensEditorWhenMarked =
+            bulkPart.openEditorWhenMarked != nil && bulkPart.openEditorWhenMarked == owners[.bulkMarks]
         state.markError = bulkPart.markError
         state.markNote = bulkPart.markNote
         state.editor = bulkPart.editor?.state
@@ -100,17 +107,22 @@ extension BookshelfModel {
             .bulkMarks,
             Effect(
                 .markMatches, { try await repository.everyMatch(of: query).map(\.id) },
-                publish: { [self] ids, _ in
+                publish: { [self] ids, ticket in
                     let added = bulkPart.marks.add(ids)
                     let books = ids.count == 1 ? "book" : "books"
                     bulkPart.markNote =
                         added == ids.count
                         ? "Marked the \(ids.count) \(books) the search matches."
                         : "Marked the \(ids.count) \(books) the search matches (\(ids.count - added) already marked)."
+                    if bulkPart.openEditorWhenMarked == ticket.identity {
+                        bulkPart.openEditorWhenMarked = nil
+                        openBulkEditor()
+                    }
                     return nil
                 },
-                fail: { [self] error, _ in
+                fail: { [self] error, ticket in
                     bulkPart.markError = "Could not mark every match: \(Self.message(for: error))"
+                    if bulkPart.openEditorWhenMarked == ticket.identity { bulkPart.openEditorWhenMarked = nil }
                     return nil
                 }))
     }

@@ -222,7 +222,7 @@ extension BookshelfApp {
         case .clearMarks:
             model.clearMarks()
         case .openBulkEditor:
-            if state.bulk.markedCount == 0 {
+            if state.bulk.markedCount == 0 && !state.bulk.isMarkingMatches {
                 ui.notice = Notice("Mark books first: \(Hints.markingKeys).")
                 return .took
             }

@@ -43,7 +43,8 @@ enum StatusLine {
         } else if let error = state.search.error {
             message = StyledText("Search failed: \(error)", style: Theme.statusError)
         } else if state.bulk.isMarkingMatches {
-            message = StyledText("\(spinner) Marking every match…", style: Theme.status)
+            let then = state.bulk.opensEditorWhenMarked ? " Then the bulk editor opens." : ""
+            message = StyledText("\(spinner) Marking every match…\(then)", style: Theme.status)
         } else if let error = state.bulk.markError {
             message = StyledText(error, style: Theme.statusError)
         } else if let notice = ui.notice {

@@ -69,6 +69,27 @@ final class BatchKeepingConnector: CatalogConnector {
         await harness.drain()
     }
 
+    /// The bulk editor asked for while every match is being marked opens over those books once
+    /// they are marked: under tmux, F8 right after F7 said "Mark books first", and that notice
+    /// stood after the books were marked.
+    @Test func theEditorAskedForWhileMarkingOpensOverTheBooksOnceMarked() async throws {
+        let harness = await Self.started(pageSize: 2)
+        let mark = harness.model.markEveryMatch(of: "")!
+        #expect(harness.model.openBulkEditor() == nil)
+        #expect(harness.state.bulk.opensEditorWhenMarked && harness.state.bulk.editor == nil)
+        let call = await harness.nextCall(.search)
+        await harness.release(call.number, .deliver, request: mark)
+        #expect(!harness.state.bulk.opensEditorWhenMarked)
+        // Required: without the editor no read comes to answer.
+        try #require(harness.state.bulk.editor?.markedBooks == 5)
+        for _ in 1...5 {
+            let load = await harness.nextCall(.load)
+            await harness.remote.release(load.number, .deliver)
+        }
+        await harness.drain()
+        #expect(harness.state.bulk.editor?.markedBooks == 5)
+    }
+
     /// The status line shows a batch's progress and summary only when no note of the marks
     /// stands before it: under tmux, "Marked the 365 books the search matches." stayed through
     /// the whole batch and after, and nothing said the batch had run.
@@ -101,12 +122,14 @@ final class BatchKeepingConnector: CatalogConnector {
         let harness = await Self.started()
         harness.model.toggleMark(3)
         let mark = harness.model.markEveryMatch(of: "")!
+        harness.model.openBulkEditor()
         let call = await harness.nextCall(.search)
         let alice = harness.remote
         await harness.switchAccount(to: "bob")
         #expect(harness.state.bulk == BulkState(), "the switch cleared alice's marks")
         await harness.release(call.number, on: alice, .deliver, request: mark)
         #expect(harness.state.bulk.marked.isEmpty, "alice's matches never mark bob's books")
+        #expect(harness.state.bulk.editor == nil, "nor open an editor over them")
         await harness.drain()
     }
 
