@@ -212,6 +212,7 @@ struct BesideTyping {
         let size = TerminalSize(rows: 40, columns: 120)
         let model: BookshelfModel
         let app: BookshelfApp
+        private let shown: SearchShownWait
         var backend: MemoryBackend
         /// What answered the last search the app asked for.
         private let lastAnswer: @MainActor () async -> SearchAnswerSource?
@@ -224,6 +225,7 @@ struct BesideTyping {
             self.model = model
             self.lastAnswer = lastAnswer
             app = BookshelfApp(model: model, store: store, size: size)
+            shown = SearchShownWait(app, model: model)
             backend = MemoryBackend(width: size.columns, height: size.rows)
             app.start()
             await settle()
@@ -292,9 +294,7 @@ struct BesideTyping {
                         try await Task.sleep(until: next)
                         let start = clock.now
                         app.handle(.key(key))
-                        while model.pendingRequests.contains(where: { $0.kind == .search }) {
-                            try await Task.sleep(for: .microseconds(100))
-                        }
+                        await shown.untilShown()
                         paint()
                         let took = clock.now - start
                         keys.record(took)

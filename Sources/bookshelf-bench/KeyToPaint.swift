@@ -20,6 +20,7 @@ import TerminalUI
 final class TypedApp {
     let model: BookshelfModel
     let app: BookshelfApp
+    private let shown: SearchShownWait
     private let size: TerminalSize
     private var backend: MemoryBackend
     private let clock = ContinuousClock()
@@ -30,6 +31,7 @@ final class TypedApp {
         self.model = model
         self.size = size
         app = BookshelfApp(model: model, store: store, size: size)
+        shown = SearchShownWait(app, model: model)
         backend = MemoryBackend(width: size.columns, height: size.rows)
         model.onTrace = { [unowned self] trace in
             guard trace.fate == .published, trace.kind == .search || trace.kind == .refresh else { return }
@@ -154,11 +156,7 @@ final class TypedApp {
     }
 
     /// Until the key's search has answered: its page is on screen, though a count may follow.
-    private func pageShown() async {
-        while model.pendingRequests.contains(where: { $0.kind == .search }) {
-            try? await Task.sleep(for: .microseconds(100))
-        }
-    }
+    private func pageShown() async { await shown.untilShown() }
 }
 
 /// What typing into the app measured (`TypedApp.type`): every key, key to its page on screen.
