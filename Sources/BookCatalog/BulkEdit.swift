@@ -161,14 +161,12 @@ public struct BulkEdit: Sendable {
         let probe = requests[0]
         if case .notCommitted = try await repository.reconcile(probe) { return nil }
         do {
-            guard
-                let batch = try await repository.history(id: probe.id).first(where: { $0.operation == probe.operation }
-                )?
-                .batch
-            else { throw BookFailure.outcomeUnknown }
-            let after = Dictionary(
-                try await repository.revisions(ofBatch: batch).map { ($0.after.id, $0.after) }, uniquingKeysWith: { $1 }
-            )
+            let history = try await repository.history(id: probe.id)
+            guard let batch = history.first(where: { $0.operation == probe.operation })?.batch else {
+                throw BookFailure.outcomeUnknown
+            }
+            let revisions = try await repository.revisions(ofBatch: batch)
+            let after = Dictionary(revisions.map { ($0.after.id, $0.after) }, uniquingKeysWith: { $1 })
             return (batch, requests.compactMap { after[$0.id] })
         } catch {
             throw BookFailure.outcomeUnknown

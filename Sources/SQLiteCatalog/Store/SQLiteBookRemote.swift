@@ -19,8 +19,8 @@ public actor SQLiteBookRemote: SearchableBookRemote, ChangeDetectingRemote, Save
     /// The catalog file, as what a failure says names it.
     let catalogPath: String
     /// Counts the account's books on a connection of the catalog's own, not this remote's: a
-    /// count of millions of rows never holds a search back behind it. Nil for a remote that
-    /// answers one search on the catalog's only connection: it counts on that.
+    /// count of millions of rows never holds a search back behind it. Nil for a command's remote,
+    /// on the catalog's only connection: it counts on that.
     private let countBooks: (@Sendable () throws(SQLiteCatalogError) -> Int)?
     /// The search engine, reading this account's books through `SQLiteSearchSource` on this
     /// remote's connection, and on connections of its own for its work away from this actor.

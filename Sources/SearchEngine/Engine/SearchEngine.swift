@@ -19,7 +19,7 @@ package final class SearchEngine {
     /// (`BroadWordPlaces`). Not for a remote that answers one search (`bookshelf search`): it
     /// would work out for every book what its one page needs only the first matches of
     /// (`perf stat` of `bookshelf search "history of"` at ten million books, docs/performance.md).
-    /// Such a remote also tries its stored index at once, on its own connection
+    /// Such a remote (any command's) also tries its stored index at once, on its own connection
     /// (`IndexPreparation.start(trying:otherwise:scope:)`).
     package let keepsBroadAnswers: Bool
     /// Run on the preparation's thread before a build, and on the catch-up's before its read:
@@ -69,7 +69,7 @@ package final class SearchEngine {
         self.beforeIndexBuild = beforeIndexBuild
         self.beforeCatchUp = beforeCatchUp
         recentScans = RecentScans(memory: BuildMemory(folder: source.scratchFolder))
-        // A remote for one search tries its stored index here, on its own connection, not yet shared.
+        // A remote for one command tries its stored index here, on its own connection, not yet shared.
         lifecycle = IndexLifecycle(
             preparing: keepsBroadAnswers
                 ? IndexPreparation.start(opener, scope: scope, beforeBuild: beforeIndexBuild)

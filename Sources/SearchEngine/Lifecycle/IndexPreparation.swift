@@ -78,7 +78,7 @@ package final class IndexPreparation: Sendable {
         return preparation
     }
 
-    /// For a remote that answers one search and is gone: the stored snapshot is tried at once,
+    /// For a remote that serves one command and is gone: the stored snapshot is tried at once,
     /// on `source`, the host's own connection, before the host is shared. When it is current
     /// enough to keep, the preparation is finished already, and the process starts neither the
     /// preparation's thread nor a third connection to the catalog, each a part of a whole
