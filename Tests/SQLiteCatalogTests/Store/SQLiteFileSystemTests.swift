@@ -2,6 +2,7 @@ import BookCatalog
 import BookshelfTestSupport
 import Foundation
 import SQLiteCatalog
+import SearchEngine
 import TestTags
 import Testing
 
@@ -274,12 +275,24 @@ final class TmpfsMount {
         }
     }
 
-    /// Unmounts. If something still holds the file system, detaches it anyway (lazily), so
-    /// that no mount outlives the test, and reports what was busy.
+    /// Unmounts. What a test released may still be let go of on other threads for a moment (a
+    /// snapshot's mapping on `SnapshotUnmapping`'s queue, a remote kept by a task of its own until
+    /// the task ends): the unmount is tried again while the file system is busy, for up to ten
+    /// seconds. If something still holds it then, it is detached anyway (lazily), so that no
+    /// mount outlives the test, and what was busy is reported.
     func unmount() throws {
         guard isMounted else { return }
+        let deadline = ContinuousClock.now + .seconds(10)
         do {
-            try Self.run(Self.tool("umount"), [directory.path])
+            while true {
+                SnapshotUnmapping.queue.sync {}
+                do {
+                    try Self.run(Self.tool("umount"), [directory.path])
+                    break
+                } catch let error as MountError where ContinuousClock.now < deadline && error.message.contains("busy") {
+                    usleep(20_000)
+                }
+            }
         } catch {
             try Self.run(Self.tool("umount"), ["-l", directory.path])
             isMounted = false
