@@ -114,10 +114,7 @@ struct PostgresAllOrNothingTests {
         let setup = fixture.catalog.setup
         // The server ends the saving session's own connection when the third book is written:
         // first during its statement, then during the commit (a deferred trigger runs in COMMIT).
-        try await ConnectionCut.prepare(setup)
-        try await ConnectionCut.duringStatement(of: books[2].id, setup)
-        let remote = try await fixture.catalog.remote(for: fixture.editor)
-        let repository = BookRepository(remote: remote)
+        let (remote, repository) = try await fixture.editorCut(whileWriting: books[2])
         let change = try BulkChange([.addTags(["bulk"])])
 
         await #expect {

@@ -104,10 +104,7 @@ struct PostgresChunkSavingTests {
         let setup = fixture.catalog.setup
         // The server ends the saving session's own connection when the third book is written:
         // first during its statement, then during the commit (a deferred trigger runs in COMMIT).
-        try await ConnectionCut.prepare(setup)
-        try await ConnectionCut.duringStatement(of: books[2].id, setup)
-        let remote = try await fixture.catalog.remote(for: fixture.editor)
-        let repository = BookRepository(remote: remote)
+        let (remote, repository) = try await fixture.editorCut(whileWriting: books[2])
         let batch = try await repository.beginBatch(BatchStart())
         let requests = books.map { SaveRequest(id: $0.id, title: "New \($0.id)", expectedRevision: 1) }
 

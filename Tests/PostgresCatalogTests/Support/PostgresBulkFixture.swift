@@ -13,6 +13,16 @@ struct PostgresBulkFixture {
         editor = try await catalog.addAccount("editor", role: .editor, scope: "main")
         books = try await catalog.addBooks((1...count).map { NewBook(title: "Book \($0)") }, scope: "main")
     }
+
+    /// The editor's remote and repository, with the server set to end their own connection while
+    /// the statement that writes `book` runs (`ConnectionCut.duringStatement`; `duringCommit`
+    /// moves the cut to the commit).
+    func editorCut(whileWriting book: BookRecord) async throws -> (remote: PostgresRemote, repository: BookRepository) {
+        try await ConnectionCut.prepare(catalog.setup)
+        try await ConnectionCut.duringStatement(of: book.id, catalog.setup)
+        let remote = try await catalog.remote(for: editor)
+        return (remote, BookRepository(remote: remote))
+    }
 }
 
 /// A catalog on a private server that counts each statement's runs and plans
