@@ -232,10 +232,11 @@ public actor BookRepository {
     public nonisolated var savesChunks: Bool { remote is any ChunkSavingRemote }
 
     /// `save(_:inBatch:)` for each of `requests` in order, as one chunk (`ChunkSavingRemote`),
-    /// or one after another on a remote without chunks, asking `stop` before each book either
-    /// way: one result per book taken. Each book is written as any save writes it: no read
-    /// that began before its answer publishes, and a saved record is acknowledged. A throw
-    /// (only from a chunk) means no book of it committed, or, `outcomeUnknown`, that nobody knows.
+    /// or one after another on a remote without chunks, asking `stop` before each book (or, on a
+    /// chunk that is one statement, before it and its commit): one result per book taken. Each
+    /// book is written as any save writes it: no read that began before its answer publishes,
+    /// and a saved record is acknowledged. A throw (only from a chunk) means no book of it
+    /// committed, or, `outcomeUnknown`, that nobody knows.
     public func save(_ requests: [SaveRequest], inBatch batch: BatchID, until stop: BatchStop) async throws
         -> [ChunkSaveResult]
     {

@@ -18,8 +18,17 @@ public struct BulkEdit: Sendable {
     /// transaction: each commit's flush is shared by this many books, and a writer beside the
     /// batch waits at most one chunk for the write lock. Bench: `bulk --count 1000000`.
     public static let booksPerTransaction = 1_000
+    /// `booksPerTransaction`, but for tests that stop a batch between small chunks.
+    private let booksPerChunk: Int
 
-    public init(repository: BookRepository) { self.repository = repository }
+    public init(repository: BookRepository) {
+        self.init(repository: repository, booksPerChunk: Self.booksPerTransaction)
+    }
+
+    package init(repository: BookRepository, booksPerChunk: Int) {
+        self.repository = repository
+        self.booksPerChunk = booksPerChunk
+    }
 
     /// What `change` would do to each of `books` as read, saving nothing (a dry run): a book it
     /// would change is `.saved` with the fields it would have, at the revision read.
@@ -244,7 +253,7 @@ public struct BulkEdit: Sendable {
             return begun
         }
         var outcomes: [BookOutcome] = []
-        let chunk = repository.savesChunks ? Self.booksPerTransaction : 1
+        let chunk = repository.savesChunks ? booksPerChunk : 1
         var index = 0
         while index < ids.count {
             if stop.isStopped { return BatchReport(batch: batch, outcomes: outcomes, notTaken: Array(ids[index...])) }
@@ -277,8 +286,8 @@ public struct BulkEdit: Sendable {
 
     /// The books of `ids` saved as one chunk (`ChunkSavingRemote`), each with its own outcome:
     /// a book the chunk could not save as read goes on as one book alone does (merged and saved
-    /// again, or reconciled), before the next chunk. Once `stop` says so (the store asks it
-    /// before each book), the books after the last one taken are not in the answer.
+    /// again, or reconciled), before the next chunk. Once `stop` says so (the store asks it as
+    /// its `chunkStopping` says), the books after the last one taken are not in the answer.
     private func settle(
         _ ids: ArraySlice<Int>, stop: BatchStop, batch: () async throws -> BatchID, plan: ([Int]) async -> [Plan]
     ) async throws -> [BookOutcome] {

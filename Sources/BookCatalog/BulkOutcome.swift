@@ -108,7 +108,13 @@ public struct BatchReport: Sendable, Equatable {
 /// switch): it stops before its next book. Whatever it committed stays committed and recorded
 /// in its batch.
 public final class BatchStop: Sendable {
-    private let stopped = Locked(false)
+    private struct State {
+        var stopped = false
+        /// What cancels the store's work in flight, while `cancelling(with:_:)` runs it.
+        var cancel: (@Sendable () -> Void)?
+    }
+
+    private let state = Locked(State())
     /// How many more times `isStopped` says no before it says yes by itself (nil: never).
     private let answersBeforeStopping: Locked<Int?>
 
@@ -118,7 +124,16 @@ public final class BatchStop: Sendable {
     /// a chosen book inside a store's transaction, where nothing else runs to call `stop()`.
     package init(stoppingAfter answers: Int) { answersBeforeStopping = Locked(answers) }
 
-    public func stop() { stopped.withLock { $0 = true } }
+    /// Stops the batch, and cancels the store's work in flight if it gave a way to
+    /// (`cancelling(with:_:)`). The cancel runs on this thread, once.
+    public func stop() {
+        let cancel = state.withLock { state -> (@Sendable () -> Void)? in
+            state.stopped = true
+            defer { state.cancel = nil }
+            return state.cancel
+        }
+        cancel?()
+    }
 
     public var isStopped: Bool {
         let due = answersBeforeStopping.withLock { left -> Bool in
@@ -127,6 +142,17 @@ public final class BatchStop: Sendable {
             return remaining <= 0
         }
         if due { stop() }
-        return stopped.withLock { $0 }
+        return state.withLock { $0.stopped }
+    }
+
+    /// Runs `body` (a store's work that takes many books at once, such as one statement for a
+    /// whole chunk) with `cancel` called if the batch is stopped while it runs, so that the stop
+    /// need not wait for it. `cancel` may come just as `body` ends: whoever runs `body` still
+    /// asks `isStopped` before committing it. A stop that came before is `body`'s caller's to
+    /// see; `cancel` is not called for it.
+    public func cancelling<T>(with cancel: @escaping @Sendable () -> Void, _ body: () throws -> T) rethrows -> T {
+        state.withLock { $0.cancel = cancel }
+        defer { state.withLock { $0.cancel = nil } }
+        return try body()
     }
 }

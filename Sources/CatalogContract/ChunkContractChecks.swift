@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// A store that saves a batch in chunks (`ChunkSavingRemote`, issue 61) keeps every book's own
-/// compare-and-set and outcome inside a chunk, asks the stop before each book, and reads a
+/// compare-and-set and outcome inside a chunk, asks the stop where it says it does, and reads a
 /// chunk's books in one call: the same checks for each such store (not for one without chunks).
 extension ContractCheck {
     public static let chunks: [ContractCheck] = [
@@ -66,28 +66,47 @@ extension ContractCheck {
             for index in [0, 1, 2, 4] { #expect(try await editor.load(id: books[index].id).details.publisher == "") }
             #expect(try await editor.load(id: books[2].id).title == "Their title")
         },
-        ContractCheck("a chunk asks the stop before each book: the books before it commit in the batch, no others") {
+        ContractCheck(
+            "a chunk asks the stop where its store says: the books taken before it commit in the batch, no others"
+        ) {
             fixture in
             let library = try await Library.make(fixture)
             let editor = try chunks(try await library.remote(for: "editor"))
             let books = (0..<6).map(library.book)
             let batch = try await editor.beginBatch(BatchStart())
             let requests = books.map { SaveRequest(id: $0.id, title: "New \($0.id)", expectedRevision: 1) }
+            // How many noes each stop gives before its yes, and how many books are then taken.
+            let stops: [(answers: Int, taken: Int)] =
+                switch editor.chunkStopping {
+                // Asked before each book: no for the first three.
+                case .beforeEachBook: [(3, 3)]
+                // Asked before the statement and before its commit: a yes at the commit rolls
+                // the chunk back; two noes take it whole.
+                case .wholeChunk: [(0, 0), (1, 0), (2, 6)]
+                }
+            for (answers, taken) in stops {
+                let results = try await editor.save(requests, inBatch: batch, until: BatchStop(stoppingAfter: answers))
 
-            // Asked before each book: no for the first three, then yes.
-            let results = try await editor.save(requests, inBatch: batch, until: BatchStop(stoppingAfter: 3))
-
-            #expect(try results.map { try $0.get().title } == books.prefix(3).map { "New \($0.id)" })
-            for book in books.prefix(3) { #expect(try await editor.history(of: book.id).first?.batch == batch) }
-            for book in books.dropFirst(3) { #expect(try await editor.load(id: book.id) == book) }
+                #expect(try results.map { try $0.get().title } == books.prefix(taken).map { "New \($0.id)" })
+                for book in books.prefix(taken) { #expect(try await editor.history(of: book.id).first?.batch == batch) }
+                for book in books.dropFirst(taken) { #expect(try await editor.load(id: book.id) == book) }
+                #expect(try await editor.revisions(ofBatch: batch).count == taken)
+            }
         },
         ContractCheck("a batch stopped inside a chunk keeps what it committed, and its undo reverts that") { fixture in
             let library = try await Library.make(fixture)
             let editor = try chunks(try await library.remote(for: "editor"))
             let books = (0..<6).map(library.book)
-            let edit = BulkEdit(repository: BookRepository(remote: editor))
-            // Asked once before the chunk, then before each of its books: three books are taken.
-            let stop = BatchStop(stoppingAfter: 4)
+            let repository = BookRepository(remote: editor)
+            // Three books taken. Before each book: asked once before the chunk, then before
+            // each of its books. A chunk that is one statement: in chunks of three, asked before
+            // the first chunk, its statement and its commit, then before the second chunk and
+            // its statement (no each time), and before its commit (yes).
+            let (edit, stop) =
+                switch editor.chunkStopping {
+                case .beforeEachBook: (BulkEdit(repository: repository), BatchStop(stoppingAfter: 4))
+                case .wholeChunk: (BulkEdit(repository: repository, booksPerChunk: 3), BatchStop(stoppingAfter: 5))
+                }
 
             let report = try await edit.apply(try BulkChange([.set(.series("Run"))]), to: books, stop: stop)
 

@@ -1,6 +1,7 @@
 import BookCatalog
 import CLibPQ
 import Foundation
+import Locking
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -108,6 +109,10 @@ final class PostgresConnection {
     var isBroken: Bool { PQstatus(handle) != CONNECTION_OK }
 
     var backendPID: Int32 { PQbackendPID(handle) }
+
+    /// What asks the server to cancel this connection's statement in flight, from another
+    /// thread, until it is closed.
+    func canceller() -> PostgresStatementCanceller { PostgresStatementCanceller(PQgetCancel(handle)) }
 
     /// The host (or socket directory) and port libpq settled on, of the several a string may
     /// name: said in traces, never used to connect.
@@ -374,5 +379,37 @@ final class PostgresConnection {
         let text = PQerrorMessage(connection).map { String(cString: $0) } ?? ""
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         return trimmed.isEmpty ? "the connection to the server was lost" : trimmed
+    }
+}
+
+/// Asks the server to cancel a connection's statement in flight: `PQcancel` is made to be
+/// called from a thread other than the connection's. A cancel that reaches the server after
+/// the statement has answered finds the connection waiting for its next statement, and the
+/// server drops it (it ignores a cancel while it reads a command). The statement's owner
+/// closes the canceller once the answer is in: `close` waits for a cancel on its way, so that
+/// none can reach the statement sent after it.
+final class PostgresStatementCanceller: Sendable {
+    /// The libpq cancel object (`PGcancel *`), nil once closed; its lock is held while a cancel
+    /// is sent.
+    private let cancelObject: Locked<OpaquePointer?>
+
+    init(_ cancelObject: OpaquePointer?) { self.cancelObject = Locked(cancelObject) }
+
+    deinit { close() }
+
+    /// Sends the cancel request (it connects to the server anew: some milliseconds).
+    func cancel() {
+        cancelObject.withLock { object in
+            guard let object else { return }
+            var buffer = [CChar](repeating: 0, count: 256)
+            _ = PQcancel(object, &buffer, Int32(buffer.count))
+        }
+    }
+
+    func close() {
+        cancelObject.withLock { object in
+            if let object { PQfreeCancel(object) }
+            object = nil
+        }
     }
 }

@@ -83,6 +83,41 @@ enum PostgresStatements {
         SELECT saved.*, pg_current_xact_id()::text FROM saved
         """
 
+    /// `save` for many books in one statement: $1 a JSON array holding, for each book, the
+    /// array of `save`'s fourteen values in its order (strings, or null for NULL). Each book
+    /// keeps its own compare-and-set (a book whose revision moved gets no row back) and its own
+    /// operation record. The rows come back in no order, each record followed by the
+    /// transaction that wrote it. The ids must differ: the join updates a book once.
+    ///
+    /// One statement, not one a book, because each statement costs the server about as much
+    /// again as the book it saves: its start and end over the table's twelve indexes and
+    /// triggers (`docs/performance-log.md`, 2026-12-07 night; bench: `bulk --postgres`).
+    static let saveChunk = """
+        WITH wanted AS (
+            SELECT (v->>0)::bigint AS id, (v->>1)::bigint AS expected, v->>2 AS title, v->>3 AS author,
+                (v->>4)::uuid AS operation, (v->>5)::boolean AS whole, v->>6 AS isbn, (v->>7)::integer AS year,
+                v->>8 AS publisher, v->>9 AS series, (v->>10)::numeric AS series_index, v->>11 AS tags,
+                v->>12 AS notes, (v->>13)::bigint AS batch
+            FROM json_array_elements($1::json) AS v),
+        saved AS (
+            UPDATE bookshelf.books AS b
+            SET title = w.title, author = coalesce(w.author, b.author), revision = b.revision + 1,
+                isbn = CASE WHEN w.whole THEN w.isbn ELSE b.isbn END,
+                year = CASE WHEN w.whole THEN w.year ELSE b.year END,
+                publisher = CASE WHEN w.whole THEN w.publisher ELSE b.publisher END,
+                series = CASE WHEN w.whole THEN w.series ELSE b.series END,
+                series_index = CASE WHEN w.whole THEN w.series_index ELSE b.series_index END,
+                tags = CASE WHEN w.whole THEN ARRAY(SELECT json_array_elements_text(w.tags::json)) ELSE b.tags END,
+                notes = CASE WHEN w.whole THEN w.notes ELSE b.notes END
+            FROM wanted AS w
+            WHERE b.id = w.id AND b.revision = w.expected
+            RETURNING \(recordColumns("b.")), pg_current_xact_id()::text AS transaction, w.operation, w.batch),
+        recorded AS (
+            INSERT INTO bookshelf.saves (operation, book_id, revision, batch)
+            SELECT operation, id, revision, batch FROM saved)
+        SELECT * FROM saved
+        """
+
     /// A new batch of the signed-in account, in its scope; $1 the batch it undoes, or NULL.
     /// Row-level security lets only an editor insert it (`batches_begun_by_self`).
     static let beginBatch = """

@@ -3,6 +3,8 @@ import BookCatalog
 /// A chunk of a batch's saves in one write transaction (`ChunkSavingRemote`): each book with
 /// the compare-and-set and records of a single save, one commit (and one flush) for them all.
 extension SQLiteBookRemote: ChunkSavingRemote {
+    public nonisolated var chunkStopping: ChunkStopping { .beforeEachBook }
+
     public func save(_ unchecked: [SaveRequest], inBatch batch: BatchID, until stop: BatchStop) async throws
         -> [ChunkSaveResult]
     {

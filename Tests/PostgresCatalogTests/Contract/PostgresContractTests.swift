@@ -84,6 +84,7 @@ struct RenamedRemote: ContractRemote, ChunkSavingRemote {
         try await remote.revisions(ofBatch: batch)
     }
 
+    var chunkStopping: ChunkStopping { remote.chunkStopping }
     func save(_ requests: [SaveRequest], inBatch batch: BatchID, until stop: BatchStop) async throws
         -> [ChunkSaveResult]
     {

@@ -1,4 +1,5 @@
 import BookCatalog
+import BookshelfTestSupport
 import Foundation
 @testable import PostgresCatalog
 import TestTags
@@ -32,16 +33,17 @@ struct PostgresChunkSavingTests {
         #expect(notice == nil)
     }
 
-    @Test("a chunk's saves run one statement parsed once, planned for a few books and not for each")
-    func aChunkParsesItsStatementOnce() async throws {
+    @Test("a chunk's books are saved by one statement; a book changed behind its back is merged and saved alone")
+    func aChunkIsOneStatement() async throws {
         let counted = try await PostgresCountedStatements()
         defer { counted.destroy() }
         let catalog = counted.catalog
         let editor = try await catalog.addAccount("editor", role: .editor, scope: "main")
         let books = try await catalog.addBooks((1...40).map { NewBook(title: "Book \($0)") }, scope: "main")
-        let repository = BookRepository(remote: try await catalog.remote(for: editor))
-        // A book changed behind the edit's back: the chunk asks why it was not saved, in its
-        // middle, and the edit then merges it and saves it alone.
+        let remote = try await catalog.remote(for: editor)
+        let repository = BookRepository(remote: remote)
+        // A book changed behind the edit's back: the chunk asks why it was not saved, and the
+        // edit then merges it and saves it alone.
         _ = try await catalog.setup.execute(
             "UPDATE bookshelf.books SET notes = 'changed', revision = revision + 1 WHERE id = $1",
             [String(books[20].id)])
@@ -52,11 +54,62 @@ struct PostgresChunkSavingTests {
 
         let outcomes = report.outcomes.map(\.outcome.name)
         #expect(outcomes == Array(repeating: "saved", count: 20) + ["merged"] + Array(repeating: "saved", count: 19))
-        let saves = try await counted.saves()
-        #expect(saves.calls == 41, "a run a book in the chunk, and the merged book's own save")
-        // Parsed at the chunk's start and again after the question about the changed book; the
-        // server plans each parse's first few runs for their values and then keeps one plan.
-        #expect(saves.plans <= 16, "planned \(saves.plans) times for \(saves.calls) saves")
+        #expect(try await counted.saves(startingWith: "WITH wanted AS (").calls == 1)
+        #expect(try await counted.saves().calls == 1, "the merged book's own save")
+        for (index, book) in books.enumerated() {
+            let stored = try await remote.load(id: book.id)
+            #expect(stored.details.tags == ["bulk"] && stored.revision == (index == 20 ? 3 : 2))
+        }
+        #expect(try await remote.load(id: books[20].id).details.notes == "changed")
+    }
+
+    @Test("a stop while a chunk's statement waits cancels it: the chunks before stay in the batch, none of it is saved")
+    func aStopCancelsTheChunkInFlight() async throws {
+        let fixture = try await Fixture(count: 6)
+        let books = fixture.books
+        let remote = try await fixture.catalog.remote(for: fixture.editor)
+        let holder = try await RawSQLSession(fixture.catalog.adminConnector)
+        let watcher = try await RawSQLSession(fixture.catalog.adminConnector)
+        // Another connection's open transaction holds the fifth book's row: the second chunk's
+        // statement waits for it, as long as that transaction lasts.
+        _ = try await holder.rows("BEGIN")
+        _ = try await holder.rows("SELECT id FROM bookshelf.books WHERE id = $1 FOR UPDATE", [String(books[4].id)])
+        let stop = BatchStop()
+        let edit = BulkEdit(repository: BookRepository(remote: remote), booksPerChunk: 3)
+        let running = Task { try await edit.apply(try BulkChange([.addTags(["bulk"])]), to: books, stop: stop) }
+        let waiting = "SELECT pid FROM pg_stat_activity WHERE usename = $1 AND wait_event_type = 'Lock'"
+        try await Await.until("the second chunk to wait on the row lock", every: .milliseconds(10)) {
+            try await watcher.rows(waiting, [fixture.editor.name])
+        } _: {
+            !$0.isEmpty
+        }
+
+        stop.stop()
+
+        // The statement stops waiting while the lock is still held: the stop cancelled it.
+        var cancelled = true
+        do {
+            try await Await.until("the chunk's statement to give up its wait", timeout: .seconds(10)) {
+                try await watcher.rows(waiting, [fixture.editor.name])
+            } _: {
+                $0.isEmpty
+            }
+        } catch {
+            cancelled = false
+        }
+        _ = try await holder.rows("ROLLBACK")
+        #expect(cancelled, "the statement waited for the lock after the stop")
+        let report = try await running.value
+        #expect(report.outcomes.map(\.id) == books.prefix(3).map(\.id))
+        #expect(report.outcomes.allSatisfy { $0.outcome.name == "saved" })
+        #expect(report.notTaken == books.dropFirst(3).map(\.id))
+        let batch = try #require(report.batch)
+        #expect(try await remote.revisions(ofBatch: batch).map(\.after.id) == books.prefix(3).map(\.id))
+        for book in books.dropFirst(3) { #expect(try await remote.load(id: book.id) == book) }
+        // The session's connection is usable after the cancel, and the undo reverts the batch.
+        let undo = try await edit.undo(batch)
+        #expect(undo.outcomes.map(\.outcome.name) == ["saved", "saved", "saved"])
+        for book in books.prefix(3) { #expect(try await remote.load(id: book.id).details.tags == []) }
     }
 
     @Test("a value the catalog refuses fails that book alone; the chunk is saved again one book at a time")
@@ -77,11 +130,11 @@ struct PostgresChunkSavingTests {
         }
         let refusal = BookFailure.invalidField(.publisher, reason: "the catalog refused the value")
 
-        // Asked before each of the first three books, the third refused; then only before each
-        // book after it: no for the fourth, yes for the fifth.
-        let results = try await repository.save(requests, inBatch: batch, until: BatchStop(stoppingAfter: 4))
+        // Asked before the chunk's statement and after it (the third book's value refused it);
+        // then before each book saved alone: no for the first four, yes for the fifth.
+        let results = try await repository.save(requests, inBatch: batch, until: BatchStop(stoppingAfter: 6))
 
-        #expect(results.count == 4)
+        try #require(results.count == 4)
         #expect(results.dropFirst(2).first == .failure(refusal))
         for index in [0, 1, 3] {
             #expect(try results[index].get().details.publisher == "Penguin")

@@ -50,11 +50,12 @@ struct PostgresCountedStatements {
         _ = try await catalog.setup.execute("SELECT pg_stat_statements_reset()")
     }
 
-    /// The runs and the plans of the save statement (`PostgresStatements.save`) since `reset()`.
-    func saves() async throws -> (calls: Int, plans: Int) {
+    /// The runs and the plans of the save statement (`PostgresStatements.save`) since
+    /// `reset()`, or of another whose text starts with `start` (`saveChunk`'s: "WITH wanted AS (").
+    func saves(startingWith start: String = "WITH saved AS (") async throws -> (calls: Int, plans: Int) {
         let rows = try await catalog.setup.execute(
-            "SELECT coalesce(sum(calls), 0)::text, coalesce(sum(plans), 0)::text FROM pg_stat_statements WHERE query LIKE 'WITH saved AS (%'"
-        )
+            "SELECT coalesce(sum(calls), 0)::text, coalesce(sum(plans), 0)::text FROM pg_stat_statements WHERE starts_with(query, $1)",
+            [start])
         guard let row = rows.first, let calls = row[0].flatMap({ Int($0) }), let plans = row[1].flatMap({ Int($0) })
         else { throw ClusterFailure("no counts from pg_stat_statements") }
         return (calls, plans)
