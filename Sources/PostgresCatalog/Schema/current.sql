@@ -270,15 +270,23 @@ END $$;
 --
 
 CREATE FUNCTION bookshelf.other_words(series text, publisher text, tags text[]) RETURNS text
-    LANGUAGE sql STABLE
+    LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    SELECT coalesce(string_agg(w.words, E'\n' ORDER BY f.n), '')
-    FROM (SELECT series, 0::bigint UNION ALL SELECT publisher, 1
-          UNION ALL SELECT t.tag, 1 + t.n FROM unnest(tags) WITH ORDINALITY AS t(tag, n)) AS f(field, n)
-    CROSS JOIN LATERAL bookshelf.index_text(f.field) AS w
-    WHERE f.field IS NOT NULL AND w.words <> ' '
-$$;
+DECLARE
+    field text;
+    words text;
+    found_words text[] := '{}';
+BEGIN
+    FOREACH field IN ARRAY ARRAY[series, publisher] || tags LOOP
+        CONTINUE WHEN field IS NULL;
+        words := (bookshelf.index_text(field)).words;
+        IF words <> ' ' THEN
+            found_words := found_words || words;
+        END IF;
+    END LOOP;
+    RETURN array_to_string(found_words, E'\n');
+END $$;
 
 --
 -- Name: record_revisions(); Type: FUNCTION; Schema: bookshelf; Owner: -
@@ -648,13 +656,21 @@ END $_$;
 --
 
 CREATE FUNCTION bookshelf.word_prefixes(words text) RETURNS tsvector
-    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+    LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    SELECT array_to_tsvector(coalesce(array_agg(DISTINCT left(t.word, n.length)), '{}'))
-    FROM unnest(string_to_array(words, ' ')) AS t(word)
-    CROSS JOIN LATERAL generate_series(1, least(char_length(t.word), 12)) AS n(length)
-$$;
+DECLARE
+    word text;
+    length integer;
+    prefixes text[] := '{}';
+BEGIN
+    FOREACH word IN ARRAY string_to_array(words, ' ') LOOP
+        FOR length IN 1 .. least(char_length(word), 12) LOOP
+            prefixes := prefixes || left(word, length);
+        END LOOP;
+    END LOOP;
+    RETURN array_to_tsvector(prefixes);
+END $$;
 
 --
 -- Name: accounts; Type: TABLE; Schema: bookshelf; Owner: -

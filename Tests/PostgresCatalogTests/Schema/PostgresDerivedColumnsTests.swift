@@ -113,6 +113,91 @@ struct PostgresDerivedColumnsTests {
         #expect(try await remote.search(SearchQuery(text: "herbert")).records.map(\.id) == [book.id])
     }
 
+    @Test("word prefixes by the PL/pgSQL loop are what schema 22's SQL query gave: the sample, the corpus, edge words")
+    func wordPrefixesAgreeWithTheQuery() async throws {
+        let catalog = try await PostgresTestCatalog.make()
+        // Schema 22's word_prefixes, as a temporary function of the setup's session.
+        _ = try await catalog.setup.execute(
+            """
+            CREATE FUNCTION pg_temp.query_word_prefixes(words text) RETURNS tsvector
+                LANGUAGE sql IMMUTABLE STRICT SET search_path TO 'pg_catalog', 'pg_temp' AS $$
+                SELECT array_to_tsvector(coalesce(array_agg(DISTINCT left(t.word, n.length)), '{}'))
+                FROM unnest(string_to_array(words, ' ')) AS t(word)
+                CROSS JOIN LATERAL generate_series(1, least(char_length(t.word), 12)) AS n(length)
+            $$
+            """)
+        let starter = SampleBooks.starter.shelves.flatMap(\.books)
+        let sources = starter.flatMap { [$0.title, $0.author] } + Self.edgeCorpus
+        // Words as the catalog stores them (each after a space), and texts whose words are the
+        // edges: none, empty ones between spaces, 12 and 13 characters, repeats, a long one.
+        let edges = [
+            "", " ", "  a  b ", " abcdefghijkl abcdefghijklm", " ab ab abc ab", " " + String(repeating: "x", count: 40),
+            " café 日本の歴史 👩‍👩‍👧 ñ", " the the\nthe",
+        ]
+        let compared = try await catalog.setup.execute(
+            """
+            WITH texts AS (
+                SELECT (bookshelf.index_text(s)).words AS t FROM unnest($1::text[]) AS s
+                UNION ALL SELECT e FROM unnest($2::text[]) AS e)
+            SELECT count(*)::text,
+                   count(*) FILTER (WHERE bookshelf.word_prefixes(t) IS DISTINCT FROM pg_temp.query_word_prefixes(t))::text
+            FROM texts
+            """, [PostgresDetailsColumns.arrayLiteral(sources), PostgresDetailsColumns.arrayLiteral(edges)])
+        #expect(compared == [[String(sources.count + edges.count), "0"]])
+        // Not an empty agreement: a title's words give a prefix of each length up to twelve.
+        let harbour = try await catalog.setup.execute("SELECT bookshelf.word_prefixes(' harbour lights')::text")
+        #expect(
+            harbour == [["'h' 'ha' 'har' 'harb' 'harbo' 'harbou' 'harbour' 'l' 'li' 'lig' 'ligh' 'light' 'lights'"]])
+    }
+
+    @Test("a book's other words by the PL/pgSQL loop are what schema 22's SQL query gave")
+    func otherWordsAgreeWithTheQuery() async throws {
+        let catalog = try await PostgresTestCatalog.make()
+        // Schema 22's other_words, as a temporary function of the setup's session.
+        _ = try await catalog.setup.execute(
+            """
+            CREATE FUNCTION pg_temp.query_other_words(series text, publisher text, tags text[]) RETURNS text
+                LANGUAGE sql STABLE SET search_path TO 'pg_catalog', 'pg_temp' AS $$
+                SELECT coalesce(string_agg(w.words, E'\\n' ORDER BY f.n), '')
+                FROM (SELECT series, 0::bigint UNION ALL SELECT publisher, 1
+                      UNION ALL SELECT t.tag, 1 + t.n FROM unnest(tags) WITH ORDINALITY AS t(tag, n)) AS f(field, n)
+                CROSS JOIN LATERAL bookshelf.index_text(f.field) AS w
+                WHERE f.field IS NOT NULL AND w.words <> ' '
+            $$
+            """)
+        // The sample's details, and the corpus taken four at a time as a series, a publisher
+        // and two tags; then fields that are missing, empty or without words.
+        let details = SampleBooks.starter.shelves.flatMap(\.books).compactMap(\.details)
+        var books: [[String?]] = details.map {
+            [$0.series, $0.publisher, PostgresDetailsColumns.arrayLiteral($0.tags)]
+        }
+        let corpus = Self.edgeCorpus
+        for start in corpus.indices {
+            let field = { corpus[(start + $0) % corpus.count] }
+            books.append([field(0), field(1), PostgresDetailsColumns.arrayLiteral([field(2), field(3)])])
+        }
+        let edges: [[String?]] = [
+            [nil, nil, nil], ["", "", "{}"], [" ", "-", #"{"", " ", NULL, "x"}"#],
+            ["Dune", nil, #"{"sci-fi", "Dune"}"#],
+        ]
+        books += edges
+        var disagreements: [String] = []
+        for book in books {
+            let rows = try await catalog.setup.execute(
+                """
+                SELECT bookshelf.other_words($1, $2, $3::text[]), pg_temp.query_other_words($1, $2, $3::text[]),
+                       bookshelf.other_words($1, $2, $3::text[]) IS DISTINCT FROM pg_temp.query_other_words($1, $2, $3::text[])
+                """, book)
+            if rows.first?[2] != "f" { disagreements.append("\(book): \(rows)") }
+        }
+        #expect(books.count > 40)
+        #expect(disagreements.isEmpty, "\(disagreements.prefix(10).joined(separator: "\n"))")
+        // Not an empty agreement: each field's words, in order, a line each.
+        let dune = try await catalog.setup.execute(
+            "SELECT bookshelf.other_words('Dune Chronicles', 'Ace', '{\"sci-fi\", \"Arrakis\"}')")
+        #expect(dune == [[" dune chronicles\n ace\n sci fi\n arrakis"]])
+    }
+
     @Test("ASCII text is folded without the per-character loop, to what the loop gives: every character, every pair")
     func asciiTextAgreesWithTheLoop() async throws {
         let catalog = try await PostgresTestCatalog.make()
