@@ -274,11 +274,19 @@ CREATE FUNCTION bookshelf.other_words(series text, publisher text, tags text[]) 
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 DECLARE
+    fields text[] := ARRAY[series, publisher];
     field text;
     words text;
     found_words text[] := '{}';
 BEGIN
-    FOREACH field IN ARRAY ARRAY[series, publisher] || tags LOOP
+    -- Tags of more than one dimension (the books_tags_valid check refuses them) are flattened,
+    -- as unnest did, so that the check is what refuses them.
+    IF array_ndims(tags) > 1 THEN
+        fields := fields || ARRAY(SELECT unnest(tags));
+    ELSIF tags IS NOT NULL THEN
+        fields := fields || tags;
+    END IF;
+    FOREACH field IN ARRAY fields LOOP
         CONTINUE WHEN field IS NULL;
         words := (bookshelf.index_text(field)).words;
         IF words <> ' ' THEN

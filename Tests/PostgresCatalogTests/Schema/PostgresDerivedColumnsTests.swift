@@ -178,7 +178,7 @@ struct PostgresDerivedColumnsTests {
         }
         let edges: [[String?]] = [
             [nil, nil, nil], ["", "", "{}"], [" ", "-", #"{"", " ", NULL, "x"}"#],
-            ["Dune", nil, #"{"sci-fi", "Dune"}"#],
+            ["Dune", nil, #"{"sci-fi", "Dune"}"#], ["Dune", "Ace", "{{a,b},{c,d}}"],
         ]
         books += edges
         var disagreements: [String] = []

@@ -35,7 +35,7 @@ struct PostgresMigrationFileTests {
         "020_derive_title_words_when_they_change.sql": 0x09d7_0198_0d2c_7ab2,
         "021_word_indexes_keep_short_pending_lists.sql": 0x17ae_e081_dc07_f8f4,
         "022_ascii_text_folded_without_the_loop.sql": 0xc22b_c095_c266_9dca,
-        "023_word_functions_in_plpgsql.sql": 0xefc0_db3e_1442_a6b6,
+        "023_word_functions_in_plpgsql.sql": 0x361f_53f4_477c_6d94,
     ]
 
     static func files() throws -> [(name: String, text: String)] {
