@@ -37,8 +37,8 @@ private struct PostgresAllOrNothing: Sendable {
         var transaction: String?
         do {
             batch = try PostgresRemote.insertBatch(start, on: connection)
-            // Parsed once for every book, as a chunk's saves are (`PostgresConnection.prepare`):
-            // nothing else runs on the connection until the last of them.
+            // Parsed once for every book (`PostgresConnection.prepare`): nothing else runs on the
+            // connection until the last of them.
             _ = try session.rowsInTransaction(connection.prepare(PostgresStatements.save))
             for request in requests {
                 let parameters = try PostgresRemote.saveParameters(request, batch: batch)

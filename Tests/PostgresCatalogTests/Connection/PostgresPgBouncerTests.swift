@@ -83,8 +83,8 @@ struct PostgresPgBouncerTests {
         await #expect(throws: BookFailure.conflict(expected: 1, actual: 2)) {
             try await carol.save(SaveRequest(id: dune.id, title: "Dune (Carol)", expectedRevision: 1))
         }
-        // A bulk edit's chunk: its save statement, parsed in the chunk's transaction, is parsed
-        // again there after the question about Dune, changed since the edit read it.
+        // A bulk edit's chunk: one statement in the chunk's transaction, then there the question
+        // about Dune, changed since the edit read it, which is merged and saved alone.
         let report = try await BulkEdit(repository: BookRepository(remote: carol)).apply(
             try BulkChange([.addTags(["pooled"])]), to: setting.mainBooks)
         #expect(report.outcomes.map(\.outcome.name) == ["merged", "saved"])
