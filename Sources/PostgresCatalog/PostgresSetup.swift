@@ -308,7 +308,9 @@ public actor PostgresSetup {
             }
             if listsOn {
                 do {
-                    try run(box.connection.executeScript(PostgresPendingLists.merged(schema: schema)))
+                    for script in PostgresPendingLists.merged(schema: schema) {
+                        try run(box.connection.executeScript(script))
+                    }
                 } catch {
                     // The import's own failure, if any, is the one to report.
                     if case .success = added { throw error }

@@ -1019,13 +1019,13 @@ CREATE INDEX books_odd_title_start ON bookshelf.books USING btree (scope, title_
 -- Name: books_search_vector; Type: INDEX; Schema: bookshelf; Owner: -
 --
 
-CREATE INDEX books_search_vector ON bookshelf.books USING gin (bookshelf.word_prefixes((title_words || author_words))) WITH (fastupdate='on', gin_pending_list_limit='64');
+CREATE INDEX books_search_vector ON bookshelf.books USING gin (bookshelf.word_prefixes((title_words || author_words))) WITH (fastupdate='on', gin_pending_list_limit='256');
 
 --
 -- Name: books_title_vector; Type: INDEX; Schema: bookshelf; Owner: -
 --
 
-CREATE INDEX books_title_vector ON bookshelf.books USING gin (bookshelf.word_prefixes(title_words)) WITH (fastupdate='on', gin_pending_list_limit='64');
+CREATE INDEX books_title_vector ON bookshelf.books USING gin (bookshelf.word_prefixes(title_words)) WITH (fastupdate='on', gin_pending_list_limit='256');
 
 --
 -- Name: books_with_character_tokens; Type: INDEX; Schema: bookshelf; Owner: -
@@ -1055,7 +1055,7 @@ CREATE INDEX books_with_other_words_covered ON bookshelf.books USING btree (scop
 -- Name: books_word_vector; Type: INDEX; Schema: bookshelf; Owner: -
 --
 
-CREATE INDEX books_word_vector ON bookshelf.books USING gin (bookshelf.book_words(title_words, author_words, other_words)) WITH (fastupdate='on', gin_pending_list_limit='64');
+CREATE INDEX books_word_vector ON bookshelf.books USING gin (bookshelf.book_words(title_words, author_words, other_words)) WITH (fastupdate='on', gin_pending_list_limit='256');
 ALTER INDEX bookshelf.books_word_vector ALTER COLUMN 1 SET STATISTICS 1000;
 
 --
@@ -1075,6 +1075,12 @@ CREATE INDEX import_provenance_by_stamp ON bookshelf.import_provenance USING btr
 --
 
 CREATE INDEX saves_by_batch ON bookshelf.saves USING btree (batch) WHERE (batch IS NOT NULL);
+
+--
+-- Name: saves_by_book; Type: INDEX; Schema: bookshelf; Owner: -
+--
+
+CREATE INDEX saves_by_book ON bookshelf.saves USING btree (book_id, revision);
 
 --
 -- Name: accounts accounts_group_follows_role; Type: TRIGGER; Schema: bookshelf; Owner: -

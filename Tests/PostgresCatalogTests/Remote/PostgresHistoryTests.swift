@@ -84,4 +84,28 @@ struct PostgresHistoryTests {
         #expect(after.map(\.record) == [saved, emma])
         #expect(after[0].account == editor.name && after[0].operation == request.operation)
     }
+
+    @Test("a book's history reads its own saves through an index, however many the catalog holds")
+    func historyReadsItsOwnSaves() async throws {
+        let catalog = try await PostgresTestCatalog.make()
+        let editor = try await catalog.addAccount("editor", role: .editor, scope: "main")
+        let book = try await catalog.addBooks([NewBook(title: "Emma")], scope: "main")[0]
+        let remote = try await catalog.remote(for: editor)
+        let saved = try await remote.save(SaveRequest(id: book.id, title: "Emma, Revised", expectedRevision: 1))
+        // 20,000 saves of other books, as a catalog holds after many bulk edits.
+        _ = try await catalog.setup.execute(
+            """
+            INSERT INTO bookshelf.saves (operation, book_id, revision)
+            SELECT gen_random_uuid(), $1::bigint + n, 2 FROM generate_series(1, 20000) AS n
+            """, [String(book.id)])
+        _ = try await catalog.setup.execute("ANALYZE bookshelf.saves")
+
+        // As the account, under the policy that checks each save's book.
+        let editorSQL = try await RawSQLSession(catalog.connector(for: editor))
+        let plan = try await editorSQL.rows("EXPLAIN " + PostgresStatements.history, [String(book.id)])
+            .compactMap { $0.first ?? nil }.joined(separator: "\n")
+        #expect(plan.contains("saves_by_book"), "\(plan)")
+        #expect(!plan.contains("Seq Scan on saves"), "\(plan)")
+        #expect(try await remote.history(of: book.id).map(\.record) == [saved, book])
+    }
 }

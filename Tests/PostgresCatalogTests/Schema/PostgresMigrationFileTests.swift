@@ -36,6 +36,8 @@ struct PostgresMigrationFileTests {
         "021_word_indexes_keep_short_pending_lists.sql": 0x17ae_e081_dc07_f8f4,
         "022_ascii_text_folded_without_the_loop.sql": 0xc22b_c095_c266_9dca,
         "023_word_functions_in_plpgsql.sql": 0x361f_53f4_477c_6d94,
+        "024_word_indexes_keep_longer_pending_lists.sql": 0x7af1_094f_b74c_496d,
+        "025_saves_by_book.sql": 0xb5e5_fca0_064e_96a3,
     ]
 
     static func files() throws -> [(name: String, text: String)] {
