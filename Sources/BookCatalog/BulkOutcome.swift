@@ -97,10 +97,14 @@ public struct BatchReport: Sendable, Equatable {
     /// order the books were marked in; a batch saves them in another, `BulkEdit.savingOrder`).
     func ordered(as ids: [Int]) -> BatchReport {
         let place = Dictionary(ids.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
-        let byPlace = { (id: Int) in place[id] ?? Int.max }
+        // Each place is looked up once and the sort moves indices, not outcomes: sorting the
+        // outcomes by a lookup in each comparison was a tenth of a bulk edit's client time.
+        func inPlaceOrder<Element>(_ elements: [Element], id: (Element) -> Int) -> [Element] {
+            let places = elements.map { place[id($0)] ?? Int.max }
+            return elements.indices.sorted { places[$0] < places[$1] }.map { elements[$0] }
+        }
         return BatchReport(
-            batch: batch, outcomes: outcomes.sorted { byPlace($0.id) < byPlace($1.id) },
-            notTaken: notTaken.sorted { byPlace($0) < byPlace($1) })
+            batch: batch, outcomes: inPlaceOrder(outcomes, id: \.id), notTaken: inPlaceOrder(notTaken, id: { $0 }))
     }
 }
 

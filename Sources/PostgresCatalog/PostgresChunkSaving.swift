@@ -68,7 +68,7 @@ private struct PostgresChunk: Sendable {
     /// stopped, the chunk is rolled back and none of it is taken.
     private func inOneTransaction(on session: PostgresSession, until stop: BatchStop) throws -> [ChunkSaveResult] {
         if stop.isStopped { return [] }
-        let values = String(decoding: try JSONEncoder().encode(parameters), as: UTF8.self)
+        let values = JSONStringArray.text(ofRows: parameters)
         let connection = try session.live()
         try session.rowsInTransaction(connection.execute("BEGIN"))
         var results: [ChunkSaveResult] = []

@@ -38,12 +38,10 @@ enum PostgresDetailsColumns {
     }
 
     /// The values a save binds, in `BookDetails`' order (tags as a JSON array); NULL for none.
-    static func parameters(_ details: BookDetails) throws -> [String?] {
+    static func parameters(_ details: BookDetails) -> [String?] {
         [
             details.isbn, details.year.map(String.init), details.publisher, details.series,
-            details.seriesIndex.map(\.description),
-            String(decoding: try JSONEncoder().encode(details.tags), as: UTF8.self),
-            details.notes,
+            details.seriesIndex.map(\.description), JSONStringArray.text(of: details.tags), details.notes,
         ]
     }
 

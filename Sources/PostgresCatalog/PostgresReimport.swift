@@ -78,7 +78,7 @@ struct PostgresReimport: ReimportTransaction {
                     $4, $5::integer, $6, $7, $8::numeric, ARRAY(SELECT json_array_elements_text($9::json)), $10
                 FROM bookshelf.index_text($2) t
                 RETURNING id::text
-                """, [scope, book.title, book.author] + (try PostgresDetailsColumns.parameters(book.details))))
+                """, [scope, book.title, book.author] + PostgresDetailsColumns.parameters(book.details)))
         guard let text = rows.rows.first?[0], let id = Int(text) else { throw BookFailure.invalidResponse }
         return id
     }
@@ -96,7 +96,7 @@ struct PostgresReimport: ReimportTransaction {
                 RETURNING id::text
                 """,
                 [String(id), String(expectedRevision), values.title, values.author]
-                    + (try PostgresDetailsColumns.parameters(values.details)) + [scope]))
+                    + PostgresDetailsColumns.parameters(values.details) + [scope]))
         return rows.rows.count == 1
     }
 
@@ -115,7 +115,7 @@ struct PostgresReimport: ReimportTransaction {
                     tags = excluded.tags, notes = excluded.notes
                 """,
                 [String(id), source.rawValue, scope, sourceID, String(stamp), values.title, values.author]
-                    + (try PostgresDetailsColumns.parameters(values.details))))
+                    + PostgresDetailsColumns.parameters(values.details)))
     }
 
     mutating func forgotten(source: ImportSourceKind, limit: Int) throws -> (books: [BookRecord], count: Int) {

@@ -105,7 +105,7 @@ public actor PostgresRemote: SearchableBookRemote, ChangeDetectingRemote, SaveOu
             String(request.id), String(request.expectedRevision), title, author, request.operation.uuidString,
             details == nil ? "false" : "true",
         ]
-            + (try details.map(PostgresDetailsColumns.parameters)
+            + (details.map(PostgresDetailsColumns.parameters)
                 ?? Array(repeating: nil, count: PostgresDetailsColumns.count))
             + [batch.map { String($0.number) }]
     }

@@ -36,4 +36,24 @@ import Testing
             #expect(read == expected, "\(text.debugDescription): \(String(describing: read))")
         }
     }
+
+    @Test("arrays written here, and arrays of them, read back as the decoder reads them")
+    func writtenArraysDecode() throws {
+        let awkward: [String?] = [
+            "", "a", "say \"hi\"", "back\\slash", "\\\"", "slash/", "日本文学", "😀", "e\u{301}", nil, "\u{0}",
+            "\u{1B}[31m", "tab\tnew\nline\r", "\u{1F}\u{20}", "\u{7F}\u{80}\u{9F}", "\u{2028}\u{2029}", "\u{FEFF}",
+        ]
+        var generator = LatencySchedule.SplitMix64(seed: 11)
+        var rows: [[String?]] = []
+        for _ in 0..<200 {
+            let count = Int(generator.next() % 5)
+            rows.append((0..<count).map { _ in awkward[Int(generator.next() % UInt64(awkward.count))] })
+        }
+        for row in rows {
+            #expect(Self.decoded(JSONStringArray.text(of: row)) == row, "\(row)")
+        }
+        let written = JSONStringArray.text(ofRows: rows)
+        #expect(try JSONDecoder().decode([[String?]].self, from: Data(written.utf8)) == rows)
+        #expect(JSONStringArray.text(ofRows: []) == "[]" && JSONStringArray.text(of: []) == "[]")
+    }
 }

@@ -63,6 +63,26 @@ struct PostgresChunkSavingTests {
         #expect(try await remote.load(id: books[20].id).details.notes == "changed")
     }
 
+    @Test("text that JSON escapes reaches the catalog through a chunk's statement as it was typed")
+    func awkwardTextGoesThroughAChunk() async throws {
+        let fixture = try await Fixture(count: 3)
+        let remote = try await fixture.catalog.remote(for: fixture.editor)
+        let repository = BookRepository(remote: remote)
+        let author = #"Quote " and back\slash \u0041 😀 e\#u{301} 日本 /"#
+        let notes = "line one\nline \"two\" \\ tab-free\n\u{2603}"
+        let tags = [#"say "hi""#, #"C:\path"#, "naïve"]
+
+        let report = try await BulkEdit(repository: repository).apply(
+            try BulkChange([.set(.author(author)), .set(.notes(notes)), .addTags(tags)]), to: fixture.books)
+
+        #expect(report.outcomes.map(\.outcome.name) == Array(repeating: "saved", count: 3))
+        for book in fixture.books {
+            let stored = try await remote.load(id: book.id)
+            #expect(stored.author == author && stored.details.notes == notes)
+            #expect(Set(stored.details.tags) == Set(tags))
+        }
+    }
+
     @Test("a stop while a chunk's statement waits cancels it: the chunks before stay in the batch, none of it is saved")
     func aStopCancelsTheChunkInFlight() async throws {
         let fixture = try await Fixture(count: 6)
