@@ -34,7 +34,7 @@ enum BulkBench: BenchMode {
     static let bookshelf = Option<String>(
         "bookshelf", value: "PATH", completes: .file, help: "the bookshelf executable (default: beside this one)")
     static let raceBooks = BenchNumber(
-        "race-books", default: 200, help: "books of the race between one bulk edit and the writers")
+        "race-books", default: 200, help: "books of the race between one bulk edit and the writers; 0 skips the race")
     static let writers = BenchNumber("writers", default: 4, help: "single-book writers racing the bulk edit")
     static let postgres = Flag(
         "postgres",
@@ -82,6 +82,7 @@ enum BulkBench: BenchMode {
                 catalog: ["--db", user.connectionString, "--account", PostgresBench.accountName],
                 repository: BookRepository(remote: probe), books: target,
                 typing: try await BesideTyping.TypingApp(postgres: user, account: PostgresBench.accountName))
+            guard raceBooks > 0 else { return }
             let total = try await probe.bookCount()
             let race = try await Race.run(
                 opening: { try await PostgresRemote.connect(user) }, lastID: total, books: raceBooks, writers: writers)
@@ -98,6 +99,7 @@ enum BulkBench: BenchMode {
             executable: executable, catalog: ["--db", path, "--account", "bench"],
             repository: BookRepository(remote: try catalog.remote(account: "bench")), books: target,
             typing: await BesideTyping.TypingApp(catalog: catalog, path: path))
+        guard raceBooks > 0 else { return }
         let race = try await Race.run(
             opening: { try catalog.remote(account: "bench") }, lastID: try catalog.bookCount(scope: nil),
             books: raceBooks, writers: writers)
