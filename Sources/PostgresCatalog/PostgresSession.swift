@@ -105,7 +105,7 @@ final class PostgresSession: @unchecked Sendable {
         let milliseconds =
             connector.statementTimeout.components.seconds * 1000
             + connector.statementTimeout.components.attoseconds / 1_000_000_000_000_000
-        _ = try PostgresSession.read(connection.execute(PostgresStatements.sessionTimeout, [String(milliseconds)]))
+        _ = try PostgresSession.read(connection.execute(PostgresStatements.sessionSettings, [String(milliseconds)]))
         let answer = connection.execute(PostgresStatements.account)
         if case let .failure(.server(error)) = answer, error.sqlState == PostgresServerError.insufficientPrivilege {
             // Not in this catalog's groups: never made an account here, or removed.

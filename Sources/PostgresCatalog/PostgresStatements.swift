@@ -3,7 +3,12 @@ import BookCatalog
 /// The SQL the remote sends. Every value is a bound parameter ($n); the text here is
 /// constant except for the number of query words, which only repeats constant fragments.
 enum PostgresStatements {
-    static let sessionTimeout = "SELECT set_config('statement_timeout', $1, false)"
+    /// A session's settings: $1 the statement timeout in milliseconds, and no JIT. The catalog's
+    /// statements are short; when one's estimated cost passed `jit_above_cost` (an undo's read
+    /// of a batch of 15,000 revisions) the server compiled it first, some 200 to 500 ms, longer
+    /// than it then ran (`log_min_duration_statement = 0` beside `bookshelf-bench bulk --postgres`).
+    static let sessionSettings =
+        "SELECT set_config('statement_timeout', $1, false), set_config('jit', 'off', false)"
 
     /// The login role's account, or a row of NULLs (with the role name) when it has none.
     static let account = """

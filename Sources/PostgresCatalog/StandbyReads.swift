@@ -324,7 +324,7 @@ extension StandbyReads<PostgresConnection> {
             let fresh = try PostgresConnection(connector, password: password, purpose: .standbyReads)
             fresh.useNonBlockingSends()
             _ = try PostgresSession.read(
-                fresh.execute(PostgresStatements.sessionTimeout, [String(connector.statementTimeout.milliseconds)]))
+                fresh.execute(PostgresStatements.sessionSettings, [String(connector.statementTimeout.milliseconds)]))
             return fresh
         }
     }

@@ -56,6 +56,20 @@ struct PostgresRemoteTests {
         #expect(try await remote.load(id: dune.id).revision == 3)
     }
 
+    @Test("a session runs with its statement timeout and without JIT, which cost a batch's read more than it ran")
+    func sessionSettings() async throws {
+        let catalog = try await PostgresTestCatalog.make()
+        let editor = try await catalog.addAccount("editor", role: .editor, scope: "main")
+        let remote = try await catalog.remote(for: editor)
+        let session = remote.session
+        let settings = try await remote.worker.perform {
+            try PostgresSession.read(
+                session.live().execute("SELECT current_setting('statement_timeout'), current_setting('jit')")
+            ).rows
+        }
+        #expect(settings == [["30s", "off"]])
+    }
+
     @Test("search pages and totals equal the in-memory reference for tricky text")
     func searchMatchesReference() async throws {
         let catalog = try await PostgresTestCatalog.make()
