@@ -39,10 +39,10 @@ enum JSONStringArray {
         json.append(UInt8(ascii: "]"))
     }
 
-    /// A string literal: `"` and `\` escaped, and every byte below 0x20 as `\u00XX` (JSON allows
-    /// no raw control character in a string). Other bytes, UTF-8 of any scalar, go as they are.
     private static let hexDigits = Array("0123456789abcdef".utf8)
 
+    /// A string literal: `"` and `\` escaped, and every byte below 0x20 as `\u00XX` (JSON allows
+    /// no raw control character in a string). Other bytes, UTF-8 of any scalar, go as they are.
     private static func appendQuoted(_ text: String, to json: inout [UInt8]) {
         json.append(UInt8(ascii: "\""))
         for byte in text.utf8 {
