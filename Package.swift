@@ -6,7 +6,8 @@ import PackageDescription
 //   BookshelfUI -> BookshelfModel -> BookCatalog <- SQLiteCatalog (-> SearchEngine) / PostgresCatalog
 //                                                <- CatalogSimulation, CatalogImport
 //   TerminalUI (ncurses, knows nothing about books)
-//   TerminalSafeText (what may reach a terminal; BookCatalog and TerminalUI share it)
+//   TerminalSafeText (what may reach a terminal, and how a count is written; BookCatalog, the model
+//   and TerminalUI share it)
 //   Locking (a lock ThreadSanitizer sees; the domain, the stores, their fakes and the test support share it)
 //   SearchEngine (the search index over any store's books; BookCatalog below it)
 //   CNcurses, CSQLite, CLibPQ, CTextWidth, CMemoryAccess (system libraries; CTextWidth is the C
@@ -61,9 +62,10 @@ let package = Package(
         .target(name: "CatalogSimulation", dependencies: ["BookCatalog", "Locking"]),
         // Reading CSV and JSON Lines files of books, for `bookshelf import`.
         .target(name: "CatalogImport", dependencies: ["BookCatalog", "TerminalSafeText"]),
-        .target(name: "BookshelfModel", dependencies: ["BookCatalog", "Locking"]),
+        .target(name: "BookshelfModel", dependencies: ["BookCatalog", "Locking", "TerminalSafeText"]),
         .target(name: "TerminalUI", dependencies: ["CNcurses", "CTextWidth", "TerminalSafeText"]),
-        .target(name: "BookshelfUI", dependencies: ["BookCatalog", "BookshelfModel", "TerminalUI"]),
+        .target(
+            name: "BookshelfUI", dependencies: ["BookCatalog", "BookshelfModel", "TerminalSafeText", "TerminalUI"]),
         // For the test targets and the bench: a scratch PostgreSQL server, child processes,
         // the tmux driver, unsafe-character samples. Never linked into the app.
         .target(name: "BookshelfTestSupport", dependencies: ["Locking"]),
@@ -89,7 +91,7 @@ let package = Package(
             dependencies: [
                 "BookCatalog", "BookshelfModel", "BookshelfTestSupport", "BookshelfUI", "CSQLite",
                 "CatalogSimulation", "CommandLineOptions", "PostgresCatalog", "SQLiteCatalog", "SearchEngine",
-                "TerminalUI",
+                "TerminalSafeText", "TerminalUI",
             ]),
 
         // The seeds' sample code against BookCatalog alone: the floor of its public API.
@@ -125,12 +127,12 @@ let package = Package(
         .testTarget(
             name: "BookshelfModelTests",
             dependencies: ["BookCatalog", "BookshelfModel", "CatalogSimulation", "TestTags"]),
-        .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI"]),
+        .testTarget(name: "TerminalUITests", dependencies: ["TerminalSafeText", "TerminalUI"]),
         .testTarget(
             name: "BookshelfUITests",
             dependencies: [
                 "BookCatalog", "BookshelfModel", "BookshelfTestSupport", "BookshelfUI", "CatalogSimulation",
-                "TerminalUI",
+                "TerminalSafeText", "TerminalUI",
             ]),
         // The command line of the three executables: the parser, and --help, the man page,
         // docs/cli.md, the completions and Scripts/install against the declarations. The bench's
@@ -146,8 +148,8 @@ let package = Package(
             // bookshelf-bench is run by the tests, not imported: the dependency builds it first.
             // bookshelf-demo is run, and its request panel drawn on a canvas (DemoCallPanelTests).
             dependencies: [
-                "BookCatalog", "BookshelfModel", "BookshelfTestSupport", "CSQLite", "SQLiteCatalog", "TerminalUI",
-                "TestTags", "bookshelf", "bookshelf-bench", "bookshelf-demo",
+                "BookCatalog", "BookshelfModel", "BookshelfTestSupport", "CSQLite", "SQLiteCatalog",
+                "TerminalSafeText", "TerminalUI", "TestTags", "bookshelf", "bookshelf-bench", "bookshelf-demo",
             ]),
     ],
     swiftLanguageModes: [.v6]

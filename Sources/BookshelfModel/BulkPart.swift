@@ -1,4 +1,5 @@
 import BookCatalog
+import TerminalSafeText
 
 /// The bulk editor's part (issue 61): the books the user marked, the editor of one change for
 /// all of them, and the batch that saves it. Its values change only in its own intents and in
@@ -112,8 +113,9 @@ extension BookshelfModel {
                     let books = ids.count == 1 ? "book" : "books"
                     bulkPart.markNote =
                         added == ids.count
-                        ? "Marked the \(ids.count) \(books) the search matches."
-                        : "Marked the \(ids.count) \(books) the search matches (\(ids.count - added) already marked)."
+                        ? "Marked the \(NumberText.grouped(ids.count)) \(books) the search matches."
+                        : "Marked the \(NumberText.grouped(ids.count)) \(books) the search matches "
+                            + "(\(NumberText.grouped(ids.count - added)) already marked)."
                     if bulkPart.openEditorWhenMarked == ticket.identity {
                         bulkPart.openEditorWhenMarked = nil
                         openBulkEditor()

@@ -1,5 +1,6 @@
 import BookCatalog
 import Locking
+import TerminalSafeText
 
 /// How far a running batch has got: written by the batch as each book's outcome is known, read
 /// by the screen (through `BatchState`) without waiting. It belongs to one batch of one session:
@@ -133,17 +134,17 @@ public struct BatchState: Equatable, Sendable {
             (counts.saved, "saved", "saved"), (counts.unchanged, "unchanged", "unchanged"),
             (counts.merged, "merged", "merged"), (counts.conflicts, "conflict", "conflicts"),
             (counts.failed, "failed", "failed"),
-        ].filter { $0.0 > 0 }.map { "\($0.0) \($0.0 == 1 ? $0.1 : $0.2)" }
+        ].filter { $0.0 > 0 }.map { "\(NumberText.grouped($0.0)) \($0.0 == 1 ? $0.1 : $0.2)" }
         return parts.isEmpty ? "nothing done" : parts.joined(separator: ", ")
     }
 
     /// What the status line says of it.
     public var headline: String {
-        if isRunning { return "\(change): \(done) of \(total) books" }
+        if isRunning { return "\(change): \(NumberText.grouped(done)) of \(NumberText.grouped(total)) books" }
         if let error { return "\(change) stopped: \(error). \(summary)" }
         if savedNothing { return "\(change), all or nothing: nothing was saved (\(summary))" }
         let name = (batch.map { "Batch \($0)" } ?? "No batch") + (undoes.map { ", undo of batch \($0)" } ?? "")
-        return "\(name): \(summary)" + (notTaken > 0 ? ", \(notTaken) not taken" : "")
+        return "\(name): \(summary)" + (notTaken > 0 ? ", \(NumberText.grouped(notTaken)) not taken" : "")
     }
 }
 

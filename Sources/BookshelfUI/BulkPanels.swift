@@ -1,5 +1,6 @@
 import BookCatalog
 import BookshelfModel
+import TerminalSafeText
 import TerminalUI
 
 /// The bulk editor (F8): the change, its value (and replacement), all or nothing, and what it

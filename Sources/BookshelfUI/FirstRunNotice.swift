@@ -1,4 +1,4 @@
-import TerminalUI
+import TerminalSafeText
 
 /// What the first screen says when the app has just created the catalog it shows, with
 /// sample books: the user should know where it is and that the books are not theirs.

@@ -1,6 +1,7 @@
 import BookCatalog
 import BookshelfModel
 import Foundation
+import TerminalSafeText
 import TerminalUI
 
 /// What the header says about the store: its kind and where it is, and what its revisions

@@ -3,7 +3,7 @@ import BookshelfTestSupport
 import CSQLite
 import Foundation
 import SQLiteCatalog
-import TerminalUI
+import TerminalSafeText
 
 /// `bookshelf-bench search --count 1000000,10000000`: the same figures at each size, side by
 /// side, so that growth is visible. Each figure that depends on the process (memory, opening)

@@ -1,6 +1,6 @@
 import BookCatalog
 import CommandLineOptions
-import TerminalUI
+import TerminalSafeText
 
 /// The program: reads the options before the command name, picks the command from the table,
 /// parses the rest against that command's options, and runs it. Without a command name it

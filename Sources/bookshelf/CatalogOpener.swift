@@ -2,7 +2,7 @@ import BookCatalog
 import CommandLineOptions
 import Foundation
 import SQLiteCatalog
-import TerminalUI
+import TerminalSafeText
 
 #if canImport(Glibc)
     import Glibc

@@ -3,7 +3,7 @@ import CatalogImport
 import CommandLineOptions
 import Foundation
 import SQLiteCatalog
-import TerminalUI
+import TerminalSafeText
 
 /// `bookshelf export`: the books an account sees (or those matching a query), in a format
 /// `bookshelf import` reads back unchanged. Written page by page as read, so a million books

@@ -5,7 +5,7 @@ import Foundation
 import Locking
 import PostgresCatalog
 import SQLiteCatalog
-import TerminalUI
+import TerminalSafeText
 
 /// `bookshelf import FILE`: adds the books of a CSV or JSON Lines file, all or nothing.
 /// The file is read a chunk at a time while the store adds its books in one transaction; every

@@ -5,7 +5,6 @@ import Foundation
 import PostgresCatalog
 import SQLiteCatalog
 import TerminalSafeText
-import TerminalUI
 
 /// `bookshelf import` of a source whose books may already be in the catalog (issue 60): a
 /// source with ids, `--match isbn`, or `--dry-run`. The books are matched, merged three ways

@@ -1,6 +1,6 @@
 import CommandLineOptions
 import Foundation
-import TerminalUI
+import TerminalSafeText
 
 #if canImport(Glibc)
     import Glibc

@@ -1,7 +1,7 @@
 import BookCatalog
 import CommandLineOptions
 import PostgresCatalog
-import TerminalUI
+import TerminalSafeText
 
 /// `bookshelf sample --count N`: fills a catalog with generated books, the same ones for the
 /// same seed, for demos and benchmarks.

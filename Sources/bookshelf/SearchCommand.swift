@@ -5,7 +5,6 @@ import CommandLineOptions
 import TerminalSafeText
 import PostgresCatalog
 import SQLiteCatalog
-import TerminalUI
 
 #if canImport(Glibc)
     import Glibc

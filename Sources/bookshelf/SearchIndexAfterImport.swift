@@ -1,6 +1,6 @@
 import CommandLineOptions
 import SQLiteCatalog
-import TerminalUI
+import TerminalSafeText
 
 /// The scope's search index after `bookshelf import` into SQLite: built and stored by the
 /// import while the scope is small enough for that build to stay within the memory the

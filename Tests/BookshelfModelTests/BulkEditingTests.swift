@@ -69,6 +69,23 @@ final class BatchKeepingConnector: CatalogConnector {
         await harness.drain()
     }
 
+    /// The note counts as the header does ("1,234"): under tmux it said "Marked the 15032 books".
+    @Test func theNoteOfTheMarksGroupsItsCounts() async {
+        let books = (1...1_234).map { book($0, "Volume \($0)") }
+        let harness = Harness(books: ["alice": books], pageSize: 50, keepsBatches: true)
+        await harness.start()
+        for id in 1...1_001 { harness.model.toggleMark(id) }
+        let mark = harness.model.markEveryMatch(of: "")!
+        // Two pages of a thousand.
+        for _ in 1...2 {
+            let call = await harness.nextCall(.search)
+            await harness.remote.release(call.number, .deliver)
+        }
+        await harness.model.finished(request: mark)
+        #expect(harness.state.bulk.markNote == "Marked the 1,234 books the search matches (1,001 already marked).")
+        await harness.drain()
+    }
+
     /// The bulk editor asked for while every match is being marked opens over those books once
     /// they are marked: under tmux, F8 right after F7 said "Mark books first", and that notice
     /// stood after the books were marked.

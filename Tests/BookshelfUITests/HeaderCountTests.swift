@@ -2,7 +2,7 @@ import BookCatalog
 @testable import BookshelfModel
 import BookshelfUI
 import CatalogSimulation
-import TerminalUI
+import TerminalSafeText
 import Testing
 
 /// The header's book count belongs to the session that counted it.

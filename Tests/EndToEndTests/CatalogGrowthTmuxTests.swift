@@ -1,7 +1,7 @@
 import BookshelfTestSupport
 import Foundation
 import SQLiteCatalog
-import TerminalUI
+import TerminalSafeText
 import TestTags
 import Testing
 

@@ -1,8 +1,8 @@
 import BookshelfTestSupport
+import TerminalSafeText
 import TestTags
 @testable import bookshelf
 import Foundation
-import TerminalUI
 import Testing
 
 /// `bookshelf import` and `export` show progress on standard error as `sample` does: plain lines

@@ -1,5 +1,5 @@
+import TerminalSafeText
 import Testing
-import TerminalUI
 
 @Suite("Grouped numbers")
 struct NumberTextTests {
