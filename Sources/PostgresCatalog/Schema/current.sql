@@ -159,9 +159,8 @@ CREATE FUNCTION bookshelf.index_text(source text, OUT sort_key text, OUT words t
 BEGIN
     IF source !~ '[^\x01-\x7f]' THEN
         sort_key := translate(source, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz');
-        words := ' ' || array_to_string(ARRAY(
-            SELECT m.token[1] FROM regexp_matches(sort_key, '[a-z0-9]+|[$+<=>|~]', 'g') WITH ORDINALITY AS m(token, n)
-            ORDER BY m.n), ' ');
+        words := ' ' || btrim(regexp_replace(regexp_replace(sort_key, '([$+<=>|~])', ' \1 ', 'g'),
+            '[^a-z0-9$+<=>|~]+', ' ', 'g'), ' ');
     ELSE
         SELECT t.sort_key, t.words INTO sort_key, words FROM bookshelf.index_text_by_characters(source) AS t;
     END IF;
@@ -272,7 +271,7 @@ END $$;
 CREATE FUNCTION bookshelf.other_words(series text, publisher text, tags text[]) RETURNS text
     LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
-    AS $$
+    AS $_$
 DECLARE
     fields text[] := ARRAY[series, publisher];
     field text;
@@ -286,6 +285,14 @@ BEGIN
     ELSIF tags IS NOT NULL THEN
         fields := fields || tags;
     END IF;
+    IF array_to_string(fields, '') !~ '[^\x01-\x09\x0b-\x7f]' THEN
+        words := regexp_replace(regexp_replace(
+            translate(array_to_string(fields, E'\n'), 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz'),
+            '([$+<=>|~])', ' \1 ', 'g'), '[^a-z0-9$+<=>|~\n]+', ' ', 'g');
+        words := btrim(regexp_replace(btrim(regexp_replace(words, ' *\n *', E'\n', 'g'), ' '), '\n{2,}', E'\n', 'g'),
+            E'\n');
+        RETURN CASE WHEN words = '' THEN '' ELSE ' ' || replace(words, E'\n', E'\n ') END;
+    END IF;
     FOREACH field IN ARRAY fields LOOP
         CONTINUE WHEN field IS NULL;
         words := (bookshelf.index_text(field)).words;
@@ -294,7 +301,7 @@ BEGIN
         END IF;
     END LOOP;
     RETURN array_to_string(found_words, E'\n');
-END $$;
+END $_$;
 
 --
 -- Name: record_revisions(); Type: FUNCTION; Schema: bookshelf; Owner: -

@@ -176,9 +176,16 @@ struct PostgresDerivedColumnsTests {
             let field = { corpus[(start + $0) % corpus.count] }
             books.append([field(0), field(1), PostgresDetailsColumns.arrayLiteral([field(2), field(3)])])
         }
+        // ASCII fields are cut in one pass, joined by line feeds: fields without words at
+        // either end or side by side, a line feed or a tab in a field, words of one character
+        // ($ + < = > | ~) at a field's edges, and an ASCII field beside one that is not.
         let edges: [[String?]] = [
             [nil, nil, nil], ["", "", "{}"], [" ", "-", #"{"", " ", NULL, "x"}"#],
             ["Dune", nil, #"{"sci-fi", "Dune"}"#], ["Dune", "Ace", "{{a,b},{c,d}}"],
+            ["--", "Ace", #"{"", "!", "x", " ", "-"}"#], ["Two\nlines", " Ace\t", "{\"a\nb\"}"],
+            ["$5 ~x", "a+b", #"{"<=>", "|", "~", " $"}"#], ["Dune", "Éditions", "{sf}"],
+            ["\u{7F}\u{01}", "A\u{1F}B", "{}"],
+            [nil, "", #"{"A", NULL, "B"}"#],
         ]
         books += edges
         var disagreements: [String] = []
@@ -196,6 +203,43 @@ struct PostgresDerivedColumnsTests {
         let dune = try await catalog.setup.execute(
             "SELECT bookshelf.other_words('Dune Chronicles', 'Ace', '{\"sci-fi\", \"Arrakis\"}')")
         #expect(dune == [[" dune chronicles\n ace\n sci fi\n arrakis"]])
+
+        // Every ASCII character and every pair, as a series, a publisher and tags around them.
+        let compared = try await catalog.setup.execute(
+            """
+            WITH c AS (SELECT code, chr(code) AS ch FROM generate_series(1, 127) AS code),
+            fields AS (SELECT a.ch || b.ch AS pair, a.ch AS one, b.ch AS other FROM c AS a CROSS JOIN c AS b),
+            books AS (SELECT pair AS series, one AS publisher, ARRAY[other, 'x' || pair, one] AS tags FROM fields
+                      UNION ALL SELECT one, 'Ace ' || pair, ARRAY[pair] FROM fields)
+            SELECT count(*)::text,
+                   count(*) FILTER (WHERE bookshelf.other_words(series, publisher, tags)
+                       IS DISTINCT FROM pg_temp.query_other_words(series, publisher, tags))::text
+            FROM books
+            """)
+        #expect(compared == [[String(2 * 127 * 127), "0"]])
+    }
+
+    @Test("a book's ASCII other words are worked out in one pass, without cutting each field alone")
+    func asciiOtherWordsInOnePass() async throws {
+        let catalog = try await PostgresTestCatalog.make()
+        // Calls of PL/pgSQL functions are counted only with track_functions, a superuser's
+        // setting: given to the sessions that open on this test's database from now on.
+        _ = try await catalog.setup.execute("ALTER DATABASE \(catalog.database) SET track_functions = 'pl'")
+        let sql = try await RawSQLSession(catalog.adminConnector)
+        func cuts() async throws -> String? {
+            try await sql.rows(
+                "SELECT coalesce(pg_stat_get_xact_function_calls('bookshelf.index_text'::regproc), 0)::text"
+            ).first?[0]
+        }
+        _ = try await sql.rows("BEGIN")
+        #expect(
+            try await sql.rows("SELECT bookshelf.other_words('Dune', 'Ace Books', '{\"sci-fi\", \"1965\"}')")
+                == [[" dune\n ace books\n sci fi\n 1965"]])
+        #expect(try await cuts() == "0")
+        let accented = BookIndexText.otherWords(BookDetails(publisher: "Éditions", series: "Dune", tags: ["sf"]))
+        #expect(try await sql.rows("SELECT bookshelf.other_words('Dune', 'Éditions', '{sf}')") == [[accented]])
+        #expect(try await cuts() == "3", "a field that is not ASCII: each field cut alone, as before")
+        _ = try await sql.rows("ROLLBACK")
     }
 
     @Test("ASCII text is folded without the per-character loop, to what the loop gives: every character, every pair")

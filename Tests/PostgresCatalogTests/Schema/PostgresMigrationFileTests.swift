@@ -38,6 +38,7 @@ struct PostgresMigrationFileTests {
         "023_word_functions_in_plpgsql.sql": 0x361f_53f4_477c_6d94,
         "024_word_indexes_keep_longer_pending_lists.sql": 0x7af1_094f_b74c_496d,
         "025_saves_by_book.sql": 0xb5e5_fca0_064e_96a3,
+        "026_ascii_other_words_in_one_pass.sql": 0x8ecc_0928_f958_b42a,
     ]
 
     static func files() throws -> [(name: String, text: String)] {
