@@ -63,6 +63,37 @@ import Testing
         }
     }
 
+    /// A bulk edit saves before it writes its outcomes. With nowhere to write them the batch
+    /// stays saved, and standard error names it, so that it can be undone; the status is 3, as
+    /// for any output lost.
+    @Test func aBulkEditWithNowhereToWriteNamesItsSavedBatch() throws {
+        let process = try BookshelfProcess()
+        defer { process.remove() }
+        let db = try process.starterCatalog()
+        func matches(_ query: String) throws -> Int {
+            let listed = process.path("matches-\(UUID().uuidString)")
+            _ = try run(
+                process, ["search", query, "--limit", "10000"], redirections: ">\(shellQuoted(listed))", db: db)
+            return try String(contentsOfFile: listed, encoding: .utf8).split(separator: "\n").count
+        }
+        let rome = try matches("rome")
+        #expect(rome > 1, "the starter catalog has several books on Rome")
+
+        let edit = try run(
+            process, ["edit", "--search", "rome", "--add-tag", "kept", "--json"], redirections: ">/dev/full", db: db)
+        #expect(edit.signal == nil && edit.status == 3, "\(edit.status)")
+        #expect(
+            edit.errors.split(separator: "\n").map(String.init) == [
+                "bookshelf edit: cannot write standard output: No space left on device",
+                "bookshelf edit: Batch 1: \(rome) saved, 0 unchanged, 0 merged, 0 conflicts, 0 failed",
+            ], "\(edit.errors)")
+        #expect(try matches("kept") == rome)
+
+        let undo = try run(process, ["undo", "1"], redirections: ">/dev/null", db: db)
+        #expect(undo.status == 0, "\(undo.errors)")
+        #expect(try matches("kept") == 0)
+    }
+
     /// Nowhere to say anything: a search that matched still succeeds, one that did not
     /// still says 1, and nothing traps.
     @Test func aClosedOrFullStandardErrorKeepsTheStatus() throws {
