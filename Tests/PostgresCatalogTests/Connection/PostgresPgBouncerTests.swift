@@ -94,6 +94,19 @@ struct PostgresPgBouncerTests {
         #expect(try await bob.checkForChanges() == nil)
     }
 
+    /// A stopped batch cancels its chunk's statement with libpq's cancel request, which goes to
+    /// PgBouncer and is passed on to the server connection running that client's transaction.
+    @Test("a stop cancels a bulk edit's chunk in flight through PgBouncer in transaction pooling")
+    func aStopCancelsTheChunkThroughPgBouncer() async throws {
+        let setting = try await Setting(poolSize: 2)
+        defer { setting.bouncer.stop() }
+        let more = try await setting.catalog.addBooks(
+            (1...4).map { NewBook(title: "Pooled \($0)", author: "Ann Author") }, scope: "main")
+        try await PostgresChunkSavingTests.stopCancelsTheSecondChunk(
+            of: setting.mainBooks + more, savedBy: try await PostgresRemote.connect(setting.connector(setting.alice)),
+            account: setting.alice.name, onTheServer: setting.catalog.adminConnector)
+    }
+
     @Test("LISTEN is heard on the server itself, and not through PgBouncer in transaction pooling")
     func listenIsNotHeardThroughTransactionPooling() async throws {
         let setting = try await Setting()

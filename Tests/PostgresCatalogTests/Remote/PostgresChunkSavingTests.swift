@@ -86,12 +86,22 @@ struct PostgresChunkSavingTests {
     @Test("a stop while a chunk's statement waits cancels it: the chunks before stay in the batch, none of it is saved")
     func aStopCancelsTheChunkInFlight() async throws {
         let fixture = try await Fixture(count: 6)
-        let books = fixture.books
-        let remote = try await fixture.catalog.remote(for: fixture.editor)
-        let holder = try await RawSQLSession(fixture.catalog.adminConnector)
-        let watcher = try await RawSQLSession(fixture.catalog.adminConnector)
-        // Another connection's open transaction holds the fifth book's row: the second chunk's
-        // statement waits for it, as long as that transaction lasts.
+        try await Self.stopCancelsTheSecondChunk(
+            of: fixture.books, savedBy: try await fixture.catalog.remote(for: fixture.editor),
+            account: fixture.editor.name, onTheServer: fixture.catalog.adminConnector)
+    }
+
+    /// Six `books` edited in chunks of three by `remote`, signed in as `account`: another
+    /// transaction, opened through `server` (a superuser's connection to the server itself),
+    /// holds the fifth book's row, so the second chunk's statement waits for it until the stop
+    /// cancels it. The first chunk stays in the batch, none of the second is saved, and the
+    /// session's connection is usable after: the undo reverts the batch.
+    static func stopCancelsTheSecondChunk(
+        of books: [BookRecord], savedBy remote: PostgresRemote, account: String, onTheServer server: PostgresConnector
+    ) async throws {
+        try #require(books.count == 6)
+        let holder = try await RawSQLSession(server)
+        let watcher = try await RawSQLSession(server)
         _ = try await holder.rows("BEGIN")
         _ = try await holder.rows("SELECT id FROM bookshelf.books WHERE id = $1 FOR UPDATE", [String(books[4].id)])
         let stop = BatchStop()
@@ -99,7 +109,7 @@ struct PostgresChunkSavingTests {
         let running = Task { try await edit.apply(try BulkChange([.addTags(["bulk"])]), to: books, stop: stop) }
         let waiting = "SELECT pid FROM pg_stat_activity WHERE usename = $1 AND wait_event_type = 'Lock'"
         try await Await.until("the second chunk to wait on the row lock", every: .milliseconds(10)) {
-            try await watcher.rows(waiting, [fixture.editor.name])
+            try await watcher.rows(waiting, [account])
         } _: {
             !$0.isEmpty
         }
@@ -110,7 +120,7 @@ struct PostgresChunkSavingTests {
         var cancelled = true
         do {
             try await Await.until("the chunk's statement to give up its wait", timeout: .seconds(10)) {
-                try await watcher.rows(waiting, [fixture.editor.name])
+                try await watcher.rows(waiting, [account])
             } _: {
                 $0.isEmpty
             }
@@ -126,7 +136,6 @@ struct PostgresChunkSavingTests {
         let batch = try #require(report.batch)
         #expect(try await remote.revisions(ofBatch: batch).map(\.after.id) == books.prefix(3).map(\.id))
         for book in books.dropFirst(3) { #expect(try await remote.load(id: book.id) == book) }
-        // The session's connection is usable after the cancel, and the undo reverts the batch.
         let undo = try await edit.undo(batch)
         #expect(undo.outcomes.map(\.outcome.name) == ["saved", "saved", "saved"])
         for book in books.prefix(3) { #expect(try await remote.load(id: book.id).details.tags == []) }
