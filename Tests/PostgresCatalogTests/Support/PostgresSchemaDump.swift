@@ -20,9 +20,15 @@ struct PostgresSchemaDump: Equatable {
             }
             // One blank line between objects at most.
             if line.isEmpty, lines.last?.isEmpty ?? true { continue }
+            // pg_dump lists a policy's roles as pg_roles gives them, in no set order (its query
+            // has no ORDER BY), so where the server put each group's row decides it: the two
+            // groups are written in one order here.
             lines.append(
                 String(line).replacingOccurrences(of: groups.reader, with: "bookshelf_CATALOG_reader")
-                    .replacingOccurrences(of: groups.editor, with: "bookshelf_CATALOG_editor"))
+                    .replacingOccurrences(of: groups.editor, with: "bookshelf_CATALOG_editor")
+                    .replacingOccurrences(
+                        of: "bookshelf_CATALOG_editor, bookshelf_CATALOG_reader",
+                        with: "bookshelf_CATALOG_reader, bookshelf_CATALOG_editor"))
         }
         while lines.last?.isEmpty == true { lines.removeLast() }
         text = lines.joined(separator: "\n") + "\n"
